@@ -1,0 +1,71 @@
+// The one port through which the core touches ClickHouse. Two adapters implement it:
+// `http.ts` (@clickhouse/client, what Lambdas use) and `embedded.ts` (chdb, the local stack and
+// tests). Handlers receive a ClickHouseAccess and never know which one they hold.
+
+export interface ColumnMeta {
+  name: string;
+  type: string; // ClickHouse type text, e.g. "UInt64", "Nullable(String)"
+}
+
+/**
+ * Data shipped with a query (seed 000's "table trick": a GLOBAL IN / GLOBAL JOIN right-hand
+ * side materialized once on the coordinator). The adapter makes it readable under `name`
+ * for the duration of one query; it is never re-run as SQL on the shard.
+ */
+export interface ExternalTable {
+  name: string; // `_data_<hash>`
+  columns: ColumnMeta[];
+  /** Rows in ClickHouse JSON conventions (64-bit integers as strings). */
+  rows: Record<string, unknown>[];
+}
+
+export type SettingValue = string | number | boolean;
+
+export interface QueryOptions {
+  /** Becomes ClickHouse's query_id, so the query can be found and KILLed. */
+  queryId?: string;
+  settings?: Record<string, SettingValue>;
+  external?: ExternalTable[];
+  signal?: AbortSignal;
+}
+
+export interface QueryStatistics {
+  elapsedMs: number;
+  rowsRead: number;
+  bytesRead: number;
+}
+
+export interface QueryResult {
+  meta: ColumnMeta[];
+  /** Rows as JSON objects; (U)Int64 and wider come back as strings (ClickHouse JSON conventions). */
+  rows: Record<string, unknown>[];
+  statistics: QueryStatistics;
+}
+
+export interface ClickHouseAccess {
+  /** Run one SELECT and return all rows. Throws ClickHouseError on a server error. */
+  query(sql: string, opts?: QueryOptions): Promise<QueryResult>;
+  /** Run a statement that returns no rows (DDL, INSERT ... SELECT). */
+  exec(sql: string, opts?: Omit<QueryOptions, 'external'>): Promise<void>;
+  /** Insert rows (JSON objects) into a table, as one batch. */
+  insert(table: string, rows: Record<string, unknown>[], opts?: Omit<QueryOptions, 'external'>): Promise<void>;
+  /** Stop a running query by its id (KILL QUERY on a server; best effort embedded). */
+  cancel(queryId: string): Promise<void>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+  /** What this adapter talks to, for logs (never contains credentials). */
+  readonly describe: string;
+}
+
+/** A ClickHouse server error, with the server's numeric code when it gave one. */
+export class ClickHouseError extends Error {
+  readonly chCode?: number;
+  /** 'server': ClickHouse said no; 'connection': could not reach it; 'aborted': cancelled by us. */
+  readonly kind: 'server' | 'connection' | 'aborted' | 'timeout';
+  constructor(message: string, kind: ClickHouseError['kind'], chCode?: number) {
+    super(message);
+    this.name = 'ClickHouseError';
+    this.kind = kind;
+    this.chCode = chCode;
+  }
+}

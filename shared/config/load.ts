@@ -1,0 +1,94 @@
+// Loading and validating the topology config. Problems come back as one line per problem,
+// each naming its JSON path (`$.shards[1].weight: ...`), so the CLI can print them and exit 1.
+import { readFileSync } from 'node:fs';
+import { resolve, dirname, isAbsolute } from 'node:path';
+import type { z } from 'zod';
+import { topologySchema, type Topology } from './schema.js';
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid config:\n${problems.join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+function jsonPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '$';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`;
+  return out;
+}
+
+function issuesToLines(issues: z.core.$ZodIssue[]): string[] {
+  return issues.map((i) => `${jsonPath(i.path)}: ${i.message}`);
+}
+
+/** `db.table` for a name with or without a database (no database means `default`). */
+export function qualifyTable(name: string): string {
+  return name.includes('.') ? name : `default.${name}`;
+}
+
+/** Validate a parsed JSON value. Throws ConfigError listing every problem. */
+export function parseTopology(value: unknown, opts: { baseDir?: string } = {}): Topology {
+  const res = topologySchema.safeParse(value);
+  if (!res.success) throw new ConfigError(issuesToLines(res.error.issues));
+  const topo = res.data;
+  const problems: string[] = [];
+
+  // Table names are normalized to db.table so every lookup agrees on one spelling.
+  const tables: Topology['tables'] = {};
+  for (const [name, t] of Object.entries(topo.tables)) {
+    const q = qualifyTable(name);
+    if (tables[q]) problems.push(`${jsonPath(['tables', name])}: duplicates table ${q}`);
+    tables[q] = { ...t, local: qualifyTable(t.local) };
+  }
+  topo.tables = tables;
+
+  const seen = new Set<string>();
+  topo.schedules.forEach((s, i) => {
+    if (seen.has(s.name)) problems.push(`${jsonPath(['schedules', i, 'name'])}: duplicate schedule name ${s.name}`);
+    seen.add(s.name);
+    s.destination.table = qualifyTable(s.destination.table);
+  });
+
+  if (topo.distributedCheck) topo.distributedCheck.table = qualifyTable(topo.distributedCheck.table);
+
+  // Embedded replica directories are relative to the config file.
+  if (opts.baseDir) {
+    for (const shard of topo.shards) for (const r of shard.replicas) {
+      if (r.embedded && !isAbsolute(r.embedded)) r.embedded = resolve(opts.baseDir, r.embedded);
+    }
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return topo;
+}
+
+/** Read, parse and validate a config file. JSON syntax errors are reported as problems too. */
+export function loadTopology(file: string): Topology {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError([`$: cannot read ${file}: ${(e as Error).message}`]);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError([`$: not valid JSON: ${(e as Error).message}`]);
+  }
+  return parseTopology(value, { baseDir: dirname(resolve(file)) });
+}
+
+/** Local-only options (fault injection, embedded replicas) that a deployed stack must not carry. */
+export function localOnlyProblems(topo: Topology): string[] {
+  const out: string[] = [];
+  topo.shards.forEach((s, i) =>
+    s.replicas.forEach((r, j) => {
+      if (r.fault) out.push(`${jsonPath(['shards', i, 'replicas', j, 'fault'])}: fault injection is for the local stack only`);
+      if (r.embedded) out.push(`${jsonPath(['shards', i, 'replicas', j, 'embedded'])}: embedded replicas are for the local stack only; use "url"`);
+    }),
+  );
+  return out;
+}

@@ -1,0 +1,128 @@
+// The topology config of CONTRACT section 1, as a zod schema. One file drives the CLI, the
+// local stack and the CDK app, so everything about it is checked here, once, with JSON paths
+// in the messages.
+import { z } from 'zod';
+
+export const faultSchema = z
+  .object({
+    delayMs: z.number().int().nonnegative().optional(),
+    delayProbability: z.number().min(0).max(1).optional(),
+    error: z.string().optional(),
+    errorProbability: z.number().min(0).max(1).optional(),
+    crash: z.boolean().optional(),
+  })
+  .strict();
+
+export const replicaSchema = z
+  .object({
+    url: z.string().url().optional(),
+    embedded: z.string().min(1).optional(),
+    /** Secrets Manager secret (name or ARN) holding {"username","password"} for this replica. */
+    secret: z.string().min(1).optional(),
+    /** Local stack only: injected faults. The CDK app refuses configs that carry it. */
+    fault: faultSchema.optional(),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    const n = (r.url ? 1 : 0) + (r.embedded ? 1 : 0);
+    if (n !== 1) ctx.addIssue({ code: 'custom', message: 'a replica needs exactly one of "url" or "embedded"' });
+  });
+
+export const shardSchema = z
+  .object({
+    weight: z.number().int().positive().default(1),
+    internalReplication: z.boolean().default(false),
+    replicas: z.array(replicaSchema).min(1),
+  })
+  .strict();
+
+/** Types a sharding key may have (CONTRACT section 4). Nullable and others are refused. */
+export const KEY_TYPES = [
+  'String', 'UInt8', 'UInt16', 'UInt32', 'UInt64', 'Int8', 'Int16', 'Int32', 'Int64', 'Date', 'DateTime', 'UUID',
+] as const;
+export const FIXED_STRING = /^FixedString\((\d+)\)$/;
+
+export const shardingKeySchema = z
+  .object({
+    column: z.string().min(1),
+    type: z.string().min(1),
+    function: z.enum(['xxHash64', 'identity']).default('xxHash64'),
+  })
+  .strict()
+  .superRefine((k, ctx) => {
+    if (/^Nullable\(/.test(k.type)) {
+      ctx.addIssue({ code: 'custom', path: ['type'], message: `Nullable sharding keys are refused: ClickHouse hashes a Nullable value differently (${k.type})` });
+      return;
+    }
+    const ok = (KEY_TYPES as readonly string[]).includes(k.type) || FIXED_STRING.test(k.type) || /^DateTime\('[^']*'\)$/.test(k.type);
+    if (!ok) ctx.addIssue({ code: 'custom', path: ['type'], message: `unsupported sharding key type ${k.type}; supported: ${KEY_TYPES.join(', ')}, FixedString(N)` });
+    if (k.function === 'identity' && !/^U?Int(8|16|32|64)$/.test(k.type)) {
+      ctx.addIssue({ code: 'custom', path: ['function'], message: `"identity" needs an integer column, not ${k.type}` });
+    }
+  });
+
+export const tableSchema = z
+  .object({
+    local: z.string().min(1),
+    shardingKey: shardingKeySchema,
+  })
+  .strict();
+
+export const querySchema = z
+  .object({
+    timeoutMs: z.number().int().positive().max(900_000).default(5000),
+    requireComplete: z.boolean().default(false),
+    hedge: z
+      .object({
+        enabled: z.boolean().default(true),
+        afterQuantile: z.number().gt(0).lt(1).default(0.95),
+        maxExtraPercent: z.number().min(0).max(100).default(5),
+      })
+      .strict()
+      .default({ enabled: true, afterQuantile: 0.95, maxExtraPercent: 5 }),
+    maxConcurrency: z.number().int().positive().default(64),
+    maxRowsToTransfer: z.number().int().nonnegative().default(1_000_000),
+    maxBytesToTransfer: z.number().int().nonnegative().default(0),
+    transferOverflowMode: z.enum(['throw', 'break']).default('throw'),
+    /** distributed_product_mode for a plain IN/JOIN against another distributed table. */
+    distributedProductMode: z.enum(['deny', 'local', 'global']).default('deny'),
+    /** Top-k over aggregated values asks each shard for n * factor + add groups (Elasticsearch's shard_size). */
+    shardSizeFactor: z.number().positive().default(1.5),
+    shardSizeAdd: z.number().int().nonnegative().default(10),
+    /** Above this many shards the coordinator fans out through sub-coordinators (0 = never). */
+    treeFanoutAbove: z.number().int().nonnegative().default(0),
+  })
+  .strict();
+
+export const scheduleSchema = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, "_" and "-" only, at most 64'),
+    schedule: z.string().regex(/^(rate|cron)\(.+\)$/, 'an EventBridge expression: rate(...) or cron(...)'),
+    sql: z.string().min(1),
+    destination: z.object({ table: z.string().min(1) }).strict(),
+  })
+  .strict();
+
+export const topologySchema = z
+  .object({
+    cluster: z.string().min(1),
+    shards: z.array(shardSchema).min(1),
+    tables: z.record(z.string(), tableSchema).refine((t) => Object.keys(t).length > 0, 'at least one table'),
+    distributedCheck: z
+      .object({ table: z.string().min(1), endpoint: z.string().url().optional(), shardingExpr: z.string().optional() })
+      .strict()
+      .optional(),
+    query: querySchema.default(querySchema.parse({})),
+    schedules: z.array(scheduleSchema).default([]),
+  })
+  .strict();
+
+export type TopologyInput = z.input<typeof topologySchema>;
+export type Topology = z.output<typeof topologySchema>;
+export type ShardConfig = Topology['shards'][number];
+export type ReplicaConfig = ShardConfig['replicas'][number];
+export type TableConfig = Topology['tables'][string];
+export type ShardingKey = TableConfig['shardingKey'];
+export type QueryDefaults = Topology['query'];
+export type Schedule = Topology['schedules'][number];
+export type Fault = z.output<typeof faultSchema>;

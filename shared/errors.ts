@@ -1,0 +1,79 @@
+// The one error type the core throws. Every failure a client can see carries a stable code
+// (CONTRACT section 2), an HTTP status and, for SQL problems, a 1-based line/column.
+// Handlers turn it into `{ error: { code, message, position } }`; anything that is not a
+// ScatterError becomes INTERNAL with a generic message (never a stack trace).
+
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'SYNTAX_ERROR'
+  | 'UNSUPPORTED'
+  | 'UNKNOWN_TABLE'
+  | 'TYPE_MISMATCH'
+  | 'NOT_READ_ONLY'
+  | 'UNABLE_TO_SKIP_SHARDS'
+  | 'TOO_LARGE'
+  | 'TRANSFER_LIMIT'
+  | 'INCOMPLETE_RESULT'
+  | 'SHARD_ERROR'
+  | 'INTERNAL'
+  | 'CONFIG_INVALID'
+  | 'TIMEOUT';
+
+export interface SourcePosition {
+  line: number; // 1-based
+  column: number; // 1-based, in UTF-16 code units of the line
+}
+
+const STATUS: Record<ErrorCode, number> = {
+  BAD_REQUEST: 400,
+  SYNTAX_ERROR: 400,
+  UNSUPPORTED: 400,
+  UNKNOWN_TABLE: 400,
+  TYPE_MISMATCH: 400,
+  NOT_READ_ONLY: 400,
+  UNABLE_TO_SKIP_SHARDS: 400,
+  TOO_LARGE: 413,
+  TRANSFER_LIMIT: 413,
+  INCOMPLETE_RESULT: 504,
+  SHARD_ERROR: 502,
+  INTERNAL: 500,
+  CONFIG_INVALID: 400,
+  TIMEOUT: 504,
+};
+
+export class ScatterError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly position?: SourcePosition;
+  /** Extra fields merged into the error body (e.g. `shards` for INCOMPLETE_RESULT). */
+  readonly details?: Record<string, unknown>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { position?: SourcePosition; details?: Record<string, unknown>; status?: number; cause?: unknown } = {},
+  ) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'ScatterError';
+    this.code = code;
+    this.status = opts.status ?? STATUS[code];
+    this.position = opts.position;
+    this.details = opts.details;
+  }
+
+  toBody(): { error: { code: ErrorCode; message: string; position?: SourcePosition } } & Record<string, unknown> {
+    const error: { code: ErrorCode; message: string; position?: SourcePosition } = { code: this.code, message: this.message };
+    if (this.position) error.position = this.position;
+    return { error, ...(this.details ?? {}) };
+  }
+}
+
+export function isScatterError(e: unknown): e is ScatterError {
+  return e instanceof ScatterError;
+}
+
+/** Any thrown value as a client-safe error: ScatterErrors pass, the rest become INTERNAL. */
+export function toClientError(e: unknown): ScatterError {
+  if (isScatterError(e)) return e;
+  return new ScatterError('INTERNAL', 'internal error', { cause: e });
+}

@@ -1,0 +1,46 @@
+// The split of one SELECT into what every shard runs and what the coordinator does with the
+// answers (seed 003: partials, merge on arrival, finalize). Merges are associative and
+// commutative, so arrival order never changes the result.
+import type { SelectQuery } from '../sql/ast.js';
+import type { ColumnMeta } from '../clickhouse/port.js';
+
+export interface SplitContext {
+  /** Sharding-key column of the queried table: groups that include it cannot span shards. */
+  shardingKeyColumn?: string;
+  shardCount: number;
+  shardSizeFactor: number; // top-k: each shard is asked for n * factor + add groups
+  shardSizeAdd: number;
+  cursor?: string;
+  /** Cap on distinct-set sizes and rows held by the merger (transfer limits). */
+  maxRowsToTransfer: number;
+}
+
+export interface SplitQuery {
+  /** The query every shard runs (still naming the distributed table; the planner renames it). */
+  shardQuery: SelectQuery;
+  createMerger(): Merger;
+  describe: string;
+}
+
+/** How an approximate column is approximate (CONTRACT `approximate`). */
+export interface ApproximateInfo {
+  method: string; // 'hll' | 'ddsketch' | 'topk-shard-size' ...
+  relativeStdError?: number; // hll
+  relativeError?: number; // ddsketch: every quantile within this relative error
+  errorUpperBound?: number | string; // top-k: doc_count_error_upper_bound, overall
+  perRowErrorUpperBound?: (number | string)[];
+}
+
+export interface FinalResult {
+  meta: ColumnMeta[];
+  data: Record<string, unknown>[];
+  approximate?: Record<string, ApproximateInfo>;
+  cursor?: string;
+}
+
+export interface Merger {
+  /** Fold one shard's partial rows as they arrive. */
+  add(shard: number, rows: Record<string, unknown>[], meta: ColumnMeta[]): void;
+  /** Finish: avg = sum / count, sketches to numbers, HAVING, ORDER BY, LIMIT, error bounds. */
+  finalize(): FinalResult;
+}

@@ -1,0 +1,52 @@
+// What the planner hands the scatter runtime: one ShardPlan per configured shard (skipped or
+// not), the data to ship, and the merger that folds the shards' partials.
+import type { SelectStatement, SelectQuery } from '../sql/ast.js';
+import type { ColumnMeta, ExternalTable, SettingValue } from '../clickhouse/port.js';
+import type { Merger } from '../partials/types.js';
+
+export interface ShardPlan {
+  shard: number; // 0-based
+  skipped: boolean;
+  /** Why the shard is skipped, e.g. "no value of sensor IN ('a') lives on this shard". */
+  reason?: string;
+  /** The shard-local SQL (present when not skipped). */
+  sql?: string;
+  /** Names of the external tables this shard's query reads (subset of QueryPlan.external). */
+  external: string[];
+  /** Per-shard copies of shipped data when pruning narrowed a shipped set for this shard. */
+  externalOverrides?: ExternalTable[];
+}
+
+export interface ResolvedTable {
+  distributed: string; // db.table as queries name it
+  local: string; // db.table on every shard
+}
+
+export interface QueryPlan {
+  statement: SelectStatement; // as parsed
+  tables: ResolvedTable[]; // every distributed table the query reads
+  shards: ShardPlan[];
+  external: ExternalTable[];
+  /** Settings forwarded to every shard query: allow-listed, initiator-only ones removed. */
+  settings: Record<string, SettingValue>;
+  /** A fresh merge accumulator for this query (merge on arrival, then finalize). */
+  createMerger(): Merger;
+  /** Human-readable description of the merge and finalize steps (for /explain). */
+  mergeDescription: string;
+}
+
+/** Runs a GLOBAL IN / GLOBAL JOIN right-hand side once on the coordinator (may itself scatter). */
+export type SubqueryRunner = (query: SelectStatement) => Promise<{ meta: ColumnMeta[]; rows: Record<string, unknown>[] }>;
+
+export interface PlanOptions {
+  /** Request settings (CONTRACT `settings`) plus those of the SQL SETTINGS clause are merged here. */
+  settings?: Record<string, SettingValue>;
+  /** Like force_optimize_skip_unused_shards: fail with UNABLE_TO_SKIP_SHARDS when pruning cannot engage. */
+  forceSkipUnusedShards?: boolean;
+  distributedProductMode?: 'deny' | 'local' | 'global';
+  cursor?: string;
+  /** Needed only when the query has GLOBAL subqueries; absent = plan without running them (explain may pass one). */
+  runSubquery?: SubqueryRunner;
+}
+
+export type { SelectQuery };

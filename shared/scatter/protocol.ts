@@ -1,0 +1,49 @@
+// The wire format between the coordinator and a shard function (the Lambda Invoke payload).
+// Kept small and JSON-only: it crosses the Lambda boundary in AWS and a local HTTP hop in the
+// local stack, and both sides validate it.
+import type { ColumnMeta, ExternalTable, SettingValue, QueryStatistics } from '../clickhouse/port.js';
+
+export interface ShardRequest {
+  type: 'query';
+  queryId: string; // one id through every log line of coordinator and shards
+  shard: number; // 0-based index into topology.shards
+  replica: number; // 0-based index into that shard's replicas
+  sql: string; // the rewritten, shard-local, read-only SELECT
+  deadline: number; // absolute, epoch ms: the shard gives up (and KILLs its query) at this instant
+  settings: Record<string, SettingValue>; // already allow-listed by the coordinator
+  external: ExternalTable[]; // shipped GLOBAL IN / JOIN data
+  attempt: 'primary' | 'hedge' | 'retry';
+}
+
+/** Admin statements from the local stack's /admin routes and the CLI `exec`/`insert` commands. */
+export interface ShardAdminRequest {
+  type: 'exec' | 'insert';
+  queryId: string;
+  shard: number;
+  replica: number;
+  sql?: string; // exec
+  table?: string; // insert: the shard-local table
+  rows?: Record<string, unknown>[]; // insert
+  deadline: number;
+}
+
+export interface ShardSuccess {
+  ok: true;
+  shard: number;
+  replica: number;
+  meta: ColumnMeta[];
+  rows: Record<string, unknown>[];
+  statistics: QueryStatistics;
+}
+
+export type ShardErrorKind = 'timeout' | 'error' | 'unavailable' | 'cancelled';
+
+export interface ShardFailure {
+  ok: false;
+  shard: number;
+  replica: number;
+  error: { kind: ShardErrorKind; code?: string; chCode?: number; message: string };
+  statistics?: Partial<QueryStatistics>;
+}
+
+export type ShardResponse = ShardSuccess | ShardFailure;
