@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The CLI entry. It registers tsx so the TypeScript sources run without a build step
+// (`npx ch-scatter --help` works right after `npm install`), then hands over to cli.ts.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('./cli.ts');
+process.exitCode = await main(process.argv.slice(2));
