@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadTopology, localOnlyProblems, parseTopology, qualifyTable } from '../../../shared/config/load.js';
+
+const valid = {
+  cluster: 'sensors',
+  shards: [
+    { weight: 1, replicas: [{ url: 'http://ch-0:8123' }, { url: 'http://ch-0b:8123' }] },
+    { weight: 2, replicas: [{ embedded: '.data/shard-1' }] },
+  ],
+  tables: {
+    'analytics.sensor_events_dist': {
+      local: 'analytics.sensor_events',
+      shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' },
+    },
+  },
+};
+
+function problemsOf(value: unknown): string[] {
+  try {
+    parseTopology(value);
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+  return [];
+}
+
+describe('topology config', () => {
+  it('accepts the CONTRACT example and fills defaults', () => {
+    const t = parseTopology(valid);
+    expect(t.shards[1]!.weight).toBe(2);
+    expect(t.shards[0]!.internalReplication).toBe(false);
+    expect(t.query.timeoutMs).toBe(5000);
+    expect(t.query.hedge).toEqual({ enabled: true, afterQuantile: 0.95, maxExtraPercent: 5 });
+    expect(t.query.transferOverflowMode).toBe('throw');
+    expect(t.schedules).toEqual([]);
+  });
+
+  it('qualifies table names without a database as default.<name>', () => {
+    expect(qualifyTable('events')).toBe('default.events');
+    expect(qualifyTable('db.events')).toBe('db.events');
+    const t = parseTopology({ ...valid, tables: { events_dist: { local: 'events', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } } } });
+    expect(Object.keys(t.tables)).toEqual(['default.events_dist']);
+    expect(t.tables['default.events_dist']!.local).toBe('default.events');
+  });
+
+  it('reports one line per problem, each naming its JSON path', () => {
+    const bad = {
+      cluster: '',
+      shards: [{ weight: 0, replicas: [] }, { weight: 1, replicas: [{ url: 'http://a:8123', embedded: 'x' }] }],
+      tables: { t: { local: 'l', shardingKey: { column: 'k', type: 'Nullable(String)' } } },
+      query: { timeoutMs: -1, transferOverflowMode: 'maybe' },
+    };
+    const p = problemsOf(bad);
+    expect(p).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^\$\.cluster: /),
+        expect.stringMatching(/^\$\.shards\[0\]\.weight: /),
+        expect.stringMatching(/^\$\.shards\[0\]\.replicas: /),
+        expect.stringMatching(/^\$\.shards\[1\]\.replicas\[0\]: a replica needs exactly one/),
+        expect.stringMatching(/^\$\.tables\.t\.shardingKey\.type: Nullable sharding keys are refused/),
+        expect.stringMatching(/^\$\.query\.timeoutMs: /),
+        expect.stringMatching(/^\$\.query\.transferOverflowMode: /),
+      ]),
+    );
+    expect(p.length).toBeGreaterThanOrEqual(7);
+  });
+
+  it('refuses unsupported key types and identity on non-integers', () => {
+    expect(problemsOf({ ...valid, tables: { t: { local: 'l', shardingKey: { column: 'k', type: 'Float64' } } } })).toEqual([
+      expect.stringMatching(/^\$\.tables\.t\.shardingKey\.type: unsupported sharding key type Float64/),
+    ]);
+    expect(problemsOf({ ...valid, tables: { t: { local: 'l', shardingKey: { column: 'k', type: 'String', function: 'identity' } } } })).toEqual([
+      expect.stringMatching(/^\$\.tables\.t\.shardingKey\.function: "identity" needs an integer column/),
+    ]);
+    expect(problemsOf({ ...valid, tables: { t: { local: 'l', shardingKey: { column: 'k', type: 'String', function: 'cityHash64' } } } })).toEqual([
+      expect.stringMatching(/^\$\.tables\.t\.shardingKey\.function: /),
+    ]);
+  });
+
+  it('refuses unknown keys (typos do not pass silently)', () => {
+    expect(problemsOf({ ...valid, shard: [] })).toEqual([expect.stringMatching(/^\$: .*shard/)]);
+  });
+
+  it('reads files, resolves embedded dirs against the config file, and reports JSON syntax errors', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    writeFileSync(join(dir, 'ok.json'), JSON.stringify(valid));
+    const t = loadTopology(join(dir, 'ok.json'));
+    expect(t.shards[1]!.replicas[0]!.embedded).toBe(join(dir, '.data/shard-1'));
+    writeFileSync(join(dir, 'bad.json'), '{ "cluster": ');
+    expect(() => loadTopology(join(dir, 'bad.json'))).toThrow(/not valid JSON/);
+    expect(() => loadTopology(join(dir, 'missing.json'))).toThrow(/cannot read/);
+  });
+
+  it('lists local-only options a deployed stack must refuse', () => {
+    const t = parseTopology({ ...valid, shards: [{ replicas: [{ url: 'http://a:8123', fault: { delayMs: 10 } }] }, ...valid.shards.slice(1)] });
+    expect(localOnlyProblems(t)).toEqual([
+      '$.shards[0].replicas[0].fault: fault injection is for the local stack only',
+      '$.shards[1].replicas[0].embedded: embedded replicas are for the local stack only; use "url"',
+    ]);
+  });
+});
