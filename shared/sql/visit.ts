@@ -1,0 +1,375 @@
+// Generic traversal helpers over the SELECT AST (ast.ts). The planner and the partials engine
+// rewrite expressions in many places; these keep "which children does a node have" in ONE place,
+// so a new Expr kind only needs teaching here.
+//
+// Subqueries are a boundary by default: a rewrite of the outer query (e.g. renaming the distributed
+// table's columns) must not silently reach into `IN (SELECT ...)`, whose scope is different.
+// Pass `{ subqueries: true }` to cross it.
+
+import type {
+  Expr,
+  FunctionCall,
+  JoinClause,
+  OrderItem,
+  SelectQuery,
+  SelectStatement,
+  TableExpr,
+} from './ast.js';
+
+export interface VisitOptions {
+  /** Also visit expressions inside subqueries (`(SELECT ...)` expressions and FROM/JOIN subqueries). */
+  subqueries?: boolean;
+}
+
+/**
+ * Visits `expr` and every sub-expression, pre-order. `fn` may return `false` to skip the
+ * children of the node it was called on. `parent` is the enclosing expression (undefined at
+ * the root and for top-level expressions of a subquery).
+ */
+export function walkExpr(
+  expr: Expr,
+  fn: (e: Expr, parent: Expr | undefined) => void | boolean,
+  opts: VisitOptions = {},
+): void {
+  // Explicit stack, not recursion: a 100k-item IN tuple or a long AND chain must not blow the stack.
+  const stack: { e: Expr; parent: Expr | undefined }[] = [{ e: expr, parent: undefined }];
+  while (stack.length > 0) {
+    const { e, parent } = stack.pop()!;
+    if (fn(e, parent) === false) continue;
+    const kids = childrenOf(e);
+    // Push in reverse so children are visited left to right.
+    for (let i = kids.length - 1; i >= 0; i--) stack.push({ e: kids[i]!, parent: e });
+    if (opts.subqueries && e.kind === 'subquery') {
+      walkStatement(e.query, (x) => fn(x, undefined), opts);
+    }
+  }
+}
+
+/** The direct child expressions of a node (not crossing into subqueries). */
+export function childrenOf(e: Expr): Expr[] {
+  switch (e.kind) {
+    case 'literal':
+    case 'column':
+    case 'asterisk':
+    case 'param':
+    case 'subquery':
+      return [];
+    case 'array':
+    case 'tuple':
+      return e.items;
+    case 'function':
+      return e.params ? [...e.params, ...e.args] : e.args;
+    case 'case': {
+      const out: Expr[] = [];
+      if (e.operand) out.push(e.operand);
+      for (const w of e.whens) out.push(w.when, w.then);
+      if (e.else) out.push(e.else);
+      return out;
+    }
+    case 'cast':
+      return [e.expr];
+    case 'lambda':
+      return [e.body];
+    case 'interval':
+      return [e.value];
+  }
+}
+
+/**
+ * Visits every expression of a statement (every clause of every SELECT of a UNION), and with
+ * `subqueries` also those of nested subqueries, including FROM/JOIN subqueries.
+ */
+export function walkStatement(
+  stmt: SelectStatement,
+  fn: (e: Expr, parent: Expr | undefined) => void | boolean,
+  opts: VisitOptions = {},
+): void {
+  const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
+  for (const q of selects) {
+    for (const { expr } of exprsOfSelect(q)) walkExpr(expr, fn, opts);
+    if (opts.subqueries && q.from) {
+      for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) {
+        if (t.kind === 'subqueryTable') walkStatement(t.query, fn, opts);
+      }
+    }
+  }
+  if (stmt.kind === 'union') for (const s of stmt.settings ?? []) walkExpr(s.value, fn, opts);
+}
+
+/**
+ * Returns a rewritten deep copy of `expr`. `fn` is called pre-order on each node of the INPUT;
+ * when it returns an Expr, that replaces the node (and is not descended into: return a node
+ * built from `mapExpr` of the children if you want both). Returning undefined keeps the node
+ * and maps its children. The input is never mutated and the output shares no objects with it.
+ */
+export function mapExpr(expr: Expr, fn: (e: Expr) => Expr | undefined, opts: VisitOptions = {}): Expr {
+  const replaced = fn(expr);
+  if (replaced !== undefined) return replaced === expr ? structuredClone(expr) : replaced;
+  const m = (x: Expr): Expr => mapExpr(x, fn, opts);
+  switch (expr.kind) {
+    case 'literal':
+    case 'column':
+    case 'asterisk':
+    case 'param':
+      return structuredClone(expr);
+    case 'array':
+    case 'tuple':
+      return { ...expr, items: mapList(expr.items, m), ...(expr.pos ? { pos: { ...expr.pos } } : {}) };
+    case 'function': {
+      const out: FunctionCall = { ...expr, args: mapList(expr.args, m) };
+      if (expr.params) out.params = expr.params.map(m);
+      if (expr.pos) out.pos = { ...expr.pos };
+      return out;
+    }
+    case 'subquery':
+      return {
+        ...expr,
+        query: opts.subqueries ? mapStatement(expr.query, fn, opts) : structuredClone(expr.query),
+        ...(expr.pos ? { pos: { ...expr.pos } } : {}),
+      };
+    case 'case': {
+      const out = { ...expr, whens: expr.whens.map((w) => ({ when: m(w.when), then: m(w.then) })) };
+      if (expr.operand) out.operand = m(expr.operand);
+      if (expr.else) out.else = m(expr.else);
+      if (expr.pos) out.pos = { ...expr.pos };
+      return out;
+    }
+    case 'cast':
+      return { ...expr, expr: m(expr.expr), ...(expr.pos ? { pos: { ...expr.pos } } : {}) };
+    case 'lambda':
+      return { ...expr, params: [...expr.params], body: m(expr.body), ...(expr.pos ? { pos: { ...expr.pos } } : {}) };
+    case 'interval':
+      return { ...expr, value: m(expr.value), ...(expr.pos ? { pos: { ...expr.pos } } : {}) };
+  }
+}
+
+// Long IN lists are flat arrays of literals: map them in a loop (no recursion depth issue since
+// the depth of each item is small; the list itself is iterated).
+function mapList(items: Expr[], m: (x: Expr) => Expr): Expr[] {
+  const out = new Array<Expr>(items.length);
+  for (let i = 0; i < items.length; i++) out[i] = m(items[i]!);
+  return out;
+}
+
+/** `mapExpr` over every expression of every clause of a statement; returns a deep copy. */
+export function mapStatement(
+  stmt: SelectStatement,
+  fn: (e: Expr) => Expr | undefined,
+  opts: VisitOptions = {},
+): SelectStatement {
+  if (stmt.kind === 'union') {
+    const out = { ...stmt, selects: stmt.selects.map((q) => mapSelectExprs(q, (e) => mapExpr(e, fn, opts), opts)) };
+    if (stmt.settings) out.settings = stmt.settings.map((s) => ({ name: s.name, value: mapExpr(s.value, fn, opts) }));
+    if (stmt.pos) out.pos = { ...stmt.pos };
+    return out;
+  }
+  return mapSelectExprs(stmt, (e) => mapExpr(e, fn, opts), opts);
+}
+
+/** The clause a top-level expression belongs to. */
+export type Clause =
+  | 'with'
+  | 'distinctOn'
+  | 'columns'
+  | 'sample'
+  | 'arrayJoin'
+  | 'joinUsing'
+  | 'joinOn'
+  | 'prewhere'
+  | 'where'
+  | 'groupBy'
+  | 'having'
+  | 'orderBy'
+  | 'limitBy'
+  | 'limit'
+  | 'settings';
+
+/**
+ * The top-level expressions of one SELECT, clause by clause, in source order. Does not list
+ * expressions of FROM/JOIN subqueries (they are statements of their own), but does list
+ * SubqueryExpr nodes themselves (e.g. the `(SELECT ...)` of a WITH item or an IN's right side
+ * appears inside the expression that holds it).
+ */
+export function exprsOfSelect(q: SelectQuery): { clause: Clause; expr: Expr }[] {
+  const out: { clause: Clause; expr: Expr }[] = [];
+  const add = (clause: Clause, e: Expr | undefined): void => {
+    if (e) out.push({ clause, expr: e });
+  };
+  for (const w of q.with ?? []) add('with', w.expr);
+  for (const e of q.distinctOn ?? []) add('distinctOn', e);
+  for (const e of q.columns) add('columns', e);
+  if (q.from) {
+    const tables: TableExpr[] = [q.from.table];
+    for (const t of tables) tableExprs(t, add);
+    if (q.from.arrayJoin) for (const e of q.from.arrayJoin.exprs) add('arrayJoin', e);
+    for (const j of q.from.joins) {
+      tableExprs(j.table, add);
+      for (const e of j.using ?? []) add('joinUsing', e);
+      add('joinOn', j.on);
+    }
+  }
+  add('prewhere', q.prewhere);
+  add('where', q.where);
+  for (const e of q.groupBy ?? []) add('groupBy', e);
+  add('having', q.having);
+  for (const o of q.orderBy ?? []) add('orderBy', o.expr);
+  if (q.limitBy) {
+    add('limitBy', q.limitBy.limit);
+    add('limitBy', q.limitBy.offset);
+    for (const e of q.limitBy.by) add('limitBy', e);
+  }
+  if (q.limit) {
+    add('limit', q.limit.limit);
+    add('limit', q.limit.offset);
+  }
+  for (const s of q.settings ?? []) add('settings', s.value);
+  return out;
+}
+
+function tableExprs(t: TableExpr, add: (c: Clause, e: Expr | undefined) => void): void {
+  if (t.kind === 'table' && t.sample) {
+    add('sample', t.sample.ratio);
+    add('sample', t.sample.offset);
+  }
+  // Table-function arguments are not walked: they name remote sources, not columns of this query.
+}
+
+/**
+ * A copy of `q` with every top-level expression replaced by `fn(expr, clause)`. FROM/JOIN
+ * subqueries are deep-copied (or mapped too with `{ subqueries: true }`, using the same fn).
+ */
+export function mapSelectExprs(
+  q: SelectQuery,
+  fn: (e: Expr, clause: Clause) => Expr,
+  opts: VisitOptions = {},
+): SelectQuery {
+  const out: SelectQuery = { ...q, columns: q.columns.map((e) => fn(e, 'columns')) };
+  if (q.pos) out.pos = { ...q.pos };
+  if (q.with) out.with = q.with.map((w) => ({ ...w, expr: fn(w.expr, 'with') }));
+  if (q.distinctOn) out.distinctOn = q.distinctOn.map((e) => fn(e, 'distinctOn'));
+  if (q.from) {
+    const mapTable = (t: TableExpr): TableExpr => {
+      if (t.kind === 'table') {
+        const c = { ...t };
+        if (t.pos) c.pos = { ...t.pos };
+        if (t.sample) {
+          c.sample = { ratio: fn(t.sample.ratio, 'sample') };
+          if (t.sample.offset) c.sample.offset = fn(t.sample.offset, 'sample');
+        }
+        return c;
+      }
+      if (t.kind === 'subqueryTable') {
+        const sub = opts.subqueries
+          ? mapStatementWith(t.query, fn, opts)
+          : structuredClone(t.query);
+        return { ...t, query: sub, ...(t.pos ? { pos: { ...t.pos } } : {}) };
+      }
+      return structuredClone(t);
+    };
+    out.from = {
+      table: mapTable(q.from.table),
+      joins: q.from.joins.map((j): JoinClause => {
+        const c: JoinClause = { ...j, table: mapTable(j.table) };
+        if (j.pos) c.pos = { ...j.pos };
+        if (j.using) c.using = j.using.map((e) => fn(e, 'joinUsing'));
+        if (j.on) c.on = fn(j.on, 'joinOn');
+        return c;
+      }),
+    };
+    if (q.from.arrayJoin) {
+      const aj = q.from.arrayJoin;
+      out.from.arrayJoin = { ...aj, exprs: aj.exprs.map((e) => fn(e, 'arrayJoin')) };
+      if (aj.pos) out.from.arrayJoin.pos = { ...aj.pos };
+    }
+  }
+  if (q.prewhere) out.prewhere = fn(q.prewhere, 'prewhere');
+  if (q.where) out.where = fn(q.where, 'where');
+  if (q.groupBy) out.groupBy = q.groupBy.map((e) => fn(e, 'groupBy'));
+  if (q.having) out.having = fn(q.having, 'having');
+  if (q.orderBy) out.orderBy = q.orderBy.map((o): OrderItem => ({ ...o, expr: fn(o.expr, 'orderBy') }));
+  if (q.limitBy) {
+    out.limitBy = { limit: fn(q.limitBy.limit, 'limitBy'), by: q.limitBy.by.map((e) => fn(e, 'limitBy')) };
+    if (q.limitBy.offset) out.limitBy.offset = fn(q.limitBy.offset, 'limitBy');
+  }
+  if (q.limit) {
+    out.limit = { ...q.limit, limit: fn(q.limit.limit, 'limit') };
+    if (q.limit.offset) out.limit.offset = fn(q.limit.offset, 'limit');
+  }
+  if (q.settings) out.settings = q.settings.map((s) => ({ name: s.name, value: fn(s.value, 'settings') }));
+  return out;
+}
+
+function mapStatementWith(
+  stmt: SelectStatement,
+  fn: (e: Expr, clause: Clause) => Expr,
+  opts: VisitOptions,
+): SelectStatement {
+  if (stmt.kind === 'select') return mapSelectExprs(stmt, fn, opts);
+  const out = { ...stmt, selects: stmt.selects.map((q) => mapSelectExprs(q, fn, opts)) };
+  if (stmt.settings) out.settings = stmt.settings.map((s) => ({ name: s.name, value: fn(s.value, 'settings') }));
+  if (stmt.pos) out.pos = { ...stmt.pos };
+  return out;
+}
+
+export interface EqualOptions {
+  /**
+   * false (default): semantic equality as ClickHouse sees it: ignores pos, aliases, the
+   * `operator` spelling (`a + b` equals `plus(a, b)`), `tuple(..)` vs `(..)`, and the cast spelling.
+   * true: only pos is ignored (what a print -> parse round trip must preserve).
+   */
+  strict?: boolean;
+}
+
+/** Structural equality of two expressions, ignoring positions (and by default aliases and spelling). */
+export function equalExpr(a: Expr, b: Expr, opts: EqualOptions = {}): boolean {
+  return equalValue(a, b, opts.strict === true);
+}
+
+/** Structural equality of two statements, ignoring positions (strict: aliases and spelling count). */
+export function equalStatement(a: SelectStatement, b: SelectStatement, opts: EqualOptions = {}): boolean {
+  return equalValue(a, b, opts.strict === true);
+}
+
+const LOOSE_IGNORED = new Set(['pos', 'alias', 'operator', 'explicit', 'syntax']);
+
+// Generic deep comparison over the JSON-shaped AST. Keys whose value is undefined count as absent.
+function equalValue(a: unknown, b: unknown, strict: boolean): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!equalValue(a[i], b[i], strict)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  // Only expression nodes (with `kind`) have spelling-only fields; `alias` on a TableRef or a
+  // WithItem's `name` is meaningful, so loose mode only ignores them on expressions.
+  const isExpr = typeof ao.kind === 'string' && EXPR_KINDS.has(ao.kind);
+  const ignored = (k: string): boolean => k === 'pos' || (!strict && isExpr && LOOSE_IGNORED.has(k));
+  for (const k of Object.keys(ao)) {
+    if (ignored(k) || ao[k] === undefined) continue;
+    if (!equalValue(ao[k], bo[k], strict)) return false;
+  }
+  for (const k of Object.keys(bo)) {
+    if (ignored(k) || bo[k] === undefined) continue;
+    if (ao[k] === undefined) return false;
+  }
+  return true;
+}
+
+const EXPR_KINDS = new Set([
+  'literal',
+  'array',
+  'tuple',
+  'column',
+  'asterisk',
+  'function',
+  'subquery',
+  'case',
+  'cast',
+  'lambda',
+  'interval',
+  'param',
+]);

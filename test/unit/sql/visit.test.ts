@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import type { Expr, SelectQuery } from '../../../shared/sql/ast.js';
+import { childrenOf, equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr, walkStatement } from '../../../shared/sql/visit.js';
+
+const col = (...parts: string[]): Expr => ({ kind: 'column', parts });
+const int = (v: string): Expr => ({ kind: 'literal', type: 'integer', value: v });
+const fn = (name: string, args: Expr[], extra: Partial<Expr> = {}): Expr => ({ kind: 'function', name, args, ...extra }) as Expr;
+const sub = (q: SelectQuery): Expr => ({ kind: 'subquery', query: q });
+const sel = (over: Partial<SelectQuery>): SelectQuery => ({ kind: 'select', distinct: false, withTotals: false, columns: [], ...over });
+
+describe('walkExpr', () => {
+  const inner = sel({ columns: [col('z')], where: fn('equals', [col('w'), int('1')]) });
+  const e = fn('and', [fn('in', [col('a'), sub(inner)]), fn('plus', [col('b'), int('2')], { alias: 'p' })]);
+
+  it('visits every node pre-order, left to right, without entering subqueries by default', () => {
+    const seen: string[] = [];
+    walkExpr(e, (x) => void seen.push(x.kind === 'column' ? x.parts.join('.') : x.kind === 'function' ? x.name : x.kind === 'literal' ? x.value : x.kind));
+    expect(seen).toEqual(['and', 'in', 'a', 'subquery', 'plus', 'b', '2']);
+  });
+
+  it('enters subqueries when asked', () => {
+    const cols: string[] = [];
+    walkExpr(e, (x) => void (x.kind === 'column' && cols.push(x.parts[0]!)), { subqueries: true });
+    expect(cols).toEqual(['a', 'z', 'w', 'b']);
+  });
+
+  it('skips children when fn returns false and reports parents', () => {
+    const seen: string[] = [];
+    walkExpr(e, (x, parent) => {
+      if (x.kind === 'column') seen.push(`${x.parts[0]}<${parent?.kind === 'function' ? parent.name : '-'}`);
+      return !(x.kind === 'function' && x.name === 'in');
+    });
+    expect(seen).toEqual(['b<plus']);
+  });
+
+  it('handles a 100k-item tuple without recursion trouble', () => {
+    const items = Array.from({ length: 100_000 }, (_, i) => int(String(i)));
+    let n = 0;
+    walkExpr(fn('in', [col('k'), { kind: 'tuple', items }]), () => void n++);
+    expect(n).toBe(100_003);
+  });
+
+  it('childrenOf covers case, cast, lambda, interval, params', () => {
+    const c: Expr = { kind: 'case', operand: col('o'), whens: [{ when: int('1'), then: col('t') }], else: col('e') };
+    expect(childrenOf(c)).toHaveLength(4);
+    expect(childrenOf({ kind: 'cast', expr: col('x'), type: 'UInt8', syntax: 'as' })).toEqual([col('x')]);
+    expect(childrenOf({ kind: 'lambda', params: ['x'], body: col('x') })).toEqual([col('x')]);
+    expect(childrenOf({ kind: 'interval', value: int('1'), unit: 'DAY' })).toEqual([int('1')]);
+    expect(childrenOf(fn('quantile', [col('x')], { params: [int('1')] } as Partial<Expr>))).toEqual([int('1'), col('x')]);
+  });
+});
+
+describe('mapExpr', () => {
+  it('returns a rewritten copy and leaves the input untouched', () => {
+    const e = fn('plus', [col('t', 'a'), fn('multiply', [col('a'), int('2')])]);
+    const before = structuredClone(e);
+    const out = mapExpr(e, (x) => (x.kind === 'column' ? { kind: 'column', parts: [x.parts.at(-1)!.toUpperCase()] } : undefined));
+    expect(e).toEqual(before);
+    expect(out).toEqual(fn('plus', [col('A'), fn('multiply', [col('A'), int('2')])]));
+    // no shared objects
+    (out as { args: Expr[] }).args[1] = int('9');
+    expect(e).toEqual(before);
+  });
+
+  it('maps into subqueries only when asked', () => {
+    const e = fn('in', [col('a'), sub(sel({ columns: [col('a')] }))]);
+    const rename = (x: Expr): Expr | undefined => (x.kind === 'column' ? col('b') : undefined);
+    const shallow = mapExpr(e, rename) as { args: Expr[] };
+    expect(shallow.args[0]).toEqual(col('b'));
+    expect((shallow.args[1] as { query: SelectQuery }).query.columns).toEqual([col('a')]);
+    const deep = mapExpr(e, rename, { subqueries: true }) as { args: Expr[] };
+    expect((deep.args[1] as { query: SelectQuery }).query.columns).toEqual([col('b')]);
+  });
+});
+
+describe('exprsOfSelect / mapSelectExprs', () => {
+  const q = sel({
+    with: [{ name: 'w', expr: int('1') }],
+    columns: [col('a'), col('b')],
+    from: {
+      table: { kind: 'table', table: 't', sample: { ratio: int('1') } },
+      joins: [{ global: false, type: 'LEFT', table: { kind: 'table', table: 'u' }, using: [col('a')] }],
+      arrayJoin: { left: false, exprs: [col('arr')] },
+    },
+    prewhere: col('p'),
+    where: col('w'),
+    groupBy: [col('a')],
+    having: col('h'),
+    orderBy: [{ expr: col('o'), direction: 'DESC' }],
+    limitBy: { limit: int('1'), by: [col('lb')] },
+    limit: { limit: int('10'), offset: int('5') },
+    settings: [{ name: 'max_threads', value: int('2') }],
+  });
+
+  it('lists top-level expressions per clause in source order', () => {
+    expect(exprsOfSelect(q).map((x) => x.clause)).toEqual([
+      'with', 'columns', 'columns', 'sample', 'arrayJoin', 'joinUsing', 'prewhere', 'where', 'groupBy', 'having',
+      'orderBy', 'limitBy', 'limitBy', 'limit', 'limit', 'settings',
+    ]);
+  });
+
+  it('mapSelectExprs rewrites chosen clauses on a copy', () => {
+    const before = structuredClone(q);
+    const out = mapSelectExprs(q, (e, clause) => (clause === 'where' || clause === 'prewhere' ? fn('not', [e]) : e));
+    expect(q).toEqual(before);
+    expect(out.where).toEqual(fn('not', [col('w')]));
+    expect(out.prewhere).toEqual(fn('not', [col('p')]));
+    expect(out.columns).toEqual(q.columns);
+  });
+
+  it('walkStatement reaches FROM subqueries when asked', () => {
+    const outer = sel({ columns: [col('x')], from: { table: { kind: 'subqueryTable', query: sel({ columns: [col('y')] }) }, joins: [] } });
+    const names: string[] = [];
+    walkStatement(outer, (e) => void (e.kind === 'column' && names.push(e.parts[0]!)));
+    expect(names).toEqual(['x']);
+    names.length = 0;
+    walkStatement(outer, (e) => void (e.kind === 'column' && names.push(e.parts[0]!)), { subqueries: true });
+    expect(names).toEqual(['x', 'y']);
+  });
+});
+
+describe('equalExpr', () => {
+  it('ignores pos, alias and operator spelling by default', () => {
+    const a = fn('plus', [col('a'), int('1')], { operator: '+', alias: 'x', pos: { line: 1, column: 1, offset: 0 } } as Partial<Expr>);
+    const b = fn('plus', [col('a'), int('1')]);
+    expect(equalExpr(a, b)).toBe(true);
+    expect(equalExpr(a, b, { strict: true })).toBe(false);
+    expect(equalExpr({ kind: 'tuple', items: [int('1')], explicit: true }, { kind: 'tuple', items: [int('1')] })).toBe(true);
+  });
+  it('sees real differences', () => {
+    expect(equalExpr(fn('plus', [col('a'), int('1')]), fn('plus', [col('a'), int('2')]))).toBe(false);
+    expect(equalExpr(fn('plus', [col('a'), int('1')]), fn('minus', [col('a'), int('1')]))).toBe(false);
+    expect(equalExpr(col('t', 'a'), col('a'))).toBe(false);
+    expect(equalExpr(fn('count', [col('a')], { distinct: true } as Partial<Expr>), fn('count', [col('a')]))).toBe(false);
+    expect(equalExpr(sub(sel({ columns: [col('a')] })), sub(sel({ columns: [col('b')] })))).toBe(false);
+  });
+});
