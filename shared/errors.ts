@@ -17,7 +17,9 @@ export type ErrorCode =
   | 'SHARD_ERROR'
   | 'INTERNAL'
   | 'CONFIG_INVALID'
-  | 'TIMEOUT';
+  | 'TIMEOUT'
+  /** ClickHouse rejected the query itself (unknown column/function, bad types): the user's query, not a shard fault. */
+  | 'QUERY_ERROR';
 
 export interface SourcePosition {
   line: number; // 1-based
@@ -39,6 +41,7 @@ const STATUS: Record<ErrorCode, number> = {
   INTERNAL: 500,
   CONFIG_INVALID: 400,
   TIMEOUT: 504,
+  QUERY_ERROR: 400,
 };
 
 export class ScatterError extends Error {
