@@ -1,0 +1,56 @@
+// Placement: which shard holds a key value, bit for bit as ClickHouse's Distributed engine
+// decides it (CONTRACT section 4). The router, the planner's IN pruning and the parity tests
+// all go through createPlacement so there is one formula in the codebase.
+import type { ShardingKey } from '../config/schema.js';
+import { ScatterError } from '../errors.js';
+import type { KeyValue, Placement } from './types.js';
+import { keyTypeInfo } from './types-info.js';
+import { coerceWith } from './coerce.js';
+import { encodeCanonical } from './encode.js';
+import { buildSlots, slotOf } from './slots.js';
+import { loadHasher, type Hasher } from './hasher.js';
+
+/**
+ * The value the Distributed engine takes modulo the slot count for an `identity` key.
+ * ClickHouse (createBlockSelector) casts the column value to an unsigned integer of at least
+ * 32 bits: UInt32 for (U)Int8/16/32, UInt64 for (U)Int64. So Int32 -1 becomes 2^32-1 and
+ * Int64 -1 becomes 2^64-1 (verified against 18.16 in test/server/placement).
+ */
+export function identityValue(value: KeyValue, type: string): bigint {
+  const info = keyTypeInfo(type);
+  if (info.kind !== 'int') throw new ScatterError('TYPE_MISMATCH', `"identity" needs an integer column, not ${type}`);
+  const n = coerceWith(value, type, info) as bigint;
+  return BigInt.asUintN(info.bits === 64 ? 64 : 32, n);
+}
+
+function makeHash(key: ShardingKey, hasher: Hasher): (v: KeyValue) => bigint {
+  const info = keyTypeInfo(key.type);
+  if (key.function === 'identity') {
+    if (info.kind !== 'int') throw new ScatterError('CONFIG_INVALID', `"identity" needs an integer column, not ${key.type}`);
+    return (v) => identityValue(v, key.type);
+  }
+  if (key.function !== 'xxHash64') throw new ScatterError('CONFIG_INVALID', `unsupported sharding function ${String(key.function)}`);
+  if (info.kind === 'string') {
+    // Fast path: xxhash-wasm encodes UTF-8 itself.
+    return (v) => hasher.h64(coerceWith(v, key.type, info) as string);
+  }
+  return (v) => hasher.h64Raw(encodeCanonical(coerceWith(v, key.type, info), info));
+}
+
+/** A Placement over `shards` (config order) for `key`. Loads xxhash-wasm once per process. */
+export async function createPlacement(shards: ReadonlyArray<{ weight: number }>, key: ShardingKey): Promise<Placement> {
+  const hasher = await loadHasher();
+  return createPlacementWith(hasher, shards, key);
+}
+
+/** Synchronous variant for callers that already hold the hasher. */
+export function createPlacementWith(hasher: Hasher, shards: ReadonlyArray<{ weight: number }>, key: ShardingKey): Placement {
+  const slots = buildSlots(shards);
+  const hash = makeHash(key, hasher);
+  return {
+    key,
+    slots,
+    hash,
+    shardOf: (v) => slotOf(slots, hash(v)),
+  };
+}
