@@ -1,0 +1,152 @@
+// Small text-level helpers both adapters share: quoting, the SETTINGS clause, and making
+// shipped external tables (`_data_<hash>`) readable by substituting their name in the SQL.
+// They work on SQL text (not the AST) because the adapters receive SQL text from the port.
+import type { ExternalTable, SettingValue } from './port.js';
+
+/** A ClickHouse single-quoted string literal (backslash escapes, as ClickHouse reads them). */
+export function quoteString(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** One setting value as SQL: numbers bare, booleans 1/0, strings quoted. */
+export function settingLiteral(v: SettingValue): string {
+  if (typeof v === 'boolean') return v ? '1' : '0';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new TypeError(`setting value ${v} is not a finite number`);
+    return String(v);
+  }
+  return quoteString(v);
+}
+
+/**
+ * ` SETTINGS a=1, b='x'` for appending to a SETTINGS-free statement. Names are checked, since
+ * they are spliced into SQL; an empty record gives ''. Starts with a newline so a trailing
+ * `-- comment` in the SQL cannot swallow the clause.
+ */
+export function settingsClause(settings: Record<string, SettingValue> | undefined): string {
+  const entries = Object.entries(settings ?? {});
+  if (entries.length === 0) return '';
+  const parts = entries.map(([k, v]) => {
+    if (!SETTING_NAME.test(k)) throw new TypeError(`invalid setting name ${JSON.stringify(k)}`);
+    return `${k} = ${settingLiteral(v)}`;
+  });
+  return `\nSETTINGS ${parts.join(', ')}`;
+}
+
+/** Drop trailing whitespace and semicolons, so a clause can be appended. */
+export function trimStatement(sql: string): string {
+  return sql.replace(/[\s;]+$/u, '');
+}
+
+/** `name Type, name2 Type2` for structure arguments (names backquoted). */
+export function structureOf(t: ExternalTable): string {
+  return t.columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ');
+}
+
+export function quoteIdent(name: string): string {
+  return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
+}
+
+/** Rows as JSONEachRow text; BigInt becomes a string (ClickHouse JSON conventions). */
+export function toJsonEachRow(rows: Record<string, unknown>[]): string {
+  return rows.map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).join('\n');
+}
+
+// Keywords that may follow a table expression; anything else identifier-like after the
+// table name is an implicit alias.
+const FOLLOW_KEYWORDS = new Set(
+  ('WHERE ON USING GROUP ORDER LIMIT HAVING PREWHERE SETTINGS FORMAT UNION JOIN INNER LEFT RIGHT FULL CROSS ' +
+    'ANY ALL GLOBAL ARRAY FINAL SAMPLE WINDOW QUALIFY INTERSECT EXCEPT LOCAL ASOF SEMI ANTI PASTE OUTER OFFSET AS')
+    .split(' '),
+);
+
+interface Token {
+  kind: 'ident' | 'quoted' | 'punct' | 'other';
+  text: string; // identifier name (unquoted) or the punctuation
+  start: number;
+  end: number;
+}
+
+/** A light lexer: enough to find identifiers outside strings and comments. */
+function tokens(sql: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  const n = sql.length;
+  while (i < n) {
+    const c = sql[i]!;
+    if (/\s/.test(c)) { i++; continue; }
+    if (c === '-' && sql[i + 1] === '-') { while (i < n && sql[i] !== '\n') i++; continue; }
+    if (c === '#' ) { while (i < n && sql[i] !== '\n') i++; continue; }
+    if (c === '/' && sql[i + 1] === '*') {
+      const e = sql.indexOf('*/', i + 2);
+      i = e < 0 ? n : e + 2;
+      continue;
+    }
+    if (c === "'" || c === '"' || c === '`') {
+      const start = i;
+      let text = '';
+      i++;
+      while (i < n) {
+        const d = sql[i]!;
+        if (d === '\\' && i + 1 < n) { text += sql[i + 1]; i += 2; continue; }
+        if (d === c) {
+          if (sql[i + 1] === c) { text += c; i += 2; continue; }
+          i++;
+          break;
+        }
+        text += d;
+        i++;
+      }
+      out.push({ kind: c === "'" ? 'other' : 'quoted', text, start, end: i });
+      continue;
+    }
+    if (/[A-Za-z_]/.test(c)) {
+      const start = i;
+      while (i < n && /[A-Za-z0-9_$]/.test(sql[i]!)) i++;
+      out.push({ kind: 'ident', text: sql.slice(start, i), start, end: i });
+      continue;
+    }
+    out.push({ kind: 'punct', text: c, start: i, end: i + 1 });
+    i++;
+  }
+  return out;
+}
+
+/**
+ * Replace every table reference to an external table by `replacement(table)` (a parenthesised
+ * subquery). In FROM/JOIN position without an alias, `AS <name>` is added so qualified column
+ * references (`_data_x.c`) keep resolving. Names qualified by a database (`db._data_x`) and
+ * occurrences inside strings or comments are left alone.
+ */
+export function substituteExternal(
+  sql: string,
+  external: ExternalTable[] | undefined,
+  replacement: (t: ExternalTable) => string,
+): string {
+  if (!external || external.length === 0) return sql;
+  const byName = new Map(external.map((t) => [t.name, t]));
+  const toks = tokens(sql);
+  let out = '';
+  let last = 0;
+  for (let k = 0; k < toks.length; k++) {
+    const t = toks[k]!;
+    if (t.kind !== 'ident' && t.kind !== 'quoted') continue;
+    const ext = byName.get(t.text);
+    if (!ext) continue;
+    const prev = toks[k - 1];
+    const next = toks[k + 1];
+    if (prev?.kind === 'punct' && prev.text === '.') continue; // db.name: not ours
+    if (next?.kind === 'punct' && next.text === '.') continue; // name.column: a qualifier, keep it
+    if (next?.kind === 'punct' && next.text === '(') continue; // a function call, not a table
+    const afterFromOrJoin = prev?.kind === 'ident' && /^(FROM|JOIN)$/i.test(prev.text);
+    const hasAlias =
+      next !== undefined && (next.kind === 'quoted' || (next.kind === 'ident' && (!FOLLOW_KEYWORDS.has(next.text.toUpperCase()) || /^AS$/i.test(next.text))));
+    let rep = replacement(ext);
+    if (afterFromOrJoin && !hasAlias) rep += ` AS ${quoteIdent(ext.name)}`;
+    out += sql.slice(last, t.start) + rep;
+    last = t.end;
+  }
+  return out + sql.slice(last);
+}
