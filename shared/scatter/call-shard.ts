@@ -1,0 +1,208 @@
+// One shard's part of a query: the primary attempt, at most one hedge (after the shard's p95,
+// within the hedge budget, only to another replica), and retries on other replicas after a
+// failure while time is left. The first success wins and every other attempt is aborted.
+// Resolves (never rejects) with a ShardOutcome saying what happened, so one bad shard can never
+// take the whole gather down.
+import type { ShardRequest, ShardSuccess, ShardResponse } from './protocol.js';
+import { InvokeError, type ShardInvoker } from './invoker.js';
+import type { HedgeState } from './hedge.js';
+import type { Limiter } from './fanout.js';
+
+/** CONTRACT reasons for a missing shard. */
+export type MissingReason = 'timeout' | 'error' | 'unavailable' | 'throttled';
+
+export interface AttemptRecord {
+  replica: number;
+  kind: ShardRequest['attempt'];
+  elapsedMs: number;
+  status: 'ok' | MissingReason | 'aborted';
+  message?: string;
+}
+
+export interface ShardOutcome {
+  shard: number;
+  status: 'ok' | MissingReason;
+  /** The replica that answered (or the last one tried). */
+  replica: number;
+  elapsedMs: number;
+  hedged: boolean;
+  retried: boolean;
+  response?: ShardSuccess;
+  message?: string;
+  attempts: AttemptRecord[];
+}
+
+export interface HedgeSettings {
+  enabled: boolean;
+  afterQuantile: number;
+  maxExtraPercent: number;
+}
+
+export interface CallShardInput {
+  shard: number;
+  replicaCount: number;
+  request(replica: number, attempt: ShardRequest['attempt']): ShardRequest;
+  invoker: ShardInvoker;
+  limiter: Limiter;
+  deadlineAt: number;
+  /** Fires at the deadline (or when the whole query is abandoned). */
+  signal: AbortSignal;
+  now(): number;
+  hedge: HedgeSettings;
+  state: HedgeState;
+}
+
+/**
+ * How an invocation failure is reported. Documented mapping (also in examples/README.md):
+ * 429 -> throttled; crashed runtime (Unhandled, errorType Runtime.*) or unreachable/missing
+ * function -> unavailable; other Unhandled, malformed payload, ClickHouse error -> error;
+ * deadline -> timeout.
+ */
+export function classifyFailure(e: unknown): { status: MissingReason | 'aborted'; message: string } {
+  if (e instanceof InvokeError) {
+    switch (e.kind) {
+      case 'throttled':
+        return { status: 'throttled', message: e.message };
+      case 'unhandled':
+        return { status: e.errorType?.startsWith('Runtime.') ? 'unavailable' : 'error', message: e.message };
+      case 'malformed':
+        return { status: 'error', message: e.message };
+      case 'unavailable':
+        return { status: 'unavailable', message: e.message };
+      case 'aborted':
+        return { status: 'aborted', message: e.message };
+    }
+  }
+  const name = (e as { name?: string })?.name;
+  if (name === 'AbortError' || name === 'DeadlineExceeded') return { status: 'aborted', message: String((e as Error).message) };
+  return { status: 'error', message: e instanceof Error ? e.message : String(e) };
+}
+
+function fromShardFailure(r: Exclude<ShardResponse, ShardSuccess>): { status: MissingReason; message: string } {
+  const k = r.error.kind;
+  const status: MissingReason = k === 'cancelled' || k === 'timeout' ? 'timeout' : k === 'unavailable' ? 'unavailable' : 'error';
+  return { status, message: r.error.message };
+}
+
+export function callShard(input: CallShardInput): Promise<ShardOutcome> {
+  const { shard, replicaCount, invoker, limiter, signal, now, state } = input;
+  const started = now();
+  const bucket = state.bucket(input.hedge.maxExtraPercent);
+  bucket.credit();
+
+  return new Promise<ShardOutcome>((resolve) => {
+    const tried = new Set<number>();
+    const inflight = new Map<number, AbortController>(); // replica -> its attempt's controller
+    const attempts: AttemptRecord[] = [];
+    let hedged = false;
+    let retried = false;
+    let done = false;
+    let lastFailure: { replica: number; status: MissingReason; message: string } | undefined;
+    let hedgeTimer: NodeJS.Timeout | undefined;
+
+    const finish = (o: Omit<ShardOutcome, 'shard' | 'hedged' | 'retried' | 'attempts' | 'elapsedMs'> & { elapsedMs?: number }) => {
+      if (done) return;
+      done = true;
+      if (hedgeTimer) clearTimeout(hedgeTimer);
+      signal.removeEventListener('abort', onDeadline);
+      for (const c of inflight.values()) c.abort(new Error('superseded')); // the loser of a hedge is cancelled
+      resolve({ shard, hedged, retried, attempts, elapsedMs: o.elapsedMs ?? now() - started, ...o });
+    };
+
+    const untried = (): number | undefined => {
+      for (let k = 1; k <= replicaCount; k++) {
+        const r = (primary + k) % replicaCount;
+        if (!tried.has(r)) return r;
+      }
+      return undefined;
+    };
+
+    const onDeadline = () => {
+      const waiting = [...inflight.keys()];
+      finish({
+        status: 'timeout',
+        replica: waiting[0] ?? lastFailure?.replica ?? primary,
+        message: `no answer from shard ${shard} before the deadline (${Math.round(now() - started)} ms)` + (lastFailure ? `; earlier failure: ${lastFailure.message}` : ''),
+      });
+    };
+
+    const launch = (replica: number, kind: ShardRequest['attempt']) => {
+      tried.add(replica);
+      const ctl = new AbortController();
+      inflight.set(replica, ctl);
+      const t0 = now();
+      const onQueryAbort = () => ctl.abort(signal.reason);
+      signal.addEventListener('abort', onQueryAbort, { once: true });
+      limiter
+        .run(() => invoker.invoke(shard, input.request(replica, kind), ctl.signal), ctl.signal)
+        .then(
+          (r) => settle(replica, kind, t0, r, undefined),
+          (e) => settle(replica, kind, t0, undefined, e),
+        )
+        .finally(() => signal.removeEventListener('abort', onQueryAbort));
+    };
+
+    const settle = (replica: number, kind: ShardRequest['attempt'], t0: number, r: ShardResponse | undefined, err: unknown) => {
+      inflight.delete(replica);
+      const elapsedMs = now() - t0;
+      if (done) {
+        attempts.push({ replica, kind, elapsedMs, status: 'aborted' });
+        return;
+      }
+      if (r && r.ok) {
+        attempts.push({ replica, kind, elapsedMs, status: 'ok' });
+        state.shard(shard).record(elapsedMs);
+        state.all.record(elapsedMs);
+        finish({ status: 'ok', replica, response: r });
+        return;
+      }
+      const f = r ? fromShardFailure(r) : classifyFailure(err);
+      if (f.status === 'aborted') {
+        attempts.push({ replica, kind, elapsedMs, status: 'aborted', message: f.message });
+        if (signal.aborted) onDeadline();
+        return;
+      }
+      attempts.push({ replica, kind, elapsedMs, status: f.status, message: f.message });
+      lastFailure = { replica, status: f.status, message: `replica ${replica}: ${f.message}` };
+      if (inflight.size > 0) return; // a hedge is still running: it may yet answer
+      const next = untried();
+      if (next !== undefined && input.deadlineAt - now() > 0 && !signal.aborted) {
+        retried = true;
+        launch(next, 'retry');
+        return;
+      }
+      finish({ status: lastFailure.status, replica, message: describeFailures(attempts) });
+    };
+
+    if (signal.aborted) {
+      const primaryIdx = 0;
+      resolve({ shard, status: 'timeout', replica: primaryIdx, elapsedMs: 0, hedged, retried, attempts, message: 'deadline passed before the shard was asked' });
+      return;
+    }
+    signal.addEventListener('abort', onDeadline, { once: true });
+    const primary = state.nextReplica(shard, replicaCount);
+    launch(primary, 'primary');
+
+    if (input.hedge.enabled && replicaCount > 1) {
+      const delay = state.hedgeDelayMs(shard, input.hedge.afterQuantile);
+      if (started + delay < input.deadlineAt) {
+        hedgeTimer = setTimeout(() => {
+          if (done || inflight.size === 0) return; // answered, or between a failure and its retry
+          const other = untried();
+          if (other === undefined) return;
+          if (!bucket.take()) return; // over the hedge budget: wait it out
+          hedged = true;
+          launch(other, 'hedge');
+        }, delay);
+        hedgeTimer.unref?.();
+      }
+    }
+  });
+}
+
+function describeFailures(attempts: AttemptRecord[]): string {
+  return attempts
+    .filter((a) => a.status !== 'ok' && a.status !== 'aborted')
+    .map((a) => `replica ${a.replica} (${a.kind}): ${a.message ?? a.status}`)
+    .join('; ');
+}

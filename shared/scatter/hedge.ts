@@ -1,0 +1,114 @@
+// Hedged requests (seed 003 step 5; Dean & Barroso, "The Tail at Scale"): when a shard has taken
+// longer than its recent p95, send the same request to another replica; the first answer wins and
+// the loser is aborted. The state lives in the warm container (module scope of the coordinator),
+// so the windows learn across queries:
+//  - a rolling latency window per shard, fed with the WINNING attempt's own latency (a replica
+//    that always straggles does not drag the shard's p95 up and switch hedging off);
+//  - a token bucket credited maxExtraPercent/100 per shard request and charged 1 per hedge, so
+//    hedges never exceed that share of shard requests, even under overload (seed 003 pitfall).
+// A shard with one replica is never hedged: there is nowhere else to send it.
+
+export const DEFAULT_WINDOW_SIZE = 128;
+/** Below this many samples a shard's own p95 is noise; fall back to the all-shards window. */
+export const MIN_SAMPLES = 8;
+/** With no history at all (cold container): hedge after this long. */
+export const COLD_START_HEDGE_DELAY_MS = 250;
+/** Never hedge sooner than this: scheduling jitter on a fast shard is not a straggler. */
+export const MIN_HEDGE_DELAY_MS = 2;
+
+export class LatencyWindow {
+  private readonly buf: number[] = [];
+  private next = 0;
+  constructor(readonly size = DEFAULT_WINDOW_SIZE) {}
+  record(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) return;
+    if (this.buf.length < this.size) this.buf.push(ms);
+    else {
+      this.buf[this.next] = ms;
+      this.next = (this.next + 1) % this.size;
+    }
+  }
+  get count(): number {
+    return this.buf.length;
+  }
+  /** Nearest-rank quantile of the window, undefined when empty. */
+  quantile(q: number): number | undefined {
+    if (this.buf.length === 0) return undefined;
+    const s = [...this.buf].sort((a, b) => a - b);
+    const rank = Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1));
+    return s[rank];
+  }
+}
+
+export class TokenBucket {
+  private tokens = 0;
+  private credited = 0;
+  private spent = 0;
+  readonly capacity: number;
+  /** ratio = maxExtraPercent / 100. Tokens start at 0: a hedge is always paid for by earlier requests. */
+  constructor(readonly ratio: number, capacity?: number) {
+    this.capacity = capacity ?? Math.max(1, ratio * 100);
+  }
+  /** One shard request was sent: earn `ratio` of a hedge. */
+  credit(): void {
+    this.credited++;
+    this.tokens = Math.min(this.capacity, this.tokens + this.ratio);
+  }
+  /** Spend one hedge if the budget allows. */
+  take(): boolean {
+    if (this.tokens + 1e-9 < 1) return false;
+    this.tokens -= 1;
+    this.spent++;
+    return true;
+  }
+  get available(): number {
+    return this.tokens;
+  }
+  get stats(): { requests: number; hedges: number } {
+    return { requests: this.credited, hedges: this.spent };
+  }
+}
+
+export interface HedgeState {
+  shard(shard: number): LatencyWindow;
+  readonly all: LatencyWindow;
+  bucket(maxExtraPercent: number): TokenBucket;
+  /** Round-robin primary replica, so every replica keeps serving (and keeps its latency known). */
+  nextReplica(shard: number, replicas: number): number;
+  /** Delay after which a request to `shard` gets hedged. */
+  hedgeDelayMs(shard: number, quantile: number): number;
+}
+
+export function createHedgeState(opts: { windowSize?: number; minSamples?: number; coldStartDelayMs?: number } = {}): HedgeState {
+  const windows = new Map<number, LatencyWindow>();
+  const all = new LatencyWindow(opts.windowSize ?? DEFAULT_WINDOW_SIZE);
+  const buckets = new Map<number, TokenBucket>();
+  const rr = new Map<number, number>();
+  const minSamples = opts.minSamples ?? MIN_SAMPLES;
+  const cold = opts.coldStartDelayMs ?? COLD_START_HEDGE_DELAY_MS;
+  const win = (s: number) => {
+    let w = windows.get(s);
+    if (!w) windows.set(s, (w = new LatencyWindow(opts.windowSize ?? DEFAULT_WINDOW_SIZE)));
+    return w;
+  };
+  return {
+    shard: win,
+    all,
+    bucket(pct: number) {
+      // One bucket per configured percentage: a config change in a warm container starts a fresh budget.
+      let b = buckets.get(pct);
+      if (!b) buckets.set(pct, (b = new TokenBucket(pct / 100)));
+      return b;
+    },
+    nextReplica(shard, replicas) {
+      const i = rr.get(shard) ?? 0;
+      rr.set(shard, i + 1);
+      return i % replicas;
+    },
+    hedgeDelayMs(shard, quantile) {
+      const w = win(shard);
+      const q = w.count >= minSamples ? w.quantile(quantile) : all.count >= minSamples ? all.quantile(quantile) : cold;
+      return Math.max(MIN_HEDGE_DELAY_MS, q ?? cold);
+    },
+  };
+}

@@ -1,0 +1,127 @@
+// The invoker port over @aws-sdk/client-lambda. Used in AWS and, with CH_SCATTER_LAMBDA_ENDPOINT
+// pointing at the local Invoke endpoint, by the local stack: the same code path either way.
+//  - maxAttempts 1: the SDK's own retries turn one 429 into ~1.2 s of backoff (FIELD-NOTES), which a
+//    deadline-bound fan-out cannot afford; the runtime retries on ANOTHER replica instead.
+//  - a keep-alive agent with as many sockets as the fan-out is wide: a fresh TCP+TLS handshake per
+//    shard per query is most of the cost of a small query.
+//  - abortSignal: the runtime aborts at the deadline and aborts hedge losers.
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { ShardAdminRequest, ShardRequest, ShardResponse } from './protocol.js';
+import { InvokeError, type ShardInvoker } from './invoker.js';
+import { parseShardResponse } from './response-schema.js';
+
+export interface LambdaInvokerOptions {
+  /** Function name (or ARN) per shard, in shard order. Default: env CH_SCATTER_SHARD_FUNCTIONS or ch-scatter-shard-<i>. */
+  functionNames?: string[];
+  /** Default: env CH_SCATTER_LAMBDA_ENDPOINT (the local stack's Invoke endpoint). */
+  endpoint?: string;
+  region?: string;
+  /** Sockets per agent; default 256 (>= query.maxConcurrency with hedges). */
+  maxSockets?: number;
+  /** Preconstructed client (tests with aws-sdk-client-mock). */
+  client?: LambdaClient;
+}
+
+export function shardFunctionNames(shardCount: number, env: NodeJS.ProcessEnv = process.env): string[] {
+  const raw = env.CH_SCATTER_SHARD_FUNCTIONS;
+  if (raw) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new Error('CH_SCATTER_SHARD_FUNCTIONS is not valid JSON (expected an array of function names)');
+    }
+    if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string')) throw new Error('CH_SCATTER_SHARD_FUNCTIONS must be a JSON array of strings');
+    if (parsed.length !== shardCount) throw new Error(`CH_SCATTER_SHARD_FUNCTIONS names ${parsed.length} functions but the topology has ${shardCount} shards`);
+    return parsed as string[];
+  }
+  return Array.from({ length: shardCount }, (_, i) => `ch-scatter-shard-${i}`);
+}
+
+export function createLambdaClient(opts: { endpoint?: string; region?: string; maxSockets?: number } = {}): LambdaClient {
+  const endpoint = opts.endpoint ?? process.env.CH_SCATTER_LAMBDA_ENDPOINT;
+  const maxSockets = opts.maxSockets ?? 256;
+  return new LambdaClient({
+    maxAttempts: 1,
+    region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    ...(endpoint
+      ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } // the local endpoint checks no signature
+      : {}),
+    requestHandler: {
+      httpAgent: new HttpAgent({ keepAlive: true, maxSockets }),
+      httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets }),
+    },
+  });
+}
+
+function isAbort(e: unknown, signal: AbortSignal): boolean {
+  const name = (e as { name?: string })?.name;
+  return signal.aborted || name === 'AbortError';
+}
+
+function classifySdkError(e: unknown): InvokeError {
+  const err = e as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  const status = err.$metadata?.httpStatusCode;
+  const name = err.name ?? 'Error';
+  if (status === 429 || name === 'TooManyRequestsException' || name === 'ThrottlingException') {
+    return new InvokeError('throttled', `throttled: ${err.message ?? name}`, name);
+  }
+  return new InvokeError('unavailable', `${name}: ${err.message ?? 'invoke failed'}`, name);
+}
+
+export function createLambdaInvoker(shardCount: number, opts: LambdaInvokerOptions = {}): ShardInvoker & { close(): void } {
+  const names = opts.functionNames ?? shardFunctionNames(shardCount);
+  const client = opts.client ?? createLambdaClient(opts);
+
+  async function send(shard: number, payload: unknown, signal: AbortSignal): Promise<unknown> {
+    const fn = names[shard];
+    if (!fn) throw new InvokeError('unavailable', `no shard function configured for shard ${shard}`);
+    if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
+    let out;
+    try {
+      out = await client.send(
+        new InvokeCommand({ FunctionName: fn, InvocationType: 'RequestResponse', Payload: new TextEncoder().encode(JSON.stringify(payload)) }),
+        { abortSignal: signal },
+      );
+    } catch (e) {
+      if (isAbort(e, signal)) throw new InvokeError('aborted', 'invoke aborted');
+      throw classifySdkError(e);
+    }
+    const text = out.Payload ? new TextDecoder().decode(out.Payload) : '';
+    if (out.FunctionError) {
+      // Lambda's error payload: {errorMessage, errorType}; a crashed runtime says Runtime.ExitError.
+      let errorType = out.FunctionError;
+      let message = text.slice(0, 500);
+      try {
+        const p = JSON.parse(text) as { errorMessage?: string; errorType?: string };
+        errorType = p.errorType ?? errorType;
+        message = p.errorMessage ?? message;
+      } catch {
+        /* keep the raw text */
+      }
+      throw new InvokeError('unhandled', `shard function failed (${errorType}): ${message}`, errorType);
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new InvokeError('malformed', `shard response is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+    }
+  }
+
+  return {
+    async invoke(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardResponse> {
+      const raw = await send(shard, payload, signal);
+      const parsed = parseShardResponse(raw);
+      if (!parsed.ok) throw new InvokeError('malformed', `malformed shard response: ${parsed.problem}`);
+      return parsed.value;
+    },
+    async invokeAdmin(shard: number, payload: ShardAdminRequest, signal: AbortSignal): Promise<unknown> {
+      return send(shard, payload, signal);
+    },
+    close() {
+      client.destroy();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
+import { createHedgeState, LatencyWindow, TokenBucket, COLD_START_HEDGE_DELAY_MS } from '../../../shared/scatter/hedge.js';
+import { callShard } from '../../../shared/scatter/call-shard.js';
+import { createLimiter } from '../../../shared/scatter/fanout.js';
+import { InvokeError } from '../../../shared/scatter/invoker.js';
+import type { ShardRequest } from '../../../shared/scatter/protocol.js';
+import { fakeInvoker, type Behaviour } from './fakes.js';
+
+const req = (shard: number) => (replica: number, attempt: ShardRequest['attempt']): ShardRequest => ({
+  type: 'query', queryId: 'q', shard, replica, sql: 'SELECT 1', deadline: 0, settings: {}, external: [], attempt,
+});
+
+function call(shard: number, replicas: number, behaviour: (s: number, r: number, n: number) => Behaviour, o: { budgetMs?: number; pct?: number; state?: ReturnType<typeof createHedgeState>; enabled?: boolean } = {}) {
+  const inv = fakeInvoker(behaviour);
+  const ctl = new AbortController();
+  const deadlineAt = Date.now() + (o.budgetMs ?? 1000);
+  const t = setTimeout(() => ctl.abort(), o.budgetMs ?? 1000);
+  const state = o.state ?? createHedgeState({ coldStartDelayMs: 30 });
+  const p = callShard({
+    shard, replicaCount: replicas, request: req(shard), invoker: inv, limiter: createLimiter(16), deadlineAt, signal: ctl.signal, now: Date.now,
+    hedge: { enabled: o.enabled ?? true, afterQuantile: 0.95, maxExtraPercent: o.pct ?? 100 }, state,
+  }).finally(() => clearTimeout(t));
+  return { inv, p, state };
+}
+
+describe('LatencyWindow', () => {
+  it('keeps the last N samples and reports nearest-rank quantiles', () => {
+    const w = new LatencyWindow(10);
+    for (let i = 1; i <= 100; i++) w.record(i);
+    expect(w.count).toBe(10);
+    expect(w.quantile(0.95)).toBe(100);
+    expect(w.quantile(0.5)).toBe(95);
+  });
+  fcTest.prop([fc.array(fc.integer({ min: 0, max: 10_000 }), { minLength: 1, maxLength: 200 }), fc.double({ min: 0.01, max: 0.99, noNaN: true })])(
+    'the p-quantile is a sample with at least p of the window at or below it',
+    (xs, q) => {
+      const w = new LatencyWindow(500);
+      xs.forEach((x) => w.record(x));
+      const v = w.quantile(q)!;
+      expect(xs).toContain(v);
+      expect(xs.filter((x) => x <= v).length / xs.length).toBeGreaterThanOrEqual(q - 1e-9);
+    },
+  );
+});
+
+describe('TokenBucket', () => {
+  fcTest.prop([fc.integer({ min: 0, max: 100 }), fc.array(fc.boolean(), { maxLength: 500 })])(
+    'hedges never exceed maxExtraPercent of shard requests',
+    (pct, ops) => {
+      const b = new TokenBucket(pct / 100);
+      let requests = 0;
+      let hedges = 0;
+      for (const op of ops) {
+        if (op) { b.credit(); requests++; } else if (b.take()) hedges++;
+      }
+      expect(hedges).toBeLessThanOrEqual((requests * pct) / 100 + 1e-9);
+      expect(b.stats).toEqual({ requests, hedges });
+    },
+  );
+  it('5% budget: one hedge per 20 requests', () => {
+    const b = new TokenBucket(0.05);
+    for (let i = 0; i < 19; i++) b.credit();
+    expect(b.take()).toBe(false);
+    b.credit();
+    expect(b.take()).toBe(true);
+    expect(b.take()).toBe(false);
+  });
+});
+
+describe('hedge delay', () => {
+  it('uses the cold-start delay, then the shard p95 once it has enough samples', () => {
+    const s = createHedgeState();
+    expect(s.hedgeDelayMs(0, 0.95)).toBe(COLD_START_HEDGE_DELAY_MS);
+    for (let i = 1; i <= 20; i++) s.shard(0).record(i);
+    expect(s.hedgeDelayMs(0, 0.95)).toBe(19);
+  });
+});
+
+describe('callShard hedging', () => {
+  it('hedges a straggler to the other replica; the first answer wins and the loser is aborted', async () => {
+    const { inv, p } = call(0, 2, (_s, r) => (r === 0 ? { kind: 'ok', delayMs: 800, c: 1 } : { kind: 'ok', delayMs: 5, c: 2 }));
+    const o = await p;
+    expect(o.status).toBe('ok');
+    expect(o.hedged).toBe(true);
+    expect(o.replica).toBe(1);
+    expect(o.response?.rows).toEqual([{ c: '2' }]);
+    expect(o.elapsedMs).toBeLessThan(400);
+    expect(inv.calls.map((c) => [c.replica, c.attempt])).toEqual([[0, 'primary'], [1, 'hedge']]);
+    expect(inv.calls[0]!.aborted).toBe(true); // the loser
+  });
+  it('never hedges a shard with one replica', async () => {
+    const { inv, p } = call(0, 1, () => ({ kind: 'ok', delayMs: 150 }));
+    const o = await p;
+    expect(o.status).toBe('ok');
+    expect(o.hedged).toBe(false);
+    expect(inv.calls).toHaveLength(1);
+  });
+  it('does not hedge without budget (0%)', async () => {
+    const { inv, p } = call(0, 2, (_s, r) => ({ kind: 'ok', delayMs: r === 0 ? 120 : 5 }), { pct: 0 });
+    const o = await p;
+    expect(o.hedged).toBe(false);
+    expect(o.replica).toBe(0);
+    expect(inv.calls).toHaveLength(1);
+  });
+  it('the token bucket caps hedges across many slow requests', async () => {
+    const state = createHedgeState({ coldStartDelayMs: 5 });
+    let hedges = 0;
+    let invokes = 0;
+    for (let i = 0; i < 40; i++) {
+      // replica 0 always straggles: every other primary would deserve a hedge
+      const { p, inv } = call(0, 2, (_s, r) => ({ kind: 'ok', delayMs: r === 0 ? 40 : 1 }), { pct: 10, state });
+      if ((await p).hedged) hedges++;
+      invokes += inv.calls.length;
+    }
+    expect(invokes).toBe(40 + hedges);
+    expect(hedges).toBeGreaterThan(0);
+    expect(hedges).toBeLessThanOrEqual(4); // 10% of 40
+  });
+  it('retries a failed request on another replica', async () => {
+    const { inv, p } = call(1, 3, (_s, r) => (r === 0 ? { kind: 'throw', error: new InvokeError('unhandled', 'crashed', 'Runtime.ExitError') } : { kind: 'ok', delayMs: 2, c: 7 }), { enabled: false });
+    const o = await p;
+    expect(o.status).toBe('ok');
+    expect(o.retried).toBe(true);
+    expect(inv.calls.map((c) => c.attempt)).toEqual(['primary', 'retry']);
+  });
+  it('reports the failure reason when every replica fails', async () => {
+    const { p } = call(0, 2, () => ({ kind: 'throw', error: new InvokeError('throttled', 'TooManyRequestsException') }), { enabled: false });
+    const o = await p;
+    expect(o.status).toBe('throttled');
+    expect(o.message).toMatch(/replica 0.*replica 1/);
+  });
+  it('a straggler past the deadline is a timeout and its request is aborted', async () => {
+    const { inv, p } = call(0, 1, () => ({ kind: 'hang' }), { budgetMs: 80 });
+    const t0 = Date.now();
+    const o = await p;
+    expect(o.status).toBe('timeout');
+    expect(Date.now() - t0).toBeLessThan(300);
+    expect(inv.calls[0]!.aborted).toBe(true);
+  });
+  it('a ShardFailure of kind error is not retried forever: each replica once', async () => {
+    const { inv, p } = call(0, 2, () => ({ kind: 'shardFailure', errKind: 'error', message: 'Code: 47 unknown identifier' }), { enabled: false });
+    const o = await p;
+    expect(o.status).toBe('error');
+    expect(inv.calls).toHaveLength(2);
+  });
+});
