@@ -1,0 +1,39 @@
+// How the Lambda code is built: esbuild on this machine (no Docker), one ESM file per handler.
+// chdb (and its ~550 MB @chdb/* native packages) is the local stack's embedded ClickHouse; the handlers
+// load it lazily and only there, so it is external and never shipped. The pinned AWS SDK v3 clients
+// are bundled rather than taken from the runtime so production runs the version the tests ran.
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+
+/** The repository root: package-lock.json lives here, and esbuild resolves node_modules from it. */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const LOCK_FILE = join(PROJECT_ROOT, 'package-lock.json');
+export const TSCONFIG = join(PROJECT_ROOT, 'tsconfig.json');
+
+export const ENTRY = {
+  coordinator: join(PROJECT_ROOT, 'functions', 'coordinator', 'handler.ts'),
+  shard: join(PROJECT_ROOT, 'functions', 'shard', 'handler.ts'),
+} as const;
+
+/** Modules that must never be bundled (see header). */
+export const EXTERNAL_MODULES = ['chdb', '@chdb/*'];
+
+// ESM output has no `require`; some CommonJS dependencies (bundled as-is by esbuild) call it for Node
+// built-ins. The alias avoids clashing with any `createRequire` the bundle itself imports.
+export const REQUIRE_SHIM =
+  "import { createRequire as __chScatterCreateRequire } from 'node:module'; const require = __chScatterCreateRequire(import.meta.url);";
+
+export function bundlingOptions(): BundlingOptions {
+  return {
+    format: OutputFormat.ESM,
+    mainFields: ['module', 'main'],
+    banner: REQUIRE_SHIM,
+    target: 'node22',
+    minify: true,
+    sourceMap: true,
+    externalModules: EXTERNAL_MODULES,
+    forceDockerBundling: false,
+    tsconfig: TSCONFIG,
+  };
+}

@@ -1,0 +1,86 @@
+// The coordinator Lambda: API Gateway and EventBridge call it; it plans a query, invokes the shard
+// functions under one deadline and merges their partials. It gets the topology (minus secret names,
+// which only shard functions need) and the shard function names in shard order, and may invoke exactly
+// those functions: no wildcard, no version/alias suffix.
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import type { Topology } from '../../shared/config/schema.js';
+import { ENTRY } from '../bundling.js';
+import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
+import type { ShardFunction } from './shard-function.js';
+
+export const COORDINATOR_SERVICE_NAME = 'ch-scatter-coordinator';
+/** Lambda rejects a function whose environment (keys + values) exceeds 4 KB. */
+export const LAMBDA_ENV_LIMIT_BYTES = 4096;
+/** Longest function name CloudFormation may generate (Lambda's limit). */
+const MAX_FUNCTION_NAME = 64;
+
+export interface CoordinatorProps extends Pick<ScatterFunctionProps, 'memoryMb' | 'timeoutS' | 'logRetentionDays'> {
+  topology: Topology;
+  shards: ShardFunction[];
+  metricsNamespace: string;
+  /** Defaults to functions/coordinator/handler.ts. */
+  entry?: string;
+}
+
+/** The topology as the coordinator sees it: validated, defaults filled, no secret names. */
+export function coordinatorTopology(topology: Topology): Topology {
+  return {
+    ...topology,
+    shards: topology.shards.map((s) => ({ ...s, replicas: s.replicas.map(({ secret: _secret, ...r }) => r) })),
+  };
+}
+
+export class Coordinator extends Construct {
+  readonly function: ScatterFunction;
+
+  constructor(scope: Construct, id: string, props: CoordinatorProps) {
+    super(scope, id);
+    const topologyJson = JSON.stringify(coordinatorTopology(props.topology));
+    const fixed: Record<string, string> = {
+      NODE_OPTIONS: '--enable-source-maps',
+      CH_SCATTER_TOPOLOGY: topologyJson,
+      POWERTOOLS_SERVICE_NAME: COORDINATOR_SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
+    };
+    // Function names are unknown until deployment: budget the longest name Lambda allows, quoted.
+    const namesBudget = 2 + props.shards.length * (MAX_FUNCTION_NAME + 3);
+    const size =
+      Object.entries(fixed).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) +
+      'CH_SCATTER_SHARD_FUNCTIONS'.length + namesBudget;
+    if (size > LAMBDA_ENV_LIMIT_BYTES) {
+      throw new Error(
+        `the coordinator environment would take up to ${size} bytes (topology JSON ${Buffer.byteLength(topologyJson)} bytes, ` +
+          `${props.shards.length} shard function names), above Lambda's ${LAMBDA_ENV_LIMIT_BYTES}-byte limit; shorten table names or replica URLs, or use fewer shards`,
+      );
+    }
+
+    const names = props.shards.map((s) => s.function.fn.functionName);
+    this.function = new ScatterFunction(this, 'Lambda', {
+      entry: props.entry ?? ENTRY.coordinator,
+      description: 'ch-scatter coordinator: plans, fans out to the shard functions, merges partials',
+      memoryMb: props.memoryMb,
+      timeoutS: props.timeoutS,
+      logRetentionDays: props.logRetentionDays,
+      environment: {
+        CH_SCATTER_TOPOLOGY: topologyJson,
+        CH_SCATTER_SHARD_FUNCTIONS: Stack.of(this).toJsonString(names),
+        POWERTOOLS_SERVICE_NAME: COORDINATOR_SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
+      },
+    });
+    if (props.shards.length > 0) {
+      this.function.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'InvokeShardFunctions',
+          actions: ['lambda:InvokeFunction'],
+          resources: props.shards.map((s) => s.function.fn.functionArn),
+        }),
+      );
+    }
+    // A scheduled query runs once per EventBridge event; Lambda's default async retries would run a
+    // rollup (and write its rows) up to three times after an error, so async invocations are not retried.
+    this.function.fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.hours(1) });
+  }
+}

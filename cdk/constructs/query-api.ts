@@ -1,0 +1,92 @@
+// The public face: an HTTP API (API Gateway v2) with POST /query, POST /explain and GET /health, all
+// going to the coordinator. Every route is authorized: IAM (SigV4-signed requests) unless a JWT issuer
+// is configured, in which case every route takes a bearer token from that issuer instead. The $default
+// stage is throttled and writes JSON access logs to its own log group.
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpIamAuthorizer, HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { DeployOptions } from '../deploy-options.js';
+
+export const ROUTES = [
+  { method: apigw.HttpMethod.POST, path: '/query' },
+  { method: apigw.HttpMethod.POST, path: '/explain' },
+  { method: apigw.HttpMethod.GET, path: '/health' },
+] as const;
+
+export interface QueryApiProps {
+  coordinator: lambda.IFunction;
+  integrationTimeoutS: number;
+  throttle: DeployOptions['throttle'];
+  jwt?: DeployOptions['jwt'];
+  logRetentionDays: number;
+}
+
+// HTTP APIs support a subset of $context variables; these are all valid for them.
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  caller: '$context.identity.caller',
+  user: '$context.identity.user',
+  jwtSub: '$context.authorizer.claims.sub',
+  requestTime: '$context.requestTime',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+  authorizerError: '$context.authorizer.error',
+};
+
+export class QueryApi extends Construct {
+  readonly api: apigw.HttpApi;
+  readonly stage: apigw.HttpStage;
+  readonly accessLogs: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: QueryApiProps) {
+    super(scope, id);
+    this.api = new apigw.HttpApi(this, 'Api', {
+      description: 'ch-scatter: scatter-gather SELECT over sharded ClickHouse',
+      createDefaultStage: false,
+    });
+    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: props.logRetentionDays as logs.RetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stage = new apigw.HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: props.throttle.rateLimit, burstLimit: props.throttle.burstLimit },
+      accessLogSettings: {
+        destination: new apigw.LogGroupLogDestination(this.accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+
+    const authorizer: apigw.IHttpRouteAuthorizer = props.jwt
+      ? new HttpJwtAuthorizer('Jwt', props.jwt.issuer, {
+          jwtAudience: props.jwt.audience,
+          ...(props.jwt.identitySource ? { identitySource: props.jwt.identitySource } : {}),
+        })
+      : new HttpIamAuthorizer();
+    const integration = new HttpLambdaIntegration('Coordinator', props.coordinator, {
+      payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+      timeout: Duration.seconds(props.integrationTimeoutS),
+    });
+    for (const r of ROUTES) {
+      this.api.addRoutes({ path: r.path, methods: [r.method], integration, authorizer });
+    }
+  }
+
+  /** The invoke URL of the $default stage. */
+  get url(): string {
+    return this.stage.url;
+  }
+}

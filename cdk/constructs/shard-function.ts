@@ -1,0 +1,106 @@
+// One Lambda per configured shard. It carries that shard's replica endpoints in its environment and may
+// read exactly one secret: the shard's ClickHouse credentials. A replica's `secret` names an existing
+// secret (imported, never modified); without one the construct creates a secret for the shard whose
+// password is generated here, to be set on the ClickHouse user (see docs/deploy.md).
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { ShardConfig } from '../../shared/config/schema.js';
+import { ENTRY } from '../bundling.js';
+import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
+
+/** The JSON in CH_SCATTER_SHARD (the shard handler's contract). */
+export interface ShardEnv {
+  shard: number;
+  replicas: { url: string }[];
+}
+
+export interface ShardFunctionProps extends Pick<ScatterFunctionProps, 'memoryMb' | 'timeoutS' | 'logRetentionDays' | 'vpc'> {
+  index: number;
+  shard: ShardConfig;
+  metricsNamespace: string;
+  /** Defaults to functions/shard/handler.ts. */
+  entry?: string;
+}
+
+export const SHARD_SERVICE_NAME = 'ch-scatter-shard';
+export const DEFAULT_CLICKHOUSE_USER = 'ch_scatter';
+
+/** The one secret a shard's replicas share, or undefined when none is named. Throws on disagreement. */
+export function shardSecretName(shard: ShardConfig, index: number): string | undefined {
+  const named = [...new Set(shard.replicas.map((r) => r.secret).filter((s): s is string => !!s))];
+  if (named.length > 1) {
+    throw new Error(
+      `$.shards[${index}].replicas: the replicas of one shard name different secrets (${named.join(', ')}); ` +
+        'a shard function reads exactly one credentials secret, so its replicas must share it',
+    );
+  }
+  return named[0];
+}
+
+function importSecret(scope: Construct, id: string, nameOrArn: string): secretsmanager.ISecret {
+  if (!nameOrArn.startsWith('arn:')) return secretsmanager.Secret.fromSecretNameV2(scope, id, nameOrArn);
+  // A complete ARN ends in the 6-character suffix Secrets Manager appends to the name.
+  return /-[A-Za-z0-9]{6}$/.test(nameOrArn)
+    ? secretsmanager.Secret.fromSecretCompleteArn(scope, id, nameOrArn)
+    : secretsmanager.Secret.fromSecretPartialArn(scope, id, nameOrArn);
+}
+
+export class ShardFunction extends Construct {
+  readonly index: number;
+  readonly function: ScatterFunction;
+  readonly secret: secretsmanager.ISecret;
+  readonly secretCreated: boolean;
+
+  constructor(scope: Construct, id: string, props: ShardFunctionProps) {
+    super(scope, id);
+    this.index = props.index;
+    const named = shardSecretName(props.shard, props.index);
+    if (named) {
+      this.secret = importSecret(this, 'Credentials', named);
+      this.secretCreated = false;
+    } else {
+      const created = new secretsmanager.Secret(this, 'Credentials', {
+        description: `ch-scatter shard ${props.index}: ClickHouse credentials {"username","password"}`,
+        generateSecretString: {
+          secretStringTemplate: JSON.stringify({ username: DEFAULT_CLICKHOUSE_USER }),
+          generateStringKey: 'password',
+          excludePunctuation: true,
+          passwordLength: 32,
+        },
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      Validations.of(created).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+            'The password belongs to a ClickHouse user that ClickHouse itself stores; rotating the secret alone would lock the shard function out. ' +
+            'Operators rotate by changing the ClickHouse user and the secret together (docs/deploy.md), or name their own rotated secret in the config.',
+      });
+      this.secret = created;
+      this.secretCreated = true;
+    }
+
+    const env: ShardEnv = { shard: props.index, replicas: props.shard.replicas.map((r) => ({ url: r.url! })) };
+    this.function = new ScatterFunction(this, 'Lambda', {
+      entry: props.entry ?? ENTRY.shard,
+      description: `ch-scatter shard ${props.index}: runs the shard query on its ClickHouse replicas`,
+      memoryMb: props.memoryMb,
+      timeoutS: props.timeoutS,
+      logRetentionDays: props.logRetentionDays,
+      vpc: props.vpc,
+      environment: {
+        CH_SCATTER_SHARD: JSON.stringify(env),
+        CH_SCATTER_SECRET_ARN: this.secret.secretArn,
+        POWERTOOLS_SERVICE_NAME: SHARD_SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
+      },
+    });
+    this.secret.grantRead(this.function.role);
+    if (named && !named.startsWith('arn:')) {
+      Validations.of(this.function.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${named}-??????]`,
+        reason: `The secret "${named}" is named without its ARN; Secrets Manager appends a random 6-character suffix, which IAM can only match with "-??????". The pattern matches that one secret name only.`,
+      });
+    }
+  }
+}

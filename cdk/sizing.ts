@@ -1,0 +1,61 @@
+// Lambda timeouts and memory, derived from the query deadline (query.timeoutMs) and the shard count.
+// Why these numbers:
+// - The coordinator must outlive the query deadline: after the last shard answers (or the deadline
+//   passes) it still merges, finalizes and serializes, and a cold start spends ~1 s before the deadline
+//   clock even matters. So its timeout is strictly greater than timeoutMs + COORDINATOR_MARGIN_MS.
+// - The API path is capped by API Gateway: an HTTP API integration gives up after 30 s at most, and the
+//   contract keeps the coordinator at <= 29 s so it can always answer (with partial: true) before that.
+//   A deadline that cannot fit is refused at synthesis, not discovered as 503s in production.
+// - A shard function works until the deadline (its ClickHouse query carries max_execution_time from
+//   it) plus a second to return what it has; the coordinator stops waiting at the deadline anyway.
+// - Lambda gives CPU in proportion to memory (1769 MB = one vCPU). The coordinator parses, plans and
+//   merges partials on arrival; tight deadlines and wide fan-outs are CPU-bound, so it gets a full vCPU
+//   there. Shard functions mostly wait on ClickHouse and relay one partial: 512 MB is plenty.
+import type { QueryDefaults } from '../shared/config/schema.js';
+
+export const API_GATEWAY_MAX_S = 29;
+export const HTTP_API_INTEGRATION_MAX_S = 30;
+export const COORDINATOR_MARGIN_MS = 3000;
+export const SHARD_MARGIN_MS = 1000;
+export const ONE_VCPU_MB = 1769;
+
+export interface Sizing {
+  coordinatorTimeoutS: number;
+  shardTimeoutS: number;
+  /** API Gateway integration timeout: just above the coordinator's, never above 30 s. */
+  integrationTimeoutS: number;
+  coordinatorMemoryMb: number;
+  shardMemoryMb: number;
+}
+
+export class SizingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SizingError';
+  }
+}
+
+export function deriveSizing(
+  query: Pick<QueryDefaults, 'timeoutMs'>,
+  shardCount: number,
+  overrides: { coordinatorMb?: number; shardMb?: number } = {},
+): Sizing {
+  const t = query.timeoutMs;
+  // Strictly greater than t + margin, in whole seconds (Lambda timeouts are whole seconds).
+  const coordinatorTimeoutS = Math.floor((t + COORDINATOR_MARGIN_MS) / 1000) + 1;
+  if (coordinatorTimeoutS > API_GATEWAY_MAX_S) {
+    const maxMs = (API_GATEWAY_MAX_S - 1) * 1000 - COORDINATOR_MARGIN_MS + 999;
+    throw new SizingError(
+      `$.query.timeoutMs: ${t} ms needs a coordinator timeout of ${coordinatorTimeoutS} s (deadline + ${COORDINATOR_MARGIN_MS} ms to merge and answer), ` +
+        `above API Gateway's ${API_GATEWAY_MAX_S} s limit for the query API; use at most ${maxMs} ms`,
+    );
+  }
+  const shardTimeoutS = Math.min(coordinatorTimeoutS, Math.ceil((t + SHARD_MARGIN_MS) / 1000));
+  const integrationTimeoutS = Math.min(HTTP_API_INTEGRATION_MAX_S, coordinatorTimeoutS + 1);
+  const cpuBound = t < 2000 || shardCount > 16;
+  const base = cpuBound ? ONE_VCPU_MB : 1024;
+  // Beyond 16 shards every extra shard adds an in-flight request and a partial to merge.
+  const coordinatorMemoryMb = overrides.coordinatorMb ?? Math.min(4096, base + 64 * Math.max(0, shardCount - 16));
+  const shardMemoryMb = overrides.shardMb ?? 512;
+  return { coordinatorTimeoutS, shardTimeoutS, integrationTimeoutS, coordinatorMemoryMb, shardMemoryMb };
+}

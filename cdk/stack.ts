@@ -1,0 +1,115 @@
+// The ch-scatter stack: one shard function per configured shard, the coordinator, the HTTP API, one
+// rule per schedule and the alarms, all derived from a validated topology plus the deploy options.
+import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Construct } from 'constructs';
+import { localOnlyProblems } from '../shared/config/load.js';
+import type { Topology } from '../shared/config/schema.js';
+import type { DeployOptions } from './deploy-options.js';
+import { deriveSizing, type Sizing } from './sizing.js';
+import { Alarms } from './constructs/alarms.js';
+import { Coordinator, COORDINATOR_SERVICE_NAME } from './constructs/coordinator.js';
+import { QueryApi } from './constructs/query-api.js';
+import { Schedules } from './constructs/schedules.js';
+import { ShardFunction } from './constructs/shard-function.js';
+
+export interface ChScatterStackProps extends StackProps {
+  topology: Topology;
+  options: DeployOptions;
+  /** Handler files; default functions/{coordinator,shard}/handler.ts. For apps embedding these constructs. */
+  entries?: { coordinator?: string; shard?: string };
+}
+
+export class LocalOnlyConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`this config cannot be deployed; it carries options the local stack alone understands:\n${problems.join('\n')}`);
+    this.name = 'LocalOnlyConfigError';
+    this.problems = problems;
+  }
+}
+
+export class ChScatterStack extends Stack {
+  readonly sizing: Sizing;
+  readonly shards: ShardFunction[];
+  readonly coordinator: Coordinator;
+  readonly api: QueryApi;
+  readonly schedules: Schedules;
+  readonly alarms: Alarms;
+
+  constructor(scope: Construct, id: string, props: ChScatterStackProps) {
+    super(scope, id, props);
+    const { topology, options } = props;
+    // Refuse before creating anything: fault injection and embedded engines would silently do nothing
+    // (or worse) in Lambda.
+    const problems = localOnlyProblems(topology);
+    if (problems.length) throw new LocalOnlyConfigError(problems);
+
+    this.sizing = deriveSizing(topology.query, topology.shards.length, options.memory);
+
+    const vpc = options.vpc
+      ? {
+          // Only the id matters: the functions name their subnets explicitly, so no AZ lookup (or
+          // credentials) is needed at synthesis.
+          vpc: ec2.Vpc.fromVpcAttributes(this, 'Vpc', { vpcId: options.vpc.vpcId, availabilityZones: Fn.getAzs() }),
+          subnets: options.vpc.subnetIds.map((id, i) => ec2.Subnet.fromSubnetId(this, `Subnet${i}`, id)),
+          securityGroups: options.vpc.securityGroupIds.map((id, i) => ec2.SecurityGroup.fromSecurityGroupId(this, `SecurityGroup${i}`, id)),
+        }
+      : undefined;
+
+    this.shards = topology.shards.map(
+      (shard, index) =>
+        new ShardFunction(this, `Shard${index}`, {
+          index,
+          shard,
+          entry: props.entries?.shard,
+          metricsNamespace: options.metricsNamespace,
+          memoryMb: this.sizing.shardMemoryMb,
+          timeoutS: this.sizing.shardTimeoutS,
+          logRetentionDays: options.logRetentionDays,
+          vpc,
+        }),
+    );
+
+    this.coordinator = new Coordinator(this, 'Coordinator', {
+      topology,
+      shards: this.shards,
+      entry: props.entries?.coordinator,
+      metricsNamespace: options.metricsNamespace,
+      memoryMb: this.sizing.coordinatorMemoryMb,
+      timeoutS: this.sizing.coordinatorTimeoutS,
+      logRetentionDays: options.logRetentionDays,
+    });
+    const coordinatorFn = this.coordinator.function.fn;
+
+    this.api = new QueryApi(this, 'QueryApi', {
+      coordinator: coordinatorFn,
+      integrationTimeoutS: this.sizing.integrationTimeoutS,
+      throttle: options.throttle,
+      jwt: options.jwt,
+      logRetentionDays: options.logRetentionDays,
+    });
+
+    this.schedules = new Schedules(this, 'Schedules', { coordinator: coordinatorFn, schedules: topology.schedules });
+
+    this.alarms = new Alarms(this, 'Alarms', {
+      coordinator: coordinatorFn,
+      coordinatorServiceName: COORDINATOR_SERVICE_NAME,
+      shards: this.shards.map((s) => s.function.fn),
+      metricsNamespace: options.metricsNamespace,
+      partialRatePercent: options.alarms.partialRatePercent,
+      p99LatencyMs: options.alarms.p99LatencyMs ?? topology.query.timeoutMs,
+      errorThreshold: options.alarms.errorThreshold,
+      alarmTopicArn: options.alarmTopicArn,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'POST /query, POST /explain, GET /health' });
+    new CfnOutput(this, 'CoordinatorFunction', { value: coordinatorFn.functionName });
+    this.shards.forEach((s) => {
+      new CfnOutput(this, `Shard${s.index}SecretArn`, {
+        value: s.secret.secretArn,
+        description: `shard ${s.index} ClickHouse credentials${s.secretCreated ? ' (created by this stack: set this password on the ClickHouse user)' : ''}`,
+      });
+    });
+  }
+}
