@@ -1,0 +1,137 @@
+// The coordinator Lambda: API Gateway HTTP API events (POST /query, POST /explain, GET /health)
+// and EventBridge schedule events, wired with middy and Powertools (logger with the query id on
+// every line, EMF metrics, X-Ray tracer). The local stack runs this SAME handler behind its own
+// HTTP server; only the environment differs (CH_SCATTER_LAMBDA_ENDPOINT -> local Invoke endpoint).
+import { randomUUID } from 'node:crypto';
+import middy from '@middy/core';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ScatterError, toClientError } from '../../shared/errors.js';
+import { runExplain, runQuery, type RunDeps } from '../../shared/scatter/run-query.js';
+import { bodyOf, isHttpEvent, json, routeOf } from './http-event.js';
+import { isScheduleEvent, runSchedule, type ScheduleRun } from './schedule.js';
+import { METRIC, recordResult, recordShard } from './observe.js';
+import type { CoordinatorDeps } from './deps.js';
+
+export interface Tools {
+  logger: Logger;
+  metrics: Metrics;
+  tracer: Tracer;
+}
+
+export function createTools(): Tools {
+  const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'ch-scatter-coordinator';
+  return {
+    logger: new Logger({ serviceName }),
+    metrics: new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'ch-scatter', serviceName }),
+    tracer: new Tracer({ serviceName }),
+  };
+}
+
+type Event = APIGatewayProxyEventV2 | { kind: 'ch-scatter.schedule'; name: string } | Record<string, unknown>;
+
+/**
+ * Build a handler. `load` runs once per container (cached): topology, invoker, planner, and the
+ * Distributed parity guard when topo.distributedCheck is set. If it fails, every invocation fails
+ * fast with the reason rather than answering from a topology that disagrees with ClickHouse.
+ */
+export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, tools: Tools = createTools()) {
+  const { logger, metrics, tracer } = tools;
+  let ready: Promise<CoordinatorDeps> | undefined;
+  const deps = () => (ready ??= load());
+
+  function runDeps(d: CoordinatorDeps, queryId: string, context: Context | undefined): RunDeps {
+    const remaining = context?.getRemainingTimeInMillis?.();
+    return {
+      topo: d.topo,
+      invoker: d.invoker,
+      planQuery: d.planQuery,
+      explainPlan: d.explainPlan,
+      hedgeState: d.hedgeState,
+      queryId,
+      lambdaRemainingMs: typeof remaining === 'number' && Number.isFinite(remaining) ? remaining : undefined,
+      onShard: (o) => {
+        recordShard(metrics, o);
+        const line = { shard: o.shard, replica: o.replica, status: o.status, elapsedMs: Math.round(o.elapsedMs), hedged: o.hedged, retried: o.retried };
+        if (o.status === 'ok') logger.debug('shard answered', line);
+        else logger.warn('shard missing', { ...line, message: o.message });
+      },
+      onInternalError: (e) => logger.error('internal error', e as Error),
+    };
+  }
+
+  async function onHttp(event: APIGatewayProxyEventV2, context: Context | undefined): Promise<APIGatewayProxyStructuredResultV2> {
+    const route = routeOf(event);
+    metrics.addMetric(METRIC.request, MetricUnit.Count, 1);
+    const queryId = event.headers?.['x-query-id'] || event.requestContext?.requestId || randomUUID();
+    logger.appendKeys({ queryId });
+    const headers = { 'x-query-id': queryId };
+    if (route === 'unknown') return json(404, { error: { code: 'BAD_REQUEST', message: `no route ${event.requestContext.http.method} ${event.rawPath}` } }, headers);
+    if (route === 'method') return json(405, { error: { code: 'BAD_REQUEST', message: `method ${event.requestContext.http.method} not allowed on ${event.rawPath}` } }, headers);
+    let d: CoordinatorDeps;
+    try {
+      d = await deps();
+    } catch (e) {
+      logger.error('coordinator not ready', e as Error);
+      const err = e instanceof ScatterError ? e : new ScatterError('INTERNAL', `coordinator not ready: ${(e as Error).message ?? String(e)}`);
+      recordResult(metrics, err.status, err.toBody());
+      return json(err.status, err.toBody(), headers);
+    }
+    if (route === 'health') {
+      return json(200, { status: 'ok', cluster: d.topo.cluster, shards: d.topo.shards.map((s, i) => ({ shard: i, weight: s.weight, replicas: s.replicas.length })) }, headers);
+    }
+    const rd = runDeps(d, queryId, context);
+    const t0 = Date.now();
+    const res = route === 'query' ? await runQuery(bodyOf(event), rd) : await runExplain(bodyOf(event), rd);
+    recordResult(metrics, res.status, res.body);
+    const b = res.body as { partial?: boolean; shards?: { missing?: unknown[] }; error?: { code: string; message: string } };
+    logger.info(`${route} done`, { status: res.status, elapsedMs: Date.now() - t0, partial: b.partial, missing: b.shards?.missing?.length, error: b.error?.code, errorMessage: b.error?.message });
+    return json(res.status, res.body, headers);
+  }
+
+  async function onSchedule(name: string, context: Context | undefined): Promise<ScheduleRun> {
+    const queryId = `schedule-${name}-${randomUUID()}`;
+    logger.appendKeys({ queryId, schedule: name });
+    const d = await deps();
+    try {
+      if (!d.writeRows) throw new ScatterError('INTERNAL', 'no router configured for scheduled inserts');
+      const run = await runSchedule(name, d.topo, { ...runDeps(d, queryId, context), writeRows: d.writeRows });
+      metrics.addMetric(METRIC.scheduleRun, MetricUnit.Count, 1);
+      if (run.partial) {
+        metrics.addMetric(METRIC.schedulePartial, MetricUnit.Count, 1);
+        logger.warn('scheduled run was partial: inserted with _partial = 1', { ...run });
+      } else logger.info('scheduled run done', { ...run });
+      return run;
+    } catch (e) {
+      metrics.addMetric(METRIC.scheduleFailed, MetricUnit.Count, 1);
+      const err = toClientError(e);
+      logger.error('scheduled run failed', { code: err.code, message: err.message, error: e as Error });
+      throw new Error(`schedule ${name} failed: ${err.code}: ${err.message}`);
+    }
+  }
+
+  const core = async (event: Event, context: Context): Promise<unknown> => {
+    if (isScheduleEvent(event)) return onSchedule(event.name, context);
+    if (isHttpEvent(event)) return onHttp(event, context);
+    logger.error('unrecognized event', { keys: Object.keys(event ?? {}) });
+    throw new Error('unrecognized event: expected an API Gateway HTTP API v2 event or {"kind":"ch-scatter.schedule","name":...}');
+  };
+
+  return middy(core)
+    .use(captureLambdaHandler(tracer, { captureResponse: false }))
+    .use(logMetrics(metrics))
+    .use(injectLambdaContext(logger, { resetKeys: true }));
+}
+
+let defaultHandler: ReturnType<typeof createCoordinatorHandler> | undefined;
+
+/** The deployed entry point. Dependencies load on the first invocation (cold start). */
+export const handler = (event: Event, context: Context) => {
+  defaultHandler ??= createCoordinatorHandler(async () => (await import('./deps.js')).loadDefaultDeps(process.env));
+  return defaultHandler(event, context);
+};
