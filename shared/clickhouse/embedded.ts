@@ -17,8 +17,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ClickHouseError } from './port.js';
-import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult, ColumnMeta } from './port.js';
+import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult } from './port.js';
+
+export { parseJsonResult } from './json-result.js';
 import { abortedError, serverError } from './errors.js';
+import { parseJsonResult } from './json-result.js';
 import { quoteString, settingsClause, structureOf, substituteExternal, toJsonEachRow, trimStatement } from './sql-text.js';
 
 export interface EmbeddedAccessOptions {
@@ -155,35 +158,6 @@ export function formatTableExpr(t: ExternalTable): string {
   // format() needs at least one row of data; null() is the empty table with a structure.
   if (t.rows.length === 0) return `(SELECT * FROM null(${structure}))`;
   return `(SELECT * FROM format(JSONEachRow, ${structure}, ${quoteString(toJsonEachRow(t.rows))}))`;
-}
-
-interface JsonFormatBody {
-  meta: ColumnMeta[];
-  data: Record<string, unknown>[];
-  statistics?: { elapsed?: number; rows_read?: number; bytes_read?: number };
-}
-
-/** A FORMAT JSON body as a QueryResult (shared with the HTTP adapter). */
-export function parseJsonResult(text: string, fallbackElapsedSec = 0): QueryResult {
-  let body: JsonFormatBody;
-  try {
-    body = JSON.parse(text) as JsonFormatBody;
-  } catch (e) {
-    // Defence in depth for the chdb leftover-output quirk: the real document is the last one.
-    const at = text.lastIndexOf('\n{\n');
-    if (at < 0) throw e;
-    body = JSON.parse(text.slice(at + 1)) as JsonFormatBody;
-  }
-  const st = body.statistics ?? {};
-  return {
-    meta: body.meta.map((m) => ({ name: m.name, type: m.type })),
-    rows: body.data,
-    statistics: {
-      elapsedMs: (st.elapsed ?? fallbackElapsedSec) * 1000,
-      rowsRead: Number(st.rows_read ?? 0),
-      bytesRead: Number(st.bytes_read ?? 0),
-    },
-  };
 }
 
 function toClickHouseError(e: unknown): ClickHouseError {

@@ -21,7 +21,8 @@ const CANCELLED_CODES = new Set([394]);
 /** A server-side error message as a ClickHouseError with the right kind. */
 export function serverError(message: string, code = parseClickHouseCode(message)): ClickHouseError {
   const kind = code !== undefined && TIMEOUT_CODES.has(code) ? 'timeout' : code !== undefined && CANCELLED_CODES.has(code) ? 'aborted' : 'server';
-  return new ClickHouseError(message.trim(), kind, code);
+  // 18.16 appends `, e.what() = DB::Exception`: noise for a reader.
+  return new ClickHouseError(message.trim().replace(/, e\.what\(\) = [\w:]+$/, ''), kind, code);
 }
 
 export function abortedError(what = 'query aborted'): ClickHouseError {

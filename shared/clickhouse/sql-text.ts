@@ -40,9 +40,12 @@ export function trimStatement(sql: string): string {
   return sql.replace(/[\s;]+$/u, '');
 }
 
-/** `name Type, name2 Type2` for structure arguments (names backquoted). */
+/**
+ * `name Type, name2 Type2` for structure arguments. Plain names stay bare: 18.16 reads an
+ * external table's `_structure` literally, so a backquoted name would become part of the name.
+ */
 export function structureOf(t: ExternalTable): string {
-  return t.columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ');
+  return t.columns.map((c) => `${SETTING_NAME.test(c.name) ? c.name : quoteIdent(c.name)} ${c.type}`).join(', ');
 }
 
 export function quoteIdent(name: string): string {

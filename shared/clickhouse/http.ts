@@ -1,0 +1,218 @@
+// The HTTP adapter: a ClickHouse server through @clickhouse/client (what the shard Lambdas use).
+//
+// Measured against Debian's clickhouse-server 18.16 (FIELD-NOTES + here):
+// - Errors arrive as plain Errors whose text is `Code: 60, e.displayText() = ...`; newer
+//   servers say `Code: 60. DB::Exception: ...`. Both are parsed into ClickHouseError.
+// - An error after the first block arrives INSIDE a 200 body (the JSON is cut and the
+//   exception text appended), so bodies are read as text and checked before parsing.
+// - Aborting the HTTP request does not stop the server query; `cancel(queryId)` sends
+//   `KILL QUERY WHERE query_id = '...'` on a separate request.
+// - External tables (shipped GLOBAL IN / JOIN data) go as multipart/form-data, which the
+//   client does not do; those requests use node:http. The SQL travels as a form field
+//   (`query`), since a long SQL in the URL gets a 400; `<name>_structure` / `<name>_format`
+//   go in the URL so the server knows them before it reads the file part.
+import http from 'node:http';
+import https from 'node:https';
+import { randomUUID } from 'node:crypto';
+import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseError } from './port.js';
+import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult, SettingValue } from './port.js';
+import { abortedError, connectionError, parseClickHouseCode, serverError } from './errors.js';
+import { parseJsonResult } from './json-result.js';
+import { quoteString, structureOf, toJsonEachRow, trimStatement } from './sql-text.js';
+
+export interface HttpAccessOptions {
+  url: string;
+  username?: string;
+  password?: string;
+  database?: string;
+  /** Upper bound for one HTTP request; deadlines are enforced above this (default 300 s). */
+  requestTimeoutMs?: number;
+  maxOpenConnections?: number;
+}
+
+const ALWAYS: Record<string, SettingValue> = { output_format_json_quote_64bit_integers: 1 };
+
+export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
+  const base = new URL(opts.url);
+  const describe = `${base.protocol}//${base.host}${opts.database ? `/${opts.database}` : ''}`;
+  const requestTimeout = opts.requestTimeoutMs ?? 300_000;
+  const client: ClickHouseClient = createClient({
+    url: opts.url,
+    username: opts.username ?? 'default',
+    password: opts.password ?? '',
+    database: opts.database,
+    request_timeout: requestTimeout,
+    max_open_connections: opts.maxOpenConnections ?? 32,
+    keep_alive: { enabled: true },
+    compression: { request: false, response: false },
+    log: { level: ClickHouseLogLevel.OFF },
+  });
+  const agent = base.protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+
+  const settingsOf = (s: Record<string, SettingValue> | undefined, always = true) =>
+    stringifySettings({ ...(s ?? {}), ...(always ? ALWAYS : {}) });
+
+  return {
+    describe,
+
+    async query(sql: string, qo: QueryOptions = {}): Promise<QueryResult> {
+      const queryId = qo.queryId ?? randomUUID();
+      if (qo.external && qo.external.length > 0) {
+        const text = await multipartQuery(base, opts, agent, requestTimeout, trimStatement(sql) + '\nFORMAT JSON', queryId, settingsOf(qo.settings), qo.external, qo.signal);
+        return parseBody(text);
+      }
+      try {
+        const rs = await client.query({
+          query: trimStatement(sql),
+          format: 'JSON',
+          query_id: queryId,
+          clickhouse_settings: settingsOf(qo.settings) as never,
+          abort_signal: qo.signal,
+        });
+        return parseBody(await rs.text());
+      } catch (e) {
+        throw toClickHouseError(e, qo.signal);
+      }
+    },
+
+    async exec(sql: string, qo: Omit<QueryOptions, 'external'> = {}): Promise<void> {
+      try {
+        await client.command({
+          query: trimStatement(sql),
+          query_id: qo.queryId,
+          clickhouse_settings: settingsOf(qo.settings, false) as never,
+          abort_signal: qo.signal,
+        });
+      } catch (e) {
+        throw toClickHouseError(e, qo.signal);
+      }
+    },
+
+    async insert(table: string, rows: Record<string, unknown>[], qo: Omit<QueryOptions, 'external'> = {}): Promise<void> {
+      if (rows.length === 0) return;
+      try {
+        await client.insert({
+          table,
+          // BigInt is not JSON: the client would throw; ClickHouse reads 64-bit values from strings.
+          values: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]))),
+          format: 'JSONEachRow',
+          query_id: qo.queryId,
+          clickhouse_settings: settingsOf(qo.settings, false) as never,
+          abort_signal: qo.signal,
+        });
+      } catch (e) {
+        throw toClickHouseError(e, qo.signal);
+      }
+    },
+
+    async cancel(queryId: string): Promise<void> {
+      // A separate request: aborting the original HTTP request leaves the query running.
+      try {
+        await client.command({ query: `KILL QUERY WHERE query_id = ${quoteString(queryId)} ASYNC` });
+      } catch (e) {
+        throw toClickHouseError(e);
+      }
+    },
+
+    async ping(): Promise<boolean> {
+      const r = await client.ping();
+      return r.success;
+    },
+
+    async close(): Promise<void> {
+      await client.close();
+      agent.destroy();
+    },
+  };
+}
+
+function stringifySettings(s: Record<string, SettingValue>): Record<string, string> {
+  return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v)]));
+}
+
+/** A FORMAT JSON body, or the server exception that cut it short. */
+function parseBody(text: string): QueryResult {
+  try {
+    return parseJsonResult(text);
+  } catch {
+    const at = text.search(/Code: \d+[.,] /);
+    if (at >= 0) throw serverError(text.slice(at));
+    throw new ClickHouseError(`unparseable response from ClickHouse: ${text.slice(0, 200)}`, 'server');
+  }
+}
+
+function toClickHouseError(e: unknown, signal?: AbortSignal): ClickHouseError {
+  if (e instanceof ClickHouseError) return e;
+  const err = e as { message?: string; code?: string | number; name?: string; cause?: { code?: string } };
+  const message = String(err?.message ?? e);
+  if (signal?.aborted || err?.name === 'AbortError' || /aborted/i.test(message) && !/Code: \d+/.test(message)) return abortedError(message);
+  const sysCode = typeof err?.code === 'string' ? err.code : err?.cause?.code;
+  if (sysCode && /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|ETIMEDOUT|EPIPE|EAI_AGAIN|UND_ERR_SOCKET)$/.test(sysCode)) {
+    return connectionError(`cannot reach ClickHouse: ${message}`);
+  }
+  if (/timeout/i.test(message) && parseClickHouseCode(message) === undefined) return new ClickHouseError(message, 'timeout');
+  const chCode = parseClickHouseCode(message) ?? (typeof err?.code === 'string' && /^\d+$/.test(err.code) ? Number(err.code) : undefined);
+  if (chCode === undefined && /socket hang up|ECONNREFUSED|connect/i.test(message)) return connectionError(message);
+  return serverError(message, chCode);
+}
+
+/** One SELECT with external tables, as multipart/form-data over node:http. */
+function multipartQuery(
+  base: URL,
+  opts: HttpAccessOptions,
+  agent: http.Agent,
+  timeoutMs: number,
+  sql: string,
+  queryId: string,
+  settings: Record<string, string>,
+  external: ExternalTable[],
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const url = new URL(base.href);
+  url.searchParams.set('query_id', queryId);
+  if (opts.database) url.searchParams.set('database', opts.database);
+  for (const [k, v] of Object.entries(settings)) url.searchParams.set(k, v);
+  for (const t of external) {
+    url.searchParams.set(`${t.name}_structure`, structureOf(t));
+    url.searchParams.set(`${t.name}_format`, 'JSONEachRow');
+  }
+  const boundary = `----chscatter${randomUUID().replace(/-/g, '')}`;
+  const parts: Buffer[] = [];
+  const field = (name: string, body: string, filename?: string) => {
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n` +
+          `Content-Type: ${filename ? 'application/octet-stream' : 'text/plain; charset=utf-8'}\r\n\r\n`,
+      ),
+      Buffer.from(body),
+      Buffer.from('\r\n'),
+    );
+  };
+  field('query', sql);
+  for (const t of external) field(t.name, t.rows.length ? toJsonEachRow(t.rows) + '\n' : '', `${t.name}.jsonl`);
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  const body = Buffer.concat(parts);
+  const headers: http.OutgoingHttpHeaders = {
+    'content-type': `multipart/form-data; boundary=${boundary}`,
+    'content-length': body.length,
+    authorization: `Basic ${Buffer.from(`${opts.username ?? 'default'}:${opts.password ?? ''}`).toString('base64')}`,
+  };
+  const mod = url.protocol === 'https:' ? https : http;
+  return new Promise<string>((resolve, reject) => {
+    if (signal?.aborted) return reject(abortedError());
+    const req = mod.request(url, { method: 'POST', headers, agent, timeout: timeoutMs, signal }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', (e) => reject(toClickHouseError(e, signal)));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if ((res.statusCode ?? 500) >= 400) reject(serverError(text));
+        else resolve(text);
+      });
+    });
+    req.on('timeout', () => req.destroy(new ClickHouseError('ClickHouse request timed out', 'timeout')));
+    req.on('error', (e) => reject(toClickHouseError(e, signal)));
+    req.end(body);
+  });
+}
