@@ -33,6 +33,13 @@ export interface QueryPlan {
   createMerger(): Merger;
   /** Human-readable description of the merge and finalize steps (for /explain). */
   mergeDescription: string;
+  /**
+   * Shipped data cut short by transfer_overflow_mode = 'break' (one line each). When non-empty
+   * the runtime must label the answer partial, never complete.
+   */
+  truncated: string[];
+  /** Names of external tables that were not run because no runSubquery was given (explain only). */
+  unmaterialized?: string[];
 }
 
 /** Runs a GLOBAL IN / GLOBAL JOIN right-hand side once on the coordinator (may itself scatter). */

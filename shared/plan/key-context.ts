@@ -1,0 +1,62 @@
+// Everything shard skipping and IN pruning need to know about the sharding key of the queried
+// table, plus where each shipped (GLOBAL IN) row lives.
+import type { Expr } from '../sql/ast.js';
+import type { Placement } from '../sharding/index.js';
+import { coerceKeyValue } from '../sharding/index.js';
+import type { TableNaming } from './key-ref.js';
+import { isColumnOfMain } from './key-ref.js';
+import { keyLiteral, NOWHERE, UNKNOWN } from './key-literal.js';
+import type { Materialized } from './globals.js';
+
+/** Owner codes: a 0-based shard index, or one of these. */
+export const OWNER_UNKNOWN = -1; // cannot be placed: kept everywhere, never narrows
+export const OWNER_NOWHERE = -2; // placed on no shard: matches no row
+
+export interface KeyContext {
+  column: string;
+  type: string;
+  naming: TableNaming;
+  placement: Placement;
+  shardCount: number;
+  /** Owner of each row of a shipped table whose first column can be placed; absent = unknown. */
+  externalOwners: Map<string, Int32Array>;
+  /** Owners of IN-list items, memoized by node (the same literal nodes are asked per clause). */
+  memo: WeakMap<Expr, number>;
+}
+
+export function isKeyRef(ctx: KeyContext, e: Expr): boolean {
+  return isColumnOfMain(e, ctx.column, ctx.naming);
+}
+
+export function ownerOf(ctx: KeyContext, item: Expr): number {
+  const hit = ctx.memo.get(item);
+  if (hit !== undefined) return hit;
+  const v = keyLiteral(item, ctx.type, ctx.column);
+  const owner = v === UNKNOWN ? OWNER_UNKNOWN : v === NOWHERE ? OWNER_NOWHERE : ctx.placement.shardOf(v);
+  ctx.memo.set(item, owner);
+  return owner;
+}
+
+/** The items of an IN right side that is a literal set: `(1, 2)`, `tuple(1, 2)`, `(1)`, `1`; else undefined. */
+export function setItems(rhs: Expr): Expr[] | undefined {
+  if (rhs.kind === 'tuple') return rhs.items;
+  if (rhs.kind === 'function' && rhs.name === 'tuple' && !rhs.params) return rhs.args;
+  if (rhs.kind === 'literal') return [rhs];
+  if (rhs.kind === 'function' && rhs.name === 'negate' && rhs.args[0]?.kind === 'literal') return [rhs];
+  return undefined;
+}
+
+/** Where each row of a shipped table lives, when its first column is the key's type; else undefined. */
+export function externalOwners(m: Materialized, ctx: Pick<KeyContext, 'type' | 'placement'>): Int32Array | undefined {
+  if (!m.materialized || m.table.columns.length === 0) return undefined;
+  const col = m.table.columns[0]!.name;
+  const owners = new Int32Array(m.table.rows.length);
+  for (let i = 0; i < m.table.rows.length; i++) {
+    try {
+      owners[i] = ctx.placement.shardOf(coerceKeyValue(m.table.rows[i]![col], ctx.type));
+    } catch {
+      return undefined; // a value we cannot place (NULL, another type): do not narrow, do not prune
+    }
+  }
+  return owners;
+}

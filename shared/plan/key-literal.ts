@@ -1,0 +1,92 @@
+// Turning an IN-list / `=` operand into a sharding-key value, the way ClickHouse's
+// OptimizeShardingKeyRewriteInVisitor does it: convert the literal to the key's declared type
+// first, then place it (seed 000). Three outcomes besides a value:
+//  - NOWHERE: the literal converts but no row can hold it (256 for a UInt8 key, 1.5 for an
+//    integer key). ClickHouse drops such set elements; it lives on no shard.
+//  - UNKNOWN: not a constant we can evaluate (a function call, NULL, a column): no narrowing.
+//  - TYPE_MISMATCH (thrown): the literal cannot be converted at all ('255foo' or 0 for a String key),
+//    as ClickHouse's 01756 test expects (serverError 53).
+import type { Expr } from '../sql/ast.js';
+import { coerceKeyValue, intRange, keyTypeInfo, type KeyValue } from '../sharding/index.js';
+import { isScatterError } from '../errors.js';
+import { errorAt } from './position.js';
+
+export const NOWHERE = Symbol('nowhere');
+export const UNKNOWN = Symbol('unknown');
+export type KeyLiteral = KeyValue | typeof NOWHERE | typeof UNKNOWN;
+
+/** The literal's numeric text with a folded unary minus, or undefined if `e` is not a plain literal. */
+function literalOf(e: Expr): { type: 'integer' | 'float' | 'string' | 'null' | 'bool'; value: string } | undefined {
+  if (e.kind === 'literal') return { type: e.type, value: e.value };
+  // `-5` may arrive as negate(5) when the parser does not fold it.
+  if (e.kind === 'function' && e.name === 'negate' && e.args.length === 1 && !e.alias) {
+    const inner = e.args[0]!;
+    if (inner.kind === 'literal' && (inner.type === 'integer' || inner.type === 'float')) {
+      const v = inner.value.startsWith('-') ? inner.value.slice(1) : '-' + inner.value;
+      return { type: inner.type, value: v };
+    }
+  }
+  return undefined;
+}
+
+/** Integer text in any ClickHouse spelling (decimal, 0x.., 0b.., with sign) as a bigint. */
+function parseIntegerText(text: string): bigint | undefined {
+  const m = /^([+-]?)(0x[0-9a-f]+|0b[01]+|\d+)$/i.exec(text.trim());
+  if (!m) return undefined;
+  const n = BigInt(m[2]!);
+  return m[1] === '-' ? -n : n;
+}
+
+/** A float literal's value when it is a whole number (1e3, 2.0), else undefined. */
+function wholeFloat(text: string): bigint | undefined {
+  const f = Number(text);
+  if (!Number.isFinite(f) || !Number.isInteger(f)) return undefined;
+  // Beyond 2^53 a float literal's integer value is itself rounded; BigInt(f) is what ClickHouse's
+  // Float64 -> integer conversion would see.
+  return BigInt(f);
+}
+
+/** Convert one operand to the key type. `keyName` is for messages. */
+export function keyLiteral(e: Expr, keyType: string, keyName: string): KeyLiteral {
+  const lit = literalOf(e);
+  if (!lit || lit.type === 'null') return UNKNOWN;
+  const info = keyTypeInfo(keyType);
+  const mismatch = (why: string) =>
+    errorAt('TYPE_MISMATCH', `cannot compare sharding key ${keyName} (${keyType}) with ${lit.type === 'string' ? `'${lit.value}'` : lit.value}: ${why}`, e);
+
+  if (info.kind === 'int') {
+    let n: bigint | undefined;
+    if (lit.type === 'integer') n = parseIntegerText(lit.value);
+    else if (lit.type === 'bool') n = lit.value.toLowerCase() === 'true' ? 1n : 0n;
+    else if (lit.type === 'float') {
+      n = wholeFloat(lit.value);
+      if (n === undefined) {
+        if (Number.isNaN(Number(lit.value)) && !/^[+-]?(nan|inf)/i.test(lit.value)) throw mismatch('not a number');
+        return NOWHERE; // 1.5, inf, nan: no integer equals it
+      }
+    } else {
+      // ClickHouse parses a string as the key's integer type ('255' is fine, '255foo' is not).
+      n = parseIntegerText(lit.value);
+      if (n === undefined || !/^[+-]?\d+$/.test(lit.value.trim())) throw mismatch('not an integer');
+    }
+    if (n === undefined) throw mismatch('not an integer');
+    const [lo, hi] = intRange(info.bits, info.signed);
+    if (n < lo || n > hi) return NOWHERE; // out of the type's range: matches no row anywhere
+    return n;
+  }
+
+  // String-like, Date, DateTime, UUID keys: the literal must be a string (or, for Date/DateTime,
+  // a number of days/seconds), converted by the same coercion the router uses.
+  let raw: unknown;
+  if (lit.type === 'string') raw = lit.value;
+  else if ((info.kind === 'date' || info.kind === 'dateTime') && lit.type === 'integer') {
+    const n = parseIntegerText(lit.value);
+    raw = n === undefined ? lit.value : n;
+  } else throw mismatch(`a ${lit.type} literal does not convert to ${keyType}`);
+  try {
+    return coerceKeyValue(raw, keyType);
+  } catch (err) {
+    if (isScatterError(err) && err.code === 'TYPE_MISMATCH') throw mismatch(err.message);
+    throw err;
+  }
+}

@@ -1,0 +1,15 @@
+// Source positions for planner errors: every refusal names where in the query it happened, so a
+// client can point at the construct (CONTRACT: errors carry { line, column }).
+import type { Pos } from '../sql/ast.js';
+import { ScatterError, type ErrorCode, type SourcePosition } from '../errors.js';
+
+export function positionOf(node: { pos?: Pos } | undefined): SourcePosition | undefined {
+  return node?.pos ? { line: node.pos.line, column: node.pos.column } : undefined;
+}
+
+/** A ScatterError whose message ends with "at line L, column C" when the node has a position. */
+export function errorAt(code: ErrorCode, message: string, node?: { pos?: Pos }): ScatterError {
+  const position = positionOf(node);
+  const where = position ? ` (line ${position.line}, column ${position.column})` : '';
+  return new ScatterError(code, message + where, position ? { position } : {});
+}

@@ -1,0 +1,202 @@
+// Settings of one query: request settings merged with the SQL SETTINGS clause (the clause wins,
+// as in ClickHouse, where it is applied last). Three fates (seed 000, stripInitiatorOnlySettings):
+//  - initiator-only (output format, compression, result shaping): dropped, never sent to shards;
+//  - ch-scatter's own knobs (skipping, product mode, transfer limits): read here, not forwarded;
+//  - the allowlist: forwarded to every shard query.
+// Anything else is refused by name. An allowlist, not a denylist, because a shard query runs
+// with the runtime's readonly/timeout guard, and an unknown setting could loosen it (readonly,
+// allow_ddl, max_execution_time belong to the runtime) or break an older shard (UNKNOWN_SETTING).
+import type { Expr, SettingItem } from '../sql/ast.js';
+import type { SettingValue } from '../clickhouse/port.js';
+import type { QueryDefaults } from '../config/schema.js';
+import { ScatterError } from '../errors.js';
+import { errorAt } from './position.js';
+
+/** Forwarded to shards: resource limits and execution knobs that do not change what a shard means. */
+export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set([
+  'max_threads',
+  'max_memory_usage',
+  'max_block_size',
+  'max_bytes_before_external_group_by',
+  'max_bytes_before_external_sort',
+  'max_rows_to_read',
+  'max_bytes_to_read',
+  'read_overflow_mode',
+  'max_rows_to_group_by',
+  'group_by_overflow_mode',
+  'max_rows_to_sort',
+  'max_bytes_to_sort',
+  'sort_overflow_mode',
+  'max_rows_in_set',
+  'max_bytes_in_set',
+  'set_overflow_mode',
+  'max_rows_in_join',
+  'max_bytes_in_join',
+  'join_overflow_mode',
+  'join_use_nulls',
+  'join_algorithm',
+  'join_default_strictness',
+  'any_join_distinct_right_table_keys',
+  'transform_null_in',
+  'use_uncompressed_cache',
+  'optimize_move_to_prewhere',
+  'enable_optimize_predicate_expression',
+  'aggregation_memory_efficient_merge_threads',
+  'max_rows_in_distinct',
+  'max_bytes_in_distinct',
+  'distinct_overflow_mode',
+  'use_index_for_in_with_subqueries',
+  'force_index_by_date',
+  'force_primary_key',
+  'max_read_buffer_size',
+  'merge_tree_min_rows_for_concurrent_read',
+  'merge_tree_min_bytes_for_concurrent_read',
+  'merge_tree_max_rows_to_use_cache',
+  'merge_tree_max_bytes_to_use_cache',
+  'max_streams_to_max_threads_ratio',
+  'priority',
+]);
+
+/** Interpreted only by the initiator: dropped silently (seed 000's list, by name and by prefix). */
+const INITIATOR_ONLY_NAMES = new Set([
+  'default_format',
+  'select',
+  'order',
+  'sort',
+  'filter',
+  'limit',
+  'offset',
+  'page',
+  'additional_result_filter',
+  'extremes',
+  'output_format_json_quote_64bit_integers',
+]);
+const INITIATOR_ONLY_PREFIXES = ['format', 'output_format_', 'input_format_'];
+const isInitiatorOnly = (n: string): boolean =>
+  INITIATOR_ONLY_NAMES.has(n) || INITIATOR_ONLY_PREFIXES.some((p) => n.startsWith(p)) || n.includes('compression');
+
+/** Owned by the runtime (deadline, read-only guard): a user may not set them. */
+const RUNTIME_OWNED = new Set([
+  'readonly',
+  'allow_ddl',
+  'max_execution_time',
+  'timeout_overflow_mode',
+  'max_concurrent_queries_for_user',
+  'skip_unavailable_shards',
+  'allow_introspection_functions',
+]);
+
+export interface PlannerSettings {
+  /** What every shard query carries. */
+  forward: Record<string, SettingValue>;
+  /** optimize_skip_unused_shards (default on). */
+  skipUnusedShards: boolean;
+  /** optimize_skip_unused_shards_rewrite_in (default on). */
+  rewriteIn: boolean;
+  /** force_optimize_skip_unused_shards (or PlanOptions.forceSkipUnusedShards). */
+  forceSkip: boolean;
+  distributedProductMode: 'deny' | 'local' | 'global';
+  maxRowsToTransfer: number; // 0 = unlimited
+  maxBytesToTransfer: number; // 0 = unlimited
+  transferOverflowMode: 'throw' | 'break';
+}
+
+/** A SETTINGS value expression as a setting value. */
+export function settingValueOf(e: Expr, name: string): SettingValue {
+  if (e.kind === 'literal') {
+    if (e.type === 'string') return e.value;
+    if (e.type === 'bool') return e.value.toLowerCase() === 'true';
+    if (e.type === 'integer') {
+      const n = Number(e.value);
+      return Number.isSafeInteger(n) ? n : e.value;
+    }
+    if (e.type === 'float') return Number(e.value);
+  }
+  if (e.kind === 'function' && e.name === 'negate' && e.args[0]?.kind === 'literal') {
+    const v = settingValueOf(e.args[0], name);
+    if (typeof v === 'number') return -v;
+  }
+  throw errorAt('UNSUPPORTED', `setting ${name} must be a literal value`, e);
+}
+
+const truthy = (v: SettingValue): boolean =>
+  typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : !['0', 'false', ''].includes(v.toLowerCase());
+
+function nonNegInt(name: string, v: SettingValue): number {
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new ScatterError('BAD_REQUEST', `setting ${name} must be a non-negative integer, not ${String(v)}`);
+  return n;
+}
+
+/** The tighter of two limits where 0 means unlimited: a request may lower the operator's limit, never raise it. */
+const tighter = (config: number, asked: number): number => (config === 0 ? asked : asked === 0 ? config : Math.min(config, asked));
+
+export function resolveSettings(
+  request: Record<string, SettingValue> | undefined,
+  clause: SettingItem[] | undefined,
+  defaults: QueryDefaults,
+  opts: { forceSkipUnusedShards?: boolean; distributedProductMode?: 'deny' | 'local' | 'global' },
+): PlannerSettings {
+  const merged = new Map<string, { value: SettingValue; node?: Expr }>();
+  for (const [k, v] of Object.entries(request ?? {})) merged.set(k, { value: v });
+  for (const s of clause ?? []) merged.set(s.name, { value: settingValueOf(s.value, s.name), node: s.value });
+
+  const out: PlannerSettings = {
+    forward: {},
+    skipUnusedShards: true,
+    rewriteIn: true,
+    forceSkip: opts.forceSkipUnusedShards ?? false,
+    distributedProductMode: opts.distributedProductMode ?? defaults.distributedProductMode ?? 'deny',
+    maxRowsToTransfer: defaults.maxRowsToTransfer,
+    maxBytesToTransfer: defaults.maxBytesToTransfer,
+    transferOverflowMode: defaults.transferOverflowMode,
+  };
+  let preferGlobal = false;
+
+  for (const [name, { value, node }] of merged) {
+    switch (name) {
+      case 'optimize_skip_unused_shards':
+        out.skipUnusedShards = truthy(value);
+        continue;
+      case 'optimize_skip_unused_shards_rewrite_in':
+        out.rewriteIn = truthy(value);
+        continue;
+      case 'force_optimize_skip_unused_shards':
+        out.forceSkip = out.forceSkip || truthy(value);
+        continue;
+      case 'prefer_global_in_and_join':
+        preferGlobal = truthy(value);
+        continue;
+      case 'distributed_product_mode': {
+        const m = String(value).toLowerCase();
+        if (m !== 'deny' && m !== 'local' && m !== 'global') {
+          throw errorAt('UNSUPPORTED', `distributed_product_mode '${String(value)}' is not supported; use 'deny', 'local' or 'global'`, node);
+        }
+        out.distributedProductMode = m;
+        continue;
+      }
+      case 'max_rows_to_transfer':
+        out.maxRowsToTransfer = tighter(defaults.maxRowsToTransfer, nonNegInt(name, value));
+        continue;
+      case 'max_bytes_to_transfer':
+        out.maxBytesToTransfer = tighter(defaults.maxBytesToTransfer, nonNegInt(name, value));
+        continue;
+      case 'transfer_overflow_mode': {
+        const m = String(value).toLowerCase();
+        if (m !== 'throw' && m !== 'break') throw errorAt('BAD_REQUEST', `transfer_overflow_mode must be 'throw' or 'break'`, node);
+        out.transferOverflowMode = m;
+        continue;
+      }
+    }
+    if (isInitiatorOnly(name)) continue;
+    if (RUNTIME_OWNED.has(name)) {
+      throw errorAt('UNSUPPORTED', `setting ${name} is set by ch-scatter's runtime for every shard query and cannot be changed per query`, node);
+    }
+    if (!FORWARDED_SETTINGS.has(name)) {
+      throw errorAt('UNSUPPORTED', `setting ${name} is not supported (not on the list of settings forwarded to shards)`, node);
+    }
+    out.forward[name] = value;
+  }
+  if (preferGlobal) out.distributedProductMode = 'global'; // ClickHouse: upgrades local IN/JOIN to GLOBAL
+  return out;
+}

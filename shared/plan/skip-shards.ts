@@ -1,0 +1,96 @@
+// Shard skipping (optimize_skip_unused_shards): from WHERE and PREWHERE, the set of shards that
+// can hold a matching row. `key = literal`, `key IN (literals)`, `key IN <shipped table>` and
+// AND/OR combinations narrow; NOT IN, ranges, non-literal operands and functions of the key do
+// not (they yield "all shards"). A set containing NULL does not narrow (ClickHouse refuses it).
+import type { Expr } from '../sql/ast.js';
+import { printExpr } from '../sql/index.js';
+import type { KeyContext } from './key-context.js';
+import { isKeyRef, OWNER_NOWHERE, OWNER_UNKNOWN, ownerOf, setItems } from './key-context.js';
+
+/** A shard mask (1 = may hold matching rows), or null for "every shard". */
+export type ShardMask = Uint8Array | null;
+
+export interface SkipAnalysis {
+  mask: ShardMask;
+  /** The narrowing predicates, printed, for skip reasons. */
+  atoms: string[];
+}
+
+function maskOf(ctx: KeyContext, owners: Iterable<number>): ShardMask {
+  const m = new Uint8Array(ctx.shardCount);
+  for (const o of owners) {
+    if (o === OWNER_UNKNOWN) return null;
+    if (o >= 0) m[o] = 1;
+  }
+  return m;
+}
+
+function and(a: ShardMask, b: ShardMask): ShardMask {
+  if (!a) return b;
+  if (!b) return a;
+  return a.map((x, i) => x & b[i]!);
+}
+function or(a: ShardMask, b: ShardMask): ShardMask {
+  if (!a || !b) return null;
+  return a.map((x, i) => x | b[i]!);
+}
+
+function describe(e: Expr): string {
+  const text = printExpr({ ...e, alias: undefined } as Expr);
+  return text.length > 120 ? text.slice(0, 110) + ' ...)' : text;
+}
+
+function evaluate(ctx: KeyContext, e: Expr, atoms: string[]): ShardMask {
+  if (e.kind !== 'function') return null;
+  const a = e.args;
+  switch (e.name) {
+    case 'and': {
+      let m: ShardMask = null;
+      for (const x of a) m = and(m, evaluate(ctx, x, atoms));
+      return m;
+    }
+    case 'or': {
+      let m: ShardMask = new Uint8Array(ctx.shardCount);
+      for (const x of a) {
+        m = or(m, evaluate(ctx, x, atoms));
+        if (!m) return null;
+      }
+      return m;
+    }
+    case 'equals': {
+      if (a.length !== 2) return null;
+      const [l, r] = isKeyRef(ctx, a[0]!) ? [a[0]!, a[1]!] : isKeyRef(ctx, a[1]!) ? [a[1]!, a[0]!] : [undefined, undefined];
+      if (!l || !r) return null;
+      const m = maskOf(ctx, [ownerOf(ctx, r)]);
+      if (m) atoms.push(describe(e));
+      return m;
+    }
+    case 'in': {
+      if (a.length !== 2 || !isKeyRef(ctx, a[0]!)) return null;
+      const rhs = a[1]!;
+      if (rhs.kind === 'column' && rhs.parts.length === 1) {
+        const owners = ctx.externalOwners.get(rhs.parts[0]!);
+        if (!owners) return null;
+        atoms.push(`${describe(a[0]!)} GLOBAL IN ${rhs.parts[0]}`);
+        return maskOf(ctx, owners);
+      }
+      const items = setItems(rhs);
+      if (!items) return null;
+      const owners = items.map((it) => ownerOf(ctx, it));
+      const m = maskOf(ctx, owners);
+      if (m) atoms.push(describe(e));
+      return m;
+    }
+    default:
+      return null;
+  }
+}
+
+export function analyzeSkipping(ctx: KeyContext, filters: (Expr | undefined)[]): SkipAnalysis {
+  const atoms: string[] = [];
+  let mask: ShardMask = null;
+  for (const f of filters) if (f) mask = and(mask, evaluate(ctx, f, atoms));
+  return { mask, atoms };
+}
+
+export { OWNER_NOWHERE };

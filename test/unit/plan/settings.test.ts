@@ -1,0 +1,74 @@
+// Settings: merge order, initiator-only stripping, allowlist, refusals, planner-read knobs.
+import { describe, expect, it } from 'vitest';
+import { resolveSettings } from '../../../shared/plan/settings.js';
+import { querySchema } from '../../../shared/config/schema.js';
+import type { SettingItem } from '../../../shared/sql/ast.js';
+import { ScatterError } from '../../../shared/errors.js';
+
+const defaults = querySchema.parse({});
+const lit = (v: string, type: 'integer' | 'string' | 'float' | 'bool' = 'integer') => ({ kind: 'literal' as const, type, value: v, pos: { line: 1, column: 40, offset: 39 } });
+const item = (name: string, v: string, type?: 'integer' | 'string' | 'float' | 'bool'): SettingItem => ({ name, value: lit(v, type) });
+
+function refused(f: () => unknown): ScatterError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ScatterError);
+    return e as ScatterError;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('resolveSettings', () => {
+  it('forwards allow-listed settings; the SQL clause wins over the request', () => {
+    const s = resolveSettings({ max_threads: 2, max_block_size: 1000 }, [item('max_threads', '4')], defaults, {});
+    expect(s.forward).toEqual({ max_threads: 4, max_block_size: 1000 });
+  });
+
+  it('drops initiator-only settings (format, output_format_*, compression, limit/offset shaping)', () => {
+    const s = resolveSettings(
+      { output_format_json_quote_64bit_integers: 0, format_csv_delimiter: ';', default_format: 'CSV', enable_http_compression: 1, limit: 5, offset: 2, additional_result_filter: 'x', join_use_nulls: 1 },
+      [item('format_csv_allow_single_quotes', '1')],
+      defaults,
+      {},
+    );
+    expect(s.forward).toEqual({ join_use_nulls: 1 });
+  });
+
+  it('refuses runtime-owned settings by name, with the position of the SETTINGS value', () => {
+    for (const name of ['readonly', 'allow_ddl', 'max_execution_time']) {
+      const e = refused(() => resolveSettings({}, [item(name, '0')], defaults, {}));
+      expect(e.code).toBe('UNSUPPORTED');
+      expect(e.message).toContain(name);
+      expect(e.position).toEqual({ line: 1, column: 40 });
+    }
+  });
+
+  it('refuses settings that are not on the allowlist', () => {
+    const e = refused(() => resolveSettings({ allow_experimental_analyzer: 1 }, undefined, defaults, {}));
+    expect(e.code).toBe('UNSUPPORTED');
+    expect(e.message).toContain('allow_experimental_analyzer');
+  });
+
+  it('reads the planner knobs and does not forward them', () => {
+    const s = resolveSettings(
+      { optimize_skip_unused_shards: 0, force_optimize_skip_unused_shards: 1, distributed_product_mode: 'global', optimize_skip_unused_shards_rewrite_in: 0 },
+      undefined,
+      defaults,
+      {},
+    );
+    expect(s).toMatchObject({ skipUnusedShards: false, forceSkip: true, distributedProductMode: 'global', rewriteIn: false, forward: {} });
+    expect(resolveSettings({ prefer_global_in_and_join: 1 }, undefined, defaults, {}).distributedProductMode).toBe('global');
+    expect(resolveSettings({}, undefined, defaults, { distributedProductMode: 'local' }).distributedProductMode).toBe('local');
+    expect(refused(() => resolveSettings({ distributed_product_mode: 'allow' }, undefined, defaults, {})).code).toBe('UNSUPPORTED');
+  });
+
+  it('transfer limits from settings can only tighten the configured ones', () => {
+    const cfg = { ...defaults, maxRowsToTransfer: 100, maxBytesToTransfer: 0 };
+    expect(resolveSettings({ max_rows_to_transfer: 10 }, undefined, cfg, {}).maxRowsToTransfer).toBe(10);
+    expect(resolveSettings({ max_rows_to_transfer: 1000 }, undefined, cfg, {}).maxRowsToTransfer).toBe(100);
+    expect(resolveSettings({ max_rows_to_transfer: 0 }, undefined, cfg, {}).maxRowsToTransfer).toBe(100);
+    expect(resolveSettings({ max_bytes_to_transfer: 50, transfer_overflow_mode: 'break' }, undefined, cfg, {})).toMatchObject({ maxBytesToTransfer: 50, transferOverflowMode: 'break' });
+    expect(refused(() => resolveSettings({ transfer_overflow_mode: 'any' }, undefined, cfg, {})).code).toBe('BAD_REQUEST');
+  });
+});
