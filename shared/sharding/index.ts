@@ -7,3 +7,5 @@ export { encodeKey, leBytes } from './encode.js';
 export { createPlacement, createPlacementWith, identityValue } from './placement.js';
 export { loadHasher, type Hasher } from './hasher.js';
 export { keyTypeInfo, type KeyTypeInfo } from './types-info.js';
+export { checkParity, assertParityAtStartup, expectedShardingExpr, type ParityReport, type ParityOptions } from './parity.js';
+export { distributedArgs, normalizeExpr, unquoteName } from './ddl-args.js';
