@@ -35,6 +35,6 @@ export function createChScatter(app: App, env: NodeJS.ProcessEnv = process.env):
     env: { account: env.CDK_DEFAULT_ACCOUNT, region: env.CDK_DEFAULT_REGION },
   });
   // A violation that is not acknowledged (with its reason) interrupts synthesis.
-  if (options.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  if (options.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true }));
   return stack;
 }

@@ -1,0 +1,282 @@
+// Assertions on the synthesized template: what the issue asks the CDK app to guarantee.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import { parseTopology } from '../../shared/config/load.js';
+import { awsExample, build, logicalId, resourcesOf, type Built } from './support.js';
+
+const FN = 'AWS::Lambda::Function';
+const POLICY = 'AWS::IAM::Policy';
+
+function statements(b: Built): { policy: string; s: any }[] {
+  return Object.entries(resourcesOf(b.template, POLICY)).flatMap(([policy, r]) =>
+    (r.Properties.PolicyDocument.Statement as any[]).map((s) => ({ policy, s })),
+  );
+}
+const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+
+describe('the AWS example (4 shards, IAM auth, one schedule)', () => {
+  let b: Built;
+  let shardFns: string[];
+  let coordinatorFn: string;
+  beforeAll(() => {
+    b = build(awsExample());
+    shardFns = [0, 1, 2, 3].map((i) => logicalId(b.template, FN, `Shard${i}LambdaFunction`));
+    coordinatorFn = logicalId(b.template, FN, 'CoordinatorLambdaFunction');
+  });
+
+  it('has one function per shard plus the coordinator, all Node 22 on ARM64, with derived timeouts', () => {
+    b.template.resourceCountIs(FN, 5);
+    for (const r of Object.values(resourcesOf(b.template, FN))) {
+      expect(r.Properties.Runtime).toBe('nodejs22.x');
+      expect(r.Properties.Architectures).toEqual(['arm64']);
+      expect(r.Properties.Handler).toBe('index.handler');
+      expect(r.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+    }
+    const fns = resourcesOf(b.template, FN);
+    expect(fns[coordinatorFn]!.Properties.Timeout).toBe(9);
+    expect(fns[coordinatorFn]!.Properties.MemorySize).toBe(1024);
+    for (const id of shardFns) expect(fns[id]!.Properties.Timeout).toBe(6);
+  });
+
+  it('gives shard i its index, its replica URLs and its own secret ARN', () => {
+    const fns = resourcesOf(b.template, FN);
+    const cfg = awsExample();
+    shardFns.forEach((id, i) => {
+      const env = fns[id]!.Properties.Environment.Variables;
+      expect(JSON.parse(env.CH_SCATTER_SHARD)).toEqual({ shard: i, replicas: cfg.shards[i].replicas.map((r: any) => ({ url: r.url })) });
+      expect(env.POWERTOOLS_SERVICE_NAME).toBe('ch-scatter-shard');
+      expect(env.POWERTOOLS_METRICS_NAMESPACE).toBe('ChScatter');
+      if (i === 0) {
+        // Named in the config: imported by name, never created.
+        expect(JSON.stringify(env.CH_SCATTER_SECRET_ARN)).toContain(':secret:ch-scatter/sensors/shard-0');
+      } else {
+        expect(env.CH_SCATTER_SECRET_ARN).toEqual({ Ref: logicalId(b.template, 'AWS::SecretsManager::Secret', `Shard${i}Credentials`) });
+      }
+    });
+    // Shards 1..3 name no secret: the stack creates exactly those three.
+    b.template.resourceCountIs('AWS::SecretsManager::Secret', 3);
+  });
+
+  it('gives the coordinator the topology without secret names and the shard function names in shard order', () => {
+    const env = resourcesOf(b.template, FN)[coordinatorFn]!.Properties.Environment.Variables;
+    const expected = JSON.parse(JSON.stringify(parseTopology(awsExample())));
+    for (const s of expected.shards) for (const r of s.replicas) delete r.secret;
+    expect(JSON.parse(env.CH_SCATTER_TOPOLOGY)).toEqual(expected);
+    expect(env.CH_SCATTER_TOPOLOGY).not.toContain('secret');
+    expect(env.POWERTOOLS_SERVICE_NAME).toBe('ch-scatter-coordinator');
+    expect(env.POWERTOOLS_METRICS_NAMESPACE).toBe('ChScatter');
+    // ["name0","name1",...] with the names resolved at deploy time.
+    expect(env.CH_SCATTER_SHARD_FUNCTIONS).toEqual({
+      'Fn::Join': ['', ['["', { Ref: shardFns[0] }, '","', { Ref: shardFns[1] }, '","', { Ref: shardFns[2] }, '","', { Ref: shardFns[3] }, '"]']],
+    });
+  });
+
+  it('lets the coordinator invoke exactly its shard functions, and nothing else invoke any function', () => {
+    const invoke = statements(b).filter(({ s }) => asArray(s.Action).some((a: string) => a.startsWith('lambda:')));
+    expect(invoke).toHaveLength(1);
+    expect(invoke[0]!.policy).toBe(logicalId(b.template, POLICY, 'CoordinatorLambdaRoleDefaultPolicy'));
+    expect(invoke[0]!.s.Action).toBe('lambda:InvokeFunction');
+    expect(invoke[0]!.s.Resource).toEqual(shardFns.map((id) => ({ 'Fn::GetAtt': [id, 'Arn'] })));
+  });
+
+  it('lets each shard function read exactly its own secret, and the coordinator none', () => {
+    const reads = statements(b).filter(({ s }) => asArray(s.Action).some((a: string) => a.startsWith('secretsmanager:')));
+    expect(reads).toHaveLength(4);
+    for (let i = 1; i < 4; i++) {
+      const mine = reads.filter(({ policy }) => policy.startsWith(`Shard${i}LambdaRole`));
+      expect(mine).toHaveLength(1);
+      expect(mine[0]!.s.Resource).toEqual({ Ref: logicalId(b.template, 'AWS::SecretsManager::Secret', `Shard${i}Credentials`) });
+      expect(mine[0]!.s.Action).toEqual(['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret']);
+    }
+    const shard0 = reads.filter(({ policy }) => policy.startsWith('Shard0LambdaRole'));
+    expect(JSON.stringify(shard0[0]!.s.Resource)).toContain(':secret:ch-scatter/sensors/shard-0-??????');
+    expect(reads.some(({ policy }) => policy.startsWith('Coordinator'))).toBe(false);
+  });
+
+  it('uses no AWS managed policy and writes each function log to its own log group with retention', () => {
+    for (const r of Object.values(resourcesOf(b.template, 'AWS::IAM::Role'))) expect(r.Properties.ManagedPolicyArns).toBeUndefined();
+    const groups = resourcesOf(b.template, 'AWS::Logs::LogGroup');
+    expect(Object.keys(groups)).toHaveLength(6); // 5 functions + API access logs
+    for (const g of Object.values(groups)) expect(g.Properties.RetentionInDays).toBe(30);
+    for (const r of Object.values(resourcesOf(b.template, FN))) expect(r.Properties.LoggingConfig.LogGroup).toEqual({ Ref: expect.stringMatching(/LambdaLogs/) });
+  });
+
+  it('serves POST /query, POST /explain and GET /health, all IAM-authorized, through one throttled, logged stage', () => {
+    const routes = Object.values(resourcesOf(b.template, 'AWS::ApiGatewayV2::Route'));
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(['GET /health', 'POST /explain', 'POST /query']);
+    for (const r of routes) expect(r.Properties.AuthorizationType).toBe('AWS_IAM');
+    b.template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
+    b.template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+      TimeoutInMillis: 10_000,
+      IntegrationUri: { 'Fn::GetAtt': [coordinatorFn, 'Arn'] },
+    });
+    b.template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    b.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      AccessLogSettings: {
+        DestinationArn: { 'Fn::GetAtt': [logicalId(b.template, 'AWS::Logs::LogGroup', 'QueryApiAccessLogs'), 'Arn'] },
+        Format: Match.stringLikeRegexp('\\$context\\.requestId'),
+      },
+    });
+  });
+
+  it('runs each schedule through one EventBridge rule that sends the coordinator its name, without async retries', () => {
+    b.template.resourceCountIs('AWS::Events::Rule', 1);
+    b.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 hour)',
+      Targets: [{ Arn: { 'Fn::GetAtt': [coordinatorFn, 'Arn'] }, Input: JSON.stringify({ kind: 'ch-scatter.schedule', name: 'hourly-rollup' }) }],
+    });
+    b.template.hasResourceProperties('AWS::Lambda::Permission', { Principal: 'events.amazonaws.com', FunctionName: { 'Fn::GetAtt': [coordinatorFn, 'Arn'] } });
+    b.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: coordinatorFn }, MaximumRetryAttempts: 0 });
+  });
+
+  it('alarms on errors and throttles of every function, the partial-result rate and p99 latency', () => {
+    const alarms = Object.values(resourcesOf(b.template, 'AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(2 * 5 + 2);
+    for (const fn of [coordinatorFn, ...shardFns]) {
+      for (const metric of ['Errors', 'Throttles']) {
+        expect(alarms.filter((a) => a.Properties.MetricName === metric && a.Properties.Dimensions?.[0]?.Value?.Ref === fn)).toHaveLength(1);
+      }
+    }
+    const rate = alarms.find((a) => a.Properties.Metrics)!;
+    const partial = rate.Properties.Metrics.find((m: any) => m.Id === 'partial');
+    expect(partial.MetricStat.Metric).toEqual({
+      Namespace: 'ChScatter',
+      MetricName: 'PartialResults',
+      Dimensions: [{ Name: 'service', Value: 'ch-scatter-coordinator' }],
+    });
+    expect(rate.Properties.Threshold).toBe(5);
+    const p99 = alarms.find((a) => a.Properties.ExtendedStatistic === 'p99')!;
+    expect(p99.Properties.MetricName).toBe('Duration');
+    expect(p99.Properties.Threshold).toBe(5000);
+    for (const a of alarms) expect(a.Properties.AlarmActions).toBeUndefined();
+  });
+});
+
+describe('one shard, two schedules, JWT, a VPC and an alarm topic', () => {
+  const topic = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
+  let b: Built;
+  beforeAll(() => {
+    const cfg = awsExample();
+    cfg.shards = [{ replicas: [{ url: 'http://10.0.1.10:8123' }] }];
+    cfg.query = { timeoutMs: 1500 };
+    cfg.schedules = [
+      { name: 'a', schedule: 'rate(5 minutes)', sql: 'SELECT 1', destination: { table: 't1' } },
+      { name: 'b', schedule: 'cron(0 3 * * ? *)', sql: 'SELECT 2', destination: { table: 't2' } },
+    ];
+    b = build(cfg, {
+      jwt: '{"issuer":"https://auth.example.com/","audience":["ch-scatter"]}',
+      vpc: { vpcId: 'vpc-0123abcd', subnetIds: ['subnet-0123abcd', 'subnet-89abcdef'], securityGroupIds: ['sg-0123456789abcdef0'] },
+      alarmTopicArn: topic,
+      logRetentionDays: '90',
+      throttle: { rateLimit: 10, burstLimit: 20 },
+    });
+  });
+
+  it('scales resources with the shard and schedule counts', () => {
+    b.template.resourceCountIs(FN, 2);
+    b.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    b.template.resourceCountIs('AWS::Events::Rule', 2);
+    b.template.resourceCountIs('AWS::CloudWatch::Alarm', 2 * 2 + 2);
+    b.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(0 3 * * ? *)', Targets: [Match.objectLike({ Input: '{"kind":"ch-scatter.schedule","name":"b"}' })] });
+  });
+
+  it('authorizes every route with the JWT authorizer instead of IAM', () => {
+    b.template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 1);
+    b.template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: { Issuer: 'https://auth.example.com/', Audience: ['ch-scatter'] },
+    });
+    const authorizer = logicalId(b.template, 'AWS::ApiGatewayV2::Authorizer', 'QueryApi');
+    const routes = Object.values(resourcesOf(b.template, 'AWS::ApiGatewayV2::Route'));
+    expect(routes).toHaveLength(3);
+    for (const r of routes) {
+      expect(r.Properties.AuthorizationType).toBe('JWT');
+      expect(r.Properties.AuthorizerId).toEqual({ Ref: authorizer });
+    }
+    b.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 } });
+  });
+
+  it('puts only the shard function in the VPC, with the ENI permissions it needs', () => {
+    const shard = logicalId(b.template, FN, 'Shard0LambdaFunction');
+    const coordinator = logicalId(b.template, FN, 'CoordinatorLambdaFunction');
+    const fns = resourcesOf(b.template, FN);
+    expect(fns[shard]!.Properties.VpcConfig).toEqual({ SubnetIds: ['subnet-0123abcd', 'subnet-89abcdef'], SecurityGroupIds: ['sg-0123456789abcdef0'] });
+    expect(fns[coordinator]!.Properties.VpcConfig).toBeUndefined();
+    const shardPolicy = resourcesOf(b.template, POLICY)[logicalId(b.template, POLICY, 'Shard0LambdaRole')]!;
+    expect(JSON.stringify(shardPolicy.Properties.PolicyDocument)).toContain('ec2:CreateNetworkInterface');
+    const coordinatorPolicy = resourcesOf(b.template, POLICY)[logicalId(b.template, POLICY, 'CoordinatorLambdaRole')]!;
+    expect(JSON.stringify(coordinatorPolicy.Properties.PolicyDocument)).not.toContain('ec2:');
+  });
+
+  it('sizes for a tight deadline, keeps logs 90 days and routes alarms to the topic', () => {
+    const fns = resourcesOf(b.template, FN);
+    const c = fns[logicalId(b.template, FN, 'CoordinatorLambdaFunction')]!.Properties;
+    expect([c.Timeout, c.MemorySize]).toEqual([5, 1769]);
+    expect(fns[logicalId(b.template, FN, 'Shard0LambdaFunction')]!.Properties.Timeout).toBe(3);
+    for (const g of Object.values(resourcesOf(b.template, 'AWS::Logs::LogGroup'))) expect(g.Properties.RetentionInDays).toBe(90);
+    for (const a of Object.values(resourcesOf(b.template, 'AWS::CloudWatch::Alarm'))) {
+      expect(a.Properties.AlarmActions).toEqual([topic]);
+      expect(a.Properties.OKActions).toEqual([topic]);
+    }
+  });
+});
+
+describe('configs the app refuses at synthesis', () => {
+  it('refuses embedded replicas and fault injection, naming each JSON path', () => {
+    const cfg = awsExample();
+    cfg.shards[1].replicas = [{ embedded: '.data/shard-1' }];
+    cfg.shards[2].replicas[0].fault = { delayMs: 100 };
+    expect(() => build(cfg)).toThrow(/carries options the local stack alone understands/);
+    try {
+      build(cfg);
+    } catch (e) {
+      expect((e as { problems: string[] }).problems).toEqual([
+        '$.shards[1].replicas[0].embedded: embedded replicas are for the local stack only; use "url"',
+        '$.shards[2].replicas[0].fault: fault injection is for the local stack only',
+      ]);
+    }
+  });
+
+  it('refuses the local example config outright', () => {
+    expect(() => build(JSON.parse(JSON.stringify({ ...awsExample(), shards: [{ replicas: [{ embedded: 'x' }] }] })))).toThrow(
+      /\$\.shards\[0\]\.replicas\[0\]\.embedded/,
+    );
+  });
+
+  it('refuses a deadline that does not fit under API Gateway', () => {
+    const cfg = awsExample();
+    cfg.query = { timeoutMs: 60_000 };
+    expect(() => build(cfg)).toThrow(/\$\.query\.timeoutMs: 60000 ms .*29 s/);
+  });
+
+  it('refuses replicas of one shard that name different secrets', () => {
+    const cfg = awsExample();
+    cfg.shards[0].replicas[1].secret = 'another';
+    expect(() => build(cfg)).toThrow(/\$\.shards\[0\]\.replicas: the replicas of one shard name different secrets/);
+  });
+
+  it('refuses a topology too large for the coordinator environment', () => {
+    const cfg = awsExample();
+    cfg.shards = Array.from({ length: 40 }, (_, i) => ({ replicas: [{ url: `https://clickhouse-replica-${i}.a-long-internal-domain.example.com:8443` }] }));
+    expect(() => build(cfg)).toThrow(/above Lambda's 4096-byte limit/);
+  });
+});
+
+describe('where the topology comes from', () => {
+  it('takes $CH_SCATTER_CONFIG over the config context, and the context (or the AWS example) otherwise', async () => {
+    const { App } = await import('aws-cdk-lib');
+    const { configPath, DEFAULT_CONFIG } = await import('../../cdk/create.js');
+    const { PROJECT_ROOT } = await import('../../cdk/bundling.js');
+    const { join } = await import('node:path');
+    const withCtx = new App({ context: { config: 'conf/a.json' } });
+    expect(configPath(withCtx, {})).toBe(join(PROJECT_ROOT, 'conf/a.json'));
+    expect(configPath(withCtx, { CH_SCATTER_CONFIG: '/abs/b.json' })).toBe('/abs/b.json');
+    expect(configPath(new App(), {})).toBe(join(PROJECT_ROOT, DEFAULT_CONFIG));
+  });
+});

@@ -1,0 +1,55 @@
+// Build the real stack (cdk/create.ts, the path `cdk synth` takes) from a topology written to a temp file.
+// Bundling is skipped with CDK's own context flag `aws:cdk:bundling-stacks` = [] (the flag `cdk deploy
+// --exclusively` uses to bundle only selected stacks): the NodejsFunctions still point at the real
+// handler files, but esbuild does not run, which keeps each synthesis well under a second. Real
+// bundling is covered by test/infra/synth-cli.test.ts, which runs `cdk synth` itself.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { PROJECT_ROOT } from '../../cdk/bundling.js';
+import { createChScatter } from '../../cdk/create.js';
+import type { ChScatterStack } from '../../cdk/stack.js';
+
+export const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] as string[] };
+
+const dir = mkdtempSync(join(tmpdir(), 'ch-scatter-infra-'));
+let n = 0;
+
+/** The AWS example config, parsed as JSON (tests derive variants from it). */
+export function awsExample(): Record<string, any> {
+  return JSON.parse(readFileSync(join(PROJECT_ROOT, 'examples', 'topology.aws.json'), 'utf8'));
+}
+
+export function writeConfig(config: unknown): string {
+  const file = join(dir, `topology-${n++}.json`);
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
+export interface Built {
+  app: App;
+  stack: ChScatterStack;
+  template: Template;
+}
+
+/** Build without nag (nag.test.ts runs it explicitly) unless the context says otherwise. */
+export function build(config: unknown, context: Record<string, unknown> = {}): Built {
+  const app = new App({ context: { ...SKIP_BUNDLING, nag: false, config: writeConfig(config), ...context } });
+  const stack = createChScatter(app, {});
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+export type Resources = Record<string, { Type: string; Properties?: any; [k: string]: any }>;
+
+export function resourcesOf(template: Template, type: string): Resources {
+  return template.findResources(type) as Resources;
+}
+
+/** Logical id of the one resource of `type` whose id starts with `prefix` (construct path based). */
+export function logicalId(template: Template, type: string, prefix: string): string {
+  const ids = Object.keys(resourcesOf(template, type)).filter((id) => id.startsWith(prefix));
+  if (ids.length !== 1) throw new Error(`expected one ${type} starting with ${prefix}, found ${ids.join(', ') || 'none'}`);
+  return ids[0]!;
+}
