@@ -1,0 +1,47 @@
+// zod schemas for what a shard receives (protocol.ts). The shard validates every payload
+// itself: it is reachable by anything that can invoke the function, and a malformed request
+// must come back as a typed failure, never a crash.
+import { z } from 'zod';
+
+const settingName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a ClickHouse setting name');
+const settingValue = z.union([z.string().max(4096), z.number().finite(), z.boolean()]);
+
+export const columnMetaSchema = z.object({ name: z.string().min(1).max(256), type: z.string().min(1).max(1024) });
+
+export const externalTableSchema = z.object({
+  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an identifier'),
+  columns: z.array(columnMetaSchema).min(1),
+  rows: z.array(z.record(z.string(), z.unknown())),
+});
+
+const common = {
+  queryId: z.string().min(1).max(256),
+  shard: z.number().int().nonnegative(),
+  replica: z.number().int().nonnegative(),
+  deadline: z.number().finite().positive(),
+};
+
+export const shardQueryRequestSchema = z.object({
+  type: z.literal('query'),
+  ...common,
+  sql: z.string().min(1).max(4_000_000),
+  settings: z.record(settingName, settingValue).default({}),
+  external: z.array(externalTableSchema).default([]),
+  attempt: z.enum(['primary', 'hedge', 'retry']).default('primary'),
+});
+
+export const shardAdminRequestSchema = z.object({
+  type: z.enum(['exec', 'insert']),
+  ...common,
+  sql: z.string().min(1).optional(),
+  table: z.string().min(1).max(512).optional(),
+  rows: z.array(z.record(z.string(), z.unknown())).optional(),
+});
+
+export const shardPayloadSchema = z.discriminatedUnion('type', [
+  shardQueryRequestSchema,
+  shardAdminRequestSchema.extend({ type: z.literal('exec'), sql: z.string().min(1) }),
+  shardAdminRequestSchema.extend({ type: z.literal('insert'), table: z.string().min(1).max(512), rows: z.array(z.record(z.string(), z.unknown())) }),
+]);
+
+export type ShardPayload = z.output<typeof shardPayloadSchema>;

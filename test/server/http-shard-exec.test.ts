@@ -1,0 +1,85 @@
+// The shard's deadline on a real clickhouse-server 18.16: when the deadline passes before the
+// server's own max_execution_time would fire, the shard KILLs the server query. Proven with
+// system.processes (gone right after the deadline) and system.query_log (ended by a cancel,
+// code 394, not by the server's timeout 159).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpAccess } from '../../shared/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
+import { executeShardRequest } from '../../shared/scatter/shard-exec.js';
+import type { ShardFailure, ShardRequest, ShardSuccess } from '../../shared/scatter/protocol.js';
+import { chRows, useChServers } from '../support/ch-servers.js';
+
+const servers = useChServers({ n: 1, portBase: 19210 });
+let ch: ClickHouseAccess;
+const now = () => Date.now();
+
+beforeAll(() => {
+  ch = createHttpAccess({ url: servers.current.urls[0]! });
+});
+afterAll(async () => {
+  await ch?.close();
+});
+
+const req = (over: Partial<ShardRequest>): ShardRequest => ({
+  type: 'query', queryId: 'q', shard: 0, replica: 0, sql: 'SELECT 1 AS one', deadline: Date.now() + 5000,
+  settings: { log_queries: 1 }, external: [], attempt: 'primary', ...over,
+});
+
+describe('shard execution on clickhouse-server 18.16', () => {
+  it('answers a query with 64-bit strings and statistics', async () => {
+    const r = (await executeShardRequest(req({ sql: 'SELECT count() AS c, sum(number) AS s FROM numbers(1000)' }), ch, { now })) as ShardSuccess;
+    expect(r.ok).toBe(true);
+    expect(r.rows).toEqual([{ c: '1000', s: '499500' }]);
+    expect(r.statistics.rowsRead).toBe(1000);
+  });
+
+  it('refuses writes (readonly=2) even if the request tries readonly=0', async () => {
+    await ch.exec('CREATE TABLE w (a UInt8) ENGINE = Memory');
+    const r = (await executeShardRequest(req({ sql: 'INSERT INTO w SELECT 1', settings: { readonly: 0 } }), ch, { now })) as ShardFailure;
+    expect(r.ok).toBe(false);
+    expect(r.error.kind).toBe('error');
+    const r2 = (await executeShardRequest(req({ sql: 'SELECT 1 AS one SETTINGS readonly = 0' }), ch, { now })) as ShardFailure;
+    expect(r2.error.chCode).toBe(164);
+    expect(await chRows(servers.current.urls[0]!, 'SELECT count() AS c FROM w')).toEqual([{ c: '0' }]);
+  });
+
+  it('KILLs the server query at the deadline (processes + query_log prove it stopped)', async () => {
+    const url = servers.current.urls[0]!;
+    let chQueryId = '';
+    const t0 = Date.now();
+    // deadline in 1.2 s -> max_execution_time = 2 s: only the shard's KILL can stop it at 1.2 s.
+    const r = (await executeShardRequest(req({ queryId: 'q-kill', sql: 'SELECT count() AS c FROM system.numbers', deadline: t0 + 1200 }), ch, {
+      now,
+      onEvent: (e) => {
+        if (e.event === 'start') chQueryId = e.chQueryId;
+      },
+    })) as ShardFailure;
+    const answeredAfter = Date.now() - t0;
+    expect(r.ok).toBe(false);
+    expect(r.error.kind).toBe('timeout');
+    expect(answeredAfter).toBeGreaterThanOrEqual(1190);
+    expect(answeredAfter).toBeLessThan(1500);
+    expect(chQueryId).toMatch(/^q-kill-/);
+    const running = async () => Number((await chRows<{ c: string }>(url, `SELECT count() AS c FROM system.processes WHERE query_id = '${chQueryId}'`))[0]!.c);
+    const t1 = Date.now();
+    while ((await running()) > 0 && Date.now() - t1 < 600) await new Promise((res) => setTimeout(res, 25));
+    expect(await running()).toBe(0);
+    const stoppedBy = Date.now() - t0;
+    expect(stoppedBy).toBeLessThan(1900); // before the server's own 2 s limit could have fired
+    await ch.exec('SYSTEM FLUSH LOGS');
+    const log = await chRows<{ t: string; exception: string; ms: string }>(
+      url,
+      `SELECT toString(type) AS t, exception, query_duration_ms AS ms FROM system.query_log WHERE query_id = '${chQueryId}' AND exception != ''`,
+    );
+    expect(log).toHaveLength(1);
+    expect(log[0]!.exception).toMatch(/Code: 394/);
+    expect(Number(log[0]!.ms)).toBeLessThan(1900);
+  });
+
+  it('reports a replica that is down as unavailable', async () => {
+    const dead = createHttpAccess({ url: 'http://127.0.0.1:19298' });
+    const r = (await executeShardRequest(req({}), dead, { now })) as ShardFailure;
+    expect(r.error.kind).toBe('unavailable');
+    await dead.close();
+  });
+});
