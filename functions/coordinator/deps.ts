@@ -5,7 +5,7 @@
 import type { Topology, ReplicaConfig } from '../../shared/config/schema.js';
 import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
 import type { ShardInvoker } from '../../shared/scatter/invoker.js';
-import { createLambdaInvoker } from '../../shared/scatter/lambda-invoker.js';
+import { createLambdaInvoker, shardFunctionNames } from '../../shared/scatter/lambda-invoker.js';
 import { createHedgeState, type HedgeState } from '../../shared/scatter/hedge.js';
 import type { PlanFn } from '../../shared/scatter/run-query.js';
 import type { QueryPlan } from '../../shared/plan/types.js';
@@ -68,7 +68,11 @@ async function createReplicaAccess(replica: ReplicaConfig): Promise<ClickHouseAc
 export async function loadDefaultDeps(env: NodeJS.ProcessEnv): Promise<CoordinatorDeps> {
   const topo = topologyFromEnv(env);
   const [{ planQuery }, { explainPlan }] = await Promise.all([import('../../shared/plan/index.js'), import('../../shared/plan/explain.js')]);
-  const invoker = createLambdaInvoker(topo.shards.length, { maxSockets: Math.max(64, topo.query.maxConcurrency * 2) });
+  const invoker = createLambdaInvoker(topo.shards.length, {
+    maxSockets: Math.max(64, topo.query.maxConcurrency * 2),
+    endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT,
+    functionNames: shardFunctionNames(topo.shards.length, env),
+  });
   if (topo.distributedCheck) await parityGuard(topo);
   return {
     topo,

@@ -24,10 +24,10 @@ export interface Tools {
   tracer: Tracer;
 }
 
-export function createTools(): Tools {
+export function createTools(opts: { logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' } = {}): Tools {
   const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'ch-scatter-coordinator';
   return {
-    logger: new Logger({ serviceName }),
+    logger: new Logger({ serviceName, ...(opts.logLevel ? { logLevel: opts.logLevel } : {}) }),
     metrics: new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'ch-scatter', serviceName }),
     tracer: new Tracer({ serviceName }),
   };

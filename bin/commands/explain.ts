@@ -1,0 +1,57 @@
+// `ch-scatter explain (--config FILE | --url URL) [--json] "SQL"`: how the query would run, per
+// shard, without running it. With --config it plans locally and contacts no shard, except to run
+// GLOBAL IN / JOIN subqueries: only then are temporary shard processes started.
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from '../args.js';
+import { errorLine, postJson, targetOf, loadConfig } from '../../shared/scatter/client.js';
+import { runExplain } from '../../shared/scatter/run-query.js';
+import { createHedgeState } from '../../shared/scatter/hedge.js';
+import type { ShardInvoker } from '../../shared/scatter/invoker.js';
+import type { Topology } from '../../shared/config/schema.js';
+import { explainPlan, planQuery, renderExplainText, type ExplainResponse } from '../../shared/plan/index.js';
+import type { PlanFn } from '../../shared/scatter/run-query.js';
+
+export const summary = 'show the per-shard SQL, skipped shards, shipped data and the merge, without running the query (--config plans locally; shard processes start only for GLOBAL subqueries)';
+export const usage = 'explain (--config FILE | --url URL) [--json] "SQL"';
+
+/** An invoker that starts local shard processes on first use, i.e. only for GLOBAL subqueries. */
+function lazyLocalInvoker(topo: Topology): ShardInvoker & { stop(): Promise<void> } {
+  let started: ReturnType<typeof import('../../shared/local/stack.js')['startLocalShards']> | undefined;
+  const get = () => (started ??= import('../../shared/local/stack.js').then((m) => m.startLocalShards(topo)));
+  return {
+    async invoke(shard, payload, signal) {
+      return (await get()).invoker.invoke(shard, payload, signal);
+    },
+    async stop() {
+      if (started) await (await started).stop();
+    },
+  };
+}
+
+export async function run(args: string[]): Promise<number> {
+  const p = parseArgs(args, ['json']);
+  const target = targetOf(p.flags);
+  const sql = p.positionals.join(' ').trim();
+  if (typeof target === 'string' || !sql) {
+    console.error(typeof target === 'string' ? target : 'missing the SQL to explain');
+    console.error(`usage: ch-scatter ${usage}`);
+    return 2;
+  }
+  let res: { status: number; body: unknown };
+  if (target.url) res = await postJson(`${target.url}/explain`, { sql });
+  else {
+    const topo = loadConfig(target);
+    const invoker = lazyLocalInvoker(topo);
+    try {
+      res = await runExplain({ sql }, { topo, invoker, planQuery: planQuery as PlanFn, explainPlan, hedgeState: createHedgeState(), queryId: randomUUID(), behindApiGateway: false });
+    } finally {
+      await invoker.stop();
+    }
+  }
+  if (res.status !== 200) {
+    console.error(errorLine(res.body));
+    return 1;
+  }
+  console.log(p.flags.json === true ? JSON.stringify(res.body, null, 2) : renderExplainText(res.body as ExplainResponse));
+  return 0;
+}

@@ -1,0 +1,58 @@
+// `ch-scatter query (--config FILE | --url URL) [--json] [--timeout MS] "SQL"`.
+import { parseArgs, flagString } from '../args.js';
+import { errorLine, postJson, targetOf, loadConfig } from '../../shared/scatter/client.js';
+import { renderSummary, renderTable } from '../../shared/scatter/render.js';
+import type { QueryResponse } from '../../shared/scatter/run-query.js';
+
+export const summary =
+  'run a SELECT and print a table and a shard summary (--json: the raw response). With --config the local stack is started in-process for the one query: embedded replicas get temporary shard processes, so the directories must not be in use by a running `ch-scatter dev`';
+export const usage = 'query (--config FILE | --url URL) [--json] [--timeout MS] [--require-complete] "SQL"';
+
+export async function run(args: string[]): Promise<number> {
+  const p = parseArgs(args, ['json', 'require-complete']);
+  const target = targetOf(p.flags);
+  const sql = p.positionals.join(' ').trim();
+  if (typeof target === 'string' || !sql) {
+    console.error(typeof target === 'string' ? target : 'missing the SQL to run');
+    console.error(`usage: ch-scatter ${usage}`);
+    return 2;
+  }
+  const body: Record<string, unknown> = { sql };
+  const timeout = flagString(p, 'timeout');
+  if (timeout !== undefined) {
+    const ms = Number(timeout);
+    if (!Number.isInteger(ms) || ms <= 0) {
+      console.error(`--timeout: a positive number of milliseconds, not ${timeout}`);
+      return 2;
+    }
+    body.timeoutMs = ms;
+  }
+  if (p.flags['require-complete'] === true) body.requireComplete = true;
+
+  let res: { status: number; body: unknown };
+  if (target.url) res = await postJson(`${target.url}/query`, body);
+  else {
+    const { startLocalStack } = await import('../../shared/local/stack.js');
+    const stack = await startLocalStack({ topo: loadConfig(target), logLevel: 'ERROR' });
+    try {
+      res = await postJson(`${stack.url}/query`, body);
+    } finally {
+      await stack.stop();
+    }
+  }
+  if (p.flags.json === true) {
+    console.log(JSON.stringify(res.body, null, 2));
+    return res.status === 200 ? 0 : 1;
+  }
+  if (res.status !== 200) {
+    console.error(errorLine(res.body));
+    const shards = (res.body as { shards?: QueryResponse['shards'] }).shards;
+    for (const m of shards?.missing ?? []) console.error(`  missing shard ${m.shard}: ${m.reason} — ${m.message}`);
+    return 1;
+  }
+  const r = res.body as QueryResponse;
+  console.log(renderTable(r.meta, r.data));
+  console.log('');
+  console.log(renderSummary(r));
+  return 0;
+}
