@@ -34,7 +34,7 @@ export interface RoutedBatches {
 export type RouteInput = string | readonly string[] | readonly Row[];
 
 function isRowArray(input: readonly unknown[]): input is readonly Row[] {
-  return input.length > 0 && typeof input[0] === 'object';
+  return input.length > 0 && typeof input[0] !== 'string';
 }
 
 /** The configured table for a Distributed name, or UNKNOWN_TABLE. */
@@ -67,6 +67,10 @@ export function routeRows(input: RouteInput, tableName: string, topo: Topology, 
 
   const place = (row: Row, line: number) => {
     out.total++;
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) {
+      out.bad.push({ line, reason: 'bad_json', message: 'not a JSON object' });
+      return;
+    }
     if (!Object.prototype.hasOwnProperty.call(row, key.column)) {
       out.bad.push({ line, reason: 'missing_key', message: `missing sharding key column "${key.column}"` });
       return;

@@ -69,6 +69,13 @@ describe('routeRows', () => {
     expect(big.length).toBe(2);
   });
 
+  it('row objects: a null or array element is a bad row, not a crash', async () => {
+    const p = await createPlacement(topo.shards, topo.tables['db.ids_dist']!.shardingKey);
+    const r = routeRows([{ id: 1 }, null, [1]] as unknown as Row[], 'db.ids_dist', topo, p);
+    expect(r.bad.map((b) => [b.line, b.reason])).toEqual([[2, 'bad_json'], [3, 'bad_json']]);
+    expect(r.batches.flat()).toEqual([{ id: 1 }]);
+  });
+
   it('refuses an unknown table and a placement for another key', async () => {
     const p = await createPlacement(topo.shards, topo.tables['db.ids_dist']!.shardingKey);
     expect(() => routeRows('', 'nope', topo, p)).toThrow(/unknown table default.nope/);
