@@ -1,0 +1,1350 @@
+// Recursive-descent parser for one ClickHouse SELECT (with UNION ALL), producing the AST of
+// ast.ts. Expressions use precedence climbing with ClickHouse's operator table
+// (src/Parsers/ExpressionListParsers.cpp), and operators become the function calls ClickHouse
+// itself builds (`a + b` -> plus(a, b), `a OR b OR c` -> or(a, b, c), BETWEEN -> and(>=, <=)),
+// so that result-column names and rewrites see what ClickHouse sees.
+//
+// Guards: input length (TOO_LARGE), nesting depth (SYNTAX_ERROR with position, never a stack
+// overflow) and iterative loops for long lists (100k-value IN lists).
+
+import { ScatterError } from '../errors.js';
+import type {
+  ArrayJoinClause,
+  CaseExpr,
+  Expr,
+  FromClause,
+  FunctionCall,
+  JoinClause,
+  LimitByClause,
+  LimitClause,
+  Literal,
+  OrderItem,
+  Pos,
+  SelectQuery,
+  SelectStatement,
+  SettingItem,
+  TableExpr,
+  UnionQuery,
+  WithItem,
+} from './ast.js';
+import { positionAt, tokenize, type Token } from './lexer.js';
+
+export interface ParseOptions {
+  /** Input length cap in characters (default 1 MiB). */
+  maxLength?: number;
+  /** Nesting depth cap: parentheses, function calls, subqueries (default 200). */
+  maxDepth?: number;
+}
+
+export const DEFAULT_MAX_LENGTH = 1 << 20;
+export const DEFAULT_MAX_DEPTH = 200;
+/** Cap on the depth of left-associative operator chains (`a + b + c ...` nests to the left). */
+const MAX_CHAIN_DEPTH = 1000;
+
+const WRITE_STATEMENTS = new Set([
+  'INSERT', 'ALTER', 'DROP', 'CREATE', 'SYSTEM', 'KILL', 'SET', 'OPTIMIZE', 'TRUNCATE', 'RENAME', 'GRANT',
+  'REVOKE', 'ATTACH', 'DETACH', 'DELETE', 'UPDATE', 'USE', 'EXCHANGE', 'UNDROP', 'BACKUP', 'RESTORE', 'MOVE',
+  'REPLACE', 'UPSERT', 'MERGE', 'CHECK', 'SHOW', 'DESCRIBE', 'DESC', 'EXPLAIN', 'EXISTS', 'WATCH', 'BEGIN',
+  'COMMIT', 'ROLLBACK',
+]);
+
+/**
+ * Words that end an expression where a bare alias could otherwise follow (`SELECT a b FROM`):
+ * ClickHouse's list of keywords that cannot be an implicit alias, plus clause starters.
+ */
+export const NON_ALIAS_KEYWORDS = new Set([
+  'FROM', 'WHERE', 'PREWHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'SETTINGS', 'FORMAT', 'UNION',
+  'EXCEPT', 'INTERSECT', 'INTO', 'JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS', 'ANY', 'ALL', 'ASOF', 'SEMI',
+  'ANTI', 'GLOBAL', 'ARRAY', 'ON', 'USING', 'FINAL', 'SAMPLE', 'WINDOW', 'QUALIFY', 'AND', 'OR', 'NOT', 'AS', 'BY',
+  'ASC', 'DESC', 'ASCENDING', 'DESCENDING', 'WITH', 'SELECT', 'IN', 'LIKE', 'ILIKE', 'BETWEEN', 'IS', 'NULLS',
+  'COLLATE', 'TOTALS', 'THEN', 'ELSE', 'END', 'WHEN', 'CASE', 'OUTER', 'PASTE', 'LOCAL', 'DISTINCT', 'INTERVAL',
+  'MOD', 'DIV', 'REGEXP', 'FETCH', 'TOP', 'OVER', 'FILL', 'TIES', 'STEP', 'TO', 'NULL', 'TRUE', 'FALSE',
+]);
+
+const INTERVAL_UNITS: Record<string, string> = {
+  NANOSECOND: 'NANOSECOND', NANOSECONDS: 'NANOSECOND', NS: 'NANOSECOND',
+  MICROSECOND: 'MICROSECOND', MICROSECONDS: 'MICROSECOND', US: 'MICROSECOND',
+  MILLISECOND: 'MILLISECOND', MILLISECONDS: 'MILLISECOND', MS: 'MILLISECOND',
+  SECOND: 'SECOND', SECONDS: 'SECOND', SS: 'SECOND', S: 'SECOND',
+  MINUTE: 'MINUTE', MINUTES: 'MINUTE', MI: 'MINUTE', N: 'MINUTE',
+  HOUR: 'HOUR', HOURS: 'HOUR', HH: 'HOUR', H: 'HOUR',
+  DAY: 'DAY', DAYS: 'DAY', DD: 'DAY', D: 'DAY',
+  WEEK: 'WEEK', WEEKS: 'WEEK', WK: 'WEEK', WW: 'WEEK',
+  MONTH: 'MONTH', MONTHS: 'MONTH', MM: 'MONTH', M: 'MONTH',
+  QUARTER: 'QUARTER', QUARTERS: 'QUARTER', QQ: 'QUARTER', Q: 'QUARTER',
+  YEAR: 'YEAR', YEARS: 'YEAR', YYYY: 'YEAR', YY: 'YEAR',
+};
+
+const COMPARISONS: Record<string, string> = {
+  '=': 'equals',
+  '==': 'equals',
+  '!=': 'notEquals',
+  '<>': 'notEquals',
+  '<': 'less',
+  '<=': 'lessOrEquals',
+  '>': 'greater',
+  '>=': 'greaterOrEquals',
+  '<=>': 'isNotDistinctFrom',
+};
+
+/** Parses exactly one SELECT statement (optionally with UNION, SETTINGS, FORMAT and one trailing ';'). */
+export function parseSelect(sql: string, opts: ParseOptions = {}): SelectStatement {
+  const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
+  if (typeof sql !== 'string') throw new ScatterError('BAD_REQUEST', 'sql must be a string');
+  if (sql.length > maxLength) {
+    throw new ScatterError('TOO_LARGE', `Query is ${sql.length} characters; the limit is ${maxLength}`);
+  }
+  const p = new Parser(sql, tokenize(sql), opts.maxDepth ?? DEFAULT_MAX_DEPTH);
+  return p.parseStatement();
+}
+
+/** Parses one expression (e.g. a sharding-key expression or a test fixture). */
+export function parseExpression(sql: string, opts: ParseOptions = {}): Expr {
+  const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
+  if (sql.length > maxLength) throw new ScatterError('TOO_LARGE', `Expression is ${sql.length} characters; the limit is ${maxLength}`);
+  const p = new Parser(sql, tokenize(sql), opts.maxDepth ?? DEFAULT_MAX_DEPTH);
+  const e = p.parseExprWithAlias();
+  p.expectEnd();
+  return e;
+}
+
+class Parser {
+  private i = 0;
+  private depth = 0;
+
+  constructor(
+    private readonly src: string,
+    private readonly toks: Token[],
+    private readonly maxDepth: number,
+  ) {}
+
+  // ---------------------------------------------------------------- token helpers
+
+  private get t(): Token {
+    return this.toks[this.i]!;
+  }
+  private peek(k = 1): Token {
+    return this.toks[Math.min(this.i + k, this.toks.length - 1)]!;
+  }
+  private pos(t: Token = this.t): Pos {
+    return { line: t.line, column: t.column, offset: t.start };
+  }
+  private isKw(word: string, t: Token = this.t): boolean {
+    return t.type === 'ident' && t.upper === word;
+  }
+  private isOp(op: string, t: Token = this.t): boolean {
+    return t.type === 'op' && t.text === op;
+  }
+  private acceptKw(word: string): boolean {
+    if (this.isKw(word)) {
+      this.i++;
+      return true;
+    }
+    return false;
+  }
+  private acceptOp(op: string): boolean {
+    if (this.isOp(op)) {
+      this.i++;
+      return true;
+    }
+    return false;
+  }
+  private describe(t: Token): string {
+    switch (t.type) {
+      case 'eof':
+        return 'end of query';
+      case 'string':
+        return `string '${t.text.length > 20 ? t.text.slice(0, 20) + '...' : t.text}'`;
+      case 'qident':
+        return `identifier \`${t.text}\``;
+      case 'param':
+        return `parameter {${t.text}:${t.extra}}`;
+      default:
+        return `'${t.text}'`;
+    }
+  }
+  error(expected: string, t: Token = this.t): ScatterError {
+    return new ScatterError('SYNTAX_ERROR', `Syntax error at line ${t.line}, column ${t.column}: expected ${expected}, found ${this.describe(t)}`, {
+      position: { line: t.line, column: t.column },
+    });
+  }
+  private unsupported(what: string, t: Token = this.t): ScatterError {
+    return new ScatterError('UNSUPPORTED', `${what} is not supported (line ${t.line}, column ${t.column})`, {
+      position: { line: t.line, column: t.column },
+    });
+  }
+  private expectKw(word: string): Token {
+    const t = this.t;
+    if (!this.isKw(word)) throw this.error(word);
+    this.i++;
+    return t;
+  }
+  private expectOp(op: string, what = `'${op}'`): Token {
+    const t = this.t;
+    if (!this.isOp(op)) throw this.error(what);
+    this.i++;
+    return t;
+  }
+  private enter(): void {
+    if (++this.depth > this.maxDepth) {
+      const t = this.t;
+      throw new ScatterError('SYNTAX_ERROR', `Query is nested too deeply (more than ${this.maxDepth} levels) at line ${t.line}, column ${t.column}`, {
+        position: { line: t.line, column: t.column },
+      });
+    }
+  }
+  private leave(): void {
+    this.depth--;
+  }
+  /** An identifier (bare or quoted); returns its name. */
+  private ident(what = 'an identifier'): string {
+    const t = this.t;
+    if (t.type === 'ident' || t.type === 'qident') {
+      this.i++;
+      return t.text;
+    }
+    throw this.error(what);
+  }
+  expectEnd(): void {
+    if (this.t.type !== 'eof') throw this.error('end of query');
+  }
+
+  // ---------------------------------------------------------------- statements
+
+  parseStatement(): SelectStatement {
+    const first = this.t;
+    if (first.type === 'eof') throw this.error('SELECT');
+    if (first.type === 'ident' && WRITE_STATEMENTS.has(first.upper)) {
+      throw new ScatterError('NOT_READ_ONLY', `Only SELECT queries are allowed; found ${first.upper} at line ${first.line}, column ${first.column}`, {
+        position: { line: first.line, column: first.column },
+      });
+    }
+    const stmt = this.parseUnion();
+    this.acceptOp(';');
+    if (this.t.type !== 'eof') {
+      const t = this.t;
+      // Anything after the statement's end that starts a statement is a second statement.
+      if (this.toks[this.i - 1]!.text === ';') {
+        throw new ScatterError('NOT_READ_ONLY', `Only one SELECT statement is allowed; found a second statement at line ${t.line}, column ${t.column}`, {
+          position: { line: t.line, column: t.column },
+        });
+      }
+      throw this.error('end of query');
+    }
+    return stmt;
+  }
+
+  /** SELECT ... [UNION ALL SELECT ...]* [FORMAT f] */
+  private parseUnion(): SelectStatement {
+    const start = this.t;
+    const selects: SelectQuery[] = [this.parseSelectOrParens()];
+    let mode: 'ALL' | 'DISTINCT' | undefined;
+    while (this.isKw('UNION') || this.isKw('EXCEPT') || this.isKw('INTERSECT')) {
+      if (!this.isKw('UNION')) throw this.unsupported(this.t.upper);
+      const u = this.t;
+      this.i++;
+      const m = this.acceptKw('ALL') ? 'ALL' : this.acceptKw('DISTINCT') ? 'DISTINCT' : 'DISTINCT';
+      if (mode && mode !== m) throw this.unsupported('Mixing UNION ALL and UNION DISTINCT', u);
+      mode = m;
+      selects.push(this.parseSelectOrParens());
+    }
+    if (this.isKw('INTO')) {
+      const t = this.t;
+      throw new ScatterError('NOT_READ_ONLY', `INTO OUTFILE is not allowed (line ${t.line}, column ${t.column})`, {
+        position: { line: t.line, column: t.column },
+      });
+    }
+    let format: string | undefined;
+    if (this.acceptKw('FORMAT')) {
+      format = this.ident('a format name');
+      // ClickHouse also accepts SETTINGS after FORMAT; they belong to the last SELECT.
+      if (this.acceptKw('SETTINGS')) {
+        const last = selects[selects.length - 1]!;
+        last.settings = [...(last.settings ?? []), ...this.parseSettings()];
+      }
+    }
+    if (selects.length === 1) {
+      const q = selects[0]!;
+      if (format !== undefined) {
+        if (q.format !== undefined) throw this.error('end of query');
+        q.format = format;
+      }
+      return q;
+    }
+    const u: UnionQuery = { kind: 'union', mode: mode!, selects, pos: this.pos(start) };
+    // SETTINGS after the last SELECT apply to the whole statement (ClickHouse applies them so).
+    const last = selects[selects.length - 1]!;
+    if (last.settings) {
+      u.settings = last.settings;
+      delete last.settings;
+    }
+    if (last.format !== undefined) {
+      u.format = last.format;
+      delete last.format;
+    }
+    if (format !== undefined) u.format = format;
+    return u;
+  }
+
+  private parseSelectOrParens(): SelectQuery {
+    if (this.isOp('(')) {
+      const t = this.t;
+      this.i++;
+      this.enter();
+      const inner = this.parseUnion();
+      this.leave();
+      this.expectOp(')');
+      if (inner.kind === 'union') throw this.unsupported('A parenthesized UNION inside a UNION', t);
+      return inner;
+    }
+    return this.parseSelectQuery();
+  }
+
+  private parseSelectQuery(): SelectQuery {
+    const start = this.t;
+    let withItems: WithItem[] | undefined;
+    if (this.isKw('WITH')) {
+      this.i++;
+      if (this.isKw('RECURSIVE')) throw this.unsupported('WITH RECURSIVE');
+      withItems = [];
+      do withItems.push(this.parseWithItem());
+      while (this.acceptOp(','));
+    }
+    if (!this.isKw('SELECT')) {
+      if (this.t.type === 'ident' && WRITE_STATEMENTS.has(this.t.upper) && !withItems) {
+        throw new ScatterError('NOT_READ_ONLY', `Only SELECT queries are allowed; found ${this.t.upper}`, {
+          position: { line: this.t.line, column: this.t.column },
+        });
+      }
+      throw this.error('SELECT');
+    }
+    this.i++;
+    const q: SelectQuery = { kind: 'select', distinct: false, columns: [], withTotals: false, pos: this.pos(withItems ? start : this.toks[this.i - 1]) };
+    if (withItems) q.with = withItems;
+    if (this.acceptKw('DISTINCT')) {
+      q.distinct = true;
+      if (this.isKw('ON') && this.isOp('(', this.peek())) {
+        this.i += 2;
+        q.distinctOn = this.parseExprList(')');
+        this.expectOp(')');
+      }
+    } else if (this.isKw('ALL') && !this.isOp('(', this.peek())) {
+      this.i++;
+    }
+    if (this.isKw('TOP')) throw this.unsupported('SELECT TOP');
+    q.columns = this.parseSelectList();
+    if (this.acceptKw('FROM')) q.from = this.parseFrom();
+    if (this.acceptKw('PREWHERE')) q.prewhere = this.parseExprWithAlias();
+    if (this.acceptKw('WHERE')) q.where = this.parseExprWithAlias();
+    if (this.isKw('GROUP')) {
+      this.i++;
+      this.expectKw('BY');
+      if (this.isKw('ALL') && !this.isOp('(', this.peek())) throw this.unsupported('GROUP BY ALL');
+      if (this.isKw('GROUPING')) throw this.unsupported('GROUPING SETS');
+      if ((this.isKw('ROLLUP') || this.isKw('CUBE')) && this.isOp('(', this.peek())) {
+        q.groupByModifier = this.t.upper as 'ROLLUP' | 'CUBE';
+        this.i += 2;
+        q.groupBy = this.parseExprList(')');
+        this.expectOp(')');
+      } else {
+        q.groupBy = this.parseExprList();
+      }
+      while (this.isKw('WITH')) {
+        const w = this.peek();
+        if (this.isKw('TOTALS', w)) q.withTotals = true;
+        else if (this.isKw('ROLLUP', w) || this.isKw('CUBE', w)) {
+          if (q.groupByModifier) throw this.error('TOTALS', w);
+          q.groupByModifier = w.upper as 'ROLLUP' | 'CUBE';
+        } else break;
+        this.i += 2;
+      }
+    }
+    if (this.isKw('WITH') && this.isKw('TOTALS', this.peek())) {
+      // WITH TOTALS without GROUP BY is legal ClickHouse (a totals row over everything).
+      this.i += 2;
+      q.withTotals = true;
+    }
+    if (this.acceptKw('HAVING')) q.having = this.parseExprWithAlias();
+    if (this.isKw('WINDOW')) throw this.unsupported('WINDOW clause');
+    if (this.isKw('QUALIFY')) throw this.unsupported('QUALIFY');
+    if (this.isKw('ORDER')) {
+      this.i++;
+      this.expectKw('BY');
+      q.orderBy = this.parseOrderList();
+    }
+    // LIMIT n [OFFSET m] BY ..., then LIMIT n [OFFSET m]. Both may appear, LIMIT BY first.
+    if (this.isKw('LIMIT')) {
+      const lim = this.parseLimitHead();
+      if (this.acceptKw('BY')) {
+        const lb: LimitByClause = { limit: lim.limit, by: this.parseExprList() };
+        if (lim.offset) lb.offset = lim.offset;
+        if (lim.withTies) throw this.error('LIMIT ... BY without WITH TIES');
+        q.limitBy = lb;
+        if (this.isKw('LIMIT')) {
+          const l2 = this.parseLimitHead();
+          if (this.isKw('BY')) throw this.error('end of LIMIT clause');
+          q.limit = l2;
+        }
+      } else {
+        q.limit = lim;
+      }
+    }
+    if (this.isKw('OFFSET')) {
+      if (q.limit?.offset) throw this.error('end of query');
+      this.i++;
+      const off = this.parseExpr();
+      this.acceptKw('ROWS') || this.acceptKw('ROW');
+      if (this.isKw('FETCH')) throw this.unsupported('OFFSET ... FETCH');
+      if (q.limit) q.limit.offset = off;
+      else throw this.unsupported('OFFSET without LIMIT');
+    }
+    if (this.acceptKw('SETTINGS')) q.settings = this.parseSettings();
+    return q;
+  }
+
+  private parseWithItem(): WithItem {
+    // `name AS (SELECT ...)` is a CTE; anything else is `expr AS name`.
+    const t = this.t;
+    if ((t.type === 'ident' || t.type === 'qident') && this.isKw('AS', this.peek()) && this.isOp('(', this.peek(2))) {
+      const after = this.peek(3);
+      if (this.isKw('SELECT', after) || this.isKw('WITH', after)) {
+        const name = this.ident();
+        this.i++; // AS
+        const open = this.t;
+        this.i++; // (
+        this.enter();
+        const query = this.parseUnion();
+        this.leave();
+        this.expectOp(')');
+        return { name, expr: { kind: 'subquery', query, pos: this.pos(open) }, cte: true };
+      }
+    }
+    const expr = this.parseExpr();
+    if (expr.alias !== undefined) {
+      const name = expr.alias;
+      delete expr.alias;
+      return { name, expr };
+    }
+    this.expectKw('AS');
+    return { name: this.ident('a name for the WITH expression'), expr };
+  }
+
+  private parseSelectList(): Expr[] {
+    const out: Expr[] = [];
+    do {
+      const e = this.parseExpr();
+      this.parseAlias(e, true);
+      out.push(e);
+    } while (this.acceptOp(','));
+    return out;
+  }
+
+  /** Optional `AS name` (or a bare name where `bare`) onto `e`. */
+  private parseAlias(e: Expr, bare: boolean): void {
+    if (this.acceptKw('AS')) {
+      e.alias = this.ident('an alias after AS');
+      return;
+    }
+    if (!bare) return;
+    const t = this.t;
+    if (t.type === 'qident' || (t.type === 'ident' && !NON_ALIAS_KEYWORDS.has(t.upper))) {
+      this.i++;
+      e.alias = t.text;
+    }
+  }
+
+  private parseLimitHead(): LimitClause {
+    this.expectKw('LIMIT');
+    const first = this.parseExpr();
+    const out: LimitClause = { limit: first };
+    if (this.acceptOp(',')) {
+      // LIMIT offset, count
+      out.offset = first;
+      out.limit = this.parseExpr();
+    } else if (this.acceptKw('OFFSET')) {
+      out.offset = this.parseExpr();
+    }
+    if (this.isKw('WITH') && this.isKw('TIES', this.peek())) {
+      this.i += 2;
+      out.withTies = true;
+    }
+    return out;
+  }
+
+  private parseOrderList(): OrderItem[] {
+    const out: OrderItem[] = [];
+    do {
+      const expr = this.parseExprWithAlias();
+      const item: OrderItem = { expr, direction: 'ASC' };
+      if (this.acceptKw('DESC') || this.acceptKw('DESCENDING')) item.direction = 'DESC';
+      else this.acceptKw('ASC') || this.acceptKw('ASCENDING');
+      if (this.acceptKw('NULLS')) {
+        if (this.acceptKw('FIRST')) item.nulls = 'FIRST';
+        else if (this.acceptKw('LAST')) item.nulls = 'LAST';
+        else throw this.error('FIRST or LAST');
+      }
+      if (this.acceptKw('COLLATE')) {
+        const t = this.t;
+        if (t.type !== 'string') throw this.error('a collation string');
+        this.i++;
+        item.collate = t.text;
+      }
+      if (this.isKw('WITH') && this.isKw('FILL', this.peek())) {
+        this.i += 2;
+        item.withFill = true;
+        if (this.isKw('FROM') || this.isKw('TO') || this.isKw('STEP') || this.isKw('STALENESS')) {
+          throw this.unsupported('WITH FILL FROM/TO/STEP');
+        }
+      }
+      out.push(item);
+    } while (this.acceptOp(','));
+    return out;
+  }
+
+  private parseSettings(): SettingItem[] {
+    const out: SettingItem[] = [];
+    do {
+      const name = this.ident('a setting name');
+      this.expectOp('=', "'=' after the setting name");
+      out.push({ name, value: this.parseExpr() });
+    } while (this.acceptOp(','));
+    return out;
+  }
+
+  // ---------------------------------------------------------------- FROM
+
+  private parseFrom(): FromClause {
+    const from: FromClause = { table: this.parseTableExpr(), joins: [] };
+    while (true) {
+      const t = this.t;
+      if (this.isKw('ARRAY') || ((this.isKw('LEFT') || this.isKw('INNER')) && this.isKw('ARRAY', this.peek()))) {
+        const left = this.isKw('LEFT');
+        if (!this.isKw('ARRAY')) this.i++;
+        this.expectKw('ARRAY');
+        this.expectKw('JOIN');
+        if (from.arrayJoin) throw this.unsupported('More than one ARRAY JOIN', t);
+        if (from.joins.length > 0) throw this.unsupported('ARRAY JOIN after a JOIN', t);
+        const aj: ArrayJoinClause = { left, exprs: [], pos: this.pos(t) };
+        do {
+          const e = this.parseExpr();
+          this.parseAlias(e, true);
+          aj.exprs.push(e);
+        } while (this.acceptOp(','));
+        from.arrayJoin = aj;
+        continue;
+      }
+      if (this.isOp(',')) {
+        this.i++;
+        from.joins.push({ global: false, type: 'COMMA', table: this.parseTableExpr(), pos: this.pos(t) });
+        continue;
+      }
+      const j = this.tryParseJoin();
+      if (!j) break;
+      from.joins.push(j);
+    }
+    return from;
+  }
+
+  private tryParseJoin(): JoinClause | undefined {
+    const save = this.i;
+    const start = this.t;
+    let global = false;
+    let local = false;
+    if (this.acceptKw('GLOBAL')) global = true;
+    else if (this.acceptKw('LOCAL')) local = true;
+    let strictness: JoinClause['strictness'];
+    let type: JoinClause['type'] | undefined;
+    const readStrictness = (): void => {
+      for (const s of ['ANY', 'ALL', 'ASOF', 'SEMI', 'ANTI'] as const) {
+        if (this.isKw(s)) {
+          if (strictness) throw this.error('JOIN');
+          strictness = s;
+          this.i++;
+          return;
+        }
+      }
+    };
+    readStrictness();
+    for (const k of ['INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS'] as const) {
+      if (this.isKw(k)) {
+        type = k;
+        this.i++;
+        break;
+      }
+    }
+    if (type && type !== 'INNER' && type !== 'CROSS') this.acceptKw('OUTER');
+    if (!strictness) readStrictness(); // `LEFT ANY JOIN` is accepted too
+    if (!this.isKw('JOIN')) {
+      if (global || local || strictness || type) {
+        if (this.isKw('ARRAY')) throw this.unsupported('GLOBAL/strictness on ARRAY JOIN');
+        throw this.error('JOIN');
+      }
+      this.i = save;
+      return undefined;
+    }
+    this.i++;
+    if (local) throw this.unsupported('LOCAL JOIN', start);
+    const j: JoinClause = { global, type: type ?? 'INNER', table: this.parseTableExpr(), pos: this.pos(start) };
+    if (strictness) j.strictness = strictness;
+    if (type === 'CROSS') return j;
+    if (this.acceptKw('USING')) {
+      if (this.acceptOp('(')) {
+        j.using = this.parseExprList(')');
+        this.expectOp(')');
+      } else {
+        j.using = this.parseExprList();
+      }
+    } else if (this.acceptKw('ON')) {
+      j.on = this.parseExprWithAlias();
+    } else {
+      throw this.error('ON or USING');
+    }
+    return j;
+  }
+
+  private parseTableExpr(): TableExpr {
+    const t = this.t;
+    let te: TableExpr;
+    if (this.isOp('(')) {
+      this.i++;
+      this.enter();
+      if (!this.isKw('SELECT') && !this.isKw('WITH') && !this.isOp('(')) throw this.error('SELECT');
+      const query = this.parseUnion();
+      this.leave();
+      this.expectOp(')');
+      te = { kind: 'subqueryTable', query, pos: this.pos(t) };
+    } else if (t.type === 'ident' || t.type === 'qident') {
+      const first = this.ident('a table name');
+      if (this.isOp('(')) {
+        this.i++;
+        this.enter();
+        const args = this.isOp(')') ? [] : this.parseExprList(')');
+        this.leave();
+        this.expectOp(')');
+        te = { kind: 'tableFunction', name: first, args, pos: this.pos(t) };
+      } else if (this.acceptOp('.')) {
+        te = { kind: 'table', database: first, table: this.ident('a table name after the database'), pos: this.pos(t) };
+      } else {
+        te = { kind: 'table', table: first, pos: this.pos(t) };
+      }
+    } else {
+      throw this.error('a table, table function or subquery');
+    }
+    // alias: AS name, or a bare name that is not a keyword
+    if (this.acceptKw('AS')) te.alias = this.ident('a table alias');
+    else if (this.t.type === 'qident' || (this.t.type === 'ident' && !NON_ALIAS_KEYWORDS.has(this.t.upper))) te.alias = this.ident();
+    if (te.kind === 'table') {
+      if (this.acceptKw('FINAL')) te.final = true;
+      if (this.acceptKw('SAMPLE')) {
+        const ratio = this.parseSampleRatio();
+        te.sample = { ratio };
+        if (this.acceptKw('OFFSET')) te.sample.offset = this.parseSampleRatio();
+      }
+      if (!te.final && this.acceptKw('FINAL')) te.final = true;
+    } else if (this.isKw('FINAL') || this.isKw('SAMPLE')) {
+      throw this.unsupported(`${this.t.upper} on a ${te.kind === 'subqueryTable' ? 'subquery' : 'table function'}`);
+    }
+    return te;
+  }
+
+  /** SAMPLE 0.1 / SAMPLE 1/10 / SAMPLE 10000: a number or a ratio of numbers. */
+  private parseSampleRatio(): Expr {
+    const t = this.t;
+    if (t.type !== 'number') throw this.error('a sample ratio or row count');
+    this.i++;
+    const a: Expr = this.numberLiteral(t, false);
+    if (this.isOp('/') && this.peek().type === 'number') {
+      const op = this.t;
+      this.i++;
+      const b = this.numberLiteral(this.t, false);
+      this.i++;
+      return { kind: 'function', name: 'divide', args: [a, b], operator: '/', pos: this.pos(op) };
+    }
+    return a;
+  }
+
+  // ---------------------------------------------------------------- expressions
+
+  /** Comma-separated expressions (each may carry `AS alias`), until a token that is not ','. */
+  private parseExprList(close?: string): Expr[] {
+    const out: Expr[] = [];
+    do {
+      if (close && this.isOp(close)) break; // trailing comma
+      out.push(this.parseExprWithAlias());
+    } while (this.acceptOp(','));
+    return out;
+  }
+
+  parseExprWithAlias(): Expr {
+    const e = this.parseExpr();
+    this.parseAlias(e, false);
+    return e;
+  }
+
+  /** lambda > ternary > OR > AND > NOT > IS NULL > BETWEEN > comparison > || > + - > * / % > unary - > postfix */
+  parseExpr(): Expr {
+    this.enter();
+    try {
+      const lam = this.tryLambda();
+      if (lam) return lam;
+      return this.parseTernary();
+    } finally {
+      this.leave();
+    }
+  }
+
+  private tryLambda(): Expr | undefined {
+    const t = this.t;
+    if ((t.type === 'ident' || t.type === 'qident') && this.isOp('->', this.peek())) {
+      this.i += 2;
+      return { kind: 'lambda', params: [t.text], body: this.parseExpr(), pos: this.pos(t) };
+    }
+    if (this.isOp('(')) {
+      // (x, y) -> body
+      let k = 1;
+      const params: string[] = [];
+      while (true) {
+        const p = this.peek(k);
+        if (p.type !== 'ident' && p.type !== 'qident') return undefined;
+        params.push(p.text);
+        const sep = this.peek(k + 1);
+        if (this.isOp(',', sep)) {
+          k += 2;
+          continue;
+        }
+        if (this.isOp(')', sep) && this.isOp('->', this.peek(k + 2))) {
+          this.i += k + 3;
+          return { kind: 'lambda', params, body: this.parseExpr(), pos: this.pos(t) };
+        }
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  private parseTernary(): Expr {
+    const cond = this.parseOr();
+    if (!this.isOp('?')) return cond;
+    const q = this.t;
+    this.i++;
+    const then = this.parseExpr();
+    this.expectOp(':', "':' of the ?: operator");
+    const otherwise = this.parseExpr();
+    return { kind: 'function', name: 'if', args: [cond, then, otherwise], operator: '?:', pos: this.pos(q) };
+  }
+
+  // n-ary, as ClickHouse builds them: a OR b OR c is or(a, b, c)
+  private parseOr(): Expr {
+    const first = this.parseAnd();
+    if (!this.isKw('OR')) return first;
+    const op = this.t;
+    const args = [first];
+    while (this.acceptKw('OR')) args.push(this.parseAnd());
+    return { kind: 'function', name: 'or', args, operator: 'OR', pos: this.pos(op) };
+  }
+
+  private parseAnd(): Expr {
+    const first = this.parseNot();
+    if (!this.isKw('AND')) return first;
+    const op = this.t;
+    const args = [first];
+    while (this.acceptKw('AND')) args.push(this.parseNot());
+    return { kind: 'function', name: 'and', args, operator: 'AND', pos: this.pos(op) };
+  }
+
+  private parseNot(): Expr {
+    // At the start of an operand NOT is always the prefix operator: `NOT (a) = b` is not(equals(a, b)).
+    if (this.isKw('NOT')) {
+      const t = this.t;
+      this.i++;
+      this.enter();
+      try {
+        return { kind: 'function', name: 'not', args: [this.parseNot()], operator: 'NOT', pos: this.pos(t) };
+      } finally {
+        this.leave();
+      }
+    }
+    return this.parseIsNull();
+  }
+
+  private parseIsNull(): Expr {
+    let e = this.parseBetween();
+    while (this.isKw('IS')) {
+      const t = this.t;
+      this.i++;
+      const not = this.acceptKw('NOT');
+      this.expectKw('NULL');
+      e = { kind: 'function', name: not ? 'isNotNull' : 'isNull', args: [e], operator: not ? 'IS NOT NULL' : 'IS NULL', pos: this.pos(t) };
+    }
+    return e;
+  }
+
+  private parseBetween(): Expr {
+    let e = this.parseComparison();
+    while (this.isKw('BETWEEN') || (this.isKw('NOT') && this.isKw('BETWEEN', this.peek()))) {
+      const t = this.t;
+      const not = this.acceptKw('NOT');
+      this.i++;
+      const lo = this.parseComparison();
+      this.expectKw('AND');
+      const hi = this.parseComparison();
+      const x2 = structuredClone(e);
+      const p = this.pos(t);
+      e = not
+        ? {
+            kind: 'function', name: 'or', operator: 'NOT BETWEEN', pos: p,
+            args: [
+              { kind: 'function', name: 'less', args: [e, lo], operator: '<', pos: p },
+              { kind: 'function', name: 'greater', args: [x2, hi], operator: '>', pos: p },
+            ],
+          }
+        : {
+            kind: 'function', name: 'and', operator: 'BETWEEN', pos: p,
+            args: [
+              { kind: 'function', name: 'greaterOrEquals', args: [e, lo], operator: '>=', pos: p },
+              { kind: 'function', name: 'lessOrEquals', args: [x2, hi], operator: '<=', pos: p },
+            ],
+          };
+    }
+    return e;
+  }
+
+  private parseComparison(): Expr {
+    let e = this.parseConcat();
+    let chain = 0;
+    while (true) {
+      const t = this.t;
+      let name: string | undefined;
+      let operator: string | undefined;
+      let width = 1;
+      if (t.type === 'op' && COMPARISONS[t.text]) {
+        name = COMPARISONS[t.text];
+        operator = t.text;
+      } else if (t.type === 'ident') {
+        const n1 = this.peek();
+        const n2 = this.peek(2);
+        switch (t.upper) {
+          case 'LIKE': name = 'like'; operator = 'LIKE'; break;
+          case 'ILIKE': name = 'ilike'; operator = 'ILIKE'; break;
+          case 'REGEXP': name = 'match'; operator = 'REGEXP'; break;
+          case 'IN': name = 'in'; operator = 'IN'; break;
+          case 'NOT':
+            if (this.isKw('LIKE', n1)) { name = 'notLike'; operator = 'NOT LIKE'; width = 2; }
+            else if (this.isKw('ILIKE', n1)) { name = 'notILike'; operator = 'NOT ILIKE'; width = 2; }
+            else if (this.isKw('IN', n1)) { name = 'notIn'; operator = 'NOT IN'; width = 2; }
+            break;
+          case 'GLOBAL':
+            if (this.isKw('IN', n1)) { name = 'globalIn'; operator = 'GLOBAL IN'; width = 2; }
+            else if (this.isKw('NOT', n1) && this.isKw('IN', n2)) { name = 'globalNotIn'; operator = 'GLOBAL NOT IN'; width = 3; }
+            break;
+        }
+      }
+      if (!name) return e;
+      this.i += width;
+      const right = operator!.endsWith('IN') ? this.parseInRight() : this.parseConcat();
+      if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
+      e = { kind: 'function', name, args: [e, right], operator, pos: this.pos(t) };
+    }
+  }
+
+  private tooDeep(t: Token): ScatterError {
+    return new ScatterError('UNSUPPORTED', `Operator chain longer than ${MAX_CHAIN_DEPTH} at line ${t.line}, column ${t.column}`, {
+      position: { line: t.line, column: t.column },
+    });
+  }
+
+  /** Right side of IN: (SELECT ...), (1, 2, ...) as a tuple, a table name, tuple(...), or any expression. */
+  private parseInRight(): Expr {
+    if (this.isOp('(') && !this.isKw('SELECT', this.peek()) && !this.isKw('WITH', this.peek())) {
+      // Fast path for long literal lists: `(1, 2, 'a', ...)` without recursion per item.
+      const t = this.t;
+      const fast = this.tryLiteralList();
+      if (fast) return fast.length === 1 ? fast[0]! : { kind: 'tuple', items: fast, pos: this.pos(t) };
+    }
+    return this.parseConcat();
+  }
+
+  /** `(lit, lit, ...)` made only of literals (and negative numbers); undefined (nothing consumed) otherwise. */
+  private tryLiteralList(): Expr[] | undefined {
+    const save = this.i;
+    this.i++; // (
+    const items: Expr[] = [];
+    if (this.isOp(')')) {
+      this.i = save;
+      return undefined;
+    }
+    while (true) {
+      const t = this.t;
+      let lit: Literal | undefined;
+      if (t.type === 'number') {
+        this.i++;
+        lit = this.numberLiteral(t, false);
+      } else if (t.type === 'string') {
+        this.i++;
+        lit = { kind: 'literal', type: 'string', value: t.text, pos: this.pos(t) };
+      } else if (this.isOp('-') && this.peek().type === 'number') {
+        this.i += 2;
+        lit = this.numberLiteral(this.toks[this.i - 1]!, true, t);
+      }
+      if (!lit) break;
+      items.push(lit);
+      if (this.isOp(',')) {
+        this.i++;
+        continue;
+      }
+      if (this.isOp(')')) {
+        this.i++;
+        // A postfix or operator after the list means it was not a plain list: `(1) + 1`.
+        if (this.isOp('[') || this.isOp('.') || this.isOp('::') || this.isOp('+') || this.isOp('-') || this.isOp('*') || this.isOp('/') || this.isOp('%') || this.isOp('||')) break;
+        return items;
+      }
+      break;
+    }
+    this.i = save;
+    return undefined;
+  }
+
+  private parseConcat(): Expr {
+    const first = this.parseAdditive();
+    if (!this.isOp('||')) return first;
+    const op = this.t;
+    const args = [first];
+    while (this.acceptOp('||')) args.push(this.parseAdditive());
+    return { kind: 'function', name: 'concat', args, operator: '||', pos: this.pos(op) };
+  }
+
+  private parseAdditive(): Expr {
+    let e = this.parseMultiplicative();
+    let chain = 0;
+    while (this.isOp('+') || this.isOp('-')) {
+      const t = this.t;
+      this.i++;
+      const right = this.parseMultiplicative();
+      if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
+      e = { kind: 'function', name: t.text === '+' ? 'plus' : 'minus', args: [e, right], operator: t.text, pos: this.pos(t) };
+    }
+    return e;
+  }
+
+  private parseMultiplicative(): Expr {
+    let e = this.parseUnary();
+    let chain = 0;
+    while (true) {
+      const t = this.t;
+      let name: string | undefined;
+      if (t.type === 'op') name = t.text === '*' ? 'multiply' : t.text === '/' ? 'divide' : t.text === '%' ? 'modulo' : undefined;
+      else if (t.type === 'ident') name = t.upper === 'MOD' ? 'modulo' : t.upper === 'DIV' ? 'intDiv' : undefined;
+      if (!name) return e;
+      this.i++;
+      const right = this.parseUnary();
+      if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
+      e = { kind: 'function', name, args: [e, right], operator: t.type === 'op' ? t.text : t.upper, pos: this.pos(t) };
+    }
+  }
+
+  private parseUnary(): Expr {
+    const t = this.t;
+    if (this.isOp('-')) {
+      const n = this.peek();
+      // ClickHouse folds a minus directly before a number into the literal: `-5` is the literal -5.
+      if (n.type === 'number' || (n.type === 'ident' && (n.upper === 'INF' || n.upper === 'NAN') && !this.isOp('(', this.peek(2)))) {
+        this.i += 2;
+        const lit = n.type === 'number' ? this.numberLiteral(n, true, t) : { kind: 'literal' as const, type: 'float' as const, value: '-' + n.text.toLowerCase(), pos: this.pos(t) };
+        return this.parsePostfix(lit);
+      }
+      this.i++;
+      this.enter();
+      try {
+        return { kind: 'function', name: 'negate', args: [this.parseUnary()], operator: '-', pos: this.pos(t) };
+      } finally {
+        this.leave();
+      }
+    }
+    if (this.isOp('+')) {
+      // unary plus is a no-op in ClickHouse
+      this.i++;
+      return this.parseUnary();
+    }
+    return this.parsePostfix(this.parsePrimary());
+  }
+
+  private parsePostfix(base: Expr): Expr {
+    let e = base;
+    let chain = 0;
+    while (true) {
+      const t = this.t;
+      if (this.isOp('[')) {
+        this.i++;
+        this.enter();
+        const idx = this.parseExprWithAlias();
+        this.leave();
+        this.expectOp(']');
+        e = { kind: 'function', name: 'arrayElement', args: [e, idx], operator: '[]', pos: this.pos(t) };
+      } else if (this.isOp('.') && this.peek().type === 'number' && /^\d+$/.test(this.peek().text)) {
+        const n = this.peek();
+        this.i += 2;
+        e = { kind: 'function', name: 'tupleElement', args: [e, { kind: 'literal', type: 'integer', value: n.text, pos: this.pos(n) }], operator: '.', pos: this.pos(t) };
+      } else if (this.isOp('::')) {
+        this.i++;
+        e = { kind: 'cast', expr: e, type: this.parseTypeName(), syntax: 'colons', pos: this.pos(t) };
+      } else {
+        return e;
+      }
+      if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
+    }
+  }
+
+  /** A type as text, e.g. `Nullable(UInt64)`, `DateTime64(3, 'UTC')`, `Array(Tuple(a UInt8, b String))`. */
+  private parseTypeName(): string {
+    const start = this.t;
+    const startIdx = this.i;
+    if (start.type !== 'ident' && start.type !== 'qident') throw this.error('a type name');
+    this.i++;
+    // Multi-word types: `Double Precision`, etc. are rare; keep single word plus arguments.
+    if (this.isOp('(')) {
+      let depth = 0;
+      do {
+        if (this.isOp('(')) depth++;
+        else if (this.isOp(')')) depth--;
+        else if (this.t.type === 'eof') throw this.error("')' closing the type");
+        this.i++;
+      } while (depth > 0);
+    }
+    // Re-print argument tokens in a normalized way so spacing does not matter.
+    return this.typeText(startIdx, this.i);
+  }
+
+  private typeText(from: number, toIdx: number): string {
+    let out = '';
+    const wordy = (x: Token | undefined): boolean => x !== undefined && (x.type === 'ident' || x.type === 'qident' || x.type === 'number' || x.type === 'string');
+    for (let k = from; k < toIdx; k++) {
+      const tk = this.toks[k]!;
+      if (k > from && wordy(this.toks[k - 1]) && wordy(tk)) out += ' ';
+      if (tk.type === 'string') out += quoteStringLiteral(tk.text);
+      else if (tk.type === 'qident') out += '`' + tk.text.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+      else if (tk.type === 'op' && tk.text === ',') out += ', ';
+      else out += tk.text;
+    }
+    return out;
+  }
+
+  private numberLiteral(t: Token, negative: boolean, minusTok?: Token): Literal {
+    const s = t.text;
+    const isInt = /^(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)$/.test(s);
+    return { kind: 'literal', type: isInt ? 'integer' : 'float', value: negative ? '-' + s : s, pos: this.pos(minusTok ?? t) };
+  }
+
+  private parsePrimary(): Expr {
+    const t = this.t;
+    switch (t.type) {
+      case 'number':
+        this.i++;
+        return this.numberLiteral(t, false);
+      case 'string':
+        this.i++;
+        return { kind: 'literal', type: 'string', value: t.text, pos: this.pos(t) };
+      case 'param':
+        this.i++;
+        return { kind: 'param', name: t.text, type: t.extra!, pos: this.pos(t) };
+      case 'qident':
+        return this.parseNameOrCall();
+      case 'eof':
+        throw this.error('an expression');
+      case 'op':
+        return this.parsePunctPrimary();
+      case 'ident':
+        break;
+    }
+    const next = this.peek();
+    const callNext = this.isOp('(', next);
+    switch (t.upper) {
+      case 'NULL':
+        this.i++;
+        return { kind: 'literal', type: 'null', value: '', pos: this.pos(t) };
+      case 'TRUE':
+      case 'FALSE':
+        if (callNext) break;
+        this.i++;
+        return { kind: 'literal', type: 'bool', value: t.upper.toLowerCase(), pos: this.pos(t) };
+      case 'INF':
+      case 'NAN':
+        if (callNext || this.isOp('.', next)) break;
+        this.i++;
+        return { kind: 'literal', type: 'float', value: t.upper.toLowerCase(), pos: this.pos(t) };
+      case 'CASE':
+        return this.parseCase();
+      case 'CAST':
+        if (callNext) return this.parseCast();
+        break;
+      case 'INTERVAL':
+        if (!callNext) return this.parseInterval();
+        break;
+      case 'NOT':
+        // `NOT` inside a tighter context, e.g. `a = NOT b`: ClickHouse parses it as not(...).
+        return this.parseNot();
+      case 'EXISTS':
+        if (callNext && (this.isKw('SELECT', this.peek(2)) || this.isKw('WITH', this.peek(2)))) throw this.unsupported('EXISTS (subquery)');
+        break;
+      case 'DATE':
+      case 'TIMESTAMP':
+        if (next.type === 'string') throw this.unsupported(`${t.upper} '...' literal`);
+        break;
+      case 'EXTRACT':
+      case 'SUBSTRING':
+      case 'TRIM':
+      case 'POSITION':
+        if (callNext) return this.parseSpecialCall(t);
+        break;
+      case 'SELECT':
+      case 'FROM':
+      case 'WHERE':
+        throw this.error('an expression');
+    }
+    return this.parseNameOrCall();
+  }
+
+  private parsePunctPrimary(): Expr {
+    const t = this.t;
+    if (this.isOp('(')) {
+      this.i++;
+      this.enter();
+      try {
+        if (this.isKw('SELECT') || this.isKw('WITH')) {
+          const query = this.parseUnion();
+          this.expectOp(')');
+          return { kind: 'subquery', query, pos: this.pos(t) };
+        }
+        if (this.acceptOp(')')) return { kind: 'tuple', items: [], pos: this.pos(t) };
+        const first = this.parseExprWithAlias();
+        if (this.acceptOp(')')) return first; // plain parentheses
+        const items = [first];
+        while (this.acceptOp(',')) {
+          if (this.isOp(')')) break; // (1,) is a one-element tuple
+          items.push(this.parseExprWithAlias());
+        }
+        this.expectOp(')', "',' or ')'");
+        // `(x,)` prints back as tuple(x) (the only one-element spelling 18.16 knows): mark it so.
+        return items.length === 1 ? { kind: 'tuple', items, explicit: true, pos: this.pos(t) } : { kind: 'tuple', items, pos: this.pos(t) };
+      } finally {
+        this.leave();
+      }
+    }
+    if (this.isOp('[')) {
+      this.i++;
+      this.enter();
+      try {
+        const items = this.isOp(']') ? [] : this.parseExprList(']');
+        this.expectOp(']', "',' or ']'");
+        return { kind: 'array', items, pos: this.pos(t) };
+      } finally {
+        this.leave();
+      }
+    }
+    if (this.isOp('*')) {
+      this.i++;
+      return this.parseAsteriskModifiers({ kind: 'asterisk', pos: this.pos(t) });
+    }
+    throw this.error('an expression');
+  }
+
+  private parseAsteriskModifiers(e: Expr): Expr {
+    if (this.isKw('EXCEPT') || this.isKw('REPLACE') || this.isKw('APPLY')) throw this.unsupported(`* ${this.t.upper}`);
+    return e;
+  }
+
+  /** identifier, compound identifier (a.b.c), t.*, or a function call name(...)[(...)] */
+  private parseNameOrCall(): Expr {
+    const t = this.t;
+    const parts: string[] = [this.ident()];
+    if (this.isOp('(') && t.type === 'ident') return this.parseCall(t);
+    if (this.isOp('(') && t.type === 'qident') return this.parseCall(t);
+    while (this.isOp('.')) {
+      const n = this.peek();
+      if (n.type === 'ident' || n.type === 'qident') {
+        this.i += 2;
+        parts.push(n.text);
+      } else if (this.isOp('*', n)) {
+        this.i += 2;
+        return this.parseAsteriskModifiers({ kind: 'asterisk', table: parts, pos: this.pos(t) });
+      } else break;
+    }
+    if (parts.length > 1 && this.isOp('(')) throw this.unsupported(`Qualified function name ${parts.join('.')}`, t);
+    return { kind: 'column', parts, pos: this.pos(t) };
+  }
+
+  private parseCall(nameTok: Token): Expr {
+    const name = nameTok.text;
+    if (nameTok.type === 'ident' && nameTok.upper === 'COLUMNS') throw this.unsupported('COLUMNS matcher', nameTok);
+    const open = this.t;
+    this.i++; // (
+    this.enter();
+    try {
+      let distinct = false;
+      if (this.isKw('DISTINCT') && !this.isOp(')', this.peek()) && !this.isOp(',', this.peek())) {
+        this.i++;
+        distinct = true;
+      } else if (this.isKw('ALL') && !this.isOp(')', this.peek()) && !this.isOp(',', this.peek()) && !this.isOp('(', this.peek())) {
+        this.i++;
+      }
+      let args: Expr[];
+      // count(*) is count() in ClickHouse's AST (and its column name is `count()`).
+      if (this.isOp('*') && this.isOp(')', this.peek()) && name.toLowerCase() === 'count') {
+        this.i++;
+        args = [];
+      } else {
+        args = this.isOp(')') ? [] : this.parseExprList(')');
+      }
+      this.expectOp(')', "',' or ')'");
+      let params: Expr[] | undefined;
+      if (this.isOp('(')) {
+        // parametric aggregate: name(params)(args)
+        if (distinct) throw this.error('end of the function call', this.t);
+        this.i++;
+        params = args;
+        if (this.isKw('DISTINCT') && !this.isOp(')', this.peek())) {
+          this.i++;
+          distinct = true;
+        }
+        args = this.isOp(')') ? [] : this.parseExprList(')');
+        this.expectOp(')', "',' or ')'");
+      }
+      if (this.isKw('RESPECT') || this.isKw('IGNORE')) throw this.unsupported(`${this.t.upper} NULLS`);
+      if (this.isKw('FILTER') && this.isOp('(', this.peek())) throw this.unsupported('FILTER (WHERE ...)');
+      if (this.isKw('OVER')) throw this.unsupported('Window functions (OVER)');
+      if (!params && !distinct && name.toLowerCase() === 'tuple' && nameTok.type === 'ident') {
+        return { kind: 'tuple', items: args, explicit: true, pos: this.pos(nameTok) };
+      }
+      const f: FunctionCall = { kind: 'function', name, args, pos: this.pos(nameTok) };
+      if (params) f.params = params;
+      if (distinct) f.distinct = true;
+      void open;
+      return f;
+    } finally {
+      this.leave();
+    }
+  }
+
+  private parseCase(): Expr {
+    const t = this.t;
+    this.i++;
+    this.enter();
+    try {
+      const c: CaseExpr = { kind: 'case', whens: [], pos: this.pos(t) };
+      if (!this.isKw('WHEN')) c.operand = this.parseExprWithAlias();
+      while (this.acceptKw('WHEN')) {
+        const when = this.parseExprWithAlias();
+        this.expectKw('THEN');
+        c.whens.push({ when, then: this.parseExprWithAlias() });
+      }
+      if (c.whens.length === 0) throw this.error('WHEN');
+      if (this.acceptKw('ELSE')) c.else = this.parseExprWithAlias();
+      this.expectKw('END');
+      return c;
+    } finally {
+      this.leave();
+    }
+  }
+
+  private parseCast(): Expr {
+    const t = this.t;
+    this.i += 2; // CAST (
+    this.enter();
+    try {
+      // No alias here: `CAST(x AS T)` uses AS for the type.
+      const expr = this.parseExpr();
+      if (this.acceptKw('AS')) {
+        const type = this.parseTypeName();
+        this.expectOp(')');
+        return { kind: 'cast', expr, type, syntax: 'as', pos: this.pos(t) };
+      }
+      if (this.acceptOp(',')) {
+        const ty = this.t;
+        if (ty.type !== 'string') {
+          // CAST(x, expr) with a non-literal type: an ordinary function call.
+          const rest = this.parseExprList(')');
+          this.expectOp(')');
+          return { kind: 'function', name: t.text, args: [expr, ...rest], pos: this.pos(t) };
+        }
+        this.i++;
+        this.expectOp(')');
+        return { kind: 'cast', expr, type: ty.text, syntax: 'comma', pos: this.pos(t) };
+      }
+      throw this.error("AS or ','");
+    } finally {
+      this.leave();
+    }
+  }
+
+  private parseInterval(): Expr {
+    const t = this.t;
+    this.i++;
+    // INTERVAL '1 day' (string form) or INTERVAL <expr> <unit>
+    if (this.t.type === 'string') {
+      const s = this.t;
+      const m = /^\s*(-?\d+)\s+([A-Za-z]+)\s*$/.exec(s.text);
+      if (m && INTERVAL_UNITS[m[2]!.toUpperCase()] && !this.isUnitAt(this.peek())) {
+        this.i++;
+        const neg = m[1]!.startsWith('-');
+        const digits = neg ? m[1]!.slice(1) : m[1]!;
+        return {
+          kind: 'interval',
+          value: { kind: 'literal', type: 'integer', value: neg ? '-' + digits : digits, pos: this.pos(s) },
+          unit: INTERVAL_UNITS[m[2]!.toUpperCase()]!,
+          pos: this.pos(t),
+        };
+      }
+    }
+    // The value binds tighter than any binary operator: INTERVAL 1 + 1 DAY is not valid.
+    const value = this.parseUnary();
+    const u = this.t;
+    if (u.type !== 'ident' || !INTERVAL_UNITS[u.upper]) throw this.error('an interval unit (SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER, YEAR)');
+    this.i++;
+    return { kind: 'interval', value, unit: INTERVAL_UNITS[u.upper]!, pos: this.pos(t) };
+  }
+
+  private isUnitAt(t: Token): boolean {
+    return t.type === 'ident' && INTERVAL_UNITS[t.upper] !== undefined;
+  }
+
+  /** EXTRACT(unit FROM x), SUBSTRING(s FROM a FOR b), TRIM(...), POSITION(a IN b): only the plain call forms. */
+  private parseSpecialCall(t: Token): Expr {
+    // Look for the SQL-standard keyword forms inside; refuse them, else parse as a plain call.
+    let k = 2;
+    let depth = 0;
+    while (true) {
+      const x = this.peek(k);
+      if (x.type === 'eof') break;
+      if (this.isOp('(', x)) depth++;
+      else if (this.isOp(')', x)) {
+        if (depth === 0) break;
+        depth--;
+      } else if (depth === 0 && x.type === 'ident' && ['FROM', 'FOR', 'IN', 'BOTH', 'LEADING', 'TRAILING'].includes(x.upper)) {
+        throw this.unsupported(`${t.upper}(... ${x.upper} ...) syntax`, t);
+      }
+      k++;
+    }
+    return this.parseNameOrCall();
+  }
+}
+
+/** A ClickHouse string literal for `s` (backslash escapes; valid on 18.16 and current versions). */
+export function quoteStringLiteral(s: string): string {
+  let out = "'";
+  let run = 0;
+  for (let k = 0; k < s.length; k++) {
+    const c = s.charCodeAt(k);
+    let esc: string | undefined;
+    if (c === 39) esc = "\\'";
+    else if (c === 92) esc = '\\\\';
+    else if (c < 32 || c === 127) {
+      esc = c === 10 ? '\\n' : c === 9 ? '\\t' : c === 13 ? '\\r' : c === 0 ? '\\0' : '\\x' + c.toString(16).padStart(2, '0').toUpperCase();
+    }
+    if (esc !== undefined) {
+      out += s.slice(run, k) + esc;
+      run = k + 1;
+    }
+  }
+  return out + s.slice(run) + "'";
+}
+
+export { positionAt };

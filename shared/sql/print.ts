@@ -1,0 +1,419 @@
+// Prints the AST back to ClickHouse SQL: readable (operators infix, parentheses only where
+// precedence needs them, plus a few extra where ClickHouse 18.16 and current versions disagree),
+// and round-tripping: parseSelect(printSelect(ast)) equals ast (ignoring positions).
+// Only spellings valid on both ClickHouse 18.16 and current versions are chosen where the AST
+// leaves a choice (LIMIT m, n rather than LIMIT n OFFSET m; USING (a, b); backquoted names).
+
+import type {
+  CaseExpr,
+  Expr,
+  FunctionCall,
+  JoinClause,
+  OrderItem,
+  SelectQuery,
+  SelectStatement,
+  SettingItem,
+  TableExpr,
+} from './ast.js';
+import { NON_ALIAS_KEYWORDS, quoteStringLiteral } from './parse.js';
+
+// Precedence levels, higher binds tighter (ClickHouse's operator table).
+const P_LAMBDA = 1;
+const P_TERNARY = 2;
+const P_OR = 3;
+const P_AND = 4;
+const P_NOT = 5;
+const P_ISNULL = 6;
+const P_BETWEEN = 7;
+const P_CMP = 9;
+const P_CONCAT = 10;
+const P_ADD = 11;
+const P_MUL = 12;
+const P_UNARY = 13;
+const P_POSTFIX = 14;
+const P_PRIMARY = 15;
+
+interface Infix {
+  prec: number;
+  kind: 'nary' | 'binary' | 'cmp' | 'prefix' | 'postfixWord' | 'index' | 'tupleIndex' | 'ternary' | 'between';
+  word: string; // the printed operator
+}
+
+// operator spelling -> [function name, arity ('n' = 2 or more)]
+const INFIX: Record<string, { name: string; arity: number | 'n'; spec: Infix }> = {};
+function def(op: string, name: string, arity: number | 'n', prec: number, kind: Infix['kind'], word = op): void {
+  INFIX[op] = { name, arity, spec: { prec, kind, word } };
+}
+def('OR', 'or', 'n', P_OR, 'nary');
+def('AND', 'and', 'n', P_AND, 'nary');
+def('||', 'concat', 'n', P_CONCAT, 'nary');
+def('NOT', 'not', 1, P_NOT, 'prefix');
+def('IS NULL', 'isNull', 1, P_ISNULL, 'postfixWord');
+def('IS NOT NULL', 'isNotNull', 1, P_ISNULL, 'postfixWord');
+for (const [op, name] of [
+  ['=', 'equals'], ['==', 'equals'], ['!=', 'notEquals'], ['<>', 'notEquals'], ['<', 'less'], ['<=', 'lessOrEquals'],
+  ['>', 'greater'], ['>=', 'greaterOrEquals'], ['<=>', 'isNotDistinctFrom'], ['LIKE', 'like'], ['ILIKE', 'ilike'],
+  ['NOT LIKE', 'notLike'], ['NOT ILIKE', 'notILike'], ['REGEXP', 'match'], ['IN', 'in'], ['NOT IN', 'notIn'],
+  ['GLOBAL IN', 'globalIn'], ['GLOBAL NOT IN', 'globalNotIn'],
+] as const) def(op, name, 2, P_CMP, 'cmp');
+def('+', 'plus', 2, P_ADD, 'binary');
+def('*', 'multiply', 2, P_MUL, 'binary');
+def('/', 'divide', 2, P_MUL, 'binary');
+def('%', 'modulo', 2, P_MUL, 'binary');
+def('MOD', 'modulo', 2, P_MUL, 'binary');
+def('DIV', 'intDiv', 2, P_MUL, 'binary');
+def('[]', 'arrayElement', 2, P_POSTFIX, 'index');
+def('.', 'tupleElement', 2, P_POSTFIX, 'tupleIndex');
+def('?:', 'if', 3, P_TERNARY, 'ternary');
+def('BETWEEN', 'and', 2, P_BETWEEN, 'between');
+def('NOT BETWEEN', 'or', 2, P_BETWEEN, 'between');
+
+/** The infix form of a call, or undefined when it must print as `name(args)`. */
+function infixOf(f: FunctionCall): Infix | undefined {
+  const op = f.operator;
+  if (op === undefined || f.params || f.distinct) return undefined;
+  if (op === '-') {
+    if (f.name === 'negate' && f.args.length === 1) return { prec: P_UNARY, kind: 'prefix', word: '-' };
+    if (f.name === 'minus' && f.args.length === 2) return { prec: P_ADD, kind: 'binary', word: '-' };
+    return undefined;
+  }
+  const d = INFIX[op];
+  if (!d || d.name !== f.name) return undefined;
+  if (d.arity === 'n' ? f.args.length < 2 : f.args.length !== d.arity) return undefined;
+  if (d.spec.kind === 'tupleIndex') {
+    const idx = f.args[1]!;
+    if (idx.kind !== 'literal' || idx.type !== 'integer' || !/^\d+$/.test(idx.value) || idx.alias !== undefined) return undefined;
+  }
+  if (d.spec.kind === 'between' && !betweenShape(f)) return undefined;
+  return d.spec;
+}
+
+// and(greaterOrEquals(x, lo), lessOrEquals(x, hi)) / or(less(x, lo), greater(x, hi)) with the same x.
+function betweenShape(f: FunctionCall): boolean {
+  const [a, b] = f.args as [Expr, Expr];
+  const [n1, n2] = f.name === 'and' ? ['greaterOrEquals', 'lessOrEquals'] : ['less', 'greater'];
+  if (a.kind !== 'function' || b.kind !== 'function' || a.name !== n1 || b.name !== n2) return false;
+  if (a.args.length !== 2 || b.args.length !== 2 || a.params || b.params || a.distinct || b.distinct) return false;
+  if (a.alias !== undefined || b.alias !== undefined) return false;
+  // The inner nodes must carry the operator the parser gives them, so the round trip is exact.
+  const ops = f.name === 'and' ? ['>=', '<='] : ['<', '>'];
+  if (a.operator !== ops[0] || b.operator !== ops[1]) return false;
+  return sameTree(a.args[0]!, b.args[0]!);
+}
+
+function sameTree(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
+  for (const k of keys) {
+    if (k === 'pos') continue;
+    if (!sameTree(ao[k], bo[k])) return false;
+  }
+  return true;
+}
+
+// Words that must be backquoted when used as a name (they would parse as something else).
+const QUOTE_WORDS = new Set([...NON_ALIAS_KEYWORDS, 'INF', 'NAN', 'ALL']);
+// Function names that would parse as something else before '('.
+const QUOTE_FUNCTIONS = new Set(['NOT', 'NULL', 'CASE', 'SELECT', 'FROM', 'WHERE', 'WITH', 'CAST', 'INTERVAL', 'EXISTS']);
+
+function quoteFunctionName(name: string): string {
+  return PLAIN_NAME.test(name) && !QUOTE_FUNCTIONS.has(name.toUpperCase()) ? name : '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+}
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** An identifier, backquoted when it is not a plain name or collides with a keyword. */
+export function quoteIdent(name: string): string {
+  if (PLAIN_NAME.test(name) && !QUOTE_WORDS.has(name.toUpperCase())) return name;
+  let out = '`';
+  for (const ch of name) {
+    const c = ch.charCodeAt(0);
+    if (ch === '`') out += '\\`';
+    else if (ch === '\\') out += '\\\\';
+    else if (c < 32 || c === 127) out += c === 10 ? '\\n' : c === 9 ? '\\t' : c === 13 ? '\\r' : '\\x' + c.toString(16).padStart(2, '0').toUpperCase();
+    else out += ch;
+  }
+  return out + '`';
+}
+
+export { quoteStringLiteral };
+
+/** How tightly the printed form of `e` binds (without its alias). */
+function precOf(e: Expr): number {
+  switch (e.kind) {
+    case 'literal':
+      return (e.type === 'integer' || e.type === 'float') && e.value.startsWith('-') ? P_UNARY : P_PRIMARY;
+    case 'lambda':
+      return P_LAMBDA;
+    case 'cast':
+      return e.syntax === 'colons' ? P_POSTFIX : P_PRIMARY;
+    case 'interval':
+      return P_UNARY;
+    case 'function': {
+      const inf = infixOf(e);
+      return inf ? inf.prec : P_PRIMARY;
+    }
+    default:
+      return P_PRIMARY;
+  }
+}
+
+/** `e` with its alias (for places where ClickHouse accepts `expr AS name`). */
+function aliased(e: Expr): string {
+  const s = bare(e);
+  return e.alias !== undefined ? `${s} AS ${quoteIdent(e.alias)}` : s;
+}
+
+/** `e` as an operand that must bind at least as tightly as `min`; aliases force parentheses. */
+function operand(e: Expr, min: number): string {
+  if (e.alias !== undefined) return `(${aliased(e)})`;
+  const s = bare(e);
+  return precOf(e) < min ? `(${s})` : s;
+}
+
+function list(items: Expr[]): string {
+  let out = '';
+  for (let i = 0; i < items.length; i++) out += (i > 0 ? ', ' : '') + aliased(items[i]!);
+  return out;
+}
+
+function bare(e: Expr): string {
+  switch (e.kind) {
+    case 'literal':
+      switch (e.type) {
+        case 'string':
+          return quoteStringLiteral(e.value);
+        case 'null':
+          return 'NULL';
+        case 'bool':
+          return e.value === 'true' ? 'true' : 'false';
+        default:
+          return e.value;
+      }
+    case 'column':
+      return e.parts.map(quoteIdent).join('.');
+    case 'asterisk':
+      return e.table ? `${e.table.map(quoteIdent).join('.')}.*` : '*';
+    case 'array':
+      return `[${list(e.items)}]`;
+    case 'tuple':
+      // A one-element tuple only has the tuple(...) spelling on every version.
+      return e.explicit || e.items.length === 1 ? `tuple(${list(e.items)})` : `(${list(e.items)})`;
+    case 'subquery':
+      return `(${printSelect(e.query)})`;
+    case 'param':
+      return `{${e.name}:${e.type}}`;
+    case 'case':
+      return printCase(e);
+    case 'cast':
+      if (e.syntax === 'colons') return `${operand(e.expr, P_POSTFIX + 1)}::${e.type}`;
+      if (e.syntax === 'comma') return `CAST(${aliased(e.expr)}, ${quoteStringLiteral(e.type)})`;
+      return `CAST(${aliased(e.expr)} AS ${e.type})`;
+    case 'lambda': {
+      const ps = e.params.map(quoteIdent);
+      return `${ps.length === 1 ? ps[0] : `(${ps.join(', ')})`} -> ${operand(e.body, P_LAMBDA)}`;
+    }
+    case 'interval':
+      return `INTERVAL ${intervalValue(e.value)} ${e.unit}`;
+    case 'function':
+      return printCall(e);
+  }
+}
+
+// The parser reads an INTERVAL value as a unary-level operand: wrap anything looser, and
+// negative literals too (`INTERVAL -1 DAY` is fine, but keep it unambiguous).
+function intervalValue(v: Expr): string {
+  return operand(v, P_UNARY);
+}
+
+function printCase(e: CaseExpr): string {
+  let out = 'CASE';
+  if (e.operand) out += ' ' + aliased(e.operand);
+  for (const w of e.whens) out += ` WHEN ${aliased(w.when)} THEN ${aliased(w.then)}`;
+  if (e.else) out += ` ELSE ${aliased(e.else)}`;
+  return out + ' END';
+}
+
+function printCall(f: FunctionCall): string {
+  const inf = infixOf(f);
+  if (inf) {
+    const a = f.args;
+    const p = inf.prec;
+    switch (inf.kind) {
+      case 'nary': {
+        let out = operand(a[0]!, p + 1);
+        for (let i = 1; i < a.length; i++) out += ` ${inf.word} ${operand(a[i]!, p + 1)}`;
+        return out;
+      }
+      case 'binary':
+        return `${operand(a[0]!, p)} ${inf.word} ${operand(a[1]!, p + 1)}`;
+      case 'cmp': {
+        const right = a[1]!;
+        let r: string;
+        if (inf.word.endsWith('IN')) {
+          // IN's right side: a tuple or subquery prints with its own parentheses, a table name bare,
+          // anything else inside parentheses (`x IN (1)` is in(x, 1) on every version).
+          if (right.alias === undefined && ((right.kind === 'tuple' && !right.explicit && right.items.length !== 1) || right.kind === 'subquery' || right.kind === 'column')) r = bare(right);
+          else r = `(${aliased(right)})`;
+        } else r = operand(right, p + 1);
+        return `${operand(a[0]!, p + 1)} ${inf.word} ${r}`;
+      }
+      case 'prefix': {
+        if (inf.word === '-') {
+          const x = a[0]!;
+          const s = operand(x, P_UNARY);
+          // -(5) must not print as -5 (that is the literal -5), and "--" would start a comment.
+          if ((x.kind === 'literal' && (x.type === 'integer' || x.type === 'float' || x.value === 'inf' || x.value === 'nan')) || s.startsWith('-')) {
+            return `-(${aliased(x)})`;
+          }
+          return `-${s}`;
+        }
+        // NOT: parenthesize anything looser than a postfix operand, for readability and for 18.16.
+        return `NOT ${operand(a[0]!, P_CMP + 1)}`;
+      }
+      case 'postfixWord':
+        return `${operand(a[0]!, P_CMP + 1)} ${f.operator}`;
+      case 'index':
+        return `${postfixBase(a[0]!)}[${aliased(a[1]!)}]`;
+      case 'tupleIndex':
+        return `${postfixBase(a[0]!)}.${(a[1] as { value: string }).value}`;
+      case 'ternary':
+        return `${operand(a[0]!, P_TERNARY + 1)} ? ${operand(a[1]!, P_TERNARY)} : ${operand(a[2]!, P_TERNARY)}`;
+      case 'between': {
+        const lo = a[0] as FunctionCall;
+        const hi = a[1] as FunctionCall;
+        return `${operand(lo.args[0]!, P_CONCAT)} ${f.operator} ${operand(lo.args[1]!, P_CONCAT)} AND ${operand(hi.args[1]!, P_CONCAT)}`;
+      }
+    }
+  }
+  const name = quoteFunctionName(f.name);
+  const args = (f.distinct ? 'DISTINCT ' : '') + list(f.args);
+  return f.params ? `${name}(${list(f.params)})(${args})` : `${name}(${args})`;
+}
+
+// The base of `x[i]`, `x.1`, `x::T`: negative literals need parentheses (`(-1)[1]`), as does
+// anything looser than a postfix operator.
+function postfixBase(e: Expr): string {
+  return operand(e, P_POSTFIX + (e.kind === 'literal' ? 2 : 0));
+}
+
+/** One expression as ClickHouse SQL, with its alias if it has one. */
+export function printExpr(e: Expr): string {
+  return aliased(e);
+}
+
+/** One expression without its top-level alias. */
+export function printExprBare(e: Expr): string {
+  return bare(e);
+}
+
+function printTable(t: TableExpr): string {
+  let out: string;
+  if (t.kind === 'table') out = (t.database !== undefined ? quoteIdent(t.database) + '.' : '') + quoteIdent(t.table);
+  else if (t.kind === 'subqueryTable') out = `(${printSelect(t.query)})`;
+  else out = `${quoteFunctionName(t.name)}(${list(t.args)})`;
+  if (t.alias !== undefined) out += ` AS ${quoteIdent(t.alias)}`;
+  if (t.kind === 'table') {
+    if (t.final) out += ' FINAL';
+    if (t.sample) {
+      out += ` SAMPLE ${operand(t.sample.ratio, P_MUL)}`;
+      if (t.sample.offset) out += ` OFFSET ${operand(t.sample.offset, P_MUL)}`;
+    }
+  }
+  return out;
+}
+
+function printJoin(j: JoinClause): string {
+  if (j.type === 'COMMA') return `, ${printTable(j.table)}`;
+  let out = ' ';
+  if (j.global) out += 'GLOBAL ';
+  if (j.strictness) out += j.strictness + ' ';
+  out += `${j.type} JOIN ${printTable(j.table)}`;
+  if (j.using) out += ` USING (${list(j.using)})`;
+  else if (j.on) out += ` ON ${aliased(j.on)}`;
+  return out;
+}
+
+function printOrder(o: OrderItem): string {
+  let out = aliased(o.expr);
+  if (o.direction === 'DESC') out += ' DESC';
+  if (o.nulls) out += ` NULLS ${o.nulls}`;
+  if (o.collate !== undefined) out += ` COLLATE ${quoteStringLiteral(o.collate)}`;
+  if (o.withFill) out += ' WITH FILL';
+  return out;
+}
+
+function printSettings(s: SettingItem[]): string {
+  return s.map((x) => `${quoteIdent(x.name)} = ${operand(x.value, P_UNARY)}`).join(', ');
+}
+
+// Format names are not keywords in that position (FORMAT Null is fine); quote only odd ones.
+function printFormatName(f: string): string {
+  return PLAIN_NAME.test(f) ? f : quoteIdent(f);
+}
+
+function limitValue(e: Expr): string {
+  return operand(e, P_UNARY);
+}
+
+function printQuery(q: SelectQuery): string {
+  let out = '';
+  if (q.with && q.with.length > 0) {
+    out += 'WITH ' + q.with.map((w) => (w.cte && w.expr.kind === 'subquery' ? `${quoteIdent(w.name)} AS ${bare(w.expr)}` : `${operand(w.expr, 0)} AS ${quoteIdent(w.name)}`)).join(', ') + ' ';
+  }
+  out += 'SELECT ';
+  if (q.distinct) out += q.distinctOn ? `DISTINCT ON (${list(q.distinctOn)}) ` : 'DISTINCT ';
+  out += list(q.columns);
+  if (q.from) {
+    out += ' FROM ' + printTable(q.from.table);
+    if (q.from.arrayJoin) out += ` ${q.from.arrayJoin.left ? 'LEFT ' : ''}ARRAY JOIN ${list(q.from.arrayJoin.exprs)}`;
+    for (const j of q.from.joins) out += printJoin(j);
+  }
+  if (q.prewhere) out += ' PREWHERE ' + aliased(q.prewhere);
+  if (q.where) out += ' WHERE ' + aliased(q.where);
+  if (q.groupBy) {
+    out += ' GROUP BY ' + list(q.groupBy);
+    if (q.groupByModifier) out += ` WITH ${q.groupByModifier}`;
+  }
+  if (q.withTotals) out += ' WITH TOTALS';
+  if (q.having) out += ' HAVING ' + aliased(q.having);
+  if (q.orderBy) out += ' ORDER BY ' + q.orderBy.map(printOrder).join(', ');
+  if (q.limitBy) {
+    out += ' LIMIT ' + (q.limitBy.offset ? `${limitValue(q.limitBy.offset)}, ` : '') + limitValue(q.limitBy.limit);
+    out += ' BY ' + list(q.limitBy.by);
+  }
+  if (q.limit) {
+    out += ' LIMIT ' + (q.limit.offset ? `${limitValue(q.limit.offset)}, ` : '') + limitValue(q.limit.limit);
+    if (q.limit.withTies) out += ' WITH TIES';
+  }
+  if (q.settings && q.settings.length > 0) out += ' SETTINGS ' + printSettings(q.settings);
+  if (q.format !== undefined) out += ' FORMAT ' + printFormatName(q.format);
+  return out;
+}
+
+/** A statement as one line of ClickHouse SQL. */
+export function printSelect(stmt: SelectStatement): string {
+  if (stmt.kind === 'select') return printQuery(stmt);
+  const sep = ` UNION ${stmt.mode} `;
+  let out = '';
+  const n = stmt.selects.length;
+  for (let i = 0; i < n; i++) {
+    const q = stmt.selects[i]!;
+    // Settings/format of the last SELECT and of the union print once, at the end.
+    const isLast = i === n - 1;
+    const s = isLast ? { ...q, settings: undefined, format: undefined } : q;
+    let part = printQuery(s);
+    // A SELECT inside a UNION that has its own SETTINGS/FORMAT must be parenthesized to keep them.
+    if (!isLast && (q.settings?.length || q.format !== undefined)) part = `(${part})`;
+    out += (i > 0 ? sep : '') + part;
+  }
+  const last = stmt.selects[n - 1];
+  const settings = [...(last?.settings ?? []), ...(stmt.settings ?? [])];
+  if (settings.length > 0) out += ' SETTINGS ' + printSettings(settings);
+  const format = stmt.format ?? last?.format;
+  if (format !== undefined) out += ' FORMAT ' + printFormatName(format);
+  return out;
+}

@@ -1,0 +1,176 @@
+// The parser builds the ASTs ClickHouse builds: operators as ClickHouse function names.
+import { describe, expect, it } from 'vitest';
+import { parseExpression, parseSelect } from '../../../shared/sql/parse.js';
+import { printExprBare } from '../../../shared/sql/print.js';
+import type { Expr, SelectQuery } from '../../../shared/sql/ast.js';
+
+// A compact functional form of an expression, independent of the printer's infix choices.
+function sx(e: Expr): string {
+  switch (e.kind) {
+    case 'function': {
+      const p = e.params ? `(${e.params.map(sx).join(',')})` : '';
+      return `${e.name}${p}(${e.distinct ? 'DISTINCT ' : ''}${e.args.map(sx).join(',')})`;
+    }
+    case 'literal':
+      return e.type === 'string' ? JSON.stringify(e.value) : e.type === 'null' ? 'NULL' : e.value;
+    case 'column':
+      return e.parts.join('.');
+    case 'tuple':
+      return `${e.explicit ? 'tuple' : ''}(${e.items.map(sx).join(',')})`;
+    case 'array':
+      return `[${e.items.map(sx).join(',')}]`;
+    default:
+      return printExprBare(e);
+  }
+}
+const P = (s: string): string => sx(parseExpression(s));
+
+describe('operators become ClickHouse functions with ClickHouse precedence', () => {
+  const cases: [string, string][] = [
+    ['a OR b OR c', 'or(a,b,c)'],
+    ['a AND b AND c', 'and(a,b,c)'],
+    ['a OR b AND c', 'or(a,and(b,c))'],
+    ['NOT a AND b', 'and(not(a),b)'],
+    ['NOT a = b', 'not(equals(a,b))'],
+    ['a = 1 IS NULL', 'isNull(equals(a,1))'],
+    ['x IS NOT NULL', 'isNotNull(x)'],
+    ['a BETWEEN 1 AND 2', 'and(greaterOrEquals(a,1),lessOrEquals(a,2))'],
+    ['a NOT BETWEEN 1 AND 2', 'or(less(a,1),greater(a,2))'],
+    ['a + b * 2', 'plus(a,multiply(b,2))'],
+    ['(a + b) * 2', 'multiply(plus(a,b),2)'],
+    ['a - b - c', 'minus(minus(a,b),c)'],
+    ['a / b % c', 'modulo(divide(a,b),c)'],
+    ['a MOD b', 'modulo(a,b)'],
+    ['a DIV b', 'intDiv(a,b)'],
+    ["s || 'x' || s", 'concat(s,"x",s)'],
+    ['a = b', 'equals(a,b)'],
+    ['a == b', 'equals(a,b)'],
+    ['a != b', 'notEquals(a,b)'],
+    ['a <> b', 'notEquals(a,b)'],
+    ['a < b', 'less(a,b)'],
+    ['a <= b', 'lessOrEquals(a,b)'],
+    ['a > b', 'greater(a,b)'],
+    ['a >= b', 'greaterOrEquals(a,b)'],
+    ["s LIKE 'x%'", 'like(s,"x%")'],
+    ["s NOT LIKE 'x%'", 'notLike(s,"x%")'],
+    ["s ILIKE 'x%'", 'ilike(s,"x%")'],
+    ["s NOT ILIKE 'x%'", 'notILike(s,"x%")'],
+    ['a IN (1, 2)', 'in(a,(1,2))'],
+    ['a IN (1)', 'in(a,1)'],
+    ['a NOT IN (1, 2)', 'notIn(a,(1,2))'],
+    ['a GLOBAL IN (1, 2)', 'globalIn(a,(1,2))'],
+    ['a GLOBAL NOT IN t', 'globalNotIn(a,t)'],
+    ['(a, b) IN ((1, 2), (3, 4))', 'in((a,b),((1,2),(3,4)))'],
+    ['a IN tuple(1, 2)', 'in(a,tuple(1,2))'],
+    ['-5', '-5'],
+    ['- 5', '-5'],
+    ['-(5)', 'negate(5)'],
+    ['-a', 'negate(a)'],
+    ['-a * b', 'multiply(negate(a),b)'],
+    ['a - -5', 'minus(a,-5)'],
+    ['arr[1]', 'arrayElement(arr,1)'],
+    ['t.1', 'tupleElement(t,1)'],
+    ['t.2.1', 'tupleElement(tupleElement(t,2),1)'],
+    ['[[1]][1][1]', 'arrayElement(arrayElement([[1]],1),1)'],
+    ['a ? b : c', 'if(a,b,c)'],
+    ['a ? b : c ? d : e', 'if(a,b,if(c,d,e))'],
+    ['quantile(0.9)(x)', 'quantile(0.9)(x)'],
+    ['quantiles(0.5, 0.9)(x)', 'quantiles(0.5,0.9)(x)'],
+    ['count(DISTINCT x)', 'count(DISTINCT x)'],
+    ['count(*)', 'count()'],
+    ['countIf(x > 1)', 'countIf(greater(x,1))'],
+    ['tuple(1, 2)', 'tuple(1,2)'],
+    ['(1, 2)', '(1,2)'],
+    ['(1,)', 'tuple(1)'],
+    ['()', '()'],
+    ['[]', '[]'],
+    ['0x1F', '0x1F'],
+    ['0b101', '0b101'],
+    ['1e3', '1e3'],
+    ['1.', '1.'],
+    ['18446744073709551615', '18446744073709551615'],
+    ['-inf', '-inf'],
+    ["'a\\'b''c\\\\d\\n'", JSON.stringify("a'b'c\\d\n")],
+    ["x'4142'", '"AB"'],
+    ["'\\xC3\\xA9'", '"é"'],
+    ['`a b`.`c`', 'a b.c'],
+    ['"x"', 'x'],
+    ['db.t.c', 'db.t.c'],
+  ];
+  for (const [src, want] of cases) it(src, () => expect(P(src)).toBe(want));
+
+  it('keeps the operator spelling and the alias', () => {
+    const e = parseExpression('a + 1 AS x') as Extract<Expr, { kind: 'function' }>;
+    expect(e).toMatchObject({ kind: 'function', name: 'plus', operator: '+', alias: 'x' });
+  });
+
+  it('literal types', () => {
+    const types = ['1', '1.5', "'s'", 'NULL', 'true', 'FALSE', 'inf', 'nan', '-0x10'].map((s) => {
+      const e = parseExpression(s);
+      return e.kind === 'literal' ? `${e.type}:${e.value}` : e.kind;
+    });
+    expect(types).toEqual(['integer:1', 'float:1.5', 'string:s', 'null:', 'bool:true', 'bool:false', 'float:inf', 'float:nan', 'integer:-0x10']);
+  });
+
+  it('CASE, CAST, INTERVAL, lambda, params', () => {
+    expect(parseExpression('CASE WHEN a THEN 1 ELSE 2 END')).toMatchObject({ kind: 'case', whens: [{ when: { kind: 'column' } }], else: { value: '2' } });
+    expect(parseExpression('CASE x WHEN 1 THEN 2 END')).toMatchObject({ kind: 'case', operand: { parts: ['x'] } });
+    expect(parseExpression('CAST(x AS Nullable(UInt8))')).toMatchObject({ kind: 'cast', type: 'Nullable(UInt8)', syntax: 'as' });
+    expect(parseExpression("CAST(x, 'DateTime64(3, \\'UTC\\')')")).toMatchObject({ kind: 'cast', type: "DateTime64(3, 'UTC')", syntax: 'comma' });
+    expect(parseExpression("x::DateTime64(3,'UTC')")).toMatchObject({ kind: 'cast', type: "DateTime64(3, 'UTC')", syntax: 'colons' });
+    expect(parseExpression('INTERVAL 3 day')).toMatchObject({ kind: 'interval', unit: 'DAY', value: { value: '3' } });
+    expect(parseExpression("INTERVAL '2 hours'")).toMatchObject({ kind: 'interval', unit: 'HOUR', value: { value: '2' } });
+    expect(parseExpression('(x, y) -> x + y')).toMatchObject({ kind: 'lambda', params: ['x', 'y'] });
+    expect(parseExpression('{p:Array(UInt8)}')).toMatchObject({ kind: 'param', name: 'p', type: 'Array(UInt8)' });
+  });
+});
+
+describe('statements', () => {
+  it('all clauses of a SELECT', () => {
+    const q = parseSelect(
+      `WITH 10 AS ten, cte AS (SELECT 1) SELECT DISTINCT a, b c, count() AS n FROM db.t AS x FINAL SAMPLE 1/10 OFFSET 1/2
+       LEFT ARRAY JOIN arr AS el GLOBAL ANY LEFT OUTER JOIN (SELECT a FROM u) AS v USING a
+       PREWHERE p = 1 WHERE w GROUP BY a, c WITH TOTALS HAVING n > 1 ORDER BY a DESC NULLS FIRST, c COLLATE 'en'
+       LIMIT 2 BY a LIMIT 5, 10 SETTINGS max_threads = 2, s = 'x' FORMAT JSON;`,
+    ) as SelectQuery;
+    expect(q.kind).toBe('select');
+    expect(q.with?.map((w) => [w.name, !!w.cte])).toEqual([['ten', false], ['cte', true]]);
+    expect(q.distinct).toBe(true);
+    expect(q.columns.map((c) => c.alias)).toEqual([undefined, 'c', 'n']);
+    expect(q.from?.table).toMatchObject({ kind: 'table', database: 'db', table: 't', alias: 'x', final: true });
+    expect(q.from?.arrayJoin).toMatchObject({ left: true, exprs: [{ alias: 'el' }] });
+    expect(q.from?.joins[0]).toMatchObject({ global: true, strictness: 'ANY', type: 'LEFT', table: { kind: 'subqueryTable', alias: 'v' }, using: [{ parts: ['a'] }] });
+    expect(q.prewhere).toMatchObject({ name: 'equals' });
+    expect(q.groupBy).toHaveLength(2);
+    expect(q.withTotals).toBe(true);
+    expect(q.orderBy).toMatchObject([{ direction: 'DESC', nulls: 'FIRST' }, { direction: 'ASC', collate: 'en' }]);
+    expect(q.limitBy).toMatchObject({ limit: { value: '2' }, by: [{ parts: ['a'] }] });
+    expect(q.limit).toMatchObject({ limit: { value: '10' }, offset: { value: '5' } });
+    expect(q.settings?.map((s) => s.name)).toEqual(['max_threads', 's']);
+    expect(q.format).toBe('JSON');
+  });
+
+  it('LIMIT n OFFSET m, joins with ON, table functions, comma joins', () => {
+    const q = parseSelect('SELECT * FROM numbers(10) AS n, t2 CROSS JOIN t3 ALL INNER JOIN t4 ON n.number = t4.x LIMIT 3 OFFSET 4') as SelectQuery;
+    expect(q.from?.table).toMatchObject({ kind: 'tableFunction', name: 'numbers', alias: 'n' });
+    expect(q.from?.joins.map((j) => j.type)).toEqual(['COMMA', 'CROSS', 'INNER']);
+    expect(q.from?.joins[2]).toMatchObject({ strictness: 'ALL', on: { name: 'equals' } });
+    expect(q.limit).toMatchObject({ limit: { value: '3' }, offset: { value: '4' } });
+  });
+
+  it('UNION ALL with trailing settings', () => {
+    const u = parseSelect('SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 SETTINGS a = 1 FORMAT TSV');
+    expect(u).toMatchObject({ kind: 'union', mode: 'ALL', settings: [{ name: 'a' }], format: 'TSV' });
+    expect(u.kind === 'union' && u.selects).toHaveLength(3);
+  });
+
+  it('a 100k-value IN list parses quickly', () => {
+    const sql = `SELECT count() FROM t WHERE k IN (${Array.from({ length: 100_000 }, (_, i) => i).join(', ')})`;
+    const t0 = performance.now();
+    const q = parseSelect(sql) as SelectQuery;
+    const ms = performance.now() - t0;
+    const where = q.where as Extract<Expr, { kind: 'function' }>;
+    expect((where.args[1] as Extract<Expr, { kind: 'tuple' }>).items).toHaveLength(100_000);
+    expect(ms).toBeLessThan(500);
+  });
+});
