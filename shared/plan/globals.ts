@@ -6,7 +6,7 @@
 // shipped table, like ClickHouse's SizeLimits on each materialized subquery.
 import { createHash } from 'node:crypto';
 import type { Expr, FunctionCall, SelectQuery, SelectStatement, TableRef } from '../sql/ast.js';
-import { printSelect } from '../sql/index.js';
+import { printSelect } from '../sql/print.js';
 import type { ExternalTable } from '../clickhouse/port.js';
 import { ScatterError } from '../errors.js';
 import type { Topology } from '../config/schema.js';

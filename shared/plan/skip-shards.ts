@@ -3,7 +3,7 @@
 // AND/OR combinations narrow; NOT IN, ranges, non-literal operands and functions of the key do
 // not (they yield "all shards"). A set containing NULL does not narrow (ClickHouse refuses it).
 import type { Expr } from '../sql/ast.js';
-import { printExpr } from '../sql/index.js';
+import { printExpr } from '../sql/print.js';
 import type { KeyContext } from './key-context.js';
 import { isKeyRef, OWNER_NOWHERE, OWNER_UNKNOWN, ownerOf, setItems } from './key-context.js';
 
