@@ -104,7 +104,8 @@ describe('callShard hedging', () => {
     expect(inv.calls).toHaveLength(1);
   });
   it('the token bucket caps hedges across many slow requests', async () => {
-    const state = createHedgeState({ coldStartDelayMs: 5 });
+    // minSamples out of reach: every request uses the 5 ms delay, so only the bucket limits hedges
+    const state = createHedgeState({ coldStartDelayMs: 5, minSamples: 10_000 });
     let hedges = 0;
     let invokes = 0;
     for (let i = 0; i < 40; i++) {
