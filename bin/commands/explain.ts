@@ -49,7 +49,8 @@ export async function run(args: string[]): Promise<number> {
     }
   }
   if (res.status !== 200) {
-    console.error(errorLine(res.body));
+    if (p.flags.json === true) console.log(JSON.stringify(res.body, null, 2));
+    else console.error(errorLine(res.body));
     return 1;
   }
   console.log(p.flags.json === true ? JSON.stringify(res.body, null, 2) : renderExplainText(res.body as ExplainResponse));

@@ -37,6 +37,6 @@ export async function postJson(url: string, body: unknown): Promise<{ status: nu
 export function errorLine(body: unknown): string {
   const e = (body as { error?: { code?: string; message?: string; position?: { line: number; column: number } } })?.error;
   if (!e) return JSON.stringify(body);
-  const pos = e.position ? ` (line ${e.position.line}, column ${e.position.column})` : '';
+  const pos = e.position && !String(e.message).includes('(line ') ? ` (line ${e.position.line}, column ${e.position.column})` : '';
   return `${e.code ?? 'ERROR'}: ${e.message ?? ''}${pos}`;
 }

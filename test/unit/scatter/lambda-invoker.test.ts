@@ -1,0 +1,97 @@
+// The Lambda adapter through the REAL @aws-sdk/client-lambda against a tiny node:http server that
+// answers the Invoke API the way Lambda does (FIELD-NOTES): status codes, error headers, payloads.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLambdaInvoker, shardFunctionNames } from '../../../shared/scatter/lambda-invoker.js';
+import { InvokeError } from '../../../shared/scatter/invoker.js';
+import type { ShardRequest } from '../../../shared/scatter/protocol.js';
+
+let server: Server;
+let url = '';
+const seen: string[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const m = /^\/2015-03-31\/functions\/([^/]+)\/invocations/.exec(req.url ?? '');
+    const name = decodeURIComponent(m?.[1] ?? '');
+    seen.push(name);
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const p = JSON.parse(body) as ShardRequest;
+      const reply = (status: number, payload: string, headers: Record<string, string> = {}) => {
+        res.writeHead(status, { 'content-type': 'application/json', ...headers });
+        res.end(payload);
+      };
+      switch (name) {
+        case 'ok':
+          return reply(200, JSON.stringify({ ok: true, shard: p.shard, replica: p.replica, meta: [{ name: 'c', type: 'UInt64' }], rows: [{ c: '1' }], statistics: { elapsedMs: 1, rowsRead: 1, bytesRead: 8 } }));
+        case 'throttled':
+          return reply(429, JSON.stringify({ message: 'Rate Exceeded.', Type: 'User' }), { 'x-amzn-errortype': 'TooManyRequestsException' });
+        case 'crash':
+          return reply(200, JSON.stringify({ errorType: 'Runtime.ExitError', errorMessage: 'RequestId: x Error: Runtime exited with error: signal: killed' }), { 'x-amz-function-error': 'Unhandled' });
+        case 'malformed':
+          return reply(200, JSON.stringify({ rows: 'not a response' }));
+        case 'notjson':
+          return reply(200, 'Internal Server Err');
+        case 'slow':
+          return setTimeout(() => reply(200, '{}'), 5_000).unref();
+        default:
+          return reply(404, JSON.stringify({ Type: 'User', message: `Function not found: ${name}` }), { 'x-amzn-errortype': 'ResourceNotFoundException' });
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+const req = (shard: number): ShardRequest => ({ type: 'query', queryId: 'q', shard, replica: 0, sql: 'SELECT 1', deadline: Date.now() + 1000, settings: {}, external: [], attempt: 'primary' });
+const names = ['ok', 'throttled', 'crash', 'malformed', 'notjson', 'slow', 'missing'];
+
+async function failure(p: Promise<unknown>): Promise<InvokeError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(InvokeError);
+    return e as InvokeError;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('lambda invoker', () => {
+  it('maps every Lambda answer to a result or a typed failure', async () => {
+    const inv = createLambdaInvoker(names.length, { endpoint: url, functionNames: names });
+    const sig = () => AbortSignal.timeout(3000);
+    const ok = await inv.invoke(0, req(0), sig());
+    expect(ok).toMatchObject({ ok: true, rows: [{ c: '1' }] });
+    const t0 = Date.now();
+    expect((await failure(inv.invoke(1, req(1), sig()))).kind).toBe('throttled');
+    expect(Date.now() - t0).toBeLessThan(500); // maxAttempts 1: no SDK backoff
+    const crash = await failure(inv.invoke(2, req(2), sig()));
+    expect([crash.kind, crash.errorType]).toEqual(['unhandled', 'Runtime.ExitError']);
+    expect((await failure(inv.invoke(3, req(3), sig()))).kind).toBe('malformed');
+    expect((await failure(inv.invoke(4, req(4), sig()))).kind).toBe('malformed');
+    expect((await failure(inv.invoke(6, req(6), sig()))).kind).toBe('unavailable');
+    inv.close();
+  });
+
+  it('aborts promptly at the signal', async () => {
+    const inv = createLambdaInvoker(names.length, { endpoint: url, functionNames: names });
+    const t0 = Date.now();
+    const e = await failure(inv.invoke(5, req(5), AbortSignal.timeout(100)));
+    expect(e.kind).toBe('aborted');
+    expect(Date.now() - t0).toBeLessThan(600);
+    inv.close();
+  });
+
+  it('function names come from CH_SCATTER_SHARD_FUNCTIONS or default to ch-scatter-shard-<i>', () => {
+    expect(shardFunctionNames(2, {})).toEqual(['ch-scatter-shard-0', 'ch-scatter-shard-1']);
+    expect(shardFunctionNames(2, { CH_SCATTER_SHARD_FUNCTIONS: '["a","arn:aws:lambda:us-east-1:1:function:b"]' })).toEqual(['a', 'arn:aws:lambda:us-east-1:1:function:b']);
+    expect(() => shardFunctionNames(3, { CH_SCATTER_SHARD_FUNCTIONS: '["a"]' })).toThrow(/3 shards/);
+  });
+});
