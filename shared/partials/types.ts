@@ -13,6 +13,16 @@ export interface SplitContext {
   cursor?: string;
   /** Cap on distinct-set sizes and rows held by the merger (transfer limits). */
   maxRowsToTransfer: number;
+  /**
+   * Row queries: columns that identify a row uniquely, used to break ORDER BY ties (and in
+   * cursors). Absent: every selected column (SELECT * then has no tie-breaker and no cursor).
+   */
+  tieBreaker?: string[];
+  /**
+   * HyperLogLog partial encoding: 'maxMap' (default; ClickHouse >= 20, small partials) or
+   * 'uniqArray' (works on 18.16, which lacks maxMap; partials up to ~50k values per group).
+   */
+  hllEncoding?: 'maxMap' | 'uniqArray';
 }
 
 export interface SplitQuery {

@@ -1,0 +1,104 @@
+// Which function calls are aggregates, and which family computes each. A known ClickHouse
+// aggregate we cannot split exactly or with a stated bound is refused as UNSUPPORTED, by name
+// and position, never answered with a silently wrong number.
+import type { Expr, FunctionCall } from '../../sql/ast.js';
+import { ScatterError } from '../../errors.js';
+import type { AggregateImpl, FamilyContext } from './family.js';
+import { countFamily } from './count.js';
+import { sumFamily } from './sum.js';
+import { minMaxFamily } from './minmax.js';
+import { avgFamily } from './avg.js';
+import { anyFamily } from './any.js';
+import { argMinMaxFamily } from './argminmax.js';
+import { uniqExactFamily } from './uniq-exact.js';
+import { hllFamily } from './hll.js';
+import { quantileFamily } from './quantile.js';
+import { topKFamily } from './topk.js';
+
+type Factory = (call: FunctionCall, args: Expr[], cond: Expr | undefined, ctx: FamilyContext) => AggregateImpl;
+
+const FAMILIES: Record<string, Factory> = {
+  count: (c, a, k) => countFamily(c, a, k),
+  sum: (c, a, k) => sumFamily(c, a, k),
+  min: (c, a, k) => minMaxFamily('min', c, a, k),
+  max: (c, a, k) => minMaxFamily('max', c, a, k),
+  avg: (c, a, k) => avgFamily(c, a, k),
+  any: (c, a, k) => anyFamily(c, a, k),
+  argMin: (c, a, k) => argMinMaxFamily('argMin', c, a, k),
+  argMax: (c, a, k) => argMinMaxFamily('argMax', c, a, k),
+  uniqExact: uniqExactFamily,
+  uniq: hllFamily,
+  uniqCombined: hllFamily,
+  uniqHLL12: hllFamily,
+  quantile: (c, a, k) => quantileFamily(c, a, k),
+  quantiles: (c, a, k) => quantileFamily(c, a, k),
+  median: (c, a, k) => quantileFamily(c, a, k),
+  quantileTDigest: (c, a, k) => quantileFamily(c, a, k),
+  topK: topKFamily,
+};
+
+/** Supported names, for documentation and error messages. */
+export const SUPPORTED_AGGREGATES = Object.keys(FAMILIES).flatMap((n) => [n, `${n}If`]);
+
+// Other ClickHouse aggregates (a representative list): refused by name.
+const OTHER_AGGREGATES = new Set(
+  ('anyLast anyHeavy groupArray groupUniqArray groupArrayInsertAt groupBitAnd groupBitOr groupBitXor groupBitmap ' +
+    'sumMap minMap maxMap sumWithOverflow sumKahan varPop varSamp stddevPop stddevSamp covarPop covarSamp corr ' +
+    'skewPop skewSamp kurtPop kurtSamp uniqTheta uniqUpTo quantileExact quantileExactLow quantileExactHigh ' +
+    'quantileExactWeighted quantileTiming quantileTimingWeighted quantileDeterministic quantileBFloat16 ' +
+    'quantilesExact quantilesTDigest quantilesTiming quantileTDigestWeighted medianExact medianTiming ' +
+    'topKWeighted histogram sequenceMatch sequenceCount windowFunnel retention simpleLinearRegression ' +
+    'stochasticLinearRegression entropy maxIntersections avgWeighted groupArrayMovingSum groupArrayMovingAvg ' +
+    'groupArraySample boundingRatio rankCorr first_value last_value any_value singleValueOrNull sumCount ' +
+    'exponentialMovingAverage contingency cramersV theilsU mannWhitneyUTest studentTTest welchTTest meanZTest ' +
+    'uniqCombined64 uniqThetaSketch argMinIf argMaxIf categoricalInformationValue deltaSum deltaSumTimestamp ' +
+    'groupConcat approx_top_k approx_top_count topKWeighted largestTriangleThreeBuckets').split(/\s+/),
+);
+const COMBINATORS = /(State|Merge|MergeState|Array|ForEach|OrNull|OrDefault|Resample|Distinct|SimpleState|Map|ArgMin|ArgMax)$/;
+
+function unsupported(call: FunctionCall, why: string): ScatterError {
+  return new ScatterError('UNSUPPORTED', `aggregate function ${call.name}: ${why}`, {
+    position: call.pos ? { line: call.pos.line, column: call.pos.column } : undefined,
+  });
+}
+
+/** Is this call an aggregate function (supported or not)? */
+export function isAggregateCall(call: FunctionCall): boolean {
+  const n = call.name;
+  if (FAMILIES[n] || OTHER_AGGREGATES.has(n)) return true;
+  if (n.endsWith('If') && (FAMILIES[n.slice(0, -2)] || OTHER_AGGREGATES.has(n.slice(0, -2)))) return true;
+  const m = COMBINATORS.exec(n);
+  if (m && m.index > 0) {
+    const base = n.slice(0, m.index);
+    return !!(FAMILIES[base] || OTHER_AGGREGATES.has(base) || FAMILIES[base.replace(/If$/, '')]);
+  }
+  return false;
+}
+
+/** The family computing `call`, or UNSUPPORTED. */
+export function resolveAggregate(call: FunctionCall, ctx: FamilyContext): AggregateImpl {
+  let name = call.name;
+  let args = call.args;
+  let cond: Expr | undefined;
+  if (!FAMILIES[name] && name.endsWith('If') && FAMILIES[name.slice(0, -2)]) {
+    name = name.slice(0, -2);
+    if (args.length < 1) throw unsupported(call, 'the -If combinator needs a condition argument');
+    cond = args[args.length - 1];
+    args = args.slice(0, -1);
+  }
+  if (call.distinct) {
+    if (name === 'count' || name === 'uniqExact') name = 'uniqExact';
+    else throw unsupported(call, 'DISTINCT is supported only in count(DISTINCT ...)');
+  }
+  const f = FAMILIES[name];
+  if (!f) throw unsupported(call, `not supported across shards; supported: ${Object.keys(FAMILIES).join(', ')} (each also with -If)`);
+  if (call.params && !['quantile', 'quantiles', 'quantileTDigest', 'topK', 'median'].includes(name)) {
+    throw unsupported(call, 'parameters are not supported for this function');
+  }
+  try {
+    return f(call, args, cond, ctx);
+  } catch (e) {
+    if (e instanceof ScatterError) throw e;
+    throw unsupported(call, (e as Error).message);
+  }
+}

@@ -1,0 +1,44 @@
+// min/max (and -If): each shard sends its min/max plus how many values it saw, so an empty
+// shard's default (0, '' or NULL) never wins. The result keeps the column's type.
+import type { Expr, FunctionCall } from '../../sql/ast.js';
+import type { AggregateImpl } from './family.js';
+import { aggCall } from './family.js';
+import { compareValues, defaultOf, isNaNValue, type Value } from '../values.js';
+
+export function minMaxFamily(kind: 'min' | 'max', call: FunctionCall, args: Expr[], cond: Expr | undefined): AggregateImpl {
+  if (args.length !== 1) throw new Error(`${kind} takes one argument`);
+  const sign = kind === 'min' ? 1 : -1;
+  const value = aggCall(kind, args, cond);
+  return {
+    call,
+    shardExprs: [value, aggCall('count', args, cond)],
+    orderExpr: value,
+    describe: `${kind}: ${kind} of non-empty shard ${kind}s`,
+    newState() {
+      let has = false;
+      let best: Value = null;
+      let empty: Value | undefined;
+      let seenType = 'Nothing';
+      return {
+        add(vals: Value[], types: string[]) {
+          seenType = types[0] ?? seenType;
+          const n = vals[1];
+          const v = vals[0] ?? null;
+          if (n === null || n === undefined || BigInt(n as bigint) === 0n || v === null) {
+            if (empty === undefined) empty = v;
+            return;
+          }
+          // NaN compares false against everything in ClickHouse's min/max: a NaN never replaces a number.
+          if (!has || (isNaNValue(best) && !isNaNValue(v)) || (!isNaNValue(v) && sign * compareValues(v, best) < 0)) {
+            best = v;
+            has = true;
+          }
+        },
+        finalize(types) {
+          const t = types?.[0] ?? seenType;
+          return { value: has ? best : empty ?? defaultOf(t), type: t };
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// topK(n)(x) (and topKIf): heavy hitters with Elasticsearch's error bounds. Each shard counts
+// its values exactly (sumMap) and sends the shard_size = ceil(n * factor) + add most frequent
+// with their counts, plus how many distinct values it had. The coordinator sums the counts and
+// keeps the n largest (ties: smaller value first). A shard that cut its list may have left out up
+// to its smallest sent count of any value, so the error bound of the group is the sum of those
+// smallest counts over the shards that cut (doc_count_error_upper_bound); 0 when none cut.
+// sumMap needs numeric keys on ClickHouse 18.16; String values there need a newer server.
+import type { Expr, FunctionCall } from '../../sql/ast.js';
+import type { AggregateImpl, FamilyContext } from './family.js';
+import { fn, int, lambda, col } from '../ast-build.js';
+import { compareValues, valueKey, type Value } from '../values.js';
+
+export function shardSize(n: number, ctx: Pick<FamilyContext, 'shardSizeFactor' | 'shardSizeAdd'>): number {
+  return Math.ceil(n * ctx.shardSizeFactor) + ctx.shardSizeAdd;
+}
+
+export function topKFamily(call: FunctionCall, args: Expr[], cond: Expr | undefined, ctx: FamilyContext): AggregateImpl {
+  if (args.length !== 1) throw new Error('topK takes one argument');
+  const p = call.params?.[0];
+  const n = p === undefined ? 10 : p.kind === 'literal' && p.type === 'integer' ? Number(p.value) : NaN;
+  if (!(n >= 1 && n <= 1_000_000)) throw new Error('topK(n): n must be a positive integer literal');
+  const s = shardSize(n, ctx);
+  const x = args[0]!;
+  let c: Expr = fn('isNotNull', [x]);
+  if (cond) c = fn('ifNull', [fn('and', [c, cond]), int(0)]);
+  const map = fn('sumMapIf', [{ kind: 'array', items: [fn('assumeNotNull', [x])] }, { kind: 'array', items: [fn('toUInt64', [int(1)])] }, c]);
+  const pairs = fn('arrayMap', [lambda(['v', 'c'], fn('tuple', [col('v'), col('c')])), fn('tupleElement', [map, int(1)]), fn('tupleElement', [map, int(2)])]);
+  const top = fn('arraySlice', [fn('arrayReverseSort', [lambda(['p'], fn('tupleElement', [col('p'), int(2)])), pairs]), int(1), int(s)]);
+  const distinct = fn('length', [fn('tupleElement', [map, int(1)])]);
+  return {
+    call,
+    shardExprs: [top, distinct],
+    approximate: { method: 'topk-shard-size' },
+    describe: `topK(${n}): each shard's ${s} most frequent values with counts, summed; error bound from cut lists`,
+    newState() {
+      const counts = new Map<string, { v: Value; c: bigint }>();
+      let bound = 0n;
+      let elemType = 'String';
+      return {
+        add(vals: Value[], types: string[]) {
+          const m = /^Array\(Tuple\((.*), UInt64\)\)$/.exec(types[0] ?? '');
+          if (m) elemType = m[1]!;
+          const list = vals[0];
+          if (!Array.isArray(list)) return;
+          let smallest: bigint | undefined;
+          for (const pair of list) {
+            const [v, cnt] = pair as [Value, Value];
+            const k = valueKey(v);
+            const e = counts.get(k);
+            const c = BigInt(cnt as bigint);
+            if (e) e.c += c;
+            else counts.set(k, { v, c });
+            if (smallest === undefined || c < smallest) smallest = c;
+          }
+          const distinctCount = BigInt((vals[1] ?? 0) as bigint);
+          if (smallest !== undefined && distinctCount > BigInt(list.length)) bound += smallest;
+        },
+        finalize() {
+          const all = [...counts.values()].sort((a, b) => (a.c === b.c ? compareValues(a.v, b.v) : a.c > b.c ? -1 : 1));
+          return { value: all.slice(0, n).map((e) => e.v), type: `Array(${elemType})` };
+        },
+        errorBound: () => bound,
+      };
+    },
+  };
+}

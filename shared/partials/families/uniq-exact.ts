@@ -1,0 +1,36 @@
+// uniqExact(x...) / count(DISTINCT x...): each shard sends its distinct values
+// (groupUniqArray), the coordinator unions them. Exact, and bounded: the union may hold at most
+// maxRowsToTransfer values (TRANSFER_LIMIT beyond), like ClickHouse's transfer limits.
+import type { Expr, FunctionCall } from '../../sql/ast.js';
+import { ScatterError } from '../../errors.js';
+import type { AggregateImpl, FamilyContext } from './family.js';
+import { aggCall } from './family.js';
+import { fn } from '../ast-build.js';
+import { valueKey, type Value } from '../values.js';
+
+export function uniqExactFamily(call: FunctionCall, args: Expr[], cond: Expr | undefined, ctx: FamilyContext): AggregateImpl {
+  if (args.length === 0) throw new Error('uniqExact needs an argument');
+  const arg = args.length === 1 ? args[0]! : fn('tuple', args);
+  const limit = ctx.maxRowsToTransfer;
+  return {
+    call,
+    shardExprs: [aggCall('groupUniqArray', [arg], cond)],
+    describe: 'uniqExact: union of shard distinct sets',
+    newState() {
+      const seen = new Set<string>();
+      return {
+        add(vals: Value[]) {
+          const a = vals[0];
+          if (!Array.isArray(a)) return;
+          for (const v of a) {
+            seen.add(valueKey(v));
+            if (limit > 0 && seen.size > limit) {
+              throw new ScatterError('TRANSFER_LIMIT', `uniqExact: more than ${limit} distinct values (maxRowsToTransfer)`);
+            }
+          }
+        },
+        finalize: () => ({ value: BigInt(seen.size), type: 'UInt64' }),
+      };
+    },
+  };
+}

@@ -1,0 +1,27 @@
+// Public face of the partials module: split a SELECT into the shard query and the merger.
+// Aggregate queries go to split-aggregate (partials, merge, finalize); row queries to split-rows
+// (sorted top-k merge, cursor pagination). See docs in each module.
+import type { SelectQuery } from '../sql/ast.js';
+import { normalize } from './analyze.js';
+import { splitAggregate } from './split-aggregate.js';
+import { splitRows } from './split-rows.js';
+import type { SplitContext, SplitQuery } from './types.js';
+
+export type { SplitContext, SplitQuery, Merger, FinalResult, ApproximateInfo } from './types.js';
+export { SUPPORTED_AGGREGATES, isAggregateCall } from './families/index.js';
+export { COORDINATOR_FUNCTIONS } from './evaluator.js';
+export { HLL_RSE } from './families/hll.js';
+export { DDSKETCH_ALPHA } from './families/quantile.js';
+
+export function splitQuery(q: SelectQuery, ctx: SplitContext): SplitQuery {
+  const n = normalize(q);
+  if (n.isAggregate) {
+    return splitAggregate(q, n, ctx, {
+      maxRowsToTransfer: ctx.maxRowsToTransfer,
+      shardSizeFactor: ctx.shardSizeFactor,
+      shardSizeAdd: ctx.shardSizeAdd,
+      hllEncoding: ctx.hllEncoding ?? 'maxMap',
+    });
+  }
+  return splitRows(q, n, ctx);
+}

@@ -1,0 +1,314 @@
+// The split of an aggregate query (GROUP BY and/or aggregate functions). Every shard returns
+// one row per group: the group keys (__k0..), per-group expressions the coordinator cannot
+// evaluate (__e0..), and the partial states of the aggregates (__a0..). The merger folds rows on
+// arrival into per-group states and finalizes: aggregates -> values, then SELECT expressions,
+// HAVING, ORDER BY, DISTINCT, LIMIT BY, LIMIT.
+//
+// LIMIT push-down, only where exact or bounded:
+// - 'complete': the group keys include the sharding key, so no group spans shards; the shard runs
+//   HAVING, ORDER BY and LIMIT itself.
+// - 'keys': ORDER BY covers exactly the group keys: each shard's first (offset + limit) keys
+//   contain every global winner, with all of its rows.
+// - 'topk': ORDER BY <count aggregate> DESC first: each shard sends shard_size groups, and the
+//   answer carries Elasticsearch's doc_count_error_upper_bound per row and overall.
+import type { Expr, SelectQuery, OrderItem } from '../sql/ast.js';
+import { ScatterError } from '../errors.js';
+import { canon, col, exprName, int, walk } from './ast-build.js';
+import type { Normalized } from './analyze.js';
+import { unsupportedAt } from './analyze.js';
+import { canEvaluate, evaluate, type SortSpec, type Typed } from './evaluator.js';
+import type { AggregateImpl, AggState, FamilyContext } from './families/family.js';
+import { resolveAggregate } from './families/index.js';
+import { shardSize } from './families/topk.js';
+import { applyPostClauses, rowComparator, type WorkRow } from './post-process.js';
+import type { ApproximateInfo, FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
+import { fromJson, toJson, valueKey, type Value } from './values.js';
+import type { ColumnMeta } from '../clickhouse/port.js';
+
+interface AggSlot {
+  impl: AggregateImpl;
+  key: string; // canonical text of the call
+  cols: string[]; // generated partial column names
+}
+
+type PushMode = 'none' | 'complete' | 'keys' | 'topk';
+
+export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext, fam: FamilyContext): SplitQuery {
+  const keyCanon = n.groupBy.map(canon);
+  let next = 0;
+  const aggs: AggSlot[] = n.aggregates.map((call) => {
+    const impl = resolveAggregate(call, fam);
+    return { impl, key: canon(call), cols: impl.shardExprs.map(() => `__a${next++}`) };
+  });
+  const aggByKey = new Map(aggs.map((a) => [a.key, a]));
+  const isBound = (e: Expr) => keyCanon.includes(canon(e)) || aggByKey.has(canon(e));
+
+  // Sub-expressions the coordinator cannot evaluate but that depend on group keys only: computed
+  // per group by the shard (__e0..). If they use non-key columns the shard fails like ClickHouse.
+  const pushed: { key: string; expr: Expr; col: string }[] = [];
+  const prepare = (e: Expr, clause: string) => {
+    if (isBound(e) || canEvaluate(e, isBound)) return;
+    let hasAgg = false;
+    walk(e, (x) => {
+      if (aggByKey.has(canon(x))) { hasAgg = true; return false; }
+      return undefined;
+    });
+    if (!hasAgg) {
+      const k = canon(e);
+      if (!pushed.some((p) => p.key === k)) pushed.push({ key: k, expr: e, col: `__e${pushed.length}` });
+      return;
+    }
+    if (e.kind === 'function' && !e.params && canEvaluate({ ...e, args: [] }, () => false)) {
+      for (const a of e.args) prepare(a, clause);
+      return;
+    }
+    if (e.kind === 'case' || e.kind === 'tuple') {
+      walk(e, (x) => (x === e ? undefined : (prepare(x, clause), false)));
+      return;
+    }
+    const name = e.kind === 'function' ? `function ${e.name}` : e.kind;
+    throw unsupportedAt(`${name} over aggregates in ${clause} cannot be computed after the merge`, e.pos);
+  };
+  for (const c of n.columns) prepare(c.expr, 'SELECT');
+  if (n.having) prepare(n.having, 'HAVING');
+  for (const o of n.orderBy) prepare(o.expr, 'ORDER BY');
+  for (const b of n.limitBy?.by ?? []) prepare(b, 'LIMIT BY');
+
+  // LIMIT push-down decision.
+  let mode: PushMode = 'none';
+  let topkAgg: AggSlot | undefined;
+  const wanted = n.limit === undefined ? undefined : n.offset + n.limit;
+  if (wanted !== undefined && !q.distinct && !n.limitBy) {
+    const complete = ctx.shardingKeyColumn !== undefined && n.groupBy.some((g) => g.kind === 'column' && g.parts[g.parts.length - 1] === ctx.shardingKeyColumn);
+    const orderCanon = n.orderBy.map((o) => canon(o.expr));
+    if (complete && n.orderBy.length > 0) mode = 'complete';
+    else if (!n.having && n.orderBy.length > 0 && keyCanon.length > 0 && orderCanon.every((c) => keyCanon.includes(c)) && keyCanon.every((c) => orderCanon.includes(c))) mode = 'keys';
+    else if (!n.having && n.orderBy.length > 0 && n.orderBy[0]!.direction === 'DESC' && keyCanon.length > 0) {
+      const a = aggByKey.get(orderCanon[0]!);
+      if (a?.impl.countLike && a.impl.orderExpr) { mode = 'topk'; topkAgg = a; }
+    }
+  }
+
+  const shardColumns: Expr[] = [
+    ...n.groupBy.map((g, i) => ({ ...g, alias: `__k${i}` })),
+    ...pushed.map((p) => ({ ...p.expr, alias: p.col })),
+    ...aggs.flatMap((a) => a.impl.shardExprs.map((e, j) => ({ ...e, alias: a.cols[j]! }))),
+  ];
+  const shardQuery: SelectQuery = {
+    kind: 'select',
+    distinct: false,
+    columns: shardColumns,
+    withTotals: false,
+  };
+  if (q.from) shardQuery.from = q.from;
+  if (n.prewhere) shardQuery.prewhere = n.prewhere;
+  if (n.where) shardQuery.where = n.where;
+  if (n.groupBy.length) shardQuery.groupBy = n.groupBy;
+  const stripPos = (o: { expr: Expr; direction: 'ASC' | 'DESC'; nulls?: 'FIRST' | 'LAST' }): OrderItem => {
+    const it: OrderItem = { expr: o.expr, direction: o.direction };
+    if (o.nulls) it.nulls = o.nulls;
+    return it;
+  };
+  let shardLimit: number | undefined;
+  if (mode === 'complete') {
+    if (n.having) shardQuery.having = n.having;
+    shardQuery.orderBy = n.orderBy.map(stripPos);
+    shardLimit = wanted;
+  } else if (mode === 'keys') {
+    shardQuery.orderBy = n.orderBy.map(stripPos);
+    shardLimit = wanted;
+  } else if (mode === 'topk') {
+    shardLimit = shardSize(wanted!, ctx);
+    shardQuery.orderBy = [{ expr: topkAgg!.impl.orderExpr!, direction: 'DESC' }, ...n.groupBy.map((g) => ({ expr: g, direction: 'ASC' as const }))];
+  }
+  if (shardLimit !== undefined) shardQuery.limit = { limit: int(shardLimit) };
+
+  const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
+  const outNames = n.columns.map((c) => c.name ?? exprName(c.written));
+  const describe = [
+    `shards: GROUP BY ${n.groupBy.length ? n.groupBy.map(exprName).join(', ') : '(none)'} returning keys and partial states`,
+    ...aggs.map((a) => `  ${exprName(a.impl.call)} -> ${a.cols.join(', ')}: ${a.impl.describe}`),
+    mode === 'none' ? 'limit: applied on the coordinator only' : `limit push-down: ${mode}${shardLimit !== undefined ? ` (each shard returns at most ${shardLimit} groups)` : ''}`,
+    'coordinator: merge partials on arrival, finalize, then HAVING, ORDER BY, DISTINCT, LIMIT BY, LIMIT',
+  ].join('\n');
+
+  return {
+    shardQuery,
+    describe,
+    createMerger: () => new GroupMerger({ n, aggs, pushed, keyCanon, mode, topkAgg, shardLimit, specs, outNames, ctx, distinct: q.distinct }),
+  };
+}
+
+interface Group {
+  keys: Value[];
+  pushed: (Value | undefined)[];
+  states: AggState[];
+  shards: Set<number>;
+}
+
+interface MergerSetup {
+  n: Normalized;
+  aggs: AggSlot[];
+  pushed: { key: string; expr: Expr; col: string }[];
+  keyCanon: string[];
+  mode: PushMode;
+  topkAgg?: AggSlot;
+  shardLimit?: number;
+  specs: SortSpec[];
+  outNames: string[];
+  ctx: SplitContext;
+  distinct: boolean;
+}
+
+class GroupMerger implements Merger {
+  private groups = new Map<string, Group>();
+  private types = new Map<string, string>();
+  private received = 0;
+  /** top-k: per shard that cut its list, the smallest count it sent. */
+  private cut = new Map<number, bigint>();
+  constructor(private s: MergerSetup) {}
+
+  private newGroup(keys: Value[]): Group {
+    return { keys, pushed: this.s.pushed.map(() => undefined), states: this.s.aggs.map((a) => a.impl.newState()), shards: new Set() };
+  }
+
+  add(shard: number, rows: Record<string, unknown>[], meta: ColumnMeta[]): void {
+    for (const m of meta) this.types.set(m.name, m.type);
+    this.received += rows.length;
+    const max = this.s.ctx.maxRowsToTransfer;
+    if (max > 0 && this.received > max) {
+      throw new ScatterError('TRANSFER_LIMIT', `the shards returned more than ${max} groups (maxRowsToTransfer)`);
+    }
+    const typeOf = (c: string) => this.types.get(c) ?? 'String';
+    const { aggs } = this.s;
+    const keyCols = this.s.keyCanon.map((_k, i) => `__k${i}`);
+    for (const r of rows) {
+      const keys = keyCols.map((c) => fromJson(r[c], typeOf(c)));
+      const gk = valueKey(keys);
+      let g = this.groups.get(gk);
+      if (!g) { g = this.newGroup(keys); this.groups.set(gk, g); }
+      g.shards.add(shard);
+      this.s.pushed.forEach((p, i) => {
+        if (g!.pushed[i] === undefined) g!.pushed[i] = fromJson(r[p.col], typeOf(p.col));
+      });
+      for (let i = 0; i < aggs.length; i++) {
+        const a = aggs[i]!;
+        const types = a.cols.map(typeOf);
+        g.states[i]!.add(a.cols.map((c, j) => fromJson(r[c], types[j]!)), types, shard);
+      }
+    }
+    if (this.s.mode === 'topk' && this.s.shardLimit !== undefined && rows.length >= this.s.shardLimit && rows.length > 0) {
+      const c = this.s.topkAgg!.cols[0]!;
+      const last = fromJson(rows[rows.length - 1]![c], typeOf(c));
+      this.cut.set(shard, BigInt((last ?? 0n) as bigint));
+    }
+  }
+
+  finalize(): FinalResult {
+    const { n, aggs, pushed, keyCanon, specs } = this.s;
+    if (keyCanon.length === 0 && this.groups.size === 0) this.groups.set('[]', this.newGroup([]));
+    const work: (WorkRow & { types: string[]; group: Group })[] = [];
+    const typeOf = (c: string) => this.types.get(c);
+    const evalGroup = (g: Group) => {
+      const bound = new Map<string, Typed>();
+      keyCanon.forEach((k, i) => bound.set(k, { v: g.keys[i] ?? null, t: typeOf(`__k${i}`) ?? 'String' }));
+      pushed.forEach((p, i) => bound.set(p.key, { v: g.pushed[i] ?? null, t: typeOf(p.col) ?? 'String' }));
+      aggs.forEach((a, i) => {
+        const ts = a.cols.map((c) => typeOf(c));
+        const r = g.states[i]!.finalize(ts.every((t) => t !== undefined) ? (ts as string[]) : undefined);
+        bound.set(a.key, { v: r.value, t: r.type });
+      });
+      const lookup = (e: Expr) => bound.get(canon(e));
+      return (e: Expr) => evaluate(e, lookup);
+    };
+    for (const g of this.groups.values()) {
+      const ev = evalGroup(g);
+      if (n.having) {
+        const h = ev(n.having);
+        if (h.v === null || h.v === 0n || h.v === 0 || h.v === false) continue;
+      }
+      const outs = n.columns.map((c) => ev(c.expr));
+      work.push({
+        out: outs.map((o) => o.v),
+        types: outs.map((o) => o.t),
+        sort: n.orderBy.map((o) => ev(o.expr).v),
+        by: (n.limitBy?.by ?? []).map((b) => ev(b).v),
+        tie: [],
+        group: g,
+      });
+    }
+    if (specs.length) work.sort(rowComparator(specs));
+    const page = applyPostClauses(work, {
+      sort: specs,
+      distinct: this.s.distinct,
+      limitBy: n.limitBy ? { limit: n.limitBy.limit, offset: n.limitBy.offset } : undefined,
+      limit: n.limit,
+      offset: n.offset,
+    }).rows as typeof work;
+
+    // Column types: from the first row, else from evaluating an empty group.
+    let types: string[];
+    if (page.length) types = page[0]!.types;
+    else {
+      try {
+        const ev = evalGroup(this.newGroup(keyCanon.map(() => null)));
+        types = n.columns.map((c) => ev(c.expr).t);
+      } catch {
+        types = n.columns.map(() => 'String');
+      }
+    }
+    const meta = this.s.outNames.map((name, i) => ({ name, type: types[i]! }));
+    const data = page.map((r) => {
+      const o: Record<string, unknown> = {};
+      meta.forEach((m, i) => { o[m.name] = toJson(r.out[i]!, r.types[i] ?? m.type); });
+      return o;
+    });
+    const approximate = this.approximations(page.map((r) => r.group));
+    const res: FinalResult = { meta, data };
+    if (approximate) res.approximate = approximate;
+    return res;
+  }
+
+  private approximations(groups: Group[]): Record<string, ApproximateInfo> | undefined {
+    const out: Record<string, ApproximateInfo> = {};
+    const { n, aggs, outNames } = this.s;
+    n.columns.forEach((c, ci) => {
+      const used: AggSlot[] = [];
+      walk(c.expr, (x) => {
+        const a = this.s.aggs.find((s) => s.key === canon(x));
+        if (a) { used.push(a); return false; }
+        return undefined;
+      });
+      for (const a of used) {
+        if (!a.impl.approximate) continue;
+        const info: ApproximateInfo = { ...a.impl.approximate };
+        if (info.method === 'topk-shard-size') {
+          const ai = aggs.indexOf(a);
+          const per = groups.map((g) => g.states[ai]!.errorBound?.() ?? 0n);
+          const overall = per.reduce((m, x) => (x > m ? x : m), 0n);
+          if (overall === 0n) continue; // no shard cut its list: exact
+          info.errorUpperBound = overall.toString();
+          info.perRowErrorUpperBound = per.map(String);
+        }
+        out[outNames[ci]!] = info;
+        break;
+      }
+    });
+    // GROUP BY ... ORDER BY count() DESC LIMIT n with shard_size push-down.
+    if (this.s.mode === 'topk' && this.cut.size > 0 && this.s.topkAgg) {
+      let overall = 0n;
+      for (const v of this.cut.values()) overall += v;
+      const per = groups.map((g) => {
+        let e = 0n;
+        for (const [shard, v] of this.cut) if (!g.shards.has(shard)) e += v;
+        return e;
+      });
+      const ci = n.columns.findIndex((c) => canon(c.expr) === this.s.topkAgg!.key);
+      const name = ci >= 0 ? outNames[ci]! : exprName(this.s.topkAgg.impl.call);
+      out[name] = { method: 'topk-shard-size', errorUpperBound: overall.toString(), perRowErrorUpperBound: per.map(String) };
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+}
+
+export { col };

@@ -1,0 +1,138 @@
+// The split of a row query (no aggregates). `ORDER BY ... LIMIT k` is exact: each shard returns
+// its first offset + k rows by the sort key plus a tie-breaker, and the coordinator merges the
+// sorted lists (seed 003: "top-k by a per-document score is exact"). The sort keys travel as
+// hidden columns (__o0..) so they need no re-evaluation; ties break on the tie-breaker columns
+// (SplitContext.tieBreaker, else every selected column), so merge order cannot change the answer.
+// Cursor pagination (search_after): the next page's shards get "after the last row" as a WHERE
+// predicate and no OFFSET, so page p costs one page per shard.
+import type { Expr, SelectQuery, OrderItem } from '../sql/ast.js';
+import { ScatterError } from '../errors.js';
+import { canon, col, exprName, fn, int } from './ast-build.js';
+import type { Normalized } from './analyze.js';
+import { unsupportedAt } from './analyze.js';
+import { afterPredicate, decodeCursor, encodeCursor, queryShapeHash, type CursorKey } from './cursor.js';
+import type { SortSpec } from './evaluator.js';
+import { applyPostClauses, mergeSorted, rowComparator, type WorkRow } from './post-process.js';
+import type { FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
+import { fromJson } from './values.js';
+import type { ColumnMeta } from '../clickhouse/port.js';
+
+export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): SplitQuery {
+  const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
+  const sortCols = n.orderBy.map((_o, i) => `__o${i}`);
+  // Tie-breaker expressions: configured unique key columns, else the selected columns.
+  const tieExprs: Expr[] = ctx.tieBreaker?.length
+    ? ctx.tieBreaker.map((c) => col(c))
+    : n.hasAsterisk ? [] : n.columns.map((c) => c.expr);
+  const tieCols = tieExprs.map((_e, i) => `__t${i}`);
+  const byCols = (n.limitBy?.by ?? []).map((_e, i) => `__b${i}`);
+  const ordered = n.orderBy.length > 0;
+  const pageable = ordered && n.limit !== undefined && !n.limitBy && tieExprs.length > 0;
+  const shape = queryShapeHash(canon({ ...q, limit: undefined } as unknown as Expr));
+
+  let where = n.where;
+  if (ctx.cursor) {
+    if (!pageable) throw new ScatterError('BAD_REQUEST', 'a cursor needs ORDER BY ... LIMIT n over explicit columns (no LIMIT BY)');
+    const keys = decodeCursor(ctx.cursor, shape, n.orderBy.length + tieExprs.length);
+    const pred = afterPredicate([...n.orderBy.map((o) => o.expr), ...tieExprs], [...specs, ...tieExprs.map(() => ({ direction: 'ASC' as const }))], keys);
+    where = where ? fn('and', [where, pred]) : pred;
+  }
+  const offset = ctx.cursor ? 0 : n.offset;
+  const wanted = n.limit === undefined ? undefined : offset + n.limit + (pageable ? 1 : 0);
+
+  const shardQuery: SelectQuery = {
+    kind: 'select',
+    distinct: q.distinct,
+    columns: [
+      ...q.columns,
+      ...n.orderBy.map((o, i) => ({ ...o.expr, alias: sortCols[i]! })),
+      ...tieExprs.map((e, i) => ({ ...e, alias: tieCols[i]! })),
+      ...(n.limitBy?.by ?? []).map((e, i) => ({ ...e, alias: byCols[i]! })),
+    ],
+    withTotals: false,
+  };
+  if (q.distinct && (n.orderBy.length || tieExprs.length)) {
+    // Hidden columns would change what DISTINCT compares; only exact when they are selected anyway.
+    const selected = new Set(n.columns.map((c) => canon(c.expr)));
+    if (![...n.orderBy.map((o) => o.expr), ...tieExprs].every((e) => selected.has(canon(e)))) {
+      throw unsupportedAt('SELECT DISTINCT with ORDER BY an unselected expression', q.pos);
+    }
+  }
+  if (q.from) shardQuery.from = q.from;
+  if (n.prewhere) shardQuery.prewhere = n.prewhere;
+  if (where) shardQuery.where = where;
+  if (ordered) {
+    shardQuery.orderBy = [
+      ...n.orderBy.map((o): OrderItem => (o.nulls ? { expr: o.expr, direction: o.direction, nulls: o.nulls } : { expr: o.expr, direction: o.direction })),
+      ...tieExprs.map((e): OrderItem => ({ expr: e, direction: 'ASC' })),
+    ];
+  }
+  if (n.limitBy) shardQuery.limitBy = { limit: int(n.limitBy.offset + n.limitBy.limit), by: n.limitBy.by };
+  if (wanted !== undefined) shardQuery.limit = { limit: int(wanted) };
+
+  const hidden = new Set([...sortCols, ...tieCols, ...byCols]);
+  return {
+    shardQuery,
+    describe: [
+      ordered
+        ? `shards: rows sorted by ${n.orderBy.map((o) => `${exprName(o.expr)} ${o.direction}`).join(', ')} then the tie-breaker, at most ${wanted ?? 'all'} each`
+        : `shards: rows, at most ${wanted ?? 'all'} each`,
+      'coordinator: k-way merge of the sorted lists, then DISTINCT, LIMIT BY, OFFSET, LIMIT' + (pageable ? '; cursor from the last row' : ''),
+    ].join('\n'),
+    createMerger: () => new RowMerger(n, specs, sortCols, tieCols, byCols, hidden, ctx, { pageable, shape, offset, distinct: q.distinct, ordered }),
+  };
+}
+
+class RowMerger implements Merger {
+  private lists: { shard: number; rows: (WorkRow & { raw: Record<string, unknown> })[] }[] = [];
+  private meta: ColumnMeta[] | undefined;
+  private received = 0;
+  constructor(
+    private n: Normalized,
+    private specs: SortSpec[],
+    private sortCols: string[],
+    private tieCols: string[],
+    private byCols: string[],
+    private hidden: Set<string>,
+    private ctx: SplitContext,
+    private o: { pageable: boolean; shape: string; offset: number; distinct: boolean; ordered: boolean },
+  ) {}
+
+  add(shard: number, rows: Record<string, unknown>[], meta: ColumnMeta[]): void {
+    if (!this.meta && meta.length) this.meta = meta;
+    this.received += rows.length;
+    const max = this.ctx.maxRowsToTransfer;
+    if (max > 0 && this.received > max) throw new ScatterError('TRANSFER_LIMIT', `the shards returned more than ${max} rows (maxRowsToTransfer)`);
+    const types = new Map(meta.map((m) => [m.name, m.type]));
+    const outCols = meta.filter((m) => !this.hidden.has(m.name));
+    const list = rows.map((r) => ({
+      raw: r,
+      out: outCols.map((m) => fromJson(r[m.name], m.type)),
+      sort: this.sortCols.map((c) => fromJson(r[c], types.get(c) ?? 'String')),
+      by: this.byCols.map((c) => fromJson(r[c], types.get(c) ?? 'String')),
+      tie: this.tieCols.map((c) => fromJson(r[c], types.get(c) ?? 'String')),
+    }));
+    this.lists.push({ shard, rows: list });
+  }
+
+  finalize(): FinalResult {
+    const meta = (this.meta ?? this.n.columns.map((c) => ({ name: c.name ?? exprName(c.written), type: 'String' }))).filter((m) => !this.hidden.has(m.name));
+    const lists = [...this.lists].sort((a, b) => a.shard - b.shard).map((l) => l.rows);
+    const cmp = rowComparator(this.specs);
+    const all = this.o.ordered ? mergeSorted(lists.map((l) => [...l].sort(cmp)), cmp) : lists.flat();
+    const page = applyPostClauses(all, { sort: this.specs, distinct: this.o.distinct, limitBy: this.n.limitBy, limit: this.n.limit, offset: this.o.offset });
+    const data = page.rows.map((r) => {
+      const o: Record<string, unknown> = {};
+      for (const m of meta) o[m.name] = (r as WorkRow & { raw: Record<string, unknown> }).raw[m.name];
+      return o;
+    });
+    const res: FinalResult = { meta, data };
+    if (this.o.pageable && page.more && page.rows.length) {
+      const last = page.rows[page.rows.length - 1] as WorkRow & { raw: Record<string, unknown> };
+      const types = new Map((this.meta ?? []).map((m) => [m.name, m.type]));
+      const keys: CursorKey[] = [...this.sortCols, ...this.tieCols].map((c) => ({ json: last.raw[c] ?? null, type: types.get(c) ?? 'String' }));
+      res.cursor = encodeCursor(this.o.shape, keys);
+    }
+    return res;
+  }
+}

@@ -1,0 +1,197 @@
+// ClickHouse values on the coordinator: JSON in (64-bit integers may arrive as strings), exact
+// arithmetic inside (every integer type as a bigint, floats as numbers), ClickHouse JSON out
+// ((U)Int64 and wider as strings, NaN/Inf as null), and ClickHouse's ordering (NaN after numbers,
+// NULL last by default, strings by UTF-8 bytes).
+
+export type Value = null | bigint | number | string | boolean | Value[];
+
+export function stripNullable(t: string): string {
+  const m = /^Nullable\((.*)\)$/.exec(t);
+  const inner = m ? m[1]! : t;
+  const lc = /^LowCardinality\((.*)\)$/.exec(inner);
+  return lc ? stripNullable(lc[1]!) : inner;
+}
+export function isNullable(t: string): boolean {
+  return /^Nullable\(/.test(t) || /^LowCardinality\(Nullable\(/.test(t);
+}
+export function nullable(t: string): string {
+  return isNullable(t) || t === 'Nothing' || /^Nullable/.test(t) ? t : `Nullable(${t})`;
+}
+
+const INT_RE = /^(U?)Int(8|16|32|64|128|256)$/;
+export function intInfo(t: string): { signed: boolean; bits: number } | undefined {
+  const m = INT_RE.exec(stripNullable(t));
+  if (!m) return undefined;
+  return { signed: m[1] !== 'U', bits: Number(m[2]) };
+}
+export function isIntType(t: string): boolean {
+  return intInfo(t) !== undefined;
+}
+export function isFloatType(t: string): boolean {
+  return /^(Float32|Float64|BFloat16)$/.test(stripNullable(t));
+}
+export function isNumericType(t: string): boolean {
+  return isIntType(t) || isFloatType(t);
+}
+export function isArrayType(t: string): string | undefined {
+  const m = /^Array\((.*)\)$/.exec(stripNullable(t));
+  return m ? m[1] : undefined;
+}
+
+/** Parse one JSON value of ClickHouse type `t` into the coordinator representation. */
+export function fromJson(v: unknown, t: string): Value {
+  if (v === null || v === undefined) {
+    // ClickHouse writes NaN/Inf as null in JSON; for a non-Nullable float column it was NaN.
+    return isFloatType(t) && !isNullable(t) ? NaN : null;
+  }
+  const base = stripNullable(t);
+  if (isIntType(base)) {
+    if (typeof v === 'bigint') return v;
+    if (typeof v === 'number') return BigInt(Math.trunc(v));
+    if (typeof v === 'boolean') return v ? 1n : 0n;
+    return BigInt(String(v));
+  }
+  if (isFloatType(base)) {
+    if (typeof v === 'number') return v;
+    const s = String(v).toLowerCase();
+    if (s === 'nan' || s === '-nan') return NaN;
+    if (s === 'inf' || s === '+inf') return Infinity;
+    if (s === '-inf') return -Infinity;
+    return Number(s);
+  }
+  if (base === 'Bool') return v === true || v === 1 || v === 'true';
+  const el = isArrayType(base);
+  if (el !== undefined && Array.isArray(v)) return v.map((x) => fromJson(x, el));
+  const tup = tupleTypes(base);
+  if (tup && Array.isArray(v)) return v.map((x, i) => fromJson(x, tup[i] ?? 'String'));
+  if (Array.isArray(v)) return v.map((x) => fromJson(x, 'String'));
+  return typeof v === 'string' ? v : typeof v === 'number' ? v : String(v);
+}
+
+/** Element types of `Tuple(A, B, ...)` (named elements `name T` are accepted too). */
+export function tupleTypes(t: string): string[] | undefined {
+  const m = /^Tuple\((.*)\)$/.exec(t);
+  if (!m) return undefined;
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of m[1]!) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth--;
+    if (ch === ',' && depth === 0) { out.push(cur.trim()); cur = ''; continue; }
+    cur += ch;
+  }
+  if (cur.trim()) out.push(cur.trim());
+  return out.map((x) => (/^[A-Za-z_][A-Za-z0-9_]* [A-Z]/.test(x) ? x.slice(x.indexOf(' ') + 1) : x));
+}
+
+/** A value in ClickHouse JSON conventions (output_format_json_quote_64bit_integers=1). */
+export function toJson(v: Value, t: string): unknown {
+  if (v === null) return null;
+  const base = stripNullable(t);
+  if (typeof v === 'bigint') {
+    const info = intInfo(base);
+    if (info && info.bits <= 32) return Number(v);
+    if (!info && isFloatType(base)) return Number(v);
+    return v.toString();
+  }
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) return null;
+    const info = intInfo(base);
+    if (info && info.bits > 32) return String(v);
+    return v;
+  }
+  if (Array.isArray(v)) {
+    const el = isArrayType(base);
+    const tup = tupleTypes(base);
+    return v.map((x, i) => toJson(x, el ?? tup?.[i] ?? 'String'));
+  }
+  return v;
+}
+
+/** Wrap an integer to the width of type `t` (ClickHouse integer arithmetic wraps). */
+export function wrapInt(v: bigint, t: string): bigint {
+  const info = intInfo(t);
+  if (!info) return v;
+  return info.signed ? BigInt.asIntN(info.bits, v) : BigInt.asUintN(info.bits, v);
+}
+
+const enc = new TextEncoder();
+/** Compare strings as ClickHouse does: by UTF-8 bytes (differs from UTF-16 order above U+FFFF). */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  // Fast path: UTF-16 order equals UTF-8 byte order when no surrogates are involved.
+  if (!/[\uD800-\uDFFF]/.test(a) && !/[\uD800-\uDFFF]/.test(b)) return a < b ? -1 : 1;
+  const x = enc.encode(a);
+  const y = enc.encode(b);
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+}
+
+/** Total order of non-null values (NaN sorts after every number here; callers place it). */
+export function compareValues(a: Value, b: Value): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
+  if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) {
+    const an = typeof a === 'number' && Number.isNaN(a);
+    const bn = typeof b === 'number' && Number.isNaN(b);
+    if (an || bn) return an === bn ? 0 : an ? 1 : -1;
+    if (typeof a === 'bigint' && typeof b === 'number') return -compareMixed(b, a);
+    if (typeof a === 'number' && typeof b === 'bigint') return compareMixed(a, b);
+    return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+  }
+  if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
+  if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      const c = compareValues(a[i]!, b[i]!);
+      if (c) return c;
+    }
+    return a.length - b.length;
+  }
+  return compareStrings(String(a), String(b));
+}
+
+/** number vs bigint without losing precision of large integers. */
+function compareMixed(a: number, b: bigint): number {
+  if (a === Infinity) return 1;
+  if (a === -Infinity) return -1;
+  const t = Math.trunc(a);
+  const bt = BigInt(t);
+  if (bt < b) return -1;
+  if (bt > b) return 1;
+  return a > t ? 1 : a < t ? -1 : 0;
+}
+
+export function isNaNValue(v: Value): boolean {
+  return typeof v === 'number' && Number.isNaN(v);
+}
+
+/** A stable text key for grouping/deduplication (bigints and numbers kept distinct from strings). */
+export function valueKey(v: Value): string {
+  return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : typeof x === 'number' && !Number.isFinite(x) ? `#${x}` : x));
+}
+
+export function toNumber(v: Value): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'string') return Number(v);
+  return NaN;
+}
+
+/** The default value ClickHouse gives a non-Nullable type (what an empty aggregate returns). */
+export function defaultOf(t: string): Value {
+  if (isNullable(t)) return null;
+  const base = stripNullable(t);
+  if (isIntType(base)) return 0n;
+  if (isFloatType(base)) return 0;
+  if (base === 'Date' || base === 'Date32') return '1970-01-01';
+  if (/^DateTime64/.test(base)) return '1970-01-01 00:00:00.000';
+  if (/^DateTime/.test(base)) return '1970-01-01 00:00:00';
+  if (isArrayType(base) !== undefined) return [];
+  if (base === 'UUID') return '00000000-0000-0000-0000-000000000000';
+  return '';
+}
