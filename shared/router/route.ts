@@ -4,7 +4,7 @@
 import type { Topology } from '../config/schema.js';
 import { qualifyTable } from '../config/load.js';
 import { ScatterError, isScatterError } from '../errors.js';
-import { coerceKeyValue, type Placement } from '../sharding/index.js';
+import type { KeyValue, Placement } from '../sharding/index.js';
 import { parseRowLine } from './json-lines.js';
 
 export type Row = Record<string, unknown>;
@@ -77,7 +77,8 @@ export function routeRows(input: RouteInput, tableName: string, topo: Topology, 
     }
     let shard: number;
     try {
-      shard = placement.shardOf(coerceKeyValue(row[key.column], key.type));
+      // shardOf coerces (and refuses) the raw JSON value itself, with the same messages.
+      shard = placement.shardOf(row[key.column] as KeyValue);
     } catch (e) {
       if (!isScatterError(e)) throw e;
       out.bad.push({ line, reason: 'type_mismatch', message: `column "${key.column}": ${e.message}` });

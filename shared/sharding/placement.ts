@@ -7,7 +7,7 @@ import type { KeyValue, Placement } from './types.js';
 import { keyTypeInfo } from './types-info.js';
 import { coerceWith } from './coerce.js';
 import { encodeCanonical } from './encode.js';
-import { buildSlots, slotOf } from './slots.js';
+import { buildSlots } from './slots.js';
 import { loadHasher, type Hasher } from './hasher.js';
 
 /**
@@ -34,6 +34,24 @@ function makeHash(key: ShardingKey, hasher: Hasher): (v: KeyValue) => bigint {
     // Fast path: xxhash-wasm encodes UTF-8 itself.
     return (v) => hasher.h64(coerceWith(v, key.type, info) as string);
   }
+  if (info.kind === 'int' || info.kind === 'date' || info.kind === 'dateTime') {
+    // Fixed-width little-endian values through one scratch buffer (hashing is synchronous, so
+    // reuse is safe); this is the hot path of IN-list pruning and routing on integer keys.
+    const width = info.kind === 'int' ? info.bits / 8 : info.kind === 'date' ? 2 : 4;
+    const buf = new Uint8Array(width);
+    const view = new DataView(buf.buffer);
+    return (v) => {
+      const c = coerceWith(v, key.type, info);
+      if (width === 8) view.setBigUint64(0, BigInt.asUintN(64, c as bigint), true);
+      else {
+        const n = Number(c);
+        if (width === 4) view.setUint32(0, n >>> 0, true);
+        else if (width === 2) view.setUint16(0, n & 0xffff, true);
+        else view.setUint8(0, n & 0xff);
+      }
+      return hasher.h64Raw(buf);
+    };
+  }
   return (v) => hasher.h64Raw(encodeCanonical(coerceWith(v, key.type, info), info));
 }
 
@@ -47,10 +65,16 @@ export async function createPlacement(shards: ReadonlyArray<{ weight: number }>,
 export function createPlacementWith(hasher: Hasher, shards: ReadonlyArray<{ weight: number }>, key: ShardingKey): Placement {
   const slots = buildSlots(shards);
   const hash = makeHash(key, hasher);
-  return {
-    key,
-    slots,
-    hash,
-    shardOf: (v) => slotOf(slots, hash(v)),
-  };
+  const n = BigInt(slots.length);
+  let shardOf = (v: KeyValue) => slots[Number(hash(v) % n)]!;
+  const info = keyTypeInfo(key.type);
+  if (key.function === 'identity' && info.kind === 'int' && info.bits <= 32) {
+    // Values up to 32 bits fit a double exactly, so the slot needs no BigInt at all.
+    const wrap = 2 ** 32;
+    shardOf = (v) => {
+      const c = Number(coerceWith(v, key.type, info));
+      return slots[(c < 0 ? c + wrap : c) % slots.length]!;
+    };
+  }
+  return { key, slots, hash, shardOf };
 }
