@@ -34,7 +34,15 @@ IFS=, read -r -a W <<<"$WEIGHTS"
 http_port() { echo $((BASE + $1)); }
 tcp_port() { echo $((BASE + 50 + $1)); }
 node_dir() { echo "$DIR/node-$1"; }
-pid_of() { local f; f="$(node_dir "$1")/server.pid"; [ -f "$f" ] && cat "$f" || true; }
+# A PID counts only while it is still our server on that node's config: a stale pid file whose
+# number the OS has reused for another process must never be signalled.
+pid_of() {
+  local f pid
+  f="$(node_dir "$1")/server.pid"
+  [ -f "$f" ] || return 0
+  pid=$(cat "$f")
+  if [ -n "$pid" ] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "--config-file=$(node_dir "$1")/config.xml"; then echo "$pid"; fi
+}
 alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 pinged() { curl -fsS --max-time 1 "http://127.0.0.1:$(http_port "$1")/ping" >/dev/null 2>&1; }
 
