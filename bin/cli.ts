@@ -24,9 +24,11 @@ async function load(name: CommandName): Promise<CommandModule | undefined> {
 async function help(): Promise<string> {
   const lines = ['usage: ch-scatter <command> [options]', '', 'commands:'];
   for (const name of COMMANDS) {
-    const mod = await load(name);
-    lines.push(`  ${mod ? mod.usage : name + '  (not available in this build)'}`);
-    if (mod) lines.push(`      ${mod.summary}`);
+    // One broken command must not take the whole help page down with it.
+    const mod = await load(name).catch((e: Error) => e);
+    if (mod instanceof Error) lines.push(`  ${name}  (cannot load: ${mod.message.split('\n')[0]})`);
+    else if (!mod) lines.push(`  ${name}  (not available in this build)`);
+    else lines.push(`  ${mod.usage}`, `      ${mod.summary}`);
   }
   return lines.join('\n');
 }
