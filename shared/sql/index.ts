@@ -4,3 +4,4 @@ export * from './ast.js';
 export { parseSelect, parseExpression, quoteStringLiteral, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH, type ParseOptions } from './parse.js';
 export { printSelect, printExpr, printExprBare, quoteIdent } from './print.js';
 export * from './visit.js';
+export { columnName, formatForName, qualifiersOf, floatName, quoteNameString, type NameOptions } from './names.js';

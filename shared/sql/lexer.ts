@@ -51,8 +51,34 @@ const isIdentStart = (c: number): boolean =>
 const isIdentPart = (c: number): boolean => isIdentStart(c) || isDigit(c);
 const isHex = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 
-// Longest first within each leading character.
-const OPERATORS = ['->', '::', '||', '<=>', '<=', '>=', '<>', '!=', '==', '=', '<', '>', '+', '-', '*', '/', '%', '(', ')', '[', ']', ',', '.', '?', ':', ';'];
+// Operators by leading character (a switch, not a list scan: commas of 100k-value IN lists).
+function matchOperator(src: string, i: number, c: number): string | undefined {
+  const c2 = src.charCodeAt(i + 1);
+  switch (c) {
+    case 44: return ',';
+    case 40: return '(';
+    case 41: return ')';
+    case 91: return '[';
+    case 93: return ']';
+    case 46: return '.';
+    case 43: return '+';
+    case 42: return '*';
+    case 47: return '/';
+    case 37: return '%';
+    case 63: return '?';
+    case 59: return ';';
+    case 45: return c2 === 62 ? '->' : '-';
+    case 58: return c2 === 58 ? '::' : ':';
+    case 124: return c2 === 124 ? '||' : undefined;
+    case 61: return c2 === 61 ? '==' : '=';
+    case 33: return c2 === 61 ? '!=' : undefined;
+    case 60:
+      if (c2 === 61) return src.charCodeAt(i + 2) === 62 ? '<=>' : '<=';
+      return c2 === 62 ? '<>' : '<';
+    case 62: return c2 === 61 ? '>=' : '>';
+    default: return undefined;
+  }
+}
 
 export function tokenize(src: string): Token[] {
   const tokens: Token[] = [];
@@ -149,6 +175,15 @@ export function tokenize(src: string): Token[] {
       continue;
     }
     if (c === 39 /* ' */ || c === 96 /* ` */ || c === 34 /* " */) {
+      // Fast path: no escapes, doubled quotes or newlines (the common case, e.g. long IN lists).
+      let j = i + 1;
+      let d = 0;
+      while (j < n && (d = src.charCodeAt(j)) !== c && d !== 92 && d !== 10) j++;
+      if (j < n && d === c && src.charCodeAt(j + 1) !== c) {
+        i = j + 1;
+        push(c === 39 ? 'string' : 'qident', src.slice(start + 1, j), start);
+        continue;
+      }
       const { value, end, lines } = scanQuoted(src, i, c, (o, m) => syntaxError(src, o, m));
       i = end;
       push(c === 39 ? 'string' : 'qident', value, start);
@@ -172,13 +207,7 @@ export function tokenize(src: string): Token[] {
       push('param', name, start, type);
       continue;
     }
-    let op: string | undefined;
-    for (const o of OPERATORS) {
-      if (src.startsWith(o, i)) {
-        op = o;
-        break;
-      }
-    }
+    const op = matchOperator(src, i, c);
     if (op === undefined) throw syntaxError(src, i, `Unexpected character: found '${src[i]}'`);
     i += op.length;
     push('op', op, start);

@@ -1030,7 +1030,7 @@ class Parser {
 
   private numberLiteral(t: Token, negative: boolean, minusTok?: Token): Literal {
     const s = t.text;
-    const isInt = /^(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)$/.test(s);
+    const isInt = isIntegerSpelling(s);
     return { kind: 'literal', type: isInt ? 'integer' : 'float', value: negative ? '-' + s : s, pos: this.pos(minusTok ?? t) };
   }
 
@@ -1325,6 +1325,17 @@ class Parser {
     }
     return this.parseNameOrCall();
   }
+}
+
+// 0x.., 0b.. or plain digits (a float has '.', 'e' or 'E' but hex digits may contain 'e').
+function isIntegerSpelling(s: string): boolean {
+  const c1 = s.charCodeAt(1);
+  if (s.charCodeAt(0) === 48 && (c1 === 120 || c1 === 88 || c1 === 98 || c1 === 66)) return true;
+  for (let k = 0; k < s.length; k++) {
+    const c = s.charCodeAt(k);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 /** A ClickHouse string literal for `s` (backslash escapes; valid on 18.16 and current versions). */

@@ -1,0 +1,201 @@
+// The result-column name ClickHouse gives an expression (CONTRACT section 2: "the alias when
+// given, else the expression as ClickHouse would name it"). ClickHouse names an unaliased
+// expression by formatting its AST in functional form: operators as their functions
+// (`a + b` -> `plus(a, b)`), nested aliases by their alias (`sum(a AS x)` -> `sum(x)`),
+// literals in ClickHouse's canonical spelling (`1e3` -> `1000.`, `0x1F` -> `31`).
+// Verified against chdb (ClickHouse 26.7) in test/integration/sql/column-names.test.ts.
+
+import type { Expr, Literal, SelectQuery, TableExpr } from './ast.js';
+
+export interface NameOptions {
+  /**
+   * Table qualifiers in scope (`t`, `db.t`, an alias): ClickHouse (26.x analyzer) names `t.a` just
+   * `a` when `t` is a table of the query, but keeps `n.x` for a Nested/tuple path. See qualifiersOf().
+   */
+  qualifiers?: ReadonlySet<string>;
+}
+
+const UINT64_MAX = (1n << 64n) - 1n;
+const INT64_MIN = -(1n << 63n);
+
+const INTERVAL_FUNCTION: Record<string, string> = {
+  NANOSECOND: 'toIntervalNanosecond',
+  MICROSECOND: 'toIntervalMicrosecond',
+  MILLISECOND: 'toIntervalMillisecond',
+  SECOND: 'toIntervalSecond',
+  MINUTE: 'toIntervalMinute',
+  HOUR: 'toIntervalHour',
+  DAY: 'toIntervalDay',
+  WEEK: 'toIntervalWeek',
+  MONTH: 'toIntervalMonth',
+  QUARTER: 'toIntervalQuarter',
+  YEAR: 'toIntervalYear',
+};
+
+/** The column name of `e` in a result: its alias, else ClickHouse's formatting of it. */
+export function columnName(e: Expr, opts: NameOptions = {}): string {
+  return e.alias !== undefined ? e.alias : formatForName(e, opts);
+}
+
+/** The qualifiers a SELECT's FROM/JOIN tables can be referred by: name, db.name and alias. */
+export function qualifiersOf(q: SelectQuery): Set<string> {
+  const out = new Set<string>();
+  const add = (t: TableExpr): void => {
+    if (t.alias !== undefined) out.add(t.alias);
+    if (t.kind === 'table' && t.alias === undefined) {
+      out.add(t.table);
+      out.add(`${t.database ?? 'default'}.${t.table}`);
+    }
+  };
+  if (q.from) {
+    add(q.from.table);
+    for (const j of q.from.joins) add(j.table);
+  }
+  return out;
+}
+
+/** ClickHouse's functional formatting of `e`, ignoring its own alias (inner aliases still apply). */
+export function formatForName(e: Expr, opts: NameOptions = {}): string {
+  const columnName = (x: Expr): string => (x.alias !== undefined ? x.alias : formatForName(x, opts));
+  const names = (items: Expr[]): string => {
+    let out = '';
+    for (let i = 0; i < items.length; i++) out += (i > 0 ? ', ' : '') + columnName(items[i]!);
+    return out;
+  };
+  switch (e.kind) {
+    case 'literal':
+      return literalName(e);
+    case 'column':
+      return unqualified(e.parts, opts.qualifiers);
+    case 'asterisk':
+      return e.table ? `${e.table.join('.')}.*` : '*';
+    case 'array':
+      return `[${names(e.items)}]`;
+    case 'tuple':
+      return `(${names(e.items)})`;
+    case 'function': {
+      // `sum(DISTINCT x)` is the function sumDistinct in ClickHouse's AST.
+      const name = e.distinct ? `${e.name}Distinct` : e.name;
+      const args = `(${names(e.args)})`;
+      return e.params ? `${name}(${names(e.params)})${args}` : `${name}${args}`;
+    }
+    case 'subquery':
+      // ClickHouse numbers scalar subqueries by their place in the analyzed query (`_subquery_2`);
+      // that number is not knowable from the AST alone, so this is a stable stand-in.
+      return '_subquery';
+    case 'case': {
+      const parts: string[] = [];
+      if (e.operand) parts.push(columnName(e.operand));
+      for (const w of e.whens) parts.push(columnName(w.when), columnName(w.then));
+      parts.push(e.else ? columnName(e.else) : 'NULL');
+      return `${e.operand ? 'caseWithExpression' : 'multiIf'}(${parts.join(', ')})`;
+    }
+    case 'cast': {
+      // `1::Int8` casts the literal's text: CAST('1', 'Int8'); CAST(1 AS Int8) keeps the number.
+      const x = e.expr;
+      const inner =
+        e.syntax === 'colons' && x.alias === undefined && x.kind === 'literal' && (x.type === 'integer' || x.type === 'float')
+          ? quoteNameString(x.value)
+          : columnName(x);
+      return `CAST(${inner}, ${quoteNameString(e.type)})`;
+    }
+    case 'lambda':
+      return `lambda(tuple(${e.params.join(', ')}), ${columnName(e.body)})`;
+    case 'interval':
+      return `${INTERVAL_FUNCTION[e.unit] ?? `toInterval${e.unit.charAt(0)}${e.unit.slice(1).toLowerCase()}`}(${columnName(e.value)})`;
+    case 'param':
+      return `{${e.name}:${e.type}}`;
+  }
+}
+
+function unqualified(parts: string[], qualifiers: ReadonlySet<string> | undefined): string {
+  if (qualifiers && parts.length > 1) {
+    if (parts.length > 2 && qualifiers.has(`${parts[0]}.${parts[1]}`)) return parts.slice(2).join('.');
+    if (qualifiers.has(parts[0]!)) return parts.slice(1).join('.');
+  }
+  return parts.join('.');
+}
+
+function literalName(l: Literal): string {
+  switch (l.type) {
+    case 'string':
+      return quoteNameString(l.value);
+    case 'null':
+      return 'NULL';
+    case 'bool':
+      return l.value.toLowerCase() === 'true' ? 'true' : 'false';
+    case 'integer': {
+      const neg = l.value.startsWith('-');
+      const body = neg ? l.value.slice(1) : l.value;
+      let v: bigint;
+      try {
+        v = BigInt(body); // handles 0x.. and 0b.. too
+      } catch {
+        return l.value;
+      }
+      if (neg) v = -v;
+      // Out of the 64-bit range ClickHouse reads the number as a Float64.
+      if (v > UINT64_MAX || v < INT64_MIN) return floatName(Number(v));
+      return v.toString();
+    }
+    case 'float': {
+      const lower = l.value.toLowerCase();
+      if (lower === 'inf' || lower === '+inf') return 'inf';
+      if (lower === '-inf') return '-inf';
+      if (lower === 'nan' || lower === '-nan') return 'nan';
+      return floatName(Number(l.value));
+    }
+  }
+}
+
+/**
+ * ClickHouse writes Float64 with double-conversion's shortest ECMAScript form, without the '+'
+ * of positive exponents, and marks integral values written without exponent with a trailing
+ * '.' (`1000.`, `-0.`).
+ */
+export function floatName(v: number): string {
+  if (Number.isNaN(v)) return 'nan';
+  if (v === Infinity) return 'inf';
+  if (v === -Infinity) return '-inf';
+  let s = Object.is(v, -0) ? '-0' : String(v);
+  s = s.replace('e+', 'e');
+  if (/^-?\d+$/.test(s)) s += '.';
+  return s;
+}
+
+/** A string literal as ClickHouse prints it inside a column name. */
+export function quoteNameString(s: string): string {
+  let out = "'";
+  for (let k = 0; k < s.length; k++) {
+    const ch = s[k]!;
+    switch (ch) {
+      case "'":
+        out += "\\'";
+        break;
+      case '\\':
+        out += '\\\\';
+        break;
+      case '\n':
+        out += '\\n';
+        break;
+      case '\t':
+        out += '\\t';
+        break;
+      case '\r':
+        out += '\\r';
+        break;
+      case '\0':
+        out += '\\0';
+        break;
+      case '\b':
+        out += '\\b';
+        break;
+      case '\f':
+        out += '\\f';
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out + "'";
+}
