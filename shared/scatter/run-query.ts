@@ -142,7 +142,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   const g = await gather({ ...common, plan, onShard: deps.onShard });
   const missing = [...g.missing, ...subMissing];
   const shards = summarize(plan.shards.length, g.skipped.length, g.outcomes, missing);
-  const truncated = (plan as QueryPlan & { truncated?: string[] }).truncated ?? [];
+  const truncated = plan.truncated ?? [];
 
   if (missing.length > 0 && requireComplete) {
     throw new ScatterError('INCOMPLETE_RESULT', `${missing.length} shard(s) did not answer: ${missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`, {

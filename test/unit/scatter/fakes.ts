@@ -29,6 +29,7 @@ export function sumPlan(shardCount: number, skipped: number[] = []): QueryPlan &
     external: [],
     settings: {},
     mergeDescription: 'sum c',
+    truncated: [],
     createMerger(): Merger {
       let total = 0n;
       return {

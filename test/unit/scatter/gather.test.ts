@@ -111,7 +111,7 @@ describe('runQuery gather', () => {
 
   it('plan.truncated marks the answer partial', async () => {
     const { d, plan } = deps([1], () => ({ kind: 'ok' }));
-    (plan as any).truncated = ['_data_1: 10 of 20 rows shipped'];
+    plan.truncated = ['_data_1: 10 of 20 rows shipped'];
     const r = await runQuery({ sql: 'x' }, d);
     expect((r.body as any).partial).toBe(true);
     expect((r.body as any).truncated).toHaveLength(1);

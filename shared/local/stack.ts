@@ -1,0 +1,122 @@
+// The local stack (`ch-scatter dev`): what AWS runs, on one machine.
+//   shard hosts      one child process per (shard, replica) running the shard function with its
+//                    adapter (embedded chdb or HTTP) and the replica's `fault` config;
+//   Invoke endpoint  POST /2015-03-31/functions/{name}/invocations, answering like Lambda;
+//   coordinator      the SAME handler as the Lambda, reached through api-server.ts, whose invoker is
+//                    the real @aws-sdk/client-lambda pointed at the local endpoint.
+// Differences from AWS: a local shard host serves overlapping invocations itself (one chdb
+// directory per process), where Lambda would start more execution environments; and the
+// coordinator runs in this process, so its warm state lives as long as the stack.
+import { loadTopology } from '../config/load.js';
+import type { Topology } from '../config/schema.js';
+import { createCoordinatorHandler, createTools } from '../../functions/coordinator/handler.js';
+import { loadDefaultDeps } from '../../functions/coordinator/deps.js';
+import { createLambdaInvoker, shardFunctionNames } from '../scatter/lambda-invoker.js';
+import { createAdminAccess } from '../scatter/admin-access.js';
+import { startApiServer, type CoordinatorFn } from './api-server.js';
+import { startInvokeServer, type LocalFunction } from './invoke-server.js';
+import { startShardHosts } from './shard-host.js';
+import { loadDemo } from './demo.js';
+
+export interface LocalStackOptions extends LocalShardsOptions {
+  configFile?: string;
+  /** A topology already loaded (tests); embedded paths must be absolute. */
+  topo?: Topology;
+  port?: number;
+  demo?: boolean;
+  /** Rows for --demo (default DEMO_ROWS). */
+  demoRows?: number;
+  /** Coordinator log level (default WARN: stdout stays clean for the `ready` line). */
+  logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  /** Coordinator Lambda timeout for context.getRemainingTimeInMillis() (default 30 s). */
+  lambdaTimeoutMs?: number;
+}
+
+export interface LocalStack {
+  url: string;
+  invokeUrl: string;
+  topo: Topology;
+  demo?: { rows: number; ms: number };
+  stop(): Promise<void>;
+}
+
+export interface LocalShards {
+  /** The real Lambda SDK invoker, pointed at the local Invoke endpoint. */
+  invoker: ReturnType<typeof createLambdaInvoker>;
+  invokeUrl: string;
+  stop(): Promise<void>;
+}
+
+export type { LocalFunction };
+
+export interface LocalShardsOptions {
+  shardConcurrency?: number;
+  /** Tests: replace or wrap shard functions (a malformed answer, an injected stall) before they are served. */
+  wrapFunctions?: (fns: Record<string, LocalFunction>) => Record<string, LocalFunction>;
+}
+
+/** Shard hosts + the Invoke endpoint + an SDK invoker: what the CLI needs to reach shards with --config. */
+export async function startLocalShards(topo: Topology, opts: LocalShardsOptions = {}): Promise<LocalShards> {
+  const cleanups: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  };
+  try {
+    const hosts = await startShardHosts(topo, {});
+    cleanups.push(() => hosts.stop());
+    const functions = opts.wrapFunctions ? opts.wrapFunctions({ ...hosts.functions }) : hosts.functions;
+    const invoke = await startInvokeServer({ port: 0, functions, ...(opts.shardConcurrency ? { concurrency: opts.shardConcurrency } : {}) });
+    cleanups.push(() => invoke.close());
+    const invoker = createLambdaInvoker(topo.shards.length, { endpoint: invoke.url, functionNames: shardFunctionNames(topo.shards.length, {}) });
+    cleanups.push(async () => invoker.close());
+    return { invoker, invokeUrl: invoke.url, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
+  const topo = opts.topo ?? loadTopology(requireConfig(opts.configFile));
+  // Metrics go to CloudWatch in AWS; locally EMF lines would only clutter the terminal.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  const cleanups: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  };
+  try {
+    const shards = await startLocalShards(topo, opts);
+    cleanups.push(() => shards.stop());
+    const invoke = { url: shards.invokeUrl };
+
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      CH_SCATTER_TOPOLOGY: JSON.stringify(topo),
+      CH_SCATTER_LAMBDA_ENDPOINT: invoke.url,
+      CH_SCATTER_ADMIN_VIA_INVOKE: '1',
+    };
+    delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
+    const handler = createCoordinatorHandler(() => loadDefaultDeps(env), createTools({ logLevel: opts.logLevel ?? 'WARN' }));
+    const adminInvoker = shards.invoker;
+    const api = await startApiServer({
+      port: opts.port ?? 0,
+      handler: handler as unknown as CoordinatorFn,
+      topo,
+      invoker: adminInvoker,
+      lambdaTimeoutMs: opts.lambdaTimeoutMs,
+    });
+    cleanups.push(() => api.close());
+
+    let demo: LocalStack['demo'];
+    if (opts.demo) demo = await loadDemo(topo, (s, r) => createAdminAccess({ invoker: adminInvoker, shard: s, replica: r }), opts.demoRows);
+    return { url: api.url, invokeUrl: invoke.url, topo, demo, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+function requireConfig(file: string | undefined): string {
+  if (!file) throw new Error('startLocalStack needs a configFile or a topo');
+  return file;
+}

@@ -1,0 +1,132 @@
+// End to end, healthy stack: HTTP -> API server -> the coordinator handler -> the real
+// @aws-sdk/client-lambda -> the local Invoke endpoint -> shard host processes (embedded chdb) ->
+// merge -> response. Every answer is compared with a single-node oracle holding all the rows.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack, type LocalStack } from '../../shared/local/stack.js';
+import type { EngineProcess } from '../../shared/local/engine-process.js';
+import { e2eTopology, post, startOracle, tempDir } from './support.js';
+
+const ROWS = 50_000;
+const DIST = 'analytics.sensor_events_dist';
+const LOCAL = 'analytics.sensor_events';
+let dir: string;
+let stack: LocalStack;
+let oracle: EngineProcess;
+
+beforeAll(async () => {
+  dir = tempDir('results');
+  const topo = e2eTopology(dir, [{ weight: 1, replicas: [{}, {}] }, { weight: 2, replicas: [{}] }, { weight: 1, replicas: [{}] }]);
+  [stack, oracle] = await Promise.all([startLocalStack({ topo, demo: true, demoRows: ROWS, logLevel: 'SILENT' }), startOracle(dir, ROWS)]);
+});
+
+afterAll(async () => {
+  await Promise.all([stack?.stop(), oracle?.close()]);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Floats compare within 1e-9 relative (summation order differs); everything else exactly. */
+function expectSameRows(got: Record<string, unknown>[], want: Record<string, unknown>[]) {
+  expect(got.length).toBe(want.length);
+  got.forEach((row, i) => {
+    const w = want[i]!;
+    expect(Object.keys(row)).toEqual(Object.keys(w));
+    for (const k of Object.keys(w)) {
+      const a = row[k];
+      const b = w[k];
+      if (typeof a === 'number' && typeof b === 'number' && !Number.isInteger(b)) expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(b)));
+      else expect(a).toEqual(b);
+    }
+  });
+}
+
+const QUERIES = [
+  `SELECT count() AS c FROM ${DIST}`,
+  `SELECT site, count() AS c, sum(status) AS s, min(value) AS mn, max(value) AS mx FROM ${DIST} GROUP BY site ORDER BY site`,
+  `SELECT metric, avg(value) AS a, uniqExact(sensor) AS u FROM ${DIST} GROUP BY metric ORDER BY metric`,
+  `SELECT sensor, count() AS c FROM ${DIST} WHERE sensor IN ('s-1', 's-42', 's-999') GROUP BY sensor ORDER BY sensor`,
+  `SELECT sensor, count() AS errors FROM ${DIST} WHERE status = 500 GROUP BY sensor ORDER BY errors DESC, sensor LIMIT 5`,
+  `SELECT count() AS c FROM ${DIST} WHERE sensor GLOBAL IN (SELECT sensor FROM ${DIST} WHERE status = 500 AND site = 'ams')`,
+];
+
+describe('local stack, healthy: answers equal the single-node oracle', () => {
+  for (const sql of QUERIES) {
+    it(sql.slice(0, 90), async () => {
+      const r = await post(`${stack.url}/query`, { sql });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.partial).toBe(false);
+      expect(r.body.shards.missing).toEqual([]);
+      const want = await oracle.query(sql.replaceAll(DIST, LOCAL).replaceAll('GLOBAL IN', 'IN'));
+      expect(r.body.meta.map((m: { name: string }) => m.name)).toEqual(want.meta.map((m) => m.name));
+      expectSameRows(r.body.data, want.rows);
+      expect(r.body.rows).toBe(want.rows.length);
+    });
+  }
+
+  it('reports skipped shards and per-shard statistics, one query id throughout', async () => {
+    const r = await post(`${stack.url}/query`, { sql: `SELECT count() AS c FROM ${DIST} WHERE sensor = 's-7'` });
+    expect(r.status).toBe(200);
+    expect(r.body.shards).toMatchObject({ total: 3, queried: 1, skipped: 2, succeeded: 1 });
+    expect(r.body.statistics.shards).toHaveLength(1);
+    expect(r.body.statistics.rowsRead).toBeGreaterThan(0);
+    const all = await post(`${stack.url}/query`, { sql: `SELECT count() AS c FROM ${DIST}` });
+    expect(all.body.data).toEqual([{ c: String(ROWS) }]);
+  });
+
+  it('/explain, /health and the error shapes', async () => {
+    const ex = await post(`${stack.url}/explain`, { sql: `SELECT count() FROM ${DIST} WHERE sensor = 's-7'` });
+    expect(ex.status).toBe(200);
+    expect(ex.body.shards.filter((s: { skipped: boolean }) => s.skipped)).toHaveLength(2);
+    const h = await fetch(`${stack.url}/health`);
+    expect(h.status).toBe(200);
+    expect(((await h.json()) as { shards: unknown[] }).shards).toHaveLength(3);
+    const syntax = await post(`${stack.url}/query`, { sql: 'SELEC 1' });
+    expect(syntax.status).toBe(400);
+    expect(syntax.body.error.code).toBe('SYNTAX_ERROR');
+    const ro = await post(`${stack.url}/query`, { sql: `INSERT INTO ${DIST} VALUES (1)` });
+    expect(ro.status).toBe(400);
+    const bad = await post(`${stack.url}/query`, '{"sql": 1}');
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).not.toMatch(/at .*\.ts:\d+/);
+  });
+
+  it('admin routes: exec on every replica, insert through the router', async () => {
+    const ex = await post(`${stack.url}/admin/exec`, { sql: 'CREATE TABLE IF NOT EXISTS analytics.e2e_ins (sensor String, v UInt64) ENGINE = MergeTree ORDER BY sensor' });
+    expect(ex.status, JSON.stringify(ex.body)).toBe(200);
+    expect(ex.body.replicas).toHaveLength(4);
+    // route rows addressed to the demo's distributed table: count grows by exactly the rows sent
+    const lines = Array.from({ length: 100 }, (_, i) => JSON.stringify({ ts: '2026-02-01 00:00:00', sensor: `ins-${i}`, site: 'ams', metric: 'temp', value: i, status: 200 })).join('\n');
+    const res = await fetch(`${stack.url}/admin/insert?table=${DIST}`, { method: 'POST', body: lines });
+    const body = (await res.json()) as { inserted: number; perShard: number[] };
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body.inserted).toBe(100);
+    expect(body.perShard.reduce((a, b) => a + b, 0)).toBe(100);
+    const c = await post(`${stack.url}/query`, { sql: `SELECT count() AS c FROM ${DIST} WHERE sensor LIKE 'ins-%'` });
+    expect(c.body.data).toEqual([{ c: '100' }]);
+    // each row is on the shard the placement says: a pruned query for one sensor finds it
+    const one = await post(`${stack.url}/query`, { sql: `SELECT count() AS c FROM ${DIST} WHERE sensor = 'ins-7'` });
+    expect(one.body.data).toEqual([{ c: '1' }]);
+    expect(one.body.shards.skipped).toBe(2);
+  });
+
+  it('ch-scatter query --url prints a table and the shard summary', async () => {
+    const out = await runCli(['query', '--url', stack.url, `SELECT site, count() AS c FROM ${DIST} WHERE sensor != 'x' GROUP BY site ORDER BY site`]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/site\s+│\s+c/);
+    expect(out.stdout).toMatch(/ams\s+│/);
+    expect(out.stdout).toMatch(/shards: 3 total, 3 queried, 0 skipped, 3 succeeded/);
+  });
+});
+
+function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [path.resolve('bin/ch-scatter.mjs'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}

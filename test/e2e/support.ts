@@ -1,0 +1,45 @@
+// Helpers for the end-to-end tests: a topology over fresh temp directories (one chdb directory
+// per shard process), the demo data at a small size, and a single-node oracle holding every row.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseTopology } from '../../shared/config/load.js';
+import type { Topology } from '../../shared/config/schema.js';
+import { spawnEngine, type EngineProcess } from '../../shared/local/engine-process.js';
+import { DEMO_DDL, DEMO_LOCAL, demoSelect } from '../../shared/local/demo.js';
+
+export interface ShardSpec {
+  weight?: number;
+  replicas: Array<{ fault?: Record<string, unknown> }>;
+}
+
+export function tempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `ch-scatter-e2e-${prefix}-`));
+}
+
+export function e2eTopology(dir: string, shards: ShardSpec[], query: Record<string, unknown> = {}): Topology {
+  return parseTopology({
+    cluster: 'e2e',
+    shards: shards.map((s, i) => ({
+      weight: s.weight ?? 1,
+      replicas: s.replicas.map((r, j) => ({ embedded: path.join(dir, `shard-${i}-${j}`), ...(r.fault ? { fault: r.fault } : {}) })),
+    })),
+    tables: { 'analytics.sensor_events_dist': { local: 'analytics.sensor_events', shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
+    query,
+  });
+}
+
+/** One engine with all the rows, to compare the scatter-gather answers against. */
+export async function startOracle(dir: string, rows: number): Promise<EngineProcess> {
+  const o = await spawnEngine({ path: path.join(dir, 'oracle') });
+  for (const ddl of DEMO_DDL) await o.exec(ddl);
+  await o.exec(`INSERT INTO ${DEMO_LOCAL} ${demoSelect(rows)}`);
+  return o;
+}
+
+export async function post(url: string, body: unknown): Promise<{ status: number; body: any; ms: number }> {
+  const t0 = performance.now();
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: JSON.parse(text), ms: performance.now() - t0 };
+}
