@@ -5,6 +5,7 @@
 // Works on a clone: the caller's statement is never changed.
 import {
   cloneAst,
+  type ColumnRef,
   type Expr,
   type FunctionCall,
   type JoinClause,
@@ -14,6 +15,7 @@ import {
   type TableRef,
 } from '../sql/ast.js';
 import { exprsOfSelect, walkExpr } from '../sql/visit.js';
+import { mapClausesShared, rewriteExpr, SKIP } from './share-rewrite.js';
 import type { Topology } from '../config/schema.js';
 import type { ResolvedTable } from './types.js';
 import { errorAt } from './position.js';
@@ -140,10 +142,9 @@ function denyMessage(what: string, table: string): string {
 
 export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode): Analysis {
   if (stmt.kind === 'union') throw unsupported(`UNION ${stmt.mode}`, stmt.selects[1] ?? stmt);
-  const q = cloneAst(stmt);
-  checkSelectShape(q, true);
-  if (!q.from) throw errorAt('UNSUPPORTED', 'a query without FROM reads no distributed table; name one of the configured tables', q);
-  const from = q.from.table;
+  checkSelectShape(stmt, true);
+  if (!stmt.from) throw errorAt('UNSUPPORTED', 'a query without FROM reads no distributed table; name one of the configured tables', stmt);
+  const from = stmt.from.table;
   if (from.kind === 'tableFunction') throw unsupported(`table function ${from.name}()`, from);
   if (from.kind !== 'table') throw unsupported('a subquery in FROM', from);
   const bound = resolveTable(topo, from);
@@ -152,43 +153,49 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
   const tables = new Map<string, ResolvedTable>([[bound.distributed, { distributed: bound.distributed, local: bound.local }]]);
   const note = (b: BoundTable) => tables.set(b.distributed, { distributed: b.distributed, local: b.local });
 
-  // Expressions: IN-family calls decide GLOBAL/local/deny; other subqueries must not read a distributed table.
-  const inRhs = new Set<Expr>();
-  for (const { expr } of exprsOfSelect(q)) {
-    walkExpr(expr, (e) => {
-      if (e.kind === 'param') throw unsupported(`query parameter {${e.name}:${e.type}}`, e);
-      if (e.kind === 'function' && isInFamily(e.name) && e.args.length === 2) {
-        const rhs = e.args[1]!;
-        let reads: BoundTable[] = [];
-        if (rhs.kind === 'subquery') {
-          inRhs.add(rhs);
-          reads = tablesRead(rhs.query, topo).map((r) => r.bound);
-        } else if (rhs.kind === 'column' && rhs.parts.length <= 2) {
-          const b = lookupTable(topo, rhs.parts.join('.'));
-          if (b) reads = [b];
-        }
-        reads.forEach(note);
-        if (reads.length === 0) {
-          // A literal set or a table-less subquery: GLOBAL changes nothing; the shard evaluates it itself.
-          if (isGlobalInName(e.name)) makePlain(e);
-        } else if (!isGlobalInName(e.name)) {
-          if (mode === 'deny') throw errorAt('UNSUPPORTED', denyMessage(`${e.name === 'in' ? 'IN' : 'NOT IN'} with a right side that`, reads[0]!.distributed), e);
-          if (mode === 'global') makeGlobal(e);
-          else if (rhs.kind === 'subquery') localizeStatement(rhs.query, topo);
-          else localizeInTable(e, topo);
-        }
-      } else if (e.kind === 'subquery' && !inRhs.has(e)) {
-        const reads = tablesRead(e.query, topo);
-        if (reads.length > 0) {
-          throw unsupported(`a scalar subquery over the distributed table ${reads[0]!.bound.distributed}`, e);
-        }
+  // The caller's statement is never mutated: changed nodes are copies, untouched subtrees are
+  // shared (a full clone of a 1,000-value IN list would cost more than the whole plan budget).
+  // IN-family calls decide GLOBAL/local/deny; other subqueries must not read a distributed table.
+  const fn = (e: Expr): Expr | typeof SKIP | undefined => {
+    if (e.kind === 'param') throw unsupported(`query parameter {${e.name}:${e.type}}`, e);
+    if (e.kind === 'subquery') {
+      const reads = tablesRead(e.query, topo);
+      if (reads.length > 0) throw unsupported(`a scalar subquery over the distributed table ${reads[0]!.bound.distributed}`, e);
+      return SKIP;
+    }
+    if (e.kind !== 'function' || !isInFamily(e.name) || e.args.length !== 2) return undefined;
+    const rhs = e.args[1]!;
+    let reads: BoundTable[] = [];
+    if (rhs.kind === 'subquery') reads = tablesRead(rhs.query, topo).map((r) => r.bound);
+    else if (rhs.kind === 'column' && rhs.parts.length <= 2) {
+      const b = lookupTable(topo, rhs.parts.join('.'));
+      if (b) reads = [b];
+    }
+    reads.forEach(note);
+    const lhs = rewriteExpr(e.args[0]!, fn);
+    const f: FunctionCall = { ...e, args: [lhs, rhs.kind === 'subquery' || rhs.kind === 'column' ? rhs : rewriteExpr(rhs, fn)] };
+    if (reads.length === 0) {
+      // A literal set or a table-less subquery: GLOBAL changes nothing; the shard evaluates it itself.
+      if (isGlobalInName(f.name)) makePlain(f);
+    } else if (!isGlobalInName(f.name)) {
+      if (mode === 'deny') throw errorAt('UNSUPPORTED', denyMessage(`${f.name === 'in' ? 'IN' : 'NOT IN'} with a right side that`, reads[0]!.distributed), e);
+      if (mode === 'global') makeGlobal(f);
+      else if (rhs.kind === 'subquery') {
+        const copy = { ...rhs, query: cloneAst(rhs.query) };
+        localizeStatement(copy.query, topo);
+        f.args[1] = copy;
+      } else {
+        f.args[1] = { ...(rhs as ColumnRef), parts: [...(rhs as ColumnRef).parts] };
+        localizeInTable(f, topo);
       }
-      return undefined;
-    });
-  }
+    }
+    const same = f.name === e.name && f.args[0] === e.args[0] && f.args[1] === e.args[1];
+    return same ? e : f;
+  };
+  const q = mapClausesShared(stmt, (root) => rewriteExpr(root, fn));
 
   // JOINs: the right side is either table-less (run on the shard), shipped (GLOBAL), or localized.
-  for (const j of q.from.joins) analyzeJoin(j, topo, mode, note);
+  if (q.from) q.from.joins = q.from.joins.map((j) => analyzeJoin(j, topo, mode, note));
 
   const key = bound.config.shardingKey;
   return {
@@ -201,19 +208,19 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
   };
 }
 
-function analyzeJoin(j: JoinClause, topo: Topology, mode: ProductMode, note: (b: BoundTable) => void): void {
+function analyzeJoin(j: JoinClause, topo: Topology, mode: ProductMode, note: (b: BoundTable) => void): JoinClause {
   const t = j.table;
   if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
   const reads = t.kind === 'table' ? [resolveTable(topo, t)] : tablesRead(t.query, topo).map((r) => r.bound);
   reads.forEach(note);
-  if (reads.length === 0) {
-    j.global = false; // nothing to ship: every shard computes the same table-less right side
-    return;
-  }
-  if (j.global) return;
+  // Nothing to ship: every shard computes the same table-less right side.
+  if (reads.length === 0) return { ...j, global: false };
+  if (j.global) return j;
   if (mode === 'deny') throw errorAt('UNSUPPORTED', denyMessage('JOIN with a right side that', reads[0]!.distributed), j.pos ? j : t);
-  if (mode === 'global') j.global = true;
-  else localizeTable(t, topo);
+  if (mode === 'global') return { ...j, global: true };
+  const copy = cloneAst(t);
+  localizeTable(copy, topo);
+  return { ...j, table: copy };
 }
 
 /** `SELECT lower(sensor) AS sensor ... WHERE sensor = 'a'`: the WHERE compares the alias, not the key. */

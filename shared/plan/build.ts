@@ -10,7 +10,7 @@
 //   -> shard-rewrite.ts (per shard: prune IN on the key, `_shard_num`) -> print.
 import type { SelectStatement, SelectQuery } from '../sql/ast.js';
 import { parseSelect } from '../sql/parse.js';
-import { printSelect } from '../sql/print.js';
+import { printExpr, printSelect } from '../sql/print.js';
 import type { Topology } from '../config/schema.js';
 import { createPlacement, type Placement } from '../sharding/index.js';
 import type { SplitContext, SplitQuery } from '../partials/types.js';
@@ -49,6 +49,7 @@ export async function planQueryWith(
   topo: Topology,
   opts: PlanOptions,
   splitter: Splitter,
+  internal: { printEachShard?: boolean } = {},
 ): Promise<QueryPlan> {
   const statement = typeof input === 'string' ? parseSelect(input) : input;
   const settingsClause = statement.kind === 'select' ? statement.settings : statement.settings;
@@ -112,14 +113,17 @@ export async function planQueryWith(
 
   const externalTables: ExternalTable[] = [...globals.external.values()].map((m) => m.table);
   const externalNames = externalTables.map((t) => t.name);
-  const reason = skipReason(skip.atoms);
+  let reason: string | undefined;
+  // Print once, fill per shard (the 64-shard budget); the per-shard tree print is the reference.
+  const fill = internal.printEachShard ? undefined : rewriter.template(renamed, printSelect, printExpr);
   const shards: ShardPlan[] = [];
   for (let s = 0; s < shardCount; s++) {
     if (mask && mask[s] !== 1) {
+      reason ??= skipReason(skip.atoms.map((a) => a()));
       shards.push({ shard: s, skipped: true, reason, external: [] });
       continue;
     }
-    const plan: ShardPlan = { shard: s, skipped: false, sql: printSelect(rewriter.forShard(renamed, s)), external: externalNames };
+    const plan: ShardPlan = { shard: s, skipped: false, sql: fill ? fill(s) : printSelect(rewriter.forShard(renamed, s)), external: externalNames };
     const overrides: ExternalTable[] = [];
     for (const name of rewriter.prunableExternals) {
       const owners = keyCtx.externalOwners.get(name);

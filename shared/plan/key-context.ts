@@ -20,8 +20,8 @@ export interface KeyContext {
   shardCount: number;
   /** Owner of each row of a shipped table whose first column can be placed; absent = unknown. */
   externalOwners: Map<string, Int32Array>;
-  /** Owners of IN-list items, memoized by node (the same literal nodes are asked per clause). */
-  memo: WeakMap<Expr, number>;
+  /** Owners of IN-list items, memoized per items array (skipping and pruning ask for the same lists). */
+  memo: WeakMap<readonly Expr[], Int32Array>;
 }
 
 export function isKeyRef(ctx: KeyContext, e: Expr): boolean {
@@ -29,12 +29,18 @@ export function isKeyRef(ctx: KeyContext, e: Expr): boolean {
 }
 
 export function ownerOf(ctx: KeyContext, item: Expr): number {
-  const hit = ctx.memo.get(item);
-  if (hit !== undefined) return hit;
   const v = keyLiteral(item, ctx.type, ctx.column);
-  const owner = v === UNKNOWN ? OWNER_UNKNOWN : v === NOWHERE ? OWNER_NOWHERE : ctx.placement.shardOf(v);
-  ctx.memo.set(item, owner);
-  return owner;
+  return v === UNKNOWN ? OWNER_UNKNOWN : v === NOWHERE ? OWNER_NOWHERE : ctx.placement.shardOf(v);
+}
+
+/** Owners of every item of a literal set, computed once per list. */
+export function ownersOf(ctx: KeyContext, items: readonly Expr[]): Int32Array {
+  const hit = ctx.memo.get(items);
+  if (hit) return hit;
+  const owners = new Int32Array(items.length);
+  for (let i = 0; i < items.length; i++) owners[i] = ownerOf(ctx, items[i]!);
+  ctx.memo.set(items, owners);
+  return owners;
 }
 
 /** The items of an IN right side that is a literal set: `(1, 2)`, `tuple(1, 2)`, `(1)`, `1`; else undefined. */

@@ -46,13 +46,17 @@ function wholeFloat(text: string): bigint | undefined {
   return BigInt(f);
 }
 
+function mismatchError(e: Expr, lit: { type: string; value: string }, keyType: string, keyName: string, why: string) {
+  return errorAt('TYPE_MISMATCH', `cannot compare sharding key ${keyName} (${keyType}) with ${lit.type === 'string' ? `'${lit.value}'` : lit.value}: ${why}`, e);
+}
+
 /** Convert one operand to the key type. `keyName` is for messages. */
 export function keyLiteral(e: Expr, keyType: string, keyName: string): KeyLiteral {
   const lit = literalOf(e);
   if (!lit || lit.type === 'null') return UNKNOWN;
   const info = keyTypeInfo(keyType);
-  const mismatch = (why: string) =>
-    errorAt('TYPE_MISMATCH', `cannot compare sharding key ${keyName} (${keyType}) with ${lit.type === 'string' ? `'${lit.value}'` : lit.value}: ${why}`, e);
+  // Hot path (once per IN-list value): no closures; String keys with string literals first.
+  if (info.kind === 'string' && lit.type === 'string') return lit.value;
 
   if (info.kind === 'int') {
     let n: bigint | undefined;
@@ -61,15 +65,15 @@ export function keyLiteral(e: Expr, keyType: string, keyName: string): KeyLitera
     else if (lit.type === 'float') {
       n = wholeFloat(lit.value);
       if (n === undefined) {
-        if (Number.isNaN(Number(lit.value)) && !/^[+-]?(nan|inf)/i.test(lit.value)) throw mismatch('not a number');
+        if (Number.isNaN(Number(lit.value)) && !/^[+-]?(nan|inf)/i.test(lit.value)) throw mismatchError(e, lit, keyType, keyName, 'not a number');
         return NOWHERE; // 1.5, inf, nan: no integer equals it
       }
     } else {
       // ClickHouse parses a string as the key's integer type ('255' is fine, '255foo' is not).
       n = parseIntegerText(lit.value);
-      if (n === undefined || !/^[+-]?\d+$/.test(lit.value.trim())) throw mismatch('not an integer');
+      if (n === undefined || !/^[+-]?\d+$/.test(lit.value.trim())) throw mismatchError(e, lit, keyType, keyName, 'not an integer');
     }
-    if (n === undefined) throw mismatch('not an integer');
+    if (n === undefined) throw mismatchError(e, lit, keyType, keyName, 'not an integer');
     const [lo, hi] = intRange(info.bits, info.signed);
     if (n < lo || n > hi) return NOWHERE; // out of the type's range: matches no row anywhere
     return n;
@@ -82,11 +86,11 @@ export function keyLiteral(e: Expr, keyType: string, keyName: string): KeyLitera
   else if ((info.kind === 'date' || info.kind === 'dateTime') && lit.type === 'integer') {
     const n = parseIntegerText(lit.value);
     raw = n === undefined ? lit.value : n;
-  } else throw mismatch(`a ${lit.type} literal does not convert to ${keyType}`);
+  } else throw mismatchError(e, lit, keyType, keyName, `a ${lit.type} literal does not convert to ${keyType}`);
   try {
     return coerceKeyValue(raw, keyType);
   } catch (err) {
-    if (isScatterError(err) && err.code === 'TYPE_MISMATCH') throw mismatch(err.message);
+    if (isScatterError(err) && err.code === 'TYPE_MISMATCH') throw mismatchError(e, lit, keyType, keyName, err.message);
     throw err;
   }
 }

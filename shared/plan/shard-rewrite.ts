@@ -10,7 +10,7 @@
 // `x IN ()` is not valid SQL); this only happens on shards that were not skipped.
 import type { Expr, FunctionCall, SelectQuery } from '../sql/ast.js';
 import type { KeyContext } from './key-context.js';
-import { isKeyRef, OWNER_UNKNOWN, ownerOf, setItems } from './key-context.js';
+import { isKeyRef, OWNER_UNKNOWN, ownersOf, setItems } from './key-context.js';
 import { mapClausesShared, rewriteExpr, SKIP, type ClauseName } from './share-rewrite.js';
 import { isMainQualifier } from './key-ref.js';
 
@@ -27,6 +27,12 @@ export interface ShardRewriter {
   /** External tables (GLOBAL IN on the key) whose every use is a prunable filter. */
   prunableExternals: Set<string>;
   forShard(q: SelectQuery, shard: number): SelectQuery;
+  /**
+   * The same per-shard text, printed ONCE with placeholders where shards differ (pruned IN sets,
+   * `_shard_num`), then filled per shard. Undefined when the printed text does not carry each
+   * placeholder exactly once (then callers print forShard's tree for every shard).
+   */
+  template(q: SelectQuery, print: (q: SelectQuery) => string, printExpr: (e: Expr) => string): ((shard: number) => string) | undefined;
 }
 
 const FILTER_CLAUSES: ReadonlySet<ClauseName> = new Set(['where', 'prewhere', 'joinOn']);
@@ -63,10 +69,11 @@ export function buildShardRewriter(q: SelectQuery, ctx: KeyContext | undefined, 
       const items = setItems(rhs);
       if (!items) return false;
       const perShard: Expr[][] = Array.from({ length: ctx.shardCount }, () => []);
-      for (const it of items) {
-        const o = ownerOf(ctx, it);
-        if (o >= 0) perShard[o]!.push(it);
-        else if (o === OWNER_UNKNOWN) for (const b of perShard) b.push(it);
+      const owners = ownersOf(ctx, items);
+      for (let i = 0; i < items.length; i++) {
+        const o = owners[i]!;
+        if (o >= 0) perShard[o]!.push(items[i]!);
+        else if (o === OWNER_UNKNOWN) for (const b of perShard) b.push(items[i]!);
       }
       slots.set(e, { node: e, perShard, total: items.length });
       return true;
@@ -125,5 +132,68 @@ export function buildShardRewriter(q: SelectQuery, ctx: KeyContext | undefined, 
     }
     return out;
   };
-  return { slots, usesShardNum, prunableExternals, forShard };
+  const template: ShardRewriter['template'] = (base, print, printExpr) => {
+    const nonce = Math.random().toString(36).slice(2, 10);
+    const fills: ((shard: number) => string)[] = [];
+    const placeholder = (fill: (shard: number) => string, alias?: string): Expr => {
+      const name = `__chs_${nonce}_${fills.length}`;
+      fills.push(fill);
+      return { kind: 'column', parts: [name], ...(alias !== undefined ? { alias } : {}) };
+    };
+    let out = base;
+    if (slots.size > 0) {
+      out = mapClausesShared(out, (root, clause) => {
+        if (!FILTER_CLAUSES.has(clause)) return root;
+        return rewriteExpr(root, (e) => {
+          if (e.alias !== undefined || e.kind === 'lambda' || e.kind === 'subquery') return SKIP;
+          const slot = slots.get(e);
+          if (!slot) return undefined;
+          const items = setItems(slot.node.args[1]!)!;
+          const texts = new Map<Expr, string>();
+          const text = (x: Expr): string => {
+            let t = texts.get(x);
+            if (t === undefined) texts.set(x, (t = printExpr(x)));
+            return t;
+          };
+          const whole = printExpr(slot.node.args[1]!);
+          const fill = (shard: number): string => {
+            const keep = slot.perShard[shard]!;
+            if (keep.length === slot.total) return whole.startsWith('(') ? whole : `(${whole})`;
+            if (keep.length === 0) return `(${text(items[items.length - 1]!)})`;
+            let s = '(';
+            for (let i = 0; i < keep.length; i++) s += (i ? ', ' : '') + text(keep[i]!);
+            return s + ')';
+          };
+          return { ...slot.node, args: [slot.node.args[0]!, placeholder(fill)] };
+        });
+      });
+    }
+    if (usesShardNum) {
+      out = mapClausesShared(out, (root) =>
+        rewriteExpr(root, (e) => {
+          if (e.kind === 'subquery') return SKIP;
+          if (!(naming ? isShardNumRef(e, naming) : e.kind === 'column' && e.parts.length === 1 && e.parts[0] === '_shard_num')) return undefined;
+          return placeholder((shard) => `toUInt32(${shard + 1})`, e.alias ?? '_shard_num');
+        }),
+      );
+    }
+    const text = print(out);
+    const re = new RegExp(`__chs_${nonce}_(\\d+)`, 'g');
+    const pieces: string[] = [];
+    const ids: number[] = [];
+    let last = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      pieces.push(text.slice(last, m.index));
+      ids.push(Number(m[1]));
+      last = m.index + m[0].length;
+    }
+    pieces.push(text.slice(last));
+    if (ids.length !== fills.length || new Set(ids).size !== ids.length) return undefined;
+    return (shard) => {
+      let s = pieces[0]!;
+      for (let i = 0; i < ids.length; i++) s += fills[ids[i]!]!(shard) + pieces[i + 1]!;
+      return s;
+    };
+  };
+  return { slots, usesShardNum, prunableExternals, forShard, template };
 }

@@ -5,15 +5,15 @@
 import type { Expr } from '../sql/ast.js';
 import { printExpr } from '../sql/print.js';
 import type { KeyContext } from './key-context.js';
-import { isKeyRef, OWNER_NOWHERE, OWNER_UNKNOWN, ownerOf, setItems } from './key-context.js';
+import { isKeyRef, OWNER_NOWHERE, OWNER_UNKNOWN, ownerOf, ownersOf, setItems } from './key-context.js';
 
 /** A shard mask (1 = may hold matching rows), or null for "every shard". */
 export type ShardMask = Uint8Array | null;
 
 export interface SkipAnalysis {
   mask: ShardMask;
-  /** The narrowing predicates, printed, for skip reasons. */
-  atoms: string[];
+  /** The narrowing predicates, for skip reasons (printed only when a shard is skipped). */
+  atoms: (() => string)[];
 }
 
 function maskOf(ctx: KeyContext, owners: Iterable<number>): ShardMask {
@@ -40,7 +40,7 @@ function describe(e: Expr): string {
   return text.length > 120 ? text.slice(0, 110) + ' ...)' : text;
 }
 
-function evaluate(ctx: KeyContext, e: Expr, atoms: string[]): ShardMask {
+function evaluate(ctx: KeyContext, e: Expr, atoms: (() => string)[]): ShardMask {
   if (e.kind !== 'function') return null;
   const a = e.args;
   switch (e.name) {
@@ -62,7 +62,7 @@ function evaluate(ctx: KeyContext, e: Expr, atoms: string[]): ShardMask {
       const [l, r] = isKeyRef(ctx, a[0]!) ? [a[0]!, a[1]!] : isKeyRef(ctx, a[1]!) ? [a[1]!, a[0]!] : [undefined, undefined];
       if (!l || !r) return null;
       const m = maskOf(ctx, [ownerOf(ctx, r)]);
-      if (m) atoms.push(describe(e));
+      if (m) atoms.push(() => describe(e));
       return m;
     }
     case 'in': {
@@ -71,14 +71,14 @@ function evaluate(ctx: KeyContext, e: Expr, atoms: string[]): ShardMask {
       if (rhs.kind === 'column' && rhs.parts.length === 1) {
         const owners = ctx.externalOwners.get(rhs.parts[0]!);
         if (!owners) return null;
-        atoms.push(`${describe(a[0]!)} GLOBAL IN ${rhs.parts[0]}`);
+        atoms.push(() => `${describe(a[0]!)} GLOBAL IN ${rhs.parts[0]}`);
         return maskOf(ctx, owners);
       }
       const items = setItems(rhs);
       if (!items) return null;
-      const owners = items.map((it) => ownerOf(ctx, it));
+      const owners = ownersOf(ctx, items);
       const m = maskOf(ctx, owners);
-      if (m) atoms.push(describe(e));
+      if (m) atoms.push(() => describe(e));
       return m;
     }
     default:
@@ -87,7 +87,7 @@ function evaluate(ctx: KeyContext, e: Expr, atoms: string[]): ShardMask {
 }
 
 export function analyzeSkipping(ctx: KeyContext, filters: (Expr | undefined)[]): SkipAnalysis {
-  const atoms: string[] = [];
+  const atoms: (() => string)[] = [];
   let mask: ShardMask = null;
   for (const f of filters) if (f) mask = and(mask, evaluate(ctx, f, atoms));
   return { mask, atoms };

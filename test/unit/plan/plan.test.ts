@@ -1,0 +1,217 @@
+// planQuery end to end without engines: refusals with positions, GLOBAL materialization and
+// transfer limits, forced skipping, the print-once template against per-shard printing, and
+// that planning never mutates the caller's tree.
+import { describe, expect, it } from 'vitest';
+import { planQuery, planQueryWith, explainPlan, renderExplainText } from '../../../shared/plan/index.js';
+import type { PlanOptions, SubqueryRunner } from '../../../shared/plan/types.js';
+import { parseSelect } from '../../../shared/sql/parse.js';
+import { ScatterError } from '../../../shared/errors.js';
+import { CORPUS } from './corpus.js';
+import { passThroughSplit, testTopology } from './fixtures.js';
+
+const topo = testTopology();
+
+/** A runner that answers from a fixed table keyed by the subquery's first selected column. */
+function fakeRunner(rowsPerColumn = 12): SubqueryRunner & { calls: number } {
+  const f = (async (stmt) => {
+    f.calls++;
+    const q = stmt.kind === 'select' ? stmt : stmt.selects[0]!;
+    const first = q.columns[0]!;
+    const col = first.kind === 'column' ? first.parts[first.parts.length - 1]! : 'x';
+    if (col === 'sensor') return { meta: [{ name: 'sensor', type: 'String' }], rows: Array.from({ length: rowsPerColumn }, (_, i) => ({ sensor: `s-${i}` })) };
+    return { meta: [{ name: col, type: 'UInt64' }], rows: Array.from({ length: rowsPerColumn }, (_, i) => ({ [col]: String(i) })) };
+  }) as SubqueryRunner & { calls: number };
+  f.calls = 0;
+  return f;
+}
+
+const plan = (sql: string, opts: PlanOptions = {}) => planQueryWith(sql, topo, opts, passThroughSplit);
+
+async function refusal(sql: string, opts: PlanOptions = {}): Promise<ScatterError> {
+  try {
+    await plan(sql, opts);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ScatterError);
+    return e as ScatterError;
+  }
+  throw new Error(`expected a refusal: ${sql}`);
+}
+
+describe('refusals', () => {
+  const cases: [string, string, RegExp, PlanOptions?][] = [
+    ['SELECT sensor FROM analytics.events_dist UNION ALL SELECT sensor FROM analytics.events_dist', 'UNSUPPORTED', /UNION/],
+    ['SELECT number FROM numbers(10)', 'UNSUPPORTED', /table function numbers/],
+    ['SELECT sensor FROM analytics.events_dist AS e JOIN remote(\'h\', system.one) AS r ON 1 = 1', 'UNSUPPORTED', /table function remote/],
+    ['SELECT sensor FROM analytics.nope', 'UNKNOWN_TABLE', /analytics\.nope/],
+    ['SELECT sensor FROM events_dist', 'UNKNOWN_TABLE', /default\.events_dist/],
+    ['SELECT sensor FROM analytics.events', 'UNKNOWN_TABLE', /shard-local table behind analytics\.events_dist/],
+    ['SELECT sensor, count() FROM analytics.events_dist GROUP BY sensor WITH ROLLUP', 'UNSUPPORTED', /ROLLUP/],
+    ['SELECT sensor FROM analytics.events_dist ORDER BY sensor WITH FILL', 'UNSUPPORTED', /WITH FILL/],
+    ['SELECT DISTINCT ON (sensor) sensor FROM analytics.events_dist', 'UNSUPPORTED', /DISTINCT ON/],
+    ['SELECT sensor FROM analytics.events_dist WHERE sensor = {s:String}', 'UNSUPPORTED', /query parameter/],
+    ['SELECT sensor FROM analytics.events_dist WHERE user_id IN (SELECT user_id FROM analytics.users_dist)', 'UNSUPPORTED', /distributed_product_mode = 'deny'/],
+    ['SELECT sensor FROM analytics.events_dist AS e JOIN analytics.users_dist AS u ON e.user_id = u.user_id', 'UNSUPPORTED', /distributed_product_mode = 'deny'/],
+    ['SELECT sensor, (SELECT max(value) FROM analytics.events_dist) AS m FROM analytics.events_dist', 'UNSUPPORTED', /scalar subquery/],
+    ['SELECT sensor FROM (SELECT sensor FROM analytics.events_dist)', 'UNSUPPORTED', /subquery in FROM/],
+    ['SELECT 1', 'UNSUPPORTED', /without FROM/],
+    ['WITH t AS (SELECT 1) SELECT sensor FROM analytics.events_dist', 'UNSUPPORTED', /common table expression/],
+    ['SELECT sensor FROM analytics.events_dist WHERE sensor IN (1, 2)', 'TYPE_MISMATCH', /sensor \(String\)/],
+    ['SELECT k FROM nums_dist WHERE k IN (0, \'255foo\')', 'TYPE_MISMATCH', /255foo/],
+    ['SELECT sensor FROM analytics.events_dist SETTINGS readonly = 0', 'UNSUPPORTED', /readonly/],
+    ['SELECT sensor FROM analytics.events_dist', 'UNABLE_TO_SKIP_SHARDS', /no condition on the sharding key/, { forceSkipUnusedShards: true }],
+    ["SELECT sensor FROM analytics.events_dist WHERE sensor NOT IN ('a')", 'UNABLE_TO_SKIP_SHARDS', /sharding key/, { settings: { force_optimize_skip_unused_shards: 1 } }],
+    ["SELECT sensor FROM analytics.events_dist WHERE sensor IN ('a', NULL) SETTINGS force_optimize_skip_unused_shards = 1", 'UNABLE_TO_SKIP_SHARDS', /sharding key/],
+    ["SELECT lower(sensor) AS sensor FROM analytics.events_dist WHERE sensor = 'a'", 'UNABLE_TO_SKIP_SHARDS', /alias named sensor/, { forceSkipUnusedShards: true }],
+  ];
+  it.each(cases)('%s -> %s', async (sql, code, message, opts) => {
+    const e = await refusal(sql, opts);
+    expect(e.code).toBe(code);
+    expect(e.message).toMatch(message);
+  });
+
+  it('errors carry the position of the construct', async () => {
+    expect((await refusal('SELECT sensor\nFROM numbers(10)')).position).toEqual({ line: 2, column: 6 });
+    expect((await refusal("SELECT sensor FROM analytics.events_dist\nWHERE sensor IN ('a', 7)")).position).toEqual({ line: 2, column: 23 });
+    expect((await refusal('SELECT x FROM analytics.missing')).position).toEqual({ line: 1, column: 15 });
+  });
+
+  it('forced skipping succeeds when the filter narrows', async () => {
+    const p = await plan("SELECT sensor FROM analytics.events_dist WHERE sensor = 's-1'", { forceSkipUnusedShards: true });
+    expect(p.shards.filter((s) => !s.skipped)).toHaveLength(1);
+  });
+});
+
+describe('GLOBAL IN / GLOBAL JOIN', () => {
+  it('identical subqueries run once and share one _data_ name', async () => {
+    const runner = fakeRunner();
+    const p = await plan(
+      'SELECT sensor FROM analytics.events_dist WHERE user_id GLOBAL IN (SELECT user_id FROM analytics.users_dist) OR value GLOBAL IN (SELECT user_id FROM analytics.users_dist)',
+      { runSubquery: runner },
+    );
+    expect(runner.calls).toBe(1);
+    expect(p.external).toHaveLength(1);
+    const name = p.external[0]!.name;
+    expect(name).toMatch(/^_data_\d+$/);
+    const sql = p.shards[0]!.sql!;
+    expect(sql.split(name)).toHaveLength(3);
+    expect(sql).not.toMatch(/GLOBAL|SELECT user_id/);
+    expect(p.shards.every((s) => s.external.includes(name))).toBe(true);
+  });
+
+  it('max_rows_to_transfer with throw: TRANSFER_LIMIT, HTTP 413', async () => {
+    const runner = fakeRunner(20);
+    const e = await refusal('SELECT sensor FROM analytics.events_dist WHERE user_id GLOBAL IN (SELECT user_id FROM analytics.users_dist)', {
+      runSubquery: runner,
+      settings: { max_rows_to_transfer: 10 },
+    });
+    expect(e.code).toBe('TRANSFER_LIMIT');
+    expect(e.status).toBe(413);
+  });
+
+  it('max_bytes_to_transfer with break: truncated rows and a recorded reason', async () => {
+    const runner = fakeRunner(20);
+    const p = await plan('SELECT sensor FROM analytics.events_dist WHERE user_id GLOBAL IN (SELECT user_id FROM analytics.users_dist)', {
+      runSubquery: runner,
+      settings: { max_bytes_to_transfer: 60, transfer_overflow_mode: 'break' },
+    });
+    const rows = p.external[0]!.rows;
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.length).toBeLessThan(20);
+    expect(Buffer.byteLength(JSON.stringify(rows))).toBeLessThanOrEqual(60);
+    expect(p.truncated).toHaveLength(1);
+    expect(p.truncated[0]).toMatch(/max_bytes_to_transfer/);
+    expect(explainPlan(p).truncated).toEqual(p.truncated);
+  });
+
+  it('the configured limit applies without any setting (topology maxRowsToTransfer)', async () => {
+    const small = testTopology({ maxRowsToTransfer: 5, transferOverflowMode: 'break' });
+    const p = await planQueryWith('SELECT sensor FROM analytics.events_dist WHERE user_id GLOBAL IN (SELECT user_id FROM analytics.users_dist)', small, { runSubquery: fakeRunner(8) }, passThroughSplit);
+    expect(p.external[0]!.rows).toHaveLength(5);
+    expect(p.truncated[0]).toMatch(/8 rows exceed max_rows_to_transfer = 5/);
+  });
+
+  it('a shipped set on the key is pruned per shard; shards with no value are skipped', async () => {
+    const p = await plan('SELECT sensor FROM analytics.events_dist WHERE sensor GLOBAL IN (SELECT sensor FROM analytics.events_dist WHERE value > 1)', { runSubquery: fakeRunner(12) });
+    const shipped = p.external[0]!;
+    let total = 0;
+    for (const s of p.shards) {
+      if (s.skipped) continue;
+      const o = s.externalOverrides?.find((t) => t.name === shipped.name);
+      total += (o ?? shipped).rows.length;
+    }
+    expect(total).toBe(12); // every shipped row goes to exactly one shard
+  });
+
+  it('without a runner the plan names the data but does not run it (explain)', async () => {
+    const p = await plan('SELECT sensor FROM analytics.events_dist WHERE user_id GLOBAL IN (SELECT user_id FROM analytics.users_dist)');
+    expect(p.unmaterialized).toEqual([p.external[0]!.name]);
+    const ex = explainPlan(p);
+    expect(ex.external).toEqual([{ name: p.external[0]!.name, rows: 0, materialized: false }]);
+    expect(renderExplainText(ex)).toMatch(/not run/);
+  });
+});
+
+describe('per-shard texts', () => {
+  it('print-once template equals printing each shard tree, for the whole corpus', async () => {
+    for (const entry of CORPUS) {
+      const opts = { ...entry.opts, runSubquery: fakeRunner() };
+      const a = await planQueryWith(entry.sql, topo, opts, passThroughSplit);
+      const b = await planQueryWith(entry.sql, topo, opts, passThroughSplit, { printEachShard: true });
+      expect(a.shards.map((s) => s.sql ?? s.reason), entry.sql).toEqual(b.shards.map((s) => s.sql ?? s.reason));
+    }
+  });
+
+  it("never mutates the caller's statement", async () => {
+    for (const entry of CORPUS) {
+      const stmt = parseSelect(entry.sql);
+      const before = JSON.stringify(stmt);
+      const p = await planQueryWith(stmt, topo, { ...entry.opts, runSubquery: fakeRunner() }, passThroughSplit);
+      expect(JSON.stringify(stmt), entry.sql).toBe(before);
+      expect(p.statement).toBe(stmt);
+    }
+  });
+
+  it('an alias named like the key disables skipping and pruning', async () => {
+    const p = await plan("SELECT lower(sensor) AS sensor FROM analytics.events_dist WHERE sensor IN ('s-1', 's-2')");
+    expect(p.shards.every((s) => !s.skipped && s.sql!.includes("IN ('s-1', 's-2')"))).toBe(true);
+  });
+
+  it('settings are forwarded, never printed into the shard text', async () => {
+    const p = await plan("SELECT sensor FROM analytics.events_dist WHERE sensor = 's-1' SETTINGS max_threads = 3, output_format_json_quote_64bit_integers = 0", { settings: { max_memory_usage: 1000000 } });
+    expect(p.settings).toEqual({ max_threads: 3, max_memory_usage: 1000000 });
+    for (const s of p.shards) if (!s.skipped) expect(s.sql).not.toMatch(/SETTINGS|FORMAT/);
+  });
+});
+
+describe('planQuery with the aggregate split', () => {
+  it('renames and prunes the split shard query and returns its merger', async () => {
+    const p = await planQuery("SELECT sensor, count() AS c, avg(value) AS v FROM analytics.events_dist WHERE sensor IN ('s-1', 's-2', 's-6') GROUP BY sensor", topo);
+    const queried = p.shards.filter((s) => !s.skipped);
+    expect(queried.length).toBeGreaterThan(0);
+    for (const s of queried) {
+      expect(s.sql).toMatch(/FROM analytics\.events\b/);
+      expect(s.sql).not.toMatch(/events_dist/);
+    }
+    // The pruned sets partition the three values.
+    const seen = queried.flatMap((s) => [...s.sql!.matchAll(/'s-\d'/g)].map((m) => m[0]));
+    expect(new Set(seen)).toEqual(new Set(["'s-1'", "'s-2'", "'s-6'"]));
+    expect(typeof p.createMerger().add).toBe('function');
+    expect(p.mergeDescription.length).toBeGreaterThan(0);
+  });
+});
+
+describe('explain', () => {
+  it('has the CONTRACT shape and renders as text', async () => {
+    const p = await plan("SELECT sensor FROM analytics.events_dist WHERE sensor IN ('s-1')");
+    const ex = explainPlan(p);
+    expect(ex.shards).toHaveLength(4);
+    const skipped = ex.shards.filter((s) => s.skipped);
+    expect(skipped.length).toBe(3);
+    expect(skipped[0]!.reason).toBe("no value of sensor IN ('s-1') lives on this shard");
+    expect(ex.shards.find((s) => !s.skipped)!.sql).toBe("SELECT sensor FROM analytics.events WHERE sensor IN ('s-1')");
+    expect(ex.merge).toBe('pass-through (test)');
+    const text = renderExplainText(ex);
+    expect(text).toContain('shards: 4 (1 queried, 3 skipped)');
+    expect(text).toContain("SELECT sensor FROM analytics.events WHERE sensor IN ('s-1')");
+  });
+});
