@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ClickHouseError } from './port.js';
-import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult } from './port.js';
+import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult, SettingValue } from './port.js';
 
 export { parseJsonResult } from './json-result.js';
 import { abortedError, serverError } from './errors.js';
@@ -98,12 +98,18 @@ function makeAccess(o: Opened): ClickHouseAccess {
     describe: `embedded:${o.path}`,
 
     async query(sql: string, qo: QueryOptions = {}): Promise<QueryResult> {
-      const text =
-        trimStatement(substituteExternal(sql, qo.external, formatTableExpr)) +
-        settingsClause({ ...qo.settings, ...ALWAYS }) +
-        '\nFORMAT JSON';
+      const body = trimStatement(substituteExternal(sql, qo.external, formatTableExpr));
       return run(qo.queryId, qo.signal, async () => {
-        const res = await o.session.queryAsync(text);
+        const settings: Record<string, SettingValue> = { ...qo.settings, ...ALWAYS };
+        if (qo.deadline !== undefined) {
+          // Computed now, when the engine is ours: time spent queued is already gone. The
+          // engine takes fractional seconds, so it stops at the deadline, not the next second.
+          const left = qo.deadline - Date.now();
+          if (left <= 0) throw new ClickHouseError('deadline passed while the query waited for the engine', 'timeout');
+          settings.max_execution_time = Math.max(0.001, Math.round(left) / 1000);
+          settings.timeout_overflow_mode = 'throw';
+        }
+        const res = await o.session.queryAsync(body + settingsClause(settings) + '\nFORMAT JSON');
         return parseJsonResult(res.text(), res.elapsed);
       });
     },

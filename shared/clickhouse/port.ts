@@ -27,6 +27,12 @@ export interface QueryOptions {
   settings?: Record<string, SettingValue>;
   external?: ExternalTable[];
   signal?: AbortSignal;
+  /**
+   * Absolute deadline (epoch ms). Adapters that can stop a query more precisely than whole
+   * seconds use it (embedded: a fractional max_execution_time computed when the query really
+   * starts, after any queueing); others rely on the max_execution_time in `settings`.
+   */
+  deadline?: number;
 }
 
 export interface QueryStatistics {

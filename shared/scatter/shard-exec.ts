@@ -75,7 +75,7 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
   try {
     if (p.type === 'query') {
       settings.readonly = 2;
-      const res = await access.query(p.sql, { queryId: chQueryId, settings, external: p.external, signal: ac.signal });
+      const res = await access.query(p.sql, { queryId: chQueryId, settings, external: p.external, signal: ac.signal, deadline: p.deadline });
       if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
       const max = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
       const size = Buffer.byteLength(JSON.stringify(res.rows));

@@ -57,6 +57,18 @@ describe('embedded access (chdb)', () => {
     expect((err as ClickHouseError).chCode).toBe(164);
   });
 
+  it('stops at an absolute deadline to the millisecond, counting time spent queued', async () => {
+    const t0 = Date.now();
+    const e = (await ch.query('SELECT count() FROM numbers(100000000000)', { deadline: t0 + 300 }).catch((x: unknown) => x)) as ClickHouseError;
+    expect([e.kind, e.chCode]).toEqual(['timeout', 159]);
+    expect(Date.now() - t0).toBeLessThan(800); // a whole-second max_execution_time would take >= 1000
+    const blocker = ch.query('SELECT count() FROM numbers(100000000000)', { deadline: Date.now() + 400 }).catch(() => undefined);
+    const queued = (await ch.query('SELECT 1', { deadline: Date.now() + 100 }).catch((x: unknown) => x)) as ClickHouseError;
+    expect(queued.kind).toBe('timeout');
+    expect(queued.chCode).toBeUndefined(); // refused before running, not stopped by the engine
+    await blocker;
+  });
+
   it('parses error codes into ClickHouseError', async () => {
     const e1 = (await ch.query('SELECT * FROM no_such_table').catch((e: unknown) => e)) as ClickHouseError;
     expect(e1).toBeInstanceOf(ClickHouseError);
