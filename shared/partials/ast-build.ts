@@ -136,8 +136,9 @@ export function exprName(e: Expr): string {
         return `-${exprName(e.args[0]!)}`;
       }
       const params = e.params ? `(${e.params.map(exprName).join(', ')})` : '';
-      const d = e.distinct ? 'DISTINCT ' : '';
-      return `${e.name}${params}(${d}${e.args.map(exprName).join(', ')})`;
+      // ClickHouse names f(DISTINCT x) after the -Distinct combinator: count(DISTINCT x) is countDistinct(x).
+      const name = e.distinct ? `${e.name}Distinct` : e.name;
+      return `${name}${params}(${e.args.map(exprName).join(', ')})`;
     }
     case 'case': {
       const parts: string[] = [];

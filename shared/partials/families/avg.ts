@@ -4,6 +4,7 @@ import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl } from './family.js';
 import { aggCall } from './family.js';
 import { isNullable, wrapInt, type Value } from '../values.js';
+import { sumInShardOrder } from './sum.js';
 
 export function avgFamily(call: FunctionCall, args: Expr[], cond: Expr | undefined): AggregateImpl {
   if (args.length !== 1) throw new Error('avg takes one argument');
@@ -12,24 +13,25 @@ export function avgFamily(call: FunctionCall, args: Expr[], cond: Expr | undefin
     shardExprs: [aggCall('sum', args, cond), aggCall('count', args, cond)],
     describe: 'avg: sum of shard sums / sum of shard counts',
     newState() {
-      let s: bigint | number = 0n;
+      let s = 0n;
+      const floats: [number, number][] = [];
       let n = 0n;
       let sumType = 'Int64';
       return {
-        add(vals: Value[], types: string[]) {
+        add(vals: Value[], types: string[], shard: number) {
           sumType = types[0] ?? sumType;
           const v = vals[0];
           const c = vals[1];
           if (c !== null && c !== undefined) n += BigInt(c as bigint);
           if (v === null || v === undefined) return;
-          if (typeof v === 'bigint' && typeof s === 'bigint') s = wrapInt(s + v, sumType);
-          else s = Number(s) + Number(v);
+          if (typeof v === 'bigint') s = wrapInt(s + v, sumType);
+          else floats.push([shard, Number(v)]);
         },
         finalize(types) {
           const t = types?.[0] ?? sumType;
           const nullableOut = isNullable(t);
           if (n === 0n) return { value: nullableOut ? null : NaN, type: nullableOut ? 'Nullable(Float64)' : 'Float64' };
-          return { value: Number(s) / Number(n), type: nullableOut ? 'Nullable(Float64)' : 'Float64' };
+          return { value: (floats.length ? sumInShardOrder(floats) : Number(s)) / Number(n), type: nullableOut ? 'Nullable(Float64)' : 'Float64' };
         },
       };
     },
