@@ -2,17 +2,21 @@
 // read exactly one secret: the shard's ClickHouse credentials. A replica's `secret` names an existing
 // secret (imported, never modified); without one the construct creates a secret for the shard whose
 // password is generated here, to be set on the ClickHouse user (see docs/deploy.md).
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { ShardConfig } from '../../shared/config/schema.js';
 import { ENTRY } from '../bundling.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
 
-/** The JSON in CH_SCATTER_SHARD (the shard handler's contract). */
+/**
+ * The JSON in CH_SCATTER_SHARD (the shard handler's contract, functions/shard/handler.ts). `secretArn`
+ * repeats CH_SCATTER_SECRET_ARN inside it because that is where the shard handler looks for it.
+ */
 export interface ShardEnv {
   shard: number;
   replicas: { url: string }[];
+  secretArn: string;
 }
 
 export interface ShardFunctionProps extends Pick<ScatterFunctionProps, 'memoryMb' | 'timeoutS' | 'logRetentionDays' | 'vpc'> {
@@ -80,7 +84,11 @@ export class ShardFunction extends Construct {
       this.secretCreated = true;
     }
 
-    const env: ShardEnv = { shard: props.index, replicas: props.shard.replicas.map((r) => ({ url: r.url! })) };
+    const env: ShardEnv = {
+      shard: props.index,
+      replicas: props.shard.replicas.map((r) => ({ url: r.url! })),
+      secretArn: this.secret.secretArn,
+    };
     this.function = new ScatterFunction(this, 'Lambda', {
       entry: props.entry ?? ENTRY.shard,
       description: `ch-scatter shard ${props.index}: runs the shard query on its ClickHouse replicas`,
@@ -89,7 +97,8 @@ export class ShardFunction extends Construct {
       logRetentionDays: props.logRetentionDays,
       vpc: props.vpc,
       environment: {
-        CH_SCATTER_SHARD: JSON.stringify(env),
+        // The ARN is a deploy-time token: toJsonString renders it as Fn::Join, JSON.stringify would not.
+        CH_SCATTER_SHARD: Stack.of(this).toJsonString(env),
         CH_SCATTER_SECRET_ARN: this.secret.secretArn,
         POWERTOOLS_SERVICE_NAME: SHARD_SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,

@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { parseTopology } from '../../shared/config/load.js';
-import { awsExample, build, logicalId, resourcesOf, type Built } from './support.js';
+import { awsExample, build, logicalId, render, resourcesOf, type Built } from './support.js';
 
 const FN = 'AWS::Lambda::Function';
 const POLICY = 'AWS::IAM::Policy';
@@ -43,14 +43,19 @@ describe('the AWS example (4 shards, IAM auth, one schedule)', () => {
     const cfg = awsExample();
     shardFns.forEach((id, i) => {
       const env = fns[id]!.Properties.Environment.Variables;
-      expect(JSON.parse(env.CH_SCATTER_SHARD)).toEqual({ shard: i, replicas: cfg.shards[i].replicas.map((r: any) => ({ url: r.url })) });
+      const secretArn = render(env.CH_SCATTER_SECRET_ARN);
+      expect(JSON.parse(render(env.CH_SCATTER_SHARD))).toEqual({
+        shard: i,
+        replicas: cfg.shards[i].replicas.map((r: any) => ({ url: r.url })),
+        secretArn,
+      });
       expect(env.POWERTOOLS_SERVICE_NAME).toBe('ch-scatter-shard');
       expect(env.POWERTOOLS_METRICS_NAMESPACE).toBe('ChScatter');
       if (i === 0) {
         // Named in the config: imported by name, never created.
-        expect(JSON.stringify(env.CH_SCATTER_SECRET_ARN)).toContain(':secret:ch-scatter/sensors/shard-0');
+        expect(secretArn).toBe('arn:<Ref:AWS::Partition>:secretsmanager:<Ref:AWS::Region>:<Ref:AWS::AccountId>:secret:ch-scatter/sensors/shard-0');
       } else {
-        expect(env.CH_SCATTER_SECRET_ARN).toEqual({ Ref: logicalId(b.template, 'AWS::SecretsManager::Secret', `Shard${i}Credentials`) });
+        expect(secretArn).toBe(`<Ref:${logicalId(b.template, 'AWS::SecretsManager::Secret', `Shard${i}Credentials`)}>`);
       }
     });
     // Shards 1..3 name no secret: the stack creates exactly those three.
@@ -63,12 +68,12 @@ describe('the AWS example (4 shards, IAM auth, one schedule)', () => {
     for (const s of expected.shards) for (const r of s.replicas) delete r.secret;
     expect(JSON.parse(env.CH_SCATTER_TOPOLOGY)).toEqual(expected);
     expect(env.CH_SCATTER_TOPOLOGY).not.toContain('secret');
+    // The coordinator re-validates what it is given (functions/coordinator/topology-env.ts): it must round-trip.
+    expect(parseTopology(JSON.parse(env.CH_SCATTER_TOPOLOGY))).toEqual(expected);
     expect(env.POWERTOOLS_SERVICE_NAME).toBe('ch-scatter-coordinator');
     expect(env.POWERTOOLS_METRICS_NAMESPACE).toBe('ChScatter');
-    // ["name0","name1",...] with the names resolved at deploy time.
-    expect(env.CH_SCATTER_SHARD_FUNCTIONS).toEqual({
-      'Fn::Join': ['', ['["', { Ref: shardFns[0] }, '","', { Ref: shardFns[1] }, '","', { Ref: shardFns[2] }, '","', { Ref: shardFns[3] }, '"]']],
-    });
+    // ["name0","name1",...] with the names resolved at deploy time (Ref of a function = its name).
+    expect(JSON.parse(render(env.CH_SCATTER_SHARD_FUNCTIONS))).toEqual(shardFns.map((id) => `<Ref:${id}>`));
   });
 
   it('lets the coordinator invoke exactly its shard functions, and nothing else invoke any function', () => {

@@ -14,6 +14,10 @@ import type { ChScatterStack } from '../../cdk/stack.js';
 
 export const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] as string[] };
 
+// CDK's built-in CloudFormation schema validation makes each synthesis ~5x slower here. It still runs,
+// and must report nothing, in synth-cli.test.ts (the real `cdk synth`); these in-process tests skip it.
+process.env.CDK_VALIDATION ??= 'false';
+
 const dir = mkdtempSync(join(tmpdir(), 'ch-scatter-infra-'));
 let n = 0;
 
@@ -52,4 +56,21 @@ export function logicalId(template: Template, type: string, prefix: string): str
   const ids = Object.keys(resourcesOf(template, type)).filter((id) => id.startsWith(prefix));
   if (ids.length !== 1) throw new Error(`expected one ${type} starting with ${prefix}, found ${ids.join(', ') || 'none'}`);
   return ids[0]!;
+}
+
+/**
+ * A template string value with its deploy-time parts shown as placeholders: Fn::Join is joined, a Ref
+ * becomes `<Ref:Id>`, a GetAtt `<GetAtt:Id.Attr>`. Lets a test JSON.parse an environment variable that
+ * CDK had to render with tokens inside.
+ */
+export function render(v: unknown): string {
+  if (typeof v === 'string') return v;
+  const o = v as Record<string, any>;
+  if (o && o['Fn::Join']) {
+    const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
+    return parts.map(render).join(sep);
+  }
+  if (o && typeof o.Ref === 'string') return `<Ref:${o.Ref}>`;
+  if (o && Array.isArray(o['Fn::GetAtt'])) return `<GetAtt:${o['Fn::GetAtt'].join('.')}>`;
+  throw new Error(`cannot render ${JSON.stringify(v)}`);
 }
