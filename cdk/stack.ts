@@ -75,6 +75,7 @@ export class ChScatterStack extends Stack {
       topology,
       shards: this.shards,
       entry: props.entries?.coordinator,
+      vpc: options.vpc?.includeCoordinator ? vpc : undefined,
       metricsNamespace: options.metricsNamespace,
       memoryMb: this.sizing.coordinatorMemoryMb,
       timeoutS: this.sizing.coordinatorTimeoutS,

@@ -16,7 +16,7 @@ export const LAMBDA_ENV_LIMIT_BYTES = 4096;
 /** Longest function name CloudFormation may generate (Lambda's limit). */
 const MAX_FUNCTION_NAME = 64;
 
-export interface CoordinatorProps extends Pick<ScatterFunctionProps, 'memoryMb' | 'timeoutS' | 'logRetentionDays'> {
+export interface CoordinatorProps extends Pick<ScatterFunctionProps, 'memoryMb' | 'timeoutS' | 'logRetentionDays' | 'vpc'> {
   topology: Topology;
   shards: ShardFunction[];
   metricsNamespace: string;
@@ -63,6 +63,7 @@ export class Coordinator extends Construct {
       memoryMb: props.memoryMb,
       timeoutS: props.timeoutS,
       logRetentionDays: props.logRetentionDays,
+      vpc: props.vpc,
       environment: {
         CH_SCATTER_TOPOLOGY: topologyJson,
         CH_SCATTER_SHARD_FUNCTIONS: Stack.of(this).toJsonString(names),

@@ -21,7 +21,7 @@ export interface ScatterFunctionProps {
   timeoutS: number;
   environment: Record<string, string>;
   logRetentionDays: number;
-  /** Only the shard functions need a VPC (to reach ClickHouse); the coordinator only calls Lambda. */
+  /** Shard functions run in the VPC to reach ClickHouse; the coordinator only with vpc.includeCoordinator. */
   vpc?: { vpc: ec2.IVpc; subnets: ec2.ISubnet[]; securityGroups: ec2.ISecurityGroup[] };
 }
 

@@ -219,6 +219,17 @@ describe('one shard, two schedules, JWT, a VPC and an alarm topic', () => {
     expect(JSON.stringify(coordinatorPolicy.Properties.PolicyDocument)).not.toContain('ec2:');
   });
 
+  it('puts the coordinator in the VPC too when asked (vpc.includeCoordinator)', () => {
+    const cfg = awsExample();
+    const withCoordinator = build(cfg, {
+      vpc: { vpcId: 'vpc-0123abcd', subnetIds: ['subnet-0123abcd'], securityGroupIds: ['sg-0123abcd'], includeCoordinator: true },
+    });
+    const fns = resourcesOf(withCoordinator.template, FN);
+    for (const r of Object.values(fns)) expect(r.Properties.VpcConfig).toEqual({ SubnetIds: ['subnet-0123abcd'], SecurityGroupIds: ['sg-0123abcd'] });
+    const policy = resourcesOf(withCoordinator.template, POLICY)[logicalId(withCoordinator.template, POLICY, 'CoordinatorLambdaRole')]!;
+    expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain('ec2:CreateNetworkInterface');
+  });
+
   it('sizes for a tight deadline, keeps logs 90 days and routes alarms to the topic', () => {
     const fns = resourcesOf(b.template, FN);
     const c = fns[logicalId(b.template, FN, 'CoordinatorLambdaFunction')]!.Properties;
