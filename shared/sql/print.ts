@@ -209,7 +209,12 @@ function bare(e: Expr): string {
     case 'case':
       return printCase(e);
     case 'cast':
-      if (e.syntax === 'colons') return `${operand(e.expr, P_POSTFIX + 1)}::${e.type}`;
+      if (e.syntax === 'colons') {
+        // `-1::Int8` is CAST('-1', 'Int8'); `(-1)::Int8` would cast the text '(-1)' and fail.
+        const x = e.expr;
+        const negLit = x.kind === 'literal' && x.alias === undefined && x.value.startsWith('-');
+        return `${negLit ? bare(x) : operand(x, P_POSTFIX + 1)}::${e.type}`;
+      }
       if (e.syntax === 'comma') return `CAST(${aliased(e.expr)}, ${quoteStringLiteral(e.type)})`;
       return `CAST(${aliased(e.expr)} AS ${e.type})`;
     case 'lambda': {
@@ -281,7 +286,8 @@ function printCall(f: FunctionCall): string {
       case 'tupleIndex':
         return `${postfixBase(a[0]!)}.${(a[1] as { value: string }).value}`;
       case 'ternary':
-        return `${operand(a[0]!, P_TERNARY + 1)} ? ${operand(a[1]!, P_TERNARY)} : ${operand(a[2]!, P_TERNARY)}`;
+        // ClickHouse 26 does not parse an unparenthesized ?: nested in a branch: always wrap one.
+        return `${operand(a[0]!, P_TERNARY + 1)} ? ${operand(a[1]!, P_TERNARY + 1)} : ${operand(a[2]!, P_TERNARY + 1)}`;
       case 'between': {
         const lo = a[0] as FunctionCall;
         const hi = a[1] as FunctionCall;
