@@ -1,0 +1,90 @@
+// Properties on a real engine (fast-check + chdb): for ANY rows, ANY split of those rows over
+// shards (empty shards included) and ANY arrival order, running each shard's partial query on its
+// rows and merging gives the single-node answer (exact families), and the same answer whatever
+// the order (merge is associative and commutative).
+// One chdb process (this test file's fork) with one table per shard plus one with every row.
+import fc from 'fast-check';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { ClickHouseAccess } from '../../../shared/clickhouse/port.js';
+import { createEmbeddedAccess } from '../../../shared/clickhouse/embedded.js';
+import { splitQuery } from '../../../shared/partials/index.js';
+import { parseSelect, printSelect } from '../../../shared/sql/index.js';
+import type { SelectQuery } from '../../../shared/sql/ast.js';
+
+const SHARDS = 4;
+let ch: ClickHouseAccess;
+let dir: string;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'partials-prop-'));
+  ch = await createEmbeddedAccess({ path: dir });
+  for (const t of ['t_all', ...Array.from({ length: SHARDS }, (_, i) => `t_${i}`)]) {
+    await ch.exec(`CREATE TABLE ${t} (g String, h UInt8, x Int32, y Nullable(Int64), z Float64) ENGINE = MergeTree ORDER BY tuple()`);
+  }
+}, 60_000);
+afterAll(async () => {
+  await ch?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const QUERIES = [
+  'SELECT count(), sum(x), min(x), max(x), avg(x), count(y), sum(y), min(y), max(y) FROM t',
+  'SELECT g, count() AS c, sum(x), min(y), max(y), avg(z), uniqExact(h) FROM t GROUP BY g ORDER BY g',
+  'SELECT g, h, countIf(x > 0), sumIf(y, x < 0), minIf(z, h = 1), maxIf(x, h = 2), argMin(x, z), argMax(g, z) FROM t GROUP BY g, h ORDER BY g, h',
+  'SELECT g, sum(x) AS s FROM t GROUP BY g HAVING count() > 1 ORDER BY s DESC, g LIMIT 2',
+  'SELECT h, uniqExact(g), count(DISTINCT x), round(avg(x), 1) AS a FROM t GROUP BY h ORDER BY h',
+  'SELECT x, g, z FROM t ORDER BY x DESC, g, z LIMIT 5',
+];
+
+const row = fc.record({
+  g: fc.constantFrom('a', 'b', 'c', 'd', 'é'),
+  h: fc.integer({ min: 0, max: 3 }),
+  x: fc.integer({ min: -1000, max: 1000 }),
+  y: fc.option(fc.bigInt({ min: -(2n ** 40n), max: 2n ** 40n }).map(String), { nil: null }),
+  z: fc.integer({ min: -10000, max: 10000 }).map((n) => n / 8), // exact binary fractions: sums are order-free
+});
+
+async function load(table: string, rows: Record<string, unknown>[]): Promise<void> {
+  await ch.exec(`TRUNCATE TABLE ${table}`);
+  if (rows.length) await ch.insert(table, rows);
+}
+
+function onTable(q: SelectQuery, table: string): string {
+  const c = structuredClone(q);
+  if (c.from && c.from.table.kind === 'table') c.from.table = { kind: 'table', table };
+  return printSelect(c);
+}
+
+test('any split of the rows and any arrival order give the single-node answer', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.tuple(row, fc.integer({ min: 0, max: SHARDS - 1 })), { minLength: 0, maxLength: 40 }),
+      fc.constantFrom(...QUERIES),
+      fc.array(fc.nat(), { minLength: SHARDS, maxLength: SHARDS }),
+      async (placed, sql, perm) => {
+        await load('t_all', placed.map(([r]) => r));
+        for (let s = 0; s < SHARDS; s++) await load(`t_${s}`, placed.filter(([, i]) => i === s).map(([r]) => r));
+        const q = parseSelect(sql) as SelectQuery;
+        const split = splitQuery(q, { shardCount: SHARDS, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 100000 });
+        const answers = [];
+        for (let s = 0; s < SHARDS; s++) answers.push(await ch.query(onTable(split.shardQuery, `t_${s}`)));
+        // Two arrival orders: a random permutation and its reverse.
+        const order = [...Array(SHARDS).keys()].sort((a, b) => perm[a]! - perm[b]! || a - b);
+        const m1 = split.createMerger();
+        for (const s of order) m1.add(s, answers[s]!.rows, answers[s]!.meta);
+        const m2 = split.createMerger();
+        for (const s of [...order].reverse()) m2.add(s, answers[s]!.rows, answers[s]!.meta);
+        const r1 = m1.finalize();
+        const r2 = m2.finalize();
+        expect(r2).toEqual(r1);
+        const single = await ch.query(onTable(q, 't_all'));
+        expect(r1.meta).toEqual(single.meta);
+        expect(r1.data).toEqual(single.rows);
+      },
+    ),
+    { numRuns: 60 },
+  );
+}, 300_000);
