@@ -1230,6 +1230,7 @@ class Parser {
     this.enter();
     try {
       const c: CaseExpr = { kind: 'case', whens: [], pos: this.pos(t) };
+      if (this.isKw('END')) throw this.error('WHEN');
       if (!this.isKw('WHEN')) c.operand = this.parseExprWithAlias();
       while (this.acceptKw('WHEN')) {
         const when = this.parseExprWithAlias();

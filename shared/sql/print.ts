@@ -215,8 +215,9 @@ function bare(e: Expr): string {
         const negLit = x.kind === 'literal' && x.alias === undefined && x.value.startsWith('-');
         return `${negLit ? bare(x) : operand(x, P_POSTFIX + 1)}::${e.type}`;
       }
-      if (e.syntax === 'comma') return `CAST(${aliased(e.expr)}, ${quoteStringLiteral(e.type)})`;
-      return `CAST(${aliased(e.expr)} AS ${e.type})`;
+      // An aliased operand needs parentheses: `CAST(x AS y AS T)` would read y as the type.
+      if (e.syntax === 'comma') return `CAST(${operand(e.expr, 0)}, ${quoteStringLiteral(e.type)})`;
+      return `CAST(${operand(e.expr, 0)} AS ${e.type})`;
     case 'lambda': {
       const ps = e.params.map(quoteIdent);
       return `${ps.length === 1 ? ps[0] : `(${ps.join(', ')})`} -> ${operand(e.body, P_LAMBDA)}`;

@@ -1,0 +1,164 @@
+// Errors: SYNTAX_ERROR with the position of the offending token and a message naming what was
+// expected and found; NOT_READ_ONLY for anything but one SELECT; UNSUPPORTED naming the construct;
+// TOO_LARGE and depth guards that never overflow the stack.
+import { describe, expect, it } from 'vitest';
+import { ScatterError } from '../../../shared/errors.js';
+import { parseSelect } from '../../../shared/sql/parse.js';
+
+function failure(sql: string, opts?: Parameters<typeof parseSelect>[1]): ScatterError {
+  try {
+    parseSelect(sql, opts);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ScatterError);
+    return e as ScatterError;
+  }
+  throw new Error(`expected ${sql} to fail`);
+}
+
+describe('SYNTAX_ERROR positions and messages', () => {
+  const cases: [string, number, number, RegExp][] = [
+    ['SELECT a FROM', 1, 14, /expected a table, table function or subquery, found end of query/],
+    ['SELECT a FROM t WHERE', 1, 22, /expected an expression, found end of query/],
+    ['SELECT a,, b FROM t', 1, 10, /expected an expression, found ','/],
+    ['SELECT (a + 1 FROM t', 1, 15, /expected ',' or '\)', found 'FROM'/],
+    ['SELECT a FROM t\nWHERE a = = 1', 2, 11, /found '='/],
+    ['SELECT a\nFROM t\n  GROUP a', 3, 9, /expected BY, found 'a'/],
+    ['SELECT f(a FROM t', 1, 12, /expected ',' or '\)', found 'FROM'/],
+    ["SELECT 'abc FROM t", 1, 8, /Unterminated string literal/],
+    ['SELECT `abc FROM t', 1, 8, /Unterminated quoted identifier/],
+    ['SELECT a /* never closed', 1, 10, /Unterminated comment/],
+    ['SELECT a FROM t LIMIT', 1, 22, /expected an expression, found end of query/],
+    ['SELECT a FROM t ORDER BY a NULLS MIDDLE', 1, 34, /expected FIRST or LAST, found 'MIDDLE'/],
+    ['SELECT a FROM t JOIN u', 1, 23, /expected ON or USING, found end of query/],
+    ['SELECT a FROM t ANY JOIN', 1, 25, /a table, table function or subquery/],
+    ['SELECT CASE END', 1, 13, /expected WHEN, found 'END'/],
+    ['SELECT CAST(a) FROM t', 1, 14, /expected AS or ',', found '\)'/],
+    ['SELECT INTERVAL 1 FORTNIGHT', 1, 19, /expected an interval unit/],
+    ['SELECT a ? b FROM t', 1, 14, /expected ':' of the \?: operator, found 'FROM'/],
+    ['SELECT 1abc', 1, 9, /Unexpected character after number/],
+    ['SELECT a FROM t WHERE a = 1 garbage', 1, 29, /expected end of query, found 'garbage'/],
+    ['SELECT a FROM t SETTINGS max_threads 2', 1, 38, /expected '=' after the setting name/],
+    ['SELECT a FROM t FORMAT', 1, 23, /expected a format name, found end of query/],
+    ['SELECT a ! b', 1, 10, /Unexpected character: found '!'/],
+    ['', 1, 1, /expected SELECT, found end of query/],
+    ['   \n  -- only a comment', 2, 20, /expected SELECT/],
+    ['SELEC a', 1, 1, /expected SELECT, found 'SELEC'/],
+    ['SELECT a FROM t UNION SELECT', 1, 29, /expected an expression/],
+  ];
+  for (const [sql, line, column, msg] of cases) {
+    it(JSON.stringify(sql), () => {
+      const e = failure(sql);
+      expect(e.code).toBe('SYNTAX_ERROR');
+      expect(e.status).toBe(400);
+      expect(e.position).toEqual({ line, column });
+      expect(e.message).toMatch(msg);
+      expect(e.message).toContain(`line ${line}, column ${column}`);
+      expect(e.toBody().error.position).toEqual({ line, column });
+    });
+  }
+});
+
+describe('NOT_READ_ONLY', () => {
+  const writes = [
+    'INSERT INTO t VALUES (1)',
+    'insert into t select 1',
+    'ALTER TABLE t DELETE WHERE 1',
+    'DROP TABLE t',
+    'CREATE TABLE x (a UInt8) ENGINE = Memory',
+    'SYSTEM FLUSH LOGS',
+    "KILL QUERY WHERE query_id = 'x'",
+    'SET max_threads = 1',
+    'OPTIMIZE TABLE t FINAL',
+    'TRUNCATE TABLE t',
+    'RENAME TABLE a TO b',
+    'GRANT SELECT ON *.* TO u',
+    'SHOW TABLES',
+    'DESCRIBE TABLE t',
+    'EXPLAIN SELECT 1',
+    '  /* hidden */ DELETE FROM t WHERE 1',
+    'SELECT 1; DROP TABLE t',
+    'SELECT 1; SELECT 2',
+    "SELECT 1 INTO OUTFILE 'x.csv'",
+  ];
+  for (const sql of writes) {
+    it(sql, () => {
+      const e = failure(sql);
+      expect(e.code).toBe('NOT_READ_ONLY');
+      expect(e.position).toBeDefined();
+    });
+  }
+  it('one trailing semicolon is fine', () => {
+    expect(parseSelect('SELECT 1;').kind).toBe('select');
+    expect(parseSelect('SELECT 1 ;  -- done\n').kind).toBe('select');
+  });
+  it('the second statement is located', () => {
+    expect(failure('SELECT 1;\n  DROP TABLE t').position).toEqual({ line: 2, column: 3 });
+  });
+});
+
+describe('UNSUPPORTED names the construct', () => {
+  const cases: [string, RegExp][] = [
+    ['SELECT sum(a) OVER (PARTITION BY b) FROM t', /Window functions/],
+    ['SELECT a FROM t EXCEPT SELECT a FROM u', /EXCEPT/],
+    ['SELECT a FROM t INTERSECT SELECT a FROM u', /INTERSECT/],
+    ['WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x', /WITH RECURSIVE/],
+    ['SELECT * EXCEPT (a) FROM t', /\* EXCEPT/],
+    ['SELECT COLUMNS(\'a\') FROM t', /COLUMNS/],
+    ['SELECT a FROM t WHERE EXISTS (SELECT 1)', /EXISTS/],
+    ['SELECT a FROM t ORDER BY a WITH FILL FROM 1 TO 5', /WITH FILL/],
+    ['SELECT a FROM t GROUP BY ALL', /GROUP BY ALL/],
+    ["SELECT '\\xFF'", /not UTF-8/],
+    ['SELECT 1 UNION ALL SELECT 2 UNION DISTINCT SELECT 3', /Mixing UNION/],
+    ['SELECT a FROM t ARRAY JOIN x ARRAY JOIN y', /More than one ARRAY JOIN/],
+    ['SELECT a FROM t QUALIFY a > 1', /QUALIFY/],
+  ];
+  for (const [sql, msg] of cases) {
+    it(sql, () => {
+      const e = failure(sql);
+      expect(e.code).toBe('UNSUPPORTED');
+      expect(e.message).toMatch(msg);
+      expect(e.position?.line).toBe(1);
+    });
+  }
+});
+
+describe('guards', () => {
+  it('TOO_LARGE above the input cap', () => {
+    const e = failure(`SELECT ${'1'.repeat(100)}`, { maxLength: 50 });
+    expect(e.code).toBe('TOO_LARGE');
+    expect(e.status).toBe(413);
+    expect(failure('SELECT ' + ' '.repeat(1 << 20)).code).toBe('TOO_LARGE');
+  });
+
+  it('deep parentheses fail with a position, not a stack overflow', () => {
+    for (const n of [250, 5_000, 100_000]) {
+      const e = failure(`SELECT ${'('.repeat(n)}1${')'.repeat(n)}`);
+      expect(e.code).toBe('SYNTAX_ERROR');
+      expect(e.message).toMatch(/nested too deeply/);
+      expect(e.position?.line).toBe(1);
+    }
+  });
+
+  it('deep function nesting, subqueries, arrays and NOT chains are capped too', () => {
+    const inputs = [
+      `SELECT ${'f('.repeat(300)}1${')'.repeat(300)}`,
+      `SELECT * FROM ${'(SELECT * FROM '.repeat(300)}t${')'.repeat(300)}`,
+      `SELECT ${'['.repeat(300)}1${']'.repeat(300)}`,
+      `SELECT ${'NOT '.repeat(300)}1`,
+      `SELECT ${'- '.repeat(300)}a`,
+      `SELECT ${'CASE WHEN '.repeat(300)}`,
+    ];
+    for (const sql of inputs) expect(failure(sql).message).toMatch(/nested too deeply/);
+  });
+
+  it('a reasonable depth still parses', () => {
+    expect(() => parseSelect(`SELECT ${'('.repeat(40)}1${')'.repeat(40)}`)).not.toThrow();
+  });
+
+  it('long left-associative chains are capped (UNSUPPORTED), long OR chains are flat and fine', () => {
+    const plus = failure(`SELECT ${Array.from({ length: 5000 }, () => 'a').join(' + ')}`);
+    expect(plus.code).toBe('UNSUPPORTED');
+    const ors = parseSelect(`SELECT 1 FROM t WHERE ${Array.from({ length: 20_000 }, (_, i) => `k = ${i}`).join(' OR ')}`);
+    expect(ors.kind === 'select' && ors.where?.kind === 'function' && ors.where.args.length).toBe(20_000);
+  });
+});
