@@ -1,0 +1,136 @@
+// The shard SQL of every aggregate family runs on Debian's clickhouse-server 18.16 (the oldest
+// engine we target: no xxHash64, maxMap, bitCount or maxMapIf), and merging the partials of two
+// shard tables equals the same query on one table holding every row — on that same server.
+// HLL uses the 'uniqArray' encoding here (18.16 lacks maxMap). Ports 19452/19453 (H4's range).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createHttpAccess } from '../../shared/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
+import { splitQuery, HLL_RSE, DDSKETCH_ALPHA } from '../../shared/partials/index.js';
+import { parseSelect, printSelect } from '../../shared/sql/index.js';
+import type { SelectQuery } from '../../shared/sql/ast.js';
+
+const HTTP = 19452;
+const TCP = 19453;
+const SERVER = '/usr/sbin/clickhouse-server';
+let proc: ChildProcess | undefined;
+let dir: string;
+let ch: ClickHouseAccess;
+
+async function waitPing(url: string, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/ping`)).ok) return;
+    } catch { /* not yet */ }
+    if (Date.now() > until) throw new Error('clickhouse-server 18.16 did not answer /ping');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  expect(fs.existsSync(SERVER), `${SERVER} missing: run scripts/install-deps.sh`).toBe(true);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'partials-18-'));
+  fs.writeFileSync(path.join(dir, 'users.xml'), `<yandex><profiles><default></default></profiles>
+<users><default><password></password><networks><ip>::/0</ip></networks><profile>default</profile><quota>default</quota></default></users>
+<quotas><default></default></quotas></yandex>`);
+  fs.writeFileSync(path.join(dir, 'config.xml'), `<yandex>
+<logger><level>warning</level><log>${dir}/log.txt</log><errorlog>${dir}/err.txt</errorlog></logger>
+<http_port>${HTTP}</http_port><tcp_port>${TCP}</tcp_port><listen_host>127.0.0.1</listen_host>
+<path>${dir}/data/</path><tmp_path>${dir}/data/tmp/</tmp_path><user_files_path>${dir}/data/user_files/</user_files_path>
+<users_config>${dir}/users.xml</users_config><default_profile>default</default_profile><default_database>default</default_database>
+<mark_cache_size>5368709</mark_cache_size></yandex>`);
+  proc = spawn(SERVER, [`--config-file=${dir}/config.xml`], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${HTTP}`;
+  await waitPing(url, 20_000);
+  ch = createHttpAccess({ url });
+  for (const t of ['t_all', 't_0', 't_1', 't_2']) {
+    await ch.exec(`CREATE TABLE ${t} (g String, k UInt16, x Int32, y Nullable(Int64), z Float64) ENGINE = MergeTree() ORDER BY tuple()`);
+  }
+  let seed = 7;
+  const r = () => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed / 2147483648);
+  const rows = Array.from({ length: 3000 }, () => ({
+    g: `g${Math.floor(r() * r() * 30)}`,
+    k: Math.floor(r() * r() * 200),
+    x: Math.floor(r() * 2000) - 1000,
+    y: r() < 0.2 ? null : String(Math.floor(r() * 1e9)),
+    z: Math.floor(r() * 100000) / 16,
+  }));
+  await ch.insert('t_all', rows);
+  // t_2 stays empty.
+  await ch.insert('t_0', rows.filter((_r, i) => i % 3 === 0));
+  await ch.insert('t_1', rows.filter((_r, i) => i % 3 !== 0));
+}, 60_000);
+
+afterAll(async () => {
+  await ch?.close();
+  if (proc && proc.exitCode === null) {
+    const gone = new Promise((r) => proc!.once('exit', r));
+    proc.kill('SIGTERM');
+    await gone;
+  }
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function onTable(q: SelectQuery, table: string): string {
+  const c = structuredClone(q);
+  if (c.from && c.from.table.kind === 'table') c.from.table = { kind: 'table', table };
+  return printSelect(c);
+}
+
+async function both(sql: string) {
+  const q = parseSelect(sql) as SelectQuery;
+  const split = splitQuery(q, { shardCount: 3, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 1e6, hllEncoding: 'uniqArray' });
+  const m = split.createMerger();
+  for (const s of [2, 1, 0]) {
+    const res = await ch.query(onTable(split.shardQuery, `t_${s}`));
+    m.add(s, res.rows, res.meta);
+  }
+  const single = await ch.query(onTable(q, 't_all'));
+  return { got: m.finalize(), single };
+}
+
+const EXACT = [
+  'SELECT count(), sum(x), min(x), max(x), avg(x), count(y), sum(y), min(y), max(y), avg(y) FROM t',
+  'SELECT g, count() AS c, sum(z), min(g), any(k) * 0, argMin(k, z), argMax(x, z) FROM t GROUP BY g ORDER BY g',
+  'SELECT g, countIf(x > 0) AS a, sumIf(y, x < 0) AS b, minIf(x, k = 3) AS cc, maxIf(z, k > 100) AS d, avgIf(x, k < 5) AS e FROM t GROUP BY g ORDER BY g',
+  'SELECT k, uniqExact(g) AS u, count() AS c FROM t GROUP BY k ORDER BY c DESC, k LIMIT 5',
+  'SELECT g, count() AS c FROM t GROUP BY g HAVING c > 50 ORDER BY g',
+  'SELECT x, g, z FROM t ORDER BY x DESC, g, z LIMIT 7',
+];
+
+test.each(EXACT)('18.16: %s', async (sql) => {
+  const { got, single } = await both(sql);
+  expect(got.data.length).toBe(single.rows.length);
+  // 18.16 names and types some columns differently (e.g. countIf(x, c) is Nullable there): compare values by position.
+  got.data.forEach((row, i) => {
+    const a = Object.values(row);
+    const b = Object.values(single.rows[i]!);
+    expect(a.map(String)).toEqual(b.map(String));
+  });
+});
+
+test('18.16: HLL (uniqArray encoding) within its error, DDSketch quantiles within alpha, topK over numbers', async () => {
+  const { got, single } = await both('SELECT uniq(k) AS u, uniqCombined(x) AS u2, quantile(0.9)(x) AS q, median(z) AS m, topK(3)(k) AS t FROM t');
+  const exact = (await ch.query('SELECT uniqExact(k) AS u, uniqExact(x) AS u2, quantileExact(0.9)(x) AS q, arraySort(groupArray(z)) AS zs FROM t_all')).rows[0]!;
+  const row = got.data[0]!;
+  expect(Math.abs(Number(row.u) - Number(exact.u))).toBeLessThanOrEqual(4 * HLL_RSE * Number(exact.u) + 1);
+  expect(Math.abs(Number(row.u2) - Number(exact.u2))).toBeLessThanOrEqual(4 * HLL_RSE * Number(exact.u2) + 1);
+  // quantile(0.9) of 3000 ints: between the neighbours at rank 0.9 * 2999, within alpha.
+  const xs = (await ch.query('SELECT arraySort(groupArray(x)) AS xs FROM t_all')).rows[0]!.xs as number[];
+  const r = 0.9 * (xs.length - 1);
+  const lo = xs[Math.floor(r)]!;
+  const hi = xs[Math.ceil(r)]!;
+  expect(Number(row.q)).toBeGreaterThanOrEqual(lo - DDSKETCH_ALPHA * Math.abs(lo) - 1e-9);
+  expect(Number(row.q)).toBeLessThanOrEqual(hi + DDSKETCH_ALPHA * Math.abs(hi) + 1e-9);
+  const zs = exact.zs as number[];
+  const mz = (zs[Math.floor((zs.length - 1) / 2)]! + zs[Math.ceil((zs.length - 1) / 2)]!) / 2;
+  expect(Math.abs(Number(row.m) - mz)).toBeLessThanOrEqual(DDSKETCH_ALPHA * Math.abs(mz) + 1e-9);
+  // topK: the three most frequent k (skewed toward 0) with exact counts here (few distinct values per shard).
+  const top = (await ch.query('SELECT k, count() AS c FROM t_all GROUP BY k ORDER BY c DESC, k LIMIT 3')).rows.map((x) => x.k);
+  expect(row.t).toEqual(top);
+  expect(single.rows.length).toBe(1);
+});
