@@ -3,9 +3,10 @@
 // --exclusively` uses to bundle only selected stacks): the NodejsFunctions still point at the real
 // handler files, but esbuild does not run, which keeps each synthesis well under a second. Real
 // bundling is covered by test/infra/synth-cli.test.ts, which runs `cdk synth` itself.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { PROJECT_ROOT } from '../../cdk/bundling.js';
@@ -20,6 +21,8 @@ process.env.CDK_VALIDATION ??= 'false';
 
 const dir = mkdtempSync(join(tmpdir(), 'ch-scatter-infra-'));
 let n = 0;
+// Temp configs and cloud assemblies (given an outdir, CDK does not leave cdk.outXXXX dirs in /tmp).
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The AWS example config, parsed as JSON (tests derive variants from it). */
 export function awsExample(): Record<string, any> {
@@ -40,7 +43,7 @@ export interface Built {
 
 /** Build without nag (nag.test.ts runs it explicitly) unless the context says otherwise. */
 export function build(config: unknown, context: Record<string, unknown> = {}): Built {
-  const app = new App({ context: { ...SKIP_BUNDLING, nag: false, config: writeConfig(config), ...context } });
+  const app = new App({ outdir: join(dir, `out-${n}`), context: { ...SKIP_BUNDLING, nag: false, config: writeConfig(config), ...context } });
   const stack = createChScatter(app, {});
   return { app, stack, template: Template.fromStack(stack) };
 }

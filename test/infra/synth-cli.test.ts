@@ -3,16 +3,21 @@
 // bundles are ESM with the require shim, carry no chdb, and that a local-only config is refused
 // with its JSON path and a non-zero exit.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, REQUIRE_SHIM } from '../../cdk/bundling.js';
 
 const CDK = join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
+const outputs: string[] = [];
+afterAll(() => {
+  for (const o of outputs) rmSync(o, { recursive: true, force: true });
+});
 
 function cdkSynth(args: string[], env: Record<string, string> = {}) {
   const out = mkdtempSync(join(tmpdir(), 'ch-scatter-cdk-out-'));
+  outputs.push(out);
   const r = spawnSync(CDK, ['synth', '--quiet', '--output', out, ...args], {
     cwd: PROJECT_ROOT,
     encoding: 'utf8',
