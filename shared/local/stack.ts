@@ -50,7 +50,8 @@ export interface LocalShards {
 export type { LocalFunction };
 
 export interface LocalShardsOptions {
-  shardConcurrency?: number;
+  /** Max in-flight invokes per shard function (all, or by function name) before 429, like reserved concurrency. */
+  shardConcurrency?: number | Record<string, number>;
   /** Tests: replace or wrap shard functions (a malformed answer, an injected stall) before they are served. */
   wrapFunctions?: (fns: Record<string, LocalFunction>) => Record<string, LocalFunction>;
 }

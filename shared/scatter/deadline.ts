@@ -5,6 +5,8 @@
 //   - the Lambda's remaining time minus a safety margin (time to merge, finalize and answer),
 //   - API Gateway's 29 s integration limit (after which the client gets a 503 we cannot shape).
 
+import { setMaxListeners } from 'node:events';
+
 /** API Gateway HTTP API's maximum integration timeout. */
 export const API_GATEWAY_LIMIT_MS = 29_000;
 /** Kept back from the Lambda's remaining time to finalize, serialize and return. */
@@ -55,6 +57,8 @@ export function timeLeft(at: number, now: number): number {
  */
 export function deadlineSignal(at: number, now: () => number, parent?: AbortSignal): { signal: AbortSignal; dispose(): void } {
   const ctl = new AbortController();
+  // Every shard attempt of a wide fan-out listens on this one signal; that is by design, not a leak.
+  setMaxListeners(0, ctl.signal);
   const fire = () => ctl.abort(new DeadlineExceeded(at));
   const timer = setTimeout(fire, Math.max(0, at - now()));
   timer.unref?.();
