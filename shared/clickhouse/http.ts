@@ -199,7 +199,7 @@ function multipartQuery(
     authorization: `Basic ${Buffer.from(`${opts.username ?? 'default'}:${opts.password ?? ''}`).toString('base64')}`,
   };
   const mod = url.protocol === 'https:' ? https : http;
-  return new Promise<string>((resolve, reject) => {
+  const attempt = (retriesLeft: number): Promise<string> => new Promise<string>((resolve, reject) => {
     if (signal?.aborted) return reject(abortedError());
     const req = mod.request(url, { method: 'POST', headers, agent, timeout: timeoutMs, signal }, (res) => {
       const chunks: Buffer[] = [];
@@ -212,7 +212,16 @@ function multipartQuery(
       });
     });
     req.on('timeout', () => req.destroy(new ClickHouseError('ClickHouse request timed out', 'timeout')));
-    req.on('error', (e) => reject(toClickHouseError(e, signal)));
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed (18.16: keep_alive_timeout 3 s) fails on reuse
+      // before anything was sent: retry once on a fresh socket (Node's documented pattern).
+      if (req.reusedSocket && e.code === 'ECONNRESET' && retriesLeft > 0 && !signal?.aborted) {
+        attempt(retriesLeft - 1).then(resolve, reject);
+        return;
+      }
+      reject(toClickHouseError(e, signal));
+    });
     req.end(body);
   });
+  return attempt(1);
 }

@@ -112,6 +112,18 @@ describe('HTTP access (clickhouse-server 18.16)', () => {
     expect(e2.kind).toBe('aborted');
   });
 
+  it('ships any string intact as external data (fast-check)', async () => {
+    const { default: fc } = await import('fast-check');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.string({ unit: 'binary', maxLength: 30 }), { minLength: 1, maxLength: 5 }), async (vals) => {
+        const t: ExternalTable = { name: '_data_p', columns: [{ name: 'i', type: 'UInt32' }, { name: 'v', type: 'String' }], rows: vals.map((v, i) => ({ i, v })) };
+        const r = await ch.query('SELECT i, v FROM _data_p ORDER BY i', { external: [t] });
+        expect(r.rows.map((x) => x.v)).toEqual(vals);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('reports connection refused as kind connection', async () => {
     const dead = createHttpAccess({ url: 'http://127.0.0.1:19299' });
     const e = await errorOf(dead.query('SELECT 1'));

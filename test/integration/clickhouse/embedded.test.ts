@@ -131,3 +131,20 @@ describe('embedded access (chdb)', () => {
     expect(await ch.ping()).toBe(true);
   });
 });
+
+describe('quoting against the real engine (fast-check)', () => {
+  it('any string survives as a literal and as shipped external data', async () => {
+    const { default: fc } = await import('fast-check');
+    const { quoteString } = await import('../../../shared/clickhouse/sql-text.js');
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 40 }), async (s) => {
+        const lit = await ch.query(`SELECT ${quoteString(s)} AS v`);
+        expect(lit.rows).toEqual([{ v: s }]);
+        const t: ExternalTable = { name: '_data_q', columns: [{ name: 'v', type: 'String' }], rows: [{ v: s }] };
+        const r = await ch.query('SELECT v FROM _data_q', { external: [t] });
+        expect(r.rows).toEqual([{ v: s }]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
