@@ -1,0 +1,48 @@
+// `ch-scatter dev --config FILE [--port 3000] [--demo]`: the local stack in the foreground.
+// stdout carries exactly one line, `ready http://127.0.0.1:PORT` (scripts wait for it); the demo's
+// example queries and all logs go to stderr. SIGINT/SIGTERM stop every child process cleanly.
+import { parseArgs, flagString } from '../args.js';
+import { startLocalStack } from '../../shared/local/stack.js';
+import { demoExamples } from '../../shared/local/demo.js';
+
+export const summary = 'run the local stack: every shard an engine in its own process, a local Lambda Invoke endpoint, the coordinator behind the HTTP API';
+export const usage = 'dev --config FILE [--port 3000] [--demo]';
+
+export async function run(args: string[]): Promise<number> {
+  const p = parseArgs(args, ['demo']);
+  const config = flagString(p, 'config');
+  if (!config) {
+    console.error(`usage: ch-scatter ${usage}`);
+    return 2;
+  }
+  const portText = flagString(p, 'port') ?? '3000';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`--port: not a port number: ${portText}`);
+    return 2;
+  }
+  const demo = p.flags.demo === true;
+  if (demo) process.stderr.write('starting shard processes and loading demo data...\n');
+  const stack = await startLocalStack({ configFile: config, port, demo });
+  if (stack.demo) process.stderr.write(`demo: ${stack.demo.rows.toLocaleString('en-US')} rows loaded into analytics.sensor_events_dist in ${stack.demo.ms} ms\n`);
+  process.stdout.write(`ready ${stack.url}\n`);
+  if (demo) process.stderr.write(demoExamples(stack.url) + '\n');
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const shutdown = (sig: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(`${sig}: stopping...\n`);
+      stack.stop().then(
+        () => resolve(0),
+        (e: unknown) => {
+          process.stderr.write(`stop failed: ${(e as Error).message}\n`);
+          resolve(1);
+        },
+      );
+    };
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
+  });
+}
