@@ -56,6 +56,7 @@ export function literalTyped(l: Literal): Typed {
       const s = l.value.toLowerCase();
       let v: bigint;
       try { v = BigInt(s); } catch { return { v: Number(s), t: 'Float64' }; }
+      if (v < 0n) return { v, t: v >= -128n ? 'Int8' : v >= -32768n ? 'Int16' : v >= -2147483648n ? 'Int32' : 'Int64' };
       return { v, t: v <= 255n ? 'UInt8' : v <= 65535n ? 'UInt16' : v <= 4294967295n ? 'UInt32' : 'UInt64' };
     }
   }
@@ -203,7 +204,10 @@ function arith(name: string, a: Typed, b: Typed, e: FunctionCall): Typed {
       t = `${anySigned ? 'Int' : 'UInt'}${bits(ta)}`; v = x / y; break;
     case 'modulo':
       if (y === 0n) throw new ScatterError('BAD_REQUEST', 'Division by zero');
-      t = `${signedT(ta) ? 'Int' : 'UInt'}${bits(tb)}`; v = x % y; break;
+      // ClickHouse: the divisor's width; signed when the dividend is (an unsigned divisor then doubles).
+      if (signedT(ta)) t = `Int${signedT(tb) ? bits(tb) : up(bits(tb))}`;
+      else t = signedT(tb) ? `Int${bits(tb)}` : `UInt${bits(tb)}`;
+      v = x % y; break;
     default: throw evalError(`operator ${name}`, e);
   }
   return { v: wrapInt(v, t), t: wrapT(t) };
@@ -240,11 +244,11 @@ function evalCall(e: FunctionCall, lookup: (e: Expr) => Typed | undefined): Type
       const vals = e.args.map(ev);
       const isAnd = name === 'and';
       let sawNull = false;
+      const nul = vals.some((x) => isNullable(x.t));
       for (const x of vals) {
         if (x.v === null) { sawNull = true; continue; }
-        if (truthy(x.v) !== isAnd) return u8(!isAnd);
+        if (truthy(x.v) !== isAnd) return { v: isAnd ? 0n : 1n, t: nul ? 'Nullable(UInt8)' : 'UInt8' };
       }
-      const nul = vals.some((x) => isNullable(x.t));
       return sawNull ? { v: null, t: 'Nullable(UInt8)' } : { v: isAnd ? 1n : 0n, t: nul ? 'Nullable(UInt8)' : 'UInt8' };
     }
     case 'not': {
@@ -296,6 +300,8 @@ function evalCall(e: FunctionCall, lookup: (e: Expr) => Typed | undefined): Type
       break;
   }
   const args = e.args.map(ev);
+  // A bare NULL literal makes the whole call Nullable(Nothing), as in ClickHouse.
+  if (args.some((x) => x.t === 'Nullable(Nothing)')) return { v: null, t: 'Nullable(Nothing)' };
   if (['plus', 'minus', 'multiply', 'divide', 'intDiv', 'modulo'].includes(name)) {
     if (args.length !== 2) throw evalError(`${name} takes two arguments`, e);
     return arith(name, args[0]!, args[1]!, e);
