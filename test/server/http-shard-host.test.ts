@@ -1,0 +1,64 @@
+// Shard hosts whose replicas are real clickhouse-server 18.16 instances (HTTP adapter), behind
+// the local Invoke endpoint and the real Lambda SDK: a healthy replica answers, a replica whose
+// server is down answers `unavailable`, and a slow query is KILLed at the deadline.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { startInvokeServer, type InvokeServer } from '../../shared/local/invoke-server.js';
+import { startShardHosts, type ShardHosts } from '../../shared/local/shard-host.js';
+import type { ShardFailure, ShardRequest, ShardSuccess } from '../../shared/scatter/protocol.js';
+import { chRows, useChServers } from '../support/ch-servers.js';
+
+const servers = useChServers({ n: 1, portBase: 19230 });
+let hosts: ShardHosts;
+let server: InvokeServer;
+let lambda: LambdaClient;
+
+beforeAll(async () => {
+  hosts = await startShardHosts({
+    shards: [{ weight: 1, internalReplication: false, replicas: [{ url: servers.current.urls[0]! }, { url: 'http://127.0.0.1:19297' }] }],
+  });
+  server = await startInvokeServer({ functions: hosts.functions });
+  lambda = new LambdaClient({ endpoint: server.url, region: 'eu-west-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' }, maxAttempts: 1 });
+});
+afterAll(async () => {
+  lambda?.destroy();
+  await server?.close();
+  await hosts?.stop();
+});
+
+const invoke = async (payload: ShardRequest) => {
+  const r = await lambda.send(new InvokeCommand({ FunctionName: 'ch-scatter-shard-0', Payload: Buffer.from(JSON.stringify(payload)) }));
+  expect(r.FunctionError).toBeUndefined();
+  return JSON.parse(Buffer.from(r.Payload!).toString('utf8')) as ShardSuccess | ShardFailure;
+};
+const q = (over: Partial<ShardRequest>): ShardRequest => ({
+  type: 'query', queryId: 'hh', shard: 0, replica: 0, sql: 'SELECT count() AS c FROM numbers(1234)', deadline: Date.now() + 5000,
+  settings: {}, external: [], attempt: 'primary', ...over,
+});
+
+describe('shard hosts over clickhouse-server 18.16', () => {
+  it('answers from the healthy replica', async () => {
+    const r = (await invoke(q({}))) as ShardSuccess;
+    expect(r.rows).toEqual([{ c: '1234' }]);
+  });
+
+  it('answers unavailable for a replica whose server is down', async () => {
+    const r = (await invoke(q({ replica: 1 }))) as ShardFailure;
+    expect([r.ok, r.replica, r.error.kind]).toEqual([false, 1, 'unavailable']);
+  });
+
+  it('KILLs a query that outlives the deadline, across the Invoke hop', async () => {
+    const t0 = Date.now();
+    const r = (await invoke(q({ queryId: 'hh-slow', sql: 'SELECT count() FROM system.numbers', deadline: t0 + 700 }))) as ShardFailure;
+    expect(r.error.kind).toBe('timeout');
+    expect(Date.now() - t0).toBeLessThan(1200);
+    const left = await chRows<{ c: string }>(servers.current.urls[0]!, "SELECT count() AS c FROM system.processes WHERE query_id LIKE 'hh-slow-%'");
+    const t1 = Date.now();
+    let c = Number(left[0]!.c);
+    while (c > 0 && Date.now() - t1 < 500) {
+      await new Promise((res) => setTimeout(res, 25));
+      c = Number((await chRows<{ c: string }>(servers.current.urls[0]!, "SELECT count() AS c FROM system.processes WHERE query_id LIKE 'hh-slow-%'"))[0]!.c);
+    }
+    expect(c).toBe(0);
+  });
+});
