@@ -1,8 +1,10 @@
 // Planning time: parse + analyze + per-shard rewrite + print, for a query with a 1,000-value IN
 // list on the sharding key, at 4, 64 and 256 shards (issue 3 item 5; target < 1 ms at 64).
-// Method: one warm-up batch, then many timed iterations of the whole planQuery (string in,
-// every shard's SQL out); we report the median and p90 of per-iteration wall time
-// (process.hrtime.bigint). No engine is involved: this is coordinator CPU before the first byte.
+// Method: a warm-up, then many timed iterations of the whole planQuery (string in, every
+// shard's SQL out), in batches of 20; we report the median and p90 of per-iteration wall time
+// (process.hrtime.bigint) and the fastest batch mean (the machine is shared by several
+// processes; the fastest batch is the best estimate of the uncontended cost). No engine is
+// involved: this is coordinator CPU before the first byte.
 import { parseTopology } from '../shared/config/load.js';
 import { planQuery } from '../shared/plan/index.js';
 import { parseSelect } from '../shared/sql/parse.js';
@@ -23,21 +25,35 @@ function quantile(xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 }
 
-async function timeIt(fn: () => Promise<unknown>, iterations: number): Promise<number[]> {
-  for (let i = 0; i < Math.min(50, iterations); i++) await fn(); // warm-up: JIT, placement cache
-  const out: number[] = [];
+const BATCH = 20;
+
+/** Per-iteration times (ms); `bestBatch` is the lowest mean over consecutive batches of BATCH. */
+async function timeIt(fn: () => Promise<unknown>, iterations: number): Promise<number[] & { bestBatch: number }> {
+  for (let i = 0; i < Math.min(100, iterations); i++) await fn(); // warm-up: JIT, placement cache
+  const out = [] as unknown as number[] & { bestBatch: number };
+  out.bestBatch = Infinity;
+  let batch = 0;
   for (let i = 0; i < iterations; i++) {
     const t0 = process.hrtime.bigint();
     await fn();
-    out.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    out.push(ms);
+    batch += ms;
+    if ((i + 1) % BATCH === 0) {
+      out.bestBatch = Math.min(out.bestBatch, batch / BATCH);
+      batch = 0;
+    }
   }
   return out;
 }
 
 export async function run(opts: { quick: boolean }): Promise<{ table: string; json: Record<string, unknown> }> {
   const iterations = opts.quick ? 200 : 2000;
-  const json: Record<string, unknown> = { method: `median/p90 of ${iterations} planQuery calls after warm-up, hrtime wall clock, one process`, in_list_values: 1000 };
-  const rows: string[] = ['| shards | parse only (ms, median) | planQuery (ms, median) | p90 (ms) | queried shards |', '|---:|---:|---:|---:|---:|'];
+  const json: Record<string, unknown> = {
+    method: `${iterations} planQuery calls (string in, every shard's SQL out) after warm-up; hrtime wall clock; median, p90, and the fastest mean of ${BATCH}-call batches`,
+    in_list_values: 1000,
+  };
+  const rows: string[] = ['| shards | parse only (ms, median) | planQuery (ms, median) | p90 (ms) | fastest batch mean (ms) | queried shards |', '|---:|---:|---:|---:|---:|---:|'];
   const parse = await timeIt(async () => parseSelect(SQL), iterations);
   for (const n of [4, 64, 256]) {
     const topo = topology(n);
@@ -48,7 +64,8 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     const queried = sample.shards.filter((s) => !s.skipped).length;
     json[`plan_ms_median_${n}`] = Number(med.toFixed(4));
     json[`plan_ms_p90_${n}`] = Number(p90.toFixed(4));
-    rows.push(`| ${n} | ${quantile(parse, 0.5).toFixed(3)} | ${med.toFixed(3)} | ${p90.toFixed(3)} | ${queried} |`);
+    json[`plan_ms_best_batch_${n}`] = Number(t.bestBatch.toFixed(4));
+    rows.push(`| ${n} | ${quantile(parse, 0.5).toFixed(3)} | ${med.toFixed(3)} | ${p90.toFixed(3)} | ${t.bestBatch.toFixed(3)} | ${queried} |`);
   }
   json.parse_ms_median = Number(quantile(parse, 0.5).toFixed(4));
   json.target = 'plan_ms_median_64 < 1';

@@ -22,6 +22,11 @@ export interface KeyContext {
   externalOwners: Map<string, Int32Array>;
   /** Owners of IN-list items, memoized per items array (skipping and pruning ask for the same lists). */
   memo: WeakMap<readonly Expr[], Int32Array>;
+  /**
+   * The same lists by content: the aggregate split may copy the tree, so the pruning pass can see
+   * an equal list in new nodes; comparing literal texts is far cheaper than hashing them again.
+   */
+  memoByLength?: Map<number, { items: readonly Expr[]; owners: Int32Array }[]>;
 }
 
 export function isKeyRef(ctx: KeyContext, e: Expr): boolean {
@@ -37,10 +42,30 @@ export function ownerOf(ctx: KeyContext, item: Expr): number {
 export function ownersOf(ctx: KeyContext, items: readonly Expr[]): Int32Array {
   const hit = ctx.memo.get(items);
   if (hit) return hit;
+  ctx.memoByLength ??= new Map();
+  const sameLength = ctx.memoByLength.get(items.length);
+  for (const c of sameLength ?? []) {
+    if (sameLiterals(c.items, items)) {
+      ctx.memo.set(items, c.owners);
+      return c.owners;
+    }
+  }
   const owners = new Int32Array(items.length);
   for (let i = 0; i < items.length; i++) owners[i] = ownerOf(ctx, items[i]!);
   ctx.memo.set(items, owners);
+  if (sameLength) sameLength.push({ items, owners });
+  else ctx.memoByLength.set(items.length, [{ items, owners }]);
   return owners;
+}
+
+/** Lists of plain literals with equal types and texts (anything else: not the same). */
+function sameLiterals(a: readonly Expr[], b: readonly Expr[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.kind !== 'literal' || y.kind !== 'literal' || x.type !== y.type || x.value !== y.value) return false;
+  }
+  return true;
 }
 
 /** The items of an IN right side that is a literal set: `(1, 2)`, `tuple(1, 2)`, `(1)`, `1`; else undefined. */

@@ -149,16 +149,20 @@ export function buildShardRewriter(q: SelectQuery, ctx: KeyContext | undefined, 
           const slot = slots.get(e);
           if (!slot) return undefined;
           const items = setItems(slot.node.args[1]!)!;
+          // Each item printed once (lazily), then joined per shard; the whole set only if a shard keeps it all.
           const texts = new Map<Expr, string>();
           const text = (x: Expr): string => {
             let t = texts.get(x);
             if (t === undefined) texts.set(x, (t = printExpr(x)));
             return t;
           };
-          const whole = printExpr(slot.node.args[1]!);
+          let whole: string | undefined;
           const fill = (shard: number): string => {
             const keep = slot.perShard[shard]!;
-            if (keep.length === slot.total) return whole.startsWith('(') ? whole : `(${whole})`;
+            if (keep.length === slot.total) {
+              whole ??= printExpr(slot.node.args[1]!);
+              return whole.startsWith('(') ? whole : `(${whole})`;
+            }
             if (keep.length === 0) return `(${text(items[items.length - 1]!)})`;
             let s = '(';
             for (let i = 0; i < keep.length; i++) s += (i ? ', ' : '') + text(keep[i]!);
