@@ -1,9 +1,10 @@
 // The local stack's HTTP API: what API Gateway does in AWS. Each request becomes an API Gateway
 // HTTP API (payload 2.0) event for the SAME coordinator handler the Lambda runs, with a Lambda
 // context whose remaining time counts down from the configured function timeout. Local-only
-// routes (never in AWS): POST /admin/exec runs a statement on every replica of every shard and
-// POST /admin/insert?table=<distributed name> routes JSONEachRow rows through the router; both
-// travel to the shard hosts as admin requests through the same local Invoke endpoint.
+// routes (never in AWS): POST /admin/exec runs a statement on every replica of every shard,
+// POST /admin/insert?table=<distributed name> routes JSONEachRow rows through the router (both
+// travel to the shard hosts as admin requests through the same local Invoke endpoint), and
+// POST /admin/schedule?name=<schedule> fires a schedule the way EventBridge would.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -33,6 +34,8 @@ export interface ApiServerOptions {
 export interface ApiServer {
   url: string;
   port: number;
+  /** Fire a schedule as EventBridge would (the local stack's timers use it). */
+  runSchedule(name: string): Promise<[number, unknown]>;
   close(): Promise<void>;
 }
 
@@ -140,6 +143,18 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     return [ok ? 200 : 502, ok ? { ok, replicas: results } : { ok, replicas: results, error: { code: 'SHARD_ERROR', message: results.filter((r) => !r.ok).map((r) => `shard ${r.shard} replica ${r.replica}: ${r.error}`).join('; ') } }];
   }
 
+  /** What EventBridge does in AWS: invoke the coordinator with the schedule event. */
+  async function adminSchedule(url: URL): Promise<[number, unknown]> {
+    const name = url.searchParams.get('name');
+    if (!name) return [400, { error: { code: 'BAD_REQUEST', message: 'the name= query parameter is required' } }];
+    try {
+      const run = await opts.handler({ kind: 'ch-scatter.schedule', name } as unknown as APIGatewayProxyEventV2, lambdaContext(lambdaTimeoutMs));
+      return [200, run];
+    } catch (e) {
+      return [500, { error: { code: 'INTERNAL', message: (e as Error).message ?? String(e) } }];
+    }
+  }
+
   async function adminInsert(url: URL, body: Buffer): Promise<[number, unknown]> {
     const table = url.searchParams.get('table');
     if (!table) return [400, { error: { code: 'BAD_REQUEST', message: 'the table= query parameter is required' } }];
@@ -169,7 +184,14 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       }
       if (isAdmin) {
         if (req.method !== 'POST') return send(res, 405, { error: { code: 'BAD_REQUEST', message: 'admin routes take POST' } });
-        const [status, out] = url.pathname === '/admin/exec' ? await adminExec(body) : url.pathname === '/admin/insert' ? await adminInsert(url, body) : [404, { error: { code: 'BAD_REQUEST', message: `no route ${url.pathname}` } }];
+        const [status, out] =
+          url.pathname === '/admin/exec'
+            ? await adminExec(body)
+            : url.pathname === '/admin/insert'
+              ? await adminInsert(url, body)
+              : url.pathname === '/admin/schedule'
+                ? await adminSchedule(url)
+                : [404, { error: { code: 'BAD_REQUEST', message: `no route ${url.pathname}` } }];
         return send(res, status as number, out);
       }
       const r = (await opts.handler(toEvent(req, url, body), lambdaContext(lambdaTimeoutMs))) as APIGatewayProxyStructuredResultV2;
@@ -192,6 +214,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    runSchedule: (name) => adminSchedule(new URL(`http://x/?name=${encodeURIComponent(name)}`)),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

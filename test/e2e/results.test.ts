@@ -18,7 +18,10 @@ let oracle: EngineProcess;
 
 beforeAll(async () => {
   dir = tempDir('results');
-  const topo = e2eTopology(dir, [{ weight: 1, replicas: [{}, {}] }, { weight: 2, replicas: [{}] }, { weight: 1, replicas: [{}] }]);
+  const topo = e2eTopology(dir, [{ weight: 1, replicas: [{}, {}] }, { weight: 2, replicas: [{}] }, { weight: 1, replicas: [{}] }], {}, {
+    tables: { 'analytics.rollups_dist': { local: 'analytics.rollups', shardingKey: { column: 'site', type: 'String' } } },
+    schedules: [{ name: 'site-rollup', schedule: 'rate(1 hour)', sql: `SELECT site, count() AS c FROM ${DIST} GROUP BY site`, destination: { table: 'analytics.rollups_dist' } }],
+  });
   [stack, oracle] = await Promise.all([startLocalStack({ topo, demo: true, demoRows: ROWS, logLevel: 'SILENT' }), startOracle(dir, ROWS)]);
 });
 
@@ -90,6 +93,26 @@ describe('local stack, healthy: answers equal the single-node oracle', () => {
     const bad = await post(`${stack.url}/query`, '{"sql": 1}');
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).not.toMatch(/at .*\.ts:\d+/);
+  });
+
+  it('a scheduled run inserts its rows, run time and partial flag through the router', async () => {
+    const ddl = await post(`${stack.url}/admin/exec`, { sql: 'CREATE TABLE analytics.rollups (site String, c UInt64, _run_time DateTime, _partial UInt8) ENGINE = MergeTree ORDER BY site' });
+    expect(ddl.status, JSON.stringify(ddl.body)).toBe(200);
+    const before = Math.floor(Date.now() / 1000) - 1;
+    const run = await post(`${stack.url}/admin/schedule?name=site-rollup`, {});
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    expect(run.body).toMatchObject({ name: 'site-rollup', destination: 'analytics.rollups_dist', rows: 5, partial: false });
+    const got = await post(`${stack.url}/query`, { sql: 'SELECT site, c, _partial, toUnixTimestamp(_run_time) AS t FROM analytics.rollups_dist ORDER BY site' });
+    expect(got.status, JSON.stringify(got.body)).toBe(200);
+    const want = await oracle.query(`SELECT site, count() AS c FROM ${LOCAL} GROUP BY site ORDER BY site`);
+    expect(got.body.data.map((r: Record<string, unknown>) => ({ site: r.site, c: r.c }))).toEqual(want.rows);
+    for (const r of got.body.data) {
+      expect(r._partial).toBe(0);
+      expect(Number(r.t)).toBeGreaterThanOrEqual(before);
+    }
+    const missing = await post(`${stack.url}/admin/schedule?name=nope`, {});
+    expect(missing.status).toBe(500);
+    expect(missing.body.error.message).toMatch(/no schedule named/);
   });
 
   it('admin routes: exec on every replica, insert through the router', async () => {

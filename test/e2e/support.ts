@@ -17,15 +17,16 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `ch-scatter-e2e-${prefix}-`));
 }
 
-export function e2eTopology(dir: string, shards: ShardSpec[], query: Record<string, unknown> = {}): Topology {
+export function e2eTopology(dir: string, shards: ShardSpec[], query: Record<string, unknown> = {}, extra: { tables?: Record<string, unknown>; schedules?: unknown[] } = {}): Topology {
   return parseTopology({
     cluster: 'e2e',
     shards: shards.map((s, i) => ({
       weight: s.weight ?? 1,
       replicas: s.replicas.map((r, j) => ({ embedded: path.join(dir, `shard-${i}-${j}`), ...(r.fault ? { fault: r.fault } : {}) })),
     })),
-    tables: { 'analytics.sensor_events_dist': { local: 'analytics.sensor_events', shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
+    tables: { 'analytics.sensor_events_dist': { local: 'analytics.sensor_events', shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } }, ...extra.tables },
     query,
+    schedules: extra.schedules ?? [],
   });
 }
 
