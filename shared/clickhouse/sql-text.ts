@@ -153,3 +153,25 @@ export function substituteExternal(
   }
   return out + sql.slice(last);
 }
+
+/**
+ * Settings assigned in the SQL text's own SETTINGS clause(s), among `names` (case-sensitive,
+ * as ClickHouse setting names are). A query-level SETTINGS clause overrides settings passed
+ * by the adapter (HTTP parameters), so the shard refuses SQL that sets the ones it enforces.
+ */
+export function assignedSettings(sql: string, names: readonly string[]): string[] {
+  const toks = tokens(sql);
+  const found = new Set<string>();
+  let inSettings = false;
+  for (let k = 0; k < toks.length; k++) {
+    const t = toks[k]!;
+    if (t.kind === 'ident' && t.text.toUpperCase() === 'SETTINGS') {
+      inSettings = true;
+      continue;
+    }
+    if (!inSettings || (t.kind !== 'ident' && t.kind !== 'quoted')) continue;
+    const next = toks[k + 1];
+    if (next?.kind === 'punct' && next.text === '=' && names.includes(t.text)) found.add(t.text);
+  }
+  return [...found];
+}

@@ -18,6 +18,7 @@ import { ClickHouseError } from '../clickhouse/port.js';
 import type { ClickHouseAccess, SettingValue } from '../clickhouse/port.js';
 import type { ShardErrorKind, ShardFailure, ShardResponse } from './protocol.js';
 import { shardPayloadSchema, type ShardPayload } from './shard-request-schema.js';
+import { assignedSettings } from '../clickhouse/sql-text.js';
 
 export interface ShardExecOptions {
   now(): number;
@@ -33,6 +34,8 @@ export interface ShardExecOptions {
 
 /** Settings the shard always decides itself, whatever the request says. */
 const ENFORCED = ['readonly', 'max_execution_time', 'timeout_overflow_mode'] as const;
+/** ...and may not be set by a SETTINGS clause in the SQL (it would override them). */
+const ENFORCED_IN_SQL = [...ENFORCED, 'max_execution_time_leaf', 'timeout_overflow_mode_leaf'] as const;
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 6 * 1024 * 1024 - 64 * 1024;
 
@@ -47,6 +50,12 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
   const started = opts.now();
   const left = p.deadline - started;
   if (left <= 0) return failure(p.shard, p.replica, 'timeout', `deadline passed ${Math.round(-left)} ms before the shard started`, 'TIMEOUT');
+  if (p.type === 'query') {
+    const overridden = assignedSettings(p.sql, ENFORCED_IN_SQL);
+    if (overridden.length > 0) {
+      return failure(p.shard, p.replica, 'error', `the shard query may not set ${overridden.join(', ')} itself (the shard enforces them)`, 'BAD_REQUEST');
+    }
+  }
   if (p.type !== 'query' && !opts.allowAdmin) {
     return failure(p.shard, p.replica, 'error', `${p.type} requests are refused: shard functions only read`, 'NOT_READ_ONLY');
   }

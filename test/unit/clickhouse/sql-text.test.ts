@@ -2,7 +2,7 @@
 // comments, aliases kept), the SETTINGS clause, and error-code parsing of every server form.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { settingsClause, substituteExternal, trimStatement, quoteString } from '../../../shared/clickhouse/sql-text.js';
+import { assignedSettings, settingsClause, substituteExternal, trimStatement, quoteString } from '../../../shared/clickhouse/sql-text.js';
 import { parseClickHouseCode, serverError } from '../../../shared/clickhouse/errors.js';
 import type { ExternalTable } from '../../../shared/clickhouse/port.js';
 
@@ -61,6 +61,16 @@ describe('settings clause', () => {
 
   it('quotes strings so that quotes and backslashes cannot escape', () => {
     expect(quoteString("a'b\\c")).toBe("'a\\'b\\\\c'");
+  });
+});
+
+describe('assignedSettings', () => {
+  it('finds enforced names assigned after SETTINGS, not columns or strings', () => {
+    const names = ['readonly', 'max_execution_time'];
+    expect(assignedSettings('SELECT 1 SETTINGS max_threads = 1, max_execution_time=5', names)).toEqual(['max_execution_time']);
+    expect(assignedSettings('SELECT readonly FROM t WHERE readonly = 1', names)).toEqual([]);
+    expect(assignedSettings("SELECT 'SETTINGS readonly = 0'", names)).toEqual([]);
+    expect(assignedSettings('SELECT 1 /* SETTINGS */ settings `readonly` = 0', names)).toEqual(['readonly']);
   });
 });
 
