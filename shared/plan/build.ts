@@ -77,14 +77,19 @@ export async function planQueryWith(
   }
 
   // Which shards can hold a matching row.
-  const usable = !analysis.keyShadowed;
+  // RIGHT/FULL JOIN: unmatched right-side rows carry the key's default value on EVERY shard, so
+  // neither skipping nor pruning on the key is safe there.
+  const outerRight = (globals.query.from?.joins ?? []).some((j) => j.type === 'RIGHT' || j.type === 'FULL');
+  const usable = !analysis.keyShadowed && !outerRight;
   const skip = usable && settings.skipUnusedShards ? analyzeSkipping(keyCtx, [globals.query.prewhere, globals.query.where]) : { mask: null, atoms: [] };
   if (settings.forceSkip && !skip.mask) {
     const why = !settings.skipUnusedShards
       ? 'optimize_skip_unused_shards is 0'
       : analysis.keyShadowed
         ? `an alias named ${analysis.keyColumn} hides the sharding key`
-        : `WHERE/PREWHERE has no condition on the sharding key ${analysis.keyColumn} that narrows the shards (key = literal, key IN (literals), and AND/OR of them)`;
+        : outerRight
+          ? 'a RIGHT or FULL JOIN yields rows with a default key on every shard'
+          : `WHERE/PREWHERE has no condition on the sharding key ${analysis.keyColumn} that narrows the shards (key = literal, key IN (literals), and AND/OR of them)`;
     throw new ScatterError('UNABLE_TO_SKIP_SHARDS', `cannot skip unused shards: ${why} (force_optimize_skip_unused_shards)`);
   }
   let mask = skip.mask;
@@ -96,7 +101,7 @@ export async function planQueryWith(
   }
 
   const split = splitter(globals.query, {
-    ...(analysis.keyShadowed ? {} : { shardingKeyColumn: analysis.keyColumn }),
+    ...(usable ? { shardingKeyColumn: analysis.keyColumn } : {}),
     shardCount,
     shardSizeFactor: topo.query.shardSizeFactor,
     shardSizeAdd: topo.query.shardSizeAdd,

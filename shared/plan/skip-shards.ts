@@ -5,6 +5,7 @@
 import type { Expr } from '../sql/ast.js';
 import { printExpr } from '../sql/print.js';
 import type { KeyContext } from './key-context.js';
+import { isMainQualifier } from './key-ref.js';
 import { isKeyRef, OWNER_NOWHERE, OWNER_UNKNOWN, ownerOf, ownersOf, setItems } from './key-context.js';
 
 /** A shard mask (1 = may hold matching rows), or null for "every shard". */
@@ -59,6 +60,11 @@ function evaluate(ctx: KeyContext, e: Expr, atoms: (() => string)[]): ShardMask 
     }
     case 'equals': {
       if (a.length !== 2) return null;
+      const sn = shardNumFilter(ctx, a[0]!, [a[1]!]) ?? shardNumFilter(ctx, a[1]!, [a[0]!]);
+      if (sn) {
+        atoms.push(() => describe(e));
+        return sn;
+      }
       const [l, r] = isKeyRef(ctx, a[0]!) ? [a[0]!, a[1]!] : isKeyRef(ctx, a[1]!) ? [a[1]!, a[0]!] : [undefined, undefined];
       if (!l || !r) return null;
       const m = maskOf(ctx, [ownerOf(ctx, r)]);
@@ -66,7 +72,14 @@ function evaluate(ctx: KeyContext, e: Expr, atoms: (() => string)[]): ShardMask 
       return m;
     }
     case 'in': {
-      if (a.length !== 2 || !isKeyRef(ctx, a[0]!)) return null;
+      if (a.length !== 2) return null;
+      const snItems = setItems(a[1]!);
+      const sn = snItems ? shardNumFilter(ctx, a[0]!, snItems) : undefined;
+      if (sn) {
+        atoms.push(() => describe(e));
+        return sn;
+      }
+      if (!isKeyRef(ctx, a[0]!)) return null;
       const rhs = a[1]!;
       if (rhs.kind === 'column' && rhs.parts.length === 1) {
         const owners = ctx.externalOwners.get(rhs.parts[0]!);
@@ -84,6 +97,23 @@ function evaluate(ctx: KeyContext, e: Expr, atoms: (() => string)[]): ShardMask 
     default:
       return null;
   }
+}
+
+/**
+ * `_shard_num = 2` / `_shard_num IN (1, 3)`: the 1-based shard numbers themselves (ClickHouse
+ * skips on them too). Undefined when `col` is not `_shard_num` or a value is not an integer literal.
+ */
+function shardNumFilter(ctx: KeyContext, col: Expr, values: Expr[]): Uint8Array | undefined {
+  if (col.kind !== 'column' || col.alias !== undefined) return undefined;
+  const p = col.parts;
+  if (p[p.length - 1] !== '_shard_num' || (p.length > 1 && !isMainQualifier(p.slice(0, -1), ctx.naming))) return undefined;
+  const m = new Uint8Array(ctx.shardCount);
+  for (const v of values) {
+    if (v.kind !== 'literal' || v.type !== 'integer' || !/^\d+$/.test(v.value)) return undefined;
+    const n = Number(v.value);
+    if (n >= 1 && n <= ctx.shardCount) m[n - 1] = 1;
+  }
+  return m;
 }
 
 export function analyzeSkipping(ctx: KeyContext, filters: (Expr | undefined)[]): SkipAnalysis {
