@@ -17,7 +17,7 @@ import { topKFamily } from './topk.js';
 
 type Factory = (call: FunctionCall, args: Expr[], cond: Expr | undefined, ctx: FamilyContext) => AggregateImpl;
 
-const FAMILIES: Record<string, Factory> = {
+const FAMILY_TABLE: Record<string, Factory> = {
   count: (c, a, k) => countFamily(c, a, k),
   sum: (c, a, k) => sumFamily(c, a, k),
   min: (c, a, k) => minMaxFamily('min', c, a, k),
@@ -37,8 +37,11 @@ const FAMILIES: Record<string, Factory> = {
   topK: topKFamily,
 };
 
+// A Map, not an object lookup: `toString` or `constructor` must not look like aggregates.
+const FAMILIES = new Map(Object.entries(FAMILY_TABLE));
+
 /** Supported names, for documentation and error messages. */
-export const SUPPORTED_AGGREGATES = Object.keys(FAMILIES).flatMap((n) => [n, `${n}If`]);
+export const SUPPORTED_AGGREGATES = [...FAMILIES.keys()].flatMap((n) => [n, `${n}If`]);
 
 // Other ClickHouse aggregates (a representative list): refused by name.
 const OTHER_AGGREGATES = new Set(
@@ -62,25 +65,32 @@ function unsupported(call: FunctionCall, why: string): ScatterError {
   });
 }
 
+// ClickHouse matches these names case-insensitively (COUNT(*), Sum(x)); the column keeps the spelling.
+const CASE_INSENSITIVE = new Set(['count', 'sum', 'min', 'max', 'avg', 'any']);
+function normName(n: string): string {
+  const l = n.toLowerCase();
+  return CASE_INSENSITIVE.has(l) ? l : n;
+}
+
 /** Is this call an aggregate function (supported or not)? */
 export function isAggregateCall(call: FunctionCall): boolean {
-  const n = call.name;
-  if (FAMILIES[n] || OTHER_AGGREGATES.has(n)) return true;
-  if (n.endsWith('If') && (FAMILIES[n.slice(0, -2)] || OTHER_AGGREGATES.has(n.slice(0, -2)))) return true;
+  const n = normName(call.name);
+  if (FAMILIES.get(n) || OTHER_AGGREGATES.has(n)) return true;
+  if (n.endsWith('If') && (FAMILIES.get(n.slice(0, -2)) || OTHER_AGGREGATES.has(n.slice(0, -2)))) return true;
   const m = COMBINATORS.exec(n);
   if (m && m.index > 0) {
     const base = n.slice(0, m.index);
-    return !!(FAMILIES[base] || OTHER_AGGREGATES.has(base) || FAMILIES[base.replace(/If$/, '')]);
+    return !!(FAMILIES.get(base) || OTHER_AGGREGATES.has(base) || FAMILIES.get(base.replace(/If$/, '')));
   }
   return false;
 }
 
 /** The family computing `call`, or UNSUPPORTED. */
 export function resolveAggregate(call: FunctionCall, ctx: FamilyContext): AggregateImpl {
-  let name = call.name;
+  let name = normName(call.name);
   let args = call.args;
   let cond: Expr | undefined;
-  if (!FAMILIES[name] && name.endsWith('If') && FAMILIES[name.slice(0, -2)]) {
+  if (!FAMILIES.get(name) && name.endsWith('If') && FAMILIES.get(name.slice(0, -2))) {
     name = name.slice(0, -2);
     if (args.length < 1) throw unsupported(call, 'the -If combinator needs a condition argument');
     cond = args[args.length - 1];
@@ -90,8 +100,8 @@ export function resolveAggregate(call: FunctionCall, ctx: FamilyContext): Aggreg
     if (name === 'count' || name === 'uniqExact') name = 'uniqExact';
     else throw unsupported(call, 'DISTINCT is supported only in count(DISTINCT ...)');
   }
-  const f = FAMILIES[name];
-  if (!f) throw unsupported(call, `not supported across shards; supported: ${Object.keys(FAMILIES).join(', ')} (each also with -If)`);
+  const f = FAMILIES.get(name);
+  if (!f) throw unsupported(call, `not supported across shards; supported: ${[...FAMILIES.keys()].join(', ')} (each also with -If)`);
   if (call.params && !['quantile', 'quantiles', 'quantileTDigest', 'topK', 'median'].includes(name)) {
     throw unsupported(call, 'parameters are not supported for this function');
   }

@@ -1,0 +1,107 @@
+// The split itself: what each shard is asked for (partials only, never raw rows, for an aggregate
+// query), where LIMIT is pushed down (only where exact or bounded), and what is refused.
+import { describe, expect, test } from 'vitest';
+import { ScatterError } from '../../../shared/errors.js';
+import { splitQuery } from '../../../shared/partials/index.js';
+import type { SplitContext } from '../../../shared/partials/types.js';
+import { parseSelect, printSelect } from '../../../shared/sql/index.js';
+import type { SelectQuery } from '../../../shared/sql/ast.js';
+
+const CTX: SplitContext = { shardCount: 4, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 1000, shardingKeyColumn: 'uid' };
+const shardSql = (sql: string, ctx: Partial<SplitContext> = {}) => printSelect(splitQuery(parseSelect(sql) as SelectQuery, { ...CTX, ...ctx }).shardQuery);
+const err = (sql: string): ScatterError => {
+  try {
+    splitQuery(parseSelect(sql) as SelectQuery, CTX);
+  } catch (e) {
+    return e as ScatterError;
+  }
+  throw new Error('expected an error');
+};
+
+describe('aggregate queries: keys and partial states only', () => {
+  test('avg becomes sum and count; keys and partials get generated names', () => {
+    const sql = shardSql('SELECT region, avg(v) AS a, count() FROM t WHERE v > 0 GROUP BY region ORDER BY a');
+    expect(sql).toMatch(/^SELECT region AS `?__k0`?, sum\(v\) AS `?__a0`?, count\(v\) AS `?__a1`?, count\(\) AS `?__a2`? FROM t WHERE v > 0 GROUP BY region$/);
+  });
+  test('a function of group keys the coordinator does not evaluate is computed by the shard', () => {
+    expect(shardSql('SELECT upper(region) AS r, count() FROM t GROUP BY region')).toMatch(/upper\(region\) AS `?__e0`?/);
+  });
+  test('the same aggregate written twice is computed once', () => {
+    const sql = shardSql('SELECT count() AS c, count() * 2 FROM t HAVING count() > 1');
+    expect(sql.match(/count\(\)/g)!.length).toBe(1);
+  });
+});
+
+describe('LIMIT push-down', () => {
+  test('ORDER BY all the group keys: exact, each shard returns offset + limit groups', () => {
+    expect(shardSql('SELECT region, count() FROM t GROUP BY region ORDER BY region LIMIT 5, 3')).toMatch(/ORDER BY region LIMIT 8$/);
+  });
+  test('group keys include the sharding key: the shard runs HAVING, ORDER BY and LIMIT', () => {
+    expect(shardSql('SELECT uid, sum(v) AS s FROM t GROUP BY uid HAVING s > 1 ORDER BY s DESC LIMIT 3')).toMatch(/HAVING sum\(v\) > 1 ORDER BY sum\(v\) DESC LIMIT 3$/);
+  });
+  test('ORDER BY count() DESC: shard_size = n * 1.5 + 10 groups', () => {
+    expect(shardSql('SELECT sensor, count() AS c FROM t GROUP BY sensor ORDER BY c DESC LIMIT 10')).toMatch(/ORDER BY count\(\) DESC, sensor LIMIT 25$/);
+  });
+  test('no push-down where it would be inexact', () => {
+    for (const q of [
+      'SELECT sensor, max(v) AS m FROM t GROUP BY sensor ORDER BY m DESC LIMIT 5',
+      'SELECT sensor, count() AS c FROM t GROUP BY sensor HAVING c > 1 ORDER BY sensor LIMIT 5',
+      'SELECT sensor, region, count() FROM t GROUP BY sensor, region ORDER BY sensor LIMIT 5',
+      'SELECT sensor, count() FROM t GROUP BY sensor LIMIT 5',
+    ]) expect(shardSql(q)).not.toMatch(/LIMIT/);
+  });
+});
+
+describe('row queries', () => {
+  test('top k by the sort key plus the tie-breaker, with the sort keys as hidden columns', () => {
+    const sql = shardSql('SELECT uid, v FROM t ORDER BY v DESC LIMIT 10 OFFSET 5');
+    expect(sql).toMatch(/^SELECT uid, v, v AS `?__o0`?, uid AS `?__t0`?, v AS `?__t1`? FROM t ORDER BY v DESC, uid, v LIMIT 16$/);
+  });
+  test('a configured unique key is the tie-breaker', () => {
+    expect(shardSql('SELECT v FROM t ORDER BY v LIMIT 3', { tieBreaker: ['id'] })).toMatch(/ORDER BY v, id LIMIT 4$/);
+  });
+  test('a cursor becomes an after-predicate and drops the offset', async () => {
+    const q = parseSelect('SELECT uid, v FROM t ORDER BY v DESC LIMIT 2') as SelectQuery;
+    const m = splitQuery(q, CTX).createMerger();
+    m.add(0, [{ uid: 1, v: 9, __o0: 9, __t0: 1, __t1: 9 }, { uid: 2, v: 8, __o0: 8, __t0: 2, __t1: 8 }, { uid: 3, v: 7, __o0: 7, __t0: 3, __t1: 7 }],
+      [{ name: 'uid', type: 'UInt32' }, { name: 'v', type: 'Int32' }, { name: '__o0', type: 'Int32' }, { name: '__t0', type: 'UInt32' }, { name: '__t1', type: 'Int32' }]);
+    const page = m.finalize();
+    expect(page.data).toEqual([{ uid: 1, v: 9 }, { uid: 2, v: 8 }]);
+    expect(page.cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    const next = printSelect(splitQuery(q, { ...CTX, cursor: page.cursor! }).shardQuery);
+    expect(next).toContain('WHERE or(or(less(v, 8), isNull(v)), and(equals(v, 8), or(greater(uid, 2), isNull(uid)))');
+    expect(next).toMatch(/LIMIT 3$/);
+  });
+  test('a damaged cursor is BAD_REQUEST', () => {
+    expect(() => splitQuery(parseSelect('SELECT uid FROM t ORDER BY uid LIMIT 2') as SelectQuery, { ...CTX, cursor: 'garbage' })).toThrow(ScatterError);
+  });
+});
+
+describe('refused with UNSUPPORTED and a position', () => {
+  test.each([
+    ['SELECT stddevPop(v) FROM t', /stddevPop/],
+    ['SELECT groupArray(v) FROM t', /groupArray/],
+    ['SELECT sum(v) FROM t GROUP BY r WITH TOTALS', /WITH TOTALS/],
+    ['SELECT sum(v) FROM t GROUP BY r WITH CUBE', /CUBE/],
+    ['SELECT lower(toString(sum(v))) FROM t', /lower|toString/],
+    ['SELECT sum(count()) FROM t', /inside another aggregate/],
+    ['SELECT v FROM t WHERE sum(v) > 1', /WHERE/],
+    ['SELECT * FROM t GROUP BY v', /SELECT \*/],
+  ])('%s', (sql, msg) => {
+    const e = err(sql);
+    expect(e).toBeInstanceOf(ScatterError);
+    expect(e.code).toBe('UNSUPPORTED');
+    expect(e.message).toMatch(msg);
+  });
+  test('the position points at the function', () => {
+    expect(err('SELECT a,\n  stddevPop(v) FROM t').position).toEqual({ line: 2, column: 3 });
+  });
+});
+
+test('aggregate names match case-insensitively where ClickHouse does, and keep the written name', () => {
+  const split = splitQuery(parseSelect('SELECT COUNT(*), Sum(v) FROM t') as SelectQuery, CTX);
+  expect(printSelect(split.shardQuery)).toMatch(/count\(\) AS `?__a0`?, sum\(v\) AS `?__a1`?/i);
+  const m = split.createMerger();
+  m.add(0, [{ __a0: '2', __a1: '5' }], [{ name: '__a0', type: 'UInt64' }, { name: '__a1', type: 'Int64' }]);
+  expect(m.finalize().data).toEqual([{ 'COUNT()': '2', 'Sum(v)': '5' }]);
+});
