@@ -14,11 +14,16 @@ import type { PlanFn } from '../../shared/scatter/run-query.js';
 export const summary = 'show the per-shard SQL, skipped shards, shipped data and the merge, without running the query (--config plans locally; shard processes start only for GLOBAL subqueries)';
 export const usage = 'explain (--config FILE | --url URL) [--json] "SQL"';
 
-/** An invoker that starts local shard processes on first use, i.e. only for GLOBAL subqueries. */
-function lazyLocalInvoker(topo: Topology): ShardInvoker & { stop(): Promise<void> } {
+/**
+ * An invoker that starts local shard processes only when asked: the planner invokes shards only
+ * for GLOBAL subqueries. `warm()` starts them before the query's deadline begins (process start
+ * takes seconds and must not eat the subquery's time budget).
+ */
+function lazyLocalInvoker(topo: Topology): ShardInvoker & { stop(): Promise<void>; warm(): Promise<unknown> } {
   let started: ReturnType<typeof import('../../shared/local/stack.js')['startLocalShards']> | undefined;
   const get = () => (started ??= import('../../shared/local/stack.js').then((m) => m.startLocalShards(topo)));
   return {
+    warm: get,
     async invoke(shard, payload, signal) {
       return (await get()).invoker.invoke(shard, payload, signal);
     },
@@ -43,6 +48,7 @@ export async function run(args: string[]): Promise<number> {
     const topo = loadConfig(target);
     const invoker = lazyLocalInvoker(topo);
     try {
+      if (/\bGLOBAL\b/i.test(sql)) await invoker.warm();
       res = await runExplain({ sql }, { topo, invoker, planQuery: planQuery as PlanFn, explainPlan, hedgeState: createHedgeState(), queryId: randomUUID(), behindApiGateway: false });
     } finally {
       await invoker.stop();

@@ -5,7 +5,8 @@
 import type { Topology, ReplicaConfig } from '../../shared/config/schema.js';
 import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
 import type { ShardInvoker } from '../../shared/scatter/invoker.js';
-import { createLambdaInvoker, shardFunctionNames } from '../../shared/scatter/lambda-invoker.js';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
+import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../../shared/scatter/lambda-invoker.js';
 import { createHedgeState, type HedgeState } from '../../shared/scatter/hedge.js';
 import type { PlanFn } from '../../shared/scatter/run-query.js';
 import type { QueryPlan } from '../../shared/plan/types.js';
@@ -65,14 +66,13 @@ async function createReplicaAccess(replica: ReplicaConfig): Promise<ClickHouseAc
   return createAccess(replica);
 }
 
-export async function loadDefaultDeps(env: NodeJS.ProcessEnv): Promise<CoordinatorDeps> {
+export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): Promise<CoordinatorDeps> {
   const topo = topologyFromEnv(env);
   const [{ planQuery }, { explainPlan }] = await Promise.all([import('../../shared/plan/index.js'), import('../../shared/plan/explain.js')]);
-  const invoker = createLambdaInvoker(topo.shards.length, {
-    maxSockets: Math.max(64, topo.query.maxConcurrency * 2),
-    endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT,
-    functionNames: shardFunctionNames(topo.shards.length, env),
-  });
+  const client = createLambdaClient({ maxSockets: Math.max(64, topo.query.maxConcurrency * 2), endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT });
+  // X-Ray: one subsegment per shard invoke (a no-op outside Lambda, where tracing is off).
+  if (tracer?.isTracingEnabled()) tracer.captureAWSv3Client(client);
+  const invoker = createLambdaInvoker(topo.shards.length, { client, functionNames: shardFunctionNames(topo.shards.length, env) });
   if (topo.distributedCheck) await parityGuard(topo);
   return {
     topo,

@@ -132,6 +132,9 @@ let defaultHandler: ReturnType<typeof createCoordinatorHandler> | undefined;
 
 /** The deployed entry point. Dependencies load on the first invocation (cold start). */
 export const handler = (event: Event, context: Context) => {
-  defaultHandler ??= createCoordinatorHandler(async () => (await import('./deps.js')).loadDefaultDeps(process.env));
+  if (!defaultHandler) {
+    const tools = createTools();
+    defaultHandler = createCoordinatorHandler(async () => (await import('./deps.js')).loadDefaultDeps(process.env, tools.tracer), tools);
+  }
   return defaultHandler(event, context);
 };

@@ -62,6 +62,8 @@ export interface LocalShardsOptions {
 
 /** Shard hosts + the Invoke endpoint + an SDK invoker: what the CLI needs to reach shards with --config. */
 export async function startLocalShards(topo: Topology, opts: LocalShardsOptions = {}): Promise<LocalShards> {
+  // The SDK version is pinned on purpose (FIELD-NOTES); its Node 22 notice is noise on a dev terminal.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
@@ -85,8 +87,6 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   const topo = opts.topo ?? loadTopology(requireConfig(opts.configFile));
   // Metrics go to CloudWatch in AWS; locally EMF lines would only clutter the terminal.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-  // The SDK version is pinned on purpose (FIELD-NOTES); its Node 22 notice is noise on a dev terminal.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
@@ -103,7 +103,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       CH_SCATTER_ADMIN_VIA_INVOKE: '1',
     };
     delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
-    const handler = createCoordinatorHandler(() => loadDefaultDeps(env), createTools({ logLevel: opts.logLevel ?? 'WARN' }));
+    const tools = createTools({ logLevel: opts.logLevel ?? 'WARN' });
+    const handler = createCoordinatorHandler(() => loadDefaultDeps(env, tools.tracer), tools);
     const adminInvoker = shards.invoker;
     const api = await startApiServer({
       port: opts.port ?? 0,
