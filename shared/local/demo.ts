@@ -14,6 +14,8 @@ export const DEMO_DDL = [
   'CREATE DATABASE IF NOT EXISTS analytics',
   `DROP TABLE IF EXISTS ${DEMO_LOCAL}`,
   `CREATE TABLE ${DEMO_LOCAL} (ts DateTime, sensor String, site String, metric String, value Float64, status UInt16) ENGINE = MergeTree ORDER BY (sensor, ts)`,
+  // The destination of the example config's `site-rollup` schedule: its columns plus the two a scheduled run adds.
+  'CREATE TABLE IF NOT EXISTS analytics.site_rollups (site String, rows UInt64, avg_value Float64, _run_time DateTime, _partial UInt8) ENGINE = MergeTree ORDER BY (site, _run_time)',
 ];
 
 /** The generated rows, one per number; the same expression the oracle can run. */
@@ -63,6 +65,9 @@ export function demoExamples(url: string): string {
   ];
   const lines = ['', 'example queries:'];
   for (const q of qs) lines.push(`  npx ch-scatter query --url ${url} "${q}"`);
+  lines.push('', 'the site-rollup schedule runs every 5 minutes; fire it now and read its output:');
+  lines.push(`  curl -s -X POST '${url}/admin/schedule?name=site-rollup'`);
+  lines.push(`  npx ch-scatter query --url ${url} "SELECT * FROM analytics.site_rollups_dist ORDER BY _run_time DESC, site LIMIT 10"`);
   lines.push('', 'or with curl:', `  curl -s ${url}/query -d '{"sql": "${qs[0]}"}'`, `  curl -s ${url}/explain -d '{"sql": "${qs[2]!.replace(/'/g, "'\\''")}"}'`, `  curl -s ${url}/health`, '');
   return lines.join('\n');
 }
