@@ -12,7 +12,7 @@ import type { Normalized } from './analyze.js';
 import { unsupportedAt } from './analyze.js';
 import { afterPredicate, decodeCursor, encodeCursor, queryShapeHash, type CursorKey } from './cursor.js';
 import type { SortSpec } from './evaluator.js';
-import { applyPostClauses, mergeSorted, rowComparator, type WorkRow } from './post-process.js';
+import { applyPostClauses, merge2, rowComparator, type WorkRow } from './post-process.js';
 import type { FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
 import { fromJson } from './values.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
@@ -83,10 +83,18 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   };
 }
 
+type Row = WorkRow & { raw: Record<string, unknown>; shard: number; pos: number };
+
 class RowMerger implements Merger {
-  private lists: { shard: number; rows: (WorkRow & { raw: Record<string, unknown> })[] }[] = [];
+  /** Rows merged so far, in final order (when ordered); truncated to what the page can use. */
+  private acc: Row[] = [];
+  /** Without ORDER BY: each shard's rows, concatenated in shard order at finalize. */
+  private byShard = new Map<number, Row[]>();
   private meta: ColumnMeta[] | undefined;
   private received = 0;
+  private cmp: (a: Row, b: Row) => number;
+  /** How many merged rows can matter: offset + limit + 1 (the +1 tells whether more follow). */
+  private keep: number;
   constructor(
     private n: Normalized,
     private specs: SortSpec[],
@@ -96,7 +104,13 @@ class RowMerger implements Merger {
     private hidden: Set<string>,
     private ctx: SplitContext,
     private o: { pageable: boolean; shape: string; offset: number; distinct: boolean; ordered: boolean },
-  ) {}
+  ) {
+    const base = rowComparator(specs);
+    // Last resort for rows equal on every compared value: shard, then position, so the merge is
+    // deterministic whatever the arrival order.
+    this.cmp = (a, b) => base(a, b) || a.shard - b.shard || a.pos - b.pos;
+    this.keep = n.limit !== undefined && !o.distinct && !n.limitBy ? o.offset + n.limit + 1 : Infinity;
+  }
 
   add(shard: number, rows: Record<string, unknown>[], meta: ColumnMeta[]): void {
     if (!this.meta && meta.length) this.meta = meta;
@@ -105,21 +119,28 @@ class RowMerger implements Merger {
     if (max > 0 && this.received > max) throw new ScatterError('TRANSFER_LIMIT', `the shards returned more than ${max} rows (maxRowsToTransfer)`);
     const types = new Map(meta.map((m) => [m.name, m.type]));
     const outCols = meta.filter((m) => !this.hidden.has(m.name));
-    const list = rows.map((r) => ({
+    const list: Row[] = rows.map((r, pos) => ({
       raw: r,
+      shard,
+      pos,
       out: outCols.map((m) => fromJson(r[m.name], m.type)),
       sort: this.sortCols.map((c) => fromJson(r[c], types.get(c) ?? 'String')),
       by: this.byCols.map((c) => fromJson(r[c], types.get(c) ?? 'String')),
       tie: this.tieCols.map((c) => fromJson(r[c], types.get(c) ?? 'String')),
     }));
-    this.lists.push({ shard, rows: list });
+    // Merge on arrival: one linear merge of the shard's sorted list into the running result,
+    // truncated to the rows the page can still use (bounded memory for ORDER BY ... LIMIT).
+    if (this.o.ordered) {
+      list.sort(this.cmp);
+      this.acc = merge2(this.acc, list, this.cmp, this.keep);
+    } else {
+      this.byShard.set(shard, list);
+    }
   }
 
   finalize(): FinalResult {
     const meta = (this.meta ?? this.n.columns.map((c) => ({ name: c.name ?? exprName(c.written), type: 'String' }))).filter((m) => !this.hidden.has(m.name));
-    const lists = [...this.lists].sort((a, b) => a.shard - b.shard).map((l) => l.rows);
-    const cmp = rowComparator(this.specs);
-    const all = this.o.ordered ? mergeSorted(lists.map((l) => [...l].sort(cmp)), cmp) : lists.flat();
+    const all = this.o.ordered ? this.acc : [...this.byShard.entries()].sort((a, b) => a[0] - b[0]).flatMap((e) => e[1]);
     const page = applyPostClauses(all, { sort: this.specs, distinct: this.o.distinct, limitBy: this.n.limitBy, limit: this.n.limit, offset: this.o.offset });
     const data = page.rows.map((r) => {
       const o: Record<string, unknown> = {};
