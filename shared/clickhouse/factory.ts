@@ -4,7 +4,6 @@
 // process). chdb is only loaded when an embedded replica is asked for.
 import type { ReplicaConfig } from '../config/schema.js';
 import type { ClickHouseAccess } from './port.js';
-import { createHttpAccess } from './http.js';
 
 export interface Credentials {
   username: string;
@@ -13,6 +12,8 @@ export interface Credentials {
 
 export async function createAccess(replica: ReplicaConfig, credentials?: Credentials, opts: { database?: string } = {}): Promise<ClickHouseAccess> {
   if (replica.url) {
+    // Loaded on demand too: an embedded-only process never loads @clickhouse/client.
+    const { createHttpAccess } = await import('./http.js');
     return createHttpAccess({ url: replica.url, username: credentials?.username, password: credentials?.password, database: opts.database });
   }
   if (replica.embedded) {

@@ -5,7 +5,7 @@
 // crash (the process exits mid-invoke; the parent answers Runtime.ExitError and restarts it).
 import { createAccess } from '../clickhouse/factory.js';
 import type { ClickHouseAccess } from '../clickhouse/port.js';
-import { createShardHandler } from '../../functions/shard/handler.js';
+import { createShardHandler } from '../../functions/shard/shard-function.js';
 import type { HostReply, HostRequest, ShardHostSpec } from './shard-host-protocol.js';
 
 const send = (m: HostReply) => {

@@ -1,0 +1,104 @@
+// The shard function's logic without the Lambda wiring: parse the payload, pick the replica's
+// access, run the core shard execution, log (ids, sizes, timings, error kinds; never row data,
+// SQL literals or credentials) and count. handler.ts wraps it with middy + Powertools for AWS;
+// the local stack's shard hosts call it directly (no middy/tracer to load per host process).
+import type { Context } from 'aws-lambda';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
+import { executeShardRequest } from '../../shared/scatter/shard-exec.js';
+import type { ShardFailure, ShardResponse } from '../../shared/scatter/protocol.js';
+
+export interface ShardHandlerDeps {
+  /** The access for replica `i` of this shard; called per request, so cache inside. */
+  getAccess(replica: number): Promise<ClickHouseAccess>;
+  /** This function's shard: requests for another shard are refused (mis-routed). */
+  shard?: number;
+  /** How many replicas this shard has: a payload naming another one is refused. */
+  replicaCount?: number;
+  allowAdmin?: boolean;
+  now?: () => number;
+  logger?: Logger;
+  metrics?: Metrics;
+  maxResponseBytes?: number;
+  /** Stop this long before the Lambda's own timeout, so the answer still gets out. */
+  lambdaSafetyMarginMs?: number;
+}
+
+export type ShardHandlerFn = (event: unknown, context?: Partial<Context>) => Promise<ShardResponse>;
+
+export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
+  const now = deps.now ?? Date.now;
+  const logger = deps.logger ?? new Logger({ serviceName: 'ch-scatter-shard' });
+  return async (event, context) => {
+    const ev = (typeof event === 'object' && event !== null ? { ...(event as Record<string, unknown>) } : event) as Record<string, unknown> | unknown;
+    const shard = num((ev as { shard?: unknown })?.shard);
+    const replica = num((ev as { replica?: unknown })?.replica);
+    const queryId = typeof (ev as { queryId?: unknown })?.queryId === 'string' ? String((ev as { queryId: string }).queryId).slice(0, 256) : undefined;
+    if (queryId) logger.appendKeys({ queryId });
+    try {
+      if (deps.shard !== undefined && shard !== undefined && shard !== deps.shard) {
+        return count(refuse(shard, replica, `request for shard ${shard} reached the function of shard ${deps.shard}`), logger, deps.metrics);
+      }
+      if (replica !== undefined && deps.replicaCount !== undefined && replica >= deps.replicaCount) {
+        return count(refuse(shard, replica, `replica ${replica} does not exist (this shard has ${deps.replicaCount})`), logger, deps.metrics);
+      }
+      // The Lambda's own remaining time caps the deadline: answer before the runtime is killed.
+      const remaining = context?.getRemainingTimeInMillis?.();
+      if (remaining !== undefined && typeof ev === 'object' && ev !== null && typeof (ev as { deadline?: unknown }).deadline === 'number') {
+        const cap = now() + remaining - (deps.lambdaSafetyMarginMs ?? 250);
+        const e = ev as { deadline: number };
+        if (cap < e.deadline) e.deadline = cap;
+      }
+      let access: ClickHouseAccess;
+      try {
+        access = await deps.getAccess(replica ?? 0);
+      } catch (e) {
+        const f: ShardFailure = {
+          ok: false,
+          shard: shard ?? -1,
+          replica: replica ?? -1,
+          error: { kind: 'unavailable', code: 'UNAVAILABLE', message: `cannot set up ClickHouse access: ${(e as Error)?.message ?? String(e)}` },
+        };
+        logger.error('shard access setup failed', { shard, replica, error: f.error.message });
+        return count(f, logger, deps.metrics);
+      }
+      const t0 = now();
+      const res = await executeShardRequest(ev, access, {
+        now,
+        allowAdmin: deps.allowAdmin,
+        maxResponseBytes: deps.maxResponseBytes,
+        onEvent: (e) => {
+          if (e.event !== 'start') logger.warn(`shard query ${e.event}`, { chQueryId: e.chQueryId, detail: e.message });
+        },
+      });
+      const elapsedMs = now() - t0;
+      if (res.ok) {
+        logger.info('shard request done', { shard, replica, attempt: (ev as { attempt?: unknown }).attempt, rows: res.rows.length, elapsedMs, rowsRead: res.statistics.rowsRead });
+      } else {
+        logger.warn('shard request failed', { shard, replica, kind: res.error.kind, code: res.error.code, chCode: res.error.chCode, elapsedMs });
+      }
+      if (deps.metrics) {
+        deps.metrics.addMetric('ShardLatency', MetricUnit.Milliseconds, elapsedMs);
+        deps.metrics.addMetric(res.ok ? 'ShardSuccess' : res.error.kind === 'timeout' ? 'ShardTimeout' : 'ShardError', MetricUnit.Count, 1);
+      }
+      return res;
+    } finally {
+      if (queryId) logger.removeKeys(['queryId']);
+    }
+  };
+}
+
+function count(f: ShardFailure, logger: Logger, metrics?: Metrics): ShardFailure {
+  if (f.error.code === 'BAD_REQUEST') logger.warn('shard request refused', { shard: f.shard, replica: f.replica, code: f.error.code });
+  metrics?.addMetric('ShardError', MetricUnit.Count, 1);
+  return f;
+}
+
+function refuse(shard: number | undefined, replica: number | undefined, message: string): ShardFailure {
+  return { ok: false, shard: shard ?? -1, replica: replica ?? -1, error: { kind: 'error', code: 'BAD_REQUEST', message } };
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
+}
