@@ -46,6 +46,17 @@ function selectAllFrom(database: string, table: string): SelectQuery {
   };
 }
 
+/**
+ * The right side of a GLOBAL IN is a set: duplicates carry nothing, so the statement that runs is
+ * `SELECT DISTINCT ...` (fewer rows shipped to every shard, and the transfer limits count
+ * distinct values). Not when LIMIT / LIMIT BY / WITH TOTALS would make DISTINCT change which
+ * values are in the set, and never for GLOBAL JOIN (row multiplicity matters there).
+ */
+export function asSetQuery(stmt: SelectStatement): SelectStatement {
+  if (stmt.kind !== 'select' || stmt.distinct || stmt.limit || stmt.limitBy || stmt.withTotals) return stmt;
+  return { ...stmt, distinct: true };
+}
+
 function jsonBytes(row: Record<string, unknown>): number {
   return Buffer.byteLength(JSON.stringify(row));
 }
@@ -112,6 +123,7 @@ export async function materializeGlobals(
         }
       }
       if (!stmt) return undefined; // analyze made literal-set GLOBAL INs plain already
+      stmt = asSetQuery(stmt);
       const lhs = rewriteExpr(x.args[0]!, () => undefined);
       const out: FunctionCall = {
         ...x,

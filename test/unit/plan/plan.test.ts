@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { planQuery, planQueryWith, explainPlan, renderExplainText } from '../../../shared/plan/index.js';
 import type { PlanOptions, SubqueryRunner } from '../../../shared/plan/types.js';
 import { parseSelect } from '../../../shared/sql/parse.js';
+import { printSelect } from '../../../shared/sql/print.js';
 import { ScatterError } from '../../../shared/errors.js';
 import { CORPUS } from './corpus.js';
 import { passThroughSplit, testTopology } from './fixtures.js';
@@ -96,6 +97,24 @@ describe('GLOBAL IN / GLOBAL JOIN', () => {
     expect(sql.split(name)).toHaveLength(3);
     expect(sql).not.toMatch(/GLOBAL|SELECT user_id/);
     expect(p.shards.every((s) => s.external.includes(name))).toBe(true);
+  });
+
+  it('a GLOBAL IN right side runs as SELECT DISTINCT (a set); GLOBAL JOIN and LIMITed subqueries run as written', async () => {
+    const seen: string[] = [];
+    const runner: SubqueryRunner = async (stmt) => {
+      seen.push(printSelect(stmt));
+      return { meta: [{ name: 'user_id', type: 'UInt64' }], rows: [{ user_id: '1' }] };
+    };
+    await plan(
+      'SELECT sensor FROM analytics.events_dist AS e GLOBAL JOIN (SELECT user_id FROM analytics.users_dist) AS u USING (user_id) ' +
+        'WHERE user_id GLOBAL IN (SELECT user_id FROM analytics.users_dist) AND user_id GLOBAL NOT IN (SELECT user_id FROM analytics.users_dist LIMIT 3)',
+      { runSubquery: runner },
+    );
+    expect(seen.sort()).toEqual([
+      'SELECT DISTINCT user_id FROM analytics.users_dist',
+      'SELECT user_id FROM analytics.users_dist',
+      'SELECT user_id FROM analytics.users_dist LIMIT 3',
+    ]);
   });
 
   it('max_rows_to_transfer with throw: TRANSFER_LIMIT, HTTP 413', async () => {
