@@ -7,6 +7,7 @@ import type { ShardRequest, ShardSuccess, ShardResponse } from './protocol.js';
 import { InvokeError, type ShardInvoker } from './invoker.js';
 import type { HedgeState } from './hedge.js';
 import type { Limiter } from './fanout.js';
+import { QUERY_ERROR_CODES } from './query-errors.js';
 
 /** CONTRACT reasons for a missing shard. */
 export type MissingReason = 'timeout' | 'error' | 'unavailable' | 'throttled';
@@ -29,6 +30,8 @@ export interface ShardOutcome {
   retried: boolean;
   response?: ShardSuccess;
   message?: string;
+  /** ClickHouse's error code when the shard's ClickHouse rejected the query. */
+  chCode?: number;
   attempts: AttemptRecord[];
 }
 
@@ -78,10 +81,10 @@ export function classifyFailure(e: unknown): { status: MissingReason | 'aborted'
   return { status: 'error', message: e instanceof Error ? e.message : String(e) };
 }
 
-function fromShardFailure(r: Exclude<ShardResponse, ShardSuccess>): { status: MissingReason; message: string } {
+function fromShardFailure(r: Exclude<ShardResponse, ShardSuccess>): { status: MissingReason; message: string; chCode?: number } {
   const k = r.error.kind;
   const status: MissingReason = k === 'cancelled' || k === 'timeout' ? 'timeout' : k === 'unavailable' ? 'unavailable' : 'error';
-  return { status, message: r.error.message };
+  return { status, message: r.error.message, chCode: r.error.chCode };
 }
 
 export function callShard(input: CallShardInput): Promise<ShardOutcome> {
@@ -97,7 +100,7 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
     let hedged = false;
     let retried = false;
     let done = false;
-    let lastFailure: { replica: number; status: MissingReason; message: string } | undefined;
+    let lastFailure: { replica: number; status: MissingReason; message: string; chCode?: number } | undefined;
     let hedgeTimer: NodeJS.Timeout | undefined;
 
     const finish = (o: Omit<ShardOutcome, 'shard' | 'hedged' | 'retried' | 'attempts' | 'elapsedMs'> & { elapsedMs?: number }) => {
@@ -156,22 +159,24 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
         finish({ status: 'ok', replica, response: r });
         return;
       }
-      const f = r ? fromShardFailure(r) : classifyFailure(err);
+      const f: { status: MissingReason | 'aborted'; message: string; chCode?: number } = r ? fromShardFailure(r) : classifyFailure(err);
       if (f.status === 'aborted') {
         attempts.push({ replica, kind, elapsedMs, status: 'aborted', message: f.message });
         if (signal.aborted) onDeadline();
         return;
       }
       attempts.push({ replica, kind, elapsedMs, status: f.status, message: f.message });
-      lastFailure = { replica, status: f.status, message: `replica ${replica}: ${f.message}` };
+      const failure = { replica, status: f.status, message: `replica ${replica}: ${f.message}`, chCode: f.chCode };
+      lastFailure = failure;
       if (inflight.size > 0) return; // a hedge is still running: it may yet answer
       const next = untried();
-      if (next !== undefined && input.deadlineAt - now() > 0 && !signal.aborted) {
+      const deterministic = f.chCode !== undefined && QUERY_ERROR_CODES.has(f.chCode); // another replica would say the same
+      if (next !== undefined && !deterministic && input.deadlineAt - now() > 0 && !signal.aborted) {
         retried = true;
         launch(next, 'retry');
         return;
       }
-      finish({ status: lastFailure.status, replica, message: describeFailures(attempts) });
+      finish({ status: failure.status, replica, message: describeFailures(attempts), ...(failure.chCode !== undefined ? { chCode: failure.chCode } : {}) });
     };
 
     if (signal.aborted) {

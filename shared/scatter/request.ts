@@ -8,7 +8,7 @@ export const MAX_BODY_BYTES = 1_048_576;
 
 export const queryRequestSchema = z
   .object({
-    sql: z.string().min(1, 'sql must be a non-empty string'),
+    sql: z.string().refine((s) => s.trim().length > 0, 'sql must be a non-empty string'),
     timeoutMs: z.number().int().positive().max(900_000).optional(),
     requireComplete: z.boolean().optional(),
     hedge: z.boolean().optional(),

@@ -14,6 +14,7 @@ import type { HedgeState } from './hedge.js';
 import type { ShardOutcome } from './call-shard.js';
 import { computeDeadline, type Deadline } from './deadline.js';
 import { parseQueryRequest, type QueryRequest } from './request.js';
+import { QUERY_ERROR_CODES } from './query-errors.js';
 
 export type PlanFn = (input: string | SelectStatement, topo: Topology, opts: PlanOptions) => Promise<QueryPlan>;
 
@@ -84,6 +85,10 @@ export interface HttpResult {
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
+function queryError(outcomes: ShardOutcome[]): ShardOutcome | undefined {
+  return outcomes.find((o) => o.status === 'error' && o.chCode !== undefined && QUERY_ERROR_CODES.has(o.chCode));
+}
+
 function summarize(total: number, skipped: number, outcomes: ShardOutcome[], missing: MissingShard[]): ShardsSummary {
   return {
     total,
@@ -143,6 +148,10 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   const missing = [...g.missing, ...subMissing];
   const shards = summarize(plan.shards.length, g.skipped.length, g.outcomes, missing);
   const truncated = plan.truncated ?? [];
+  const bad = queryError([...g.outcomes, ...subOutcomes]);
+  if (bad) {
+    throw new ScatterError('QUERY_ERROR', `ClickHouse rejected the query on shard ${bad.shard}: ${stripReplicaPrefix(bad.message ?? '')}`, { details: { shards } });
+  }
 
   if (missing.length > 0 && requireComplete) {
     throw new ScatterError('INCOMPLETE_RESULT', `${missing.length} shard(s) did not answer: ${missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`, {
@@ -192,6 +201,11 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   if (fin.cursor) body.cursor = fin.cursor;
   if (truncated.length > 0) body.truncated = truncated;
   return body;
+}
+
+/** "replica 0 (primary): Code: 47 ..." -> "Code: 47 ..." for a client-facing message. */
+function stripReplicaPrefix(m: string): string {
+  return m.replace(/^replica \d+ \([a-z]+\): /, '').split('; replica ')[0]!;
 }
 
 function errorResult(e: unknown, deps: { onInternalError?: (e: unknown) => void }): HttpResult {

@@ -90,6 +90,9 @@ describe('local stack, healthy: answers equal the single-node oracle', () => {
     expect(syntax.body.error.code).toBe('SYNTAX_ERROR');
     const ro = await post(`${stack.url}/query`, { sql: `INSERT INTO ${DIST} VALUES (1)` });
     expect(ro.status).toBe(400);
+    const unknown = await post(`${stack.url}/query`, { sql: `SELECT nope FROM ${DIST}` });
+    expect(unknown.status, JSON.stringify(unknown.body)).toBe(400);
+    expect(unknown.body.error.code).toBe('QUERY_ERROR');
     const bad = await post(`${stack.url}/query`, '{"sql": 1}');
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).not.toMatch(/at .*\.ts:\d+/);

@@ -140,3 +140,25 @@ describe('runQuery gather', () => {
     expect(invoker.calls).toHaveLength(4);
   });
 });
+
+describe('query errors from ClickHouse', () => {
+  it('a query ClickHouse rejects (unknown identifier) is a 400 QUERY_ERROR, not a partial answer', async () => {
+    const invoker = fakeInvoker((s) => (s === 0 ? { kind: 'ok' } : { kind: 'shardFailure', errKind: 'error', message: 'Code: 47. DB::Exception: Unknown identifier: nope' }));
+    const f = invoker.invoke.bind(invoker);
+    // the fake cannot carry chCode; add it the way a shard does
+    invoker.invoke = async (shard, p, sig) => {
+      const r = await f(shard, p, sig);
+      if (!r.ok) r.error.chCode = 47;
+      return r;
+    };
+    const plan = sumPlan(2);
+    const r = await runQuery({ sql: 'x' }, { topo: topo([1, 1]), invoker, planQuery: async () => plan, hedgeState: createHedgeState(), queryId: 'q' });
+    expect(r.status).toBe(400);
+    expect((r.body as any).error.code).toBe('QUERY_ERROR');
+    expect((r.body as any).error.message).toMatch(/^ClickHouse rejected the query on shard 1: Code: 47/);
+  });
+  it('a blank sql is a 400', async () => {
+    const r = await runQuery({ sql: '   ' }, { topo: topo([1]), invoker: fakeInvoker(() => ({ kind: 'ok' })), planQuery: async () => sumPlan(1), hedgeState: createHedgeState(), queryId: 'q' });
+    expect(r.status).toBe(400);
+  });
+});
