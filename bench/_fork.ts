@@ -13,10 +13,10 @@ export interface Child<T> {
   stop(): Promise<void>;
 }
 
-export async function startChild<T>(name: string, spec: unknown, timeoutMs = 30_000): Promise<Child<T>> {
+export async function startChild<T>(name: string, spec: unknown, timeoutMs = 30_000, nodeArgs: string[] = []): Promise<Child<T>> {
   const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
   const proc = fork(file, [JSON.stringify(spec)], {
-    execArgv: ['--import', pathToFileURL(require.resolve('tsx')).href],
+    execArgv: [...nodeArgs, '--import', pathToFileURL(require.resolve('tsx')).href],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const info = await new Promise<T>((resolve, reject) => {
