@@ -69,6 +69,10 @@ export async function createEmbeddedAccess(opts: EmbeddedAccessOptions): Promise
     }
   }
   const o: Opened = opened!;
+  if (o.path !== dir) {
+    // Two first calls with different directories raced through the import above.
+    throw new ClickHouseError(`chdb allows one data directory per process: this process already uses ${o.path}, cannot open ${dir}`, 'connection');
+  }
   o.refs++;
   return makeAccess(o);
 }

@@ -176,7 +176,14 @@ export class ShardHost {
 
   async invoke(payload: unknown): Promise<unknown> {
     if (this.stopping) throw new RuntimeExitError('shard host is stopping');
-    await this.ready;
+    try {
+      await this.ready;
+    } catch {
+      // The last (re)start failed: try once more for this invocation (a new cold start).
+      if (this.stopping) throw new RuntimeExitError('shard host is stopping');
+      this.ready = this.spawn();
+      await this.ready;
+    }
     const child = this.child!;
     return new Promise((resolve, reject) => {
       const id = this.nextId++;

@@ -110,6 +110,9 @@ describe('embedded access (chdb)', () => {
     const other = fs.mkdtempSync(path.join(os.tmpdir(), 'h5-other-'));
     const err = await createEmbeddedAccess({ path: other }).catch((e: unknown) => e);
     expect(String((err as Error).message)).toMatch(/one data directory per process/);
+    const raced = await Promise.allSettled([createEmbeddedAccess({ path: other }), createEmbeddedAccess({ path: dir })]);
+    expect(raced[0].status).toBe('rejected');
+    if (raced[1].status === 'fulfilled') await raced[1].value.close();
     // The same directory again shares the session.
     const again = await createEmbeddedAccess({ path: dir });
     expect((await again.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
