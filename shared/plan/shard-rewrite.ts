@@ -67,7 +67,7 @@ export function buildShardRewriter(q: SelectQuery, ctx: KeyContext | undefined, 
         return true;
       }
       const items = setItems(rhs);
-      if (!items) return false;
+      if (!items || items.length === 0) return false; // `x IN ()`: nothing to prune
       const perShard: Expr[][] = Array.from({ length: ctx.shardCount }, () => []);
       const owners = ownersOf(ctx, items);
       for (let i = 0; i < items.length; i++) {
