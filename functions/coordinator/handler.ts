@@ -68,7 +68,9 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
   async function onHttp(event: APIGatewayProxyEventV2, context: Context | undefined): Promise<APIGatewayProxyStructuredResultV2> {
     const route = routeOf(event);
     metrics.addMetric(METRIC.request, MetricUnit.Count, 1);
-    const queryId = event.headers?.['x-query-id'] || event.requestContext?.requestId || randomUUID();
+    // A caller may choose the query id (to find its logs); it travels to ClickHouse's query_id, so only plain ids pass.
+    const asked = event.headers?.['x-query-id'];
+    const queryId = asked && /^[A-Za-z0-9._:-]{1,128}$/.test(asked) ? asked : event.requestContext?.requestId || randomUUID();
     logger.appendKeys({ queryId });
     const headers = { 'x-query-id': queryId };
     if (route === 'unknown') return json(404, { error: { code: 'BAD_REQUEST', message: `no route ${event.requestContext.http.method} ${event.rawPath}` } }, headers);

@@ -125,3 +125,16 @@ describe('coordinator handler', () => {
   });
 });
 void topo;
+
+describe('query id', () => {
+  it('a caller-chosen x-query-id is used only when it is a plain id', async () => {
+    const d = deps();
+    const h = createCoordinatorHandler(async () => d, createTools());
+    const ev = http('POST', '/query', { sql: 'x' });
+    ev.headers['x-query-id'] = "x'; KILL QUERY WHERE 1 --";
+    const res = (await h(ev as any, ctx())) as any;
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-query-id']).toBe('r');
+    expect(d.seen).toEqual(['r', 'r']);
+  });
+});
