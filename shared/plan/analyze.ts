@@ -227,12 +227,13 @@ function analyzeJoin(j: JoinClause, topo: Topology, mode: ProductMode, note: (b:
 function keyIsShadowed(q: SelectQuery, key: string, naming: TableNaming): boolean {
   let shadowed = false;
   for (const w of q.with ?? []) if (w.name === key && !isColumnOfMain(w.expr, key, naming)) shadowed = true;
-  for (const { expr } of exprsOfSelect(q)) {
-    walkExpr(expr, (e) => {
-      if (e.alias === key && !isColumnOfMain({ ...e, alias: undefined } as Expr, key, naming)) shadowed = true;
-      // A lambda parameter named like the key shadows it only inside the lambda; pruning never enters lambdas.
-      return undefined;
-    });
-  }
+  // A lambda parameter named like the key shadows it only inside the lambda; pruning never enters lambdas.
+  // (rewriteExpr as a visitor: no per-node allocation over long IN lists.)
+  const visit = (e: Expr): typeof SKIP | undefined => {
+    if (e.kind === 'literal') return SKIP;
+    if (e.alias === key && !isColumnOfMain({ ...e, alias: undefined } as Expr, key, naming)) shadowed = true;
+    return undefined;
+  };
+  mapClausesShared(q, (root) => rewriteExpr(root, visit));
   return shadowed;
 }
