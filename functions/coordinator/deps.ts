@@ -63,7 +63,15 @@ function sinkAccess(topo: Topology, invoker: ShardInvoker, env: NodeJS.ProcessEn
 
 async function createReplicaAccess(replica: ReplicaConfig): Promise<ClickHouseAccess> {
   const { createAccess } = await import('../../shared/clickhouse/factory.js');
-  return createAccess(replica);
+  return createAccess(replica, replica.secret ? await secretCredentials(replica.secret) : undefined);
+}
+
+/** {"username","password"} from Secrets Manager (cached 5 min), as the shard functions read it. */
+async function secretCredentials(secret: string): Promise<{ username: string; password: string }> {
+  const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
+  const v = (await getSecret(secret, { transform: 'json', maxAge: 300 })) as { username?: unknown; password?: unknown } | undefined;
+  if (!v || typeof v.username !== 'string' || typeof v.password !== 'string') throw new Error(`secret ${secret} must be JSON {"username": "...", "password": "..."}`);
+  return { username: v.username, password: v.password };
 }
 
 export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): Promise<CoordinatorDeps> {
