@@ -151,7 +151,7 @@ describe('faults from the config', () => {
     expect(statuses.sort()).toEqual([200, 504]);
   });
 
-  it('a busy function answers 429 -> throttled (and is not retried into a storm)', async () => {
+  it('a busy function answers 429 -> throttled; the holder of the slot still completes', async () => {
     const on6 = sensorsOn.get(6)!.slice(0, 3);
     const holder = post(`${stack.url}/query`, { sql: `SELECT count() AS c FROM ${DIST} WHERE sensor IN (${on6.map((s) => `'${s}'`).join(', ')})`, timeoutMs: 4000 });
     await new Promise((r) => setTimeout(r, 150));
