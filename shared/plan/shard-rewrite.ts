@@ -160,8 +160,14 @@ export function buildShardRewriter(q: SelectQuery, ctx: KeyContext | undefined, 
           const fill = (shard: number): string => {
             const keep = slot.perShard[shard]!;
             if (keep.length === slot.total) {
-              whole ??= printExpr(slot.node.args[1]!);
-              return whole.startsWith('(') ? whole : `(${whole})`;
+              // Exactly as the printer writes this IN's right side: print `__x IN <rhs>`, keep the tail.
+              if (whole === undefined) {
+                const probe: FunctionCall = { ...slot.node, args: [{ kind: 'column', parts: ['__x'] }, slot.node.args[1]!] };
+                delete probe.alias;
+                const printed = printExpr(probe);
+                whole = printed.startsWith('__x IN ') ? printed.slice('__x IN '.length) : `(${printExpr(slot.node.args[1]!)})`;
+              }
+              return whole;
             }
             if (keep.length === 0) return `(${text(items[items.length - 1]!)})`;
             let s = '(';

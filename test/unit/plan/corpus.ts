@@ -71,6 +71,7 @@ export const CORPUS: CorpusEntry[] = [
   { sql: "SELECT sensor, value FROM analytics.events_dist WHERE sensor IN ('s-1', 's-2') ORDER BY value DESC NULLS LAST LIMIT 2 BY sensor" },
   { sql: 'SELECT sensor, value FROM analytics.events_dist WHERE _shard_num IN (1, 3) AND value > 100', note: '_shard_num narrows the shard set' },
   { sql: "SELECT e.sensor, c.one FROM analytics.events_dist AS e RIGHT JOIN (SELECT 's-1' AS sensor, 1 AS one) AS c USING (sensor) WHERE sensor IN ('s-1', 's-2')", note: 'RIGHT JOIN: no skipping or pruning on the key' },
+  { sql: 'SELECT k, v FROM nums_dist WHERE k IN tuple(2) OR k IN 3 OR k IN (1)', compare: true, note: 'unpruned sets keep their spelling' },
   { sql: 'SELECT sensor, value FROM analytics.events_dist WHERE sensor IN ()', compare: true, note: 'an empty set: one shard answers', rejectedBy18: /Expected non-empty parenthesized list/ },
   { sql: "SELECT count() AS c FROM nums_dist WHERE k = 256 OR k IN (-1)", note: 'no value can exist: one shard answers (count 0 keeps its row)' },
 ];

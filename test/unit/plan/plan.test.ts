@@ -234,3 +234,44 @@ describe('explain', () => {
     expect(text).toContain("SELECT sensor FROM analytics.events WHERE sensor IN ('s-1')");
   });
 });
+
+// The intent of ClickHouse's 01756_optimize_skip_unused_shards_rewrite_in, on a UInt8 identity key
+// (like its dist_01756_column) with force_optimize_skip_unused_shards.
+describe('ClickHouse 01756 intent (forced skipping)', () => {
+  const forced = { forceSkipUnusedShards: true };
+  const queried = async (sql: string) => (await plan(sql, forced)).shards.filter((s) => !s.skipped).map((s) => s.sql);
+
+  it('non-constant operands and NOT IN cannot narrow', async () => {
+    for (const w of ['k IN (SELECT 0)', 'k IN (toUInt8(0))', 'k NOT IN (0, 2)', 'k IN (0, NULL)']) {
+      expect((await refusal(`SELECT k FROM nums_dist WHERE ${w}`, forced)).code, w).toBe('UNABLE_TO_SKIP_SHARDS');
+    }
+  });
+
+  it('NOT IN beside an IN: the IN narrows and is pruned, the NOT IN is left whole', async () => {
+    expect(await queried('SELECT k FROM nums_dist WHERE k NOT IN (2, 3) AND k IN (0, 2)')).toEqual([
+      'SELECT k FROM default.nums WHERE k NOT IN (2, 3) AND k IN (0)',
+      'SELECT k FROM default.nums WHERE k NOT IN (2, 3) AND k IN (2)',
+    ]);
+  });
+
+  it('tuple(...) sets, a single-element set, and a string converted to the key type', async () => {
+    expect(await queried('SELECT k FROM nums_dist WHERE k IN tuple(0, 2)')).toHaveLength(2);
+    expect(await queried('SELECT k FROM nums_dist WHERE k IN tuple(2)')).toEqual(['SELECT k FROM default.nums WHERE k IN (tuple(2))']);
+    expect(await queried("SELECT k FROM nums_dist WHERE k IN (0, '255')")).toEqual(["SELECT k FROM default.nums WHERE k IN (0, '255')"]);
+    expect((await refusal("SELECT k FROM nums_dist WHERE k IN (0, '255foo')")).code).toBe('TYPE_MISMATCH');
+    expect((await refusal("SELECT sensor FROM analytics.events_dist WHERE sensor IN (0, 2)")).code).toBe('TYPE_MISMATCH');
+  });
+
+  it('the set in the SELECT list is never pruned, even when the filter is', async () => {
+    const sqls = await queried('SELECT (k IN (0, 2)) AS f FROM nums_dist WHERE k IN (0, 2)');
+    expect(sqls).toEqual(['SELECT k IN (0, 2) AS f FROM default.nums WHERE k IN (0)', 'SELECT k IN (0, 2) AS f FROM default.nums WHERE k IN (2)']);
+  });
+
+  it('signed key: -1 and -2 go where identity(two\'s complement) puts them', async () => {
+    const p = await plan('SELECT k FROM signed_dist WHERE k IN (-1, -2)', forced);
+    // identity of Int8: the value as UInt32, mod 5 slots [0, 1, 1, 2, 3]
+    const slots = [0, 1, 1, 2, 3];
+    const expected = new Set([-1n, -2n].map((v) => slots[Number(BigInt.asUintN(32, v) % 5n)]));
+    expect(new Set(p.shards.filter((s) => !s.skipped).map((s) => s.shard))).toEqual(expected);
+  });
+});
