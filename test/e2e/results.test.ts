@@ -78,6 +78,22 @@ describe('local stack, healthy: answers equal the single-node oracle', () => {
     expect(all.body.data).toEqual([{ c: String(ROWS) }]);
   });
 
+  it('cursor pagination walks a sorted result page by page, equal to the oracle', async () => {
+    const sql = `SELECT sensor, ts, value FROM ${DIST} WHERE status = 500 ORDER BY value DESC, sensor, ts LIMIT 7`;
+    const want = await oracle.query(sql.replace(DIST, LOCAL).replace('LIMIT 7', 'LIMIT 21'));
+    const pages: Record<string, unknown>[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < 3; i++) {
+      const r = await post(`${stack.url}/query`, cursor ? { sql, cursor } : { sql });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.rows).toBe(7);
+      pages.push(...r.body.data);
+      cursor = r.body.cursor;
+      expect(typeof cursor).toBe('string');
+    }
+    expect(pages).toEqual(want.rows);
+  });
+
   it('/explain, /health and the error shapes', async () => {
     const ex = await post(`${stack.url}/explain`, { sql: `SELECT count() FROM ${DIST} WHERE sensor = 's-7'` });
     expect(ex.status).toBe(200);
