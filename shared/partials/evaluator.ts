@@ -9,7 +9,7 @@ import type { Expr, FunctionCall, Literal } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
 import {
   compareValues, intInfo, isFloatType, isNullable, isIntType, stripNullable, toNumber, wrapInt, nullable,
-  compareStrings, isNaNValue, type Value,
+  compareStrings, isNaNValue, decimalScale, type Value,
 } from './values.js';
 
 export interface Typed {
@@ -141,6 +141,7 @@ export function evalError(msg: string, e?: Expr): ScatterError {
 export function evaluate(e: Expr, lookup: (e: Expr) => Typed | undefined): Typed {
   const b = lookup(e);
   if (b) return b;
+
   switch (e.kind) {
     case 'literal':
       return literalTyped(e);
@@ -213,7 +214,16 @@ function arith(name: string, a: Typed, b: Typed, e: FunctionCall): Typed {
   return { v: wrapInt(v, t), t: wrapT(t) };
 }
 
-function cmp(name: string, a: Typed, b: Typed): Typed {
+/** A Decimal (scaled bigint) as a double, for comparisons only. */
+function undec(x: Typed): Typed {
+  const sc = decimalScale(x.t);
+  if (sc === undefined || x.v === null) return x;
+  return { v: Number(x.v as bigint) / 10 ** sc, t: isNullable(x.t) ? 'Nullable(Float64)' : 'Float64' };
+}
+
+function cmp(name: string, a0: Typed, b0: Typed): Typed {
+  const a = undec(a0);
+  const b = undec(b0);
   const nul = isNullable(a.t) || isNullable(b.t);
   if (a.v === null || b.v === null) return { v: null, t: 'Nullable(UInt8)' };
   let r: boolean;
@@ -300,6 +310,12 @@ function evalCall(e: FunctionCall, lookup: (e: Expr) => Typed | undefined): Type
       break;
   }
   const args = e.args.map(ev);
+  // Decimal values are scaled bigints; only comparisons are evaluated on them here (arithmetic
+  // would need ClickHouse's Decimal result types).
+  const CMP = ['equals', 'notEquals', 'less', 'greater', 'lessOrEquals', 'greaterOrEquals'];
+  if (!CMP.includes(name) && args.some((x) => decimalScale(x.t) !== undefined)) {
+    throw evalError(`${name} over a Decimal value is not evaluated on the coordinator (compare it, or cast it to Float64 inside the aggregate)`, e);
+  }
   // A bare NULL literal makes the whole call Nullable(Nothing), as in ClickHouse.
   if (args.some((x) => x.t === 'Nullable(Nothing)')) return { v: null, t: 'Nullable(Nothing)' };
   if (['plus', 'minus', 'multiply', 'divide', 'intDiv', 'modulo'].includes(name)) {

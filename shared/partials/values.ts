@@ -38,6 +38,33 @@ export function isArrayType(t: string): string | undefined {
   return m ? m[1] : undefined;
 }
 
+/** Scale S of Decimal(P, S) / Decimal32(S) / Decimal64(S) / Decimal128(S) / Decimal256(S). */
+export function decimalScale(t: string): number | undefined {
+  const b = stripNullable(t);
+  const m = /^Decimal\(\s*\d+\s*,\s*(\d+)\s*\)$/.exec(b) ?? /^Decimal(?:32|64|128|256)\(\s*(\d+)\s*\)$/.exec(b);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Decimal text or JSON number -> integer scaled by 10^scale (exact for text). */
+export function parseDecimal(v: unknown, scale: number): bigint {
+  let txt = typeof v === 'number' ? v.toFixed(Math.min(scale, 20)) : String(v).trim();
+  const neg = txt.startsWith('-');
+  if (neg || txt.startsWith('+')) txt = txt.slice(1);
+  const [ip, fp = ''] = txt.split('.');
+  const frac = (fp + '0'.repeat(scale)).slice(0, scale);
+  const n = BigInt((ip || '0') + frac);
+  return neg ? -n : n;
+}
+
+/** Scaled integer -> decimal text without trailing zeros (ClickHouse's JSON spelling). */
+export function formatDecimal(v: bigint, scale: number): string {
+  const neg = v < 0n;
+  const a = (neg ? -v : v).toString().padStart(scale + 1, '0');
+  const ip = a.slice(0, a.length - scale);
+  const fp = a.slice(a.length - scale).replace(/0+$/, '');
+  return `${neg ? '-' : ''}${ip}${fp ? `.${fp}` : ''}`;
+}
+
 /** Parse one JSON value of ClickHouse type `t` into the coordinator representation. */
 export function fromJson(v: unknown, t: string): Value {
   if (v === null || v === undefined) {
@@ -45,6 +72,8 @@ export function fromJson(v: unknown, t: string): Value {
     return isFloatType(t) && !isNullable(t) ? NaN : null;
   }
   const base = stripNullable(t);
+  const scale = decimalScale(base);
+  if (scale !== undefined) return parseDecimal(v, scale); // Decimals: exact scaled bigints
   if (isIntType(base)) {
     if (typeof v === 'bigint') return v;
     if (typeof v === 'number') return BigInt(Math.trunc(v));
@@ -89,6 +118,8 @@ export function tupleTypes(t: string): string[] | undefined {
 export function toJson(v: Value, t: string): unknown {
   if (v === null) return null;
   const base = stripNullable(t);
+  const scale = decimalScale(base);
+  if (scale !== undefined && typeof v === 'bigint') return Number(formatDecimal(v, scale));
   if (typeof v === 'bigint') {
     const info = intInfo(base);
     if (info && info.bits <= 32) return Number(v);

@@ -3,7 +3,8 @@
 // (a single node returns one of the tied a's, unspecified which).
 import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl } from './family.js';
-import { aggCall } from './family.js';
+import { aggCall, andCond } from './family.js';
+import { fn } from '../ast-build.js';
 import { compareValues, defaultOf, type Value } from '../values.js';
 
 export function argMinMaxFamily(kind: 'argMin' | 'argMax', call: FunctionCall, args: Expr[], cond: Expr | undefined): AggregateImpl {
@@ -12,7 +13,13 @@ export function argMinMaxFamily(kind: 'argMin' | 'argMax', call: FunctionCall, a
   const by = kind === 'argMin' ? 'min' : 'max';
   return {
     call,
-    shardExprs: [aggCall(kind, args, cond), aggCall(by, [args[1]!], cond), aggCall('count', [args[1]!], cond)],
+    // ClickHouse skips rows whose argument (or value) is NULL, so the companion min/max and count
+    // look at the same rows: those with a non-NULL argument.
+    shardExprs: [
+      aggCall(kind, args, cond),
+      aggCall(by, [args[1]!], andCond(fn('isNotNull', [args[0]!]), cond)),
+      aggCall('count', [args[1]!], andCond(fn('isNotNull', [args[0]!]), cond)),
+    ],
     describe: `${kind}: the argument of the best ${by} over shards`,
     newState() {
       let best: { a: Value; v: Value } | undefined;

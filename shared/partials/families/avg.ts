@@ -3,7 +3,7 @@
 import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl } from './family.js';
 import { aggCall } from './family.js';
-import { isNullable, wrapInt, type Value } from '../values.js';
+import { decimalScale, isNullable, wrapInt, type Value } from '../values.js';
 import { sumInShardOrder } from './sum.js';
 
 export function avgFamily(call: FunctionCall, args: Expr[], cond: Expr | undefined): AggregateImpl {
@@ -31,7 +31,9 @@ export function avgFamily(call: FunctionCall, args: Expr[], cond: Expr | undefin
           const t = types?.[0] ?? sumType;
           const nullableOut = isNullable(t);
           if (n === 0n) return { value: nullableOut ? null : NaN, type: nullableOut ? 'Nullable(Float64)' : 'Float64' };
-          return { value: (floats.length ? sumInShardOrder(floats) : Number(s)) / Number(n), type: nullableOut ? 'Nullable(Float64)' : 'Float64' };
+          // A Decimal sum arrives scaled by 10^S.
+          const scale = decimalScale(t) ?? 0;
+          return { value: (floats.length ? sumInShardOrder(floats) : Number(s) / 10 ** scale) / Number(n), type: nullableOut ? 'Nullable(Float64)' : 'Float64' };
         },
       };
     },

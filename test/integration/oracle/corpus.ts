@@ -84,6 +84,11 @@ for (const t of T) {
     { sql: `SELECT region, uid, f FROM ${t} ORDER BY region, f DESC, uid LIMIT 2 BY region` },
     { sql: `SELECT uid, f FROM ${t} WHERE sensor = 's-7' ORDER BY f, uid` },
     { sql: `SELECT * FROM ${t} ORDER BY f DESC, uid LIMIT 3` },
+    // Decimal
+    { sql: `SELECT sum(amount), min(amount), max(amount), avg(amount), any(amount) * 0 = 0 FROM ${t} WHERE uid = 3`, expectError: 'UNSUPPORTED' },
+    { sql: `SELECT sum(amount), min(amount), max(amount), avg(amount), uniqExact(amount) > 0 FROM ${t}` },
+    { sql: `SELECT region, sum(amount) AS a, maxIf(amount, flag = 1) FROM ${t} GROUP BY region HAVING a > 0 ORDER BY a DESC, region` },
+    { sql: `SELECT uid, amount FROM ${t} ORDER BY amount DESC, uid LIMIT 5` },
   );
 }
 

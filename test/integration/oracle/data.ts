@@ -13,7 +13,8 @@ export const DDL_COLUMNS = `
   d Date,
   ts DateTime,
   big UInt64,
-  flag UInt8`;
+  flag UInt8,
+  amount Decimal(12, 2)`;
 
 export function ddl(table: string): string {
   return `CREATE TABLE IF NOT EXISTS ${table} (${DDL_COLUMNS}) ENGINE = MergeTree ORDER BY (sensor, uid)`;
@@ -50,7 +51,9 @@ export function generateRows(count: number, seed = 42): Record<string, unknown>[
     const ts = new Date(Date.UTC(2024, 0, 1) + Math.floor(r() * 60 * 86400) * 1000).toISOString().slice(0, 19).replace('T', ' ');
     const big = (BigInt(Math.floor(r() * 2 ** 31)) * 4294967296n + BigInt(Math.floor(r() * 2 ** 32))).toString();
     const flag = r() < 0.3 ? 1 : 0;
-    rows.push({ uid, sensor, region, v, f, n, s, d, ts, big, flag });
+    const cents = Math.floor(r() * 2_000_000) - 500_000;
+    const amount = `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
+    rows.push({ uid, sensor, region, v, f, n, s, d, ts, big, flag, amount });
   }
   return rows;
 }
