@@ -1,0 +1,55 @@
+// N Debian clickhouse-server 18.16 instances for the e2e bench, through scripts/ch-cluster.sh
+// (HTTP on portBase+i, native TCP on portBase+50+i), in a fresh temp dir removed on stop.
+// Not test/support/ch-servers.ts: that one registers vitest hooks.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), '../scripts/ch-cluster.sh');
+
+export interface BenchCluster {
+  urls: string[];
+  cluster: string;
+  stop(): Promise<void>;
+}
+
+export async function startCluster(n: number, portBase: number, cluster = 'scatter'): Promise<BenchCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'ch-bench-'));
+  const args = (cmd: string) => [SCRIPT, cmd, String(n), String(portBase), dir];
+  const env = { ...process.env, CH_CLUSTER_NAME: cluster, CH_EXTRA_CLUSTERS: '' };
+  const stop = async () => {
+    await run('bash', args('stop'), { env, timeout: 60_000 }).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const onExit = () => void stop();
+  try {
+    await run('bash', args('start'), { env, timeout: 120_000 });
+  } catch (e) {
+    await stop();
+    const err = e as { stderr?: string; message: string };
+    throw new Error(`could not start ${n} clickhouse-server instances (is /usr/sbin/clickhouse-server installed? scripts/install-deps.sh): ${err.stderr || err.message}`);
+  }
+  process.once('SIGINT', onExit);
+  return {
+    urls: Array.from({ length: n }, (_, i) => `http://127.0.0.1:${portBase + i}`),
+    cluster,
+    stop: async () => {
+      process.removeListener('SIGINT', onExit);
+      await stop();
+    },
+  };
+}
+
+/** One statement or query over HTTP; returns the body text, throws with ClickHouse's message. */
+export async function chHttp(url: string, sql: string, params: Record<string, string> = {}): Promise<string> {
+  const u = new URL(url);
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+  const res = await fetch(u, { method: 'POST', body: sql });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`ClickHouse ${res.status}: ${text.slice(0, 300)} (SQL: ${sql.slice(0, 120)})`);
+  return text;
+}

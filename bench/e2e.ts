@@ -1,0 +1,186 @@
+// ch-scatter against ClickHouse's own Distributed table (issue 7 item 1), on the same servers and
+// the same data, in the same run:
+//   - three Debian clickhouse-server 18.16 instances on loopback (ports 19600-19602 HTTP,
+//     19650-19652 native), each holding one shard of default.events (id % 3 = shard, i.e. the
+//     identity sharding key on the UInt64 `id`; 18.16 has no xxHash64) and of default.users;
+//   - Distributed tables events_dist / users_dist on server 0, queried over HTTP (FORMAT JSON);
+//   - ch-scatter: runQuery (the coordinator core) in THIS process, shard functions hosted by the
+//     local stack (startLocalShards: one shard-host process per shard running the real shard
+//     handler with the HTTP ClickHouse adapter) behind the local Lambda Invoke endpoint, reached
+//     through the real @aws-sdk/client-lambda invoker.
+// A third path isolates the Lambda hop: the same runQuery with an IN-PROCESS invoker that calls the
+// shard core (executeShardRequest + the HTTP adapter) directly, answers JSON round-tripped as the
+// Invoke API would (ch_scatter_inproc_ms). The paths alternate per repetition; medians of wall time per query. Each query's answers are
+// compared (floats to 9 significant digits): a fast wrong answer would not count.
+import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { parseTopology } from '../shared/config/load.js';
+import { planQuery } from '../shared/plan/index.js';
+import { runQuery, type QueryResponse } from '../shared/scatter/run-query.js';
+import { createHedgeState } from '../shared/scatter/hedge.js';
+import { startLocalShards } from '../shared/local/stack.js';
+import { createHttpAccess } from '../shared/clickhouse/http.js';
+import { executeShardRequest } from '../shared/scatter/shard-exec.js';
+import type { ShardInvoker } from '../shared/scatter/invoker.js';
+import type { ShardResponse } from '../shared/scatter/protocol.js';
+import { chHttp, startCluster } from './_ch-cluster.js';
+import { quantile, r2, table } from './_stats.js';
+
+const PORT_BASE = 19600;
+const SHARDS = 3;
+
+const QUERIES: Record<string, { sql: string; note: string }> = {
+  full_aggregate: { sql: 'SELECT count() AS c, sum(amount) AS s, avg(amount) AS a, max(user) AS mx FROM default.events_dist', note: 'scan of every row' },
+  group_by_order_limit: {
+    sql: 'SELECT user, count() AS c, sum(amount) AS s FROM default.events_dist GROUP BY user ORDER BY c DESC, user LIMIT 10',
+    note: 'high-cardinality GROUP BY (~30k users), top 10 by count',
+  },
+  in_list_sharding_key: {
+    sql: 'SELECT count() AS c, sum(amount) AS s FROM default.events_dist WHERE id IN (3, 300, 3000, 30000, 300000, 900003)',
+    note: 'every id is 0 mod 3: ch-scatter asks shard 0 only; 18.16 asks all three',
+  },
+  global_in: {
+    sql: "SELECT count() AS c, sum(amount) AS s FROM default.events_dist WHERE user GLOBAL IN (SELECT user FROM default.users_dist WHERE country = 'NL')",
+    note: 'subquery over users_dist shipped to every shard',
+  },
+};
+
+function normalize(rows: Record<string, unknown>[]): string {
+  const v = (x: unknown): unknown => {
+    const n = typeof x === 'number' ? x : typeof x === 'string' && /^-?\d+\.\d*(e[-+]?\d+)?$/i.test(x) ? Number(x) : undefined;
+    return n === undefined ? x : Number(n.toPrecision(9));
+  };
+  return JSON.stringify(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, x]) => [k, v(x)]))));
+}
+
+export async function run(opts: { quick: boolean }): Promise<{ table: string; json: Record<string, unknown> }> {
+  setMaxListeners(0);
+  const rows = opts.quick ? 1_000_000 : 3_000_000;
+  const reps = opts.quick ? 5 : 15;
+  const cluster = await startCluster(SHARDS, PORT_BASE, 'scatter');
+  const json: Record<string, unknown> = {};
+  const out: (string | number)[][] = [];
+  let shards: Awaited<ReturnType<typeof startLocalShards>> | undefined;
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    const tLoad = Date.now();
+    await Promise.all(
+      cluster.urls.map(async (url, i) => {
+        await chHttp(url, 'CREATE TABLE default.events (id UInt64, user UInt32, sensor UInt32, amount Float64, day Date) ENGINE = MergeTree ORDER BY id');
+        await chHttp(url, 'CREATE TABLE default.users (user UInt32, country String) ENGINE = MergeTree ORDER BY user');
+        // Each server generates exactly its own shard: id % 3 = i is identity placement over slots [0,1,2].
+        // user = floor(u^2 / 1e5) for a hashed u < 1e5: a skewed distribution, so the top 10 by count is clear-cut.
+        await chHttp(url, `INSERT INTO default.events SELECT number AS id, toUInt32(intDiv(u * u, 100000)) AS user, toUInt32(number % 1000) AS sensor, (number % 1000) / 10 AS amount, toDate('2024-01-01') + number % 365 AS day FROM (SELECT number, intHash32(number) % 100000 AS u FROM numbers(${rows})) WHERE number % ${SHARDS} = ${i}`);
+        await chHttp(url, `INSERT INTO default.users SELECT toUInt32(number) AS user, if(number % 100 = 0, 'NL', 'XX') AS country FROM numbers(100000) WHERE number % ${SHARDS} = ${i}`);
+      }),
+    );
+    const head = cluster.urls[0]!;
+    await chHttp(head, 'CREATE TABLE default.events_dist AS default.events ENGINE = Distributed(scatter, default, events, id)');
+    await chHttp(head, 'CREATE TABLE default.users_dist AS default.users ENGINE = Distributed(scatter, default, users, user)');
+    const loadMs = Date.now() - tLoad;
+
+    const topo = parseTopology({
+      cluster: 'scatter',
+      shards: cluster.urls.map((url) => ({ weight: 1, replicas: [{ url }] })),
+      tables: {
+        'default.events_dist': { local: 'default.events', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } },
+        'default.users_dist': { local: 'default.users', shardingKey: { column: 'user', type: 'UInt32', function: 'identity' } },
+      },
+      query: { timeoutMs: 60_000 },
+    });
+    shards = await startLocalShards(topo);
+    const hedgeState = createHedgeState();
+    const accesses = cluster.urls.map((url) => createHttpAccess({ url }));
+    closers.push(async () => { await Promise.all(accesses.map((a) => a.close())); });
+    const inproc: ShardInvoker = {
+      invoke: async (shard, payload, signal) =>
+        JSON.parse(JSON.stringify(await executeShardRequest(payload, accesses[shard]!, { now: Date.now, signal }))) as ShardResponse,
+    };
+    const inprocState = createHedgeState();
+    const scatterWith = async (sql: string, invoker: ShardInvoker, state: typeof hedgeState) => {
+      const r = await runQuery({ sql }, { topo, invoker, planQuery, hedgeState: state, queryId: randomUUID(), behindApiGateway: false });
+      if (r.status !== 200) throw new Error(`ch-scatter ${r.status}: ${JSON.stringify(r.body).slice(0, 400)}`);
+      return r.body as QueryResponse;
+    };
+    const scatter = (sql: string) => scatterWith(sql, shards!.invoker, hedgeState);
+    const scatterInproc = (sql: string) => scatterWith(sql, inproc, inprocState);
+    const distributed = async (sql: string) => {
+      const text = await chHttp(head, `${sql} FORMAT JSON`, { output_format_json_quote_64bit_integers: '1' });
+      return JSON.parse(text) as { data: Record<string, unknown>[]; statistics: { rows_read: number; elapsed: number } };
+    };
+
+    // The engine floor under ch-scatter: the planned shard SQL sent straight to the queried shards
+    // in parallel over HTTP (no coordinator, no Invoke, no shard host). GLOBAL IN is left out
+    // (its shard SQL needs the shipped external table).
+    const direct = async (sql: string) => {
+      const plan = await planQuery(sql, topo, {});
+      const t0 = performance.now();
+      await Promise.all(plan.shards.filter((p) => !p.skipped).map((p) => chHttp(cluster.urls[p.shard]!, `${p.sql!} FORMAT JSON`, { output_format_json_quote_64bit_integers: '1' })));
+      return performance.now() - t0;
+    };
+
+    for (const [name, q] of Object.entries(QUERIES)) {
+      const dMs: number[] = [];
+      const sMs: number[] = [];
+      const xMs: number[] = [];
+      const iMs: number[] = [];
+      const slowestShard: number[] = [];
+      let d = await distributed(q.sql); // warm-up (and the answers to compare)
+      let s = await scatter(q.sql);
+      d = await distributed(q.sql);
+      s = await scatter(q.sql);
+      for (let i = 0; i < reps; i++) {
+        // Alternate which goes first so neither always runs on a warmer cache.
+        const order = i % 2 === 0 ? (['d', 's'] as const) : (['s', 'd'] as const);
+        for (const which of order) {
+          const t0 = performance.now();
+          if (which === 'd') d = await distributed(q.sql);
+          else s = await scatter(q.sql);
+          (which === 'd' ? dMs : sMs).push(performance.now() - t0);
+          if (which === 's') slowestShard.push(Math.max(...s.statistics.shards.map((x) => x.elapsedMs)));
+        }
+        if (name !== 'global_in') xMs.push(await direct(q.sql));
+        const t1 = performance.now();
+        const si = await scatterInproc(q.sql);
+        iMs.push(performance.now() - t1);
+        if (normalize(si.data) !== normalize(s.data)) throw new Error(`${name}: the in-process path answered differently`);
+      }
+      const same = normalize(d.data) === normalize(s.data);
+      const e = {
+        distributed_ms: r2(quantile(dMs, 0.5)),
+        ch_scatter_ms: r2(quantile(sMs, 0.5)),
+        ratio: 0,
+        rows_scanned: s.statistics.rowsRead,
+        distributed_rows_read: d.statistics.rows_read,
+        shards_queried: s.shards.queried,
+        ch_scatter_inproc_ms: r2(quantile(iMs, 0.5)),
+        ratio_inproc: r2(quantile(iMs, 0.5) / quantile(dMs, 0.5)),
+        direct_shard_sql_ms: xMs.length ? r2(quantile(xMs, 0.5)) : null,
+        slowest_shard_call_ms: r2(quantile(slowestShard, 0.5)),
+        distributed_p90_ms: r2(quantile(dMs, 0.9)),
+        ch_scatter_p90_ms: r2(quantile(sMs, 0.9)),
+        same_result: same,
+        repetitions: reps,
+        note: q.note,
+        ...(same ? {} : { distributed_answer: d.data.slice(0, 3), ch_scatter_answer: s.data.slice(0, 3) }),
+      };
+      e.ratio = r2(e.ch_scatter_ms / e.distributed_ms);
+      json[name] = e;
+      out.push([name, e.distributed_ms, e.ch_scatter_ms, e.ratio, e.ch_scatter_inproc_ms, e.ratio_inproc, e.direct_shard_sql_ms ?? '-', e.slowest_shard_call_ms, e.rows_scanned, e.distributed_rows_read, e.shards_queried, same ? 'yes' : 'NO']);
+    }
+    json.rows = rows;
+    json.load_ms = loadMs;
+  } finally {
+    for (const c of closers) await c().catch(() => undefined);
+    await shards?.stop();
+    await cluster.stop();
+  }
+  json.method = `3 x clickhouse-server 18.16 on loopback; Distributed table over HTTP on server 0 vs runQuery in-process + shard functions (shard-host processes, HTTP adapter) behind the local Invoke endpoint via the AWS SDK; alternating, median of ${reps}`;
+  json.target = 'ratio <= 1.3 on scans of >= 1M rows; < 1 where pruning narrows (in_list_sharding_key)';
+  return {
+    table:
+      table(['query', 'Distributed ms', 'ch-scatter ms', 'ratio', 'ch-scatter in-proc ms', 'in-proc ratio', 'shard SQL direct ms', 'slowest shard call ms', 'rows scanned (ch-scatter)', 'rows read (Distributed)', 'shards asked', 'same answer'], out) +
+      `\n(${rows.toLocaleString('en-US')} rows over 3 shards; medians of ${reps} alternating runs)`,
+    json,
+  };
+}
