@@ -153,6 +153,7 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
         return;
       }
       if (r && r.ok) {
+        state.replicaResult(shard, replica, true);
         attempts.push({ replica, kind, elapsedMs, status: 'ok' });
         state.shard(shard).record(elapsedMs);
         state.all.record(elapsedMs);
@@ -166,6 +167,9 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
         return;
       }
       attempts.push({ replica, kind, elapsedMs, status: f.status, message: f.message });
+      // A replica that cannot serve (down, crashed, erroring) is avoided as primary for a while;
+      // a throttle is about the function, and a query error about the query, not the replica.
+      if (f.status === 'unavailable' || (f.status === 'error' && !(f.chCode !== undefined && QUERY_ERROR_CODES.has(f.chCode)))) state.replicaResult(shard, replica, false);
       const failure = { replica, status: f.status, message: `replica ${replica}: ${f.message}`, chCode: f.chCode };
       lastFailure = failure;
       if (inflight.size > 0) return; // a hedge is still running: it may yet answer

@@ -16,6 +16,9 @@ export const COLD_START_HEDGE_DELAY_MS = 250;
 /** Never hedge sooner than this: scheduling jitter on a fast shard is not a straggler. */
 export const MIN_HEDGE_DELAY_MS = 2;
 
+/** A replica that failed is not picked as primary for this long (it is still a retry/hedge target). */
+export const SUSPECT_MS = 5_000;
+
 export class LatencyWindow {
   private readonly buf: number[] = [];
   private next = 0;
@@ -73,13 +76,20 @@ export interface HedgeState {
   shard(shard: number): LatencyWindow;
   readonly all: LatencyWindow;
   bucket(maxExtraPercent: number): TokenBucket;
-  /** Round-robin primary replica, so every replica keeps serving (and keeps its latency known). */
+  /**
+   * Round-robin primary replica, so every replica keeps serving (and keeps its latency known),
+   * skipping a replica that failed within the last SUSPECT_MS while another one has not.
+   */
   nextReplica(shard: number, replicas: number): number;
+  /** Outcome of one attempt against a replica (feeds the skip-recently-failed rule). */
+  replicaResult(shard: number, replica: number, ok: boolean): void;
   /** Delay after which a request to `shard` gets hedged. */
   hedgeDelayMs(shard: number, quantile: number): number;
 }
 
-export function createHedgeState(opts: { windowSize?: number; minSamples?: number; coldStartDelayMs?: number } = {}): HedgeState {
+export function createHedgeState(opts: { windowSize?: number; minSamples?: number; coldStartDelayMs?: number; now?: () => number } = {}): HedgeState {
+  const now = opts.now ?? Date.now;
+  const failedAt = new Map<string, number>(); // "shard/replica" -> last failure time
   const windows = new Map<number, LatencyWindow>();
   const all = new LatencyWindow(opts.windowSize ?? DEFAULT_WINDOW_SIZE);
   const buckets = new Map<number, TokenBucket>();
@@ -103,7 +113,17 @@ export function createHedgeState(opts: { windowSize?: number; minSamples?: numbe
     nextReplica(shard, replicas) {
       const i = rr.get(shard) ?? 0;
       rr.set(shard, i + 1);
-      return i % replicas;
+      const t = now();
+      for (let k = 0; k < replicas; k++) {
+        const r = (i + k) % replicas;
+        const f = failedAt.get(`${shard}/${r}`);
+        if (f === undefined || t - f > SUSPECT_MS) return r;
+      }
+      return i % replicas; // every replica failed recently: plain round-robin
+    },
+    replicaResult(shard, replica, ok) {
+      if (ok) failedAt.delete(`${shard}/${replica}`);
+      else failedAt.set(`${shard}/${replica}`, now());
     },
     hedgeDelayMs(shard, quantile) {
       const w = win(shard);

@@ -146,3 +146,30 @@ describe('callShard hedging', () => {
     expect(inv.calls).toHaveLength(2);
   });
 });
+
+describe('replica choice', () => {
+  it('round-robins primaries but skips a replica that failed recently, until it recovers', () => {
+    let t = 0;
+    const s = createHedgeState({ now: () => t });
+    expect([0, 1, 2, 3].map(() => s.nextReplica(0, 2))).toEqual([0, 1, 0, 1]);
+    s.replicaResult(0, 0, false);
+    expect([0, 1, 2, 3].map(() => s.nextReplica(0, 2))).toEqual([1, 1, 1, 1]);
+    t += 6_000; // suspicion expires
+    expect([0, 1].map(() => s.nextReplica(0, 2))).toEqual([0, 1]);
+    s.replicaResult(0, 1, false);
+    s.replicaResult(0, 0, false);
+    expect(s.nextReplica(0, 2)).toBe(0); // all suspect: plain round-robin
+  });
+  it('a crashed replica is retried around once, then avoided as primary', async () => {
+    const state = createHedgeState();
+    const crash = (_s: number, r: number): Behaviour => (r === 0 ? { kind: 'throw', error: new InvokeError('unhandled', 'exit', 'Runtime.ExitError') } : { kind: 'ok', delayMs: 1 });
+    const first = call(0, 2, crash, { state, enabled: false });
+    expect((await first.p).status).toBe('ok');
+    expect(first.inv.calls.map((c) => c.replica)).toEqual([0, 1]);
+    for (let i = 0; i < 3; i++) {
+      const next = call(0, 2, crash, { state, enabled: false });
+      expect((await next.p).retried).toBe(false);
+      expect(next.inv.calls.map((c) => c.replica)).toEqual([1]);
+    }
+  });
+});
