@@ -35,9 +35,16 @@ export function lambda(params: string[], body: Expr): Expr {
   return { kind: 'lambda', params, body };
 }
 
+const canonCache = new WeakMap<object, string>();
 /** A position-free, alias-free canonical text of an expression, used to compare expressions. */
 export function canon(e: Expr | undefined): string {
-  return JSON.stringify(e, (k, v) => (k === 'pos' || k === 'alias' || k === 'operator' ? undefined : v));
+  if (e === undefined) return 'undefined';
+  let c = canonCache.get(e);
+  if (c === undefined) {
+    c = JSON.stringify(e, (k, v) => (k === 'pos' || k === 'alias' || k === 'operator' ? undefined : v));
+    canonCache.set(e, c);
+  }
+  return c;
 }
 
 /** Visit every sub-expression (pre-order). Return false from `f` to skip a node's children. */

@@ -22,7 +22,7 @@ import { resolveAggregate } from './families/index.js';
 import { shardSize } from './families/topk.js';
 import { applyPostClauses, rowComparator, type WorkRow } from './post-process.js';
 import type { ApproximateInfo, FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
-import { fromJson, toJson, valueKey, type Value } from './values.js';
+import { fromJson, parserFor, toJson, valueKey, type Value } from './values.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 
 interface AggSlot {
@@ -181,20 +181,28 @@ class GroupMerger implements Merger {
     }
     const typeOf = (c: string) => this.types.get(c) ?? 'String';
     const { aggs } = this.s;
+    // Resolve column types and parsers once per shard answer, not per row.
     const keyCols = this.s.keyCanon.map((_k, i) => `__k${i}`);
+    const keyParse = keyCols.map((c) => parserFor(typeOf(c)));
+    const pushParse = this.s.pushed.map((p) => parserFor(typeOf(p.col)));
+    const aggTypes = aggs.map((a) => a.cols.map(typeOf));
+    const aggParse = aggTypes.map((ts) => ts.map(parserFor));
+    const single = keyCols.length === 1;
     for (const r of rows) {
-      const keys = keyCols.map((c) => fromJson(r[c], typeOf(c)));
-      const gk = valueKey(keys);
+      const keys = keyCols.map((c, i) => keyParse[i]!(r[c]));
+      const gk = single ? valueKey(keys[0]!) : keys.map(valueKey).join('\u0000');
       let g = this.groups.get(gk);
       if (!g) { g = this.newGroup(keys); this.groups.set(gk, g); }
-      g.shards.add(shard);
-      this.s.pushed.forEach((p, i) => {
-        if (g!.pushed[i] === undefined) g!.pushed[i] = fromJson(r[p.col], typeOf(p.col));
-      });
+      if (this.s.mode === 'topk') g.shards.add(shard); // only top-k error bounds need it
+      for (let i = 0; i < this.s.pushed.length; i++) {
+        if (g.pushed[i] === undefined) g.pushed[i] = pushParse[i]!(r[this.s.pushed[i]!.col]);
+      }
       for (let i = 0; i < aggs.length; i++) {
-        const a = aggs[i]!;
-        const types = a.cols.map(typeOf);
-        g.states[i]!.add(a.cols.map((c, j) => fromJson(r[c], types[j]!)), types, shard);
+        const cols = aggs[i]!.cols;
+        const parse = aggParse[i]!;
+        const vals = new Array<Value>(cols.length);
+        for (let j = 0; j < cols.length; j++) vals[j] = parse[j]!(r[cols[j]!]);
+        g.states[i]!.add(vals, aggTypes[i]!, shard);
       }
     }
     if (this.s.mode === 'topk' && this.s.shardLimit !== undefined && rows.length >= this.s.shardLimit && rows.length > 0) {

@@ -19,10 +19,15 @@ export function nullable(t: string): string {
 }
 
 const INT_RE = /^(U?)Int(8|16|32|64|128|256)$/;
+const intInfoCache = new Map<string, { signed: boolean; bits: number } | null>();
 export function intInfo(t: string): { signed: boolean; bits: number } | undefined {
-  const m = INT_RE.exec(stripNullable(t));
-  if (!m) return undefined;
-  return { signed: m[1] !== 'U', bits: Number(m[2]) };
+  let r = intInfoCache.get(t);
+  if (r === undefined) {
+    const m = INT_RE.exec(stripNullable(t));
+    r = m ? { signed: m[1] !== 'U', bits: Number(m[2]) } : null;
+    intInfoCache.set(t, r);
+  }
+  return r ?? undefined;
 }
 export function isIntType(t: string): boolean {
   return intInfo(t) !== undefined;
@@ -65,8 +70,37 @@ export function formatDecimal(v: bigint, scale: number): string {
   return `${neg ? '-' : ''}${ip}${fp ? `.${fp}` : ''}`;
 }
 
+const parsers = new Map<string, (v: unknown) => Value>();
+const printers = new Map<string, (v: Value) => unknown>();
+
 /** Parse one JSON value of ClickHouse type `t` into the coordinator representation. */
 export function fromJson(v: unknown, t: string): Value {
+  return parserFor(t)(v);
+}
+
+/** A parser for one column type, built once per type text (the hot path of merging). */
+export function parserFor(t: string): (v: unknown) => Value {
+  let p = parsers.get(t);
+  if (!p) {
+    const base = stripNullable(t);
+    const nul = isNullable(t);
+    if (isIntType(base) && decimalScale(base) === undefined) {
+      p = (v) => (v === null || v === undefined ? null : typeof v === 'string' ? BigInt(v) : typeof v === 'number' ? BigInt(Math.trunc(v)) : fromJsonSlow(v, t));
+    } else if (base === 'String' && nul) {
+      p = (v) => (v === null || v === undefined ? null : typeof v === 'string' ? v : fromJsonSlow(v, t));
+    } else if (base === 'String') {
+      p = (v) => (typeof v === 'string' ? v : fromJsonSlow(v, t));
+    } else if (isFloatType(base)) {
+      p = (v) => (typeof v === 'number' ? v : fromJsonSlow(v, t));
+    } else {
+      p = (v) => fromJsonSlow(v, t);
+    }
+    parsers.set(t, p);
+  }
+  return p;
+}
+
+function fromJsonSlow(v: unknown, t: string): Value {
   if (v === null || v === undefined) {
     // ClickHouse writes NaN/Inf as null in JSON; for a non-Nullable float column it was NaN.
     return isFloatType(t) && !isNullable(t) ? NaN : null;
@@ -116,6 +150,25 @@ export function tupleTypes(t: string): string[] | undefined {
 
 /** A value in ClickHouse JSON conventions (output_format_json_quote_64bit_integers=1). */
 export function toJson(v: Value, t: string): unknown {
+  let p = printers.get(t);
+  if (!p) {
+    const base = stripNullable(t);
+    const info = intInfo(base);
+    if (info && decimalScale(base) === undefined) {
+      p = info.bits <= 32
+        ? (x) => (typeof x === 'bigint' ? Number(x) : toJsonSlow(x, t))
+        : (x) => (typeof x === 'bigint' ? x.toString() : toJsonSlow(x, t));
+    } else if (base === 'String') {
+      p = (x) => (typeof x === 'string' ? x : toJsonSlow(x, t));
+    } else if (isFloatType(base)) {
+      p = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : toJsonSlow(x, t));
+    } else p = (x) => toJsonSlow(x, t);
+    printers.set(t, p);
+  }
+  return p(v);
+}
+
+function toJsonSlow(v: Value, t: string): unknown {
   if (v === null) return null;
   const base = stripNullable(t);
   const scale = decimalScale(base);
@@ -202,6 +255,22 @@ export function isNaNValue(v: Value): boolean {
 
 /** A stable text key for grouping/deduplication (bigints and numbers kept distinct from strings). */
 export function valueKey(v: Value): string {
+  // Fast paths for scalars (the common group key); arrays fall back to JSON.
+  switch (typeof v) {
+    case 'string':
+      return `s${v}`;
+    case 'bigint':
+      return `b${v}`;
+    case 'number':
+      return `n${v}`;
+    case 'boolean':
+      return v ? 'T' : 'F';
+    default:
+      if (v === null) return 'N';
+  }
+  return `j${valueKeyJson(v)}`;
+}
+function valueKeyJson(v: Value): string {
   return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : typeof x === 'number' && !Number.isFinite(x) ? `#${x}` : x));
 }
 
