@@ -32,7 +32,7 @@ import { positionAt, tokenize, type Token } from './lexer.js';
 export interface ParseOptions {
   /** Input length cap in characters (default 1 MiB). */
   maxLength?: number;
-  /** Nesting depth cap: parentheses, function calls, subqueries (default 200). */
+  /** Nesting depth cap: nested expressions (parentheses, calls, NOT/minus chains) and subqueries (default 200). */
   maxDepth?: number;
 }
 
@@ -328,7 +328,8 @@ class Parser {
         q.distinctOn = this.parseExprList(')');
         this.expectOp(')');
       }
-    } else if (this.isKw('ALL') && !this.isOp('(', this.peek())) {
+    } else if (this.isKw('ALL')) {
+      // As in ClickHouse, `SELECT ALL(x)` is the ALL modifier, not a function call.
       this.i++;
     }
     if (this.isKw('TOP')) throw this.unsupported('SELECT TOP');
@@ -963,7 +964,12 @@ class Parser {
     if (this.isOp('+')) {
       // unary plus is a no-op in ClickHouse
       this.i++;
-      return this.parseUnary();
+      this.enter();
+      try {
+        return this.parseUnary();
+      } finally {
+        this.leave();
+      }
     }
     return this.parsePostfix(this.parsePrimary());
   }
@@ -1078,6 +1084,9 @@ class Parser {
         break;
       case 'INTERVAL':
         if (!callNext) return this.parseInterval();
+        // `INTERVAL (x) DAY` is an interval; `INTERVAL(x)` without a unit is a function call.
+        // Decided by looking past the matching ')' (no backtracking: nesting must stay linear).
+        if (this.isUnitAt(this.peek(this.matchingParen(this.i + 1) - this.i + 1))) return this.parseInterval();
         break;
       case 'NOT':
         // `NOT` inside a tighter context, e.g. `a = NOT b`: ClickHouse parses it as not(...).
@@ -1107,7 +1116,6 @@ class Parser {
     const t = this.t;
     if (this.isOp('(')) {
       this.i++;
-      this.enter();
       try {
         if (this.isKw('SELECT') || this.isKw('WITH')) {
           const query = this.parseUnion();
@@ -1126,19 +1134,16 @@ class Parser {
         // `(x,)` prints back as tuple(x) (the only one-element spelling 18.16 knows): mark it so.
         return items.length === 1 ? { kind: 'tuple', items, explicit: true, pos: this.pos(t) } : { kind: 'tuple', items, pos: this.pos(t) };
       } finally {
-        this.leave();
-      }
+        }
     }
     if (this.isOp('[')) {
       this.i++;
-      this.enter();
       try {
         const items = this.isOp(']') ? [] : this.parseExprList(']');
         this.expectOp(']', "',' or ']'");
         return { kind: 'array', items, pos: this.pos(t) };
       } finally {
-        this.leave();
-      }
+        }
     }
     if (this.isOp('*')) {
       this.i++;
@@ -1177,7 +1182,6 @@ class Parser {
     if (nameTok.type === 'ident' && nameTok.upper === 'COLUMNS') throw this.unsupported('COLUMNS matcher', nameTok);
     const open = this.t;
     this.i++; // (
-    this.enter();
     try {
       let distinct = false;
       if (this.isKw('DISTINCT') && !this.isOp(')', this.peek()) && !this.isOp(',', this.peek())) {
@@ -1205,7 +1209,9 @@ class Parser {
           this.i++;
           distinct = true;
         }
-        args = this.isOp(')') ? [] : this.parseExprList(')');
+        // ClickHouse refuses `f(1)()`: a parametric call needs arguments.
+        if (this.isOp(')')) throw this.error('an expression');
+        args = this.parseExprList(')');
         this.expectOp(')', "',' or ')'");
       }
       if (this.isKw('RESPECT') || this.isKw('IGNORE')) throw this.unsupported(`${this.t.upper} NULLS`);
@@ -1220,14 +1226,12 @@ class Parser {
       void open;
       return f;
     } finally {
-      this.leave();
     }
   }
 
   private parseCase(): Expr {
     const t = this.t;
     this.i++;
-    this.enter();
     try {
       const c: CaseExpr = { kind: 'case', whens: [], pos: this.pos(t) };
       if (this.isKw('END')) throw this.error('WHEN');
@@ -1242,14 +1246,12 @@ class Parser {
       this.expectKw('END');
       return c;
     } finally {
-      this.leave();
     }
   }
 
   private parseCast(): Expr {
     const t = this.t;
     this.i += 2; // CAST (
-    this.enter();
     try {
       // No alias here: `CAST(x AS T)` uses AS for the type.
       const expr = this.parseExpr();
@@ -1272,7 +1274,6 @@ class Parser {
       }
       throw this.error("AS or ','");
     } finally {
-      this.leave();
     }
   }
 
@@ -1296,11 +1297,31 @@ class Parser {
       }
     }
     // The value binds tighter than any binary operator: INTERVAL 1 + 1 DAY is not valid.
+    this.enter();
     const value = this.parseUnary();
+    this.leave();
     const u = this.t;
     if (u.type !== 'ident' || !INTERVAL_UNITS[u.upper]) throw this.error('an interval unit (SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER, YEAR)');
     this.i++;
     return { kind: 'interval', value, unit: INTERVAL_UNITS[u.upper]!, pos: this.pos(t) };
+  }
+
+  private parenMatch: Int32Array | undefined;
+
+  /** Index of the ')' matching the '(' at token index `open` (or of the eof token). One O(n) pass, cached. */
+  private matchingParen(open: number): number {
+    if (!this.parenMatch) {
+      const m = new Int32Array(this.toks.length).fill(this.toks.length - 1);
+      const stack: number[] = [];
+      for (let k = 0; k < this.toks.length; k++) {
+        const x = this.toks[k]!;
+        if (x.type !== 'op') continue;
+        if (x.text === '(') stack.push(k);
+        else if (x.text === ')' && stack.length > 0) m[stack.pop()!] = k;
+      }
+      this.parenMatch = m;
+    }
+    return this.parenMatch[open]!;
   }
 
   private isUnitAt(t: Token): boolean {

@@ -118,7 +118,7 @@ function sameTree(a: unknown, b: unknown): boolean {
 // Words that must be backquoted when used as a name (they would parse as something else).
 const QUOTE_WORDS = new Set([...NON_ALIAS_KEYWORDS, 'INF', 'NAN', 'ALL']);
 // Function names that would parse as something else before '('.
-const QUOTE_FUNCTIONS = new Set(['NOT', 'NULL', 'CASE', 'SELECT', 'FROM', 'WHERE', 'WITH', 'CAST', 'INTERVAL', 'EXISTS']);
+const QUOTE_FUNCTIONS = new Set(['NOT', 'NULL', 'CASE', 'SELECT', 'FROM', 'WHERE', 'WITH', 'CAST', 'INTERVAL', 'EXISTS', 'ALL', 'DISTINCT']);
 
 function quoteFunctionName(name: string): string {
   return PLAIN_NAME.test(name) && !QUOTE_FUNCTIONS.has(name.toUpperCase()) ? name : '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
@@ -163,8 +163,24 @@ function precOf(e: Expr): number {
 
 /** `e` with its alias (for places where ClickHouse accepts `expr AS name`). */
 function aliased(e: Expr): string {
-  const s = bare(e);
+  // A lambda is only unambiguous to ClickHouse as a direct function argument (see callArgs);
+  // anywhere else `->` would swallow what precedes it (`CASE WHEN a THEN x -> 0`).
+  const s = e.kind === 'lambda' ? `(${bare(e)})` : bare(e);
   return e.alias !== undefined ? `${s} AS ${quoteIdent(e.alias)}` : s;
+}
+
+/**
+ * Function-call arguments: a lambda in first place prints bare (`arrayMap(x -> x + 1, arr)`).
+ * ClickHouse reads `f(b, a -> a)` as the lambda `(b, a) -> a`, so later lambdas get parentheses.
+ */
+function callArgs(items: Expr[]): string {
+  let out = '';
+  for (let i = 0; i < items.length; i++) {
+    const e = items[i]!;
+    const s = e.kind === 'lambda' && i === 0 ? (e.alias !== undefined ? `${bare(e)} AS ${quoteIdent(e.alias)}` : bare(e)) : aliased(e);
+    out += (i > 0 ? ', ' : '') + s;
+  }
+  return out;
 }
 
 /** `e` as an operand that must bind at least as tightly as `min`; aliases force parentheses. */
@@ -220,7 +236,8 @@ function bare(e: Expr): string {
       return `CAST(${operand(e.expr, 0)} AS ${e.type})`;
     case 'lambda': {
       const ps = e.params.map(quoteIdent);
-      return `${ps.length === 1 ? ps[0] : `(${ps.join(', ')})`} -> ${operand(e.body, P_LAMBDA)}`;
+      // A lambda body that is itself a lambda needs parentheses (`x -> (y -> 1)`).
+      return `${ps.length === 1 ? ps[0] : `(${ps.join(', ')})`} -> ${operand(e.body, P_LAMBDA + 1)}`;
     }
     case 'interval':
       return `INTERVAL ${intervalValue(e.value)} ${e.unit}`;
@@ -232,6 +249,9 @@ function bare(e: Expr): string {
 // The parser reads an INTERVAL value as a unary-level operand: wrap anything looser, and
 // negative literals too (`INTERVAL -1 DAY` is fine, but keep it unambiguous).
 function intervalValue(v: Expr): string {
+  // INTERVAL 'text' UNIT is ClickHouse's string form (`INTERVAL '1:2' MINUTE TO SECOND`): a string
+  // value as an expression needs parentheses.
+  if (v.kind === 'literal' && v.type === 'string' && v.alias === undefined) return `(${bare(v)})`;
   return operand(v, P_UNARY);
 }
 
@@ -270,12 +290,15 @@ function printCall(f: FunctionCall): string {
       case 'prefix': {
         if (inf.word === '-') {
           const x = a[0]!;
-          const s = operand(x, P_UNARY);
+          // Print the operand ONCE (printing it twice would be exponential in nested negations).
+          const inner = aliased(x);
           // -(5) must not print as -5 (that is the literal -5), and "--" would start a comment.
-          if ((x.kind === 'literal' && (x.type === 'integer' || x.type === 'float' || x.value === 'inf' || x.value === 'nan')) || s.startsWith('-')) {
-            return `-(${aliased(x)})`;
-          }
-          return `-${s}`;
+          const wrap =
+            x.alias !== undefined ||
+            precOf(x) < P_UNARY ||
+            (x.kind === 'literal' && (x.type === 'integer' || x.type === 'float')) ||
+            inner.startsWith('-');
+          return wrap ? `-(${inner})` : `-${inner}`;
         }
         // NOT: parenthesize anything looser than a postfix operand, for readability and for 18.16.
         return `NOT ${operand(a[0]!, P_CMP + 1)}`;
@@ -287,8 +310,9 @@ function printCall(f: FunctionCall): string {
       case 'tupleIndex':
         return `${postfixBase(a[0]!)}.${(a[1] as { value: string }).value}`;
       case 'ternary':
-        // ClickHouse 26 does not parse an unparenthesized ?: nested in a branch: always wrap one.
-        return `${operand(a[0]!, P_TERNARY + 1)} ? ${operand(a[1]!, P_TERNARY + 1)} : ${operand(a[2]!, P_TERNARY + 1)}`;
+        // ClickHouse 26 parses neither a ?: nor an OR unparenthesized in a branch (`a ? b : c OR d`
+        // is a syntax error there): wrap every logical operand, in all three places.
+        return `${operand(a[0]!, P_ISNULL)} ? ${operand(a[1]!, P_ISNULL)} : ${operand(a[2]!, P_ISNULL)}`;
       case 'between': {
         const lo = a[0] as FunctionCall;
         const hi = a[1] as FunctionCall;
@@ -297,8 +321,8 @@ function printCall(f: FunctionCall): string {
     }
   }
   const name = quoteFunctionName(f.name);
-  const args = (f.distinct ? 'DISTINCT ' : '') + list(f.args);
-  return f.params ? `${name}(${list(f.params)})(${args})` : `${name}(${args})`;
+  const args = (f.distinct ? 'DISTINCT ' : '') + callArgs(f.args);
+  return f.params ? `${name}(${callArgs(f.params)})(${args})` : `${name}(${args})`;
 }
 
 // The base of `x[i]`, `x.1`, `x::T`: negative literals need parentheses (`(-1)[1]`), as does

@@ -68,7 +68,7 @@ export const exprArb: fc.Arbitrary<Expr> = fc.letrec<{ expr: Expr; leaf: Expr }>
         }),
         fc.tuple(fc.constantFrom(...FUNCS), fc.array(tie('expr'), { maxLength: 3 }), fc.option(fc.array(tie('expr'), { maxLength: 2 }), { nil: undefined }), fc.boolean()).map(([fname, args, params, distinct]) => {
           const f: Expr = { kind: 'function', name: fname, args };
-          if (params) f.params = params;
+          if (params && args.length > 0) f.params = params; // `f(1)()` is not ClickHouse
           if (distinct && args.length > 0) f.distinct = true;
           return f;
         }),

