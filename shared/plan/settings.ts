@@ -1,8 +1,9 @@
 // Settings of one query: request settings merged with the SQL SETTINGS clause (the clause wins,
 // as in ClickHouse, where it is applied last). Three fates (seed 000, stripInitiatorOnlySettings):
-//  - initiator-only (output format, compression, result shaping): dropped, never sent to shards;
+//  - initiator-only (output format, compression, result shaping): never sent to shards, and refused
+//    (ClickHouse would apply them at the initiator; ch-scatter's answer format is fixed);
 //  - ch-scatter's own knobs (skipping, product mode, transfer limits): read here, not forwarded;
-//  - the allowlist: forwarded to every shard query.
+//  - the allowlist: forwarded to every shard query, each value checked for type and range.
 // Anything else is refused by name. An allowlist, not a denylist, because a shard query runs
 // with the runtime's readonly/timeout guard, and an unknown setting could loosen it (readonly,
 // allow_ddl, max_execution_time belong to the runtime) or break an older shard (UNKNOWN_SETTING).
@@ -11,53 +12,17 @@ import type { SettingValue } from '../clickhouse/port.js';
 import type { QueryDefaults } from '../config/schema.js';
 import { ScatterError } from '../errors.js';
 import { errorAt } from './position.js';
+import { forwardedValue, SETTING_SPECS } from './setting-values.js';
 
-/** Forwarded to shards: resource limits and execution knobs that do not change what a shard means. */
-export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set([
-  'max_threads',
-  'max_memory_usage',
-  'max_block_size',
-  'max_bytes_before_external_group_by',
-  'max_bytes_before_external_sort',
-  'max_rows_to_read',
-  'max_bytes_to_read',
-  'read_overflow_mode',
-  'max_rows_to_group_by',
-  'group_by_overflow_mode',
-  'max_rows_to_sort',
-  'max_bytes_to_sort',
-  'sort_overflow_mode',
-  'max_rows_in_set',
-  'max_bytes_in_set',
-  'set_overflow_mode',
-  'max_rows_in_join',
-  'max_bytes_in_join',
-  'join_overflow_mode',
-  'join_use_nulls',
-  'join_algorithm',
-  'join_default_strictness',
-  'any_join_distinct_right_table_keys',
-  'transform_null_in',
-  'use_uncompressed_cache',
-  'optimize_move_to_prewhere',
-  'enable_optimize_predicate_expression',
-  'aggregation_memory_efficient_merge_threads',
-  'max_rows_in_distinct',
-  'max_bytes_in_distinct',
-  'distinct_overflow_mode',
-  'use_index_for_in_with_subqueries',
-  'force_index_by_date',
-  'force_primary_key',
-  'max_read_buffer_size',
-  'merge_tree_min_rows_for_concurrent_read',
-  'merge_tree_min_bytes_for_concurrent_read',
-  'merge_tree_max_rows_to_use_cache',
-  'merge_tree_max_bytes_to_use_cache',
-  'max_streams_to_max_threads_ratio',
-  'priority',
-]);
+/** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
+export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set(SETTING_SPECS.keys());
 
-/** Interpreted only by the initiator: dropped silently (seed 000's list, by name and by prefix). */
+/**
+ * Interpreted only by the initiator (seed 000's list, by name and by prefix). ClickHouse strips them
+ * before the shards and applies them itself; ch-scatter's answer format is fixed (ClickHouse JSON
+ * conventions, 64-bit integers quoted) and it does not implement the query-shaping ones, so a user
+ * who sets one is told so (UNSUPPORTED) rather than silently getting an answer that ignores it.
+ */
 const INITIATOR_ONLY_NAMES = new Set([
   'default_format',
   'select',
@@ -188,14 +153,20 @@ export function resolveSettings(
         continue;
       }
     }
-    if (isInitiatorOnly(name)) continue;
+    if (isInitiatorOnly(name)) {
+      throw errorAt(
+        'UNSUPPORTED',
+        `setting ${name} shapes the answer's format or rows at the initiator; ch-scatter's answer format is fixed (ClickHouse JSON conventions: 64-bit integers as strings) and it does not apply such settings: remove it`,
+        node,
+      );
+    }
     if (RUNTIME_OWNED.has(name)) {
       throw errorAt('UNSUPPORTED', `setting ${name} is set by ch-scatter's runtime for every shard query and cannot be changed per query`, node);
     }
     if (!FORWARDED_SETTINGS.has(name)) {
       throw errorAt('UNSUPPORTED', `setting ${name} is not supported (not on the list of settings forwarded to shards)`, node);
     }
-    out.forward[name] = value;
+    out.forward[name] = forwardedValue(name, value, node)!;
   }
   if (preferGlobal) out.distributedProductMode = 'global'; // ClickHouse: upgrades local IN/JOIN to GLOBAL
   return out;

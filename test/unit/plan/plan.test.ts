@@ -196,8 +196,8 @@ describe('per-shard texts', () => {
   });
 
   it('settings are forwarded, never printed into the shard text', async () => {
-    const p = await plan("SELECT sensor FROM analytics.events_dist WHERE sensor = 's-1' SETTINGS max_threads = 3, output_format_json_quote_64bit_integers = 0", { settings: { max_memory_usage: 1000000 } });
-    expect(p.settings).toEqual({ max_threads: 3, max_memory_usage: 1000000 });
+    const p = await plan("SELECT sensor FROM analytics.events_dist WHERE sensor = 's-1' SETTINGS max_threads = 3, join_use_nulls = 1", { settings: { max_memory_usage: 1000000 } });
+    expect(p.settings).toEqual({ max_threads: 3, join_use_nulls: 1, max_memory_usage: 1000000 });
     for (const s of p.shards) if (!s.skipped) expect(s.sql).not.toMatch(/SETTINGS|FORMAT/);
   });
 });

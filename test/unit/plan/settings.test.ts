@@ -25,14 +25,32 @@ describe('resolveSettings', () => {
     expect(s.forward).toEqual({ max_threads: 4, max_block_size: 1000 });
   });
 
-  it('drops initiator-only settings (format, output_format_*, compression, limit/offset shaping)', () => {
+  it('refuses initiator-only settings by name (the answer format is fixed), from the request and from SETTINGS', () => {
+    for (const [name, v] of [['output_format_json_quote_64bit_integers', 0], ['format_csv_delimiter', ';'], ['default_format', 'CSV'], ['enable_http_compression', 1], ['limit', 5], ['offset', 2], ['additional_result_filter', 'x'], ['extremes', 1]] as const) {
+      const e = refused(() => resolveSettings({ [name]: v, join_use_nulls: 1 }, undefined, defaults, {}));
+      expect(e.code).toBe('UNSUPPORTED');
+      expect(e.message).toContain(name);
+      expect(e.message).toMatch(/format is fixed/);
+    }
+    const e = refused(() => resolveSettings({}, [item('output_format_json_quote_64bit_integers', '0')], defaults, {}));
+    expect(e.position).toEqual({ line: 1, column: 40 });
+  });
+
+  it('checks forwarded values for type and range, naming the setting, and normalizes them', () => {
+    for (const [name, v] of [['max_threads', -1], ['max_threads', 1e30], ['max_threads', 1.5], ['max_threads', '1; DROP TABLE x'], ['max_threads', 5000], ['max_memory_usage', 'lots'], ['max_memory_usage', '99999999999999999999999'], ['max_block_size', 0], ['join_use_nulls', 2], ['join_use_nulls', 'yes'], ['read_overflow_mode', 'explode'], ['group_by_overflow_mode', 1], ['max_streams_to_max_threads_ratio', -1]] as const) {
+      const e = refused(() => resolveSettings({ [name]: v }, undefined, defaults, {}));
+      expect(e.code, `${name}=${String(v)}`).toBe('BAD_REQUEST');
+      expect(e.message).toContain(name);
+    }
+    const e = refused(() => resolveSettings({}, [item('max_threads', '-1')], defaults, {}));
+    expect(e.position).toEqual({ line: 1, column: 40 });
     const s = resolveSettings(
-      { output_format_json_quote_64bit_integers: 0, format_csv_delimiter: ';', default_format: 'CSV', enable_http_compression: 1, limit: 5, offset: 2, additional_result_filter: 'x', join_use_nulls: 1 },
-      [item('format_csv_allow_single_quotes', '1')],
+      { max_threads: '8', max_memory_usage: '18446744073709551615', join_use_nulls: true, group_by_overflow_mode: 'ANY', join_default_strictness: 'any', use_uncompressed_cache: 'false', max_streams_to_max_threads_ratio: 1.5 },
+      undefined,
       defaults,
       {},
     );
-    expect(s.forward).toEqual({ join_use_nulls: 1 });
+    expect(s.forward).toEqual({ max_threads: 8, max_memory_usage: '18446744073709551615', join_use_nulls: 1, group_by_overflow_mode: 'any', join_default_strictness: 'ANY', use_uncompressed_cache: 0, max_streams_to_max_threads_ratio: 1.5 });
   });
 
   it('refuses runtime-owned settings by name, with the position of the SETTINGS value', () => {
