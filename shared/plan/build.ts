@@ -19,6 +19,7 @@ import { ScatterError } from '../errors.js';
 import type { PlanOptions, QueryPlan, ShardPlan } from './types.js';
 import { analyze } from './analyze.js';
 import { resolveSettings } from './settings.js';
+import { refuseNegativeLimits } from './limit-check.js';
 import { materializeGlobals } from './globals.js';
 import { externalOwners, type KeyContext } from './key-context.js';
 import { analyzeSkipping } from './skip-shards.js';
@@ -52,6 +53,7 @@ export async function planQueryWith(
   internal: { printEachShard?: boolean } = {},
 ): Promise<QueryPlan> {
   const statement = typeof input === 'string' ? parseSelect(input) : input;
+  refuseNegativeLimits(statement);
   const settingsClause = statement.kind === 'select' ? statement.settings : statement.settings;
   const settings = resolveSettings(opts.settings, settingsClause, topo.query, {
     ...(opts.forceSkipUnusedShards !== undefined ? { forceSkipUnusedShards: opts.forceSkipUnusedShards } : {}),
