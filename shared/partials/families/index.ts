@@ -14,6 +14,7 @@ import { uniqExactFamily } from './uniq-exact.js';
 import { hllFamily } from './hll.js';
 import { quantileFamily } from './quantile.js';
 import { topKFamily } from './topk.js';
+import { quantileExactFamily } from './quantile-exact.js';
 
 type Factory = (call: FunctionCall, args: Expr[], cond: Expr | undefined, ctx: FamilyContext) => AggregateImpl;
 
@@ -35,6 +36,9 @@ const FAMILY_TABLE: Record<string, Factory> = {
   median: (c, a, k) => quantileFamily(c, a, k),
   quantileTDigest: (c, a, k) => quantileFamily(c, a, k),
   topK: topKFamily,
+  quantileExact: quantileExactFamily,
+  quantilesExact: quantileExactFamily,
+  medianExact: quantileExactFamily,
 };
 
 // A Map, not an object lookup: `toString` or `constructor` must not look like aggregates.
@@ -47,9 +51,9 @@ export const SUPPORTED_AGGREGATES = [...FAMILIES.keys()].flatMap((n) => [n, `${n
 const OTHER_AGGREGATES = new Set(
   ('anyLast anyHeavy groupArray groupUniqArray groupArrayInsertAt groupBitAnd groupBitOr groupBitXor groupBitmap ' +
     'sumMap minMap maxMap sumWithOverflow sumKahan varPop varSamp stddevPop stddevSamp covarPop covarSamp corr ' +
-    'skewPop skewSamp kurtPop kurtSamp uniqTheta uniqUpTo quantileExact quantileExactLow quantileExactHigh ' +
+    'skewPop skewSamp kurtPop kurtSamp uniqTheta uniqUpTo quantileExactLow quantileExactHigh ' +
     'quantileExactWeighted quantileTiming quantileTimingWeighted quantileDeterministic quantileBFloat16 ' +
-    'quantilesExact quantilesTDigest quantilesTiming quantileTDigestWeighted medianExact medianTiming ' +
+    'quantilesTDigest quantilesTiming quantileTDigestWeighted medianTiming ' +
     'topKWeighted histogram sequenceMatch sequenceCount windowFunnel retention simpleLinearRegression ' +
     'stochasticLinearRegression entropy maxIntersections avgWeighted groupArrayMovingSum groupArrayMovingAvg ' +
     'groupArraySample boundingRatio rankCorr first_value last_value any_value singleValueOrNull sumCount ' +
@@ -102,7 +106,7 @@ export function resolveAggregate(call: FunctionCall, ctx: FamilyContext): Aggreg
   }
   const f = FAMILIES.get(name);
   if (!f) throw unsupported(call, `not supported across shards; supported: ${[...FAMILIES.keys()].join(', ')} (each also with -If)`);
-  if (call.params && !['quantile', 'quantiles', 'quantileTDigest', 'topK', 'median'].includes(name)) {
+  if (call.params && !['quantile', 'quantiles', 'quantileTDigest', 'topK', 'median', 'quantileExact', 'quantilesExact', 'medianExact'].includes(name)) {
     throw unsupported(call, 'parameters are not supported for this function');
   }
   try {

@@ -84,6 +84,10 @@ for (const t of T) {
     { sql: `SELECT region, uid, f FROM ${t} ORDER BY region, f DESC, uid LIMIT 2 BY region` },
     { sql: `SELECT uid, f FROM ${t} WHERE sensor = 's-7' ORDER BY f, uid` },
     { sql: `SELECT * FROM ${t} ORDER BY f DESC, uid LIMIT 3` },
+    // exact quantiles (values shipped, bounded)
+    { sql: `SELECT quantileExact(0.5)(v), quantilesExact(0.1, 0.9, 1)(n), medianExact(f), quantileExactIf(0.25)(uid, flag = 1) FROM ${t}` },
+    { sql: `SELECT region, quantileExact(0.9)(v) AS q, medianExact(n), medianExact(d) FROM ${t} GROUP BY region ORDER BY region` },
+    { sql: `SELECT quantileExact(0.5)(v) FROM ${t} WHERE v > 5000` },
     // Decimal
     { sql: `SELECT sum(amount), min(amount), max(amount), avg(amount), any(amount) * 0 = 0 FROM ${t} WHERE uid = 3`, expectError: 'UNSUPPORTED' },
     { sql: `SELECT sum(amount), min(amount), max(amount), avg(amount), uniqExact(amount) > 0 FROM ${t}` },

@@ -1,0 +1,53 @@
+// quantileExact / quantilesExact / medianExact (and -If): exact, by shipping each shard's values
+// (groupArray; NULLs skipped as ClickHouse does) and selecting on the coordinator, bounded like
+// uniqExact by maxRowsToTransfer values (TRANSFER_LIMIT). ClickHouse's rule: the element at index
+// floor(level * n) of the sorted values (n - 1 for level 1); the result has the argument's type
+// (read from a companion any(x), since groupArray drops Nullable).
+import type { Expr, FunctionCall } from '../../sql/ast.js';
+import { ScatterError } from '../../errors.js';
+import type { AggregateImpl, FamilyContext } from './family.js';
+import { aggCall } from './family.js';
+import { fn } from '../ast-build.js';
+import { compareValues, defaultOf, type Value } from '../values.js';
+
+export function quantileExactFamily(call: FunctionCall, args: Expr[], cond: Expr | undefined, ctx: FamilyContext): AggregateImpl {
+  const base = call.name.replace(/If$/, '');
+  if (args.length !== 1) throw new Error(`${base} takes one argument`);
+  const params = call.params ?? [];
+  const level = (e: Expr) => {
+    const v = e.kind === 'literal' ? Number(e.value) : NaN;
+    if (!(v >= 0 && v <= 1)) throw new Error(`${base}: level must be a number in [0, 1]`);
+    return v;
+  };
+  const many = base === 'quantilesExact';
+  const levels = base === 'medianExact' ? [0.5] : many ? params.map(level) : params.length ? [level(params[0]!)] : [0.5];
+  if (many && levels.length === 0) throw new Error('quantilesExact needs levels');
+  const limit = ctx.maxRowsToTransfer;
+  return {
+    call,
+    shardExprs: [aggCall('groupArray', args, cond), fn('any', [args[0]!])],
+    describe: `${base}: every shard's values (at most ${limit}), selected exactly`,
+    newState() {
+      const values: Value[] = [];
+      let argType = 'Nothing';
+      return {
+        add(vals: Value[], types: string[]) {
+          if (types[1]) argType = types[1];
+          const a = vals[0];
+          if (!Array.isArray(a)) return;
+          if (limit > 0 && values.length + a.length > limit) {
+            throw new ScatterError('TRANSFER_LIMIT', `${base}: more than ${limit} values (maxRowsToTransfer)`);
+          }
+          for (const v of a) values.push(v);
+        },
+        finalize(types) {
+          const t = types?.[1] ?? argType;
+          values.sort(compareValues);
+          const n = values.length;
+          const pick = (l: number): Value => (n === 0 ? defaultOf(t) : values[l < 1 ? Math.floor(l * n) : n - 1]!);
+          return many ? { value: levels.map(pick), type: `Array(${t.replace(/^Nullable\((.*)\)$/, '$1')})` } : { value: pick(levels[0]!), type: t };
+        },
+      };
+    },
+  };
+}
