@@ -1,22 +1,11 @@
 // What the coordinator reports per query, in one place: CloudWatch metrics (EMF via Powertools)
 // for shard latency, partial results, hedges and errors. Kept apart from the handler so the
-// names stay stable (dashboards and alarms in the CDK app refer to them).
+// names stay stable (the names live in metric-names.ts, which the CDK alarms import too).
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { ShardOutcome } from '../../shared/scatter/call-shard.js';
+import { METRIC } from './metric-names.js';
 
-export const METRIC = {
-  request: 'Request',
-  shardLatency: 'ShardLatency',
-  shardFailure: 'ShardFailure',
-  hedge: 'HedgedRequest',
-  retry: 'RetriedRequest',
-  partial: 'PartialResult',
-  error: 'QueryError',
-  query: 'Query',
-  scheduleRun: 'ScheduleRun',
-  scheduleFailed: 'ScheduleFailed',
-  schedulePartial: 'SchedulePartial',
-} as const;
+export { METRIC };
 
 export function recordShard(metrics: Metrics, o: ShardOutcome): void {
   const m = metrics.singleMetric();
