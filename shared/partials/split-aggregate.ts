@@ -54,6 +54,12 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
       return undefined;
     });
     if (!hasAgg) {
+      const stray = strayColumn(e, keyCanon);
+      if (stray) {
+        throw new ScatterError('BAD_REQUEST', `column ${stray.parts.join('.')} in ${clause} is not under an aggregate function and not in GROUP BY`, {
+          position: stray.pos ? { line: stray.pos.line, column: stray.pos.column } : undefined,
+        });
+      }
       const k = canon(e);
       if (!pushed.some((p) => p.key === k)) pushed.push({ key: k, expr: e, col: `__e${pushed.length}` });
       return;
@@ -137,6 +143,42 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
     describe,
     createMerger: () => new GroupMerger({ n, aggs, pushed, keyCanon, mode, topkAgg, shardLimit, specs, outNames, ctx, distinct: q.distinct }),
   };
+}
+
+/** The first column reference in `e` that is not inside a group key expression (lambda parameters aside). */
+function strayColumn(e: Expr, keyCanon: string[], params: Set<string> = new Set()): (Expr & { kind: 'column' }) | undefined {
+  if (keyCanon.includes(canon(e))) return undefined;
+  switch (e.kind) {
+    case 'column':
+      return e.parts.length === 1 && params.has(e.parts[0]!) ? undefined : e;
+    case 'function':
+      for (const a of [...e.args, ...(e.params ?? [])]) {
+        const s = strayColumn(a, keyCanon, params);
+        if (s) return s;
+      }
+      return undefined;
+    case 'array':
+    case 'tuple':
+      for (const a of e.items) {
+        const s = strayColumn(a, keyCanon, params);
+        if (s) return s;
+      }
+      return undefined;
+    case 'case':
+      for (const a of [e.operand, ...e.whens.flatMap((w) => [w.when, w.then]), e.else]) {
+        const s = a ? strayColumn(a, keyCanon, params) : undefined;
+        if (s) return s;
+      }
+      return undefined;
+    case 'cast':
+      return strayColumn(e.expr, keyCanon, params);
+    case 'lambda':
+      return strayColumn(e.body, keyCanon, new Set([...params, ...e.params]));
+    case 'interval':
+      return strayColumn(e.value, keyCanon, params);
+    default:
+      return undefined;
+  }
 }
 
 interface Group {

@@ -105,3 +105,12 @@ test('aggregate names match case-insensitively where ClickHouse does, and keep t
   m.add(0, [{ __a0: '2', __a1: '5' }], [{ name: '__a0', type: 'UInt64' }, { name: '__a1', type: 'Int64' }]);
   expect(m.finalize().data).toEqual([{ 'COUNT()': '2', 'Sum(v)': '5' }]);
 });
+
+test('a column neither grouped nor aggregated is a BAD_REQUEST naming it (as ClickHouse refuses it)', () => {
+  const e = err('SELECT region, v, count() FROM t GROUP BY region');
+  expect(e.code).toBe('BAD_REQUEST');
+  expect(e.message).toMatch(/column v/);
+  expect(e.position).toEqual({ line: 1, column: 16 });
+  // functions of keys, lambdas over their own parameters and literals are fine
+  expect(() => splitQuery(parseSelect("SELECT upper(region), arrayMap(x -> x + 1, [1]), 'a' FROM t GROUP BY region") as SelectQuery, CTX)).not.toThrow();
+});
