@@ -19,7 +19,7 @@ const QUERIES: Record<string, string> = {
 
 export async function run(opts: { quick: boolean }): Promise<{ table: string; json: Record<string, unknown> }> {
   const shards = 64;
-  const groups = opts.quick ? 20_000 : 100_000;
+  const groups = opts.quick ? 5_000 : 100_000;
   const json: Record<string, unknown> = { shards, groups_per_shard: groups };
   const rows: (string | number)[][] = [];
   const run1 = async (name: string, sql: string, maxRowsToTransfer: number) => {
