@@ -123,6 +123,19 @@ describe('oracle: scatter-gather equals one node', () => {
     expect(o.perShard['oracle.evs']!.every((n) => n > 0)).toBe(true);
   });
 
+  test('top-k by count: shards cut their lists on the uid-keyed table (bounds reported), not on the sensor-keyed one', async () => {
+    const q = (t: string) => `SELECT sensor, count() AS c FROM ${t} GROUP BY sensor ORDER BY c DESC, sensor LIMIT 10`;
+    const cut = await o.scatter(q('oracle.ev'));
+    expect(cut.approximate?.c?.method).toBe('topk-shard-size');
+    expect(Number(cut.approximate!.c!.errorUpperBound)).toBeGreaterThan(0);
+    expect(cut.approximate!.c!.perRowErrorUpperBound).toHaveLength(10);
+    const exact = await o.scatter(q('oracle.evs'));
+    expect(exact.approximate).toBeUndefined();
+    expect(exact.data).toEqual((await o.single(q('oracle.evs'))).rows);
+    const tk = await o.scatter('SELECT topK(5)(sensor) AS t FROM oracle.ev');
+    expect(Number(tk.approximate?.t?.errorUpperBound)).toBeGreaterThan(0);
+  });
+
   test('the corpus has at least 100 queries', () => {
     expect(CORPUS.length).toBeGreaterThanOrEqual(100);
   });
