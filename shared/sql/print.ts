@@ -297,7 +297,8 @@ function printCall(f: FunctionCall): string {
             x.alias !== undefined ||
             precOf(x) < P_UNARY ||
             (x.kind === 'literal' && (x.type === 'integer' || x.type === 'float')) ||
-            inner.startsWith('-');
+            // `-0x1F::UInt8` and `-inf::T` fold the minus into the number before the cast or index:
+            /^(-|[0-9.]|inf|nan)/i.test(inner);
           return wrap ? `-(${inner})` : `-${inner}`;
         }
         // NOT: parenthesize anything looser than a postfix operand, for readability and for 18.16.
