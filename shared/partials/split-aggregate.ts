@@ -22,7 +22,7 @@ import { resolveAggregate } from './families/index.js';
 import { shardSize } from './families/topk.js';
 import { applyPostClauses, rowComparator, type WorkRow } from './post-process.js';
 import type { ApproximateInfo, FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
-import { fromJson, parserFor, toJson, valueKey, type Value } from './values.js';
+import { compareValues, fromJson, parserFor, toJson, valueKey, type Value } from './values.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 
 interface AggSlot {
@@ -288,6 +288,8 @@ class GroupMerger implements Merger {
       });
     }
     if (specs.length) work.sort(rowComparator(specs));
+    // No ORDER BY: any order is ClickHouse's answer, but ours must not depend on arrival order.
+    else if (keyCanon.length) work.sort((a, b) => compareValues(a.group.keys, b.group.keys));
     const page = applyPostClauses(work, {
       sort: specs,
       distinct: this.s.distinct,
