@@ -14,6 +14,7 @@ import type { HedgeState } from './hedge.js';
 import type { ShardOutcome } from './call-shard.js';
 import { computeDeadline, type Deadline } from './deadline.js';
 import { parseQueryRequest, type QueryRequest } from './request.js';
+import { gatherTree, useTree, type TreeInvoker } from './tree.js';
 import { QUERY_ERROR_CODES } from './query-errors.js';
 
 export type PlanFn = (input: string | SelectStatement, topo: Topology, opts: PlanOptions) => Promise<QueryPlan>;
@@ -34,6 +35,8 @@ export interface RunDeps {
   onShard?: (o: ShardOutcome) => void;
   /** Log hook for failures the client only sees as INTERNAL. */
   onInternalError?: (e: unknown) => void;
+  /** Sub-coordinators (shared/scatter/tree.ts): used above topo.query.treeFanoutAbove queried shards. */
+  tree?: TreeInvoker;
 }
 
 export interface ShardsSummary {
@@ -144,7 +147,9 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   };
 
   const plan = await deps.planQuery(req.sql, topo, planOptions(req, topo, runSubquery));
-  const g = await gather({ ...common, plan, onShard: deps.onShard });
+  const g = deps.tree && useTree(topo, plan.shards.filter((s) => !s.skipped).length)
+    ? await gatherTree({ ...common, plan, onShard: deps.onShard, tree: deps.tree })
+    : await gather({ ...common, plan, onShard: deps.onShard });
   const missing = [...g.missing, ...subMissing];
   const shards = summarize(plan.shards.length, g.skipped.length, g.outcomes, missing);
   const truncated = plan.truncated ?? [];

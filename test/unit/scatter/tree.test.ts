@@ -199,3 +199,25 @@ describe('gatherTree vs flat gather (chdb, 12 shards, 3 sub-coordinators of 4)',
     }
   });
 });
+
+describe('runQuery with deps.tree (the coordinator hook)', () => {
+  it('goes through sub-coordinators above treeFanoutAbove and answers as the flat coordinator does', async () => {
+    const { runQuery } = await import('../../../shared/scatter/run-query.js');
+    const sql = 'SELECT user, count() AS c, sum(qty) AS q FROM default.events_dist GROUP BY user ORDER BY c DESC, user LIMIT 3';
+    const deps = { topo, invoker: shardInvoker, planQuery, hedgeState: createHedgeState(), queryId: 'q1', behindApiGateway: false };
+    const inv = inProcessTree();
+    const viaTree = await runQuery({ sql }, { ...deps, tree: inv });
+    const viaFlat = await runQuery({ sql }, deps);
+    expect(viaTree.status).toBe(200);
+    expect(inv.calls).toBe(3);
+    const body = (r: typeof viaTree) => {
+      const b = r.body as { data: unknown; shards: { queried: number; succeeded: number } };
+      return { data: b.data, queried: b.shards.queried, succeeded: b.shards.succeeded };
+    };
+    expect(body(viaTree)).toEqual(body(viaFlat));
+    expect(body(viaTree).succeeded).toBe(SHARDS);
+    const small = await runQuery({ sql: 'SELECT count() AS c FROM default.events_dist WHERE id IN (1, 2)' }, { ...deps, tree: inv });
+    expect(inv.calls).toBe(3); // 2 queried shards: at or below treeFanoutAbove, no tree
+    expect((small.body as { data: unknown }).data).toEqual([{ c: '2' }]);
+  });
+});
