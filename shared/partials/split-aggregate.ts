@@ -259,16 +259,31 @@ class GroupMerger implements Merger {
     if (keyCanon.length === 0 && this.groups.size === 0) this.groups.set('[]', this.newGroup([]));
     const work: (WorkRow & { types: string[]; group: Group })[] = [];
     const typeOf = (c: string) => this.types.get(c);
+    // Where each bound expression's value lives (resolved once, not per group).
+    const slot = new Map<string, { kind: 'key' | 'pushed' | 'agg'; i: number }>();
+    keyCanon.forEach((k, i) => slot.set(k, { kind: 'key', i }));
+    pushed.forEach((p, i) => slot.set(p.key, { kind: 'pushed', i }));
+    aggs.forEach((a, i) => slot.set(a.key, { kind: 'agg', i }));
+    const keyTypes = keyCanon.map((_k, i) => typeOf(`__k${i}`) ?? 'String');
+    const pushedTypes = pushed.map((p) => typeOf(p.col) ?? 'String');
+    const aggTypes = aggs.map((a) => {
+      const ts = a.cols.map((c) => typeOf(c));
+      return ts.every((t) => t !== undefined) ? (ts as string[]) : undefined;
+    });
     const evalGroup = (g: Group) => {
-      const bound = new Map<string, Typed>();
-      keyCanon.forEach((k, i) => bound.set(k, { v: g.keys[i] ?? null, t: typeOf(`__k${i}`) ?? 'String' }));
-      pushed.forEach((p, i) => bound.set(p.key, { v: g.pushed[i] ?? null, t: typeOf(p.col) ?? 'String' }));
-      aggs.forEach((a, i) => {
-        const ts = a.cols.map((c) => typeOf(c));
-        const r = g.states[i]!.finalize(ts.every((t) => t !== undefined) ? (ts as string[]) : undefined);
-        bound.set(a.key, { v: r.value, t: r.type });
-      });
-      const lookup = (e: Expr) => bound.get(canon(e));
+      const finals: (Typed | undefined)[] = new Array(aggs.length);
+      const lookup = (e: Expr): Typed | undefined => {
+        const s = slot.get(canon(e));
+        if (!s) return undefined;
+        if (s.kind === 'key') return { v: g.keys[s.i] ?? null, t: keyTypes[s.i]! };
+        if (s.kind === 'pushed') return { v: g.pushed[s.i] ?? null, t: pushedTypes[s.i]! };
+        let f = finals[s.i];
+        if (!f) {
+          const r = g.states[s.i]!.finalize(aggTypes[s.i]);
+          f = finals[s.i] = { v: r.value, t: r.type };
+        }
+        return f;
+      };
       return (e: Expr) => evaluate(e, lookup);
     };
     for (const g of this.groups.values()) {
