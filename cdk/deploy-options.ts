@@ -28,9 +28,9 @@ export const deployOptionsSchema = z
         subnetIds: z.array(z.string().regex(/^subnet-([0-9a-f]{8}|[0-9a-f]{17})$/, 'a subnet id (subnet-...)')).min(1),
         securityGroupIds: z.array(z.string().regex(/^sg-([0-9a-f]{8}|[0-9a-f]{17})$/, 'a security group id (sg-...)')).min(1),
         /**
-         * Put the coordinator there too, for what it does against ClickHouse itself (the parity guard
-         * against distributedCheck.endpoint, scheduled inserts). Its subnets then need a way to the
-         * Lambda API (NAT or a `lambda` interface endpoint) to invoke the shard functions.
+         * Put the coordinator there too. Not needed for ClickHouse: the coordinator reaches it only through
+         * the shard functions (queries, the parity guard's reads, scheduled inserts). Its subnets then need
+         * a way to the Lambda API (NAT or a `lambda` interface endpoint) to invoke the shard functions.
          */
         includeCoordinator: z.boolean().default(false),
       })

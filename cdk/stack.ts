@@ -29,6 +29,24 @@ export class LocalOnlyConfigError extends Error {
   }
 }
 
+/**
+ * The local tables scheduled runs write (each schedule destination's `local`): the only tables a shard
+ * function accepts `insert` requests for (CH_SCATTER_WRITABLE_TABLES). Scheduled rows go through the
+ * shard functions, so the coordinator never holds ClickHouse credentials. A destination that is not a
+ * configured table could not be routed, so it is refused here, before deployment.
+ */
+export function scheduleWriteTables(topology: Topology): string[] {
+  const out = new Set<string>();
+  const problems: string[] = [];
+  topology.schedules.forEach((s, i) => {
+    const t = topology.tables[s.destination.table];
+    if (t) out.add(t.local);
+    else problems.push(`$.schedules[${i}].destination.table: ${s.destination.table} is not in "tables" (rows are routed by its sharding key)`);
+  });
+  if (problems.length) throw new Error(problems.join('\n'));
+  return [...out].sort();
+}
+
 export class ChScatterStack extends Stack {
   readonly sizing: Sizing;
   readonly shards: ShardFunction[];
@@ -46,6 +64,7 @@ export class ChScatterStack extends Stack {
     if (problems.length) throw new LocalOnlyConfigError(problems);
 
     this.sizing = deriveSizing(topology.query, topology.shards.length, options.memory);
+    const writableTables = scheduleWriteTables(topology);
 
     const vpc = options.vpc
       ? {
@@ -68,6 +87,7 @@ export class ChScatterStack extends Stack {
           timeoutS: this.sizing.shardTimeoutS,
           logRetentionDays: options.logRetentionDays,
           vpc,
+          writableTables,
         }),
     );
 

@@ -25,6 +25,8 @@ export interface ShardFunctionProps extends Pick<ScatterFunctionProps, 'memoryMb
   metricsNamespace: string;
   /** Defaults to functions/shard/handler.ts. */
   entry?: string;
+  /** Local tables this function may INSERT into (schedule destinations); nothing else is ever written. */
+  writableTables?: string[];
 }
 
 export const SHARD_SERVICE_NAME = 'ch-scatter-shard';
@@ -102,6 +104,8 @@ export class ShardFunction extends Construct {
         CH_SCATTER_SECRET_ARN: this.secret.secretArn,
         POWERTOOLS_SERVICE_NAME: SHARD_SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
+        // Scheduled rows arrive as insert requests from the coordinator (which holds no credentials).
+        ...(props.writableTables?.length ? { CH_SCATTER_WRITABLE_TABLES: props.writableTables.join(',') } : {}),
       },
     });
     this.secret.grantRead(this.function.role);

@@ -1,8 +1,9 @@
 // What the coordinator needs, built once per container: topology, the Lambda invoker (with a
 // keep-alive agent that survives across invocations), the planner, the warm hedge state, the
 // router for scheduled inserts, and the Distributed parity guard. Heavy modules load lazily so a
-// cold start pays only for what this invocation uses.
-import type { Topology, ReplicaConfig } from '../../shared/config/schema.js';
+// cold start pays only for what this invocation uses. Everything that touches ClickHouse goes
+// through the shard functions: the coordinator holds no database credentials.
+import type { Topology } from '../../shared/config/schema.js';
 import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
 import type { ShardInvoker } from '../../shared/scatter/invoker.js';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
@@ -42,36 +43,23 @@ export function routerWriter(topo: Topology, getAccess: (shard: number, replica:
 }
 
 /**
- * The sink's access per replica. In AWS the coordinator writes to ClickHouse over HTTP (it runs
- * in the VPC); in the local stack (CH_SCATTER_ADMIN_VIA_INVOKE=1) embedded replicas exist only
- * inside shard host processes, so writes travel as admin requests through the shard function.
+ * The sink's access per replica: always through the shard function (an `insert` admin request).
+ * The coordinator holds no database credentials and needs no VPC placement: in AWS the shard
+ * function accepts inserts only into the tables in its CH_SCATTER_WRITABLE_TABLES (the CDK stack
+ * lists the schedule destinations' local tables there); in the local stack the shard hosts serve
+ * admin requests anyway (embedded replicas exist only inside them).
  */
-function sinkAccess(topo: Topology, invoker: ShardInvoker, env: NodeJS.ProcessEnv) {
-  const cache = new Map<string, Promise<ClickHouseAccess>>();
-  return (shard: number, replica: number): Promise<ClickHouseAccess> => {
+function sinkAccess(invoker: ShardInvoker) {
+  const cache = new Map<string, ClickHouseAccess>();
+  return (shard: number, replica: number): ClickHouseAccess => {
     const key = `${shard}/${replica}`;
     let a = cache.get(key);
     if (!a) {
-      a = env.CH_SCATTER_ADMIN_VIA_INVOKE === '1'
-        ? Promise.resolve(createAdminAccess({ invoker, shard, replica }))
-        : createReplicaAccess(topo.shards[shard]!.replicas[replica]!);
+      a = createAdminAccess({ invoker, shard, replica });
       cache.set(key, a);
     }
     return a;
   };
-}
-
-async function createReplicaAccess(replica: ReplicaConfig): Promise<ClickHouseAccess> {
-  const { createAccess } = await import('../../shared/clickhouse/factory.js');
-  return createAccess(replica, replica.secret ? await secretCredentials(replica.secret) : undefined);
-}
-
-/** {"username","password"} from Secrets Manager (cached 5 min), as the shard functions read it. */
-async function secretCredentials(secret: string): Promise<{ username: string; password: string }> {
-  const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
-  const v = (await getSecret(secret, { transform: 'json', maxAge: 300 })) as { username?: unknown; password?: unknown } | undefined;
-  if (!v || typeof v.username !== 'string' || typeof v.password !== 'string') throw new Error(`secret ${secret} must be JSON {"username": "...", "password": "..."}`);
-  return { username: v.username, password: v.password };
 }
 
 export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): Promise<CoordinatorDeps> {
@@ -81,28 +69,42 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
   // X-Ray: one subsegment per shard invoke (a no-op outside Lambda, where tracing is off).
   if (tracer?.isTracingEnabled()) tracer.captureAWSv3Client(client);
   const invoker = createLambdaInvoker(topo.shards.length, { client, functionNames: shardFunctionNames(topo.shards.length, env) });
-  if (topo.distributedCheck) await parityGuard(topo);
+  if (topo.distributedCheck) await parityGuard(topo, invoker);
   return {
     topo,
     invoker,
     planQuery: planQuery as PlanFn,
     explainPlan: explainPlan as (plan: QueryPlan) => unknown,
     hedgeState: createHedgeState(),
-    writeRows: routerWriter(topo, sinkAccess(topo, invoker, env)),
+    writeRows: routerWriter(topo, sinkAccess(invoker)),
   };
 }
 
+/**
+ * Where the coordinator runs the parity guard's reads: the shard whose replica URL is
+ * distributedCheck.endpoint (that replica first), else shard 0. The reads travel as ordinary
+ * read-only ShardRequests, so the coordinator needs no credentials and no VPC. An endpoint that is
+ * not a shard replica (a separate query node) is NOT contacted by the coordinator: `ch-scatter check
+ * --config` connects to it directly (with CLICKHOUSE_USER/CLICKHOUSE_PASSWORD); the guard reads shard
+ * 0, which holds the same remote_servers and, as usual, the Distributed table too.
+ */
+export function parityTarget(topo: Topology): { shard: number; replicas: number[]; endpointIsShard: boolean } {
+  const endpoint = topo.distributedCheck?.endpoint?.replace(/\/+$/, '');
+  for (const [i, s] of topo.shards.entries()) {
+    const j = endpoint ? s.replicas.findIndex((r) => r.url?.replace(/\/+$/, '') === endpoint) : -1;
+    if (j >= 0) return { shard: i, replicas: [j, ...s.replicas.map((_, k) => k).filter((k) => k !== j)], endpointIsShard: true };
+  }
+  return { shard: 0, replicas: topo.shards[0]!.replicas.map((_, k) => k), endpointIsShard: false };
+}
+
 /** The first invocation refuses to serve when the topology disagrees with ClickHouse's cluster. */
-async function parityGuard(topo: Topology): Promise<void> {
-  const check = topo.distributedCheck!;
-  if (!check.endpoint) throw new ScatterError('CONFIG_INVALID', 'distributedCheck needs an "endpoint" for the coordinator to run the parity guard', { status: 500 });
-  const [{ assertParityAtStartup }, { createHttpAccess }] = await Promise.all([import('../../shared/sharding/parity.js'), import('../../shared/clickhouse/http.js')]);
-  const access = await createHttpAccess({ url: check.endpoint });
+async function parityGuard(topo: Topology, invoker: ShardInvoker): Promise<void> {
+  const [{ assertParityAtStartup }, { createShardReadAccess }] = await Promise.all([import('../../shared/sharding/parity.js'), import('../../shared/scatter/shard-read-access.js')]);
+  const target = parityTarget(topo);
+  const access = createShardReadAccess({ invoker, shard: target.shard, replicas: target.replicas });
   try {
     await assertParityAtStartup(topo, access);
   } catch (e) {
     throw new ScatterError('INTERNAL', `Distributed parity check failed, refusing to serve: ${(e as Error).message}`, { cause: e });
-  } finally {
-    await access.close().catch(() => undefined);
   }
 }

@@ -1,8 +1,12 @@
 // Scheduled queries: EventBridge invokes the coordinator with {"kind":"ch-scatter.schedule",
 // "name":"<schedule>"}; we run the saved SQL through the normal runtime and insert the result rows,
 // each with the run time (`_run_time`, DateTime UTC) and the partial flag (`_partial`, UInt8),
-// into destination.table through the router. A failed or partial run is logged and counted;
-// a failed run also throws, so the invocation is recorded as failed (EventBridge retries it).
+// into destination.table through the router. The rows travel to each shard's local table as
+// `insert` requests to the shard functions (which alone hold the ClickHouse credentials and accept
+// inserts only into the schedule destinations), never over a database connection of our own.
+// A failed or partial run is logged and counted; a failed run also throws, so the invocation is
+// recorded as failed. It is NOT retried: the CDK stack sets the coordinator's async retries to 0
+// (a retried rollup would write its rows twice), so the next scheduled run is the retry.
 import { ScatterError } from '../../shared/errors.js';
 import { executeQuery, type RunDeps } from '../../shared/scatter/run-query.js';
 import type { Topology } from '../../shared/config/schema.js';

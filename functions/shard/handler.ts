@@ -4,7 +4,9 @@
 // bad request or a ClickHouse failure: those are typed failures the coordinator can merge.
 //
 // In AWS: `handler`, configured by CH_SCATTER_SHARD = JSON {shard, replicas:[{url, secretArn?}],
-// secretArn?, database?}; credentials come from Secrets Manager (cached). The local stack hosts
+// secretArn?, database?}; credentials come from Secrets Manager (cached). CH_SCATTER_WRITABLE_TABLES
+// (comma-separated local tables, set by the CDK stack to the schedule destinations) are the only
+// tables an `insert` admin request may write; `exec` is always refused here. The local stack hosts
 // the same code through `createShardHandler(deps)` with the embedded adapter.
 // Logs carry ids, sizes, timings and error kinds: never row data, SQL literals or credentials.
 import middy from '@middy/core';
@@ -19,6 +21,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
 import { createAccess, type Credentials } from '../../shared/clickhouse/factory.js';
 import type { ShardResponse } from '../../shared/scatter/protocol.js';
+import { parseWritableTables } from '../../shared/scatter/shard-exec.js';
 import { createShardHandler, type ShardHandlerDeps, type ShardHandlerFn } from './shard-function.js';
 
 export { createShardHandler, type ShardHandlerDeps, type ShardHandlerFn } from './shard-function.js';
@@ -66,6 +69,7 @@ export function envShardDeps(env: NodeJS.ProcessEnv = process.env, logger?: Logg
   const deps: ShardHandlerDeps = {
     logger,
     metrics,
+    writableTables: parseWritableTables(env.CH_SCATTER_WRITABLE_TABLES),
     get shard() {
       return tryCfg()?.shard;
     },

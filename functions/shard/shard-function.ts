@@ -17,6 +17,8 @@ export interface ShardHandlerDeps {
   /** How many replicas this shard has: a payload naming another one is refused. */
   replicaCount?: number;
   allowAdmin?: boolean;
+  /** Local tables an insert request may write without allowAdmin (CH_SCATTER_WRITABLE_TABLES). */
+  writableTables?: ReadonlySet<string>;
   now?: () => number;
   logger?: Logger;
   metrics?: Metrics;
@@ -67,6 +69,7 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
       const res = await executeShardRequest(ev, access, {
         now,
         allowAdmin: deps.allowAdmin,
+        writableTables: deps.writableTables,
         maxResponseBytes: deps.maxResponseBytes,
         onEvent: (e) => {
           if (e.event !== 'start') logger.warn(`shard query ${e.event}`, { chQueryId: e.chQueryId, detail: e.message });

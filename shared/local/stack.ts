@@ -100,7 +100,6 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       ...process.env,
       CH_SCATTER_TOPOLOGY: JSON.stringify(topo),
       CH_SCATTER_LAMBDA_ENDPOINT: invoke.url,
-      CH_SCATTER_ADMIN_VIA_INVOKE: '1',
     };
     delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
     const tools = createTools({ logLevel: opts.logLevel ?? 'WARN' });

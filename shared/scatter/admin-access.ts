@@ -1,8 +1,11 @@
 // A ClickHouseAccess that reaches one replica through its shard function with admin requests
-// (ShardAdminRequest exec/insert). The local stack needs it: embedded replicas live inside shard
-// host processes (one chdb directory per process), so the router and /admin/exec cannot open
-// them directly. Only exec and insert exist; reads go through the query path. Shard functions
-// refuse admin requests unless hosted by the local stack (allowAdmin), so in AWS this is inert.
+// (ShardAdminRequest exec/insert). Two users:
+// - the local stack: embedded replicas live inside shard host processes (one chdb directory per
+//   process), so the router and /admin/exec cannot open them directly;
+// - the coordinator's scheduled inserts, in AWS too: only shard functions hold the ClickHouse
+//   credentials and VPC placement, and they accept an insert into the tables named in their
+//   CH_SCATTER_WRITABLE_TABLES (the schedule destinations) and refuse exec.
+// Only exec and insert exist; reads go through the query path (shard-read-access.ts).
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseAccess, QueryResult } from '../clickhouse/port.js';
 import { ClickHouseError } from '../clickhouse/port.js';
@@ -15,6 +18,30 @@ export interface AdminAccessOptions {
   replica: number;
   timeoutMs?: number;
   queryId?: string;
+  /** Max JSON bytes of rows per insert request (default MAX_INSERT_PAYLOAD_BYTES). */
+  maxPayloadBytes?: number;
+}
+
+/** Rows per insert request stay under this (Lambda's 6 MB request limit, with room for the envelope). */
+export const MAX_INSERT_PAYLOAD_BYTES = 5 * 1024 * 1024;
+
+/** Consecutive slices of `rows` whose JSON stays under `maxBytes` (a single larger row goes alone). */
+export function chunkRows(rows: Record<string, unknown>[], maxBytes: number): Record<string, unknown>[][] {
+  const out: Record<string, unknown>[][] = [];
+  let cur: Record<string, unknown>[] = [];
+  let size = 2;
+  for (const r of rows) {
+    const n = Buffer.byteLength(JSON.stringify(r)) + 1;
+    if (cur.length > 0 && size + n > maxBytes) {
+      out.push(cur);
+      cur = [];
+      size = 2;
+    }
+    cur.push(r);
+    size += n;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
 }
 
 function failureMessage(r: unknown): string | undefined {
@@ -45,7 +72,8 @@ export function createAdminAccess(o: AdminAccessOptions): ClickHouseAccess {
       await send({ type: 'exec', sql }, opts?.queryId, opts?.signal);
     },
     async insert(table, rows, opts) {
-      await send({ type: 'insert', table, rows }, opts?.queryId, opts?.signal);
+      // A Lambda request payload is capped at 6 MB: big batches go as several inserts, in order.
+      for (const chunk of chunkRows(rows, o.maxPayloadBytes ?? MAX_INSERT_PAYLOAD_BYTES)) await send({ type: 'insert', table, rows: chunk }, opts?.queryId, opts?.signal);
     },
     async cancel() {
       /* admin statements are short and run to completion */

@@ -12,7 +12,10 @@
 //   the request carries.
 // - at the deadline the call is aborted AND the server query is KILLed by its id (aborting
 //   an HTTP request does not stop the server query).
-// - admin requests (exec/insert) only when the caller allows them (the local stack).
+// - admin requests (exec/insert) only when the caller allows them (the local stack); in AWS an
+//   insert is served only into a table on writableTables (CH_SCATTER_WRITABLE_TABLES: the local
+//   tables of schedule destinations), so the coordinator writes scheduled rows through the shard
+//   function and never holds database credentials. exec is never served in AWS.
 import { randomBytes } from 'node:crypto';
 import { ClickHouseError } from '../clickhouse/port.js';
 import type { ClickHouseAccess, SettingValue } from '../clickhouse/port.js';
@@ -24,6 +27,8 @@ export interface ShardExecOptions {
   now(): number;
   /** exec/insert requests are served only when true (the local stack's admin routes). */
   allowAdmin?: boolean;
+  /** Without allowAdmin: local tables (`db.table`) an insert request may write (schedule destinations). */
+  writableTables?: ReadonlySet<string>;
   /** Cancels the work from outside (e.g. the runtime is shutting down) -> kind 'cancelled'. */
   signal?: AbortSignal;
   /** Refuse successful results whose JSON exceeds this (Lambda's response limit is 6 MB). */
@@ -56,8 +61,9 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
       return failure(p.shard, p.replica, 'error', `the shard query may not set ${overridden.join(', ')} itself (the shard enforces them)`, 'BAD_REQUEST');
     }
   }
-  if (p.type !== 'query' && !opts.allowAdmin) {
-    return failure(p.shard, p.replica, 'error', `${p.type} requests are refused: shard functions only read`, 'NOT_READ_ONLY');
+  if (p.type !== 'query' && !opts.allowAdmin && !(p.type === 'insert' && isWritable(p.table, opts.writableTables))) {
+    const why = p.type === 'insert' ? `insert into ${p.table} is refused: shard functions only read, and write only to the tables in CH_SCATTER_WRITABLE_TABLES (${[...(opts.writableTables ?? [])].join(', ') || 'none'})` : `${p.type} requests are refused: shard functions only read`;
+    return failure(p.shard, p.replica, 'error', why, 'NOT_READ_ONLY');
   }
 
   // Unique per attempt: a hedge or retry may reach the same server while the first still runs,
@@ -165,6 +171,19 @@ function failure(
   if (chCode !== undefined) f.error.chCode = chCode;
   if (started !== undefined && opts) f.statistics = { elapsedMs: opts.now() - started };
   return f;
+}
+
+/** `db.table` (no database means `default`), compared exactly: no quoting tricks get through. */
+function isWritable(table: string, writable: ReadonlySet<string> | undefined): boolean {
+  if (!writable || writable.size === 0) return false;
+  return writable.has(table.includes('.') ? table : `default.${table}`);
+}
+
+/** CH_SCATTER_WRITABLE_TABLES: comma-separated `db.table` names (no database means `default`). */
+export function parseWritableTables(raw: string | undefined): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const t of (raw ?? '').split(',').map((x) => x.trim()).filter(Boolean)) out.add(t.includes('.') ? t : `default.${t}`);
+  return out;
 }
 
 function intOr(v: unknown): number {

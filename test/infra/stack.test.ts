@@ -51,6 +51,8 @@ describe('the AWS example (4 shards, IAM auth, one schedule)', () => {
       });
       expect(env.POWERTOOLS_SERVICE_NAME).toBe('ch-scatter-shard');
       expect(env.POWERTOOLS_METRICS_NAMESPACE).toBe('ChScatter');
+      // Scheduled rows arrive as inserts from the coordinator: only the destination's local table is writable.
+      expect(env.CH_SCATTER_WRITABLE_TABLES).toBe('analytics.sensor_rollups_hourly');
       if (i === 0) {
         // Named in the config: imported by name, never created.
         expect(secretArn).toBe('arn:<Ref:AWS::Partition>:secretsmanager:<Ref:AWS::Region>:<Ref:AWS::AccountId>:secret:ch-scatter/sensors/shard-0');
@@ -173,6 +175,9 @@ describe('one shard, two schedules, JWT, a VPC and an alarm topic', () => {
       { name: 'a', schedule: 'rate(5 minutes)', sql: 'SELECT 1', destination: { table: 't1' } },
       { name: 'b', schedule: 'cron(0 3 * * ? *)', sql: 'SELECT 2', destination: { table: 't2' } },
     ];
+    cfg.tables.t1 = { local: 't1_local', shardingKey: { column: 'k', type: 'UInt64', function: 'identity' } };
+    cfg.tables['other.t2'] = { local: 'other.t2_local', shardingKey: { column: 'k', type: 'UInt64', function: 'identity' } };
+    cfg.schedules[1].destination.table = 'other.t2';
     b = build(cfg, {
       jwt: '{"issuer":"https://auth.example.com/","audience":["ch-scatter"]}',
       vpc: { vpcId: 'vpc-0123abcd', subnetIds: ['subnet-0123abcd', 'subnet-89abcdef'], securityGroupIds: ['sg-0123456789abcdef0'] },
@@ -188,6 +193,11 @@ describe('one shard, two schedules, JWT, a VPC and an alarm topic', () => {
     b.template.resourceCountIs('AWS::Events::Rule', 2);
     b.template.resourceCountIs('AWS::CloudWatch::Alarm', 2 * 2 + 2);
     b.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(0 3 * * ? *)', Targets: [Match.objectLike({ Input: '{"kind":"ch-scatter.schedule","name":"b"}' })] });
+  });
+
+  it('lets the shard function insert into exactly the destinations\' local tables (sorted, qualified)', () => {
+    const shardFn = Object.entries(resourcesOf(b.template, FN)).find(([, r]) => r.Properties.Environment.Variables.CH_SCATTER_SHARD)![1];
+    expect(shardFn.Properties.Environment.Variables.CH_SCATTER_WRITABLE_TABLES).toBe('default.t1_local,other.t2_local');
   });
 
   it('authorizes every route with the JWT authorizer instead of IAM', () => {
@@ -275,6 +285,12 @@ describe('configs the app refuses at synthesis', () => {
     const cfg = awsExample();
     cfg.shards[0].replicas[1].secret = 'another';
     expect(() => build(cfg)).toThrow(/\$\.shards\[0\]\.replicas: the replicas of one shard name different secrets/);
+  });
+
+  it('refuses a schedule whose destination is not a configured table (its rows could not be routed)', () => {
+    const cfg = awsExample();
+    cfg.schedules[0].destination.table = 'analytics.nowhere';
+    expect(() => build(cfg)).toThrow(/\$\.schedules\[0\]\.destination\.table: analytics\.nowhere is not in "tables"/);
   });
 
   it('refuses a topology too large for the coordinator environment', () => {
