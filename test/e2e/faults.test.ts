@@ -158,7 +158,12 @@ describe('faults from the config', () => {
     const r = await post(`${stack.url}/query`, { sql: `SELECT count() AS c FROM ${DIST}`, timeoutMs: 1500 });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const reasons = Object.fromEntries(r.body.shards.missing.map((m: { shard: number; reason: string }) => [m.shard, m.reason]));
-    expect(reasons).toEqual({ 2: 'timeout', 3: 'error', 4: 'unavailable', 5: 'error', 6: 'throttled' });
+    // Shard 4 crashes on every invoke and its host restarts after each crash; on a loaded machine the
+    // restart can outlast this deadline, which is then honestly a timeout. The crash itself is pinned
+    // by the test above; this one is about the 429.
+    const { 4: crashed, ...rest } = reasons;
+    expect(['unavailable', 'timeout']).toContain(crashed);
+    expect(rest).toEqual({ 2: 'timeout', 3: 'error', 5: 'error', 6: 'throttled' });
     expect(r.body.partial).toBe(true);
     expect(r.body.data).toEqual(await oracleFor([0, 1], 'SELECT count() AS c FROM {T}'));
     const h = await holder;
