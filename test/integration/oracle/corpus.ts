@@ -84,6 +84,11 @@ for (const t of T) {
     { sql: `SELECT region, uid, f FROM ${t} ORDER BY region, f DESC, uid LIMIT 2 BY region` },
     { sql: `SELECT uid, f FROM ${t} WHERE sensor = 's-7' ORDER BY f, uid` },
     { sql: `SELECT * FROM ${t} ORDER BY f DESC, uid LIMIT 3` },
+    // NaN ordering: after numbers by default, before them with NULLS FIRST
+    { sql: `SELECT region, flag, avgIf(f, v > 998) AS a FROM ${t} GROUP BY region, flag ORDER BY a DESC, region, flag` },
+    { sql: `SELECT region, flag, avgIf(f, v > 998) AS a FROM ${t} GROUP BY region, flag ORDER BY a NULLS FIRST, region, flag` },
+    { sql: `SELECT uid, f, if(v % 7 = 0, nan, f) AS r FROM ${t} WHERE v BETWEEN 0 AND 40 ORDER BY r, uid, f` },
+    { sql: `SELECT uid, f, if(v % 7 = 0, nan, f) AS r FROM ${t} ORDER BY r DESC NULLS FIRST, uid, f LIMIT 12` },
     // exact quantiles (values shipped, bounded)
     { sql: `SELECT quantileExact(0.5)(v), quantilesExact(0.1, 0.9, 1)(n), medianExact(f), quantileExactIf(0.25)(uid, flag = 1) FROM ${t}` },
     { sql: `SELECT region, quantileExact(0.9)(v) AS q, medianExact(n), medianExact(d) FROM ${t} GROUP BY region ORDER BY region` },
