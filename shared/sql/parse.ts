@@ -377,6 +377,7 @@ class Parser {
     if (this.isKw('LIMIT')) {
       const lim = this.parseLimitHead();
       if (this.acceptKw('BY')) {
+        if (q.distinctOn) throw this.error('no LIMIT BY with DISTINCT ON (ClickHouse refuses both)', this.toks[this.i - 1]);
         const lb: LimitByClause = { limit: lim.limit, by: this.parseExprList() };
         if (lim.offset) lb.offset = lim.offset;
         if (lim.withTies) throw this.error('LIMIT ... BY without WITH TIES');
@@ -389,6 +390,8 @@ class Parser {
       } else {
         q.limit = lim;
       }
+      if (q.limit?.withTies && !q.orderBy) throw this.error('ORDER BY before LIMIT ... WITH TIES (ClickHouse requires it)', this.toks[this.i - 1]);
+      if (q.limit?.withTies && q.distinctOn) throw this.error('no WITH TIES with DISTINCT ON (ClickHouse refuses both)', this.toks[this.i - 1]);
     }
     if (this.isKw('OFFSET')) {
       if (q.limit?.offset) throw this.error('end of query');
@@ -421,11 +424,6 @@ class Parser {
       }
     }
     const expr = this.parseExpr();
-    if (expr.alias !== undefined) {
-      const name = expr.alias;
-      delete expr.alias;
-      return { name, expr };
-    }
     this.expectKw('AS');
     return { name: this.ident('a name for the WITH expression'), expr };
   }
@@ -585,6 +583,10 @@ class Parser {
     }
     this.i++;
     if (local) throw this.unsupported('LOCAL JOIN', start);
+    // As ClickHouse's parser: SEMI and ANTI need LEFT or RIGHT.
+    if ((strictness === 'SEMI' || strictness === 'ANTI') && type !== 'LEFT' && type !== 'RIGHT') {
+      throw this.error(`LEFT or RIGHT with ${strictness} JOIN`, this.toks[this.i - 1]);
+    }
     const j: JoinClause = { global, type: type ?? 'INNER', table: this.parseTableExpr(), pos: this.pos(start) };
     if (strictness) j.strictness = strictness;
     if (type === 'CROSS') return j;

@@ -365,7 +365,8 @@ function printJoin(j: JoinClause): string {
   if (j.strictness) out += j.strictness + ' ';
   out += `${j.type} JOIN ${printTable(j.table)}`;
   if (j.using) out += ` USING (${list(j.using)})`;
-  else if (j.on) out += ` ON ${aliased(j.on)}`;
+  // ClickHouse takes no alias at the top of ON (`ON x AS a` is a syntax error there): parenthesize.
+  else if (j.on) out += ` ON ${operand(j.on, 0)}`;
   return out;
 }
 

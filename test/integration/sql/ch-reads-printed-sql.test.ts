@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Expr } from '../../../shared/sql/ast.js';
-import { printExpr } from '../../../shared/sql/print.js';
+import { printExpr, printSelect } from '../../../shared/sql/print.js';
 import { parseExpression, parseSelect } from '../../../shared/sql/parse.js';
-import { walkExpr } from '../../../shared/sql/visit.js';
-import { exprArb } from '../../unit/sql/ast-arbitrary.js';
+import { walkExpr, walkStatement } from '../../../shared/sql/visit.js';
+import { exprArb, statementArb } from '../../unit/sql/ast-arbitrary.js';
 import { ROUND_TRIP_CORPUS } from './corpus.js';
 import { openEngine, type SqlTestEngine } from './chdb-session.js';
 
@@ -192,3 +192,27 @@ function findNode(n: Node, prefix: string): Node | undefined {
   }
   return undefined;
 }
+
+describe('generated statements are valid ClickHouse syntax', () => {
+  it('EXPLAIN AST accepts every printed statement', () => {
+    let checked = 0;
+    fc.assert(
+      fc.property(statementArb, (st) => {
+        let ok = true;
+        walkStatement(st, (x) => {
+          if (!comparable(x)) ok = false;
+        }, { subqueries: true });
+        if (!ok) return;
+        const text = printSelect(st);
+        checked++;
+        try {
+          engine.session.query(`EXPLAIN AST ${text}`, 'TSVRaw');
+        } catch (e) {
+          throw new Error(`ClickHouse refused: ${text}\n${String(e).slice(0, 300)}`);
+        }
+      }),
+      { numRuns: Number(process.env.SQL_FUZZ_RUNS ?? 500) },
+    );
+    expect(checked).toBeGreaterThan(200);
+  });
+});

@@ -2,7 +2,7 @@
 // ClickHouse function names and spelling, BETWEEN as and(>=, <=) over the same operand, ...),
 // with odd identifiers and aliases sprinkled in to exercise quoting and parenthesization.
 import fc from 'fast-check';
-import type { Expr } from '../../../shared/sql/ast.js';
+import type { Expr, JoinClause, OrderItem, SelectQuery, SelectStatement, SettingItem, TableExpr } from '../../../shared/sql/ast.js';
 
 
 const plainName = fc.constantFrom('a', 'b', 'x', 'col_1', 'Sensor', 'ts', 'date', 'value');
@@ -94,3 +94,148 @@ export const exprArb: fc.Arbitrary<Expr> = fc.letrec<{ expr: Expr; leaf: Expr }>
   ),
 })).expr;
 
+
+// ---------------------------------------------------------------- whole statements
+
+const smallExpr: fc.Arbitrary<Expr> = fc.oneof(
+  { weight: 3, arbitrary: column },
+  { weight: 1, arbitrary: literal },
+  { weight: 1, arbitrary: exprArb },
+);
+const plainExpr: fc.Arbitrary<Expr> = fc.oneof(column, literal.filter((l) => l.kind === 'literal' && l.type !== 'null'));
+const count = fc.integer({ min: 0, max: 100 }).map((n) => ({ kind: 'literal', type: 'integer', value: String(n) }) as Expr);
+const tableName = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('t', 'events', 'u') }, { weight: 1, arbitrary: oddName });
+const alias = fc.option(name, { freq: 2, nil: undefined });
+
+const simpleSelect: fc.Arbitrary<SelectQuery> = fc.array(smallExpr, { minLength: 1, maxLength: 2 }).map((columns) => ({ kind: 'select', distinct: false, withTotals: false, columns }));
+
+const tableExpr: fc.Arbitrary<TableExpr> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ db: fc.option(tableName, { nil: undefined }), table: tableName, alias, final: fc.boolean(), sample: fc.option(fc.record({ ratio: fc.constantFrom('0.1', '1', '10000').map((v) => ({ kind: 'literal', type: v.includes('.') ? 'float' : 'integer', value: v }) as Expr), offset: fc.option(fc.constant({ kind: 'literal', type: 'float', value: '0.5' } as Expr), { nil: undefined }) }), { freq: 4, nil: undefined }) }).map(({ db, table, alias: a, final, sample }) => {
+      const t: TableExpr = { kind: 'table', table };
+      if (db !== undefined) t.database = db;
+      if (a !== undefined) t.alias = a;
+      if (final) t.final = true;
+      if (sample) {
+        t.sample = { ratio: sample.ratio };
+        if (sample.offset) t.sample.offset = sample.offset;
+      }
+      return t;
+    }) },
+  { weight: 1, arbitrary: fc.tuple(simpleSelect, alias).map(([query, a]) => (a === undefined ? { kind: 'subqueryTable', query } : { kind: 'subqueryTable', query, alias: a }) as TableExpr) },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('numbers', 'remote', 'file'), fc.array(plainExpr, { maxLength: 2 }), alias).map(([fname, args, a]) => (a === undefined ? { kind: 'tableFunction', name: fname, args } : { kind: 'tableFunction', name: fname, args, alias: a }) as TableExpr) },
+);
+
+const join: fc.Arbitrary<JoinClause> = fc
+  .record({
+    global: fc.boolean(),
+    strictness: fc.option(fc.constantFrom('ANY', 'ALL', 'ASOF', 'SEMI', 'ANTI') as fc.Arbitrary<JoinClause['strictness']>, { nil: undefined }),
+    type: fc.constantFrom('INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS', 'COMMA') as fc.Arbitrary<JoinClause['type']>,
+    table: tableExpr,
+    using: fc.array(column, { minLength: 1, maxLength: 2 }),
+    on: smallExpr,
+    useUsing: fc.boolean(),
+  })
+  .map(({ global, strictness, type, table, using, on, useUsing }) => {
+    if (type === 'COMMA') return { global: false, type, table };
+    const j: JoinClause = { global, type, table };
+    if (type === 'CROSS') return j;
+    if (strictness && ((strictness !== 'SEMI' && strictness !== 'ANTI') || type === 'LEFT' || type === 'RIGHT')) j.strictness = strictness;
+    if (useUsing) j.using = using;
+    else j.on = on;
+    return j;
+  });
+
+const orderItem: fc.Arbitrary<OrderItem> = fc
+  .record({ expr: smallExpr, desc: fc.boolean(), nulls: fc.option(fc.constantFrom('FIRST', 'LAST') as fc.Arbitrary<'FIRST' | 'LAST'>, { nil: undefined }), collate: fc.option(fc.constantFrom('en', "it's"), { freq: 5, nil: undefined }), withFill: fc.boolean() })
+  .map(({ expr, desc, nulls, collate, withFill }) => {
+    const o: OrderItem = { expr, direction: desc ? 'DESC' : 'ASC' };
+    if (nulls) o.nulls = nulls;
+    if (collate !== undefined) o.collate = collate;
+    if (withFill && Math.abs(expr.kind.length) % 2 === 0) o.withFill = true;
+    return o;
+  });
+
+// ClickHouse checks setting values even when only parsing: keep them well-typed.
+const settings: fc.Arbitrary<SettingItem[]> = fc.array(
+  fc.oneof(
+    fc.record({ name: fc.constantFrom('max_threads', 'max_block_size'), value: count.filter((c) => c.kind === 'literal' && c.value !== '0') }),
+    fc.record({ name: fc.constant('load_balancing'), value: fc.constantFrom('random', 'in_order').map((v) => ({ kind: 'literal', type: 'string', value: v }) as Expr) }),
+  ),
+  { minLength: 1, maxLength: 2 },
+);
+
+export const selectArb: fc.Arbitrary<SelectQuery> = fc
+  .record({
+    with: fc.option(fc.array(fc.oneof(fc.record({ name: plainName, expr: smallExpr }), fc.record({ name: plainName, expr: simpleSelect.map((query) => ({ kind: 'subquery', query }) as Expr), cte: fc.constant(true) })), { minLength: 1, maxLength: 2 }), { freq: 4, nil: undefined }),
+    distinct: fc.boolean(),
+    distinctOn: fc.option(fc.array(column, { minLength: 1, maxLength: 2 }), { freq: 6, nil: undefined }),
+    columns: fc.array(exprArb, { minLength: 1, maxLength: 3 }),
+    from: fc.option(fc.record({ table: tableExpr, joins: fc.array(join, { maxLength: 2 }), arrayJoin: fc.option(fc.record({ left: fc.boolean(), exprs: fc.array(withAlias(column), { minLength: 1, maxLength: 2 }) }), { freq: 4, nil: undefined }) }), { freq: 5, nil: undefined }),
+    prewhere: fc.option(smallExpr, { freq: 4, nil: undefined }),
+    where: fc.option(exprArb, { freq: 2, nil: undefined }),
+    groupBy: fc.option(fc.array(smallExpr, { minLength: 1, maxLength: 2 }), { freq: 3, nil: undefined }),
+    groupByModifier: fc.option(fc.constantFrom('ROLLUP', 'CUBE') as fc.Arbitrary<'ROLLUP' | 'CUBE'>, { freq: 4, nil: undefined }),
+    withTotals: fc.boolean(),
+    having: fc.option(smallExpr, { freq: 4, nil: undefined }),
+    orderBy: fc.option(fc.array(orderItem, { minLength: 1, maxLength: 2 }), { freq: 3, nil: undefined }),
+    limitBy: fc.option(fc.record({ limit: count, offset: fc.option(count, { nil: undefined }), by: fc.array(column, { minLength: 1, maxLength: 2 }) }), { freq: 4, nil: undefined }),
+    limit: fc.option(fc.record({ limit: count, offset: fc.option(count, { nil: undefined }), withTies: fc.boolean() }), { freq: 3, nil: undefined }),
+    settings: fc.option(settings, { freq: 4, nil: undefined }),
+    format: fc.option(fc.constantFrom('JSON', 'TabSeparated', 'Null'), { freq: 5, nil: undefined }),
+  })
+  .map((r) => {
+    const q: SelectQuery = { kind: 'select', distinct: r.distinct, withTotals: r.withTotals, columns: r.columns };
+    if (r.with) q.with = r.with.map((w) => ('cte' in w ? { name: w.name, expr: w.expr, cte: true } : { name: w.name, expr: w.expr }));
+    if (r.distinct && r.distinctOn) q.distinctOn = r.distinctOn;
+    if (r.from) {
+      q.from = { table: r.from.table, joins: r.from.joins };
+      if (r.from.arrayJoin) {
+        q.from.arrayJoin = r.from.arrayJoin;
+        // `ARRAY JOIN a, u` would read u as a second array: the parser never builds this shape.
+        q.from.joins = r.from.joins.filter((j) => j.type !== 'COMMA');
+      }
+    }
+    if (r.prewhere) q.prewhere = r.prewhere;
+    if (r.where) q.where = r.where;
+    if (r.groupBy) {
+      q.groupBy = r.groupBy;
+      if (r.groupByModifier) q.groupByModifier = r.groupByModifier;
+    }
+    if (r.having) q.having = r.having;
+    if (r.orderBy) q.orderBy = r.orderBy;
+    if (r.limitBy && !q.distinctOn) {
+      q.limitBy = { limit: r.limitBy.limit, by: r.limitBy.by };
+      if (r.limitBy.offset) q.limitBy.offset = r.limitBy.offset;
+    }
+    if (r.limit) {
+      q.limit = { limit: r.limit.limit };
+      if (r.limit.offset) q.limit.offset = r.limit.offset;
+      if (r.limit.withTies && q.orderBy && !q.distinctOn) q.limit.withTies = true; // ClickHouse refuses WITH TIES without ORDER BY
+    }
+    if (r.settings) q.settings = r.settings;
+    if (r.format) q.format = r.format;
+    return q;
+  });
+
+/** A statement: one SELECT, or a UNION of SELECTs with statement-level SETTINGS/FORMAT. */
+export const statementArb: fc.Arbitrary<SelectStatement> = fc.oneof(
+  { weight: 3, arbitrary: selectArb },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.array(selectArb.map((q) => ({ ...q, format: undefined })), { minLength: 2, maxLength: 3 }), fc.constantFrom('ALL', 'DISTINCT') as fc.Arbitrary<'ALL' | 'DISTINCT'>, fc.option(settings, { nil: undefined }), fc.option(fc.constant('JSON'), { nil: undefined }))
+      .map(([selects, mode, st, format]) => {
+        const clean = selects.map((q) => {
+          const c = { ...q };
+          delete c.format;
+          return c;
+        });
+        const last = clean[clean.length - 1]!;
+        delete last.settings;
+        const u: SelectStatement = { kind: 'union', mode, selects: clean };
+        if (st) u.settings = st;
+        if (format) u.format = format;
+        return u;
+      }),
+  },
+);

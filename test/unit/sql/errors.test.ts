@@ -58,6 +58,30 @@ describe('SYNTAX_ERROR positions and messages', () => {
   }
 });
 
+describe('combinations ClickHouse refuses while parsing are refused here too', () => {
+  const cases: [string, RegExp][] = [
+    ['SELECT a FROM t ANTI INNER JOIN u USING a', /LEFT or RIGHT with ANTI JOIN/],
+    ['SELECT a FROM t SEMI JOIN u USING a', /LEFT or RIGHT with SEMI JOIN/],
+    ['SELECT DISTINCT ON (a) a FROM t LIMIT 1 BY a', /no LIMIT BY with DISTINCT ON/],
+    ['SELECT a FROM t LIMIT 1 WITH TIES', /ORDER BY before LIMIT/],
+    ['SELECT DISTINCT ON (a) a FROM t ORDER BY a LIMIT 1 WITH TIES', /no WITH TIES with DISTINCT ON/],
+    ['SELECT quantile(0.5)() FROM t', /expected an expression, found '\)'/],
+  ];
+  for (const [sql, msg] of cases) {
+    it(sql, () => {
+      const e = failure(sql);
+      expect(e.code).toBe('SYNTAX_ERROR');
+      expect(e.message).toMatch(msg);
+      expect(e.position).toBeDefined();
+    });
+  }
+  it('their allowed forms parse', () => {
+    for (const sql of ['SELECT a FROM t LEFT ANTI JOIN u USING a', 'SELECT a FROM t ORDER BY a LIMIT 1 WITH TIES', 'SELECT DISTINCT ON (a) a FROM t LIMIT 1']) {
+      expect(() => parseSelect(sql)).not.toThrow();
+    }
+  });
+});
+
 describe('NOT_READ_ONLY', () => {
   const writes = [
     'INSERT INTO t VALUES (1)',

@@ -8,7 +8,7 @@ import { parseSelect } from '../../../shared/sql/parse.js';
 import { printSelect } from '../../../shared/sql/print.js';
 import { equalStatement } from '../../../shared/sql/visit.js';
 import type { SelectQuery, SelectStatement } from '../../../shared/sql/ast.js';
-import { exprArb } from './ast-arbitrary.js';
+import { exprArb, statementArb } from './ast-arbitrary.js';
 import { ROUND_TRIP_CORPUS } from '../../integration/sql/corpus.js';
 
 /** parseSelect, but any non-ScatterError is a test failure; returns undefined on a ScatterError. */
@@ -136,5 +136,11 @@ describe('generated ASTs round-trip print -> parse', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('generated statements round-trip print -> parse', () => {
+  it('every clause, joins, unions', () => {
+    fc.assert(fc.property(statementArb, (st) => expectRoundTrip(st)), { numRuns: 2000 });
   });
 });
