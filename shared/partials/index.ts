@@ -20,7 +20,8 @@ export function splitQuery(q: SelectQuery, ctx: SplitContext): SplitQuery {
       maxRowsToTransfer: ctx.maxRowsToTransfer,
       shardSizeFactor: ctx.shardSizeFactor,
       shardSizeAdd: ctx.shardSizeAdd,
-      hllEncoding: ctx.hllEncoding ?? 'maxMap',
+      // Portable by default: 18.16 servers (the Debian cluster) have no maxMap.
+      hllEncoding: ctx.hllEncoding ?? 'uniqArray',
     });
   }
   return splitRows(q, n, ctx);

@@ -58,6 +58,8 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
       throw unsupportedAt('SELECT DISTINCT with ORDER BY an unselected expression', q.pos);
     }
   }
+  // The SELECT list is sent as written, so WITH scalars it may use travel along.
+  if (q.with?.length) shardQuery.with = q.with;
   if (q.from) shardQuery.from = q.from;
   if (n.prewhere) shardQuery.prewhere = n.prewhere;
   if (where) shardQuery.where = where;

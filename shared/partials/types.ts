@@ -19,8 +19,9 @@ export interface SplitContext {
    */
   tieBreaker?: string[];
   /**
-   * HyperLogLog partial encoding: 'maxMap' (default; ClickHouse >= 20, small partials) or
-   * 'uniqArray' (works on 18.16, which lacks maxMap; partials up to ~50k values per group).
+   * HyperLogLog partial encoding: 'uniqArray' (default: groupUniqArray of register*64+rho, works on
+   * every server including 18.16; up to ~4096 * 12 values per group at millions of distinct values)
+   * or 'maxMap' (ClickHouse >= 20 only: at most 4096 registers per group). Same estimate either way.
    */
   hllEncoding?: 'maxMap' | 'uniqArray';
 }

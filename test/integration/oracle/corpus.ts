@@ -84,6 +84,9 @@ for (const t of T) {
     { sql: `SELECT region, uid, f FROM ${t} ORDER BY region, f DESC, uid LIMIT 2 BY region` },
     { sql: `SELECT uid, f FROM ${t} WHERE sensor = 's-7' ORDER BY f, uid` },
     { sql: `SELECT * FROM ${t} ORDER BY f DESC, uid LIMIT 3` },
+    // WITH scalars and aliases used across clauses
+    { sql: `WITH 3 AS k SELECT uid, v * k AS w, f FROM ${t} WHERE w > 2900 ORDER BY w DESC, uid, f LIMIT 5` },
+    { sql: `WITH 100 AS k SELECT region, count() * k AS c100, sum(v) AS s, s / c100 AS ratio FROM ${t} GROUP BY region ORDER BY ratio, region` },
     // NaN ordering: after numbers by default, before them with NULLS FIRST
     { sql: `SELECT region, flag, avgIf(f, v > 998) AS a FROM ${t} GROUP BY region, flag ORDER BY a DESC, region, flag` },
     { sql: `SELECT region, flag, avgIf(f, v > 998) AS a FROM ${t} GROUP BY region, flag ORDER BY a NULLS FIRST, region, flag` },
