@@ -57,6 +57,17 @@ export function asSetQuery(stmt: SelectStatement): SelectStatement {
   return { ...stmt, distinct: true };
 }
 
+/**
+ * The statement that runs for a GLOBAL right side, with `LIMIT maxRowsToTransfer + 1` when it has no
+ * LIMIT of its own: one row past the limit is enough to know it is exceeded (TRANSFER_LIMIT 413), and
+ * no shard reads or ships more than that. Without it every shard returns its whole share first, and a
+ * large one fails as TOO_LARGE (over the Lambda response limit) before the limit can be applied.
+ */
+export function boundedForTransfer(stmt: SelectStatement, maxRows: number): SelectStatement {
+  if (maxRows <= 0 || stmt.kind !== 'select' || stmt.limit || stmt.limitBy || stmt.withTotals) return stmt;
+  return { ...stmt, limit: { limit: { kind: 'literal', type: 'integer', value: String(maxRows + 1) } } };
+}
+
 function jsonBytes(row: Record<string, unknown>): number {
   return Buffer.byteLength(JSON.stringify(row));
 }
@@ -163,7 +174,7 @@ export async function materializeGlobals(
         external.set(name, { table: { name, columns: [], rows: [] }, materialized: false, source: stmt });
         return;
       }
-      const res = await runSubquery(stmt);
+      const res = await runSubquery(boundedForTransfer(stmt, settings.maxRowsToTransfer));
       external.set(name, { table: { name, columns: res.meta, rows: res.rows }, materialized: true, source: stmt });
     }),
   );

@@ -32,6 +32,8 @@ export interface ShardOutcome {
   message?: string;
   /** ClickHouse's error code when the shard's ClickHouse rejected the query. */
   chCode?: number;
+  /** The shard's own error code, when it gave one (e.g. TOO_LARGE: its partial exceeds the response limit). */
+  code?: string;
   attempts: AttemptRecord[];
 }
 
@@ -61,12 +63,14 @@ export interface CallShardInput {
  * function -> unavailable; other Unhandled, malformed payload, ClickHouse error -> error;
  * deadline -> timeout.
  */
-export function classifyFailure(e: unknown): { status: MissingReason | 'aborted'; message: string } {
+export function classifyFailure(e: unknown): { status: MissingReason | 'aborted'; message: string; code?: string } {
   if (e instanceof InvokeError) {
     switch (e.kind) {
       case 'throttled':
         return { status: 'throttled', message: e.message };
       case 'unhandled':
+        // Lambda itself refused a result over its 6 MB limit: the same answer as the shard's own TOO_LARGE.
+        if (e.errorType === 'Function.ResponseSizeTooLarge') return { status: 'error', message: e.message, code: 'TOO_LARGE' };
         return { status: e.errorType?.startsWith('Runtime.') ? 'unavailable' : 'error', message: e.message };
       case 'malformed':
         return { status: 'error', message: e.message };
@@ -81,10 +85,10 @@ export function classifyFailure(e: unknown): { status: MissingReason | 'aborted'
   return { status: 'error', message: e instanceof Error ? e.message : String(e) };
 }
 
-function fromShardFailure(r: Exclude<ShardResponse, ShardSuccess>): { status: MissingReason; message: string; chCode?: number } {
+function fromShardFailure(r: Exclude<ShardResponse, ShardSuccess>): { status: MissingReason; message: string; chCode?: number; code?: string } {
   const k = r.error.kind;
   const status: MissingReason = k === 'cancelled' || k === 'timeout' ? 'timeout' : k === 'unavailable' ? 'unavailable' : 'error';
-  return { status, message: r.error.message, chCode: r.error.chCode };
+  return { status, message: r.error.message, chCode: r.error.chCode, ...(r.error.code ? { code: r.error.code } : {}) };
 }
 
 export function callShard(input: CallShardInput): Promise<ShardOutcome> {
@@ -100,7 +104,7 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
     let hedged = false;
     let retried = false;
     let done = false;
-    let lastFailure: { replica: number; status: MissingReason; message: string; chCode?: number } | undefined;
+    let lastFailure: { replica: number; status: MissingReason; message: string; chCode?: number; code?: string } | undefined;
     let hedgeTimer: NodeJS.Timeout | undefined;
 
     const finish = (o: Omit<ShardOutcome, 'shard' | 'hedged' | 'retried' | 'attempts' | 'elapsedMs'> & { elapsedMs?: number }) => {
@@ -160,7 +164,7 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
         finish({ status: 'ok', replica, response: r });
         return;
       }
-      const f: { status: MissingReason | 'aborted'; message: string; chCode?: number } = r ? fromShardFailure(r) : classifyFailure(err);
+      const f: { status: MissingReason | 'aborted'; message: string; chCode?: number; code?: string } = r ? fromShardFailure(r) : classifyFailure(err);
       if (f.status === 'aborted') {
         attempts.push({ replica, kind, elapsedMs, status: 'aborted', message: f.message });
         if (signal.aborted) onDeadline();
@@ -169,18 +173,20 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
       attempts.push({ replica, kind, elapsedMs, status: f.status, message: f.message });
       // A replica that cannot serve (down, crashed, erroring) is avoided as primary for a while;
       // a throttle is about the function, and a query error about the query, not the replica.
-      if (f.status === 'unavailable' || (f.status === 'error' && !(f.chCode !== undefined && QUERY_ERROR_CODES.has(f.chCode)))) state.replicaResult(shard, replica, false);
-      const failure = { replica, status: f.status, message: `replica ${replica}: ${f.message}`, chCode: f.chCode };
+      // An oversized partial is about the query too: every replica holds the same rows.
+      const tooLarge = f.code === 'TOO_LARGE';
+      if (f.status === 'unavailable' || (f.status === 'error' && !tooLarge && !(f.chCode !== undefined && QUERY_ERROR_CODES.has(f.chCode)))) state.replicaResult(shard, replica, false);
+      const failure = { replica, status: f.status, message: `replica ${replica}: ${f.message}`, chCode: f.chCode, code: f.code };
       lastFailure = failure;
       if (inflight.size > 0) return; // a hedge is still running: it may yet answer
       const next = untried();
-      const deterministic = f.chCode !== undefined && QUERY_ERROR_CODES.has(f.chCode); // another replica would say the same
+      const deterministic = tooLarge || (f.chCode !== undefined && QUERY_ERROR_CODES.has(f.chCode)); // another replica would say the same
       if (next !== undefined && !deterministic && input.deadlineAt - now() > 0 && !signal.aborted) {
         retried = true;
         launch(next, 'retry');
         return;
       }
-      finish({ status: failure.status, replica, message: describeFailures(attempts), ...(failure.chCode !== undefined ? { chCode: failure.chCode } : {}) });
+      finish({ status: failure.status, replica, message: describeFailures(attempts), ...(failure.chCode !== undefined ? { chCode: failure.chCode } : {}), ...(failure.code ? { code: failure.code } : {}) });
     };
 
     if (signal.aborted) {

@@ -16,6 +16,7 @@ import { computeDeadline, type Deadline } from './deadline.js';
 import { parseQueryRequest, type QueryRequest } from './request.js';
 import { gatherTree, useTree, type TreeInvoker } from './tree.js';
 import { QUERY_ERROR_CODES } from './query-errors.js';
+import { tooLargeError } from './too-large.js';
 
 export type PlanFn = (input: string | SelectStatement, topo: Topology, opts: PlanOptions) => Promise<QueryPlan>;
 
@@ -141,6 +142,9 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
     const subPlan = await deps.planQuery(stmt, topo, planOptions({ ...req, cursor: undefined }, topo, runSubquery));
     const g = await gather({ ...common, plan: subPlan, onShard: deps.onShard });
     subOutcomes.push(...g.outcomes);
+    // An oversized shard partial: the set cannot be built, so the main query must not run.
+    const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
+    if (big) throw big;
     for (const m of g.missing) subMissing.push({ ...m, subquery: true, message: `GLOBAL subquery: ${m.message}` });
     const fin = g.merger.finalize();
     return { meta: fin.meta, rows: fin.data };
@@ -157,6 +161,8 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   if (bad) {
     throw new ScatterError('QUERY_ERROR', `ClickHouse rejected the query on shard ${bad.shard}: ${stripReplicaPrefix(bad.message ?? '')}`, { details: { shards } });
   }
+  const big = tooLargeError(g.outcomes, 'query', { shards });
+  if (big) throw big;
 
   if (missing.length > 0 && requireComplete) {
     throw new ScatterError('INCOMPLETE_RESULT', `${missing.length} shard(s) did not answer: ${missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`, {
@@ -241,6 +247,8 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const runSubquery: SubqueryRunner = async (stmt) => {
       const subPlan = await deps.planQuery(stmt, deps.topo, planOptions({ ...req, cursor: undefined }, deps.topo, runSubquery));
       const g = await gather({ topo: deps.topo, invoker: deps.invoker, queryId: deps.queryId, deadlineAt: deadline.at, now, hedge, state: deps.hedgeState, limiter, plan: subPlan });
+      const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
+      if (big) throw big;
       if (g.missing.length > 0) {
         throw new ScatterError('INCOMPLETE_RESULT', `GLOBAL subquery incomplete: ${g.missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`);
       }

@@ -99,7 +99,7 @@ describe('GLOBAL IN / GLOBAL JOIN', () => {
     expect(p.shards.every((s) => s.external.includes(name))).toBe(true);
   });
 
-  it('a GLOBAL IN right side runs as SELECT DISTINCT (a set); GLOBAL JOIN and LIMITed subqueries run as written', async () => {
+  it('a GLOBAL IN right side runs as SELECT DISTINCT (a set); GLOBAL JOIN and LIMITed subqueries run as written, bounded by maxRowsToTransfer + 1', async () => {
     const seen: string[] = [];
     const runner: SubqueryRunner = async (stmt) => {
       seen.push(printSelect(stmt));
@@ -111,8 +111,8 @@ describe('GLOBAL IN / GLOBAL JOIN', () => {
       { runSubquery: runner },
     );
     expect(seen.sort()).toEqual([
-      'SELECT DISTINCT user_id FROM analytics.users_dist',
-      'SELECT user_id FROM analytics.users_dist',
+      'SELECT DISTINCT user_id FROM analytics.users_dist LIMIT 1001',
+      'SELECT user_id FROM analytics.users_dist LIMIT 1001',
       'SELECT user_id FROM analytics.users_dist LIMIT 3',
     ]);
   });
