@@ -51,10 +51,10 @@ export function httpEvent(method: string, path: string, body?: string, headers: 
 export type DirectHandler = (event: APIGatewayProxyEventV2, remainingMs?: number) => Promise<{ status: number; body: any; text: string }>;
 
 /** The coordinator handler over `topo`, reaching shards through the Invoke endpoint at `invokeUrl`. */
-export function directCoordinator(topo: Topology, invokeUrl: string, env: NodeJS.ProcessEnv = {}): DirectHandler {
+export function directCoordinator(topo: Topology, invokeUrl: string, env: NodeJS.ProcessEnv = {}, logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' = 'SILENT'): DirectHandler {
   const e: NodeJS.ProcessEnv = { ...process.env, CH_SCATTER_TOPOLOGY: JSON.stringify(topo), CH_SCATTER_LAMBDA_ENDPOINT: invokeUrl, ...env };
   delete e.CH_SCATTER_SHARD_FUNCTIONS;
-  const tools = createTools({ logLevel: 'SILENT' });
+  const tools = createTools({ logLevel });
   const h = createCoordinatorHandler(() => loadDefaultDeps(e, tools.tracer), tools);
   return async (event, remainingMs = 30_000) => {
     const r = (await h(event, lambdaContext(remainingMs))) as APIGatewayProxyStructuredResultV2;
