@@ -91,6 +91,8 @@ export const querySchema = z
     shardSizeAdd: z.number().int().nonnegative().default(10),
     /** Above this many shards the coordinator fans out through sub-coordinators (0 = never). */
     treeFanoutAbove: z.number().int().nonnegative().default(0),
+    /** Values allowed in one IN list (`x IN (...)`); more is 413 TOO_LARGE naming the list's position. */
+    maxInListValues: z.number().int().positive().default(100_000),
   })
   .strict();
 

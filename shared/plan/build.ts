@@ -20,6 +20,7 @@ import type { PlanOptions, QueryPlan, ShardPlan } from './types.js';
 import { analyze } from './analyze.js';
 import { resolveSettings } from './settings.js';
 import { refuseNegativeLimits } from './limit-check.js';
+import { refuseHugeInLists } from './in-list-cap.js';
 import { materializeGlobals } from './globals.js';
 import { externalOwners, type KeyContext } from './key-context.js';
 import { analyzeSkipping } from './skip-shards.js';
@@ -54,6 +55,7 @@ export async function planQueryWith(
 ): Promise<QueryPlan> {
   const statement = typeof input === 'string' ? parseSelect(input) : input;
   refuseNegativeLimits(statement);
+  refuseHugeInLists(statement, topo.query.maxInListValues);
   const settingsClause = statement.kind === 'select' ? statement.settings : statement.settings;
   const settings = resolveSettings(opts.settings, settingsClause, topo.query, {
     ...(opts.forceSkipUnusedShards !== undefined ? { forceSkipUnusedShards: opts.forceSkipUnusedShards } : {}),
