@@ -19,18 +19,20 @@ interface CursorDoc {
   v: 1;
   q: string; // hash of the query shape
   k: CursorKey[];
+  /** How many rows equal to k (on every sort and tie value) the previous pages already returned. */
+  d?: number;
 }
 
 export function queryShapeHash(text: string): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, 16);
 }
 
-export function encodeCursor(shape: string, keys: CursorKey[]): string {
-  const doc: CursorDoc = { v: 1, q: shape, k: keys };
+export function encodeCursor(shape: string, keys: CursorKey[], dup = 1): string {
+  const doc: CursorDoc = { v: 1, q: shape, k: keys, d: dup };
   return Buffer.from(JSON.stringify(doc), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string, shape: string, n: number): CursorKey[] {
+export function decodeCursor(cursor: string, shape: string, n: number): { keys: CursorKey[]; dup: number } {
   let doc: CursorDoc;
   try {
     doc = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorDoc;
@@ -39,7 +41,9 @@ export function decodeCursor(cursor: string, shape: string, n: number): CursorKe
   }
   if (!doc || doc.v !== 1 || !Array.isArray(doc.k) || doc.k.length !== n) throw new ScatterError('BAD_REQUEST', 'invalid cursor');
   if (doc.q !== shape) throw new ScatterError('BAD_REQUEST', 'the cursor belongs to a different query');
-  return doc.k;
+  const dup = doc.d ?? 1;
+  if (!Number.isSafeInteger(dup) || dup < 1 || dup > 1_000_000) throw new ScatterError('BAD_REQUEST', 'invalid cursor');
+  return { keys: doc.k, dup };
 }
 
 /** A SQL literal for a value of ClickHouse type `t` given in JSON conventions. */
@@ -55,10 +59,12 @@ export function literalFor(json: unknown, t: string): Expr {
 }
 
 /**
- * The predicate "row sorts strictly after `keys`" for sort expressions `exprs` with `specs`
- * (ClickHouse's order: by default values, then NULL, in either direction; NULLS FIRST: NULL first).
+ * The predicate "row sorts after `keys`" (or equal to them, when `inclusive`) for sort expressions
+ * `exprs` with `specs` (ClickHouse's order: by default values, then NULL, in either direction;
+ * NULLS FIRST: NULL first). Inclusive lets rows identical to the last one, not all of which fitted
+ * on the previous page, come back; the merger drops the ones already returned.
  */
-export function afterPredicate(exprs: Expr[], specs: SortSpec[], keys: CursorKey[]): Expr {
+export function afterPredicate(exprs: Expr[], specs: SortSpec[], keys: CursorKey[], inclusive = false): Expr {
   const ors: Expr[] = [];
   const eqs: Expr[] = [];
   for (let i = 0; i < exprs.length; i++) {
@@ -75,6 +81,7 @@ export function afterPredicate(exprs: Expr[], specs: SortSpec[], keys: CursorKey
     if (gt) ors.push(eqs.length ? fn('and', [...eqs, gt]) : gt);
     eqs.push(isNull ? fn('isNull', [e]) : fn('equals', [e, literalFor(k.json, k.type)]));
   }
+  if (inclusive) ors.push(eqs.length === 1 ? eqs[0]! : fn('and', eqs));
   if (ors.length === 0) return fn('equals', [int(0), int(1)]);
   return ors.length === 1 ? ors[0]! : fn('or', ors);
 }

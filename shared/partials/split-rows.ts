@@ -31,13 +31,15 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   const shape = queryShapeHash(canon({ ...q, limit: undefined } as unknown as Expr));
 
   let where = n.where;
+  let after: { keys: CursorKey[]; dup: number } | undefined;
   if (ctx.cursor) {
     if (!pageable) throw new ScatterError('BAD_REQUEST', 'a cursor needs ORDER BY ... LIMIT n over explicit columns (no LIMIT BY)');
-    const keys = decodeCursor(ctx.cursor, shape, n.orderBy.length + tieExprs.length);
-    const pred = afterPredicate([...n.orderBy.map((o) => o.expr), ...tieExprs], [...specs, ...tieExprs.map(() => ({ direction: 'ASC' as const }))], keys);
+    after = decodeCursor(ctx.cursor, shape, n.orderBy.length + tieExprs.length);
+    // Rows equal to the last row come back too (inclusive): identical rows may straddle pages.
+    const pred = afterPredicate([...n.orderBy.map((o) => o.expr), ...tieExprs], [...specs, ...tieExprs.map(() => ({ direction: 'ASC' as const }))], after.keys, true);
     where = where ? fn('and', [where, pred]) : pred;
   }
-  const offset = ctx.cursor ? 0 : n.offset;
+  const offset = after ? after.dup : n.offset;
   const wanted = n.limit === undefined ? undefined : offset + n.limit + (pageable ? 1 : 0);
 
   const shardQuery: SelectQuery = {
@@ -81,7 +83,7 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
         : `shards: rows, at most ${wanted ?? 'all'} each`,
       'coordinator: k-way merge of the sorted lists, then DISTINCT, LIMIT BY, OFFSET, LIMIT' + (pageable ? '; cursor from the last row' : ''),
     ].join('\n'),
-    createMerger: () => new RowMerger(n, specs, sortCols, tieCols, byCols, hidden, ctx, { pageable, shape, offset, distinct: q.distinct, ordered }),
+    createMerger: () => new RowMerger(n, specs, sortCols, tieCols, byCols, hidden, ctx, { pageable, shape, offset, distinct: q.distinct, ordered, after }),
   };
 }
 
@@ -105,7 +107,7 @@ class RowMerger implements Merger {
     private byCols: string[],
     private hidden: Set<string>,
     private ctx: SplitContext,
-    private o: { pageable: boolean; shape: string; offset: number; distinct: boolean; ordered: boolean },
+    private o: { pageable: boolean; shape: string; offset: number; distinct: boolean; ordered: boolean; after?: { keys: CursorKey[]; dup: number } },
   ) {
     const base = rowComparator(specs);
     // Last resort for rows equal on every compared value: shard, then position, so the merge is
@@ -142,8 +144,20 @@ class RowMerger implements Merger {
 
   finalize(): FinalResult {
     const meta = (this.meta ?? this.n.columns.map((c) => ({ name: c.name ?? exprName(c.written), type: 'String' }))).filter((m) => !this.hidden.has(m.name));
-    const all = this.o.ordered ? this.acc : [...this.byShard.entries()].sort((a, b) => a[0] - b[0]).flatMap((e) => e[1]);
-    const page = applyPostClauses(all, { sort: this.specs, distinct: this.o.distinct, limitBy: this.n.limitBy, limit: this.n.limit, offset: this.o.offset });
+    let all = this.o.ordered ? this.acc : [...this.byShard.entries()].sort((a, b) => a[0] - b[0]).flatMap((e) => e[1]);
+    const keyCols = [...this.sortCols, ...this.tieCols];
+    const keyText = (r: Row) => JSON.stringify(keyCols.map((c) => r.raw[c] ?? null));
+    let offset = this.o.offset;
+    const after = this.o.after;
+    const afterText = after ? JSON.stringify(after.keys.map((k) => k.json)) : undefined;
+    if (after) {
+      // The shards returned rows equal to the cursor's row too: drop the ones earlier pages returned.
+      let skip = 0;
+      while (skip < after.dup && skip < all.length && keyText(all[skip]!) === afterText) skip++;
+      all = all.slice(skip);
+      offset = 0;
+    }
+    const page = applyPostClauses(all, { sort: this.specs, distinct: this.o.distinct, limitBy: this.n.limitBy, limit: this.n.limit, offset });
     const data = page.rows.map((r) => {
       const o: Record<string, unknown> = {};
       for (const m of meta) o[m.name] = (r as WorkRow & { raw: Record<string, unknown> }).raw[m.name];
@@ -153,8 +167,13 @@ class RowMerger implements Merger {
     if (this.o.pageable && page.more && page.rows.length) {
       const last = page.rows[page.rows.length - 1] as WorkRow & { raw: Record<string, unknown> };
       const types = new Map((this.meta ?? []).map((m) => [m.name, m.type]));
-      const keys: CursorKey[] = [...this.sortCols, ...this.tieCols].map((c) => ({ json: last.raw[c] ?? null, type: types.get(c) ?? 'String' }));
-      res.cursor = encodeCursor(this.o.shape, keys);
+      const keys: CursorKey[] = keyCols.map((c) => ({ json: last.raw[c] ?? null, type: types.get(c) ?? 'String' }));
+      // How many returned rows (this page and, when it is all one value, earlier ones) equal the last.
+      const lastText = keyText(last as Row);
+      let dup = 0;
+      for (let i = page.rows.length - 1; i >= 0 && keyText(page.rows[i] as Row) === lastText; i--) dup++;
+      if (dup === page.rows.length && after && afterText === lastText) dup += after.dup;
+      res.cursor = encodeCursor(this.o.shape, keys, dup);
     }
     return res;
   }

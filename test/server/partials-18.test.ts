@@ -100,7 +100,31 @@ const EXACT = [
   'SELECT k, uniqExact(g) AS u, count() AS c FROM t GROUP BY k ORDER BY c DESC, k LIMIT 5',
   'SELECT g, count() AS c FROM t GROUP BY g HAVING c > 50 ORDER BY g',
   'SELECT x, g, z FROM t ORDER BY x DESC, g, z LIMIT 7',
+  'SELECT g, quantileExact(0.5)(x) AS q, quantilesExact(0.1, 0.9)(y) AS qs FROM t GROUP BY g ORDER BY g',
+  'SELECT DISTINCT g FROM t ORDER BY g LIMIT 4',
+  'SELECT g, k, count() AS c FROM t GROUP BY g, k ORDER BY g, k LIMIT 2 BY g',
 ];
+
+test('18.16: cursor pages (the after-predicate) equal one long page', async () => {
+  const sql = 'SELECT x, g, z, y FROM t ORDER BY y DESC, x, g, z LIMIT 25';
+  const q = parseSelect(sql) as SelectQuery;
+  const want = (await ch.query('SELECT x, g, z, y FROM t_all ORDER BY y DESC, x, g, z LIMIT 100')).rows;
+  const got: Record<string, unknown>[] = [];
+  let cursor: string | undefined;
+  for (let p = 0; p < 4; p++) {
+    const split = splitQuery(q, { shardCount: 3, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 1e6, ...(cursor ? { cursor } : {}) });
+    const m = split.createMerger();
+    for (const s of [0, 1, 2]) {
+      const res = await ch.query(onTable(split.shardQuery, `t_${s}`));
+      m.add(s, res.rows, res.meta);
+    }
+    const page = m.finalize();
+    got.push(...page.data);
+    cursor = page.cursor;
+    expect(cursor).toBeTypeOf('string');
+  }
+  expect(got.map((r) => Object.values(r).map(String))).toEqual(want.map((r) => Object.values(r).map(String)));
+});
 
 test.each(EXACT)('18.16: %s', async (sql) => {
   const { got, single } = await both(sql);
