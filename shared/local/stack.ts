@@ -7,7 +7,8 @@
 // Differences from AWS: a local shard host serves overlapping invocations itself (one chdb
 // directory per process), where Lambda would start more execution environments; and the
 // coordinator runs in this process, so its warm state lives as long as the stack.
-import { loadTopology } from '../config/load.js';
+import path from 'node:path';
+import { ConfigError, loadTopology } from '../config/load.js';
 import type { Topology } from '../config/schema.js';
 import { createCoordinatorHandler, createTools } from '../../functions/coordinator/handler.js';
 import { loadDefaultDeps } from '../../functions/coordinator/deps.js';
@@ -20,7 +21,7 @@ import { loadDemo } from './demo.js';
 
 export interface LocalStackOptions extends LocalShardsOptions {
   configFile?: string;
-  /** A topology already loaded (tests); embedded paths must be absolute. */
+  /** A topology already loaded (tests); relative embedded paths resolve against `baseDir` (else refused). */
   topo?: Topology;
   port?: number;
   demo?: boolean;
@@ -54,6 +55,12 @@ export interface LocalShards {
 export type { LocalFunction };
 
 export interface LocalShardsOptions {
+  /**
+   * Directory that relative `embedded` paths of a `topo` resolve against (default: the config file's
+   * directory, as loadTopology does). Without one, a relative path is refused rather than quietly
+   * resolved against the process's working directory (a different data directory per shell).
+   */
+  baseDir?: string;
   /** Max in-flight invokes per shard function (all, or by function name) before 429, like reserved concurrency. */
   shardConcurrency?: number | Record<string, number>;
   /** Tests: replace or wrap shard functions (a malformed answer, an injected stall) before they are served. */
@@ -61,7 +68,26 @@ export interface LocalShardsOptions {
 }
 
 /** Shard hosts + the Invoke endpoint + an SDK invoker: what the CLI needs to reach shards with --config. */
-export async function startLocalShards(topo: Topology, opts: LocalShardsOptions = {}): Promise<LocalShards> {
+/** `topo` with every embedded replica path absolute: resolved against baseDir, or refused (ConfigError). */
+export function withAbsoluteEmbedded(topo: Topology, baseDir: string | undefined): Topology {
+  const problems: string[] = [];
+  const shards = topo.shards.map((s, i) => ({
+    ...s,
+    replicas: s.replicas.map((r, j) => {
+      if (!r.embedded || path.isAbsolute(r.embedded)) return r;
+      if (!baseDir) {
+        problems.push(`$.shards[${i}].replicas[${j}].embedded: "${r.embedded}" is relative; give the local stack a config file, a baseDir, or an absolute path`);
+        return r;
+      }
+      return { ...r, embedded: path.resolve(baseDir, r.embedded) };
+    }),
+  }));
+  if (problems.length) throw new ConfigError(problems);
+  return { ...topo, shards };
+}
+
+export async function startLocalShards(topoIn: Topology, opts: LocalShardsOptions = {}): Promise<LocalShards> {
+  const topo = withAbsoluteEmbedded(topoIn, opts.baseDir);
   // The SDK version is pinned on purpose (FIELD-NOTES); its Node 22 notice is noise on a dev terminal.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const cleanups: Array<() => Promise<void>> = [];
@@ -84,7 +110,10 @@ export async function startLocalShards(topo: Topology, opts: LocalShardsOptions 
 }
 
 export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
-  const topo = opts.topo ?? loadTopology(requireConfig(opts.configFile));
+  // A config file's relative embedded paths are relative to the file (loadTopology resolves them);
+  // a topology object's to opts.baseDir, defaulting to the config file's directory when one is named.
+  const baseDir = opts.baseDir ?? (opts.configFile ? path.dirname(path.resolve(opts.configFile)) : undefined);
+  const topo = withAbsoluteEmbedded(opts.topo ?? loadTopology(requireConfig(opts.configFile)), baseDir);
   // Metrics go to CloudWatch in AWS; locally EMF lines would only clutter the terminal.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const cleanups: Array<() => Promise<void>> = [];
@@ -92,7 +121,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
   try {
-    const shards = await startLocalShards(topo, opts);
+    const shards = await startLocalShards(topo, { ...opts, baseDir });
     cleanups.push(() => shards.stop());
     const invoke = { url: shards.invokeUrl };
 
