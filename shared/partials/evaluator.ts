@@ -23,6 +23,9 @@ export const COORDINATOR_FUNCTIONS = new Set([
   'equals', 'notEquals', 'less', 'greater', 'lessOrEquals', 'greaterOrEquals',
   'and', 'or', 'not', 'if', 'multiIf', 'isNull', 'isNotNull', 'ifNull', 'coalesce',
   'round', 'floor', 'ceil', 'toFloat64', 'toInt64', 'toUInt64', 'least', 'greatest', 'in', 'notIn', 'tuple',
+  'toInt8', 'toInt16', 'toInt32', 'toUInt8', 'toUInt16', 'toUInt32',
+  'sqrt', 'exp', 'log', 'ln', 'log2', 'log10', 'pow', 'power', 'isNaN', 'isFinite', 'isInfinite',
+  'toString', 'concat', 'length', 'lower', 'upper',
 ]);
 
 /** Can `e` be evaluated by the coordinator (given `bound` sub-expressions it already knows)? */
@@ -363,10 +366,62 @@ function evalCall(e: FunctionCall, lookup: (e: Expr) => Typed | undefined): Type
     }
     case 'toFloat64':
       return { v: a.v === null ? null : toNumber(a.v), t: nulT('Float64') };
+    case 'toInt8':
+    case 'toInt16':
+    case 'toInt32':
     case 'toInt64':
+    case 'toUInt8':
+    case 'toUInt16':
+    case 'toUInt32':
     case 'toUInt64': {
-      const t = name === 'toInt64' ? 'Int64' : 'UInt64';
+      const t = name.slice(2);
+      if (typeof a.v === 'number' && !Number.isFinite(a.v)) throw evalError(`${name} of ${a.v}`, e);
       return { v: castTo(a.v, t), t: nulT(t) };
+    }
+    case 'sqrt':
+    case 'exp':
+    case 'log':
+    case 'ln':
+    case 'log2':
+    case 'log10': {
+      const f = { sqrt: Math.sqrt, exp: Math.exp, log: Math.log, ln: Math.log, log2: Math.log2, log10: Math.log10 }[name];
+      return { v: a.v === null ? null : f(toNumber(a.v)), t: nulT('Float64') };
+    }
+    case 'pow':
+    case 'power':
+      return { v: a.v === null || args[1]!.v === null ? null : Math.pow(toNumber(a.v), toNumber(args[1]!.v)), t: nulT('Float64') };
+    case 'isNaN':
+    case 'isFinite':
+    case 'isInfinite': {
+      if (a.v === null) return { v: null, t: 'Nullable(UInt8)' };
+      const x = toNumber(a.v);
+      const r = name === 'isNaN' ? Number.isNaN(x) : name === 'isFinite' ? Number.isFinite(x) : !Number.isFinite(x) && !Number.isNaN(x);
+      return { v: r ? 1n : 0n, t: nulT('UInt8') };
+    }
+    case 'toString': {
+      // Integers and strings only: float text formatting differs between ClickHouse and JavaScript.
+      if (a.v === null) return { v: null, t: nulT('String') };
+      if (typeof a.v === 'bigint' || typeof a.v === 'string') return { v: String(a.v), t: nulT('String') };
+      throw evalError('toString of a non-integer value is not evaluated on the coordinator', e);
+    }
+    case 'concat': {
+      if (args.some((x) => x.v === null)) return { v: null, t: nulT('String') };
+      if (!args.every((x) => typeof x.v === 'string')) throw evalError('concat of non-strings is not evaluated on the coordinator', e);
+      return { v: args.map((x) => x.v as string).join(''), t: nulT('String') };
+    }
+    case 'length': {
+      if (a.v === null) return { v: null, t: nulT('UInt64') };
+      if (typeof a.v === 'string') return { v: BigInt(Buffer.byteLength(a.v, 'utf8')), t: nulT('UInt64') };
+      if (Array.isArray(a.v)) return { v: BigInt(a.v.length), t: nulT('UInt64') };
+      throw evalError('length of this value', e);
+    }
+    case 'lower':
+    case 'upper': {
+      if (a.v === null) return { v: null, t: nulT('String') };
+      if (typeof a.v !== 'string') throw evalError(`${name} of a non-string`, e);
+      // ClickHouse's lower/upper change ASCII letters only (lowerUTF8/upperUTF8 do the rest).
+      const v = name === 'lower' ? a.v.replace(/[A-Z]/g, (c) => c.toLowerCase()) : a.v.replace(/[a-z]/g, (c) => c.toUpperCase());
+      return { v, t: nulT('String') };
     }
     case 'least':
     case 'greatest': {

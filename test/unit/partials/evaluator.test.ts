@@ -78,7 +78,7 @@ describe('NULL semantics', () => {
 });
 
 test('functions outside the documented set are refused, not guessed', () => {
-  expect(() => ev("lower('A')")).toThrow(ScatterError);
+  expect(() => ev("reverse('A')")).toThrow(ScatterError);
   expect(() => ev('1 / 0')).not.toThrow();
   expect(ev('1 / 0').v).toBe(Infinity);
   expect(() => ev('intDiv(1, 0)')).toThrow(/Division by zero/);

@@ -24,7 +24,7 @@ describe('aggregate queries: keys and partial states only', () => {
     expect(sql).toMatch(/^SELECT region AS `?__k0`?, sum\(v\) AS `?__a0`?, count\(v\) AS `?__a1`?, count\(\) AS `?__a2`? FROM t WHERE v > 0 GROUP BY region$/);
   });
   test('a function of group keys the coordinator does not evaluate is computed by the shard', () => {
-    expect(shardSql('SELECT upper(region) AS r, count() FROM t GROUP BY region')).toMatch(/upper\(region\) AS `?__e0`?/);
+    expect(shardSql('SELECT reverse(region) AS r, count() FROM t GROUP BY region')).toMatch(/reverse\(region\) AS `?__e0`?/);
   });
   test('the same aggregate written twice is computed once', () => {
     const sql = shardSql('SELECT count() AS c, count() * 2 FROM t HAVING count() > 1');
@@ -108,7 +108,7 @@ describe('refused with UNSUPPORTED and a position', () => {
     ['SELECT groupArray(v) FROM t', /groupArray/],
     ['SELECT sum(v) FROM t GROUP BY r WITH TOTALS', /WITH TOTALS/],
     ['SELECT sum(v) FROM t GROUP BY r WITH CUBE', /CUBE/],
-    ['SELECT lower(toString(sum(v))) FROM t', /lower|toString/],
+    ['SELECT reverse(toString(sum(v))) FROM t', /reverse/],
     ['SELECT sum(count()) FROM t', /inside another aggregate/],
     ['SELECT v FROM t WHERE sum(v) > 1', /WHERE/],
     ['SELECT * FROM t GROUP BY v', /SELECT \*/],
