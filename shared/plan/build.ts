@@ -21,6 +21,7 @@ import { analyze } from './analyze.js';
 import { resolveSettings } from './settings.js';
 import { refuseNegativeLimits } from './limit-check.js';
 import { refuseHugeInLists } from './in-list-cap.js';
+import { refuseOtherFormats } from './format-check.js';
 import { materializeGlobals } from './globals.js';
 import { externalOwners, type KeyContext } from './key-context.js';
 import { analyzeSkipping } from './skip-shards.js';
@@ -56,6 +57,7 @@ export async function planQueryWith(
   const statement = typeof input === 'string' ? parseSelect(input) : input;
   refuseNegativeLimits(statement);
   refuseHugeInLists(statement, topo.query.maxInListValues);
+  refuseOtherFormats(statement);
   const settingsClause = statement.kind === 'select' ? statement.settings : statement.settings;
   const settings = resolveSettings(opts.settings, settingsClause, topo.query, {
     ...(opts.forceSkipUnusedShards !== undefined ? { forceSkipUnusedShards: opts.forceSkipUnusedShards } : {}),

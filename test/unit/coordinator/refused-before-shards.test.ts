@@ -66,3 +66,17 @@ describe('refused before any shard is invoked', () => {
     expect(r.calls).toBe(2);
   });
 });
+
+describe('FORMAT clause', () => {
+  it('FORMAT JSON is what ch-scatter answers: accepted; any other format is UNSUPPORTED, not silently ignored', async () => {
+    const ok = await ask({ sql: `SELECT count() AS c FROM ${T} FORMAT JSON` });
+    expect(ok.status).toBe(200);
+    for (const f of ['CSV', 'TabSeparated', 'JSONEachRow', 'Null']) {
+      const r = await ask({ sql: `SELECT count() AS c FROM ${T} FORMAT ${f}` });
+      expect(r.status, f).toBe(400);
+      expect(r.body.error?.code).toBe('UNSUPPORTED');
+      expect(r.body.error?.message).toContain(`FORMAT ${f}`);
+      expect(r.calls).toBe(0);
+    }
+  });
+});
