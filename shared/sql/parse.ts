@@ -8,6 +8,7 @@
 // overflow) and iterative loops for long lists (100k-value IN lists).
 
 import { ScatterError } from '../errors.js';
+import { cloneAst } from './ast.js';
 import type {
   ArrayJoinClause,
   CaseExpr,
@@ -60,6 +61,9 @@ export const NON_ALIAS_KEYWORDS = new Set([
   'COLLATE', 'TOTALS', 'THEN', 'ELSE', 'END', 'WHEN', 'CASE', 'OUTER', 'PASTE', 'LOCAL', 'DISTINCT', 'INTERVAL',
   'MOD', 'DIV', 'REGEXP', 'FETCH', 'TOP', 'OVER', 'FILL', 'TIES', 'STEP', 'TO', 'NULL', 'TRUE', 'FALSE',
 ]);
+
+// Bare words that are not a column when they stand alone.
+const ATOM_SPECIAL = new Set(['NULL', 'TRUE', 'FALSE', 'INF', 'NAN', 'CASE', 'CAST', 'INTERVAL', 'NOT', 'EXISTS', 'DATE', 'TIMESTAMP', 'SELECT', 'FROM', 'WHERE', 'WITH', 'COLUMNS']);
 
 const INTERVAL_UNITS: Record<string, string> = {
   NANOSECOND: 'NANOSECOND', NANOSECONDS: 'NANOSECOND', NS: 'NANOSECOND',
@@ -686,6 +690,24 @@ class Parser {
 
   /** lambda > ternary > OR > AND > NOT > IS NULL > BETWEEN > comparison > || > + - > * / % > unary - > postfix */
   parseExpr(): Expr {
+    // Fast path for long lists of plain atoms (`1, 2, ...`, `a, b, ...`): an atom followed by
+    // ',', ')' or ']' is the whole expression, whatever the context.
+    const t = this.t;
+    const after = this.peek();
+    if (after.type === 'op' && (after.text === ',' || after.text === ')' || after.text === ']')) {
+      if (t.type === 'number') {
+        this.i++;
+        return this.numberLiteral(t, false);
+      }
+      if (t.type === 'string') {
+        this.i++;
+        return { kind: 'literal', type: 'string', value: t.text, pos: this.pos(t) };
+      }
+      if (t.type === 'qident' || (t.type === 'ident' && !ATOM_SPECIAL.has(t.upper))) {
+        this.i++;
+        return { kind: 'column', parts: [t.text], pos: this.pos(t) };
+      }
+    }
     this.enter();
     try {
       const lam = this.tryLambda();
@@ -791,7 +813,7 @@ class Parser {
       const lo = this.parseComparison();
       this.expectKw('AND');
       const hi = this.parseComparison();
-      const x2 = structuredClone(e);
+      const x2 = cloneAst(e);
       const p = this.pos(t);
       e = not
         ? {
@@ -893,6 +915,12 @@ class Parser {
       items.push(lit);
       if (this.isOp(',')) {
         this.i++;
+        // `(1, 2,)`: a trailing comma closes the list (for one item it makes a tuple, handled slowly).
+        if (this.isOp(')') && items.length > 1) {
+          this.i++;
+          if (this.isOp('[') || this.isOp('.') || this.isOp('::') || this.isOp('+') || this.isOp('-') || this.isOp('*') || this.isOp('/') || this.isOp('%') || this.isOp('||')) break;
+          return items;
+        }
         continue;
       }
       if (this.isOp(')')) {

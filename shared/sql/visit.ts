@@ -6,6 +6,7 @@
 // table's columns) must not silently reach into `IN (SELECT ...)`, whose scope is different.
 // Pass `{ subqueries: true }` to cross it.
 
+import { cloneAst } from './ast.js';
 import type {
   Expr,
   FunctionCall,
@@ -104,14 +105,11 @@ export function walkStatement(
  */
 export function mapExpr(expr: Expr, fn: (e: Expr) => Expr | undefined, opts: VisitOptions = {}): Expr {
   const replaced = fn(expr);
-  if (replaced !== undefined) return replaced === expr ? structuredClone(expr) : replaced;
+  if (replaced !== undefined) return replaced === expr ? cloneAst(expr) : replaced;
+  const k = expr.kind;
+  if (k === 'literal' || k === 'column' || k === 'asterisk' || k === 'param') return copyLeaf(expr);
   const m = (x: Expr): Expr => mapExpr(x, fn, opts);
   switch (expr.kind) {
-    case 'literal':
-    case 'column':
-    case 'asterisk':
-    case 'param':
-      return structuredClone(expr);
     case 'array':
     case 'tuple':
       return { ...expr, items: mapList(expr.items, m), ...(expr.pos ? { pos: { ...expr.pos } } : {}) };
@@ -124,7 +122,7 @@ export function mapExpr(expr: Expr, fn: (e: Expr) => Expr | undefined, opts: Vis
     case 'subquery':
       return {
         ...expr,
-        query: opts.subqueries ? mapStatement(expr.query, fn, opts) : structuredClone(expr.query),
+        query: opts.subqueries ? mapStatement(expr.query, fn, opts) : cloneAst(expr.query),
         ...(expr.pos ? { pos: { ...expr.pos } } : {}),
       };
     case 'case': {
@@ -141,6 +139,15 @@ export function mapExpr(expr: Expr, fn: (e: Expr) => Expr | undefined, opts: Vis
     case 'interval':
       return { ...expr, value: m(expr.value), ...(expr.pos ? { pos: { ...expr.pos } } : {}) };
   }
+}
+
+// Leaves are copied by hand (spread), not by a generic deep copy: IN lists are thousands of them.
+function copyLeaf(e: Expr): Expr {
+  const out = { ...e };
+  if (e.pos) out.pos = { ...e.pos };
+  if (e.kind === 'column') (out as typeof e).parts = [...e.parts];
+  else if (e.kind === 'asterisk' && e.table) (out as typeof e).table = [...e.table];
+  return out;
 }
 
 // Long IN lists are flat arrays of literals: map them in a loop (no recursion depth issue since
@@ -261,10 +268,10 @@ export function mapSelectExprs(
       if (t.kind === 'subqueryTable') {
         const sub = opts.subqueries
           ? mapStatementWith(t.query, fn, opts)
-          : structuredClone(t.query);
+          : cloneAst(t.query);
         return { ...t, query: sub, ...(t.pos ? { pos: { ...t.pos } } : {}) };
       }
-      return structuredClone(t);
+      return cloneAst(t);
     };
     out.from = {
       table: mapTable(q.from.table),

@@ -121,7 +121,7 @@ describe('fuzz: arbitrary input only ever raises ScatterError', () => {
     for (const s of inputs) {
       const t0 = performance.now();
       tryParse(s);
-      expect(performance.now() - t0).toBeLessThan(2000);
+      expect(performance.now() - t0).toBeLessThan(5000); // 50-700 ms each on a loaded 2-core box: the point is "no hang"
     }
   });
 });

@@ -135,3 +135,28 @@ describe('equalExpr', () => {
     expect(equalExpr(sub(sel({ columns: [col('a')] })), sub(sel({ columns: [col('b')] })))).toBe(false);
   });
 });
+
+describe('copies are cheap enough for per-shard rewrites', () => {
+  it('cloneAst and mapExpr copy a 1,000-value IN list deeply, in well under a millisecond (best of 30)', async () => {
+    const { parseSelect } = await import('../../../shared/sql/parse.js');
+    const { cloneAst } = await import('../../../shared/sql/ast.js');
+    const q = parseSelect(`SELECT count() FROM t WHERE k IN (${Array.from({ length: 1000 }, (_, i) => `'s-${i}'`).join(', ')})`) as SelectQuery;
+    const c = cloneAst(q);
+    expect(c).toEqual(q);
+    expect(c.where).not.toBe(q.where);
+    ((c.where as { args: Expr[] }).args[0] as { parts: string[] }).parts[0] = 'changed';
+    expect(((q.where as { args: Expr[] }).args[0] as { parts: string[] }).parts[0]).toBe('k');
+    const best = (f: () => void): number => {
+      let m = Infinity;
+      for (let i = 0; i < 30; i++) {
+        const t0 = performance.now();
+        f();
+        m = Math.min(m, performance.now() - t0);
+      }
+      return m;
+    };
+    // Measured ~0.15 ms (clone) and ~0.05 ms (map) on the dev machine; structuredClone took ~3.5 ms.
+    expect(best(() => cloneAst(q))).toBeLessThan(1);
+    expect(best(() => mapExpr(q.where!, () => undefined))).toBeLessThan(1);
+  });
+});
