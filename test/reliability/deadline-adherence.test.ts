@@ -15,11 +15,13 @@
 //
 // MARGIN_MS: the coordinator aborts every outstanding invoke AT the deadline; what follows is
 // merge, finalize, JSON and the HTTP hop. On a machine whose cores are oversubscribed this
-// process (coordinator, API server and client alike) is sometimes not scheduled at all for
-// 100+ ms; no deadline logic can answer while it is not running. So each request is allowed
-// MARGIN_MS plus the event-loop stall measured DURING that request (a 5 ms ticker's lateness,
-// summed over the request's window). The printed figures give both the raw overshoot and the
-// stall, so the margin's use is visible; on an idle machine the stall allowance is ~0.
+// process (coordinator, API server and client alike) waits for a CPU for long stretches; no
+// deadline logic can answer while it is not running. So each request is allowed MARGIN_MS plus
+// the time this process could not run DURING that request: the larger of (a) the time its main
+// thread spent runnable but waiting for a CPU (Linux /proc/self/schedstat, run-queue wait) and
+// (b) the lateness of a 5 ms ticker (event-loop stalls, GC included). The printed figures give
+// the raw overshoot and the allowance, so the margin's use is visible; on an idle machine the
+// allowance is ~0 and the raw overshoot is the figure that matters.
 import fs from 'node:fs';
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -31,7 +33,7 @@ import { DIST, preloadShards, quantile, reliabilityTopology, sensorsByShard } fr
 
 const QUERIES = 1000;
 const CONCURRENCY = 6;
-const MARGIN_MS = 250;
+const MARGIN_MS = 150;
 const ROWS = 20_000; // 4 rows per sensor
 const PER_SENSOR = ROWS / 5000;
 
@@ -106,8 +108,10 @@ interface Outcome {
   overshoot: number;
   index: number;
   startedAt: number;
-  /** Event-loop stall during the request, ms. */
+  /** Time this process could not run during the request (max of run-queue wait and ticker lateness), ms. */
   stall: number;
+  /** Main-thread run-queue wait during the request, ms. */
+  waited: number;
   status: number;
   partial: boolean;
   code?: string;
@@ -128,6 +132,15 @@ function startStallMeter(): () => void {
   }, TICK_MS);
   return () => clearInterval(t);
 }
+/** Main-thread run-queue wait so far, ms (0 where /proc/self/schedstat does not exist). */
+function runqueueWaitMs(): number {
+  try {
+    return Number(fs.readFileSync('/proc/self/schedstat', 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
 /** Milliseconds this process was stalled between t0 and t1 (a tick at t, `late` ms late, was stalled over [t - late, t]). */
 function stalledDuring(t0: number, t1: number): number {
   let sum = 0;
@@ -139,10 +152,12 @@ async function runOne(q: Q): Promise<Omit<Outcome, 'index' | 'startedAt'>> {
   const body: Record<string, unknown> = { sql: sqlOf(q), timeoutMs: q.timeoutMs };
   if (q.requireComplete) body.requireComplete = true;
   if (q.hedge !== undefined) body.hedge = q.hedge;
+  const w0 = runqueueWaitMs();
   const t0 = performance.now();
   const res = await fetch(`${stack.url}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
   const t1 = performance.now();
+  const waited = runqueueWaitMs() - w0;
   const ms = t1 - t0;
   const b = JSON.parse(text);
   const problems: string[] = [];
@@ -171,7 +186,7 @@ async function runOne(q: Q): Promise<Omit<Outcome, 'index' | 'startedAt'>> {
     } else fail('undocumented status');
   }
   const inner = typeof b.statistics?.elapsedMs === 'number' ? b.statistics.elapsedMs - b.statistics.deadlineMs : undefined;
-  return { ms, overshoot: ms - q.timeoutMs, stall: stalledDuring(t0, t1), inner, status: res.status, partial: b.partial === true, code: b.error?.code, problems };
+  return { ms, overshoot: ms - q.timeoutMs, stall: Math.max(stalledDuring(t0, t1), waited), waited, inner, status: res.status, partial: b.partial === true, code: b.error?.code, problems };
 }
 
 describe('deadline adherence under injected faults', () => {
@@ -217,6 +232,7 @@ describe('deadline adherence under injected faults', () => {
       marginMs: MARGIN_MS,
       maxOvershootBeyondStallMs: +Math.max(...beyondStall).toFixed(1),
       maxStallInARequestMs: +Math.max(...outcomes.map((o) => o.stall)).toFixed(1),
+      maxRunqueueWaitInARequestMs: +Math.max(...outcomes.map((o) => o.waited)).toFixed(1),
       lateResponses: late.length,
       overshootOver50: outcomes.filter((o) => o.overshoot > 50).length,
       coordinatorOvershootMs: { p50: quantile(inner, 0.5), p99: quantile(inner, 0.99), max: inner[inner.length - 1] },
@@ -226,7 +242,7 @@ describe('deadline adherence under injected faults', () => {
     console.log(`[deadline-adherence] ${JSON.stringify(figures)}`);
     expect(outcomes).toHaveLength(QUERIES);
     expect(problems.slice(0, 5)).toEqual([]);
-    expect(late.map((o) => `#${o.index} ${o.status}${o.code ? ' ' + o.code : ''} at +${o.startedAt.toFixed(0)} ms: ${o.overshoot.toFixed(1)} ms over, ${o.stall.toFixed(1)} ms stalled`)).toEqual([]);
+    expect(late.map((o) => `#${o.index} ${o.status}${o.code ? ' ' + o.code : ''} at +${o.startedAt.toFixed(0)} ms: ${o.overshoot.toFixed(1)} ms over, ${o.stall.toFixed(1)} ms stalled (${o.waited.toFixed(1)} in the run queue)`)).toEqual([]);
     // The faults must actually have been exercised: partial answers, complete ones, and the documented errors.
     expect(figures.partial200).toBeGreaterThan(20);
     expect(figures.complete200).toBeGreaterThan(100);
