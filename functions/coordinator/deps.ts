@@ -101,6 +101,9 @@ export function parityTarget(topo: Topology): { shard: number; replicas: number[
 async function parityGuard(topo: Topology, invoker: ShardInvoker): Promise<void> {
   const [{ assertParityAtStartup }, { createShardReadAccess }] = await Promise.all([import('../../shared/sharding/parity.js'), import('../../shared/scatter/shard-read-access.js')]);
   const target = parityTarget(topo);
+  if (topo.distributedCheck?.endpoint && !target.endpointIsShard) {
+    console.warn(`parity: distributedCheck.endpoint ${topo.distributedCheck.endpoint} is not a shard replica; the coordinator checked shard 0 through its function (run \`ch-scatter check --config\` to check the endpoint itself)`);
+  }
   const access = createShardReadAccess({ invoker, shard: target.shard, replicas: target.replicas });
   try {
     await assertParityAtStartup(topo, access);
