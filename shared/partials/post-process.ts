@@ -1,7 +1,7 @@
 // The clauses a single node applies after GROUP BY/HAVING, applied by the coordinator to the
 // merged rows in ClickHouse's order: ORDER BY, DISTINCT, LIMIT BY, then LIMIT/OFFSET.
 import { compareForSort, type SortSpec } from './evaluator.js';
-import { compareValues, valueKey, type Value } from './values.js';
+import { valueKey, type Value } from './values.js';
 
 export interface WorkRow {
   /** Output column values in SELECT order. */
@@ -37,20 +37,9 @@ export function rowComparator(specs: SortSpec[]): (a: WorkRow, b: WorkRow) => nu
 }
 
 /**
- * Merge lists that are each sorted by `cmp` (the shards' answers) into one sorted list: pairwise
- * linear merges, O(total * log(lists)) comparisons, no heap rebuilt per element.
+ * Merge two lists sorted by `cmp` into one, keeping at most `limit` items: one linear pass, no
+ * heap rebuilt per element (the merge on arrival of each shard's sorted answer).
  */
-export function mergeSorted<T>(lists: T[][], cmp: (a: T, b: T) => number): T[] {
-  let ls = lists.filter((l) => l.length > 0);
-  if (ls.length === 0) return [];
-  while (ls.length > 1) {
-    const next: T[][] = [];
-    for (let i = 0; i < ls.length; i += 2) next.push(i + 1 < ls.length ? merge2(ls[i]!, ls[i + 1]!, cmp) : ls[i]!);
-    ls = next;
-  }
-  return ls[0]!;
-}
-
 export function merge2<T>(a: T[], b: T[], cmp: (a: T, b: T) => number, limit = Infinity): T[] {
   const n = Math.min(a.length + b.length, limit);
   const out = new Array<T>(n);
@@ -93,4 +82,3 @@ export function applyPostClauses(rows: WorkRow[], o: PostOptions): { rows: WorkR
   return { rows: cur.slice(start, end), more: end < cur.length };
 }
 
-export { compareValues };

@@ -13,7 +13,7 @@
 //   answer carries Elasticsearch's doc_count_error_upper_bound per row and overall.
 import type { Expr, SelectQuery, OrderItem } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
-import { canon, col, exprName, int, walk } from './ast-build.js';
+import { canon, exprName, int, walk } from './ast-build.js';
 import type { Normalized } from './analyze.js';
 import { unsupportedAt } from './analyze.js';
 import { canEvaluate, evaluate, type SortSpec, type Typed } from './evaluator.js';
@@ -378,4 +378,3 @@ class GroupMerger implements Merger {
   }
 }
 
-export { col };
