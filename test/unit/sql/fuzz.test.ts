@@ -19,9 +19,13 @@ function tryParse(sql: string): SelectStatement | undefined {
     if (!(e instanceof ScatterError)) throw new Error(`non-ScatterError for ${JSON.stringify(sql)}: ${String(e)}`);
     expect(['SYNTAX_ERROR', 'NOT_READ_ONLY', 'UNSUPPORTED', 'TOO_LARGE']).toContain(e.code);
     if (e.code === 'SYNTAX_ERROR') {
+      // The position points inside the input (or just past its end).
       expect(e.position).toBeDefined();
+      const lines = sql.split('\n');
       expect(e.position!.line).toBeGreaterThanOrEqual(1);
+      expect(e.position!.line).toBeLessThanOrEqual(lines.length);
       expect(e.position!.column).toBeGreaterThanOrEqual(1);
+      expect(e.position!.column).toBeLessThanOrEqual(lines[e.position!.line - 1]!.length + 1);
     }
     return undefined;
   }
