@@ -139,3 +139,14 @@ test('a column neither grouped nor aggregated is a BAD_REQUEST naming it (as Cli
   // functions of keys, lambdas over their own parameters and literals are fine
   expect(() => splitQuery(parseSelect("SELECT upper(region), arrayMap(x -> x + 1, [1]), 'a' FROM t GROUP BY region") as SelectQuery, CTX)).not.toThrow();
 });
+
+test('more groups than maxRowsToTransfer is TRANSFER_LIMIT; 0 means no limit (as in ClickHouse)', () => {
+  const q = parseSelect('SELECT g, count() FROM t GROUP BY g') as SelectQuery;
+  const rows = Array.from({ length: 6 }, (_, i) => ({ __k0: `g${i}`, __a0: '1' }));
+  const meta = [{ name: '__k0', type: 'String' }, { name: '__a0', type: 'UInt64' }];
+  const limited = splitQuery(q, { ...CTX, maxRowsToTransfer: 5 }).createMerger();
+  expect(() => limited.add(0, rows, meta)).toThrow(expect.objectContaining({ code: 'TRANSFER_LIMIT' }));
+  const unlimited = splitQuery(q, { ...CTX, maxRowsToTransfer: 0 }).createMerger();
+  unlimited.add(0, rows, meta);
+  expect(unlimited.finalize().data).toHaveLength(6);
+});
