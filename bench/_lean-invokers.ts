@@ -12,7 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, createHmac } from 'node:crypto';
 import http, { Agent } from 'node:http';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { NodeHttpHandler } from '@smithy/node-http-handler';
 
 export interface LeanInvoker {
   invoke(fn: string, body: string, signal: AbortSignal): Promise<unknown>;
@@ -21,9 +21,19 @@ export interface LeanInvoker {
 
 const CREDS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-export function sdkCachedInvoker(endpoint: string, maxSockets: number): LeanInvoker {
+/**
+ * Undefined when @smithy/node-http-handler (a transitive dependency of the SDK, not in
+ * package.json) cannot be loaded: the bench then skips this path rather than failing.
+ */
+export async function sdkCachedInvoker(endpoint: string, maxSockets: number): Promise<LeanInvoker | undefined> {
+  let Handler: typeof NodeHttpHandler;
+  try {
+    ({ NodeHttpHandler: Handler } = await import('@smithy/node-http-handler'));
+  } catch {
+    return undefined;
+  }
   const als = new AsyncLocalStorage<AbortSignal>();
-  const inner = new NodeHttpHandler({ httpAgent: new Agent({ keepAlive: true, maxSockets }) });
+  const inner = new Handler({ httpAgent: new Agent({ keepAlive: true, maxSockets }) });
   const handler = {
     metadata: { handlerProtocol: 'http/1.1' },
     handle: (req: Parameters<NodeHttpHandler['handle']>[0], o?: Parameters<NodeHttpHandler['handle']>[1]) =>
