@@ -62,6 +62,11 @@ export const NON_ALIAS_KEYWORDS = new Set([
   'MOD', 'DIV', 'REGEXP', 'FETCH', 'TOP', 'OVER', 'FILL', 'TIES', 'STEP', 'TO', 'NULL', 'TRUE', 'FALSE',
 ]);
 
+/** Error messages quote at most 40 characters of a token (a 1 MiB identifier stays out of logs). */
+function clip(s: string): string {
+  return s.length > 40 ? s.slice(0, 40) + '...' : s;
+}
+
 // Bare words that are not a column when they stand alone.
 const ATOM_SPECIAL = new Set(['NULL', 'TRUE', 'FALSE', 'INF', 'NAN', 'CASE', 'CAST', 'INTERVAL', 'NOT', 'EXISTS', 'DATE', 'TIMESTAMP', 'SELECT', 'FROM', 'WHERE', 'WITH', 'COLUMNS']);
 
@@ -158,13 +163,13 @@ class Parser {
       case 'eof':
         return 'end of query';
       case 'string':
-        return `string '${t.text.length > 20 ? t.text.slice(0, 20) + '...' : t.text}'`;
+        return `string '${clip(t.text)}'`;
       case 'qident':
-        return `identifier \`${t.text}\``;
+        return `identifier \`${clip(t.text)}\``;
       case 'param':
-        return `parameter {${t.text}:${t.extra}}`;
+        return `parameter {${clip(t.text)}:${clip(t.extra ?? '')}}`;
       default:
-        return `'${t.text}'`;
+        return `'${clip(t.text)}'`;
     }
   }
   error(expected: string, t: Token = this.t): ScatterError {
@@ -1203,7 +1208,7 @@ class Parser {
         return this.parseAsteriskModifiers({ kind: 'asterisk', table: parts, pos: this.pos(t) });
       } else break;
     }
-    if (parts.length > 1 && this.isOp('(')) throw this.unsupported(`Qualified function name ${parts.join('.')}`, t);
+    if (parts.length > 1 && this.isOp('(')) throw this.unsupported(`Qualified function name ${clip(parts.join('.'))}`, t);
     return { kind: 'column', parts, pos: this.pos(t) };
   }
 

@@ -186,3 +186,11 @@ describe('guards', () => {
     expect(ors.kind === 'select' && ors.where?.kind === 'function' && ors.where.args.length).toBe(20_000);
   });
 });
+
+describe('messages stay short', () => {
+  it('a huge token is clipped in the message', () => {
+    const e = failure(`SELECT a FROM t WHERE ${'x'.repeat(100_000)} ${'y'.repeat(100_000)}`);
+    expect(e.code).toBe('SYNTAX_ERROR');
+    expect(e.message.length).toBeLessThan(200);
+  });
+});
