@@ -120,6 +120,12 @@ interface Outcome {
   problems: string[];
 }
 
+/** What the faults did, over the run: missing reasons, hedged and retried shard calls. */
+const reasons = new Map<string, number>();
+let hedgedShards = 0;
+let retriedShards = 0;
+let crashes = 0;
+
 /** Event-loop stalls: [time, ms late] for each tick of a 5 ms interval that fired late. */
 const TICK_MS = 5;
 const stalls: Array<[number, number]> = [];
@@ -186,6 +192,12 @@ async function runOne(q: Q): Promise<Omit<Outcome, 'index' | 'startedAt'>> {
     } else fail('undocumented status');
   }
   const inner = typeof b.statistics?.elapsedMs === 'number' ? b.statistics.elapsedMs - b.statistics.deadlineMs : undefined;
+  for (const m of shards?.missing ?? []) reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);
+  hedgedShards += Number((shards as { hedged?: number } | undefined)?.hedged ?? 0);
+  const stats = (b.statistics?.shards ?? []) as Array<{ shard: number; replica: number; retried?: boolean }>;
+  retriedShards += stats.filter((x) => x.retried).length;
+  // shard 3's replica 0 can only fail by crashing: a retry there, or shard 3 unavailable, is a crash
+  crashes += stats.filter((x) => x.shard === 3 && x.retried).length + (shards?.missing ?? []).filter((m) => m.shard === 3 && m.reason === 'unavailable').length;
   return { ms, overshoot: ms - q.timeoutMs, stall: Math.max(stalledDuring(t0, t1), waited), waited, inner, status: res.status, partial: b.partial === true, code: b.error?.code, problems };
 }
 
@@ -226,6 +238,10 @@ describe('deadline adherence under injected faults', () => {
       statuses: Object.fromEntries(byStatus),
       partial200: outcomes.filter((o) => o.status === 200 && o.partial).length,
       complete200: outcomes.filter((o) => o.status === 200 && !o.partial).length,
+      missingReasons: Object.fromEntries(reasons),
+      hedgedShardCalls: hedgedShards,
+      retriedShardCallsIn200: retriedShards,
+      crashesSeen: crashes,
       completeButMissing: problems.filter((p) => p.startsWith('partial=false') || p.startsWith('data differs')).length,
       latencyMs: { p50: +quantile(lat, 0.5).toFixed(1), p99: +quantile(lat, 0.99).toFixed(1), max: +lat[lat.length - 1]!.toFixed(1) },
       maxOvershootMs: +maxOvershoot.toFixed(1),
@@ -246,5 +262,8 @@ describe('deadline adherence under injected faults', () => {
     // The faults must actually have been exercised: partial answers, complete ones, and the documented errors.
     expect(figures.partial200).toBeGreaterThan(20);
     expect(figures.complete200).toBeGreaterThan(100);
+    expect(reasons.get('timeout')).toBeGreaterThan(0); // delays past the deadline
+    expect(reasons.get('error')).toBeGreaterThan(0); // injected errors
+    expect(crashes).toBeGreaterThan(0); // crashes: retried on the healthy replica, or the shard missing as unavailable
   }, 240_000);
 });

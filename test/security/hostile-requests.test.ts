@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../shared/local/stack.js';
 import { HOSTILE_CASES, type HostileCase } from '../fixtures/hostile-requests.js';
+import { FORWARDED_SETTINGS } from '../../shared/plan/index.js';
 import { tempDir } from '../e2e/support.js';
 import { DIST, inspectShardDirs, preloadShards, reliabilityTopology, type DirState } from '../reliability/support.js';
 import { directCoordinator, httpEvent, type DirectHandler } from '../reliability/coordinator-direct.js';
@@ -119,6 +120,24 @@ describe(`hostile request corpus (${HOSTILE_CASES.length} cases)`, () => {
       return q.type !== 'query' || typeof q.sql !== 'string' || !/^\s*SELECT\b/i.test(q.sql) || /;\s*\S/.test(q.sql.replace(/'(?:[^'\\]|\\.)*'/g, "''"));
     });
     expect(notReads).toEqual([]);
+    // and whatever settings travelled with them are on the allowlist (never readonly & co.)
+    const forwarded = new Set(payloads.flatMap((p) => Object.keys((p as { settings?: Record<string, unknown> }).settings ?? {})));
+    expect([...forwarded].filter((k) => !FORWARDED_SETTINGS.has(k))).toEqual([]);
+  });
+
+  it('allow-listed request settings reach the shards as settings; refused ones never do', async () => {
+    const before = payloads.length;
+    const ok = await fetch(`${stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql: `SELECT count() AS c FROM ${DIST} SETTINGS max_threads = 1`, settings: { max_block_size: 4096 } }) });
+    expect(ok.status).toBe(200);
+    const sent = payloads.slice(before) as Array<{ settings: Record<string, unknown>; sql: string }>;
+    expect(sent.length).toBe(2);
+    for (const p of sent) {
+      expect(p.settings).toMatchObject({ max_threads: 1, max_block_size: 4096 });
+      expect(p.sql).not.toMatch(/SETTINGS/i);
+    }
+    const refused = await fetch(`${stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql: `SELECT count() AS c FROM ${DIST}`, settings: { max_threads: 1, readonly: 0 } }) });
+    expect(refused.status).toBe(400);
+    expect(payloads.length).toBe(before + 2); // the refused request reached no shard
   });
 
   it('after the corpus every shard directory holds the same databases, tables and rows', async () => {
