@@ -59,7 +59,12 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
         recordShard(metrics, o);
         const line = { shard: o.shard, replica: o.replica, status: o.status, elapsedMs: Math.round(o.elapsedMs), hedged: o.hedged, retried: o.retried };
         if (o.status === 'ok') logger.debug('shard answered', line);
-        else logger.warn('shard missing', { ...line, message: o.message });
+        else {
+          // ClickHouse error texts can quote row values ("Cannot parse string 'x' as UInt64"): logs carry
+          // no row data by default, so the text goes out only at DEBUG.
+          logger.warn('shard missing', line);
+          logger.debug('shard missing: error text', { shard: o.shard, replica: o.replica, errorText: o.message });
+        }
       },
       onInternalError: (e) => logger.error('internal error', e as Error),
     };
@@ -92,7 +97,9 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     const res = route === 'query' ? await runQuery(bodyOf(event), rd) : await runExplain(bodyOf(event), rd);
     recordResult(metrics, res.status, res.body);
     const b = res.body as { partial?: boolean; shards?: { missing?: unknown[] }; error?: { code: string; message: string } };
-    logger.info(`${route} done`, { status: res.status, elapsedMs: Date.now() - t0, partial: b.partial, missing: b.shards?.missing?.length, error: b.error?.code, errorMessage: b.error?.message });
+    logger.info(`${route} done`, { status: res.status, elapsedMs: Date.now() - t0, partial: b.partial, missing: b.shards?.missing?.length, error: b.error?.code });
+    // The error message may quote row data (see onShard): DEBUG only.
+    if (b.error) logger.debug(`${route} error message`, { errorMessage: b.error.message });
     return json(res.status, res.body, headers);
   }
 
