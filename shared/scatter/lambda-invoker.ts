@@ -5,9 +5,15 @@
 //  - a keep-alive agent with as many sockets as the fan-out is wide: a fresh TCP+TLS handshake per
 //    shard per query is most of the cost of a small query.
 //  - abortSignal: the runtime aborts at the deadline and aborts hedge losers.
+//  - cacheMiddleware: the SDK otherwise rebuilds its middleware stack on every send(), the largest
+//    per-call cost of a wide fan-out (docs/benchmarks.md section 1). The SDK uses the cache only for
+//    send() WITHOUT options, so the per-call abort signal cannot go in `{ abortSignal }`: it travels
+//    through AsyncLocalStorage to a thin wrapper around the client's own request handler, which
+//    hands it to the HTTP handler exactly as the options would (the socket is destroyed on abort).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import type { ShardAdminRequest, ShardRequest, ShardResponse } from './protocol.js';
 import { InvokeError, type ShardInvoker } from './invoker.js';
 import { parseShardResponse } from './response-schema.js';
@@ -40,11 +46,19 @@ export function shardFunctionNames(shardCount: number, env: NodeJS.ProcessEnv = 
   return Array.from({ length: shardCount }, (_, i) => `ch-scatter-shard-${i}`);
 }
 
+/** The abort signal of the send() in progress (see sendWithSignal). */
+const callSignal = new AsyncLocalStorage<AbortSignal>();
+/** Clients whose request handler reads callSignal (made by createLambdaClient). */
+const signalAware = new WeakSet<LambdaClient>();
+
+type Handler = { handle(req: unknown, opts?: { abortSignal?: AbortSignal; requestTimeout?: number }): Promise<unknown> };
+
 export function createLambdaClient(opts: { endpoint?: string; region?: string; maxSockets?: number } = {}): LambdaClient {
   const endpoint = opts.endpoint ?? process.env.CH_SCATTER_LAMBDA_ENDPOINT;
   const maxSockets = opts.maxSockets ?? 256;
-  return new LambdaClient({
+  const client = new LambdaClient({
     maxAttempts: 1,
+    cacheMiddleware: true,
     region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
     ...(endpoint
       ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } // the local endpoint checks no signature
@@ -54,6 +68,28 @@ export function createLambdaClient(opts: { endpoint?: string; region?: string; m
       httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets }),
     },
   });
+  // The terminal handler captures config.requestHandler when the (cached) stack is first resolved,
+  // so the wrapper must be in place before the first send(). It overrides handle() only; destroy(),
+  // metadata and the rest stay the SDK's own handler's.
+  const inner = client.config.requestHandler as unknown as Handler;
+  const wrapped = Object.create(inner) as Handler;
+  wrapped.handle = (req, o) => {
+    const signal = callSignal.getStore();
+    return inner.handle(req, signal ? { ...o, abortSignal: signal } : o);
+  };
+  (client.config as { requestHandler: unknown }).requestHandler = wrapped;
+  signalAware.add(client);
+  return client;
+}
+
+/**
+ * client.send(command) aborted by `signal`. On a client from createLambdaClient the signal goes
+ * through AsyncLocalStorage so the SDK's middleware cache stays in use; any other client (a mock,
+ * a caller's own) gets the ordinary `{ abortSignal }` option.
+ */
+export function sendWithSignal(client: LambdaClient, command: InvokeCommand, signal: AbortSignal): Promise<InvokeCommandOutput> {
+  if (signalAware.has(client)) return callSignal.run(signal, () => client.send(command));
+  return client.send(command, { abortSignal: signal });
 }
 
 function isAbort(e: unknown, signal: AbortSignal): boolean {
@@ -81,9 +117,10 @@ export function createLambdaInvoker(shardCount: number, opts: LambdaInvokerOptio
     if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
     let out;
     try {
-      out = await client.send(
+      out = await sendWithSignal(
+        client,
         new InvokeCommand({ FunctionName: fn, InvocationType: 'RequestResponse', Payload: new TextEncoder().encode(JSON.stringify(payload)) }),
-        { abortSignal: signal },
+        signal,
       );
     } catch (e) {
       if (isAbort(e, signal)) throw new InvokeError('aborted', 'invoke aborted');

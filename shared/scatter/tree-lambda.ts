@@ -4,7 +4,7 @@
 // the function side, for the local Invoke endpoint and for a Lambda handler to wrap.
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { InvokeError } from './invoker.js';
-import { createLambdaClient } from './lambda-invoker.js';
+import { createLambdaClient, sendWithSignal } from './lambda-invoker.js';
 import { runSubCoordinator, type SubCoordinatorDeps, type TreeInvoker } from './tree.js';
 import { treeResponseSchema, type TreeRequest, type TreeResponse } from './tree-protocol.js';
 
@@ -22,7 +22,7 @@ export function createTreeLambdaInvoker(opts: TreeLambdaOptions): TreeInvoker & 
     async invoke(group: number, req: TreeRequest, signal: AbortSignal): Promise<TreeResponse> {
       let out;
       try {
-        out = await client.send(new InvokeCommand({ FunctionName: opts.functionName(group), Payload: new TextEncoder().encode(JSON.stringify(req)) }), { abortSignal: signal });
+        out = await sendWithSignal(client, new InvokeCommand({ FunctionName: opts.functionName(group), Payload: new TextEncoder().encode(JSON.stringify(req)) }), signal);
       } catch (e) {
         if (signal.aborted) throw new InvokeError('aborted', 'sub-coordinator invoke aborted');
         const err = e as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLambdaInvoker, shardFunctionNames } from '../../../shared/scatter/lambda-invoker.js';
+import { InvokeCommand } from '@aws-sdk/client-lambda';
+import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../../../shared/scatter/lambda-invoker.js';
 import { InvokeError } from '../../../shared/scatter/invoker.js';
 import type { ShardRequest } from '../../../shared/scatter/protocol.js';
 
@@ -86,6 +87,29 @@ describe('lambda invoker', () => {
     const e = await failure(inv.invoke(5, req(5), AbortSignal.timeout(100)));
     expect(e.kind).toBe('aborted');
     expect(Date.now() - t0).toBeLessThan(600);
+    inv.close();
+  });
+
+  it('keeps the SDK middleware cache in use and aborts only the call whose signal fired', async () => {
+    const client = createLambdaClient({ endpoint: url });
+    const inv = createLambdaInvoker(names.length, { client, functionNames: names });
+    const a = new AbortController();
+    const b = new AbortController();
+    const t0 = Date.now();
+    const slowA = failure(inv.invoke(5, req(5), a.signal));
+    const slowB = inv.invoke(5, req(5), b.signal).then(() => 'answered', (e: InvokeError) => e.kind);
+    const ok = inv.invoke(0, req(0), AbortSignal.timeout(3000));
+    setTimeout(() => a.abort(), 100);
+    expect((await slowA).kind).toBe('aborted');
+    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(await ok).toMatchObject({ ok: true });
+    // B's signal has not fired: it is still waiting on the slow function.
+    expect(await Promise.race([slowB, new Promise((r) => setTimeout(() => r('pending'), 200))])).toBe('pending');
+    b.abort();
+    expect(await slowB).toBe('aborted');
+    // The SDK resolved the InvokeCommand stack once and reused it (send() without options).
+    const handlers = (client as unknown as { handlers?: WeakMap<object, unknown> }).handlers;
+    expect(handlers?.has(InvokeCommand)).toBe(true);
     inv.close();
   });
 
