@@ -7,6 +7,8 @@ import type { Topology } from '../../shared/config/schema.js';
 import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
 import type { ShardInvoker } from '../../shared/scatter/invoker.js';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { TreeInvoker } from '../../shared/scatter/tree.js';
 import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../../shared/scatter/lambda-invoker.js';
 import { createHedgeState, type HedgeState } from '../../shared/scatter/hedge.js';
 import type { PlanFn } from '../../shared/scatter/run-query.js';
@@ -24,6 +26,32 @@ export interface CoordinatorDeps {
   hedgeState: HedgeState;
   /** Router sink for scheduled runs (and the local stack's /admin/insert). */
   writeRows?: RowWriter;
+  /** Sub-coordinators (this same function) when query.treeFanoutAbove > 0 and the cluster is wider. */
+  tree?: TreeInvoker & { close?(): void };
+}
+
+/**
+ * The coordinator's own function name, which sub-coordinator requests are sent to:
+ * CH_SCATTER_SELF_FUNCTION (the CDK stack sets it to the name it gives the function; the local stack
+ * to its registered coordinator), else AWS_LAMBDA_FUNCTION_NAME (set by Lambda itself).
+ */
+export function selfFunctionName(env: NodeJS.ProcessEnv): string | undefined {
+  return env.CH_SCATTER_SELF_FUNCTION || env.AWS_LAMBDA_FUNCTION_NAME || undefined;
+}
+
+/**
+ * deps.tree: a TreeInvoker over the same Lambda client (keep-alive sockets, middleware cache)
+ * invoking this coordinator function, or undefined when the tree cannot apply (treeFanoutAbove 0,
+ * or no more shards than it, so no query could ever exceed it). A tree configured without a known
+ * function name is a deployment error, reported rather than silently flattened.
+ */
+export async function treeDeps(topo: Topology, env: NodeJS.ProcessEnv, client: LambdaClient): Promise<CoordinatorDeps['tree']> {
+  const above = topo.query.treeFanoutAbove;
+  if (!(above > 0) || topo.shards.length <= above) return undefined;
+  const self = selfFunctionName(env);
+  if (!self) throw new ScatterError('INTERNAL', `query.treeFanoutAbove is ${above} with ${topo.shards.length} shards, but the coordinator does not know its own function name (set CH_SCATTER_SELF_FUNCTION)`);
+  const { createTreeLambdaInvoker } = await import('../../shared/scatter/tree-lambda.js');
+  return createTreeLambdaInvoker({ functionName: () => self, client });
 }
 
 /** A RowWriter over the router, writing through `getAccess(shard, replica)`. */
@@ -70,7 +98,9 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
   if (tracer?.isTracingEnabled()) tracer.captureAWSv3Client(client);
   const invoker = createLambdaInvoker(topo.shards.length, { client, functionNames: shardFunctionNames(topo.shards.length, env) });
   if (topo.distributedCheck) await parityGuard(topo, invoker);
+  const tree = await treeDeps(topo, env, client);
   return {
+    ...(tree ? { tree } : {}),
     topo,
     invoker,
     planQuery: planQuery as PlanFn,

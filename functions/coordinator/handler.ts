@@ -13,6 +13,8 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ScatterError, toClientError } from '../../shared/errors.js';
 import { runExplain, runQuery, type RunDeps } from '../../shared/scatter/run-query.js';
+import { runSubCoordinator } from '../../shared/scatter/tree.js';
+import type { TreeRequest, TreeResponse } from '../../shared/scatter/tree-protocol.js';
 import { bodyOf, isHttpEvent, json, routeOf } from './http-event.js';
 import { isScheduleEvent, runSchedule, type ScheduleRun } from './schedule.js';
 import { METRIC, recordResult, recordShard } from './observe.js';
@@ -67,7 +69,23 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
         }
       },
       onInternalError: (e) => logger.error('internal error', e as Error),
+      ...(d.tree ? { tree: d.tree } : {}),
     };
+  }
+
+  /**
+   * A sub-coordinator request from a root coordinator (the aggregation tree, shared/scatter/tree.ts):
+   * fan out to the named shards under the root's deadline and answer their (pre-)merged partials.
+   * It never fans out further (runSubCoordinator uses the flat gather), so the tree has two levels.
+   */
+  async function onTree(req: TreeRequest): Promise<TreeResponse> {
+    logger.appendKeys({ queryId: req.queryId, treeGroup: req.group });
+    const d = await deps();
+    const res = await runSubCoordinator(req, { topo: d.topo, invoker: d.invoker, hedgeState: d.hedgeState });
+    const missing = res.outcomes.filter((o) => o.status !== 'ok');
+    for (const o of missing) logger.warn('shard missing', { shard: o.shard, replica: o.replica, status: o.status, elapsedMs: Math.round(o.elapsedMs) });
+    logger.info('sub-coordinator done', { group: req.group, shards: req.tasks.length, missing: missing.length, mode: res.mode, elapsedMs: Math.round(res.statistics.elapsedMs) });
+    return res;
   }
 
   async function onHttp(event: APIGatewayProxyEventV2, context: Context | undefined): Promise<APIGatewayProxyStructuredResultV2> {
@@ -125,6 +143,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
   }
 
   const core = async (event: Event, context: Context): Promise<unknown> => {
+    if (isTreeRequest(event)) return onTree(event);
     if (isScheduleEvent(event)) return onSchedule(event.name, context);
     if (isHttpEvent(event)) return onHttp(event, context);
     logger.error('unrecognized event', { keys: Object.keys(event ?? {}) });
@@ -135,6 +154,12 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     .use(captureLambdaHandler(tracer, { captureResponse: false }))
     .use(logMetrics(metrics))
     .use(injectLambdaContext(logger, { resetKeys: true }));
+}
+
+/** A TreeRequest (tree-protocol.ts) as a root coordinator sends it to its own function. */
+export function isTreeRequest(e: unknown): e is TreeRequest {
+  const p = e as Partial<TreeRequest> | null;
+  return !!p && typeof p === 'object' && p.type === 'tree' && Array.isArray(p.tasks) && typeof p.deadline === 'number' && typeof p.queryId === 'string';
 }
 
 let defaultHandler: ReturnType<typeof createCoordinatorHandler> | undefined;

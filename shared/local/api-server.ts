@@ -95,7 +95,8 @@ function toEvent(req: IncomingMessage, url: URL, body: Buffer): APIGatewayProxyE
   };
 }
 
-function lambdaContext(timeoutMs: number): Context {
+/** A Lambda context whose remaining time counts down from `timeoutMs` (the local stack's stand-in). */
+export function lambdaContext(timeoutMs: number): Context {
   const start = Date.now();
   const id = randomUUID();
   return {

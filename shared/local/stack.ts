@@ -14,10 +14,13 @@ import { createCoordinatorHandler, createTools } from '../../functions/coordinat
 import { loadDefaultDeps } from '../../functions/coordinator/deps.js';
 import { createLambdaInvoker, shardFunctionNames } from '../scatter/lambda-invoker.js';
 import { createAdminAccess } from '../scatter/admin-access.js';
-import { startApiServer, type CoordinatorFn } from './api-server.js';
+import { lambdaContext, startApiServer, type CoordinatorFn } from './api-server.js';
 import { startInvokeServer, type LocalFunction } from './invoke-server.js';
 import { startShardHosts } from './shard-host.js';
 import { loadDemo } from './demo.js';
+
+/** The coordinator's function name on the local Invoke endpoint. */
+export const LOCAL_COORDINATOR_FUNCTION = 'ch-scatter-coordinator';
 
 export interface LocalStackOptions extends LocalShardsOptions {
   configFile?: string;
@@ -42,6 +45,8 @@ export interface LocalStack {
   invokeUrl: string;
   topo: Topology;
   demo?: { rows: number; ms: number };
+  /** Invocations of the coordinator function through the Invoke endpoint (sub-coordinator requests). */
+  coordinatorInvocations(): number;
   stop(): Promise<void>;
 }
 
@@ -49,6 +54,8 @@ export interface LocalShards {
   /** The real Lambda SDK invoker, pointed at the local Invoke endpoint. */
   invoker: ReturnType<typeof createLambdaInvoker>;
   invokeUrl: string;
+  /** Serve one more function on the Invoke endpoint (the coordinator itself, for the aggregation tree). */
+  register(name: string, fn: LocalFunction): void;
   stop(): Promise<void>;
 }
 
@@ -97,12 +104,17 @@ export async function startLocalShards(topoIn: Topology, opts: LocalShardsOption
   try {
     const hosts = await startShardHosts(topo, {});
     cleanups.push(() => hosts.stop());
-    const functions = opts.wrapFunctions ? opts.wrapFunctions({ ...hosts.functions }) : hosts.functions;
+    // A copy the endpoint reads per request, so register() can add functions after it starts.
+    const functions: Record<string, LocalFunction> = { ...(opts.wrapFunctions ? opts.wrapFunctions({ ...hosts.functions }) : hosts.functions) };
     const invoke = await startInvokeServer({ port: 0, functions, ...(opts.shardConcurrency ? { concurrency: opts.shardConcurrency } : {}) });
     cleanups.push(() => invoke.close());
     const invoker = createLambdaInvoker(topo.shards.length, { endpoint: invoke.url, functionNames: shardFunctionNames(topo.shards.length, {}) });
     cleanups.push(async () => invoker.close());
-    return { invoker, invokeUrl: invoke.url, stop };
+    const register = (name: string, fn: LocalFunction) => {
+      if (Object.prototype.hasOwnProperty.call(functions, name)) throw new Error(`function ${name} is already served`);
+      functions[name] = fn;
+    };
+    return { invoker, invokeUrl: invoke.url, register, stop };
   } catch (e) {
     await stop();
     throw e;
@@ -129,10 +141,20 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       ...process.env,
       CH_SCATTER_TOPOLOGY: JSON.stringify(topo),
       CH_SCATTER_LAMBDA_ENDPOINT: invoke.url,
+      // The aggregation tree invokes the coordinator itself through the Invoke endpoint (below).
+      CH_SCATTER_SELF_FUNCTION: LOCAL_COORDINATOR_FUNCTION,
     };
     delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
     const tools = createTools({ logLevel: opts.logLevel ?? 'WARN' });
     const handler = createCoordinatorHandler(() => loadDefaultDeps(env, tools.tracer), tools);
+    // Registered whether or not the tree is configured: what Lambda would serve under this name. A
+    // sub-coordinator request runs the SAME handler (its own deps, cached like a warm container).
+    const lambdaTimeoutMs = opts.lambdaTimeoutMs ?? 30_000;
+    let selfInvocations = 0;
+    shards.register(LOCAL_COORDINATOR_FUNCTION, (payload) => {
+      selfInvocations++;
+      return (handler as unknown as (e: unknown, c: unknown) => Promise<unknown>)(payload, lambdaContext(lambdaTimeoutMs));
+    });
     const adminInvoker = shards.invoker;
     const api = await startApiServer({
       port: opts.port ?? 0,
@@ -161,7 +183,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     let demo: LocalStack['demo'];
     if (opts.demo) demo = await loadDemo(topo, (s, r) => createAdminAccess({ invoker: adminInvoker, shard: s, replica: r }), opts.demoRows);
-    return { url: api.url, invokeUrl: invoke.url, topo, demo, stop };
+    return { url: api.url, invokeUrl: invoke.url, topo, demo, coordinatorInvocations: () => selfInvocations, stop };
   } catch (e) {
     await stop();
     throw e;
