@@ -1,8 +1,11 @@
 // The coordinator Lambda: API Gateway and EventBridge call it; it plans a query, invokes the shard
 // functions under one deadline and merges their partials. It gets the topology (minus secret names,
 // which only shard functions need) and the shard function names in shard order, and may invoke exactly
-// those functions: no wildcard, no version/alias suffix.
-import { Duration, Stack } from 'aws-cdk-lib';
+// those functions: no wildcard, no version/alias suffix. With the aggregation tree (query.treeFanoutAbove
+// > 0 and more shards than that) it also invokes ITSELF as a sub-coordinator: the function then gets
+// an explicit name, and the policy names that one ARN, built from the name rather than from the
+// function's own Arn attribute (a role policy referencing its own function would be a cycle).
+import { ArnFormat, Duration, Names, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { Topology } from '../../shared/config/schema.js';
@@ -34,6 +37,8 @@ export function coordinatorTopology(topology: Topology): Topology {
 
 export class Coordinator extends Construct {
   readonly function: ScatterFunction;
+  /** Set when the aggregation tree applies: the function's explicit name, which it invokes itself by. */
+  readonly selfFunctionName: string | undefined;
 
   constructor(scope: Construct, id: string, props: CoordinatorProps) {
     super(scope, id);
@@ -44,11 +49,14 @@ export class Coordinator extends Construct {
       POWERTOOLS_SERVICE_NAME: COORDINATOR_SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
     };
+    const above = props.topology.query.treeFanoutAbove;
+    const tree = above > 0 && props.shards.length > above;
     // Function names are unknown until deployment: budget the longest name Lambda allows, quoted.
     const namesBudget = 2 + props.shards.length * (MAX_FUNCTION_NAME + 3);
     const size =
       Object.entries(fixed).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) +
-      'CH_SCATTER_SHARD_FUNCTIONS'.length + namesBudget;
+      'CH_SCATTER_SHARD_FUNCTIONS'.length + namesBudget +
+      (tree ? 'CH_SCATTER_SELF_FUNCTION'.length + MAX_FUNCTION_NAME : 0);
     if (size > LAMBDA_ENV_LIMIT_BYTES) {
       throw new Error(
         `the coordinator environment would take up to ${size} bytes (topology JSON ${Buffer.byteLength(topologyJson)} bytes, ` +
@@ -57,7 +65,11 @@ export class Coordinator extends Construct {
     }
 
     const names = props.shards.map((s) => s.function.fn.functionName);
+    // Deterministic and unique per stack and construct path, within Lambda's 64 characters.
+    const selfName = tree ? Names.uniqueResourceName(this, { maxLength: MAX_FUNCTION_NAME, separator: '-' }) : undefined;
+    this.selfFunctionName = selfName;
     this.function = new ScatterFunction(this, 'Lambda', {
+      ...(selfName ? { functionName: selfName } : {}),
       entry: props.entry ?? ENTRY.coordinator,
       description: 'ch-scatter coordinator: plans, fans out to the shard functions, merges partials',
       memoryMb: props.memoryMb,
@@ -69,8 +81,18 @@ export class Coordinator extends Construct {
         CH_SCATTER_SHARD_FUNCTIONS: Stack.of(this).toJsonString(names),
         POWERTOOLS_SERVICE_NAME: COORDINATOR_SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
+        ...(selfName ? { CH_SCATTER_SELF_FUNCTION: selfName } : {}),
       },
     });
+    if (selfName) {
+      this.function.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'InvokeSelfAsSubCoordinator',
+          actions: ['lambda:InvokeFunction'],
+          resources: [Stack.of(this).formatArn({ service: 'lambda', resource: 'function', resourceName: selfName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+        }),
+      );
+    }
     if (props.shards.length > 0) {
       this.function.role.addToPolicy(
         new iam.PolicyStatement({

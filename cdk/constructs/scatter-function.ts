@@ -21,6 +21,8 @@ export interface ScatterFunctionProps {
   timeoutS: number;
   environment: Record<string, string>;
   logRetentionDays: number;
+  /** An explicit physical name (the coordinator sets one when it must invoke itself); default: generated. */
+  functionName?: string;
   /** Shard functions run in the VPC to reach ClickHouse; the coordinator only with vpc.includeCoordinator. */
   vpc?: { vpc: ec2.IVpc; subnets: ec2.ISubnet[]; securityGroups: ec2.ISecurityGroup[] };
 }
@@ -63,6 +65,7 @@ export class ScatterFunction extends Construct {
     this.fn = new NodejsFunction(this, 'Function', {
       entry: props.entry,
       handler: 'handler',
+      ...(props.functionName ? { functionName: props.functionName } : {}),
       runtime: RUNTIME,
       architecture: ARCHITECTURE,
       description: props.description,
