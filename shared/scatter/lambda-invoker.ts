@@ -5,12 +5,15 @@
 //  - a keep-alive agent with as many sockets as the fan-out is wide: a fresh TCP+TLS handshake per
 //    shard per query is most of the cost of a small query.
 //  - abortSignal: the runtime aborts at the deadline and aborts hedge losers.
-//  - cacheMiddleware: the SDK otherwise rebuilds its middleware stack on every send(), the largest
-//    per-call cost of a wide fan-out (docs/benchmarks.md section 1). The SDK uses the cache only for
-//    send() WITHOUT options, so the per-call abort signal cannot go in `{ abortSignal }`: it travels
-//    through AsyncLocalStorage to a thin wrapper around the client's own request handler, which
-//    hands it to the HTTP handler exactly as the options would (the socket is destroyed on abort).
-import { AsyncLocalStorage } from 'node:async_hooks';
+//  - per-call SDK cost (docs/benchmarks.md section 1), which is most of a wide fan-out's CPU:
+//    * cacheMiddleware: the SDK otherwise re-resolves its middleware stack on every send(). It uses
+//      the cache only for send() WITHOUT options, so the per-call abort signal cannot go in
+//      `{ abortSignal }`: it is keyed to the command's input, picked up by a middleware next to the
+//      HTTP handler and given to the client's own request handler exactly as the option would be
+//      (the socket is destroyed on abort). Not AsyncLocalStorage: its promise hooks tax every promise.
+//    * the SigV4 signer: the SDK builds a new SignatureV4 (a copy of the whole config, and so a
+//      fresh signing-key derivation) per call; one per signing scheme/region is reused instead.
+//    * no user-agent middleware: it formats the same header on every call; Lambda needs none.
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
@@ -46,12 +49,14 @@ export function shardFunctionNames(shardCount: number, env: NodeJS.ProcessEnv = 
   return Array.from({ length: shardCount }, (_, i) => `ch-scatter-shard-${i}`);
 }
 
-/** The abort signal of the send() in progress (see sendWithSignal). */
-const callSignal = new AsyncLocalStorage<AbortSignal>();
-/** Clients whose request handler reads callSignal (made by createLambdaClient). */
+/** The abort signal of each send() in progress, by command input, then by the HTTP request built from it. */
+const inputSignals = new WeakMap<object, AbortSignal>();
+const requestSignals = new WeakMap<object, AbortSignal>();
+/** Clients whose request handler reads those maps (made by createLambdaClient). */
 const signalAware = new WeakSet<LambdaClient>();
 
 type Handler = { handle(req: unknown, opts?: { abortSignal?: AbortSignal; requestTimeout?: number }): Promise<unknown> };
+type Signer = (authScheme?: { name?: string; signingName?: string; signingRegion?: string }) => Promise<unknown>;
 
 export function createLambdaClient(opts: { endpoint?: string; region?: string; maxSockets?: number } = {}): LambdaClient {
   const endpoint = opts.endpoint ?? process.env.CH_SCATTER_LAMBDA_ENDPOINT;
@@ -69,26 +74,51 @@ export function createLambdaClient(opts: { endpoint?: string; region?: string; m
     },
   });
   // The terminal handler captures config.requestHandler when the (cached) stack is first resolved,
-  // so the wrapper must be in place before the first send(). It overrides handle() only; destroy(),
-  // metadata and the rest stay the SDK's own handler's.
+  // so all of this is in place before the first send(). The wrapper overrides handle() only;
+  // destroy(), metadata and the rest stay the SDK's own handler's.
   const inner = client.config.requestHandler as unknown as Handler;
   const wrapped = Object.create(inner) as Handler;
   wrapped.handle = (req, o) => {
-    const signal = callSignal.getStore();
+    const signal = requestSignals.get(req as object);
     return inner.handle(req, signal ? { ...o, abortSignal: signal } : o);
   };
   (client.config as { requestHandler: unknown }).requestHandler = wrapped;
+  // Innermost (deserialize step, low priority): args.request is the signed request the handler gets.
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const signal = inputSignals.get(args.input as object);
+      if (signal) requestSignals.set(args.request as object, signal);
+      return next(args);
+    },
+    { step: 'deserialize', priority: 'low', name: 'chScatterAbortSignal' },
+  );
+  const baseSigner = (client.config as unknown as { signer: Signer }).signer;
+  const signers = new Map<string, Promise<unknown>>();
+  (client.config as unknown as { signer: Signer }).signer = (scheme) => {
+    const key = `${scheme?.name}|${scheme?.signingName}|${scheme?.signingRegion}`;
+    let s = signers.get(key);
+    if (!s) {
+      s = baseSigner(scheme);
+      signers.set(key, s);
+      s.catch(() => signers.delete(key));
+    }
+    return s;
+  };
+  client.middlewareStack.remove('getUserAgentMiddleware');
   signalAware.add(client);
   return client;
 }
 
 /**
  * client.send(command) aborted by `signal`. On a client from createLambdaClient the signal goes
- * through AsyncLocalStorage so the SDK's middleware cache stays in use; any other client (a mock,
+ * beside the options (keyed to command.input) so the SDK's middleware cache stays in use; any other client (a mock,
  * a caller's own) gets the ordinary `{ abortSignal }` option.
  */
 export function sendWithSignal(client: LambdaClient, command: InvokeCommand, signal: AbortSignal): Promise<InvokeCommandOutput> {
-  if (signalAware.has(client)) return callSignal.run(signal, () => client.send(command));
+  if (signalAware.has(client)) {
+    inputSignals.set(command.input, signal);
+    return client.send(command);
+  }
   return client.send(command, { abortSignal: signal });
 }
 

@@ -11,12 +11,14 @@ import type { ShardRequest } from '../../../shared/scatter/protocol.js';
 let server: Server;
 let url = '';
 const seen: string[] = [];
+const auths: string[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     const m = /^\/2015-03-31\/functions\/([^/]+)\/invocations/.exec(req.url ?? '');
     const name = decodeURIComponent(m?.[1] ?? '');
     seen.push(name);
+    auths.push(String(req.headers.authorization ?? ''));
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
@@ -110,6 +112,9 @@ describe('lambda invoker', () => {
     // The SDK resolved the InvokeCommand stack once and reused it (send() without options).
     const handlers = (client as unknown as { handlers?: WeakMap<object, unknown> }).handlers;
     expect(handlers?.has(InvokeCommand)).toBe(true);
+    // Still SigV4-signed with the reused signer (the signature differs per request body).
+    const last = auths.slice(-3);
+    for (const a of last) expect(a).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/lambda\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/);
     inv.close();
   });
 
