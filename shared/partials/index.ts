@@ -18,6 +18,7 @@ export function splitQuery(q: SelectQuery, ctx: SplitContext): SplitQuery {
   if (n.isAggregate) {
     return splitAggregate(q, n, ctx, {
       maxRowsToTransfer: ctx.maxRowsToTransfer,
+      transferOverflowMode: ctx.transferOverflowMode ?? 'throw',
       shardSizeFactor: ctx.shardSizeFactor,
       shardSizeAdd: ctx.shardSizeAdd,
       // Portable by default: 18.16 servers (the Debian cluster) have no maxMap.

@@ -24,6 +24,7 @@ import { applyPostClauses, rowComparator, type WorkRow } from './post-process.js
 import type { ApproximateInfo, FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
 import { compareValues, fromJson, parserFor, toJson, valueKey, type Value } from './values.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
+import { TransferBudget } from './transfer-budget.js';
 
 interface AggSlot {
   impl: AggregateImpl;
@@ -205,22 +206,22 @@ interface MergerSetup {
 class GroupMerger implements Merger {
   private groups = new Map<string, Group>();
   private types = new Map<string, string>();
-  private received = 0;
+  /** max_rows_to_transfer over the groups every shard sent ('throw' or 'break'). */
+  private budget: TransferBudget;
   /** top-k: per shard that cut its list, the smallest count it sent. */
   private cut = new Map<number, bigint>();
-  constructor(private s: MergerSetup) {}
+  constructor(private s: MergerSetup) {
+    this.budget = new TransferBudget(s.ctx.maxRowsToTransfer, s.ctx.transferOverflowMode ?? 'throw', 'groups');
+  }
 
   private newGroup(keys: Value[]): Group {
     return { keys, pushed: this.s.pushed.map(() => undefined), states: this.s.aggs.map((a) => a.impl.newState()), shards: new Set() };
   }
 
-  add(shard: number, rows: Record<string, unknown>[], meta: ColumnMeta[]): void {
+  add(shard: number, sent: Record<string, unknown>[], meta: ColumnMeta[]): void {
     for (const m of meta) this.types.set(m.name, m.type);
-    this.received += rows.length;
-    const max = this.s.ctx.maxRowsToTransfer;
-    if (max > 0 && this.received > max) {
-      throw new ScatterError('TRANSFER_LIMIT', `the shards returned more than ${max} groups (maxRowsToTransfer)`);
-    }
+    const fit = this.budget.take(sent.length);
+    const rows = fit === sent.length ? sent : sent.slice(0, fit);
     const typeOf = (c: string) => this.types.get(c) ?? 'String';
     const { aggs } = this.s;
     // Resolve column types and parsers once per shard answer, not per row.
@@ -247,9 +248,9 @@ class GroupMerger implements Merger {
         g.states[i]!.add(vals, aggTypes[i]!, shard);
       }
     }
-    if (this.s.mode === 'topk' && this.s.shardLimit !== undefined && rows.length >= this.s.shardLimit && rows.length > 0) {
+    if (this.s.mode === 'topk' && this.s.shardLimit !== undefined && sent.length >= this.s.shardLimit && sent.length > 0) {
       const c = this.s.topkAgg!.cols[0]!;
-      const last = fromJson(rows[rows.length - 1]![c], typeOf(c));
+      const last = fromJson(sent[sent.length - 1]![c], typeOf(c));
       this.cut.set(shard, BigInt((last ?? 0n) as bigint));
     }
   }
@@ -333,7 +334,23 @@ class GroupMerger implements Merger {
     const approximate = this.approximations(page.map((r) => r.group));
     const res: FinalResult = { meta, data };
     if (approximate) res.approximate = approximate;
+    const truncated = this.truncation();
+    if (truncated.length) res.truncated = truncated;
     return res;
+  }
+
+  /** What transfer_overflow_mode = 'break' dropped: shard groups, and values of bounded states. */
+  private truncation(): string[] {
+    const bounded = this.s.aggs.flatMap((a, i) => (a.impl.boundedByTransfer ? [i] : []));
+    if (bounded.length && this.s.ctx.transferOverflowMode === 'break') {
+      for (const g of this.groups.values()) {
+        for (const i of bounded) {
+          const why = g.states[i]!.truncated?.();
+          if (why) this.budget.note(why);
+        }
+      }
+    }
+    return this.budget.notes();
   }
 
   private approximations(groups: Group[]): Record<string, ApproximateInfo> | undefined {

@@ -16,6 +16,7 @@ import { applyPostClauses, merge2, rowComparator, type WorkRow } from './post-pr
 import type { FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
 import { fromJson } from './values.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
+import { TransferBudget } from './transfer-budget.js';
 
 export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): SplitQuery {
   const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
@@ -95,7 +96,8 @@ class RowMerger implements Merger {
   /** Without ORDER BY: each shard's rows, concatenated in shard order at finalize. */
   private byShard = new Map<number, Row[]>();
   private meta: ColumnMeta[] | undefined;
-  private received = 0;
+  /** max_rows_to_transfer over the rows every shard sent ('throw' or 'break'). */
+  private budget: TransferBudget;
   private cmp: (a: Row, b: Row) => number;
   /** How many merged rows can matter: offset + limit + 1 (the +1 tells whether more follow). */
   private keep: number;
@@ -109,6 +111,7 @@ class RowMerger implements Merger {
     private ctx: SplitContext,
     private o: { pageable: boolean; shape: string; offset: number; distinct: boolean; ordered: boolean; after?: { keys: CursorKey[]; dup: number } },
   ) {
+    this.budget = new TransferBudget(ctx.maxRowsToTransfer, ctx.transferOverflowMode ?? 'throw', 'rows');
     const base = rowComparator(specs);
     // Last resort for rows equal on every compared value: shard, then position, so the merge is
     // deterministic whatever the arrival order.
@@ -116,11 +119,11 @@ class RowMerger implements Merger {
     this.keep = n.limit !== undefined && !o.distinct && !n.limitBy ? o.offset + n.limit + 1 : Infinity;
   }
 
-  add(shard: number, rows: Record<string, unknown>[], meta: ColumnMeta[]): void {
+  add(shard: number, sent: Record<string, unknown>[], meta: ColumnMeta[]): void {
     if (!this.meta && meta.length) this.meta = meta;
-    this.received += rows.length;
-    const max = this.ctx.maxRowsToTransfer;
-    if (max > 0 && this.received > max) throw new ScatterError('TRANSFER_LIMIT', `the shards returned more than ${max} rows (maxRowsToTransfer)`);
+    const fit = this.budget.take(sent.length);
+    // Each shard's list is sorted, so under 'break' its first rows are the ones worth keeping.
+    const rows = fit === sent.length ? sent : sent.slice(0, fit);
     const types = new Map(meta.map((m) => [m.name, m.type]));
     const outCols = meta.filter((m) => !this.hidden.has(m.name));
     const list: Row[] = rows.map((r, pos) => ({
@@ -164,7 +167,10 @@ class RowMerger implements Merger {
       return o;
     });
     const res: FinalResult = { meta, data };
-    if (this.o.pageable && page.more && page.rows.length) {
+    const truncated = this.budget.notes();
+    if (truncated.length) res.truncated = truncated;
+    // A truncated page may lack rows that sort before its last one: no cursor past them.
+    if (this.o.pageable && page.more && page.rows.length && !truncated.length) {
       const last = page.rows[page.rows.length - 1] as WorkRow & { raw: Record<string, unknown> };
       const types = new Map((this.meta ?? []).map((m) => [m.name, m.type]));
       const keys: CursorKey[] = keyCols.map((c) => ({ json: last.raw[c] ?? null, type: types.get(c) ?? 'String' }));

@@ -14,6 +14,11 @@ export interface SplitContext {
   /** Cap on distinct-set sizes and rows held by the merger (transfer limits). */
   maxRowsToTransfer: number;
   /**
+   * transfer_overflow_mode: 'throw' (default) fails with TRANSFER_LIMIT past maxRowsToTransfer;
+   * 'break' keeps what fits and reports it in FinalResult.truncated (the answer is partial).
+   */
+  transferOverflowMode?: 'throw' | 'break';
+  /**
    * Row queries: columns that identify a row uniquely, used to break ORDER BY ties (and in
    * cursors). Absent: every selected column (SELECT * then has no tie-breaker and no cursor).
    */
@@ -47,6 +52,11 @@ export interface FinalResult {
   data: Record<string, unknown>[];
   approximate?: Record<string, ApproximateInfo>;
   cursor?: string;
+  /**
+   * transfer_overflow_mode = 'break' cut the shards' data (one line each). When present and
+   * non-empty the answer is incomplete: the runtime must label it partial, never complete.
+   */
+  truncated?: string[];
 }
 
 export interface Merger {

@@ -13,6 +13,8 @@ export interface AggState {
   finalize(types: string[] | undefined): { value: Value; type: string };
   /** For top-k error bounds: the per-group error bound of this state, when it has one. */
   errorBound?(): bigint | undefined;
+  /** transfer_overflow_mode = 'break': why this state dropped values, if it did. */
+  truncated?(): string | undefined;
 }
 
 export interface AggregateImpl {
@@ -25,6 +27,8 @@ export interface AggregateImpl {
   approximate?: ApproximateInfo;
   /** Non-negative and additive across shards (count family): usable for shard_size top-k bounds. */
   countLike?: boolean;
+  /** Its states hold up to maxRowsToTransfer values and may report truncated() under 'break'. */
+  boundedByTransfer?: boolean;
   /** The shard expression whose value orders groups the same way as the final value (pushdown). */
   orderExpr?: Expr;
   describe: string;
@@ -32,6 +36,8 @@ export interface AggregateImpl {
 
 export interface FamilyContext {
   maxRowsToTransfer: number;
+  /** 'break': bounded states (uniqExact, quantileExact) stop at the limit instead of throwing. */
+  transferOverflowMode?: 'throw' | 'break';
   shardSizeFactor: number;
   shardSizeAdd: number;
   /** 'maxMap' (ClickHouse >= 20) or 'uniqArray' (portable to 18.16, larger partials). */

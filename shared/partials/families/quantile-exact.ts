@@ -23,23 +23,31 @@ export function quantileExactFamily(call: FunctionCall, args: Expr[], cond: Expr
   const levels = base === 'medianExact' ? [0.5] : many ? params.map(level) : params.length ? [level(params[0]!)] : [0.5];
   if (many && levels.length === 0) throw new Error('quantilesExact needs levels');
   const limit = ctx.maxRowsToTransfer;
+  const brk = ctx.transferOverflowMode === 'break';
   return {
     call,
     shardExprs: [aggCall('groupArray', args, cond), fn('any', [args[0]!])],
+    boundedByTransfer: true,
     describe: `${base}: every shard's values (at most ${limit}), selected exactly`,
     newState() {
       const values: Value[] = [];
       let argType = 'Nothing';
+      let cut = false;
       return {
         add(vals: Value[], types: string[]) {
           if (types[1]) argType = types[1];
           const a = vals[0];
           if (!Array.isArray(a)) return;
           if (limit > 0 && values.length + a.length > limit) {
-            throw new ScatterError('TRANSFER_LIMIT', `${base}: more than ${limit} values (maxRowsToTransfer)`);
+            if (!brk) throw new ScatterError('TRANSFER_LIMIT', `${base}: more than ${limit} values (maxRowsToTransfer)`);
+            // 'break': keep what fits; the quantile is of a sample, and the answer is partial.
+            cut = true;
+            for (let i = 0; values.length < limit; i++) values.push(a[i]!);
+            return;
           }
           for (const v of a) values.push(v);
         },
+        truncated: () => (cut ? `${base}: values cut at max_rows_to_transfer = ${limit} (transfer_overflow_mode = 'break')` : undefined),
         finalize(types) {
           const t = types?.[1] ?? argType;
           values.sort(compareValues);

@@ -12,24 +12,31 @@ export function uniqExactFamily(call: FunctionCall, args: Expr[], cond: Expr | u
   if (args.length === 0) throw new Error('uniqExact needs an argument');
   const arg = args.length === 1 ? args[0]! : fn('tuple', args);
   const limit = ctx.maxRowsToTransfer;
+  const brk = ctx.transferOverflowMode === 'break';
   return {
     call,
     shardExprs: [aggCall('groupUniqArray', [arg], cond)],
+    boundedByTransfer: true,
     describe: 'uniqExact: union of shard distinct sets',
     newState() {
       const seen = new Set<string>();
+      let cut = false;
       return {
         add(vals: Value[]) {
           const a = vals[0];
           if (!Array.isArray(a)) return;
           for (const v of a) {
-            seen.add(valueKey(v));
-            if (limit > 0 && seen.size > limit) {
+            const k = valueKey(v);
+            if (limit > 0 && seen.size >= limit && !seen.has(k)) {
+              // 'break': the count stops at the limit (a lower bound), and the answer is partial.
+              if (brk) { cut = true; return; }
               throw new ScatterError('TRANSFER_LIMIT', `uniqExact: more than ${limit} distinct values (maxRowsToTransfer)`);
             }
+            seen.add(k);
           }
         },
         finalize: () => ({ value: BigInt(seen.size), type: 'UInt64' }),
+        truncated: () => (cut ? `uniqExact: distinct set cut at max_rows_to_transfer = ${limit} values (transfer_overflow_mode = 'break')` : undefined),
       };
     },
   };
