@@ -20,13 +20,31 @@ import { TransferBudget } from './transfer-budget.js';
 
 export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): SplitQuery {
   const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
-  const sortCols = n.orderBy.map((_o, i) => `__o${i}`);
   // Tie-breaker expressions: configured unique key columns, else the selected columns.
   const tieExprs: Expr[] = ctx.tieBreaker?.length
     ? ctx.tieBreaker.map((c) => col(c))
     : n.hasAsterisk ? [] : n.columns.map((c) => c.expr);
-  const tieCols = tieExprs.map((_e, i) => `__t${i}`);
-  const byCols = (n.limitBy?.by ?? []).map((_e, i) => `__b${i}`);
+  // Sort keys, tie-breakers and LIMIT BY keys travel once per distinct expression: one already
+  // selected is read from its SELECT column (by position: the shard names it), one repeated among
+  // them is sent once under its first hidden name. `SELECT ts ... ORDER BY ts` no longer ships ts
+  // twice (or three times with the tie-breaker), which halves row payloads near the ~6 MB limit.
+  const selectedAt = new Map<string, number>();
+  if (!n.hasAsterisk) n.columns.forEach((c, i) => { if (!selectedAt.has(canon(c.expr))) selectedAt.set(canon(c.expr), i); });
+  const hiddenSent = new Map<string, string>();
+  const hiddenExprs: Expr[] = [];
+  const place = (e: Expr, alias: string): Src => {
+    const k = canon(e);
+    const at = selectedAt.get(k);
+    if (at !== undefined) return at;
+    const sent = hiddenSent.get(k);
+    if (sent !== undefined) return sent;
+    hiddenSent.set(k, alias);
+    hiddenExprs.push({ ...e, alias });
+    return alias;
+  };
+  const sortCols = n.orderBy.map((o, i) => place(o.expr, `__o${i}`));
+  const tieCols = tieExprs.map((e, i) => place(e, `__t${i}`));
+  const byCols = (n.limitBy?.by ?? []).map((e, i) => place(e, `__b${i}`));
   const ordered = n.orderBy.length > 0;
   const pageable = ordered && n.limit !== undefined && !n.limitBy && tieExprs.length > 0;
   const shape = queryShapeHash(canon({ ...q, limit: undefined } as unknown as Expr));
@@ -48,9 +66,7 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
     distinct: q.distinct,
     columns: [
       ...q.columns,
-      ...n.orderBy.map((o, i) => ({ ...o.expr, alias: sortCols[i]! })),
-      ...tieExprs.map((e, i) => ({ ...e, alias: tieCols[i]! })),
-      ...(n.limitBy?.by ?? []).map((e, i) => ({ ...e, alias: byCols[i]! })),
+      ...hiddenExprs,
     ],
     withTotals: false,
   };
@@ -75,7 +91,7 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   if (n.limitBy) shardQuery.limitBy = { limit: int(n.limitBy.offset + n.limitBy.limit), by: n.limitBy.by };
   if (wanted !== undefined) shardQuery.limit = { limit: int(wanted) };
 
-  const hidden = new Set([...sortCols, ...tieCols, ...byCols]);
+  const hidden = new Set(hiddenSent.values());
   return {
     shardQuery,
     describe: [
@@ -89,6 +105,8 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
 }
 
 type Row = WorkRow & { raw: Record<string, unknown>; shard: number; pos: number };
+/** Where a sort / tie / LIMIT BY value is in a shard row: a hidden column's name, or the index of the selected column. */
+type Src = string | number;
 
 class RowMerger implements Merger {
   /** Rows merged so far, in final order (when ordered); truncated to what the page can use. */
@@ -104,9 +122,9 @@ class RowMerger implements Merger {
   constructor(
     private n: Normalized,
     private specs: SortSpec[],
-    private sortCols: string[],
-    private tieCols: string[],
-    private byCols: string[],
+    private sortSrc: Src[],
+    private tieSrc: Src[],
+    private bySrc: Src[],
     private hidden: Set<string>,
     private ctx: SplitContext,
     private o: { pageable: boolean; shape: string; offset: number; distinct: boolean; ordered: boolean; after?: { keys: CursorKey[]; dup: number } },
@@ -119,8 +137,19 @@ class RowMerger implements Merger {
     this.keep = n.limit !== undefined && !o.distinct && !n.limitBy ? o.offset + n.limit + 1 : Infinity;
   }
 
+  /** Column names in the shard answers, resolved from the first meta (selected columns by position). */
+  private sortCols: string[] = [];
+  private tieCols: string[] = [];
+  private byCols: string[] = [];
+  private resolve(meta: ColumnMeta[]): void {
+    const name = (s: Src) => (typeof s === 'string' ? s : meta[s]?.name ?? `__missing${s}`);
+    this.sortCols = this.sortSrc.map(name);
+    this.tieCols = this.tieSrc.map(name);
+    this.byCols = this.bySrc.map(name);
+  }
+
   add(shard: number, sent: Record<string, unknown>[], meta: ColumnMeta[]): void {
-    if (!this.meta && meta.length) this.meta = meta;
+    if (!this.meta && meta.length) { this.meta = meta; this.resolve(meta); }
     const fit = this.budget.take(sent.length);
     // Each shard's list is sorted, so under 'break' its first rows are the ones worth keeping.
     const rows = fit === sent.length ? sent : sent.slice(0, fit);

@@ -53,9 +53,18 @@ describe('LIMIT push-down', () => {
 });
 
 describe('row queries', () => {
-  test('top k by the sort key plus the tie-breaker, with the sort keys as hidden columns', () => {
+  test('top k by the sort key plus the tie-breaker; selected sort and tie expressions are not sent twice', () => {
     const sql = shardSql('SELECT uid, v FROM t ORDER BY v DESC LIMIT 10 OFFSET 5');
-    expect(sql).toMatch(/^SELECT uid, v, v AS `?__o0`?, uid AS `?__t0`?, v AS `?__t1`? FROM t ORDER BY v DESC, uid, v LIMIT 16$/);
+    expect(sql).toMatch(/^SELECT uid, v FROM t ORDER BY v DESC, uid, v LIMIT 16$/);
+  });
+  test('unselected sort keys travel as hidden columns, each distinct expression once', () => {
+    const sql = shardSql('SELECT uid FROM t ORDER BY v * 2, uid LIMIT 3 BY v * 2 LIMIT 10', { tieBreaker: ['id'] });
+    expect(sql).toMatch(/^SELECT uid, v \* 2 AS `?__o0`?, id AS `?__t0`? FROM t ORDER BY v \* 2, uid, id LIMIT 3 BY v \* 2 LIMIT 10$/);
+    const m = splitQuery(parseSelect('SELECT uid FROM t ORDER BY v * 2, uid LIMIT 3 BY v * 2 LIMIT 10') as SelectQuery, { ...CTX, tieBreaker: ['id'] }).createMerger();
+    const meta = [{ name: 'uid', type: 'UInt32' }, { name: '__o0', type: 'Int64' }, { name: '__t0', type: 'UInt32' }];
+    m.add(1, [{ uid: 5, __o0: '2', __t0: 50 }, { uid: 6, __o0: '4', __t0: 60 }], meta);
+    m.add(0, [{ uid: 1, __o0: '2', __t0: 10 }, { uid: 2, __o0: '4', __t0: 20 }], meta);
+    expect(m.finalize()).toEqual({ meta: [{ name: 'uid', type: 'UInt32' }], data: [{ uid: 1 }, { uid: 5 }, { uid: 2 }, { uid: 6 }] });
   });
   test('a configured unique key is the tie-breaker', () => {
     expect(shardSql('SELECT v FROM t ORDER BY v LIMIT 3', { tieBreaker: ['id'] })).toMatch(/ORDER BY v, id LIMIT 4$/);
@@ -63,8 +72,7 @@ describe('row queries', () => {
   test('a cursor becomes an after-predicate and drops the offset', async () => {
     const q = parseSelect('SELECT uid, v FROM t ORDER BY v DESC LIMIT 2') as SelectQuery;
     const m = splitQuery(q, CTX).createMerger();
-    m.add(0, [{ uid: 1, v: 9, __o0: 9, __t0: 1, __t1: 9 }, { uid: 2, v: 8, __o0: 8, __t0: 2, __t1: 8 }, { uid: 3, v: 7, __o0: 7, __t0: 3, __t1: 7 }],
-      [{ name: 'uid', type: 'UInt32' }, { name: 'v', type: 'Int32' }, { name: '__o0', type: 'Int32' }, { name: '__t0', type: 'UInt32' }, { name: '__t1', type: 'Int32' }]);
+    m.add(0, [{ uid: 1, v: 9 }, { uid: 2, v: 8 }, { uid: 3, v: 7 }], [{ name: 'uid', type: 'UInt32' }, { name: 'v', type: 'Int32' }]);
     const page = m.finalize();
     expect(page.data).toEqual([{ uid: 1, v: 9 }, { uid: 2, v: 8 }]);
     expect(page.cursor).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -77,9 +85,9 @@ describe('row queries', () => {
 
   test('identical rows straddling a page boundary are neither lost nor repeated', () => {
     const q = parseSelect('SELECT v FROM t ORDER BY v LIMIT 2') as SelectQuery;
-    const meta = [{ name: 'v', type: 'Int32' }, { name: '__o0', type: 'Int32' }, { name: '__t0', type: 'Int32' }];
+    const meta = [{ name: 'v', type: 'Int32' }];
     const all = [1, 5, 5, 5, 5, 7];
-    const rowsOf = (vs: number[]) => vs.map((v) => ({ v, __o0: v, __t0: v }));
+    const rowsOf = (vs: number[]) => vs.map((v) => ({ v }));
     const got: number[] = [];
     let cursor: string | undefined;
     for (let p = 0; p < 5; p++) {
