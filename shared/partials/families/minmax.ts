@@ -25,7 +25,8 @@ export function minMaxFamily(kind: 'min' | 'max', call: FunctionCall, args: Expr
           const n = vals[1];
           const v = vals[0] ?? null;
           if (n === null || n === undefined || BigInt(n as bigint) === 0n || v === null) {
-            if (empty === undefined) empty = v;
+            // Empty shards all send the engine default; keep the smallest so arrival order cannot matter.
+            if (empty === undefined || compareValues(v, empty) < 0) empty = v;
             return;
           }
           // NaN compares false against everything in ClickHouse's min/max: a NaN never replaces a number.
