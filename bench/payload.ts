@@ -70,7 +70,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     merge_rows_per_second: Math.round(1000 / (Number(all.merge_ms_per_shard) / groups)),
     // A 1,769 MB coordinator (one full vCPU) with ~1 GB of V8 heap left for the merger:
     max_distinct_groups_at_64_shards_in_1gb_heap: Math.floor((1024 * 1048576) / heapPerGroupBytes),
-    rule: 'each shard answer must stay under 6 MB (shard-exec refuses larger with a typed error); maxRowsToTransfer caps received group rows (default 1M); merged rows are dropped after merge, but the merger state itself grows per group AND per shard (see merger_heap_bytes_per_group_per_extra_shard)',
+    rule: 'each shard answer must stay under 6 MB (shard-exec refuses larger with a typed error); maxRowsToTransfer caps received group rows (default 1M); merged rows are dropped after merge; the merger state grows per distinct group (float sums are exact O(1) accumulators), see merger_heap_bytes_per_group_per_extra_shard (0 when it does not grow with shards)',
   };
   json.method = `64 synthetic shard partials of ${groups} groups, JSON text -> JSON.parse -> real merger (planQuery(...).createMerger()), heap after gc (--expose-gc) in a fresh process per query`;
   return {

@@ -23,6 +23,7 @@ export function splitQuery(q: SelectQuery, ctx: SplitContext): SplitQuery {
       shardSizeAdd: ctx.shardSizeAdd,
       // Portable by default: 18.16 servers (the Debian cluster) have no maxMap.
       hllEncoding: ctx.hllEncoding ?? 'uniqArray',
+      topkEncoding: ctx.topkEncoding ?? 'hashed',
     });
   }
   return splitRows(q, n, ctx);

@@ -29,6 +29,11 @@ export interface SplitContext {
    * or 'maxMap' (ClickHouse >= 20 only: at most 4096 registers per group). Same estimate either way.
    */
   hllEncoding?: 'maxMap' | 'uniqArray';
+  /**
+   * topK partial encoding: 'hashed' (default: counts per cityHash64 of the value, portable to 18.16
+   * for every value type) or 'sumMap' (sumMap over the values: numeric values only on 18.16).
+   */
+  topkEncoding?: 'hashed' | 'sumMap';
 }
 
 export interface SplitQuery {

@@ -1,7 +1,8 @@
 // The shard SQL of every aggregate family runs on Debian's clickhouse-server 18.16 (the oldest
 // engine we target: no xxHash64, maxMap, bitCount or maxMapIf), and merging the partials of two
 // shard tables equals the same query on one table holding every row — on that same server.
-// HLL uses the 'uniqArray' encoding here (18.16 lacks maxMap). Ports 19452/19453 (H4's range).
+// HLL uses the 'uniqArray' encoding here (18.16 lacks maxMap); topK the default 'hashed' encoding
+// (18.16's sumMap takes numeric keys only). Ports 19452/19453 (H4's range).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -157,4 +158,35 @@ test('18.16: HLL (uniqArray encoding) within its error, DDSketch quantiles withi
   const top = (await ch.query('SELECT k, count() AS c FROM t_all GROUP BY k ORDER BY c DESC, k LIMIT 3')).rows.map((x) => x.k);
   expect(row.t).toEqual(top);
   expect(single.rows.length).toBe(1);
+});
+
+test('18.16: topK over String values (hashed encoding: sumMap over cityHash64, values matched back on the shard)', async () => {
+  const { got } = await both('SELECT g, topK(2)(toString(k)) AS tk, count() AS c FROM t GROUP BY g ORDER BY g');
+  const whole = await both('SELECT topK(4)(g) AS t, topKIf(3)(g, x > 0) AS ti FROM t');
+  // The truth on one table: most frequent first, ties by the smaller value (our documented tie rule).
+  const truth = async (sql: string) => (await ch.query(sql)).rows.map((r) => r.v);
+  expect(whole.got.data[0]!.t).toEqual(await truth('SELECT g AS v, count() AS n FROM t_all GROUP BY g ORDER BY n DESC, g LIMIT 4'));
+  expect(whole.got.data[0]!.ti).toEqual(await truth('SELECT g AS v, count() AS n FROM t_all WHERE x > 0 GROUP BY g ORDER BY n DESC, g LIMIT 3'));
+  const perGroup = (await ch.query('SELECT g, k, count() AS n FROM t_all GROUP BY g, k ORDER BY g, n DESC, toString(k)')).rows;
+  expect(got.data.length).toBeGreaterThan(5);
+  for (const row of got.data) {
+    const rows = perGroup.filter((r) => r.g === row.g);
+    const tk = row.tk as string[];
+    expect(tk.length).toBe(Math.min(2, rows.length));
+    // Within the shard_size cut (15 per shard, few distinct k per g here counts are exact): each
+    // returned value's count is at least that of every value left out.
+    const count = (v: string) => Number(rows.find((r) => String(r.k) === v)!.n);
+    const minIn = Math.min(...tk.map(count));
+    const maxOut = Math.max(0, ...rows.filter((r) => !tk.includes(String(r.k))).map((r) => Number(r.n)));
+    const bound = Number(got.approximate?.tk?.perRowErrorUpperBound?.[got.data.indexOf(row)] ?? 0);
+    expect(minIn + bound).toBeGreaterThanOrEqual(maxOut);
+  }
+});
+
+test("18.16: the 'sumMap' topK encoding over String values is what 18.16 refuses (why 'hashed' is the default)", async () => {
+  const q = parseSelect('SELECT topK(4)(g) AS t FROM t') as SelectQuery;
+  const ctx = { shardCount: 3, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 1e6 };
+  await expect(ch.query(onTable(splitQuery(q, { ...ctx, topkEncoding: 'sumMap' }).shardQuery, 't_0'))).rejects.toThrow();
+  const ok = await ch.query(onTable(splitQuery(q, ctx).shardQuery, 't_0'));
+  expect(ok.meta[0]!.type).toBe('Array(Tuple(String, UInt64))');
 });

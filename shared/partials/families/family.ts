@@ -42,6 +42,8 @@ export interface FamilyContext {
   shardSizeAdd: number;
   /** 'maxMap' (ClickHouse >= 20) or 'uniqArray' (portable to 18.16, larger partials). */
   hllEncoding: 'maxMap' | 'uniqArray';
+  /** topK shard SQL: 'hashed' (default, portable: sumMap over cityHash64, any value type on 18.16) or 'sumMap' (over the values). */
+  topkEncoding?: 'hashed' | 'sumMap';
 }
 
 /** `name(args)` or, under the -If combinator, `nameIf(args, cond)`. */

@@ -4,7 +4,16 @@
 // keeps the n largest (ties: smaller value first). A shard that cut its list may have left out up
 // to its smallest sent count of any value, so the error bound of the group is the sum of those
 // smallest counts over the shards that cut (doc_count_error_upper_bound); 0 when none cut.
-// sumMap needs numeric keys on ClickHouse 18.16; String values there need a newer server.
+//
+// Shard SQL ('hashed' encoding, the default, portable to 18.16 whose sumMap takes numeric keys
+// only): counts are kept per cityHash64 of the value (sumMap over UInt64), the distinct values
+// themselves in groupUniqArray; the top shard_size (hash, count) pairs are then matched back to
+// their values on the shard: the values whose hash is among the top hashes, sorted by hash, zip
+// with the pairs sorted by hash. Shard memory: the distinct values plus 16 B per distinct value,
+// no raw rows. A 64-bit hash collision between two distinct values of one group (~d^2 / 2^65 for
+// d distinct values) would make the two arrays differ in length: the shard query then fails
+// loudly ("Arrays passed to arrayMap must have equal size"), never a silently wrong count.
+// 'sumMap' encoding: sumMap over the values themselves (newer servers, or numbers on 18.16).
 import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl, FamilyContext } from './family.js';
 import { fn, int, lambda, col } from '../ast-build.js';
@@ -23,9 +32,22 @@ export function topKFamily(call: FunctionCall, args: Expr[], cond: Expr | undefi
   const x = args[0]!;
   let c: Expr = fn('isNotNull', [x]);
   if (cond) c = fn('ifNull', [fn('and', [c, cond]), int(0)]);
-  const map = fn('sumMapIf', [{ kind: 'array', items: [fn('assumeNotNull', [x])] }, { kind: 'array', items: [fn('toUInt64', [int(1)])] }, c]);
+  const one = { kind: 'array' as const, items: [fn('toUInt64', [int(1)])] };
+  const bare = fn('assumeNotNull', [x]);
+  const hashed = (ctx.topkEncoding ?? 'hashed') === 'hashed';
+  const map = fn('sumMapIf', [{ kind: 'array', items: [hashed ? fn('cityHash64', [bare]) : bare] }, one, c]);
   const pairs = fn('arrayMap', [lambda(['v', 'c'], fn('tuple', [col('v'), col('c')])), fn('tupleElement', [map, int(1)]), fn('tupleElement', [map, int(2)])]);
-  const top = fn('arraySlice', [fn('arrayReverseSort', [lambda(['p'], fn('tupleElement', [col('p'), int(2)])), pairs]), int(1), int(s)]);
+  let top = fn('arraySlice', [fn('arrayReverseSort', [lambda(['p'], fn('tupleElement', [col('p'), int(2)])), pairs]), int(1), int(s)]);
+  if (hashed) {
+    // (hash, count) pairs sorted by hash, zipped with the values carrying those hashes sorted by hash.
+    const byHash = fn('arraySort', [lambda(['p'], fn('tupleElement', [col('p'), int(1)])), top]);
+    const hashes = fn('arrayMap', [lambda(['p'], fn('tupleElement', [col('p'), int(1)])), top]);
+    const values = fn('arraySort', [
+      lambda(['v'], fn('cityHash64', [col('v')])),
+      fn('arrayFilter', [lambda(['v'], fn('has', [hashes, fn('cityHash64', [col('v')])])), fn('groupUniqArrayIf', [bare, c])]),
+    ]);
+    top = fn('arrayMap', [lambda(['v', 'p'], fn('tuple', [col('v'), fn('tupleElement', [col('p'), int(2)])])), values, byHash]);
+  }
   const distinct = fn('length', [fn('tupleElement', [map, int(1)])]);
   return {
     call,
