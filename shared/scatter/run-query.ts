@@ -156,7 +156,6 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
     : await gather({ ...common, plan, onShard: deps.onShard });
   const missing = [...g.missing, ...subMissing];
   const shards = summarize(plan.shards.length, g.skipped.length, g.outcomes, missing);
-  const truncated = plan.truncated ?? [];
   const bad = queryError([...g.outcomes, ...subOutcomes]);
   if (bad) {
     throw new ScatterError('QUERY_ERROR', `ClickHouse rejected the query on shard ${bad.shard}: ${stripReplicaPrefix(bad.message ?? '')}`, { details: { shards } });
@@ -169,9 +168,6 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
       details: { shards },
     });
   }
-  if (truncated.length > 0 && requireComplete) {
-    throw new ScatterError('INCOMPLETE_RESULT', `shipped GLOBAL data was truncated (transferOverflowMode 'break'): ${truncated.join('; ')}`, { details: { shards } });
-  }
   // No queried shard answered: there is no result to call partial. Elasticsearch's "all shards failed".
   if (g.outcomes.length > 0 && shards.succeeded === 0) {
     if (g.missing.every((m) => m.reason === 'timeout')) {
@@ -182,6 +178,12 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   }
 
   const fin = g.merger.finalize();
+  // transferOverflowMode 'break' cut something: shipped GLOBAL data (the plan) or groups/rows the
+  // merger stopped accepting (the finalize). Either way the answer is partial, never complete.
+  const truncated = [...(plan.truncated ?? []), ...(fin.truncated ?? [])];
+  if (truncated.length > 0 && requireComplete) {
+    throw new ScatterError('INCOMPLETE_RESULT', `data was truncated (transferOverflowMode 'break'): ${truncated.join('; ')}`, { details: { shards } });
+  }
   const all = [...g.outcomes, ...subOutcomes];
   const stats: ShardStat[] = g.outcomes.map((o) => ({
     shard: o.shard,

@@ -117,6 +117,22 @@ describe('runQuery gather', () => {
     expect((r.body as any).truncated).toHaveLength(1);
   });
 
+  it("a merger that stopped accepting groups ('break') marks the answer partial; requireComplete makes it 504", async () => {
+    const { d, plan } = deps([1], () => ({ kind: 'ok' }));
+    const base = plan.createMerger;
+    plan.createMerger = () => {
+      const m = base();
+      return { add: m.add, finalize: () => ({ ...m.finalize(), truncated: ['groups: 10 of 20 kept'] }) };
+    };
+    const r = await runQuery({ sql: 'x' }, d);
+    expect(r.status).toBe(200);
+    expect((r.body as any).partial).toBe(true);
+    expect((r.body as any).truncated).toEqual(['groups: 10 of 20 kept']);
+    const strict = await runQuery({ sql: 'x', requireComplete: true }, d);
+    expect(strict.status).toBe(504);
+    expect((strict.body as any).error.code).toBe('INCOMPLETE_RESULT');
+  });
+
   it('GLOBAL subqueries run through the same runtime and their missing shards make the answer partial', async () => {
     const plan = sumPlan(2);
     const sub = sumPlan(2);
