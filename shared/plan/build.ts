@@ -113,6 +113,7 @@ export async function planQueryWith(
     shardSizeAdd: topo.query.shardSizeAdd,
     ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}),
     maxRowsToTransfer: settings.maxRowsToTransfer,
+    transferOverflowMode: settings.transferOverflowMode,
   });
 
   // Rename once (the local name is the same on every shard), then strip what must not travel.

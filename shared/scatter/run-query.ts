@@ -134,6 +134,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   const limiter = createLimiter(topo.query.maxConcurrency); // one cap for the query and its subqueries
   const subMissing: MissingShard[] = [];
   const subOutcomes: ShardOutcome[] = [];
+  const subTruncated: string[] = [];
 
   const common = { topo, invoker: deps.invoker, queryId: deps.queryId, deadlineAt: deadline.at, now, hedge, state: deps.hedgeState, limiter };
 
@@ -147,6 +148,8 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
     if (big) throw big;
     for (const m of g.missing) subMissing.push({ ...m, subquery: true, message: `GLOBAL subquery: ${m.message}` });
     const fin = g.merger.finalize();
+    // A subquery cut by 'break' ships an incomplete set: the main answer is partial too.
+    for (const t of fin.truncated ?? []) subTruncated.push(`GLOBAL subquery: ${t}`);
     return { meta: fin.meta, rows: fin.data };
   };
 
@@ -180,7 +183,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   const fin = g.merger.finalize();
   // transferOverflowMode 'break' cut something: shipped GLOBAL data (the plan) or groups/rows the
   // merger stopped accepting (the finalize). Either way the answer is partial, never complete.
-  const truncated = [...(plan.truncated ?? []), ...(fin.truncated ?? [])];
+  const truncated = [...(plan.truncated ?? []), ...subTruncated, ...(fin.truncated ?? [])];
   if (truncated.length > 0 && requireComplete) {
     throw new ScatterError('INCOMPLETE_RESULT', `data was truncated (transferOverflowMode 'break'): ${truncated.join('; ')}`, { details: { shards } });
   }

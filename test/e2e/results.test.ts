@@ -94,6 +94,22 @@ describe('local stack, healthy: answers equal the single-node oracle', () => {
     expect(pages).toEqual(want.rows);
   });
 
+  it("transfer_overflow_mode 'break' keeps what fits and labels the answer partial; 'throw' is 413; requireComplete is 504", async () => {
+    const sql = `SELECT sensor, count() AS c FROM ${DIST} GROUP BY sensor ORDER BY sensor`;
+    const cut = await post(`${stack.url}/query`, { sql, settings: { max_rows_to_transfer: 100, transfer_overflow_mode: 'break' } });
+    expect(cut.status, JSON.stringify(cut.body).slice(0, 300)).toBe(200);
+    expect(cut.body.partial).toBe(true);
+    expect(cut.body.truncated.length).toBeGreaterThan(0);
+    expect(cut.body.rows).toBeLessThanOrEqual(100);
+    expect(cut.body.shards.missing).toEqual([]); // every shard answered: the cut is what makes it partial
+    const thrown = await post(`${stack.url}/query`, { sql, settings: { max_rows_to_transfer: 100 } });
+    expect(thrown.status).toBe(413);
+    expect(thrown.body.error.code).toBe('TRANSFER_LIMIT');
+    const strict = await post(`${stack.url}/query`, { sql, requireComplete: true, settings: { max_rows_to_transfer: 100, transfer_overflow_mode: 'break' } });
+    expect(strict.status).toBe(504);
+    expect(strict.body.error.code).toBe('INCOMPLETE_RESULT');
+  });
+
   it('/explain, /health and the error shapes', async () => {
     const ex = await post(`${stack.url}/explain`, { sql: `SELECT count() FROM ${DIST} WHERE sensor = 's-7'` });
     expect(ex.status).toBe(200);
