@@ -80,6 +80,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
    */
   async function onTree(req: TreeRequest): Promise<TreeResponse> {
     logger.appendKeys({ queryId: req.queryId, treeGroup: req.group });
+    metrics.addMetric(METRIC.subCoordinator, MetricUnit.Count, 1);
     const d = await deps();
     const res = await runSubCoordinator(req, { topo: d.topo, invoker: d.invoker, hedgeState: d.hedgeState });
     const missing = res.outcomes.filter((o) => o.status !== 'ok');

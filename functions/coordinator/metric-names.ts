@@ -13,4 +13,7 @@ export const METRIC = {
   scheduleRun: 'ScheduleRun',
   scheduleFailed: 'ScheduleFailed',
   schedulePartial: 'SchedulePartial',
+  // One per sub-coordinator request answered (the aggregation tree); also keeps such invocations from
+  // publishing an empty EMF blob. Shard metrics are recorded once, by the root.
+  subCoordinator: 'SubCoordinatorRun',
 } as const;
