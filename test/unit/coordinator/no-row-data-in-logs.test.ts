@@ -30,8 +30,9 @@ async function logsAt(level: 'INFO' | 'DEBUG'): Promise<{ out: string; body: { p
     topo: topo([1, 1]),
     invoker: fakeInvoker((s) => (s === 1 ? { kind: 'shardFailure', errKind: 'error', message: `Code: 6. Cannot parse string '${ROW_VALUE}' as UInt64` } : { kind: 'ok', c: 1 })),
     planQuery: async () => sumPlan(2),
+    explainPlan: () => ({}),
     hedgeState: createHedgeState(),
-  } as CoordinatorDeps;
+  };
   const h = createCoordinatorHandler(async () => d, createTools({ logLevel: level }));
   const res = (await h(event as never, ctx)) as { body: string };
   vi.restoreAllMocks();
