@@ -56,6 +56,13 @@ export function externalFor(plan: QueryPlan, sp: ShardPlan): ExternalTable[] {
   });
 }
 
+/** Every shard that did not answer, with its reason (the `shards.missing` of a response). */
+export function missingOf(outcomes: readonly ShardOutcome[]): MissingShard[] {
+  return outcomes
+    .filter((o) => o.status !== 'ok')
+    .map((o) => ({ shard: o.shard, reason: o.status as MissingReason, message: o.message ?? o.status }));
+}
+
 export async function gather(input: GatherInput): Promise<GatherResult> {
   const { plan, topo, now } = input;
   const merger = plan.createMerger();
@@ -115,10 +122,7 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
       }),
     );
     if (mergeError !== undefined) throw mergeError;
-    const missing: MissingShard[] = outcomes
-      .filter((o) => o.status !== 'ok')
-      .map((o) => ({ shard: o.shard, reason: o.status as MissingReason, message: o.message ?? o.status }));
-    return { merger, outcomes, missing, skipped };
+    return { merger, outcomes, missing: missingOf(outcomes), skipped };
   } finally {
     dl.dispose();
     input.signal?.removeEventListener('abort', onParent);

@@ -17,7 +17,7 @@ import type { Limiter } from './fanout.js';
 import { createLimiter } from './fanout.js';
 import { classifyFailure, type ShardOutcome, type MissingReason } from './call-shard.js';
 import { deadlineSignal } from './deadline.js';
-import { gather, type GatherInput, type GatherResult, type MissingShard } from './gather.js';
+import { gather, missingOf, type GatherInput, type GatherResult } from './gather.js';
 import type { HedgeState } from './hedge.js';
 import { PremergeMerger, RelayMerger, premergeSpec } from './tree-premerge.js';
 import type { TreeRequest, TreeResponse, TreeShardOutcome, TreeShardTask } from './tree-protocol.js';
@@ -215,10 +215,7 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
     if (mergeError !== undefined) throw mergeError;
     outcomes.sort((a, b) => a.shard - b.shard);
     for (const o of outcomes) input.onShard?.(o);
-    const missing: MissingShard[] = outcomes
-      .filter((o) => o.status !== 'ok')
-      .map((o) => ({ shard: o.shard, reason: o.status as MissingReason, message: o.message ?? o.status }));
-    return { merger, outcomes, missing, skipped };
+    return { merger, outcomes, missing: missingOf(outcomes), skipped };
   } finally {
     dl.dispose();
     input.signal?.removeEventListener('abort', onParent);
