@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../shared/local/stack.js';
 import type { EngineProcess } from '../../shared/local/engine-process.js';
-import { e2eTopology, post, startOracle, tempDir } from './support.js';
+import { e2eTopology, expectSameRows, post, startOracle, tempDir } from './support.js';
 
 const ROWS = 50_000;
 const DIST = 'analytics.sensor_events_dist';
@@ -30,20 +30,6 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** Floats compare within 1e-9 relative (summation order differs); everything else exactly. */
-function expectSameRows(got: Record<string, unknown>[], want: Record<string, unknown>[]) {
-  expect(got.length).toBe(want.length);
-  got.forEach((row, i) => {
-    const w = want[i]!;
-    expect(Object.keys(row)).toEqual(Object.keys(w));
-    for (const k of Object.keys(w)) {
-      const a = row[k];
-      const b = w[k];
-      if (typeof a === 'number' && typeof b === 'number' && !Number.isInteger(b)) expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(b)));
-      else expect(a).toEqual(b);
-    }
-  });
-}
 
 const QUERIES = [
   `SELECT count() AS c FROM ${DIST}`,
@@ -63,7 +49,7 @@ describe('local stack, healthy: answers equal the single-node oracle', () => {
       expect(r.body.shards.missing).toEqual([]);
       const want = await oracle.query(sql.replaceAll(DIST, LOCAL).replaceAll('GLOBAL IN', 'IN'));
       expect(r.body.meta.map((m: { name: string }) => m.name)).toEqual(want.meta.map((m) => m.name));
-      expectSameRows(r.body.data, want.rows);
+      expectSameRows(r.body.data, want.rows, sql.slice(0, 40));
       expect(r.body.rows).toBe(want.rows.length);
     });
   }

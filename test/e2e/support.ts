@@ -1,6 +1,7 @@
 // Helpers for the end-to-end tests: a topology over fresh temp directories (one chdb directory
 // per shard process), the demo data at a small size, and a single-node oracle holding every row.
 import fs from 'node:fs';
+import { expect } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import { parseTopology } from '../../shared/config/load.js';
@@ -44,3 +45,20 @@ export async function post(url: string, body: unknown): Promise<{ status: number
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text), ms: performance.now() - t0 };
 }
+
+/** Floats within 1e-9 relative (the oracle sums in another order); everything else exactly. */
+export function expectSameRows(got: Record<string, unknown>[], want: Record<string, unknown>[], what: string, approx?: { column: string; relativeError: number }) {
+  expect(got.length).toBe(want.length);
+  got.forEach((row, i) => {
+    const w = want[i]!;
+    expect(Object.keys(row)).toEqual(Object.keys(w));
+    for (const k of Object.keys(w)) {
+      const a = row[k];
+      const b = w[k];
+      if (approx?.column === k) expect(Math.abs(Number(a) - Number(b)), `${what}: row ${i} ${k} ${a} vs ${b}`).toBeLessThanOrEqual(approx.relativeError * Number(b));
+      else if (typeof a === 'number' && typeof b === 'number' && !Number.isInteger(b)) expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(b)));
+      else expect(a, `${what}: row ${i} ${k}`).toEqual(b);
+    }
+  });
+}
+

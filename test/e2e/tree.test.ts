@@ -12,7 +12,7 @@ import { createLambdaInvoker } from '../../shared/scatter/lambda-invoker.js';
 import { createHedgeState } from '../../shared/scatter/hedge.js';
 import { runQuery, type PlanFn } from '../../shared/scatter/run-query.js';
 import { planQuery } from '../../shared/plan/index.js';
-import { e2eTopology, post, startOracle, tempDir } from './support.js';
+import { e2eTopology, expectSameRows, post, startOracle, tempDir } from './support.js';
 
 const ROWS = 20_000;
 const SHARDS = 6;
@@ -43,21 +43,6 @@ async function flatAnswer(sql: string): Promise<{ status: number; body: any }> {
   return { status: r.status, body: JSON.parse(JSON.stringify(r.body)) };
 }
 
-/** Floats within 1e-9 relative (the oracle sums in another order); everything else exactly. */
-function expectSameRows(got: Record<string, unknown>[], want: Record<string, unknown>[], what: string, approx?: { column: string; relativeError: number }) {
-  expect(got.length).toBe(want.length);
-  got.forEach((row, i) => {
-    const w = want[i]!;
-    expect(Object.keys(row)).toEqual(Object.keys(w));
-    for (const k of Object.keys(w)) {
-      const a = row[k];
-      const b = w[k];
-      if (approx?.column === k) expect(Math.abs(Number(a) - Number(b)), `${what}: row ${i} ${k} ${a} vs ${b}`).toBeLessThanOrEqual(approx.relativeError * Number(b));
-      else if (typeof a === 'number' && typeof b === 'number' && !Number.isInteger(b)) expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(b)));
-      else expect(a, `${what}: row ${i} ${k}`).toEqual(b);
-    }
-  });
-}
 
 const QUERIES: Array<[string, string]> = [
   ['full aggregate (pre-merged)', `SELECT count() AS c, sum(status) AS s, min(value) AS mn, max(value) AS mx FROM ${DIST}`],
