@@ -15,6 +15,14 @@ export const MIN_SAMPLES = 8;
 export const COLD_START_HEDGE_DELAY_MS = 250;
 /** Never hedge sooner than this: scheduling jitter on a fast shard is not a straggler. */
 export const MIN_HEDGE_DELAY_MS = 2;
+/**
+ * Never hedge before this many times the shard's median either. Why: when stragglers are rare
+ * (1% of requests), a p95 trigger lands inside the NORMAL latency spread and fires on ~5% of
+ * healthy requests; at wide fan-out those false hedges drain the token bucket in bursts and the
+ * real straggler of the query goes unhedged (measured: p99 unchanged at 64 shards, docs/benchmarks.md
+ * section 2). A request at twice the median is a straggler, not jitter.
+ */
+export const MEDIAN_HEDGE_FACTOR = 2;
 
 /** A replica that failed is not picked as primary for this long (it is still a retry/hedge target). */
 export const SUSPECT_MS = 5_000;
@@ -83,11 +91,13 @@ export interface HedgeState {
   nextReplica(shard: number, replicas: number): number;
   /** Outcome of one attempt against a replica (feeds the skip-recently-failed rule). */
   replicaResult(shard: number, replica: number, ok: boolean): void;
-  /** Delay after which a request to `shard` gets hedged. */
+  /** Delay after which a request to `shard` gets hedged: max(quantile, MEDIAN_HEDGE_FACTOR x median, MIN_HEDGE_DELAY_MS). */
   hedgeDelayMs(shard: number, quantile: number): number;
 }
 
-export function createHedgeState(opts: { windowSize?: number; minSamples?: number; coldStartDelayMs?: number; now?: () => number } = {}): HedgeState {
+export function createHedgeState(
+  opts: { windowSize?: number; minSamples?: number; coldStartDelayMs?: number; now?: () => number; medianFactor?: number } = {},
+): HedgeState {
   const now = opts.now ?? Date.now;
   const failedAt = new Map<string, number>(); // "shard/replica" -> last failure time
   const windows = new Map<number, LatencyWindow>();
@@ -96,6 +106,7 @@ export function createHedgeState(opts: { windowSize?: number; minSamples?: numbe
   const rr = new Map<number, number>();
   const minSamples = opts.minSamples ?? MIN_SAMPLES;
   const cold = opts.coldStartDelayMs ?? COLD_START_HEDGE_DELAY_MS;
+  const medianFactor = opts.medianFactor ?? MEDIAN_HEDGE_FACTOR;
   const win = (s: number) => {
     let w = windows.get(s);
     if (!w) windows.set(s, (w = new LatencyWindow(opts.windowSize ?? DEFAULT_WINDOW_SIZE)));
@@ -126,9 +137,12 @@ export function createHedgeState(opts: { windowSize?: number; minSamples?: numbe
       else failedAt.set(`${shard}/${replica}`, now());
     },
     hedgeDelayMs(shard, quantile) {
-      const w = win(shard);
-      const q = w.count >= minSamples ? w.quantile(quantile) : all.count >= minSamples ? all.quantile(quantile) : cold;
-      return Math.max(MIN_HEDGE_DELAY_MS, q ?? cold);
+      const own = win(shard);
+      const w = own.count >= minSamples ? own : all.count >= minSamples ? all : undefined;
+      if (!w) return Math.max(MIN_HEDGE_DELAY_MS, cold);
+      const q = w.quantile(quantile) ?? cold;
+      const med = w.quantile(0.5) ?? 0;
+      return Math.max(MIN_HEDGE_DELAY_MS, q, medianFactor * med);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test as fcTest } from '@fast-check/vitest';
-import { createHedgeState, LatencyWindow, TokenBucket, COLD_START_HEDGE_DELAY_MS } from '../../../shared/scatter/hedge.js';
+import { createHedgeState, LatencyWindow, TokenBucket, COLD_START_HEDGE_DELAY_MS, MEDIAN_HEDGE_FACTOR } from '../../../shared/scatter/hedge.js';
 import { callShard } from '../../../shared/scatter/call-shard.js';
 import { createLimiter } from '../../../shared/scatter/fanout.js';
 import { InvokeError } from '../../../shared/scatter/invoker.js';
@@ -70,11 +70,37 @@ describe('TokenBucket', () => {
 
 describe('hedge delay', () => {
   it('uses the cold-start delay, then the shard p95 once it has enough samples', () => {
-    const s = createHedgeState();
+    const s = createHedgeState({ medianFactor: 1 });
     expect(s.hedgeDelayMs(0, 0.95)).toBe(COLD_START_HEDGE_DELAY_MS);
     for (let i = 1; i <= 20; i++) s.shard(0).record(i);
     expect(s.hedgeDelayMs(0, 0.95)).toBe(19);
   });
+  it('does not hedge inside normal jitter: waits for twice the median when p95 is only jitter', () => {
+    // 1% stragglers put p95 among healthy requests (2-3 ms here); hedging there would spend the
+    // budget on ~5% of healthy requests (docs/benchmarks.md section 2, 64 shards).
+    expect(MEDIAN_HEDGE_FACTOR).toBe(2);
+    const s = createHedgeState();
+    for (let i = 0; i < 90; i++) s.shard(0).record(2);
+    for (let i = 0; i < 9; i++) s.shard(0).record(3);
+    s.shard(0).record(50);
+    expect(s.shard(0).quantile(0.95)).toBe(3);
+    expect(s.hedgeDelayMs(0, 0.95)).toBe(4);
+    // a wide latency spread: p95 is above twice the median and still rules
+    const t = createHedgeState();
+    for (let i = 1; i <= 20; i++) t.shard(0).record(i * i);
+    expect(t.hedgeDelayMs(0, 0.95)).toBe(361);
+  });
+  fcTest.prop([fc.array(fc.double({ min: 0, max: 1000, noNaN: true }), { minLength: 8, maxLength: 200 }), fc.constantFrom(0.5, 0.9, 0.95, 0.99)])(
+    'the delay is never below the quantile nor below twice the median',
+    (xs, q) => {
+      const s = createHedgeState();
+      for (const x of xs) s.shard(3).record(x);
+      const d = s.hedgeDelayMs(3, q);
+      expect(d).toBeGreaterThanOrEqual(s.shard(3).quantile(q)!);
+      expect(d).toBeGreaterThanOrEqual(MEDIAN_HEDGE_FACTOR * s.shard(3).quantile(0.5)!);
+      expect([s.shard(3).quantile(q)!, MEDIAN_HEDGE_FACTOR * s.shard(3).quantile(0.5)!, 2]).toContain(d);
+    },
+  );
 });
 
 describe('callShard hedging', () => {
