@@ -91,10 +91,17 @@ function fromShardFailure(r: Exclude<ShardResponse, ShardSuccess>): { status: Mi
   return { status, message: r.error.message, chCode: r.error.chCode, ...(r.error.code ? { code: r.error.code } : {}) };
 }
 
+/** Shards asked so far per query signal; weak, so a finished query's entry goes with its signal. */
+const fanoutBySignal = new WeakMap<AbortSignal, number>();
+
 export function callShard(input: CallShardInput): Promise<ShardOutcome> {
   const { shard, replicaCount, invoker, limiter, signal, now, state } = input;
   const started = now();
   const bucket = state.bucket(input.hedge.maxExtraPercent);
+  // The query's fan-out, counted on its deadline signal (one per gather): a wide query may bank more.
+  const fanout = (fanoutBySignal.get(signal) ?? 0) + 1;
+  fanoutBySignal.set(signal, fanout);
+  bucket.fitFanout(fanout);
   bucket.credit();
 
   return new Promise<ShardOutcome>((resolve) => {

@@ -51,14 +51,29 @@ export class LatencyWindow {
   }
 }
 
+/** How many queries' worth of hedge credit a bucket may bank at the widest fan-out it has seen. */
+export const FANOUT_BANK_QUERIES = 4;
+
 export class TokenBucket {
   private tokens = 0;
   private credited = 0;
   private spent = 0;
-  readonly capacity: number;
+  private cap: number;
   /** ratio = maxExtraPercent / 100. Tokens start at 0: a hedge is always paid for by earlier requests. */
   constructor(readonly ratio: number, capacity?: number) {
-    this.capacity = capacity ?? Math.max(1, ratio * 100);
+    this.cap = capacity ?? Math.max(1, ratio * 100);
+  }
+  get capacity(): number {
+    return this.cap;
+  }
+  /**
+   * Let the bucket bank FANOUT_BANK_QUERIES queries' worth of credit at this fan-out. Why: a
+   * 64-shard query at 5% earns 3.2 tokens, and a fixed capacity of 5 cannot absorb a query with
+   * more stragglers than usual, so its last straggler goes unhedged and sets p99. The long-run
+   * bound is unchanged: every token is still earned by an earlier request (hedges <= ratio x requests).
+   */
+  fitFanout(fanout: number): void {
+    this.cap = Math.max(this.cap, this.ratio * fanout * FANOUT_BANK_QUERIES);
   }
   /** One shard request was sent: earn `ratio` of a hedge. */
   credit(): void {

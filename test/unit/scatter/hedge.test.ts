@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test as fcTest } from '@fast-check/vitest';
-import { createHedgeState, LatencyWindow, TokenBucket, COLD_START_HEDGE_DELAY_MS, MEDIAN_HEDGE_FACTOR } from '../../../shared/scatter/hedge.js';
+import { createHedgeState, LatencyWindow, TokenBucket, COLD_START_HEDGE_DELAY_MS, MEDIAN_HEDGE_FACTOR, FANOUT_BANK_QUERIES } from '../../../shared/scatter/hedge.js';
 import { callShard } from '../../../shared/scatter/call-shard.js';
 import { createLimiter } from '../../../shared/scatter/fanout.js';
 import { InvokeError } from '../../../shared/scatter/invoker.js';
@@ -66,6 +66,33 @@ describe('TokenBucket', () => {
     expect(b.take()).toBe(true);
     expect(b.take()).toBe(false);
   });
+});
+
+describe('TokenBucket at wide fan-out', () => {
+  it('banks more credit for a wide query, but never spends credit it has not earned', () => {
+    const fixed = new TokenBucket(0.05);
+    const wide = new TokenBucket(0.05);
+    wide.fitFanout(64);
+    expect(wide.capacity).toBeCloseTo(0.05 * 64 * FANOUT_BANK_QUERIES);
+    // three quiet 64-shard queries, then one with 8 stragglers wanting a hedge
+    for (let q = 0; q < 3; q++) for (let i = 0; i < 64; i++) { fixed.credit(); wide.credit(); }
+    for (let i = 0; i < 64; i++) { fixed.credit(); wide.credit(); }
+    let f = 0, w = 0;
+    for (let i = 0; i < 8; i++) { if (fixed.take()) f++; if (wide.take()) w++; }
+    expect(f).toBe(5); // capped at 5 tokens: the rest go unhedged
+    expect(w).toBe(8);
+    expect(w).toBeLessThanOrEqual(0.05 * wide.stats.requests + 1e-9);
+  });
+  fcTest.prop([fc.integer({ min: 1, max: 512 }), fc.integer({ min: 0, max: 100 }), fc.array(fc.boolean(), { maxLength: 1000 })])(
+    'with any fan-out, hedges never exceed maxExtraPercent of requests',
+    (fanout, pct, ops) => {
+      const b = new TokenBucket(pct / 100);
+      b.fitFanout(fanout);
+      let requests = 0, hedges = 0;
+      for (const op of ops) if (op) { b.credit(); requests++; } else if (b.take()) hedges++;
+      expect(hedges).toBeLessThanOrEqual((pct / 100) * requests + 1e-9);
+    },
+  );
 });
 
 describe('hedge delay', () => {
