@@ -13,6 +13,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import type { ShardFailure, ShardRequest, ShardSuccess } from '../../shared/scatter/protocol.js';
+import { fakeLambdaContext } from '../support/lambda-context.js';
 
 const USER = 'h9_reader';
 const PASSWORD = 'pw-H9-7f3c-never-log-me';
@@ -53,21 +54,7 @@ function fakeClickHouse(req: http.IncomingMessage, res: http.ServerResponse, bod
   res.writeHead(200, { 'Content-Type': 'application/json; charset=UTF-8', 'X-ClickHouse-Format': 'JSON' }).end(JSON.stringify(json));
 }
 
-const context = (remainingMs = 60_000): Context =>
-  ({
-    functionName: 'ch-scatter-shard-0',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:ch-scatter-shard-0',
-    memoryLimitInMB: '1024',
-    awsRequestId: 'req-h9',
-    logGroupName: 'g',
-    logStreamName: 's',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => remainingMs,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  }) as Context;
+const context = (remainingMs = 60_000): Context => fakeLambdaContext({ requestId: 'req-h9', remainingMs });
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {

@@ -8,27 +8,14 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import type { Context } from 'aws-lambda';
 import type { ShardFailure, ShardRequest, ShardSuccess } from '../../shared/scatter/protocol.js';
 import { useChServers } from '../support/ch-servers.js';
+import { fakeLambdaContext } from '../support/lambda-context.js';
 
 const servers = useChServers({ n: 1, portBase: 19220 });
 const sm = mockClient(SecretsManagerClient);
 let handler: (event: unknown, context: Context) => Promise<unknown>;
 const logged: string[] = [];
 
-const context = (remainingMs = 60_000): Context =>
-  ({
-    functionName: 'ch-scatter-shard-0',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:ch-scatter-shard-0',
-    memoryLimitInMB: '1024',
-    awsRequestId: 'req-1',
-    logGroupName: 'g',
-    logStreamName: 's',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => remainingMs,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  }) as Context;
+const context = (remainingMs = 60_000): Context => fakeLambdaContext({ requestId: 'req-1', remainingMs });
 
 beforeAll(async () => {
   process.env.AWS_REGION = 'eu-west-1';
