@@ -10,9 +10,10 @@
 // Neither is wired into the runtime; they are measurements (see docs/benchmarks.md).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, createHmac } from 'node:crypto';
-import http, { Agent } from 'node:http';
+import { Agent } from 'node:http';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { NodeHttpHandler } from '@smithy/node-http-handler';
+import { postJson } from './_http.js';
 
 export interface LeanInvoker {
   invoke(fn: string, body: string, signal: AbortSignal): Promise<unknown>;
@@ -90,22 +91,7 @@ export async function sigv4HttpInvoker(endpoint: string, maxSockets: number): Pr
         headers: { host: u.host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
         body,
       });
-      return new Promise((resolve, reject) => {
-        const req = http.request({ host: u.hostname, port: u.port, method: 'POST', path, agent, headers: signed.headers, signal }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            try {
-              resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-            } catch (e) {
-              reject(e);
-            }
-          });
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end(body);
-      });
+      return postJson(agent, u, path, signed.headers, body, signal);
     },
     close: () => agent.destroy(),
   };

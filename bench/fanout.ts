@@ -20,6 +20,7 @@ import type { ShardRequest } from '../shared/scatter/protocol.js';
 import { startChild } from './_fork.js';
 import { stubPlan, stubTopology, countingMerger } from './_stub-plan.js';
 import { sdkCachedInvoker, sigv4HttpInvoker } from './_lean-invokers.js';
+import { postJson } from './_http.js';
 import { cpuMsSince, msSince, quantile, r2, r3, table } from './_stats.js';
 
 const SIZES = [4, 16, 64, 256];
@@ -31,27 +32,10 @@ function request(shard: number): ShardRequest {
 function rawInvoker(url: string, maxSockets: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets });
   const u = new URL(url);
-  const one = (shard: number) =>
-    new Promise<unknown>((resolve, reject) => {
-      const body = JSON.stringify(request(shard));
-      const req = http.request(
-        { host: u.hostname, port: u.port, method: 'POST', path: `/2015-03-31/functions/ch-scatter-shard-${shard}/invocations`, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            try {
-              resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-            } catch (e) {
-              reject(e);
-            }
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  const one = (shard: number) => {
+    const body = JSON.stringify(request(shard));
+    return postJson(agent, u, `/2015-03-31/functions/ch-scatter-shard-${shard}/invocations`, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body);
+  };
   return { one, close: () => agent.destroy() };
 }
 
