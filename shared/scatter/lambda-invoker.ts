@@ -17,9 +17,8 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
-import type { ShardAdminRequest, ShardRequest, ShardResponse } from './protocol.js';
 import { InvokeError, type ShardInvoker } from './invoker.js';
-import { parseShardResponse } from './response-schema.js';
+import { functionError, payloadJson, serviceError, shardInvokerOver } from './invoke-result.js';
 
 export interface LambdaInvokerOptions {
   /** Function name (or ARN) per shard, in shard order. Default: env CH_SCATTER_SHARD_FUNCTIONS or ch-scatter-shard-<i>. */
@@ -129,12 +128,7 @@ function isAbort(e: unknown, signal: AbortSignal): boolean {
 
 function classifySdkError(e: unknown): InvokeError {
   const err = e as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
-  const status = err.$metadata?.httpStatusCode;
-  const name = err.name ?? 'Error';
-  if (status === 429 || name === 'TooManyRequestsException' || name === 'ThrottlingException') {
-    return new InvokeError('throttled', `throttled: ${err.message ?? name}`, name);
-  }
-  return new InvokeError('unavailable', `${name}: ${err.message ?? 'invoke failed'}`, name);
+  return serviceError(err.$metadata?.httpStatusCode, err.name ?? 'Error', err.message);
 }
 
 export function createLambdaInvoker(shardCount: number, opts: LambdaInvokerOptions = {}): ShardInvoker & { close(): void } {
@@ -157,38 +151,9 @@ export function createLambdaInvoker(shardCount: number, opts: LambdaInvokerOptio
       throw classifySdkError(e);
     }
     const text = out.Payload ? new TextDecoder().decode(out.Payload) : '';
-    if (out.FunctionError) {
-      // Lambda's error payload: {errorMessage, errorType}; a crashed runtime says Runtime.ExitError.
-      let errorType = out.FunctionError;
-      let message = text.slice(0, 500);
-      try {
-        const p = JSON.parse(text) as { errorMessage?: string; errorType?: string };
-        errorType = p.errorType ?? errorType;
-        message = p.errorMessage ?? message;
-      } catch {
-        /* keep the raw text */
-      }
-      throw new InvokeError('unhandled', `shard function failed (${errorType}): ${message}`, errorType);
-    }
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw new InvokeError('malformed', `shard response is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
-    }
+    if (out.FunctionError) throw functionError(out.FunctionError, text);
+    return payloadJson(text);
   }
 
-  return {
-    async invoke(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardResponse> {
-      const raw = await send(shard, payload, signal);
-      const parsed = parseShardResponse(raw);
-      if (!parsed.ok) throw new InvokeError('malformed', `malformed shard response: ${parsed.problem}`);
-      return parsed.value;
-    },
-    async invokeAdmin(shard: number, payload: ShardAdminRequest, signal: AbortSignal): Promise<unknown> {
-      return send(shard, payload, signal);
-    },
-    close() {
-      client.destroy();
-    },
-  };
+  return shardInvokerOver(send, () => client.destroy());
 }
