@@ -148,8 +148,9 @@ export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvo
         if (err) reject(err);
         else resolve(answer!);
       };
-      // A socket error is classified as the SDK invoker classifies it (no HTTP status, the error's name).
-      const fail = (e: Error) => finish(signal.aborted ? new InvokeError('aborted', 'invoke aborted') : serviceError(undefined, e.name, e.message));
+      // A socket error is 'unavailable' as with the SDK; named by its code (ECONNRESET, ECONNREFUSED),
+      // where the SDK's handler says TimeoutError or Error (only the kind drives the runtime).
+      const fail = (e: Error & { code?: string }) => finish(signal.aborted ? new InvokeError('aborted', 'invoke aborted') : serviceError(undefined, e.code ?? e.name, e.message));
       const req = t.request({ protocol: t.url.protocol, hostname: t.url.hostname, port: t.url.port, method: 'POST', path, headers, agent: t.agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
