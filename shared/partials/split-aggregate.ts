@@ -36,10 +36,25 @@ type PushMode = 'none' | 'complete' | 'keys' | 'topk';
 
 export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext, fam: FamilyContext): SplitQuery {
   const keyCanon = n.groupBy.map(canon);
+  // Identical partial expressions are computed once per shard and read by every aggregate that
+  // needs them: avg(x) beside sum(x) shares sum(x), min(x) beside max(x) shares count(x). The
+  // merger reads columns by name, so a shared column is simply named by more than one slot.
   let next = 0;
+  const colByExpr = new Map<string, string>();
+  const aggColumns: Expr[] = [];
   const aggs: AggSlot[] = n.aggregates.map((call) => {
     const impl = resolveAggregate(call, fam);
-    return { impl, key: canon(call), cols: impl.shardExprs.map(() => `__a${next++}`) };
+    const cols = impl.shardExprs.map((e) => {
+      const k = canon(e);
+      let col = colByExpr.get(k);
+      if (col === undefined) {
+        col = `__a${next++}`;
+        colByExpr.set(k, col);
+        aggColumns.push({ ...e, alias: col });
+      }
+      return col;
+    });
+    return { impl, key: canon(call), cols };
   });
   const aggByKey = new Map(aggs.map((a) => [a.key, a]));
   const isBound = (e: Expr) => keyCanon.includes(canon(e)) || aggByKey.has(canon(e));
@@ -99,7 +114,7 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
   const shardColumns: Expr[] = [
     ...n.groupBy.map((g, i) => ({ ...g, alias: `__k${i}` })),
     ...pushed.map((p) => ({ ...p.expr, alias: p.col })),
-    ...aggs.flatMap((a) => a.impl.shardExprs.map((e, j) => ({ ...e, alias: a.cols[j]! }))),
+    ...aggColumns,
   ];
   const shardQuery: SelectQuery = {
     kind: 'select',
