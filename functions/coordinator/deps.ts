@@ -10,6 +10,7 @@ import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { TreeInvoker } from '../../shared/scatter/tree.js';
 import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../../shared/scatter/lambda-invoker.js';
+import { createSignedHttpInvoker } from '../../shared/scatter/signed-http-invoker.js';
 import { createHedgeState, type HedgeState } from '../../shared/scatter/hedge.js';
 import type { PlanFn } from '../../shared/scatter/run-query.js';
 import type { QueryPlan } from '../../shared/plan/types.js';
@@ -90,14 +91,43 @@ function sinkAccess(invoker: ShardInvoker) {
   };
 }
 
+/**
+ * Which invoker carries the query fan-out (shards and, from sub-coordinators, their shards):
+ * `http` (default), the lean SigV4-signed node:http client (signed-http-invoker.ts: about a third
+ * of the SDK's CPU per call, docs/benchmarks.md section 1), or `sdk`, @aws-sdk/client-lambda's
+ * InvokeCommand (createLambdaInvoker). Env CH_SCATTER_INVOKER; anything else is refused.
+ */
+export type QueryInvokerKind = 'http' | 'sdk';
+export function queryInvokerKind(env: NodeJS.ProcessEnv): QueryInvokerKind {
+  const v = env.CH_SCATTER_INVOKER?.trim() || 'http';
+  if (v === 'http' || v === 'sdk') return v;
+  throw new ScatterError('INTERNAL', `CH_SCATTER_INVOKER is "${v}": expected "http" (the default) or "sdk"`);
+}
+
+/** The query invoker of that kind; credentials and (in AWS) the endpoint come from `client`'s config either way. */
+export function createQueryInvoker(
+  kind: QueryInvokerKind,
+  shardCount: number,
+  opts: { client?: LambdaClient; endpoint?: string; functionNames?: string[]; maxSockets?: number },
+): ShardInvoker & { close(): void } {
+  return kind === 'sdk' ? createLambdaInvoker(shardCount, opts) : createSignedHttpInvoker(shardCount, opts);
+}
+
 export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): Promise<CoordinatorDeps> {
   const topo = topologyFromEnv(env);
   const [{ planQuery }, { explainPlan }] = await Promise.all([import('../../shared/plan/index.js'), import('../../shared/plan/explain.js')]);
-  const client = createLambdaClient({ maxSockets: Math.max(64, topo.query.maxConcurrency * 2), endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT });
-  // X-Ray: one subsegment per shard invoke (a no-op outside Lambda, where tracing is off).
+  const kind = queryInvokerKind(env);
+  const maxSockets = Math.max(64, topo.query.maxConcurrency * 2);
+  const client = createLambdaClient({ maxSockets, endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT });
+  // X-Ray: one subsegment per SDK invoke (a no-op outside Lambda, where tracing is off). The lean
+  // query invoker does not go through the SDK client, so its shard invokes get none.
   if (tracer?.isTracingEnabled()) tracer.captureAWSv3Client(client);
-  const invoker = createLambdaInvoker(topo.shards.length, { client, functionNames: shardFunctionNames(topo.shards.length, env) });
-  if (topo.distributedCheck) await parityGuard(topo, invoker);
+  const functionNames = shardFunctionNames(topo.shards.length, env);
+  // The SDK invoker: admin requests (the parity guard's reads, the schedule sink's inserts).
+  const sdkInvoker = createLambdaInvoker(topo.shards.length, { client, functionNames });
+  // The query fan-out: the lean invoker unless CH_SCATTER_INVOKER=sdk.
+  const invoker = kind === 'sdk' ? sdkInvoker : createQueryInvoker(kind, topo.shards.length, { client, endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT, functionNames, maxSockets });
+  if (topo.distributedCheck) await parityGuard(topo, sdkInvoker);
   const tree = await treeDeps(topo, env, client);
   return {
     ...(tree ? { tree } : {}),
@@ -106,7 +136,7 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
     planQuery: planQuery as PlanFn,
     explainPlan: explainPlan as (plan: QueryPlan) => unknown,
     hedgeState: createHedgeState(),
-    writeRows: routerWriter(topo, sinkAccess(invoker)),
+    writeRows: routerWriter(topo, sinkAccess(sdkInvoker)),
   };
 }
 

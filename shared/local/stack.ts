@@ -2,8 +2,9 @@
 //   shard hosts      one child process per (shard, replica) running the shard function with its
 //                    adapter (embedded chdb or HTTP) and the replica's `fault` config;
 //   Invoke endpoint  POST /2015-03-31/functions/{name}/invocations, answering like Lambda;
-//   coordinator      the SAME handler as the Lambda, reached through api-server.ts, whose invoker is
-//                    the real @aws-sdk/client-lambda pointed at the local endpoint.
+//   coordinator      the SAME handler as the Lambda, reached through api-server.ts, whose query
+//                    invoker is the one AWS runs (the lean signed node:http client by default,
+//                    @aws-sdk/client-lambda with CH_SCATTER_INVOKER=sdk) pointed at the local endpoint.
 // Differences from AWS: a local shard host serves overlapping invocations itself (one chdb
 // directory per process), where Lambda would start more execution environments; and the
 // coordinator runs in this process, so its warm state lives as long as the stack.
@@ -11,8 +12,9 @@ import path from 'node:path';
 import { ConfigError, loadTopology } from '../config/load.js';
 import type { Topology } from '../config/schema.js';
 import { createCoordinatorHandler, createTools } from '../../functions/coordinator/handler.js';
-import { loadDefaultDeps } from '../../functions/coordinator/deps.js';
-import { createLambdaInvoker, shardFunctionNames } from '../scatter/lambda-invoker.js';
+import { createQueryInvoker, loadDefaultDeps, queryInvokerKind, type QueryInvokerKind } from '../../functions/coordinator/deps.js';
+import { shardFunctionNames } from '../scatter/lambda-invoker.js';
+import type { ShardInvoker } from '../scatter/invoker.js';
 import { createAdminAccess } from '../scatter/admin-access.js';
 import { lambdaContext, startApiServer, type CoordinatorFn } from './api-server.js';
 import { startInvokeServer, type LocalFunction } from './invoke-server.js';
@@ -44,6 +46,8 @@ export interface LocalStack {
   url: string;
   invokeUrl: string;
   topo: Topology;
+  /** The coordinator's query invoker (LocalStackOptions.invoker, else CH_SCATTER_INVOKER, else 'http'). */
+  invokerKind: QueryInvokerKind;
   demo?: { rows: number; ms: number };
   /** Invocations of the coordinator function through the Invoke endpoint (sub-coordinator requests). */
   coordinatorInvocations(): number;
@@ -51,8 +55,9 @@ export interface LocalStack {
 }
 
 export interface LocalShards {
-  /** The real Lambda SDK invoker, pointed at the local Invoke endpoint. */
-  invoker: ReturnType<typeof createLambdaInvoker>;
+  /** The coordinator's query invoker (of `invokerKind`), pointed at the local Invoke endpoint. */
+  invoker: ShardInvoker & { close(): void };
+  invokerKind: QueryInvokerKind;
   invokeUrl: string;
   /** Serve one more function on the Invoke endpoint (the coordinator itself, for the aggregation tree). */
   register(name: string, fn: LocalFunction): void;
@@ -72,9 +77,14 @@ export interface LocalShardsOptions {
   shardConcurrency?: number | Record<string, number>;
   /** Tests: replace or wrap shard functions (a malformed answer, an injected stall) before they are served. */
   wrapFunctions?: (fns: Record<string, LocalFunction>) => Record<string, LocalFunction>;
+  /**
+   * The query invoker, for the coordinator and for `invoker` (default: as the coordinator in AWS
+   * chooses, env CH_SCATTER_INVOKER, else the lean signed HTTP one), so the stack runs what AWS runs.
+   */
+  invoker?: QueryInvokerKind;
 }
 
-/** Shard hosts + the Invoke endpoint + an SDK invoker: what the CLI needs to reach shards with --config. */
+/** Shard hosts + the Invoke endpoint + the query invoker: what the CLI needs to reach shards with --config. */
 /** `topo` with every embedded replica path absolute: resolved against baseDir, or refused (ConfigError). */
 export function withAbsoluteEmbedded(topo: Topology, baseDir: string | undefined): Topology {
   const problems: string[] = [];
@@ -108,13 +118,14 @@ export async function startLocalShards(topoIn: Topology, opts: LocalShardsOption
     const functions: Record<string, LocalFunction> = { ...(opts.wrapFunctions ? opts.wrapFunctions({ ...hosts.functions }) : hosts.functions) };
     const invoke = await startInvokeServer({ port: 0, functions, ...(opts.shardConcurrency ? { concurrency: opts.shardConcurrency } : {}) });
     cleanups.push(() => invoke.close());
-    const invoker = createLambdaInvoker(topo.shards.length, { endpoint: invoke.url, functionNames: shardFunctionNames(topo.shards.length, {}) });
+    const invokerKind = opts.invoker ?? queryInvokerKind(process.env);
+    const invoker = createQueryInvoker(invokerKind, topo.shards.length, { endpoint: invoke.url, functionNames: shardFunctionNames(topo.shards.length, {}) });
     cleanups.push(async () => invoker.close());
     const register = (name: string, fn: LocalFunction) => {
       if (Object.prototype.hasOwnProperty.call(functions, name)) throw new Error(`function ${name} is already served`);
       functions[name] = fn;
     };
-    return { invoker, invokeUrl: invoke.url, register, stop };
+    return { invoker, invokerKind, invokeUrl: invoke.url, register, stop };
   } catch (e) {
     await stop();
     throw e;
@@ -143,6 +154,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       CH_SCATTER_LAMBDA_ENDPOINT: invoke.url,
       // The aggregation tree invokes the coordinator itself through the Invoke endpoint (below).
       CH_SCATTER_SELF_FUNCTION: LOCAL_COORDINATOR_FUNCTION,
+      CH_SCATTER_INVOKER: shards.invokerKind,
     };
     delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
     const tools = createTools({ logLevel: opts.logLevel ?? 'WARN' });
@@ -183,7 +195,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     let demo: LocalStack['demo'];
     if (opts.demo) demo = await loadDemo(topo, (s, r) => createAdminAccess({ invoker: adminInvoker, shard: s, replica: r }), opts.demoRows);
-    return { url: api.url, invokeUrl: invoke.url, topo, demo, coordinatorInvocations: () => selfInvocations, stop };
+    return { url: api.url, invokeUrl: invoke.url, topo, invokerKind: shards.invokerKind, demo, coordinatorInvocations: () => selfInvocations, stop };
   } catch (e) {
     await stop();
     throw e;

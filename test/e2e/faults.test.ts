@@ -1,4 +1,5 @@
-// End to end under failure, through the real SDK and the local stack with embedded shards:
+// End to end under failure, through the coordinator's default query invoker (the lean SigV4-signed
+// node:http client; results.test.ts runs the SDK one) and the local stack with embedded shards:
 // a slow shard, a shard error, a crashed shard process, a throttled invoke, a malformed shard
 // response, and hedging a straggling replica, all in one stack of seven shards. Data goes only to
 // the replicas that can answer (faults apply to admin requests too).
@@ -65,6 +66,7 @@ describe('faults from the config', () => {
   let stack: LocalStack;
   beforeAll(async () => {
     stack = await startLocalStack({
+      invoker: 'http',
       topo: e2eTopology(dir, FAULTY, HEDGE),
       logLevel: 'SILENT',
       shardConcurrency: { 'ch-scatter-shard-6': 1 }, // a second concurrent invoke of shard 6 gets 429

@@ -1,6 +1,8 @@
 // End to end, healthy stack: HTTP -> API server -> the coordinator handler -> the real
 // @aws-sdk/client-lambda -> the local Invoke endpoint -> shard host processes (embedded chdb) ->
 // merge -> response. Every answer is compared with a single-node oracle holding all the rows.
+// This file runs the coordinator's query fan-out through the SDK invoker (CH_SCATTER_INVOKER=sdk);
+// faults.test.ts and tree.test.ts run the default, the lean signed HTTP invoker.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -22,7 +24,7 @@ beforeAll(async () => {
     tables: { 'analytics.rollups_dist': { local: 'analytics.rollups', shardingKey: { column: 'site', type: 'String' } } },
     schedules: [{ name: 'site-rollup', schedule: 'rate(1 hour)', sql: `SELECT site, count() AS c FROM ${DIST} GROUP BY site`, destination: { table: 'analytics.rollups_dist' } }],
   });
-  [stack, oracle] = await Promise.all([startLocalStack({ topo, demo: true, demoRows: ROWS, logLevel: 'SILENT' }), startOracle(dir, ROWS)]);
+  [stack, oracle] = await Promise.all([startLocalStack({ topo, demo: true, demoRows: ROWS, logLevel: 'SILENT', invoker: 'sdk' }), startOracle(dir, ROWS)]);
 });
 
 afterAll(async () => {

@@ -1,7 +1,8 @@
 // The aggregation tree end to end (issue 7 item 3): a local stack of six embedded (chdb) shards with
 // query.treeFanoutAbove = 2, so the coordinator handler invokes ITSELF three times through the real
 // @aws-sdk/client-lambda and the local Invoke endpoint (sub-coordinator requests), each
-// sub-coordinator fanning out to its two shards and answering pre-merged or relayed partials.
+// sub-coordinator fanning out to its two shards (through the default query invoker, the lean
+// signed HTTP one) and answering pre-merged or relayed partials.
 // Every answer must equal the flat path's (runQuery without a tree, over the same shard functions
 // and the same SDK invoker) and the single-node oracle's.
 import fs from 'node:fs';
@@ -26,7 +27,7 @@ let flat: ReturnType<typeof createLambdaInvoker>;
 beforeAll(async () => {
   dir = tempDir('tree');
   const topo = e2eTopology(dir, Array.from({ length: SHARDS }, () => ({ replicas: [{}] })), { treeFanoutAbove: 2 });
-  [stack, oracle] = await Promise.all([startLocalStack({ topo, demo: true, demoRows: ROWS, logLevel: 'SILENT' }), startOracle(dir, ROWS)]);
+  [stack, oracle] = await Promise.all([startLocalStack({ topo, demo: true, demoRows: ROWS, logLevel: 'SILENT', invoker: 'http' }), startOracle(dir, ROWS)]);
   flat = createLambdaInvoker(SHARDS, { endpoint: stack.invokeUrl });
 }, 120_000);
 
