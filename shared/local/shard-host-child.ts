@@ -7,6 +7,7 @@ import { createAccess } from '../clickhouse/factory.js';
 import type { ClickHouseAccess } from '../clickhouse/port.js';
 import { createShardHandler } from '../../functions/shard/shard-function.js';
 import type { HostReply, HostRequest, ShardHostSpec } from './shard-host-protocol.js';
+import { applyFault } from './shard-fault.js';
 
 const send = (m: HostReply) => {
   if (process.connected) process.send!(m);
@@ -33,12 +34,7 @@ async function main(): Promise<void> {
           // Mid-invoke: the request has arrived, nothing will answer it.
           process.exit(1);
         }
-        if (fault?.delayMs && Math.random() < (fault.delayProbability ?? 1)) {
-          await new Promise((r) => setTimeout(r, fault.delayMs));
-        }
-        if (fault?.error !== undefined && Math.random() < (fault.errorProbability ?? 1)) {
-          throw new Error(fault.error);
-        }
+        await applyFault(fault);
         const result = await handle(m.payload);
         send({ id: m.id, ok: true, result });
       } catch (e) {

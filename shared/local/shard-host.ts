@@ -1,6 +1,8 @@
 // The local stack's shard functions: one host process per (shard, replica) running the shard
 // handler (shard-host-child.ts), exposed as `ch-scatter-shard-<i>` functions for the local
-// Invoke endpoint. A call goes to the host of the replica named in the payload.
+// Invoke endpoint. A call goes to the host of the replica named in the payload. Replicas reached
+// over HTTP are served in this process instead (in-process-host.ts says why), unless they carry a
+// `fault.crash` or `inProcessHttp` is false.
 //
 // Where this differs from AWS (say it where it shows):
 // - Lambda runs one request per execution environment and scales out; an embedded shard cannot
@@ -15,6 +17,7 @@ import type { Topology, ReplicaConfig } from '../config/schema.js';
 import { forkModule, siblingModule } from './engine-fork.js';
 import type { HostReply, ShardHostSpec } from './shard-host-protocol.js';
 import type { LocalFunction } from './invoke-server.js';
+import { InProcessShardHost } from './in-process-host.js';
 
 export interface ShardHostsOptions {
   /** exec/insert admin requests allowed (the local stack's /admin routes). Default true. */
@@ -28,12 +31,17 @@ export interface ShardHostsOptions {
   /** Function name for shard i (default `ch-scatter-shard-<i>`). */
   functionName?: (shard: number) => string;
   startTimeoutMs?: number;
+  /** Serve HTTP replicas (without fault.crash) in this process rather than a host process. Default true. */
+  inProcessHttp?: boolean;
 }
+
+/** What the stack needs of a host, in a process of its own or not. */
+export type AnyShardHost = ShardHost | InProcessShardHost;
 
 export interface ShardHosts {
   functions: Record<string, LocalFunction>;
   /** hosts[shard][replica] */
-  hosts: ShardHost[][];
+  hosts: AnyShardHost[][];
   stop(): Promise<void>;
 }
 
@@ -50,21 +58,19 @@ export function shardFunctionName(shard: number): string {
 }
 
 export async function startShardHosts(topo: Pick<Topology, 'shards'>, opts: ShardHostsOptions = {}): Promise<ShardHosts> {
-  const hosts: ShardHost[][] = topo.shards.map((s, i) =>
-    s.replicas.map(
-      (r, j) =>
-        new ShardHost(
-          {
-            shard: i,
-            replica: j,
-            replicaCount: s.replicas.length,
-            config: resolveReplica(r, opts.baseDir),
-            allowAdmin: opts.allowAdmin ?? true,
-            faults: opts.faults ?? true,
-          },
-          opts,
-        ),
-    ),
+  const hosts: AnyShardHost[][] = topo.shards.map((s, i) =>
+    s.replicas.map((r, j) => {
+      const spec: ShardHostSpec = {
+        shard: i,
+        replica: j,
+        replicaCount: s.replicas.length,
+        config: resolveReplica(r, opts.baseDir),
+        allowAdmin: opts.allowAdmin ?? true,
+        faults: opts.faults ?? true,
+      };
+      const inProcess = (opts.inProcessHttp ?? true) && r.url !== undefined && !(spec.faults && r.fault?.crash);
+      return inProcess ? new InProcessShardHost(spec, hostLogLevel(opts)) : new ShardHost(spec, opts);
+    }),
   );
   const all = hosts.flat();
   const started = await Promise.allSettled(all.map((h) => h.start()));
@@ -87,6 +93,10 @@ export async function startShardHosts(topo: Pick<Topology, 'shards'>, opts: Shar
     };
   });
   return { functions, hosts, stop };
+}
+
+function hostLogLevel(opts: ShardHostsOptions): string {
+  return opts.logLevel ?? process.env.CH_SCATTER_LOG_LEVEL ?? 'WARN';
 }
 
 function resolveReplica(r: ReplicaConfig, baseDir = process.cwd()): ReplicaConfig {
@@ -122,7 +132,7 @@ export class ShardHost {
   private spawn(): Promise<void> {
     this.starts++;
     const child = forkModule(siblingModule(import.meta.url, 'shard-host-child'), [JSON.stringify(this.spec)], {
-      env: { ...process.env, POWERTOOLS_LOG_LEVEL: this.opts.logLevel ?? process.env.CH_SCATTER_LOG_LEVEL ?? 'WARN', POWERTOOLS_METRICS_DISABLED: 'true' },
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: hostLogLevel(this.opts), POWERTOOLS_METRICS_DISABLED: 'true' },
     });
     this.child = child;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));

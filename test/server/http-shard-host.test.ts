@@ -1,6 +1,8 @@
 // Shard hosts whose replicas are real clickhouse-server 18.16 instances (HTTP adapter), behind
 // the local Invoke endpoint and the real Lambda SDK: a healthy replica answers, a replica whose
-// server is down answers `unavailable`, and a slow query is KILLed at the deadline.
+// server is down answers `unavailable`, and a slow query is KILLed at the deadline. HTTP replicas
+// are served in the stack's own process (no IPC hop) with their faults applied there, except a
+// replica with fault.crash (only a process can die mid-invoke) or when inProcessHttp is false.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { startInvokeServer, type InvokeServer } from '../../shared/local/invoke-server.js';
@@ -60,5 +62,37 @@ describe('shard hosts over clickhouse-server 18.16', () => {
       c = Number((await chRows<{ c: string }>(servers.current.urls[0]!, "SELECT count() AS c FROM system.processes WHERE query_id LIKE 'hh-slow-%'"))[0]!.c);
     }
     expect(c).toBe(0);
+  });
+});
+
+describe('where HTTP replicas are served', () => {
+  it('in this process, faults applied; a crash replica and inProcessHttp: false get host processes', async () => {
+    const url = servers.current.urls[0]!;
+    const local = await startShardHosts({
+      shards: [
+        { weight: 1, internalReplication: false, replicas: [{ url }, { url, fault: { error: 'injected boom' } }, { url, fault: { delayMs: 400 } }] },
+        { weight: 1, internalReplication: false, replicas: [{ url, fault: { crash: true } }] },
+      ],
+    });
+    const separate = await startShardHosts({ shards: [{ weight: 1, internalReplication: false, replicas: [{ url }] }] }, { inProcessHttp: false });
+    try {
+      const pids = local.hosts.map((rs) => rs.map((h) => h.pid));
+      expect(pids[0]).toEqual([process.pid, process.pid, process.pid]);
+      expect(pids[1]![0]).not.toBe(process.pid);
+      expect(separate.hosts[0]![0]!.pid).not.toBe(process.pid);
+
+      const fn = local.functions['ch-scatter-shard-0']!;
+      expect(((await fn(q({}))) as ShardSuccess).rows).toEqual([{ c: '1234' }]);
+      expect(((await separate.functions['ch-scatter-shard-0']!(q({}))) as ShardSuccess).rows).toEqual([{ c: '1234' }]);
+      await expect(fn(q({ replica: 1 }))).rejects.toThrow('injected boom');
+      const t0 = Date.now();
+      const late = (await fn(q({ replica: 2, deadline: t0 + 150 }))) as ShardFailure;
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(390);
+      expect([late.ok, late.error.kind]).toEqual([false, 'timeout']);
+      await expect(local.functions['ch-scatter-shard-1']!(q({ shard: 1 }))).rejects.toMatchObject({ name: 'Runtime.ExitError' });
+    } finally {
+      await local.stop();
+      await separate.stop();
+    }
   });
 });
