@@ -1,25 +1,28 @@
 // Coordinator overhead of the fan-out itself (issue 7 item 2). N stand-in shard functions that do
 // no work sit behind the project's local Lambda Invoke endpoint in a CHILD process; this process
-// is the coordinator. Per query (one batch of N parallel invocations) we time three paths,
+// is the coordinator. Per query (one batch of N parallel invocations) we time four paths,
 // interleaved round-robin so machine noise hits them alike:
 //   raw      node:http POSTs with a keep-alive agent, JSON.parse of each answer: the floor;
-//   sdk      the project's invoker (createLambdaInvoker: @aws-sdk/client-lambda InvokeCommand,
-//            maxAttempts 1, keep-alive agent, response validation with zod);
-//   runtime  the whole scatter runtime over that invoker: gather -> callShard (deadline signal,
-//            limiter, hedge bookkeeping) -> merge on arrival (a counting merger);
-//   sdk_cached / sigv4_http  where the SDK's cost goes (bench/_lean-invokers.ts): the same SDK
-//            with its middleware stack cached, and SigV4 signing + node:http without the SDK.
+//   http     the coordinator's default query invoker (createSignedHttpInvoker: SigV4-signed
+//            node:http POSTs, keep-alive agent, the same answer classification and zod validation);
+//   sdk      the SDK invoker (createLambdaInvoker: @aws-sdk/client-lambda InvokeCommand,
+//            maxAttempts 1, keep-alive agent, response validation with zod), CH_SCATTER_INVOKER=sdk;
+//   runtime  the whole scatter runtime over the default (http) invoker, as the coordinator runs it:
+//            gather -> callShard (deadline signal, limiter, hedge bookkeeping) -> merge on arrival
+//            (a counting merger). Before the http invoker existed this ran over the SDK invoker.
 // Coordinator CPU per query = process.cpuUsage() delta of this process / queries; the stub
-// functions' CPU is in the child and is not counted.
+// functions' CPU is in the child and is not counted. Also: CPU per SigV4 signature, the
+// hand-written signer vs @smithy/signature-v4 (bench/_signer-cost.ts), as sigv4_sign_us.
 import http from 'node:http';
 import { setMaxListeners } from 'node:events';
 import { createLambdaInvoker } from '../shared/scatter/lambda-invoker.js';
+import { createSignedHttpInvoker } from '../shared/scatter/signed-http-invoker.js';
 import { gather } from '../shared/scatter/gather.js';
 import { createHedgeState } from '../shared/scatter/hedge.js';
 import type { ShardRequest } from '../shared/scatter/protocol.js';
 import { startChild } from './_fork.js';
 import { stubPlan, stubTopology, countingMerger } from './_stub-plan.js';
-import { sdkCachedInvoker, sigv4HttpInvoker } from './_lean-invokers.js';
+import { signerCost } from './_signer-cost.js';
 import { postJson } from './_http.js';
 import { cpuMsSince, msSince, quantile, r2, r3, table } from './_stats.js';
 
@@ -44,12 +47,14 @@ interface PathStats {
   cpu: number;
 }
 
-type PathName = 'raw' | 'sdk' | 'runtime' | 'sdk_cached' | 'sigv4_http';
+type PathName = 'raw' | 'http' | 'sdk' | 'runtime';
 
 export async function run(opts: { quick: boolean }): Promise<{ table: string; json: Record<string, unknown> }> {
   // One AbortSignal per query carries a listener per shard (here and in gather's deadline signal):
   // Node's leak warning at 11 listeners would otherwise print once per query and cost CPU.
   setMaxListeners(0);
+  // The SDK version is pinned on purpose (FIELD-NOTES); its Node 22 notice is noise in a bench table.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const sizes = opts.quick ? [4, 16, 64] : SIZES;
   const json: Record<string, unknown> = {};
   const rows: (string | number)[][] = [];
@@ -62,18 +67,17 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     const topo = stubTopology(n, 1, { maxConcurrency: Math.max(64, n), hedge: { enabled: false } });
     const state = createHedgeState();
     const plan = stubPlan(n, countingMerger);
-    const cached = await sdkCachedInvoker(child.info.url, 256);
-    const sigv4 = await sigv4HttpInvoker(child.info.url, 256);
-    const lean = (inv: { invoke(fn: string, body: string, s: AbortSignal): Promise<unknown> }) => async () => {
-      const ac = new AbortController();
-      const out = await Promise.all(names.map((f, i) => inv.invoke(f, JSON.stringify(request(i)), ac.signal)));
-      if (out.some((o) => !(o as { ok?: boolean }).ok)) throw new Error('lean fan-out got a failure');
-    };
+    const lean = createSignedHttpInvoker(n, { endpoint: child.info.url, functionNames: names, maxSockets: 256 });
     try {
-      const paths: Partial<Record<PathName, () => Promise<void>>> = {
+      const paths: Record<PathName, () => Promise<void>> = {
         raw: async () => {
           const out = await Promise.all(names.map((_, i) => raw.one(i)));
           if (out.length !== n || !(out[n - 1] as { ok?: boolean }).ok) throw new Error('raw fan-out lost an answer');
+        },
+        http: async () => {
+          const ac = new AbortController();
+          const out = await Promise.all(names.map((_, i) => lean.invoke(i, request(i), ac.signal)));
+          if (out.some((o) => !o.ok)) throw new Error('http fan-out got a failure');
         },
         sdk: async () => {
           const ac = new AbortController();
@@ -81,12 +85,10 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
           if (out.some((o) => !o.ok)) throw new Error('sdk fan-out got a failure');
         },
         runtime: async () => {
-          const g = await gather({ plan, topo, invoker: sdk, queryId: 'bench', deadlineAt: Date.now() + 10_000, now: Date.now, hedge: topo.query.hedge, state });
+          const g = await gather({ plan, topo, invoker: lean, queryId: 'bench', deadlineAt: Date.now() + 10_000, now: Date.now, hedge: topo.query.hedge, state });
           if (g.missing.length || g.outcomes.length !== n) throw new Error(`runtime fan-out missed ${g.missing.length} shards`);
         },
       };
-      if (cached) paths.sdk_cached = lean(cached);
-      if (sigv4) paths.sigv4_http = lean(sigv4);
       const names_ = Object.keys(paths) as PathName[];
       const stats: Record<string, PathStats> = Object.fromEntries(names_.map((k) => [k, { wall: [], cpu: 0 }]));
       // Warm-up: sockets opened, JIT warm, SDK middleware resolved.
@@ -110,26 +112,32 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       }
       e.ratio = r2(e.sdk_p50_ms! / e.raw_p50_ms!);
       e.runtime_ratio = r2(e.runtime_p50_ms! / e.raw_p50_ms!);
-      if (cached) e.sdk_cached_ratio = r2(e.sdk_cached_p50_ms! / e.raw_p50_ms!);
-      if (sigv4) e.sigv4_http_ratio = r2(e.sigv4_http_p50_ms! / e.raw_p50_ms!);
+      e.http_ratio = r2(e.http_p50_ms! / e.raw_p50_ms!);
+      e.http_cpu_us_per_invocation = e.http_cpu_us_per_invoke!;
       json[String(n)] = e;
       const f = (k: string) => (e[k] === undefined ? '-' : e[k]!);
-      rows.push([n, f('raw_p50_ms'), f('raw_p99_ms'), f('sdk_p50_ms'), f('sdk_p99_ms'), f('runtime_p50_ms'), f('runtime_p99_ms'), f('ratio'), f('runtime_ratio'), f('sdk_cached_ratio'), f('sigv4_http_ratio'), f('raw_cpu_us_per_invoke'), f('sdk_cpu_us_per_invoke'), f('runtime_cpu_us_per_invoke'), f('sdk_cached_cpu_us_per_invoke'), f('sigv4_http_cpu_us_per_invoke')]);
+      rows.push([n, f('raw_p50_ms'), f('raw_p99_ms'), f('http_p50_ms'), f('http_p99_ms'), f('sdk_p50_ms'), f('sdk_p99_ms'), f('runtime_p50_ms'), f('runtime_p99_ms'), f('http_ratio'), f('ratio'), f('runtime_ratio'), f('raw_cpu_us_per_invoke'), f('http_cpu_us_per_invoke'), f('sdk_cpu_us_per_invoke'), f('runtime_cpu_us_per_invoke')]);
     } finally {
       sdk.close();
-      cached?.close();
-      sigv4?.close();
+      lean.close();
       raw.close();
       await child.stop();
     }
   }
-  json.target = 'ratio (sdk_p50 / raw_p50) <= 1.5 at 64 shards';
-  json.method = 'batches of N parallel invocations to no-op stub functions behind the local Invoke endpoint (child process); raw/sdk/runtime interleaved; nearest-rank quantiles; CPU = process.cpuUsage of the coordinator process';
+  const sign = await signerCost(opts);
+  json.sigv4_sign_us = sign;
+  json.default_invoker = 'http';
+  json.target = 'http_ratio (http_p50 / raw_p50, the default invoker) <= 1.5 at 64 shards; ratio is sdk_p50 / raw_p50';
+  json.method = 'batches of N parallel invocations to no-op stub functions behind the local Invoke endpoint (child process); raw/http/sdk/runtime interleaved; nearest-rank quantiles; CPU = process.cpuUsage of the coordinator process';
   return {
-    table: table(
-      ['shards', 'raw p50', 'raw p99', 'sdk p50', 'sdk p99', 'runtime p50', 'runtime p99', 'sdk/raw', 'runtime/raw', 'sdk-cached/raw', 'sigv4-http/raw', 'raw CPU/inv', 'sdk CPU/inv', 'runtime CPU/inv', 'sdk-cached CPU/inv', 'sigv4-http CPU/inv'],
-      rows,
-    ) + '\n(latency in ms per query of N parallel invocations; CPU in coordinator-process microseconds per invocation)',
+    table:
+      table(
+        ['shards', 'raw p50', 'raw p99', 'http p50', 'http p99', 'sdk p50', 'sdk p99', 'runtime p50', 'runtime p99', 'http/raw', 'sdk/raw', 'runtime/raw', 'raw CPU/inv', 'http CPU/inv', 'sdk CPU/inv', 'runtime CPU/inv'],
+        rows,
+      ) +
+      '\n(latency in ms per query of N parallel invocations; CPU in coordinator-process microseconds per invocation;' +
+      ' http = the coordinator\'s default invoker, sdk = CH_SCATTER_INVOKER=sdk, runtime = gather over http)' +
+      `\nSigV4 signature CPU: hand-written ${sign.lean} us, @smithy/signature-v4 ${sign.smithy ?? '-'} us`,
     json,
   };
 }
