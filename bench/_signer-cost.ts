@@ -3,22 +3,8 @@
 // replaced for that path. Same request (a 64-shard fan-out's typical body, a full ARN, a session
 // token), interleaved rounds, median per signer. Both produce the same signature
 // (test/unit/scatter/sigv4.test.ts); this says what each costs.
-import { createHash, createHmac } from 'node:crypto';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { signPost } from '../shared/scatter/sigv4.js';
-
-/** node:crypto behind the hash interface SignatureV4 expects. */
-class Sha256 {
-  private h: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
-  constructor(secret?: string | Uint8Array) {
-    this.h = secret ? createHmac('sha256', secret) : createHash('sha256');
-  }
-  update(d: string | Uint8Array): void {
-    this.h.update(typeof d === 'string' ? Buffer.from(d) : d);
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.h.digest());
-  }
-}
 
 /**
  * Median microseconds of CPU per signature, per signer; `smithy` is absent when @smithy/signature-v4
@@ -37,7 +23,9 @@ export async function signerCost(opts: { quick: boolean }): Promise<{ lean: numb
   };
   try {
     const { SignatureV4 } = await import('@smithy/signature-v4');
-    const sdk = new SignatureV4({ service: 'lambda', region: 'eu-west-1', credentials, sha256: Sha256 as never });
+    // With the hash the SDK's own Lambda client signs with (its resolved config.sha256).
+    const sha256 = new LambdaClient({ region: 'eu-west-1', credentials }).config.sha256;
+    const sdk = new SignatureV4({ service: 'lambda', region: 'eu-west-1', credentials, sha256 });
     signers.smithy = async (n) => {
       for (let i = 0; i < n; i++) await sdk.sign({ method: 'POST', protocol: 'https:', hostname: host, path, query: {}, headers: { ...headers, host }, body } as never);
     };
