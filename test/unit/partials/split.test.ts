@@ -26,9 +26,9 @@ describe('aggregate queries: keys and partial states only', () => {
   test('a function of group keys the coordinator does not evaluate is computed by the shard', () => {
     expect(shardSql('SELECT reverse(region) AS r, count() FROM t GROUP BY region')).toMatch(/reverse\(region\) AS `?__e0`?/);
   });
-  test('partial expressions shared by different aggregates are computed once (sum beside avg, count(x) beside min and max)', () => {
-    const sql = shardSql('SELECT sum(v) AS s, avg(v) AS a, min(v) AS lo, max(v) AS hi, count(v) AS n FROM t');
-    expect(sql).toMatch(/^SELECT sum\(v\) AS `?__a0`?, count\(v\) AS `?__a1`?, min\(v\) AS `?__a2`?, max\(v\) AS `?__a3`? FROM t$/);
+  test('partial expressions shared by different aggregates are computed once (sum beside avg, count() beside min and max)', () => {
+    const sql = shardSql('SELECT count() AS c, sum(v) AS s, avg(v) AS a, min(v) AS lo, max(v) AS hi, count(v) AS n FROM t');
+    expect(sql).toMatch(/^SELECT count\(\) AS `?__a0`?, sum\(v\) AS `?__a1`?, count\(v\) AS `?__a2`?, min\(v\) AS `?__a3`?, max\(v\) AS `?__a4`? FROM t$/);
   });
   test('the same aggregate written twice is computed once', () => {
     const sql = shardSql('SELECT count() AS c, count() * 2 FROM t HAVING count() > 1');
