@@ -1,6 +1,5 @@
-// One keep-alive POST whose answer is parsed as JSON: the raw-HTTP floor and the signed
-// lean invoker of the fan-out bench both send their invocations through it, so the two differ
-// only in what they add (signing), not in how they read the answer.
+// One keep-alive POST whose answer is parsed as JSON: the raw-HTTP floor of the fan-out bench
+// (no signing, no answer validation: the least any invoker can do).
 import http from 'node:http';
 
 export function postJson(

@@ -4,10 +4,11 @@
 //     19650-19652 native), each holding one shard of default.events (id % 3 = shard, i.e. the
 //     identity sharding key on the UInt64 `id`; 18.16 has no xxHash64) and of default.users;
 //   - Distributed tables events_dist / users_dist on server 0, queried over HTTP (FORMAT JSON);
-//   - ch-scatter: runQuery (the coordinator core) in THIS process, shard functions hosted by the
-//     local stack (startLocalShards: one shard-host process per shard running the real shard
-//     handler with the HTTP ClickHouse adapter) behind the local Lambda Invoke endpoint, reached
-//     through the real @aws-sdk/client-lambda invoker.
+//   - ch-scatter: runQuery (the coordinator core) in THIS process, shard functions served by the
+//     local stack (startLocalShards: the real shard handler with the HTTP ClickHouse adapter; for
+//     HTTP replicas it runs in the stack's process) behind the local Lambda Invoke endpoint, reached
+//     through the coordinator's default invoker (SigV4-signed node:http, as in AWS);
+//   - ch-scatter (SDK): the same, through the @aws-sdk/client-lambda invoker (CH_SCATTER_INVOKER=sdk).
 // A third path isolates the Lambda hop: the same runQuery with an IN-PROCESS invoker that calls the
 // shard core (executeShardRequest + the HTTP adapter) directly, answers JSON round-tripped as the
 // Invoke API would (ch_scatter_inproc_ms). The paths alternate per repetition; medians of wall time per query. Each query's answers are
@@ -23,6 +24,7 @@ import { createHttpAccess } from '../shared/clickhouse/http.js';
 import { executeShardRequest } from '../shared/scatter/shard-exec.js';
 import type { ShardInvoker } from '../shared/scatter/invoker.js';
 import type { ShardResponse } from '../shared/scatter/protocol.js';
+import { createLambdaInvoker } from '../shared/scatter/lambda-invoker.js';
 import { chHttp, startCluster } from './_ch-cluster.js';
 import { quantile, r2, table } from './_stats.js';
 
@@ -103,6 +105,10 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       return r.body as QueryResponse;
     };
     const scatter = (sql: string) => scatterWith(sql, shards!.invoker, hedgeState);
+    const sdkInvoker = createLambdaInvoker(SHARDS, { endpoint: shards.invokeUrl });
+    closers.push(async () => sdkInvoker.close());
+    const sdkState = createHedgeState();
+    const scatterSdk = (sql: string) => scatterWith(sql, sdkInvoker, sdkState);
     const scatterInproc = (sql: string) => scatterWith(sql, inproc, inprocState);
     const distributed = async (sql: string) => {
       const text = await chHttp(head, `${sql} FORMAT JSON`, { output_format_json_quote_64bit_integers: '1' });
@@ -124,6 +130,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       const sMs: number[] = [];
       const xMs: number[] = [];
       const iMs: number[] = [];
+      const kMs: number[] = [];
       const slowestShard: number[] = [];
       let d = await distributed(q.sql); // warm-up (and the answers to compare)
       let s = await scatter(q.sql);
@@ -144,6 +151,10 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         const si = await scatterInproc(q.sql);
         iMs.push(performance.now() - t1);
         if (normalize(si.data) !== normalize(s.data)) throw new Error(`${name}: the in-process path answered differently`);
+        const t2 = performance.now();
+        const sk = await scatterSdk(q.sql);
+        kMs.push(performance.now() - t2);
+        if (normalize(sk.data) !== normalize(s.data)) throw new Error(`${name}: the SDK path answered differently`);
       }
       const same = normalize(d.data) === normalize(s.data);
       const e = {
@@ -153,6 +164,9 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         rows_scanned: s.statistics.rowsRead,
         distributed_rows_read: d.statistics.rows_read,
         shards_queried: s.shards.queried,
+        invoker: shards.invokerKind,
+        ch_scatter_sdk_ms: r2(quantile(kMs, 0.5)),
+        ratio_sdk: r2(quantile(kMs, 0.5) / quantile(dMs, 0.5)),
         ch_scatter_inproc_ms: r2(quantile(iMs, 0.5)),
         ratio_inproc: r2(quantile(iMs, 0.5) / quantile(dMs, 0.5)),
         direct_shard_sql_ms: xMs.length ? r2(quantile(xMs, 0.5)) : null,
@@ -166,7 +180,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       };
       e.ratio = r2(e.ch_scatter_ms / e.distributed_ms);
       json[name] = e;
-      out.push([name, e.distributed_ms, e.ch_scatter_ms, e.ratio, e.ch_scatter_inproc_ms, e.ratio_inproc, e.direct_shard_sql_ms ?? '-', e.slowest_shard_call_ms, e.rows_scanned, e.distributed_rows_read, e.shards_queried, same ? 'yes' : 'NO']);
+      out.push([name, e.distributed_ms, e.ch_scatter_ms, e.ratio, e.ch_scatter_sdk_ms, e.ratio_sdk, e.ch_scatter_inproc_ms, e.ratio_inproc, e.direct_shard_sql_ms ?? '-', e.slowest_shard_call_ms, e.rows_scanned, e.distributed_rows_read, e.shards_queried, same ? 'yes' : 'NO']);
     }
     json.rows = rows;
     json.load_ms = loadMs;
@@ -175,11 +189,11 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     await shards?.stop();
     await cluster.stop();
   }
-  json.method = `3 x clickhouse-server 18.16 on loopback; Distributed table over HTTP on server 0 vs runQuery in-process + shard functions (shard-host processes, HTTP adapter) behind the local Invoke endpoint via the AWS SDK; alternating, median of ${reps}`;
+  json.method = `3 x clickhouse-server 18.16 on loopback; Distributed table over HTTP on server 0 vs runQuery in-process + shard functions (the shard handler with the HTTP adapter, served by the local stack) behind the local Invoke endpoint, through the coordinator's default invoker (ch_scatter_ms) and the AWS SDK invoker (ch_scatter_sdk_ms); alternating, median of ${reps}`;
   json.target = 'ratio <= 1.3 on scans of >= 1M rows; < 1 where pruning narrows (in_list_sharding_key)';
   return {
     table:
-      table(['query', 'Distributed ms', 'ch-scatter ms', 'ratio', 'ch-scatter in-proc ms', 'in-proc ratio', 'shard SQL direct ms', 'slowest shard call ms', 'rows scanned (ch-scatter)', 'rows read (Distributed)', 'shards asked', 'same answer'], out) +
+      table(['query', 'Distributed ms', 'ch-scatter ms', 'ratio', 'ch-scatter (SDK invoker) ms', 'SDK ratio', 'ch-scatter in-proc ms', 'in-proc ratio', 'shard SQL direct ms', 'slowest shard call ms', 'rows scanned (ch-scatter)', 'rows read (Distributed)', 'shards asked', 'same answer'], out) +
       `\n(${rows.toLocaleString('en-US')} rows over 3 shards; medians of ${reps} alternating runs)`,
     json,
   };
