@@ -3,7 +3,7 @@
 // replicas (a replica pair); each request's straggling is independent, so a hedge to the other
 // replica is normally fast.
 // What runs: the scatter runtime (gather -> callShard with hedging, token bucket, limiter) over
-// the project's SDK invoker (@aws-sdk/client-lambda) against the local Invoke endpoint, served by
+// the coordinator's default invoker (SigV4-signed node:http) against the local Invoke endpoint, served by
 // a child process whose shard functions run NO engine: they sleep and answer (say so in the docs).
 // Per shard count, queries alternate between modes so noise hits them alike:
 //   off     hedging disabled;
@@ -11,12 +11,12 @@
 //   on_p99  hedge after max(p99, 2 x median) with a 3% budget (the issue's target budget).
 // (The 2 x median floor and the fan-out-sized token bucket live in shared/scatter/hedge.ts.)
 // The same three modes also run over an IN-PROCESS invoker (inproc_*: a setTimeout per request, no
-// HTTP, no SDK, no second process): it isolates the hedging algorithm from this machine's CPU
-// contention, as seed 003's simulation does; the SDK figures are the ones the system delivers here.
+// HTTP, no signing, no second process): it isolates the hedging algorithm from this machine's CPU
+// contention, as seed 003's simulation does; the Invoke-endpoint figures are what the system delivers here.
 // Each mode keeps its own warm HedgeState (as a warm coordinator container would), warmed with
 // 50 untimed queries. extra_percent = hedge + retry attempts / primary attempts.
 import { setMaxListeners } from 'node:events';
-import { createLambdaInvoker } from '../shared/scatter/lambda-invoker.js';
+import { createSignedHttpInvoker } from '../shared/scatter/signed-http-invoker.js';
 import { gather } from '../shared/scatter/gather.js';
 import { createHedgeState, type HedgeState } from '../shared/scatter/hedge.js';
 import type { HedgeSettings } from '../shared/scatter/call-shard.js';
@@ -69,7 +69,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     const queries = opts.quick ? (n >= 64 ? 25 : 60) : n >= 64 ? 600 : 1000;
     const child = await startChild<{ url: string }>('_shard-stub-child', { shards: n, baseMs: BASE_MS, slowMs: SLOW_MS, slowProb: SLOW_PROB });
     const names = Array.from({ length: n }, (_, i) => `ch-scatter-shard-${i}`);
-    const invoker = createLambdaInvoker(n, { endpoint: child.info.url, functionNames: names, maxSockets: 512 });
+    const invoker = createSignedHttpInvoker(n, { endpoint: child.info.url, functionNames: names, maxSockets: 512 });
     const topo = stubTopology(n, 2, { maxConcurrency: n * 2 });
     const plan = stubPlan(n);
     const configs: Pick<Mode, 'name' | 'hedge'>[] = [
@@ -116,10 +116,10 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     json[String(n)] = e;
     for (const pre of ['', 'inproc_']) {
       const g = (k: string) => e[pre + k]!;
-      rows.push([n, pre ? 'in-process' : 'SDK + Invoke endpoint', g('off_p50_ms'), g('off_p99_ms'), g('off_p999_ms'), g('on_p50_ms'), g('on_p99_ms'), g('on_p999_ms'), g('on_extra_percent'), g('on_p99_p50_ms'), g('on_p99_p99_ms'), g('on_p99_p999_ms'), g('on_p99_extra_percent')]);
+      rows.push([n, pre ? 'in-process' : 'Invoke endpoint', g('off_p50_ms'), g('off_p99_ms'), g('off_p999_ms'), g('on_p50_ms'), g('on_p99_ms'), g('on_p999_ms'), g('on_extra_percent'), g('on_p99_p50_ms'), g('on_p99_p99_ms'), g('on_p99_p999_ms'), g('on_p99_extra_percent')]);
     }
   }
-  json.method = `stub shard functions (no engine) sleep ${BASE_MS} ms, ${SLOW_PROB * 100}% of requests ${SLOW_MS} ms; 2 replicas per shard; runtime + SDK invoker + local Invoke endpoint; modes interleaved per query; nearest-rank quantiles of per-query wall time`;
+  json.method = `stub shard functions (no engine) sleep ${BASE_MS} ms, ${SLOW_PROB * 100}% of requests ${SLOW_MS} ms; 2 replicas per shard; runtime + the default (signed node:http) invoker + local Invoke endpoint; modes interleaved per query; nearest-rank quantiles of per-query wall time`;
   json.target = 'on_p99 <= 2 x on_p50, extra_percent <= 3';
   json.seed_003 = { p99_off_ms: 50, p99_on_ms: [5.3, 5.4, 5.5], extra_percent: 1 };
   return {
