@@ -1,10 +1,10 @@
 // A child process standing in for sub-coordinator Lambda environments in the tree bench: it
-// serves `ch-scatter-sub` (createSubCoordinatorFunction: the real sub-coordinator over the real
-// SDK invoker) behind its own local Invoke endpoint; its shards are the stub functions of
+// serves `ch-scatter-sub` (createSubCoordinatorFunction: the real sub-coordinator over the
+// coordinator's default shard invoker, signed node:http) behind its own local Invoke endpoint; its shards are the stub functions of
 // _shard-stub-child.ts at spec.shardEndpoint.
 import { setMaxListeners } from 'node:events';
 import { startInvokeServer } from '../shared/local/invoke-server.js';
-import { createLambdaInvoker } from '../shared/scatter/lambda-invoker.js';
+import { createSignedHttpInvoker } from '../shared/scatter/signed-http-invoker.js';
 import { createHedgeState } from '../shared/scatter/hedge.js';
 import { createSubCoordinatorFunction } from '../shared/scatter/tree-lambda.js';
 import { stubTopology } from './_stub-plan.js';
@@ -13,7 +13,7 @@ const spec = JSON.parse(process.argv[2] ?? '{}') as { shards: number; shardEndpo
 setMaxListeners(0);
 const topo = stubTopology(spec.shards, 1, { maxConcurrency: spec.maxConcurrency, hedge: { enabled: false } });
 const names = Array.from({ length: spec.shards }, (_, i) => `ch-scatter-shard-${i}`);
-const invoker = createLambdaInvoker(spec.shards, { endpoint: spec.shardEndpoint, functionNames: names, maxSockets: 512 });
+const invoker = createSignedHttpInvoker(spec.shards, { endpoint: spec.shardEndpoint, functionNames: names, maxSockets: 512 });
 const fn = createSubCoordinatorFunction({ topo, invoker, hedgeState: createHedgeState() });
 const server = await startInvokeServer({ port: 0, functions: { 'ch-scatter-sub': fn } });
 process.on('SIGTERM', () => {

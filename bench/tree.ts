@@ -2,17 +2,18 @@
 // simulated shards (issue 7 item 3). Shards are stub functions (no engine) in one child process
 // behind the local Invoke endpoint, each answering a GROUP BY partial of GROUPS groups (the
 // partial columns the real planner asks for). Per query, alternating:
-//   flat  this process is the coordinator: gather -> SDK invoker -> every shard;
-//   tree  this process is the root: gatherTree -> SDK -> sub-coordinators (fanout 64), which run in
-//         SUBPROCS child processes standing in for Lambda environments (_subcoord-child.ts) and
-//         fan out to their 64 shards through the SDK, pre-merging the partials.
+//   flat  this process is the coordinator: gather -> the default shard invoker (signed node:http)
+//         -> every shard;
+//   tree  this process is the root: gatherTree -> SDK (as deps.tree invokes them) -> sub-coordinators
+//         (fanout 64), which run in SUBPROCS child processes standing in for Lambda environments
+//         (_subcoord-child.ts) and fan out to their 64 shards through the default invoker, pre-merging.
 // Reported: end-to-end wall per query, ROOT coordinator CPU per query (process.cpuUsage of this
 // process), sub-coordinators' CPU (their own cpuUsage, from their answers), and that both
 // modes finalize to the same answer. On this 2-core box every process competes for the same
 // two cores, so the wall figures understate what separate Lambda environments would give; the
 // root CPU figure is the one the tree exists to cut.
 import { setMaxListeners } from 'node:events';
-import { createLambdaInvoker } from '../shared/scatter/lambda-invoker.js';
+import { createSignedHttpInvoker } from '../shared/scatter/signed-http-invoker.js';
 import { gather } from '../shared/scatter/gather.js';
 import { createHedgeState } from '../shared/scatter/hedge.js';
 import { gatherTree, type TreeInvoker } from '../shared/scatter/tree.js';
@@ -46,7 +47,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     const shardsChild = await startChild<{ url: string }>('_shard-stub-child', { shards: n, rows: stubRows, meta });
     const subs: Child<{ url: string }>[] = [];
     const names = Array.from({ length: n }, (_, i) => `ch-scatter-shard-${i}`);
-    const invoker = createLambdaInvoker(n, { endpoint: shardsChild.info.url, functionNames: names, maxSockets: 512 });
+    const invoker = createSignedHttpInvoker(n, { endpoint: shardsChild.info.url, functionNames: names, maxSockets: 512 });
     const subInvokers: ReturnType<typeof createTreeLambdaInvoker>[] = [];
     try {
       for (let p = 0; p < SUBPROCS; p++) subs.push(await startChild<{ url: string }>('_subcoord-child', { shards: n, shardEndpoint: shardsChild.info.url, maxConcurrency }));
@@ -120,7 +121,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       await shardsChild.stop();
     }
   }
-  json.method = `stub shards (${GROUPS}-group GROUP BY partials, no engine) in one child process; flat = gather over the SDK invoker from this process; tree = gatherTree -> ${SUBPROCS} sub-coordinator processes (fanout ${FANOUT}) -> shards, pre-merged; alternating; medians; CPU = process.cpuUsage`;
+  json.method = `stub shards (${GROUPS}-group GROUP BY partials, no engine) in one child process; flat = gather over the default (signed node:http) invoker from this process; tree = gatherTree -> SDK -> ${SUBPROCS} sub-coordinator processes (fanout ${FANOUT}) -> shards, pre-merged; alternating; medians; CPU = process.cpuUsage`;
   return {
     table:
       table(['shards', 'flat ms', 'tree ms', 'tree/flat', 'flat root CPU ms', 'tree root CPU ms', 'root CPU ratio', 'CPU ms per sub-coordinator', 'sub-coordinators', 'same answer'], rows) +
