@@ -22,30 +22,33 @@ const heapMb = () => {
   return process.memoryUsage().heapUsed / 1048576;
 };
 
+/** A partial column of the shard SQL: its name and whether it is a count (UInt64) or a sum (Float64). */
+interface PartialCol {
+  name: string;
+  kind: 'count' | 'sum';
+}
+
+/** The __aN columns of the planned shard SQL, by the aggregate that fills them (count / sum only here). */
+function partialCols(shardSql: string): PartialCol[] {
+  const out: PartialCol[] = [];
+  for (const m of shardSql.matchAll(/\b(count|sum)\([^)]*\) AS `?(__a\d+)`?/g)) out.push({ name: m[2]!, kind: m[1] as 'count' | 'sum' });
+  return out;
+}
+
 /** The partial of one shard: every group present (the worst case: groups span all shards). */
-function shardText(shard: number, groups: number, cols: string[]): string {
+function shardText(shard: number, groups: number, cols: PartialCol[]): string {
   const rows: Record<string, unknown>[] = new Array(groups);
   for (let g = 0; g < groups; g++) {
     const c = 1 + ((g * 7 + shard * 13) % 50);
     const s = c * 10.5 + (g % 3);
     const r: Record<string, unknown> = { __k0: `user-${String(g).padStart(6, '0')}` };
-    // count() -> __a0 (UInt64, quoted as ClickHouse does), sum -> __a1 (Float64), avg -> __a2/__a3
-    if (cols.includes('__a0')) r.__a0 = String(c);
-    if (cols.includes('__a1')) r.__a1 = s;
-    if (cols.includes('__a2')) r.__a2 = s;
-    if (cols.includes('__a3')) r.__a3 = String(c);
+    // counts are UInt64, quoted as ClickHouse does; sums Float64
+    for (const col of cols) r[col.name] = col.kind === 'count' ? String(c) : s;
     rows[g] = r;
   }
-  return JSON.stringify({ ok: true, shard, replica: 0, meta: META.filter((m) => m.name === '__k0' || cols.includes(m.name)), rows, statistics: { elapsedMs: 1, rowsRead: groups * 10, bytesRead: 0 } });
+  const meta = [{ name: '__k0', type: 'String' }, ...cols.map((col) => ({ name: col.name, type: col.kind === 'count' ? 'UInt64' : 'Float64' }))];
+  return JSON.stringify({ ok: true, shard, replica: 0, meta, rows, statistics: { elapsedMs: 1, rowsRead: groups * 10, bytesRead: 0 } });
 }
-
-const META = [
-  { name: '__k0', type: 'String' },
-  { name: '__a0', type: 'UInt64' },
-  { name: '__a1', type: 'Float64' },
-  { name: '__a2', type: 'Float64' },
-  { name: '__a3', type: 'UInt64' },
-];
 
 async function main() {
   const topo = parseTopology({
@@ -56,7 +59,8 @@ async function main() {
   });
   const plan = await planQuery(spec.sql, topo, {});
   const shardSql = plan.shards[0]!.sql!;
-  const cols = ['__a0', '__a1', '__a2', '__a3'].filter((c) => new RegExp(`AS ${c}\\b`).test(shardSql));
+  const cols = partialCols(shardSql);
+  if (cols.length === 0) throw new Error(`no count/sum partial columns in the shard SQL: ${shardSql}`);
   const limitMatch = /LIMIT (\d+)\s*$/.exec(shardSql);
   const perShardGroups = limitMatch ? Math.min(spec.groups, Number(limitMatch[1])) : spec.groups;
 

@@ -25,6 +25,11 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   const run1 = async (name: string, sql: string, maxRowsToTransfer: number) => {
     const c = await startChild<Record<string, unknown>>('_payload-child', { shards, groups, sql, maxRowsToTransfer, holdShards: 4 }, 300_000, ['--expose-gc', '--max-old-space-size=4096']);
     await c.stop();
+    // A merge that stops for any reason but the transfer cap is a broken bench, not a figure.
+    const stop = c.info.stop_message as string | undefined;
+    if (stop !== undefined && !(maxRowsToTransfer > 0 && /maxRowsToTransfer|max_rows_to_transfer/.test(stop))) {
+      throw new Error(`payload ${name}: the merge failed at shard ${String(c.info.stopped_at_shard)}: ${stop}`);
+    }
     return c.info;
   };
   for (const [name, sql] of Object.entries(QUERIES)) {
