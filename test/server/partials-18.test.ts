@@ -2,52 +2,22 @@
 // engine we target: no xxHash64, maxMap, bitCount or maxMapIf), and merging the partials of two
 // shard tables equals the same query on one table holding every row — on that same server.
 // HLL uses the 'uniqArray' encoding here (18.16 lacks maxMap); topK the default 'hashed' encoding
-// (18.16's sumMap takes numeric keys only). Ports 19452/19453 (H4's range).
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+// (18.16's sumMap takes numeric keys only). One server through
+// test/support/ch-servers.ts: HTTP 19452, TCP 19502 (H4's range).
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createHttpAccess } from '../../shared/clickhouse/http.js';
 import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
 import { splitQuery, HLL_RSE, DDSKETCH_ALPHA } from '../../shared/partials/index.js';
 import { parseSelect, printSelect } from '../../shared/sql/index.js';
 import type { SelectQuery } from '../../shared/sql/ast.js';
+import { useChServers } from '../support/ch-servers.js';
 
-const HTTP = 19452;
-const TCP = 19453;
-const SERVER = '/usr/sbin/clickhouse-server';
-let proc: ChildProcess | undefined;
-let dir: string;
+const servers = useChServers({ n: 1, portBase: 19452 });
 let ch: ClickHouseAccess;
 
-async function waitPing(url: string, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/ping`)).ok) return;
-    } catch { /* not yet */ }
-    if (Date.now() > until) throw new Error('clickhouse-server 18.16 did not answer /ping');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
+// Runs after useChServers' beforeAll (hooks run in the order registered), so the server answers.
 beforeAll(async () => {
-  expect(fs.existsSync(SERVER), `${SERVER} missing: run scripts/install-deps.sh`).toBe(true);
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'partials-18-'));
-  fs.writeFileSync(path.join(dir, 'users.xml'), `<yandex><profiles><default></default></profiles>
-<users><default><password></password><networks><ip>::/0</ip></networks><profile>default</profile><quota>default</quota></default></users>
-<quotas><default></default></quotas></yandex>`);
-  fs.writeFileSync(path.join(dir, 'config.xml'), `<yandex>
-<logger><level>warning</level><log>${dir}/log.txt</log><errorlog>${dir}/err.txt</errorlog></logger>
-<http_port>${HTTP}</http_port><tcp_port>${TCP}</tcp_port><listen_host>127.0.0.1</listen_host>
-<path>${dir}/data/</path><tmp_path>${dir}/data/tmp/</tmp_path><user_files_path>${dir}/data/user_files/</user_files_path>
-<users_config>${dir}/users.xml</users_config><default_profile>default</default_profile><default_database>default</default_database>
-<mark_cache_size>5368709</mark_cache_size></yandex>`);
-  proc = spawn(SERVER, [`--config-file=${dir}/config.xml`], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${HTTP}`;
-  await waitPing(url, 20_000);
-  ch = createHttpAccess({ url });
+  ch = createHttpAccess({ url: servers.current.urls[0]! });
   for (const t of ['t_all', 't_0', 't_1', 't_2']) {
     await ch.exec(`CREATE TABLE ${t} (g String, k UInt16, x Int32, y Nullable(Int64), z Float64) ENGINE = MergeTree() ORDER BY tuple()`);
   }
@@ -68,12 +38,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ch?.close();
-  if (proc && proc.exitCode === null) {
-    const gone = new Promise((r) => proc!.once('exit', r));
-    proc.kill('SIGTERM');
-    await gone;
-  }
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function onTable(q: SelectQuery, table: string): string {
