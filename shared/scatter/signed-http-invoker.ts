@@ -114,6 +114,8 @@ export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvo
   const ownsClient = client !== undefined && opts.client === undefined;
   const credentials: () => Promise<SigV4Credentials> | SigV4Credentials = client ? () => client.config.credentials() : () => LOCAL_CREDENTIALS;
   const agents: http.Agent[] = [];
+  /** The Invoke path per function name, encoded once (the endpoint's base path does not change). */
+  const paths = new Map<string, string>();
 
   async function resolveTarget(): Promise<Target> {
     const region = opts.region ?? (client ? await client.config.region() : undefined) ?? process.env.AWS_REGION ?? 'us-east-1';
@@ -176,14 +178,17 @@ export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvo
     if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
     const t = target ?? (await getTarget());
     let creds: SigV4Credentials;
-    try {
-      creds = await credentials();
-    } catch (e) {
-      throw new InvokeError('unavailable', `no AWS credentials: ${(e as Error).message}`, (e as Error).name);
-    }
-    if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
+    if (client) {
+      try {
+        creds = await credentials();
+      } catch (e) {
+        throw new InvokeError('unavailable', `no AWS credentials: ${(e as Error).message}`, (e as Error).name);
+      }
+      if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
+    } else creds = LOCAL_CREDENTIALS;
     const body = JSON.stringify(payload);
-    const path = t.basePath + invocationPath(fn);
+    let path = paths.get(fn);
+    if (path === undefined) paths.set(fn, (path = t.basePath + invocationPath(fn)));
     const headers = signPost({
       host: t.url.host,
       path,

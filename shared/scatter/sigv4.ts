@@ -89,7 +89,21 @@ function signingKey(secret: string, shortDate: string, region: string, service: 
 const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
 /** The canonical header value: line breaks to spaces, runs of blanks collapsed, ends trimmed. */
-const canonicalValue = (v: string) => v.replace(/[\r\n]/g, ' ').replace(/[ \t]+/g, ' ').trim();
+const NEEDS_CANONICALIZING = /[\r\n\t]| {2}|^ | $/;
+const canonicalValue = (v: string) => (NEEDS_CANONICALIZING.test(v) ? v.replace(/[\r\n]/g, ' ').replace(/[ \t]+/g, ' ').trim() : v);
+
+// canonicalUri per path: a fan-out signs the same few function paths over and over.
+const MAX_URIS = 4096;
+const canonicalUris = new Map<string, string>();
+function cachedCanonicalUri(path: string): string {
+  let c = canonicalUris.get(path);
+  if (c === undefined) {
+    c = canonicalUri(path);
+    if (canonicalUris.size >= MAX_URIS) canonicalUris.clear();
+    canonicalUris.set(path, c);
+  }
+  return c;
+}
 
 /**
  * The headers to send: `input.headers` plus host, x-amz-date, x-amz-content-sha256,
@@ -108,7 +122,7 @@ export function signPost(input: SignPostInput): Record<string, string> {
   if (input.credentials.sessionToken) headers['x-amz-security-token'] = input.credentials.sessionToken;
   const names = Object.keys(headers).sort();
   const signedHeaders = names.join(';');
-  let canonical = `POST\n${canonicalUri(input.path)}\n\n`;
+  let canonical = `POST\n${cachedCanonicalUri(input.path)}\n\n`;
   for (const n of names) canonical += `${n}:${canonicalValue(headers[n]!)}\n`;
   canonical += `\n${signedHeaders}\n${payloadHash}`;
   const scope = `${shortDate}/${input.region}/${input.service}/aws4_request`;
