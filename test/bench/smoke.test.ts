@@ -1,0 +1,75 @@
+// A smoke run of `npm run bench` (issue 7: "CI runs a quick smoke of them at most"): every section
+// runs with --quick and --json in its own process, and its JSON carries the keys the issue names.
+// Timings are NOT asserted (benchmarks are not tests; figures live in docs/benchmarks.md); what is
+// asserted is that each section runs to the end, compares what it claims to compare (e2e answers
+// equal the Distributed table's, tree and flat answer alike), and reports no failed merge.
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+
+const run = promisify(execFile);
+const tsx = createRequire(import.meta.url).resolve('tsx');
+
+async function bench(section: string): Promise<Record<string, Record<string, unknown>>> {
+  const { stdout } = await run(process.execPath, ['--import', tsx, 'bench/index.ts', section, '--quick', '--json'], {
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 240_000,
+    env: { ...process.env, CI: 'true' },
+  });
+  return JSON.parse(stdout) as Record<string, Record<string, unknown>>;
+}
+
+const positive = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
+
+describe('npm run bench -- <section> --quick --json', () => {
+  test('fanout: sdk/raw/http latencies and ratios per shard count', { timeout: 240_000 }, async () => {
+    const j = await bench('fanout');
+    for (const n of ['4', '16', '64']) {
+      for (const k of ['sdk_p50_ms', 'sdk_p99_ms', 'raw_p50_ms', 'ratio', 'http_p50_ms', 'http_ratio']) expect(positive(j[n]![k]), `${n}.${k}`).toBe(true);
+    }
+    expect(j.default_invoker).toBe('http');
+  });
+
+  test('hedging: off/on quantiles and extra requests, no shard missing', { timeout: 240_000 }, async () => {
+    const j = await bench('hedging');
+    for (const n of ['4', '16', '64']) {
+      for (const k of ['off_p50_ms', 'off_p99_ms', 'on_p50_ms', 'on_p99_ms']) expect(positive(j[n]![k]), `${n}.${k}`).toBe(true);
+      expect(typeof j[n]!.extra_percent).toBe('number');
+      expect([j[n]!.off_missing, j[n]!.on_missing]).toEqual([0, 0]);
+    }
+  });
+
+  test('tree: flat and tree finalize to the same answer', { timeout: 240_000 }, async () => {
+    const j = await bench('tree');
+    const sizes = Object.keys(j).filter((k) => /^\d+$/.test(k));
+    expect(sizes.length).toBeGreaterThan(0);
+    for (const n of sizes) {
+      expect(positive(j[n]!.flat_ms) && positive(j[n]!.tree_ms)).toBe(true);
+      expect(j[n]!.same_answer).toBe(true);
+    }
+  });
+
+  test('payload: both queries merge to the end', { timeout: 240_000 }, async () => {
+    const j = await bench('payload');
+    for (const q of ['group_by_all', 'group_by_topk']) {
+      expect(j[q]!.stopped_at_shard).toBeUndefined();
+      expect(positive(j[q]!.bytes_per_shard_response)).toBe(true);
+      expect(positive(j[q]!.result_rows)).toBe(true);
+    }
+  });
+
+  test('e2e: every query answers as the Distributed table does on 18.16', { timeout: 240_000 }, async () => {
+    const j = await bench('e2e');
+    for (const q of ['full_aggregate', 'group_by_order_limit', 'in_list_sharding_key', 'global_in']) {
+      for (const k of ['distributed_ms', 'ch_scatter_ms', 'ratio', 'rows_scanned']) expect(positive(j[q]![k]), `${q}.${k}`).toBe(true);
+      expect(j[q]!.same_result).toBe(true);
+    }
+    expect(j.in_list_sharding_key!.shards_queried).toBe(1);
+  });
+
+  test('plan and merge run', { timeout: 240_000 }, async () => {
+    expect(Object.keys(await bench('plan')).length).toBeGreaterThan(0);
+    expect(Object.keys(await bench('merge')).length).toBeGreaterThan(0);
+  });
+});
