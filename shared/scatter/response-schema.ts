@@ -2,6 +2,7 @@
 // ShardResponse (a bug, a version skew, a truncated payload) must become a typed failure for that
 // shard, never a crash of the coordinator or rows merged from garbage.
 import { z } from 'zod';
+import { rowsSchema } from './row-schema.js';
 import type { ShardResponse } from './protocol.js';
 
 const columnMeta = z.object({ name: z.string(), type: z.string() });
@@ -12,7 +13,7 @@ const success = z.object({
   shard: z.number().int().nonnegative(),
   replica: z.number().int().nonnegative(),
   meta: z.array(columnMeta),
-  rows: z.array(z.record(z.string(), z.unknown())),
+  rows: rowsSchema,
   statistics: stats,
 });
 

@@ -2,6 +2,7 @@
 // itself: it is reachable by anything that can invoke the function, and a malformed request
 // must come back as a typed failure, never a crash.
 import { z } from 'zod';
+import { rowsSchema } from './row-schema.js';
 
 const settingName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a ClickHouse setting name');
 const settingValue = z.union([z.string().max(4096), z.number().finite(), z.boolean()]);
@@ -11,7 +12,7 @@ export const columnMetaSchema = z.object({ name: z.string().min(1).max(256), typ
 export const externalTableSchema = z.object({
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an identifier'),
   columns: z.array(columnMetaSchema).min(1),
-  rows: z.array(z.record(z.string(), z.unknown())),
+  rows: rowsSchema,
 });
 
 const common = {
@@ -35,13 +36,13 @@ export const shardAdminRequestSchema = z.object({
   ...common,
   sql: z.string().min(1).optional(),
   table: z.string().min(1).max(512).optional(),
-  rows: z.array(z.record(z.string(), z.unknown())).optional(),
+  rows: rowsSchema.optional(),
 });
 
 export const shardPayloadSchema = z.discriminatedUnion('type', [
   shardQueryRequestSchema,
   shardAdminRequestSchema.extend({ type: z.literal('exec'), sql: z.string().min(1) }),
-  shardAdminRequestSchema.extend({ type: z.literal('insert'), table: z.string().min(1).max(512), rows: z.array(z.record(z.string(), z.unknown())) }),
+  shardAdminRequestSchema.extend({ type: z.literal('insert'), table: z.string().min(1).max(512), rows: rowsSchema }),
 ]);
 
 export type ShardPayload = z.output<typeof shardPayloadSchema>;

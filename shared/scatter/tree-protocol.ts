@@ -3,6 +3,7 @@
 // it fans out to them under the SAME absolute deadline and answers with their partials already
 // merged (when the query's partials can be pre-merged, tree-premerge.ts) or relayed per shard.
 import { z } from 'zod';
+import { rowsSchema } from './row-schema.js';
 import type { ColumnMeta, ExternalTable, SettingValue } from '../clickhouse/port.js';
 import type { HedgeSettings, MissingReason, ShardOutcome } from './call-shard.js';
 
@@ -65,7 +66,7 @@ export const treeResponseSchema = z.object({
   ok: z.literal(true),
   group: z.number().int().nonnegative(),
   mode: z.enum(['premerged', 'relayed']),
-  parts: z.array(z.object({ shard: z.number().int().nonnegative(), meta: z.array(meta), rows: z.array(z.record(z.string(), z.unknown())) })),
+  parts: z.array(z.object({ shard: z.number().int().nonnegative(), meta: z.array(meta), rows: rowsSchema })),
   outcomes: z.array(
     z.object({
       shard: z.number().int().nonnegative(),
