@@ -22,7 +22,7 @@ import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult, Settin
 export { parseJsonResult } from './json-result.js';
 import { abortedError, serverError } from './errors.js';
 import { parseJsonResult } from './json-result.js';
-import { quoteString, settingsClause, structureOf, substituteExternal, toJsonEachRow, trimStatement } from './sql-text.js';
+import { externalIsEmpty, externalJsonEachRow, quoteString, settingsClause, structureOf, substituteExternal, toJsonEachRow, trimStatement } from './sql-text.js';
 
 export interface EmbeddedAccessOptions {
   /** The engine's data directory (created if missing). One per process. */
@@ -166,8 +166,8 @@ function makeAccess(o: Opened): ClickHouseAccess {
 export function formatTableExpr(t: ExternalTable): string {
   const structure = quoteString(structureOf(t));
   // format() needs at least one row of data; null() is the empty table with a structure.
-  if (t.rows.length === 0) return `(SELECT * FROM null(${structure}))`;
-  return `(SELECT * FROM format(JSONEachRow, ${structure}, ${quoteString(toJsonEachRow(t.rows))}))`;
+  if (externalIsEmpty(t)) return `(SELECT * FROM null(${structure}))`;
+  return `(SELECT * FROM format(JSONEachRow, ${structure}, ${quoteString(externalJsonEachRow(t))}))`;
 }
 
 function toClickHouseError(e: unknown): ClickHouseError {

@@ -21,7 +21,7 @@ import { ClickHouseError } from './port.js';
 import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult, SettingValue } from './port.js';
 import { abortedError, connectionError, parseClickHouseCode, serverError } from './errors.js';
 import { parseJsonResult } from './json-result.js';
-import { quoteString, structureOf, toJsonEachRow, trimStatement } from './sql-text.js';
+import { externalIsEmpty, externalJsonEachRow, quoteString, structureOf, trimStatement } from './sql-text.js';
 
 export interface HttpAccessOptions {
   url: string;
@@ -192,7 +192,7 @@ function postQuery(
       );
     };
     field('query', sql);
-    for (const t of external) field(t.name, t.rows.length ? toJsonEachRow(t.rows) + '\n' : '', `${t.name}.jsonl`);
+    for (const t of external) field(t.name, externalIsEmpty(t) ? '' : externalJsonEachRow(t) + '\n', `${t.name}.jsonl`);
     parts.push(Buffer.from(`--${boundary}--\r\n`));
     body = Buffer.concat(parts);
     headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length, authorization: auth };

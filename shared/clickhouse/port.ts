@@ -17,6 +17,12 @@ export interface ExternalTable {
   columns: ColumnMeta[];
   /** Rows in ClickHouse JSON conventions (64-bit integers as strings). */
   rows: Record<string, unknown>[];
+  /**
+   * The same rows already encoded as JSONEachRow lines (no trailing newline). When present the
+   * adapters ship this text and ignore `rows`: the coordinator encodes a shipped set once per query
+   * instead of once per shard, and the shard neither parses nor re-encodes it.
+   */
+  jsonEachRow?: string;
 }
 
 export type SettingValue = string | number | boolean;

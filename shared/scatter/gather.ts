@@ -3,6 +3,7 @@
 // moment it arrives (merges are associative and commutative, so arrival order cannot change the
 // result), and at the deadline whatever has not answered is listed as missing with its reason.
 import type { ExternalTable } from '../clickhouse/port.js';
+import { toJsonEachRow } from '../clickhouse/sql-text.js';
 import type { QueryPlan, ShardPlan } from '../plan/types.js';
 import type { Merger } from '../partials/types.js';
 import type { Topology } from '../config/schema.js';
@@ -52,8 +53,26 @@ export function externalFor(plan: QueryPlan, sp: ShardPlan): ExternalTable[] {
   return sp.external.map((n) => {
     const t = byName.get(n);
     if (!t) throw new Error(`plan for shard ${sp.shard} names external table ${n} that the plan does not carry`);
-    return t;
+    return encodedOnce(t);
   });
+}
+
+/**
+ * `t` as it goes on the wire: its rows encoded as JSONEachRow once, shared by every shard that
+ * ships it (the plan's table object is the same for all of them). A GLOBAL IN set of n rows sent to
+ * s shards was serialized s times as row objects by the invoker and parsed, validated and
+ * re-encoded by each shard; now it is one string. Already-encoded tables (a sub-coordinator's,
+ * from its TreeRequest) pass as they are.
+ */
+const encoded = new WeakMap<ExternalTable, ExternalTable>();
+export function encodedOnce(t: ExternalTable): ExternalTable {
+  if (t.jsonEachRow !== undefined) return t;
+  let e = encoded.get(t);
+  if (!e) {
+    e = { name: t.name, columns: t.columns, rows: [], jsonEachRow: toJsonEachRow(t.rows) };
+    encoded.set(t, e);
+  }
+  return e;
 }
 
 /** Every shard that did not answer, with its reason (the `shards.missing` of a response). */

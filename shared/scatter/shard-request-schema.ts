@@ -12,7 +12,9 @@ export const columnMetaSchema = z.object({ name: z.string().min(1).max(256), typ
 export const externalTableSchema = z.object({
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an identifier'),
   columns: z.array(columnMetaSchema).min(1),
-  rows: rowsSchema,
+  rows: rowsSchema.default([]),
+  /** The rows pre-encoded as JSONEachRow lines (the coordinator encodes a shipped set once per query). */
+  jsonEachRow: z.string().optional(),
 });
 
 const common = {

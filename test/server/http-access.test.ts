@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpAccess } from '../../shared/clickhouse/http.js';
 import { createAccess } from '../../shared/clickhouse/factory.js';
+import { encodedOnce } from '../../shared/scatter/gather.js';
 import { ClickHouseError, type ClickHouseAccess, type ExternalTable } from '../../shared/clickhouse/port.js';
 import { chRows, useChServers } from '../support/ch-servers.js';
 
@@ -80,6 +81,12 @@ describe('HTTP access (clickhouse-server 18.16)', () => {
     expect(r4.rows).toEqual([{ c: '0' }]);
     const e = await errorOf(ch.query('SELECT nope FROM _data_k1', { external: [keys] }));
     expect(e.chCode).toBe(47);
+    // Pre-encoded (the coordinator's encodedOnce): the text is shipped, `rows` ignored.
+    const pre = encodedOnce(labels);
+    expect(pre.rows).toEqual([]);
+    expect((await ch.query('SELECT k, label FROM t ANY INNER JOIN _data_l1 USING (k) ORDER BY k', { external: [pre] })).rows).toEqual(r2.rows);
+    const preEmpty = encodedOnce(empty);
+    expect((await ch.query('SELECT count() AS c FROM t WHERE k IN _data_e', { external: [preEmpty] })).rows).toEqual([{ c: '0' }]);
   });
 
   it('inserts JSON rows with BigInt and string 64-bit values', async () => {

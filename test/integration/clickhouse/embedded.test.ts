@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createEmbeddedAccess } from '../../../shared/clickhouse/embedded.js';
+import { encodedOnce } from '../../../shared/scatter/gather.js';
 import { ClickHouseError, type ClickHouseAccess, type ExternalTable } from '../../../shared/clickhouse/port.js';
 
 let dir: string;
@@ -99,6 +100,11 @@ describe('embedded access (chdb)', () => {
     const empty: ExternalTable = { name: '_data_empty', columns: [{ name: 'k', type: 'UInt64' }], rows: [] };
     const r4 = await ch.query("SELECT count() AS c FROM t WHERE k IN _data_empty AND s != '_data_empty'", { external: [empty] });
     expect(r4.rows).toEqual([{ c: '0' }]);
+    // Pre-encoded (the coordinator's encodedOnce): the text is inlined, `rows` ignored.
+    const pre = encodedOnce(keys);
+    expect(pre.rows).toEqual([]);
+    expect((await ch.query('SELECT t.k AS k, _data_abc123.label AS label FROM t INNER JOIN _data_abc123 ON t.k = _data_abc123.k ORDER BY k', { external: [pre] })).rows).toEqual(r2.rows);
+    expect((await ch.query("SELECT count() AS c FROM t WHERE k IN _data_empty", { external: [encodedOnce(empty)] })).rows).toEqual([{ c: '0' }]);
   });
 
   it('does not leak a failed query\'s output into the next result', async () => {

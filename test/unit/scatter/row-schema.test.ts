@@ -32,3 +32,19 @@ describe('rows in shard responses and requests', () => {
     expect(q.error?.issues[0]?.path.slice(0, 3)).toEqual(['external', 0, 'rows']);
   });
 });
+
+describe('shipped sets encoded once per query', () => {
+  test('encodedOnce: one shared JSONEachRow text per table, rows dropped, idempotent; the shard accepts it', async () => {
+    const { encodedOnce } = await import('../../../shared/scatter/gather.js');
+    const { toJsonEachRow } = await import('../../../shared/clickhouse/sql-text.js');
+    const t = { name: '_data_1', columns: [{ name: 'u', type: 'UInt64' }], rows: [{ u: '18446744073709551615' }, { u: 3 }] };
+    const e = encodedOnce(t);
+    expect(e).toBe(encodedOnce(t));
+    expect(encodedOnce(e)).toBe(e);
+    expect([e.rows, e.jsonEachRow]).toEqual([[], toJsonEachRow(t.rows)]);
+    expect(t.rows).toHaveLength(2);
+    const q = shardPayloadSchema.safeParse({ ...query([]), external: [{ name: e.name, columns: e.columns, jsonEachRow: e.jsonEachRow }] });
+    expect(q.success).toBe(true);
+    expect(shardPayloadSchema.safeParse({ ...query([]), external: [{ name: 'x', columns: e.columns, jsonEachRow: 7 }] }).success).toBe(false);
+  });
+});
