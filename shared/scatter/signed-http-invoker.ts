@@ -1,7 +1,7 @@
 // The coordinator's QUERY fan-out invoker: Lambda Invoke as a SigV4-signed node:http POST, without
 // the AWS SDK's per-call middleware stack. Issue 7 item 2: through InvokeCommand a 64-way fan-out
 // costs ~200-290 us of coordinator CPU per call against ~60 us for a raw POST (docs/benchmarks.md
-// section 1); this path signs (sigv4.ts) and posts, nothing else.
+// section 2); this path signs (sigv4.ts) and posts, nothing else.
 //
 // It behaves exactly as createLambdaInvoker (lambda-invoker.ts), which stays for everything else
 // (tree invocations, tools) and stays selectable (CH_SCATTER_INVOKER=sdk):
