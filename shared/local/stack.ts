@@ -1,6 +1,7 @@
 // The local stack (`ch-scatter dev`): what AWS runs, on one machine.
-//   shard hosts      one child process per (shard, replica) running the shard function with its
-//                    adapter (embedded chdb or HTTP) and the replica's `fault` config;
+//   shard hosts      the shard function per (shard, replica) with its adapter and the replica's
+//                    `fault` config: a child process for an embedded (chdb) replica, in this
+//                    process for an HTTP one (shard-host.ts, in-process-host.ts);
 //   Invoke endpoint  POST /2015-03-31/functions/{name}/invocations, answering like Lambda;
 //   coordinator      the SAME handler as the Lambda, reached through api-server.ts, whose query
 //                    invoker is the one AWS runs (the lean signed node:http client by default,
