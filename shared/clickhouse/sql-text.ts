@@ -52,7 +52,6 @@ export function quoteIdent(name: string): string {
   return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
 }
 
-/** Rows as JSONEachRow text; BigInt becomes a string (ClickHouse JSON conventions). */
 /** An external table's data as JSONEachRow lines: its pre-encoded text, else its rows encoded. */
 export function externalJsonEachRow(t: ExternalTable): string {
   return t.jsonEachRow ?? toJsonEachRow(t.rows);
@@ -63,6 +62,7 @@ export function externalIsEmpty(t: ExternalTable): boolean {
   return t.jsonEachRow !== undefined ? t.jsonEachRow.trim() === '' : t.rows.length === 0;
 }
 
+/** Rows as JSONEachRow text; BigInt becomes a string (ClickHouse JSON conventions). */
 export function toJsonEachRow(rows: Record<string, unknown>[]): string {
   // Rows that came over JSON hold no BigInt: plain JSON.stringify (a replacer function is called for
   // every value and costs ~3x). A row with a BigInt (built in-process) throws and takes the slow path.
