@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     pool: 'forks',
     maxWorkers: 2,
-    include: ['test/**/*.test.ts', 'shared/**/*.test.ts', 'functions/**/*.test.ts', 'cdk/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'functions/**/*.test.ts', 'cdk/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -17,7 +17,9 @@ export interface BenchCluster {
   stop(): Promise<void>;
 }
 
-export async function startCluster(n: number, portBase: number, cluster = 'scatter'): Promise<BenchCluster> {
+export async function startCluster(n: number, basePort: number, cluster = 'scatter'): Promise<BenchCluster> {
+  // CH_PORT_OFFSET shifts the range, as in test/support/ch-servers.ts, for side-by-side checkouts.
+  const portBase = basePort + Number(process.env.CH_PORT_OFFSET ?? 0);
   const dir = mkdtempSync(join(tmpdir(), 'ch-bench-'));
   const args = (cmd: string) => [SCRIPT, cmd, String(n), String(portBase), dir];
   const env = { ...process.env, CH_CLUSTER_NAME: cluster, CH_EXTRA_CLUSTERS: '' };

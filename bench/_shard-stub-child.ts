@@ -1,5 +1,5 @@
 // A child process serving N stand-in shard functions behind the project's local Lambda Invoke
-// endpoint (shared/local/invoke-server.ts), for the fanout, hedging and tree benches. The
+// endpoint (local/invoke-server.ts), for the fanout, hedging and tree benches. The
 // functions run no engine: they answer a valid ShardSuccess after an optional sleep.
 //   spec.shards          function names ch-scatter-shard-0..N-1
 //   spec.baseMs          sleep before answering (0 = answer on the next tick)
@@ -7,7 +7,7 @@
 //                        (independently per request, so a hedge to the other replica is
 //                        normally fast, as in seed 003's simulation)
 //   spec.rows            rows to put in every answer (payload size experiments)
-import { startInvokeServer } from '../shared/local/invoke-server.js';
+import { startInvokeServer } from '../local/invoke-server.js';
 
 interface Spec {
   shards: number;

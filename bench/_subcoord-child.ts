@@ -3,10 +3,10 @@
 // coordinator's default shard invoker, signed node:http) behind its own local Invoke endpoint; its shards are the stub functions of
 // _shard-stub-child.ts at spec.shardEndpoint.
 import { setMaxListeners } from 'node:events';
-import { startInvokeServer } from '../shared/local/invoke-server.js';
-import { createSignedHttpInvoker } from '../shared/scatter/signed-http-invoker.js';
-import { createHedgeState } from '../shared/scatter/hedge.js';
-import { createSubCoordinatorFunction } from '../shared/scatter/tree-lambda.js';
+import { startInvokeServer } from '../local/invoke-server.js';
+import { createSignedHttpInvoker } from '../adapters/aws/signed-http-invoker.js';
+import { createHedgeState } from '../core/scatter/hedge.js';
+import { createSubCoordinatorFunction } from '../adapters/aws/tree-lambda-invoker.js';
 import { stubTopology } from './_stub-plan.js';
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as { shards: number; shardEndpoint: string; maxConcurrency: number };

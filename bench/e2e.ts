@@ -15,16 +15,16 @@
 // compared (floats to 9 significant digits): a fast wrong answer would not count.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { parseTopology } from '../shared/config/load.js';
-import { planQuery } from '../shared/plan/index.js';
-import { runQuery, type QueryResponse } from '../shared/scatter/run-query.js';
-import { createHedgeState } from '../shared/scatter/hedge.js';
-import { startLocalShards } from '../shared/local/stack.js';
-import { createHttpAccess } from '../shared/clickhouse/http.js';
-import { executeShardRequest } from '../shared/scatter/shard-exec.js';
-import type { ShardInvoker } from '../shared/scatter/invoker.js';
-import type { ShardResponse } from '../shared/scatter/protocol.js';
-import { createLambdaInvoker } from '../shared/scatter/lambda-invoker.js';
+import { parseTopology } from '../core/config/load.js';
+import { planQuery } from '../core/plan/index.js';
+import { runQuery, type QueryResponse } from '../core/scatter/run-query.js';
+import { createHedgeState } from '../core/scatter/hedge.js';
+import { startLocalShards } from '../local/stack.js';
+import { createHttpAccess } from '../adapters/clickhouse/http.js';
+import { executeShardRequest } from '../core/shard/execute.js';
+import type { ShardInvoker } from '../core/scatter/invoker.js';
+import type { ShardResponse } from '../core/protocol/shard-wire.js';
+import { createLambdaInvoker } from '../adapters/aws/lambda-invoker.js';
 import { chHttp, startCluster } from './_ch-cluster.js';
 import { quantile, r2, table } from './_stats.js';
 

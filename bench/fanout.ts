@@ -15,11 +15,11 @@
 // hand-written signer vs @smithy/signature-v4 (bench/_signer-cost.ts), as sigv4_sign_us.
 import http from 'node:http';
 import { setMaxListeners } from 'node:events';
-import { createLambdaInvoker } from '../shared/scatter/lambda-invoker.js';
-import { createSignedHttpInvoker } from '../shared/scatter/signed-http-invoker.js';
-import { gather } from '../shared/scatter/gather.js';
-import { createHedgeState } from '../shared/scatter/hedge.js';
-import type { ShardRequest } from '../shared/scatter/protocol.js';
+import { createLambdaInvoker } from '../adapters/aws/lambda-invoker.js';
+import { createSignedHttpInvoker } from '../adapters/aws/signed-http-invoker.js';
+import { gather } from '../core/scatter/gather.js';
+import { createHedgeState } from '../core/scatter/hedge.js';
+import type { ShardRequest } from '../core/protocol/shard-wire.js';
 import { startChild } from './_fork.js';
 import { stubPlan, stubTopology, countingMerger } from './_stub-plan.js';
 import { signerCost } from './_signer-cost.js';

@@ -1,8 +1,8 @@
 // Merge cost of seed 003's partial (count, sum, min, max, top-k of (score, key)): one merge at
 // k = 10 and k = 100, and folding 64 partials. Reference (the seed's heap-based Rust, this
 // machine): 266 ns / 4.6 us per merge, 17 us / 300 us for 64 partials. Ours is a linear merge of
-// two sorted lists into a reused buffer (shared/partials/seed-partial.ts).
-import { emptySeedPartial, foldSeedPartials, mergeSeedPartial, seedPartialOf, type SeedPartial } from '../shared/partials/seed-partial.js';
+// two sorted lists into a reused buffer (bench/support/sorted-topk-partial.ts).
+import { emptySeedPartial, foldSeedPartials, mergeSeedPartial, seedPartialOf, type SeedPartial } from './support/sorted-topk-partial.js';
 
 function partials(count: number, k: number, seed: number): SeedPartial[] {
   let x = seed >>> 0;

@@ -1,7 +1,7 @@
 // Command dispatch for `ch-scatter`. Each command lives in bin/commands/<name>.ts and exports
 // `run(args: string[]): Promise<number>` (the exit code) plus a one-line `summary`.
-import { ConfigError } from '../shared/config/load.js';
-import { isScatterError } from '../shared/errors.js';
+import { ConfigError } from '../core/config/load.js';
+import { isScatterError } from '../core/errors.js';
 
 const COMMANDS = ['dev', 'query', 'explain', 'exec', 'insert', 'check'] as const;
 type CommandName = (typeof COMMANDS)[number];

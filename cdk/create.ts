@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { loadTopology } from '../shared/config/load.js';
+import { loadTopology } from '../core/config/load.js';
 import { PROJECT_ROOT } from './bundling.js';
 import { parseDeployOptions } from './deploy-options.js';
 import { ChScatterStack } from './stack.js';

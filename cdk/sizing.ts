@@ -11,7 +11,7 @@
 // - Lambda gives CPU in proportion to memory (1769 MB = one vCPU). The coordinator parses, plans and
 //   merges partials on arrival; tight deadlines and wide fan-outs are CPU-bound, so it gets a full vCPU
 //   there. Shard functions mostly wait on ClickHouse and relay one partial: 512 MB is plenty.
-import type { QueryDefaults } from '../shared/config/schema.js';
+import type { QueryDefaults } from '../core/config/schema.js';
 
 export const API_GATEWAY_MAX_S = 29;
 export const HTTP_API_INTEGRATION_MAX_S = 30;

@@ -3,8 +3,8 @@
 import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
-import { localOnlyProblems } from '../shared/config/load.js';
-import type { Topology } from '../shared/config/schema.js';
+import { localOnlyProblems } from '../core/config/load.js';
+import type { Topology } from '../core/config/schema.js';
 import type { DeployOptions } from './deploy-options.js';
 import { deriveSizing, type Sizing } from './sizing.js';
 import { Alarms } from './constructs/alarms.js';

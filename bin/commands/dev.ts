@@ -2,8 +2,8 @@
 // stdout carries exactly one line, `ready http://127.0.0.1:PORT` (scripts wait for it); the demo's
 // example queries and all logs go to stderr. SIGINT/SIGTERM stop every child process cleanly.
 import { parseArgs, flagString } from '../args.js';
-import { startLocalStack } from '../../shared/local/stack.js';
-import { demoExamples } from '../../shared/local/demo.js';
+import { startLocalStack } from '../../local/stack.js';
+import { demoExamples } from '../../local/demo.js';
 
 export const summary = 'run the local stack: every shard an engine in its own process, a local Lambda Invoke endpoint, the coordinator behind the HTTP API';
 export const usage = 'dev --config FILE [--port 3000] [--demo]';

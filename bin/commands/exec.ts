@@ -3,7 +3,7 @@
 // starts temporary shard processes for embedded replicas (the directories must not be in use by
 // a running `ch-scatter dev`) and stops them afterwards.
 import { parseArgs } from '../args.js';
-import { errorLine, postJson, targetOf, loadConfig } from '../../shared/scatter/client.js';
+import { errorLine, postJson, targetOf, loadConfig } from '../api-client.js';
 
 export const summary = 'run a statement on every replica of every shard (local stack admin route; --config starts temporary shard processes)';
 export const usage = 'exec (--config FILE | --url URL) "SQL"';
@@ -25,7 +25,7 @@ export async function run(args: string[]): Promise<number> {
   let res: { status: number; body: unknown };
   if (target.url) res = await postJson(`${target.url}/admin/exec`, { sql });
   else {
-    const { startLocalStack } = await import('../../shared/local/stack.js');
+    const { startLocalStack } = await import('../../local/stack.js');
     const stack = await startLocalStack({ topo: loadConfig(target), logLevel: 'ERROR' });
     try {
       res = await postJson(`${stack.url}/admin/exec`, { sql });

@@ -3,13 +3,13 @@
 // GLOBAL IN / JOIN subqueries: only then are temporary shard processes started.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from '../args.js';
-import { errorLine, postJson, targetOf, loadConfig } from '../../shared/scatter/client.js';
-import { runExplain } from '../../shared/scatter/run-query.js';
-import { createHedgeState } from '../../shared/scatter/hedge.js';
-import type { ShardInvoker } from '../../shared/scatter/invoker.js';
-import type { Topology } from '../../shared/config/schema.js';
-import { explainPlan, planQuery, renderExplainText, type ExplainResponse } from '../../shared/plan/index.js';
-import type { PlanFn } from '../../shared/scatter/run-query.js';
+import { errorLine, postJson, targetOf, loadConfig } from '../api-client.js';
+import { runExplain } from '../../core/scatter/run-query.js';
+import { createHedgeState } from '../../core/scatter/hedge.js';
+import type { ShardInvoker } from '../../core/scatter/invoker.js';
+import type { Topology } from '../../core/config/schema.js';
+import { explainPlan, planQuery, renderExplainText, type ExplainResponse } from '../../core/plan/index.js';
+import type { PlanFn } from '../../core/scatter/run-query.js';
 
 export const summary = 'show the per-shard SQL, skipped shards, shipped data and the merge, without running the query (--config plans locally; shard processes start only for GLOBAL subqueries)';
 export const usage = 'explain (--config FILE | --url URL) [--json] "SQL"';
@@ -20,8 +20,8 @@ export const usage = 'explain (--config FILE | --url URL) [--json] "SQL"';
  * takes seconds and must not eat the subquery's time budget).
  */
 function lazyLocalInvoker(topo: Topology): ShardInvoker & { stop(): Promise<void>; warm(): Promise<unknown> } {
-  let started: ReturnType<typeof import('../../shared/local/stack.js')['startLocalShards']> | undefined;
-  const get = () => (started ??= import('../../shared/local/stack.js').then((m) => m.startLocalShards(topo)));
+  let started: ReturnType<typeof import('../../local/stack.js')['startLocalShards']> | undefined;
+  const get = () => (started ??= import('../../local/stack.js').then((m) => m.startLocalShards(topo)));
   return {
     warm: get,
     async invoke(shard, payload, signal) {

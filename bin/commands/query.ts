@@ -1,8 +1,8 @@
 // `ch-scatter query (--config FILE | --url URL) [--json] [--timeout MS] "SQL"`.
 import { parseArgs, flagString } from '../args.js';
-import { errorLine, postJson, targetOf, loadConfig } from '../../shared/scatter/client.js';
-import { renderSummary, renderTable } from '../../shared/scatter/render.js';
-import type { QueryResponse } from '../../shared/scatter/run-query.js';
+import { errorLine, postJson, targetOf, loadConfig } from '../api-client.js';
+import { renderSummary, renderTable } from '../render.js';
+import type { QueryResponse } from '../../core/scatter/run-query.js';
 
 export const summary =
   'run a SELECT and print a table and a shard summary (--json: the raw response). With --config the local stack is started in-process for the one query: embedded replicas get temporary shard processes, so the directories must not be in use by a running `ch-scatter dev`';
@@ -32,7 +32,7 @@ export async function run(args: string[]): Promise<number> {
   let res: { status: number; body: unknown };
   if (target.url) res = await postJson(`${target.url}/query`, body);
   else {
-    const { startLocalStack } = await import('../../shared/local/stack.js');
+    const { startLocalStack } = await import('../../local/stack.js');
     const stack = await startLocalStack({ topo: loadConfig(target), logLevel: 'ERROR' });
     try {
       res = await postJson(`${stack.url}/query`, body);

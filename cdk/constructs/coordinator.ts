@@ -8,7 +8,7 @@
 import { ArnFormat, Duration, Names, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { Topology } from '../../shared/config/schema.js';
+import type { Topology } from '../../core/config/schema.js';
 import { ENTRY } from '../bundling.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
 import type { ShardFunction } from './shard-function.js';

@@ -5,7 +5,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import type { Schedule } from '../../shared/config/schema.js';
+import type { Schedule } from '../../core/config/schema.js';
 
 export const SCHEDULE_EVENT_KIND = 'ch-scatter.schedule';
 

@@ -5,7 +5,7 @@
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { ShardConfig } from '../../shared/config/schema.js';
+import type { ShardConfig } from '../../core/config/schema.js';
 import { ENTRY } from '../bundling.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
 

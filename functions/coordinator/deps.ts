@@ -3,19 +3,19 @@
 // router for scheduled inserts, and the Distributed parity guard. Heavy modules load lazily so a
 // cold start pays only for what this invocation uses. Everything that touches ClickHouse goes
 // through the shard functions: the coordinator holds no database credentials.
-import type { Topology } from '../../shared/config/schema.js';
-import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
-import type { ShardInvoker } from '../../shared/scatter/invoker.js';
+import type { Topology } from '../../core/config/schema.js';
+import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
+import type { ShardInvoker } from '../../core/scatter/invoker.js';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import type { TreeInvoker } from '../../shared/scatter/tree.js';
-import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../../shared/scatter/lambda-invoker.js';
-import { createSignedHttpInvoker } from '../../shared/scatter/signed-http-invoker.js';
-import { createHedgeState, type HedgeState } from '../../shared/scatter/hedge.js';
-import type { PlanFn } from '../../shared/scatter/run-query.js';
-import type { QueryPlan } from '../../shared/plan/types.js';
-import { createAdminAccess } from '../../shared/scatter/admin-access.js';
-import { ScatterError } from '../../shared/errors.js';
+import type { TreeInvoker } from '../../core/scatter/tree.js';
+import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../../adapters/aws/lambda-invoker.js';
+import { createSignedHttpInvoker } from '../../adapters/aws/signed-http-invoker.js';
+import { createHedgeState, type HedgeState } from '../../core/scatter/hedge.js';
+import type { PlanFn } from '../../core/scatter/run-query.js';
+import type { QueryPlan } from '../../core/plan/types.js';
+import { createAdminAccess } from '../../core/scatter/shard-admin-access.js';
+import { ScatterError } from '../../core/errors.js';
 import type { RowWriter } from './schedule.js';
 import { topologyFromEnv } from './topology-env.js';
 
@@ -51,14 +51,14 @@ export async function treeDeps(topo: Topology, env: NodeJS.ProcessEnv, client: L
   if (!(above > 0) || topo.shards.length <= above) return undefined;
   const self = selfFunctionName(env);
   if (!self) throw new ScatterError('INTERNAL', `query.treeFanoutAbove is ${above} with ${topo.shards.length} shards, but the coordinator does not know its own function name (set CH_SCATTER_SELF_FUNCTION)`);
-  const { createTreeLambdaInvoker } = await import('../../shared/scatter/tree-lambda.js');
+  const { createTreeLambdaInvoker } = await import('../../adapters/aws/tree-lambda-invoker.js');
   return createTreeLambdaInvoker({ functionName: () => self, client });
 }
 
 /** A RowWriter over the router, writing through `getAccess(shard, replica)`. */
 export function routerWriter(topo: Topology, getAccess: (shard: number, replica: number) => ClickHouseAccess | Promise<ClickHouseAccess>): RowWriter {
   return async (table, rows) => {
-    const { insertRows } = await import('../../shared/router/index.js');
+    const { insertRows } = await import('../../core/router/index.js');
     const r = await insertRows(rows, table, topo, getAccess);
     if (!r.ok) {
       const bad = r.bad.slice(0, 3).map((b) => `line ${b.line}: ${b.message}`);
@@ -115,7 +115,7 @@ export function createQueryInvoker(
 
 export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): Promise<CoordinatorDeps> {
   const topo = topologyFromEnv(env);
-  const [{ planQuery }, { explainPlan }] = await Promise.all([import('../../shared/plan/index.js'), import('../../shared/plan/explain.js')]);
+  const [{ planQuery }, { explainPlan }] = await Promise.all([import('../../core/plan/index.js'), import('../../core/plan/explain.js')]);
   const kind = queryInvokerKind(env);
   const maxSockets = Math.max(64, topo.query.maxConcurrency * 2);
   const client = createLambdaClient({ maxSockets, endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT });
@@ -159,7 +159,7 @@ export function parityTarget(topo: Topology): { shard: number; replicas: number[
 
 /** The first invocation refuses to serve when the topology disagrees with ClickHouse's cluster. */
 async function parityGuard(topo: Topology, invoker: ShardInvoker): Promise<void> {
-  const [{ assertParityAtStartup }, { createShardReadAccess }] = await Promise.all([import('../../shared/sharding/parity.js'), import('../../shared/scatter/shard-read-access.js')]);
+  const [{ assertParityAtStartup }, { createShardReadAccess }] = await Promise.all([import('../../core/sharding/parity.js'), import('../../core/scatter/shard-read-access.js')]);
   const target = parityTarget(topo);
   if (topo.distributedCheck?.endpoint && !target.endpointIsShard) {
     console.warn(`parity: distributedCheck.endpoint ${topo.distributedCheck.endpoint} is not a shard replica; the coordinator checked shard 0 through its function (run \`ch-scatter check --config\` to check the endpoint itself)`);

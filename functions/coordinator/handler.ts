@@ -11,10 +11,10 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ScatterError, toClientError } from '../../shared/errors.js';
-import { runExplain, runQuery, type RunDeps } from '../../shared/scatter/run-query.js';
-import { runSubCoordinator } from '../../shared/scatter/tree.js';
-import type { TreeRequest, TreeResponse } from '../../shared/scatter/tree-protocol.js';
+import { ScatterError, toClientError } from '../../core/errors.js';
+import { runExplain, runQuery, type RunDeps } from '../../core/scatter/run-query.js';
+import { runSubCoordinator } from '../../core/scatter/tree.js';
+import type { TreeRequest, TreeResponse } from '../../core/protocol/tree-wire.js';
 import { bodyOf, isHttpEvent, json, routeOf } from './http-event.js';
 import { isScheduleEvent, runSchedule, type ScheduleRun } from './schedule.js';
 import { METRIC, recordResult, recordShard } from './observe.js';
@@ -74,7 +74,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
   }
 
   /**
-   * A sub-coordinator request from a root coordinator (the aggregation tree, shared/scatter/tree.ts):
+   * A sub-coordinator request from a root coordinator (the aggregation tree, core/scatter/tree.ts):
    * fan out to the named shards under the root's deadline and answer their (pre-)merged partials.
    * It never fans out further (runSubCoordinator uses the flat gather), so the tree has two levels.
    */

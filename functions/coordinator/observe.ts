@@ -2,7 +2,7 @@
 // for shard latency, partial results, hedges and errors. Kept apart from the handler so the
 // names stay stable (the names live in metric-names.ts, which the CDK alarms import too).
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import type { ShardOutcome } from '../../shared/scatter/call-shard.js';
+import type { ShardOutcome } from '../../core/scatter/call-shard.js';
 import { METRIC } from './metric-names.js';
 
 export { METRIC };

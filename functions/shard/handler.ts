@@ -1,4 +1,4 @@
-// The shard function: middy wiring around the core shard execution (shared/scatter/shard-exec.ts).
+// The shard function: middy wiring around the core shard execution (core/shard/execute.ts).
 // It parses the Invoke payload, picks (and caches, per warm container) the ClickHouse access
 // for the replica named in the payload, and answers with a ShardResponse. It never throws for a
 // bad request or a ClickHouse failure: those are typed failures the coordinator can merge.
@@ -18,10 +18,10 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
-import { createAccess, type Credentials } from '../../shared/clickhouse/factory.js';
-import type { ShardResponse } from '../../shared/scatter/protocol.js';
-import { parseWritableTables } from '../../shared/scatter/shard-exec.js';
+import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
+import { createAccess, type Credentials } from '../../adapters/clickhouse/factory.js';
+import type { ShardResponse } from '../../core/protocol/shard-wire.js';
+import { parseWritableTables } from '../../core/shard/execute.js';
 import { createShardHandler, type ShardHandlerDeps, type ShardHandlerFn } from './shard-function.js';
 
 export { createShardHandler, type ShardHandlerDeps, type ShardHandlerFn } from './shard-function.js';

@@ -5,9 +5,9 @@
 import type { Context } from 'aws-lambda';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
-import { executeShardRequest } from '../../shared/scatter/shard-exec.js';
-import type { ShardFailure, ShardResponse } from '../../shared/scatter/protocol.js';
+import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
+import { executeShardRequest } from '../../core/shard/execute.js';
+import type { ShardFailure, ShardResponse } from '../../core/protocol/shard-wire.js';
 
 export interface ShardHandlerDeps {
   /** The access for replica `i` of this shard; called per request, so cache inside. */

@@ -8,12 +8,12 @@
 // every outstanding invoke AT the deadline; the rest is merge, finalize, HTTP on 2 shared cores).
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../shared/local/stack.js';
-import type { EngineProcess } from '../../shared/local/engine-process.js';
-import { createPlacement } from '../../shared/sharding/index.js';
-import { DEMO_DDL, DEMO_LOCAL, demoInsertFor } from '../../shared/local/demo.js';
-import { createLambdaInvoker, shardFunctionNames } from '../../shared/scatter/lambda-invoker.js';
-import { createAdminAccess } from '../../shared/scatter/admin-access.js';
+import { startLocalStack, type LocalStack } from '../../local/stack.js';
+import type { EngineProcess } from '../support/engine-process/engine-process.js';
+import { createPlacement } from '../../core/sharding/index.js';
+import { DEMO_DDL, DEMO_LOCAL, demoInsertFor } from '../../local/demo.js';
+import { createLambdaInvoker, shardFunctionNames } from '../../adapters/aws/lambda-invoker.js';
+import { createAdminAccess } from '../../core/scatter/shard-admin-access.js';
 import { e2eTopology, post, startOracle, tempDir, type ShardSpec } from './support.js';
 
 const ROWS = 30_000;

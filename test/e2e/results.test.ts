@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../shared/local/stack.js';
-import type { EngineProcess } from '../../shared/local/engine-process.js';
+import { startLocalStack, type LocalStack } from '../../local/stack.js';
+import type { EngineProcess } from '../support/engine-process/engine-process.js';
 import { e2eTopology, expectSameRows, post, startOracle, tempDir } from './support.js';
 
 const ROWS = 50_000;

@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import { expect } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
-import { parseTopology } from '../../shared/config/load.js';
-import type { Topology } from '../../shared/config/schema.js';
-import { spawnEngine, type EngineProcess } from '../../shared/local/engine-process.js';
-import { DEMO_DDL, DEMO_LOCAL, demoSelect } from '../../shared/local/demo.js';
+import { parseTopology } from '../../core/config/load.js';
+import type { Topology } from '../../core/config/schema.js';
+import { spawnEngine, type EngineProcess } from '../support/engine-process/engine-process.js';
+import { DEMO_DDL, DEMO_LOCAL, demoSelect } from '../../local/demo.js';
 
 export interface ShardSpec {
   weight?: number;

@@ -7,12 +7,12 @@
 // and the same SDK invoker) and the single-node oracle's.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../shared/local/stack.js';
-import type { EngineProcess } from '../../shared/local/engine-process.js';
-import { createLambdaInvoker } from '../../shared/scatter/lambda-invoker.js';
-import { createHedgeState } from '../../shared/scatter/hedge.js';
-import { runQuery, type PlanFn } from '../../shared/scatter/run-query.js';
-import { planQuery } from '../../shared/plan/index.js';
+import { startLocalStack, type LocalStack } from '../../local/stack.js';
+import type { EngineProcess } from '../support/engine-process/engine-process.js';
+import { createLambdaInvoker } from '../../adapters/aws/lambda-invoker.js';
+import { createHedgeState } from '../../core/scatter/hedge.js';
+import { runQuery, type PlanFn } from '../../core/scatter/run-query.js';
+import { planQuery } from '../../core/plan/index.js';
 import { e2eTopology, expectSameRows, post, startOracle, tempDir } from './support.js';
 
 const ROWS = 20_000;

@@ -1,7 +1,7 @@
 // Assertions on the synthesized template: what the issue asks the CDK app to guarantee.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
-import { parseTopology } from '../../shared/config/load.js';
+import { parseTopology } from '../../core/config/load.js';
 import { awsExample, build, logicalId, render, resourcesOf, type Built } from './support.js';
 
 const FN = 'AWS::Lambda::Function';

@@ -27,7 +27,7 @@ import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { startLocalStack, type LocalStack } from '../../shared/local/stack.js';
+import { startLocalStack, type LocalStack } from '../../local/stack.js';
 import { tempDir } from '../e2e/support.js';
 import { DIST, preloadShards, quantile, reliabilityTopology, sensorsByShard } from './support.js';
 

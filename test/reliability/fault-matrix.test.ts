@@ -5,7 +5,7 @@
 // shards behind the real SDK and the local Invoke endpoint (which applies Lambda's payload limit).
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../shared/local/stack.js';
+import { startLocalStack, type LocalStack } from '../../local/stack.js';
 import { tempDir } from '../e2e/support.js';
 import { DIST, preloadShards, reliabilityTopology, sensorsByShard } from './support.js';
 

@@ -15,13 +15,13 @@
 //                 sharding expression) refuses to serve when distributedCheck is on.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../shared/config/load.js';
-import type { Topology } from '../../shared/config/schema.js';
-import { startLocalShards, startLocalStack, type LocalShards, type LocalStack } from '../../shared/local/stack.js';
-import { createHttpAccess } from '../../shared/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
-import { executeShardRequest } from '../../shared/scatter/shard-exec.js';
-import type { ShardFailure, ShardRequest, ShardSuccess } from '../../shared/scatter/protocol.js';
+import { parseTopology } from '../../core/config/load.js';
+import type { Topology } from '../../core/config/schema.js';
+import { startLocalShards, startLocalStack, type LocalShards, type LocalStack } from '../../local/stack.js';
+import { createHttpAccess } from '../../adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
+import { executeShardRequest } from '../../core/shard/execute.js';
+import type { ShardFailure, ShardRequest, ShardSuccess } from '../../core/protocol/shard-wire.js';
 import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
 import { directCoordinator, httpEvent } from './coordinator-direct.js';
 

@@ -8,9 +8,9 @@
 // stopped and each shard directory is opened again: the same databases, tables and row counts.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../shared/local/stack.js';
+import { startLocalStack, type LocalStack } from '../../local/stack.js';
 import { HOSTILE_CASES, type HostileCase } from '../fixtures/hostile-requests.js';
-import { FORWARDED_SETTINGS } from '../../shared/plan/index.js';
+import { FORWARDED_SETTINGS } from '../../core/plan/index.js';
 import { tempDir } from '../e2e/support.js';
 import { DIST, inspectShardDirs, preloadShards, reliabilityTopology, type DirState } from '../reliability/support.js';
 import { directCoordinator, httpEvent, type DirectHandler } from '../reliability/coordinator-direct.js';

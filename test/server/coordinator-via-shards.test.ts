@@ -4,9 +4,9 @@
 // endpoint, and the coordinator's real loadDefaultDeps pointed at it with the real Lambda SDK.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from 'aws-lambda';
-import { parseTopology } from '../../shared/config/load.js';
-import type { Topology } from '../../shared/config/schema.js';
-import { startInvokeServer, type InvokeServer } from '../../shared/local/invoke-server.js';
+import { parseTopology } from '../../core/config/load.js';
+import type { Topology } from '../../core/config/schema.js';
+import { startInvokeServer, type InvokeServer } from '../../local/invoke-server.js';
 import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
 import { createCoordinatorHandler, createTools } from '../../functions/coordinator/handler.js';
 import { loadDefaultDeps, parityTarget } from '../../functions/coordinator/deps.js';

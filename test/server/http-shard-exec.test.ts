@@ -3,10 +3,10 @@
 // system.processes (gone right after the deadline) and system.query_log (ended by a cancel,
 // code 394, not by the server's timeout 159).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpAccess } from '../../shared/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
-import { executeShardRequest } from '../../shared/scatter/shard-exec.js';
-import type { ShardFailure, ShardRequest, ShardSuccess } from '../../shared/scatter/protocol.js';
+import { createHttpAccess } from '../../adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
+import { executeShardRequest } from '../../core/shard/execute.js';
+import type { ShardFailure, ShardRequest, ShardSuccess } from '../../core/protocol/shard-wire.js';
 import { chRows, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 19210 });

@@ -5,11 +5,11 @@
 // (18.16's sumMap takes numeric keys only). One server through
 // test/support/ch-servers.ts: HTTP 19452, TCP 19502 (H4's range).
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createHttpAccess } from '../../shared/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
-import { splitQuery, HLL_RSE, DDSKETCH_ALPHA } from '../../shared/partials/index.js';
-import { parseSelect, printSelect } from '../../shared/sql/index.js';
-import type { SelectQuery } from '../../shared/sql/ast.js';
+import { createHttpAccess } from '../../adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
+import { splitQuery, HLL_RSE, DDSKETCH_ALPHA } from '../../core/partials/index.js';
+import { parseSelect, printSelect } from '../../core/sql/index.js';
+import type { SelectQuery } from '../../core/sql/ast.js';
 import { useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 19452 });

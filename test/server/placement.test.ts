@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'chdb';
-import { createPlacement, type KeyValue } from '../../shared/sharding/index.js';
+import { createPlacement, type KeyValue } from '../../core/sharding/index.js';
 import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
 
 const WEIGHTS = [1, 2, 1];

@@ -1,5 +1,5 @@
 // The router against real 18.16 servers: rows written straight to shard-local tables by
-// shared/router (and by `ch-scatter insert --config`) must sit on exactly the servers where a
+// core/router (and by `ch-scatter insert --config`) must sit on exactly the servers where a
 // Distributed table on the same cluster puts the same rows; a down shard is reported, not hidden.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseTopology } from '../../shared/config/load.js';
-import { createHttpAccess } from '../../shared/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
-import { insertRows } from '../../shared/router/index.js';
+import { parseTopology } from '../../core/config/load.js';
+import { createHttpAccess } from '../../adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
+import { insertRows } from '../../core/router/index.js';
 import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
 
 const PORT_BASE = 19110;

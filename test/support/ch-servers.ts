@@ -42,8 +42,15 @@ function env(o: ChServersOptions): NodeJS.ProcessEnv {
   return { ...process.env, CH_CLUSTER_NAME: o.clusterName ?? 'scatter', CH_EXTRA_CLUSTERS: extra };
 }
 
+/**
+ * Every test file has its own fixed port range; CH_PORT_OFFSET shifts all of them at once so two
+ * checkouts can run their suites side by side on one machine without their servers colliding.
+ */
+const PORT_OFFSET = Number(process.env.CH_PORT_OFFSET ?? 0);
+
 /** Start N servers in a fresh temp dir; resolves once every one answers /ping. */
-export async function startChServers(o: ChServersOptions): Promise<ChServers> {
+export async function startChServers(opts: ChServersOptions): Promise<ChServers> {
+  const o = { ...opts, portBase: opts.portBase + PORT_OFFSET };
   const dir = mkdtempSync(join(tmpdir(), 'ch-servers-'));
   const pids = () => Array.from({ length: o.n }, (_, i) => {
     try { return Number(readFileSync(join(dir, `node-${i}`, 'server.pid'), 'utf8').trim()); } catch { return 0; }

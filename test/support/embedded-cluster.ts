@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ClickHouseAccess } from '../../shared/clickhouse/port.js';
-import { spawnEngine, type EngineProcess } from '../../shared/local/engine-process.js';
+import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
+import { spawnEngine, type EngineProcess } from './engine-process/engine-process.js';
 
 export interface EmbeddedClusterOptions {
   shards: number;

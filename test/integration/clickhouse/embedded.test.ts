@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEmbeddedAccess } from '../../../shared/clickhouse/embedded.js';
-import { encodedOnce } from '../../../shared/scatter/gather.js';
-import { ClickHouseError, type ClickHouseAccess, type ExternalTable } from '../../../shared/clickhouse/port.js';
+import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
+import { encodedOnce } from '../../../core/scatter/gather.js';
+import { ClickHouseError, type ClickHouseAccess, type ExternalTable } from '../../../core/clickhouse/port.js';
 
 let dir: string;
 let ch: ClickHouseAccess;
@@ -144,7 +144,7 @@ describe('embedded access (chdb)', () => {
 describe('quoting against the real engine (fast-check)', () => {
   it('any string survives as a literal and as shipped external data', async () => {
     const { default: fc } = await import('fast-check');
-    const { quoteString } = await import('../../../shared/clickhouse/sql-text.js');
+    const { quoteString } = await import('../../../core/clickhouse/sql-text.js');
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 40 }), async (s) => {
         const lit = await ch.query(`SELECT ${quoteString(s)} AS v`);

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { startInvokeServer, type InvokeServer } from '../../../shared/local/invoke-server.js';
-import { startShardHosts, type ShardHosts } from '../../../shared/local/shard-host.js';
-import type { ShardFailure, ShardRequest, ShardSuccess } from '../../../shared/scatter/protocol.js';
+import { startInvokeServer, type InvokeServer } from '../../../local/invoke-server.js';
+import { startShardHosts, type ShardHosts } from '../../../local/shard-host.js';
+import type { ShardFailure, ShardRequest, ShardSuccess } from '../../../core/protocol/shard-wire.js';
 
 let dir: string;
 let hosts: ShardHosts;

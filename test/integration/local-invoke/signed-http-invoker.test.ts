@@ -1,15 +1,15 @@
 // The coordinator's two query invokers against the project's local Lambda Invoke endpoint
-// (shared/local/invoke-server.ts, which answers as Lambda does), over real HTTP: the lean
+// (local/invoke-server.ts, which answers as Lambda does), over real HTTP: the lean
 // SigV4-signed one (createSignedHttpInvoker, the default) and the SDK one (createLambdaInvoker,
 // CH_SCATTER_INVOKER=sdk). Every case runs through both and must come out the same: success,
 // a thrown error (Unhandled + errorType), an unknown function (404), the concurrency cap (429),
 // an abort mid-flight that leaves a sibling call alone, and a malformed answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInvokeServer, type InvokeServer } from '../../../shared/local/invoke-server.js';
-import { createLambdaInvoker } from '../../../shared/scatter/lambda-invoker.js';
-import { createSignedHttpInvoker } from '../../../shared/scatter/signed-http-invoker.js';
-import { InvokeError } from '../../../shared/scatter/invoker.js';
-import type { ShardRequest, ShardSuccess } from '../../../shared/scatter/protocol.js';
+import { startInvokeServer, type InvokeServer } from '../../../local/invoke-server.js';
+import { createLambdaInvoker } from '../../../adapters/aws/lambda-invoker.js';
+import { createSignedHttpInvoker } from '../../../adapters/aws/signed-http-invoker.js';
+import { InvokeError } from '../../../core/scatter/invoker.js';
+import type { ShardRequest, ShardSuccess } from '../../../core/protocol/shard-wire.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseTopology } from '../../../shared/config/load.js';
-import { startLocalStack } from '../../../shared/local/stack.js';
+import { parseTopology } from '../../../core/config/load.js';
+import { startLocalStack } from '../../../local/stack.js';
 
 let dir: string;
 const config = { cluster: 'c', shards: [{ weight: 1, replicas: [{ embedded: 'data/shard-0' }] }], tables: { t_dist: { local: 't', shardingKey: { column: 'k', type: 'UInt64', function: 'identity' } } } };

@@ -2,7 +2,7 @@
 // yields exactly the single node's full sorted result, page by page, and each page's shard query
 // asks every shard for one page (LIMIT size + 1, no OFFSET) after the cursor.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { planQuery } from '../../../shared/plan/index.js';
+import { planQuery } from '../../../core/plan/index.js';
 import { startOracle, type Oracle } from './harness.js';
 
 let o: Oracle;

@@ -2,13 +2,13 @@
 // shard its own chdb process) and in ONE embedded node holding every row. A query runs both
 // ways: planQuery -> each shard's SQL on its shard -> Merger.add in a shuffled arrival order ->
 // finalize; and as written (Distributed name -> local name) on the single node.
-import type { Topology } from '../../../shared/config/schema.js';
-import { topologySchema } from '../../../shared/config/schema.js';
-import type { ClickHouseAccess, QueryResult } from '../../../shared/clickhouse/port.js';
-import { planQuery } from '../../../shared/plan/index.js';
-import type { FinalResult } from '../../../shared/partials/types.js';
-import { routeRows } from '../../../shared/router/index.js';
-import { createPlacement } from '../../../shared/sharding/index.js';
+import type { Topology } from '../../../core/config/schema.js';
+import { topologySchema } from '../../../core/config/schema.js';
+import type { ClickHouseAccess, QueryResult } from '../../../core/clickhouse/port.js';
+import { planQuery } from '../../../core/plan/index.js';
+import type { FinalResult } from '../../../core/partials/types.js';
+import { routeRows } from '../../../core/router/index.js';
+import { createPlacement } from '../../../core/sharding/index.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
 import { ddl, generateRows } from './data.js';
 

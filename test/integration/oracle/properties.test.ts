@@ -8,11 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { ClickHouseAccess } from '../../../shared/clickhouse/port.js';
-import { createEmbeddedAccess } from '../../../shared/clickhouse/embedded.js';
-import { splitQuery } from '../../../shared/partials/index.js';
-import { parseSelect, printSelect } from '../../../shared/sql/index.js';
-import type { SelectQuery } from '../../../shared/sql/ast.js';
+import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
+import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
+import { splitQuery } from '../../../core/partials/index.js';
+import { parseSelect, printSelect } from '../../../core/sql/index.js';
+import type { SelectQuery } from '../../../core/sql/ast.js';
 
 const SHARDS = 4;
 let ch: ClickHouseAccess;

@@ -1,9 +1,9 @@
 // columnName() must equal the name ClickHouse itself gives each result column: every expression
 // of this corpus runs on chdb (ClickHouse 26.x) and the JSON meta name is compared.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { columnName, qualifiersOf } from '../../../shared/sql/names.js';
-import { parseSelect } from '../../../shared/sql/parse.js';
-import type { SelectQuery } from '../../../shared/sql/ast.js';
+import { columnName, qualifiersOf } from '../../../core/sql/names.js';
+import { parseSelect } from '../../../core/sql/parse.js';
+import type { SelectQuery } from '../../../core/sql/ast.js';
 import { openEngine, type SqlTestEngine } from './chdb-session.js';
 
 let engine: SqlTestEngine;

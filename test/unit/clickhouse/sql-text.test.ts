@@ -2,9 +2,9 @@
 // comments, aliases kept), the SETTINGS clause, and error-code parsing of every server form.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { assignedSettings, settingsClause, substituteExternal, trimStatement, quoteString } from '../../../shared/clickhouse/sql-text.js';
-import { parseClickHouseCode, serverError } from '../../../shared/clickhouse/errors.js';
-import type { ExternalTable } from '../../../shared/clickhouse/port.js';
+import { assignedSettings, settingsClause, substituteExternal, trimStatement, quoteString } from '../../../core/clickhouse/sql-text.js';
+import { parseClickHouseCode, serverError } from '../../../adapters/clickhouse/errors.js';
+import type { ExternalTable } from '../../../core/clickhouse/port.js';
 
 const ext: ExternalTable = { name: '_data_x1', columns: [{ name: 'k', type: 'UInt64' }], rows: [] };
 const sub = (sql: string) => substituteExternal(sql, [ext], () => '(SUB)');

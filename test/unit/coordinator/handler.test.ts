@@ -2,9 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from 'aws-lambda';
 import { createCoordinatorHandler, createTools } from '../../../functions/coordinator/handler.js';
 import type { CoordinatorDeps } from '../../../functions/coordinator/deps.js';
-import { createHedgeState } from '../../../shared/scatter/hedge.js';
+import { createHedgeState } from '../../../core/scatter/hedge.js';
 import { fakeInvoker, sumPlan, topo } from '../scatter/fakes.js';
-import { parseTopology } from '../../../shared/config/load.js';
+import { parseTopology } from '../../../core/config/load.js';
 
 beforeAll(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';

@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Context } from 'aws-lambda';
 import { createCoordinatorHandler, createTools } from '../../../functions/coordinator/handler.js';
 import type { CoordinatorDeps } from '../../../functions/coordinator/deps.js';
-import { createHedgeState } from '../../../shared/scatter/hedge.js';
+import { createHedgeState } from '../../../core/scatter/hedge.js';
 import { fakeInvoker, sumPlan, topo } from '../scatter/fakes.js';
 
 beforeAll(() => {

@@ -3,14 +3,14 @@
 // sketches meet their stated error on synthetic data, and the limits hold.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { ScatterError } from '../../../shared/errors.js';
-import type { FamilyContext } from '../../../shared/partials/families/family.js';
-import { resolveAggregate } from '../../../shared/partials/families/index.js';
-import { HLL_M, HLL_RSE, hllEstimate } from '../../../shared/partials/families/hll.js';
-import { DDSKETCH_ALPHA, sketchQuantiles } from '../../../shared/partials/families/quantile.js';
-import { parseExpression, printExpr } from '../../../shared/sql/index.js';
-import type { FunctionCall } from '../../../shared/sql/ast.js';
-import type { Value } from '../../../shared/partials/values.js';
+import { ScatterError } from '../../../core/errors.js';
+import type { FamilyContext } from '../../../core/partials/families/family.js';
+import { resolveAggregate } from '../../../core/partials/families/index.js';
+import { HLL_M, HLL_RSE, hllEstimate } from '../../../core/partials/families/hll.js';
+import { DDSKETCH_ALPHA, sketchQuantiles } from '../../../core/partials/families/quantile.js';
+import { parseExpression, printExpr } from '../../../core/sql/index.js';
+import type { FunctionCall } from '../../../core/sql/ast.js';
+import type { Value } from '../../../core/partials/values.js';
 
 const CTX: FamilyContext = { maxRowsToTransfer: 1000, shardSizeFactor: 1.5, shardSizeAdd: 10, hllEncoding: 'maxMap' };
 const agg = (sql: string, ctx = CTX) => resolveAggregate(parseExpression(sql) as FunctionCall, ctx);

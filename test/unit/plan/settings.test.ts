@@ -1,9 +1,9 @@
 // Settings: merge order, initiator-only stripping, allowlist, refusals, planner-read knobs.
 import { describe, expect, it } from 'vitest';
-import { resolveSettings } from '../../../shared/plan/settings.js';
-import { querySchema } from '../../../shared/config/schema.js';
-import type { SettingItem } from '../../../shared/sql/ast.js';
-import { ScatterError } from '../../../shared/errors.js';
+import { resolveSettings } from '../../../core/plan/settings.js';
+import { querySchema } from '../../../core/config/schema.js';
+import type { SettingItem } from '../../../core/sql/ast.js';
+import { ScatterError } from '../../../core/errors.js';
 
 const defaults = querySchema.parse({});
 const lit = (v: string, type: 'integer' | 'string' | 'float' | 'bool' = 'integer') => ({ kind: 'literal' as const, type, value: v, pos: { line: 1, column: 40, offset: 39 } });

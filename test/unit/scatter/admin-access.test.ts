@@ -2,8 +2,8 @@
 // in order, each row exactly once.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { chunkRows, createAdminAccess } from '../../../shared/scatter/admin-access.js';
-import type { ShardAdminRequest } from '../../../shared/scatter/protocol.js';
+import { chunkRows, createAdminAccess } from '../../../core/scatter/shard-admin-access.js';
+import type { ShardAdminRequest } from '../../../core/protocol/shard-wire.js';
 
 describe('admin access inserts', () => {
   it('chunks stay under the byte limit and keep every row in order (fast-check)', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test as fcTest } from '@fast-check/vitest';
-import { createHedgeState, LatencyWindow, TokenBucket, COLD_START_HEDGE_DELAY_MS, MEDIAN_HEDGE_FACTOR, FANOUT_BANK_QUERIES } from '../../../shared/scatter/hedge.js';
-import { callShard } from '../../../shared/scatter/call-shard.js';
-import { createLimiter } from '../../../shared/scatter/fanout.js';
-import { InvokeError } from '../../../shared/scatter/invoker.js';
-import type { ShardRequest } from '../../../shared/scatter/protocol.js';
+import { createHedgeState, LatencyWindow, TokenBucket, COLD_START_HEDGE_DELAY_MS, MEDIAN_HEDGE_FACTOR, FANOUT_BANK_QUERIES } from '../../../core/scatter/hedge.js';
+import { callShard } from '../../../core/scatter/call-shard.js';
+import { createLimiter } from '../../../core/scatter/fanout.js';
+import { InvokeError } from '../../../core/scatter/invoker.js';
+import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
 import { fakeInvoker, type Behaviour } from './fakes.js';
 
 const req = (shard: number) => (replica: number, attempt: ShardRequest['attempt']): ShardRequest => ({

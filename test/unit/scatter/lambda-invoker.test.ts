@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InvokeCommand } from '@aws-sdk/client-lambda';
-import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../../../shared/scatter/lambda-invoker.js';
-import { InvokeError } from '../../../shared/scatter/invoker.js';
-import type { ShardRequest } from '../../../shared/scatter/protocol.js';
+import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../../../adapters/aws/lambda-invoker.js';
+import { InvokeError } from '../../../core/scatter/invoker.js';
+import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
 
 let server: Server;
 let url = '';

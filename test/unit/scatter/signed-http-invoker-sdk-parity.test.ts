@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import { createLambdaClient, createLambdaInvoker } from '../../../shared/scatter/lambda-invoker.js';
-import { createSignedHttpInvoker, lambdaEndpointOf } from '../../../shared/scatter/signed-http-invoker.js';
-import { signPost } from '../../../shared/scatter/sigv4.js';
-import type { ShardRequest } from '../../../shared/scatter/protocol.js';
+import { createLambdaClient, createLambdaInvoker } from '../../../adapters/aws/lambda-invoker.js';
+import { createSignedHttpInvoker, lambdaEndpointOf } from '../../../adapters/aws/signed-http-invoker.js';
+import { signPost } from '../../../adapters/aws/sigv4.js';
+import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
 
 interface Captured {
   url: string;

@@ -5,7 +5,7 @@
 // string minima.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { PremergeMerger, type PremergeSpec } from '../../../shared/scatter/tree-premerge.js';
+import { PremergeMerger, type PremergeSpec } from '../../../core/scatter/tree-premerge.js';
 
 const spec: PremergeSpec = {
   keys: ['__k0'],

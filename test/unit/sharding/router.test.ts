@@ -2,10 +2,10 @@
 // integers survive parsing, and the write report never hides a failed or half-written shard.
 // (Real-engine routing parity: test/server/router.test.ts.)
 import { describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../shared/config/load.js';
-import type { ClickHouseAccess } from '../../../shared/clickhouse/port.js';
-import { createPlacement } from '../../../shared/sharding/index.js';
-import { insertRows, quoteBigIntegers, routeRows, writeRouted, type Row } from '../../../shared/router/index.js';
+import { parseTopology } from '../../../core/config/load.js';
+import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
+import { createPlacement } from '../../../core/sharding/index.js';
+import { insertRows, quoteBigIntegers, routeRows, writeRouted, type Row } from '../../../core/router/index.js';
 
 const topo = parseTopology({
   cluster: 'c',

@@ -1,0 +1,214 @@
+// The coordinator's QUERY fan-out invoker: Lambda Invoke as a SigV4-signed node:http POST, without
+// the AWS SDK's per-call middleware stack. Issue 7 item 2: through InvokeCommand a 64-way fan-out
+// costs ~200-290 us of coordinator CPU per call against ~60 us for a raw POST (docs/benchmarks.md
+// section 2); this path signs (sigv4.ts) and posts, nothing else.
+//
+// It behaves exactly as createLambdaInvoker (lambda-invoker.ts), which stays for everything else
+// (tree invocations, tools) and stays selectable (CH_SCATTER_INVOKER=sdk):
+//  - the same request: POST /2015-03-31/functions/<name>/invocations (the name encoded as the SDK
+//    encodes a path label), X-Amz-Invocation-Type RequestResponse, the SDK's content-type, no retries;
+//  - the same classification of answers (invoke-result.ts, shared with the SDK invoker);
+//  - abort on the signal: the request (and its socket) is destroyed -> InvokeError 'aborted';
+//  - a keep-alive agent (http or https by the endpoint's scheme), 256 sockets by default;
+//  - credentials: in AWS the SDK's own default provider chain from a LambdaClient's resolved config
+//    (memoized, refreshed before expiry, session tokens), asked per request (cheap when cached);
+//    with an explicit/local endpoint the same dummy static credentials as createLambdaClient;
+//  - the endpoint: the explicit one, else resolved ONCE by the SDK's endpoint rules for the region.
+// Not carried over from the SDK: X-Ray subsegments per invoke (captureAWSv3Client wraps the SDK
+// client only) and clock-skew correction (the SDK shifts its clock after a skew error; Lambda's
+// clocks and the coordinator's are NTP-synced).
+import http from 'node:http';
+import https from 'node:https';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { InvokeError, type ShardInvoker } from '../../core/scatter/invoker.js';
+import { functionError, payloadJson, serviceError, shardInvokerOver } from './invoke-result.js';
+import { shardFunctionNames } from './lambda-invoker.js';
+import { signPost, uriEncode, type SigV4Credentials } from './sigv4.js';
+
+export interface SignedHttpInvokerOptions {
+  /** Function name (or ARN) per shard, in shard order. Default: env CH_SCATTER_SHARD_FUNCTIONS or ch-scatter-shard-<i>. */
+  functionNames?: string[];
+  /** Default: env CH_SCATTER_LAMBDA_ENDPOINT (the local stack's Invoke endpoint); else AWS's for the region. */
+  endpoint?: string;
+  /** Default: the client's region, else AWS_REGION, else us-east-1. */
+  region?: string;
+  /** Sockets per agent; default 256 (>= query.maxConcurrency with hedges). */
+  maxSockets?: number;
+  /** Where credentials (and, without an endpoint, the endpoint) come from in AWS: a LambdaClient's resolved config. */
+  client?: LambdaClient;
+  /** Signing clock, ms since the epoch (tests sign at a given instant). */
+  now?: () => number;
+}
+
+/** The Invoke path: the name encoded as the SDK encodes a path label (encodeURIComponent plus !'()*). */
+export function invocationPath(functionName: string): string {
+  return `/2015-03-31/functions/${uriEncode(functionName)}/invocations`;
+}
+
+const LOCAL_CREDENTIALS: SigV4Credentials = { accessKeyId: 'local', secretAccessKey: 'local' }; // the local endpoint checks no signature
+
+interface Target {
+  url: URL;
+  /** The endpoint's own path prefix ('' for Lambda's), put before each Invoke path as the SDK does. */
+  basePath: string;
+  region: string;
+  agent: http.Agent;
+  request: typeof http.request;
+}
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
+/** The AWS error name of a non-2xx answer, as the SDK reads it: x-amzn-errortype, else the body's code/__type. */
+function errorNameOf(headers: http.IncomingHttpHeaders, body: { code?: unknown; __type?: unknown } | undefined): string {
+  const raw = headers['x-amzn-errortype'] ?? body?.code ?? body?.__type;
+  if (typeof raw !== 'string' || raw === '') return 'Unknown';
+  const name = raw.split(':')[0]!; // "TooManyRequestsException:http://internal.amazon.com/..."
+  return name.includes('#') ? name.split('#')[1]! : name; // "com.amazon.coral#Name"
+}
+
+function classify(answer: Answer): unknown {
+  const { status, headers, text } = answer;
+  if (status < 200 || status >= 300) {
+    let body: { code?: unknown; __type?: unknown; message?: unknown; Message?: unknown } | undefined;
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      /* an HTML error page from a proxy: no name in it */
+    }
+    const message = body?.message ?? body?.Message;
+    throw serviceError(status, errorNameOf(headers, body), typeof message === 'string' ? message : text ? text.slice(0, 200) : `HTTP ${status}`);
+  }
+  const fnError = headers['x-amz-function-error'];
+  if (typeof fnError === 'string') throw functionError(fnError, text);
+  return payloadJson(text);
+}
+
+/**
+ * The Invoke endpoint the SDK would use for `client` in `region`, as its endpoint middleware
+ * resolves it: a custom endpoint (the client's own, or AWS_ENDPOINT_URL_LAMBDA / the shared config
+ * file's) goes through the endpoint rules as their Endpoint parameter; otherwise the rules give
+ * https://lambda.<region>.amazonaws.com (FIPS / dual-stack variants when configured).
+ */
+export async function lambdaEndpointOf(client: LambdaClient, region: string): Promise<URL> {
+  const cfg = client.config as LambdaClient['config'] & { serviceConfiguredEndpoint?: () => Promise<string | undefined>; ignoreConfiguredEndpointUrls?: boolean };
+  let custom: string | undefined;
+  if (cfg.isCustomEndpoint && cfg.endpoint) {
+    const e = await cfg.endpoint();
+    custom = `${e.protocol}//${e.hostname}${e.port ? `:${e.port}` : ''}${e.path ?? ''}`;
+  } else if (!cfg.ignoreConfiguredEndpointUrls && cfg.serviceConfiguredEndpoint) custom = await cfg.serviceConfiguredEndpoint();
+  const [fips, dualStack] = await Promise.all([cfg.useFipsEndpoint(), cfg.useDualstackEndpoint()]);
+  return new URL(cfg.endpointProvider({ Region: region, UseFIPS: fips, UseDualStack: dualStack, ...(custom ? { Endpoint: custom } : {}) }).url.href);
+}
+
+export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvokerOptions = {}): ShardInvoker & { close(): void } {
+  const names = opts.functionNames ?? shardFunctionNames(shardCount);
+  const maxSockets = opts.maxSockets ?? 256;
+  const now = opts.now ?? Date.now;
+  const explicit = opts.endpoint ?? process.env.CH_SCATTER_LAMBDA_ENDPOINT;
+  // Only AWS needs the SDK's credential chain and endpoint rules; the local endpoint needs neither.
+  const client = explicit ? undefined : (opts.client ?? new LambdaClient({ region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1' }));
+  const ownsClient = client !== undefined && opts.client === undefined;
+  const credentials: () => Promise<SigV4Credentials> | SigV4Credentials = client ? () => client.config.credentials() : () => LOCAL_CREDENTIALS;
+  const agents: http.Agent[] = [];
+  /** The Invoke path per function name, encoded once (the endpoint's base path does not change). */
+  const paths = new Map<string, string>();
+
+  async function resolveTarget(): Promise<Target> {
+    const region = opts.region ?? (client ? await client.config.region() : undefined) ?? process.env.AWS_REGION ?? 'us-east-1';
+    const url = explicit ? new URL(explicit) : await lambdaEndpointOf(client!, region);
+    const secure = url.protocol === 'https:';
+    const agent = secure ? new https.Agent({ keepAlive: true, maxSockets }) : new http.Agent({ keepAlive: true, maxSockets });
+    agents.push(agent);
+    return { url, basePath: url.pathname.replace(/\/+$/, ''), region, agent, request: secure ? https.request : http.request };
+  }
+
+  let target: Target | undefined;
+  let targetP: Promise<Target> | undefined;
+  const getTarget = (): Target | Promise<Target> => {
+    if (target) return target;
+    targetP ??= resolveTarget().then(
+      (t) => (target = t),
+      (e: unknown) => {
+        targetP = undefined; // a later call may succeed (a transient credential/config failure)
+        throw new InvokeError('unavailable', `cannot resolve the Lambda endpoint: ${(e as Error).message}`);
+      },
+    );
+    return targetP;
+  };
+
+  function post(t: Target, path: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<Answer> {
+    return new Promise<Answer>((resolve, reject) => {
+      let settled = false;
+      const finish = (err: InvokeError | undefined, answer?: Answer) => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+        else resolve(answer!);
+      };
+      // A socket error is 'unavailable' as with the SDK; named by its code (ECONNRESET, ECONNREFUSED),
+      // where the SDK's handler says TimeoutError or Error (only the kind drives the runtime).
+      const fail = (e: Error & { code?: string }) => finish(signal.aborted ? new InvokeError('aborted', 'invoke aborted') : serviceError(undefined, e.code ?? e.name, e.message));
+      const req = t.request({ protocol: t.url.protocol, hostname: t.url.hostname, port: t.url.port, method: 'POST', path, headers, agent: t.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', fail);
+        res.on('aborted', () => fail(new Error('response aborted')));
+      });
+      // Destroying the request closes its socket, as the SDK's handler does on abort: a hedge loser
+      // or a deadline stops holding a connection (and the function's answer is dropped).
+      function onAbort() {
+        finish(new InvokeError('aborted', 'invoke aborted'));
+        req.destroy();
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.on('error', fail);
+      req.end(body);
+    });
+  }
+
+  async function send(shard: number, payload: unknown, signal: AbortSignal): Promise<unknown> {
+    const fn = names[shard];
+    if (!fn) throw new InvokeError('unavailable', `no shard function configured for shard ${shard}`);
+    if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
+    const t = target ?? (await getTarget());
+    let creds: SigV4Credentials;
+    if (client) {
+      try {
+        creds = await credentials();
+      } catch (e) {
+        throw new InvokeError('unavailable', `no AWS credentials: ${(e as Error).message}`, (e as Error).name);
+      }
+      if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
+    } else creds = LOCAL_CREDENTIALS;
+    const body = JSON.stringify(payload);
+    let path = paths.get(fn);
+    if (path === undefined) paths.set(fn, (path = t.basePath + invocationPath(fn)));
+    const headers = signPost({
+      host: t.url.host,
+      path,
+      headers: {
+        // What the SDK sends for InvokeCommand (Payload is a blob); Lambda reads the body as JSON either way.
+        'content-type': 'application/octet-stream',
+        'content-length': String(Buffer.byteLength(body)),
+        'x-amz-invocation-type': 'RequestResponse',
+      },
+      body,
+      region: t.region,
+      service: 'lambda',
+      credentials: creds,
+      now: now(),
+    });
+    return classify(await post(t, path, headers, body, signal));
+  }
+
+  return shardInvokerOver(send, () => {
+    for (const a of agents) a.destroy();
+    if (ownsClient) client!.destroy();
+  });
+}

@@ -1,0 +1,253 @@
+// The embedded adapter: ClickHouse in-process through chdb (local stack and tests).
+//
+// Facts it is built around (FIELD-NOTES + measured here):
+// - chdb is loaded lazily with a dynamic import, so a Lambda bundle that only uses the HTTP
+//   adapter never pulls in the 550 MB native library.
+// - ONE data directory per process: a second directory throws deep inside chdb. We guard
+//   with a clear error and share the session when the same directory is asked for again.
+// - Queries on one chdb session run one after another (4 x sleep(0.5) in parallel took 2 s).
+//   We keep our own FIFO so a query still waiting its turn can be cancelled for real; a query
+//   already inside the engine cannot be interrupted (chdb's abort only rejects early), so
+//   max_execution_time is what bounds it. The queue waits for the engine to really finish
+//   before starting the next query, so timings stay honest.
+// - chdb's result counters (rowsRead = result rows) are not read statistics; FORMAT JSON's
+//   `statistics` block is, so we take statistics from there.
+// - External tables are substituted by `(SELECT * FROM format(JSONEachRow, 'structure', '...'))`
+//   for one query: nothing is created, so concurrent queries cannot see each other's data.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ClickHouseError } from '../../core/clickhouse/port.js';
+import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult, SettingValue } from '../../core/clickhouse/port.js';
+
+export { parseJsonResult } from './json-result.js';
+import { abortedError, serverError } from './errors.js';
+import { parseJsonResult } from './json-result.js';
+import { externalIsEmpty, externalJsonEachRow, quoteString, settingsClause, structureOf, substituteExternal, toJsonEachRow, trimStatement } from '../../core/clickhouse/sql-text.js';
+
+export interface EmbeddedAccessOptions {
+  /** The engine's data directory (created if missing). One per process. */
+  path: string;
+}
+
+type ChdbModule = typeof import('chdb');
+type ChdbSession = InstanceType<ChdbModule['Session']>;
+
+interface Opened {
+  path: string;
+  session: ChdbSession;
+  refs: number;
+  queue: EngineQueue;
+}
+
+let firstPath: string | undefined;
+let opened: Opened | undefined;
+
+async function loadChdb(): Promise<ChdbModule> {
+  // A variable specifier keeps bundlers (esbuild for Lambda) from following it.
+  const name = 'chdb';
+  return (await import(name)) as ChdbModule;
+}
+
+/** Always on: 64-bit integers as JSON strings (ClickHouse JSON conventions, CONTRACT section 2). */
+const ALWAYS = { output_format_json_quote_64bit_integers: 1 } as const;
+
+export async function createEmbeddedAccess(opts: EmbeddedAccessOptions): Promise<ClickHouseAccess> {
+  const dir = path.resolve(opts.path);
+  if (firstPath !== undefined && firstPath !== dir) {
+    throw new ClickHouseError(
+      `chdb allows one data directory per process: this process already uses ${firstPath}, cannot open ${dir} ` +
+        `(run each engine in its own process: spawnEngine in test/support/engine-process/engine-process.ts)`,
+      'connection',
+    );
+  }
+  if (!opened) {
+    fs.mkdirSync(dir, { recursive: true });
+    const chdb = await loadChdb();
+    if (opened === undefined) {
+      firstPath = dir;
+      opened = { path: dir, session: new chdb.Session(dir), refs: 0, queue: new EngineQueue() };
+    }
+  }
+  const o: Opened = opened!;
+  if (o.path !== dir) {
+    // Two first calls with different directories raced through the import above.
+    throw new ClickHouseError(`chdb allows one data directory per process: this process already uses ${o.path}, cannot open ${dir}`, 'connection');
+  }
+  o.refs++;
+  return makeAccess(o);
+}
+
+function makeAccess(o: Opened): ClickHouseAccess {
+  let closed = false;
+  const ensureOpen = () => {
+    if (closed) throw new ClickHouseError('embedded access is closed', 'connection');
+  };
+
+  const run = async <T>(queryId: string | undefined, signal: AbortSignal | undefined, job: () => Promise<T>): Promise<T> => {
+    ensureOpen();
+    return o.queue.run(queryId, signal, async () => {
+      try {
+        return await job();
+      } catch (e) {
+        // Measured chdb 3.4 quirk: a query that fails mid-execution leaves its format's
+        // output behind, and the NEXT query's result starts with it. Flush it now, inside
+        // this queue slot, so it never reaches another caller.
+        await o.session.queryAsync('SELECT 1 FORMAT Null').catch(() => undefined);
+        throw toClickHouseError(e);
+      }
+    });
+  };
+
+  return {
+    describe: `embedded:${o.path}`,
+
+    async query(sql: string, qo: QueryOptions = {}): Promise<QueryResult> {
+      const body = trimStatement(substituteExternal(sql, qo.external, formatTableExpr));
+      return run(qo.queryId, qo.signal, async () => {
+        const settings: Record<string, SettingValue> = { ...qo.settings, ...ALWAYS };
+        if (qo.deadline !== undefined) {
+          // Computed now, when the engine is ours: time spent queued is already gone. The
+          // engine takes fractional seconds, so it stops at the deadline, not the next second.
+          const left = qo.deadline - Date.now();
+          if (left <= 0) throw new ClickHouseError('deadline passed while the query waited for the engine', 'timeout');
+          settings.max_execution_time = Math.max(0.001, Math.round(left) / 1000);
+          settings.timeout_overflow_mode = 'throw';
+        }
+        const res = await o.session.queryAsync(body + settingsClause(settings) + '\nFORMAT JSON');
+        return parseJsonResult(res.text(), res.elapsed);
+      });
+    },
+
+    async exec(sql: string, qo: Omit<QueryOptions, 'external'> = {}): Promise<void> {
+      // Settings only when asked: appended to DDL they would read as table settings.
+      const text = trimStatement(sql) + settingsClause(qo.settings);
+      await run(qo.queryId, qo.signal, async () => {
+        await o.session.queryAsync(text);
+      });
+    },
+
+    async insert(table: string, rows: Record<string, unknown>[], qo: Omit<QueryOptions, 'external'> = {}): Promise<void> {
+      if (rows.length === 0) return;
+      const payload = toJsonEachRow(rows);
+      await run(qo.queryId, qo.signal, async () => {
+        await o.session.insert({ table, values: payload, format: 'JSONEachRow', settings: qo.settings });
+      });
+    },
+
+    async cancel(queryId: string): Promise<void> {
+      // Best effort: a query still queued is dropped; one inside the engine runs on until
+      // max_execution_time stops it (chdb cannot interrupt a single-shot query).
+      o.queue.cancel(queryId);
+    },
+
+    async ping(): Promise<boolean> {
+      try {
+        await run(undefined, undefined, () => o.session.queryAsync('SELECT 1'));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      o.refs--;
+      if (o.refs === 0 && opened === o) {
+        await o.queue.idle();
+        o.session.close();
+        opened = undefined;
+      }
+    },
+  };
+}
+
+/** The table expression an external table becomes: rows inline, structure explicit. */
+export function formatTableExpr(t: ExternalTable): string {
+  const structure = quoteString(structureOf(t));
+  // format() needs at least one row of data; null() is the empty table with a structure.
+  if (externalIsEmpty(t)) return `(SELECT * FROM null(${structure}))`;
+  return `(SELECT * FROM format(JSONEachRow, ${structure}, ${quoteString(externalJsonEachRow(t))}))`;
+}
+
+function toClickHouseError(e: unknown): ClickHouseError {
+  if (e instanceof ClickHouseError) return e;
+  const err = e as { name?: string; code?: string; clickhouseCode?: number; message?: string };
+  if (err?.name === 'AbortError' || err?.code === 'CHDB_ABORT') return abortedError(err.message ?? 'query aborted');
+  if (err?.code === 'CHDB_CLOSED' || err?.code === 'CHDB_CONNECTION') return new ClickHouseError(String(err.message), 'connection');
+  return serverError(String(err?.message ?? e), err?.clickhouseCode);
+}
+
+interface QueueJob {
+  queryId?: string;
+  start: () => void;
+  fail: (e: ClickHouseError) => void;
+}
+
+/**
+ * One query at a time into the engine, FIFO. A caller's promise settles early on abort or
+ * cancel, but the next job starts only when the engine has really finished the previous one.
+ */
+class EngineQueue {
+  private waiting: QueueJob[] = [];
+  private busy = false;
+  private running = new Map<string, (e: ClickHouseError) => void>();
+  private idleWaiters: (() => void)[] = [];
+
+  run<T>(queryId: string | undefined, signal: AbortSignal | undefined, job: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (signal?.aborted) return reject(abortedError());
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        fn();
+      };
+      const entry: QueueJob = {
+        queryId,
+        fail: (e) => {
+          const i = this.waiting.indexOf(entry);
+          if (i >= 0) this.waiting.splice(i, 1);
+          settle(() => reject(e));
+        },
+        start: () => {
+          if (queryId) this.running.set(queryId, entry.fail);
+          job().then(
+            (v) => settle(() => resolve(v)),
+            (e: unknown) => settle(() => reject(e)),
+          ).finally(() => {
+            if (queryId && this.running.get(queryId) === entry.fail) this.running.delete(queryId);
+            this.busy = false;
+            this.pump();
+          });
+        },
+      };
+      const onAbort = () => entry.fail(abortedError());
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(entry);
+      this.pump();
+    });
+  }
+
+  cancel(queryId: string): void {
+    for (const j of [...this.waiting]) if (j.queryId === queryId) j.fail(abortedError(`query ${queryId} cancelled`));
+    this.running.get(queryId)?.(abortedError(`query ${queryId} cancelled`));
+  }
+
+  idle(): Promise<void> {
+    if (!this.busy && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  private pump(): void {
+    if (this.busy) return;
+    const next = this.waiting.shift();
+    if (!next) {
+      for (const w of this.idleWaiters.splice(0)) w();
+      return;
+    }
+    this.busy = true;
+    next.start();
+  }
+}

@@ -1,0 +1,226 @@
+// The HTTP adapter: a ClickHouse server over HTTP (what the shard Lambdas use). Statements,
+// inserts, KILL and ping go through @clickhouse/client; SELECTs are POSTed with node:http (postQuery
+// below says why: the client's fixed ~1 ms per request).
+//
+// Measured against Debian's clickhouse-server 18.16 (FIELD-NOTES + here):
+// - Errors arrive as plain Errors whose text is `Code: 60, e.displayText() = ...`; newer
+//   servers say `Code: 60. DB::Exception: ...`. Both are parsed into ClickHouseError.
+// - An error after the first block arrives INSIDE a 200 body (the JSON is cut and the
+//   exception text appended), so bodies are read as text and checked before parsing.
+// - Aborting the HTTP request does not stop the server query; `cancel(queryId)` sends
+//   `KILL QUERY WHERE query_id = '...'` on a separate request.
+// - External tables (shipped GLOBAL IN / JOIN data) go as multipart/form-data, which the
+//   client does not do. The SQL travels as a form field
+//   (`query`), since a long SQL in the URL gets a 400; `<name>_structure` / `<name>_format`
+//   go in the URL so the server knows them before it reads the file part.
+import http from 'node:http';
+import https from 'node:https';
+import { randomUUID } from 'node:crypto';
+import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseError } from '../../core/clickhouse/port.js';
+import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult, SettingValue } from '../../core/clickhouse/port.js';
+import { abortedError, connectionError, parseClickHouseCode, serverError } from './errors.js';
+import { parseJsonResult } from './json-result.js';
+import { externalIsEmpty, externalJsonEachRow, quoteString, structureOf, trimStatement } from '../../core/clickhouse/sql-text.js';
+
+export interface HttpAccessOptions {
+  url: string;
+  username?: string;
+  password?: string;
+  database?: string;
+  /** Upper bound for one HTTP request; deadlines are enforced above this (default 300 s). */
+  requestTimeoutMs?: number;
+  maxOpenConnections?: number;
+}
+
+const ALWAYS: Record<string, SettingValue> = { output_format_json_quote_64bit_integers: 1 };
+
+export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
+  const base = new URL(opts.url);
+  const describe = `${base.protocol}//${base.host}${opts.database ? `/${opts.database}` : ''}`;
+  const requestTimeout = opts.requestTimeoutMs ?? 300_000;
+  const maxSockets = opts.maxOpenConnections ?? 32;
+  const client: ClickHouseClient = createClient({
+    url: opts.url,
+    username: opts.username ?? 'default',
+    password: opts.password ?? '',
+    database: opts.database,
+    request_timeout: requestTimeout,
+    max_open_connections: maxSockets,
+    keep_alive: { enabled: true },
+    compression: { request: false, response: false },
+    log: { level: ClickHouseLogLevel.OFF },
+  });
+  const agent = base.protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets }) : new http.Agent({ keepAlive: true, maxSockets });
+
+  const settingsOf = (s: Record<string, SettingValue> | undefined, always = true) =>
+    stringifySettings({ ...(s ?? {}), ...(always ? ALWAYS : {}) });
+
+  return {
+    describe,
+
+    async query(sql: string, qo: QueryOptions = {}): Promise<QueryResult> {
+      const queryId = qo.queryId ?? randomUUID();
+      const text = await postQuery(base, opts, agent, requestTimeout, trimStatement(sql) + '\nFORMAT JSON', queryId, settingsOf(qo.settings), qo.external ?? [], qo.signal);
+      return parseBody(text);
+    },
+
+    async exec(sql: string, qo: Omit<QueryOptions, 'external'> = {}): Promise<void> {
+      try {
+        await client.command({
+          query: trimStatement(sql),
+          query_id: qo.queryId,
+          clickhouse_settings: settingsOf(qo.settings, false) as never,
+          abort_signal: qo.signal,
+        });
+      } catch (e) {
+        throw toClickHouseError(e, qo.signal);
+      }
+    },
+
+    async insert(table: string, rows: Record<string, unknown>[], qo: Omit<QueryOptions, 'external'> = {}): Promise<void> {
+      if (rows.length === 0) return;
+      try {
+        await client.insert({
+          table,
+          // BigInt is not JSON: the client would throw; ClickHouse reads 64-bit values from strings.
+          values: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]))),
+          format: 'JSONEachRow',
+          query_id: qo.queryId,
+          clickhouse_settings: settingsOf(qo.settings, false) as never,
+          abort_signal: qo.signal,
+        });
+      } catch (e) {
+        throw toClickHouseError(e, qo.signal);
+      }
+    },
+
+    async cancel(queryId: string): Promise<void> {
+      // A separate request: aborting the original HTTP request leaves the query running.
+      try {
+        await client.command({ query: `KILL QUERY WHERE query_id = ${quoteString(queryId)} ASYNC` });
+      } catch (e) {
+        throw toClickHouseError(e);
+      }
+    },
+
+    async ping(): Promise<boolean> {
+      const r = await client.ping();
+      return r.success;
+    },
+
+    async close(): Promise<void> {
+      await client.close();
+      agent.destroy();
+    },
+  };
+}
+
+function stringifySettings(s: Record<string, SettingValue>): Record<string, string> {
+  return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v)]));
+}
+
+/** A FORMAT JSON body, or the server exception that cut it short. */
+function parseBody(text: string): QueryResult {
+  try {
+    return parseJsonResult(text);
+  } catch {
+    const at = text.search(/Code: \d+[.,] /);
+    if (at >= 0) throw serverError(text.slice(at));
+    throw new ClickHouseError(`unparseable response from ClickHouse: ${text.slice(0, 200)}`, 'server');
+  }
+}
+
+function toClickHouseError(e: unknown, signal?: AbortSignal): ClickHouseError {
+  if (e instanceof ClickHouseError) return e;
+  const err = e as { message?: string; code?: string | number; name?: string; cause?: { code?: string } };
+  const message = String(err?.message ?? e);
+  if (signal?.aborted || err?.name === 'AbortError' || /aborted/i.test(message) && !/Code: \d+/.test(message)) return abortedError(message);
+  const sysCode = typeof err?.code === 'string' ? err.code : err?.cause?.code;
+  if (sysCode && /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|ETIMEDOUT|EPIPE|EAI_AGAIN|UND_ERR_SOCKET)$/.test(sysCode)) {
+    return connectionError(`cannot reach ClickHouse: ${message}`);
+  }
+  if (/timeout/i.test(message) && parseClickHouseCode(message) === undefined) return new ClickHouseError(message, 'timeout');
+  const chCode = parseClickHouseCode(message) ?? (typeof err?.code === 'string' && /^\d+$/.test(err.code) ? Number(err.code) : undefined);
+  if (chCode === undefined && /socket hang up|ECONNREFUSED|connect/i.test(message)) return connectionError(message);
+  return serverError(message, chCode);
+}
+
+/**
+ * One SELECT over node:http: the SQL as the body, or, with external tables, multipart/form-data.
+ * Reads do not go through @clickhouse/client: its request path (1.23, socket_pool.js) awaits
+ * `sleep(0)` - a setTimeout, so at least 1 ms - before every request (clickhouse-js#294, to let idle
+ * socket timers run). Measured on 18.16 over loopback: 1.9 ms per `SELECT 1` through the client vs
+ * 0.5 ms for the same POST here, on shard queries that take 2-3 ms. exec/insert/KILL stay on the client.
+ */
+function postQuery(
+  base: URL,
+  opts: HttpAccessOptions,
+  agent: http.Agent,
+  timeoutMs: number,
+  sql: string,
+  queryId: string,
+  settings: Record<string, string>,
+  external: ExternalTable[],
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const url = new URL(base.href);
+  url.searchParams.set('query_id', queryId);
+  if (opts.database) url.searchParams.set('database', opts.database);
+  for (const [k, v] of Object.entries(settings)) url.searchParams.set(k, v);
+  for (const t of external) {
+    url.searchParams.set(`${t.name}_structure`, structureOf(t));
+    url.searchParams.set(`${t.name}_format`, 'JSONEachRow');
+  }
+  const auth = `Basic ${Buffer.from(`${opts.username ?? 'default'}:${opts.password ?? ''}`).toString('base64')}`;
+  let body: Buffer;
+  let headers: http.OutgoingHttpHeaders;
+  if (external.length === 0) {
+    body = Buffer.from(sql);
+    headers = { 'content-type': 'text/plain; charset=utf-8', 'content-length': body.length, authorization: auth };
+  } else {
+    const boundary = `----chscatter${randomUUID().replace(/-/g, '')}`;
+    const parts: Buffer[] = [];
+    const field = (name: string, text: string, filename?: string) => {
+      parts.push(
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n` +
+            `Content-Type: ${filename ? 'application/octet-stream' : 'text/plain; charset=utf-8'}\r\n\r\n`,
+        ),
+        Buffer.from(text),
+        Buffer.from('\r\n'),
+      );
+    };
+    field('query', sql);
+    for (const t of external) field(t.name, externalIsEmpty(t) ? '' : externalJsonEachRow(t) + '\n', `${t.name}.jsonl`);
+    parts.push(Buffer.from(`--${boundary}--\r\n`));
+    body = Buffer.concat(parts);
+    headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length, authorization: auth };
+  }
+  const mod = url.protocol === 'https:' ? https : http;
+  const attempt = (retriesLeft: number): Promise<string> => new Promise<string>((resolve, reject) => {
+    if (signal?.aborted) return reject(abortedError());
+    const req = mod.request(url, { method: 'POST', headers, agent, timeout: timeoutMs, signal }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', (e) => reject(toClickHouseError(e, signal)));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if ((res.statusCode ?? 500) >= 400) reject(serverError(text));
+        else resolve(text);
+      });
+    });
+    req.on('timeout', () => req.destroy(new ClickHouseError('ClickHouse request timed out', 'timeout')));
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed (18.16: keep_alive_timeout 3 s) fails on reuse
+      // before anything was sent: retry once on a fresh socket (Node's documented pattern).
+      if (req.reusedSocket && e.code === 'ECONNRESET' && retriesLeft > 0 && !signal?.aborted) {
+        attempt(retriesLeft - 1).then(resolve, reject);
+        return;
+      }
+      reject(toClickHouseError(e, signal));
+    });
+    req.end(body);
+  });
+  return attempt(1);
+}

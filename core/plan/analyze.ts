@@ -1,0 +1,241 @@
+// Analysis: which configured Distributed table the query reads, what it may not do, and how a
+// plain IN/JOIN against another Distributed table is treated (distributed_product_mode, seed 000:
+// 'deny' refuses because the answer would be wrong; 'global' materializes the right side on the
+// coordinator; 'local' reads the right side's shard-local table on each shard).
+// Works on a clone: the caller's statement is never changed.
+import {
+  cloneAst,
+  type ColumnRef,
+  type Expr,
+  type FunctionCall,
+  type JoinClause,
+  type SelectQuery,
+  type SelectStatement,
+  type TableExpr,
+  type TableRef,
+} from '../sql/ast.js';
+import { exprsOfSelect, walkExpr } from '../sql/visit.js';
+import { mapClausesShared, rewriteExpr, SKIP } from './rewrite-expr.js';
+import type { Topology } from '../config/schema.js';
+import type { ResolvedTable } from './types.js';
+import { errorAt } from './position.js';
+import { refuseDangerousFunctions } from './refused-functions.js';
+import { resolveTable, splitName, type BoundTable } from './tables.js';
+import type { TableNaming } from './key-ref.js';
+import { isColumnOfMain } from './key-ref.js';
+import { lookupTable } from './tables.js';
+
+export interface MainTable extends BoundTable {
+  naming: TableNaming; // how the query names it (for qualified column references)
+}
+
+export interface Analysis {
+  query: SelectQuery;
+  main: MainTable;
+  tables: ResolvedTable[];
+  keyColumn: string;
+  keyType: string;
+  /** An alias in the query hides the key column name: no skipping or pruning can be trusted. */
+  keyShadowed: boolean;
+}
+
+const IN_FAMILY: Record<string, { global: string; plain: string; op: string; globalOp: string }> = {
+  in: { global: 'globalIn', plain: 'in', op: 'IN', globalOp: 'GLOBAL IN' },
+  notIn: { global: 'globalNotIn', plain: 'notIn', op: 'NOT IN', globalOp: 'GLOBAL NOT IN' },
+  globalIn: { global: 'globalIn', plain: 'in', op: 'IN', globalOp: 'GLOBAL IN' },
+  globalNotIn: { global: 'globalNotIn', plain: 'notIn', op: 'NOT IN', globalOp: 'GLOBAL NOT IN' },
+};
+export const isGlobalInName = (n: string): boolean => n === 'globalIn' || n === 'globalNotIn';
+export const isInFamily = (n: string): boolean => n in IN_FAMILY;
+
+function makePlain(f: FunctionCall): void {
+  const fam = IN_FAMILY[f.name]!;
+  f.name = fam.plain;
+  if (f.operator) f.operator = fam.op;
+}
+function makeGlobal(f: FunctionCall): void {
+  const fam = IN_FAMILY[f.name]!;
+  f.name = fam.global;
+  if (f.operator) f.operator = fam.globalOp;
+}
+
+const unsupported = (what: string, node?: { pos?: import('../sql/ast.js').Pos }) => errorAt('UNSUPPORTED', `${what} is not supported`, node);
+
+function checkSelectShape(q: SelectQuery, top: boolean): void {
+  if (q.distinctOn) throw unsupported('SELECT DISTINCT ON', q.distinctOn[0] ?? q);
+  if (q.groupByModifier) throw unsupported(`GROUP BY ... WITH ${q.groupByModifier}`, q.groupBy?.[0] ?? q);
+  for (const o of q.orderBy ?? []) if (o.withFill) throw unsupported('ORDER BY ... WITH FILL', o.expr);
+  for (const w of q.with ?? []) if (w.cte) throw unsupported(`WITH ${w.name} AS (subquery) (a common table expression)`, w.expr);
+  if (top && q.from?.table.kind === 'subqueryTable') throw unsupported('a subquery in FROM (read the distributed table directly)', q.from.table);
+}
+
+/** Every table a statement reads (FROM/JOIN at any depth, and subqueries in expressions), resolved. */
+export function tablesRead(stmt: SelectStatement, topo: Topology): { ref: TableRef; bound: BoundTable }[] {
+  const out: { ref: TableRef; bound: BoundTable }[] = [];
+  const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
+  for (const q of selects) {
+    checkSelectShape(q, false);
+    if (q.from) {
+      for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) collectTable(t, topo, out);
+    }
+    for (const { expr } of exprsOfSelect(q)) {
+      walkExpr(expr, (e) => {
+        if (e.kind === 'param') throw unsupported(`query parameter {${e.name}:${e.type}}`, e);
+        if (e.kind === 'subquery') out.push(...tablesRead(e.query, topo));
+        return undefined;
+      });
+    }
+  }
+  return out;
+}
+
+function collectTable(t: TableExpr, topo: Topology, out: { ref: TableRef; bound: BoundTable }[]): void {
+  if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
+  if (t.kind === 'subqueryTable') out.push(...tablesRead(t.query, topo));
+  else out.push({ ref: t, bound: resolveTable(topo, t) });
+}
+
+/** distributed_product_mode = 'local': every table the statement reads becomes its shard-local table. */
+function localizeStatement(stmt: SelectStatement, topo: Topology): void {
+  const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
+  for (const q of selects) {
+    if (q.from) for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) localizeTable(t, topo);
+    for (const { expr } of exprsOfSelect(q)) {
+      walkExpr(expr, (e) => {
+        if (e.kind === 'subquery') localizeStatement(e.query, topo);
+        else if (e.kind === 'function' && isInFamily(e.name)) localizeInTable(e, topo);
+        return undefined;
+      });
+    }
+  }
+}
+
+function localizeTable(t: TableExpr, topo: Topology): void {
+  if (t.kind === 'subqueryTable') return localizeStatement(t.query, topo);
+  if (t.kind !== 'table') return;
+  const bound = resolveTable(topo, t);
+  const local = splitName(bound.local);
+  // Keep `dist.col` references working: the local table is aliased with the name the query used.
+  if (!t.alias) t.alias = t.table;
+  t.database = local.database;
+  t.table = local.table;
+}
+
+function localizeInTable(f: FunctionCall, topo: Topology): void {
+  const rhs = f.args[1];
+  if (rhs?.kind !== 'column' || rhs.parts.length > 2) return;
+  const bound = lookupTable(topo, rhs.parts.join('.'));
+  if (bound) {
+    const l = splitName(bound.local);
+    rhs.parts = [l.database, l.table];
+  }
+}
+
+export type ProductMode = 'deny' | 'local' | 'global';
+
+function denyMessage(what: string, table: string): string {
+  return (
+    `${what} reads the distributed table ${table}: each shard would see only its own part of it, so the answer ` +
+    `would be wrong (distributed_product_mode = 'deny'). Write GLOBAL IN / GLOBAL JOIN to ship its rows from the ` +
+    `coordinator, or set distributed_product_mode to 'global' or 'local'`
+  );
+}
+
+export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode): Analysis {
+  if (stmt.kind === 'union') throw unsupported(`UNION ${stmt.mode}`, stmt.selects[1] ?? stmt);
+  refuseDangerousFunctions(stmt);
+  checkSelectShape(stmt, true);
+  if (!stmt.from) throw errorAt('UNSUPPORTED', 'a query without FROM reads no distributed table; name one of the configured tables', stmt);
+  const from = stmt.from.table;
+  if (from.kind === 'tableFunction') throw unsupported(`table function ${from.name}()`, from);
+  if (from.kind !== 'table') throw unsupported('a subquery in FROM', from);
+  const bound = resolveTable(topo, from);
+  const dist = splitName(bound.distributed);
+  const main: MainTable = { ...bound, naming: { database: dist.database, table: dist.table, ...(from.alias ? { alias: from.alias } : {}) } };
+  const tables = new Map<string, ResolvedTable>([[bound.distributed, { distributed: bound.distributed, local: bound.local }]]);
+  const note = (b: BoundTable) => tables.set(b.distributed, { distributed: b.distributed, local: b.local });
+
+  // The caller's statement is never mutated: changed nodes are copies, untouched subtrees are
+  // shared (a full clone of a 1,000-value IN list would cost more than the whole plan budget).
+  // IN-family calls decide GLOBAL/local/deny; other subqueries must not read a distributed table.
+  const fn = (e: Expr): Expr | typeof SKIP | undefined => {
+    if (e.kind === 'param') throw unsupported(`query parameter {${e.name}:${e.type}}`, e);
+    if (e.kind === 'subquery') {
+      const reads = tablesRead(e.query, topo);
+      if (reads.length > 0) throw unsupported(`a scalar subquery over the distributed table ${reads[0]!.bound.distributed}`, e);
+      return SKIP;
+    }
+    if (e.kind !== 'function' || !isInFamily(e.name) || e.args.length !== 2) return undefined;
+    const rhs = e.args[1]!;
+    let reads: BoundTable[] = [];
+    if (rhs.kind === 'subquery') reads = tablesRead(rhs.query, topo).map((r) => r.bound);
+    else if (rhs.kind === 'column' && rhs.parts.length <= 2) {
+      const b = lookupTable(topo, rhs.parts.join('.'));
+      if (b) reads = [b];
+    }
+    reads.forEach(note);
+    const lhs = rewriteExpr(e.args[0]!, fn);
+    const f: FunctionCall = { ...e, args: [lhs, rhs.kind === 'subquery' || rhs.kind === 'column' ? rhs : rewriteExpr(rhs, fn)] };
+    if (reads.length === 0) {
+      // A literal set or a table-less subquery: GLOBAL changes nothing; the shard evaluates it itself.
+      if (isGlobalInName(f.name)) makePlain(f);
+    } else if (!isGlobalInName(f.name)) {
+      if (mode === 'deny') throw errorAt('UNSUPPORTED', denyMessage(`${f.name === 'in' ? 'IN' : 'NOT IN'} with a right side that`, reads[0]!.distributed), e);
+      if (mode === 'global') makeGlobal(f);
+      else if (rhs.kind === 'subquery') {
+        const copy = { ...rhs, query: cloneAst(rhs.query) };
+        localizeStatement(copy.query, topo);
+        f.args[1] = copy;
+      } else {
+        f.args[1] = { ...(rhs as ColumnRef), parts: [...(rhs as ColumnRef).parts] };
+        localizeInTable(f, topo);
+      }
+    }
+    const same = f.name === e.name && f.args[0] === e.args[0] && f.args[1] === e.args[1];
+    return same ? e : f;
+  };
+  const q = mapClausesShared(stmt, (root) => rewriteExpr(root, fn));
+
+  // JOINs: the right side is either table-less (run on the shard), shipped (GLOBAL), or localized.
+  if (q.from) q.from.joins = q.from.joins.map((j) => analyzeJoin(j, topo, mode, note));
+
+  const key = bound.config.shardingKey;
+  return {
+    query: q,
+    main,
+    tables: [...tables.values()],
+    keyColumn: key.column,
+    keyType: key.type,
+    keyShadowed: keyIsShadowed(q, key.column, main.naming),
+  };
+}
+
+function analyzeJoin(j: JoinClause, topo: Topology, mode: ProductMode, note: (b: BoundTable) => void): JoinClause {
+  const t = j.table;
+  if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
+  const reads = t.kind === 'table' ? [resolveTable(topo, t)] : tablesRead(t.query, topo).map((r) => r.bound);
+  reads.forEach(note);
+  // Nothing to ship: every shard computes the same table-less right side.
+  if (reads.length === 0) return { ...j, global: false };
+  if (j.global) return j;
+  if (mode === 'deny') throw errorAt('UNSUPPORTED', denyMessage('JOIN with a right side that', reads[0]!.distributed), j.pos ? j : t);
+  if (mode === 'global') return { ...j, global: true };
+  const copy = cloneAst(t);
+  localizeTable(copy, topo);
+  return { ...j, table: copy };
+}
+
+/** `SELECT lower(sensor) AS sensor ... WHERE sensor = 'a'`: the WHERE compares the alias, not the key. */
+function keyIsShadowed(q: SelectQuery, key: string, naming: TableNaming): boolean {
+  let shadowed = false;
+  for (const w of q.with ?? []) if (w.name === key && !isColumnOfMain(w.expr, key, naming)) shadowed = true;
+  // A lambda parameter named like the key shadows it only inside the lambda; pruning never enters lambdas.
+  // (rewriteExpr as a visitor: no per-node allocation over long IN lists.)
+  const visit = (e: Expr): typeof SKIP | undefined => {
+    if (e.kind === 'literal') return SKIP;
+    if (e.alias === key && !isColumnOfMain({ ...e, alias: undefined } as Expr, key, naming)) shadowed = true;
+    return undefined;
+  };
+  mapClausesShared(q, (root) => rewriteExpr(root, visit));
+  return shadowed;
+}

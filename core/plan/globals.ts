@@ -1,0 +1,188 @@
+// GLOBAL IN / GLOBAL JOIN: the "table trick" of seed 000. The right side runs ONCE on the
+// coordinator (opts.runSubquery, which may itself scatter over another configured table); its
+// rows travel with every shard query as an external table named `_data_<hash of the printed
+// subquery>`, so identical subqueries run once. The shard text names the table instead of the
+// subquery and loses the GLOBAL keyword (the data is already there). Transfer limits apply per
+// shipped table, like ClickHouse's SizeLimits on each materialized subquery.
+import { createHash } from 'node:crypto';
+import type { Expr, FunctionCall, SelectQuery, SelectStatement, TableRef } from '../sql/ast.js';
+import { printSelect } from '../sql/print.js';
+import type { ExternalTable } from '../clickhouse/port.js';
+import { ScatterError } from '../errors.js';
+import type { Topology } from '../config/schema.js';
+import type { SubqueryRunner } from './types.js';
+import { isGlobalInName } from './analyze.js';
+import { lookupTable, splitName } from './tables.js';
+import { mapClausesShared, rewriteExpr } from './rewrite-expr.js';
+import type { PlannerSettings } from './settings.js';
+
+export interface Materialized {
+  table: ExternalTable;
+  /** False when no runner was given (explain without running): rows are unknown. */
+  materialized: boolean;
+  /** The statement that produced it (as sent to the runner). */
+  source: SelectStatement;
+}
+
+export interface GlobalsResult {
+  query: SelectQuery;
+  external: Map<string, Materialized>;
+  truncated: string[];
+}
+
+/** `_data_<decimal 64-bit hash>` of the printed subquery: equal text, equal name, one run. */
+export function externalName(sql: string): string {
+  const h = createHash('sha256').update(sql).digest();
+  return `_data_${h.readBigUInt64BE(0).toString()}`;
+}
+
+function selectAllFrom(database: string, table: string): SelectQuery {
+  return {
+    kind: 'select',
+    distinct: false,
+    columns: [{ kind: 'asterisk' }],
+    from: { table: { kind: 'table', database, table }, joins: [] },
+    withTotals: false,
+  };
+}
+
+/**
+ * The right side of a GLOBAL IN is a set: duplicates carry nothing, so the statement that runs is
+ * `SELECT DISTINCT ...` (fewer rows shipped to every shard, and the transfer limits count
+ * distinct values). Not when LIMIT / LIMIT BY / WITH TOTALS would make DISTINCT change which
+ * values are in the set, and never for GLOBAL JOIN (row multiplicity matters there).
+ */
+export function asSetQuery(stmt: SelectStatement): SelectStatement {
+  if (stmt.kind !== 'select' || stmt.distinct || stmt.limit || stmt.limitBy || stmt.withTotals) return stmt;
+  return { ...stmt, distinct: true };
+}
+
+/**
+ * The statement that runs for a GLOBAL right side, with `LIMIT maxRowsToTransfer + 1` when it has no
+ * LIMIT of its own: one row past the limit is enough to know it is exceeded (TRANSFER_LIMIT 413), and
+ * no shard reads or ships more than that. Without it every shard returns its whole share first, and a
+ * large one fails as TOO_LARGE (over the Lambda response limit) before the limit can be applied.
+ */
+export function boundedForTransfer(stmt: SelectStatement, maxRows: number): SelectStatement {
+  if (maxRows <= 0 || stmt.kind !== 'select' || stmt.limit || stmt.limitBy || stmt.withTotals) return stmt;
+  return { ...stmt, limit: { limit: { kind: 'literal', type: 'integer', value: String(maxRows + 1) } } };
+}
+
+function jsonBytes(row: Record<string, unknown>): number {
+  return Buffer.byteLength(JSON.stringify(row));
+}
+
+/** Apply max_rows/bytes_to_transfer to one shipped table: throw (413) or truncate and say so. */
+export function enforceTransferLimits(
+  name: string,
+  rows: Record<string, unknown>[],
+  s: Pick<PlannerSettings, 'maxRowsToTransfer' | 'maxBytesToTransfer' | 'transferOverflowMode'>,
+  truncated: string[],
+): Record<string, unknown>[] {
+  let keep = rows.length;
+  let why = '';
+  if (s.maxRowsToTransfer > 0 && rows.length > s.maxRowsToTransfer) {
+    keep = s.maxRowsToTransfer;
+    why = `${rows.length} rows exceed max_rows_to_transfer = ${s.maxRowsToTransfer}`;
+  }
+  if (s.maxBytesToTransfer > 0) {
+    // Size of the rows as a JSON array: brackets, commas, rows.
+    let bytes = 2;
+    for (let i = 0; i < keep; i++) {
+      const b = jsonBytes(rows[i]!) + (i > 0 ? 1 : 0);
+      if (bytes + b > s.maxBytesToTransfer) {
+        keep = i;
+        why = `the rows exceed max_bytes_to_transfer = ${s.maxBytesToTransfer} bytes (as JSON)`;
+        break;
+      }
+      bytes += b;
+    }
+  }
+  if (keep === rows.length) return rows;
+  if (s.transferOverflowMode === 'throw') {
+    throw new ScatterError('TRANSFER_LIMIT', `GLOBAL subquery data ${name}: ${why} (transfer_overflow_mode = 'throw')`, { status: 413 });
+  }
+  truncated.push(`${name}: truncated to ${keep} of ${rows.length} rows: ${why} (transfer_overflow_mode = 'break')`);
+  return rows.slice(0, keep);
+}
+
+export async function materializeGlobals(
+  q: SelectQuery,
+  topo: Topology,
+  settings: PlannerSettings,
+  runSubquery: SubqueryRunner | undefined,
+): Promise<GlobalsResult> {
+  // Pass 1 (sync): find every GLOBAL right side, name it, remember what to run.
+  const wanted = new Map<string, SelectStatement>();
+  const nameFor = (stmt: SelectStatement): string => {
+    const name = externalName(printSelect(stmt));
+    if (!wanted.has(name)) wanted.set(name, stmt);
+    return name;
+  };
+
+  const rewritten = mapClausesShared(q, (e) =>
+    rewriteExpr(e, (x): Expr | undefined => {
+      if (x.kind !== 'function' || !isGlobalInName(x.name) || x.args.length !== 2) return undefined;
+      const rhs = x.args[1]!;
+      let stmt: SelectStatement | undefined;
+      if (rhs.kind === 'subquery') stmt = rhs.query;
+      else if (rhs.kind === 'column') {
+        const b = lookupTable(topo, rhs.parts.join('.'));
+        if (b) {
+          const d = splitName(b.distributed);
+          stmt = selectAllFrom(d.database, d.table);
+        }
+      }
+      if (!stmt) return undefined; // analyze made literal-set GLOBAL INs plain already
+      stmt = asSetQuery(stmt);
+      const lhs = rewriteExpr(x.args[0]!, () => undefined);
+      const out: FunctionCall = {
+        ...x,
+        name: x.name === 'globalIn' ? 'in' : 'notIn',
+        args: [lhs, { kind: 'column', parts: [nameFor(stmt)], ...(rhs.pos ? { pos: rhs.pos } : {}) }],
+      };
+      if (x.operator) out.operator = x.name === 'globalIn' ? 'IN' : 'NOT IN';
+      return out;
+    }),
+  );
+  if (rewritten.from) {
+    rewritten.from.joins = rewritten.from.joins.map((j) => {
+      if (!j.global) return j;
+      let stmt: SelectStatement;
+      let alias: string | undefined;
+      if (j.table.kind === 'subqueryTable') {
+        stmt = j.table.query;
+        alias = j.table.alias;
+      } else if (j.table.kind === 'table') {
+        const b = lookupTable(topo, j.table.database ? `${j.table.database}.${j.table.table}` : j.table.table);
+        if (!b) return j; // analyze resolved every table; unreachable
+        const d = splitName(b.distributed);
+        stmt = selectAllFrom(d.database, d.table);
+        alias = j.table.alias ?? j.table.table; // keep `dist2.col` references valid
+      } else return j;
+      const ref: TableRef = { kind: 'table', table: nameFor(stmt), ...(alias ? { alias } : {}), ...(j.table.pos ? { pos: j.table.pos } : {}) };
+      return { ...j, global: false, table: ref };
+    });
+  }
+
+  // Pass 2: run each distinct right side once, concurrently, and apply the transfer limits.
+  const external = new Map<string, Materialized>();
+  const truncated: string[] = [];
+  await Promise.all(
+    [...wanted].map(async ([name, stmt]) => {
+      if (!runSubquery) {
+        external.set(name, { table: { name, columns: [], rows: [] }, materialized: false, source: stmt });
+        return;
+      }
+      const res = await runSubquery(boundedForTransfer(stmt, settings.maxRowsToTransfer));
+      external.set(name, { table: { name, columns: res.meta, rows: res.rows }, materialized: true, source: stmt });
+    }),
+  );
+  // Limits in a stable order (the map's insertion order above depends on completion order).
+  for (const name of wanted.keys()) {
+    const m = external.get(name)!;
+    if (m.materialized) m.table.rows = enforceTransferLimits(name, m.table.rows, settings, truncated);
+  }
+  const ordered = new Map([...wanted.keys()].map((n) => [n, external.get(n)!]));
+  return { query: rewritten, external: ordered, truncated };
+}

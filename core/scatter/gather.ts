@@ -1,0 +1,149 @@
+// Scatter and gather one planned query (seed 003 steps 2-6): every non-skipped shard is asked in
+// parallel under the one absolute deadline, each partial is folded into the plan's Merger the
+// moment it arrives (merges are associative and commutative, so arrival order cannot change the
+// result), and at the deadline whatever has not answered is listed as missing with its reason.
+import type { ExternalTable } from '../clickhouse/port.js';
+import { toJsonEachRow } from '../clickhouse/sql-text.js';
+import type { QueryPlan, ShardPlan } from '../plan/types.js';
+import type { Merger } from '../partials/types.js';
+import type { Topology } from '../config/schema.js';
+import type { ShardRequest } from '../protocol/shard-wire.js';
+import type { ShardInvoker } from './invoker.js';
+import { createLimiter, type Limiter } from './fanout.js';
+import { callShard, type HedgeSettings, type MissingReason, type ShardOutcome } from './call-shard.js';
+import type { HedgeState } from './hedge.js';
+import { deadlineSignal } from './deadline.js';
+
+export interface MissingShard {
+  shard: number;
+  reason: MissingReason;
+  message: string;
+  /** Set when the shard was missing from a GLOBAL subquery rather than the main query. */
+  subquery?: boolean;
+}
+
+export interface GatherInput {
+  plan: QueryPlan;
+  topo: Topology;
+  invoker: ShardInvoker;
+  queryId: string;
+  deadlineAt: number;
+  now(): number;
+  hedge: HedgeSettings;
+  state: HedgeState;
+  /** Shared by a query and its GLOBAL subqueries so the cap holds for the whole request. */
+  limiter?: Limiter;
+  /** Abandon everything (e.g. the client went away). */
+  signal?: AbortSignal;
+  /** Called as each shard finishes (logs, metrics). */
+  onShard?(o: ShardOutcome): void;
+}
+
+export interface GatherResult {
+  merger: Merger;
+  outcomes: ShardOutcome[]; // queried shards, in shard order
+  missing: MissingShard[];
+  skipped: ShardPlan[];
+}
+
+/** The external tables one shard's query needs, with per-shard pruned copies taking precedence. */
+export function externalFor(plan: QueryPlan, sp: ShardPlan): ExternalTable[] {
+  const byName = new Map(plan.external.map((t) => [t.name, t]));
+  for (const o of sp.externalOverrides ?? []) byName.set(o.name, o);
+  return sp.external.map((n) => {
+    const t = byName.get(n);
+    if (!t) throw new Error(`plan for shard ${sp.shard} names external table ${n} that the plan does not carry`);
+    return encodedOnce(t);
+  });
+}
+
+/**
+ * `t` as it goes on the wire: its rows encoded as JSONEachRow once, shared by every shard that
+ * ships it (the plan's table object is the same for all of them). A GLOBAL IN set of n rows sent to
+ * s shards was serialized s times as row objects by the invoker and parsed, validated and
+ * re-encoded by each shard; now it is one string. Already-encoded tables (a sub-coordinator's,
+ * from its TreeRequest) pass as they are.
+ */
+const encoded = new WeakMap<ExternalTable, ExternalTable>();
+export function encodedOnce(t: ExternalTable): ExternalTable {
+  if (t.jsonEachRow !== undefined) return t;
+  let e = encoded.get(t);
+  if (!e) {
+    e = { name: t.name, columns: t.columns, rows: [], jsonEachRow: toJsonEachRow(t.rows) };
+    encoded.set(t, e);
+  }
+  return e;
+}
+
+/** Every shard that did not answer, with its reason (the `shards.missing` of a response). */
+export function missingOf(outcomes: readonly ShardOutcome[]): MissingShard[] {
+  return outcomes
+    .filter((o) => o.status !== 'ok')
+    .map((o) => ({ shard: o.shard, reason: o.status as MissingReason, message: o.message ?? o.status }));
+}
+
+export async function gather(input: GatherInput): Promise<GatherResult> {
+  const { plan, topo, now } = input;
+  const merger = plan.createMerger();
+  const limiter = input.limiter ?? createLimiter(topo.query.maxConcurrency);
+  // A merge failure abandons the remaining shards at once, like the deadline would.
+  const stop = new AbortController();
+  const onParent = () => stop.abort(input.signal?.reason);
+  if (input.signal?.aborted) onParent();
+  else input.signal?.addEventListener('abort', onParent, { once: true });
+  const dl = deadlineSignal(input.deadlineAt, now, stop.signal);
+  const skipped = plan.shards.filter((s) => s.skipped);
+  const queried = plan.shards.filter((s) => !s.skipped);
+  let mergeError: unknown;
+
+  try {
+    const outcomes = await Promise.all(
+      queried.map(async (sp) => {
+        const shardCfg = topo.shards[sp.shard];
+        if (!shardCfg) throw new Error(`plan names shard ${sp.shard}, the topology has ${topo.shards.length}`);
+        if (sp.sql === undefined) throw new Error(`plan for shard ${sp.shard} has no SQL`);
+        const external = externalFor(plan, sp);
+        const sql = sp.sql;
+        const o = await callShard({
+          shard: sp.shard,
+          replicaCount: shardCfg.replicas.length,
+          request: (replica, attempt): ShardRequest => ({
+            type: 'query',
+            queryId: input.queryId,
+            shard: sp.shard,
+            replica,
+            sql,
+            deadline: input.deadlineAt,
+            settings: plan.settings,
+            external,
+            attempt,
+          }),
+          invoker: input.invoker,
+          limiter,
+          deadlineAt: input.deadlineAt,
+          signal: dl.signal,
+          now,
+          hedge: input.hedge,
+          state: input.state,
+        });
+        if (o.status === 'ok' && o.response && mergeError === undefined) {
+          try {
+            merger.add(sp.shard, o.response.rows, o.response.meta); // merge on arrival
+          } catch (e) {
+            mergeError = e; // e.g. a transfer limit: stop everything, report it
+            stop.abort(e);
+          }
+        }
+        // The rows are merged; drop them so a wide fan-out does not hold every partial twice.
+        if (o.response) o.response = { ...o.response, rows: [] };
+        input.onShard?.(o);
+        return o;
+      }),
+    );
+    if (mergeError !== undefined) throw mergeError;
+    return { merger, outcomes, missing: missingOf(outcomes), skipped };
+  } finally {
+    dl.dispose();
+    input.signal?.removeEventListener('abort', onParent);
+  }
+}

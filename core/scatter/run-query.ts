@@ -1,0 +1,268 @@
+// POST /query and POST /explain as plain functions: body in, { status, body } out. The coordinator
+// handler (AWS and the local stack alike) and scheduled runs call these; nothing here knows about
+// API Gateway or Lambda, only about the invoker port.
+import type { Topology } from '../config/schema.js';
+import type { SelectStatement } from '../sql/ast.js';
+import type { PlanOptions, QueryPlan, SubqueryRunner } from '../plan/types.js';
+import type { ColumnMeta } from '../clickhouse/port.js';
+import type { ApproximateInfo } from '../partials/types.js';
+import { ScatterError, toClientError } from '../errors.js';
+import type { ShardInvoker } from './invoker.js';
+import { createLimiter } from './fanout.js';
+import { gather, type MissingShard } from './gather.js';
+import type { HedgeState } from './hedge.js';
+import type { ShardOutcome } from './call-shard.js';
+import { computeDeadline, type Deadline } from './deadline.js';
+import { parseQueryRequest, type QueryRequest } from '../protocol/api-request.js';
+import { gatherTree, useTree, type TreeInvoker } from './tree.js';
+import { QUERY_ERROR_CODES } from './query-errors.js';
+import { tooLargeError } from './too-large.js';
+
+export type PlanFn = (input: string | SelectStatement, topo: Topology, opts: PlanOptions) => Promise<QueryPlan>;
+
+export interface RunDeps {
+  topo: Topology;
+  invoker: ShardInvoker;
+  planQuery: PlanFn;
+  /** /explain: the CONTRACT explain shape for a plan. */
+  explainPlan?: (plan: QueryPlan) => unknown;
+  hedgeState: HedgeState;
+  queryId: string;
+  now?: () => number;
+  /** context.getRemainingTimeInMillis() at arrival, when in Lambda. */
+  lambdaRemainingMs?: number;
+  /** false for scheduled runs (no API Gateway in front). */
+  behindApiGateway?: boolean;
+  onShard?: (o: ShardOutcome) => void;
+  /** Log hook for failures the client only sees as INTERNAL. */
+  onInternalError?: (e: unknown) => void;
+  /** Sub-coordinators (core/scatter/tree.ts): used above topo.query.treeFanoutAbove queried shards. */
+  tree?: TreeInvoker;
+}
+
+export interface ShardsSummary {
+  total: number;
+  queried: number;
+  skipped: number;
+  succeeded: number;
+  failed: number;
+  timedOut: number;
+  hedged: number;
+  missing: MissingShard[];
+}
+
+export interface ShardStat {
+  shard: number;
+  replica: number;
+  elapsedMs: number;
+  status: ShardOutcome['status'];
+  hedged: boolean;
+  retried: boolean;
+  rowsRead: number;
+  bytesRead: number;
+}
+
+export interface QueryResponse {
+  meta: ColumnMeta[];
+  data: Record<string, unknown>[];
+  rows: number;
+  partial: boolean;
+  shards: ShardsSummary;
+  approximate?: Record<string, ApproximateInfo>;
+  cursor?: string;
+  /** GLOBAL IN / JOIN data cut by transferOverflowMode 'break': the answer is partial. */
+  truncated?: string[];
+  statistics: {
+    elapsedMs: number;
+    rowsRead: number;
+    bytesRead: number;
+    deadlineMs: number;
+    deadlineLimitedBy: Deadline['limitedBy'];
+    shards: ShardStat[];
+  };
+}
+
+export interface HttpResult {
+  status: number;
+  body: unknown;
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+function queryError(outcomes: ShardOutcome[]): ShardOutcome | undefined {
+  return outcomes.find((o) => o.status === 'error' && o.chCode !== undefined && QUERY_ERROR_CODES.has(o.chCode));
+}
+
+function summarize(total: number, skipped: number, outcomes: ShardOutcome[], missing: MissingShard[]): ShardsSummary {
+  return {
+    total,
+    queried: outcomes.length,
+    skipped,
+    succeeded: outcomes.filter((o) => o.status === 'ok').length,
+    failed: outcomes.filter((o) => o.status !== 'ok' && o.status !== 'timeout').length,
+    timedOut: outcomes.filter((o) => o.status === 'timeout').length,
+    hedged: outcomes.filter((o) => o.hedged).length,
+    missing,
+  };
+}
+
+function planOptions(req: QueryRequest, topo: Topology, runSubquery?: SubqueryRunner): PlanOptions {
+  const opts: PlanOptions = { distributedProductMode: topo.query.distributedProductMode };
+  if (req.settings) opts.settings = req.settings;
+  if (req.cursor) opts.cursor = req.cursor;
+  if (runSubquery) opts.runSubquery = runSubquery;
+  return opts;
+}
+
+/**
+ * Run a validated request. Throws ScatterError for client-visible failures (including
+ * INCOMPLETE_RESULT with `shards` in its details). Used by POST /query and scheduled runs.
+ */
+export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<QueryResponse> {
+  const now = deps.now ?? Date.now;
+  const t0 = now();
+  const { topo } = deps;
+  const deadline = computeDeadline({
+    now: t0,
+    requestTimeoutMs: req.timeoutMs,
+    configTimeoutMs: topo.query.timeoutMs,
+    lambdaRemainingMs: deps.lambdaRemainingMs,
+    behindApiGateway: deps.behindApiGateway,
+  });
+  const hedge = { ...topo.query.hedge, enabled: req.hedge ?? topo.query.hedge.enabled };
+  const requireComplete = req.requireComplete ?? topo.query.requireComplete;
+  const limiter = createLimiter(topo.query.maxConcurrency); // one cap for the query and its subqueries
+  const subMissing: MissingShard[] = [];
+  const subOutcomes: ShardOutcome[] = [];
+  const subTruncated: string[] = [];
+
+  const common = { topo, invoker: deps.invoker, queryId: deps.queryId, deadlineAt: deadline.at, now, hedge, state: deps.hedgeState, limiter };
+
+  // GLOBAL IN / JOIN right-hand sides run once, through this same runtime and deadline.
+  const runSubquery: SubqueryRunner = async (stmt) => {
+    const subPlan = await deps.planQuery(stmt, topo, planOptions({ ...req, cursor: undefined }, topo, runSubquery));
+    const g = await gather({ ...common, plan: subPlan, onShard: deps.onShard });
+    subOutcomes.push(...g.outcomes);
+    // An oversized shard partial: the set cannot be built, so the main query must not run.
+    const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
+    if (big) throw big;
+    for (const m of g.missing) subMissing.push({ ...m, subquery: true, message: `GLOBAL subquery: ${m.message}` });
+    const fin = g.merger.finalize();
+    // A subquery cut by 'break' ships an incomplete set: the main answer is partial too.
+    for (const t of fin.truncated ?? []) subTruncated.push(`GLOBAL subquery: ${t}`);
+    return { meta: fin.meta, rows: fin.data };
+  };
+
+  const plan = await deps.planQuery(req.sql, topo, planOptions(req, topo, runSubquery));
+  const g = deps.tree && useTree(topo, plan.shards.filter((s) => !s.skipped).length)
+    ? await gatherTree({ ...common, plan, onShard: deps.onShard, tree: deps.tree })
+    : await gather({ ...common, plan, onShard: deps.onShard });
+  const missing = [...g.missing, ...subMissing];
+  const shards = summarize(plan.shards.length, g.skipped.length, g.outcomes, missing);
+  const bad = queryError([...g.outcomes, ...subOutcomes]);
+  if (bad) {
+    throw new ScatterError('QUERY_ERROR', `ClickHouse rejected the query on shard ${bad.shard}: ${stripReplicaPrefix(bad.message ?? '')}`, { details: { shards } });
+  }
+  const big = tooLargeError(g.outcomes, 'query', { shards });
+  if (big) throw big;
+
+  if (missing.length > 0 && requireComplete) {
+    throw new ScatterError('INCOMPLETE_RESULT', `${missing.length} shard(s) did not answer: ${missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`, {
+      details: { shards },
+    });
+  }
+  // No queried shard answered: there is no result to call partial. Elasticsearch's "all shards failed".
+  if (g.outcomes.length > 0 && shards.succeeded === 0) {
+    if (g.missing.every((m) => m.reason === 'timeout')) {
+      throw new ScatterError('TIMEOUT', `no shard answered within ${deadline.budgetMs} ms`, { details: { shards } });
+    }
+    const first = g.missing.find((m) => m.reason !== 'timeout') ?? g.missing[0]!;
+    throw new ScatterError('SHARD_ERROR', `all ${g.outcomes.length} queried shard(s) failed; shard ${first.shard}: ${first.message}`, { details: { shards } });
+  }
+
+  const fin = g.merger.finalize();
+  // transferOverflowMode 'break' cut something: shipped GLOBAL data (the plan) or groups/rows the
+  // merger stopped accepting (the finalize). Either way the answer is partial, never complete.
+  const truncated = [...(plan.truncated ?? []), ...subTruncated, ...(fin.truncated ?? [])];
+  if (truncated.length > 0 && requireComplete) {
+    throw new ScatterError('INCOMPLETE_RESULT', `data was truncated (transferOverflowMode 'break'): ${truncated.join('; ')}`, { details: { shards } });
+  }
+  const all = [...g.outcomes, ...subOutcomes];
+  const stats: ShardStat[] = g.outcomes.map((o) => ({
+    shard: o.shard,
+    replica: o.replica,
+    elapsedMs: round1(o.elapsedMs),
+    status: o.status,
+    hedged: o.hedged,
+    retried: o.retried,
+    rowsRead: o.response?.statistics.rowsRead ?? 0,
+    bytesRead: o.response?.statistics.bytesRead ?? 0,
+  }));
+  const body: QueryResponse = {
+    meta: fin.meta,
+    data: fin.data,
+    rows: fin.data.length,
+    partial: missing.length > 0 || truncated.length > 0,
+    shards,
+    statistics: {
+      elapsedMs: round1(now() - t0),
+      rowsRead: all.reduce((a, o) => a + (o.response?.statistics.rowsRead ?? 0), 0),
+      bytesRead: all.reduce((a, o) => a + (o.response?.statistics.bytesRead ?? 0), 0),
+      deadlineMs: deadline.budgetMs,
+      deadlineLimitedBy: deadline.limitedBy,
+      shards: stats,
+    },
+  };
+  if (fin.approximate && Object.keys(fin.approximate).length > 0) body.approximate = fin.approximate;
+  if (fin.cursor) body.cursor = fin.cursor;
+  if (truncated.length > 0) body.truncated = truncated;
+  return body;
+}
+
+/** "replica 0 (primary): Code: 47 ..." -> "Code: 47 ..." for a client-facing message. */
+function stripReplicaPrefix(m: string): string {
+  return m.replace(/^replica \d+ \([a-z]+\): /, '').split('; replica ')[0]!;
+}
+
+function errorResult(e: unknown, deps: { onInternalError?: (e: unknown) => void }): HttpResult {
+  const err = toClientError(e);
+  if (err.code === 'INTERNAL') deps.onInternalError?.(e);
+  return { status: err.status, body: err.toBody() };
+}
+
+/** POST /query: raw body (string or parsed) -> HTTP status and JSON body. Never throws. */
+export async function runQuery(rawBody: unknown, deps: RunDeps): Promise<HttpResult> {
+  try {
+    const req = parseQueryRequest(rawBody);
+    return { status: 200, body: await executeQuery(req, deps) };
+  } catch (e) {
+    return errorResult(e, deps);
+  }
+}
+
+/** POST /explain: plans without running the query (GLOBAL subqueries still run, under the deadline). */
+export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpResult> {
+  try {
+    const req = parseQueryRequest(rawBody);
+    if (!deps.explainPlan) throw new ScatterError('INTERNAL', 'explain is not available');
+    const now = deps.now ?? Date.now;
+    const deadline = computeDeadline({ now: now(), requestTimeoutMs: req.timeoutMs, configTimeoutMs: deps.topo.query.timeoutMs, lambdaRemainingMs: deps.lambdaRemainingMs, behindApiGateway: deps.behindApiGateway });
+    const hedge = { ...deps.topo.query.hedge, enabled: req.hedge ?? deps.topo.query.hedge.enabled };
+    const limiter = createLimiter(deps.topo.query.maxConcurrency);
+    const runSubquery: SubqueryRunner = async (stmt) => {
+      const subPlan = await deps.planQuery(stmt, deps.topo, planOptions({ ...req, cursor: undefined }, deps.topo, runSubquery));
+      const g = await gather({ topo: deps.topo, invoker: deps.invoker, queryId: deps.queryId, deadlineAt: deadline.at, now, hedge, state: deps.hedgeState, limiter, plan: subPlan });
+      const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
+      if (big) throw big;
+      if (g.missing.length > 0) {
+        throw new ScatterError('INCOMPLETE_RESULT', `GLOBAL subquery incomplete: ${g.missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`);
+      }
+      const fin = g.merger.finalize();
+      return { meta: fin.meta, rows: fin.data };
+    };
+    const plan = await deps.planQuery(req.sql, deps.topo, planOptions(req, deps.topo, runSubquery));
+    return { status: 200, body: deps.explainPlan(plan) };
+  } catch (e) {
+    return errorResult(e, deps);
+  }
+}

@@ -1,0 +1,88 @@
+// A ClickHouseAccess that reaches one replica through its shard function with admin requests
+// (ShardAdminRequest exec/insert). Two users:
+// - the local stack: embedded replicas live inside shard host processes (one chdb directory per
+//   process), so the router and /admin/exec cannot open them directly;
+// - the coordinator's scheduled inserts, in AWS too: only shard functions hold the ClickHouse
+//   credentials and VPC placement, and they accept an insert into the tables named in their
+//   CH_SCATTER_WRITABLE_TABLES (the schedule destinations) and refuse exec.
+// Only exec and insert exist; reads go through the query path (shard-read-access.ts).
+import { randomUUID } from 'node:crypto';
+import type { ClickHouseAccess, QueryResult } from '../clickhouse/port.js';
+import { ClickHouseError } from '../clickhouse/port.js';
+import type { ShardInvoker } from './invoker.js';
+import type { ShardAdminRequest } from '../protocol/shard-wire.js';
+
+export interface AdminAccessOptions {
+  invoker: ShardInvoker;
+  shard: number;
+  replica: number;
+  timeoutMs?: number;
+  queryId?: string;
+  /** Max JSON bytes of rows per insert request (default MAX_INSERT_PAYLOAD_BYTES). */
+  maxPayloadBytes?: number;
+}
+
+/** Rows per insert request stay under this (Lambda's 6 MB request limit, with room for the envelope). */
+export const MAX_INSERT_PAYLOAD_BYTES = 5 * 1024 * 1024;
+
+/** Consecutive slices of `rows` whose JSON stays under `maxBytes` (a single larger row goes alone). */
+export function chunkRows(rows: Record<string, unknown>[], maxBytes: number): Record<string, unknown>[][] {
+  const out: Record<string, unknown>[][] = [];
+  let cur: Record<string, unknown>[] = [];
+  let size = 2;
+  for (const r of rows) {
+    const n = Buffer.byteLength(JSON.stringify(r)) + 1;
+    if (cur.length > 0 && size + n > maxBytes) {
+      out.push(cur);
+      cur = [];
+      size = 2;
+    }
+    cur.push(r);
+    size += n;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
+}
+
+function failureMessage(r: unknown): string | undefined {
+  if (r && typeof r === 'object' && (r as { ok?: unknown }).ok === false) {
+    const e = (r as { error?: { message?: string } }).error;
+    return e?.message ?? 'admin request failed';
+  }
+  return undefined;
+}
+
+export function createAdminAccess(o: AdminAccessOptions): ClickHouseAccess {
+  const timeoutMs = o.timeoutMs ?? 120_000;
+  const send = async (req: Omit<ShardAdminRequest, 'queryId' | 'shard' | 'replica' | 'deadline'>, queryId?: string, signal?: AbortSignal) => {
+    if (!o.invoker.invokeAdmin) throw new ClickHouseError('this invoker cannot send admin requests', 'connection');
+    const deadline = Date.now() + timeoutMs;
+    const sig = signal ?? AbortSignal.timeout(timeoutMs);
+    const r = await o.invoker.invokeAdmin(o.shard, { ...req, queryId: queryId ?? o.queryId ?? randomUUID(), shard: o.shard, replica: o.replica, deadline }, sig);
+    const msg = failureMessage(r);
+    if (msg) throw new ClickHouseError(`shard ${o.shard} replica ${o.replica}: ${msg}`, 'server');
+    return r;
+  };
+  return {
+    describe: `shard ${o.shard} replica ${o.replica} (via shard function)`,
+    async query(): Promise<QueryResult> {
+      throw new ClickHouseError('admin access runs statements only; queries go through POST /query', 'server');
+    },
+    async exec(sql, opts) {
+      await send({ type: 'exec', sql }, opts?.queryId, opts?.signal);
+    },
+    async insert(table, rows, opts) {
+      // A Lambda request payload is capped at 6 MB: big batches go as several inserts, in order.
+      for (const chunk of chunkRows(rows, o.maxPayloadBytes ?? MAX_INSERT_PAYLOAD_BYTES)) await send({ type: 'insert', table, rows: chunk }, opts?.queryId, opts?.signal);
+    },
+    async cancel() {
+      /* admin statements are short and run to completion */
+    },
+    async ping() {
+      return true;
+    },
+    async close() {
+      /* nothing held */
+    },
+  };
+}

@@ -1,0 +1,191 @@
+// The core of a shard function: run one shard request against its ClickHouse replica within
+// the request's absolute deadline, and answer with the partial or a typed failure.
+//
+// Rules it enforces (issue 5 item 1, issue 8 items 2 and 4):
+// - the payload is validated (zod); malformed -> failure {kind:'error', code:'BAD_REQUEST'}.
+// - a deadline already passed -> failure {kind:'timeout'} without touching ClickHouse.
+// - reads only: readonly=2 (a query may still pass its own settings, but never change
+//   readonly, and writes are refused by the engine). readonly=2 rather than 1 because the
+//   HTTP interface passes every setting as a parameter, which readonly=1 forbids.
+// - max_execution_time = the time left, in seconds, rounded up; timeout_overflow_mode='throw'
+//   (never 'break': a truncated result must never look complete). These override whatever
+//   the request carries.
+// - at the deadline the call is aborted AND the server query is KILLed by its id (aborting
+//   an HTTP request does not stop the server query).
+// - admin requests (exec/insert) only when the caller allows them (the local stack); in AWS an
+//   insert is served only into a table on writableTables (CH_SCATTER_WRITABLE_TABLES: the local
+//   tables of schedule destinations), so the coordinator writes scheduled rows through the shard
+//   function and never holds database credentials. exec is never served in AWS.
+import { randomBytes } from 'node:crypto';
+import { ClickHouseError } from '../clickhouse/port.js';
+import type { ClickHouseAccess, SettingValue } from '../clickhouse/port.js';
+import type { ShardErrorKind, ShardFailure, ShardResponse } from '../protocol/shard-wire.js';
+import { shardPayloadSchema, type ShardPayload } from '../protocol/shard-request-schema.js';
+import { assignedSettings } from '../clickhouse/sql-text.js';
+
+export interface ShardExecOptions {
+  now(): number;
+  /** exec/insert requests are served only when true (the local stack's admin routes). */
+  allowAdmin?: boolean;
+  /** Without allowAdmin: local tables (`db.table`) an insert request may write (schedule destinations). */
+  writableTables?: ReadonlySet<string>;
+  /** Cancels the work from outside (e.g. the runtime is shutting down) -> kind 'cancelled'. */
+  signal?: AbortSignal;
+  /** Refuse successful results whose JSON exceeds this (Lambda's response limit is 6 MB). */
+  maxResponseBytes?: number;
+  /** Called with the ClickHouse query id once known, and on cancel (for logs; no row data). */
+  onEvent?: (e: { event: 'start' | 'deadline' | 'cancel-failed'; chQueryId: string; message?: string }) => void;
+}
+
+/** Settings the shard always decides itself, whatever the request says. */
+const ENFORCED = ['readonly', 'max_execution_time', 'timeout_overflow_mode'] as const;
+/** ...and may not be set by a SETTINGS clause in the SQL (it would override them). */
+const ENFORCED_IN_SQL = [...ENFORCED, 'max_execution_time_leaf', 'timeout_overflow_mode_leaf'] as const;
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 6 * 1024 * 1024 - 64 * 1024;
+
+export async function executeShardRequest(req: unknown, access: ClickHouseAccess, opts: ShardExecOptions): Promise<ShardResponse> {
+  const parsed = shardPayloadSchema.safeParse(req);
+  if (!parsed.success) {
+    const r = (typeof req === 'object' && req !== null ? req : {}) as { shard?: unknown; replica?: unknown };
+    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    return failure(intOr(r.shard), intOr(r.replica), 'error', `malformed shard request: ${issues.join('; ')}`, 'BAD_REQUEST');
+  }
+  const p = parsed.data;
+  const started = opts.now();
+  const left = p.deadline - started;
+  if (left <= 0) return failure(p.shard, p.replica, 'timeout', `deadline passed ${Math.round(-left)} ms before the shard started`, 'TIMEOUT');
+  if (p.type === 'query') {
+    const overridden = assignedSettings(p.sql, ENFORCED_IN_SQL);
+    if (overridden.length > 0) {
+      return failure(p.shard, p.replica, 'error', `the shard query may not set ${overridden.join(', ')} itself (the shard enforces them)`, 'BAD_REQUEST');
+    }
+  }
+  if (p.type !== 'query' && !opts.allowAdmin && !(p.type === 'insert' && isWritable(p.table, opts.writableTables))) {
+    const why = p.type === 'insert' ? `insert into ${p.table} is refused: shard functions only read, and write only to the tables in CH_SCATTER_WRITABLE_TABLES (${[...(opts.writableTables ?? [])].join(', ') || 'none'})` : `${p.type} requests are refused: shard functions only read`;
+    return failure(p.shard, p.replica, 'error', why, 'NOT_READ_ONLY');
+  }
+
+  // Unique per attempt: a hedge or retry may reach the same server while the first still runs,
+  // and ClickHouse refuses a second running query with the same id.
+  const chQueryId = `${p.queryId}-s${p.shard}r${p.replica}-${randomBytes(4).toString('hex')}`;
+  const deadlineAc = new AbortController();
+  const ac = new AbortController();
+  const onOuterAbort = () => ac.abort();
+  opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const timer = setTimeout(() => {
+    deadlineAc.abort();
+    ac.abort();
+    opts.onEvent?.({ event: 'deadline', chQueryId });
+    access.cancel(chQueryId).catch((e: unknown) => opts.onEvent?.({ event: 'cancel-failed', chQueryId, message: String((e as Error)?.message ?? e) }));
+  }, left);
+  if (opts.signal?.aborted) ac.abort();
+
+  const settings: Record<string, SettingValue> = {};
+  if (p.type === 'query') for (const [k, v] of Object.entries(p.settings)) if (!(ENFORCED as readonly string[]).includes(k)) settings[k] = v;
+  settings.max_execution_time = Math.max(1, Math.ceil(left / 1000));
+  settings.timeout_overflow_mode = 'throw';
+
+  opts.onEvent?.({ event: 'start', chQueryId });
+  try {
+    if (p.type === 'query') {
+      settings.readonly = 2;
+      const res = await access.query(p.sql, { queryId: chQueryId, settings, external: p.external, signal: ac.signal, deadline: p.deadline });
+      if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
+      const max = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+      const size = Buffer.byteLength(JSON.stringify(res.rows));
+      if (size > max) {
+        return failure(p.shard, p.replica, 'error', `shard result of ${size} bytes exceeds the ${max}-byte response limit; aggregate or LIMIT on the shard`, 'TOO_LARGE');
+      }
+      return {
+        ok: true,
+        shard: p.shard,
+        replica: p.replica,
+        meta: res.meta,
+        rows: res.rows,
+        statistics: { elapsedMs: opts.now() - started, rowsRead: res.statistics.rowsRead, bytesRead: res.statistics.bytesRead },
+      };
+    }
+    return await runAdmin(p, access, chQueryId, settings, ac.signal, started, opts);
+  } catch (e) {
+    if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
+    if (opts.signal?.aborted) return failure(p.shard, p.replica, 'cancelled', 'shard request cancelled', 'CANCELLED', undefined, started, opts);
+    return fromError(p, e, started, opts);
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+async function runAdmin(
+  p: Exclude<ShardPayload, { type: 'query' }>,
+  access: ClickHouseAccess,
+  chQueryId: string,
+  settings: Record<string, SettingValue>,
+  signal: AbortSignal,
+  started: number,
+  opts: ShardExecOptions,
+): Promise<ShardResponse> {
+  const statistics = () => ({ elapsedMs: opts.now() - started, rowsRead: 0, bytesRead: 0 });
+  if (p.type === 'exec') {
+    // No settings on DDL text (they would read as table settings); the deadline still aborts it.
+    await access.exec(p.sql, { queryId: chQueryId, signal });
+    return { ok: true, shard: p.shard, replica: p.replica, meta: [], rows: [], statistics: statistics() };
+  }
+  await access.insert(p.table, p.rows, { queryId: chQueryId, signal });
+  return {
+    ok: true,
+    shard: p.shard,
+    replica: p.replica,
+    meta: [{ name: 'inserted', type: 'UInt64' }],
+    rows: [{ inserted: String(p.rows.length) }],
+    statistics: statistics(),
+  };
+}
+
+function timedOut(p: ShardPayload, started: number, opts: ShardExecOptions): ShardFailure {
+  return failure(p.shard, p.replica, 'timeout', `shard query stopped at the deadline after ${Math.round(opts.now() - started)} ms (server query cancelled)`, 'TIMEOUT', undefined, started, opts);
+}
+
+function fromError(p: ShardPayload, e: unknown, started: number, opts: ShardExecOptions): ShardFailure {
+  if (e instanceof ClickHouseError) {
+    const kind: ShardErrorKind = e.kind === 'timeout' ? 'timeout' : e.kind === 'connection' ? 'unavailable' : e.kind === 'aborted' ? 'cancelled' : 'error';
+    const code = kind === 'timeout' ? 'TIMEOUT' : kind === 'unavailable' ? 'UNAVAILABLE' : kind === 'cancelled' ? 'CANCELLED' : 'SHARD_ERROR';
+    return failure(p.shard, p.replica, kind, e.message, code, e.chCode, started, opts);
+  }
+  return failure(p.shard, p.replica, 'error', `shard failed: ${e instanceof Error ? e.message : String(e)}`, 'INTERNAL', undefined, started, opts);
+}
+
+function failure(
+  shard: number,
+  replica: number,
+  kind: ShardErrorKind,
+  message: string,
+  code?: string,
+  chCode?: number,
+  started?: number,
+  opts?: ShardExecOptions,
+): ShardFailure {
+  const f: ShardFailure = { ok: false, shard, replica, error: { kind, message } };
+  if (code) f.error.code = code;
+  if (chCode !== undefined) f.error.chCode = chCode;
+  if (started !== undefined && opts) f.statistics = { elapsedMs: opts.now() - started };
+  return f;
+}
+
+/** `db.table` (no database means `default`), compared exactly: no quoting tricks get through. */
+function isWritable(table: string, writable: ReadonlySet<string> | undefined): boolean {
+  if (!writable || writable.size === 0) return false;
+  return writable.has(table.includes('.') ? table : `default.${table}`);
+}
+
+/** CH_SCATTER_WRITABLE_TABLES: comma-separated `db.table` names (no database means `default`). */
+export function parseWritableTables(raw: string | undefined): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const t of (raw ?? '').split(',').map((x) => x.trim()).filter(Boolean)) out.add(t.includes('.') ? t : `default.${t}`);
+  return out;
+}
+
+function intOr(v: unknown): number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : -1;
+}

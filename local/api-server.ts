@@ -1,0 +1,225 @@
+// The local stack's HTTP API: what API Gateway does in AWS. Each request becomes an API Gateway
+// HTTP API (payload 2.0) event for the SAME coordinator handler the Lambda runs, with a Lambda
+// context whose remaining time counts down from the configured function timeout. Local-only
+// routes (never in AWS): POST /admin/exec runs a statement on every replica of every shard,
+// POST /admin/insert?table=<distributed name> routes JSONEachRow rows through the router (both
+// travel to the shard hosts as admin requests through the same local Invoke endpoint), and
+// POST /admin/schedule?name=<schedule> fires a schedule the way EventBridge would.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { Topology } from '../core/config/schema.js';
+import type { ShardInvoker } from '../core/scatter/invoker.js';
+import { createAdminAccess } from '../core/scatter/shard-admin-access.js';
+
+/** API Gateway's payload limit. The coordinator applies its own, smaller, cap to /query bodies. */
+export const API_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** /admin/insert takes bulk rows: a larger cap than the API. */
+export const ADMIN_MAX_BODY_BYTES = 256 * 1024 * 1024;
+
+export type CoordinatorFn = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
+
+export interface ApiServerOptions {
+  port?: number;
+  host?: string;
+  handler: CoordinatorFn;
+  topo: Topology;
+  /** For the admin routes. */
+  invoker: ShardInvoker;
+  /** The coordinator's Lambda timeout, for context.getRemainingTimeInMillis(). */
+  lambdaTimeoutMs?: number;
+}
+
+export interface ApiServer {
+  url: string;
+  port: number;
+  /** Fire a schedule as EventBridge would (the local stack's timers use it). */
+  runSchedule(name: string): Promise<[number, unknown]>;
+  close(): Promise<void>;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage, cap: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > cap) {
+        reject(new BodyTooLarge());
+        req.resume();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(text);
+}
+
+function toEvent(req: IncomingMessage, url: URL, body: Buffer): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  const method = (req.method ?? 'GET').toUpperCase();
+  const now = Date.now();
+  const requestId = randomUUID();
+  return {
+    version: '2.0',
+    routeKey: `${method} ${url.pathname}`,
+    rawPath: url.pathname,
+    rawQueryString: url.search.replace(/^\?/, ''),
+    headers,
+    queryStringParameters: url.search ? Object.fromEntries(url.searchParams) : undefined,
+    isBase64Encoded: false,
+    body: body.length ? body.toString('utf8') : undefined,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: url.host,
+      domainPrefix: 'local',
+      http: { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+      requestId,
+      routeKey: `${method} ${url.pathname}`,
+      stage: '$default',
+      time: new Date(now).toISOString(),
+      timeEpoch: now,
+    },
+  };
+}
+
+/** A Lambda context whose remaining time counts down from `timeoutMs` (the local stack's stand-in). */
+export function lambdaContext(timeoutMs: number): Context {
+  const start = Date.now();
+  const id = randomUUID();
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: 'ch-scatter-coordinator',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:ch-scatter-coordinator',
+    memoryLimitInMB: '1024',
+    awsRequestId: id,
+    logGroupName: '/aws/lambda/ch-scatter-coordinator',
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, start + timeoutMs - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
+  const { topo, invoker } = opts;
+  const lambdaTimeoutMs = opts.lambdaTimeoutMs ?? 30_000;
+  const admin = topo.shards.map((s, i) => s.replicas.map((_, j) => createAdminAccess({ invoker, shard: i, replica: j })));
+
+  async function adminExec(body: Buffer): Promise<[number, unknown]> {
+    let sql: unknown;
+    try {
+      sql = (JSON.parse(body.toString('utf8')) as { sql?: unknown }).sql;
+    } catch {
+      return [400, { error: { code: 'BAD_REQUEST', message: 'body must be JSON {"sql": "..."}' } }];
+    }
+    if (typeof sql !== 'string' || !sql.trim()) return [400, { error: { code: 'BAD_REQUEST', message: '$.sql: a statement is required' } }];
+    const results = await Promise.all(
+      admin.flatMap((reps, shard) =>
+        reps.map(async (a, replica) => {
+          try {
+            await a.exec(sql as string);
+            return { shard, replica, ok: true };
+          } catch (e) {
+            return { shard, replica, ok: false, error: (e as Error).message };
+          }
+        }),
+      ),
+    );
+    const ok = results.every((r) => r.ok);
+    return [ok ? 200 : 502, ok ? { ok, replicas: results } : { ok, replicas: results, error: { code: 'SHARD_ERROR', message: results.filter((r) => !r.ok).map((r) => `shard ${r.shard} replica ${r.replica}: ${r.error}`).join('; ') } }];
+  }
+
+  /** What EventBridge does in AWS: invoke the coordinator with the schedule event. */
+  async function adminSchedule(url: URL): Promise<[number, unknown]> {
+    const name = url.searchParams.get('name');
+    if (!name) return [400, { error: { code: 'BAD_REQUEST', message: 'the name= query parameter is required' } }];
+    try {
+      const run = await opts.handler({ kind: 'ch-scatter.schedule', name } as unknown as APIGatewayProxyEventV2, lambdaContext(lambdaTimeoutMs));
+      return [200, run];
+    } catch (e) {
+      return [500, { error: { code: 'INTERNAL', message: (e as Error).message ?? String(e) } }];
+    }
+  }
+
+  async function adminInsert(url: URL, body: Buffer): Promise<[number, unknown]> {
+    const table = url.searchParams.get('table');
+    if (!table) return [400, { error: { code: 'BAD_REQUEST', message: 'the table= query parameter is required' } }];
+    const { insertRows } = await import('../core/router/index.js');
+    try {
+      const r = await insertRows(body.toString('utf8'), table, topo, (s, rep) => admin[s]![rep]!);
+      const out = { inserted: r.inserted, perShard: r.perShard, bad: r.bad, ...(r.write ? { shards: r.write.shards } : {}) };
+      if (r.bad.length > 0) return [400, { ...out, error: { code: 'BAD_REQUEST', message: `${r.bad.length} bad row(s), nothing written: ${r.bad.slice(0, 3).map((b) => `line ${b.line}: ${b.message}`).join('; ')}` } }];
+      if (!r.ok) return [502, { ...out, error: { code: 'SHARD_ERROR', message: 'some shards did not commit the rows (see shards)' } }];
+      return [200, out];
+    } catch (e) {
+      const err = e as { code?: string; message?: string; status?: number };
+      return [err.status ?? 400, { error: { code: err.code ?? 'BAD_REQUEST', message: err.message ?? String(e) } }];
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const isAdmin = url.pathname.startsWith('/admin/');
+      let body: Buffer;
+      try {
+        body = await readBody(req, isAdmin ? ADMIN_MAX_BODY_BYTES : API_MAX_BODY_BYTES);
+      } catch (e) {
+        if (e instanceof BodyTooLarge) return send(res, 413, { error: { code: 'TOO_LARGE', message: 'request body too large' } });
+        return send(res, 400, { error: { code: 'BAD_REQUEST', message: 'could not read the request body' } });
+      }
+      if (isAdmin) {
+        if (req.method !== 'POST') return send(res, 405, { error: { code: 'BAD_REQUEST', message: 'admin routes take POST' } });
+        const [status, out] =
+          url.pathname === '/admin/exec'
+            ? await adminExec(body)
+            : url.pathname === '/admin/insert'
+              ? await adminInsert(url, body)
+              : url.pathname === '/admin/schedule'
+                ? await adminSchedule(url)
+                : [404, { error: { code: 'BAD_REQUEST', message: `no route ${url.pathname}` } }];
+        return send(res, status as number, out);
+      }
+      const r = (await opts.handler(toEvent(req, url, body), lambdaContext(lambdaTimeoutMs))) as APIGatewayProxyStructuredResultV2;
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(r.headers ?? {})) headers[k] = String(v);
+      send(res, r.statusCode ?? 200, r.body ?? '', headers);
+    })().catch((e: unknown) => {
+      // Like API Gateway when the integration fails: a generic 500, details only in our logs.
+      process.stderr.write(`api-server: ${(e as Error)?.stack ?? String(e)}\n`);
+      if (!res.headersSent) send(res, 500, { error: { code: 'INTERNAL', message: 'internal error' } });
+      else res.end();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    runSchedule: (name) => adminSchedule(new URL(`http://x/?name=${encodeURIComponent(name)}`)),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

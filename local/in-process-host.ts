@@ -1,0 +1,59 @@
+// A shard function served inside the local stack's own process: for replicas reached over HTTP.
+// Shard hosts are separate processes because an embedded (chdb) replica needs one: one data
+// directory per process. An HTTP replica has no engine to isolate, so its shard handler (the same
+// createShardHandler the Lambda runs) is called directly by the Invoke endpoint, with no IPC hop:
+// measured ~1-1.5 ms per call on this 2-core machine (serialize, pipe, wake the host process,
+// and back), more than the whole ClickHouse query of a pruned point lookup.
+// A replica with `fault.crash` still gets a process (only a process can die mid-invoke).
+import { Logger } from '@aws-lambda-powertools/logger';
+import { createAccess } from '../adapters/clickhouse/factory.js';
+import type { ClickHouseAccess } from '../core/clickhouse/port.js';
+import { createShardHandler, type ShardHandlerFn } from '../functions/shard/shard-function.js';
+import type { ShardHostSpec } from './shard-host-protocol.js';
+import { applyFault } from './shard-fault.js';
+
+type LogLevel = ConstructorParameters<typeof Logger>[0] extends infer O ? (O extends { logLevel?: infer L } ? L : never) : never;
+
+export class InProcessShardHost {
+  /** Started once; never restarts (nothing to crash but the whole stack). */
+  starts = 0;
+  readonly pid = process.pid;
+  private access?: ClickHouseAccess;
+  private handle?: ShardHandlerFn;
+  private stopping = false;
+
+  constructor(
+    readonly spec: ShardHostSpec,
+    private readonly logLevel: string,
+  ) {}
+
+  async start(): Promise<void> {
+    this.starts++;
+    const access = await createAccess(this.spec.config);
+    this.access = access;
+    this.handle = createShardHandler({
+      getAccess: async () => access,
+      shard: this.spec.shard,
+      replicaCount: this.spec.replicaCount,
+      allowAdmin: this.spec.allowAdmin,
+      logger: new Logger({ serviceName: 'ch-scatter-shard', logLevel: this.logLevel as LogLevel }),
+    });
+  }
+
+  async invoke(payload: unknown): Promise<unknown> {
+    if (this.stopping || !this.handle) throw new Error('shard host is stopping');
+    // `payload` is the Invoke endpoint's own parse of the request body: the handler may not share it with anyone.
+    if (this.spec.faults) await applyFault(this.spec.config.fault);
+    return this.handle(payload);
+  }
+
+  /** Only a host process can be killed; an in-process host has no process of its own. */
+  kill(): void {
+    throw new Error(`shard ${this.spec.shard} replica ${this.spec.replica} is served in-process (HTTP replica): there is no host process to kill`);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.access?.close();
+  }
+}

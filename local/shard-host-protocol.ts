@@ -1,0 +1,20 @@
+// IPC between a shard host process (shard-host-child.ts) and the local stack (shard-host.ts).
+import type { ReplicaConfig } from '../core/config/schema.js';
+
+export interface ShardHostSpec {
+  shard: number;
+  replica: number;
+  replicaCount: number;
+  config: ReplicaConfig;
+  allowAdmin: boolean;
+  /** Apply the replica's `fault` (delay, error, crash). */
+  faults: boolean;
+}
+
+export type HostRequest = { id: number; payload: unknown };
+
+export type HostReply =
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; error: { name: string; message: string } }
+  | { ready: true; pid: number }
+  | { fatal: string };

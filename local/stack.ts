@@ -1,0 +1,217 @@
+// The local stack (`ch-scatter dev`): what AWS runs, on one machine.
+//   shard hosts      the shard function per (shard, replica) with its adapter and the replica's
+//                    `fault` config: a child process for an embedded (chdb) replica, in this
+//                    process for an HTTP one (shard-host.ts, in-process-host.ts);
+//   Invoke endpoint  POST /2015-03-31/functions/{name}/invocations, answering like Lambda;
+//   coordinator      the SAME handler as the Lambda, reached through api-server.ts, whose query
+//                    invoker is the one AWS runs (the lean signed node:http client by default,
+//                    @aws-sdk/client-lambda with CH_SCATTER_INVOKER=sdk) pointed at the local endpoint.
+// Differences from AWS: a local shard host serves overlapping invocations itself (one chdb
+// directory per process), where Lambda would start more execution environments; and the
+// coordinator runs in this process, so its warm state lives as long as the stack.
+import path from 'node:path';
+import { ConfigError, loadTopology } from '../core/config/load.js';
+import type { Topology } from '../core/config/schema.js';
+import { createCoordinatorHandler, createTools } from '../functions/coordinator/handler.js';
+import { createQueryInvoker, loadDefaultDeps, queryInvokerKind, type QueryInvokerKind } from '../functions/coordinator/deps.js';
+import { shardFunctionNames } from '../adapters/aws/lambda-invoker.js';
+import type { ShardInvoker } from '../core/scatter/invoker.js';
+import { createAdminAccess } from '../core/scatter/shard-admin-access.js';
+import { lambdaContext, startApiServer, type CoordinatorFn } from './api-server.js';
+import { startInvokeServer, type LocalFunction } from './invoke-server.js';
+import { startShardHosts } from './shard-host.js';
+import { loadDemo } from './demo.js';
+
+/** The coordinator's function name on the local Invoke endpoint. */
+export const LOCAL_COORDINATOR_FUNCTION = 'ch-scatter-coordinator';
+
+export interface LocalStackOptions extends LocalShardsOptions {
+  configFile?: string;
+  /** A topology already loaded (tests); relative embedded paths resolve against `baseDir` (else refused). */
+  topo?: Topology;
+  port?: number;
+  demo?: boolean;
+  /** Rows for --demo (default DEMO_ROWS). */
+  demoRows?: number;
+  /** Coordinator log level (default WARN: stdout stays clean for the `ready` line). */
+  logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  /** Run `rate(...)` schedules of the config on timers, as EventBridge would (dev does; tests fire them by hand). */
+  runSchedules?: boolean;
+  /** Where schedule runs are reported (default: stderr). */
+  log?: (line: string) => void;
+  /** Coordinator Lambda timeout for context.getRemainingTimeInMillis() (default 30 s). */
+  lambdaTimeoutMs?: number;
+}
+
+export interface LocalStack {
+  url: string;
+  invokeUrl: string;
+  topo: Topology;
+  /** The coordinator's query invoker (LocalStackOptions.invoker, else CH_SCATTER_INVOKER, else 'http'). */
+  invokerKind: QueryInvokerKind;
+  demo?: { rows: number; ms: number };
+  /** Invocations of the coordinator function through the Invoke endpoint (sub-coordinator requests). */
+  coordinatorInvocations(): number;
+  stop(): Promise<void>;
+}
+
+export interface LocalShards {
+  /** The coordinator's query invoker (of `invokerKind`), pointed at the local Invoke endpoint. */
+  invoker: ShardInvoker & { close(): void };
+  invokerKind: QueryInvokerKind;
+  invokeUrl: string;
+  /** Serve one more function on the Invoke endpoint (the coordinator itself, for the aggregation tree). */
+  register(name: string, fn: LocalFunction): void;
+  stop(): Promise<void>;
+}
+
+export type { LocalFunction };
+
+export interface LocalShardsOptions {
+  /**
+   * Directory that relative `embedded` paths of a `topo` resolve against (default: the config file's
+   * directory, as loadTopology does). Without one, a relative path is refused rather than quietly
+   * resolved against the process's working directory (a different data directory per shell).
+   */
+  baseDir?: string;
+  /** Max in-flight invokes per shard function (all, or by function name) before 429, like reserved concurrency. */
+  shardConcurrency?: number | Record<string, number>;
+  /** Tests: replace or wrap shard functions (a malformed answer, an injected stall) before they are served. */
+  wrapFunctions?: (fns: Record<string, LocalFunction>) => Record<string, LocalFunction>;
+  /**
+   * The query invoker, for the coordinator and for `invoker` (default: as the coordinator in AWS
+   * chooses, env CH_SCATTER_INVOKER, else the lean signed HTTP one), so the stack runs what AWS runs.
+   */
+  invoker?: QueryInvokerKind;
+}
+
+/** Shard hosts + the Invoke endpoint + the query invoker: what the CLI needs to reach shards with --config. */
+/** `topo` with every embedded replica path absolute: resolved against baseDir, or refused (ConfigError). */
+export function withAbsoluteEmbedded(topo: Topology, baseDir: string | undefined): Topology {
+  const problems: string[] = [];
+  const shards = topo.shards.map((s, i) => ({
+    ...s,
+    replicas: s.replicas.map((r, j) => {
+      if (!r.embedded || path.isAbsolute(r.embedded)) return r;
+      if (!baseDir) {
+        problems.push(`$.shards[${i}].replicas[${j}].embedded: "${r.embedded}" is relative; give the local stack a config file, a baseDir, or an absolute path`);
+        return r;
+      }
+      return { ...r, embedded: path.resolve(baseDir, r.embedded) };
+    }),
+  }));
+  if (problems.length) throw new ConfigError(problems);
+  return { ...topo, shards };
+}
+
+export async function startLocalShards(topoIn: Topology, opts: LocalShardsOptions = {}): Promise<LocalShards> {
+  const topo = withAbsoluteEmbedded(topoIn, opts.baseDir);
+  // The SDK version is pinned on purpose (FIELD-NOTES); its Node 22 notice is noise on a dev terminal.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const cleanups: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  };
+  try {
+    const hosts = await startShardHosts(topo, {});
+    cleanups.push(() => hosts.stop());
+    // A copy the endpoint reads per request, so register() can add functions after it starts.
+    const functions: Record<string, LocalFunction> = { ...(opts.wrapFunctions ? opts.wrapFunctions({ ...hosts.functions }) : hosts.functions) };
+    const invoke = await startInvokeServer({ port: 0, functions, ...(opts.shardConcurrency ? { concurrency: opts.shardConcurrency } : {}) });
+    cleanups.push(() => invoke.close());
+    const invokerKind = opts.invoker ?? queryInvokerKind(process.env);
+    const invoker = createQueryInvoker(invokerKind, topo.shards.length, { endpoint: invoke.url, functionNames: shardFunctionNames(topo.shards.length, {}) });
+    cleanups.push(async () => invoker.close());
+    const register = (name: string, fn: LocalFunction) => {
+      if (Object.prototype.hasOwnProperty.call(functions, name)) throw new Error(`function ${name} is already served`);
+      functions[name] = fn;
+    };
+    return { invoker, invokerKind, invokeUrl: invoke.url, register, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
+  // A config file's relative embedded paths are relative to the file (loadTopology resolves them);
+  // a topology object's to opts.baseDir, defaulting to the config file's directory when one is named.
+  const baseDir = opts.baseDir ?? (opts.configFile ? path.dirname(path.resolve(opts.configFile)) : undefined);
+  const topo = withAbsoluteEmbedded(opts.topo ?? loadTopology(requireConfig(opts.configFile)), baseDir);
+  // Metrics go to CloudWatch in AWS; locally EMF lines would only clutter the terminal.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  const cleanups: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  };
+  try {
+    const shards = await startLocalShards(topo, { ...opts, baseDir });
+    cleanups.push(() => shards.stop());
+    const invoke = { url: shards.invokeUrl };
+
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      CH_SCATTER_TOPOLOGY: JSON.stringify(topo),
+      CH_SCATTER_LAMBDA_ENDPOINT: invoke.url,
+      // The aggregation tree invokes the coordinator itself through the Invoke endpoint (below).
+      CH_SCATTER_SELF_FUNCTION: LOCAL_COORDINATOR_FUNCTION,
+      CH_SCATTER_INVOKER: shards.invokerKind,
+    };
+    delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
+    const tools = createTools({ logLevel: opts.logLevel ?? 'WARN' });
+    const handler = createCoordinatorHandler(() => loadDefaultDeps(env, tools.tracer), tools);
+    // Registered whether or not the tree is configured: what Lambda would serve under this name. A
+    // sub-coordinator request runs the SAME handler (its own deps, cached like a warm container).
+    const lambdaTimeoutMs = opts.lambdaTimeoutMs ?? 30_000;
+    let selfInvocations = 0;
+    shards.register(LOCAL_COORDINATOR_FUNCTION, (payload) => {
+      selfInvocations++;
+      return (handler as unknown as (e: unknown, c: unknown) => Promise<unknown>)(payload, lambdaContext(lambdaTimeoutMs));
+    });
+    const adminInvoker = shards.invoker;
+    const api = await startApiServer({
+      port: opts.port ?? 0,
+      handler: handler as unknown as CoordinatorFn,
+      topo,
+      invoker: adminInvoker,
+      lambdaTimeoutMs: opts.lambdaTimeoutMs,
+    });
+    cleanups.push(() => api.close());
+
+    if (opts.runSchedules) {
+      const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
+      for (const sch of topo.schedules) {
+        const every = rateMs(sch.schedule);
+        if (every === undefined) {
+          log(`schedule ${sch.name}: ${sch.schedule} is not run locally (only rate(...)); fire it with POST /admin/schedule?name=${sch.name}`);
+          continue;
+        }
+        const timer = setInterval(() => {
+          void api.runSchedule(sch.name).then(([status, out]) => log(`schedule ${sch.name}: ${status === 200 ? JSON.stringify(out) : `FAILED ${JSON.stringify(out)}`}`));
+        }, every);
+        timer.unref();
+        cleanups.push(async () => clearInterval(timer));
+      }
+    }
+
+    let demo: LocalStack['demo'];
+    if (opts.demo) demo = await loadDemo(topo, (s, r) => createAdminAccess({ invoker: adminInvoker, shard: s, replica: r }), opts.demoRows);
+    return { url: api.url, invokeUrl: invoke.url, topo, invokerKind: shards.invokerKind, demo, coordinatorInvocations: () => selfInvocations, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/** Milliseconds of an EventBridge rate() expression, undefined for cron(). */
+export function rateMs(expr: string): number | undefined {
+  const m = /^rate\((\d+)\s+(minute|minutes|hour|hours|day|days)\)$/.exec(expr.trim());
+  if (!m) return undefined;
+  const unit = m[2]!.startsWith('minute') ? 60_000 : m[2]!.startsWith('hour') ? 3_600_000 : 86_400_000;
+  return Number(m[1]) * unit;
+}
+
+function requireConfig(file: string | undefined): string {
+  if (!file) throw new Error('startLocalStack needs a configFile or a topo');
+  return file;
+}
