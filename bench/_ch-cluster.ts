@@ -33,7 +33,9 @@ export async function startCluster(n: number, basePort: number, cluster = 'scatt
   } catch (e) {
     await stop();
     const err = e as { stderr?: string; message: string };
-    throw new Error(`could not start ${n} clickhouse-server instances (is /usr/sbin/clickhouse-server installed? scripts/install-deps.sh): ${err.stderr || err.message}`);
+    throw new Error(
+      `could not start ${n} clickhouse-server instances (is /usr/sbin/clickhouse-server installed? scripts/install-deps.sh): ${err.stderr || err.message}`,
+    );
   }
   process.once('SIGINT', onExit);
   return {

@@ -14,7 +14,10 @@ for (const name of rest.filter((a) => !a.startsWith('--'))) {
   try {
     const r = await mod.run({ quick });
     writeFileSync(join(out, `${name}.md`), `${r.table}\n`);
-    writeFileSync(join(out, `${name}.json`), JSON.stringify({ ...r.json, run_seconds: Math.round((Date.now() - t0) / 1000), run_at: new Date(t0).toISOString() }, null, 2));
+    writeFileSync(
+      join(out, `${name}.json`),
+      JSON.stringify({ ...r.json, run_seconds: Math.round((Date.now() - t0) / 1000), run_at: new Date(t0).toISOString() }, null, 2),
+    );
     console.log(`${name}: done in ${Math.round((Date.now() - t0) / 1000)} s`);
   } catch (e) {
     writeFileSync(join(out, `${name}.error.txt`), String((e as Error)?.stack ?? e));

@@ -32,7 +32,14 @@ const fn = async (payload: unknown) => {
     slow++;
   }
   if (ms > 0) await sleep(ms);
-  return { ok: true, shard: p.shard, replica: p.replica, meta: spec.meta ?? [], rows: spec.rows ?? [], statistics: { elapsedMs: ms, rowsRead: 0, bytesRead: 0 } };
+  return {
+    ok: true,
+    shard: p.shard,
+    replica: p.replica,
+    meta: spec.meta ?? [],
+    rows: spec.rows ?? [],
+    statistics: { elapsedMs: ms, rowsRead: 0, bytesRead: 0 },
+  };
 };
 
 const functions: Record<string, typeof fn> = {};

@@ -11,9 +11,23 @@ import { signPost } from '../adapters/aws/sigv4.js';
  * (a transitive dependency of the SDK, not in package.json) cannot be loaded.
  */
 export async function signerCost(opts: { quick: boolean }): Promise<{ lean: number; smithy?: number }> {
-  const credentials = { accessKeyId: 'ASIAEXAMPLEEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'IQoJb3JpZ2luX2Vj'.repeat(24) };
+  const credentials = {
+    accessKeyId: 'ASIAEXAMPLEEXAMPLE',
+    secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+    sessionToken: 'IQoJb3JpZ2luX2Vj'.repeat(24),
+  };
   const host = 'lambda.eu-west-1.amazonaws.com';
-  const body = JSON.stringify({ type: 'query', queryId: 'bench-0123456789', shard: 17, replica: 0, sql: 'SELECT site, count() AS c FROM analytics.sensor_events GROUP BY site', deadline: Date.now() + 10_000, settings: {}, external: [], attempt: 'primary' });
+  const body = JSON.stringify({
+    type: 'query',
+    queryId: 'bench-0123456789',
+    shard: 17,
+    replica: 0,
+    sql: 'SELECT site, count() AS c FROM analytics.sensor_events GROUP BY site',
+    deadline: Date.now() + 10_000,
+    settings: {},
+    external: [],
+    attempt: 'primary',
+  });
   const path = `/2015-03-31/functions/${encodeURIComponent('arn:aws:lambda:eu-west-1:123456789012:function:ch-scatter-shard-17')}/invocations`;
   const headers = { 'content-type': 'application/octet-stream', 'content-length': String(Buffer.byteLength(body)), 'x-amz-invocation-type': 'RequestResponse' };
   const signers: Record<string, (n: number) => Promise<void>> = {
@@ -27,7 +41,8 @@ export async function signerCost(opts: { quick: boolean }): Promise<{ lean: numb
     const sha256 = new LambdaClient({ region: 'eu-west-1', credentials }).config.sha256;
     const sdk = new SignatureV4({ service: 'lambda', region: 'eu-west-1', credentials, sha256 });
     signers.smithy = async (n) => {
-      for (let i = 0; i < n; i++) await sdk.sign({ method: 'POST', protocol: 'https:', hostname: host, path, query: {}, headers: { ...headers, host }, body } as never);
+      for (let i = 0; i < n; i++)
+        await sdk.sign({ method: 'POST', protocol: 'https:', hostname: host, path, query: {}, headers: { ...headers, host }, body } as never);
     };
   } catch {
     /* reported without it */

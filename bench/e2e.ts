@@ -72,8 +72,14 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         await chHttp(url, 'CREATE TABLE default.users (user UInt32, country String) ENGINE = MergeTree ORDER BY user');
         // Each server generates exactly its own shard: id % 3 = i is identity placement over slots [0,1,2].
         // user = floor(u^2 / 1e5) for a hashed u < 1e5: a skewed distribution, so the top 10 by count is clear-cut.
-        await chHttp(url, `INSERT INTO default.events SELECT number AS id, toUInt32(intDiv(u * u, 100000)) AS user, toUInt32(number % 1000) AS sensor, (number % 1000) / 10 AS amount, toDate('2024-01-01') + number % 365 AS day FROM (SELECT number, intHash32(number) % 100000 AS u FROM numbers(${rows})) WHERE number % ${SHARDS} = ${i}`);
-        await chHttp(url, `INSERT INTO default.users SELECT toUInt32(number) AS user, if(number % 100 = 0, 'NL', 'XX') AS country FROM numbers(100000) WHERE number % ${SHARDS} = ${i}`);
+        await chHttp(
+          url,
+          `INSERT INTO default.events SELECT number AS id, toUInt32(intDiv(u * u, 100000)) AS user, toUInt32(number % 1000) AS sensor, (number % 1000) / 10 AS amount, toDate('2024-01-01') + number % 365 AS day FROM (SELECT number, intHash32(number) % 100000 AS u FROM numbers(${rows})) WHERE number % ${SHARDS} = ${i}`,
+        );
+        await chHttp(
+          url,
+          `INSERT INTO default.users SELECT toUInt32(number) AS user, if(number % 100 = 0, 'NL', 'XX') AS country FROM numbers(100000) WHERE number % ${SHARDS} = ${i}`,
+        );
       }),
     );
     const head = cluster.urls[0]!;
@@ -93,7 +99,9 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     shards = await startLocalShards(topo);
     const hedgeState = createHedgeState();
     const accesses = cluster.urls.map((url) => createHttpAccess({ url }));
-    closers.push(async () => { await Promise.all(accesses.map((a) => a.close())); });
+    closers.push(async () => {
+      await Promise.all(accesses.map((a) => a.close()));
+    });
     const inproc: ShardInvoker = {
       invoke: async (shard, payload, signal) =>
         JSON.parse(JSON.stringify(await executeShardRequest(payload, accesses[shard]!, { now: Date.now, signal }))) as ShardResponse,
@@ -121,7 +129,11 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     const direct = async (sql: string) => {
       const plan = await planQuery(sql, topo, {});
       const t0 = performance.now();
-      await Promise.all(plan.shards.filter((p) => !p.skipped).map((p) => chHttp(cluster.urls[p.shard]!, `${p.sql!} FORMAT JSON`, { output_format_json_quote_64bit_integers: '1' })));
+      await Promise.all(
+        plan.shards
+          .filter((p) => !p.skipped)
+          .map((p) => chHttp(cluster.urls[p.shard]!, `${p.sql!} FORMAT JSON`, { output_format_json_quote_64bit_integers: '1' })),
+      );
       return performance.now() - t0;
     };
 
@@ -180,7 +192,22 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       };
       e.ratio = r2(e.ch_scatter_ms / e.distributed_ms);
       json[name] = e;
-      out.push([name, e.distributed_ms, e.ch_scatter_ms, e.ratio, e.ch_scatter_sdk_ms, e.ratio_sdk, e.ch_scatter_inproc_ms, e.ratio_inproc, e.direct_shard_sql_ms ?? '-', e.slowest_shard_call_ms, e.rows_scanned, e.distributed_rows_read, e.shards_queried, same ? 'yes' : 'NO']);
+      out.push([
+        name,
+        e.distributed_ms,
+        e.ch_scatter_ms,
+        e.ratio,
+        e.ch_scatter_sdk_ms,
+        e.ratio_sdk,
+        e.ch_scatter_inproc_ms,
+        e.ratio_inproc,
+        e.direct_shard_sql_ms ?? '-',
+        e.slowest_shard_call_ms,
+        e.rows_scanned,
+        e.distributed_rows_read,
+        e.shards_queried,
+        same ? 'yes' : 'NO',
+      ]);
     }
     json.rows = rows;
     json.load_ms = loadMs;
@@ -193,8 +220,25 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   json.target = 'ratio <= 1.3 on scans of >= 1M rows; < 1 where pruning narrows (in_list_sharding_key)';
   return {
     table:
-      table(['query', 'Distributed ms', 'ch-scatter ms', 'ratio', 'ch-scatter (SDK invoker) ms', 'SDK ratio', 'ch-scatter in-proc ms', 'in-proc ratio', 'shard SQL direct ms', 'slowest shard call ms', 'rows scanned (ch-scatter)', 'rows read (Distributed)', 'shards asked', 'same answer'], out) +
-      `\n(${rows.toLocaleString('en-US')} rows over 3 shards; medians of ${reps} alternating runs)`,
+      table(
+        [
+          'query',
+          'Distributed ms',
+          'ch-scatter ms',
+          'ratio',
+          'ch-scatter (SDK invoker) ms',
+          'SDK ratio',
+          'ch-scatter in-proc ms',
+          'in-proc ratio',
+          'shard SQL direct ms',
+          'slowest shard call ms',
+          'rows scanned (ch-scatter)',
+          'rows read (Distributed)',
+          'shards asked',
+          'same answer',
+        ],
+        out,
+      ) + `\n(${rows.toLocaleString('en-US')} rows over 3 shards; medians of ${reps} alternating runs)`,
     json,
   };
 }

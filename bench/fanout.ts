@@ -37,7 +37,13 @@ function rawInvoker(url: string, maxSockets: number) {
   const u = new URL(url);
   const one = (shard: number) => {
     const body = JSON.stringify(request(shard));
-    return postJson(agent, u, `/2015-03-31/functions/ch-scatter-shard-${shard}/invocations`, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body);
+    return postJson(
+      agent,
+      u,
+      `/2015-03-31/functions/ch-scatter-shard-${shard}/invocations`,
+      { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      body,
+    );
   };
   return { one, close: () => agent.destroy() };
 }
@@ -85,7 +91,16 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
           if (out.some((o) => !o.ok)) throw new Error('sdk fan-out got a failure');
         },
         runtime: async () => {
-          const g = await gather({ plan, topo, invoker: lean, queryId: 'bench', deadlineAt: Date.now() + 10_000, now: Date.now, hedge: topo.query.hedge, state });
+          const g = await gather({
+            plan,
+            topo,
+            invoker: lean,
+            queryId: 'bench',
+            deadlineAt: Date.now() + 10_000,
+            now: Date.now,
+            hedge: topo.query.hedge,
+            state,
+          });
           if (g.missing.length || g.outcomes.length !== n) throw new Error(`runtime fan-out missed ${g.missing.length} shards`);
         },
       };
@@ -116,7 +131,24 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       e.http_cpu_us_per_invocation = e.http_cpu_us_per_invoke!;
       json[String(n)] = e;
       const f = (k: string) => (e[k] === undefined ? '-' : e[k]!);
-      rows.push([n, f('raw_p50_ms'), f('raw_p99_ms'), f('http_p50_ms'), f('http_p99_ms'), f('sdk_p50_ms'), f('sdk_p99_ms'), f('runtime_p50_ms'), f('runtime_p99_ms'), f('http_ratio'), f('ratio'), f('runtime_ratio'), f('raw_cpu_us_per_invoke'), f('http_cpu_us_per_invoke'), f('sdk_cpu_us_per_invoke'), f('runtime_cpu_us_per_invoke')]);
+      rows.push([
+        n,
+        f('raw_p50_ms'),
+        f('raw_p99_ms'),
+        f('http_p50_ms'),
+        f('http_p99_ms'),
+        f('sdk_p50_ms'),
+        f('sdk_p99_ms'),
+        f('runtime_p50_ms'),
+        f('runtime_p99_ms'),
+        f('http_ratio'),
+        f('ratio'),
+        f('runtime_ratio'),
+        f('raw_cpu_us_per_invoke'),
+        f('http_cpu_us_per_invoke'),
+        f('sdk_cpu_us_per_invoke'),
+        f('runtime_cpu_us_per_invoke'),
+      ]);
     } finally {
       sdk.close();
       lean.close();
@@ -128,15 +160,33 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   json.sigv4_sign_us = sign;
   json.default_invoker = 'http';
   json.target = 'http_ratio (http_p50 / raw_p50, the default invoker) <= 1.5 at 64 shards; ratio is sdk_p50 / raw_p50';
-  json.method = 'batches of N parallel invocations to no-op stub functions behind the local Invoke endpoint (child process); raw/http/sdk/runtime interleaved; nearest-rank quantiles; CPU = process.cpuUsage of the coordinator process';
+  json.method =
+    'batches of N parallel invocations to no-op stub functions behind the local Invoke endpoint (child process); raw/http/sdk/runtime interleaved; nearest-rank quantiles; CPU = process.cpuUsage of the coordinator process';
   return {
     table:
       table(
-        ['shards', 'raw p50', 'raw p99', 'http p50', 'http p99', 'sdk p50', 'sdk p99', 'runtime p50', 'runtime p99', 'http/raw', 'sdk/raw', 'runtime/raw', 'raw CPU/inv', 'http CPU/inv', 'sdk CPU/inv', 'runtime CPU/inv'],
+        [
+          'shards',
+          'raw p50',
+          'raw p99',
+          'http p50',
+          'http p99',
+          'sdk p50',
+          'sdk p99',
+          'runtime p50',
+          'runtime p99',
+          'http/raw',
+          'sdk/raw',
+          'runtime/raw',
+          'raw CPU/inv',
+          'http CPU/inv',
+          'sdk CPU/inv',
+          'runtime CPU/inv',
+        ],
         rows,
       ) +
       '\n(latency in ms per query of N parallel invocations; CPU in coordinator-process microseconds per invocation;' +
-      ' http = the coordinator\'s default invoker, sdk = CH_SCATTER_INVOKER=sdk, runtime = gather over http)' +
+      " http = the coordinator's default invoker, sdk = CH_SCATTER_INVOKER=sdk, runtime = gather over http)" +
       `\nSigV4 signature CPU: hand-written ${sign.lean} us, @smithy/signature-v4 ${sign.smithy ?? '-'} us`,
     json,
   };

@@ -78,13 +78,21 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       { name: 'on_p99', hedge: { enabled: true, afterQuantile: 0.99, maxExtraPercent: 3 } },
     ];
     const inproc = inProcessInvoker();
-    const modes: Mode[] = [
-      ...configs.map((c) => ({ ...c, invoker })),
-      ...configs.map((c) => ({ ...c, name: `inproc_${c.name}`, invoker: inproc })),
-    ].map((m) => ({ ...m, state: createHedgeState(), wall: [], primaries: 0, extra: 0, hedged: 0, missing: 0 }));
+    const modes: Mode[] = [...configs.map((c) => ({ ...c, invoker })), ...configs.map((c) => ({ ...c, name: `inproc_${c.name}`, invoker: inproc }))].map(
+      (m) => ({ ...m, state: createHedgeState(), wall: [], primaries: 0, extra: 0, hedged: 0, missing: 0 }),
+    );
     const one = async (m: Mode, record: boolean) => {
       const t0 = process.hrtime.bigint();
-      const g = await gather({ plan, topo, invoker: m.invoker, queryId: 'bench', deadlineAt: Date.now() + 5000, now: Date.now, hedge: m.hedge, state: m.state });
+      const g = await gather({
+        plan,
+        topo,
+        invoker: m.invoker,
+        queryId: 'bench',
+        deadlineAt: Date.now() + 5000,
+        now: Date.now,
+        hedge: m.hedge,
+        state: m.state,
+      });
       const ms = msSince(t0);
       if (!record) return;
       m.wall.push(ms);
@@ -116,7 +124,21 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     json[String(n)] = e;
     for (const pre of ['', 'inproc_']) {
       const g = (k: string) => e[pre + k]!;
-      rows.push([n, pre ? 'in-process' : 'Invoke endpoint', g('off_p50_ms'), g('off_p99_ms'), g('off_p999_ms'), g('on_p50_ms'), g('on_p99_ms'), g('on_p999_ms'), g('on_extra_percent'), g('on_p99_p50_ms'), g('on_p99_p99_ms'), g('on_p99_p999_ms'), g('on_p99_extra_percent')]);
+      rows.push([
+        n,
+        pre ? 'in-process' : 'Invoke endpoint',
+        g('off_p50_ms'),
+        g('off_p99_ms'),
+        g('off_p999_ms'),
+        g('on_p50_ms'),
+        g('on_p99_ms'),
+        g('on_p999_ms'),
+        g('on_extra_percent'),
+        g('on_p99_p50_ms'),
+        g('on_p99_p99_ms'),
+        g('on_p99_p999_ms'),
+        g('on_p99_extra_percent'),
+      ]);
     }
   }
   json.method = `stub shard functions (no engine) sleep ${BASE_MS} ms, ${SLOW_PROB * 100}% of requests ${SLOW_MS} ms; 2 replicas per shard; runtime + the default (signed node:http) invoker + local Invoke endpoint; modes interleaved per query; nearest-rank quantiles of per-query wall time`;
@@ -125,9 +147,24 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   return {
     table:
       table(
-        ['shards', 'transport', 'off p50', 'off p99', 'off p99.9', 'on p50', 'on p99', 'on p99.9', 'on extra %', 'on@p99 p50', 'on@p99 p99', 'on@p99 p99.9', 'on@p99 extra %'],
+        [
+          'shards',
+          'transport',
+          'off p50',
+          'off p99',
+          'off p99.9',
+          'on p50',
+          'on p99',
+          'on p99.9',
+          'on extra %',
+          'on@p99 p50',
+          'on@p99 p99',
+          'on@p99 p99.9',
+          'on@p99 extra %',
+        ],
         rows,
-      ) + `\n(ms per query; on = hedge after max(p95, 2 x median), budget 5%; on@p99 = after max(p99, 2 x median), budget 3%; ${SLOW_PROB * 100}% of shard requests take ${SLOW_MS} ms instead of ${BASE_MS})`,
+      ) +
+      `\n(ms per query; on = hedge after max(p95, 2 x median), budget 5%; on@p99 = after max(p99, 2 x median), budget 3%; ${SLOW_PROB * 100}% of shard requests take ${SLOW_MS} ms instead of ${BASE_MS})`,
     json,
   };
 }

@@ -23,7 +23,10 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   const json: Record<string, unknown> = { shards, groups_per_shard: groups };
   const rows: (string | number)[][] = [];
   const run1 = async (name: string, sql: string, maxRowsToTransfer: number) => {
-    const c = await startChild<Record<string, unknown>>('_payload-child', { shards, groups, sql, maxRowsToTransfer, holdShards: 4 }, 300_000, ['--expose-gc', '--max-old-space-size=4096']);
+    const c = await startChild<Record<string, unknown>>('_payload-child', { shards, groups, sql, maxRowsToTransfer, holdShards: 4 }, 300_000, [
+      '--expose-gc',
+      '--max-old-space-size=4096',
+    ]);
     await c.stop();
     // A merge that stops for any reason but the transfer cap is a broken bench, not a figure.
     const stop = c.info.stop_message as string | undefined;
@@ -51,15 +54,29 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     };
     json[name] = e;
     rows.push([
-      name, num('groups_per_shard_response'), (num('bytes_per_shard_response') / 1048576).toFixed(2), num('bytes_per_group'),
-      (num('gzip_bytes_per_shard_response') / 1048576).toFixed(2), e.fits_lambda_response ? 'yes' : 'NO',
-      (e.merger_heap_mb_after_shards as Record<string, number>)[String(shards)] ?? '-', e.merger_peak_heap_mb as number, e.hold_all_estimate_mb as number, e.parse_ms_per_shard as number, e.merge_ms_per_shard as number, e.finalize_ms as number,
+      name,
+      num('groups_per_shard_response'),
+      (num('bytes_per_shard_response') / 1048576).toFixed(2),
+      num('bytes_per_group'),
+      (num('gzip_bytes_per_shard_response') / 1048576).toFixed(2),
+      e.fits_lambda_response ? 'yes' : 'NO',
+      (e.merger_heap_mb_after_shards as Record<string, number>)[String(shards)] ?? '-',
+      e.merger_peak_heap_mb as number,
+      e.hold_all_estimate_mb as number,
+      e.parse_ms_per_shard as number,
+      e.merge_ms_per_shard as number,
+      e.finalize_ms as number,
     ]);
   }
   // The default transfer cap (query.maxRowsToTransfer = 1,000,000 received group rows) stops the
   // unbounded GROUP BY before the coordinator's heap grows past what the cap allows.
   const capped = await run1('group_by_all_default_cap', QUERIES.group_by_all!, 1_000_000);
-  json.default_cap = { maxRowsToTransfer: 1_000_000, stopped_at_shard: capped.stopped_at_shard, message: capped.stop_message, peak_heap_mb: r2(Number(capped.merger_peak_heap_mb)) };
+  json.default_cap = {
+    maxRowsToTransfer: 1_000_000,
+    stopped_at_shard: capped.stopped_at_shard,
+    message: capped.stop_message,
+    peak_heap_mb: r2(Number(capped.merger_peak_heap_mb)),
+  };
 
   const all = json.group_by_all as Record<string, unknown>;
   const bytesPerGroup = Number(all.bytes_per_group);
@@ -80,8 +97,23 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   json.method = `64 synthetic shard partials of ${groups} groups, JSON text -> JSON.parse -> real merger (planQuery(...).createMerger()), heap after gc (--expose-gc) in a fresh process per query`;
   return {
     table:
-      table(['query', 'groups/shard resp', 'MB/shard resp', 'B/group', 'gzip MB', 'fits 6 MB', 'merger heap MB after 64 (gc)', 'peak heapUsed MB (no gc)', 'hold-all heap MB (est.)', 'parse ms/shard', 'merge ms/shard', 'finalize ms'], rows) +
-      `\ndefault maxRowsToTransfer 1M: ${json.default_cap ? JSON.stringify(json.default_cap) : ''}\nlimits: ${JSON.stringify(json.limits)}`,
+      table(
+        [
+          'query',
+          'groups/shard resp',
+          'MB/shard resp',
+          'B/group',
+          'gzip MB',
+          'fits 6 MB',
+          'merger heap MB after 64 (gc)',
+          'peak heapUsed MB (no gc)',
+          'hold-all heap MB (est.)',
+          'parse ms/shard',
+          'merge ms/shard',
+          'finalize ms',
+        ],
+        rows,
+      ) + `\ndefault maxRowsToTransfer 1M: ${json.default_cap ? JSON.stringify(json.default_cap) : ''}\nlimits: ${JSON.stringify(json.limits)}`,
     json,
   };
 }

@@ -53,7 +53,10 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     method: `${iterations} planQuery calls (string in, every shard's SQL out) after warm-up; hrtime wall clock; median, p90, and the fastest mean of ${BATCH}-call batches`,
     in_list_values: 1000,
   };
-  const rows: string[] = ['| shards | parse only (ms, median) | planQuery (ms, median) | p90 (ms) | fastest batch mean (ms) | queried shards |', '|---:|---:|---:|---:|---:|---:|'];
+  const rows: string[] = [
+    '| shards | parse only (ms, median) | planQuery (ms, median) | p90 (ms) | fastest batch mean (ms) | queried shards |',
+    '|---:|---:|---:|---:|---:|---:|',
+  ];
   const parse = await timeIt(async () => parseSelect(SQL), iterations);
   for (const n of [4, 64, 256]) {
     const topo = topology(n);

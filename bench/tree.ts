@@ -43,17 +43,29 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     if (!spec) throw new Error(`tree bench: the shard SQL is not pre-mergeable: ${plan.shards[0]!.sql}`);
     // Every shard answers every group: GROUPS rows of key + states, typed as ClickHouse would.
     const meta = [...spec.keys.map((k) => ({ name: k, type: 'UInt32' })), ...spec.aggs.map((a) => ({ name: a.col, type: a.op === 'sum' ? 'Int64' : 'Int32' }))];
-    const stubRows = Array.from({ length: GROUPS }, (_, g) => Object.fromEntries([...spec.keys.map((k) => [k, g]), ...spec.aggs.map((a, i) => [a.col, String(1 + ((g + i) % 7))])]));
+    const stubRows = Array.from({ length: GROUPS }, (_, g) =>
+      Object.fromEntries([...spec.keys.map((k) => [k, g]), ...spec.aggs.map((a, i) => [a.col, String(1 + ((g + i) % 7))])]),
+    );
     const shardsChild = await startChild<{ url: string }>('_shard-stub-child', { shards: n, rows: stubRows, meta });
     const subs: Child<{ url: string }>[] = [];
     const names = Array.from({ length: n }, (_, i) => `ch-scatter-shard-${i}`);
     const invoker = createSignedHttpInvoker(n, { endpoint: shardsChild.info.url, functionNames: names, maxSockets: 512 });
     const subInvokers: ReturnType<typeof createTreeLambdaInvoker>[] = [];
     try {
-      for (let p = 0; p < SUBPROCS; p++) subs.push(await startChild<{ url: string }>('_subcoord-child', { shards: n, shardEndpoint: shardsChild.info.url, maxConcurrency }));
+      for (let p = 0; p < SUBPROCS; p++)
+        subs.push(await startChild<{ url: string }>('_subcoord-child', { shards: n, shardEndpoint: shardsChild.info.url, maxConcurrency }));
       for (const s of subs) subInvokers.push(createTreeLambdaInvoker({ functionName: () => 'ch-scatter-sub', endpoint: s.info.url }));
       const tree: TreeInvoker = { invoke: (g, req, signal) => subInvokers[g % SUBPROCS]!.invoke(g, req, signal) };
-      const common = () => ({ plan, topo, invoker, queryId: 'bench', deadlineAt: Date.now() + 60_000, now: Date.now, hedge: topo.query.hedge, state: createHedgeState() });
+      const common = () => ({
+        plan,
+        topo,
+        invoker,
+        queryId: 'bench',
+        deadlineAt: Date.now() + 60_000,
+        now: Date.now,
+        hedge: topo.query.hedge,
+        state: createHedgeState(),
+      });
       let subCpu = 0;
       let groupsSeen = 0;
       const modes = {
@@ -64,7 +76,9 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         },
         tree: async () => {
           const g = await gatherTree({
-            ...common(), tree, fanout: FANOUT,
+            ...common(),
+            tree,
+            fanout: FANOUT,
             onGroup: (r) => {
               if ('statistics' in r) {
                 subCpu += r.statistics.cpuMs;
@@ -113,7 +127,18 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         iterations,
       };
       json[String(n)] = { ...e, root_cpu_ratio: r2(e.tree_root_cpu_ms / e.flat_root_cpu_ms), latency_ratio: r2(e.tree_ms / e.flat_ms) };
-      rows.push([n, e.flat_ms, e.tree_ms, r2(e.tree_ms / e.flat_ms), e.flat_root_cpu_ms, e.tree_root_cpu_ms, r2(e.tree_root_cpu_ms / e.flat_root_cpu_ms), e.tree_sub_cpu_ms_per_subcoordinator, e.sub_coordinators, same ? 'yes' : 'NO']);
+      rows.push([
+        n,
+        e.flat_ms,
+        e.tree_ms,
+        r2(e.tree_ms / e.flat_ms),
+        e.flat_root_cpu_ms,
+        e.tree_root_cpu_ms,
+        r2(e.tree_root_cpu_ms / e.flat_root_cpu_ms),
+        e.tree_sub_cpu_ms_per_subcoordinator,
+        e.sub_coordinators,
+        same ? 'yes' : 'NO',
+      ]);
     } finally {
       invoker.close();
       for (const s of subInvokers) s.close();
@@ -124,8 +149,21 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   json.method = `stub shards (${GROUPS}-group GROUP BY partials, no engine) in one child process; flat = gather over the default (signed node:http) invoker from this process; tree = gatherTree -> SDK -> ${SUBPROCS} sub-coordinator processes (fanout ${FANOUT}) -> shards, pre-merged; alternating; medians; CPU = process.cpuUsage`;
   return {
     table:
-      table(['shards', 'flat ms', 'tree ms', 'tree/flat', 'flat root CPU ms', 'tree root CPU ms', 'root CPU ratio', 'CPU ms per sub-coordinator', 'sub-coordinators', 'same answer'], rows) +
-      `\n(${GROUPS} groups per shard answer; per query; all processes share this machine's 2 cores)`,
+      table(
+        [
+          'shards',
+          'flat ms',
+          'tree ms',
+          'tree/flat',
+          'flat root CPU ms',
+          'tree root CPU ms',
+          'root CPU ratio',
+          'CPU ms per sub-coordinator',
+          'sub-coordinators',
+          'same answer',
+        ],
+        rows,
+      ) + `\n(${GROUPS} groups per shard answer; per query; all processes share this machine's 2 cores)`,
     json,
   };
 }

@@ -9,10 +9,16 @@ export function parseArgs(args: string[], booleans: readonly string[] = []): Par
   const positionals: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '--') { positionals.push(...args.slice(i + 1)); break; }
+    if (a === '--') {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
     if (a.startsWith('--')) {
       const eq = a.indexOf('=');
-      if (eq > 0) { flags[a.slice(2, eq)] = a.slice(eq + 1); continue; }
+      if (eq > 0) {
+        flags[a.slice(2, eq)] = a.slice(eq + 1);
+        continue;
+      }
       const name = a.slice(2);
       if (booleans.includes(name) || i + 1 >= args.length || args[i + 1]!.startsWith('--')) flags[name] = true;
       else flags[name] = args[++i]!;

@@ -40,7 +40,14 @@ export function renderSummary(r: QueryResponse): string {
   }
   for (const t of r.truncated ?? []) lines.push(`  truncated: ${t}`);
   for (const [col, a] of Object.entries(r.approximate ?? {})) {
-    const err = a.relativeStdError !== undefined ? `relative std error ${a.relativeStdError}` : a.relativeError !== undefined ? `relative error ${a.relativeError}` : a.errorUpperBound !== undefined ? `error bound ${a.errorUpperBound}` : '';
+    const err =
+      a.relativeStdError !== undefined
+        ? `relative std error ${a.relativeStdError}`
+        : a.relativeError !== undefined
+          ? `relative error ${a.relativeError}`
+          : a.errorUpperBound !== undefined
+            ? `error bound ${a.errorUpperBound}`
+            : '';
     lines.push(`  approximate ${col}: ${a.method} ${err}`.trimEnd());
   }
   if (r.cursor) lines.push(`  more rows: continue with "cursor": "${r.cursor}"`);

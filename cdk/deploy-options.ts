@@ -5,13 +5,14 @@
 import { z } from 'zod';
 
 /** CloudWatch Logs only accepts these retention periods (days). */
-export const LOG_RETENTION_DAYS = [
-  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
-] as const;
+export const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
 
 export const deployOptionsSchema = z
   .object({
-    stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'a CloudFormation stack name').default('ChScatter'),
+    stackName: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'a CloudFormation stack name')
+      .default('ChScatter'),
     /** Replace the default IAM authorization of every route with a JWT authorizer (Cognito, Auth0, ...). */
     jwt: z
       .object({
@@ -49,7 +50,10 @@ export const deployOptionsSchema = z
       })
       .default(30),
     /** SNS topic (existing) that receives alarm and OK notifications. */
-    alarmTopicArn: z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/, 'an SNS topic ARN').optional(),
+    alarmTopicArn: z
+      .string()
+      .regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/, 'an SNS topic ARN')
+      .optional(),
     alarms: z
       .object({
         /** Percent of coordinator invocations that answered partially, per 5 minutes. */
@@ -67,7 +71,10 @@ export const deployOptionsSchema = z
       .strict()
       .default({}),
     /** CloudWatch namespace of the coordinator's custom metrics (PartialResults). */
-    metricsNamespace: z.string().regex(/^[A-Za-z0-9_./#:-]{1,255}$/).default('ChScatter'),
+    metricsNamespace: z
+      .string()
+      .regex(/^[A-Za-z0-9_./#:-]{1,255}$/)
+      .default('ChScatter'),
     /** Run cdk-nag's AwsSolutions checks during synthesis (default on). */
     nag: z.boolean().default(true),
   })
@@ -111,9 +118,7 @@ export function parseDeployOptions(lookup: (key: string) => unknown): DeployOpti
   }
   const res = deployOptionsSchema.safeParse(input);
   if (!res.success) {
-    throw new DeployOptionsError(
-      res.error.issues.map((i) => `context ${i.path.map(String).join('.') || '(root)'}: ${i.message}`),
-    );
+    throw new DeployOptionsError(res.error.issues.map((i) => `context ${i.path.map(String).join('.') || '(root)'}: ${i.message}`));
   }
   return res.data;
 }

@@ -51,11 +51,7 @@ export class ScatterError extends Error {
   /** Extra fields merged into the error body (e.g. `shards` for INCOMPLETE_RESULT). */
   readonly details?: Record<string, unknown>;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    opts: { position?: SourcePosition; details?: Record<string, unknown>; status?: number; cause?: unknown } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, opts: { position?: SourcePosition; details?: Record<string, unknown>; status?: number; cause?: unknown } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'ScatterError';
     this.code = code;

@@ -85,7 +85,13 @@ function toEvent(req: IncomingMessage, url: URL, body: Buffer): APIGatewayProxyE
       apiId: 'local',
       domainName: url.host,
       domainPrefix: 'local',
-      http: { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
       requestId,
       routeKey: `${method} ${url.pathname}`,
       stage: '$default',
@@ -141,7 +147,22 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       ),
     );
     const ok = results.every((r) => r.ok);
-    return [ok ? 200 : 502, ok ? { ok, replicas: results } : { ok, replicas: results, error: { code: 'SHARD_ERROR', message: results.filter((r) => !r.ok).map((r) => `shard ${r.shard} replica ${r.replica}: ${r.error}`).join('; ') } }];
+    return [
+      ok ? 200 : 502,
+      ok
+        ? { ok, replicas: results }
+        : {
+            ok,
+            replicas: results,
+            error: {
+              code: 'SHARD_ERROR',
+              message: results
+                .filter((r) => !r.ok)
+                .map((r) => `shard ${r.shard} replica ${r.replica}: ${r.error}`)
+                .join('; '),
+            },
+          },
+    ];
   }
 
   /** What EventBridge does in AWS: invoke the coordinator with the schedule event. */
@@ -163,7 +184,20 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     try {
       const r = await insertRows(body.toString('utf8'), table, topo, (s, rep) => admin[s]![rep]!);
       const out = { inserted: r.inserted, perShard: r.perShard, bad: r.bad, ...(r.write ? { shards: r.write.shards } : {}) };
-      if (r.bad.length > 0) return [400, { ...out, error: { code: 'BAD_REQUEST', message: `${r.bad.length} bad row(s), nothing written: ${r.bad.slice(0, 3).map((b) => `line ${b.line}: ${b.message}`).join('; ')}` } }];
+      if (r.bad.length > 0)
+        return [
+          400,
+          {
+            ...out,
+            error: {
+              code: 'BAD_REQUEST',
+              message: `${r.bad.length} bad row(s), nothing written: ${r.bad
+                .slice(0, 3)
+                .map((b) => `line ${b.line}: ${b.message}`)
+                .join('; ')}`,
+            },
+          },
+        ];
       if (!r.ok) return [502, { ...out, error: { code: 'SHARD_ERROR', message: 'some shards did not commit the rows (see shards)' } }];
       return [200, out];
     } catch (e) {

@@ -41,7 +41,11 @@ export function demoInsertFor(topo: Topology, shard: number, rows = DEMO_ROWS): 
 }
 
 /** Create and fill the demo table on every replica (every replica of a shard gets the shard's rows). */
-export async function loadDemo(topo: Topology, access: (shard: number, replica: number) => ClickHouseAccess, rows = DEMO_ROWS): Promise<{ rows: number; ms: number }> {
+export async function loadDemo(
+  topo: Topology,
+  access: (shard: number, replica: number) => ClickHouseAccess,
+  rows = DEMO_ROWS,
+): Promise<{ rows: number; ms: number }> {
   const t0 = Date.now();
   await Promise.all(
     topo.shards.flatMap((s, i) =>
@@ -68,6 +72,13 @@ export function demoExamples(url: string): string {
   lines.push('', 'the site-rollup schedule runs every 5 minutes; fire it now and read its output:');
   lines.push(`  curl -s -X POST '${url}/admin/schedule?name=site-rollup'`);
   lines.push(`  npx ch-scatter query --url ${url} "SELECT * FROM analytics.site_rollups_dist ORDER BY _run_time DESC, site LIMIT 10"`);
-  lines.push('', 'or with curl:', `  curl -s ${url}/query -d '{"sql": "${qs[0]}"}'`, `  curl -s ${url}/explain -d '{"sql": "${qs[2]!.replace(/'/g, "'\\''")}"}'`, `  curl -s ${url}/health`, '');
+  lines.push(
+    '',
+    'or with curl:',
+    `  curl -s ${url}/query -d '{"sql": "${qs[0]}"}'`,
+    `  curl -s ${url}/explain -d '{"sql": "${qs[2]!.replace(/'/g, "'\\''")}"}'`,
+    `  curl -s ${url}/health`,
+    '',
+  );
   return lines.join('\n');
 }

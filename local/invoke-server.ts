@@ -56,8 +56,7 @@ export function functionNameOf(raw: string): string {
 export async function startInvokeServer(opts: InvokeServerOptions): Promise<InvokeServer> {
   const maxBytes = opts.maxPayloadBytes ?? SIX_MB;
   const inFlight = new Map<string, number>();
-  const capOf = (name: string) =>
-    typeof opts.concurrency === 'number' ? opts.concurrency : (opts.concurrency?.[name] ?? Number.POSITIVE_INFINITY);
+  const capOf = (name: string) => (typeof opts.concurrency === 'number' ? opts.concurrency : (opts.concurrency?.[name] ?? Number.POSITIVE_INFINITY));
 
   const server = http.createServer((req, res) => {
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {

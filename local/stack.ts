@@ -94,7 +94,9 @@ export function withAbsoluteEmbedded(topo: Topology, baseDir: string | undefined
     replicas: s.replicas.map((r, j) => {
       if (!r.embedded || path.isAbsolute(r.embedded)) return r;
       if (!baseDir) {
-        problems.push(`$.shards[${i}].replicas[${j}].embedded: "${r.embedded}" is relative; give the local stack a config file, a baseDir, or an absolute path`);
+        problems.push(
+          `$.shards[${i}].replicas[${j}].embedded: "${r.embedded}" is relative; give the local stack a config file, a baseDir, or an absolute path`,
+        );
         return r;
       }
       return { ...r, embedded: path.resolve(baseDir, r.embedded) };
@@ -187,7 +189,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
           continue;
         }
         const timer = setInterval(() => {
-          void api.runSchedule(sch.name).then(([status, out]) => log(`schedule ${sch.name}: ${status === 200 ? JSON.stringify(out) : `FAILED ${JSON.stringify(out)}`}`));
+          void api
+            .runSchedule(sch.name)
+            .then(([status, out]) => log(`schedule ${sch.name}: ${status === 200 ? JSON.stringify(out) : `FAILED ${JSON.stringify(out)}`}`));
         }, every);
         timer.unref();
         cleanups.push(async () => clearInterval(timer));

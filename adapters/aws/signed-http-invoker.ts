@@ -94,7 +94,10 @@ function classify(answer: Answer): unknown {
  * https://lambda.<region>.amazonaws.com (FIPS / dual-stack variants when configured).
  */
 export async function lambdaEndpointOf(client: LambdaClient, region: string): Promise<URL> {
-  const cfg = client.config as LambdaClient['config'] & { serviceConfiguredEndpoint?: () => Promise<string | undefined>; ignoreConfiguredEndpointUrls?: boolean };
+  const cfg = client.config as LambdaClient['config'] & {
+    serviceConfiguredEndpoint?: () => Promise<string | undefined>;
+    ignoreConfiguredEndpointUrls?: boolean;
+  };
   let custom: string | undefined;
   if (cfg.isCustomEndpoint && cfg.endpoint) {
     const e = await cfg.endpoint();
@@ -152,7 +155,8 @@ export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvo
       };
       // A socket error is 'unavailable' as with the SDK; named by its code (ECONNRESET, ECONNREFUSED),
       // where the SDK's handler says TimeoutError or Error (only the kind drives the runtime).
-      const fail = (e: Error & { code?: string }) => finish(signal.aborted ? new InvokeError('aborted', 'invoke aborted') : serviceError(undefined, e.code ?? e.name, e.message));
+      const fail = (e: Error & { code?: string }) =>
+        finish(signal.aborted ? new InvokeError('aborted', 'invoke aborted') : serviceError(undefined, e.code ?? e.name, e.message));
       const req = t.request({ protocol: t.url.protocol, hostname: t.url.hostname, port: t.url.port, method: 'POST', path, headers, agent: t.agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -90,7 +90,13 @@ const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).d
 
 /** The canonical header value: line breaks to spaces, runs of blanks collapsed, ends trimmed. */
 const NEEDS_CANONICALIZING = /[\r\n\t]| {2}|^ | $/;
-const canonicalValue = (v: string) => (NEEDS_CANONICALIZING.test(v) ? v.replace(/[\r\n]/g, ' ').replace(/[ \t]+/g, ' ').trim() : v);
+const canonicalValue = (v: string) =>
+  NEEDS_CANONICALIZING.test(v)
+    ? v
+        .replace(/[\r\n]/g, ' ')
+        .replace(/[ \t]+/g, ' ')
+        .trim()
+    : v;
 
 // canonicalUri per path: a fan-out signs the same few function paths over and over.
 const MAX_URIS = 4096;

@@ -22,7 +22,11 @@ export function createTreeLambdaInvoker(opts: TreeLambdaOptions): TreeInvoker & 
     async invoke(group: number, req: TreeRequest, signal: AbortSignal): Promise<TreeResponse> {
       let out;
       try {
-        out = await sendWithSignal(client, new InvokeCommand({ FunctionName: opts.functionName(group), Payload: new TextEncoder().encode(JSON.stringify(req)) }), signal);
+        out = await sendWithSignal(
+          client,
+          new InvokeCommand({ FunctionName: opts.functionName(group), Payload: new TextEncoder().encode(JSON.stringify(req)) }),
+          signal,
+        );
       } catch (e) {
         if (signal.aborted) throw new InvokeError('aborted', 'sub-coordinator invoke aborted');
         const err = e as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };

@@ -22,7 +22,16 @@ import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult, Settin
 export { parseJsonResult } from './json-result.js';
 import { abortedError, serverError } from './errors.js';
 import { parseJsonResult } from './json-result.js';
-import { externalIsEmpty, externalJsonEachRow, quoteString, settingsClause, structureOf, substituteExternal, toJsonEachRow, trimStatement } from '../../core/clickhouse/sql-text.js';
+import {
+  externalIsEmpty,
+  externalJsonEachRow,
+  quoteString,
+  settingsClause,
+  structureOf,
+  substituteExternal,
+  toJsonEachRow,
+  trimStatement,
+} from '../../core/clickhouse/sql-text.js';
 
 export interface EmbeddedAccessOptions {
   /** The engine's data directory (created if missing). One per process. */
@@ -213,14 +222,16 @@ class EngineQueue {
         },
         start: () => {
           if (queryId) this.running.set(queryId, entry.fail);
-          job().then(
-            (v) => settle(() => resolve(v)),
-            (e: unknown) => settle(() => reject(e)),
-          ).finally(() => {
-            if (queryId && this.running.get(queryId) === entry.fail) this.running.delete(queryId);
-            this.busy = false;
-            this.pump();
-          });
+          job()
+            .then(
+              (v) => settle(() => resolve(v)),
+              (e: unknown) => settle(() => reject(e)),
+            )
+            .finally(() => {
+              if (queryId && this.running.get(queryId) === entry.fail) this.running.delete(queryId);
+              this.busy = false;
+              this.pump();
+            });
         },
       };
       const onAbort = () => entry.fail(abortedError());

@@ -53,15 +53,24 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
   });
   const agent = base.protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets }) : new http.Agent({ keepAlive: true, maxSockets });
 
-  const settingsOf = (s: Record<string, SettingValue> | undefined, always = true) =>
-    stringifySettings({ ...(s ?? {}), ...(always ? ALWAYS : {}) });
+  const settingsOf = (s: Record<string, SettingValue> | undefined, always = true) => stringifySettings({ ...(s ?? {}), ...(always ? ALWAYS : {}) });
 
   return {
     describe,
 
     async query(sql: string, qo: QueryOptions = {}): Promise<QueryResult> {
       const queryId = qo.queryId ?? randomUUID();
-      const text = await postQuery(base, opts, agent, requestTimeout, trimStatement(sql) + '\nFORMAT JSON', queryId, settingsOf(qo.settings), qo.external ?? [], qo.signal);
+      const text = await postQuery(
+        base,
+        opts,
+        agent,
+        requestTimeout,
+        trimStatement(sql) + '\nFORMAT JSON',
+        queryId,
+        settingsOf(qo.settings),
+        qo.external ?? [],
+        qo.signal,
+      );
       return parseBody(text);
     },
 
@@ -135,7 +144,7 @@ function toClickHouseError(e: unknown, signal?: AbortSignal): ClickHouseError {
   if (e instanceof ClickHouseError) return e;
   const err = e as { message?: string; code?: string | number; name?: string; cause?: { code?: string } };
   const message = String(err?.message ?? e);
-  if (signal?.aborted || err?.name === 'AbortError' || /aborted/i.test(message) && !/Code: \d+/.test(message)) return abortedError(message);
+  if (signal?.aborted || err?.name === 'AbortError' || (/aborted/i.test(message) && !/Code: \d+/.test(message))) return abortedError(message);
   const sysCode = typeof err?.code === 'string' ? err.code : err?.cause?.code;
   if (sysCode && /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|ETIMEDOUT|EPIPE|EAI_AGAIN|UND_ERR_SOCKET)$/.test(sysCode)) {
     return connectionError(`cannot reach ClickHouse: ${message}`);
@@ -198,29 +207,30 @@ function postQuery(
     headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length, authorization: auth };
   }
   const mod = url.protocol === 'https:' ? https : http;
-  const attempt = (retriesLeft: number): Promise<string> => new Promise<string>((resolve, reject) => {
-    if (signal?.aborted) return reject(abortedError());
-    const req = mod.request(url, { method: 'POST', headers, agent, timeout: timeoutMs, signal }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', (e) => reject(toClickHouseError(e, signal)));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if ((res.statusCode ?? 500) >= 400) reject(serverError(text));
-        else resolve(text);
+  const attempt = (retriesLeft: number): Promise<string> =>
+    new Promise<string>((resolve, reject) => {
+      if (signal?.aborted) return reject(abortedError());
+      const req = mod.request(url, { method: 'POST', headers, agent, timeout: timeoutMs, signal }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (e) => reject(toClickHouseError(e, signal)));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if ((res.statusCode ?? 500) >= 400) reject(serverError(text));
+          else resolve(text);
+        });
       });
+      req.on('timeout', () => req.destroy(new ClickHouseError('ClickHouse request timed out', 'timeout')));
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed (18.16: keep_alive_timeout 3 s) fails on reuse
+        // before anything was sent: retry once on a fresh socket (Node's documented pattern).
+        if (req.reusedSocket && e.code === 'ECONNRESET' && retriesLeft > 0 && !signal?.aborted) {
+          attempt(retriesLeft - 1).then(resolve, reject);
+          return;
+        }
+        reject(toClickHouseError(e, signal));
+      });
+      req.end(body);
     });
-    req.on('timeout', () => req.destroy(new ClickHouseError('ClickHouse request timed out', 'timeout')));
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      // A kept-alive socket the server closed (18.16: keep_alive_timeout 3 s) fails on reuse
-      // before anything was sent: retry once on a fresh socket (Node's documented pattern).
-      if (req.reusedSocket && e.code === 'ECONNRESET' && retriesLeft > 0 && !signal?.aborted) {
-        attempt(retriesLeft - 1).then(resolve, reject);
-        return;
-      }
-      reject(toClickHouseError(e, signal));
-    });
-    req.end(body);
-  });
   return attempt(1);
 }

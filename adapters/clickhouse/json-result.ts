@@ -30,4 +30,3 @@ export function parseJsonResult(text: string, fallbackElapsedSec = 0): QueryResu
     },
   };
 }
-

@@ -46,17 +46,31 @@ export function mergeSeedPartial(acc: SeedPartial, b: SeedPartial, scratch: Seed
   scratch.min = acc.min < b.min ? acc.min : b.min;
   scratch.max = acc.max > b.max ? acc.max : b.max;
   const k = scratch.scores.length;
-  const as = acc.scores, ak = acc.keys, bs = b.scores, bk = b.keys;
-  const os = scratch.scores, ok = scratch.keys;
-  const an = acc.len, bn = b.len;
-  let i = 0, j = 0, n = 0;
+  const as = acc.scores,
+    ak = acc.keys,
+    bs = b.scores,
+    bk = b.keys;
+  const os = scratch.scores,
+    ok = scratch.keys;
+  const an = acc.len,
+    bn = b.len;
+  let i = 0,
+    j = 0,
+    n = 0;
   while (n < k && (i < an || j < bn)) {
     let takeA: boolean;
     if (j >= bn) takeA = true;
     else if (i >= an) takeA = false;
     else takeA = as[i]! > bs[j]! || (as[i] === bs[j] && ak[i]! >= bk[j]!);
-    if (takeA) { os[n] = as[i]!; ok[n] = ak[i]!; i++; }
-    else { os[n] = bs[j]!; ok[n] = bk[j]!; j++; }
+    if (takeA) {
+      os[n] = as[i]!;
+      ok[n] = ak[i]!;
+      i++;
+    } else {
+      os[n] = bs[j]!;
+      ok[n] = bk[j]!;
+      j++;
+    }
     n++;
   }
   scratch.len = n;

@@ -20,7 +20,9 @@ export async function run(args: string[]): Promise<number> {
   // Seed 001: the endpoint defaults to the first replica of shard 0.
   const endpoint = flagString(p, 'endpoint') ?? topo.distributedCheck?.endpoint ?? topo.shards[0]!.replicas[0]!.url;
   if (!endpoint) {
-    console.error('no endpoint to check against: shard 0 replica 0 is embedded; set distributedCheck.endpoint (or --endpoint) to a ClickHouse server holding the Distributed table');
+    console.error(
+      'no endpoint to check against: shard 0 replica 0 is embedded; set distributedCheck.endpoint (or --endpoint) to a ClickHouse server holding the Distributed table',
+    );
     return 1;
   }
   const table = flagString(p, 'table');
@@ -29,7 +31,7 @@ export async function run(args: string[]): Promise<number> {
   try {
     const report = await checkParity(topo, access, { table });
     for (const w of report.warnings) console.error(`warning: ${w}`);
-    const what = `cluster "${topo.cluster}"${table ?? topo.distributedCheck?.table ? `, table ${table ?? topo.distributedCheck?.table}` : ''} on ${access.describe}`;
+    const what = `cluster "${topo.cluster}"${(table ?? topo.distributedCheck?.table) ? `, table ${table ?? topo.distributedCheck?.table}` : ''} on ${access.describe}`;
     if (report.ok) {
       console.log(`parity OK: ${what} (${topo.shards.length} shards, weights ${topo.shards.map((s) => s.weight).join(',')})`);
       return 0;

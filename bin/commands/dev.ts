@@ -24,7 +24,8 @@ export async function run(args: string[]): Promise<number> {
   const demo = p.flags.demo === true;
   if (demo) process.stderr.write('starting shard processes and loading demo data...\n');
   const stack = await startLocalStack({ configFile: config, port, demo, runSchedules: true });
-  if (stack.demo) process.stderr.write(`demo: ${stack.demo.rows.toLocaleString('en-US')} rows loaded into analytics.sensor_events_dist in ${stack.demo.ms} ms\n`);
+  if (stack.demo)
+    process.stderr.write(`demo: ${stack.demo.rows.toLocaleString('en-US')} rows loaded into analytics.sensor_events_dist in ${stack.demo.ms} ms\n`);
   process.stdout.write(`ready ${stack.url}\n`);
   if (demo) process.stderr.write(demoExamples(stack.url) + '\n');
 

@@ -11,7 +11,8 @@ import type { Topology } from '../../core/config/schema.js';
 import { explainPlan, planQuery, renderExplainText, type ExplainResponse } from '../../core/plan/index.js';
 import type { PlanFn } from '../../core/scatter/run-query.js';
 
-export const summary = 'show the per-shard SQL, skipped shards, shipped data and the merge, without running the query (--config plans locally; shard processes start only for GLOBAL subqueries)';
+export const summary =
+  'show the per-shard SQL, skipped shards, shipped data and the merge, without running the query (--config plans locally; shard processes start only for GLOBAL subqueries)';
 export const usage = 'explain (--config FILE | --url URL) [--json] "SQL"';
 
 /**
@@ -49,7 +50,10 @@ export async function run(args: string[]): Promise<number> {
     const invoker = lazyLocalInvoker(topo);
     try {
       if (/\bGLOBAL\b/i.test(sql)) await invoker.warm();
-      res = await runExplain({ sql }, { topo, invoker, planQuery: planQuery as PlanFn, explainPlan, hedgeState: createHedgeState(), queryId: randomUUID(), behindApiGateway: false });
+      res = await runExplain(
+        { sql },
+        { topo, invoker, planQuery: planQuery as PlanFn, explainPlan, hedgeState: createHedgeState(), queryId: randomUUID(), behindApiGateway: false },
+      );
     } finally {
       await invoker.stop();
     }

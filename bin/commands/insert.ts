@@ -22,10 +22,16 @@ async function readStdin(): Promise<string> {
 /** Embedded replicas live in a chdb directory that only one process may open. */
 export function embeddedProblem(topo: Topology): string | undefined {
   const where: string[] = [];
-  topo.shards.forEach((s, i) => s.replicas.forEach((r, j) => { if (r.embedded) where.push(`shards[${i}].replicas[${j}]`); }));
+  topo.shards.forEach((s, i) =>
+    s.replicas.forEach((r, j) => {
+      if (r.embedded) where.push(`shards[${i}].replicas[${j}]`);
+    }),
+  );
   if (where.length === 0) return undefined;
-  return `${where.join(', ')} ${where.length === 1 ? 'is' : 'are'} embedded: an embedded shard's data directory can be opened by one process only, ` +
-    `so embedded shards are reachable only through a running \`ch-scatter dev\`. Start it and use: ch-scatter insert --url http://127.0.0.1:PORT --table NAME`;
+  return (
+    `${where.join(', ')} ${where.length === 1 ? 'is' : 'are'} embedded: an embedded shard's data directory can be opened by one process only, ` +
+    `so embedded shards are reachable only through a running \`ch-scatter dev\`. Start it and use: ch-scatter insert --url http://127.0.0.1:PORT --table NAME`
+  );
 }
 
 export function formatInsertReport(r: InsertResult, skipBadRows: boolean): string[] {
@@ -43,11 +49,18 @@ export function formatInsertReport(r: InsertResult, skipBadRows: boolean): strin
   for (const s of r.write.shards) {
     const reps = s.replicas.map((x) => `replica ${x.replica} ${x.ok ? 'ok' : `failed: ${x.error}`}`).join('; ');
     if (s.status === 'empty') out.push(`shard ${s.shard}: 0 rows`);
-    else if (s.status === 'committed') { committed.push(s.shard); out.push(`shard ${s.shard}: ${s.rows} rows committed (${reps})`); }
-    else { failed.push(s.shard); out.push(`shard ${s.shard}: ${s.rows} rows ${s.status === 'partial' ? 'PARTIAL (some replicas hold them, some do not)' : 'FAILED'} (${reps})`); }
+    else if (s.status === 'committed') {
+      committed.push(s.shard);
+      out.push(`shard ${s.shard}: ${s.rows} rows committed (${reps})`);
+    } else {
+      failed.push(s.shard);
+      out.push(`shard ${s.shard}: ${s.rows} rows ${s.status === 'partial' ? 'PARTIAL (some replicas hold them, some do not)' : 'FAILED'} (${reps})`);
+    }
   }
-  out.push(`inserted ${r.inserted} of ${read} rows; committed shards: ${committed.join(', ') || 'none'}; failed shards: ${failed.join(', ') || 'none'}` +
-    (skipBadRows && r.bad.length ? `; skipped ${r.bad.length} bad rows` : ''));
+  out.push(
+    `inserted ${r.inserted} of ${read} rows; committed shards: ${committed.join(', ') || 'none'}; failed shards: ${failed.join(', ') || 'none'}` +
+      (skipBadRows && r.bad.length ? `; skipped ${r.bad.length} bad rows` : ''),
+  );
   return out;
 }
 
@@ -58,7 +71,12 @@ async function viaUrl(url: string, table: string, body: string, skipBadRows: boo
   const res = await fetch(target, { method: 'POST', body, headers: { 'content-type': 'application/x-ndjson' } });
   const text = await res.text();
   let json: Record<string, unknown>;
-  try { json = JSON.parse(text) as Record<string, unknown>; } catch { console.error(`${target}: HTTP ${res.status}: ${text.slice(0, 500)}`); return 1; }
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    console.error(`${target}: HTTP ${res.status}: ${text.slice(0, 500)}`);
+    return 1;
+  }
   if (!res.ok || json.error) {
     const err = (json.error ?? {}) as { code?: string; message?: string };
     console.error(`${err.code ?? `HTTP ${res.status}`}: ${err.message ?? text.slice(0, 500)}`);
@@ -99,7 +117,10 @@ export async function run(args: string[]): Promise<number> {
   const getAccess = (shard: number, replica: number) => {
     const k = `${shard}/${replica}`;
     let a = opened.get(k);
-    if (!a) { a = createAccess(topo.shards[shard]!.replicas[replica]!, credentials); opened.set(k, a); }
+    if (!a) {
+      a = createAccess(topo.shards[shard]!.replicas[replica]!, credentials);
+      opened.set(k, a);
+    }
     return a;
   };
   try {

@@ -55,7 +55,8 @@ export class Coordinator extends Construct {
     const namesBudget = 2 + props.shards.length * (MAX_FUNCTION_NAME + 3);
     const size =
       Object.entries(fixed).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) +
-      'CH_SCATTER_SHARD_FUNCTIONS'.length + namesBudget +
+      'CH_SCATTER_SHARD_FUNCTIONS'.length +
+      namesBudget +
       (tree ? 'CH_SCATTER_SELF_FUNCTION'.length + MAX_FUNCTION_NAME : 0);
     if (size > LAMBDA_ENV_LIMIT_BYTES) {
       throw new Error(

@@ -78,9 +78,7 @@ export class ScatterFunction extends Construct {
       depsLockFilePath: LOCK_FILE,
       bundling: bundlingOptions(),
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      ...(props.vpc
-        ? { vpc: props.vpc.vpc, vpcSubnets: { subnets: props.vpc.subnets }, securityGroups: props.vpc.securityGroups }
-        : {}),
+      ...(props.vpc ? { vpc: props.vpc.vpc, vpcSubnets: { subnets: props.vpc.subnets }, securityGroups: props.vpc.securityGroups } : {}),
     });
 
     Validations.of(this.fn).acknowledge({
@@ -94,7 +92,9 @@ export class ScatterFunction extends Construct {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
         'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions, so active tracing needs Resource "*".' +
-        (props.vpc ? ' The EC2 network-interface actions Lambda needs to attach the function to the VPC do not support resource-level permissions either.' : ''),
+        (props.vpc
+          ? ' The EC2 network-interface actions Lambda needs to attach the function to the VPC do not support resource-level permissions either.'
+          : ''),
     });
   }
 }

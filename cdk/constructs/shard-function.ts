@@ -79,8 +79,8 @@ export class ShardFunction extends Construct {
       Validations.of(created).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason:
-            'The password belongs to a ClickHouse user that ClickHouse itself stores; rotating the secret alone would lock the shard function out. ' +
-            'Operators rotate by changing the ClickHouse user and the secret together (docs/deploy.md), or name their own rotated secret in the config.',
+          'The password belongs to a ClickHouse user that ClickHouse itself stores; rotating the secret alone would lock the shard function out. ' +
+          'Operators rotate by changing the ClickHouse user and the secret together (docs/deploy.md), or name their own rotated secret in the config.',
       });
       this.secret = created;
       this.secretCreated = true;

@@ -66,21 +66,24 @@ export function externalIsEmpty(t: ExternalTable): boolean {
 export function toJsonEachRow(rows: Record<string, unknown>[]): string {
   // Rows that came over JSON hold no BigInt: plain JSON.stringify (a replacer function is called for
   // every value and costs ~3x). A row with a BigInt (built in-process) throws and takes the slow path.
-  return rows.map((r) => {
-    try {
-      return JSON.stringify(r);
-    } catch {
-      return JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-    }
-  }).join('\n');
+  return rows
+    .map((r) => {
+      try {
+        return JSON.stringify(r);
+      } catch {
+        return JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+      }
+    })
+    .join('\n');
 }
 
 // Keywords that may follow a table expression; anything else identifier-like after the
 // table name is an implicit alias.
 const FOLLOW_KEYWORDS = new Set(
-  ('WHERE ON USING GROUP ORDER LIMIT HAVING PREWHERE SETTINGS FORMAT UNION JOIN INNER LEFT RIGHT FULL CROSS ' +
-    'ANY ALL GLOBAL ARRAY FINAL SAMPLE WINDOW QUALIFY INTERSECT EXCEPT LOCAL ASOF SEMI ANTI PASTE OUTER OFFSET AS')
-    .split(' '),
+  (
+    'WHERE ON USING GROUP ORDER LIMIT HAVING PREWHERE SETTINGS FORMAT UNION JOIN INNER LEFT RIGHT FULL CROSS ' +
+    'ANY ALL GLOBAL ARRAY FINAL SAMPLE WINDOW QUALIFY INTERSECT EXCEPT LOCAL ASOF SEMI ANTI PASTE OUTER OFFSET AS'
+  ).split(' '),
 );
 
 interface Token {
@@ -97,9 +100,18 @@ function tokens(sql: string): Token[] {
   const n = sql.length;
   while (i < n) {
     const c = sql[i]!;
-    if (/\s/.test(c)) { i++; continue; }
-    if (c === '-' && sql[i + 1] === '-') { while (i < n && sql[i] !== '\n') i++; continue; }
-    if (c === '#' ) { while (i < n && sql[i] !== '\n') i++; continue; }
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    if (c === '-' && sql[i + 1] === '-') {
+      while (i < n && sql[i] !== '\n') i++;
+      continue;
+    }
+    if (c === '#') {
+      while (i < n && sql[i] !== '\n') i++;
+      continue;
+    }
     if (c === '/' && sql[i + 1] === '*') {
       const e = sql.indexOf('*/', i + 2);
       i = e < 0 ? n : e + 2;
@@ -111,9 +123,17 @@ function tokens(sql: string): Token[] {
       i++;
       while (i < n) {
         const d = sql[i]!;
-        if (d === '\\' && i + 1 < n) { text += sql[i + 1]; i += 2; continue; }
+        if (d === '\\' && i + 1 < n) {
+          text += sql[i + 1];
+          i += 2;
+          continue;
+        }
         if (d === c) {
-          if (sql[i + 1] === c) { text += c; i += 2; continue; }
+          if (sql[i + 1] === c) {
+            text += c;
+            i += 2;
+            continue;
+          }
           i++;
           break;
         }
@@ -141,11 +161,7 @@ function tokens(sql: string): Token[] {
  * references (`_data_x.c`) keep resolving. Names qualified by a database (`db._data_x`) and
  * occurrences inside strings or comments are left alone.
  */
-export function substituteExternal(
-  sql: string,
-  external: ExternalTable[] | undefined,
-  replacement: (t: ExternalTable) => string,
-): string {
+export function substituteExternal(sql: string, external: ExternalTable[] | undefined, replacement: (t: ExternalTable) => string): string {
   if (!external || external.length === 0) return sql;
   const byName = new Map(external.map((t) => [t.name, t]));
   const toks = tokens(sql);

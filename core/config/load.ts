@@ -56,9 +56,10 @@ export function parseTopology(value: unknown, opts: { baseDir?: string } = {}): 
 
   // Embedded replica directories are relative to the config file.
   if (opts.baseDir) {
-    for (const shard of topo.shards) for (const r of shard.replicas) {
-      if (r.embedded && !isAbsolute(r.embedded)) r.embedded = resolve(opts.baseDir, r.embedded);
-    }
+    for (const shard of topo.shards)
+      for (const r of shard.replicas) {
+        if (r.embedded && !isAbsolute(r.embedded)) r.embedded = resolve(opts.baseDir, r.embedded);
+      }
   }
   if (problems.length) throw new ConfigError(problems);
   return topo;

@@ -37,9 +37,7 @@ export const shardSchema = z
   .strict();
 
 /** Types a sharding key may have (CONTRACT section 4). Nullable and others are refused. */
-export const KEY_TYPES = [
-  'String', 'UInt8', 'UInt16', 'UInt32', 'UInt64', 'Int8', 'Int16', 'Int32', 'Int64', 'Date', 'DateTime', 'UUID',
-] as const;
+export const KEY_TYPES = ['String', 'UInt8', 'UInt16', 'UInt32', 'UInt64', 'Int8', 'Int16', 'Int32', 'Int64', 'Date', 'DateTime', 'UUID'] as const;
 export const FIXED_STRING = /^FixedString\((\d+)\)$/;
 
 export const shardingKeySchema = z
@@ -51,11 +49,16 @@ export const shardingKeySchema = z
   .strict()
   .superRefine((k, ctx) => {
     if (/^Nullable\(/.test(k.type)) {
-      ctx.addIssue({ code: 'custom', path: ['type'], message: `Nullable sharding keys are refused: ClickHouse hashes a Nullable value differently (${k.type})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['type'],
+        message: `Nullable sharding keys are refused: ClickHouse hashes a Nullable value differently (${k.type})`,
+      });
       return;
     }
     const ok = (KEY_TYPES as readonly string[]).includes(k.type) || FIXED_STRING.test(k.type) || /^DateTime\('[^']*'\)$/.test(k.type);
-    if (!ok) ctx.addIssue({ code: 'custom', path: ['type'], message: `unsupported sharding key type ${k.type}; supported: ${KEY_TYPES.join(', ')}, FixedString(N)` });
+    if (!ok)
+      ctx.addIssue({ code: 'custom', path: ['type'], message: `unsupported sharding key type ${k.type}; supported: ${KEY_TYPES.join(', ')}, FixedString(N)` });
     if (k.function === 'identity' && !/^U?Int(8|16|32|64)$/.test(k.type)) {
       ctx.addIssue({ code: 'custom', path: ['function'], message: `"identity" needs an integer column, not ${k.type}` });
     }

@@ -128,7 +128,10 @@ export function normalize(q: SelectQuery): Normalized {
   if (having) collect(having, 'HAVING');
   for (const o of orderBy) collect(o.expr, 'ORDER BY');
   for (const b of limitBy?.by ?? []) collect(b, 'LIMIT BY');
-  for (const [clause, e] of [['WHERE', q.where], ['PREWHERE', q.prewhere]] as const) {
+  for (const [clause, e] of [
+    ['WHERE', q.where],
+    ['PREWHERE', q.prewhere],
+  ] as const) {
     if (!e) continue;
     walk(e, (x) => {
       if (x.kind === 'function' && isAggregateCall(x)) throw unsupportedAt(`aggregate function ${x.name} in ${clause}`, x.pos);

@@ -61,7 +61,10 @@ export function walk(e: Expr, f: (e: Expr) => boolean | void): void {
       break;
     case 'case':
       if (e.operand) walk(e.operand, f);
-      for (const w of e.whens) { walk(w.when, f); walk(w.then, f); }
+      for (const w of e.whens) {
+        walk(w.when, f);
+        walk(w.then, f);
+      }
       if (e.else) walk(e.else, f);
       break;
     case 'cast':

@@ -8,8 +8,19 @@
 import type { Expr, FunctionCall, Literal } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
 import {
-  compareValues, intInfo, isFloatType, isNullable, isIntType, stripNullable, toNumber, wrapInt, nullable,
-  compareStrings, isNaNValue, decimalScale, type Value,
+  compareValues,
+  intInfo,
+  isFloatType,
+  isNullable,
+  isIntType,
+  stripNullable,
+  toNumber,
+  wrapInt,
+  nullable,
+  compareStrings,
+  isNaNValue,
+  decimalScale,
+  type Value,
 } from './values.js';
 
 export interface Typed {
@@ -19,13 +30,62 @@ export interface Typed {
 
 /** Functions (and operators, by their function names) the coordinator evaluates. */
 export const COORDINATOR_FUNCTIONS = new Set([
-  'plus', 'minus', 'multiply', 'divide', 'intDiv', 'modulo', 'negate', 'abs',
-  'equals', 'notEquals', 'less', 'greater', 'lessOrEquals', 'greaterOrEquals',
-  'and', 'or', 'not', 'if', 'multiIf', 'isNull', 'isNotNull', 'ifNull', 'coalesce',
-  'round', 'floor', 'ceil', 'toFloat64', 'toInt64', 'toUInt64', 'least', 'greatest', 'in', 'notIn', 'tuple',
-  'toInt8', 'toInt16', 'toInt32', 'toUInt8', 'toUInt16', 'toUInt32',
-  'sqrt', 'exp', 'log', 'ln', 'log2', 'log10', 'pow', 'power', 'isNaN', 'isFinite', 'isInfinite',
-  'toString', 'concat', 'length', 'lower', 'upper',
+  'plus',
+  'minus',
+  'multiply',
+  'divide',
+  'intDiv',
+  'modulo',
+  'negate',
+  'abs',
+  'equals',
+  'notEquals',
+  'less',
+  'greater',
+  'lessOrEquals',
+  'greaterOrEquals',
+  'and',
+  'or',
+  'not',
+  'if',
+  'multiIf',
+  'isNull',
+  'isNotNull',
+  'ifNull',
+  'coalesce',
+  'round',
+  'floor',
+  'ceil',
+  'toFloat64',
+  'toInt64',
+  'toUInt64',
+  'least',
+  'greatest',
+  'in',
+  'notIn',
+  'tuple',
+  'toInt8',
+  'toInt16',
+  'toInt32',
+  'toUInt8',
+  'toUInt16',
+  'toUInt32',
+  'sqrt',
+  'exp',
+  'log',
+  'ln',
+  'log2',
+  'log10',
+  'pow',
+  'power',
+  'isNaN',
+  'isFinite',
+  'isInfinite',
+  'toString',
+  'concat',
+  'length',
+  'lower',
+  'upper',
 ]);
 
 /** Can `e` be evaluated by the coordinator (given `bound` sub-expressions it already knows)? */
@@ -39,7 +99,11 @@ export function canEvaluate(e: Expr, isBound: (e: Expr) => boolean): boolean {
     case 'tuple':
       return e.items.every((a) => canEvaluate(a, isBound));
     case 'case':
-      return (!e.operand || canEvaluate(e.operand, isBound)) && e.whens.every((w) => canEvaluate(w.when, isBound) && canEvaluate(w.then, isBound)) && (!e.else || canEvaluate(e.else, isBound));
+      return (
+        (!e.operand || canEvaluate(e.operand, isBound)) &&
+        e.whens.every((w) => canEvaluate(w.when, isBound) && canEvaluate(w.then, isBound)) &&
+        (!e.else || canEvaluate(e.else, isBound))
+      );
     default:
       return false;
   }
@@ -58,7 +122,11 @@ export function literalTyped(l: Literal): Typed {
     case 'integer': {
       const s = l.value.toLowerCase();
       let v: bigint;
-      try { v = BigInt(s); } catch { return { v: Number(s), t: 'Float64' }; }
+      try {
+        v = BigInt(s);
+      } catch {
+        return { v: Number(s), t: 'Float64' };
+      }
       if (v < 0n) return { v, t: v >= -128n ? 'Int8' : v >= -32768n ? 'Int16' : v >= -2147483648n ? 'Int32' : 'Int64' };
       return { v, t: v <= 255n ? 'UInt8' : v <= 65535n ? 'UInt16' : v <= 4294967295n ? 'UInt32' : 'UInt64' };
     }
@@ -174,22 +242,33 @@ function arith(name: string, a: Typed, b: Typed, e: FunctionCall): Typed {
     const t = name === 'divide' || isFloatType(ta) || isFloatType(tb) ? 'Float64' : 'Int64';
     return { v: null, t: nullable(t) };
   }
-  const ints = isIntType(ta) && isIntType(tb) || (ta === 'Bool' || tb === 'Bool') && !isFloatType(ta) && !isFloatType(tb);
+  const ints = (isIntType(ta) && isIntType(tb)) || ((ta === 'Bool' || tb === 'Bool') && !isFloatType(ta) && !isFloatType(tb));
   if (name === 'divide' || !ints) {
     const x = toNumber(a.v);
     const y = toNumber(b.v);
     let v: number;
     switch (name) {
-      case 'plus': v = x + y; break;
-      case 'minus': v = x - y; break;
-      case 'multiply': v = x * y; break;
-      case 'divide': v = x / y; break;
+      case 'plus':
+        v = x + y;
+        break;
+      case 'minus':
+        v = x - y;
+        break;
+      case 'multiply':
+        v = x * y;
+        break;
+      case 'divide':
+        v = x / y;
+        break;
       case 'intDiv':
         if (y === 0) throw new ScatterError('BAD_REQUEST', 'Division by zero', {});
         v = Math.trunc(x / y);
         return { v: BigInt(v), t: wrapT('Int64') };
-      case 'modulo': v = x % y; break;
-      default: throw evalError(`operator ${name}`, e);
+      case 'modulo':
+        v = x % y;
+        break;
+      default:
+        throw evalError(`operator ${name}`, e);
     }
     return { v, t: wrapT('Float64') };
   }
@@ -200,19 +279,32 @@ function arith(name: string, a: Typed, b: Typed, e: FunctionCall): Typed {
   let t: string;
   let v: bigint;
   switch (name) {
-    case 'plus': t = `${anySigned ? 'Int' : 'UInt'}${up(bm)}`; v = x + y; break;
-    case 'multiply': t = `${anySigned ? 'Int' : 'UInt'}${up(bm)}`; v = x * y; break;
-    case 'minus': t = `Int${up(bm)}`; v = x - y; break;
+    case 'plus':
+      t = `${anySigned ? 'Int' : 'UInt'}${up(bm)}`;
+      v = x + y;
+      break;
+    case 'multiply':
+      t = `${anySigned ? 'Int' : 'UInt'}${up(bm)}`;
+      v = x * y;
+      break;
+    case 'minus':
+      t = `Int${up(bm)}`;
+      v = x - y;
+      break;
     case 'intDiv':
       if (y === 0n) throw new ScatterError('BAD_REQUEST', 'Division by zero');
-      t = `${anySigned ? 'Int' : 'UInt'}${bits(ta)}`; v = x / y; break;
+      t = `${anySigned ? 'Int' : 'UInt'}${bits(ta)}`;
+      v = x / y;
+      break;
     case 'modulo':
       if (y === 0n) throw new ScatterError('BAD_REQUEST', 'Division by zero');
       // ClickHouse: the divisor's width; signed when the dividend is (an unsigned divisor then doubles).
       if (signedT(ta)) t = `Int${signedT(tb) ? bits(tb) : up(bits(tb))}`;
       else t = signedT(tb) ? `Int${bits(tb)}` : `UInt${bits(tb)}`;
-      v = x % y; break;
-    default: throw evalError(`operator ${name}`, e);
+      v = x % y;
+      break;
+    default:
+      throw evalError(`operator ${name}`, e);
   }
   return { v: wrapInt(v, t), t: wrapT(t) };
 }
@@ -236,7 +328,18 @@ function cmp(name: string, a0: Typed, b0: Typed): Typed {
     if (typeof a.v === 'string' && typeof b.v !== 'string') c = compareValues(castStr(a.v, b), b.v);
     else if (typeof b.v === 'string' && typeof a.v !== 'string') c = compareValues(a.v, castStr(b.v, a));
     else c = typeof a.v === 'string' && typeof b.v === 'string' ? compareStrings(a.v, b.v) : compareValues(a.v, b.v);
-    r = name === 'equals' ? c === 0 : name === 'notEquals' ? c !== 0 : name === 'less' ? c < 0 : name === 'greater' ? c > 0 : name === 'lessOrEquals' ? c <= 0 : c >= 0;
+    r =
+      name === 'equals'
+        ? c === 0
+        : name === 'notEquals'
+          ? c !== 0
+          : name === 'less'
+            ? c < 0
+            : name === 'greater'
+              ? c > 0
+              : name === 'lessOrEquals'
+                ? c <= 0
+                : c >= 0;
   }
   return { v: r ? 1n : 0n, t: nul ? 'Nullable(UInt8)' : 'UInt8' };
 }
@@ -259,7 +362,10 @@ function evalCall(e: FunctionCall, lookup: (e: Expr) => Typed | undefined): Type
       let sawNull = false;
       const nul = vals.some((x) => isNullable(x.t));
       for (const x of vals) {
-        if (x.v === null) { sawNull = true; continue; }
+        if (x.v === null) {
+          sawNull = true;
+          continue;
+        }
         if (truthy(x.v) !== isAnd) return { v: isAnd ? 0n : 1n, t: nul ? 'Nullable(UInt8)' : 'UInt8' };
       }
       return sawNull ? { v: null, t: 'Nullable(UInt8)' } : { v: isAnd ? 1n : 0n, t: nul ? 'Nullable(UInt8)' : 'UInt8' };

@@ -81,4 +81,3 @@ export function applyPostClauses(rows: WorkRow[], o: PostOptions): { rows: WorkR
   const end = o.limit === undefined ? cur.length : Math.min(cur.length, start + o.limit);
   return { rows: cur.slice(start, end), more: end < cur.length };
 }
-

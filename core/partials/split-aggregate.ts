@@ -66,7 +66,10 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
     if (isBound(e) || canEvaluate(e, isBound)) return;
     let hasAgg = false;
     walk(e, (x) => {
-      if (aggByKey.has(canon(x))) { hasAgg = true; return false; }
+      if (aggByKey.has(canon(x))) {
+        hasAgg = true;
+        return false;
+      }
       return undefined;
     });
     if (!hasAgg) {
@@ -104,18 +107,24 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
     const complete = ctx.shardingKeyColumn !== undefined && n.groupBy.some((g) => g.kind === 'column' && g.parts[g.parts.length - 1] === ctx.shardingKeyColumn);
     const orderCanon = n.orderBy.map((o) => canon(o.expr));
     if (complete && n.orderBy.length > 0) mode = 'complete';
-    else if (!n.having && n.orderBy.length > 0 && keyCanon.length > 0 && orderCanon.every((c) => keyCanon.includes(c)) && keyCanon.every((c) => orderCanon.includes(c))) mode = 'keys';
+    else if (
+      !n.having &&
+      n.orderBy.length > 0 &&
+      keyCanon.length > 0 &&
+      orderCanon.every((c) => keyCanon.includes(c)) &&
+      keyCanon.every((c) => orderCanon.includes(c))
+    )
+      mode = 'keys';
     else if (!n.having && n.orderBy.length > 0 && n.orderBy[0]!.direction === 'DESC' && keyCanon.length > 0) {
       const a = aggByKey.get(orderCanon[0]!);
-      if (a?.impl.countLike && a.impl.orderExpr) { mode = 'topk'; topkAgg = a; }
+      if (a?.impl.countLike && a.impl.orderExpr) {
+        mode = 'topk';
+        topkAgg = a;
+      }
     }
   }
 
-  const shardColumns: Expr[] = [
-    ...n.groupBy.map((g, i) => ({ ...g, alias: `__k${i}` })),
-    ...pushed.map((p) => ({ ...p.expr, alias: p.col })),
-    ...aggColumns,
-  ];
+  const shardColumns: Expr[] = [...n.groupBy.map((g, i) => ({ ...g, alias: `__k${i}` })), ...pushed.map((p) => ({ ...p.expr, alias: p.col })), ...aggColumns];
   const shardQuery: SelectQuery = {
     kind: 'select',
     distinct: false,
@@ -150,7 +159,9 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
   const describe = [
     `shards: GROUP BY ${n.groupBy.length ? n.groupBy.map(exprName).join(', ') : '(none)'} returning keys and partial states`,
     ...aggs.map((a) => `  ${exprName(a.impl.call)} -> ${a.cols.join(', ')}: ${a.impl.describe}`),
-    mode === 'none' ? 'limit: applied on the coordinator only' : `limit push-down: ${mode}${shardLimit !== undefined ? ` (each shard returns at most ${shardLimit} groups)` : ''}`,
+    mode === 'none'
+      ? 'limit: applied on the coordinator only'
+      : `limit push-down: ${mode}${shardLimit !== undefined ? ` (each shard returns at most ${shardLimit} groups)` : ''}`,
     'coordinator: merge partials on arrival, finalize, then HAVING, ORDER BY, DISTINCT, LIMIT BY, LIMIT',
   ].join('\n');
 
@@ -250,7 +261,10 @@ class GroupMerger implements Merger {
       const keys = keyCols.map((c, i) => keyParse[i]!(r[c]));
       const gk = single ? valueKey(keys[0]!) : keys.map(valueKey).join('\u0000');
       let g = this.groups.get(gk);
-      if (!g) { g = this.newGroup(keys); this.groups.set(gk, g); }
+      if (!g) {
+        g = this.newGroup(keys);
+        this.groups.set(gk, g);
+      }
       if (this.s.mode === 'topk') g.shards.add(shard); // only top-k error bounds need it
       for (let i = 0; i < this.s.pushed.length; i++) {
         if (g.pushed[i] === undefined) g.pushed[i] = pushParse[i]!(r[this.s.pushed[i]!.col]);
@@ -343,7 +357,9 @@ class GroupMerger implements Merger {
     const meta = this.s.outNames.map((name, i) => ({ name, type: types[i]! }));
     const data = page.map((r) => {
       const o: Record<string, unknown> = {};
-      meta.forEach((m, i) => { o[m.name] = toJson(r.out[i]!, r.types[i] ?? m.type); });
+      meta.forEach((m, i) => {
+        o[m.name] = toJson(r.out[i]!, r.types[i] ?? m.type);
+      });
       return o;
     });
     const approximate = this.approximations(page.map((r) => r.group));
@@ -375,7 +391,10 @@ class GroupMerger implements Merger {
       const used: AggSlot[] = [];
       walk(c.expr, (x) => {
         const a = this.s.aggs.find((s) => s.key === canon(x));
-        if (a) { used.push(a); return false; }
+        if (a) {
+          used.push(a);
+          return false;
+        }
         return undefined;
       });
       for (const a of used) {
@@ -409,4 +428,3 @@ class GroupMerger implements Merger {
     return Object.keys(out).length ? out : undefined;
   }
 }
-

@@ -21,15 +21,16 @@ import { TransferBudget } from './transfer-budget.js';
 export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): SplitQuery {
   const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
   // Tie-breaker expressions: configured unique key columns, else the selected columns.
-  const tieExprs: Expr[] = ctx.tieBreaker?.length
-    ? ctx.tieBreaker.map((c) => col(c))
-    : n.hasAsterisk ? [] : n.columns.map((c) => c.expr);
+  const tieExprs: Expr[] = ctx.tieBreaker?.length ? ctx.tieBreaker.map((c) => col(c)) : n.hasAsterisk ? [] : n.columns.map((c) => c.expr);
   // Sort keys, tie-breakers and LIMIT BY keys travel once per distinct expression: one already
   // selected is read from its SELECT column (by position: the shard names it), one repeated among
   // them is sent once under its first hidden name. `SELECT ts ... ORDER BY ts` no longer ships ts
   // twice (or three times with the tie-breaker), which halves row payloads near the ~6 MB limit.
   const selectedAt = new Map<string, number>();
-  if (!n.hasAsterisk) n.columns.forEach((c, i) => { if (!selectedAt.has(canon(c.expr))) selectedAt.set(canon(c.expr), i); });
+  if (!n.hasAsterisk)
+    n.columns.forEach((c, i) => {
+      if (!selectedAt.has(canon(c.expr))) selectedAt.set(canon(c.expr), i);
+    });
   const hiddenSent = new Map<string, string>();
   const hiddenExprs: Expr[] = [];
   const place = (e: Expr, alias: string): Src => {
@@ -55,7 +56,12 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
     if (!pageable) throw new ScatterError('BAD_REQUEST', 'a cursor needs ORDER BY ... LIMIT n over explicit columns (no LIMIT BY)');
     after = decodeCursor(ctx.cursor, shape, n.orderBy.length + tieExprs.length);
     // Rows equal to the last row come back too (inclusive): identical rows may straddle pages.
-    const pred = afterPredicate([...n.orderBy.map((o) => o.expr), ...tieExprs], [...specs, ...tieExprs.map(() => ({ direction: 'ASC' as const }))], after.keys, true);
+    const pred = afterPredicate(
+      [...n.orderBy.map((o) => o.expr), ...tieExprs],
+      [...specs, ...tieExprs.map(() => ({ direction: 'ASC' as const }))],
+      after.keys,
+      true,
+    );
     where = where ? fn('and', [where, pred]) : pred;
   }
   const offset = after ? after.dup : n.offset;
@@ -64,10 +70,7 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   const shardQuery: SelectQuery = {
     kind: 'select',
     distinct: q.distinct,
-    columns: [
-      ...q.columns,
-      ...hiddenExprs,
-    ],
+    columns: [...q.columns, ...hiddenExprs],
     withTotals: false,
   };
   if (q.distinct && (n.orderBy.length || tieExprs.length)) {
@@ -142,14 +145,17 @@ class RowMerger implements Merger {
   private tieCols: string[] = [];
   private byCols: string[] = [];
   private resolve(meta: ColumnMeta[]): void {
-    const name = (s: Src) => (typeof s === 'string' ? s : meta[s]?.name ?? `__missing${s}`);
+    const name = (s: Src) => (typeof s === 'string' ? s : (meta[s]?.name ?? `__missing${s}`));
     this.sortCols = this.sortSrc.map(name);
     this.tieCols = this.tieSrc.map(name);
     this.byCols = this.bySrc.map(name);
   }
 
   add(shard: number, sent: Record<string, unknown>[], meta: ColumnMeta[]): void {
-    if (!this.meta && meta.length) { this.meta = meta; this.resolve(meta); }
+    if (!this.meta && meta.length) {
+      this.meta = meta;
+      this.resolve(meta);
+    }
     const fit = this.budget.take(sent.length);
     // Each shard's list is sorted, so under 'break' its first rows are the ones worth keeping.
     const rows = fit === sent.length ? sent : sent.slice(0, fit);

@@ -21,8 +21,14 @@ export class TransferBudget {
 
   /** Accept up to `n` more rows: returns how many fit (all of them unless 'break' cut them). */
   take(n: number): number {
-    if (this.max <= 0) { this.used += n; return n; }
-    if (this.used + n <= this.max) { this.used += n; return n; }
+    if (this.max <= 0) {
+      this.used += n;
+      return n;
+    }
+    if (this.used + n <= this.max) {
+      this.used += n;
+      return n;
+    }
     if (this.mode === 'throw') {
       throw new ScatterError('TRANSFER_LIMIT', `the shards returned more than ${this.max} ${this.what} (maxRowsToTransfer)`);
     }
@@ -39,9 +45,10 @@ export class TransferBudget {
 
   /** Why the answer is incomplete; empty when nothing was dropped. */
   notes(): string[] {
-    const out = this.dropped > 0
-      ? [`${this.what}: kept ${this.used}, dropped ${this.dropped} beyond max_rows_to_transfer = ${this.max} (transfer_overflow_mode = 'break')`]
-      : [];
+    const out =
+      this.dropped > 0
+        ? [`${this.what}: kept ${this.used}, dropped ${this.dropped} beyond max_rows_to_transfer = ${this.max} (transfer_overflow_mode = 'break')`]
+        : [];
     return [...out, ...this.extra];
   }
 }

@@ -85,7 +85,8 @@ export function parserFor(t: string): (v: unknown) => Value {
     const base = stripNullable(t);
     const nul = isNullable(t);
     if (isIntType(base) && decimalScale(base) === undefined) {
-      p = (v) => (v === null || v === undefined ? null : typeof v === 'string' ? BigInt(v) : typeof v === 'number' ? BigInt(Math.trunc(v)) : fromJsonSlow(v, t));
+      p = (v) =>
+        v === null || v === undefined ? null : typeof v === 'string' ? BigInt(v) : typeof v === 'number' ? BigInt(Math.trunc(v)) : fromJsonSlow(v, t);
     } else if (base === 'String' && nul) {
       p = (v) => (v === null || v === undefined ? null : typeof v === 'string' ? v : fromJsonSlow(v, t));
     } else if (base === 'String') {
@@ -141,7 +142,11 @@ export function tupleTypes(t: string): string[] | undefined {
   for (const ch of m[1]!) {
     if (ch === '(') depth++;
     if (ch === ')') depth--;
-    if (ch === ',' && depth === 0) { out.push(cur.trim()); cur = ''; continue; }
+    if (ch === ',' && depth === 0) {
+      out.push(cur.trim());
+      cur = '';
+      continue;
+    }
     cur += ch;
   }
   if (cur.trim()) out.push(cur.trim());
@@ -155,9 +160,7 @@ export function toJson(v: Value, t: string): unknown {
     const base = stripNullable(t);
     const info = intInfo(base);
     if (info && decimalScale(base) === undefined) {
-      p = info.bits <= 32
-        ? (x) => (typeof x === 'bigint' ? Number(x) : toJsonSlow(x, t))
-        : (x) => (typeof x === 'bigint' ? x.toString() : toJsonSlow(x, t));
+      p = info.bits <= 32 ? (x) => (typeof x === 'bigint' ? Number(x) : toJsonSlow(x, t)) : (x) => (typeof x === 'bigint' ? x.toString() : toJsonSlow(x, t));
     } else if (base === 'String') {
       p = (x) => (typeof x === 'string' ? x : toJsonSlow(x, t));
     } else if (isFloatType(base)) {

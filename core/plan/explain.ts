@@ -60,7 +60,11 @@ export function renderExplainText(resp: ExplainResponse): string {
     for (const t of resp.truncated) lines.push(`  ${t}`);
   }
   if (resp.settings && Object.keys(resp.settings).length) {
-    lines.push(`settings: ${Object.entries(resp.settings).map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
+    lines.push(
+      `settings: ${Object.entries(resp.settings)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(', ')}`,
+    );
   }
   lines.push(`merge: ${resp.merge}`);
   return lines.join('\n');

@@ -24,7 +24,11 @@ export function refuseHugeInLists(stmt: SelectStatement, maxValues: number): voi
         const n = listSize(e);
         if (n !== undefined) {
           if (n > maxValues) {
-            throw errorAt('TOO_LARGE', `IN list of ${n} values is over the limit of ${maxValues} (query.maxInListValues); ship large sets as a table instead (GLOBAL IN a subquery)`, e.pos ? e : parent);
+            throw errorAt(
+              'TOO_LARGE',
+              `IN list of ${n} values is over the limit of ${maxValues} (query.maxInListValues); ship large sets as a table instead (GLOBAL IN a subquery)`,
+              e.pos ? e : parent,
+            );
           }
           return false;
         }

@@ -47,7 +47,11 @@ function wholeFloat(text: string): bigint | undefined {
 }
 
 function mismatchError(e: Expr, lit: { type: string; value: string }, keyType: string, keyName: string, why: string) {
-  return errorAt('TYPE_MISMATCH', `cannot compare sharding key ${keyName} (${keyType}) with ${lit.type === 'string' ? `'${lit.value}'` : lit.value}: ${why}`, e);
+  return errorAt(
+    'TYPE_MISMATCH',
+    `cannot compare sharding key ${keyName} (${keyType}) with ${lit.type === 'string' ? `'${lit.value}'` : lit.value}: ${why}`,
+    e,
+  );
 }
 
 /** Convert one operand to the key type. `keyName` is for messages. */

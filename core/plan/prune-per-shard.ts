@@ -94,7 +94,8 @@ export function buildShardRewriter(q: SelectQuery, ctx: KeyContext | undefined, 
     }),
   );
   for (const j of q.from?.joins ?? []) {
-    if (j.table.kind === 'table' && !j.table.database && j.table.table.startsWith('_data_')) allUses.set(j.table.table, (allUses.get(j.table.table) ?? 0) + 100);
+    if (j.table.kind === 'table' && !j.table.database && j.table.table.startsWith('_data_'))
+      allUses.set(j.table.table, (allUses.get(j.table.table) ?? 0) + 100);
   }
   const prunableExternals = new Set([...prunableUses].filter(([n, c]) => allUses.get(n) === c).map(([n]) => n));
 
@@ -125,7 +126,12 @@ export function buildShardRewriter(q: SelectQuery, ctx: KeyContext | undefined, 
           if (e.kind === 'subquery') return SKIP;
           if (!(naming ? isShardNumRef(e, naming) : e.kind === 'column' && e.parts.length === 1 && e.parts[0] === '_shard_num')) return undefined;
           // A typed literal, so `_shard_num` keeps ClickHouse's UInt32 type and its column name.
-          const lit: FunctionCall = { kind: 'function', name: 'toUInt32', args: [{ kind: 'literal', type: 'integer', value: n }], alias: e.alias ?? '_shard_num' };
+          const lit: FunctionCall = {
+            kind: 'function',
+            name: 'toUInt32',
+            args: [{ kind: 'literal', type: 'integer', value: n }],
+            alias: e.alias ?? '_shard_num',
+          };
           return lit;
         }),
       );

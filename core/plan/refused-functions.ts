@@ -9,15 +9,34 @@ import { errorAt } from './position.js';
 
 const REFUSED = new Map<string, string>(
   [
-    ...['file', 'url', 's3', 's3Cluster', 'hdfs', 'hdfsCluster', 'azureBlobStorage', 'gcs', 'iceberg', 'deltaLake', 'hudi']
-      .map((n) => [n, 'reads files or URLs outside the table'] as const),
-    ...['remote', 'remoteSecure', 'cluster', 'clusterAllReplicas', 'mysql', 'postgresql', 'jdbc', 'odbc', 'mongodb', 'redis', 'sqlite']
-      .map((n) => [n, 'reaches another server'] as const),
+    ...['file', 'url', 's3', 's3Cluster', 'hdfs', 'hdfsCluster', 'azureBlobStorage', 'gcs', 'iceberg', 'deltaLake', 'hudi'].map(
+      (n) => [n, 'reads files or URLs outside the table'] as const,
+    ),
+    ...['remote', 'remoteSecure', 'cluster', 'clusterAllReplicas', 'mysql', 'postgresql', 'jdbc', 'odbc', 'mongodb', 'redis', 'sqlite'].map(
+      (n) => [n, 'reaches another server'] as const,
+    ),
     ...['executable', 'executablePool', 'input'].map((n) => [n, 'runs or reads outside the query'] as const),
-    ...['addressToLine', 'addressToLineWithInlines', 'addressToSymbol', 'demangle', 'filesystemAvailable', 'filesystemCapacity',
-      'filesystemUnreserved', 'filesystemFree', 'getServerPort', 'tcpPort', 'serverUUID', 'getMacro', 'getSetting', 'currentProfiles',
-      'enabledProfiles', 'defaultProfiles', 'currentRoles', 'enabledRoles', 'defaultRoles']
-      .map((n) => [n, 'introspects the server'] as const),
+    ...[
+      'addressToLine',
+      'addressToLineWithInlines',
+      'addressToSymbol',
+      'demangle',
+      'filesystemAvailable',
+      'filesystemCapacity',
+      'filesystemUnreserved',
+      'filesystemFree',
+      'getServerPort',
+      'tcpPort',
+      'serverUUID',
+      'getMacro',
+      'getSetting',
+      'currentProfiles',
+      'enabledProfiles',
+      'defaultProfiles',
+      'currentRoles',
+      'enabledRoles',
+      'defaultRoles',
+    ].map((n) => [n, 'introspects the server'] as const),
   ].map(([n, why]) => [n.toLowerCase(), why]),
 );
 

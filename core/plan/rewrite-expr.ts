@@ -77,7 +77,20 @@ export function rewriteList(items: Expr[], fn: RewriteFn): Expr[] {
 }
 
 /** Which clause a top-level expression of a SELECT sits in (for clause-sensitive rewrites). */
-export type ClauseName = 'with' | 'columns' | 'prewhere' | 'where' | 'joinOn' | 'joinUsing' | 'arrayJoin' | 'groupBy' | 'having' | 'orderBy' | 'limitBy' | 'limit' | 'sample';
+export type ClauseName =
+  | 'with'
+  | 'columns'
+  | 'prewhere'
+  | 'where'
+  | 'joinOn'
+  | 'joinUsing'
+  | 'arrayJoin'
+  | 'groupBy'
+  | 'having'
+  | 'orderBy'
+  | 'limitBy'
+  | 'limit'
+  | 'sample';
 
 /**
  * A shallow copy of `q` whose top-level expressions are `fn(expr, clause)`; unchanged expressions
@@ -90,7 +103,10 @@ export function mapClausesShared(q: import('../sql/ast.js').SelectQuery, fn: (e:
     const t = q.from.table;
     out.from = {
       ...q.from,
-      table: t.kind === 'table' && t.sample ? { ...t, sample: { ratio: fn(t.sample.ratio, 'sample'), ...(t.sample.offset ? { offset: fn(t.sample.offset, 'sample') } : {}) } } : t,
+      table:
+        t.kind === 'table' && t.sample
+          ? { ...t, sample: { ratio: fn(t.sample.ratio, 'sample'), ...(t.sample.offset ? { offset: fn(t.sample.offset, 'sample') } : {}) } }
+          : t,
       joins: q.from.joins.map((j) => ({
         ...j,
         ...(j.on ? { on: fn(j.on, 'joinOn') } : {}),
@@ -104,7 +120,13 @@ export function mapClausesShared(q: import('../sql/ast.js').SelectQuery, fn: (e:
   if (q.groupBy) out.groupBy = q.groupBy.map((e) => fn(e, 'groupBy'));
   if (q.having) out.having = fn(q.having, 'having');
   if (q.orderBy) out.orderBy = q.orderBy.map((o) => ({ ...o, expr: fn(o.expr, 'orderBy') }));
-  if (q.limitBy) out.limitBy = { ...q.limitBy, limit: fn(q.limitBy.limit, 'limitBy'), by: q.limitBy.by.map((e) => fn(e, 'limitBy')), ...(q.limitBy.offset ? { offset: fn(q.limitBy.offset, 'limitBy') } : {}) };
+  if (q.limitBy)
+    out.limitBy = {
+      ...q.limitBy,
+      limit: fn(q.limitBy.limit, 'limitBy'),
+      by: q.limitBy.by.map((e) => fn(e, 'limitBy')),
+      ...(q.limitBy.offset ? { offset: fn(q.limitBy.offset, 'limitBy') } : {}),
+    };
   if (q.limit) out.limit = { ...q.limit, limit: fn(q.limit.limit, 'limit'), ...(q.limit.offset ? { offset: fn(q.limit.offset, 'limit') } : {}) };
   return out;
 }

@@ -41,7 +41,13 @@ export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   ['max_bytes_in_join', UINT],
   ['join_overflow_mode', OVERFLOW],
   ['join_use_nulls', BOOL],
-  ['join_algorithm', { kind: 'enum', values: ['default', 'auto', 'hash', 'parallel_hash', 'partial_merge', 'prefer_partial_merge', 'direct', 'grace_hash', 'full_sorting_merge'] }],
+  [
+    'join_algorithm',
+    {
+      kind: 'enum',
+      values: ['default', 'auto', 'hash', 'parallel_hash', 'partial_merge', 'prefer_partial_merge', 'direct', 'grace_hash', 'full_sorting_merge'],
+    },
+  ],
   ['join_default_strictness', { kind: 'enum', values: ['ALL', 'ANY', ''] }],
   ['any_join_distinct_right_table_keys', BOOL],
   ['transform_null_in', BOOL],

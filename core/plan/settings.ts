@@ -84,8 +84,7 @@ export function settingValueOf(e: Expr, name: string): SettingValue {
   throw errorAt('UNSUPPORTED', `setting ${name} must be a literal value`, e);
 }
 
-const truthy = (v: SettingValue): boolean =>
-  typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : !['0', 'false', ''].includes(v.toLowerCase());
+const truthy = (v: SettingValue): boolean => (typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : !['0', 'false', ''].includes(v.toLowerCase()));
 
 function nonNegInt(name: string, v: SettingValue): number {
   const n = typeof v === 'number' ? v : Number(v);

@@ -51,7 +51,10 @@ export function routeRows(input: RouteInput, tableName: string, topo: Topology, 
   const { name, table } = tableFor(topo, tableName);
   const key = table.shardingKey;
   if (placement.key.column !== key.column || placement.key.type !== key.type || placement.key.function !== key.function) {
-    throw new ScatterError('INTERNAL', `placement is for ${placement.key.function}(${placement.key.column} ${placement.key.type}), table ${name} shards by ${key.function}(${key.column} ${key.type})`);
+    throw new ScatterError(
+      'INTERNAL',
+      `placement is for ${placement.key.function}(${placement.key.column} ${placement.key.type}), table ${name} shards by ${key.function}(${key.column} ${key.type})`,
+    );
   }
   if (placement.slots.length === 0 || Math.max(...placement.slots) >= topo.shards.length) {
     throw new ScatterError('INTERNAL', `placement slots do not match the ${topo.shards.length} configured shards`);

@@ -62,12 +62,7 @@ async function writeShard(batch: Row[], shard: number, cfg: ShardConfig, table: 
 }
 
 /** Write batches[i] to shards[i]'s local `table`. Never throws for a shard failure: see the report. */
-export async function writeRouted(
-  batches: Row[][],
-  getAccess: GetAccess,
-  shards: readonly ShardConfig[],
-  table: string,
-): Promise<WriteReport> {
+export async function writeRouted(batches: Row[][], getAccess: GetAccess, shards: readonly ShardConfig[], table: string): Promise<WriteReport> {
   if (batches.length !== shards.length) throw new Error(`writeRouted: ${batches.length} batches for ${shards.length} shards`);
   const results = await Promise.all(batches.map((b, i) => writeShard(b, i, shards[i]!, table, getAccess)));
   const committedRows = results.filter((r) => r.status === 'committed').reduce((n, r) => n + r.rows, 0);

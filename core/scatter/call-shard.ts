@@ -136,7 +136,9 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
       finish({
         status: 'timeout',
         replica: waiting[0] ?? lastFailure?.replica ?? primary,
-        message: `no answer from shard ${shard} before the deadline (${Math.round(now() - started)} ms)` + (lastFailure ? `; earlier failure: ${lastFailure.message}` : ''),
+        message:
+          `no answer from shard ${shard} before the deadline (${Math.round(now() - started)} ms)` +
+          (lastFailure ? `; earlier failure: ${lastFailure.message}` : ''),
       });
     };
 
@@ -182,7 +184,8 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
       // a throttle is about the function, and a query error about the query, not the replica.
       // An oversized partial is about the query too: every replica holds the same rows.
       const tooLarge = f.code === 'TOO_LARGE';
-      if (f.status === 'unavailable' || (f.status === 'error' && !tooLarge && !(f.chCode !== undefined && QUERY_ERROR_CODES.has(f.chCode)))) state.replicaResult(shard, replica, false);
+      if (f.status === 'unavailable' || (f.status === 'error' && !tooLarge && !(f.chCode !== undefined && QUERY_ERROR_CODES.has(f.chCode))))
+        state.replicaResult(shard, replica, false);
       const failure = { replica, status: f.status, message: `replica ${replica}: ${f.message}`, chCode: f.chCode, code: f.code };
       lastFailure = failure;
       if (inflight.size > 0) return; // a hedge is still running: it may yet answer
@@ -193,12 +196,27 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
         launch(next, 'retry');
         return;
       }
-      finish({ status: failure.status, replica, message: describeFailures(attempts), ...(failure.chCode !== undefined ? { chCode: failure.chCode } : {}), ...(failure.code ? { code: failure.code } : {}) });
+      finish({
+        status: failure.status,
+        replica,
+        message: describeFailures(attempts),
+        ...(failure.chCode !== undefined ? { chCode: failure.chCode } : {}),
+        ...(failure.code ? { code: failure.code } : {}),
+      });
     };
 
     if (signal.aborted) {
       const primaryIdx = 0;
-      resolve({ shard, status: 'timeout', replica: primaryIdx, elapsedMs: 0, hedged, retried, attempts, message: 'deadline passed before the shard was asked' });
+      resolve({
+        shard,
+        status: 'timeout',
+        replica: primaryIdx,
+        elapsedMs: 0,
+        hedged,
+        retried,
+        attempts,
+        message: 'deadline passed before the shard was asked',
+      });
       return;
     }
     signal.addEventListener('abort', onDeadline, { once: true });

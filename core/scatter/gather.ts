@@ -77,9 +77,7 @@ export function encodedOnce(t: ExternalTable): ExternalTable {
 
 /** Every shard that did not answer, with its reason (the `shards.missing` of a response). */
 export function missingOf(outcomes: readonly ShardOutcome[]): MissingShard[] {
-  return outcomes
-    .filter((o) => o.status !== 'ok')
-    .map((o) => ({ shard: o.shard, reason: o.status as MissingReason, message: o.message ?? o.status }));
+  return outcomes.filter((o) => o.status !== 'ok').map((o) => ({ shard: o.shard, reason: o.status as MissingReason, message: o.message ?? o.status }));
 }
 
 export async function gather(input: GatherInput): Promise<GatherResult> {

@@ -60,7 +60,10 @@ export class TokenBucket {
   private spent = 0;
   private cap: number;
   /** ratio = maxExtraPercent / 100. Tokens start at 0: a hedge is always paid for by earlier requests. */
-  constructor(readonly ratio: number, capacity?: number) {
+  constructor(
+    readonly ratio: number,
+    capacity?: number,
+  ) {
     this.cap = capacity ?? Math.max(1, ratio * 100);
   }
   get capacity(): number {

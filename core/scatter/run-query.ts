@@ -154,14 +154,17 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   };
 
   const plan = await deps.planQuery(req.sql, topo, planOptions(req, topo, runSubquery));
-  const g = deps.tree && useTree(topo, plan.shards.filter((s) => !s.skipped).length)
-    ? await gatherTree({ ...common, plan, onShard: deps.onShard, tree: deps.tree })
-    : await gather({ ...common, plan, onShard: deps.onShard });
+  const g =
+    deps.tree && useTree(topo, plan.shards.filter((s) => !s.skipped).length)
+      ? await gatherTree({ ...common, plan, onShard: deps.onShard, tree: deps.tree })
+      : await gather({ ...common, plan, onShard: deps.onShard });
   const missing = [...g.missing, ...subMissing];
   const shards = summarize(plan.shards.length, g.skipped.length, g.outcomes, missing);
   const bad = queryError([...g.outcomes, ...subOutcomes]);
   if (bad) {
-    throw new ScatterError('QUERY_ERROR', `ClickHouse rejected the query on shard ${bad.shard}: ${stripReplicaPrefix(bad.message ?? '')}`, { details: { shards } });
+    throw new ScatterError('QUERY_ERROR', `ClickHouse rejected the query on shard ${bad.shard}: ${stripReplicaPrefix(bad.message ?? '')}`, {
+      details: { shards },
+    });
   }
   const big = tooLargeError(g.outcomes, 'query', { shards });
   if (big) throw big;
@@ -246,12 +249,28 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const req = parseQueryRequest(rawBody);
     if (!deps.explainPlan) throw new ScatterError('INTERNAL', 'explain is not available');
     const now = deps.now ?? Date.now;
-    const deadline = computeDeadline({ now: now(), requestTimeoutMs: req.timeoutMs, configTimeoutMs: deps.topo.query.timeoutMs, lambdaRemainingMs: deps.lambdaRemainingMs, behindApiGateway: deps.behindApiGateway });
+    const deadline = computeDeadline({
+      now: now(),
+      requestTimeoutMs: req.timeoutMs,
+      configTimeoutMs: deps.topo.query.timeoutMs,
+      lambdaRemainingMs: deps.lambdaRemainingMs,
+      behindApiGateway: deps.behindApiGateway,
+    });
     const hedge = { ...deps.topo.query.hedge, enabled: req.hedge ?? deps.topo.query.hedge.enabled };
     const limiter = createLimiter(deps.topo.query.maxConcurrency);
     const runSubquery: SubqueryRunner = async (stmt) => {
       const subPlan = await deps.planQuery(stmt, deps.topo, planOptions({ ...req, cursor: undefined }, deps.topo, runSubquery));
-      const g = await gather({ topo: deps.topo, invoker: deps.invoker, queryId: deps.queryId, deadlineAt: deadline.at, now, hedge, state: deps.hedgeState, limiter, plan: subPlan });
+      const g = await gather({
+        topo: deps.topo,
+        invoker: deps.invoker,
+        queryId: deps.queryId,
+        deadlineAt: deadline.at,
+        now,
+        hedge,
+        state: deps.hedgeState,
+        limiter,
+        plan: subPlan,
+      });
       const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
       if (big) throw big;
       if (g.missing.length > 0) {

@@ -58,7 +58,11 @@ export function createAdminAccess(o: AdminAccessOptions): ClickHouseAccess {
     if (!o.invoker.invokeAdmin) throw new ClickHouseError('this invoker cannot send admin requests', 'connection');
     const deadline = Date.now() + timeoutMs;
     const sig = signal ?? AbortSignal.timeout(timeoutMs);
-    const r = await o.invoker.invokeAdmin(o.shard, { ...req, queryId: queryId ?? o.queryId ?? randomUUID(), shard: o.shard, replica: o.replica, deadline }, sig);
+    const r = await o.invoker.invokeAdmin(
+      o.shard,
+      { ...req, queryId: queryId ?? o.queryId ?? randomUUID(), shard: o.shard, replica: o.replica, deadline },
+      sig,
+    );
     const msg = failureMessage(r);
     if (msg) throw new ClickHouseError(`shard ${o.shard} replica ${o.replica}: ${msg}`, 'server');
     return r;
@@ -73,7 +77,8 @@ export function createAdminAccess(o: AdminAccessOptions): ClickHouseAccess {
     },
     async insert(table, rows, opts) {
       // A Lambda request payload is capped at 6 MB: big batches go as several inserts, in order.
-      for (const chunk of chunkRows(rows, o.maxPayloadBytes ?? MAX_INSERT_PAYLOAD_BYTES)) await send({ type: 'insert', table, rows: chunk }, opts?.queryId, opts?.signal);
+      for (const chunk of chunkRows(rows, o.maxPayloadBytes ?? MAX_INSERT_PAYLOAD_BYTES))
+        await send({ type: 'insert', table, rows: chunk }, opts?.queryId, opts?.signal);
     },
     async cancel() {
       /* admin statements are short and run to completion */

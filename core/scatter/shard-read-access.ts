@@ -28,9 +28,23 @@ export function createShardReadAccess(o: ShardReadAccessOptions): ClickHouseAcce
       for (const replica of o.replicas) {
         const deadline = Date.now() + timeoutMs;
         const r = await o.invoker
-          .invoke(o.shard, { type: 'query', queryId: opts?.queryId ?? randomUUID(), shard: o.shard, replica, sql, deadline, settings: {}, external: [], attempt: 'primary' }, opts?.signal ?? AbortSignal.timeout(timeoutMs))
-          .catch((e: unknown) => ({ ok: false as const, shard: o.shard, replica, error: { kind: 'unavailable' as const, message: (e as Error)?.message ?? String(e) } }));
-        if (r.ok) return { meta: r.meta, rows: r.rows, statistics: { elapsedMs: r.statistics.elapsedMs, rowsRead: r.statistics.rowsRead, bytesRead: r.statistics.bytesRead } };
+          .invoke(
+            o.shard,
+            { type: 'query', queryId: opts?.queryId ?? randomUUID(), shard: o.shard, replica, sql, deadline, settings: {}, external: [], attempt: 'primary' },
+            opts?.signal ?? AbortSignal.timeout(timeoutMs),
+          )
+          .catch((e: unknown) => ({
+            ok: false as const,
+            shard: o.shard,
+            replica,
+            error: { kind: 'unavailable' as const, message: (e as Error)?.message ?? String(e) },
+          }));
+        if (r.ok)
+          return {
+            meta: r.meta,
+            rows: r.rows,
+            statistics: { elapsedMs: r.statistics.elapsedMs, rowsRead: r.statistics.rowsRead, bytesRead: r.statistics.bytesRead },
+          };
         // The server answered and refused the SQL: another replica would say the same.
         if (r.error.kind === 'error') throw new ClickHouseError(`replica ${replica}: ${r.error.message}`, 'server', r.error.chCode);
         failures.push(`replica ${replica}: ${r.error.message}`);

@@ -5,13 +5,20 @@
 import { ScatterError } from '../errors.js';
 import type { ShardOutcome } from './call-shard.js';
 
-export function tooLargeError(outcomes: readonly ShardOutcome[], what: 'query' | 'GLOBAL subquery', details?: Record<string, unknown>): ScatterError | undefined {
+export function tooLargeError(
+  outcomes: readonly ShardOutcome[],
+  what: 'query' | 'GLOBAL subquery',
+  details?: Record<string, unknown>,
+): ScatterError | undefined {
   const big = outcomes.filter((o) => o.code === 'TOO_LARGE');
   if (big.length === 0) return undefined;
   const first = big[0]!;
   const which = big.length === 1 ? `shard ${first.shard}` : `shards ${big.map((o) => o.shard).join(', ')}`;
   // The shard's own message ("shard result of N bytes exceeds ..."), without its advice: ours follows.
-  const detail = (first.message ?? '').replace(/^replica \d+ \([a-z]+\): /, '').split('; replica ')[0]!.replace(/; aggregate or LIMIT on the shard$/, '');
+  const detail = (first.message ?? '')
+    .replace(/^replica \d+ \([a-z]+\): /, '')
+    .split('; replica ')[0]!
+    .replace(/; aggregate or LIMIT on the shard$/, '');
   return new ScatterError(
     'TOO_LARGE',
     `the ${what}'s partial result from ${which} is larger than a shard function may return (Lambda's 6 MB response limit): ${detail}. ` +

@@ -68,7 +68,7 @@ function domainOf(op: CombineOp, type: string): 'int' | 'float' | 'text' | undef
   const t = stripNullable(type);
   if (INT.test(t)) return 'int';
   if (FLOAT.test(t)) return op === 'sum' ? 'float' : undefined; // float min/max: NaN ordering is ClickHouse's business
-  if (op !== 'sum' && (t === 'String' || t === 'Date' || t.startsWith('DateTime') && !t.startsWith('DateTime64'))) return 'text';
+  if (op !== 'sum' && (t === 'String' || t === 'Date' || (t.startsWith('DateTime') && !t.startsWith('DateTime64')))) return 'text';
   return undefined;
 }
 

@@ -77,7 +77,8 @@ export async function runSubCoordinator(req: TreeRequest, deps: SubCoordinatorDe
     if (t.externalOverrides) sp.externalOverrides = t.externalOverrides;
     return sp;
   });
-  for (const s of tasks.keys()) if (s < 0 || s >= deps.topo.shards.length) throw new Error(`tree request names shard ${s}; the topology has ${deps.topo.shards.length}`);
+  for (const s of tasks.keys())
+    if (s < 0 || s >= deps.topo.shards.length) throw new Error(`tree request names shard ${s}; the topology has ${deps.topo.shards.length}`);
   const plan: QueryPlan = {
     statement: { kind: 'select', distinct: false, columns: [], withTotals: false },
     tables: [],
@@ -131,7 +132,14 @@ function fromTreeOutcome(t: TreeShardOutcome): ShardOutcome {
   const o: ShardOutcome = { shard: t.shard, status: t.status, replica: t.replica, elapsedMs: t.elapsedMs, hedged: t.hedged, retried: t.retried, attempts: [] };
   if (t.message !== undefined) o.message = t.message;
   if (t.status === 'ok') {
-    o.response = { ok: true, shard: t.shard, replica: t.replica, meta: [], rows: [], statistics: { elapsedMs: t.elapsedMs, rowsRead: t.rowsRead, bytesRead: t.bytesRead } };
+    o.response = {
+      ok: true,
+      shard: t.shard,
+      replica: t.replica,
+      meta: [],
+      rows: [],
+      statistics: { elapsedMs: t.elapsedMs, rowsRead: t.rowsRead, bytesRead: t.bytesRead },
+    };
   }
   return o;
 }
@@ -186,11 +194,23 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
         try {
           res = await input.tree.invoke(gi, req, dl.signal);
         } catch (e) {
-          const f = dl.signal.aborted && !stop.signal.aborted ? { status: 'timeout' as const, message: 'sub-coordinator did not answer before the deadline' } : classifyFailure(e);
+          const f =
+            dl.signal.aborted && !stop.signal.aborted
+              ? { status: 'timeout' as const, message: 'sub-coordinator did not answer before the deadline' }
+              : classifyFailure(e);
           const status: MissingReason = f.status === 'aborted' ? 'timeout' : f.status;
           input.onGroup?.({ group: gi, error: f.message });
           for (const sp of group) {
-            outcomes.push({ shard: sp.shard, status, replica: 0, elapsedMs: now() - started, hedged: false, retried: false, attempts: [], message: `sub-coordinator ${gi}: ${f.message}` });
+            outcomes.push({
+              shard: sp.shard,
+              status,
+              replica: 0,
+              elapsedMs: now() - started,
+              hedged: false,
+              retried: false,
+              attempts: [],
+              message: `sub-coordinator ${gi}: ${f.message}`,
+            });
           }
           return;
         }
@@ -208,7 +228,17 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
         // A sub-coordinator that forgot a shard must not make it vanish from the report.
         const answered = new Set(res.outcomes.map((t) => t.shard));
         for (const sp of group) {
-          if (!answered.has(sp.shard)) outcomes.push({ shard: sp.shard, status: 'error', replica: 0, elapsedMs: now() - started, hedged: false, retried: false, attempts: [], message: `sub-coordinator ${gi} did not report shard ${sp.shard}` });
+          if (!answered.has(sp.shard))
+            outcomes.push({
+              shard: sp.shard,
+              status: 'error',
+              replica: 0,
+              elapsedMs: now() - started,
+              hedged: false,
+              retried: false,
+              attempts: [],
+              message: `sub-coordinator ${gi} did not report shard ${sp.shard}`,
+            });
         }
       }),
     );

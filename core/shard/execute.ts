@@ -62,7 +62,10 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
     }
   }
   if (p.type !== 'query' && !opts.allowAdmin && !(p.type === 'insert' && isWritable(p.table, opts.writableTables))) {
-    const why = p.type === 'insert' ? `insert into ${p.table} is refused: shard functions only read, and write only to the tables in CH_SCATTER_WRITABLE_TABLES (${[...(opts.writableTables ?? [])].join(', ') || 'none'})` : `${p.type} requests are refused: shard functions only read`;
+    const why =
+      p.type === 'insert'
+        ? `insert into ${p.table} is refused: shard functions only read, and write only to the tables in CH_SCATTER_WRITABLE_TABLES (${[...(opts.writableTables ?? [])].join(', ') || 'none'})`
+        : `${p.type} requests are refused: shard functions only read`;
     return failure(p.shard, p.replica, 'error', why, 'NOT_READ_ONLY');
   }
 
@@ -95,7 +98,13 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
       const max = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
       const size = Buffer.byteLength(JSON.stringify(res.rows));
       if (size > max) {
-        return failure(p.shard, p.replica, 'error', `shard result of ${size} bytes exceeds the ${max}-byte response limit; aggregate or LIMIT on the shard`, 'TOO_LARGE');
+        return failure(
+          p.shard,
+          p.replica,
+          'error',
+          `shard result of ${size} bytes exceeds the ${max}-byte response limit; aggregate or LIMIT on the shard`,
+          'TOO_LARGE',
+        );
       }
       return {
         ok: true,
@@ -144,7 +153,16 @@ async function runAdmin(
 }
 
 function timedOut(p: ShardPayload, started: number, opts: ShardExecOptions): ShardFailure {
-  return failure(p.shard, p.replica, 'timeout', `shard query stopped at the deadline after ${Math.round(opts.now() - started)} ms (server query cancelled)`, 'TIMEOUT', undefined, started, opts);
+  return failure(
+    p.shard,
+    p.replica,
+    'timeout',
+    `shard query stopped at the deadline after ${Math.round(opts.now() - started)} ms (server query cancelled)`,
+    'TIMEOUT',
+    undefined,
+    started,
+    opts,
+  );
 }
 
 function fromError(p: ShardPayload, e: unknown, started: number, opts: ShardExecOptions): ShardFailure {
@@ -182,7 +200,11 @@ function isWritable(table: string, writable: ReadonlySet<string> | undefined): b
 /** CH_SCATTER_WRITABLE_TABLES: comma-separated `db.table` names (no database means `default`). */
 export function parseWritableTables(raw: string | undefined): ReadonlySet<string> {
   const out = new Set<string>();
-  for (const t of (raw ?? '').split(',').map((x) => x.trim()).filter(Boolean)) out.add(t.includes('.') ? t : `default.${t}`);
+  for (const t of (raw ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean))
+    out.add(t.includes('.') ? t : `default.${t}`);
   return out;
 }
 

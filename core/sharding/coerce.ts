@@ -14,7 +14,8 @@ const DATETIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2}))?$/;
 const utf8 = new TextEncoder();
 
 function bad(type: string, v: unknown, why: string): ScatterError {
-  const shown = typeof v === 'string' ? JSON.stringify(v.length > 80 ? v.slice(0, 80) + '...' : v) : typeof v === 'bigint' ? `${v}` : JSON.stringify(v) ?? String(v);
+  const shown =
+    typeof v === 'string' ? JSON.stringify(v.length > 80 ? v.slice(0, 80) + '...' : v) : typeof v === 'bigint' ? `${v}` : (JSON.stringify(v) ?? String(v));
   return new ScatterError('TYPE_MISMATCH', `${shown} is not a valid ${type}: ${why}`);
 }
 
@@ -117,7 +118,16 @@ function offsetSeconds(epoch: number, tz: string, type: string): number {
   let f = formatters.get(tz);
   if (!f) {
     try {
-      f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+      f = new Intl.DateTimeFormat('en-US', {
+        timeZone: tz,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      });
     } catch {
       throw new ScatterError('TYPE_MISMATCH', `unknown time zone in ${type}`);
     }

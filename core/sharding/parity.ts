@@ -23,7 +23,14 @@ export interface ParityOptions {
 
 const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
-interface ClusterRow { shard_num: number | string; shard_weight: number | string; replica_num: number | string; host_name: string; host_address: string; port: number | string }
+interface ClusterRow {
+  shard_num: number | string;
+  shard_weight: number | string;
+  replica_num: number | string;
+  host_name: string;
+  host_address: string;
+  port: number | string;
+}
 
 /** The sharding expression our placement reproduces for a table's key. */
 export function expectedShardingExpr(key: { column: string; function: string }): string {
@@ -32,7 +39,11 @@ export function expectedShardingExpr(key: { column: string; function: string }):
 
 function hostOf(url: string | undefined): string | undefined {
   if (!url) return undefined;
-  try { return new URL(url).hostname.replace(/^\[|\]$/g, ''); } catch { return undefined; }
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return undefined;
+  }
 }
 
 export async function checkParity(topo: Topology, access: ClickHouseAccess, opts: ParityOptions = {}): Promise<ParityReport> {
@@ -44,7 +55,9 @@ export async function checkParity(topo: Topology, access: ClickHouseAccess, opts
   // 1. The cluster: shard count and weights, by position (shards[i] is shard_num i+1).
   let clusterRows: ClusterRow[];
   try {
-    clusterRows = await q<ClusterRow>(`SELECT shard_num, shard_weight, replica_num, host_name, host_address, port FROM system.clusters WHERE cluster = ${lit(topo.cluster)} ORDER BY shard_num, replica_num`);
+    clusterRows = await q<ClusterRow>(
+      `SELECT shard_num, shard_weight, replica_num, host_name, host_address, port FROM system.clusters WHERE cluster = ${lit(topo.cluster)} ORDER BY shard_num, replica_num`,
+    );
   } catch (e) {
     problems.push(`cannot read system.clusters on ${access.describe}: ${(e as Error).message}`);
     return done();
@@ -63,14 +76,18 @@ export async function checkParity(topo: Topology, access: ClickHouseAccess, opts
       if (w !== undefined && w !== s.weight) problems.push(`weight of shards[${i}] (shard_num ${i + 1}): config ${s.weight}, cluster ${w}`);
     });
     // Advisory: a configured replica host that the cluster lists only under other shard numbers.
-    topo.shards.forEach((s, i) => s.replicas.forEach((r, j) => {
-      const host = hostOf(r.url);
-      if (!host) return;
-      const nums = new Set(clusterRows.filter((c) => c.host_name === host || c.host_address === host).map((c) => Number(c.shard_num)));
-      if (nums.size > 0 && !nums.has(i + 1)) {
-        warnings.push(`shards[${i}].replicas[${j}] host ${host} appears in cluster "${topo.cluster}" under shard_num ${[...nums].join(', ')}, not ${i + 1}: check the shard order`);
-      }
-    }));
+    topo.shards.forEach((s, i) =>
+      s.replicas.forEach((r, j) => {
+        const host = hostOf(r.url);
+        if (!host) return;
+        const nums = new Set(clusterRows.filter((c) => c.host_name === host || c.host_address === host).map((c) => Number(c.shard_num)));
+        if (nums.size > 0 && !nums.has(i + 1)) {
+          warnings.push(
+            `shards[${i}].replicas[${j}] host ${host} appears in cluster "${topo.cluster}" under shard_num ${[...nums].join(', ')}, not ${i + 1}: check the shard order`,
+          );
+        }
+      }),
+    );
   }
 
   // 2. The Distributed table: engine, target, sharding expression, key column type.
@@ -118,9 +135,12 @@ export async function checkParity(topo: Topology, access: ClickHouseAccess, opts
   // The declared key type decides the hashed bytes (UInt32 42 and UInt64 42 hash differently).
   if (cfg && !escape) {
     const key = cfg.shardingKey;
-    const cols = await q<{ type: string }>(`SELECT type FROM system.columns WHERE database = ${lit(db)} AND table = ${lit(name)} AND name = ${lit(key.column)}`).catch(() => undefined);
+    const cols = await q<{ type: string }>(
+      `SELECT type FROM system.columns WHERE database = ${lit(db)} AND table = ${lit(name)} AND name = ${lit(key.column)}`,
+    ).catch(() => undefined);
     if (cols && cols.length === 0) problems.push(`${dist} has no column ${key.column} (the configured sharding key)`);
-    else if (cols && cols[0]!.type !== key.type) problems.push(`type of ${dist}.${key.column}: table has ${cols[0]!.type}, config says ${key.type} (the type decides the hashed bytes)`);
+    else if (cols && cols[0]!.type !== key.type)
+      problems.push(`type of ${dist}.${key.column}: table has ${cols[0]!.type}, config says ${key.type} (the type decides the hashed bytes)`);
   }
   return done();
 }
@@ -130,7 +150,11 @@ function weightsCount(rows: ClusterRow[]): number {
 }
 
 /** For the runtime: throw CONFIG_INVALID listing every problem; warnings go to `warn`. */
-export async function assertParityAtStartup(topo: Topology, access: ClickHouseAccess, warn: (msg: string) => void = (m) => console.warn(m)): Promise<ParityReport> {
+export async function assertParityAtStartup(
+  topo: Topology,
+  access: ClickHouseAccess,
+  warn: (msg: string) => void = (m) => console.warn(m),
+): Promise<ParityReport> {
   const report = await checkParity(topo, access);
   for (const w of report.warnings) warn(`parity warning: ${w}`);
   if (!report.ok) {

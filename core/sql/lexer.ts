@@ -49,8 +49,7 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 // ASCII only, as ClickHouse's lexer: outside quotes a non-ASCII character (Cyrillic, a smart quote,
 // an emoji, a full-width '＝') is "Unrecognized token", a syntax error, not an identifier that only
 // fails later as an unknown column (checked on chdb: `SELECT сумма` and `SELECT 😀` both fail at the lexer).
-const isIdentStart = (c: number): boolean =>
-  (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isIdentStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 const isIdentPart = (c: number): boolean => isIdentStart(c) || isDigit(c);
 /**
  * The non-ASCII characters ClickHouse's lexer skips as whitespace (measured on chdb: not U+1680).
@@ -58,35 +57,63 @@ const isIdentPart = (c: number): boolean => isIdentStart(c) || isDigit(c);
  * skips it; the hostile-request corpus expects a BOM-prefixed query to be a SYNTAX_ERROR.
  */
 const isUnicodeSpace = (c: number): boolean =>
-  c === 0x85 || c === 0xa0 || c === 0x180e || (c >= 0x2000 && c <= 0x200d) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x2060 || c === 0x3000;
+  c === 0x85 ||
+  c === 0xa0 ||
+  c === 0x180e ||
+  (c >= 0x2000 && c <= 0x200d) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x2060 ||
+  c === 0x3000;
 const isHex = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 
 // Operators by leading character (a switch, not a list scan: commas of 100k-value IN lists).
 function matchOperator(src: string, i: number, c: number): string | undefined {
   const c2 = src.charCodeAt(i + 1);
   switch (c) {
-    case 44: return ',';
-    case 40: return '(';
-    case 41: return ')';
-    case 91: return '[';
-    case 93: return ']';
-    case 46: return '.';
-    case 43: return '+';
-    case 42: return '*';
-    case 47: return '/';
-    case 37: return '%';
-    case 63: return '?';
-    case 59: return ';';
-    case 45: return c2 === 62 ? '->' : '-';
-    case 58: return c2 === 58 ? '::' : ':';
-    case 124: return c2 === 124 ? '||' : undefined;
-    case 61: return c2 === 61 ? '==' : '=';
-    case 33: return c2 === 61 ? '!=' : undefined;
+    case 44:
+      return ',';
+    case 40:
+      return '(';
+    case 41:
+      return ')';
+    case 91:
+      return '[';
+    case 93:
+      return ']';
+    case 46:
+      return '.';
+    case 43:
+      return '+';
+    case 42:
+      return '*';
+    case 47:
+      return '/';
+    case 37:
+      return '%';
+    case 63:
+      return '?';
+    case 59:
+      return ';';
+    case 45:
+      return c2 === 62 ? '->' : '-';
+    case 58:
+      return c2 === 58 ? '::' : ':';
+    case 124:
+      return c2 === 124 ? '||' : undefined;
+    case 61:
+      return c2 === 61 ? '==' : '=';
+    case 33:
+      return c2 === 61 ? '!=' : undefined;
     case 60:
       if (c2 === 61) return src.charCodeAt(i + 2) === 62 ? '<=>' : '<=';
       return c2 === 62 ? '<>' : '<';
-    case 62: return c2 === 61 ? '>=' : '>';
-    default: return undefined;
+    case 62:
+      return c2 === 61 ? '>=' : '>';
+    default:
+      return undefined;
   }
 }
 
@@ -208,7 +235,8 @@ export function tokenize(src: string): Token[] {
       const close = c === 0x2018 ? 0x2019 : 0x201d;
       let j = i + 1;
       while (j < n && src.charCodeAt(j) !== close) j++;
-      if (j >= n) throw syntaxError(src, i, `Unterminated ${c === 0x2018 ? 'string' : 'quoted identifier'}: expected ${String.fromCharCode(close)}, found end of query`);
+      if (j >= n)
+        throw syntaxError(src, i, `Unterminated ${c === 0x2018 ? 'string' : 'quoted identifier'}: expected ${String.fromCharCode(close)}, found end of query`);
       const value = src.slice(i + 1, j);
       for (let k = i + 1; k < j; k++) {
         if (src.charCodeAt(k) === 10) {
@@ -226,7 +254,11 @@ export function tokenize(src: string): Token[] {
     }
     if (c >= 128) {
       const ch = String.fromCodePoint(src.codePointAt(i)!);
-      throw syntaxError(src, i, `Unrecognized token: found '${ch}' (outside quotes ClickHouse reads ASCII only: quote strings with ' and identifiers with \` or ")`);
+      throw syntaxError(
+        src,
+        i,
+        `Unrecognized token: found '${ch}' (outside quotes ClickHouse reads ASCII only: quote strings with ' and identifiers with \` or ")`,
+      );
     }
     if (c === 123 /* { */) {
       // {name:Type} query parameter; the type may contain parentheses and commas.
@@ -236,7 +268,7 @@ export function tokenize(src: string): Token[] {
       const name = src.slice(i + 1, colon).trim();
       const type = src.slice(colon + 1, close).trim();
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || type === '' || type.includes('\n')) {
-        throw syntaxError(src, i, "Malformed query parameter: expected {name:Type}");
+        throw syntaxError(src, i, 'Malformed query parameter: expected {name:Type}');
       }
       i = close + 1;
       push('param', name, start, type);
@@ -330,7 +362,8 @@ function scanQuoted(
     bytes = undefined;
   };
   while (true) {
-    if (i >= n) throw err(start, `Unterminated ${quote === 39 ? 'string literal' : 'quoted identifier'}: expected ${String.fromCharCode(quote)}, found end of query`);
+    if (i >= n)
+      throw err(start, `Unterminated ${quote === 39 ? 'string literal' : 'quoted identifier'}: expected ${String.fromCharCode(quote)}, found end of query`);
     const c = src.charCodeAt(i);
     if (c === quote) {
       if (src.charCodeAt(i + 1) === quote) {

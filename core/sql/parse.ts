@@ -43,10 +43,41 @@ export const DEFAULT_MAX_DEPTH = 200;
 const MAX_CHAIN_DEPTH = 1000;
 
 const WRITE_STATEMENTS = new Set([
-  'INSERT', 'ALTER', 'DROP', 'CREATE', 'SYSTEM', 'KILL', 'SET', 'OPTIMIZE', 'TRUNCATE', 'RENAME', 'GRANT',
-  'REVOKE', 'ATTACH', 'DETACH', 'DELETE', 'UPDATE', 'USE', 'EXCHANGE', 'UNDROP', 'BACKUP', 'RESTORE', 'MOVE',
-  'REPLACE', 'UPSERT', 'MERGE', 'CHECK', 'SHOW', 'DESCRIBE', 'DESC', 'EXPLAIN', 'EXISTS', 'WATCH', 'BEGIN',
-  'COMMIT', 'ROLLBACK',
+  'INSERT',
+  'ALTER',
+  'DROP',
+  'CREATE',
+  'SYSTEM',
+  'KILL',
+  'SET',
+  'OPTIMIZE',
+  'TRUNCATE',
+  'RENAME',
+  'GRANT',
+  'REVOKE',
+  'ATTACH',
+  'DETACH',
+  'DELETE',
+  'UPDATE',
+  'USE',
+  'EXCHANGE',
+  'UNDROP',
+  'BACKUP',
+  'RESTORE',
+  'MOVE',
+  'REPLACE',
+  'UPSERT',
+  'MERGE',
+  'CHECK',
+  'SHOW',
+  'DESCRIBE',
+  'DESC',
+  'EXPLAIN',
+  'EXISTS',
+  'WATCH',
+  'BEGIN',
+  'COMMIT',
+  'ROLLBACK',
 ]);
 
 /**
@@ -54,12 +85,81 @@ const WRITE_STATEMENTS = new Set([
  * ClickHouse's list of keywords that cannot be an implicit alias, plus clause starters.
  */
 export const NON_ALIAS_KEYWORDS = new Set([
-  'FROM', 'WHERE', 'PREWHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'SETTINGS', 'FORMAT', 'UNION',
-  'EXCEPT', 'INTERSECT', 'INTO', 'JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS', 'ANY', 'ALL', 'ASOF', 'SEMI',
-  'ANTI', 'GLOBAL', 'ARRAY', 'ON', 'USING', 'FINAL', 'SAMPLE', 'WINDOW', 'QUALIFY', 'AND', 'OR', 'NOT', 'AS', 'BY',
-  'ASC', 'DESC', 'ASCENDING', 'DESCENDING', 'WITH', 'SELECT', 'IN', 'LIKE', 'ILIKE', 'BETWEEN', 'IS', 'NULLS',
-  'COLLATE', 'TOTALS', 'THEN', 'ELSE', 'END', 'WHEN', 'CASE', 'OUTER', 'PASTE', 'LOCAL', 'DISTINCT', 'INTERVAL',
-  'MOD', 'DIV', 'REGEXP', 'FETCH', 'TOP', 'OVER', 'FILL', 'TIES', 'STEP', 'TO', 'NULL', 'TRUE', 'FALSE',
+  'FROM',
+  'WHERE',
+  'PREWHERE',
+  'GROUP',
+  'HAVING',
+  'ORDER',
+  'LIMIT',
+  'OFFSET',
+  'SETTINGS',
+  'FORMAT',
+  'UNION',
+  'EXCEPT',
+  'INTERSECT',
+  'INTO',
+  'JOIN',
+  'INNER',
+  'LEFT',
+  'RIGHT',
+  'FULL',
+  'CROSS',
+  'ANY',
+  'ALL',
+  'ASOF',
+  'SEMI',
+  'ANTI',
+  'GLOBAL',
+  'ARRAY',
+  'ON',
+  'USING',
+  'FINAL',
+  'SAMPLE',
+  'WINDOW',
+  'QUALIFY',
+  'AND',
+  'OR',
+  'NOT',
+  'AS',
+  'BY',
+  'ASC',
+  'DESC',
+  'ASCENDING',
+  'DESCENDING',
+  'WITH',
+  'SELECT',
+  'IN',
+  'LIKE',
+  'ILIKE',
+  'BETWEEN',
+  'IS',
+  'NULLS',
+  'COLLATE',
+  'TOTALS',
+  'THEN',
+  'ELSE',
+  'END',
+  'WHEN',
+  'CASE',
+  'OUTER',
+  'PASTE',
+  'LOCAL',
+  'DISTINCT',
+  'INTERVAL',
+  'MOD',
+  'DIV',
+  'REGEXP',
+  'FETCH',
+  'TOP',
+  'OVER',
+  'FILL',
+  'TIES',
+  'STEP',
+  'TO',
+  'NULL',
+  'TRUE',
+  'FALSE',
 ]);
 
 /** Error messages quote at most 40 characters of a token (a 1 MiB identifier stays out of logs). */
@@ -68,20 +168,68 @@ function clip(s: string): string {
 }
 
 // Bare words that are not a column when they stand alone.
-const ATOM_SPECIAL = new Set(['NULL', 'TRUE', 'FALSE', 'INF', 'NAN', 'CASE', 'CAST', 'INTERVAL', 'NOT', 'EXISTS', 'DATE', 'TIMESTAMP', 'SELECT', 'FROM', 'WHERE', 'WITH', 'COLUMNS']);
+const ATOM_SPECIAL = new Set([
+  'NULL',
+  'TRUE',
+  'FALSE',
+  'INF',
+  'NAN',
+  'CASE',
+  'CAST',
+  'INTERVAL',
+  'NOT',
+  'EXISTS',
+  'DATE',
+  'TIMESTAMP',
+  'SELECT',
+  'FROM',
+  'WHERE',
+  'WITH',
+  'COLUMNS',
+]);
 
 const INTERVAL_UNITS: Record<string, string> = {
-  NANOSECOND: 'NANOSECOND', NANOSECONDS: 'NANOSECOND', NS: 'NANOSECOND',
-  MICROSECOND: 'MICROSECOND', MICROSECONDS: 'MICROSECOND', US: 'MICROSECOND',
-  MILLISECOND: 'MILLISECOND', MILLISECONDS: 'MILLISECOND', MS: 'MILLISECOND',
-  SECOND: 'SECOND', SECONDS: 'SECOND', SS: 'SECOND', S: 'SECOND',
-  MINUTE: 'MINUTE', MINUTES: 'MINUTE', MI: 'MINUTE', N: 'MINUTE',
-  HOUR: 'HOUR', HOURS: 'HOUR', HH: 'HOUR', H: 'HOUR',
-  DAY: 'DAY', DAYS: 'DAY', DD: 'DAY', D: 'DAY',
-  WEEK: 'WEEK', WEEKS: 'WEEK', WK: 'WEEK', WW: 'WEEK',
-  MONTH: 'MONTH', MONTHS: 'MONTH', MM: 'MONTH', M: 'MONTH',
-  QUARTER: 'QUARTER', QUARTERS: 'QUARTER', QQ: 'QUARTER', Q: 'QUARTER',
-  YEAR: 'YEAR', YEARS: 'YEAR', YYYY: 'YEAR', YY: 'YEAR',
+  NANOSECOND: 'NANOSECOND',
+  NANOSECONDS: 'NANOSECOND',
+  NS: 'NANOSECOND',
+  MICROSECOND: 'MICROSECOND',
+  MICROSECONDS: 'MICROSECOND',
+  US: 'MICROSECOND',
+  MILLISECOND: 'MILLISECOND',
+  MILLISECONDS: 'MILLISECOND',
+  MS: 'MILLISECOND',
+  SECOND: 'SECOND',
+  SECONDS: 'SECOND',
+  SS: 'SECOND',
+  S: 'SECOND',
+  MINUTE: 'MINUTE',
+  MINUTES: 'MINUTE',
+  MI: 'MINUTE',
+  N: 'MINUTE',
+  HOUR: 'HOUR',
+  HOURS: 'HOUR',
+  HH: 'HOUR',
+  H: 'HOUR',
+  DAY: 'DAY',
+  DAYS: 'DAY',
+  DD: 'DAY',
+  D: 'DAY',
+  WEEK: 'WEEK',
+  WEEKS: 'WEEK',
+  WK: 'WEEK',
+  WW: 'WEEK',
+  MONTH: 'MONTH',
+  MONTHS: 'MONTH',
+  MM: 'MONTH',
+  M: 'MONTH',
+  QUARTER: 'QUARTER',
+  QUARTERS: 'QUARTER',
+  QQ: 'QUARTER',
+  Q: 'QUARTER',
+  YEAR: 'YEAR',
+  YEARS: 'YEAR',
+  YYYY: 'YEAR',
+  YY: 'YEAR',
 };
 
 const COMPARISONS: Record<string, string> = {
@@ -822,14 +970,20 @@ class Parser {
       const p = this.pos(t);
       e = not
         ? {
-            kind: 'function', name: 'or', operator: 'NOT BETWEEN', pos: p,
+            kind: 'function',
+            name: 'or',
+            operator: 'NOT BETWEEN',
+            pos: p,
             args: [
               { kind: 'function', name: 'less', args: [e, lo], operator: '<', pos: p },
               { kind: 'function', name: 'greater', args: [x2, hi], operator: '>', pos: p },
             ],
           }
         : {
-            kind: 'function', name: 'and', operator: 'BETWEEN', pos: p,
+            kind: 'function',
+            name: 'and',
+            operator: 'BETWEEN',
+            pos: p,
             args: [
               { kind: 'function', name: 'greaterOrEquals', args: [e, lo], operator: '>=', pos: p },
               { kind: 'function', name: 'lessOrEquals', args: [x2, hi], operator: '<=', pos: p },
@@ -854,18 +1008,47 @@ class Parser {
         const n1 = this.peek();
         const n2 = this.peek(2);
         switch (t.upper) {
-          case 'LIKE': name = 'like'; operator = 'LIKE'; break;
-          case 'ILIKE': name = 'ilike'; operator = 'ILIKE'; break;
-          case 'REGEXP': name = 'match'; operator = 'REGEXP'; break;
-          case 'IN': name = 'in'; operator = 'IN'; break;
+          case 'LIKE':
+            name = 'like';
+            operator = 'LIKE';
+            break;
+          case 'ILIKE':
+            name = 'ilike';
+            operator = 'ILIKE';
+            break;
+          case 'REGEXP':
+            name = 'match';
+            operator = 'REGEXP';
+            break;
+          case 'IN':
+            name = 'in';
+            operator = 'IN';
+            break;
           case 'NOT':
-            if (this.isKw('LIKE', n1)) { name = 'notLike'; operator = 'NOT LIKE'; width = 2; }
-            else if (this.isKw('ILIKE', n1)) { name = 'notILike'; operator = 'NOT ILIKE'; width = 2; }
-            else if (this.isKw('IN', n1)) { name = 'notIn'; operator = 'NOT IN'; width = 2; }
+            if (this.isKw('LIKE', n1)) {
+              name = 'notLike';
+              operator = 'NOT LIKE';
+              width = 2;
+            } else if (this.isKw('ILIKE', n1)) {
+              name = 'notILike';
+              operator = 'NOT ILIKE';
+              width = 2;
+            } else if (this.isKw('IN', n1)) {
+              name = 'notIn';
+              operator = 'NOT IN';
+              width = 2;
+            }
             break;
           case 'GLOBAL':
-            if (this.isKw('IN', n1)) { name = 'globalIn'; operator = 'GLOBAL IN'; width = 2; }
-            else if (this.isKw('NOT', n1) && this.isKw('IN', n2)) { name = 'globalNotIn'; operator = 'GLOBAL NOT IN'; width = 3; }
+            if (this.isKw('IN', n1)) {
+              name = 'globalIn';
+              operator = 'GLOBAL IN';
+              width = 2;
+            } else if (this.isKw('NOT', n1) && this.isKw('IN', n2)) {
+              name = 'globalNotIn';
+              operator = 'GLOBAL NOT IN';
+              width = 3;
+            }
             break;
         }
       }
@@ -923,7 +1106,18 @@ class Parser {
         // `(1, 2,)`: a trailing comma closes the list (for one item it makes a tuple, handled slowly).
         if (this.isOp(')') && items.length > 1) {
           this.i++;
-          if (this.isOp('[') || this.isOp('.') || this.isOp('::') || this.isOp('+') || this.isOp('-') || this.isOp('*') || this.isOp('/') || this.isOp('%') || this.isOp('||')) break;
+          if (
+            this.isOp('[') ||
+            this.isOp('.') ||
+            this.isOp('::') ||
+            this.isOp('+') ||
+            this.isOp('-') ||
+            this.isOp('*') ||
+            this.isOp('/') ||
+            this.isOp('%') ||
+            this.isOp('||')
+          )
+            break;
           return items;
         }
         continue;
@@ -931,7 +1125,18 @@ class Parser {
       if (this.isOp(')')) {
         this.i++;
         // A postfix or operator after the list means it was not a plain list: `(1) + 1`.
-        if (this.isOp('[') || this.isOp('.') || this.isOp('::') || this.isOp('+') || this.isOp('-') || this.isOp('*') || this.isOp('/') || this.isOp('%') || this.isOp('||')) break;
+        if (
+          this.isOp('[') ||
+          this.isOp('.') ||
+          this.isOp('::') ||
+          this.isOp('+') ||
+          this.isOp('-') ||
+          this.isOp('*') ||
+          this.isOp('/') ||
+          this.isOp('%') ||
+          this.isOp('||')
+        )
+          break;
         return items;
       }
       break;
@@ -985,7 +1190,10 @@ class Parser {
       // ClickHouse folds a minus directly before a number into the literal: `-5` is the literal -5.
       if (n.type === 'number' || (n.type === 'ident' && (n.upper === 'INF' || n.upper === 'NAN') && !this.isOp('(', this.peek(2)))) {
         this.i += 2;
-        const lit = n.type === 'number' ? this.numberLiteral(n, true, t) : { kind: 'literal' as const, type: 'float' as const, value: '-' + n.text.toLowerCase(), pos: this.pos(t) };
+        const lit =
+          n.type === 'number'
+            ? this.numberLiteral(n, true, t)
+            : { kind: 'literal' as const, type: 'float' as const, value: '-' + n.text.toLowerCase(), pos: this.pos(t) };
         return this.parsePostfix(lit);
       }
       this.i++;
@@ -1024,7 +1232,13 @@ class Parser {
       } else if (this.isOp('.') && this.peek().type === 'number' && /^\d+$/.test(this.peek().text)) {
         const n = this.peek();
         this.i += 2;
-        e = { kind: 'function', name: 'tupleElement', args: [e, { kind: 'literal', type: 'integer', value: n.text, pos: this.pos(n) }], operator: '.', pos: this.pos(t) };
+        e = {
+          kind: 'function',
+          name: 'tupleElement',
+          args: [e, { kind: 'literal', type: 'integer', value: n.text, pos: this.pos(n) }],
+          operator: '.',
+          pos: this.pos(t),
+        };
       } else if (this.isOp('::')) {
         this.i++;
         e = { kind: 'cast', expr: e, type: this.parseTypeName(), syntax: 'colons', pos: this.pos(t) };
@@ -1057,7 +1271,8 @@ class Parser {
 
   private typeText(from: number, toIdx: number): string {
     let out = '';
-    const wordy = (x: Token | undefined): boolean => x !== undefined && (x.type === 'ident' || x.type === 'qident' || x.type === 'number' || x.type === 'string');
+    const wordy = (x: Token | undefined): boolean =>
+      x !== undefined && (x.type === 'ident' || x.type === 'qident' || x.type === 'number' || x.type === 'string');
     for (let k = from; k < toIdx; k++) {
       const tk = this.toks[k]!;
       if (k > from && wordy(this.toks[k - 1]) && wordy(tk)) out += ' ';
@@ -1169,7 +1384,7 @@ class Parser {
         // `(x,)` prints back as tuple(x) (the only one-element spelling 18.16 knows): mark it so.
         return items.length === 1 ? { kind: 'tuple', items, explicit: true, pos: this.pos(t) } : { kind: 'tuple', items, pos: this.pos(t) };
       } finally {
-        }
+      }
     }
     if (this.isOp('[')) {
       this.i++;
@@ -1178,7 +1393,7 @@ class Parser {
         this.expectOp(']', "',' or ']'");
         return { kind: 'array', items, pos: this.pos(t) };
       } finally {
-        }
+      }
     }
     if (this.isOp('*')) {
       this.i++;

@@ -4,17 +4,7 @@
 // Only spellings valid on both ClickHouse 18.16 and current versions are chosen where the AST
 // leaves a choice (LIMIT m, n rather than LIMIT n OFFSET m; USING (a, b); backquoted names).
 
-import type {
-  CaseExpr,
-  Expr,
-  FunctionCall,
-  JoinClause,
-  OrderItem,
-  SelectQuery,
-  SelectStatement,
-  SettingItem,
-  TableExpr,
-} from './ast.js';
+import type { CaseExpr, Expr, FunctionCall, JoinClause, OrderItem, SelectQuery, SelectStatement, SettingItem, TableExpr } from './ast.js';
 import { NON_ALIAS_KEYWORDS, quoteStringLiteral } from './parse.js';
 
 // Precedence levels, higher binds tighter (ClickHouse's operator table).
@@ -51,11 +41,26 @@ def('NOT', 'not', 1, P_NOT, 'prefix');
 def('IS NULL', 'isNull', 1, P_ISNULL, 'postfixWord');
 def('IS NOT NULL', 'isNotNull', 1, P_ISNULL, 'postfixWord');
 for (const [op, name] of [
-  ['=', 'equals'], ['==', 'equals'], ['!=', 'notEquals'], ['<>', 'notEquals'], ['<', 'less'], ['<=', 'lessOrEquals'],
-  ['>', 'greater'], ['>=', 'greaterOrEquals'], ['<=>', 'isNotDistinctFrom'], ['LIKE', 'like'], ['ILIKE', 'ilike'],
-  ['NOT LIKE', 'notLike'], ['NOT ILIKE', 'notILike'], ['REGEXP', 'match'], ['IN', 'in'], ['NOT IN', 'notIn'],
-  ['GLOBAL IN', 'globalIn'], ['GLOBAL NOT IN', 'globalNotIn'],
-] as const) def(op, name, 2, P_CMP, 'cmp');
+  ['=', 'equals'],
+  ['==', 'equals'],
+  ['!=', 'notEquals'],
+  ['<>', 'notEquals'],
+  ['<', 'less'],
+  ['<=', 'lessOrEquals'],
+  ['>', 'greater'],
+  ['>=', 'greaterOrEquals'],
+  ['<=>', 'isNotDistinctFrom'],
+  ['LIKE', 'like'],
+  ['ILIKE', 'ilike'],
+  ['NOT LIKE', 'notLike'],
+  ['NOT ILIKE', 'notILike'],
+  ['REGEXP', 'match'],
+  ['IN', 'in'],
+  ['NOT IN', 'notIn'],
+  ['GLOBAL IN', 'globalIn'],
+  ['GLOBAL NOT IN', 'globalNotIn'],
+] as const)
+  def(op, name, 2, P_CMP, 'cmp');
 def('+', 'plus', 2, P_ADD, 'binary');
 def('*', 'multiply', 2, P_MUL, 'binary');
 def('/', 'divide', 2, P_MUL, 'binary');
@@ -282,7 +287,11 @@ function printCall(f: FunctionCall): string {
         if (inf.word.endsWith('IN')) {
           // IN's right side: a tuple or subquery prints with its own parentheses, a table name bare,
           // anything else inside parentheses (`x IN (1)` is in(x, 1) on every version).
-          if (right.alias === undefined && ((right.kind === 'tuple' && !right.explicit && right.items.length !== 1) || right.kind === 'subquery' || right.kind === 'column')) r = bare(right);
+          if (
+            right.alias === undefined &&
+            ((right.kind === 'tuple' && !right.explicit && right.items.length !== 1) || right.kind === 'subquery' || right.kind === 'column')
+          )
+            r = bare(right);
           else r = `(${aliased(right)})`;
         } else r = operand(right, p + 1);
         return `${operand(a[0]!, p + 1)} ${inf.word} ${r}`;
@@ -395,7 +404,12 @@ function limitValue(e: Expr): string {
 function printQuery(q: SelectQuery): string {
   let out = '';
   if (q.with && q.with.length > 0) {
-    out += 'WITH ' + q.with.map((w) => (w.cte && w.expr.kind === 'subquery' ? `${quoteIdent(w.name)} AS ${bare(w.expr)}` : `${operand(w.expr, 0)} AS ${quoteIdent(w.name)}`)).join(', ') + ' ';
+    out +=
+      'WITH ' +
+      q.with
+        .map((w) => (w.cte && w.expr.kind === 'subquery' ? `${quoteIdent(w.name)} AS ${bare(w.expr)}` : `${operand(w.expr, 0)} AS ${quoteIdent(w.name)}`))
+        .join(', ') +
+      ' ';
   }
   out += 'SELECT ';
   if (q.distinct) out += q.distinctOn ? `DISTINCT ON (${list(q.distinctOn)}) ` : 'DISTINCT ';

@@ -7,15 +7,7 @@
 // Pass `{ subqueries: true }` to cross it.
 
 import { cloneAst } from './ast.js';
-import type {
-  Expr,
-  FunctionCall,
-  JoinClause,
-  OrderItem,
-  SelectQuery,
-  SelectStatement,
-  TableExpr,
-} from './ast.js';
+import type { Expr, FunctionCall, JoinClause, OrderItem, SelectQuery, SelectStatement, TableExpr } from './ast.js';
 
 export interface VisitOptions {
   /** Also visit expressions inside subqueries (`(SELECT ...)` expressions and FROM/JOIN subqueries). */
@@ -27,11 +19,7 @@ export interface VisitOptions {
  * children of the node it was called on. `parent` is the enclosing expression (undefined at
  * the root and for top-level expressions of a subquery).
  */
-export function walkExpr(
-  expr: Expr,
-  fn: (e: Expr, parent: Expr | undefined) => void | boolean,
-  opts: VisitOptions = {},
-): void {
+export function walkExpr(expr: Expr, fn: (e: Expr, parent: Expr | undefined) => void | boolean, opts: VisitOptions = {}): void {
   // Explicit stack, not recursion: a 100k-item IN tuple or a long AND chain must not blow the stack.
   const stack: { e: Expr; parent: Expr | undefined }[] = [{ e: expr, parent: undefined }];
   while (stack.length > 0) {
@@ -80,11 +68,7 @@ export function childrenOf(e: Expr): Expr[] {
  * Visits every expression of a statement (every clause of every SELECT of a UNION), and with
  * `subqueries` also those of nested subqueries, including FROM/JOIN subqueries.
  */
-export function walkStatement(
-  stmt: SelectStatement,
-  fn: (e: Expr, parent: Expr | undefined) => void | boolean,
-  opts: VisitOptions = {},
-): void {
+export function walkStatement(stmt: SelectStatement, fn: (e: Expr, parent: Expr | undefined) => void | boolean, opts: VisitOptions = {}): void {
   const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
   for (const q of selects) {
     for (const { expr } of exprsOfSelect(q)) walkExpr(expr, fn, opts);
@@ -159,11 +143,7 @@ function mapList(items: Expr[], m: (x: Expr) => Expr): Expr[] {
 }
 
 /** `mapExpr` over every expression of every clause of a statement; returns a deep copy. */
-export function mapStatement(
-  stmt: SelectStatement,
-  fn: (e: Expr) => Expr | undefined,
-  opts: VisitOptions = {},
-): SelectStatement {
+export function mapStatement(stmt: SelectStatement, fn: (e: Expr) => Expr | undefined, opts: VisitOptions = {}): SelectStatement {
   if (stmt.kind === 'union') {
     const out = { ...stmt, selects: stmt.selects.map((q) => mapSelectExprs(q, (e) => mapExpr(e, fn, opts), opts)) };
     if (stmt.settings) out.settings = stmt.settings.map((s) => ({ name: s.name, value: mapExpr(s.value, fn, opts) }));
@@ -245,11 +225,7 @@ function tableExprs(t: TableExpr, add: (c: Clause, e: Expr | undefined) => void)
  * A copy of `q` with every top-level expression replaced by `fn(expr, clause)`. FROM/JOIN
  * subqueries are deep-copied (or mapped too with `{ subqueries: true }`, using the same fn).
  */
-export function mapSelectExprs(
-  q: SelectQuery,
-  fn: (e: Expr, clause: Clause) => Expr,
-  opts: VisitOptions = {},
-): SelectQuery {
+export function mapSelectExprs(q: SelectQuery, fn: (e: Expr, clause: Clause) => Expr, opts: VisitOptions = {}): SelectQuery {
   const out: SelectQuery = { ...q, columns: q.columns.map((e) => fn(e, 'columns')) };
   if (q.pos) out.pos = { ...q.pos };
   if (q.with) out.with = q.with.map((w) => ({ ...w, expr: fn(w.expr, 'with') }));
@@ -266,9 +242,7 @@ export function mapSelectExprs(
         return c;
       }
       if (t.kind === 'subqueryTable') {
-        const sub = opts.subqueries
-          ? mapStatementWith(t.query, fn, opts)
-          : cloneAst(t.query);
+        const sub = opts.subqueries ? mapStatementWith(t.query, fn, opts) : cloneAst(t.query);
         return { ...t, query: sub, ...(t.pos ? { pos: { ...t.pos } } : {}) };
       }
       return cloneAst(t);
@@ -306,11 +280,7 @@ export function mapSelectExprs(
   return out;
 }
 
-function mapStatementWith(
-  stmt: SelectStatement,
-  fn: (e: Expr, clause: Clause) => Expr,
-  opts: VisitOptions,
-): SelectStatement {
+function mapStatementWith(stmt: SelectStatement, fn: (e: Expr, clause: Clause) => Expr, opts: VisitOptions): SelectStatement {
   if (stmt.kind === 'select') return mapSelectExprs(stmt, fn, opts);
   const out = { ...stmt, selects: stmt.selects.map((q) => mapSelectExprs(q, fn, opts)) };
   if (stmt.settings) out.settings = stmt.settings.map((s) => ({ name: s.name, value: fn(s.value, 'settings') }));
@@ -366,17 +336,4 @@ function equalValue(a: unknown, b: unknown, strict: boolean): boolean {
   return true;
 }
 
-const EXPR_KINDS = new Set([
-  'literal',
-  'array',
-  'tuple',
-  'column',
-  'asterisk',
-  'function',
-  'subquery',
-  'case',
-  'cast',
-  'lambda',
-  'interval',
-  'param',
-]);
+const EXPR_KINDS = new Set(['literal', 'array', 'tuple', 'column', 'asterisk', 'function', 'subquery', 'case', 'cast', 'lambda', 'interval', 'param']);

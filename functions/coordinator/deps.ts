@@ -50,7 +50,11 @@ export async function treeDeps(topo: Topology, env: NodeJS.ProcessEnv, client: L
   const above = topo.query.treeFanoutAbove;
   if (!(above > 0) || topo.shards.length <= above) return undefined;
   const self = selfFunctionName(env);
-  if (!self) throw new ScatterError('INTERNAL', `query.treeFanoutAbove is ${above} with ${topo.shards.length} shards, but the coordinator does not know its own function name (set CH_SCATTER_SELF_FUNCTION)`);
+  if (!self)
+    throw new ScatterError(
+      'INTERNAL',
+      `query.treeFanoutAbove is ${above} with ${topo.shards.length} shards, but the coordinator does not know its own function name (set CH_SCATTER_SELF_FUNCTION)`,
+    );
   const { createTreeLambdaInvoker } = await import('../../adapters/aws/tree-lambda-invoker.js');
   return createTreeLambdaInvoker({ functionName: () => self, client });
 }
@@ -62,10 +66,23 @@ export function routerWriter(topo: Topology, getAccess: (shard: number, replica:
     const r = await insertRows(rows, table, topo, getAccess);
     if (!r.ok) {
       const bad = r.bad.slice(0, 3).map((b) => `line ${b.line}: ${b.message}`);
-      const failed = r.write?.shards.filter((s) => s.status === 'failed' || s.status === 'partial').map((s) => `shard ${s.shard} ${s.status}: ${s.replicas.filter((x) => !x.ok).map((x) => x.error).join('; ')}`) ?? [];
-      throw new ScatterError('SHARD_ERROR', `insert into ${table} incomplete (${r.inserted} of ${rows.length} rows committed): ${[...bad, ...failed].join('; ')}`, {
-        details: { inserted: r.inserted, perShard: r.perShard },
-      });
+      const failed =
+        r.write?.shards
+          .filter((s) => s.status === 'failed' || s.status === 'partial')
+          .map(
+            (s) =>
+              `shard ${s.shard} ${s.status}: ${s.replicas
+                .filter((x) => !x.ok)
+                .map((x) => x.error)
+                .join('; ')}`,
+          ) ?? [];
+      throw new ScatterError(
+        'SHARD_ERROR',
+        `insert into ${table} incomplete (${r.inserted} of ${rows.length} rows committed): ${[...bad, ...failed].join('; ')}`,
+        {
+          details: { inserted: r.inserted, perShard: r.perShard },
+        },
+      );
     }
     return { inserted: r.inserted, perShard: r.perShard };
   };
@@ -126,7 +143,8 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
   // The SDK invoker: admin requests (the parity guard's reads, the schedule sink's inserts).
   const sdkInvoker = createLambdaInvoker(topo.shards.length, { client, functionNames });
   // The query fan-out: the lean invoker unless CH_SCATTER_INVOKER=sdk.
-  const invoker = kind === 'sdk' ? sdkInvoker : createQueryInvoker(kind, topo.shards.length, { client, endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT, functionNames, maxSockets });
+  const invoker =
+    kind === 'sdk' ? sdkInvoker : createQueryInvoker(kind, topo.shards.length, { client, endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT, functionNames, maxSockets });
   if (topo.distributedCheck) await parityGuard(topo, sdkInvoker);
   const tree = await treeDeps(topo, env, client);
   return {
@@ -159,10 +177,15 @@ export function parityTarget(topo: Topology): { shard: number; replicas: number[
 
 /** The first invocation refuses to serve when the topology disagrees with ClickHouse's cluster. */
 async function parityGuard(topo: Topology, invoker: ShardInvoker): Promise<void> {
-  const [{ assertParityAtStartup }, { createShardReadAccess }] = await Promise.all([import('../../core/sharding/parity.js'), import('../../core/scatter/shard-read-access.js')]);
+  const [{ assertParityAtStartup }, { createShardReadAccess }] = await Promise.all([
+    import('../../core/sharding/parity.js'),
+    import('../../core/scatter/shard-read-access.js'),
+  ]);
   const target = parityTarget(topo);
   if (topo.distributedCheck?.endpoint && !target.endpointIsShard) {
-    console.warn(`parity: distributedCheck.endpoint ${topo.distributedCheck.endpoint} is not a shard replica; the coordinator checked shard 0 through its function (run \`ch-scatter check --config\` to check the endpoint itself)`);
+    console.warn(
+      `parity: distributedCheck.endpoint ${topo.distributedCheck.endpoint} is not a shard replica; the coordinator checked shard 0 through its function (run \`ch-scatter check --config\` to check the endpoint itself)`,
+    );
   }
   const access = createShardReadAccess({ invoker, shard: target.shard, replicas: target.replicas });
   try {

@@ -85,7 +85,13 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     const res = await runSubCoordinator(req, { topo: d.topo, invoker: d.invoker, hedgeState: d.hedgeState });
     const missing = res.outcomes.filter((o) => o.status !== 'ok');
     for (const o of missing) logger.warn('shard missing', { shard: o.shard, replica: o.replica, status: o.status, elapsedMs: Math.round(o.elapsedMs) });
-    logger.info('sub-coordinator done', { group: req.group, shards: req.tasks.length, missing: missing.length, mode: res.mode, elapsedMs: Math.round(res.statistics.elapsedMs) });
+    logger.info('sub-coordinator done', {
+      group: req.group,
+      shards: req.tasks.length,
+      missing: missing.length,
+      mode: res.mode,
+      elapsedMs: Math.round(res.statistics.elapsedMs),
+    });
     return res;
   }
 
@@ -97,8 +103,10 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     const queryId = asked && /^[A-Za-z0-9._:-]{1,128}$/.test(asked) ? asked : event.requestContext?.requestId || randomUUID();
     logger.appendKeys({ queryId });
     const headers = { 'x-query-id': queryId };
-    if (route === 'unknown') return json(404, { error: { code: 'BAD_REQUEST', message: `no route ${event.requestContext.http.method} ${event.rawPath}` } }, headers);
-    if (route === 'method') return json(405, { error: { code: 'BAD_REQUEST', message: `method ${event.requestContext.http.method} not allowed on ${event.rawPath}` } }, headers);
+    if (route === 'unknown')
+      return json(404, { error: { code: 'BAD_REQUEST', message: `no route ${event.requestContext.http.method} ${event.rawPath}` } }, headers);
+    if (route === 'method')
+      return json(405, { error: { code: 'BAD_REQUEST', message: `method ${event.requestContext.http.method} not allowed on ${event.rawPath}` } }, headers);
     let d: CoordinatorDeps;
     try {
       d = await deps();
@@ -109,14 +117,24 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
       return json(err.status, err.toBody(), headers);
     }
     if (route === 'health') {
-      return json(200, { status: 'ok', cluster: d.topo.cluster, shards: d.topo.shards.map((s, i) => ({ shard: i, weight: s.weight, replicas: s.replicas.length })) }, headers);
+      return json(
+        200,
+        { status: 'ok', cluster: d.topo.cluster, shards: d.topo.shards.map((s, i) => ({ shard: i, weight: s.weight, replicas: s.replicas.length })) },
+        headers,
+      );
     }
     const rd = runDeps(d, queryId, context);
     const t0 = Date.now();
     const res = route === 'query' ? await runQuery(bodyOf(event), rd) : await runExplain(bodyOf(event), rd);
     recordResult(metrics, res.status, res.body);
     const b = res.body as { partial?: boolean; shards?: { missing?: unknown[] }; error?: { code: string; message: string } };
-    logger.info(`${route} done`, { status: res.status, elapsedMs: Date.now() - t0, partial: b.partial, missing: b.shards?.missing?.length, error: b.error?.code });
+    logger.info(`${route} done`, {
+      status: res.status,
+      elapsedMs: Date.now() - t0,
+      partial: b.partial,
+      missing: b.shards?.missing?.length,
+      error: b.error?.code,
+    });
     // The error message may quote row data (see onShard): DEBUG only.
     if (b.error) logger.debug(`${route} error message`, { errorMessage: b.error.message });
     return json(res.status, res.body, headers);

@@ -77,7 +77,14 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
       });
       const elapsedMs = now() - t0;
       if (res.ok) {
-        logger.info('shard request done', { shard, replica, attempt: (ev as { attempt?: unknown }).attempt, rows: res.rows.length, elapsedMs, rowsRead: res.statistics.rowsRead });
+        logger.info('shard request done', {
+          shard,
+          replica,
+          attempt: (ev as { attempt?: unknown }).attempt,
+          rows: res.rows.length,
+          elapsedMs,
+          rowsRead: res.statistics.rowsRead,
+        });
       } else {
         logger.warn('shard request failed', { shard, replica, kind: res.error.kind, code: res.error.code, chCode: res.error.chCode, elapsedMs });
       }

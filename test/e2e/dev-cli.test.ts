@@ -20,11 +20,16 @@ it('dev --demo prints one ready line, serves the demo data and stops on SIGINT',
     config,
     JSON.stringify({
       cluster: 'dev',
-      shards: [{ weight: 1, replicas: [{ embedded: 'a' }, { embedded: 'b' }] }, { weight: 2, replicas: [{ embedded: 'c' }] }],
+      shards: [
+        { weight: 1, replicas: [{ embedded: 'a' }, { embedded: 'b' }] },
+        { weight: 2, replicas: [{ embedded: 'c' }] },
+      ],
       tables: { 'analytics.sensor_events_dist': { local: 'analytics.sensor_events', shardingKey: { column: 'sensor', type: 'String' } } },
     }),
   );
-  const c = spawn(process.execPath, [path.resolve('bin/ch-scatter.mjs'), 'dev', '--config', config, '--port', '0', '--demo'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const c = spawn(process.execPath, [path.resolve('bin/ch-scatter.mjs'), 'dev', '--config', config, '--port', '0', '--demo'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child = c;
   let stdout = '';
   let stderr = '';

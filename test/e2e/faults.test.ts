@@ -84,7 +84,11 @@ describe('faults from the config', () => {
     const invoker = createLambdaInvoker(FAULTY.length, { endpoint: stack.invokeUrl, functionNames: shardFunctionNames(FAULTY.length, {}) });
     const topo = e2eTopology(dir, FAULTY);
     await Promise.all(
-      [[0, 1], [1, 0], [6, 0]].map(async ([shard, replica]) => {
+      [
+        [0, 1],
+        [1, 0],
+        [6, 0],
+      ].map(async ([shard, replica]) => {
         const a = createAdminAccess({ invoker, shard: shard!, replica: replica! });
         for (const ddl of DEMO_DDL) await a.exec(ddl);
         await a.exec(demoInsertFor(topo, shard!, ROWS));
@@ -155,7 +159,10 @@ describe('faults from the config', () => {
 
   it('a busy function answers 429 -> throttled; the holder of the slot still completes', async () => {
     const on6 = sensorsOn.get(6)!.slice(0, 3);
-    const holder = post(`${stack.url}/query`, { sql: `SELECT count() AS c FROM ${DIST} WHERE sensor IN (${on6.map((s) => `'${s}'`).join(', ')})`, timeoutMs: 4000 });
+    const holder = post(`${stack.url}/query`, {
+      sql: `SELECT count() AS c FROM ${DIST} WHERE sensor IN (${on6.map((s) => `'${s}'`).join(', ')})`,
+      timeoutMs: 4000,
+    });
     await new Promise((r) => setTimeout(r, 150));
     const r = await post(`${stack.url}/query`, { sql: `SELECT count() AS c FROM ${DIST}`, timeoutMs: 1500 });
     expect(r.status, JSON.stringify(r.body)).toBe(200);

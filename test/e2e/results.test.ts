@@ -20,10 +20,26 @@ let oracle: EngineProcess;
 
 beforeAll(async () => {
   dir = tempDir('results');
-  const topo = e2eTopology(dir, [{ weight: 1, replicas: [{}, {}] }, { weight: 2, replicas: [{}] }, { weight: 1, replicas: [{}] }], {}, {
-    tables: { 'analytics.rollups_dist': { local: 'analytics.rollups', shardingKey: { column: 'site', type: 'String' } } },
-    schedules: [{ name: 'site-rollup', schedule: 'rate(1 hour)', sql: `SELECT site, count() AS c FROM ${DIST} GROUP BY site`, destination: { table: 'analytics.rollups_dist' } }],
-  });
+  const topo = e2eTopology(
+    dir,
+    [
+      { weight: 1, replicas: [{}, {}] },
+      { weight: 2, replicas: [{}] },
+      { weight: 1, replicas: [{}] },
+    ],
+    {},
+    {
+      tables: { 'analytics.rollups_dist': { local: 'analytics.rollups', shardingKey: { column: 'site', type: 'String' } } },
+      schedules: [
+        {
+          name: 'site-rollup',
+          schedule: 'rate(1 hour)',
+          sql: `SELECT site, count() AS c FROM ${DIST} GROUP BY site`,
+          destination: { table: 'analytics.rollups_dist' },
+        },
+      ],
+    },
+  );
   [stack, oracle] = await Promise.all([startLocalStack({ topo, demo: true, demoRows: ROWS, logLevel: 'SILENT', invoker: 'sdk' }), startOracle(dir, ROWS)]);
 });
 
@@ -31,7 +47,6 @@ afterAll(async () => {
   await Promise.all([stack?.stop(), oracle?.close()]);
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
 
 const QUERIES = [
   `SELECT count() AS c FROM ${DIST}`,
@@ -119,13 +134,17 @@ describe('local stack, healthy: answers equal the single-node oracle', () => {
   });
 
   it('a scheduled run inserts its rows, run time and partial flag through the router', async () => {
-    const ddl = await post(`${stack.url}/admin/exec`, { sql: 'CREATE TABLE analytics.rollups (site String, c UInt64, _run_time DateTime, _partial UInt8) ENGINE = MergeTree ORDER BY site' });
+    const ddl = await post(`${stack.url}/admin/exec`, {
+      sql: 'CREATE TABLE analytics.rollups (site String, c UInt64, _run_time DateTime, _partial UInt8) ENGINE = MergeTree ORDER BY site',
+    });
     expect(ddl.status, JSON.stringify(ddl.body)).toBe(200);
     const before = Math.floor(Date.now() / 1000) - 1;
     const run = await post(`${stack.url}/admin/schedule?name=site-rollup`, {});
     expect(run.status, JSON.stringify(run.body)).toBe(200);
     expect(run.body).toMatchObject({ name: 'site-rollup', destination: 'analytics.rollups_dist', rows: 5, partial: false });
-    const got = await post(`${stack.url}/query`, { sql: 'SELECT site, c, _partial, toUnixTimestamp(_run_time) AS t FROM analytics.rollups_dist ORDER BY site' });
+    const got = await post(`${stack.url}/query`, {
+      sql: 'SELECT site, c, _partial, toUnixTimestamp(_run_time) AS t FROM analytics.rollups_dist ORDER BY site',
+    });
     expect(got.status, JSON.stringify(got.body)).toBe(200);
     const want = await oracle.query(`SELECT site, count() AS c FROM ${LOCAL} GROUP BY site ORDER BY site`);
     expect(got.body.data.map((r: Record<string, unknown>) => ({ site: r.site, c: r.c }))).toEqual(want.rows);
@@ -139,11 +158,15 @@ describe('local stack, healthy: answers equal the single-node oracle', () => {
   });
 
   it('admin routes: exec on every replica, insert through the router', async () => {
-    const ex = await post(`${stack.url}/admin/exec`, { sql: 'CREATE TABLE IF NOT EXISTS analytics.e2e_ins (sensor String, v UInt64) ENGINE = MergeTree ORDER BY sensor' });
+    const ex = await post(`${stack.url}/admin/exec`, {
+      sql: 'CREATE TABLE IF NOT EXISTS analytics.e2e_ins (sensor String, v UInt64) ENGINE = MergeTree ORDER BY sensor',
+    });
     expect(ex.status, JSON.stringify(ex.body)).toBe(200);
     expect(ex.body.replicas).toHaveLength(4);
     // route rows addressed to the demo's distributed table: count grows by exactly the rows sent
-    const lines = Array.from({ length: 100 }, (_, i) => JSON.stringify({ ts: '2026-02-01 00:00:00', sensor: `ins-${i}`, site: 'ams', metric: 'temp', value: i, status: 200 })).join('\n');
+    const lines = Array.from({ length: 100 }, (_, i) =>
+      JSON.stringify({ ts: '2026-02-01 00:00:00', sensor: `ins-${i}`, site: 'ams', metric: 'temp', value: i, status: 200 }),
+    ).join('\n');
     const res = await fetch(`${stack.url}/admin/insert?table=${DIST}`, { method: 'POST', body: lines });
     const body = (await res.json()) as { inserted: number; perShard: number[] };
     expect(res.status, JSON.stringify(body)).toBe(200);

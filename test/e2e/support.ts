@@ -18,14 +18,22 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `ch-scatter-e2e-${prefix}-`));
 }
 
-export function e2eTopology(dir: string, shards: ShardSpec[], query: Record<string, unknown> = {}, extra: { tables?: Record<string, unknown>; schedules?: unknown[] } = {}): Topology {
+export function e2eTopology(
+  dir: string,
+  shards: ShardSpec[],
+  query: Record<string, unknown> = {},
+  extra: { tables?: Record<string, unknown>; schedules?: unknown[] } = {},
+): Topology {
   return parseTopology({
     cluster: 'e2e',
     shards: shards.map((s, i) => ({
       weight: s.weight ?? 1,
       replicas: s.replicas.map((r, j) => ({ embedded: path.join(dir, `shard-${i}-${j}`), ...(r.fault ? { fault: r.fault } : {}) })),
     })),
-    tables: { 'analytics.sensor_events_dist': { local: 'analytics.sensor_events', shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } }, ...extra.tables },
+    tables: {
+      'analytics.sensor_events_dist': { local: 'analytics.sensor_events', shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } },
+      ...extra.tables,
+    },
     query,
     schedules: extra.schedules ?? [],
   });
@@ -41,13 +49,22 @@ export async function startOracle(dir: string, rows: number): Promise<EngineProc
 
 export async function post(url: string, body: unknown): Promise<{ status: number; body: any; ms: number }> {
   const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text), ms: performance.now() - t0 };
 }
 
 /** Floats within 1e-9 relative (the oracle sums in another order); everything else exactly. */
-export function expectSameRows(got: Record<string, unknown>[], want: Record<string, unknown>[], what: string, approx?: { column: string; relativeError: number }) {
+export function expectSameRows(
+  got: Record<string, unknown>[],
+  want: Record<string, unknown>[],
+  what: string,
+  approx?: { column: string; relativeError: number },
+) {
   expect(got.length).toBe(want.length);
   got.forEach((row, i) => {
     const w = want[i]!;
@@ -55,10 +72,11 @@ export function expectSameRows(got: Record<string, unknown>[], want: Record<stri
     for (const k of Object.keys(w)) {
       const a = row[k];
       const b = w[k];
-      if (approx?.column === k) expect(Math.abs(Number(a) - Number(b)), `${what}: row ${i} ${k} ${a} vs ${b}`).toBeLessThanOrEqual(approx.relativeError * Number(b));
-      else if (typeof a === 'number' && typeof b === 'number' && !Number.isInteger(b)) expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(b)));
+      if (approx?.column === k)
+        expect(Math.abs(Number(a) - Number(b)), `${what}: row ${i} ${k} ${a} vs ${b}`).toBeLessThanOrEqual(approx.relativeError * Number(b));
+      else if (typeof a === 'number' && typeof b === 'number' && !Number.isInteger(b))
+        expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(b)));
       else expect(a, `${what}: row ${i} ${k}`).toEqual(b);
     }
   });
 }
-

@@ -26,7 +26,11 @@ let flat: ReturnType<typeof createLambdaInvoker>;
 
 beforeAll(async () => {
   dir = tempDir('tree');
-  const topo = e2eTopology(dir, Array.from({ length: SHARDS }, () => ({ replicas: [{}] })), { treeFanoutAbove: 2 });
+  const topo = e2eTopology(
+    dir,
+    Array.from({ length: SHARDS }, () => ({ replicas: [{}] })),
+    { treeFanoutAbove: 2 },
+  );
   [stack, oracle] = await Promise.all([startLocalStack({ topo, demo: true, demoRows: ROWS, logLevel: 'SILENT', invoker: 'http' }), startOracle(dir, ROWS)]);
   flat = createLambdaInvoker(SHARDS, { endpoint: stack.invokeUrl });
 }, 120_000);
@@ -44,12 +48,14 @@ async function flatAnswer(sql: string): Promise<{ status: number; body: any }> {
   return { status: r.status, body: JSON.parse(JSON.stringify(r.body)) };
 }
 
-
 const QUERIES: Array<[string, string]> = [
   ['full aggregate (pre-merged)', `SELECT count() AS c, sum(status) AS s, min(value) AS mn, max(value) AS mx FROM ${DIST}`],
   ['GROUP BY (pre-merged)', `SELECT site, count() AS c, sum(status) AS s FROM ${DIST} GROUP BY site ORDER BY site`],
   ['approximate uniq + avg (relayed)', `SELECT metric, uniq(sensor) AS u, avg(value) AS a FROM ${DIST} GROUP BY metric ORDER BY metric`],
-  ['uniqExact + top-k (relayed)', `SELECT sensor, count() AS errors, uniqExact(site) AS sites FROM ${DIST} WHERE status = 500 GROUP BY sensor ORDER BY errors DESC, sensor LIMIT 5`],
+  [
+    'uniqExact + top-k (relayed)',
+    `SELECT sensor, count() AS errors, uniqExact(site) AS sites FROM ${DIST} WHERE status = 500 GROUP BY sensor ORDER BY errors DESC, sensor LIMIT 5`,
+  ],
   ['row query (relayed)', `SELECT sensor, ts, value FROM ${DIST} WHERE status = 500 ORDER BY value DESC, sensor, ts LIMIT 7`],
 ];
 

@@ -8,11 +8,13 @@ import type { IConstruct } from 'constructs';
 import { awsExample, build } from './support.js';
 
 function acknowledgments(root: IConstruct): { path: string; id: string; reason: string }[] {
-  return root.node.findAll().flatMap((c) =>
-    c.node.metadata
-      .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-      .flatMap((m) => Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({ path: c.node.path, id, reason }))),
-  );
+  return root.node
+    .findAll()
+    .flatMap((c) =>
+      c.node.metadata
+        .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .flatMap((m) => Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({ path: c.node.path, id, reason }))),
+    );
 }
 
 describe('cdk-nag AwsSolutions', () => {
@@ -22,7 +24,9 @@ describe('cdk-nag AwsSolutions', () => {
     expect(report.violations.map((v) => `${v.ruleName} ${v.violatingResources.map((r) => r.constructPath).join(',')}`)).toEqual([]);
     expect(report.success).toBe(true);
     const acks = acknowledgments(stack);
-    expect(new Set(acks.map((a) => a.id.replace(/^annotation::/i, '').replace(/\[.*$/, '')))).toEqual(new Set(['AwsSolutions-L1', 'AwsSolutions-IAM5', 'AwsSolutions-SMG4']));
+    expect(new Set(acks.map((a) => a.id.replace(/^annotation::/i, '').replace(/\[.*$/, '')))).toEqual(
+      new Set(['AwsSolutions-L1', 'AwsSolutions-IAM5', 'AwsSolutions-SMG4']),
+    );
     for (const a of acks) expect(a.reason.length, `${a.path} ${a.id}`).toBeGreaterThan(60);
   });
 

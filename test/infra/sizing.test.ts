@@ -1,14 +1,7 @@
 // Timeouts and memory derived from the query deadline: the invariants the stack relies on.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  API_GATEWAY_MAX_S,
-  COORDINATOR_MARGIN_MS,
-  deriveSizing,
-  HTTP_API_INTEGRATION_MAX_S,
-  ONE_VCPU_MB,
-  SizingError,
-} from '../../cdk/sizing.js';
+import { API_GATEWAY_MAX_S, COORDINATOR_MARGIN_MS, deriveSizing, HTTP_API_INTEGRATION_MAX_S, ONE_VCPU_MB, SizingError } from '../../cdk/sizing.js';
 
 describe('deriveSizing', () => {
   it('gives the default 5 s deadline a 9 s coordinator, a 6 s shard function and a 10 s integration', () => {

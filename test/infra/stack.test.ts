@@ -8,9 +8,7 @@ const FN = 'AWS::Lambda::Function';
 const POLICY = 'AWS::IAM::Policy';
 
 function statements(b: Built): { policy: string; s: any }[] {
-  return Object.entries(resourcesOf(b.template, POLICY)).flatMap(([policy, r]) =>
-    (r.Properties.PolicyDocument.Statement as any[]).map((s) => ({ policy, s })),
-  );
+  return Object.entries(resourcesOf(b.template, POLICY)).flatMap(([policy, r]) => (r.Properties.PolicyDocument.Statement as any[]).map((s) => ({ policy, s })));
 }
 const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
@@ -105,7 +103,8 @@ describe('the AWS example (4 shards, IAM auth, one schedule)', () => {
     const groups = resourcesOf(b.template, 'AWS::Logs::LogGroup');
     expect(Object.keys(groups)).toHaveLength(6); // 5 functions + API access logs
     for (const g of Object.values(groups)) expect(g.Properties.RetentionInDays).toBe(30);
-    for (const r of Object.values(resourcesOf(b.template, FN))) expect(r.Properties.LoggingConfig.LogGroup).toEqual({ Ref: expect.stringMatching(/LambdaLogs/) });
+    for (const r of Object.values(resourcesOf(b.template, FN)))
+      expect(r.Properties.LoggingConfig.LogGroup).toEqual({ Ref: expect.stringMatching(/LambdaLogs/) });
   });
 
   it('serves POST /query, POST /explain and GET /health, all IAM-authorized, through one throttled, logged stage', () => {
@@ -192,10 +191,13 @@ describe('one shard, two schedules, JWT, a VPC and an alarm topic', () => {
     b.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
     b.template.resourceCountIs('AWS::Events::Rule', 2);
     b.template.resourceCountIs('AWS::CloudWatch::Alarm', 2 * 2 + 2);
-    b.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(0 3 * * ? *)', Targets: [Match.objectLike({ Input: '{"kind":"ch-scatter.schedule","name":"b"}' })] });
+    b.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(0 3 * * ? *)',
+      Targets: [Match.objectLike({ Input: '{"kind":"ch-scatter.schedule","name":"b"}' })],
+    });
   });
 
-  it('lets the shard function insert into exactly the destinations\' local tables (sorted, qualified)', () => {
+  it("lets the shard function insert into exactly the destinations' local tables (sorted, qualified)", () => {
     const shardFn = Object.entries(resourcesOf(b.template, FN)).find(([, r]) => r.Properties.Environment.Variables.CH_SCATTER_SHARD)![1];
     expect(shardFn.Properties.Environment.Variables.CH_SCATTER_WRITABLE_TABLES).toBe('default.t1_local,other.t2_local');
   });

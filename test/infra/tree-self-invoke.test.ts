@@ -35,7 +35,9 @@ describe('coordinator self-invocation for the aggregation tree', () => {
     const self = invokeStatements(template).filter((s) => s.Sid === 'InvokeSelfAsSubCoordinator');
     expect(self).toHaveLength(1);
     expect(self[0].Action).toBe('lambda:InvokeFunction');
-    expect(self[0].Resource).toEqual({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:function:${name}`]] });
+    expect(self[0].Resource).toEqual({
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:function:${name}`]],
+    });
     const text = JSON.stringify(invokeStatements(template));
     expect(text).not.toContain('*');
     expect(text).not.toContain(coord); // no Ref/GetAtt of the coordinator itself: no cycle

@@ -51,7 +51,12 @@ export function httpEvent(method: string, path: string, body?: string, headers: 
 export type DirectHandler = (event: APIGatewayProxyEventV2, remainingMs?: number) => Promise<{ status: number; body: any; text: string }>;
 
 /** The coordinator handler over `topo`, reaching shards through the Invoke endpoint at `invokeUrl`. */
-export function directCoordinator(topo: Topology, invokeUrl: string, env: NodeJS.ProcessEnv = {}, logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' = 'SILENT'): DirectHandler {
+export function directCoordinator(
+  topo: Topology,
+  invokeUrl: string,
+  env: NodeJS.ProcessEnv = {},
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' = 'SILENT',
+): DirectHandler {
   const e: NodeJS.ProcessEnv = { ...process.env, CH_SCATTER_TOPOLOGY: JSON.stringify(topo), CH_SCATTER_LAMBDA_ENDPOINT: invokeUrl, ...env };
   delete e.CH_SCATTER_SHARD_FUNCTIONS;
   const tools = createTools({ logLevel });

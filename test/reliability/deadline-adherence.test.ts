@@ -77,7 +77,10 @@ interface Q {
 
 const queryArb: fc.Arbitrary<Q> = fc.record({
   shape: fc.constantFrom<Shape>('count', 'countIn', 'groupIn'),
-  sensors: fc.uniqueArray(fc.integer({ min: 0, max: 4999 }).map((i) => `s-${i}`), { minLength: 1, maxLength: 6 }),
+  sensors: fc.uniqueArray(
+    fc.integer({ min: 0, max: 4999 }).map((i) => `s-${i}`),
+    { minLength: 1, maxLength: 6 },
+  ),
   timeoutMs: fc.integer({ min: 150, max: 400 }),
   requireComplete: fc.boolean().map((b) => b && Math.random() < 0.3),
   hedge: fc.option(fc.boolean(), { nil: undefined }),
@@ -169,7 +172,17 @@ async function runOne(q: Q): Promise<Omit<Outcome, 'index' | 'startedAt'>> {
   const problems: string[] = [];
   const fail = (m: string) => problems.push(`${m} | ${JSON.stringify(q)} -> ${res.status} ${text.slice(0, 400)}`);
   const needed = neededShards(q);
-  const shards = b.shards as { total: number; queried: number; skipped: number; succeeded: number; failed: number; timedOut: number; missing: Array<{ shard: number; reason: string }> } | undefined;
+  const shards = b.shards as
+    | {
+        total: number;
+        queried: number;
+        skipped: number;
+        succeeded: number;
+        failed: number;
+        timedOut: number;
+        missing: Array<{ shard: number; reason: string }>;
+      }
+    | undefined;
   if (!shards) fail('no shards summary');
   else {
     const missing = new Set(shards.missing.map((m) => m.shard));
@@ -198,7 +211,17 @@ async function runOne(q: Q): Promise<Omit<Outcome, 'index' | 'startedAt'>> {
   retriedShards += stats.filter((x) => x.retried).length;
   // shard 3's replica 0 can only fail by crashing: a retry there, or shard 3 unavailable, is a crash
   crashes += stats.filter((x) => x.shard === 3 && x.retried).length + (shards?.missing ?? []).filter((m) => m.shard === 3 && m.reason === 'unavailable').length;
-  return { ms, overshoot: ms - q.timeoutMs, stall: Math.max(stalledDuring(t0, t1), waited), waited, inner, status: res.status, partial: b.partial === true, code: b.error?.code, problems };
+  return {
+    ms,
+    overshoot: ms - q.timeoutMs,
+    stall: Math.max(stalledDuring(t0, t1), waited),
+    waited,
+    inner,
+    status: res.status,
+    partial: b.partial === true,
+    code: b.error?.code,
+    problems,
+  };
 }
 
 describe('deadline adherence under injected faults', () => {
@@ -258,7 +281,12 @@ describe('deadline adherence under injected faults', () => {
     console.log(`[deadline-adherence] ${JSON.stringify(figures)}`);
     expect(outcomes).toHaveLength(QUERIES);
     expect(problems.slice(0, 5)).toEqual([]);
-    expect(late.map((o) => `#${o.index} ${o.status}${o.code ? ' ' + o.code : ''} at +${o.startedAt.toFixed(0)} ms: ${o.overshoot.toFixed(1)} ms over, ${o.stall.toFixed(1)} ms stalled (${o.waited.toFixed(1)} in the run queue)`)).toEqual([]);
+    expect(
+      late.map(
+        (o) =>
+          `#${o.index} ${o.status}${o.code ? ' ' + o.code : ''} at +${o.startedAt.toFixed(0)} ms: ${o.overshoot.toFixed(1)} ms over, ${o.stall.toFixed(1)} ms stalled (${o.waited.toFixed(1)} in the run queue)`,
+      ),
+    ).toEqual([]);
     // The faults must actually have been exercised: partial answers, complete ones, and the documented errors.
     expect(figures.partial200).toBeGreaterThan(20);
     expect(figures.complete200).toBeGreaterThan(100);

@@ -46,7 +46,10 @@ async function post(body: unknown) {
   const r = await fetch(`${stack.url}/query`, { method: 'POST', body: JSON.stringify(body) });
   return { status: r.status, body: (await r.json()) as any };
 }
-const inList = (shard: number) => on[shard]!.slice(0, 4).map((s) => `'${s}'`).join(', ');
+const inList = (shard: number) =>
+  on[shard]!.slice(0, 4)
+    .map((s) => `'${s}'`)
+    .join(', ');
 
 describe('fault matrix: oversized and malformed shard answers', () => {
   it('a shard answer over 6 MB: 413 TOO_LARGE naming the shard (deterministic: not retried, never a partial answer)', async () => {
@@ -71,7 +74,11 @@ describe('fault matrix: oversized and malformed shard answers', () => {
     expect(r.body.partial).toBe(true);
     expect(r.body.shards.missing).toEqual([expect.objectContaining({ shard: 1, reason: 'error', message: expect.stringMatching(/malformed/) })]);
     expect(r.body.data).toEqual([{ c: '12' }]); // the four sensors of shard 2, three rows each
-    const strict = await post({ sql: `SELECT count() AS c FROM ${DIST} WHERE sensor IN (${inList(1)}, ${inList(2)})`, timeoutMs: 10_000, requireComplete: true });
+    const strict = await post({
+      sql: `SELECT count() AS c FROM ${DIST} WHERE sensor IN (${inList(1)}, ${inList(2)})`,
+      timeoutMs: 10_000,
+      requireComplete: true,
+    });
     expect(strict.status).toBe(504);
     expect(strict.body.error.code).toBe('INCOMPLETE_RESULT');
   });

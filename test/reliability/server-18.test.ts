@@ -141,7 +141,10 @@ describe('fault matrix on clickhouse-server 18.16 through the coordinator', () =
     const qid = `h9-lambda-${Date.now()}`;
     const remainingMs = 1500;
     const t0 = performance.now();
-    const r = await direct(httpEvent('POST', '/query', JSON.stringify({ sql: SLOW_SQL, timeoutMs: 20_000, settings: { max_block_size: 8 } }), { 'x-query-id': qid }), remainingMs);
+    const r = await direct(
+      httpEvent('POST', '/query', JSON.stringify({ sql: SLOW_SQL, timeoutMs: 20_000, settings: { max_block_size: 8 } }), { 'x-query-id': qid }),
+      remainingMs,
+    );
     const ms = performance.now() - t0;
     // the deadline is remaining - 250 ms safety margin = 1250 ms: an answer before Lambda kills us
     expect(ms).toBeGreaterThan(1200);
@@ -164,7 +167,18 @@ describe('shard queries are read-only on 18.16', () => {
     await ch?.close();
   });
   const req = (over: Partial<ShardRequest> & Record<string, unknown>): ShardRequest =>
-    ({ type: 'query', queryId: 'h9-ro', shard: 0, replica: 0, sql: 'SELECT 1 AS one', deadline: Date.now() + 5000, settings: {}, external: [], attempt: 'primary', ...over }) as ShardRequest;
+    ({
+      type: 'query',
+      queryId: 'h9-ro',
+      shard: 0,
+      replica: 0,
+      sql: 'SELECT 1 AS one',
+      deadline: Date.now() + 5000,
+      settings: {},
+      external: [],
+      attempt: 'primary',
+      ...over,
+    }) as ShardRequest;
   const state = async () => ({
     rows: await chRows(urls[0]!, 'SELECT count() AS c, sum(v) AS s FROM default.ev'),
     tables: await chRows(urls[0]!, "SELECT database, name FROM system.tables WHERE database NOT IN ('system') ORDER BY database, name"),
@@ -210,7 +224,9 @@ describe('shard queries are read-only on 18.16', () => {
     ]) {
       await expect(ch.exec(sql, { settings: { readonly: 2 } }), sql).rejects.toMatchObject({ chCode: expect.any(Number) });
     }
-    await expect(ch.query('SELECT count() AS c FROM default.ev SETTINGS readonly = 0', { settings: { readonly: 2 } })).rejects.toThrow(/readonly|Cannot modify/i);
+    await expect(ch.query('SELECT count() AS c FROM default.ev SETTINGS readonly = 0', { settings: { readonly: 2 } })).rejects.toThrow(
+      /readonly|Cannot modify/i,
+    );
     expect(await state()).toEqual(before);
     // ...while reads still work under it
     const ok = (await executeShardRequest(req({ sql: 'SELECT count() AS c FROM default.ev' }), ch, { now: Date.now })) as ShardSuccess;
@@ -237,15 +253,45 @@ describe('the parity guard at coordinator startup (distributedCheck on)', () => 
   };
 
   it('serves when the config matches the cluster', async () => {
-    const [a] = await ask(topology(urls.map((u) => ({ urls: [u] })), check()));
+    const [a] = await ask(
+      topology(
+        urls.map((u) => ({ urls: [u] })),
+        check(),
+      ),
+    );
     expect(a!.status, a!.text).toBe(200);
     expect(a!.body.data).toEqual([{ c: String(PER_SERVER.reduce((x, y) => x + y, 0)) }]);
   });
 
   for (const [what, topo, why] of [
-    ['weights differ', () => topology(urls.map((u, i) => ({ urls: [u], weight: i === 1 ? 2 : 1 })), check()), /weight/i],
-    ['shard count differs', () => topology(urls.slice(0, 2).map((u) => ({ urls: [u] })), check()), /shard/i],
-    ['sharding expression differs', () => topology(urls.map((u) => ({ urls: [u] })), check(), 'v'), /expression|key|sharding/i],
+    [
+      'weights differ',
+      () =>
+        topology(
+          urls.map((u, i) => ({ urls: [u], weight: i === 1 ? 2 : 1 })),
+          check(),
+        ),
+      /weight/i,
+    ],
+    [
+      'shard count differs',
+      () =>
+        topology(
+          urls.slice(0, 2).map((u) => ({ urls: [u] })),
+          check(),
+        ),
+      /shard/i,
+    ],
+    [
+      'sharding expression differs',
+      () =>
+        topology(
+          urls.map((u) => ({ urls: [u] })),
+          check(),
+          'v',
+        ),
+      /expression|key|sharding/i,
+    ],
   ] as const) {
     it(`refuses to serve when ${what}: every request fails with the reason`, async () => {
       const results = await ask(topo());

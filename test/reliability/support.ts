@@ -27,7 +27,10 @@ export function reliabilityTopology(dir: string, shards: ShardSpec[], query: Rec
     cluster: 'reliability',
     shards: shards.map((s, i) => ({
       weight: s.weight ?? 1,
-      replicas: s.replicas.map((r, j) => ({ ...(r.url ? { url: r.url } : { embedded: path.join(dir, `shard-${i}-${j}`) }), ...(r.fault ? { fault: r.fault } : {}) })),
+      replicas: s.replicas.map((r, j) => ({
+        ...(r.url ? { url: r.url } : { embedded: path.join(dir, `shard-${i}-${j}`) }),
+        ...(r.fault ? { fault: r.fault } : {}),
+      })),
     })),
     tables: { [DIST]: { local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
     query,
@@ -97,7 +100,9 @@ export async function inspectShardDirs(topo: Topology): Promise<Record<string, D
       if (!r.embedded) continue;
       const e = await spawnEngine({ path: r.embedded });
       try {
-        const t = await e.query("SELECT database, name, engine FROM system.tables WHERE database NOT IN ('system', 'INFORMATION_SCHEMA', 'information_schema') ORDER BY database, name");
+        const t = await e.query(
+          "SELECT database, name, engine FROM system.tables WHERE database NOT IN ('system', 'INFORMATION_SCHEMA', 'information_schema') ORDER BY database, name",
+        );
         const dbs = await e.query("SELECT name FROM system.databases WHERE name NOT IN ('system', 'INFORMATION_SCHEMA', 'information_schema') ORDER BY name");
         const c = await e.query(`SELECT count() AS c FROM ${DEMO_LOCAL}`);
         out[path.basename(r.embedded)] = {

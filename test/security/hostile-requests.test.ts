@@ -127,7 +127,10 @@ describe(`hostile request corpus (${HOSTILE_CASES.length} cases)`, () => {
 
   it('allow-listed request settings reach the shards as settings; refused ones never do', async () => {
     const before = payloads.length;
-    const ok = await fetch(`${stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql: `SELECT count() AS c FROM ${DIST} SETTINGS max_threads = 1`, settings: { max_block_size: 4096 } }) });
+    const ok = await fetch(`${stack.url}/query`, {
+      method: 'POST',
+      body: JSON.stringify({ sql: `SELECT count() AS c FROM ${DIST} SETTINGS max_threads = 1`, settings: { max_block_size: 4096 } }),
+    });
     expect(ok.status).toBe(200);
     const sent = payloads.slice(before) as Array<{ settings: Record<string, unknown>; sql: string }>;
     expect(sent.length).toBe(2);
@@ -135,7 +138,10 @@ describe(`hostile request corpus (${HOSTILE_CASES.length} cases)`, () => {
       expect(p.settings).toMatchObject({ max_threads: 1, max_block_size: 4096 });
       expect(p.sql).not.toMatch(/SETTINGS/i);
     }
-    const refused = await fetch(`${stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql: `SELECT count() AS c FROM ${DIST}`, settings: { max_threads: 1, readonly: 0 } }) });
+    const refused = await fetch(`${stack.url}/query`, {
+      method: 'POST',
+      body: JSON.stringify({ sql: `SELECT count() AS c FROM ${DIST}`, settings: { max_threads: 1, readonly: 0 } }),
+    });
     expect(refused.status).toBe(400);
     expect(payloads.length).toBe(before + 2); // the refused request reached no shard
   });

@@ -23,7 +23,7 @@ import { CORPUS } from '../unit/plan/corpus.js';
 import { testTopology } from '../unit/plan/fixtures.js';
 
 const topo = testTopology();
-const LOCAL_TABLES = new Set(Object.values(topo.tables).map((t) => t.local.includes('.') ? t.local : `default.${t.local}`));
+const LOCAL_TABLES = new Set(Object.values(topo.tables).map((t) => (t.local.includes('.') ? t.local : `default.${t.local}`)));
 const RUNTIME_OWNED = ['readonly', 'allow_ddl', 'max_execution_time', 'timeout_overflow_mode', 'skip_unavailable_shards', 'allow_introspection_functions'];
 /** Per input; planning a corpus query takes well under a millisecond to a few ms. */
 const BOUND_MS = 1_000;
@@ -106,15 +106,117 @@ async function planOrRefuse(sql: string, settings?: Record<string, unknown>): Pr
 }
 
 const TOKENS = [
-  'SELECT', 'FROM', 'WHERE', 'PREWHERE', 'AND', 'OR', 'NOT', 'IN', 'GLOBAL', 'JOIN', 'LEFT', 'ANY', 'ON', 'USING', 'ARRAY JOIN',
-  '(', ')', ',', '.', '[', ']', "'", '`', '"', '-', '--', '/*', '*/', '+', '*', '/', '%', '=', '!=', '<', '>', '?', ':', '::', '->',
-  '1', '0', '-1', '255', '256', '18446744073709551616', '1e308', 'nan', 'NULL', 'CASE', 'WHEN', 'THEN', 'ELSE', 'END', 'CAST', 'AS',
-  'LIMIT', 'OFFSET', 'BY', 'GROUP', 'ORDER', 'DESC', 'HAVING', 'UNION', 'ALL', 'WITH', 'SETTINGS', 'readonly = 0', 'max_threads = 2',
-  'max_execution_time = 0', 'FORMAT', 'JSON', ';', 'DISTINCT', 'TOTALS', 'FINAL', 'SAMPLE', 'count()', 'sum(value)', 'uniq(sensor)',
-  'avg(v)', 'quantile(0.5)(value)', 'topK(3)(sensor)', 'any(sensor)', 'sensor', 'value', 'k', 'v', 'user_id', '_shard_num',
-  'analytics.events_dist', 'analytics.users_dist', 'nums_dist', 'signed_dist', 'analytics.events', 'system.tables', 'numbers(10)',
-  "'s-1'", "'s-2'", "('s-1', 's-2')", '(SELECT sensor FROM analytics.events_dist)', '(SELECT user_id FROM analytics.users_dist)',
-  'INSERT', 'DROP', 'INTO OUTFILE', "file('/etc/passwd')", 'x -> x', 'arrayJoin', 'tuple', '\u00e9', '\ud83d\ude00',
+  'SELECT',
+  'FROM',
+  'WHERE',
+  'PREWHERE',
+  'AND',
+  'OR',
+  'NOT',
+  'IN',
+  'GLOBAL',
+  'JOIN',
+  'LEFT',
+  'ANY',
+  'ON',
+  'USING',
+  'ARRAY JOIN',
+  '(',
+  ')',
+  ',',
+  '.',
+  '[',
+  ']',
+  "'",
+  '`',
+  '"',
+  '-',
+  '--',
+  '/*',
+  '*/',
+  '+',
+  '*',
+  '/',
+  '%',
+  '=',
+  '!=',
+  '<',
+  '>',
+  '?',
+  ':',
+  '::',
+  '->',
+  '1',
+  '0',
+  '-1',
+  '255',
+  '256',
+  '18446744073709551616',
+  '1e308',
+  'nan',
+  'NULL',
+  'CASE',
+  'WHEN',
+  'THEN',
+  'ELSE',
+  'END',
+  'CAST',
+  'AS',
+  'LIMIT',
+  'OFFSET',
+  'BY',
+  'GROUP',
+  'ORDER',
+  'DESC',
+  'HAVING',
+  'UNION',
+  'ALL',
+  'WITH',
+  'SETTINGS',
+  'readonly = 0',
+  'max_threads = 2',
+  'max_execution_time = 0',
+  'FORMAT',
+  'JSON',
+  ';',
+  'DISTINCT',
+  'TOTALS',
+  'FINAL',
+  'SAMPLE',
+  'count()',
+  'sum(value)',
+  'uniq(sensor)',
+  'avg(v)',
+  'quantile(0.5)(value)',
+  'topK(3)(sensor)',
+  'any(sensor)',
+  'sensor',
+  'value',
+  'k',
+  'v',
+  'user_id',
+  '_shard_num',
+  'analytics.events_dist',
+  'analytics.users_dist',
+  'nums_dist',
+  'signed_dist',
+  'analytics.events',
+  'system.tables',
+  'numbers(10)',
+  "'s-1'",
+  "'s-2'",
+  "('s-1', 's-2')",
+  '(SELECT sensor FROM analytics.events_dist)',
+  '(SELECT user_id FROM analytics.users_dist)',
+  'INSERT',
+  'DROP',
+  'INTO OUTFILE',
+  "file('/etc/passwd')",
+  'x -> x',
+  'arrayJoin',
+  'tuple',
+  '\u00e9',
+  '\ud83d\ude00',
 ];
 
 const soup = fc.array(fc.constantFrom(...TOKENS), { minLength: 1, maxLength: 30 }).map((ts) => ts.join(' '));
@@ -154,8 +256,20 @@ const mutation = fc
 
 const settingsArb = fc.option(
   fc.dictionary(
-    fc.constantFrom('max_threads', 'readonly', 'max_execution_time', 'max_block_size', 'allow_ddl', 'optimize_skip_unused_shards', 'log_queries', 'max_rows_to_read', 'READONLY', 'x', ''),
-    fc.oneof(fc.integer({ min: -2, max: 100_000 }), fc.constantFrom('0', '1', 'break', "1; DROP TABLE x", 'throw'), fc.boolean()),
+    fc.constantFrom(
+      'max_threads',
+      'readonly',
+      'max_execution_time',
+      'max_block_size',
+      'allow_ddl',
+      'optimize_skip_unused_shards',
+      'log_queries',
+      'max_rows_to_read',
+      'READONLY',
+      'x',
+      '',
+    ),
+    fc.oneof(fc.integer({ min: -2, max: 100_000 }), fc.constantFrom('0', '1', 'break', '1; DROP TABLE x', 'throw'), fc.boolean()),
     { maxKeys: 3 },
   ),
   { nil: undefined, freq: 2 },
@@ -196,9 +310,10 @@ describe('fuzz: request -> parser -> planner', () => {
   it('settings forwarded to shards pass the allowlist; runtime-owned ones are refused by name', async () => {
     for (const name of RUNTIME_OWNED) {
       for (const how of ['request', 'sql'] as const) {
-        const p = how === 'request'
-          ? planQuery('SELECT count() FROM analytics.events_dist', topo, { settings: { [name]: 0 } })
-          : planQuery(`SELECT count() FROM analytics.events_dist SETTINGS ${name} = 0`, topo, {});
+        const p =
+          how === 'request'
+            ? planQuery('SELECT count() FROM analytics.events_dist', topo, { settings: { [name]: 0 } })
+            : planQuery(`SELECT count() FROM analytics.events_dist SETTINGS ${name} = 0`, topo, {});
         await expect(p, `${name} via ${how}`).rejects.toMatchObject({ code: 'UNSUPPORTED', status: 400 });
       }
     }
@@ -208,6 +323,9 @@ describe('fuzz: request -> parser -> planner', () => {
     for (const sp of plan.shards) expect(sp.sql).not.toMatch(/SETTINGS/i);
     expect([...FORWARDED_SETTINGS].filter((n) => RUNTIME_OWNED.includes(n))).toEqual([]);
     // Not on the list: refused by name, with where it was.
-    await expect(planQuery('SELECT count() FROM analytics.events_dist SETTINGS totally_made_up = 1', topo, {})).rejects.toMatchObject({ code: 'UNSUPPORTED', position: { line: 1 } });
+    await expect(planQuery('SELECT count() FROM analytics.events_dist SETTINGS totally_made_up = 1', topo, {})).rejects.toMatchObject({
+      code: 'UNSUPPORTED',
+      position: { line: 1 },
+    });
   });
 });

@@ -50,7 +50,15 @@ function fakeClickHouse(req: http.IncomingMessage, res: http.ServerResponse, bod
     res.writeHead(500, { 'X-ClickHouse-Exception-Code': '6' }).end(`Code: 6, e.displayText() = DB::Exception: Cannot parse string '${ROW_MARKER}' as UInt64`);
     return;
   }
-  const json = { meta: [{ name: 'm', type: 'String' }, { name: 'c', type: 'UInt64' }], data: [{ m: ROW_MARKER, c: '7' }], rows: 1, statistics: { elapsed: 0.001, rows_read: 7, bytes_read: 70 } };
+  const json = {
+    meta: [
+      { name: 'm', type: 'String' },
+      { name: 'c', type: 'UInt64' },
+    ],
+    data: [{ m: ROW_MARKER, c: '7' }],
+    rows: 1,
+    statistics: { elapsed: 0.001, rows_read: 7, bytes_read: 70 },
+  };
   res.writeHead(200, { 'Content-Type': 'application/json; charset=UTF-8', 'X-ClickHouse-Format': 'JSON' }).end(JSON.stringify(json));
 }
 
@@ -80,7 +88,9 @@ beforeAll(async () => {
   }
   // console.* too (a stray console.log of an error object would not go through the Logger)
   for (const m of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-    vi.spyOn(console, m).mockImplementation((...a: unknown[]) => void logged.push(a.map((x) => (typeof x === 'string' ? x : JSON.stringify(x, Object.getOwnPropertyNames(x ?? {})))).join(' ')));
+    vi.spyOn(console, m).mockImplementation(
+      (...a: unknown[]) => void logged.push(a.map((x) => (typeof x === 'string' ? x : JSON.stringify(x, Object.getOwnPropertyNames(x ?? {})))).join(' ')),
+    );
   }
   ({ handler } = (await import('../../functions/shard/handler.js')) as unknown as { handler: typeof handler });
 });
@@ -92,8 +102,16 @@ afterAll(async () => {
 });
 
 const req = (over: Partial<ShardRequest> = {}): ShardRequest => ({
-  type: 'query', queryId: 'h9-cred-1', shard: 0, replica: 0, sql: 'SELECT m, count() AS c FROM db.t GROUP BY m',
-  deadline: Date.now() + 5000, settings: {}, external: [], attempt: 'primary', ...over,
+  type: 'query',
+  queryId: 'h9-cred-1',
+  shard: 0,
+  replica: 0,
+  sql: 'SELECT m, count() AS c FROM db.t GROUP BY m',
+  deadline: Date.now() + 5000,
+  settings: {},
+  external: [],
+  attempt: 'primary',
+  ...over,
 });
 
 describe('shard handler: credentials from Secrets Manager, never logged; no row data in logs', () => {

@@ -33,7 +33,9 @@ function topology(over: { weights?: number[]; endpoint?: string } = {}): Topolog
       'default.roll_dist': { local: 'default.roll', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } },
     },
     distributedCheck: { table: 'default.ev_dist', ...(over.endpoint ? { endpoint: over.endpoint } : {}) },
-    schedules: [{ name: 'roll', schedule: 'rate(1 hour)', sql: 'SELECT id, count() AS c FROM default.ev_dist GROUP BY id', destination: { table: 'default.roll_dist' } }],
+    schedules: [
+      { name: 'roll', schedule: 'rate(1 hour)', sql: 'SELECT id, count() AS c FROM default.ev_dist GROUP BY id', destination: { table: 'default.roll_dist' } },
+    ],
   });
 }
 
@@ -63,8 +65,24 @@ afterAll(async () => {
 
 const ctx = { getRemainingTimeInMillis: () => 30_000, functionName: 'coord', awsRequestId: 'r' } as unknown as Context;
 const health = {
-  version: '2.0', routeKey: 'GET /health', rawPath: '/health', rawQueryString: '', headers: {}, isBase64Encoded: false,
-  requestContext: { http: { method: 'GET', path: '/health', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' }, requestId: 'r', routeKey: 'GET /health', stage: '$default', accountId: '1', apiId: 'a', domainName: 'd', domainPrefix: 'd', time: '', timeEpoch: 0 },
+  version: '2.0',
+  routeKey: 'GET /health',
+  rawPath: '/health',
+  rawQueryString: '',
+  headers: {},
+  isBase64Encoded: false,
+  requestContext: {
+    http: { method: 'GET', path: '/health', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' },
+    requestId: 'r',
+    routeKey: 'GET /health',
+    stage: '$default',
+    accountId: '1',
+    apiId: 'a',
+    domainName: 'd',
+    domainPrefix: 'd',
+    time: '',
+    timeEpoch: 0,
+  },
 };
 
 function coordinator(topo: Topology) {
@@ -74,7 +92,7 @@ function coordinator(topo: Topology) {
 }
 
 describe('coordinator -> shard functions only', () => {
-  it('the parity guard reads system tables through shard 0\'s function and passes', async () => {
+  it("the parity guard reads system tables through shard 0's function and passes", async () => {
     seen.length = 0;
     const res = (await coordinator(topology())(health as any, ctx)) as { statusCode: number; body: string };
     expect(res.statusCode, res.body).toBe(200);
@@ -88,9 +106,13 @@ describe('coordinator -> shard functions only', () => {
     expect(JSON.parse(res.body).error.message).toMatch(/parity check failed.*weight of shards\[1\] \(shard_num 2\): config 2, cluster 1/s);
   });
 
-  it('a scheduled run inserts its rows through the shard functions into each shard\'s local table', async () => {
+  it("a scheduled run inserts its rows through the shard functions into each shard's local table", async () => {
     seen.length = 0;
-    const run = (await coordinator(topology())({ kind: 'ch-scatter.schedule', name: 'roll' } as any, ctx)) as { rows: number; perShard: number[]; partial: boolean };
+    const run = (await coordinator(topology())({ kind: 'ch-scatter.schedule', name: 'roll' } as any, ctx)) as {
+      rows: number;
+      perShard: number[];
+      partial: boolean;
+    };
     expect(run).toMatchObject({ rows: ROWS, perShard: [ROWS / 2, ROWS / 2], partial: false });
     expect(seen.filter((x) => x.includes(' insert ')).sort()).toEqual(['0 insert default.roll', '1 insert default.roll']);
     for (const [i, url] of servers.current.urls.entries()) {

@@ -21,7 +21,10 @@ afterAll(async () => {
 });
 
 const errorOf = async (p: Promise<unknown>): Promise<ClickHouseError> => {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(ClickHouseError);
   return e as ClickHouseError;
 };
@@ -29,7 +32,11 @@ const errorOf = async (p: Promise<unknown>): Promise<ClickHouseError> => {
 describe('HTTP access (clickhouse-server 18.16)', () => {
   it('returns meta, rows (64-bit as strings) and read statistics', async () => {
     const r = await ch.query('SELECT s, count() AS c, sum(v) AS sv FROM t GROUP BY s ORDER BY s LIMIT 2');
-    expect(r.meta).toEqual([{ name: 's', type: 'String' }, { name: 'c', type: 'UInt64' }, { name: 'sv', type: 'Int64' }]);
+    expect(r.meta).toEqual([
+      { name: 's', type: 'String' },
+      { name: 'c', type: 'UInt64' },
+      { name: 'sv', type: 'Int64' },
+    ]);
     expect(r.rows[0]).toEqual({ s: 's-0', c: '10000', sv: expect.any(String) });
     expect(r.statistics.rowsRead).toBe(100000);
     expect(r.statistics.bytesRead).toBeGreaterThan(100000);
@@ -66,13 +73,22 @@ describe('HTTP access (clickhouse-server 18.16)', () => {
     const keys: ExternalTable = { name: '_data_k1', columns: [{ name: 'k', type: 'UInt64' }], rows: [{ k: '3' }, { k: 10 }, { k: '18446744073709551615' }] };
     const labels: ExternalTable = {
       name: '_data_l1',
-      columns: [{ name: 'k', type: 'UInt64' }, { name: 'label', type: 'String' }],
-      rows: [{ k: '3', label: "o'neil \\ \"x\" \n tab\t" }, { k: '10', label: 'ten' }],
+      columns: [
+        { name: 'k', type: 'UInt64' },
+        { name: 'label', type: 'String' },
+      ],
+      rows: [
+        { k: '3', label: 'o\'neil \\ "x" \n tab\t' },
+        { k: '10', label: 'ten' },
+      ],
     };
     const r1 = await ch.query('SELECT k FROM t WHERE k GLOBAL IN _data_k1 ORDER BY k', { external: [keys] });
     expect(r1.rows).toEqual([{ k: '3' }, { k: '10' }]);
     const r2 = await ch.query('SELECT k, label FROM t ANY INNER JOIN _data_l1 USING (k) ORDER BY k', { external: [labels] });
-    expect(r2.rows).toEqual([{ k: '3', label: "o'neil \\ \"x\" \n tab\t" }, { k: '10', label: 'ten' }]);
+    expect(r2.rows).toEqual([
+      { k: '3', label: 'o\'neil \\ "x" \n tab\t' },
+      { k: '10', label: 'ten' },
+    ]);
     const empty: ExternalTable = { name: '_data_e', columns: [{ name: 'k', type: 'UInt64' }], rows: [] };
     const r3 = await ch.query('SELECT count() AS c FROM t WHERE k IN _data_e', { external: [empty] });
     expect(r3.rows).toEqual([{ c: '0' }]);
@@ -91,8 +107,14 @@ describe('HTTP access (clickhouse-server 18.16)', () => {
 
   it('inserts JSON rows with BigInt and string 64-bit values', async () => {
     await ch.exec('CREATE TABLE ins (a UInt64, b String) ENGINE = Memory');
-    await ch.insert('ins', [{ a: 18446744073709551615n, b: 'x' }, { a: '5', b: 'y' }]);
-    expect((await ch.query('SELECT a, b FROM ins ORDER BY a')).rows).toEqual([{ a: '5', b: 'y' }, { a: '18446744073709551615', b: 'x' }]);
+    await ch.insert('ins', [
+      { a: 18446744073709551615n, b: 'x' },
+      { a: '5', b: 'y' },
+    ]);
+    expect((await ch.query('SELECT a, b FROM ins ORDER BY a')).rows).toEqual([
+      { a: '5', b: 'y' },
+      { a: '18446744073709551615', b: 'x' },
+    ]);
   });
 
   it('cancel(queryId) KILLs the server query; aborting alone leaves it running', async () => {
@@ -123,7 +145,14 @@ describe('HTTP access (clickhouse-server 18.16)', () => {
     const { default: fc } = await import('fast-check');
     await fc.assert(
       fc.asyncProperty(fc.array(fc.string({ unit: 'binary', maxLength: 30 }), { minLength: 1, maxLength: 5 }), async (vals) => {
-        const t: ExternalTable = { name: '_data_p', columns: [{ name: 'i', type: 'UInt32' }, { name: 'v', type: 'String' }], rows: vals.map((v, i) => ({ i, v })) };
+        const t: ExternalTable = {
+          name: '_data_p',
+          columns: [
+            { name: 'i', type: 'UInt32' },
+            { name: 'v', type: 'String' },
+          ],
+          rows: vals.map((v, i) => ({ i, v })),
+        };
         const r = await ch.query('SELECT i, v FROM _data_p ORDER BY i', { external: [t] });
         expect(r.rows.map((x) => x.v)).toEqual(vals);
       }),

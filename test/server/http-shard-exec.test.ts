@@ -21,8 +21,16 @@ afterAll(async () => {
 });
 
 const req = (over: Partial<ShardRequest>): ShardRequest => ({
-  type: 'query', queryId: 'q', shard: 0, replica: 0, sql: 'SELECT 1 AS one', deadline: Date.now() + 5000,
-  settings: { log_queries: 1 }, external: [], attempt: 'primary', ...over,
+  type: 'query',
+  queryId: 'q',
+  shard: 0,
+  replica: 0,
+  sql: 'SELECT 1 AS one',
+  deadline: Date.now() + 5000,
+  settings: { log_queries: 1 },
+  external: [],
+  attempt: 'primary',
+  ...over,
 });
 
 describe('shard execution on clickhouse-server 18.16', () => {

@@ -24,7 +24,10 @@ beforeAll(async () => {
   const url = servers.current.urls[0]!;
   process.env.CH_SCATTER_SHARD = JSON.stringify({
     shard: 3,
-    replicas: [{ url, secretArn: 'arn:good' }, { url, secretArn: 'arn:bad' }],
+    replicas: [
+      { url, secretArn: 'arn:good' },
+      { url, secretArn: 'arn:bad' },
+    ],
   });
   sm.on(GetSecretValueCommand, { SecretId: 'arn:good' }).resolves({ SecretString: JSON.stringify({ username: 'default', password: '' }) });
   sm.on(GetSecretValueCommand, { SecretId: 'arn:bad' }).resolves({ SecretString: JSON.stringify({ username: 'default', password: 'S3cr3t-pw-h5' }) });
@@ -43,8 +46,16 @@ afterAll(() => {
 });
 
 const req = (over: Partial<ShardRequest> = {}): ShardRequest => ({
-  type: 'query', queryId: 'hq-1', shard: 3, replica: 0, sql: "SELECT 'row-marker-h5' AS m, count() AS c FROM numbers(10)",
-  deadline: Date.now() + 5000, settings: {}, external: [], attempt: 'primary', ...over,
+  type: 'query',
+  queryId: 'hq-1',
+  shard: 3,
+  replica: 0,
+  sql: "SELECT 'row-marker-h5' AS m, count() AS c FROM numbers(10)",
+  deadline: Date.now() + 5000,
+  settings: {},
+  external: [],
+  attempt: 'primary',
+  ...over,
 });
 
 describe('shard handler (Lambda wiring)', () => {

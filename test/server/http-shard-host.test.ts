@@ -34,8 +34,16 @@ const invoke = async (payload: ShardRequest) => {
   return JSON.parse(Buffer.from(r.Payload!).toString('utf8')) as ShardSuccess | ShardFailure;
 };
 const q = (over: Partial<ShardRequest>): ShardRequest => ({
-  type: 'query', queryId: 'hh', shard: 0, replica: 0, sql: 'SELECT count() AS c FROM numbers(1234)', deadline: Date.now() + 5000,
-  settings: {}, external: [], attempt: 'primary', ...over,
+  type: 'query',
+  queryId: 'hh',
+  shard: 0,
+  replica: 0,
+  sql: 'SELECT count() AS c FROM numbers(1234)',
+  deadline: Date.now() + 5000,
+  settings: {},
+  external: [],
+  attempt: 'primary',
+  ...over,
 });
 
 describe('shard hosts over clickhouse-server 18.16', () => {

@@ -32,8 +32,14 @@ beforeAll(async () => {
   }));
   await ch.insert('t_all', rows);
   // t_2 stays empty.
-  await ch.insert('t_0', rows.filter((_r, i) => i % 3 === 0));
-  await ch.insert('t_1', rows.filter((_r, i) => i % 3 !== 0));
+  await ch.insert(
+    't_0',
+    rows.filter((_r, i) => i % 3 === 0),
+  );
+  await ch.insert(
+    't_1',
+    rows.filter((_r, i) => i % 3 !== 0),
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -104,7 +110,8 @@ test.each(EXACT)('18.16: %s', async (sql) => {
 
 test('18.16: HLL (uniqArray encoding) within its error, DDSketch quantiles within alpha, topK over numbers', async () => {
   const { got, single } = await both('SELECT uniq(k) AS u, uniqCombined(x) AS u2, quantile(0.9)(x) AS q, median(z) AS m, topK(3)(k) AS t FROM t');
-  const exact = (await ch.query('SELECT uniqExact(k) AS u, uniqExact(x) AS u2, quantileExact(0.9)(x) AS q, arraySort(groupArray(z)) AS zs FROM t_all')).rows[0]!;
+  const exact = (await ch.query('SELECT uniqExact(k) AS u, uniqExact(x) AS u2, quantileExact(0.9)(x) AS q, arraySort(groupArray(z)) AS zs FROM t_all'))
+    .rows[0]!;
   const row = got.data[0]!;
   expect(Math.abs(Number(row.u) - Number(exact.u))).toBeLessThanOrEqual(4 * HLL_RSE * Number(exact.u) + 1);
   expect(Math.abs(Number(row.u2) - Number(exact.u2))).toBeLessThanOrEqual(4 * HLL_RSE * Number(exact.u2) + 1);

@@ -42,10 +42,12 @@ async function roundTrip(opts: { cluster: string; columns: string; key: string; 
 /** For every stored row: the server it is on vs the shard our placement picks for its key. */
 function misplaced(perServer: string[][], shardOf: (k: string) => number): { key: string; on: number; ours: number }[] {
   const out: { key: string; on: number; ours: number }[] = [];
-  perServer.forEach((keys, on) => keys.forEach((key) => {
-    const ours = shardOf(key);
-    if (ours !== on) out.push({ key, on, ours });
-  }));
+  perServer.forEach((keys, on) =>
+    keys.forEach((key) => {
+      const ours = shardOf(key);
+      if (ours !== on) out.push({ key, on, ours });
+    }),
+  );
   return out;
 }
 
@@ -73,7 +75,10 @@ describe('placement equals the 18.16 Distributed engine, row for row', () => {
       const keys = intSample(bits, c.type.startsWith('Int'), c.seed);
       if (c.type.startsWith('Int')) expect(keys.some((k) => k < 0n)).toBe(true);
       const perServer = await roundTrip({ cluster: c.cluster, columns: `k ${c.type}`, key: 'k', keyCol: 'k', rows: keys.map((k) => [String(k)]) });
-      const p = await createPlacement(c.weights.map((weight) => ({ weight })), { column: 'k', type: c.type, function: 'identity' });
+      const p = await createPlacement(
+        c.weights.map((weight) => ({ weight })),
+        { column: 'k', type: c.type, function: 'identity' },
+      );
       expect(misplaced(perServer, (k) => p.shardOf(k))).toEqual([]);
       // Every server received rows: the check is not vacuous.
       for (const keysOn of perServer) expect(keysOn.length).toBeGreaterThan(0);
@@ -87,19 +92,35 @@ describe('placement equals the 18.16 Distributed engine, row for row', () => {
       const dir = mkdtempSync(join(tmpdir(), 'h1-placement-chdb-'));
       const session = new Session(dir);
       try {
-        const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/[\x00-\x1f]/g, (ch) => '\\x' + ch.charCodeAt(0).toString(16).padStart(2, '0'))}'`;
-        const out = session.query(`SELECT t.1 AS i, toString(xxHash64(t.2)) AS h FROM (SELECT arrayJoin([${strings.map((s, i) => `(${i}, ${lit(s)})`).join(',')}]) AS t) ORDER BY i`, 'JSONEachRow') as string;
-        const hashes = out.trim().split('\n').map((l) => (JSON.parse(l) as { h: string }).h);
+        const lit = (s: string) =>
+          `'${s
+            .replace(/\\/g, '\\\\')
+            .replace(/'/g, "\\'")
+            .replace(/[\x00-\x1f]/g, (ch) => '\\x' + ch.charCodeAt(0).toString(16).padStart(2, '0'))}'`;
+        const out = session.query(
+          `SELECT t.1 AS i, toString(xxHash64(t.2)) AS h FROM (SELECT arrayJoin([${strings.map((s, i) => `(${i}, ${lit(s)})`).join(',')}]) AS t) ORDER BY i`,
+          'JSONEachRow',
+        ) as string;
+        const hashes = out
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { h: string }).h);
         rows = strings.map((s, i) => [s, hashes[i]!]);
       } finally {
         session.close?.();
         rmSync(dir, { recursive: true, force: true });
       }
     });
-    for (const [cluster, weights] of [['scatter', WEIGHTS], ['odd', ODD]] as const) {
+    for (const [cluster, weights] of [
+      ['scatter', WEIGHTS],
+      ['odd', ODD],
+    ] as const) {
       it(`weights ${weights.join(',')}`, async () => {
         const perServer = await roundTrip({ cluster, columns: 's String, h UInt64', key: 'h', keyCol: 's', rows });
-        const p = await createPlacement(weights.map((weight) => ({ weight })), { column: 's', type: 'String', function: 'xxHash64' });
+        const p = await createPlacement(
+          weights.map((weight) => ({ weight })),
+          { column: 's', type: 'String', function: 'xxHash64' },
+        );
         expect(misplaced(perServer, (s: KeyValue) => p.shardOf(s))).toEqual([]);
         for (const keysOn of perServer) expect(keysOn.length).toBeGreaterThan(0);
       });

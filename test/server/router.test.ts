@@ -62,7 +62,10 @@ async function viaDistributed(dist: string, lines: string): Promise<void> {
 }
 
 describe('router writes where the Distributed engine would', () => {
-  for (const key of [{ column: 'id', type: 'UInt64' }, { column: 'n', type: 'Int32' }]) {
+  for (const key of [
+    { column: 'id', type: 'UInt64' },
+    { column: 'n', type: 'Int32' },
+  ]) {
     it(`identity on ${key.type} (${key.column})`, async () => {
       const rows = sample(key.column === 'id' ? 11 : 12);
       // 64-bit ids as unquoted JSON numbers: the router must keep them exact.
@@ -148,7 +151,13 @@ describe('ch-scatter insert --config', () => {
 
   it('refuses embedded shards with a pointer to ch-scatter dev', async () => {
     const cfg = join(tmp, 'emb.json');
-    writeFileSync(cfg, JSON.stringify({ ...topology(servers.current.urls.slice(0, 1), { column: 'id', type: 'UInt64' }), shards: [{ replicas: [{ embedded: join(tmp, 'x') }] }] }));
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        ...topology(servers.current.urls.slice(0, 1), { column: 'id', type: 'UInt64' }),
+        shards: [{ replicas: [{ embedded: join(tmp, 'x') }] }],
+      }),
+    );
     const r = await runCli(['insert', '--config', cfg, '--table', 'ev_dist'], '{"id":1}\n');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/embedded shards are reachable only through a running `ch-scatter dev`/);

@@ -38,7 +38,9 @@ function args(cmd: 'start' | 'stop', o: ChServersOptions, dir: string): string[]
 }
 
 function env(o: ChServersOptions): NodeJS.ProcessEnv {
-  const extra = Object.entries(o.extraClusters ?? {}).map(([k, w]) => `${k}=${w.join(',')}`).join(' ');
+  const extra = Object.entries(o.extraClusters ?? {})
+    .map(([k, w]) => `${k}=${w.join(',')}`)
+    .join(' ');
   return { ...process.env, CH_CLUSTER_NAME: o.clusterName ?? 'scatter', CH_EXTRA_CLUSTERS: extra };
 }
 
@@ -52,11 +54,24 @@ const PORT_OFFSET = Number(process.env.CH_PORT_OFFSET ?? 0);
 export async function startChServers(opts: ChServersOptions): Promise<ChServers> {
   const o = { ...opts, portBase: opts.portBase + PORT_OFFSET };
   const dir = mkdtempSync(join(tmpdir(), 'ch-servers-'));
-  const pids = () => Array.from({ length: o.n }, (_, i) => {
-    try { return Number(readFileSync(join(dir, `node-${i}`, 'server.pid'), 'utf8').trim()); } catch { return 0; }
-  });
+  const pids = () =>
+    Array.from({ length: o.n }, (_, i) => {
+      try {
+        return Number(readFileSync(join(dir, `node-${i}`, 'server.pid'), 'utf8').trim());
+      } catch {
+        return 0;
+      }
+    });
   // If the test process dies without afterAll, do not leave servers behind.
-  const onExit = () => { for (const pid of pids()) if (pid > 0) try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ } };
+  const onExit = () => {
+    for (const pid of pids())
+      if (pid > 0)
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          /* gone */
+        }
+  };
   process.once('exit', onExit);
   try {
     await run('bash', args('start', o, dir), { env: env(o), timeout: 120_000 });
@@ -107,5 +122,8 @@ export async function chHttp(url: string, sql: string, settings: Record<string, 
 /** Rows of a SELECT as objects (JSONEachRow; 64-bit integers come back as strings). */
 export async function chRows<T = Record<string, unknown>>(url: string, sql: string): Promise<T[]> {
   const text = await chHttp(url, `${sql} FORMAT JSONEachRow`, { output_format_json_quote_64bit_integers: 1 });
-  return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T);
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as T);
 }

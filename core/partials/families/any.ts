@@ -28,7 +28,7 @@ export function anyFamily(call: FunctionCall, args: Expr[], cond: Expr | undefin
         },
         finalize(types) {
           const t = types?.[0] ?? seenType;
-          return { value: best ? best.v : empty ?? defaultOf(t), type: t };
+          return { value: best ? best.v : (empty ?? defaultOf(t)), type: t };
         },
       };
     },

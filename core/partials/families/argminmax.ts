@@ -35,13 +35,16 @@ export function argMinMaxFamily(kind: 'argMin' | 'argMax', call: FunctionCall, a
           }
           const a = vals[0] ?? null;
           const v = vals[1] ?? null;
-          if (!best) { best = { a, v }; return; }
+          if (!best) {
+            best = { a, v };
+            return;
+          }
           const c = sign * compareValues(v, best.v);
           if (c < 0 || (c === 0 && compareValues(a, best.a) < 0)) best = { a, v };
         },
         finalize(types) {
           const t = types?.[0] ?? seenType;
-          return { value: best ? best.a : empty ?? defaultOf(t), type: t };
+          return { value: best ? best.a : (empty ?? defaultOf(t)), type: t };
         },
       };
     },

@@ -89,8 +89,14 @@ export class ExactFloatSum {
       e += len - 64;
     }
     let v = Number(a); // BigInt -> Number is correctly rounded (ties to even)
-    while (e > 1000 && Number.isFinite(v)) { v *= 2 ** 1000; e -= 1000; }
-    while (e < -1000 && v !== 0) { v *= 2 ** -1000; e += 1000; }
+    while (e > 1000 && Number.isFinite(v)) {
+      v *= 2 ** 1000;
+      e -= 1000;
+    }
+    while (e < -1000 && v !== 0) {
+      v *= 2 ** -1000;
+      e += 1000;
+    }
     v *= 2 ** e;
     return neg ? -v : v;
   }

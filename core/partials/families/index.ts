@@ -49,7 +49,8 @@ export const SUPPORTED_AGGREGATES = [...FAMILIES.keys()].flatMap((n) => [n, `${n
 
 // Other ClickHouse aggregates (a representative list): refused by name.
 const OTHER_AGGREGATES = new Set(
-  ('anyLast anyHeavy groupArray groupUniqArray groupArrayInsertAt groupBitAnd groupBitOr groupBitXor groupBitmap ' +
+  (
+    'anyLast anyHeavy groupArray groupUniqArray groupArrayInsertAt groupBitAnd groupBitOr groupBitXor groupBitmap ' +
     'sumMap minMap maxMap sumWithOverflow sumKahan varPop varSamp stddevPop stddevSamp covarPop covarSamp corr ' +
     'skewPop skewSamp kurtPop kurtSamp uniqTheta uniqUpTo quantileExactLow quantileExactHigh ' +
     'quantileExactWeighted quantileTiming quantileTimingWeighted quantileDeterministic quantileBFloat16 ' +
@@ -59,7 +60,8 @@ const OTHER_AGGREGATES = new Set(
     'groupArraySample boundingRatio rankCorr first_value last_value any_value singleValueOrNull sumCount ' +
     'exponentialMovingAverage contingency cramersV theilsU mannWhitneyUTest studentTTest welchTTest meanZTest ' +
     'uniqCombined64 uniqThetaSketch argMinIf argMaxIf categoricalInformationValue deltaSum deltaSumTimestamp ' +
-    'groupConcat approx_top_k approx_top_count topKWeighted largestTriangleThreeBuckets').split(/\s+/),
+    'groupConcat approx_top_k approx_top_count topKWeighted largestTriangleThreeBuckets'
+  ).split(/\s+/),
 );
 const COMBINATORS = /(State|Merge|MergeState|Array|ForEach|OrNull|OrDefault|Resample|Distinct|SimpleState|Map|ArgMin|ArgMax)$/;
 

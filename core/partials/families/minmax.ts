@@ -41,7 +41,7 @@ export function minMaxFamily(kind: 'min' | 'max', call: FunctionCall, args: Expr
         },
         finalize(types) {
           const t = types?.[0] ?? seenType;
-          return { value: has ? best : empty ?? defaultOf(t), type: t };
+          return { value: has ? best : (empty ?? defaultOf(t)), type: t };
         },
       };
     },

@@ -30,7 +30,7 @@ export function sumFamily(call: FunctionCall, args: Expr[], cond: Expr | undefin
         },
         finalize(types) {
           const t = types?.[0] ?? seenType;
-          const value = floats ? floats.value() : acc ?? defaultOf(t);
+          const value = floats ? floats.value() : (acc ?? defaultOf(t));
           return { value: isIntType(t) && typeof value === 'number' ? BigInt(value) : value, type: t };
         },
       };

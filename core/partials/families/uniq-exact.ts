@@ -29,7 +29,10 @@ export function uniqExactFamily(call: FunctionCall, args: Expr[], cond: Expr | u
             const k = valueKey(v);
             if (limit > 0 && seen.size >= limit && !seen.has(k)) {
               // 'break': the count stops at the limit (a lower bound), and the answer is partial.
-              if (brk) { cut = true; return; }
+              if (brk) {
+                cut = true;
+                return;
+              }
               throw new ScatterError('TRANSFER_LIMIT', `uniqExact: more than ${limit} distinct values (maxRowsToTransfer)`);
             }
             seen.add(k);

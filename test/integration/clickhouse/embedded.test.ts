@@ -39,9 +39,15 @@ describe('embedded access (chdb)', () => {
 
   it('inserts JSON rows, taking 64-bit values as strings or bigints', async () => {
     await ch.exec('CREATE TABLE ins (a UInt64, b String) ENGINE = Memory');
-    await ch.insert('ins', [{ a: '18446744073709551615', b: "it's \\ \"q\"" }, { a: 5n, b: 'x' }]);
+    await ch.insert('ins', [
+      { a: '18446744073709551615', b: 'it\'s \\ "q"' },
+      { a: 5n, b: 'x' },
+    ]);
     const r = await ch.query('SELECT a, b FROM ins ORDER BY a');
-    expect(r.rows).toEqual([{ a: '5', b: 'x' }, { a: '18446744073709551615', b: "it's \\ \"q\"" }]);
+    expect(r.rows).toEqual([
+      { a: '5', b: 'x' },
+      { a: '18446744073709551615', b: 'it\'s \\ "q"' },
+    ]);
   });
 
   it('applies settings as a SETTINGS clause (max_execution_time throws a timeout)', async () => {
@@ -82,18 +88,27 @@ describe('embedded access (chdb)', () => {
   it('makes external tables readable under their name for one query (IN, JOIN, empty, tricky strings)', async () => {
     const keys: ExternalTable = {
       name: '_data_abc123',
-      columns: [{ name: 'k', type: 'UInt64' }, { name: 'label', type: 'String' }],
-      rows: [{ k: '3', label: "o'neil \\ \"x\"" }, { k: '10', label: 'ten' }, { k: '999999999', label: 'none' }],
+      columns: [
+        { name: 'k', type: 'UInt64' },
+        { name: 'label', type: 'String' },
+      ],
+      rows: [
+        { k: '3', label: 'o\'neil \\ "x"' },
+        { k: '10', label: 'ten' },
+        { k: '999999999', label: 'none' },
+      ],
     };
     const ks: ExternalTable = { name: '_data_keys', columns: [{ name: 'k', type: 'UInt64' }], rows: [{ k: '3' }, { k: 10 }, { k: '999999999' }] };
     const r1 = await ch.query('SELECT k FROM t WHERE k GLOBAL IN _data_keys ORDER BY k', { external: [ks] });
     expect(r1.rows).toEqual([{ k: '3' }, { k: '10' }]);
-    const r2 = await ch.query(
-      'SELECT t.k AS k, _data_abc123.label AS label FROM t INNER JOIN _data_abc123 ON t.k = _data_abc123.k ORDER BY k',
-      { external: [keys] },
-    );
-    expect(r2.rows).toEqual([{ k: '3', label: "o'neil \\ \"x\"" }, { k: '10', label: 'ten' }]);
-    const r3 = await ch.query('SELECT count() AS c FROM t AS x GLOBAL ANY LEFT JOIN _data_abc123 AS d USING (k) WHERE d.label = \'ten\'', {
+    const r2 = await ch.query('SELECT t.k AS k, _data_abc123.label AS label FROM t INNER JOIN _data_abc123 ON t.k = _data_abc123.k ORDER BY k', {
+      external: [keys],
+    });
+    expect(r2.rows).toEqual([
+      { k: '3', label: 'o\'neil \\ "x"' },
+      { k: '10', label: 'ten' },
+    ]);
+    const r3 = await ch.query("SELECT count() AS c FROM t AS x GLOBAL ANY LEFT JOIN _data_abc123 AS d USING (k) WHERE d.label = 'ten'", {
       external: [keys],
     });
     expect(r3.rows).toEqual([{ c: '1' }]);
@@ -103,11 +118,14 @@ describe('embedded access (chdb)', () => {
     // Pre-encoded (the coordinator's encodedOnce): the text is inlined, `rows` ignored.
     const pre = encodedOnce(keys);
     expect(pre.rows).toEqual([]);
-    expect((await ch.query('SELECT t.k AS k, _data_abc123.label AS label FROM t INNER JOIN _data_abc123 ON t.k = _data_abc123.k ORDER BY k', { external: [pre] })).rows).toEqual(r2.rows);
-    expect((await ch.query("SELECT count() AS c FROM t WHERE k IN _data_empty", { external: [encodedOnce(empty)] })).rows).toEqual([{ c: '0' }]);
+    expect(
+      (await ch.query('SELECT t.k AS k, _data_abc123.label AS label FROM t INNER JOIN _data_abc123 ON t.k = _data_abc123.k ORDER BY k', { external: [pre] }))
+        .rows,
+    ).toEqual(r2.rows);
+    expect((await ch.query('SELECT count() AS c FROM t WHERE k IN _data_empty', { external: [encodedOnce(empty)] })).rows).toEqual([{ c: '0' }]);
   });
 
-  it('does not leak a failed query\'s output into the next result', async () => {
+  it("does not leak a failed query's output into the next result", async () => {
     await ch.query('SELECT throwIf(number = 5) AS x FROM numbers(10)').catch(() => undefined);
     expect((await ch.query('SELECT 7 AS seven')).rows).toEqual([{ seven: 7 }]);
   });

@@ -19,7 +19,10 @@ describe('engine processes', () => {
     expect(pids.size).toBe(3);
     expect(pids.has(process.pid)).toBe(false);
     await cluster.execAll('CREATE TABLE t (k UInt64, s String) ENGINE = MergeTree ORDER BY k');
-    await cluster.shards[0]!.insert('t', [{ k: 1n, s: 'a' }, { k: '2', s: 'b' }]);
+    await cluster.shards[0]!.insert('t', [
+      { k: 1n, s: 'a' },
+      { k: '2', s: 'b' },
+    ]);
     await cluster.shards[1]!.insert('t', [{ k: 3, s: 'c' }]);
     const [a, b, o] = await Promise.all([
       cluster.shards[0]!.query('SELECT count() AS c FROM t'),

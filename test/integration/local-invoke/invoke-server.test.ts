@@ -29,7 +29,14 @@ beforeAll(async () => {
     {
       shards: [
         { weight: 1, internalReplication: false, replicas: [{ embedded: 's0' }] },
-        { weight: 1, internalReplication: false, replicas: [{ embedded: 's1r0', fault: { error: 'boom' } }, { embedded: 's1r1', fault: { delayMs: 400 } }] },
+        {
+          weight: 1,
+          internalReplication: false,
+          replicas: [
+            { embedded: 's1r0', fault: { error: 'boom' } },
+            { embedded: 's1r1', fault: { delayMs: 400 } },
+          ],
+        },
         { weight: 1, internalReplication: false, replicas: [{ embedded: 's2', fault: { crash: true } }] },
       ],
     },
@@ -69,8 +76,16 @@ const invoke = async (c: LambdaClient, name: string, payload: unknown) => {
 };
 
 const q = (shard: number, replica: number, over: Partial<ShardRequest> = {}): ShardRequest => ({
-  type: 'query', queryId: `t-${shard}-${replica}`, shard, replica, sql: 'SELECT count() AS c, sum(k) AS s FROM t',
-  deadline: Date.now() + 10_000, settings: {}, external: [], attempt: 'primary', ...over,
+  type: 'query',
+  queryId: `t-${shard}-${replica}`,
+  shard,
+  replica,
+  sql: 'SELECT count() AS c, sum(k) AS s FROM t',
+  deadline: Date.now() + 10_000,
+  settings: {},
+  external: [],
+  attempt: 'primary',
+  ...over,
 });
 
 describe('local Invoke endpoint (plain functions)', () => {
@@ -117,7 +132,14 @@ describe('local Invoke endpoint (shard host processes)', () => {
     const pids = hosts.hosts.flat().map((h) => h.pid);
     expect(new Set(pids).size).toBe(4);
     expect(pids).not.toContain(process.pid);
-    const exec = { type: 'exec', queryId: 'ddl', shard: 0, replica: 0, sql: 'CREATE TABLE t (k UInt64) ENGINE = MergeTree ORDER BY k', deadline: Date.now() + 10_000 };
+    const exec = {
+      type: 'exec',
+      queryId: 'ddl',
+      shard: 0,
+      replica: 0,
+      sql: 'CREATE TABLE t (k UInt64) ENGINE = MergeTree ORDER BY k',
+      deadline: Date.now() + 10_000,
+    };
     expect(((await invoke(lambda, 'ch-scatter-shard-0', exec)).body as ShardSuccess).ok).toBe(true);
     const ins = { type: 'insert', queryId: 'ins', shard: 0, replica: 0, table: 't', rows: [{ k: 1 }, { k: '2' }, { k: 39 }], deadline: Date.now() + 10_000 };
     expect(((await invoke(lambda, 'ch-scatter-shard-0', ins)).body as ShardSuccess).rows).toEqual([{ inserted: '3' }]);

@@ -14,7 +14,14 @@ import type { ShardRequest, ShardSuccess } from '../../../core/protocol/shard-wi
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const success = (p: ShardRequest): ShardSuccess => ({ ok: true, shard: p.shard, replica: p.replica, meta: [{ name: 'c', type: 'UInt64' }], rows: [{ c: String(p.sql.length) }], statistics: { elapsedMs: 1, rowsRead: 1, bytesRead: 8 } });
+const success = (p: ShardRequest): ShardSuccess => ({
+  ok: true,
+  shard: p.shard,
+  replica: p.replica,
+  meta: [{ name: 'c', type: 'UInt64' }],
+  rows: [{ c: String(p.sql.length) }],
+  statistics: { elapsedMs: 1, rowsRead: 1, bytesRead: 8 },
+});
 
 // Shard i is served by NAMES[i]; a full ARN reaches the same function as its name.
 const NAMES = ['ok', 'arn:aws:lambda:eu-west-1:123456789012:function:ok', 'throws', 'missing', 'capped', 'slow', 'garbage', 'admin'];
@@ -48,7 +55,17 @@ afterAll(async () => {
   await server?.close();
 });
 
-const req = (shard: number): ShardRequest => ({ type: 'query', queryId: `q-${shard}`, shard, replica: 0, sql: 'SELECT count() AS c FROM t', deadline: Date.now() + 10_000, settings: {}, external: [], attempt: 'primary' });
+const req = (shard: number): ShardRequest => ({
+  type: 'query',
+  queryId: `q-${shard}`,
+  shard,
+  replica: 0,
+  sql: 'SELECT count() AS c FROM t',
+  deadline: Date.now() + 10_000,
+  settings: {},
+  external: [],
+  attempt: 'primary',
+});
 const signal = () => AbortSignal.timeout(5_000);
 
 async function failure(p: Promise<unknown>): Promise<InvokeError> {

@@ -9,7 +9,11 @@ import { parseTopology } from '../../../core/config/load.js';
 import { startLocalStack } from '../../../local/stack.js';
 
 let dir: string;
-const config = { cluster: 'c', shards: [{ weight: 1, replicas: [{ embedded: 'data/shard-0' }] }], tables: { t_dist: { local: 't', shardingKey: { column: 'k', type: 'UInt64', function: 'identity' } } } };
+const config = {
+  cluster: 'c',
+  shards: [{ weight: 1, replicas: [{ embedded: 'data/shard-0' }] }],
+  tables: { t_dist: { local: 't', shardingKey: { column: 'k', type: 'UInt64', function: 'identity' } } },
+};
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'h10-stack-paths-'));
@@ -40,7 +44,9 @@ describe('local stack embedded paths', () => {
   }, 60_000);
 
   it('a topology object: relative to baseDir; without one, refused naming the JSON path', async () => {
-    await expect(startLocalStack({ topo: parseTopology(config), logLevel: 'SILENT' })).rejects.toThrow(/\$\.shards\[0\]\.replicas\[0\]\.embedded: "data\/shard-0" is relative/);
+    await expect(startLocalStack({ topo: parseTopology(config), logLevel: 'SILENT' })).rejects.toThrow(
+      /\$\.shards\[0\]\.replicas\[0\]\.embedded: "data\/shard-0" is relative/,
+    );
     const base = path.join(dir, 'base');
     const stack = await startLocalStack({ topo: parseTopology(config), baseDir: base, logLevel: 'SILENT' });
     try {

@@ -16,7 +16,10 @@ afterAll(async () => {
 const PAGES: [string, string][] = [
   ['SELECT uid, v, f FROM oracle.ev ORDER BY v DESC, uid, f LIMIT 40', 'SELECT uid, v, f FROM oracle.ev ORDER BY v DESC, uid, f LIMIT 200'],
   ['SELECT uid, n, f FROM oracle.evs ORDER BY n, f LIMIT 50', 'SELECT uid, n, f FROM oracle.evs ORDER BY n, f LIMIT 250'],
-  ['SELECT sensor, s, f FROM oracle.ev WHERE flag = 1 ORDER BY s DESC NULLS FIRST, f LIMIT 30', 'SELECT sensor, s, f FROM oracle.ev WHERE flag = 1 ORDER BY s DESC NULLS FIRST, f LIMIT 150'],
+  [
+    'SELECT sensor, s, f FROM oracle.ev WHERE flag = 1 ORDER BY s DESC NULLS FIRST, f LIMIT 30',
+    'SELECT sensor, s, f FROM oracle.ev WHERE flag = 1 ORDER BY s DESC NULLS FIRST, f LIMIT 150',
+  ],
 ];
 
 test.each(PAGES)('pages of %s equal one long page', async (pageSql, allSql) => {
@@ -54,5 +57,7 @@ test('the last page carries no cursor', async () => {
 
 test('a cursor from another query is refused', async () => {
   const a = await o.scatter('SELECT uid, v FROM oracle.ev ORDER BY v, uid LIMIT 3');
-  await expect(o.scatter('SELECT uid, f FROM oracle.ev ORDER BY f, uid LIMIT 3', undefined, { cursor: a.cursor! })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  await expect(o.scatter('SELECT uid, f FROM oracle.ev ORDER BY f, uid LIMIT 3', undefined, { cursor: a.cursor! })).rejects.toMatchObject({
+    code: 'BAD_REQUEST',
+  });
 });

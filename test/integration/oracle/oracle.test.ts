@@ -45,12 +45,15 @@ function sortRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
 
 /** Exact neighbours of each quantile, computed on the single node, for `quantile...(x)` columns. */
 function quantileTruthSql(sql: string): string {
-  return sql.replace(/\b(quantileTDigest|quantiles|quantile|median)(If)?(?:\(([^()]*)\))?\(([^(),]+)(?:, ([^()]+))?\)/g, (_m, name: string, iff: string | undefined, params: string | undefined, x: string, cond: string | undefined) => {
-    const levels = name === 'median' ? ['0.5'] : (params ?? '0.5').split(',').map((s) => s.trim());
-    const arr = iff ? `arraySort(groupArrayIf(${x}, ${cond}))` : `arraySort(groupArray(${x}))`;
-    const pairs = levels.map((l) => `(${arr}[toUInt64(floor(${l} * (length(${arr}) - 1))) + 1], ${arr}[toUInt64(ceil(${l} * (length(${arr}) - 1))) + 1])`);
-    return `[${pairs.join(', ')}]`;
-  });
+  return sql.replace(
+    /\b(quantileTDigest|quantiles|quantile|median)(If)?(?:\(([^()]*)\))?\(([^(),]+)(?:, ([^()]+))?\)/g,
+    (_m, name: string, iff: string | undefined, params: string | undefined, x: string, cond: string | undefined) => {
+      const levels = name === 'median' ? ['0.5'] : (params ?? '0.5').split(',').map((s) => s.trim());
+      const arr = iff ? `arraySort(groupArrayIf(${x}, ${cond}))` : `arraySort(groupArray(${x}))`;
+      const pairs = levels.map((l) => `(${arr}[toUInt64(floor(${l} * (length(${arr}) - 1))) + 1], ${arr}[toUInt64(ceil(${l} * (length(${arr}) - 1))) + 1])`);
+      return `[${pairs.join(', ')}]`;
+    },
+  );
 }
 
 function checkQuantile(got: unknown, truth: unknown, f32: boolean): void {
@@ -77,7 +80,9 @@ function counts(col: string): Map<string, number> {
 async function checkApprox(c: Case, got: FinalResult, single: Record<string, unknown>[]): Promise<void> {
   const truthRows = c.sql.includes('uniq')
     ? (await o.single(c.sql.replace(/\buniq(Combined|HLL12)?(If)?\(/g, (_m, _v, iff) => `uniqExact${iff ?? ''}(`))).rows
-    : /quantile|median/.test(c.sql) ? (await o.single(quantileTruthSql(c.sql))).rows : single;
+    : /quantile|median/.test(c.sql)
+      ? (await o.single(quantileTruthSql(c.sql))).rows
+      : single;
   expect(got.data.length).toBe(truthRows.length);
   for (const [name, kind] of Object.entries(c.approx!)) {
     const info = got.approximate?.[name];
@@ -143,7 +148,10 @@ describe('oracle: scatter-gather equals one node', () => {
   CORPUS.forEach((c, idx) => {
     test(`#${idx} ${c.sql}`, async () => {
       if (c.expectError) {
-        const err = await o.scatter(c.sql).then(() => undefined, (e: unknown) => e);
+        const err = await o.scatter(c.sql).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(err).toBeInstanceOf(ScatterError);
         expect((err as ScatterError).code).toBe(c.expectError);
         return;
@@ -166,7 +174,9 @@ describe('oracle: scatter-gather equals one node', () => {
       expect(a.length).toBe(b.length);
       a.forEach((row, i) => {
         for (const m of got.meta) {
-          expect(close(row[m.name], b[i]![m.name], m.type), `${m.name} row ${i}: ${JSON.stringify(row[m.name])} vs ${JSON.stringify(b[i]![m.name])}`).toBe(true);
+          expect(close(row[m.name], b[i]![m.name], m.type), `${m.name} row ${i}: ${JSON.stringify(row[m.name])} vs ${JSON.stringify(b[i]![m.name])}`).toBe(
+            true,
+          );
         }
       });
       // Arrival order cannot change the answer.

@@ -67,8 +67,15 @@ test('any split of the rows and any arrival order give the single-node answer', 
       fc.constantFrom(...QUERIES, ...ORDER_FREE),
       fc.array(fc.nat(), { minLength: SHARDS, maxLength: SHARDS }),
       async (placed, sql, perm) => {
-        await load('t_all', placed.map(([r]) => r));
-        for (let s = 0; s < SHARDS; s++) await load(`t_${s}`, placed.filter(([, i]) => i === s).map(([r]) => r));
+        await load(
+          't_all',
+          placed.map(([r]) => r),
+        );
+        for (let s = 0; s < SHARDS; s++)
+          await load(
+            `t_${s}`,
+            placed.filter(([, i]) => i === s).map(([r]) => r),
+          );
         const q = parseSelect(sql) as SelectQuery;
         const split = splitQuery(q, { shardCount: SHARDS, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 100000 });
         const answers = [];
@@ -94,29 +101,36 @@ test('any split of the rows and any arrival order give the single-node answer', 
 
 test('HLL: both partial encodings give the same registers, so the same estimate, within the bound', async () => {
   await fc.assert(
-    fc.asyncProperty(
-      fc.array(fc.tuple(row, fc.integer({ min: 0, max: SHARDS - 1 })), { minLength: 0, maxLength: 60 }),
-      async (placed) => {
-        for (let s = 0; s < SHARDS; s++) await load(`t_${s}`, placed.filter(([, i]) => i === s).map(([r]) => r));
-        const q = parseSelect('SELECT uniq(x) AS a, uniqCombined(y) AS b, uniqHLL12(g) AS c FROM t') as SelectQuery;
-        const out = [];
-        for (const hllEncoding of ['maxMap', 'uniqArray'] as const) {
-          const split = splitQuery(q, { shardCount: SHARDS, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 100000, hllEncoding });
-          const m = split.createMerger();
-          for (let s = 0; s < SHARDS; s++) {
-            const r = await ch.query(onTable(split.shardQuery, `t_${s}`));
-            m.add(s, r.rows, r.meta);
-          }
-          out.push(m.finalize().data[0]);
+    fc.asyncProperty(fc.array(fc.tuple(row, fc.integer({ min: 0, max: SHARDS - 1 })), { minLength: 0, maxLength: 60 }), async (placed) => {
+      for (let s = 0; s < SHARDS; s++)
+        await load(
+          `t_${s}`,
+          placed.filter(([, i]) => i === s).map(([r]) => r),
+        );
+      const q = parseSelect('SELECT uniq(x) AS a, uniqCombined(y) AS b, uniqHLL12(g) AS c FROM t') as SelectQuery;
+      const out = [];
+      for (const hllEncoding of ['maxMap', 'uniqArray'] as const) {
+        const split = splitQuery(q, { shardCount: SHARDS, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 100000, hllEncoding });
+        const m = split.createMerger();
+        for (let s = 0; s < SHARDS; s++) {
+          const r = await ch.query(onTable(split.shardQuery, `t_${s}`));
+          m.add(s, r.rows, r.meta);
         }
-        expect(out[0]).toEqual(out[1]);
-        const distinct = (f: (r: (typeof placed)[number][0]) => unknown) => new Set(placed.map(([r]) => f(r)).filter((v) => v !== null).map(String)).size;
-        // Small sets: the estimator is exact to the unit here.
-        expect(Math.abs(Number(out[0]!.a) - distinct((r) => r.x))).toBeLessThanOrEqual(1);
-        expect(Math.abs(Number(out[0]!.b) - distinct((r) => r.y))).toBeLessThanOrEqual(1);
-        expect(Math.abs(Number(out[0]!.c) - distinct((r) => r.g))).toBeLessThanOrEqual(1);
-      },
-    ),
+        out.push(m.finalize().data[0]);
+      }
+      expect(out[0]).toEqual(out[1]);
+      const distinct = (f: (r: (typeof placed)[number][0]) => unknown) =>
+        new Set(
+          placed
+            .map(([r]) => f(r))
+            .filter((v) => v !== null)
+            .map(String),
+        ).size;
+      // Small sets: the estimator is exact to the unit here.
+      expect(Math.abs(Number(out[0]!.a) - distinct((r) => r.x))).toBeLessThanOrEqual(1);
+      expect(Math.abs(Number(out[0]!.b) - distinct((r) => r.y))).toBeLessThanOrEqual(1);
+      expect(Math.abs(Number(out[0]!.c) - distinct((r) => r.g))).toBeLessThanOrEqual(1);
+    }),
     { numRuns: 25 },
   );
 }, 300_000);

@@ -26,7 +26,8 @@ function render(i: number, sql: string, plan: QueryPlan, opts: unknown): string 
   if (opts) lines.push(`opts: ${JSON.stringify(opts)}`);
   for (const s of plan.shards) {
     lines.push(s.skipped ? `  shard ${s.shard}: SKIPPED (${s.reason})` : `  shard ${s.shard}: ${s.sql}`);
-    for (const o of s.externalOverrides ?? []) lines.push(`    ${o.name}: ${o.rows.length} of ${plan.external.find((t) => t.name === o.name)!.rows.length} rows`);
+    for (const o of s.externalOverrides ?? [])
+      lines.push(`    ${o.name}: ${o.rows.length} of ${plan.external.find((t) => t.name === o.name)!.rows.length} rows`);
   }
   for (const t of plan.external) lines.push(`  external ${t.name}: ${t.rows.length} rows (${t.columns.map((c) => `${c.name} ${c.type}`).join(', ')})`);
   if (Object.keys(plan.settings).length) lines.push(`  settings ${JSON.stringify(plan.settings)}`);

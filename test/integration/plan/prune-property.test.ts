@@ -16,13 +16,27 @@ let cluster: EmbeddedCluster;
 // Generated data: random sensors (some never queried, some queried but absent), random nums/signed keys.
 function generatedData(seed: number): Record<string, Row[]> {
   const [events] = fc.sample(
-    fc.array(fc.record({ s: fc.integer({ min: 0, max: 19 }), value: fc.integer({ min: 0, max: 500 }), u: fc.integer({ min: 0, max: 9 }) }), { minLength: 50, maxLength: 300 }),
+    fc.array(fc.record({ s: fc.integer({ min: 0, max: 19 }), value: fc.integer({ min: 0, max: 500 }), u: fc.integer({ min: 0, max: 9 }) }), {
+      minLength: 50,
+      maxLength: 300,
+    }),
     { seed, numRuns: 1 },
   );
-  const [nums] = fc.sample(fc.array(fc.record({ k: fc.integer({ min: 0, max: 255 }), v: fc.integer({ min: -1000, max: 1000 }) }), { minLength: 50, maxLength: 300 }), { seed: seed + 1, numRuns: 1 });
-  const [signed] = fc.sample(fc.array(fc.record({ k: fc.integer({ min: -128, max: 127 }), v: fc.integer({ min: -1000, max: 1000 }) }), { minLength: 50, maxLength: 300 }), { seed: seed + 2, numRuns: 1 });
+  const [nums] = fc.sample(
+    fc.array(fc.record({ k: fc.integer({ min: 0, max: 255 }), v: fc.integer({ min: -1000, max: 1000 }) }), { minLength: 50, maxLength: 300 }),
+    { seed: seed + 1, numRuns: 1 },
+  );
+  const [signed] = fc.sample(
+    fc.array(fc.record({ k: fc.integer({ min: -128, max: 127 }), v: fc.integer({ min: -1000, max: 1000 }) }), { minLength: 50, maxLength: 300 }),
+    { seed: seed + 2, numRuns: 1 },
+  );
   return {
-    'analytics.events': events!.map((r, i) => ({ sensor: `s-${r.s}`, ts: `2024-01-01 00:00:${String(i % 60).padStart(2, '0')}`, value: r.value, user_id: String(r.u) })),
+    'analytics.events': events!.map((r, i) => ({
+      sensor: `s-${r.s}`,
+      ts: `2024-01-01 00:00:${String(i % 60).padStart(2, '0')}`,
+      value: r.value,
+      user_id: String(r.u),
+    })),
     'analytics.users': [],
     'default.nums': nums!.map((r) => ({ k: r.k, v: String(r.v) })),
     'default.signed_local': signed!.map((r) => ({ k: r.k, v: String(r.v) })),
@@ -64,7 +78,12 @@ function predicate(key: string, lit: Gen, other: Gen): Gen {
 async function threeWays(sql: string): Promise<void> {
   const runner = clusterRunner(cluster, topo);
   const pruned = await planQueryWith(sql, topo, { runSubquery: runner }, passThroughSplit);
-  const plain = await planQueryWith(sql, topo, { runSubquery: runner, settings: { optimize_skip_unused_shards: 0, optimize_skip_unused_shards_rewrite_in: 0 } }, passThroughSplit);
+  const plain = await planQueryWith(
+    sql,
+    topo,
+    { runSubquery: runner, settings: { optimize_skip_unused_shards: 0, optimize_skip_unused_shards_rewrite_in: 0 } },
+    passThroughSplit,
+  );
   expect(plain.shards.every((s) => !s.skipped)).toBe(true);
   const a = canon((await runPlanRows(cluster, pruned)).rows);
   const b = canon((await runPlanRows(cluster, plain)).rows);
@@ -76,7 +95,10 @@ async function threeWays(sql: string): Promise<void> {
 describe('pruned + skipped plans return the same rows as unpruned plans and as one node', () => {
   it('String key hashed with xxHash64', async () => {
     const lit = fc.integer({ min: 0, max: 24 }).map((i) => `'s-${i}'`);
-    const other = fc.oneof(fc.integer({ min: 0, max: 500 }).map((n) => `value > ${n}`), lit.map((l) => `lower(sensor) = ${l}`));
+    const other = fc.oneof(
+      fc.integer({ min: 0, max: 500 }).map((n) => `value > ${n}`),
+      lit.map((l) => `lower(sensor) = ${l}`),
+    );
     await fc.assert(
       fc.asyncProperty(predicate('sensor', lit, other), async (p) => threeWays(`SELECT sensor, value FROM analytics.events_dist WHERE ${p}`)),
       { numRuns: 60, seed: 42 },
@@ -108,7 +130,9 @@ describe('pruned + skipped plans return the same rows as unpruned plans and as o
   it('GLOBAL IN on the key ships a per-shard pruned set', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 0, max: 500 }), async (x, y) =>
-        threeWays(`SELECT sensor, value FROM analytics.events_dist WHERE sensor GLOBAL IN (SELECT sensor FROM analytics.events_dist WHERE value > ${x}) AND value < ${y}`),
+        threeWays(
+          `SELECT sensor, value FROM analytics.events_dist WHERE sensor GLOBAL IN (SELECT sensor FROM analytics.events_dist WHERE value > ${x}) AND value < ${y}`,
+        ),
       ),
       { numRuns: 15, seed: 3 },
     );

@@ -75,8 +75,14 @@ describe('oversized shard partials', () => {
     expect((r.body as ErrBody).error.code).toBe('TOO_LARGE');
   });
 
-  it('Lambda\'s own Function.ResponseSizeTooLarge is the same 413', async () => {
-    const d = deps(0, {}, (shard) => (shard === 1 ? Promise.reject(new InvokeError('unhandled', 'Response payload size exceeded maximum allowed payload size (6291556 bytes).', 'Function.ResponseSizeTooLarge')) : undefined));
+  it("Lambda's own Function.ResponseSizeTooLarge is the same 413", async () => {
+    const d = deps(0, {}, (shard) =>
+      shard === 1
+        ? Promise.reject(
+            new InvokeError('unhandled', 'Response payload size exceeded maximum allowed payload size (6291556 bytes).', 'Function.ResponseSizeTooLarge'),
+          )
+        : undefined,
+    );
     const r = await runQuery({ sql: `SELECT count() AS c FROM ${T}` }, d);
     expect(r.status).toBe(413);
     expect((r.body as ErrBody).error.message).toMatch(/from shard 1 .*Response payload size exceeded/);

@@ -24,7 +24,10 @@ afterAll(() => {
 
 // Control bytes go in as \xHH: chdb takes the query as a C string, so a raw NUL would cut it.
 const sqlString = (s: string) =>
-  `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/[\x00-\x1f]/g, (c) => '\\x' + c.charCodeAt(0).toString(16).padStart(2, '0'))}'`;
+  `'${s
+    .replace(/\\/g, '\\\\')
+    .replace(/'/g, "\\'")
+    .replace(/[\x00-\x1f]/g, (c) => '\\x' + c.charCodeAt(0).toString(16).padStart(2, '0'))}'`;
 
 /** chdb's xxHash64(CAST(text AS type)) for each text, in order. */
 function chHashes(texts: string[], type: string): bigint[] {
@@ -32,7 +35,10 @@ function chHashes(texts: string[], type: string): bigint[] {
   const sql = `SELECT t.1 AS i, toString(xxHash64(CAST(t.2 AS ${type}))) AS h FROM (SELECT arrayJoin([${tuples}]) AS t) ORDER BY i
     SETTINGS session_timezone = 'UTC'`;
   const out = session.query(sql, 'JSONEachRow') as string;
-  const rows = out.trim().split('\n').map((l) => JSON.parse(l) as { i: number; h: string });
+  const rows = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { i: number; h: string });
   expect(rows.length).toBe(texts.length);
   return rows.map((r) => BigInt(r.h));
 }
@@ -48,7 +54,10 @@ function dateTimeText(secs: number): string {
 }
 
 /** A generated case: the text chdb casts, and the KeyValue we hand our placement. */
-interface Case { text: string; ours: KeyValue }
+interface Case {
+  text: string;
+  ours: KeyValue;
+}
 
 function intCases(bits: number, signed: boolean): fc.Arbitrary<Case> {
   const b = BigInt(bits);
@@ -62,7 +71,9 @@ function intCases(bits: number, signed: boolean): fc.Arbitrary<Case> {
 
 const text = fc.string({ unit: 'grapheme', maxLength: 40 });
 const cases: Record<string, fc.Arbitrary<Case>> = {
-  String: fc.oneof(text, fc.string({ unit: 'binary-ascii', maxLength: 20 }), fc.constantFrom('', "it's", 'a\\b', '\u0000x', 'κλειδί', '🦀🦀')).map((s) => ({ text: s, ours: s })),
+  String: fc
+    .oneof(text, fc.string({ unit: 'binary-ascii', maxLength: 20 }), fc.constantFrom('', "it's", 'a\\b', '\u0000x', 'κλειδί', '🦀🦀'))
+    .map((s) => ({ text: s, ours: s })),
   'FixedString(8)': fc.string({ unit: 'grapheme-ascii', maxLength: 8 }).map((s) => ({ text: s, ours: s })),
   'FixedString(1)': fc.string({ unit: 'grapheme-ascii', maxLength: 1 }).map((s) => ({ text: s, ours: s })),
   UInt8: intCases(8, false),
@@ -74,7 +85,9 @@ const cases: Record<string, fc.Arbitrary<Case>> = {
   Int32: intCases(32, true),
   Int64: intCases(64, true),
   Date: fc.tuple(fc.integer({ min: 0, max: 65535 }), fc.boolean()).map(([d, asNumber]) => ({ text: dateText(d), ours: asNumber ? d : dateText(d) })),
-  DateTime: fc.tuple(fc.integer({ min: 0, max: 4294967295 }), fc.boolean()).map(([s, asNumber]) => ({ text: dateTimeText(s), ours: asNumber ? s : dateTimeText(s) })),
+  DateTime: fc
+    .tuple(fc.integer({ min: 0, max: 4294967295 }), fc.boolean())
+    .map(([s, asNumber]) => ({ text: dateTimeText(s), ours: asNumber ? s : dateTimeText(s) })),
   UUID: fc.uuid().map((u) => ({ text: u, ours: u.toUpperCase() })),
 };
 
@@ -83,10 +96,11 @@ describe('xxHash64 parity with chdb', () => {
     it(`${type}: ${N} generated values`, async () => {
       const sample = fc.sample(arb, { numRuns: N, seed: 20261130 });
       const p = await createPlacement([{ weight: 1 }], { column: 'k', type, function: 'xxHash64' });
-      const expected = chHashes(sample.map((c) => c.text), type);
-      const mismatches = sample
-        .map((c, i) => ({ c, ours: p.hash(c.ours), theirs: expected[i]! }))
-        .filter((m) => m.ours !== m.theirs);
+      const expected = chHashes(
+        sample.map((c) => c.text),
+        type,
+      );
+      const mismatches = sample.map((c, i) => ({ c, ours: p.hash(c.ours), theirs: expected[i]! })).filter((m) => m.ours !== m.theirs);
       expect(mismatches.slice(0, 5)).toEqual([]);
     });
   }

@@ -91,7 +91,10 @@ function renderOurs(e: Expr): string {
     case 'cast':
       return `CAST(${r(e.expr)}, ?)`;
     case 'lambda':
-      return `lambda(${foldConstants('tuple', e.params.map(() => '?'))}, ${r(e.body)})`;
+      return `lambda(${foldConstants(
+        'tuple',
+        e.params.map(() => '?'),
+      )}, ${r(e.body)})`;
     case 'interval':
       return `toInterval${e.unit.charAt(0)}${e.unit.slice(1).toLowerCase()}(${r(e.value)})`;
   }
@@ -107,15 +110,19 @@ function chTreeOfSelectItem(exprSql: string): string {
 // Shapes ClickHouse does not parse as an expression on its own or rewrites while parsing.
 function comparable(e: Expr): boolean {
   let ok = true;
-  walkExpr(e, (x) => {
-    if (x.kind === 'param') ok = false; // EXPLAIN AST refuses unset parameters
-    // EXPLAIN AST prints names raw, one node per line: a newline inside a name breaks the tree text.
-    const names = [x.alias ?? '', ...(x.kind === 'column' ? x.parts : []), ...(x.kind === 'lambda' ? x.params : [])];
-    if (names.some((nm) => /[\r\n]/.test(nm))) ok = false;
-    // `1::T` becomes CAST('1', 'T') and a cast of a negative literal folds differently: fine either way,
-    // but a ::cast of a folded literal array/tuple is re-spelled by ClickHouse; skip those.
-    if (x.kind === 'cast' && x.syntax === 'colons' && isConstant(x.expr) && x.expr.kind !== 'literal') ok = false;
-  }, { subqueries: true });
+  walkExpr(
+    e,
+    (x) => {
+      if (x.kind === 'param') ok = false; // EXPLAIN AST refuses unset parameters
+      // EXPLAIN AST prints names raw, one node per line: a newline inside a name breaks the tree text.
+      const names = [x.alias ?? '', ...(x.kind === 'column' ? x.parts : []), ...(x.kind === 'lambda' ? x.params : [])];
+      if (names.some((nm) => /[\r\n]/.test(nm))) ok = false;
+      // `1::T` becomes CAST('1', 'T') and a cast of a negative literal folds differently: fine either way,
+      // but a ::cast of a folded literal array/tuple is re-spelled by ClickHouse; skip those.
+      if (x.kind === 'cast' && x.syntax === 'colons' && isConstant(x.expr) && x.expr.kind !== 'literal') ok = false;
+    },
+    { subqueries: true },
+  );
   return ok;
 }
 
@@ -152,16 +159,59 @@ describe('ClickHouse parses printed expressions into the same function tree', ()
 
   // The parser must also read what users write the way ClickHouse does (not only our own output).
   const TRICKY = [
-    'a OR b AND c', 'NOT a AND b', 'NOT a = b', 'a = 1 IS NULL', 'NOT a IS NULL', 'a BETWEEN 1 AND 2 AND c',
-    'a NOT BETWEEN 1 AND 2 OR c', '-a * b', '-a.1', '-arr[1]', 'a - -5', '- 5 + a', 'a + b * c - d / e % f',
-    'a || b || c = d', "a LIKE 'x' AND b", 'a IN (1, 2) = 0', 'a NOT IN (1) OR b GLOBAL NOT IN (2)', 'a < b = c',
-    't.1.2', '[[1]][1][1]', 'x::UInt8 + 1', '-1::Int8', 'a ? b : c', 'a OR b ? c : d', 'a = b ? c + 1 : d',
-    'arrayMap(x -> x * 2, arr)', 'arrayMap((x, y) -> x + y, a, b)', 'CASE WHEN a THEN b WHEN c THEN d END',
-    'CASE a WHEN 1 THEN 2 ELSE 3 END', 'CAST(a AS Nullable(UInt8)) = 1', 'INTERVAL 1 DAY + dt', 'dt - INTERVAL 2 HOUR',
-    "INTERVAL '3 day'", 'count(DISTINCT a) + 1', 'quantile(0.5)(a) * 2', 'sum(a) / count()', 'a MOD 2 DIV 3',
-    'a == b != c', 'NOT NOT a', 'a AND NOT b OR NOT c AND d', '(a, b) IN ((1, 2))', 'a IN (SELECT 1) AND b',
-    'tuple(1, 2).1', "s NOT ILIKE 'x' AND s REGEXP 'y'", 'a IS NOT NULL AND b IS NULL', "f(a AS x, x + 1)",
-    '-(-a)', '-(5)', 'a * (b + c)', '(a OR b) AND c', 'NOT (a OR b)', 'a <=> b', 'x -> x',
+    'a OR b AND c',
+    'NOT a AND b',
+    'NOT a = b',
+    'a = 1 IS NULL',
+    'NOT a IS NULL',
+    'a BETWEEN 1 AND 2 AND c',
+    'a NOT BETWEEN 1 AND 2 OR c',
+    '-a * b',
+    '-a.1',
+    '-arr[1]',
+    'a - -5',
+    '- 5 + a',
+    'a + b * c - d / e % f',
+    'a || b || c = d',
+    "a LIKE 'x' AND b",
+    'a IN (1, 2) = 0',
+    'a NOT IN (1) OR b GLOBAL NOT IN (2)',
+    'a < b = c',
+    't.1.2',
+    '[[1]][1][1]',
+    'x::UInt8 + 1',
+    '-1::Int8',
+    'a ? b : c',
+    'a OR b ? c : d',
+    'a = b ? c + 1 : d',
+    'arrayMap(x -> x * 2, arr)',
+    'arrayMap((x, y) -> x + y, a, b)',
+    'CASE WHEN a THEN b WHEN c THEN d END',
+    'CASE a WHEN 1 THEN 2 ELSE 3 END',
+    'CAST(a AS Nullable(UInt8)) = 1',
+    'INTERVAL 1 DAY + dt',
+    'dt - INTERVAL 2 HOUR',
+    "INTERVAL '3 day'",
+    'count(DISTINCT a) + 1',
+    'quantile(0.5)(a) * 2',
+    'sum(a) / count()',
+    'a MOD 2 DIV 3',
+    'a == b != c',
+    'NOT NOT a',
+    'a AND NOT b OR NOT c AND d',
+    '(a, b) IN ((1, 2))',
+    'a IN (SELECT 1) AND b',
+    'tuple(1, 2).1',
+    "s NOT ILIKE 'x' AND s REGEXP 'y'",
+    'a IS NOT NULL AND b IS NULL',
+    'f(a AS x, x + 1)',
+    '-(-a)',
+    '-(5)',
+    'a * (b + c)',
+    '(a OR b) AND c',
+    'NOT (a OR b)',
+    'a <=> b',
+    'x -> x',
   ];
   it('hand-written tricky expressions are read as ClickHouse reads them', () => {
     for (const text of TRICKY) {
@@ -199,9 +249,13 @@ describe('generated statements are valid ClickHouse syntax', () => {
     fc.assert(
       fc.property(statementArb, (st) => {
         let ok = true;
-        walkStatement(st, (x) => {
-          if (!comparable(x)) ok = false;
-        }, { subqueries: true });
+        walkStatement(
+          st,
+          (x) => {
+            if (!comparable(x)) ok = false;
+          },
+          { subqueries: true },
+        );
         if (!ok) return;
         const text = printSelect(st);
         checked++;

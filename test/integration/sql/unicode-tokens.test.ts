@@ -36,13 +36,13 @@ function clickhouse(sql: string): number | undefined {
 }
 
 const CASES = [
-  "SELECT count() FROM t WHERE s = ’a’",
+  'SELECT count() FROM t WHERE s = ’a’',
   'SELECT 😀 FROM t',
   'SELECT сумма FROM t',
   'SELECT 1 AS aб FROM t',
   "SELECT count() FROM t WHERE s ＝ 'a'",
   'ＳＥＬＥＣＴ 1 FROM t',
-  "SELECT ‘a’ AS x FROM t",
+  'SELECT ‘a’ AS x FROM t',
   'SELECT “a” FROM t',
   "SELECT ‘a' FROM t",
   'SELECT `сумма` FROM t',

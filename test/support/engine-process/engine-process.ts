@@ -139,8 +139,7 @@ function waitReady(child: ChildProcess, timeoutMs: number, dir: string): Promise
       if ('ready' in m) done(() => resolve(m.pid));
       else if ('fatal' in m) done(() => reject(new ClickHouseError(`engine for ${dir} failed to start: ${m.fatal}`, 'connection')));
     };
-    const onExit = (code: number | null) =>
-      done(() => reject(new ClickHouseError(`engine for ${dir} exited during start (code ${code})`, 'connection')));
+    const onExit = (code: number | null) => done(() => reject(new ClickHouseError(`engine for ${dir} exited during start (code ${code})`, 'connection')));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       done(() => reject(new ClickHouseError(`engine for ${dir} did not start within ${timeoutMs} ms`, 'connection')));

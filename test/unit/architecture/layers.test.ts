@@ -67,8 +67,12 @@ function violations(): string[] {
         if (spec.startsWith('node:')) continue;
         if (spec.startsWith('.')) {
           const target = relative(ROOT, resolve(ROOT, dirname(file), spec));
-          if (!rules.folders.some((f) => target === f || target.startsWith(`${f}/`))) found.push(`${file} -> ${target} (${layer} may import ${rules.folders.join(', ')})`);
-        } else if (!rules.packages.includes('*') && !rules.packages.some((p) => (p.endsWith('/') ? spec.startsWith(p) : spec === p || spec.startsWith(`${p}/`)))) {
+          if (!rules.folders.some((f) => target === f || target.startsWith(`${f}/`)))
+            found.push(`${file} -> ${target} (${layer} may import ${rules.folders.join(', ')})`);
+        } else if (
+          !rules.packages.includes('*') &&
+          !rules.packages.some((p) => (p.endsWith('/') ? spec.startsWith(p) : spec === p || spec.startsWith(`${p}/`)))
+        ) {
           found.push(`${file} -> package ${spec} (${layer} may use ${rules.packages.join(', ')})`);
         }
       }

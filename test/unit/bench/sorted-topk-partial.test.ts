@@ -5,7 +5,10 @@ import { expect, test } from 'vitest';
 import { foldSeedPartials, seedPartialOf } from '../../../bench/support/sorted-topk-partial.js';
 
 const view = (p: ReturnType<typeof seedPartialOf>) => ({
-  count: p.count, sum: p.sum, min: p.min, max: p.max,
+  count: p.count,
+  sum: p.sum,
+  min: p.min,
+  max: p.max,
   top: Array.from({ length: p.len }, (_, i) => [p.scores[i], p.keys[i]]),
 });
 
@@ -17,7 +20,12 @@ test('any split and any order fold to the partial of all rows', () => {
       fc.integer({ min: 1, max: 30 }),
       fc.func(fc.integer()),
       (rows, shards, k, f) => {
-        const parts = Array.from({ length: shards }, (_, s) => seedPartialOf(rows.filter((_r, i) => Math.abs(f(i)) % shards === s), k));
+        const parts = Array.from({ length: shards }, (_, s) =>
+          seedPartialOf(
+            rows.filter((_r, i) => Math.abs(f(i)) % shards === s),
+            k,
+          ),
+        );
         const shuffled = [...parts].sort((a, b) => f(a.count * 31 + a.len) - f(b.count * 31 + b.len));
         const whole = view(seedPartialOf(rows, k));
         expect(view(foldSeedPartials(parts, k))).toEqual(whole);

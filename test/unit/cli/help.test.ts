@@ -32,7 +32,13 @@ describe('ch-scatter CLI', () => {
     const r = run('explain', '--config', cfg, 'SELECT 1');
     expect(r.status).toBe(1);
     const lines = r.stderr.trim().split('\n');
-    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^\$\.shards\[0\]\.weight: /), expect.stringMatching(/^\$\.shards\[0\]\.replicas: /), expect.stringMatching(/^\$\.tables: /)]));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^\$\.shards\[0\]\.weight: /),
+        expect.stringMatching(/^\$\.shards\[0\]\.replicas: /),
+        expect.stringMatching(/^\$\.tables: /),
+      ]),
+    );
     expect(r.stderr).not.toMatch(/at .*\.ts:\d+/); // no stack trace
   });
 });

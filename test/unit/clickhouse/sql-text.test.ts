@@ -17,9 +17,7 @@ describe('substituteExternal', () => {
     expect(sub('SELECT * FROM _data_x1 WHERE 1')).toBe('SELECT * FROM (SUB) AS `_data_x1` WHERE 1');
     expect(sub('SELECT * FROM t JOIN _data_x1 AS d ON t.k = d.k')).toBe('SELECT * FROM t JOIN (SUB) AS d ON t.k = d.k');
     expect(sub('SELECT * FROM t JOIN _data_x1 d USING k')).toBe('SELECT * FROM t JOIN (SUB) d USING k');
-    expect(sub('SELECT _data_x1.k FROM t JOIN _data_x1 ON t.k = _data_x1.k')).toBe(
-      'SELECT _data_x1.k FROM t JOIN (SUB) AS `_data_x1` ON t.k = _data_x1.k',
-    );
+    expect(sub('SELECT _data_x1.k FROM t JOIN _data_x1 ON t.k = _data_x1.k')).toBe('SELECT _data_x1.k FROM t JOIN (SUB) AS `_data_x1` ON t.k = _data_x1.k');
   });
 
   it('leaves strings, comments, qualified names and lookalikes alone', () => {

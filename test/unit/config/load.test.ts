@@ -50,7 +50,10 @@ describe('topology config', () => {
   it('reports one line per problem, each naming its JSON path', () => {
     const bad = {
       cluster: '',
-      shards: [{ weight: 0, replicas: [] }, { weight: 1, replicas: [{ url: 'http://a:8123', embedded: 'x' }] }],
+      shards: [
+        { weight: 0, replicas: [] },
+        { weight: 1, replicas: [{ url: 'http://a:8123', embedded: 'x' }] },
+      ],
       tables: { t: { local: 'l', shardingKey: { column: 'k', type: 'Nullable(String)' } } },
       query: { timeoutMs: -1, transferOverflowMode: 'maybe' },
     };

@@ -12,13 +12,39 @@ beforeAll(() => {
 });
 
 const ctx = (remaining = 30_000): Context =>
-  ({ functionName: 'coord', functionVersion: '1', invokedFunctionArn: 'arn:aws:lambda:us-east-1:1:function:coord', memoryLimitInMB: '512', awsRequestId: 'req-1', logGroupName: 'g', logStreamName: 's', callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => remaining }) as unknown as Context;
+  ({
+    functionName: 'coord',
+    functionVersion: '1',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:1:function:coord',
+    memoryLimitInMB: '512',
+    awsRequestId: 'req-1',
+    logGroupName: 'g',
+    logStreamName: 's',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => remaining,
+  }) as unknown as Context;
 
 function http(method: string, path: string, body?: unknown) {
   return {
-    version: '2.0', routeKey: `${method} ${path}`, rawPath: path, rawQueryString: '', headers: { 'x-query-id': 'qid-42' }, isBase64Encoded: false,
+    version: '2.0',
+    routeKey: `${method} ${path}`,
+    rawPath: path,
+    rawQueryString: '',
+    headers: { 'x-query-id': 'qid-42' },
+    isBase64Encoded: false,
     body: body === undefined ? undefined : JSON.stringify(body),
-    requestContext: { http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' }, requestId: 'r', routeKey: `${method} ${path}`, stage: '$default', accountId: '1', apiId: 'a', domainName: 'd', domainPrefix: 'd', time: '', timeEpoch: 0 },
+    requestContext: {
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' },
+      requestId: 'r',
+      routeKey: `${method} ${path}`,
+      stage: '$default',
+      accountId: '1',
+      apiId: 'a',
+      domainName: 'd',
+      domainPrefix: 'd',
+      time: '',
+      timeEpoch: 0,
+    },
   };
 }
 
@@ -28,13 +54,21 @@ function deps(over: Partial<CoordinatorDeps> = {}): CoordinatorDeps & { written:
   const t = parseTopology({
     cluster: 'c',
     shards: [{ replicas: [{ url: 'http://a:8123' }] }, { replicas: [{ url: 'http://b:8123' }] }],
-    tables: { 'db.t_dist': { local: 'db.t', shardingKey: { column: 'k', type: 'UInt64', function: 'identity' } }, 'db.roll_dist': { local: 'db.roll', shardingKey: { column: 'c', type: 'UInt64', function: 'identity' } } },
+    tables: {
+      'db.t_dist': { local: 'db.t', shardingKey: { column: 'k', type: 'UInt64', function: 'identity' } },
+      'db.roll_dist': { local: 'db.roll', shardingKey: { column: 'c', type: 'UInt64', function: 'identity' } },
+    },
     schedules: [{ name: 'hourly', schedule: 'rate(1 hour)', sql: 'SELECT count() AS c FROM db.t_dist', destination: { table: 'db.roll_dist' } }],
   });
   const invoker = fakeInvoker((s) => ({ kind: 'ok', c: s + 1 }));
   const base: CoordinatorDeps = {
     topo: t,
-    invoker: { invoke: (shard, p, sig) => { seen.push(p.queryId); return invoker.invoke(shard, p, sig); } },
+    invoker: {
+      invoke: (shard, p, sig) => {
+        seen.push(p.queryId);
+        return invoker.invoke(shard, p, sig);
+      },
+    },
     planQuery: async () => sumPlan(2),
     explainPlan: (p) => ({ shards: p.shards.map((s) => ({ shard: s.shard, skipped: s.skipped, sql: s.sql })), external: [], merge: p.mergeDescription }),
     hedgeState: createHedgeState(),
@@ -55,7 +89,13 @@ describe('coordinator handler', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-query-id']).toBe('qid-42');
     const body = JSON.parse(res.body);
-    expect(body).toMatchObject({ meta: [{ name: 'c', type: 'UInt64' }], data: [{ c: '3' }], rows: 1, partial: false, shards: { total: 2, queried: 2, succeeded: 2 } });
+    expect(body).toMatchObject({
+      meta: [{ name: 'c', type: 'UInt64' }],
+      data: [{ c: '3' }],
+      rows: 1,
+      partial: false,
+      shards: { total: 2, queried: 2, succeeded: 2 },
+    });
     expect(d.seen).toEqual(['qid-42', 'qid-42']);
   });
 
@@ -101,7 +141,11 @@ describe('coordinator handler', () => {
     const run = (await h({ kind: 'ch-scatter.schedule', name: 'hourly' } as any, ctx())) as any;
     expect(run.partial).toBe(true);
     expect(slow.written[0]!.rows[0]).toMatchObject({ c: '5', _partial: 1 });
-    const failing = deps({ writeRows: async () => { throw new Error('disk full'); } });
+    const failing = deps({
+      writeRows: async () => {
+        throw new Error('disk full');
+      },
+    });
     const h2 = createCoordinatorHandler(async () => failing, createTools());
     await expect(h2({ kind: 'ch-scatter.schedule', name: 'hourly' } as any, ctx())).rejects.toThrow(/schedule hourly failed/);
     await expect(h2({ kind: 'ch-scatter.schedule', name: 'nope' } as any, ctx())).rejects.toThrow(/no schedule named/);
@@ -109,7 +153,10 @@ describe('coordinator handler', () => {
 
   it('fails fast on every invocation when startup (the parity guard) failed', async () => {
     let loads = 0;
-    const h = createCoordinatorHandler(async () => { loads++; throw new Error('shard count differs: config 2, cluster 3'); }, createTools());
+    const h = createCoordinatorHandler(async () => {
+      loads++;
+      throw new Error('shard count differs: config 2, cluster 3');
+    }, createTools());
     for (let i = 0; i < 2; i++) {
       const res = (await h(http('POST', '/query', { sql: 'x' }) as any, ctx())) as any;
       expect(res.statusCode).toBe(500);

@@ -9,7 +9,10 @@ describe('coordinator metric names', () => {
   it('a partial 200 emits PartialResults, the name the CDK alarm uses', () => {
     const metrics = new Metrics({ namespace: 'ChScatter', serviceName: 'coord' });
     recordResult(metrics, 200, { partial: true });
-    const emf = metrics.serializeMetrics() as unknown as { _aws: { CloudWatchMetrics: Array<{ Dimensions: string[][]; Metrics: Array<{ Name: string }> }> }; service: string };
+    const emf = metrics.serializeMetrics() as unknown as {
+      _aws: { CloudWatchMetrics: Array<{ Dimensions: string[][]; Metrics: Array<{ Name: string }> }> };
+      service: string;
+    };
     const names = emf._aws.CloudWatchMetrics.flatMap((m) => m.Metrics.map((x) => x.Name));
     expect(PARTIAL_RESULTS_METRIC).toBe('PartialResults');
     expect(names).toContain(PARTIAL_RESULTS_METRIC);

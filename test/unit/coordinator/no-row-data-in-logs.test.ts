@@ -16,19 +16,29 @@ afterEach(() => vi.restoreAllMocks());
 const ROW_VALUE = 'ROWVALUE-7f3a';
 const ctx = { getRemainingTimeInMillis: () => 30_000, awsRequestId: 'r', functionName: 'coord' } as unknown as Context;
 const event = {
-  version: '2.0', routeKey: 'POST /query', rawPath: '/query', rawQueryString: '', headers: {}, isBase64Encoded: false,
+  version: '2.0',
+  routeKey: 'POST /query',
+  rawPath: '/query',
+  rawQueryString: '',
+  headers: {},
+  isBase64Encoded: false,
   body: JSON.stringify({ sql: 'SELECT count() AS c FROM db.t_dist' }),
   requestContext: { http: { method: 'POST', path: '/query' }, requestId: 'req-1' },
 };
 
 async function logsAt(level: 'INFO' | 'DEBUG'): Promise<{ out: string; body: { partial: boolean } }> {
   const lines: string[] = [];
-  const capture = (chunk: unknown) => { lines.push(String(chunk)); return true; };
+  const capture = (chunk: unknown) => {
+    lines.push(String(chunk));
+    return true;
+  };
   vi.spyOn(process.stdout, 'write').mockImplementation(capture as typeof process.stdout.write);
   vi.spyOn(process.stderr, 'write').mockImplementation(capture as typeof process.stderr.write);
   const d: CoordinatorDeps = {
     topo: topo([1, 1]),
-    invoker: fakeInvoker((s) => (s === 1 ? { kind: 'shardFailure', errKind: 'error', message: `Code: 6. Cannot parse string '${ROW_VALUE}' as UInt64` } : { kind: 'ok', c: 1 })),
+    invoker: fakeInvoker((s) =>
+      s === 1 ? { kind: 'shardFailure', errKind: 'error', message: `Code: 6. Cannot parse string '${ROW_VALUE}' as UInt64` } : { kind: 'ok', c: 1 },
+    ),
     planQuery: async () => sumPlan(2),
     explainPlan: () => ({}),
     hedgeState: createHedgeState(),

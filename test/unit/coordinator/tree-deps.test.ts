@@ -42,7 +42,17 @@ describe('coordinator tree deps', () => {
     try {
       const tree = await treeDeps(topo([1, 1, 1], { treeFanoutAbove: 2 }), { AWS_LAMBDA_FUNCTION_NAME: 'my-coordinator' }, client);
       expect(tree).toBeDefined();
-      const req: TreeRequest = { type: 'tree', queryId: 'q', group: 1, deadline: Date.now() + 5000, settings: {}, external: [], hedge: { enabled: false, afterQuantile: 0.95, maxExtraPercent: 5 }, tasks: [{ shard: 2, sql: 'SELECT 1', external: [] }], premerge: false };
+      const req: TreeRequest = {
+        type: 'tree',
+        queryId: 'q',
+        group: 1,
+        deadline: Date.now() + 5000,
+        settings: {},
+        external: [],
+        hedge: { enabled: false, afterQuantile: 0.95, maxExtraPercent: 5 },
+        tasks: [{ shard: 2, sql: 'SELECT 1', external: [] }],
+        premerge: false,
+      };
       const res = await tree!.invoke(1, req, AbortSignal.timeout(5000));
       expect(res).toMatchObject({ ok: true, group: 1, mode: 'relayed' });
       expect(seen).toEqual([{ name: 'my-coordinator', body: req }]);

@@ -16,10 +16,19 @@ beforeAll(() => {
 const ctx = { functionName: 'coord', awsRequestId: 'r', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
 
 const request = (over: Partial<TreeRequest> = {}): TreeRequest => ({
-  type: 'tree', queryId: 'root-q', group: 1, deadline: Date.now() + 5_000, settings: {}, external: [],
+  type: 'tree',
+  queryId: 'root-q',
+  group: 1,
+  deadline: Date.now() + 5_000,
+  settings: {},
+  external: [],
   hedge: { enabled: false, afterQuantile: 0.95, maxExtraPercent: 5 },
-  tasks: [{ shard: 2, sql: 'SELECT count() AS c FROM db.t', external: [] }, { shard: 3, sql: 'SELECT count() AS c FROM db.t', external: [] }],
-  premerge: false, ...over,
+  tasks: [
+    { shard: 2, sql: 'SELECT count() AS c FROM db.t', external: [] },
+    { shard: 3, sql: 'SELECT count() AS c FROM db.t', external: [] },
+  ],
+  premerge: false,
+  ...over,
 });
 
 describe('coordinator handler: sub-coordinator requests', () => {
@@ -40,6 +49,9 @@ describe('coordinator handler: sub-coordinator requests', () => {
     expect(invoker.calls.map((c) => c.shard).sort()).toEqual([2, 3]);
     expect(res).toMatchObject({ ok: true, group: 1, mode: 'relayed' });
     expect(res.parts).toEqual([{ shard: 2, meta: [{ name: 'c', type: 'UInt64' }], rows: [{ c: '20' }] }]);
-    expect(res.outcomes.map((o) => [o.shard, o.status])).toEqual([[2, 'ok'], [3, 'error']]);
+    expect(res.outcomes.map((o) => [o.shard, o.status])).toEqual([
+      [2, 'ok'],
+      [3, 'error'],
+    ]);
   });
 });

@@ -45,7 +45,7 @@ describe('types follow ClickHouse', () => {
   });
 
   test('UInt64 arithmetic wraps like ClickHouse', () => {
-    const env = { 'x': { v: 18446744073709551615n, t: 'UInt64' } };
+    const env = { x: { v: 18446744073709551615n, t: 'UInt64' } };
     expect(ev('x + 1', env)).toEqual({ v: 0n, t: 'UInt64' });
   });
 

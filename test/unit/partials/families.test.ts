@@ -31,15 +31,28 @@ describe('exact families', () => {
 
   test("min/max: an empty shard's default (0) never wins", () => {
     const t = ['Int32', 'UInt64'];
-    expect(run('min(x)', [{ shard: 0, vals: [0n, 0n], types: t }, { shard: 1, vals: [5n, 3n], types: t }])).toEqual({ value: 5n, type: 'Int32' });
-    expect(run('max(x)', [{ shard: 0, vals: [0n, 0n], types: t }, { shard: 1, vals: [-5n, 3n], types: t }])).toEqual({ value: -5n, type: 'Int32' });
+    expect(
+      run('min(x)', [
+        { shard: 0, vals: [0n, 0n], types: t },
+        { shard: 1, vals: [5n, 3n], types: t },
+      ]),
+    ).toEqual({ value: 5n, type: 'Int32' });
+    expect(
+      run('max(x)', [
+        { shard: 0, vals: [0n, 0n], types: t },
+        { shard: 1, vals: [-5n, 3n], types: t },
+      ]),
+    ).toEqual({ value: -5n, type: 'Int32' });
     // every shard empty: the engine's own empty value
     expect(run('max(x)', [{ shard: 0, vals: [0n, 0n], types: t }])).toEqual({ value: 0n, type: 'Int32' });
   });
 
   test('sum wraps at 64 bits like ClickHouse', () => {
     const t = ['Int64'];
-    const r = run('sum(x)', [{ shard: 0, vals: [2n ** 62n], types: t }, { shard: 1, vals: [2n ** 62n], types: t }]);
+    const r = run('sum(x)', [
+      { shard: 0, vals: [2n ** 62n], types: t },
+      { shard: 1, vals: [2n ** 62n], types: t },
+    ]);
     expect(r.value).toBe(-(2n ** 63n));
   });
 
@@ -67,23 +80,44 @@ describe('exact families', () => {
   });
 
   test('any arrival order gives the same state (sum of floats, min, argMin, any, uniqExact, topK)', () => {
-    const parts = fc.array(fc.tuple(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 0, max: 20 }), fc.double({ min: -1e6, max: 1e6, noNaN: true })), { minLength: 1, maxLength: 8 });
+    const parts = fc.array(fc.tuple(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 0, max: 20 }), fc.double({ min: -1e6, max: 1e6, noNaN: true })), {
+      minLength: 1,
+      maxLength: 8,
+    });
     fc.assert(
       fc.property(parts, fc.func(fc.integer()), (ps, f) => {
         const rows = ps.map(([a, b, c], shard) => ({ shard, a, b, c }));
         const perm = [...rows].sort((x, y) => f(x.shard) - f(y.shard) || x.shard - y.shard);
         for (const [sql, mk] of [
-          ['sum(z)', (r: typeof rows[0]) => ({ vals: [r.c] as Value[], types: ['Float64'] })],
-          ['min(x)', (r: typeof rows[0]) => ({ vals: [BigInt(r.a), BigInt(r.b)] as Value[], types: ['Int32', 'UInt64'] })],
-          ['argMin(x, y)', (r: typeof rows[0]) => ({ vals: [BigInt(r.b), BigInt(r.a), 1n] as Value[], types: ['Int32', 'Int32', 'UInt64'] })],
-          ['any(x)', (r: typeof rows[0]) => ({ vals: [BigInt(r.a), BigInt(r.b)] as Value[], types: ['Int32', 'UInt64'] })],
-          ['uniqExact(x)', (r: typeof rows[0]) => ({ vals: [[BigInt(r.a % 7), BigInt(r.b)]] as Value[], types: ['Array(Int32)'] })],
-          ['topK(2)(x)', (r: typeof rows[0]) => ({ vals: [[[BigInt(r.b % 5), BigInt(r.b + 1)], [BigInt(r.a % 3 + 10), 1n]], 40n] as Value[], types: ['Array(Tuple(Int32, UInt64))', 'UInt64'] })],
+          ['sum(z)', (r: (typeof rows)[0]) => ({ vals: [r.c] as Value[], types: ['Float64'] })],
+          ['min(x)', (r: (typeof rows)[0]) => ({ vals: [BigInt(r.a), BigInt(r.b)] as Value[], types: ['Int32', 'UInt64'] })],
+          ['argMin(x, y)', (r: (typeof rows)[0]) => ({ vals: [BigInt(r.b), BigInt(r.a), 1n] as Value[], types: ['Int32', 'Int32', 'UInt64'] })],
+          ['any(x)', (r: (typeof rows)[0]) => ({ vals: [BigInt(r.a), BigInt(r.b)] as Value[], types: ['Int32', 'UInt64'] })],
+          ['uniqExact(x)', (r: (typeof rows)[0]) => ({ vals: [[BigInt(r.a % 7), BigInt(r.b)]] as Value[], types: ['Array(Int32)'] })],
+          [
+            'topK(2)(x)',
+            (r: (typeof rows)[0]) => ({
+              vals: [
+                [
+                  [BigInt(r.b % 5), BigInt(r.b + 1)],
+                  [BigInt((r.a % 3) + 10), 1n],
+                ],
+                40n,
+              ] as Value[],
+              types: ['Array(Tuple(Int32, UInt64))', 'UInt64'],
+            }),
+          ],
         ] as const) {
           const s1 = agg(sql).newState();
           const s2 = agg(sql).newState();
-          for (const r of rows) { const p = mk(r); s1.add(p.vals, p.types, r.shard); }
-          for (const r of perm) { const p = mk(r); s2.add(p.vals, p.types, r.shard); }
+          for (const r of rows) {
+            const p = mk(r);
+            s1.add(p.vals, p.types, r.shard);
+          }
+          for (const r of perm) {
+            const p = mk(r);
+            s2.add(p.vals, p.types, r.shard);
+          }
           expect(s2.finalize(undefined)).toEqual(s1.finalize(undefined));
           expect(s2.errorBound?.()).toEqual(s1.errorBound?.());
         }
@@ -99,12 +133,22 @@ describe('HyperLogLog', () => {
     const regs = new Uint8Array(HLL_M);
     let x = BigInt(seed) | 1n;
     for (let i = 0; i < n; i++) {
-      x ^= x << 13n; x &= (1n << 64n) - 1n; x ^= x >> 7n; x ^= x << 17n; x &= (1n << 64n) - 1n;
+      x ^= x << 13n;
+      x &= (1n << 64n) - 1n;
+      x ^= x >> 7n;
+      x ^= x << 17n;
+      x &= (1n << 64n) - 1n;
       const j = Number(x & 4095n);
       const w = x >> 12n;
       let rho = 1;
       if (w === 0n) rho = 53;
-      else { let t = w; while ((t & 1n) === 0n) { rho++; t >>= 1n; } }
+      else {
+        let t = w;
+        while ((t & 1n) === 0n) {
+          rho++;
+          t >>= 1n;
+        }
+      }
       if (rho > regs[j]!) regs[j] = rho;
     }
     return regs;
@@ -120,7 +164,12 @@ describe('HyperLogLog', () => {
     const enc = (r: Uint8Array): Value[] => {
       const ks: Value[] = [];
       const vs: Value[] = [];
-      r.forEach((v, i) => { if (v) { ks.push(BigInt(i)); vs.push(BigInt(v)); } });
+      r.forEach((v, i) => {
+        if (v) {
+          ks.push(BigInt(i));
+          vs.push(BigInt(v));
+        }
+      });
       return [[ks, vs]];
     };
     st.add(enc(a), ['Tuple(Array(UInt16), Array(UInt8))'], 0);
@@ -134,26 +183,33 @@ describe('HyperLogLog', () => {
 describe('DDSketch quantiles', () => {
   test('within alpha of the interpolated exact quantile, for positive, negative and zero values', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 300 }), fc.double({ min: 0, max: 1, noNaN: true }), (xs, q) => {
-        const gamma = (1 + DDSKETCH_ALPHA) / (1 - DDSKETCH_ALPHA);
-        const pos = new Map<number, bigint>();
-        const neg = new Map<number, bigint>();
-        let zeros = 0n;
-        for (const x of xs) {
-          if (x === 0) { zeros++; continue; }
-          const m = x > 0 ? pos : neg;
-          const k = Math.ceil(Math.log(Math.abs(x)) / Math.log(gamma));
-          m.set(k, (m.get(k) ?? 0n) + 1n);
-        }
-        const [got] = sketchQuantiles(pos, neg, zeros, [q]);
-        const s = [...xs].sort((a, b) => a - b);
-        const r = q * (s.length - 1);
-        const lo = s[Math.floor(r)]!;
-        const hi = s[Math.ceil(r)]!;
-        const slack = 1e-9 * Math.max(Math.abs(lo), Math.abs(hi), 1);
-        expect(got!).toBeGreaterThanOrEqual(Math.min(lo, hi) - DDSKETCH_ALPHA * Math.abs(lo) - slack);
-        expect(got!).toBeLessThanOrEqual(Math.max(lo, hi) + DDSKETCH_ALPHA * Math.abs(hi) + slack);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 300 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (xs, q) => {
+          const gamma = (1 + DDSKETCH_ALPHA) / (1 - DDSKETCH_ALPHA);
+          const pos = new Map<number, bigint>();
+          const neg = new Map<number, bigint>();
+          let zeros = 0n;
+          for (const x of xs) {
+            if (x === 0) {
+              zeros++;
+              continue;
+            }
+            const m = x > 0 ? pos : neg;
+            const k = Math.ceil(Math.log(Math.abs(x)) / Math.log(gamma));
+            m.set(k, (m.get(k) ?? 0n) + 1n);
+          }
+          const [got] = sketchQuantiles(pos, neg, zeros, [q]);
+          const s = [...xs].sort((a, b) => a - b);
+          const r = q * (s.length - 1);
+          const lo = s[Math.floor(r)]!;
+          const hi = s[Math.ceil(r)]!;
+          const slack = 1e-9 * Math.max(Math.abs(lo), Math.abs(hi), 1);
+          expect(got!).toBeGreaterThanOrEqual(Math.min(lo, hi) - DDSKETCH_ALPHA * Math.abs(lo) - slack);
+          expect(got!).toBeLessThanOrEqual(Math.max(lo, hi) + DDSKETCH_ALPHA * Math.abs(hi) + slack);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -163,8 +219,28 @@ describe('topK error bound (doc_count_error_upper_bound)', () => {
   test('sums the smallest count of every shard that cut its list', () => {
     const st = agg('topK(1)(x)').newState();
     const t = ['Array(Tuple(String, UInt64))', 'UInt64'];
-    st.add([[['a', 10n], ['b', 6n]], 5n], t, 0); // cut: 5 distinct, sent 2
-    st.add([[['b', 9n], ['c', 4n]], 2n], t, 1); // not cut
+    st.add(
+      [
+        [
+          ['a', 10n],
+          ['b', 6n],
+        ],
+        5n,
+      ],
+      t,
+      0,
+    ); // cut: 5 distinct, sent 2
+    st.add(
+      [
+        [
+          ['b', 9n],
+          ['c', 4n],
+        ],
+        2n,
+      ],
+      t,
+      1,
+    ); // not cut
     expect(st.finalize(undefined)).toEqual({ value: ['b'], type: 'Array(String)' });
     expect(st.errorBound!()).toBe(6n);
   });

@@ -41,7 +41,9 @@ describe('LIMIT push-down', () => {
     expect(shardSql('SELECT region, count() FROM t GROUP BY region ORDER BY region LIMIT 5, 3')).toMatch(/ORDER BY region LIMIT 8$/);
   });
   test('group keys include the sharding key: the shard runs HAVING, ORDER BY and LIMIT', () => {
-    expect(shardSql('SELECT uid, sum(v) AS s FROM t GROUP BY uid HAVING s > 1 ORDER BY s DESC LIMIT 3')).toMatch(/HAVING sum\(v\) > 1 ORDER BY sum\(v\) DESC LIMIT 3$/);
+    expect(shardSql('SELECT uid, sum(v) AS s FROM t GROUP BY uid HAVING s > 1 ORDER BY s DESC LIMIT 3')).toMatch(
+      /HAVING sum\(v\) > 1 ORDER BY sum\(v\) DESC LIMIT 3$/,
+    );
   });
   test('ORDER BY count() DESC: shard_size = n * 1.5 + 10 groups', () => {
     expect(shardSql('SELECT sensor, count() AS c FROM t GROUP BY sensor ORDER BY c DESC LIMIT 10')).toMatch(/ORDER BY count\(\) DESC, sensor LIMIT 25$/);
@@ -52,7 +54,8 @@ describe('LIMIT push-down', () => {
       'SELECT sensor, count() AS c FROM t GROUP BY sensor HAVING c > 1 ORDER BY sensor LIMIT 5',
       'SELECT sensor, region, count() FROM t GROUP BY sensor, region ORDER BY sensor LIMIT 5',
       'SELECT sensor, count() FROM t GROUP BY sensor LIMIT 5',
-    ]) expect(shardSql(q)).not.toMatch(/LIMIT/);
+    ])
+      expect(shardSql(q)).not.toMatch(/LIMIT/);
   });
 });
 
@@ -64,10 +67,31 @@ describe('row queries', () => {
   test('unselected sort keys travel as hidden columns, each distinct expression once', () => {
     const sql = shardSql('SELECT uid FROM t ORDER BY v * 2, uid LIMIT 3 BY v * 2 LIMIT 10', { tieBreaker: ['id'] });
     expect(sql).toMatch(/^SELECT uid, v \* 2 AS `?__o0`?, id AS `?__t0`? FROM t ORDER BY v \* 2, uid, id LIMIT 3 BY v \* 2 LIMIT 10$/);
-    const m = splitQuery(parseSelect('SELECT uid FROM t ORDER BY v * 2, uid LIMIT 3 BY v * 2 LIMIT 10') as SelectQuery, { ...CTX, tieBreaker: ['id'] }).createMerger();
-    const meta = [{ name: 'uid', type: 'UInt32' }, { name: '__o0', type: 'Int64' }, { name: '__t0', type: 'UInt32' }];
-    m.add(1, [{ uid: 5, __o0: '2', __t0: 50 }, { uid: 6, __o0: '4', __t0: 60 }], meta);
-    m.add(0, [{ uid: 1, __o0: '2', __t0: 10 }, { uid: 2, __o0: '4', __t0: 20 }], meta);
+    const m = splitQuery(parseSelect('SELECT uid FROM t ORDER BY v * 2, uid LIMIT 3 BY v * 2 LIMIT 10') as SelectQuery, {
+      ...CTX,
+      tieBreaker: ['id'],
+    }).createMerger();
+    const meta = [
+      { name: 'uid', type: 'UInt32' },
+      { name: '__o0', type: 'Int64' },
+      { name: '__t0', type: 'UInt32' },
+    ];
+    m.add(
+      1,
+      [
+        { uid: 5, __o0: '2', __t0: 50 },
+        { uid: 6, __o0: '4', __t0: 60 },
+      ],
+      meta,
+    );
+    m.add(
+      0,
+      [
+        { uid: 1, __o0: '2', __t0: 10 },
+        { uid: 2, __o0: '4', __t0: 20 },
+      ],
+      meta,
+    );
     expect(m.finalize()).toEqual({ meta: [{ name: 'uid', type: 'UInt32' }], data: [{ uid: 1 }, { uid: 5 }, { uid: 2 }, { uid: 6 }] });
   });
   test('a configured unique key is the tie-breaker', () => {
@@ -76,9 +100,23 @@ describe('row queries', () => {
   test('a cursor becomes an after-predicate and drops the offset', async () => {
     const q = parseSelect('SELECT uid, v FROM t ORDER BY v DESC LIMIT 2') as SelectQuery;
     const m = splitQuery(q, CTX).createMerger();
-    m.add(0, [{ uid: 1, v: 9 }, { uid: 2, v: 8 }, { uid: 3, v: 7 }], [{ name: 'uid', type: 'UInt32' }, { name: 'v', type: 'Int32' }]);
+    m.add(
+      0,
+      [
+        { uid: 1, v: 9 },
+        { uid: 2, v: 8 },
+        { uid: 3, v: 7 },
+      ],
+      [
+        { name: 'uid', type: 'UInt32' },
+        { name: 'v', type: 'Int32' },
+      ],
+    );
     const page = m.finalize();
-    expect(page.data).toEqual([{ uid: 1, v: 9 }, { uid: 2, v: 8 }]);
+    expect(page.data).toEqual([
+      { uid: 1, v: 9 },
+      { uid: 2, v: 8 },
+    ]);
     expect(page.cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     const next = printSelect(splitQuery(q, { ...CTX, cursor: page.cursor! }).shardQuery);
     expect(next).toContain('WHERE or(or(less(v, 8), isNull(v)), and(equals(v, 8), or(greater(uid, 2), isNull(uid)))');
@@ -139,7 +177,14 @@ test('aggregate names match case-insensitively where ClickHouse does, and keep t
   const split = splitQuery(parseSelect('SELECT COUNT(*), Sum(v) FROM t') as SelectQuery, CTX);
   expect(printSelect(split.shardQuery)).toMatch(/count\(\) AS `?__a0`?, sum\(v\) AS `?__a1`?/i);
   const m = split.createMerger();
-  m.add(0, [{ __a0: '2', __a1: '5' }], [{ name: '__a0', type: 'UInt64' }, { name: '__a1', type: 'Int64' }]);
+  m.add(
+    0,
+    [{ __a0: '2', __a1: '5' }],
+    [
+      { name: '__a0', type: 'UInt64' },
+      { name: '__a1', type: 'Int64' },
+    ],
+  );
   expect(m.finalize().data).toEqual([{ 'COUNT()': '2', 'Sum(v)': '5' }]);
 });
 
@@ -155,7 +200,10 @@ test('a column neither grouped nor aggregated is a BAD_REQUEST naming it (as Cli
 test('more groups than maxRowsToTransfer is TRANSFER_LIMIT; 0 means no limit (as in ClickHouse)', () => {
   const q = parseSelect('SELECT g, count() FROM t GROUP BY g') as SelectQuery;
   const rows = Array.from({ length: 6 }, (_, i) => ({ __k0: `g${i}`, __a0: '1' }));
-  const meta = [{ name: '__k0', type: 'String' }, { name: '__a0', type: 'UInt64' }];
+  const meta = [
+    { name: '__k0', type: 'String' },
+    { name: '__a0', type: 'UInt64' },
+  ];
   const limited = splitQuery(q, { ...CTX, maxRowsToTransfer: 5 }).createMerger();
   expect(() => limited.add(0, rows, meta)).toThrow(expect.objectContaining({ code: 'TRANSFER_LIMIT' }));
   const unlimited = splitQuery(q, { ...CTX, maxRowsToTransfer: 0 }).createMerger();

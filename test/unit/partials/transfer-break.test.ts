@@ -8,7 +8,10 @@ import type { SelectQuery } from '../../../core/sql/ast.js';
 
 const CTX: SplitContext = { shardCount: 4, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 5 };
 const merger = (sql: string, ctx: Partial<SplitContext> = {}) => splitQuery(parseSelect(sql) as SelectQuery, { ...CTX, ...ctx }).createMerger();
-const groupMeta = [{ name: '__k0', type: 'String' }, { name: '__a0', type: 'UInt64' }];
+const groupMeta = [
+  { name: '__k0', type: 'String' },
+  { name: '__a0', type: 'UInt64' },
+];
 const groups = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ __k0: `g${from + i}`, __a0: '1' }));
 
 describe('aggregate queries', () => {
@@ -51,7 +54,10 @@ describe('aggregate queries', () => {
   });
   test("quantileExact under 'break' keeps at most the limit of values", () => {
     const m = merger('SELECT quantileExact(0.5)(x) AS q FROM t', { transferOverflowMode: 'break', maxRowsToTransfer: 4 });
-    const meta = [{ name: '__a0', type: 'Array(UInt32)' }, { name: '__a1', type: 'UInt32' }];
+    const meta = [
+      { name: '__a0', type: 'Array(UInt32)' },
+      { name: '__a1', type: 'UInt32' },
+    ];
     m.add(0, [{ __a0: [1, 2, 3], __a1: 1 }], meta);
     m.add(1, [{ __a0: [10, 20, 30], __a1: 10 }], meta);
     const r = m.finalize();
@@ -62,7 +68,10 @@ describe('aggregate queries', () => {
 
 describe('row queries', () => {
   const sql = 'SELECT uid, v FROM t ORDER BY v LIMIT 10';
-  const meta = [{ name: 'uid', type: 'UInt32' }, { name: 'v', type: 'Int32' }];
+  const meta = [
+    { name: 'uid', type: 'UInt32' },
+    { name: 'v', type: 'Int32' },
+  ];
   const rows = (shard: number, vs: number[]) => vs.map((v, i) => ({ uid: shard * 100 + i, v }));
   test("'throw' is TRANSFER_LIMIT, 'break' merges each shard's first rows and is truncated (no cursor)", () => {
     const t = merger(sql);

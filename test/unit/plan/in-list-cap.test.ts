@@ -47,7 +47,10 @@ describe('IN list cap', () => {
     expect(Buffer.byteLength(body)).toBeLessThan(1_048_576);
     const r = await runQuery(body, { topo: topo([1, 1]), invoker, planQuery: planQuery as PlanFn, hedgeState: createHedgeState(), queryId: 'q' });
     expect(r.status).toBe(413);
-    expect((r.body as { error: { code: string; message: string } }).error).toMatchObject({ code: 'TOO_LARGE', position: { line: 1, column: sql.indexOf('IN (') + 4 } });
+    expect((r.body as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'TOO_LARGE',
+      position: { line: 1, column: sql.indexOf('IN (') + 4 },
+    });
     expect(invoker.calls).toHaveLength(0);
   });
 });

@@ -42,7 +42,7 @@ describe('refusals', () => {
   const cases: [string, string, RegExp, PlanOptions?][] = [
     ['SELECT sensor FROM analytics.events_dist UNION ALL SELECT sensor FROM analytics.events_dist', 'UNSUPPORTED', /UNION/],
     ['SELECT number FROM numbers(10)', 'UNSUPPORTED', /table function numbers/],
-    ['SELECT sensor FROM analytics.events_dist AS e JOIN remote(\'h\', system.one) AS r ON 1 = 1', 'UNSUPPORTED', /table function remote/],
+    ["SELECT sensor FROM analytics.events_dist AS e JOIN remote('h', system.one) AS r ON 1 = 1", 'UNSUPPORTED', /table function remote/],
     ['SELECT sensor FROM analytics.nope', 'UNKNOWN_TABLE', /analytics\.nope/],
     ['SELECT sensor FROM events_dist', 'UNKNOWN_TABLE', /default\.events_dist/],
     ['SELECT sensor FROM analytics.events', 'UNKNOWN_TABLE', /shard-local table behind analytics\.events_dist/],
@@ -50,19 +50,41 @@ describe('refusals', () => {
     ['SELECT sensor FROM analytics.events_dist ORDER BY sensor WITH FILL', 'UNSUPPORTED', /WITH FILL/],
     ['SELECT DISTINCT ON (sensor) sensor FROM analytics.events_dist', 'UNSUPPORTED', /DISTINCT ON/],
     ['SELECT sensor FROM analytics.events_dist WHERE sensor = {s:String}', 'UNSUPPORTED', /query parameter/],
-    ['SELECT sensor FROM analytics.events_dist WHERE user_id IN (SELECT user_id FROM analytics.users_dist)', 'UNSUPPORTED', /distributed_product_mode = 'deny'/],
-    ['SELECT sensor FROM analytics.events_dist AS e JOIN analytics.users_dist AS u ON e.user_id = u.user_id', 'UNSUPPORTED', /distributed_product_mode = 'deny'/],
+    [
+      'SELECT sensor FROM analytics.events_dist WHERE user_id IN (SELECT user_id FROM analytics.users_dist)',
+      'UNSUPPORTED',
+      /distributed_product_mode = 'deny'/,
+    ],
+    [
+      'SELECT sensor FROM analytics.events_dist AS e JOIN analytics.users_dist AS u ON e.user_id = u.user_id',
+      'UNSUPPORTED',
+      /distributed_product_mode = 'deny'/,
+    ],
     ['SELECT sensor, (SELECT max(value) FROM analytics.events_dist) AS m FROM analytics.events_dist', 'UNSUPPORTED', /scalar subquery/],
     ['SELECT sensor FROM (SELECT sensor FROM analytics.events_dist)', 'UNSUPPORTED', /subquery in FROM/],
     ['SELECT 1', 'UNSUPPORTED', /without FROM/],
     ['WITH t AS (SELECT 1) SELECT sensor FROM analytics.events_dist', 'UNSUPPORTED', /common table expression/],
     ['SELECT sensor FROM analytics.events_dist WHERE sensor IN (1, 2)', 'TYPE_MISMATCH', /sensor \(String\)/],
-    ['SELECT k FROM nums_dist WHERE k IN (0, \'255foo\')', 'TYPE_MISMATCH', /255foo/],
+    ["SELECT k FROM nums_dist WHERE k IN (0, '255foo')", 'TYPE_MISMATCH', /255foo/],
     ['SELECT sensor FROM analytics.events_dist SETTINGS readonly = 0', 'UNSUPPORTED', /readonly/],
     ['SELECT sensor FROM analytics.events_dist', 'UNABLE_TO_SKIP_SHARDS', /no condition on the sharding key/, { forceSkipUnusedShards: true }],
-    ["SELECT sensor FROM analytics.events_dist WHERE sensor NOT IN ('a')", 'UNABLE_TO_SKIP_SHARDS', /sharding key/, { settings: { force_optimize_skip_unused_shards: 1 } }],
-    ["SELECT sensor FROM analytics.events_dist WHERE sensor IN ('a', NULL) SETTINGS force_optimize_skip_unused_shards = 1", 'UNABLE_TO_SKIP_SHARDS', /sharding key/],
-    ["SELECT lower(sensor) AS sensor FROM analytics.events_dist WHERE sensor = 'a'", 'UNABLE_TO_SKIP_SHARDS', /alias named sensor/, { forceSkipUnusedShards: true }],
+    [
+      "SELECT sensor FROM analytics.events_dist WHERE sensor NOT IN ('a')",
+      'UNABLE_TO_SKIP_SHARDS',
+      /sharding key/,
+      { settings: { force_optimize_skip_unused_shards: 1 } },
+    ],
+    [
+      "SELECT sensor FROM analytics.events_dist WHERE sensor IN ('a', NULL) SETTINGS force_optimize_skip_unused_shards = 1",
+      'UNABLE_TO_SKIP_SHARDS',
+      /sharding key/,
+    ],
+    [
+      "SELECT lower(sensor) AS sensor FROM analytics.events_dist WHERE sensor = 'a'",
+      'UNABLE_TO_SKIP_SHARDS',
+      /alias named sensor/,
+      { forceSkipUnusedShards: true },
+    ],
   ];
   it.each(cases)('%s -> %s', async (sql, code, message, opts) => {
     const e = await refusal(sql, opts);
@@ -144,13 +166,20 @@ describe('GLOBAL IN / GLOBAL JOIN', () => {
 
   it('the configured limit applies without any setting (topology maxRowsToTransfer)', async () => {
     const small = testTopology({ maxRowsToTransfer: 5, transferOverflowMode: 'break' });
-    const p = await planQueryWith('SELECT sensor FROM analytics.events_dist WHERE user_id GLOBAL IN (SELECT user_id FROM analytics.users_dist)', small, { runSubquery: fakeRunner(8) }, passThroughSplit);
+    const p = await planQueryWith(
+      'SELECT sensor FROM analytics.events_dist WHERE user_id GLOBAL IN (SELECT user_id FROM analytics.users_dist)',
+      small,
+      { runSubquery: fakeRunner(8) },
+      passThroughSplit,
+    );
     expect(p.external[0]!.rows).toHaveLength(5);
     expect(p.truncated[0]).toMatch(/8 rows exceed max_rows_to_transfer = 5/);
   });
 
   it('a shipped set on the key is pruned per shard; shards with no value are skipped', async () => {
-    const p = await plan('SELECT sensor FROM analytics.events_dist WHERE sensor GLOBAL IN (SELECT sensor FROM analytics.events_dist WHERE value > 1)', { runSubquery: fakeRunner(12) });
+    const p = await plan('SELECT sensor FROM analytics.events_dist WHERE sensor GLOBAL IN (SELECT sensor FROM analytics.events_dist WHERE value > 1)', {
+      runSubquery: fakeRunner(12),
+    });
     const shipped = p.external[0]!;
     let total = 0;
     for (const s of p.shards) {
@@ -176,7 +205,10 @@ describe('per-shard texts', () => {
       const opts = { ...entry.opts, runSubquery: fakeRunner() };
       const a = await planQueryWith(entry.sql, topo, opts, passThroughSplit);
       const b = await planQueryWith(entry.sql, topo, opts, passThroughSplit, { printEachShard: true });
-      expect(a.shards.map((s) => s.sql ?? s.reason), entry.sql).toEqual(b.shards.map((s) => s.sql ?? s.reason));
+      expect(
+        a.shards.map((s) => s.sql ?? s.reason),
+        entry.sql,
+      ).toEqual(b.shards.map((s) => s.sql ?? s.reason));
     }
   });
 
@@ -196,7 +228,9 @@ describe('per-shard texts', () => {
   });
 
   it('settings are forwarded, never printed into the shard text', async () => {
-    const p = await plan("SELECT sensor FROM analytics.events_dist WHERE sensor = 's-1' SETTINGS max_threads = 3, join_use_nulls = 1", { settings: { max_memory_usage: 1000000 } });
+    const p = await plan("SELECT sensor FROM analytics.events_dist WHERE sensor = 's-1' SETTINGS max_threads = 3, join_use_nulls = 1", {
+      settings: { max_memory_usage: 1000000 },
+    });
     expect(p.settings).toEqual({ max_threads: 3, join_use_nulls: 1, max_memory_usage: 1000000 });
     for (const s of p.shards) if (!s.skipped) expect(s.sql).not.toMatch(/SETTINGS|FORMAT/);
   });
@@ -204,7 +238,10 @@ describe('per-shard texts', () => {
 
 describe('planQuery with the aggregate split', () => {
   it('renames and prunes the split shard query and returns its merger', async () => {
-    const p = await planQuery("SELECT sensor, count() AS c, avg(value) AS v FROM analytics.events_dist WHERE sensor IN ('s-1', 's-2', 's-6') GROUP BY sensor", topo);
+    const p = await planQuery(
+      "SELECT sensor, count() AS c, avg(value) AS v FROM analytics.events_dist WHERE sensor IN ('s-1', 's-2', 's-6') GROUP BY sensor",
+      topo,
+    );
     const queried = p.shards.filter((s) => !s.skipped);
     expect(queried.length).toBeGreaterThan(0);
     for (const s of queried) {
@@ -259,7 +296,7 @@ describe('ClickHouse 01756 intent (forced skipping)', () => {
     expect(await queried('SELECT k FROM nums_dist WHERE k IN tuple(2)')).toEqual(['SELECT k FROM default.nums WHERE k IN (tuple(2))']);
     expect(await queried("SELECT k FROM nums_dist WHERE k IN (0, '255')")).toEqual(["SELECT k FROM default.nums WHERE k IN (0, '255')"]);
     expect((await refusal("SELECT k FROM nums_dist WHERE k IN (0, '255foo')")).code).toBe('TYPE_MISMATCH');
-    expect((await refusal("SELECT sensor FROM analytics.events_dist WHERE sensor IN (0, 2)")).code).toBe('TYPE_MISMATCH');
+    expect((await refusal('SELECT sensor FROM analytics.events_dist WHERE sensor IN (0, 2)')).code).toBe('TYPE_MISMATCH');
   });
 
   it('the set in the SELECT list is never pruned, even when the filter is', async () => {
@@ -267,7 +304,7 @@ describe('ClickHouse 01756 intent (forced skipping)', () => {
     expect(sqls).toEqual(['SELECT k IN (0, 2) AS f FROM default.nums WHERE k IN (0)', 'SELECT k IN (0, 2) AS f FROM default.nums WHERE k IN (2)']);
   });
 
-  it('signed key: -1 and -2 go where identity(two\'s complement) puts them', async () => {
+  it("signed key: -1 and -2 go where identity(two's complement) puts them", async () => {
     const p = await plan('SELECT k FROM signed_dist WHERE k IN (-1, -2)', forced);
     // identity of Int8: the value as UInt32, mod 5 slots [0, 1, 1, 2, 3]
     const slots = [0, 1, 1, 2, 3];

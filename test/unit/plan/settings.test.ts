@@ -6,7 +6,12 @@ import type { SettingItem } from '../../../core/sql/ast.js';
 import { ScatterError } from '../../../core/errors.js';
 
 const defaults = querySchema.parse({});
-const lit = (v: string, type: 'integer' | 'string' | 'float' | 'bool' = 'integer') => ({ kind: 'literal' as const, type, value: v, pos: { line: 1, column: 40, offset: 39 } });
+const lit = (v: string, type: 'integer' | 'string' | 'float' | 'bool' = 'integer') => ({
+  kind: 'literal' as const,
+  type,
+  value: v,
+  pos: { line: 1, column: 40, offset: 39 },
+});
 const item = (name: string, v: string, type?: 'integer' | 'string' | 'float' | 'bool'): SettingItem => ({ name, value: lit(v, type) });
 
 function refused(f: () => unknown): ScatterError {
@@ -26,7 +31,16 @@ describe('resolveSettings', () => {
   });
 
   it('refuses initiator-only settings by name (the answer format is fixed), from the request and from SETTINGS', () => {
-    for (const [name, v] of [['output_format_json_quote_64bit_integers', 0], ['format_csv_delimiter', ';'], ['default_format', 'CSV'], ['enable_http_compression', 1], ['limit', 5], ['offset', 2], ['additional_result_filter', 'x'], ['extremes', 1]] as const) {
+    for (const [name, v] of [
+      ['output_format_json_quote_64bit_integers', 0],
+      ['format_csv_delimiter', ';'],
+      ['default_format', 'CSV'],
+      ['enable_http_compression', 1],
+      ['limit', 5],
+      ['offset', 2],
+      ['additional_result_filter', 'x'],
+      ['extremes', 1],
+    ] as const) {
       const e = refused(() => resolveSettings({ [name]: v, join_use_nulls: 1 }, undefined, defaults, {}));
       expect(e.code).toBe('UNSUPPORTED');
       expect(e.message).toContain(name);
@@ -37,7 +51,21 @@ describe('resolveSettings', () => {
   });
 
   it('checks forwarded values for type and range, naming the setting, and normalizes them', () => {
-    for (const [name, v] of [['max_threads', -1], ['max_threads', 1e30], ['max_threads', 1.5], ['max_threads', '1; DROP TABLE x'], ['max_threads', 5000], ['max_memory_usage', 'lots'], ['max_memory_usage', '99999999999999999999999'], ['max_block_size', 0], ['join_use_nulls', 2], ['join_use_nulls', 'yes'], ['read_overflow_mode', 'explode'], ['group_by_overflow_mode', 1], ['max_streams_to_max_threads_ratio', -1]] as const) {
+    for (const [name, v] of [
+      ['max_threads', -1],
+      ['max_threads', 1e30],
+      ['max_threads', 1.5],
+      ['max_threads', '1; DROP TABLE x'],
+      ['max_threads', 5000],
+      ['max_memory_usage', 'lots'],
+      ['max_memory_usage', '99999999999999999999999'],
+      ['max_block_size', 0],
+      ['join_use_nulls', 2],
+      ['join_use_nulls', 'yes'],
+      ['read_overflow_mode', 'explode'],
+      ['group_by_overflow_mode', 1],
+      ['max_streams_to_max_threads_ratio', -1],
+    ] as const) {
       const e = refused(() => resolveSettings({ [name]: v }, undefined, defaults, {}));
       expect(e.code, `${name}=${String(v)}`).toBe('BAD_REQUEST');
       expect(e.message).toContain(name);
@@ -45,12 +73,28 @@ describe('resolveSettings', () => {
     const e = refused(() => resolveSettings({}, [item('max_threads', '-1')], defaults, {}));
     expect(e.position).toEqual({ line: 1, column: 40 });
     const s = resolveSettings(
-      { max_threads: '8', max_memory_usage: '18446744073709551615', join_use_nulls: true, group_by_overflow_mode: 'ANY', join_default_strictness: 'any', use_uncompressed_cache: 'false', max_streams_to_max_threads_ratio: 1.5 },
+      {
+        max_threads: '8',
+        max_memory_usage: '18446744073709551615',
+        join_use_nulls: true,
+        group_by_overflow_mode: 'ANY',
+        join_default_strictness: 'any',
+        use_uncompressed_cache: 'false',
+        max_streams_to_max_threads_ratio: 1.5,
+      },
       undefined,
       defaults,
       {},
     );
-    expect(s.forward).toEqual({ max_threads: 8, max_memory_usage: '18446744073709551615', join_use_nulls: 1, group_by_overflow_mode: 'any', join_default_strictness: 'ANY', use_uncompressed_cache: 0, max_streams_to_max_threads_ratio: 1.5 });
+    expect(s.forward).toEqual({
+      max_threads: 8,
+      max_memory_usage: '18446744073709551615',
+      join_use_nulls: 1,
+      group_by_overflow_mode: 'any',
+      join_default_strictness: 'ANY',
+      use_uncompressed_cache: 0,
+      max_streams_to_max_threads_ratio: 1.5,
+    });
   });
 
   it('refuses runtime-owned settings by name, with the position of the SETTINGS value', () => {
@@ -86,7 +130,10 @@ describe('resolveSettings', () => {
     expect(resolveSettings({ max_rows_to_transfer: 10 }, undefined, cfg, {}).maxRowsToTransfer).toBe(10);
     expect(resolveSettings({ max_rows_to_transfer: 1000 }, undefined, cfg, {}).maxRowsToTransfer).toBe(100);
     expect(resolveSettings({ max_rows_to_transfer: 0 }, undefined, cfg, {}).maxRowsToTransfer).toBe(100);
-    expect(resolveSettings({ max_bytes_to_transfer: 50, transfer_overflow_mode: 'break' }, undefined, cfg, {})).toMatchObject({ maxBytesToTransfer: 50, transferOverflowMode: 'break' });
+    expect(resolveSettings({ max_bytes_to_transfer: 50, transfer_overflow_mode: 'break' }, undefined, cfg, {})).toMatchObject({
+      maxBytesToTransfer: 50,
+      transferOverflowMode: 'break',
+    });
     expect(refused(() => resolveSettings({ transfer_overflow_mode: 'any' }, undefined, cfg, {})).code).toBe('BAD_REQUEST');
   });
 });

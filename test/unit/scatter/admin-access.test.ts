@@ -8,14 +8,18 @@ import type { ShardAdminRequest } from '../../../core/protocol/shard-wire.js';
 describe('admin access inserts', () => {
   it('chunks stay under the byte limit and keep every row in order (fast-check)', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ id: fc.nat(), s: fc.string({ maxLength: 60 }) }), { maxLength: 200 }), fc.integer({ min: 64, max: 2000 }), (rows, max) => {
-        const chunks = chunkRows(rows, max);
-        expect(chunks.flat()).toEqual(rows);
-        for (const c of chunks) {
-          expect(c.length).toBeGreaterThan(0);
-          if (c.length > 1) expect(Buffer.byteLength(JSON.stringify(c))).toBeLessThanOrEqual(max);
-        }
-      }),
+      fc.property(
+        fc.array(fc.record({ id: fc.nat(), s: fc.string({ maxLength: 60 }) }), { maxLength: 200 }),
+        fc.integer({ min: 64, max: 2000 }),
+        (rows, max) => {
+          const chunks = chunkRows(rows, max);
+          expect(chunks.flat()).toEqual(rows);
+          for (const c of chunks) {
+            expect(c.length).toBeGreaterThan(0);
+            if (c.length > 1) expect(Buffer.byteLength(JSON.stringify(c))).toBeLessThanOrEqual(max);
+          }
+        },
+      ),
     );
   });
 
@@ -25,7 +29,15 @@ describe('admin access inserts', () => {
       shard: 1,
       replica: 2,
       maxPayloadBytes: 1000,
-      invoker: { invoke: async () => { throw new Error('no queries here'); }, invokeAdmin: async (_s, p) => { sent.push(p); return { ok: true }; } },
+      invoker: {
+        invoke: async () => {
+          throw new Error('no queries here');
+        },
+        invokeAdmin: async (_s, p) => {
+          sent.push(p);
+          return { ok: true };
+        },
+      },
     });
     const rows = Array.from({ length: 100 }, (_, i) => ({ id: i, name: `row-${i}` }));
     await access.insert('db.roll', rows);

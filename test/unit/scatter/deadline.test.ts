@@ -29,15 +29,17 @@ describe('computeDeadline', () => {
     expect(d.budgetMs).toBe(0);
     expect(d.at).toBe(100);
   });
-  fcTest.prop([fc.nat(1e9), fc.option(fc.integer({ min: 1, max: 900_000 }), { nil: undefined }), fc.integer({ min: 1, max: 900_000 }), fc.option(fc.integer({ min: 0, max: 900_000 }), { nil: undefined })])(
-    'the deadline is the minimum of every bound',
-    (now, req, cfg, rem) => {
-      const d = computeDeadline({ now, requestTimeoutMs: req, configTimeoutMs: cfg, lambdaRemainingMs: rem });
-      const bounds = [req ?? cfg, API_GATEWAY_LIMIT_MS - DEFAULT_SAFETY_MARGIN_MS, ...(rem === undefined ? [] : [rem - DEFAULT_SAFETY_MARGIN_MS])];
-      expect(d.budgetMs).toBe(Math.max(0, Math.min(...bounds)));
-      expect(d.at).toBe(now + d.budgetMs);
-    },
-  );
+  fcTest.prop([
+    fc.nat(1e9),
+    fc.option(fc.integer({ min: 1, max: 900_000 }), { nil: undefined }),
+    fc.integer({ min: 1, max: 900_000 }),
+    fc.option(fc.integer({ min: 0, max: 900_000 }), { nil: undefined }),
+  ])('the deadline is the minimum of every bound', (now, req, cfg, rem) => {
+    const d = computeDeadline({ now, requestTimeoutMs: req, configTimeoutMs: cfg, lambdaRemainingMs: rem });
+    const bounds = [req ?? cfg, API_GATEWAY_LIMIT_MS - DEFAULT_SAFETY_MARGIN_MS, ...(rem === undefined ? [] : [rem - DEFAULT_SAFETY_MARGIN_MS])];
+    expect(d.budgetMs).toBe(Math.max(0, Math.min(...bounds)));
+    expect(d.at).toBe(now + d.budgetMs);
+  });
 });
 
 describe('deadlineSignal', () => {

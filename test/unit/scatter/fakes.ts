@@ -19,7 +19,9 @@ export function topo(replicas: number[], query: Record<string, unknown> = {}): T
 export function sumPlan(shardCount: number, skipped: number[] = []): QueryPlan & { added: number[] } {
   const added: number[] = [];
   const shards: ShardPlan[] = Array.from({ length: shardCount }, (_, i) =>
-    skipped.includes(i) ? { shard: i, skipped: true, reason: 'no value lives here', external: [] } : { shard: i, skipped: false, sql: `SELECT count() AS c FROM db.t /* ${i} */`, external: [] },
+    skipped.includes(i)
+      ? { shard: i, skipped: true, reason: 'no value lives here', external: [] }
+      : { shard: i, skipped: false, sql: `SELECT count() AS c FROM db.t /* ${i} */`, external: [] },
   );
   return {
     added,
@@ -71,12 +73,21 @@ export function fakeInvoker(behaviour: (shard: number, replica: number, n: numbe
           reject(new InvokeError('aborted', 'aborted'));
         };
         signal.addEventListener('abort', onAbort, { once: true });
-        const delay = b.kind === 'hang' ? 1e9 : b.delayMs ?? 0;
+        const delay = b.kind === 'hang' ? 1e9 : (b.delayMs ?? 0);
         const timer = setTimeout(() => {
           signal.removeEventListener('abort', onAbort);
-          if (b.kind === 'ok') resolve({ ok: true, shard, replica: payload.replica, meta: [{ name: 'c', type: 'UInt64' }], rows: [{ c: String(b.c ?? 1) }], statistics: { elapsedMs: delay, rowsRead: 10, bytesRead: 100 } });
+          if (b.kind === 'ok')
+            resolve({
+              ok: true,
+              shard,
+              replica: payload.replica,
+              meta: [{ name: 'c', type: 'UInt64' }],
+              rows: [{ c: String(b.c ?? 1) }],
+              statistics: { elapsedMs: delay, rowsRead: 10, bytesRead: 100 },
+            });
           else if (b.kind === 'throw') reject(b.error);
-          else if (b.kind === 'shardFailure') resolve({ ok: false, shard, replica: payload.replica, error: { kind: b.errKind, message: b.message ?? b.errKind } });
+          else if (b.kind === 'shardFailure')
+            resolve({ ok: false, shard, replica: payload.replica, error: { kind: b.errKind, message: b.message ?? b.errKind } });
         }, delay);
       });
     },

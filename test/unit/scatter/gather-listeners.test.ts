@@ -51,7 +51,14 @@ describe('a 64-shard gather', () => {
     for (let i = 0; i < SHARDS; i++) {
       functions[`ch-scatter-shard-${i}`] = async (p) => {
         const q = p as { shard: number; replica: number };
-        return { ok: true, shard: q.shard, replica: q.replica, meta: [{ name: 'c', type: 'UInt64' }], rows: [{ c: '2' }], statistics: { elapsedMs: 1, rowsRead: 1, bytesRead: 8 } };
+        return {
+          ok: true,
+          shard: q.shard,
+          replica: q.replica,
+          meta: [{ name: 'c', type: 'UInt64' }],
+          rows: [{ c: '2' }],
+          statistics: { elapsedMs: 1, rowsRead: 1, bytesRead: 8 },
+        };
       };
     }
     const server = await startInvokeServer({ port: 0, functions });

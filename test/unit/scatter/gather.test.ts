@@ -56,7 +56,9 @@ describe('runQuery gather', () => {
   });
 
   it('config requireComplete applies when the request says nothing', async () => {
-    const { d } = deps([1, 1], (s) => (s === 0 ? { kind: 'throw', error: new InvokeError('throttled', '429') } : { kind: 'ok' }), { query: { requireComplete: true } });
+    const { d } = deps([1, 1], (s) => (s === 0 ? { kind: 'throw', error: new InvokeError('throttled', '429') } : { kind: 'ok' }), {
+      query: { requireComplete: true },
+    });
     const r = await runQuery({ sql: 'x' }, d);
     expect(r.status).toBe(504);
     expect((r.body as any).shards.missing[0].reason).toBe('throttled');
@@ -75,7 +77,12 @@ describe('runQuery gather', () => {
     const b = r.body as any;
     expect(r.status).toBe(200);
     expect(b.partial).toBe(true);
-    expect(b.shards.missing.map((m: any) => [m.shard, m.reason])).toEqual([[0, 'throttled'], [1, 'unavailable'], [2, 'error'], [3, 'error']]);
+    expect(b.shards.missing.map((m: any) => [m.shard, m.reason])).toEqual([
+      [0, 'throttled'],
+      [1, 'unavailable'],
+      [2, 'error'],
+      [3, 'error'],
+    ]);
     expect(b.shards.failed).toBe(4);
   });
 
@@ -103,7 +110,12 @@ describe('runQuery gather', () => {
     expect((r3.body as any).error.code).toBe('TOO_LARGE');
     const r4 = await runQuery({ sql: 'x', bogus: 1 }, d);
     expect(r4.status).toBe(400);
-    const crash = { ...d, planQuery: async () => { throw new TypeError('secret internals at /var/task/x.js:1'); } };
+    const crash = {
+      ...d,
+      planQuery: async () => {
+        throw new TypeError('secret internals at /var/task/x.js:1');
+      },
+    };
     const r5 = await runQuery({ sql: 'x' }, crash);
     expect(r5.status).toBe(500);
     expect(JSON.stringify(r5.body)).not.toContain('secret');
@@ -159,7 +171,9 @@ describe('runQuery gather', () => {
 
 describe('query errors from ClickHouse', () => {
   it('a query ClickHouse rejects (unknown identifier) is a 400 QUERY_ERROR, not a partial answer', async () => {
-    const invoker = fakeInvoker((s) => (s === 0 ? { kind: 'ok' } : { kind: 'shardFailure', errKind: 'error', message: 'Code: 47. DB::Exception: Unknown identifier: nope' }));
+    const invoker = fakeInvoker((s) =>
+      s === 0 ? { kind: 'ok' } : { kind: 'shardFailure', errKind: 'error', message: 'Code: 47. DB::Exception: Unknown identifier: nope' },
+    );
     const f = invoker.invoke.bind(invoker);
     // the fake cannot carry chCode; add it the way a shard does
     invoker.invoke = async (shard, p, sig) => {
@@ -174,7 +188,10 @@ describe('query errors from ClickHouse', () => {
     expect((r.body as any).error.message).toMatch(/^ClickHouse rejected the query on shard 1: Code: 47/);
   });
   it('a blank sql is a 400', async () => {
-    const r = await runQuery({ sql: '   ' }, { topo: topo([1]), invoker: fakeInvoker(() => ({ kind: 'ok' })), planQuery: async () => sumPlan(1), hedgeState: createHedgeState(), queryId: 'q' });
+    const r = await runQuery(
+      { sql: '   ' },
+      { topo: topo([1]), invoker: fakeInvoker(() => ({ kind: 'ok' })), planQuery: async () => sumPlan(1), hedgeState: createHedgeState(), queryId: 'q' },
+    );
     expect(r.status).toBe(400);
   });
 });

@@ -1,25 +1,55 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test as fcTest } from '@fast-check/vitest';
-import { createHedgeState, LatencyWindow, TokenBucket, COLD_START_HEDGE_DELAY_MS, MEDIAN_HEDGE_FACTOR, FANOUT_BANK_QUERIES } from '../../../core/scatter/hedge.js';
+import {
+  createHedgeState,
+  LatencyWindow,
+  TokenBucket,
+  COLD_START_HEDGE_DELAY_MS,
+  MEDIAN_HEDGE_FACTOR,
+  FANOUT_BANK_QUERIES,
+} from '../../../core/scatter/hedge.js';
 import { callShard } from '../../../core/scatter/call-shard.js';
 import { createLimiter } from '../../../core/scatter/fanout.js';
 import { InvokeError } from '../../../core/scatter/invoker.js';
 import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
 import { fakeInvoker, type Behaviour } from './fakes.js';
 
-const req = (shard: number) => (replica: number, attempt: ShardRequest['attempt']): ShardRequest => ({
-  type: 'query', queryId: 'q', shard, replica, sql: 'SELECT 1', deadline: 0, settings: {}, external: [], attempt,
-});
+const req =
+  (shard: number) =>
+  (replica: number, attempt: ShardRequest['attempt']): ShardRequest => ({
+    type: 'query',
+    queryId: 'q',
+    shard,
+    replica,
+    sql: 'SELECT 1',
+    deadline: 0,
+    settings: {},
+    external: [],
+    attempt,
+  });
 
-function call(shard: number, replicas: number, behaviour: (s: number, r: number, n: number) => Behaviour, o: { budgetMs?: number; pct?: number; state?: ReturnType<typeof createHedgeState>; enabled?: boolean } = {}) {
+function call(
+  shard: number,
+  replicas: number,
+  behaviour: (s: number, r: number, n: number) => Behaviour,
+  o: { budgetMs?: number; pct?: number; state?: ReturnType<typeof createHedgeState>; enabled?: boolean } = {},
+) {
   const inv = fakeInvoker(behaviour);
   const ctl = new AbortController();
   const deadlineAt = Date.now() + (o.budgetMs ?? 1000);
   const t = setTimeout(() => ctl.abort(), o.budgetMs ?? 1000);
   const state = o.state ?? createHedgeState({ coldStartDelayMs: 30 });
   const p = callShard({
-    shard, replicaCount: replicas, request: req(shard), invoker: inv, limiter: createLimiter(16), deadlineAt, signal: ctl.signal, now: Date.now,
-    hedge: { enabled: o.enabled ?? true, afterQuantile: 0.95, maxExtraPercent: o.pct ?? 100 }, state,
+    shard,
+    replicaCount: replicas,
+    request: req(shard),
+    invoker: inv,
+    limiter: createLimiter(16),
+    deadlineAt,
+    signal: ctl.signal,
+    now: Date.now,
+    hedge: { enabled: o.enabled ?? true, afterQuantile: 0.95, maxExtraPercent: o.pct ?? 100 },
+    state,
   }).finally(() => clearTimeout(t));
   return { inv, p, state };
 }
@@ -52,7 +82,10 @@ describe('TokenBucket', () => {
       let requests = 0;
       let hedges = 0;
       for (const op of ops) {
-        if (op) { b.credit(); requests++; } else if (b.take()) hedges++;
+        if (op) {
+          b.credit();
+          requests++;
+        } else if (b.take()) hedges++;
       }
       expect(hedges).toBeLessThanOrEqual((requests * pct) / 100 + 1e-9);
       expect(b.stats).toEqual({ requests, hedges });
@@ -75,10 +108,21 @@ describe('TokenBucket at wide fan-out', () => {
     wide.fitFanout(64);
     expect(wide.capacity).toBeCloseTo(0.05 * 64 * FANOUT_BANK_QUERIES);
     // three quiet 64-shard queries, then one with 8 stragglers wanting a hedge
-    for (let q = 0; q < 3; q++) for (let i = 0; i < 64; i++) { fixed.credit(); wide.credit(); }
-    for (let i = 0; i < 64; i++) { fixed.credit(); wide.credit(); }
-    let f = 0, w = 0;
-    for (let i = 0; i < 8; i++) { if (fixed.take()) f++; if (wide.take()) w++; }
+    for (let q = 0; q < 3; q++)
+      for (let i = 0; i < 64; i++) {
+        fixed.credit();
+        wide.credit();
+      }
+    for (let i = 0; i < 64; i++) {
+      fixed.credit();
+      wide.credit();
+    }
+    let f = 0,
+      w = 0;
+    for (let i = 0; i < 8; i++) {
+      if (fixed.take()) f++;
+      if (wide.take()) w++;
+    }
     expect(f).toBe(5); // capped at 5 tokens: the rest go unhedged
     expect(w).toBe(8);
     expect(w).toBeLessThanOrEqual(0.05 * wide.stats.requests + 1e-9);
@@ -88,8 +132,13 @@ describe('TokenBucket at wide fan-out', () => {
     (fanout, pct, ops) => {
       const b = new TokenBucket(pct / 100);
       b.fitFanout(fanout);
-      let requests = 0, hedges = 0;
-      for (const op of ops) if (op) { b.credit(); requests++; } else if (b.take()) hedges++;
+      let requests = 0,
+        hedges = 0;
+      for (const op of ops)
+        if (op) {
+          b.credit();
+          requests++;
+        } else if (b.take()) hedges++;
       expect(hedges).toBeLessThanOrEqual((pct / 100) * requests + 1e-9);
     },
   );
@@ -139,7 +188,10 @@ describe('callShard hedging', () => {
     expect(o.replica).toBe(1);
     expect(o.response?.rows).toEqual([{ c: '2' }]);
     expect(o.elapsedMs).toBeLessThan(400);
-    expect(inv.calls.map((c) => [c.replica, c.attempt])).toEqual([[0, 'primary'], [1, 'hedge']]);
+    expect(inv.calls.map((c) => [c.replica, c.attempt])).toEqual([
+      [0, 'primary'],
+      [1, 'hedge'],
+    ]);
     expect(inv.calls[0]!.aborted).toBe(true); // the loser
   });
   it('never hedges a shard with one replica', async () => {
@@ -172,7 +224,12 @@ describe('callShard hedging', () => {
     expect(hedges).toBeLessThanOrEqual(4); // 10% of 40
   });
   it('retries a failed request on another replica', async () => {
-    const { inv, p } = call(1, 3, (_s, r) => (r === 0 ? { kind: 'throw', error: new InvokeError('unhandled', 'crashed', 'Runtime.ExitError') } : { kind: 'ok', delayMs: 2, c: 7 }), { enabled: false });
+    const { inv, p } = call(
+      1,
+      3,
+      (_s, r) => (r === 0 ? { kind: 'throw', error: new InvokeError('unhandled', 'crashed', 'Runtime.ExitError') } : { kind: 'ok', delayMs: 2, c: 7 }),
+      { enabled: false },
+    );
     const o = await p;
     expect(o.status).toBe('ok');
     expect(o.retried).toBe(true);
@@ -215,7 +272,8 @@ describe('replica choice', () => {
   });
   it('a crashed replica is retried around once, then avoided as primary', async () => {
     const state = createHedgeState();
-    const crash = (_s: number, r: number): Behaviour => (r === 0 ? { kind: 'throw', error: new InvokeError('unhandled', 'exit', 'Runtime.ExitError') } : { kind: 'ok', delayMs: 1 });
+    const crash = (_s: number, r: number): Behaviour =>
+      r === 0 ? { kind: 'throw', error: new InvokeError('unhandled', 'exit', 'Runtime.ExitError') } : { kind: 'ok', delayMs: 1 };
     const first = call(0, 2, crash, { state, enabled: false });
     expect((await first.p).status).toBe('ok');
     expect(first.inv.calls.map((c) => c.replica)).toEqual([0, 1]);

@@ -29,11 +29,23 @@ beforeAll(async () => {
       };
       switch (name) {
         case 'ok':
-          return reply(200, JSON.stringify({ ok: true, shard: p.shard, replica: p.replica, meta: [{ name: 'c', type: 'UInt64' }], rows: [{ c: '1' }], statistics: { elapsedMs: 1, rowsRead: 1, bytesRead: 8 } }));
+          return reply(
+            200,
+            JSON.stringify({
+              ok: true,
+              shard: p.shard,
+              replica: p.replica,
+              meta: [{ name: 'c', type: 'UInt64' }],
+              rows: [{ c: '1' }],
+              statistics: { elapsedMs: 1, rowsRead: 1, bytesRead: 8 },
+            }),
+          );
         case 'throttled':
           return reply(429, JSON.stringify({ message: 'Rate Exceeded.', Type: 'User' }), { 'x-amzn-errortype': 'TooManyRequestsException' });
         case 'crash':
-          return reply(200, JSON.stringify({ errorType: 'Runtime.ExitError', errorMessage: 'RequestId: x Error: Runtime exited with error: signal: killed' }), { 'x-amz-function-error': 'Unhandled' });
+          return reply(200, JSON.stringify({ errorType: 'Runtime.ExitError', errorMessage: 'RequestId: x Error: Runtime exited with error: signal: killed' }), {
+            'x-amz-function-error': 'Unhandled',
+          });
         case 'malformed':
           return reply(200, JSON.stringify({ rows: 'not a response' }));
         case 'notjson':
@@ -53,7 +65,17 @@ afterAll(() => {
   server.close();
 });
 
-const req = (shard: number): ShardRequest => ({ type: 'query', queryId: 'q', shard, replica: 0, sql: 'SELECT 1', deadline: Date.now() + 1000, settings: {}, external: [], attempt: 'primary' });
+const req = (shard: number): ShardRequest => ({
+  type: 'query',
+  queryId: 'q',
+  shard,
+  replica: 0,
+  sql: 'SELECT 1',
+  deadline: Date.now() + 1000,
+  settings: {},
+  external: [],
+  attempt: 'primary',
+});
 const names = ['ok', 'throttled', 'crash', 'malformed', 'notjson', 'slow', 'missing'];
 
 async function failure(p: Promise<unknown>): Promise<InvokeError> {
@@ -99,7 +121,10 @@ describe('lambda invoker', () => {
     const b = new AbortController();
     const t0 = Date.now();
     const slowA = failure(inv.invoke(5, req(5), a.signal));
-    const slowB = inv.invoke(5, req(5), b.signal).then(() => 'answered', (e: InvokeError) => e.kind);
+    const slowB = inv.invoke(5, req(5), b.signal).then(
+      () => 'answered',
+      (e: InvokeError) => e.kind,
+    );
     const ok = inv.invoke(0, req(0), AbortSignal.timeout(3000));
     setTimeout(() => a.abort(), 100);
     expect((await slowA).kind).toBe('aborted');
@@ -114,13 +139,17 @@ describe('lambda invoker', () => {
     expect(handlers?.has(InvokeCommand)).toBe(true);
     // Still SigV4-signed with the reused signer (the signature differs per request body).
     const last = auths.slice(-3);
-    for (const a of last) expect(a).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/lambda\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/);
+    for (const a of last)
+      expect(a).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/lambda\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/);
     inv.close();
   });
 
   it('function names come from CH_SCATTER_SHARD_FUNCTIONS or default to ch-scatter-shard-<i>', () => {
     expect(shardFunctionNames(2, {})).toEqual(['ch-scatter-shard-0', 'ch-scatter-shard-1']);
-    expect(shardFunctionNames(2, { CH_SCATTER_SHARD_FUNCTIONS: '["a","arn:aws:lambda:us-east-1:1:function:b"]' })).toEqual(['a', 'arn:aws:lambda:us-east-1:1:function:b']);
+    expect(shardFunctionNames(2, { CH_SCATTER_SHARD_FUNCTIONS: '["a","arn:aws:lambda:us-east-1:1:function:b"]' })).toEqual([
+      'a',
+      'arn:aws:lambda:us-east-1:1:function:b',
+    ]);
     expect(() => shardFunctionNames(3, { CH_SCATTER_SHARD_FUNCTIONS: '["a"]' })).toThrow(/3 shards/);
   });
 });

@@ -5,9 +5,22 @@ import fc from 'fast-check';
 import { parseShardResponse } from '../../../core/protocol/shard-response-schema.js';
 import { shardPayloadSchema } from '../../../core/protocol/shard-request-schema.js';
 
-const success = (rows: unknown) => ({ ok: true, shard: 0, replica: 0, meta: [{ name: 'c', type: 'UInt64' }], rows, statistics: { elapsedMs: 1, rowsRead: 1, bytesRead: 1 } });
+const success = (rows: unknown) => ({
+  ok: true,
+  shard: 0,
+  replica: 0,
+  meta: [{ name: 'c', type: 'UInt64' }],
+  rows,
+  statistics: { elapsedMs: 1, rowsRead: 1, bytesRead: 1 },
+});
 const query = (rows: unknown) => ({
-  type: 'query', queryId: 'q', shard: 0, replica: 0, deadline: Date.now() + 1000, sql: 'SELECT 1', settings: {},
+  type: 'query',
+  queryId: 'q',
+  shard: 0,
+  replica: 0,
+  deadline: Date.now() + 1000,
+  sql: 'SELECT 1',
+  settings: {},
   external: [{ name: '_data_1', columns: [{ name: 'u', type: 'UInt32' }], rows }],
 });
 

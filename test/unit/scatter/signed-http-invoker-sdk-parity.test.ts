@@ -53,13 +53,35 @@ afterAll(() => {
   server.close();
 });
 
-const request: ShardRequest = { type: 'query', queryId: 'q-1', shard: 0, replica: 1, sql: 'SELECT count() FROM t', deadline: 1_900_000_000_000, settings: {}, external: [], attempt: 'primary' };
+const request: ShardRequest = {
+  type: 'query',
+  queryId: 'q-1',
+  shard: 0,
+  replica: 1,
+  sql: 'SELECT count() FROM t',
+  deadline: 1_900_000_000_000,
+  settings: {},
+  external: [],
+  attempt: 'primary',
+};
 
-const NAMES = ['ch-scatter-shard-0', 'arn:aws:lambda:eu-west-1:123456789012:function:ch-scatter-shard-1', 'arn:aws:lambda:eu-west-1:123456789012:function:f:$LATEST', "odd name (v2)!*'~ü"];
+const NAMES = [
+  'ch-scatter-shard-0',
+  'arn:aws:lambda:eu-west-1:123456789012:function:ch-scatter-shard-1',
+  'arn:aws:lambda:eu-west-1:123456789012:function:f:$LATEST',
+  "odd name (v2)!*'~ü",
+];
 type CredentialEnv = { AWS_ACCESS_KEY_ID: string; AWS_SECRET_ACCESS_KEY: string; AWS_SESSION_TOKEN?: string };
 const CREDENTIALS: Array<{ what: string; env: CredentialEnv }> = [
   { what: 'long-term keys', env: { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' } },
-  { what: 'role credentials with a session token', env: { AWS_ACCESS_KEY_ID: 'ASIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'role/secret+key', AWS_SESSION_TOKEN: 'IQoJb3JpZ2luX2VjEOr//////////wEaCXVzLWVhc3QtMSJHMEUCIQ==' } },
+  {
+    what: 'role credentials with a session token',
+    env: {
+      AWS_ACCESS_KEY_ID: 'ASIAEXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'role/secret+key',
+      AWS_SESSION_TOKEN: 'IQoJb3JpZ2luX2VjEOr//////////wEaCXVzLWVhc3QtMSJHMEUCIQ==',
+    },
+  },
 ];
 
 function useCredentials(env: CredentialEnv) {
@@ -91,8 +113,19 @@ describe.each(CREDENTIALS)('signatures against the SDK, $what', ({ env }) => {
     try {
       const sdk = await sdkRequest(client, name);
       const { names, values, at } = signedPart(sdk);
-      expect(names).toEqual(expect.arrayContaining(['host', 'x-amz-date', 'x-amz-content-sha256', 'content-type', 'x-amz-invocation-type', ...(env.AWS_SESSION_TOKEN ? ['x-amz-security-token'] : [])]));
-      const rest = Object.fromEntries(Object.entries(values).filter(([n]) => !['host', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token'].includes(n)));
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'host',
+          'x-amz-date',
+          'x-amz-content-sha256',
+          'content-type',
+          'x-amz-invocation-type',
+          ...(env.AWS_SESSION_TOKEN ? ['x-amz-security-token'] : []),
+        ]),
+      );
+      const rest = Object.fromEntries(
+        Object.entries(values).filter(([n]) => !['host', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token'].includes(n)),
+      );
       const ours = signPost({
         host: values.host!,
         path: sdk.url,

@@ -22,13 +22,23 @@ const CASES: Record<string, { reply: Reply; want: [kind: string, errorType: stri
   'accepted-202': { reply: [202, {}, '{"echo":1}'], want: ['ok', undefined] },
   'unhandled-not-json': { reply: [200, { 'x-amz-function-error': 'Unhandled' }, 'Task timed out'], want: ['unhandled', 'Unhandled'] },
   'service-502': { reply: [502, { 'x-amzn-errortype': 'ServiceException' }, '{"message":"svc down"}'], want: ['unavailable', 'ServiceException'] },
-  'name-with-suffix': { reply: [400, { 'x-amzn-errortype': 'InvalidParameterValueException:http://internal.amazon.com/coral/' }, '{"message":"x"}'], want: ['unavailable', 'InvalidParameterValueException'] },
-  'name-in-body': { reply: [400, {}, '{"__type":"com.amazon.coral#KMSAccessDeniedException","Message":"y"}'], want: ['unavailable', 'KMSAccessDeniedException'] },
+  'name-with-suffix': {
+    reply: [400, { 'x-amzn-errortype': 'InvalidParameterValueException:http://internal.amazon.com/coral/' }, '{"message":"x"}'],
+    want: ['unavailable', 'InvalidParameterValueException'],
+  },
+  'name-in-body': {
+    reply: [400, {}, '{"__type":"com.amazon.coral#KMSAccessDeniedException","Message":"y"}'],
+    want: ['unavailable', 'KMSAccessDeniedException'],
+  },
   'code-in-body': { reply: [400, {}, '{"code":"EC2ThrottledException","message":"z"}'], want: ['unavailable', 'EC2ThrottledException'] },
   'throttling-400': { reply: [400, { 'x-amzn-errortype': 'ThrottlingException' }, '{"message":"slow"}'], want: ['throttled', 'ThrottlingException'] },
   'bare-429': { reply: [429, {}, '{"message":"Rate Exceeded."}'], want: ['throttled', 'Unknown'] },
   'bare-503': { reply: [503, {}, ''], want: ['unavailable', 'Unknown'] },
-  'html-500': { reply: [500, { 'x-amzn-errortype': 'ServiceException' }, '<html>oops</html>'], want: ['unavailable', 'ServiceException'], sdkErrorType: 'SyntaxError' },
+  'html-500': {
+    reply: [500, { 'x-amzn-errortype': 'ServiceException' }, '<html>oops</html>'],
+    want: ['unavailable', 'ServiceException'],
+    sdkErrorType: 'SyntaxError',
+  },
   reset: { reply: 'reset', want: ['unavailable', 'ECONNRESET'], sdkErrorType: 'TimeoutError' },
 };
 const NAMES = Object.keys(CASES);

@@ -33,7 +33,9 @@ async function sdkAuthorization(c: Case, path: string, headers: Record<string, s
 
 const functionName = fc.oneof(
   fc.stringMatching(/^[a-zA-Z0-9_-]{1,40}$/),
-  fc.tuple(fc.stringMatching(/^[a-z]{2}-[a-z]+-\d$/), fc.stringMatching(/^\d{12}$/), fc.stringMatching(/^[a-zA-Z0-9_-]{1,20}$/)).map(([r, a, n]) => `arn:aws:lambda:${r}:${a}:function:${n}`),
+  fc
+    .tuple(fc.stringMatching(/^[a-z]{2}-[a-z]+-\d$/), fc.stringMatching(/^\d{12}$/), fc.stringMatching(/^[a-zA-Z0-9_-]{1,20}$/))
+    .map(([r, a, n]) => `arn:aws:lambda:${r}:${a}:function:${n}`),
   fc.string({ minLength: 1, maxLength: 30 }), // anything: spaces, !'()*, unicode, '%', '/'
 );
 const secret = fc.string({ minLength: 1, maxLength: 40 });
@@ -45,7 +47,11 @@ describe('signPost', () => {
         fc.record({
           name: functionName,
           body: fc.oneof(fc.json(), fc.string({ maxLength: 300 })),
-          creds: fc.record({ accessKeyId: fc.stringMatching(/^[A-Z0-9]{16,20}$/), secretAccessKey: secret, sessionToken: fc.option(fc.base64String({ minLength: 4, maxLength: 200 }), { nil: undefined }) }),
+          creds: fc.record({
+            accessKeyId: fc.stringMatching(/^[A-Z0-9]{16,20}$/),
+            secretAccessKey: secret,
+            sessionToken: fc.option(fc.base64String({ minLength: 4, maxLength: 200 }), { nil: undefined }),
+          }),
           region: fc.constantFrom('us-east-1', 'eu-west-1', 'ap-southeast-2'),
           now: fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2035, 0, 1) }),
           host: fc.constantFrom('lambda.eu-west-1.amazonaws.com', '127.0.0.1:19800', 'localhost:8080'),
@@ -53,9 +59,19 @@ describe('signPost', () => {
         fc.constantFrom('RequestResponse', '  Request   Response '),
         async (c, invocationType) => {
           const path = `/2015-03-31/functions/${uriEncode(c.name)}/invocations`;
-          const headers = { 'content-type': 'application/octet-stream', 'content-length': String(Buffer.byteLength(c.body)), 'x-amz-invocation-type': invocationType };
+          const headers = {
+            'content-type': 'application/octet-stream',
+            'content-length': String(Buffer.byteLength(c.body)),
+            'x-amz-invocation-type': invocationType,
+          };
           const ours = signPost({ host: c.host, path, headers, body: c.body, region: c.region, service: 'lambda', credentials: c.creds, now: c.now });
-          expect(ours.authorization).toBe(await sdkAuthorization(c, path, { ...headers, 'x-amz-content-sha256': ours['x-amz-content-sha256']!, ...(c.creds.sessionToken ? { 'x-amz-security-token': c.creds.sessionToken } : {}) }));
+          expect(ours.authorization).toBe(
+            await sdkAuthorization(c, path, {
+              ...headers,
+              'x-amz-content-sha256': ours['x-amz-content-sha256']!,
+              ...(c.creds.sessionToken ? { 'x-amz-security-token': c.creds.sessionToken } : {}),
+            }),
+          );
           expect(ours['x-amz-security-token']).toBe(c.creds.sessionToken);
         },
       ),

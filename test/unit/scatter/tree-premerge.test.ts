@@ -47,8 +47,14 @@ function expected(shards: Record<string, unknown>[][]) {
     const nn = rs.map((r) => r.__a3).filter((x): x is number => x !== null);
     return {
       __k0: k,
-      __a0: BigInt.asUintN(64, rs.reduce((a, r) => a + BigInt(r.__a0 as string), 0n)).toString(),
-      __a1: BigInt.asIntN(64, rs.reduce((a, r) => a + BigInt(r.__a1 as string), 0n)).toString(),
+      __a0: BigInt.asUintN(
+        64,
+        rs.reduce((a, r) => a + BigInt(r.__a0 as string), 0n),
+      ).toString(),
+      __a1: BigInt.asIntN(
+        64,
+        rs.reduce((a, r) => a + BigInt(r.__a1 as string), 0n),
+      ).toString(),
       __a2: rs.map((r) => r.__a2 as string).reduce((a, b) => (Buffer.compare(Buffer.from(b), Buffer.from(a)) < 0 ? b : a)),
       __a3: nn.length ? Math.max(...nn) : null,
     };
@@ -66,7 +72,10 @@ describe('PremergeMerger', () => {
         // Two levels: subtrees of `fanout` shards, answers merged in a shuffled order.
         const subs = [];
         for (let i = 0; i < parts.length; i += fanout) subs.push(...premerge(parts.slice(i, i + fanout)).parts());
-        const order = subs.map((s, i) => ({ s, k: (Math.imul(i + 1, seed | 1) >>> 0) % 97 })).sort((a, b) => a.k - b.k).map((x) => x.s);
+        const order = subs
+          .map((s, i) => ({ s, k: (Math.imul(i + 1, seed | 1) >>> 0) % 97 }))
+          .sort((a, b) => a.k - b.k)
+          .map((x) => x.s);
         const two = premerge(order).parts();
         expect(sortRows(two[0]!.rows)).toEqual(sortRows(flat[0]!.rows));
         expect(two[0]!.shard).toBe(0);
@@ -79,7 +88,10 @@ describe('PremergeMerger', () => {
     m.add(3, [{ __a0: '1.50' }], [{ name: '__a0', type: 'Decimal(10, 2)' }]);
     m.add(1, [{ __a0: '2.25' }], [{ name: '__a0', type: 'Decimal(10, 2)' }]);
     expect(m.mode).toBe('relayed');
-    expect(m.parts().map((p) => [p.shard, p.rows])).toEqual([[3, [{ __a0: '1.50' }]], [1, [{ __a0: '2.25' }]]]);
+    expect(m.parts().map((p) => [p.shard, p.rows])).toEqual([
+      [3, [{ __a0: '1.50' }]],
+      [1, [{ __a0: '2.25' }]],
+    ]);
   });
   it('adds float sums in shard order whatever the arrival order', () => {
     const spec1: PremergeSpec = { keys: [], aggs: [{ col: '__a0', op: 'sum' }] };

@@ -59,7 +59,16 @@ function inProcessTree(failGroup?: number): TreeInvoker & { calls: number } {
 
 async function flat(sql: string) {
   const plan = await planQuery(sql, topo, {});
-  const g = await gather({ plan, topo, invoker: shardInvoker, queryId: 'q', deadlineAt: Date.now() + 30_000, now: Date.now, hedge: { ...topo.query.hedge, enabled: false }, state: createHedgeState() });
+  const g = await gather({
+    plan,
+    topo,
+    invoker: shardInvoker,
+    queryId: 'q',
+    deadlineAt: Date.now() + 30_000,
+    now: Date.now,
+    hedge: { ...topo.query.hedge, enabled: false },
+    state: createHedgeState(),
+  });
   return { g, fin: g.merger.finalize() };
 }
 
@@ -67,8 +76,16 @@ async function tree(sql: string, inv: TreeInvoker, fanout = 4) {
   const plan = await planQuery(sql, topo, {});
   const groups: string[] = [];
   const g = await gatherTree({
-    plan, topo, invoker: shardInvoker, queryId: 'q', deadlineAt: Date.now() + 30_000, now: Date.now,
-    hedge: { ...topo.query.hedge, enabled: false }, state: createHedgeState(), tree: inv, fanout,
+    plan,
+    topo,
+    invoker: shardInvoker,
+    queryId: 'q',
+    deadlineAt: Date.now() + 30_000,
+    now: Date.now,
+    hedge: { ...topo.query.hedge, enabled: false },
+    state: createHedgeState(),
+    tree: inv,
+    fanout,
     onGroup: (r) => groups.push('mode' in r ? r.mode : 'error'),
   });
   return { g, fin: g.merger.finalize(), groups };
@@ -127,7 +144,10 @@ describe('premergeSpec', () => {
     const spec = premergeSpec(sql);
     expect(spec?.keys).toEqual(['__k0']);
     // Every __aN state column of the shard SQL, each with the op its aggregate function implies.
-    const cols = [...sql.matchAll(/\b(\w+)\([^()]*\) AS (__a\d+)/g)].map((m) => ({ col: m[2]!, op: ({ count: 'sum', sum: 'sum', min: 'min', max: 'max' } as Record<string, string>)[m[1]!.toLowerCase()] }));
+    const cols = [...sql.matchAll(/\b(\w+)\([^()]*\) AS (__a\d+)/g)].map((m) => ({
+      col: m[2]!,
+      op: ({ count: 'sum', sum: 'sum', min: 'min', max: 'max' } as Record<string, string>)[m[1]!.toLowerCase()],
+    }));
     expect(spec?.aggs).toEqual(cols);
     expect(spec?.aggs.map((a) => a.op)).toEqual(expect.arrayContaining(['sum', 'min', 'max']));
     expect(premergeSpec(await shardSql('SELECT uniqExact(user) FROM default.events_dist'))).toBeUndefined();

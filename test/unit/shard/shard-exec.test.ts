@@ -59,11 +59,24 @@ describe('executeShardRequest', () => {
       ch,
       { now },
     )) as ShardSuccess;
-    expect(r.rows).toEqual([{ sensor: 's-1', c: '200' }, { sensor: 's-3', c: '200' }]);
+    expect(r.rows).toEqual([
+      { sensor: 's-1', c: '200' },
+      { sensor: 's-3', c: '200' },
+    ]);
   });
 
   it('refuses malformed requests with a typed failure', async () => {
-    const bad = [null, 42, 'x', {}, { ...req(), sql: '' }, { ...req(), deadline: 'soon' }, { ...req(), settings: { 'max threads': 1 } }, { ...req(), type: 'drop' }, { ...req(), external: [{ name: 'x; DROP', columns: [], rows: [] }] }];
+    const bad = [
+      null,
+      42,
+      'x',
+      {},
+      { ...req(), sql: '' },
+      { ...req(), deadline: 'soon' },
+      { ...req(), settings: { 'max threads': 1 } },
+      { ...req(), type: 'drop' },
+      { ...req(), external: [{ name: 'x; DROP', columns: [], rows: [] }] },
+    ];
     for (const b of bad) {
       const r = (await executeShardRequest(b, ch, { now })) as ShardFailure;
       expect(r.ok).toBe(false);
@@ -95,7 +108,9 @@ describe('executeShardRequest', () => {
 
   it('stops at the deadline with kind timeout (never a truncated success)', async () => {
     const t0 = Date.now();
-    const r = (await executeShardRequest(req({ sql: 'SELECT count() AS c FROM numbers(100000000000)', deadline: Date.now() + 400 }), ch, { now })) as ShardFailure;
+    const r = (await executeShardRequest(req({ sql: 'SELECT count() AS c FROM numbers(100000000000)', deadline: Date.now() + 400 }), ch, {
+      now,
+    })) as ShardFailure;
     expect(r.ok).toBe(false);
     expect(r.error.kind).toBe('timeout');
     expect(Date.now() - t0).toBeLessThan(1500);
@@ -139,7 +154,10 @@ describe('executeShardRequest', () => {
   });
 
   it('refuses an oversized result instead of sending it', async () => {
-    const r = (await executeShardRequest(req({ sql: 'SELECT number, repeat(\'x\', 100) AS pad FROM numbers(20000)' }), ch, { now, maxResponseBytes: 100_000 })) as ShardFailure;
+    const r = (await executeShardRequest(req({ sql: "SELECT number, repeat('x', 100) AS pad FROM numbers(20000)" }), ch, {
+      now,
+      maxResponseBytes: 100_000,
+    })) as ShardFailure;
     expect(r.error.code).toBe('TOO_LARGE');
   });
 

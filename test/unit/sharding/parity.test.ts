@@ -9,8 +9,13 @@ import { assertParityAtStartup, checkParity, distributedArgs, normalizeExpr, unq
 
 describe('engine_full parsing and normalization', () => {
   it('splits top-level arguments, keeping nested calls and quoted commas whole', () => {
-    expect(distributedArgs("Distributed('sensors', 'analytics', 'sensor_events', xxHash64(`sensor`), 'pol,icy')"))
-      .toEqual(["'sensors'", "'analytics'", "'sensor_events'", 'xxHash64(`sensor`)', "'pol,icy'"]);
+    expect(distributedArgs("Distributed('sensors', 'analytics', 'sensor_events', xxHash64(`sensor`), 'pol,icy')")).toEqual([
+      "'sensors'",
+      "'analytics'",
+      "'sensor_events'",
+      'xxHash64(`sensor`)',
+      "'pol,icy'",
+    ]);
     expect(distributedArgs('Distributed(c, db, t)')).toEqual(['c', 'db', 't']);
     expect(distributedArgs('Distributed(c, db, t, intHash64(plus(a, b)))')).toEqual(['c', 'db', 't', 'intHash64(plus(a, b))']);
     expect(distributedArgs('MergeTree() ORDER BY x')).toBeUndefined();
@@ -28,35 +33,59 @@ describe('engine_full parsing and normalization', () => {
 /** Fake access answering the three catalog queries the check makes. */
 function fake(state: { clusters: { shard_num: number; shard_weight: number; host_name: string }[]; engineFull?: string; keyType?: string }): ClickHouseAccess {
   const result = (rows: Record<string, unknown>[]): QueryResult => ({ meta: [], rows, statistics: { elapsedMs: 0, rowsRead: 0, bytesRead: 0 } });
-  const no = async () => { throw new Error('unused'); };
+  const no = async () => {
+    throw new Error('unused');
+  };
   return {
     describe: 'fake',
     async query(sql) {
-      if (sql.includes('FROM system.clusters WHERE')) return result(state.clusters.map((c) => ({ ...c, replica_num: 1, host_address: '10.0.0.' + c.shard_num, port: 9000 })));
+      if (sql.includes('FROM system.clusters WHERE'))
+        return result(state.clusters.map((c) => ({ ...c, replica_num: 1, host_address: '10.0.0.' + c.shard_num, port: 9000 })));
       if (sql.includes('FROM system.tables')) return result(state.engineFull ? [{ engine: 'Distributed', engine_full: state.engineFull }] : []);
       if (sql.includes('FROM system.columns')) return result(state.keyType ? [{ type: state.keyType }] : []);
       throw new Error(`unexpected ${sql}`);
     },
-    exec: no, insert: no, cancel: no, ping: async () => true, close: async () => undefined,
+    exec: no,
+    insert: no,
+    cancel: no,
+    ping: async () => true,
+    close: async () => undefined,
   };
 }
 
-const topo = (over: Record<string, unknown> = {}) => parseTopology({
-  cluster: 'sensors',
-  shards: [{ weight: 1, replicas: [{ url: 'http://ch-0:8123' }] }, { weight: 1, replicas: [{ url: 'http://ch-1:8123' }] }],
-  tables: { 'analytics.sensor_events_dist': { local: 'analytics.sensor_events', shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
-  distributedCheck: { table: 'analytics.sensor_events_dist' },
-  ...over,
-});
-const cluster = [{ shard_num: 1, shard_weight: 1, host_name: 'ch-0' }, { shard_num: 2, shard_weight: 1, host_name: 'ch-1' }];
+const topo = (over: Record<string, unknown> = {}) =>
+  parseTopology({
+    cluster: 'sensors',
+    shards: [
+      { weight: 1, replicas: [{ url: 'http://ch-0:8123' }] },
+      { weight: 1, replicas: [{ url: 'http://ch-1:8123' }] },
+    ],
+    tables: { 'analytics.sensor_events_dist': { local: 'analytics.sensor_events', shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
+    distributedCheck: { table: 'analytics.sensor_events_dist' },
+    ...over,
+  });
+const cluster = [
+  { shard_num: 1, shard_weight: 1, host_name: 'ch-0' },
+  { shard_num: 2, shard_weight: 1, host_name: 'ch-1' },
+];
 
 describe('checkParity (xxHash64 DDL, as newer servers print it)', () => {
   it('passes when everything lines up', async () => {
-    const r = await checkParity(topo(), fake({ clusters: cluster, engineFull: "Distributed('sensors', 'analytics', 'sensor_events', xxHash64(`sensor`))", keyType: 'String' }));
+    const r = await checkParity(
+      topo(),
+      fake({ clusters: cluster, engineFull: "Distributed('sensors', 'analytics', 'sensor_events', xxHash64(`sensor`))", keyType: 'String' }),
+    );
     expect(r).toEqual({ ok: true, problems: [], warnings: [] });
   });
   it('reports every difference at once', async () => {
-    const r = await checkParity(topo(), fake({ clusters: [cluster[0]!, { ...cluster[1]!, shard_weight: 3 }, { shard_num: 3, shard_weight: 1, host_name: 'ch-2' }], engineFull: 'Distributed(other, analytics, sensor_events_v2, cityHash64(sensor))', keyType: 'LowCardinality(String)' }));
+    const r = await checkParity(
+      topo(),
+      fake({
+        clusters: [cluster[0]!, { ...cluster[1]!, shard_weight: 3 }, { shard_num: 3, shard_weight: 1, host_name: 'ch-2' }],
+        engineFull: 'Distributed(other, analytics, sensor_events_v2, cityHash64(sensor))',
+        keyType: 'LowCardinality(String)',
+      }),
+    );
     expect(r.ok).toBe(false);
     expect(r.problems.join('\n')).toMatch(/shard count: config has 2 shards, cluster "sensors" has 3/);
     expect(r.problems.join('\n')).toMatch(/weight of shards\[1\] \(shard_num 2\): config 1, cluster 3/);
@@ -67,8 +96,14 @@ describe('checkParity (xxHash64 DDL, as newer servers print it)', () => {
     expect(r.problems.length).toBe(6);
   });
   it('warns, never fails, when a replica host sits under another shard_num', async () => {
-    const swapped = [{ ...cluster[0]!, host_name: 'ch-1' }, { ...cluster[1]!, host_name: 'ch-0' }];
-    const r = await checkParity(topo(), fake({ clusters: swapped, engineFull: 'Distributed(sensors, analytics, sensor_events, xxHash64(sensor))', keyType: 'String' }));
+    const swapped = [
+      { ...cluster[0]!, host_name: 'ch-1' },
+      { ...cluster[1]!, host_name: 'ch-0' },
+    ];
+    const r = await checkParity(
+      topo(),
+      fake({ clusters: swapped, engineFull: 'Distributed(sensors, analytics, sensor_events, xxHash64(sensor))', keyType: 'String' }),
+    );
     expect(r.ok).toBe(true);
     expect(r.warnings).toHaveLength(2);
     expect(r.warnings[0]).toMatch(/shards\[0\].replicas\[0\] host ch-0 appears .* under shard_num 2, not 1/);
@@ -82,7 +117,11 @@ describe('checkParity (xxHash64 DDL, as newer servers print it)', () => {
   });
   it('assertParityAtStartup throws with all problems and passes warnings on', async () => {
     const warned: string[] = [];
-    const err = await assertParityAtStartup(topo(), fake({ clusters: [cluster[0]!], engineFull: 'Distributed(sensors, analytics, sensor_events)', keyType: 'String' }), (m) => warned.push(m)).catch((e: unknown) => e);
+    const err = await assertParityAtStartup(
+      topo(),
+      fake({ clusters: [cluster[0]!], engineFull: 'Distributed(sensors, analytics, sensor_events)', keyType: 'String' }),
+      (m) => warned.push(m),
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ScatterError);
     expect((err as ScatterError).code).toBe('CONFIG_INVALID');
     expect((err as Error).message).toMatch(/shard count/);

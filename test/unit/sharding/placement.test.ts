@@ -20,7 +20,7 @@ describe('buildSlots', () => {
 });
 
 describe('encodeKey', () => {
-  it('integers at declared width, little-endian two\'s complement', () => {
+  it("integers at declared width, little-endian two's complement", () => {
     expect(hex(encodeKey(42n, 'UInt32'))).toBe('2a000000');
     expect(hex(encodeKey(42, 'UInt64'))).toBe('2a00000000000000');
     expect(hex(encodeKey(-1, 'Int16'))).toBe('ffff');
@@ -65,7 +65,11 @@ describe('coerceKeyValue refuses with TYPE_MISMATCH', () => {
   ];
   it.each(cases)('%j as %s', (v, type, re) => {
     let err: unknown;
-    try { coerceKeyValue(v, type); } catch (e) { err = e; }
+    try {
+      coerceKeyValue(v, type);
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(ScatterError);
     expect((err as ScatterError).code).toBe('TYPE_MISMATCH');
     expect((err as ScatterError).message).toMatch(re);
@@ -75,11 +79,13 @@ describe('coerceKeyValue refuses with TYPE_MISMATCH', () => {
     expect(() => coerceKeyValue(1, 'Float64')).toThrow(/unsupported/);
   });
   it('accepts every in-range integer written as number, bigint or string', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -(1n << 31n), max: (1n << 31n) - 1n }), (n) => {
-      expect(coerceKeyValue(n, 'Int32')).toBe(n);
-      expect(coerceKeyValue(String(n), 'Int32')).toBe(n);
-      expect(coerceKeyValue(Number(n), 'Int32')).toBe(n);
-    }));
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(1n << 31n), max: (1n << 31n) - 1n }), (n) => {
+        expect(coerceKeyValue(n, 'Int32')).toBe(n);
+        expect(coerceKeyValue(String(n), 'Int32')).toBe(n);
+        expect(coerceKeyValue(Number(n), 'Int32')).toBe(n);
+      }),
+    );
   });
 });
 

@@ -21,10 +21,16 @@ const topo = parseTopology({
 
 /** In-memory access: records inserts; `fail` makes every insert throw. */
 function fakeAccess(log: { target: string; table: string; rows: Row[] }[], target: string, fail = false): ClickHouseAccess {
-  const no = async () => { throw new Error('not used'); };
+  const no = async () => {
+    throw new Error('not used');
+  };
   return {
     describe: target,
-    query: no, exec: no, cancel: no, ping: async () => true, close: async () => undefined,
+    query: no,
+    exec: no,
+    cancel: no,
+    ping: async () => true,
+    close: async () => undefined,
     async insert(table, rows) {
       if (fail) throw new Error(`connection refused by ${target}`);
       log.push({ target, table, rows });
@@ -34,8 +40,9 @@ function fakeAccess(log: { target: string; table: string; rows: Row[] }[], targe
 
 describe('quoteBigIntegers', () => {
   it('quotes only unsafe integer literals outside strings', () => {
-    expect(quoteBigIntegers('{"a":18446744073709551615,"b":"99999999999999999999","c":1.5e300,"d":-9223372036854775808,"e":12}'))
-      .toBe('{"a":"18446744073709551615","b":"99999999999999999999","c":1.5e300,"d":"-9223372036854775808","e":12}');
+    expect(quoteBigIntegers('{"a":18446744073709551615,"b":"99999999999999999999","c":1.5e300,"d":-9223372036854775808,"e":12}')).toBe(
+      '{"a":"18446744073709551615","b":"99999999999999999999","c":1.5e300,"d":"-9223372036854775808","e":12}',
+    );
     expect(quoteBigIntegers('{"s":"x\\"12345678901234567890"}')).toBe('{"s":"x\\"12345678901234567890"}');
   });
 });
@@ -48,19 +55,37 @@ describe('routeRows', () => {
     expect(r.local).toBe('default.events');
     expect(r.total).toBe(200);
     expect(r.bad).toEqual([]);
-    r.batches.forEach((batch, shard) => batch.forEach((row, j) => {
-      expect(p.shardOf(row.sensor as string)).toBe(shard);
-      expect(r.lines[shard]![j]).toBe((row.v as number) + 1);
-    }));
+    r.batches.forEach((batch, shard) =>
+      batch.forEach((row, j) => {
+        expect(p.shardOf(row.sensor as string)).toBe(shard);
+        expect(r.lines[shard]![j]).toBe((row.v as number) + 1);
+      }),
+    );
     expect(r.batches[0]!.length + r.batches[1]!.length).toBe(200);
   });
 
   it('reports bad rows with their line numbers and reasons', async () => {
     const p = await createPlacement(topo.shards, topo.tables['db.ids_dist']!.shardingKey);
-    const input = ['{"id": 1}', '', '{"id": -4}', 'not json', '{"other": 3}', '[1,2]', '{"id": 2.5}', '{"id": null}', '{"id": "18446744073709551615"}', '{"id": 18446744073709551615}'].join('\r\n');
+    const input = [
+      '{"id": 1}',
+      '',
+      '{"id": -4}',
+      'not json',
+      '{"other": 3}',
+      '[1,2]',
+      '{"id": 2.5}',
+      '{"id": null}',
+      '{"id": "18446744073709551615"}',
+      '{"id": 18446744073709551615}',
+    ].join('\r\n');
     const r = routeRows(input, 'db.ids_dist', topo, p);
     expect(r.bad.map((b) => [b.line, b.reason])).toEqual([
-      [3, 'type_mismatch'], [4, 'bad_json'], [5, 'missing_key'], [6, 'bad_json'], [7, 'type_mismatch'], [8, 'type_mismatch'],
+      [3, 'type_mismatch'],
+      [4, 'bad_json'],
+      [5, 'missing_key'],
+      [6, 'bad_json'],
+      [7, 'type_mismatch'],
+      [8, 'type_mismatch'],
     ]);
     expect(r.bad[0]!.message).toMatch(/column "id".*out of range/);
     expect(r.total).toBe(9);
@@ -72,7 +97,10 @@ describe('routeRows', () => {
   it('row objects: a null or array element is a bad row, not a crash', async () => {
     const p = await createPlacement(topo.shards, topo.tables['db.ids_dist']!.shardingKey);
     const r = routeRows([{ id: 1 }, null, [1]] as unknown as Row[], 'db.ids_dist', topo, p);
-    expect(r.bad.map((b) => [b.line, b.reason])).toEqual([[2, 'bad_json'], [3, 'bad_json']]);
+    expect(r.bad.map((b) => [b.line, b.reason])).toEqual([
+      [2, 'bad_json'],
+      [3, 'bad_json'],
+    ]);
     expect(r.batches.flat()).toEqual([{ id: 1 }]);
   });
 

@@ -4,7 +4,6 @@
 import fc from 'fast-check';
 import type { Expr, JoinClause, OrderItem, SelectQuery, SelectStatement, SettingItem, TableExpr } from '../../../core/sql/ast.js';
 
-
 const plainName = fc.constantFrom('a', 'b', 'x', 'col_1', 'Sensor', 'ts', 'date', 'value');
 const oddName = fc.oneof(
   fc.constantFrom('from', 'select', 'NULL', 'inf', 'nan', 'a b', 'back`tick', 'back\\slash', "quo'te", '1abc', 'ü', 'new\nline', 'ALL', 'WHEN', 'e'),
@@ -19,7 +18,10 @@ const intLit = fc.oneof(
   fc.constantFrom('0x1F', '0b101', '0', '007'),
 );
 const floatLit = fc.oneof(
-  fc.double({ noNaN: true, noDefaultInfinity: true, min: 0 }).map((v) => String(v)).filter((s) => /^[0-9.e+-]+$/.test(s) && /[.e]/.test(s)),
+  fc
+    .double({ noNaN: true, noDefaultInfinity: true, min: 0 })
+    .map((v) => String(v))
+    .filter((s) => /^[0-9.e+-]+$/.test(s) && /[.e]/.test(s)),
   fc.constantFrom('1.5', '1e3', '1E-7', '1.', '0.25', 'inf', 'nan'),
 );
 const literal: fc.Arbitrary<Expr> = fc.oneof(
@@ -32,19 +34,43 @@ const literal: fc.Arbitrary<Expr> = fc.oneof(
 const column: fc.Arbitrary<Expr> = fc.array(name, { minLength: 1, maxLength: 3 }).map((parts) => ({ kind: 'column', parts }));
 
 const BINARY: [string, string][] = [
-  ['+', 'plus'], ['-', 'minus'], ['*', 'multiply'], ['/', 'divide'], ['%', 'modulo'], ['MOD', 'modulo'], ['DIV', 'intDiv'],
-  ['=', 'equals'], ['==', 'equals'], ['!=', 'notEquals'], ['<>', 'notEquals'], ['<', 'less'], ['<=', 'lessOrEquals'],
-  ['>', 'greater'], ['>=', 'greaterOrEquals'], ['<=>', 'isNotDistinctFrom'], ['LIKE', 'like'], ['ILIKE', 'ilike'],
-  ['NOT LIKE', 'notLike'], ['NOT ILIKE', 'notILike'], ['REGEXP', 'match'], ['IN', 'in'], ['NOT IN', 'notIn'],
-  ['GLOBAL IN', 'globalIn'], ['GLOBAL NOT IN', 'globalNotIn'], ['[]', 'arrayElement'],
+  ['+', 'plus'],
+  ['-', 'minus'],
+  ['*', 'multiply'],
+  ['/', 'divide'],
+  ['%', 'modulo'],
+  ['MOD', 'modulo'],
+  ['DIV', 'intDiv'],
+  ['=', 'equals'],
+  ['==', 'equals'],
+  ['!=', 'notEquals'],
+  ['<>', 'notEquals'],
+  ['<', 'less'],
+  ['<=', 'lessOrEquals'],
+  ['>', 'greater'],
+  ['>=', 'greaterOrEquals'],
+  ['<=>', 'isNotDistinctFrom'],
+  ['LIKE', 'like'],
+  ['ILIKE', 'ilike'],
+  ['NOT LIKE', 'notLike'],
+  ['NOT ILIKE', 'notILike'],
+  ['REGEXP', 'match'],
+  ['IN', 'in'],
+  ['NOT IN', 'notIn'],
+  ['GLOBAL IN', 'globalIn'],
+  ['GLOBAL NOT IN', 'globalNotIn'],
+  ['[]', 'arrayElement'],
 ];
-const NARY: [string, string][] = [['AND', 'and'], ['OR', 'or'], ['||', 'concat']];
+const NARY: [string, string][] = [
+  ['AND', 'and'],
+  ['OR', 'or'],
+  ['||', 'concat'],
+];
 const FUNCS = ['f', 'sum', 'plus', 'if', 'arrayMap', 'quantile', 'my_func', 'count', 'concat', 'and', 'ALL'];
 const TYPES = ['UInt8', 'Nullable(String)', "DateTime64(3, 'UTC')", 'Array(Tuple(UInt8, String))', 'Decimal(10, 2)'];
 const UNITS = ['SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR'];
 
-const withAlias = (e: fc.Arbitrary<Expr>): fc.Arbitrary<Expr> =>
-  fc.tuple(e, maybeAlias).map(([x, alias]) => (alias === undefined ? x : { ...x, alias }));
+const withAlias = (e: fc.Arbitrary<Expr>): fc.Arbitrary<Expr> => fc.tuple(e, maybeAlias).map(([x, alias]) => (alias === undefined ? x : { ...x, alias }));
 
 export const exprArb: fc.Arbitrary<Expr> = fc.letrec<{ expr: Expr; leaf: Expr }>((tie) => ({
   leaf: withAlias(fc.oneof(literal, column)),
@@ -53,38 +79,81 @@ export const exprArb: fc.Arbitrary<Expr> = fc.letrec<{ expr: Expr; leaf: Expr }>
     tie('leaf'),
     withAlias(
       fc.oneof(
-        fc.tuple(fc.constantFrom(...BINARY), tie('expr'), tie('expr')).map(([[op, fn], l, r]) => ({ kind: 'function', name: fn, operator: op, args: [l, r] }) as Expr),
-        fc.tuple(fc.constantFrom(...NARY), fc.array(tie('expr'), { minLength: 2, maxLength: 4 })).map(([[op, fn], args]) => ({ kind: 'function', name: fn, operator: op, args }) as Expr),
+        fc
+          .tuple(fc.constantFrom(...BINARY), tie('expr'), tie('expr'))
+          .map(([[op, fn], l, r]) => ({ kind: 'function', name: fn, operator: op, args: [l, r] }) as Expr),
+        fc
+          .tuple(fc.constantFrom(...NARY), fc.array(tie('expr'), { minLength: 2, maxLength: 4 }))
+          .map(([[op, fn], args]) => ({ kind: 'function', name: fn, operator: op, args }) as Expr),
         tie('expr').map((x) => ({ kind: 'function', name: 'negate', operator: '-', args: [x] }) as Expr),
         tie('expr').map((x) => ({ kind: 'function', name: 'not', operator: 'NOT', args: [x] }) as Expr),
-        fc.tuple(fc.boolean(), tie('expr')).map(([n, x]) => ({ kind: 'function', name: n ? 'isNotNull' : 'isNull', operator: n ? 'IS NOT NULL' : 'IS NULL', args: [x] }) as Expr),
-        fc.tuple(tie('expr'), fc.integer({ min: 1, max: 9 })).map(([x, i]) => ({ kind: 'function', name: 'tupleElement', operator: '.', args: [x, { kind: 'literal', type: 'integer', value: String(i) }] }) as Expr),
+        fc
+          .tuple(fc.boolean(), tie('expr'))
+          .map(([n, x]) => ({ kind: 'function', name: n ? 'isNotNull' : 'isNull', operator: n ? 'IS NOT NULL' : 'IS NULL', args: [x] }) as Expr),
+        fc
+          .tuple(tie('expr'), fc.integer({ min: 1, max: 9 }))
+          .map(
+            ([x, i]) => ({ kind: 'function', name: 'tupleElement', operator: '.', args: [x, { kind: 'literal', type: 'integer', value: String(i) }] }) as Expr,
+          ),
         fc.tuple(tie('expr'), tie('expr'), tie('expr')).map(([c, a, b]) => ({ kind: 'function', name: 'if', operator: '?:', args: [c, a, b] }) as Expr),
         fc.tuple(fc.boolean(), tie('expr'), tie('expr'), tie('expr')).map(([not, x, lo, hi]) => {
           const x2 = structuredClone(x);
-          return (not
-            ? { kind: 'function', name: 'or', operator: 'NOT BETWEEN', args: [{ kind: 'function', name: 'less', operator: '<', args: [x, lo] }, { kind: 'function', name: 'greater', operator: '>', args: [x2, hi] }] }
-            : { kind: 'function', name: 'and', operator: 'BETWEEN', args: [{ kind: 'function', name: 'greaterOrEquals', operator: '>=', args: [x, lo] }, { kind: 'function', name: 'lessOrEquals', operator: '<=', args: [x2, hi] }] }) as Expr;
+          return (
+            not
+              ? {
+                  kind: 'function',
+                  name: 'or',
+                  operator: 'NOT BETWEEN',
+                  args: [
+                    { kind: 'function', name: 'less', operator: '<', args: [x, lo] },
+                    { kind: 'function', name: 'greater', operator: '>', args: [x2, hi] },
+                  ],
+                }
+              : {
+                  kind: 'function',
+                  name: 'and',
+                  operator: 'BETWEEN',
+                  args: [
+                    { kind: 'function', name: 'greaterOrEquals', operator: '>=', args: [x, lo] },
+                    { kind: 'function', name: 'lessOrEquals', operator: '<=', args: [x2, hi] },
+                  ],
+                }
+          ) as Expr;
         }),
-        fc.tuple(fc.constantFrom(...FUNCS), fc.array(tie('expr'), { maxLength: 3 }), fc.option(fc.array(tie('expr'), { maxLength: 2 }), { nil: undefined }), fc.boolean()).map(([fname, args, params, distinct]) => {
-          const f: Expr = { kind: 'function', name: fname, args };
-          if (params && args.length > 0) f.params = params; // `f(1)()` is not ClickHouse
-          if (distinct && args.length > 0) f.distinct = true;
-          return f;
-        }),
+        fc
+          .tuple(
+            fc.constantFrom(...FUNCS),
+            fc.array(tie('expr'), { maxLength: 3 }),
+            fc.option(fc.array(tie('expr'), { maxLength: 2 }), { nil: undefined }),
+            fc.boolean(),
+          )
+          .map(([fname, args, params, distinct]) => {
+            const f: Expr = { kind: 'function', name: fname, args };
+            if (params && args.length > 0) f.params = params; // `f(1)()` is not ClickHouse
+            if (distinct && args.length > 0) f.distinct = true;
+            return f;
+          }),
         fc.array(tie('expr'), { maxLength: 3 }).map((items) => ({ kind: 'array', items }) as Expr),
         fc.oneof(
           fc.array(tie('expr'), { minLength: 2, maxLength: 3 }).map((items) => ({ kind: 'tuple', items }) as Expr),
           fc.constant({ kind: 'tuple', items: [] } as Expr),
           fc.array(tie('expr'), { maxLength: 3 }).map((items) => ({ kind: 'tuple', items, explicit: true }) as Expr),
         ),
-        fc.tuple(fc.option(tie('expr'), { nil: undefined }), fc.array(fc.tuple(tie('expr'), tie('expr')), { minLength: 1, maxLength: 2 }), fc.option(tie('expr'), { nil: undefined })).map(([operand, ws, els]) => {
-          const c: Expr = { kind: 'case', whens: ws.map(([when, then]) => ({ when, then })) };
-          if (operand) c.operand = operand;
-          if (els) c.else = els;
-          return c;
-        }),
-        fc.tuple(tie('expr'), fc.constantFrom(...TYPES), fc.constantFrom('as', 'comma', 'colons')).map(([x, type, syntax]) => ({ kind: 'cast', expr: x, type, syntax }) as Expr),
+        fc
+          .tuple(
+            fc.option(tie('expr'), { nil: undefined }),
+            fc.array(fc.tuple(tie('expr'), tie('expr')), { minLength: 1, maxLength: 2 }),
+            fc.option(tie('expr'), { nil: undefined }),
+          )
+          .map(([operand, ws, els]) => {
+            const c: Expr = { kind: 'case', whens: ws.map(([when, then]) => ({ when, then })) };
+            if (operand) c.operand = operand;
+            if (els) c.else = els;
+            return c;
+          }),
+        fc
+          .tuple(tie('expr'), fc.constantFrom(...TYPES), fc.constantFrom('as', 'comma', 'colons'))
+          .map(([x, type, syntax]) => ({ kind: 'cast', expr: x, type, syntax }) as Expr),
         fc.tuple(fc.array(name, { minLength: 1, maxLength: 2 }), tie('expr')).map(([params, body]) => ({ kind: 'lambda', params, body }) as Expr),
         fc.tuple(fc.oneof(literal, column), fc.constantFrom(...UNITS)).map(([value, unit]) => ({ kind: 'interval', value, unit }) as Expr),
         fc.constantFrom('UInt8', 'Array(String)').map((type) => ({ kind: 'param', name: 'p', type }) as Expr),
@@ -94,35 +163,65 @@ export const exprArb: fc.Arbitrary<Expr> = fc.letrec<{ expr: Expr; leaf: Expr }>
   ),
 })).expr;
 
-
 // ---------------------------------------------------------------- whole statements
 
-const smallExpr: fc.Arbitrary<Expr> = fc.oneof(
-  { weight: 3, arbitrary: column },
-  { weight: 1, arbitrary: literal },
-  { weight: 1, arbitrary: exprArb },
+const smallExpr: fc.Arbitrary<Expr> = fc.oneof({ weight: 3, arbitrary: column }, { weight: 1, arbitrary: literal }, { weight: 1, arbitrary: exprArb });
+const plainExpr: fc.Arbitrary<Expr> = fc.oneof(
+  column,
+  literal.filter((l) => l.kind === 'literal' && l.type !== 'null'),
 );
-const plainExpr: fc.Arbitrary<Expr> = fc.oneof(column, literal.filter((l) => l.kind === 'literal' && l.type !== 'null'));
 const count = fc.integer({ min: 0, max: 100 }).map((n) => ({ kind: 'literal', type: 'integer', value: String(n) }) as Expr);
 const tableName = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('t', 'events', 'u') }, { weight: 1, arbitrary: oddName });
 const alias = fc.option(name, { freq: 2, nil: undefined });
 
-const simpleSelect: fc.Arbitrary<SelectQuery> = fc.array(smallExpr, { minLength: 1, maxLength: 2 }).map((columns) => ({ kind: 'select', distinct: false, withTotals: false, columns }));
+const simpleSelect: fc.Arbitrary<SelectQuery> = fc
+  .array(smallExpr, { minLength: 1, maxLength: 2 })
+  .map((columns) => ({ kind: 'select', distinct: false, withTotals: false, columns }));
 
 const tableExpr: fc.Arbitrary<TableExpr> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ db: fc.option(tableName, { nil: undefined }), table: tableName, alias, final: fc.boolean(), sample: fc.option(fc.record({ ratio: fc.constantFrom('0.1', '1', '10000').map((v) => ({ kind: 'literal', type: v.includes('.') ? 'float' : 'integer', value: v }) as Expr), offset: fc.option(fc.constant({ kind: 'literal', type: 'float', value: '0.5' } as Expr), { nil: undefined }) }), { freq: 4, nil: undefined }) }).map(({ db, table, alias: a, final, sample }) => {
-      const t: TableExpr = { kind: 'table', table };
-      if (db !== undefined) t.database = db;
-      if (a !== undefined) t.alias = a;
-      if (final) t.final = true;
-      if (sample) {
-        t.sample = { ratio: sample.ratio };
-        if (sample.offset) t.sample.offset = sample.offset;
-      }
-      return t;
-    }) },
-  { weight: 1, arbitrary: fc.tuple(simpleSelect, alias).map(([query, a]) => (a === undefined ? { kind: 'subqueryTable', query } : { kind: 'subqueryTable', query, alias: a }) as TableExpr) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('numbers', 'remote', 'file'), fc.array(plainExpr, { maxLength: 2 }), alias).map(([fname, args, a]) => (a === undefined ? { kind: 'tableFunction', name: fname, args } : { kind: 'tableFunction', name: fname, args, alias: a }) as TableExpr) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({
+        db: fc.option(tableName, { nil: undefined }),
+        table: tableName,
+        alias,
+        final: fc.boolean(),
+        sample: fc.option(
+          fc.record({
+            ratio: fc.constantFrom('0.1', '1', '10000').map((v) => ({ kind: 'literal', type: v.includes('.') ? 'float' : 'integer', value: v }) as Expr),
+            offset: fc.option(fc.constant({ kind: 'literal', type: 'float', value: '0.5' } as Expr), { nil: undefined }),
+          }),
+          { freq: 4, nil: undefined },
+        ),
+      })
+      .map(({ db, table, alias: a, final, sample }) => {
+        const t: TableExpr = { kind: 'table', table };
+        if (db !== undefined) t.database = db;
+        if (a !== undefined) t.alias = a;
+        if (final) t.final = true;
+        if (sample) {
+          t.sample = { ratio: sample.ratio };
+          if (sample.offset) t.sample.offset = sample.offset;
+        }
+        return t;
+      }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(simpleSelect, alias)
+      .map(([query, a]) => (a === undefined ? { kind: 'subqueryTable', query } : { kind: 'subqueryTable', query, alias: a }) as TableExpr),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom('numbers', 'remote', 'file'), fc.array(plainExpr, { maxLength: 2 }), alias)
+      .map(
+        ([fname, args, a]) =>
+          (a === undefined ? { kind: 'tableFunction', name: fname, args } : { kind: 'tableFunction', name: fname, args, alias: a }) as TableExpr,
+      ),
+  },
 );
 
 const join: fc.Arbitrary<JoinClause> = fc
@@ -146,7 +245,13 @@ const join: fc.Arbitrary<JoinClause> = fc
   });
 
 const orderItem: fc.Arbitrary<OrderItem> = fc
-  .record({ expr: smallExpr, desc: fc.boolean(), nulls: fc.option(fc.constantFrom('FIRST', 'LAST') as fc.Arbitrary<'FIRST' | 'LAST'>, { nil: undefined }), collate: fc.option(fc.constantFrom('en', "it's"), { freq: 5, nil: undefined }), withFill: fc.boolean() })
+  .record({
+    expr: smallExpr,
+    desc: fc.boolean(),
+    nulls: fc.option(fc.constantFrom('FIRST', 'LAST') as fc.Arbitrary<'FIRST' | 'LAST'>, { nil: undefined }),
+    collate: fc.option(fc.constantFrom('en', "it's"), { freq: 5, nil: undefined }),
+    withFill: fc.boolean(),
+  })
   .map(({ expr, desc, nulls, collate, withFill }) => {
     const o: OrderItem = { expr, direction: desc ? 'DESC' : 'ASC' };
     if (nulls) o.nulls = nulls;
@@ -159,18 +264,40 @@ const orderItem: fc.Arbitrary<OrderItem> = fc
 const settings: fc.Arbitrary<SettingItem[]> = fc.array(
   fc.oneof(
     fc.record({ name: fc.constantFrom('max_threads', 'max_block_size'), value: count.filter((c) => c.kind === 'literal' && c.value !== '0') }),
-    fc.record({ name: fc.constant('load_balancing'), value: fc.constantFrom('random', 'in_order').map((v) => ({ kind: 'literal', type: 'string', value: v }) as Expr) }),
+    fc.record({
+      name: fc.constant('load_balancing'),
+      value: fc.constantFrom('random', 'in_order').map((v) => ({ kind: 'literal', type: 'string', value: v }) as Expr),
+    }),
   ),
   { minLength: 1, maxLength: 2 },
 );
 
 export const selectArb: fc.Arbitrary<SelectQuery> = fc
   .record({
-    with: fc.option(fc.array(fc.oneof(fc.record({ name: plainName, expr: smallExpr }), fc.record({ name: plainName, expr: simpleSelect.map((query) => ({ kind: 'subquery', query }) as Expr), cte: fc.constant(true) })), { minLength: 1, maxLength: 2 }), { freq: 4, nil: undefined }),
+    with: fc.option(
+      fc.array(
+        fc.oneof(
+          fc.record({ name: plainName, expr: smallExpr }),
+          fc.record({ name: plainName, expr: simpleSelect.map((query) => ({ kind: 'subquery', query }) as Expr), cte: fc.constant(true) }),
+        ),
+        { minLength: 1, maxLength: 2 },
+      ),
+      { freq: 4, nil: undefined },
+    ),
     distinct: fc.boolean(),
     distinctOn: fc.option(fc.array(column, { minLength: 1, maxLength: 2 }), { freq: 6, nil: undefined }),
     columns: fc.array(exprArb, { minLength: 1, maxLength: 3 }),
-    from: fc.option(fc.record({ table: tableExpr, joins: fc.array(join, { maxLength: 2 }), arrayJoin: fc.option(fc.record({ left: fc.boolean(), exprs: fc.array(withAlias(column), { minLength: 1, maxLength: 2 }) }), { freq: 4, nil: undefined }) }), { freq: 5, nil: undefined }),
+    from: fc.option(
+      fc.record({
+        table: tableExpr,
+        joins: fc.array(join, { maxLength: 2 }),
+        arrayJoin: fc.option(fc.record({ left: fc.boolean(), exprs: fc.array(withAlias(column), { minLength: 1, maxLength: 2 }) }), {
+          freq: 4,
+          nil: undefined,
+        }),
+      }),
+      { freq: 5, nil: undefined },
+    ),
     prewhere: fc.option(smallExpr, { freq: 4, nil: undefined }),
     where: fc.option(exprArb, { freq: 2, nil: undefined }),
     groupBy: fc.option(fc.array(smallExpr, { minLength: 1, maxLength: 2 }), { freq: 3, nil: undefined }),
@@ -178,7 +305,10 @@ export const selectArb: fc.Arbitrary<SelectQuery> = fc
     withTotals: fc.boolean(),
     having: fc.option(smallExpr, { freq: 4, nil: undefined }),
     orderBy: fc.option(fc.array(orderItem, { minLength: 1, maxLength: 2 }), { freq: 3, nil: undefined }),
-    limitBy: fc.option(fc.record({ limit: count, offset: fc.option(count, { nil: undefined }), by: fc.array(column, { minLength: 1, maxLength: 2 }) }), { freq: 4, nil: undefined }),
+    limitBy: fc.option(fc.record({ limit: count, offset: fc.option(count, { nil: undefined }), by: fc.array(column, { minLength: 1, maxLength: 2 }) }), {
+      freq: 4,
+      nil: undefined,
+    }),
     limit: fc.option(fc.record({ limit: count, offset: fc.option(count, { nil: undefined }), withTies: fc.boolean() }), { freq: 3, nil: undefined }),
     settings: fc.option(settings, { freq: 4, nil: undefined }),
     format: fc.option(fc.constantFrom('JSON', 'TabSeparated', 'Null'), { freq: 5, nil: undefined }),
@@ -223,7 +353,15 @@ export const statementArb: fc.Arbitrary<SelectStatement> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .tuple(fc.array(selectArb.map((q) => ({ ...q, format: undefined })), { minLength: 2, maxLength: 3 }), fc.constantFrom('ALL', 'DISTINCT') as fc.Arbitrary<'ALL' | 'DISTINCT'>, fc.option(settings, { nil: undefined }), fc.option(fc.constant('JSON'), { nil: undefined }))
+      .tuple(
+        fc.array(
+          selectArb.map((q) => ({ ...q, format: undefined })),
+          { minLength: 2, maxLength: 3 },
+        ),
+        fc.constantFrom('ALL', 'DISTINCT') as fc.Arbitrary<'ALL' | 'DISTINCT'>,
+        fc.option(settings, { nil: undefined }),
+        fc.option(fc.constant('JSON'), { nil: undefined }),
+      )
       .map(([selects, mode, st, format]) => {
         const clean = selects.map((q) => {
           const c = { ...q };

@@ -45,11 +45,86 @@ function expectRoundTrip(ast: SelectStatement): void {
 }
 
 const TOKENS = [
-  'SELECT', 'FROM', 'WHERE', 'AND', 'OR', 'NOT', 'IN', 'GLOBAL', 'JOIN', 'ON', 'USING', '(', ')', ',', '.', '[', ']',
-  "'", '`', '"', '-', '--', '/*', '*/', '#', '+', '*', '/', '=', '<', '>', '?', ':', '::', '->', '||', '1', '0x', '1e',
-  'NULL', 'CASE', 'WHEN', 'THEN', 'END', 'CAST', 'AS', 'INTERVAL', 'DAY', 'LIMIT', 'BY', 'GROUP', 'ORDER', 'UNION',
-  'ALL', 'WITH', 'SETTINGS', 'FORMAT', ';', '{p:UInt8}', '{', '}', '\\', '\n', ' ', 'ARRAY', 'FINAL', 'SAMPLE', 'IS',
-  'BETWEEN', 'LIKE', 'DISTINCT', 'TOTALS', 'x', 'tuple', 'count', '*', 'inf', '\u00e9', '\ud83d\ude00', '\ud800',
+  'SELECT',
+  'FROM',
+  'WHERE',
+  'AND',
+  'OR',
+  'NOT',
+  'IN',
+  'GLOBAL',
+  'JOIN',
+  'ON',
+  'USING',
+  '(',
+  ')',
+  ',',
+  '.',
+  '[',
+  ']',
+  "'",
+  '`',
+  '"',
+  '-',
+  '--',
+  '/*',
+  '*/',
+  '#',
+  '+',
+  '*',
+  '/',
+  '=',
+  '<',
+  '>',
+  '?',
+  ':',
+  '::',
+  '->',
+  '||',
+  '1',
+  '0x',
+  '1e',
+  'NULL',
+  'CASE',
+  'WHEN',
+  'THEN',
+  'END',
+  'CAST',
+  'AS',
+  'INTERVAL',
+  'DAY',
+  'LIMIT',
+  'BY',
+  'GROUP',
+  'ORDER',
+  'UNION',
+  'ALL',
+  'WITH',
+  'SETTINGS',
+  'FORMAT',
+  ';',
+  '{p:UInt8}',
+  '{',
+  '}',
+  '\\',
+  '\n',
+  ' ',
+  'ARRAY',
+  'FINAL',
+  'SAMPLE',
+  'IS',
+  'BETWEEN',
+  'LIKE',
+  'DISTINCT',
+  'TOTALS',
+  'x',
+  'tuple',
+  'count',
+  '*',
+  'inf',
+  '\u00e9',
+  '\ud83d\ude00',
+  '\ud800',
 ];
 
 describe('fuzz: arbitrary input only ever raises ScatterError', () => {
@@ -135,7 +210,14 @@ describe('generated ASTs round-trip print -> parse', () => {
     fc.assert(
       fc.property(fc.array(exprArb, { minLength: 1, maxLength: 3 }), exprArb, (cols, where) => {
         const w = { ...where };
-        const q: SelectQuery = { kind: 'select', distinct: false, withTotals: false, columns: cols, from: { table: { kind: 'table', table: 't' }, joins: [] }, where: w };
+        const q: SelectQuery = {
+          kind: 'select',
+          distinct: false,
+          withTotals: false,
+          columns: cols,
+          from: { table: { kind: 'table', table: 't' }, joins: [] },
+          where: w,
+        };
         expectRoundTrip(q);
       }),
       { numRuns: 3000 },
@@ -145,6 +227,9 @@ describe('generated ASTs round-trip print -> parse', () => {
 
 describe('generated statements round-trip print -> parse', () => {
   it('every clause, joins, unions', () => {
-    fc.assert(fc.property(statementArb, (st) => expectRoundTrip(st)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(statementArb, (st) => expectRoundTrip(st)),
+      { numRuns: 2000 },
+    );
   });
 });

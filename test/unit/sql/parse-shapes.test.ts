@@ -134,16 +134,28 @@ describe('statements', () => {
        LIMIT 2 BY a LIMIT 5, 10 SETTINGS max_threads = 2, s = 'x' FORMAT JSON;`,
     ) as SelectQuery;
     expect(q.kind).toBe('select');
-    expect(q.with?.map((w) => [w.name, !!w.cte])).toEqual([['ten', false], ['cte', true]]);
+    expect(q.with?.map((w) => [w.name, !!w.cte])).toEqual([
+      ['ten', false],
+      ['cte', true],
+    ]);
     expect(q.distinct).toBe(true);
     expect(q.columns.map((c) => c.alias)).toEqual([undefined, 'c', 'n']);
     expect(q.from?.table).toMatchObject({ kind: 'table', database: 'db', table: 't', alias: 'x', final: true });
     expect(q.from?.arrayJoin).toMatchObject({ left: true, exprs: [{ alias: 'el' }] });
-    expect(q.from?.joins[0]).toMatchObject({ global: true, strictness: 'ANY', type: 'LEFT', table: { kind: 'subqueryTable', alias: 'v' }, using: [{ parts: ['a'] }] });
+    expect(q.from?.joins[0]).toMatchObject({
+      global: true,
+      strictness: 'ANY',
+      type: 'LEFT',
+      table: { kind: 'subqueryTable', alias: 'v' },
+      using: [{ parts: ['a'] }],
+    });
     expect(q.prewhere).toMatchObject({ name: 'equals' });
     expect(q.groupBy).toHaveLength(2);
     expect(q.withTotals).toBe(true);
-    expect(q.orderBy).toMatchObject([{ direction: 'DESC', nulls: 'FIRST' }, { direction: 'ASC', collate: 'en' }]);
+    expect(q.orderBy).toMatchObject([
+      { direction: 'DESC', nulls: 'FIRST' },
+      { direction: 'ASC', collate: 'en' },
+    ]);
     expect(q.limitBy).toMatchObject({ limit: { value: '2' }, by: [{ parts: ['a'] }] });
     expect(q.limit).toMatchObject({ limit: { value: '10' }, offset: { value: '5' } });
     expect(q.settings?.map((s) => s.name)).toEqual(['max_threads', 's']);

@@ -8,9 +8,13 @@ import { walkStatement } from '../../../core/sql/visit.js';
 
 function find(q: SelectQuery, pred: (e: Expr) => boolean): Expr {
   let hit: Expr | undefined;
-  walkStatement(q, (e) => {
-    if (!hit && pred(e)) hit = e;
-  }, { subqueries: true });
+  walkStatement(
+    q,
+    (e) => {
+      if (!hit && pred(e)) hit = e;
+    },
+    { subqueries: true },
+  );
   if (!hit) throw new Error('not found');
   return hit;
 }
@@ -18,7 +22,8 @@ const col = (name: string) => (e: Expr) => e.kind === 'column' && e.parts.at(-1)
 const fn = (name: string) => (e: Expr) => e.kind === 'function' && e.name === name;
 
 describe('positions', () => {
-  const sql = "SELECT a,\n  b + 1 AS c\nFROM db.t AS x\nWHERE k GLOBAL IN (SELECT k FROM u)\n  AND s = 'multi\nline' AND /* a\ncomment */ z > 2 AND `quoted\nname` = 1 AND tail = 0";
+  const sql =
+    "SELECT a,\n  b + 1 AS c\nFROM db.t AS x\nWHERE k GLOBAL IN (SELECT k FROM u)\n  AND s = 'multi\nline' AND /* a\ncomment */ z > 2 AND `quoted\nname` = 1 AND tail = 0";
   const q = parseSelect(sql) as SelectQuery;
   const at = (e: { pos?: { line: number; column: number; offset: number } }) => e.pos;
 

@@ -94,8 +94,22 @@ describe('exprsOfSelect / mapSelectExprs', () => {
 
   it('lists top-level expressions per clause in source order', () => {
     expect(exprsOfSelect(q).map((x) => x.clause)).toEqual([
-      'with', 'columns', 'columns', 'sample', 'arrayJoin', 'joinUsing', 'prewhere', 'where', 'groupBy', 'having',
-      'orderBy', 'limitBy', 'limitBy', 'limit', 'limit', 'settings',
+      'with',
+      'columns',
+      'columns',
+      'sample',
+      'arrayJoin',
+      'joinUsing',
+      'prewhere',
+      'where',
+      'groupBy',
+      'having',
+      'orderBy',
+      'limitBy',
+      'limitBy',
+      'limit',
+      'limit',
+      'settings',
     ]);
   });
 
