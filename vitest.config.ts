@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // chdb segfaults when loaded in a worker thread that exits, so every test file runs in
-// its own forked process (FIELD-NOTES). Two cores: keep the fork count small.
+// its own forked process. Two cores: keep the fork count small.
 export default defineConfig({
   test: {
     pool: 'forks',

@@ -5,7 +5,7 @@
 //   spec.baseMs          sleep before answering (0 = answer on the next tick)
 //   spec.slowMs/slowProb a straggler: with probability slowProb the sleep is slowMs instead
 //                        (independently per request, so a hedge to the other replica is
-//                        normally fast, as in seed 003's simulation)
+//                        normally fast)
 //   spec.rows            rows to put in every answer (payload size experiments)
 import { startInvokeServer } from '../local/invoke-server.js';
 

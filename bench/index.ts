@@ -39,7 +39,7 @@ async function main(): Promise<number> {
     out[name] = res.json;
     if (!json) console.log(`\n## ${name}\n${res.table}`);
   }
-  // One section asked with --json prints that section's object itself (issue 4's `bench -- merge --json`).
+  // One section asked with --json prints that section's object itself (`bench -- merge --json`).
   if (json) console.log(JSON.stringify(asked.length === 1 ? out[asked[0]!] : out, null, 2));
   return 0;
 }

@@ -1,16 +1,23 @@
-// Merge cost of seed 003's partial (count, sum, min, max, top-k of (score, key)): one merge at
-// k = 10 and k = 100, and folding 64 partials. Reference (the seed's heap-based Rust, this
-// machine): 266 ns / 4.6 us per merge, 17 us / 300 us for 64 partials. Ours is a linear merge of
-// two sorted lists into a reused buffer (bench/support/sorted-topk-partial.ts).
-import { emptySeedPartial, foldSeedPartials, mergeSeedPartial, seedPartialOf, type SeedPartial } from './support/sorted-topk-partial.js';
+// Merge cost of a scatter-gather top-k partial (count, sum, min, max, top-k of (score, key)): one
+// merge at k = 10 and k = 100, and folding 64 partials. The reference column is a Rust
+// implementation of the same partial that keeps its top k in a binary heap, measured once on this
+// machine (`ref` below; results in docs/benchmarks.md#planner-and-merge-plan-merge). Ours is a linear
+// merge of two sorted lists into a reused buffer (bench/support/sorted-topk-partial.ts).
+import {
+  emptySortedTopkPartial,
+  foldSortedTopkPartials,
+  mergeSortedTopkPartials,
+  sortedTopkPartialOf,
+  type SortedTopkPartial,
+} from './support/sorted-topk-partial.js';
 
-function partials(count: number, k: number, seed: number): SeedPartial[] {
+function partials(count: number, k: number, seed: number): SortedTopkPartial[] {
   let x = seed >>> 0;
   const next = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0), x);
   return Array.from({ length: count }, (_, p) => {
     const rows: [number, number][] = [];
     for (let i = 0; i < 1000; i++) rows.push([(next() % 100_003) - 50_000, p * 1000 + i]);
-    return seedPartialOf(rows, k);
+    return sortedTopkPartialOf(rows, k);
   });
 }
 
@@ -22,14 +29,14 @@ function median(xs: number[]): number {
 /** ns per merge of one partial into a running accumulator. */
 function timeMerge(k: number, quick: boolean): number {
   const parts = partials(64, k, 7);
-  let acc = foldSeedPartials(parts.slice(0, 8), k);
-  let spare = emptySeedPartial(k);
+  let acc = foldSortedTopkPartials(parts.slice(0, 8), k);
+  let spare = emptySortedTopkPartial(k);
   const iters = quick ? 50_000 : 400_000;
   const runs: number[] = [];
   for (let r = 0; r < (quick ? 3 : 7); r++) {
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < iters; i++) {
-      const out = mergeSeedPartial(acc, parts[i & 63]!, spare);
+      const out = mergeSortedTopkPartials(acc, parts[i & 63]!, spare);
       spare = acc;
       acc = out;
     }
@@ -47,7 +54,7 @@ function timeFold(k: number, quick: boolean): number {
   let sink = 0;
   for (let r = 0; r < (quick ? 3 : 7); r++) {
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < iters; i++) sink += foldSeedPartials(parts, k).len;
+    for (let i = 0; i < iters; i++) sink += foldSortedTopkPartials(parts, k).len;
     runs.push(Number(process.hrtime.bigint() - t0) / iters / 1000);
   }
   if (sink <= 0) throw new Error('unreachable');
@@ -66,7 +73,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   };
   const ref = { merge_ns_k10: '266 ns', merge_ns_k100: '4.6 us', fold64_us_k10: '17 us', fold64_us_k100: '300 us' };
   const table = [
-    '| measure | ours | seed Rust heap (reference) |',
+    '| measure | ours | Rust binary heap (reference) |',
     '|---|---|---|',
     `| merge one partial, k = 10 | ${json.merge_ns_k10} ns | ${ref.merge_ns_k10} |`,
     `| merge one partial, k = 100 | ${json.merge_ns_k100} ns | ${ref.merge_ns_k100} |`,

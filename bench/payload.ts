@@ -1,4 +1,4 @@
-// Payload and coordinator memory for a high-cardinality GROUP BY (issue 7 item 5): 100k groups on
+// Payload and coordinator memory for a high-cardinality GROUP BY (docs/benchmarks.md#4-payload-and-coordinator-memory-payload): 100k groups on
 // each of 64 shards (every group on every shard: the worst case, the grouping column is not the
 // sharding key). Each query runs in a fresh child process with --expose-gc (_payload-child.ts):
 // the real planner makes the shard SQL and the merger; synthetic shard partials (the JSON a shard

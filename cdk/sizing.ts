@@ -4,7 +4,7 @@
 //   passes) it still merges, finalizes and serializes, and a cold start spends ~1 s before the deadline
 //   clock even matters. So its timeout is strictly greater than timeoutMs + COORDINATOR_MARGIN_MS.
 // - The API path is capped by API Gateway: an HTTP API integration gives up after 30 s at most, and the
-//   contract keeps the coordinator at <= 29 s so it can always answer (with partial: true) before that.
+//   coordinator is kept at <= 29 s so it can always answer (with partial: true) before that.
 //   A deadline that cannot fit is refused at synthesis, not discovered as 503s in production.
 // - A shard function works until the deadline (its ClickHouse query carries max_execution_time from
 //   it) plus a second to return what it has; the coordinator stops waiting at the deadline anyway.

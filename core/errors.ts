@@ -1,5 +1,5 @@
 // The one error type the core throws. Every failure a client can see carries a stable code
-// (CONTRACT section 2), an HTTP status and, for SQL problems, a 1-based line/column.
+// (docs/api.md#2-http-api), an HTTP status and, for SQL problems, a 1-based line/column.
 // Handlers turn it into `{ error: { code, message, position } }`; anything that is not a
 // ScatterError becomes INTERNAL with a generic message (never a stack trace).
 

@@ -29,7 +29,7 @@ export function demoSelect(rows = DEMO_ROWS): string {
 FROM numbers(${rows})`;
 }
 
-/** Slots (CONTRACT section 4) of the shards, each index repeated weight times. */
+/** Slots (docs/api.md#4-placement) of the shards, each index repeated weight times. */
 export function slotsOf(topo: Topology): number[] {
   return topo.shards.flatMap((s, i) => Array.from({ length: s.weight }, () => i));
 }

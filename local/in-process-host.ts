@@ -1,9 +1,9 @@
 // A shard function served inside the local stack's own process: for replicas reached over HTTP.
 // Shard hosts are separate processes because an embedded (chdb) replica needs one: one data
 // directory per process. An HTTP replica has no engine to isolate, so its shard handler (the same
-// createShardHandler the Lambda runs) is called directly by the Invoke endpoint, with no IPC hop:
-// measured ~1-1.5 ms per call on this 2-core machine (serialize, pipe, wake the host process,
-// and back), more than the whole ClickHouse query of a pruned point lookup.
+// createShardHandler the Lambda runs) is called directly by the Invoke endpoint, with no IPC hop
+// (serialize, pipe, wake the host process, and back: more than the whole ClickHouse query of a
+// pruned point lookup; docs/benchmarks.md#the-machine-and-the-run).
 // A replica with `fault.crash` still gets a process (only a process can die mid-invoke).
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createAccess } from '../adapters/clickhouse/factory.js';

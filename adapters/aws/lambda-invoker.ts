@@ -1,6 +1,6 @@
 // The invoker port over @aws-sdk/client-lambda. Used in AWS and, with CH_SCATTER_LAMBDA_ENDPOINT
 // pointing at the local Invoke endpoint, by the local stack: the same code path either way.
-//  - maxAttempts 1: the SDK's own retries turn one 429 into ~1.2 s of backoff (FIELD-NOTES), which a
+//  - maxAttempts 1: the SDK's own retries turn one 429 into about a second of backoff, which a
 //    deadline-bound fan-out cannot afford; the runtime retries on ANOTHER replica instead.
 //  - a keep-alive agent with as many sockets as the fan-out is wide: a fresh TCP+TLS handshake per
 //    shard per query is most of the cost of a small query.

@@ -1,7 +1,7 @@
 // The coordinator's QUERY fan-out invoker: Lambda Invoke as a SigV4-signed node:http POST, without
-// the AWS SDK's per-call middleware stack. Issue 7 item 2: through InvokeCommand a 64-way fan-out
-// costs ~200-290 us of coordinator CPU per call against ~60 us for a raw POST (docs/benchmarks.md
-// section 2); this path signs (sigv4.ts) and posts, nothing else.
+// the AWS SDK's per-call middleware stack. Through InvokeCommand a wide fan-out costs several times
+// the coordinator CPU per call of a raw POST (docs/benchmarks.md#2-fan-out-overhead-fanout); this
+// path signs (sigv4.ts) and posts, nothing else.
 //
 // It behaves exactly as createLambdaInvoker (lambda-invoker.ts), which stays for everything else
 // (tree invocations, tools) and stays selectable (CH_SCATTER_INVOKER=sdk):
@@ -14,8 +14,8 @@
 //    (memoized, refreshed before expiry, session tokens), asked per request (cheap when cached);
 //    with an explicit/local endpoint the same dummy static credentials as createLambdaClient;
 //  - the endpoint: the explicit one, else resolved ONCE by the SDK's endpoint rules for the region.
-// Not carried over from the SDK: X-Ray subsegments per invoke (captureAWSv3Client wraps the SDK
-// client only) and clock-skew correction (the SDK shifts its clock after a skew error; Lambda's
+// Not carried over from the SDK: X-Ray subsegments and trace headers per invoke (captureAWSv3Client
+// wraps SDK clients only, so a shard's trace is not linked to the coordinator's) and clock-skew correction (the SDK shifts its clock after a skew error; Lambda's
 // clocks and the coordinator's are NTP-synced).
 import http from 'node:http';
 import https from 'node:https';

@@ -6,9 +6,9 @@
 // async all the way down (a promise per hash and per HMAC), re-hashes the secret to key its
 // signing-key cache on every call, walks generic header/query/path handling and copies the
 // request; for a 64-way fan-out that is paid 64 times per query on the coordinator's one CPU.
-// Measured (bench/_signer-cost.ts, reported by `npm run bench -- fanout` as
-// sigv4_sign_us; 2026-11-30, load average 0.4, Node 20): @smithy/signature-v4 ~28 us of CPU per
-// signature, this signer ~14 us (most of which is the three SHA-256/HMAC passes themselves).
+// bench/_signer-cost.ts measures both (reported by `npm run bench -- fanout` as sigv4_sign_us);
+// this signer takes a fraction of the generic one's CPU, most of it in the three SHA-256/HMAC passes
+// themselves. Figures: docs/benchmarks.md#2-fan-out-overhead-fanout.
 // test/unit/scatter/sigv4.test.ts proves both produce the same signature for any input.
 //
 // The signing key is derived once per (secret, date, region, service) and cached: the four HMACs

@@ -1,6 +1,6 @@
 // The embedded adapter: ClickHouse in-process through chdb (local stack and tests).
 //
-// Facts it is built around (FIELD-NOTES + measured here):
+// Facts about chdb it is built around (each checked against chdb itself):
 // - chdb is loaded lazily with a dynamic import, so a Lambda bundle that only uses the HTTP
 //   adapter never pulls in the 550 MB native library.
 // - ONE data directory per process: a second directory throws deep inside chdb. We guard
@@ -57,7 +57,7 @@ async function loadChdb(): Promise<ChdbModule> {
   return (await import(name)) as ChdbModule;
 }
 
-/** Always on: 64-bit integers as JSON strings (ClickHouse JSON conventions, CONTRACT section 2). */
+/** Always on: 64-bit integers as JSON strings (ClickHouse JSON conventions, docs/api.md#2-http-api). */
 const ALWAYS = { output_format_json_quote_64bit_integers: 1 } as const;
 
 export async function createEmbeddedAccess(opts: EmbeddedAccessOptions): Promise<ClickHouseAccess> {

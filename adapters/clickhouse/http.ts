@@ -1,8 +1,8 @@
 // The HTTP adapter: a ClickHouse server over HTTP (what the shard Lambdas use). Statements,
 // inserts, KILL and ping go through @clickhouse/client; SELECTs are POSTed with node:http (postQuery
-// below says why: the client's fixed ~1 ms per request).
+// below says why: the client's fixed wait before every request).
 //
-// Measured against Debian's clickhouse-server 18.16 (FIELD-NOTES + here):
+// Facts about Debian's clickhouse-server 18.16 it is built around (test/server checks them):
 // - Errors arrive as plain Errors whose text is `Code: 60, e.displayText() = ...`; newer
 //   servers say `Code: 60. DB::Exception: ...`. Both are parsed into ClickHouseError.
 // - An error after the first block arrives INSIDE a 200 body (the JSON is cut and the
@@ -159,8 +159,8 @@ function toClickHouseError(e: unknown, signal?: AbortSignal): ClickHouseError {
  * One SELECT over node:http: the SQL as the body, or, with external tables, multipart/form-data.
  * Reads do not go through @clickhouse/client: its request path (1.23, socket_pool.js) awaits
  * `sleep(0)` - a setTimeout, so at least 1 ms - before every request (clickhouse-js#294, to let idle
- * socket timers run). Measured on 18.16 over loopback: 1.9 ms per `SELECT 1` through the client vs
- * 0.5 ms for the same POST here, on shard queries that take 2-3 ms. exec/insert/KILL stay on the client.
+ * socket timers run), which is a large share of a small shard query (docs/benchmarks.md#the-machine-and-the-run).
+ * exec/insert/KILL stay on the client.
  */
 function postQuery(
   base: URL,

@@ -1,26 +1,26 @@
-// Seed 003's partial, as the coordinator holds it: count, sum, min, max and the top k of
-// (score, key), best first. Merging two partials is one linear merge of two sorted lists (no heap
-// rebuilt from 2k items, as the seed's Rust does): O(k), and ties on score break on the unique key,
+// A scatter-gather partial (the merge bench's subject), as a coordinator holds it: count, sum, min,
+// max and the top k of (score, key), best first. Merging two partials is one linear merge of two
+// sorted lists (no heap rebuilt from 2k items, as the Rust reference in bench/merge.ts does): O(k), and ties on score break on the unique key,
 // so arrival order cannot change the result. Scores and keys are doubles in typed arrays (exact
-// for |x| < 2^53, which the bench's and the seed's data respect); count/sum likewise.
-export interface SeedPartial {
+// for |x| < 2^53, which the bench's data respects); count/sum likewise.
+export interface SortedTopkPartial {
   count: number;
   sum: number;
   min: number;
   max: number;
-  /** Top entries, best first: score descending, then key descending (the seed's tuple order). */
+  /** Top entries, best first: score descending, then key descending (tuple order). */
   scores: Float64Array;
   keys: Float64Array;
   len: number;
 }
 
-export function emptySeedPartial(k: number): SeedPartial {
+export function emptySortedTopkPartial(k: number): SortedTopkPartial {
   return { count: 0, sum: 0, min: Infinity, max: -Infinity, scores: new Float64Array(k), keys: new Float64Array(k), len: 0 };
 }
 
 /** Build a partial from rows (score, key), keeping the best k. */
-export function seedPartialOf(rows: [number, number][], k: number): SeedPartial {
-  const p = emptySeedPartial(k);
+export function sortedTopkPartialOf(rows: [number, number][], k: number): SortedTopkPartial {
+  const p = emptySortedTopkPartial(k);
   for (const [s] of rows) {
     p.count++;
     p.sum += s;
@@ -40,7 +40,7 @@ export function seedPartialOf(rows: [number, number][], k: number): SeedPartial 
  * Fold `b` into `acc` (mutating acc). `scratch` is a second partial of the same k used as the
  * output buffer; the two are swapped, so steady-state merges allocate nothing. Returns the new acc.
  */
-export function mergeSeedPartial(acc: SeedPartial, b: SeedPartial, scratch: SeedPartial): SeedPartial {
+export function mergeSortedTopkPartials(acc: SortedTopkPartial, b: SortedTopkPartial, scratch: SortedTopkPartial): SortedTopkPartial {
   scratch.count = acc.count + b.count;
   scratch.sum = acc.sum + b.sum;
   scratch.min = acc.min < b.min ? acc.min : b.min;
@@ -78,11 +78,11 @@ export function mergeSeedPartial(acc: SeedPartial, b: SeedPartial, scratch: Seed
 }
 
 /** Fold many partials; the result does not depend on their order. */
-export function foldSeedPartials(parts: SeedPartial[], k: number): SeedPartial {
-  let acc = emptySeedPartial(k);
-  let spare = emptySeedPartial(k);
+export function foldSortedTopkPartials(parts: SortedTopkPartial[], k: number): SortedTopkPartial {
+  let acc = emptySortedTopkPartial(k);
+  let spare = emptySortedTopkPartial(k);
   for (const p of parts) {
-    const out = mergeSeedPartial(acc, p, spare);
+    const out = mergeSortedTopkPartials(acc, p, spare);
     spare = acc;
     acc = out;
   }

@@ -1,4 +1,4 @@
-// `ch-scatter check`: the Distributed parity check (seed 001, docs/parity.md). Compares the
+// `ch-scatter check`: the Distributed parity check (docs/parity.md#the-check). Compares the
 // topology with the cluster's system.clusters and the Distributed table's DDL; prints every
 // difference and exits 1 when there is one. Warnings (shard order hints) never fail it.
 import { loadTopology } from '../../core/config/load.js';
@@ -17,7 +17,7 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   const topo = loadTopology(config);
-  // Seed 001: the endpoint defaults to the first replica of shard 0.
+  // The endpoint defaults to the first replica of shard 0 (docs/parity.md#the-check).
   const endpoint = flagString(p, 'endpoint') ?? topo.distributedCheck?.endpoint ?? topo.shards[0]!.replicas[0]!.url;
   if (!endpoint) {
     console.error(

@@ -10,8 +10,9 @@ import { ENTRY } from '../bundling.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
 
 /**
- * The JSON in CH_SCATTER_SHARD (the shard handler's contract, functions/shard/handler.ts). `secretArn`
- * repeats CH_SCATTER_SECRET_ARN inside it because that is where the shard handler looks for it.
+ * The JSON in CH_SCATTER_SHARD (what the shard handler parses, functions/shard/handler.ts). The handler
+ * finds its credentials secret here, in `secretArn`; CH_SCATTER_SECRET_ARN repeats it for operators and
+ * is read by no code.
  */
 export interface ShardEnv {
   shard: number;

@@ -8,8 +8,8 @@ export interface ColumnMeta {
 }
 
 /**
- * Data shipped with a query (seed 000's "table trick": a GLOBAL IN / GLOBAL JOIN right-hand
- * side materialized once on the coordinator). The adapter makes it readable under `name`
+ * Data shipped with a query (as ClickHouse's Distributed engine ships a GLOBAL IN / GLOBAL JOIN
+ * right-hand side: materialized once on the coordinator, sent as a temporary table). The adapter makes it readable under `name`
  * for the duration of one query; it is never re-run as SQL on the shard.
  */
 export interface ExternalTable {

@@ -1,4 +1,4 @@
-// The topology config of CONTRACT section 1, as a zod schema. One file drives the CLI, the
+// The topology config (docs/api.md#1-the-topology-config), as a zod schema. One file drives the CLI, the
 // local stack and the CDK app, so everything about it is checked here, once, with JSON paths
 // in the messages.
 import { z } from 'zod';
@@ -36,7 +36,7 @@ export const shardSchema = z
   })
   .strict();
 
-/** Types a sharding key may have (CONTRACT section 4). Nullable and others are refused. */
+/** Types a sharding key may have (docs/api.md#4-placement). Nullable and others are refused. */
 export const KEY_TYPES = ['String', 'UInt8', 'UInt16', 'UInt32', 'UInt64', 'Int8', 'Int16', 'Int32', 'Int64', 'Date', 'DateTime', 'UUID'] as const;
 export const FIXED_STRING = /^FixedString\((\d+)\)$/;
 

@@ -1,5 +1,5 @@
 // The split of one SELECT into what every shard runs and what the coordinator does with the
-// answers (seed 003: partials, merge on arrival, finalize). Merges are associative and
+// answers (partials, merged on arrival, finalized once). Merges are associative and
 // commutative, so arrival order never changes the result.
 import type { SelectQuery } from '../sql/ast.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
@@ -43,7 +43,7 @@ export interface SplitQuery {
   describe: string;
 }
 
-/** How an approximate column is approximate (CONTRACT `approximate`). */
+/** How an approximate column is approximate (the answer's `approximate`, docs/api.md#post-query). */
 export interface ApproximateInfo {
   method: string; // 'hll' | 'ddsketch' | 'topk-shard-size' ...
   relativeStdError?: number; // hll

@@ -1,6 +1,6 @@
 // Analysis: which configured Distributed table the query reads, what it may not do, and how a
-// plain IN/JOIN against another Distributed table is treated (distributed_product_mode, seed 000:
-// 'deny' refuses because the answer would be wrong; 'global' materializes the right side on the
+// plain IN/JOIN against another Distributed table is treated (distributed_product_mode, as in
+// ClickHouse: 'deny' refuses because the answer would be wrong; 'global' materializes the right side on the
 // coordinator; 'local' reads the right side's shard-local table on each shard).
 // Works on a clone: the caller's statement is never changed.
 import {

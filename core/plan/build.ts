@@ -1,6 +1,6 @@
 // The planning pipeline itself (index.ts binds it to the real aggregate split).
 // Steps of the planner: one SELECT over a Distributed table -> one ShardPlan per configured shard
-// (seed 000). Steps, one module each:
+// (as ClickHouse's Distributed engine rewrites a query for each shard). Steps, one module each:
 //   parse (core/sql) -> analyze.ts (tables, refusals, distributed_product_mode)
 //   -> settings.ts (merge, strip initiator-only, allowlist, planner knobs)
 //   -> globals.ts (GLOBAL IN/JOIN right sides run once, shipped as `_data_<hash>`)

@@ -1,4 +1,4 @@
-// /explain and `ch-scatter explain`: the plan without running it (CONTRACT section 2):
+// /explain and `ch-scatter explain`: the plan without running it (docs/api.md#post-explain):
 // per-shard SQL or the reason the shard is skipped, the data shipped with the query, and the
 // merge/finalize description.
 import type { QueryPlan } from './types.js';

@@ -1,4 +1,4 @@
-// GLOBAL IN / GLOBAL JOIN: the "table trick" of seed 000. The right side runs ONCE on the
+// GLOBAL IN / GLOBAL JOIN, as ClickHouse's Distributed engine runs them: the right side runs ONCE on the
 // coordinator (opts.runSubquery, which may itself scatter over another configured table); its
 // rows travel with every shard query as an external table named `_data_<hash of the printed
 // subquery>`, so identical subqueries run once. The shard text names the table instead of the

@@ -1,7 +1,7 @@
 // A hard cap on the values of one IN list. WHY: the request body cap (1 MiB) still admits ~150k
 // short values, and every IN list is hashed, pruned per shard and printed into up to N shard
 // queries; beyond a point that is memory and CPU on the coordinator for what is really a join.
-// A list over the cap is 413 TOO_LARGE at its position (CONTRACT: "IN list ... over its limit"),
+// A list over the cap is 413 TOO_LARGE at its position (docs/api.md#post-query),
 // with the way out: ship the values as a table (GLOBAL IN a subquery) or raise query.maxInListValues.
 import type { Expr, SelectStatement } from '../sql/ast.js';
 import { walkStatement } from '../sql/visit.js';

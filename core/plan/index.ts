@@ -1,5 +1,5 @@
 // The planner: one SELECT over a Distributed table -> one ShardPlan per configured shard
-// (seed 000). The pipeline is in build.ts; this binds it to the aggregate split of core/partials.
+// (as ClickHouse's Distributed engine rewrites it). The pipeline is in build.ts; this binds it to the aggregate split of core/partials.
 import type { SelectStatement } from '../sql/ast.js';
 import type { Topology } from '../config/schema.js';
 import { splitQuery } from '../partials/index.js';

@@ -1,6 +1,6 @@
 // Turning an IN-list / `=` operand into a sharding-key value, the way ClickHouse's
 // OptimizeShardingKeyRewriteInVisitor does it: convert the literal to the key's declared type
-// first, then place it (seed 000). Three outcomes besides a value:
+// first, then place it. Three outcomes besides a value:
 //  - NOWHERE: the literal converts but no row can hold it (256 for a UInt8 key, 1.5 for an
 //    integer key). ClickHouse drops such set elements; it lives on no shard.
 //  - UNKNOWN: not a constant we can evaluate (a function call, NULL, a column): no narrowing.

@@ -1,5 +1,5 @@
 // Source positions for planner errors: every refusal names where in the query it happened, so a
-// client can point at the construct (CONTRACT: errors carry { line, column }).
+// client can point at the construct (errors carry { line, column }: docs/api.md#post-query).
 import type { Pos } from '../sql/ast.js';
 import { ScatterError, type ErrorCode, type SourcePosition } from '../errors.js';
 

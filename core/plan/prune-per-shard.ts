@@ -1,13 +1,13 @@
-// The per-shard part of the rewrite (seed 000): IN pruning on the sharding key and the
+// The per-shard part of the rewrite, as ClickHouse's Distributed engine does it: IN pruning on the sharding key and the
 // `_shard_num` virtual column. Slots are found once; each shard then gets a structure-sharing
-// copy (share-rewrite.ts) in which only the pruned IN nodes and `_shard_num` references differ.
+// copy (rewrite-expr.ts) in which only the pruned IN nodes and `_shard_num` references differ.
 //
 // Pruning (OptimizeShardingKeyRewriteInVisitor): only `key IN (literals)` in WHERE, PREWHERE and
 // JOIN ON; never in the SELECT list, ORDER BY, GROUP BY..., never through an aliased node (it is
 // shared with the clauses that use the alias, and a changed set changes the column name), never
 // inside a lambda (its parameters may shadow the key). Values that cannot be placed are kept on
-// every shard. If a shard keeps nothing, one element stays (the seed's "deliberate lie":
-// `x IN ()` is not valid SQL); this only happens on shards that were not skipped.
+// every shard. If a shard keeps nothing, one element stays (a deliberate lie, as
+// ClickHouse tells it: `x IN ()` is not valid SQL); this only happens on shards that were not skipped.
 import type { Expr, FunctionCall, SelectQuery } from '../sql/ast.js';
 import type { KeyContext } from './key-context.js';
 import { isKeyRef, OWNER_UNKNOWN, ownersOf, setItems } from './key-context.js';

@@ -1,4 +1,4 @@
-// The renaming trick of seed 000 (RestoreQualifiedNamesVisitor): the shard text must name the
+// The table renaming of ClickHouse's Distributed engine (RestoreQualifiedNamesVisitor): the shard text must name the
 // shard-local table, not the Distributed one, including qualified column references
 // (`db.dist.col` -> `db.local.col`, `dist.col` -> `local.col`, `dist.*` -> `local.*`).
 // A table alias is kept as is (it already resolves on the shard). Subqueries are another scope

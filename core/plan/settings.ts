@@ -1,5 +1,5 @@
 // Settings of one query: request settings merged with the SQL SETTINGS clause (the clause wins,
-// as in ClickHouse, where it is applied last). Three fates (seed 000, stripInitiatorOnlySettings):
+// as in ClickHouse, where it is applied last). Three fates (as ClickHouse's stripInitiatorOnlySettings sorts them):
 //  - initiator-only (output format, compression, result shaping): never sent to shards, and refused
 //    (ClickHouse would apply them at the initiator; ch-scatter's answer format is fixed);
 //  - ch-scatter's own knobs (skipping, product mode, transfer limits): read here, not forwarded;
@@ -18,7 +18,7 @@ import { forwardedValue, SETTING_SPECS } from './setting-values.js';
 export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set(SETTING_SPECS.keys());
 
 /**
- * Interpreted only by the initiator (seed 000's list, by name and by prefix). ClickHouse strips them
+ * Interpreted only by the initiator (ClickHouse's list, by name and by prefix). ClickHouse strips them
  * before the shards and applies them itself; ch-scatter's answer format is fixed (ClickHouse JSON
  * conventions, 64-bit integers quoted) and it does not implement the query-shaping ones, so a user
  * who sets one is told so (UNSUPPORTED) rather than silently getting an answer that ignores it.

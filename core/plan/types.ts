@@ -46,7 +46,7 @@ export interface QueryPlan {
 export type SubqueryRunner = (query: SelectStatement) => Promise<{ meta: ColumnMeta[]; rows: Record<string, unknown>[] }>;
 
 export interface PlanOptions {
-  /** Request settings (CONTRACT `settings`) plus those of the SQL SETTINGS clause are merged here. */
+  /** Request settings (the request's `settings`) plus those of the SQL SETTINGS clause are merged here. */
   settings?: Record<string, SettingValue>;
   /** Like force_optimize_skip_unused_shards: fail with UNABLE_TO_SKIP_SHARDS when pruning cannot engage. */
   forceSkipUnusedShards?: boolean;

@@ -1,4 +1,4 @@
-// The POST /query and /explain body (CONTRACT section 2), validated with zod. Unknown fields are
+// The POST /query and /explain body (docs/api.md#2-http-api), validated with zod. Unknown fields are
 // refused: a typo like "timeout" instead of "timeoutMs" would otherwise be silently ignored.
 import { z } from 'zod';
 import { ScatterError } from '../errors.js';

@@ -2,9 +2,8 @@
 // to insert): a plain JSON object, whatever its keys and values.
 //
 // Not z.record(z.string(), z.unknown()): that walks and re-copies every key of every row, which
-// for a shipped GLOBAL IN set or a 100k-group partial is most of the validation's cost (measured:
-// ~0.2 ms per 1,000-row external table on the shard, ~2 ms of CPU per GLOBAL IN query in the local
-// stack) while checking nothing more (any string key and any value pass). What a row must be is an
+// for a shipped GLOBAL IN set or a 100k-group partial is most of the validation's cost
+// (docs/benchmarks.md#the-machine-and-the-run) while checking nothing more (any string key and any value pass). What a row must be is an
 // object that is not an array and not null; the columns are checked where they are used (the
 // merger reads named columns, ClickHouse checks external data against its structure).
 import { z } from 'zod';

@@ -9,7 +9,7 @@ import type { HedgeState } from './hedge.js';
 import type { Limiter } from './fanout.js';
 import { QUERY_ERROR_CODES } from './query-errors.js';
 
-/** CONTRACT reasons for a missing shard. */
+/** Why a shard is missing from an answer (`shards.missing[].reason`, docs/api.md#post-query). */
 export type MissingReason = 'timeout' | 'error' | 'unavailable' | 'throttled';
 
 export interface AttemptRecord {

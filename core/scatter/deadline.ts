@@ -1,4 +1,4 @@
-// One absolute deadline per query (seed 003: deadline propagation). Every shard request, hedge,
+// One absolute deadline per query (deadline propagation). Every shard request, hedge,
 // retry and GLOBAL subquery of a query carries this same instant, so no step can quietly extend
 // the time the client waits. It is the earliest of:
 //   - the request's timeoutMs (or the config's query.timeoutMs when the request has none),

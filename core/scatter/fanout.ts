@@ -1,4 +1,4 @@
-// Parallel fan-out with a cap on requests in flight (seed 003: backpressure). One limiter per
+// Parallel fan-out with a cap on requests in flight (backpressure). One limiter per
 // query covers primaries, hedges and retries alike, so a wide query cannot open more than
 // `maxConcurrency` invocations at once. A waiting task whose signal fires leaves the queue
 // without ever being started.

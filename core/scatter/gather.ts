@@ -1,4 +1,4 @@
-// Scatter and gather one planned query (seed 003 steps 2-6): every non-skipped shard is asked in
+// Scatter and gather one planned query: every non-skipped shard is asked in
 // parallel under the one absolute deadline, each partial is folded into the plan's Merger the
 // moment it arrives (merges are associative and commutative, so arrival order cannot change the
 // result), and at the deadline whatever has not answered is listed as missing with its reason.

@@ -1,11 +1,11 @@
-// Hedged requests (seed 003 step 5; Dean & Barroso, "The Tail at Scale"): when a shard has taken
+// Hedged requests (Dean & Barroso, "The Tail at Scale"): when a shard has taken
 // longer than its recent p95, send the same request to another replica; the first answer wins and
 // the loser is aborted. The state lives in the warm container (module scope of the coordinator),
 // so the windows learn across queries:
 //  - a rolling latency window per shard, fed with the WINNING attempt's own latency (a replica
 //    that always straggles does not drag the shard's p95 up and switch hedging off);
 //  - a token bucket credited maxExtraPercent/100 per shard request and charged 1 per hedge, so
-//    hedges never exceed that share of shard requests, even under overload (seed 003 pitfall).
+//    hedges never exceed that share of shard requests, even under overload (unbounded hedges would add load exactly when shards are slow).
 // A shard with one replica is never hedged: there is nowhere else to send it.
 
 export const DEFAULT_WINDOW_SIZE = 128;
@@ -19,8 +19,8 @@ export const MIN_HEDGE_DELAY_MS = 2;
  * Never hedge before this many times the shard's median either. Why: when stragglers are rare
  * (1% of requests), a p95 trigger lands inside the NORMAL latency spread and fires on ~5% of
  * healthy requests; at wide fan-out those false hedges drain the token bucket in bursts and the
- * real straggler of the query goes unhedged (measured: p99 unchanged at 64 shards, docs/benchmarks.md
- * section 2). A request at twice the median is a straggler, not jitter.
+ * real straggler of the query goes unhedged (docs/benchmarks.md#3-hedged-requests-under-stragglers-hedging:
+ * without it, p99 at 64 shards stays near a straggler's latency). A request at twice the median is a straggler, not jitter.
  */
 export const MEDIAN_HEDGE_FACTOR = 2;
 

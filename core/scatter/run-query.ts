@@ -24,7 +24,7 @@ export interface RunDeps {
   topo: Topology;
   invoker: ShardInvoker;
   planQuery: PlanFn;
-  /** /explain: the CONTRACT explain shape for a plan. */
+  /** /explain: the explain answer for a plan (docs/api.md#post-explain). */
   explainPlan?: (plan: QueryPlan) => unknown;
   hedgeState: HedgeState;
   queryId: string;

@@ -1,6 +1,6 @@
 // Pre-merging shard partials inside a sub-coordinator of the aggregation tree, so a subtree
 // answers with ONE partial (one row per group) instead of one per shard: that is what relieves
-// the root's fan-in (seed 003 "aggregator tree"; Thanos stacked queriers, Lambada's tree).
+// the root's fan-in (an aggregator tree, as Thanos's stacked queriers and Lambada's invocation tree).
 //
 // The shard partial columns (core/partials: keys __k*, key-only expressions __e*, states __a*)
 // are re-aggregated here by reading the shard SQL itself: a state column computed by count/sum

@@ -1,5 +1,5 @@
-// The aggregation tree for large clusters (issue 7 item 3; seed 003 "aggregator tree"; Lambada's
-// invocation tree, Thanos's stacked queriers). Above topo.query.treeFanoutAbove queried shards the
+// The aggregation tree for large clusters (as Lambada's invocation tree and Thanos's stacked
+// queriers). Above topo.query.treeFanoutAbove queried shards the
 // coordinator does not invoke every shard itself: it splits them into contiguous groups of at most
 // `fanout` shards and invokes one SUB-coordinator per group (the coordinator function again, with
 // a TreeRequest). Each sub-coordinator runs the ordinary scatter runtime (gather: limiter, hedging,

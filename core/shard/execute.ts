@@ -1,7 +1,7 @@
 // The core of a shard function: run one shard request against its ClickHouse replica within
 // the request's absolute deadline, and answer with the partial or a typed failure.
 //
-// Rules it enforces (issue 5 item 1, issue 8 items 2 and 4):
+// Rules it enforces (docs/operations.md#what-protects-the-shards):
 // - the payload is validated (zod); malformed -> failure {kind:'error', code:'BAD_REQUEST'}.
 // - a deadline already passed -> failure {kind:'timeout'} without touching ClickHouse.
 // - reads only: readonly=2 (a query may still pass its own settings, but never change

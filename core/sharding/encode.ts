@@ -1,4 +1,4 @@
-// The bytes ClickHouse feeds to xxHash64 for one value of a column type (CONTRACT section 4),
+// The bytes ClickHouse feeds to xxHash64 for one value of a column type (docs/api.md#4-placement),
 // checked against chdb's xxHash64(CAST(value AS type)) in test/integration/sharding.
 import type { KeyValue } from './types.js';
 import { keyTypeInfo, type KeyTypeInfo } from './types-info.js';

@@ -1,5 +1,5 @@
 // Placement parity with ClickHouse's Distributed engine: key coercion, key bytes, xxHash64,
-// weighted slots. See CONTRACT section 4 and docs/parity.md.
+// weighted slots. See docs/api.md#4-placement and docs/parity.md.
 export type { KeyValue, Placement } from './types.js';
 export { buildSlots, slotOf } from './slots.js';
 export { coerceKeyValue, intRange } from './coerce.js';

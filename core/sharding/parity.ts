@@ -1,4 +1,4 @@
-// The Distributed parity check (seed 001): the topology must agree with the ClickHouse cluster
+// The Distributed parity check (docs/parity.md#the-check): the topology must agree with the ClickHouse cluster
 // and the Distributed table's DDL, or queries that ClickHouse prunes by sharding key silently
 // miss rows the router placed elsewhere. Compared: shard count and weights (system.clusters),
 // the sharding expression and key column type (system.tables.engine_full, system.columns),

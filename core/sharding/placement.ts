@@ -1,5 +1,5 @@
 // Placement: which shard holds a key value, bit for bit as ClickHouse's Distributed engine
-// decides it (CONTRACT section 4). The router, the planner's IN pruning and the parity tests
+// decides it (docs/api.md#4-placement). The router, the planner's IN pruning and the parity tests
 // all go through createPlacement so there is one formula in the codebase.
 import type { ShardingKey } from '../config/schema.js';
 import { ScatterError } from '../errors.js';

@@ -1,4 +1,4 @@
-// The placement contract (CONTRACT section 4), pinned here so the router, the planner's IN
+// The placement rule (docs/api.md#4-placement), pinned here so the router, the planner's IN
 // pruning and the parity check all ask one object where a value lives.
 import type { ShardingKey } from '../config/schema.js';
 

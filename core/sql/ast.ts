@@ -2,7 +2,7 @@
 // names can be derived the way ClickHouse derives them: operators are function calls
 // (`a + b` is plus(a, b), `x IN (1, 2)` is in(x, tuple(1, 2)), `x GLOBAL IN t` is globalIn(x, t)).
 // Nodes are plain JSON-able objects: `structuredClone` clones a tree, so a per-shard rewrite
-// can never leak into another shard's copy (seed 000: "the tree is cloned per shard").
+// can never leak into another shard's copy (ClickHouse, too, clones the tree per shard).
 
 export interface Pos {
   line: number; // 1-based
@@ -249,7 +249,8 @@ export type SelectStatement = SelectQuery | UnionQuery;
 
 /**
  * A deep copy of any AST node (JSON-able by design). Hand-written rather than structuredClone:
- * ~20x faster on a 1,000-value IN list (structuredClone costs ~3 ms there, over the plan budget).
+ * much faster on a 1,000-value IN list, where structuredClone alone would exceed the planning budget
+ * (docs/benchmarks.md#planner-and-merge-plan-merge).
  */
 export function cloneAst<T>(node: T): T {
   return deepCopy(node) as T;

@@ -1,5 +1,6 @@
 // Hand-written lexer for ClickHouse SQL. One pass over char codes, no regexes on the hot path:
-// the planner's budget is ~1 ms for 64 shards, and IN lists of 100k values must lex in a few ms.
+// the planner has a budget of its own (docs/benchmarks.md#planner-and-merge-plan-merge), and IN lists
+// of 100k values must lex without becoming the cost of a query.
 // Errors are SYNTAX_ERROR with the 1-based line/column of the offending character.
 
 import { ScatterError } from '../errors.js';

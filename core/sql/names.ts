@@ -1,5 +1,5 @@
-// The result-column name ClickHouse gives an expression (CONTRACT section 2: "the alias when
-// given, else the expression as ClickHouse would name it"). ClickHouse names an unaliased
+// The result-column name ClickHouse gives an expression (docs/api.md#post-query: the alias when
+// given, else the expression as ClickHouse would name it). ClickHouse names an unaliased
 // expression by formatting its AST in functional form: operators as their functions
 // (`a + b` -> `plus(a, b)`), nested aliases by their alias (`sum(a AS x)` -> `sum(x)`),
 // literals in ClickHouse's canonical spelling (`1e3` -> `1000.`, `0x1F` -> `31`).

@@ -110,8 +110,8 @@ function sinkAccess(invoker: ShardInvoker) {
 
 /**
  * Which invoker carries the query fan-out (shards and, from sub-coordinators, their shards):
- * `http` (default), the lean SigV4-signed node:http client (signed-http-invoker.ts: about a third
- * of the SDK's CPU per call, docs/benchmarks.md section 2), or `sdk`, @aws-sdk/client-lambda's
+ * `http` (default), the lean SigV4-signed node:http client (signed-http-invoker.ts: a fraction
+ * of the SDK's CPU per call, docs/benchmarks.md#2-fan-out-overhead-fanout), or `sdk`, @aws-sdk/client-lambda's
  * InvokeCommand (createLambdaInvoker). Env CH_SCATTER_INVOKER; anything else is refused.
  */
 export type QueryInvokerKind = 'http' | 'sdk';

@@ -46,7 +46,7 @@ ch_write_config() {
   <users_config>$dir/users.xml</users_config>
   <default_profile>default</default_profile>
   <default_database>default</default_database>
-  <!-- UTC so DateTime text means the same thing here as in the router (CONTRACT section 4). -->
+  <!-- UTC so DateTime text means the same thing here as in the router (docs/api.md#4-placement). -->
   <timezone>UTC</timezone>
   <mlock_executable>false</mlock_executable>
 $remote

@@ -1,5 +1,5 @@
-// A smoke run of `npm run bench` (issue 7: "CI runs a quick smoke of them at most"): every section
-// runs with --quick and --json in its own process, and its JSON carries the keys the issue names.
+// A smoke run of `npm run bench` (CI runs a quick smoke of the benches, never a full run): every section
+// runs with --quick and --json in its own process, and its JSON carries the keys docs/benchmarks.md reads.
 // Timings are NOT asserted (benchmarks are not tests; figures live in docs/benchmarks.md); what is
 // asserted is that each section runs to the end, compares what it claims to compare (e2e answers
 // equal the Distributed table's, tree and flat answer alike), and reports no failed merge.

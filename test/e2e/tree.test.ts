@@ -1,4 +1,4 @@
-// The aggregation tree end to end (issue 7 item 3): a local stack of six embedded (chdb) shards with
+// The aggregation tree end to end (docs/benchmarks.md#5-aggregation-tree-tree): a local stack of six embedded (chdb) shards with
 // query.treeFanoutAbove = 2, so the coordinator handler invokes ITSELF three times through the real
 // @aws-sdk/client-lambda and the local Invoke endpoint (sub-coordinator requests), each
 // sub-coordinator fanning out to its two shards (through the default query invoker, the lean

@@ -1,4 +1,4 @@
-// Deadline adherence under injected faults (issue 8, item 1): 1,000 randomized queries over ONE
+// Deadline adherence under injected faults (docs/operations.md#the-deadline): 1,000 randomized queries over ONE
 // local stack (real SDK invoker, Invoke endpoint, shard host processes with embedded chdb) whose
 // replicas are configured with `fault`s: random delays past the deadline, random errors, and a
 // replica that crashes its process on every invocation (restarted cold each time).
@@ -10,7 +10,7 @@
 //   - carry exactly the rows of the shards it says answered. The expected rows are computed in JS
 //     from the placement rule, so a response that claimed completeness while missing a shard
 //     would show up as a wrong count, independent of the response's own flags.
-// Errors are allowed only where the contract documents them: 504 INCOMPLETE_RESULT with
+// Errors are allowed only where docs/operations.md documents them: 504 INCOMPLETE_RESULT with
 // requireComplete, 504 TIMEOUT / 502 SHARD_ERROR when no queried shard answered.
 //
 // MARGIN_MS: the coordinator aborts every outstanding invoke AT the deadline; what follows is

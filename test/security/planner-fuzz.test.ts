@@ -1,4 +1,4 @@
-// Fuzz of the whole rewrite path (issue 8, item 3): request validation -> parser -> planner
+// Fuzz of the whole rewrite path (docs/operations.md#what-protects-the-shards): request validation -> parser -> planner
 // (analyze, prune, skip, GLOBAL subqueries, aggregate split, print), with random token soups and
 // random mutations of the planner's golden corpus. (test/unit/sql/fuzz.test.ts fuzzes the parser
 // alone and its round trip; this goes on through planQuery, where a request becomes shard SQL.)

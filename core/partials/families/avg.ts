@@ -1,5 +1,5 @@
-// avg(x) = sum / count, carried as two partial columns and divided at finalize (seed 003's
-// "finalize (avg = sum / count)"). Float64 (Nullable when x is); empty: nan / NULL.
+// avg(x) = sum / count, carried as two partial columns and divided at finalize (a mean
+// does not merge; its sum and count do). Float64 (Nullable when x is); empty: nan / NULL.
 import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl } from './family.js';
 import { aggCall } from './family.js';

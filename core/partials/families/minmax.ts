@@ -3,7 +3,7 @@
 // The count is count() (countIf(cond)), not count(x): for a non-Nullable x they are equal, and for
 // a Nullable x whose rows are all NULL the engine's min/max is NULL, which the merge already treats
 // as "no value". count() is shared with the query's other count() columns, and count(x) is not
-// free on 18.16 (~0.8 ms per 1M rows beside a max over the same column, measured).
+// free on 18.16 (docs/benchmarks.md#the-machine-and-the-run).
 import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl } from './family.js';
 import { aggCall } from './family.js';

@@ -1,10 +1,10 @@
-// Seed 003's partial: folding any split of the rows, in any order, equals the partial of all rows
+// The merge bench's sorted top-k partial: folding any split of the rows, in any order, equals the partial of all rows
 // (count, sum, min, max, and the top k by (score, key) — ties broken by the unique key).
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { foldSeedPartials, seedPartialOf } from '../../../bench/support/sorted-topk-partial.js';
+import { foldSortedTopkPartials, sortedTopkPartialOf } from '../../../bench/support/sorted-topk-partial.js';
 
-const view = (p: ReturnType<typeof seedPartialOf>) => ({
+const view = (p: ReturnType<typeof sortedTopkPartialOf>) => ({
   count: p.count,
   sum: p.sum,
   min: p.min,
@@ -21,15 +21,15 @@ test('any split and any order fold to the partial of all rows', () => {
       fc.func(fc.integer()),
       (rows, shards, k, f) => {
         const parts = Array.from({ length: shards }, (_, s) =>
-          seedPartialOf(
+          sortedTopkPartialOf(
             rows.filter((_r, i) => Math.abs(f(i)) % shards === s),
             k,
           ),
         );
         const shuffled = [...parts].sort((a, b) => f(a.count * 31 + a.len) - f(b.count * 31 + b.len));
-        const whole = view(seedPartialOf(rows, k));
-        expect(view(foldSeedPartials(parts, k))).toEqual(whole);
-        expect(view(foldSeedPartials(shuffled, k))).toEqual(whole);
+        const whole = view(sortedTopkPartialOf(rows, k));
+        expect(view(foldSortedTopkPartials(parts, k))).toEqual(whole);
+        expect(view(foldSortedTopkPartials(shuffled, k))).toEqual(whole);
       },
     ),
     { numRuns: 300 },

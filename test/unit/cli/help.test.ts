@@ -11,7 +11,7 @@ const bin = fileURLToPath(new URL('../../../bin/ch-scatter.mjs', import.meta.url
 const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 60_000 });
 
 describe('ch-scatter CLI', () => {
-  it('--help lists every command of the contract, each loadable', () => {
+  it('--help lists every documented command, each loadable', () => {
     const r = run('--help');
     expect(r.status).toBe(0);
     for (const cmd of ['dev', 'query', 'explain', 'exec', 'insert', 'check']) expect(r.stdout).toMatch(new RegExp(`^  ${cmd} `, 'm'));

@@ -29,7 +29,7 @@ function problemsOf(value: unknown): string[] {
 }
 
 describe('topology config', () => {
-  it('accepts the CONTRACT example and fills defaults', () => {
+  it('accepts the documented example and fills defaults', () => {
     const t = parseTopology(valid);
     expect(t.shards[1]!.weight).toBe(2);
     expect(t.shards[0]!.internalReplication).toBe(false);

@@ -82,7 +82,7 @@ function deps(over: Partial<CoordinatorDeps> = {}): CoordinatorDeps & { written:
 }
 
 describe('coordinator handler', () => {
-  it('POST /query answers the CONTRACT shape, with the query id on every shard request', async () => {
+  it('POST /query answers the documented shape, with the query id on every shard request', async () => {
     const d = deps();
     const h = createCoordinatorHandler(async () => d, createTools());
     const res = (await h(http('POST', '/query', { sql: 'SELECT count() AS c FROM db.t_dist' }) as any, ctx())) as any;

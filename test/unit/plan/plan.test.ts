@@ -257,7 +257,7 @@ describe('planQuery with the aggregate split', () => {
 });
 
 describe('explain', () => {
-  it('has the CONTRACT shape and renders as text', async () => {
+  it('has the documented explain shape and renders as text', async () => {
     const p = await plan("SELECT sensor FROM analytics.events_dist WHERE sensor IN ('s-1')");
     const ex = explainPlan(p);
     expect(ex.shards).toHaveLength(4);

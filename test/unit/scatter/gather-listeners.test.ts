@@ -1,4 +1,4 @@
-// Issue 7 item 2: every shard attempt of a fan-out listens on the query's ONE deadline signal
+// Every shard attempt of a fan-out listens on the query's ONE deadline signal
 // (callShard: onDeadline + onQueryAbort per attempt), so a wide gather put more than Node's default
 // 10 listeners on it and printed MaxListenersExceededWarning above 5 shards. deadlineSignal lifts
 // the cap on that signal alone (setMaxListeners(0, signal)); these tests fail if the warning returns,

@@ -1,5 +1,5 @@
 // Pure checks of the placement module: slots, coercion errors, encodings with values measured
-// on ClickHouse (FIELD-NOTES and chdb), and slot selection. Engine parity lives in
+// on ClickHouse (a server and chdb), and slot selection. Engine parity lives in
 // test/integration/sharding (chdb) and test/server/placement (18.16).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
