@@ -182,23 +182,23 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     if (!table) return [400, { error: { code: 'BAD_REQUEST', message: 'the table= query parameter is required' } }];
     const { insertRows } = await import('../core/router/index.js');
     try {
-      const r = await insertRows(body.toString('utf8'), table, topo, (s, rep) => admin[s]![rep]!);
-      const out = { inserted: r.inserted, perShard: r.perShard, bad: r.bad, ...(r.write ? { shards: r.write.shards } : {}) };
-      if (r.bad.length > 0)
+      const result = await insertRows(body.toString('utf8'), table, topo, (s, rep) => admin[s]![rep]!);
+      const out = { inserted: result.inserted, perShard: result.perShard, bad: result.bad, ...(result.write ? { shards: result.write.shards } : {}) };
+      if (result.bad.length > 0)
         return [
           400,
           {
             ...out,
             error: {
               code: 'BAD_REQUEST',
-              message: `${r.bad.length} bad row(s), nothing written: ${r.bad
+              message: `${result.bad.length} bad row(s), nothing written: ${result.bad
                 .slice(0, 3)
                 .map((b) => `line ${b.line}: ${b.message}`)
                 .join('; ')}`,
             },
           },
         ];
-      if (!r.ok) return [502, { ...out, error: { code: 'SHARD_ERROR', message: 'some shards did not commit the rows (see shards)' } }];
+      if (!result.ok) return [502, { ...out, error: { code: 'SHARD_ERROR', message: 'some shards did not commit the rows (see shards)' } }];
       return [200, out];
     } catch (e) {
       const err = e as { code?: string; message?: string; status?: number };
@@ -229,10 +229,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
                 : [404, { error: { code: 'BAD_REQUEST', message: `no route ${url.pathname}` } }];
         return send(res, status as number, out);
       }
-      const r = (await opts.handler(toEvent(req, url, body), lambdaContext(lambdaTimeoutMs))) as APIGatewayProxyStructuredResultV2;
+      const answer = (await opts.handler(toEvent(req, url, body), lambdaContext(lambdaTimeoutMs))) as APIGatewayProxyStructuredResultV2;
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(r.headers ?? {})) headers[k] = String(v);
-      send(res, r.statusCode ?? 200, r.body ?? '', headers);
+      for (const [k, v] of Object.entries(answer.headers ?? {})) headers[k] = String(v);
+      send(res, answer.statusCode ?? 200, answer.body ?? '', headers);
     })().catch((e: unknown) => {
       // Like API Gateway when the integration fails: a generic 500, details only in our logs.
       process.stderr.write(`api-server: ${(e as Error)?.stack ?? String(e)}\n`);

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   process.on('disconnect', () => {
     void access.close().finally(() => process.exit(0));
   });
-  process.on('message', (m: HostRequest) => {
+  process.on('message', (request: HostRequest) => {
     void (async () => {
       try {
         if (fault?.crash) {
@@ -35,11 +35,11 @@ async function main(): Promise<void> {
           process.exit(1);
         }
         await applyFault(fault);
-        const result = await handle(m.payload);
-        send({ id: m.id, ok: true, result });
+        const result = await handle(request.payload);
+        send({ id: request.id, ok: true, result });
       } catch (e) {
         const err = e instanceof Error ? e : new Error(String(e));
-        send({ id: m.id, ok: false, error: { name: err.name, message: err.message } });
+        send({ id: request.id, ok: false, error: { name: err.name, message: err.message } });
       }
     })();
   });

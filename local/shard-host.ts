@@ -137,16 +137,16 @@ export class ShardHost {
     this.child = child;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     child.on('error', () => undefined);
-    child.on('message', (m: HostReply) => {
-      if (!('id' in m)) return;
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      if (m.ok) p.resolve(m.result);
+    child.on('message', (reply: HostReply) => {
+      if (!('id' in reply)) return;
+      const waiter = this.pending.get(reply.id);
+      if (!waiter) return;
+      this.pending.delete(reply.id);
+      if (reply.ok) waiter.resolve(reply.result);
       else {
-        const e = new Error(m.error.message);
-        e.name = m.error.name;
-        p.reject(e);
+        const e = new Error(reply.error.message);
+        e.name = reply.error.name;
+        waiter.reject(e);
       }
     });
     child.once('exit', (code, signal) => {

@@ -114,13 +114,13 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
     let lastFailure: { replica: number; status: MissingReason; message: string; chCode?: number; code?: string } | undefined;
     let hedgeTimer: NodeJS.Timeout | undefined;
 
-    const finish = (o: Omit<ShardOutcome, 'shard' | 'hedged' | 'retried' | 'attempts' | 'elapsedMs'> & { elapsedMs?: number }) => {
+    const finish = (outcome: Omit<ShardOutcome, 'shard' | 'hedged' | 'retried' | 'attempts' | 'elapsedMs'> & { elapsedMs?: number }) => {
       if (done) return;
       done = true;
       if (hedgeTimer) clearTimeout(hedgeTimer);
       signal.removeEventListener('abort', onDeadline);
       for (const c of inflight.values()) c.abort(new Error('superseded')); // the loser of a hedge is cancelled
-      resolve({ shard, hedged, retried, attempts, elapsedMs: o.elapsedMs ?? now() - started, ...o });
+      resolve({ shard, hedged, retried, attempts, elapsedMs: outcome.elapsedMs ?? now() - started, ...outcome });
     };
 
     const untried = (): number | undefined => {
@@ -152,45 +152,56 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
       limiter
         .run(() => invoker.invoke(shard, input.request(replica, kind), ctl.signal), ctl.signal)
         .then(
-          (r) => settle(replica, kind, t0, r, undefined),
+          (response) => settle(replica, kind, t0, response, undefined),
           (e) => settle(replica, kind, t0, undefined, e),
         )
         .finally(() => signal.removeEventListener('abort', onQueryAbort));
     };
 
-    const settle = (replica: number, kind: ShardRequest['attempt'], t0: number, r: ShardResponse | undefined, err: unknown) => {
+    const settle = (replica: number, kind: ShardRequest['attempt'], t0: number, response: ShardResponse | undefined, err: unknown) => {
       inflight.delete(replica);
       const elapsedMs = now() - t0;
       if (done) {
         attempts.push({ replica, kind, elapsedMs, status: 'aborted' });
         return;
       }
-      if (r && r.ok) {
+      if (response && response.ok) {
         state.replicaResult(shard, replica, true);
         attempts.push({ replica, kind, elapsedMs, status: 'ok' });
         state.shard(shard).record(elapsedMs);
         state.all.record(elapsedMs);
-        finish({ status: 'ok', replica, response: r });
+        finish({ status: 'ok', replica, response });
         return;
       }
-      const f: { status: MissingReason | 'aborted'; message: string; chCode?: number; code?: string } = r ? fromShardFailure(r) : classifyFailure(err);
-      if (f.status === 'aborted') {
-        attempts.push({ replica, kind, elapsedMs, status: 'aborted', message: f.message });
+      const classified: { status: MissingReason | 'aborted'; message: string; chCode?: number; code?: string } = response
+        ? fromShardFailure(response)
+        : classifyFailure(err);
+      if (classified.status === 'aborted') {
+        attempts.push({ replica, kind, elapsedMs, status: 'aborted', message: classified.message });
         if (signal.aborted) onDeadline();
         return;
       }
-      attempts.push({ replica, kind, elapsedMs, status: f.status, message: f.message });
+      attempts.push({ replica, kind, elapsedMs, status: classified.status, message: classified.message });
       // A replica that cannot serve (down, crashed, erroring) is avoided as primary for a while;
       // a throttle is about the function, and a query error about the query, not the replica.
       // An oversized partial is about the query too: every replica holds the same rows.
-      const tooLarge = f.code === 'TOO_LARGE';
-      if (f.status === 'unavailable' || (f.status === 'error' && !tooLarge && !(f.chCode !== undefined && QUERY_ERROR_CODES.has(f.chCode))))
+      const tooLarge = classified.code === 'TOO_LARGE';
+      if (
+        classified.status === 'unavailable' ||
+        (classified.status === 'error' && !tooLarge && !(classified.chCode !== undefined && QUERY_ERROR_CODES.has(classified.chCode)))
+      )
         state.replicaResult(shard, replica, false);
-      const failure = { replica, status: f.status, message: `replica ${replica}: ${f.message}`, chCode: f.chCode, code: f.code };
+      const failure = {
+        replica,
+        status: classified.status,
+        message: `replica ${replica}: ${classified.message}`,
+        chCode: classified.chCode,
+        code: classified.code,
+      };
       lastFailure = failure;
       if (inflight.size > 0) return; // a hedge is still running: it may yet answer
       const next = untried();
-      const deterministic = tooLarge || (f.chCode !== undefined && QUERY_ERROR_CODES.has(f.chCode)); // another replica would say the same
+      const deterministic = tooLarge || (classified.chCode !== undefined && QUERY_ERROR_CODES.has(classified.chCode)); // another replica would say the same
       if (next !== undefined && !deterministic && input.deadlineAt - now() > 0 && !signal.aborted) {
         retried = true;
         launch(next, 'retry');

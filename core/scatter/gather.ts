@@ -47,12 +47,12 @@ export interface GatherResult {
 }
 
 /** The external tables one shard's query needs, with per-shard pruned copies taking precedence. */
-export function externalFor(plan: QueryPlan, sp: ShardPlan): ExternalTable[] {
+export function externalFor(plan: QueryPlan, shardPlan: ShardPlan): ExternalTable[] {
   const byName = new Map(plan.external.map((t) => [t.name, t]));
-  for (const o of sp.externalOverrides ?? []) byName.set(o.name, o);
-  return sp.external.map((n) => {
+  for (const override of shardPlan.externalOverrides ?? []) byName.set(override.name, override);
+  return shardPlan.external.map((n) => {
     const t = byName.get(n);
-    if (!t) throw new Error(`plan for shard ${sp.shard} names external table ${n} that the plan does not carry`);
+    if (!t) throw new Error(`plan for shard ${shardPlan.shard} names external table ${n} that the plan does not carry`);
     return encodedOnce(t);
   });
 }
@@ -89,26 +89,26 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
   const onParent = () => stop.abort(input.signal?.reason);
   if (input.signal?.aborted) onParent();
   else input.signal?.addEventListener('abort', onParent, { once: true });
-  const dl = deadlineSignal(input.deadlineAt, now, stop.signal);
+  const deadline = deadlineSignal(input.deadlineAt, now, stop.signal);
   const skipped = plan.shards.filter((s) => s.skipped);
   const queried = plan.shards.filter((s) => !s.skipped);
   let mergeError: unknown;
 
   try {
     const outcomes = await Promise.all(
-      queried.map(async (sp) => {
-        const shardCfg = topo.shards[sp.shard];
-        if (!shardCfg) throw new Error(`plan names shard ${sp.shard}, the topology has ${topo.shards.length}`);
-        if (sp.sql === undefined) throw new Error(`plan for shard ${sp.shard} has no SQL`);
-        const external = externalFor(plan, sp);
-        const sql = sp.sql;
-        const o = await callShard({
-          shard: sp.shard,
+      queried.map(async (shardPlan) => {
+        const shardCfg = topo.shards[shardPlan.shard];
+        if (!shardCfg) throw new Error(`plan names shard ${shardPlan.shard}, the topology has ${topo.shards.length}`);
+        if (shardPlan.sql === undefined) throw new Error(`plan for shard ${shardPlan.shard} has no SQL`);
+        const external = externalFor(plan, shardPlan);
+        const sql = shardPlan.sql;
+        const outcome = await callShard({
+          shard: shardPlan.shard,
           replicaCount: shardCfg.replicas.length,
           request: (replica, attempt): ShardRequest => ({
             type: 'query',
             queryId: input.queryId,
-            shard: sp.shard,
+            shard: shardPlan.shard,
             replica,
             sql,
             deadline: input.deadlineAt,
@@ -119,29 +119,29 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
           invoker: input.invoker,
           limiter,
           deadlineAt: input.deadlineAt,
-          signal: dl.signal,
+          signal: deadline.signal,
           now,
           hedge: input.hedge,
           state: input.state,
         });
-        if (o.status === 'ok' && o.response && mergeError === undefined) {
+        if (outcome.status === 'ok' && outcome.response && mergeError === undefined) {
           try {
-            merger.add(sp.shard, o.response.rows, o.response.meta); // merge on arrival
+            merger.add(shardPlan.shard, outcome.response.rows, outcome.response.meta); // merge on arrival
           } catch (e) {
             mergeError = e; // e.g. a transfer limit: stop everything, report it
             stop.abort(e);
           }
         }
         // The rows are merged; drop them so a wide fan-out does not hold every partial twice.
-        if (o.response) o.response = { ...o.response, rows: [] };
-        input.onShard?.(o);
-        return o;
+        if (outcome.response) outcome.response = { ...outcome.response, rows: [] };
+        input.onShard?.(outcome);
+        return outcome;
       }),
     );
     if (mergeError !== undefined) throw mergeError;
     return { merger, outcomes, missing: missingOf(outcomes), skipped };
   } finally {
-    dl.dispose();
+    deadline.dispose();
     input.signal?.removeEventListener('abort', onParent);
   }
 }

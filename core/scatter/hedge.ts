@@ -121,27 +121,27 @@ export function createHedgeState(
   const windows = new Map<number, LatencyWindow>();
   const all = new LatencyWindow(opts.windowSize ?? DEFAULT_WINDOW_SIZE);
   const buckets = new Map<number, TokenBucket>();
-  const rr = new Map<number, number>();
+  const nextPrimaryByShard = new Map<number, number>();
   const minSamples = opts.minSamples ?? MIN_SAMPLES;
   const cold = opts.coldStartDelayMs ?? COLD_START_HEDGE_DELAY_MS;
   const medianFactor = opts.medianFactor ?? MEDIAN_HEDGE_FACTOR;
   const win = (s: number) => {
-    let w = windows.get(s);
-    if (!w) windows.set(s, (w = new LatencyWindow(opts.windowSize ?? DEFAULT_WINDOW_SIZE)));
-    return w;
+    let latencies = windows.get(s);
+    if (!latencies) windows.set(s, (latencies = new LatencyWindow(opts.windowSize ?? DEFAULT_WINDOW_SIZE)));
+    return latencies;
   };
   return {
     shard: win,
     all,
     bucket(pct: number) {
       // One bucket per configured percentage: a config change in a warm container starts a fresh budget.
-      let b = buckets.get(pct);
-      if (!b) buckets.set(pct, (b = new TokenBucket(pct / 100)));
-      return b;
+      let bucket = buckets.get(pct);
+      if (!bucket) buckets.set(pct, (bucket = new TokenBucket(pct / 100)));
+      return bucket;
     },
     nextReplica(shard, replicas) {
-      const i = rr.get(shard) ?? 0;
-      rr.set(shard, i + 1);
+      const i = nextPrimaryByShard.get(shard) ?? 0;
+      nextPrimaryByShard.set(shard, i + 1);
       const t = now();
       for (let k = 0; k < replicas; k++) {
         const r = (i + k) % replicas;
@@ -156,11 +156,11 @@ export function createHedgeState(
     },
     hedgeDelayMs(shard, quantile) {
       const own = win(shard);
-      const w = own.count >= minSamples ? own : all.count >= minSamples ? all : undefined;
-      if (!w) return Math.max(MIN_HEDGE_DELAY_MS, cold);
-      const q = w.quantile(quantile) ?? cold;
-      const med = w.quantile(0.5) ?? 0;
-      return Math.max(MIN_HEDGE_DELAY_MS, q, medianFactor * med);
+      const latencies = own.count >= minSamples ? own : all.count >= minSamples ? all : undefined;
+      if (!latencies) return Math.max(MIN_HEDGE_DELAY_MS, cold);
+      const triggerMs = latencies.quantile(quantile) ?? cold;
+      const median = latencies.quantile(0.5) ?? 0;
+      return Math.max(MIN_HEDGE_DELAY_MS, triggerMs, medianFactor * median);
     },
   };
 }

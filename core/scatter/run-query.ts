@@ -141,32 +141,32 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   // GLOBAL IN / JOIN right-hand sides run once, through this same runtime and deadline.
   const runSubquery: SubqueryRunner = async (stmt) => {
     const subPlan = await deps.planQuery(stmt, topo, planOptions({ ...req, cursor: undefined }, topo, runSubquery));
-    const g = await gather({ ...common, plan: subPlan, onShard: deps.onShard });
-    subOutcomes.push(...g.outcomes);
+    const gathered = await gather({ ...common, plan: subPlan, onShard: deps.onShard });
+    subOutcomes.push(...gathered.outcomes);
     // An oversized shard partial: the set cannot be built, so the main query must not run.
-    const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
+    const big = tooLargeError(gathered.outcomes, 'GLOBAL subquery');
     if (big) throw big;
-    for (const m of g.missing) subMissing.push({ ...m, subquery: true, message: `GLOBAL subquery: ${m.message}` });
-    const fin = g.merger.finalize();
+    for (const m of gathered.missing) subMissing.push({ ...m, subquery: true, message: `GLOBAL subquery: ${m.message}` });
+    const fin = gathered.merger.finalize();
     // A subquery cut by 'break' ships an incomplete set: the main answer is partial too.
     for (const t of fin.truncated ?? []) subTruncated.push(`GLOBAL subquery: ${t}`);
     return { meta: fin.meta, rows: fin.data };
   };
 
   const plan = await deps.planQuery(req.sql, topo, planOptions(req, topo, runSubquery));
-  const g =
+  const gathered =
     deps.tree && useTree(topo, plan.shards.filter((s) => !s.skipped).length)
       ? await gatherTree({ ...common, plan, onShard: deps.onShard, tree: deps.tree })
       : await gather({ ...common, plan, onShard: deps.onShard });
-  const missing = [...g.missing, ...subMissing];
-  const shards = summarize(plan.shards.length, g.skipped.length, g.outcomes, missing);
-  const bad = queryError([...g.outcomes, ...subOutcomes]);
+  const missing = [...gathered.missing, ...subMissing];
+  const shards = summarize(plan.shards.length, gathered.skipped.length, gathered.outcomes, missing);
+  const bad = queryError([...gathered.outcomes, ...subOutcomes]);
   if (bad) {
     throw new ScatterError('QUERY_ERROR', `ClickHouse rejected the query on shard ${bad.shard}: ${stripReplicaPrefix(bad.message ?? '')}`, {
       details: { shards },
     });
   }
-  const big = tooLargeError(g.outcomes, 'query', { shards });
+  const big = tooLargeError(gathered.outcomes, 'query', { shards });
   if (big) throw big;
 
   if (missing.length > 0 && requireComplete) {
@@ -175,23 +175,25 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
     });
   }
   // No queried shard answered: there is no result to call partial. Elasticsearch's "all shards failed".
-  if (g.outcomes.length > 0 && shards.succeeded === 0) {
-    if (g.missing.every((m) => m.reason === 'timeout')) {
+  if (gathered.outcomes.length > 0 && shards.succeeded === 0) {
+    if (gathered.missing.every((m) => m.reason === 'timeout')) {
       throw new ScatterError('TIMEOUT', `no shard answered within ${deadline.budgetMs} ms`, { details: { shards } });
     }
-    const first = g.missing.find((m) => m.reason !== 'timeout') ?? g.missing[0]!;
-    throw new ScatterError('SHARD_ERROR', `all ${g.outcomes.length} queried shard(s) failed; shard ${first.shard}: ${first.message}`, { details: { shards } });
+    const first = gathered.missing.find((m) => m.reason !== 'timeout') ?? gathered.missing[0]!;
+    throw new ScatterError('SHARD_ERROR', `all ${gathered.outcomes.length} queried shard(s) failed; shard ${first.shard}: ${first.message}`, {
+      details: { shards },
+    });
   }
 
-  const fin = g.merger.finalize();
+  const fin = gathered.merger.finalize();
   // transferOverflowMode 'break' cut something: shipped GLOBAL data (the plan) or groups/rows the
   // merger stopped accepting (the finalize). Either way the answer is partial, never complete.
   const truncated = [...(plan.truncated ?? []), ...subTruncated, ...(fin.truncated ?? [])];
   if (truncated.length > 0 && requireComplete) {
     throw new ScatterError('INCOMPLETE_RESULT', `data was truncated (transferOverflowMode 'break'): ${truncated.join('; ')}`, { details: { shards } });
   }
-  const all = [...g.outcomes, ...subOutcomes];
-  const stats: ShardStat[] = g.outcomes.map((o) => ({
+  const all = [...gathered.outcomes, ...subOutcomes];
+  const stats: ShardStat[] = gathered.outcomes.map((o) => ({
     shard: o.shard,
     replica: o.replica,
     elapsedMs: round1(o.elapsedMs),
@@ -260,7 +262,7 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const limiter = createLimiter(deps.topo.query.maxConcurrency);
     const runSubquery: SubqueryRunner = async (stmt) => {
       const subPlan = await deps.planQuery(stmt, deps.topo, planOptions({ ...req, cursor: undefined }, deps.topo, runSubquery));
-      const g = await gather({
+      const gathered = await gather({
         topo: deps.topo,
         invoker: deps.invoker,
         queryId: deps.queryId,
@@ -271,12 +273,12 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
         limiter,
         plan: subPlan,
       });
-      const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
+      const big = tooLargeError(gathered.outcomes, 'GLOBAL subquery');
       if (big) throw big;
-      if (g.missing.length > 0) {
-        throw new ScatterError('INCOMPLETE_RESULT', `GLOBAL subquery incomplete: ${g.missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`);
+      if (gathered.missing.length > 0) {
+        throw new ScatterError('INCOMPLETE_RESULT', `GLOBAL subquery incomplete: ${gathered.missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`);
       }
-      const fin = g.merger.finalize();
+      const fin = gathered.merger.finalize();
       return { meta: fin.meta, rows: fin.data };
     };
     const plan = await deps.planQuery(req.sql, deps.topo, planOptions(req, deps.topo, runSubquery));

@@ -52,23 +52,23 @@ function failureMessage(r: unknown): string | undefined {
   return undefined;
 }
 
-export function createAdminAccess(o: AdminAccessOptions): ClickHouseAccess {
-  const timeoutMs = o.timeoutMs ?? 120_000;
+export function createAdminAccess(options: AdminAccessOptions): ClickHouseAccess {
+  const timeoutMs = options.timeoutMs ?? 120_000;
   const send = async (req: Omit<ShardAdminRequest, 'queryId' | 'shard' | 'replica' | 'deadline'>, queryId?: string, signal?: AbortSignal) => {
-    if (!o.invoker.invokeAdmin) throw new ClickHouseError('this invoker cannot send admin requests', 'connection');
+    if (!options.invoker.invokeAdmin) throw new ClickHouseError('this invoker cannot send admin requests', 'connection');
     const deadline = Date.now() + timeoutMs;
     const sig = signal ?? AbortSignal.timeout(timeoutMs);
-    const r = await o.invoker.invokeAdmin(
-      o.shard,
-      { ...req, queryId: queryId ?? o.queryId ?? randomUUID(), shard: o.shard, replica: o.replica, deadline },
+    const response = await options.invoker.invokeAdmin(
+      options.shard,
+      { ...req, queryId: queryId ?? options.queryId ?? randomUUID(), shard: options.shard, replica: options.replica, deadline },
       sig,
     );
-    const msg = failureMessage(r);
-    if (msg) throw new ClickHouseError(`shard ${o.shard} replica ${o.replica}: ${msg}`, 'server');
-    return r;
+    const msg = failureMessage(response);
+    if (msg) throw new ClickHouseError(`shard ${options.shard} replica ${options.replica}: ${msg}`, 'server');
+    return response;
   };
   return {
-    describe: `shard ${o.shard} replica ${o.replica} (via shard function)`,
+    describe: `shard ${options.shard} replica ${options.replica} (via shard function)`,
     async query(): Promise<QueryResult> {
       throw new ClickHouseError('admin access runs statements only; queries go through POST /query', 'server');
     },
@@ -77,7 +77,7 @@ export function createAdminAccess(o: AdminAccessOptions): ClickHouseAccess {
     },
     async insert(table, rows, opts) {
       // A Lambda request payload is capped at 6 MB: big batches go as several inserts, in order.
-      for (const chunk of chunkRows(rows, o.maxPayloadBytes ?? MAX_INSERT_PAYLOAD_BYTES))
+      for (const chunk of chunkRows(rows, options.maxPayloadBytes ?? MAX_INSERT_PAYLOAD_BYTES))
         await send({ type: 'insert', table, rows: chunk }, opts?.queryId, opts?.signal);
     },
     async cancel() {

@@ -15,9 +15,9 @@ export interface ShardReadAccessOptions {
   timeoutMs?: number;
 }
 
-export function createShardReadAccess(o: ShardReadAccessOptions): ClickHouseAccess {
-  const timeoutMs = o.timeoutMs ?? 10_000;
-  const describe = `shard ${o.shard} (via its shard function)`;
+export function createShardReadAccess(options: ShardReadAccessOptions): ClickHouseAccess {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const describe = `shard ${options.shard} (via its shard function)`;
   const refuse = async (): Promise<never> => {
     throw new ClickHouseError(`${describe} is read-only here`, 'server');
   };
@@ -25,31 +25,41 @@ export function createShardReadAccess(o: ShardReadAccessOptions): ClickHouseAcce
     describe,
     async query(sql, opts): Promise<QueryResult> {
       const failures: string[] = [];
-      for (const replica of o.replicas) {
+      for (const replica of options.replicas) {
         const deadline = Date.now() + timeoutMs;
-        const r = await o.invoker
+        const response = await options.invoker
           .invoke(
-            o.shard,
-            { type: 'query', queryId: opts?.queryId ?? randomUUID(), shard: o.shard, replica, sql, deadline, settings: {}, external: [], attempt: 'primary' },
+            options.shard,
+            {
+              type: 'query',
+              queryId: opts?.queryId ?? randomUUID(),
+              shard: options.shard,
+              replica,
+              sql,
+              deadline,
+              settings: {},
+              external: [],
+              attempt: 'primary',
+            },
             opts?.signal ?? AbortSignal.timeout(timeoutMs),
           )
           .catch((e: unknown) => ({
             ok: false as const,
-            shard: o.shard,
+            shard: options.shard,
             replica,
             error: { kind: 'unavailable' as const, message: (e as Error)?.message ?? String(e) },
           }));
-        if (r.ok)
+        if (response.ok)
           return {
-            meta: r.meta,
-            rows: r.rows,
-            statistics: { elapsedMs: r.statistics.elapsedMs, rowsRead: r.statistics.rowsRead, bytesRead: r.statistics.bytesRead },
+            meta: response.meta,
+            rows: response.rows,
+            statistics: { elapsedMs: response.statistics.elapsedMs, rowsRead: response.statistics.rowsRead, bytesRead: response.statistics.bytesRead },
           };
         // The server answered and refused the SQL: another replica would say the same.
-        if (r.error.kind === 'error') throw new ClickHouseError(`replica ${replica}: ${r.error.message}`, 'server', r.error.chCode);
-        failures.push(`replica ${replica}: ${r.error.message}`);
+        if (response.error.kind === 'error') throw new ClickHouseError(`replica ${replica}: ${response.error.message}`, 'server', response.error.chCode);
+        failures.push(`replica ${replica}: ${response.error.message}`);
       }
-      throw new ClickHouseError(`no replica of shard ${o.shard} answered: ${failures.join('; ')}`, 'connection');
+      throw new ClickHouseError(`no replica of shard ${options.shard} answered: ${failures.join('; ')}`, 'connection');
     },
     exec: refuse,
     insert: refuse,

@@ -71,11 +71,11 @@ export async function runSubCoordinator(req: TreeRequest, deps: SubCoordinatorDe
   const spec = req.premerge && req.tasks[0] ? premergeSpec(req.tasks[0].sql) : undefined;
   let merger: PremergeMerger | RelayMerger | undefined;
   const shards: ShardPlan[] = deps.topo.shards.map((_, i) => {
-    const t = tasks.get(i);
-    if (!t) return { shard: i, skipped: true, external: [] };
-    const sp: ShardPlan = { shard: i, skipped: false, sql: t.sql, external: t.external };
-    if (t.externalOverrides) sp.externalOverrides = t.externalOverrides;
-    return sp;
+    const task = tasks.get(i);
+    if (!task) return { shard: i, skipped: true, external: [] };
+    const shardPlan: ShardPlan = { shard: i, skipped: false, sql: task.sql, external: task.external };
+    if (task.externalOverrides) shardPlan.externalOverrides = task.externalOverrides;
+    return shardPlan;
   });
   for (const s of tasks.keys())
     if (s < 0 || s >= deps.topo.shards.length) throw new Error(`tree request names shard ${s}; the topology has ${deps.topo.shards.length}`);
@@ -89,7 +89,7 @@ export async function runSubCoordinator(req: TreeRequest, deps: SubCoordinatorDe
     mergeDescription: 'sub-coordinator',
     truncated: [],
   };
-  const g = await gather({
+  const gathered = await gather({
     plan,
     topo: deps.topo,
     invoker: deps.invoker,
@@ -100,14 +100,14 @@ export async function runSubCoordinator(req: TreeRequest, deps: SubCoordinatorDe
     state: deps.hedgeState,
     limiter: deps.limiter ?? createLimiter(deps.topo.query.maxConcurrency),
   });
-  const m = merger!;
+  const subMerger = merger!;
   const cpu = process.cpuUsage(c0);
   return {
     ok: true,
     group: req.group,
-    mode: m.mode,
-    parts: m.parts(),
-    outcomes: g.outcomes.map(toTreeOutcome),
+    mode: subMerger.mode,
+    parts: subMerger.parts(),
+    outcomes: gathered.outcomes.map(toTreeOutcome),
     statistics: { elapsedMs: now() - t0, cpuMs: (cpu.user + cpu.system) / 1000 },
   };
 }
@@ -162,7 +162,7 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
   const groups = treeGroups(queried, fanout);
   const premerge = queried[0]?.sql !== undefined && premergeSpec(queried[0].sql) !== undefined;
   const stop = new AbortController();
-  const dl = deadlineSignal(input.deadlineAt, now, stop.signal);
+  const deadline = deadlineSignal(input.deadlineAt, now, stop.signal);
   const onParent = () => stop.abort(input.signal?.reason);
   if (input.signal?.aborted) onParent();
   else input.signal?.addEventListener('abort', onParent, { once: true });
@@ -171,13 +171,13 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
   try {
     await Promise.all(
       groups.map(async (group, gi) => {
-        const tasks: TreeShardTask[] = group.map((sp) => {
-          if (sp.sql === undefined) throw new Error(`plan for shard ${sp.shard} has no SQL`);
-          const t: TreeShardTask = { shard: sp.shard, sql: sp.sql, external: sp.external };
-          if (sp.externalOverrides) t.externalOverrides = sp.externalOverrides;
+        const tasks: TreeShardTask[] = group.map((shardPlan) => {
+          if (shardPlan.sql === undefined) throw new Error(`plan for shard ${shardPlan.shard} has no SQL`);
+          const t: TreeShardTask = { shard: shardPlan.shard, sql: shardPlan.sql, external: shardPlan.external };
+          if (shardPlan.externalOverrides) t.externalOverrides = shardPlan.externalOverrides;
           return t;
         });
-        const needed = new Set(group.flatMap((sp) => sp.external));
+        const needed = new Set(group.flatMap((shardPlan) => shardPlan.external));
         const req: TreeRequest = {
           type: 'tree',
           queryId: input.queryId,
@@ -192,17 +192,17 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
         const started = now();
         let res: TreeResponse;
         try {
-          res = await input.tree.invoke(gi, req, dl.signal);
+          res = await input.tree.invoke(gi, req, deadline.signal);
         } catch (e) {
           const f =
-            dl.signal.aborted && !stop.signal.aborted
+            deadline.signal.aborted && !stop.signal.aborted
               ? { status: 'timeout' as const, message: 'sub-coordinator did not answer before the deadline' }
               : classifyFailure(e);
           const status: MissingReason = f.status === 'aborted' ? 'timeout' : f.status;
           input.onGroup?.({ group: gi, error: f.message });
-          for (const sp of group) {
+          for (const shardPlan of group) {
             outcomes.push({
-              shard: sp.shard,
+              shard: shardPlan.shard,
               status,
               replica: 0,
               elapsedMs: now() - started,
@@ -223,21 +223,21 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
             stop.abort(e);
           }
         }
-        const asked = new Set(group.map((sp) => sp.shard));
+        const asked = new Set(group.map((shardPlan) => shardPlan.shard));
         for (const t of res.outcomes) if (asked.has(t.shard)) outcomes.push(fromTreeOutcome(t));
         // A sub-coordinator that forgot a shard must not make it vanish from the report.
         const answered = new Set(res.outcomes.map((t) => t.shard));
-        for (const sp of group) {
-          if (!answered.has(sp.shard))
+        for (const shardPlan of group) {
+          if (!answered.has(shardPlan.shard))
             outcomes.push({
-              shard: sp.shard,
+              shard: shardPlan.shard,
               status: 'error',
               replica: 0,
               elapsedMs: now() - started,
               hedged: false,
               retried: false,
               attempts: [],
-              message: `sub-coordinator ${gi} did not report shard ${sp.shard}`,
+              message: `sub-coordinator ${gi} did not report shard ${shardPlan.shard}`,
             });
         }
       }),
@@ -247,7 +247,7 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
     for (const o of outcomes) input.onShard?.(o);
     return { merger, outcomes, missing: missingOf(outcomes), skipped };
   } finally {
-    dl.dispose();
+    deadline.dispose();
     input.signal?.removeEventListener('abort', onParent);
   }
 }

@@ -47,29 +47,36 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
   let ready: Promise<CoordinatorDeps> | undefined;
   const deps = () => (ready ??= load());
 
-  function runDeps(d: CoordinatorDeps, queryId: string, context: Context | undefined): RunDeps {
+  function runDeps(coordinatorDeps: CoordinatorDeps, queryId: string, context: Context | undefined): RunDeps {
     const remaining = context?.getRemainingTimeInMillis?.();
     return {
-      topo: d.topo,
-      invoker: d.invoker,
-      planQuery: d.planQuery,
-      explainPlan: d.explainPlan,
-      hedgeState: d.hedgeState,
+      topo: coordinatorDeps.topo,
+      invoker: coordinatorDeps.invoker,
+      planQuery: coordinatorDeps.planQuery,
+      explainPlan: coordinatorDeps.explainPlan,
+      hedgeState: coordinatorDeps.hedgeState,
       queryId,
       lambdaRemainingMs: typeof remaining === 'number' && Number.isFinite(remaining) ? remaining : undefined,
-      onShard: (o) => {
-        recordShard(metrics, o);
-        const line = { shard: o.shard, replica: o.replica, status: o.status, elapsedMs: Math.round(o.elapsedMs), hedged: o.hedged, retried: o.retried };
-        if (o.status === 'ok') logger.debug('shard answered', line);
+      onShard: (outcome) => {
+        recordShard(metrics, outcome);
+        const line = {
+          shard: outcome.shard,
+          replica: outcome.replica,
+          status: outcome.status,
+          elapsedMs: Math.round(outcome.elapsedMs),
+          hedged: outcome.hedged,
+          retried: outcome.retried,
+        };
+        if (outcome.status === 'ok') logger.debug('shard answered', line);
         else {
           // ClickHouse error texts can quote row values ("Cannot parse string 'x' as UInt64"): logs carry
           // no row data by default, so the text goes out only at DEBUG.
           logger.warn('shard missing', line);
-          logger.debug('shard missing: error text', { shard: o.shard, replica: o.replica, errorText: o.message });
+          logger.debug('shard missing: error text', { shard: outcome.shard, replica: outcome.replica, errorText: outcome.message });
         }
       },
       onInternalError: (e) => logger.error('internal error', e as Error),
-      ...(d.tree ? { tree: d.tree } : {}),
+      ...(coordinatorDeps.tree ? { tree: coordinatorDeps.tree } : {}),
     };
   }
 
@@ -81,8 +88,8 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
   async function onTree(req: TreeRequest): Promise<TreeResponse> {
     logger.appendKeys({ queryId: req.queryId, treeGroup: req.group });
     metrics.addMetric(METRIC.subCoordinator, MetricUnit.Count, 1);
-    const d = await deps();
-    const res = await runSubCoordinator(req, { topo: d.topo, invoker: d.invoker, hedgeState: d.hedgeState });
+    const coordinatorDeps = await deps();
+    const res = await runSubCoordinator(req, { topo: coordinatorDeps.topo, invoker: coordinatorDeps.invoker, hedgeState: coordinatorDeps.hedgeState });
     const missing = res.outcomes.filter((o) => o.status !== 'ok');
     for (const o of missing) logger.warn('shard missing', { shard: o.shard, replica: o.replica, status: o.status, elapsedMs: Math.round(o.elapsedMs) });
     logger.info('sub-coordinator done', {
@@ -107,9 +114,9 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
       return json(404, { error: { code: 'BAD_REQUEST', message: `no route ${event.requestContext.http.method} ${event.rawPath}` } }, headers);
     if (route === 'method')
       return json(405, { error: { code: 'BAD_REQUEST', message: `method ${event.requestContext.http.method} not allowed on ${event.rawPath}` } }, headers);
-    let d: CoordinatorDeps;
+    let coordinatorDeps: CoordinatorDeps;
     try {
-      d = await deps();
+      coordinatorDeps = await deps();
     } catch (e) {
       logger.error('coordinator not ready', e as Error);
       const err = e instanceof ScatterError ? e : new ScatterError('INTERNAL', `coordinator not ready: ${(e as Error).message ?? String(e)}`);
@@ -119,34 +126,38 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     if (route === 'health') {
       return json(
         200,
-        { status: 'ok', cluster: d.topo.cluster, shards: d.topo.shards.map((s, i) => ({ shard: i, weight: s.weight, replicas: s.replicas.length })) },
+        {
+          status: 'ok',
+          cluster: coordinatorDeps.topo.cluster,
+          shards: coordinatorDeps.topo.shards.map((s, i) => ({ shard: i, weight: s.weight, replicas: s.replicas.length })),
+        },
         headers,
       );
     }
-    const rd = runDeps(d, queryId, context);
+    const queryDeps = runDeps(coordinatorDeps, queryId, context);
     const t0 = Date.now();
-    const res = route === 'query' ? await runQuery(bodyOf(event), rd) : await runExplain(bodyOf(event), rd);
+    const res = route === 'query' ? await runQuery(bodyOf(event), queryDeps) : await runExplain(bodyOf(event), queryDeps);
     recordResult(metrics, res.status, res.body);
-    const b = res.body as { partial?: boolean; shards?: { missing?: unknown[] }; error?: { code: string; message: string } };
+    const body = res.body as { partial?: boolean; shards?: { missing?: unknown[] }; error?: { code: string; message: string } };
     logger.info(`${route} done`, {
       status: res.status,
       elapsedMs: Date.now() - t0,
-      partial: b.partial,
-      missing: b.shards?.missing?.length,
-      error: b.error?.code,
+      partial: body.partial,
+      missing: body.shards?.missing?.length,
+      error: body.error?.code,
     });
     // The error message may quote row data (see onShard): DEBUG only.
-    if (b.error) logger.debug(`${route} error message`, { errorMessage: b.error.message });
+    if (body.error) logger.debug(`${route} error message`, { errorMessage: body.error.message });
     return json(res.status, res.body, headers);
   }
 
   async function onSchedule(name: string, context: Context | undefined): Promise<ScheduleRun> {
     const queryId = `schedule-${name}-${randomUUID()}`;
     logger.appendKeys({ queryId, schedule: name });
-    const d = await deps();
+    const coordinatorDeps = await deps();
     try {
-      if (!d.writeRows) throw new ScatterError('INTERNAL', 'no router configured for scheduled inserts');
-      const run = await runSchedule(name, d.topo, { ...runDeps(d, queryId, context), writeRows: d.writeRows });
+      if (!coordinatorDeps.writeRows) throw new ScatterError('INTERNAL', 'no router configured for scheduled inserts');
+      const run = await runSchedule(name, coordinatorDeps.topo, { ...runDeps(coordinatorDeps, queryId, context), writeRows: coordinatorDeps.writeRows });
       metrics.addMetric(METRIC.scheduleRun, MetricUnit.Count, 1);
       if (run.partial) {
         metrics.addMetric(METRIC.schedulePartial, MetricUnit.Count, 1);
@@ -175,7 +186,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     .use(injectLambdaContext(logger, { resetKeys: true }));
 }
 
-/** A TreeRequest (tree-protocol.ts) as a root coordinator sends it to its own function. */
+/** A TreeRequest (core/protocol/tree-wire.ts) as a root coordinator sends it to its own function. */
 export function isTreeRequest(e: unknown): e is TreeRequest {
   const p = e as Partial<TreeRequest> | null;
   return !!p && typeof p === 'object' && p.type === 'tree' && Array.isArray(p.tasks) && typeof p.deadline === 'number' && typeof p.queryId === 'string';

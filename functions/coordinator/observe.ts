@@ -7,16 +7,16 @@ import { METRIC } from './metric-names.js';
 
 export { METRIC };
 
-export function recordShard(metrics: Metrics, o: ShardOutcome): void {
-  const m = metrics.singleMetric();
-  m.addDimension('shard', String(o.shard));
-  m.addMetric(METRIC.shardLatency, MetricUnit.Milliseconds, o.elapsedMs);
-  if (o.hedged) metrics.addMetric(METRIC.hedge, MetricUnit.Count, 1);
-  if (o.retried) metrics.addMetric(METRIC.retry, MetricUnit.Count, 1);
-  if (o.status !== 'ok') {
-    const f = metrics.singleMetric();
-    f.addDimension('reason', o.status);
-    f.addMetric(METRIC.shardFailure, MetricUnit.Count, 1);
+export function recordShard(metrics: Metrics, outcome: ShardOutcome): void {
+  const latencyMetric = metrics.singleMetric();
+  latencyMetric.addDimension('shard', String(outcome.shard));
+  latencyMetric.addMetric(METRIC.shardLatency, MetricUnit.Milliseconds, outcome.elapsedMs);
+  if (outcome.hedged) metrics.addMetric(METRIC.hedge, MetricUnit.Count, 1);
+  if (outcome.retried) metrics.addMetric(METRIC.retry, MetricUnit.Count, 1);
+  if (outcome.status !== 'ok') {
+    const failureMetric = metrics.singleMetric();
+    failureMetric.addDimension('reason', outcome.status);
+    failureMetric.addMetric(METRIC.shardFailure, MetricUnit.Count, 1);
   }
 }
 

@@ -38,16 +38,24 @@ export function dateTimeText(ms: number): string {
 }
 
 export async function runSchedule(name: string, topo: Topology, deps: RunDeps & { writeRows: RowWriter }): Promise<ScheduleRun> {
-  const s = topo.schedules.find((x) => x.name === name);
-  if (!s)
+  const schedule = topo.schedules.find((x) => x.name === name);
+  if (!schedule)
     throw new ScatterError('BAD_REQUEST', `no schedule named "${name}" in the topology (have: ${topo.schedules.map((x) => x.name).join(', ') || 'none'})`);
   const runTime = dateTimeText((deps.now ?? Date.now)());
-  const res = await executeQuery({ sql: s.sql }, { ...deps, behindApiGateway: false });
+  const res = await executeQuery({ sql: schedule.sql }, { ...deps, behindApiGateway: false });
   const rows = res.data.map((r) => {
     if ('_run_time' in r || '_partial' in r)
       throw new ScatterError('BAD_REQUEST', `schedule ${name}: the query must not produce columns named _run_time or _partial (they are added)`);
     return { ...r, _run_time: runTime, _partial: res.partial ? 1 : 0 };
   });
-  const w = rows.length > 0 ? await deps.writeRows(s.destination.table, rows) : { inserted: 0, perShard: topo.shards.map(() => 0) };
-  return { name, destination: s.destination.table, rows: w.inserted, partial: res.partial, runTime, missing: res.shards.missing.length, perShard: w.perShard };
+  const written = rows.length > 0 ? await deps.writeRows(schedule.destination.table, rows) : { inserted: 0, perShard: topo.shards.map(() => 0) };
+  return {
+    name,
+    destination: schedule.destination.table,
+    rows: written.inserted,
+    partial: res.partial,
+    runTime,
+    missing: res.shards.missing.length,
+    perShard: written.perShard,
+  };
 }

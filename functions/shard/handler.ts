@@ -47,11 +47,11 @@ export function parseShardEnv(raw: string | undefined): ShardEnv {
 /** Credentials from Secrets Manager ({"username","password"} JSON), cached by Powertools. */
 export async function loadCredentials(secretArn: string): Promise<Credentials> {
   const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
-  const v = (await getSecret(secretArn, { transform: 'json', maxAge: 300 })) as { username?: unknown; password?: unknown } | undefined;
-  if (!v || typeof v.username !== 'string' || typeof v.password !== 'string') {
+  const secretValue = (await getSecret(secretArn, { transform: 'json', maxAge: 300 })) as { username?: unknown; password?: unknown } | undefined;
+  if (!secretValue || typeof secretValue.username !== 'string' || typeof secretValue.password !== 'string') {
     throw new Error(`secret ${secretArn} must be JSON {"username": "...", "password": "..."}`);
   }
-  return { username: v.username, password: v.password };
+  return { username: secretValue.username, password: secretValue.password };
 }
 
 /** Deps from the environment; the parse and the accesses happen lazily (cold start), then stay cached. */
@@ -77,17 +77,17 @@ export function envShardDeps(env: NodeJS.ProcessEnv = process.env, logger?: Logg
       return tryCfg()?.replicas.length;
     },
     getAccess(replica: number) {
-      const c = cfg();
-      const r = c.replicas[replica];
-      if (!r) return Promise.reject(new Error(`replica ${replica} does not exist`));
-      let p = cache.get(replica);
-      if (!p) {
-        const secret = r.secretArn ?? c.secretArn;
-        p = (async () => createAccess({ url: r.url }, secret ? await loadCredentials(secret) : undefined, { database: c.database }))();
-        p.catch(() => cache.delete(replica)); // a failed setup is retried on the next request
-        cache.set(replica, p);
+      const shardEnv = cfg();
+      const replicaEnv = shardEnv.replicas[replica];
+      if (!replicaEnv) return Promise.reject(new Error(`replica ${replica} does not exist`));
+      let access = cache.get(replica);
+      if (!access) {
+        const secret = replicaEnv.secretArn ?? shardEnv.secretArn;
+        access = (async () => createAccess({ url: replicaEnv.url }, secret ? await loadCredentials(secret) : undefined, { database: shardEnv.database }))();
+        access.catch(() => cache.delete(replica)); // a failed setup is retried on the next request
+        cache.set(replica, access);
       }
-      return p;
+      return access;
     },
   };
   return deps;

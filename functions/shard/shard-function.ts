@@ -33,10 +33,11 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? new Logger({ serviceName: 'ch-scatter-shard' });
   return async (event, context) => {
-    const ev = (typeof event === 'object' && event !== null ? { ...(event as Record<string, unknown>) } : event) as Record<string, unknown> | unknown;
-    const shard = num((ev as { shard?: unknown })?.shard);
-    const replica = num((ev as { replica?: unknown })?.replica);
-    const queryId = typeof (ev as { queryId?: unknown })?.queryId === 'string' ? String((ev as { queryId: string }).queryId).slice(0, 256) : undefined;
+    const request = (typeof event === 'object' && event !== null ? { ...(event as Record<string, unknown>) } : event) as Record<string, unknown> | unknown;
+    const shard = num((request as { shard?: unknown })?.shard);
+    const replica = num((request as { replica?: unknown })?.replica);
+    const queryId =
+      typeof (request as { queryId?: unknown })?.queryId === 'string' ? String((request as { queryId: string }).queryId).slice(0, 256) : undefined;
     if (queryId) logger.appendKeys({ queryId });
     try {
       if (deps.shard !== undefined && shard !== undefined && shard !== deps.shard) {
@@ -47,26 +48,26 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
       }
       // The Lambda's own remaining time caps the deadline: answer before the runtime is killed.
       const remaining = context?.getRemainingTimeInMillis?.();
-      if (remaining !== undefined && typeof ev === 'object' && ev !== null && typeof (ev as { deadline?: unknown }).deadline === 'number') {
+      if (remaining !== undefined && typeof request === 'object' && request !== null && typeof (request as { deadline?: unknown }).deadline === 'number') {
         const cap = now() + remaining - (deps.lambdaSafetyMarginMs ?? 250);
-        const e = ev as { deadline: number };
-        if (cap < e.deadline) e.deadline = cap;
+        const timed = request as { deadline: number };
+        if (cap < timed.deadline) timed.deadline = cap;
       }
       let access: ClickHouseAccess;
       try {
         access = await deps.getAccess(replica ?? 0);
       } catch (e) {
-        const f: ShardFailure = {
+        const failure: ShardFailure = {
           ok: false,
           shard: shard ?? -1,
           replica: replica ?? -1,
           error: { kind: 'unavailable', code: 'UNAVAILABLE', message: `cannot set up ClickHouse access: ${(e as Error)?.message ?? String(e)}` },
         };
-        logger.error('shard access setup failed', { shard, replica, error: f.error.message });
-        return count(f, logger, deps.metrics);
+        logger.error('shard access setup failed', { shard, replica, error: failure.error.message });
+        return count(failure, logger, deps.metrics);
       }
       const t0 = now();
-      const res = await executeShardRequest(ev, access, {
+      const res = await executeShardRequest(request, access, {
         now,
         allowAdmin: deps.allowAdmin,
         writableTables: deps.writableTables,
@@ -80,7 +81,7 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
         logger.info('shard request done', {
           shard,
           replica,
-          attempt: (ev as { attempt?: unknown }).attempt,
+          attempt: (request as { attempt?: unknown }).attempt,
           rows: res.rows.length,
           elapsedMs,
           rowsRead: res.statistics.rowsRead,
@@ -99,10 +100,10 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
   };
 }
 
-function count(f: ShardFailure, logger: Logger, metrics?: Metrics): ShardFailure {
-  if (f.error.code === 'BAD_REQUEST') logger.warn('shard request refused', { shard: f.shard, replica: f.replica, code: f.error.code });
+function count(failure: ShardFailure, logger: Logger, metrics?: Metrics): ShardFailure {
+  if (failure.error.code === 'BAD_REQUEST') logger.warn('shard request refused', { shard: failure.shard, replica: failure.replica, code: failure.error.code });
   metrics?.addMetric('ShardError', MetricUnit.Count, 1);
-  return f;
+  return failure;
 }
 
 function refuse(shard: number | undefined, replica: number | undefined, message: string): ShardFailure {
