@@ -1,5 +1,6 @@
-// ch-scatter against ClickHouse's own Distributed table (docs/benchmarks.md#1-end-to-end-against-the-distributed-table-e2e), on the same servers and
-// the same data, in the same run:
+// ch-scatter against ClickHouse's own Distributed table
+// (docs/benchmarks.md#1-end-to-end-against-the-distributed-table-e2e), on the same servers and the same
+// data, in the same run:
 //   - three Debian clickhouse-server 18.16 instances on loopback (ports 19600-19602 HTTP,
 //     19650-19652 native), each holding one shard of default.events (id % 3 = shard, i.e. the
 //     identity sharding key on the UInt64 `id`; 18.16 has no xxHash64) and of default.users;

@@ -1,7 +1,7 @@
-// Coordinator overhead of the fan-out itself (docs/benchmarks.md#2-fan-out-overhead-fanout). N stand-in shard functions that do
-// no work sit behind the project's local Lambda Invoke endpoint in a CHILD process; this process
-// is the coordinator. Per query (one batch of N parallel invocations) we time four paths,
-// interleaved round-robin so machine noise hits them alike:
+// Coordinator overhead of the fan-out itself (docs/benchmarks.md#2-fan-out-overhead-fanout). N stand-in
+// shard functions that do no work sit behind the project's local Lambda Invoke endpoint in a CHILD
+// process; this process is the coordinator. Per query (one batch of N parallel invocations) we time
+// four paths, interleaved round-robin so machine noise hits them alike:
 //   raw      node:http POSTs with a keep-alive agent, JSON.parse of each answer: the floor;
 //   http     the coordinator's default query invoker (createSignedHttpInvoker: SigV4-signed
 //            node:http POSTs, keep-alive agent, the same answer classification and zod validation);
@@ -59,7 +59,8 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   // One AbortSignal per query carries a listener per shard (here and in gather's deadline signal):
   // Node's leak warning at 11 listeners would otherwise print once per query and cost CPU.
   setMaxListeners(0);
-  // The SDK version is pinned on purpose (later releases need Node 22); its Node 22 notice is noise in a bench table.
+  // The SDK version is pinned on purpose (later releases need Node 22); its Node 22 notice is noise in
+  // a bench table.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const sizes = opts.quick ? [4, 16, 64] : SIZES;
   const json: Record<string, unknown> = {};

@@ -143,7 +143,8 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   }
   json.method = `stub shard functions (no engine) sleep ${BASE_MS} ms, ${SLOW_PROB * 100}% of requests ${SLOW_MS} ms; 2 replicas per shard; runtime + the default (signed node:http) invoker + local Invoke endpoint; modes interleaved per query; nearest-rank quantiles of per-query wall time`;
   json.target = 'on_p99 <= 2 x on_p50, extra_percent <= 3';
-  // A pure simulation of the same workload (sampled latencies, no network, a 3 ms hedge trigger) at 4 / 16 / 64 shards.
+  // A pure simulation of the same workload at 4, 16 and 64 shards (sampled latencies, no network,
+  // a 3 ms hedge trigger).
   json.reference_simulation = { p99_off_ms: 50, p99_on_ms: [5.3, 5.4, 5.5], extra_percent: 1 };
   return {
     table:

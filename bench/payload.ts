@@ -1,11 +1,12 @@
-// Payload and coordinator memory for a high-cardinality GROUP BY (docs/benchmarks.md#4-payload-and-coordinator-memory-payload): 100k groups on
-// each of 64 shards (every group on every shard: the worst case, the grouping column is not the
-// sharding key). Each query runs in a fresh child process with --expose-gc (_payload-child.ts):
-// the real planner makes the shard SQL and the merger; synthetic shard partials (the JSON a shard
-// function would return) are parsed and merged one by one, as gather does.
-// References in the same run: the same partials HELD instead of merged on arrival (heap per shard
-// response), and the same GROUP BY with ORDER BY c DESC LIMIT 10 (top-k push-down).
-// The limits that keep a coordinator inside Lambda are derived from these figures (see `limits`).
+// Payload and coordinator memory for a high-cardinality GROUP BY
+// (docs/benchmarks.md#4-payload-and-coordinator-memory-payload): 100k groups on each of 64 shards
+// (every group on every shard: the worst case, the grouping column is not the sharding key). Each query
+// runs in a fresh child process with --expose-gc (_payload-child.ts): the real planner makes the shard
+// SQL and the merger; synthetic shard partials (the JSON a shard function would return) are parsed and
+// merged one by one, as gather does. References in the same run: the same partials HELD instead of
+// merged on arrival (heap per shard response), and the same GROUP BY with ORDER BY c DESC LIMIT 10
+// (top-k push-down). The limits that keep a coordinator inside Lambda are derived from these figures
+// (see `limits`).
 import { startChild } from './_fork.js';
 import { r2, table } from './_stats.js';
 

@@ -1,10 +1,10 @@
-// Planning time: parse + analyze + per-shard rewrite + print, for a query with a 1,000-value IN
-// list on the sharding key, at 4, 64 and 256 shards (target and results: docs/benchmarks.md#planner-and-merge-plan-merge).
-// Method: a warm-up, then many timed iterations of the whole planQuery (string in, every
-// shard's SQL out), in batches of 20; we report the median and p90 of per-iteration wall time
-// (process.hrtime.bigint) and the fastest batch mean (the machine is shared by several
-// processes; the fastest batch is the best estimate of the uncontended cost). No engine is
-// involved: this is coordinator CPU before the first byte.
+// Planning time: parse + analyze + per-shard rewrite + print, for a query with a 1,000-value IN list on
+// the sharding key, at 4, 64 and 256 shards (target and results:
+// docs/benchmarks.md#planner-and-merge-plan-merge). Method: a warm-up, then many timed iterations of
+// the whole planQuery (string in, every shard's SQL out), in batches of 20; we report the median and
+// p90 of per-iteration wall time (process.hrtime.bigint) and the fastest batch mean (the machine is
+// shared by several processes; the fastest batch is the best estimate of the uncontended cost). No
+// engine is involved: this is coordinator CPU before the first byte.
 import { parseTopology } from '../core/config/load.js';
 import { planQuery } from '../core/plan/index.js';
 import { parseSelect } from '../core/sql/parse.js';

@@ -1,7 +1,7 @@
-// The aggregation tree (core/scatter/tree*.ts) against the flat fan-out at 256 and 1,024
-// simulated shards (docs/benchmarks.md#5-aggregation-tree-tree). Shards are stub functions (no engine) in one child process
-// behind the local Invoke endpoint, each answering a GROUP BY partial of GROUPS groups (the
-// partial columns the real planner asks for). Per query, alternating:
+// The aggregation tree (core/scatter/tree*.ts) against the flat fan-out at 256 and 1,024 simulated
+// shards (docs/benchmarks.md#5-aggregation-tree-tree). Shards are stub functions (no engine) in one
+// child process behind the local Invoke endpoint, each answering a GROUP BY partial of GROUPS groups
+// (the partial columns the real planner asks for). Per query, alternating:
 //   flat  this process is the coordinator: gather -> the default shard invoker (signed node:http)
 //         -> every shard;
 //   tree  this process is the root: gatherTree -> SDK (as deps.tree invokes them) -> sub-coordinators

@@ -108,7 +108,8 @@ export function withAbsoluteEmbedded(topo: Topology, baseDir: string | undefined
 
 export async function startLocalShards(topoIn: Topology, opts: LocalShardsOptions = {}): Promise<LocalShards> {
   const topo = withAbsoluteEmbedded(topoIn, opts.baseDir);
-  // The SDK version is pinned on purpose (later releases need Node 22); its Node 22 notice is noise on a dev terminal.
+  // The SDK version is pinned on purpose (later releases need Node 22); its Node 22 notice is noise on
+  // a dev terminal.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {

@@ -15,8 +15,9 @@
 //    with an explicit/local endpoint the same dummy static credentials as createLambdaClient;
 //  - the endpoint: the explicit one, else resolved ONCE by the SDK's endpoint rules for the region.
 // Not carried over from the SDK: X-Ray subsegments and trace headers per invoke (captureAWSv3Client
-// wraps SDK clients only, so a shard's trace is not linked to the coordinator's) and clock-skew correction (the SDK shifts its clock after a skew error; Lambda's
-// clocks and the coordinator's are NTP-synced).
+// wraps SDK clients only, so a shard's trace is not linked to the coordinator's) and clock-skew
+// correction (the SDK shifts its clock after a skew error; Lambda's clocks and the coordinator's are
+// NTP-synced).
 import http from 'node:http';
 import https from 'node:https';
 import { LambdaClient } from '@aws-sdk/client-lambda';

@@ -156,10 +156,10 @@ function toClickHouseError(e: unknown, signal?: AbortSignal): ClickHouseError {
 }
 
 /**
- * One SELECT over node:http: the SQL as the body, or, with external tables, multipart/form-data.
- * Reads do not go through @clickhouse/client: its request path (1.23, socket_pool.js) awaits
- * `sleep(0)` - a setTimeout, so at least 1 ms - before every request (clickhouse-js#294, to let idle
- * socket timers run), which is a large share of a small shard query (docs/benchmarks.md#the-machine-and-the-run).
+ * One SELECT over node:http: the SQL as the body, or, with external tables, multipart/form-data. Reads
+ * do not go through @clickhouse/client: its request path (1.23, socket_pool.js) awaits `sleep(0)` - a
+ * setTimeout, so at least 1 ms - before every request (clickhouse-js#294, to let idle socket timers
+ * run), which is a large share of a small shard query (docs/benchmarks.md#the-machine-and-the-run).
  * exec/insert/KILL stay on the client.
  */
 function postQuery(

@@ -1,8 +1,8 @@
-// A scatter-gather partial (the merge bench's subject), as a coordinator holds it: count, sum, min,
-// max and the top k of (score, key), best first. Merging two partials is one linear merge of two
-// sorted lists (no heap rebuilt from 2k items, as the Rust reference in bench/merge.ts does): O(k), and ties on score break on the unique key,
-// so arrival order cannot change the result. Scores and keys are doubles in typed arrays (exact
-// for |x| < 2^53, which the bench's data respects); count/sum likewise.
+// A scatter-gather partial (the merge bench's subject), as a coordinator holds it: count, sum, min, max
+// and the top k of (score, key), best first. Merging two partials is one linear merge of two sorted
+// lists (no heap rebuilt from 2k items, as the Rust reference in bench/merge.ts does): O(k), and ties
+// on score break on the unique key, so arrival order cannot change the result. Scores and keys are
+// doubles in typed arrays (exact for |x| < 2^53, which the bench's data respects); count/sum likewise.
 export interface SortedTopkPartial {
   count: number;
   sum: number;

@@ -9,8 +9,8 @@ export interface ColumnMeta {
 
 /**
  * Data shipped with a query (as ClickHouse's Distributed engine ships a GLOBAL IN / GLOBAL JOIN
- * right-hand side: materialized once on the coordinator, sent as a temporary table). The adapter makes it readable under `name`
- * for the duration of one query; it is never re-run as SQL on the shard.
+ * right-hand side: materialized once on the coordinator, sent as a temporary table). The adapter makes
+ * it readable under `name` for the duration of one query; it is never re-run as SQL on the shard.
  */
 export interface ExternalTable {
   name: string; // `_data_<hash>`

@@ -65,7 +65,8 @@ export function externalIsEmpty(t: ExternalTable): boolean {
 /** Rows as JSONEachRow text; BigInt becomes a string (ClickHouse JSON conventions). */
 export function toJsonEachRow(rows: Record<string, unknown>[]): string {
   // Rows that came over JSON hold no BigInt: plain JSON.stringify (a replacer function is called for
-  // every value, several times the cost). A row with a BigInt (built in-process) throws and takes the slow path.
+  // every value, several times the cost). A row with a BigInt (built in-process) throws and takes the
+  // slow path.
   return rows
     .map((r) => {
       try {

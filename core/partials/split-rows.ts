@@ -1,9 +1,9 @@
-// The split of a row query (no aggregates). `ORDER BY ... LIMIT k` is exact: each shard returns
-// its first offset + k rows by the sort key plus a tie-breaker, and the coordinator merges the
-// sorted lists (top-k by a per-row score is exact: each global top-k row is in its shard's top k). The sort keys travel as
-// hidden columns (__o0..) so they need no re-evaluation; ties break on the tie-breaker columns
-// (SplitContext.tieBreaker, else every selected column), so merge order cannot change the answer.
-// Cursor pagination (search_after): the next page's shards get "after the last row" as a WHERE
+// The split of a row query (no aggregates). `ORDER BY ... LIMIT k` is exact: each shard returns its
+// first offset + k rows by the sort key plus a tie-breaker, and the coordinator merges the sorted lists
+// (top-k by a per-row score is exact: each global top-k row is in its shard's top k). The sort keys
+// travel as hidden columns (__o0..) so they need no re-evaluation; ties break on the tie-breaker
+// columns (SplitContext.tieBreaker, else every selected column), so merge order cannot change the
+// answer. Cursor pagination (search_after): the next page's shards get "after the last row" as a WHERE
 // predicate and no OFFSET, so page p costs one page per shard.
 import type { Expr, SelectQuery, OrderItem } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';

@@ -7,7 +7,7 @@
 //   -> skip-shards.ts (which shards can hold matching rows)
 //   -> splitQuery (core/partials: what each shard computes, how partials merge)
 //   -> rename.ts (distributed -> local names, once: it is the same on every shard)
-//   -> shard-rewrite.ts (per shard: prune IN on the key, `_shard_num`) -> print.
+//   -> prune-per-shard.ts (per shard: prune IN on the key, `_shard_num`) -> print.
 import type { SelectStatement, SelectQuery } from '../sql/ast.js';
 import { parseSelect } from '../sql/parse.js';
 import { printExpr, printSelect } from '../sql/print.js';

@@ -1,5 +1,6 @@
-// The planner: one SELECT over a Distributed table -> one ShardPlan per configured shard
-// (as ClickHouse's Distributed engine rewrites it). The pipeline is in build.ts; this binds it to the aggregate split of core/partials.
+// The planner: one SELECT over a Distributed table -> one ShardPlan per configured shard (as
+// ClickHouse's Distributed engine rewrites it). The pipeline is in build.ts; this binds it to the
+// aggregate split of core/partials.
 import type { SelectStatement } from '../sql/ast.js';
 import type { Topology } from '../config/schema.js';
 import { splitQuery } from '../partials/index.js';

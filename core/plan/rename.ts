@@ -1,8 +1,8 @@
-// The table renaming of ClickHouse's Distributed engine (RestoreQualifiedNamesVisitor): the shard text must name the
-// shard-local table, not the Distributed one, including qualified column references
-// (`db.dist.col` -> `db.local.col`, `dist.col` -> `local.col`, `dist.*` -> `local.*`).
-// A table alias is kept as is (it already resolves on the shard). Subqueries are another scope
-// and are not entered (distributed_product_mode = 'local' localizes them in analyze).
+// The table renaming of ClickHouse's Distributed engine (RestoreQualifiedNamesVisitor): the shard text
+// must name the shard-local table, not the Distributed one, including qualified column references
+// (`db.dist.col` -> `db.local.col`, `dist.col` -> `local.col`, `dist.*` -> `local.*`). A table alias is
+// kept as is (it already resolves on the shard). Subqueries are another scope and are not entered
+// (distributed_product_mode = 'local' localizes them in analyze).
 import type { Expr, SelectQuery } from '../sql/ast.js';
 import { mapClausesShared, rewriteExpr } from './rewrite-expr.js';
 import { splitName } from './tables.js';

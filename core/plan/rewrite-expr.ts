@@ -1,8 +1,9 @@
-// A structure-sharing expression rewrite: returns the SAME object when nothing under it changed,
-// and new nodes only along the paths to what changed. The planner never mutates a tree it did not
-// just create, so sharing untouched subtrees between shard variants is as safe as a full clone
-// (no shard's rewrite may leak into another's) while costing O(changed path) instead of
-// O(tree) per shard. That is what keeps a 1,000-value IN list within the planning budget (docs/benchmarks.md#planner-and-merge-plan-merge).
+// A structure-sharing expression rewrite: returns the SAME object when nothing under it changed, and
+// new nodes only along the paths to what changed. The planner never mutates a tree it did not just
+// create, so sharing untouched subtrees between shard variants is as safe as a full clone (no shard's
+// rewrite may leak into another's) while costing O(changed path) instead of O(tree) per shard. That is
+// what keeps a 1,000-value IN list within the planning budget
+// (docs/benchmarks.md#planner-and-merge-plan-merge).
 import type { Expr } from '../sql/ast.js';
 
 /** Return a replacement, SKIP (keep the node, do not descend), or undefined (descend). */

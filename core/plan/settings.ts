@@ -1,5 +1,6 @@
-// Settings of one query: request settings merged with the SQL SETTINGS clause (the clause wins,
-// as in ClickHouse, where it is applied last). Three fates (as ClickHouse's stripInitiatorOnlySettings sorts them):
+// Settings of one query: request settings merged with the SQL SETTINGS clause (the clause wins, as in
+// ClickHouse, where it is applied last). Three fates (as ClickHouse's stripInitiatorOnlySettings sorts
+// them):
 //  - initiator-only (output format, compression, result shaping): never sent to shards, and refused
 //    (ClickHouse would apply them at the initiator; ch-scatter's answer format is fixed);
 //  - ch-scatter's own knobs (skipping, product mode, transfer limits): read here, not forwarded;

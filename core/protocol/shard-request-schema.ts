@@ -1,4 +1,4 @@
-// zod schemas for what a shard receives (protocol.ts). The shard validates every payload
+// zod schemas for what a shard receives (shard-wire.ts). The shard validates every payload
 // itself: it is reachable by anything that can invoke the function, and a malformed request
 // must come back as a typed failure, never a crash.
 import { z } from 'zod';

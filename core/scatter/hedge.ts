@@ -5,7 +5,8 @@
 //  - a rolling latency window per shard, fed with the WINNING attempt's own latency (a replica
 //    that always straggles does not drag the shard's p95 up and switch hedging off);
 //  - a token bucket credited maxExtraPercent/100 per shard request and charged 1 per hedge, so
-//    hedges never exceed that share of shard requests, even under overload (unbounded hedges would add load exactly when shards are slow).
+//    hedges never exceed that share of shard requests, even under overload (unbounded hedges
+//    would add load exactly when shards are slow).
 // A shard with one replica is never hedged: there is nowhere else to send it.
 
 export const DEFAULT_WINDOW_SIZE = 128;
@@ -16,11 +17,12 @@ export const COLD_START_HEDGE_DELAY_MS = 250;
 /** Never hedge sooner than this: scheduling jitter on a fast shard is not a straggler. */
 export const MIN_HEDGE_DELAY_MS = 2;
 /**
- * Never hedge before this many times the shard's median either. Why: when stragglers are rare
- * (1% of requests), a p95 trigger lands inside the NORMAL latency spread and fires on ~5% of
- * healthy requests; at wide fan-out those false hedges drain the token bucket in bursts and the
- * real straggler of the query goes unhedged (docs/benchmarks.md#3-hedged-requests-under-stragglers-hedging:
- * without it, p99 at 64 shards stays near a straggler's latency). A request at twice the median is a straggler, not jitter.
+ * Never hedge before this many times the shard's median either. Why: when stragglers are rare (1% of
+ * requests), a p95 trigger lands inside the NORMAL latency spread and fires on ~5% of healthy requests;
+ * at wide fan-out those false hedges drain the token bucket in bursts and the real straggler of the
+ * query goes unhedged (docs/benchmarks.md#3-hedged-requests-under-stragglers-hedging: without it, p99
+ * at 64 shards stays near a straggler's latency). A request at twice the median is a straggler, not
+ * jitter.
  */
 export const MEDIAN_HEDGE_FACTOR = 2;
 

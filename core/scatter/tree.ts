@@ -22,7 +22,7 @@ import type { HedgeState } from './hedge.js';
 import { PremergeMerger, RelayMerger, premergeSpec } from './tree-premerge.js';
 import type { TreeRequest, TreeResponse, TreeShardOutcome, TreeShardTask } from '../protocol/tree-wire.js';
 
-/** The port to sub-coordinators (tree-lambda.ts over the Lambda SDK; in-process in tests). */
+/** The port to sub-coordinators (adapters/aws/tree-lambda-invoker.ts over the Lambda SDK; in-process in tests). */
 export interface TreeInvoker {
   invoke(group: number, req: TreeRequest, signal: AbortSignal): Promise<TreeResponse>;
 }

@@ -1,10 +1,10 @@
-// The aggregation tree end to end (docs/benchmarks.md#5-aggregation-tree-tree): a local stack of six embedded (chdb) shards with
-// query.treeFanoutAbove = 2, so the coordinator handler invokes ITSELF three times through the real
-// @aws-sdk/client-lambda and the local Invoke endpoint (sub-coordinator requests), each
-// sub-coordinator fanning out to its two shards (through the default query invoker, the lean
-// signed HTTP one) and answering pre-merged or relayed partials.
-// Every answer must equal the flat path's (runQuery without a tree, over the same shard functions
-// and the same SDK invoker) and the single-node oracle's.
+// The aggregation tree end to end (docs/benchmarks.md#5-aggregation-tree-tree): a local stack of six
+// embedded (chdb) shards with query.treeFanoutAbove = 2, so the coordinator handler invokes ITSELF
+// three times through the real @aws-sdk/client-lambda and the local Invoke endpoint (sub-coordinator
+// requests), each sub-coordinator fanning out to its two shards (through the default query invoker, the
+// lean signed HTTP one) and answering pre-merged or relayed partials. Every answer must equal the flat
+// path's (runQuery without a tree, over the same shard functions and the same SDK invoker) and the
+// single-node oracle's.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.js';

@@ -1,4 +1,5 @@
-// Hostile input (docs/operations.md#what-protects-the-shards): every case of test/fixtures/hostile-requests.ts, sent
+// Hostile input (docs/operations.md#what-protects-the-shards): every case of
+// test/fixtures/hostile-requests.ts, sent
 //   (a) as a real HTTP POST /query to a local stack (API server -> coordinator handler -> real
 //       SDK -> Invoke endpoint -> shard host processes with embedded chdb), and
 //   (b) straight to the coordinator Lambda handler with an API Gateway v2 event,

@@ -1,7 +1,8 @@
-// Fuzz of the whole rewrite path (docs/operations.md#what-protects-the-shards): request validation -> parser -> planner
-// (analyze, prune, skip, GLOBAL subqueries, aggregate split, print), with random token soups and
-// random mutations of the planner's golden corpus. (test/unit/sql/fuzz.test.ts fuzzes the parser
-// alone and its round trip; this goes on through planQuery, where a request becomes shard SQL.)
+// Fuzz of the whole rewrite path (docs/operations.md#what-protects-the-shards): request validation ->
+// parser -> planner (analyze, prune, skip, GLOBAL subqueries, aggregate split, print), with random
+// token soups and random mutations of the planner's golden corpus. (test/unit/sql/fuzz.test.ts fuzzes
+// the parser alone and its round trip; this goes on through planQuery, where a request becomes shard
+// SQL.)
 //
 // Properties, for every input:
 //   - it plans, or fails with a ScatterError whose status is 4xx; never another exception (an

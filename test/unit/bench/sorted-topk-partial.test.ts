@@ -1,5 +1,6 @@
-// The merge bench's sorted top-k partial: folding any split of the rows, in any order, equals the partial of all rows
-// (count, sum, min, max, and the top k by (score, key) — ties broken by the unique key).
+// The merge bench's sorted top-k partial: folding any split of the rows, in any order, equals the
+// partial of all rows (count, sum, min, max, and the top k by (score, key) — ties broken by the unique
+// key).
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { foldSortedTopkPartials, sortedTopkPartialOf } from '../../../bench/support/sorted-topk-partial.js';

@@ -1,5 +1,6 @@
 // The Lambda adapter through the REAL @aws-sdk/client-lambda against a tiny node:http server that
-// answers the Invoke API the way Lambda does (as observed against the SDK): status codes, error headers, payloads.
+// answers the Invoke API the way Lambda does (as observed against the SDK): status codes, error
+// headers, payloads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
