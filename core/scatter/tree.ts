@@ -194,12 +194,12 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
         try {
           res = await input.tree.invoke(gi, req, deadline.signal);
         } catch (e) {
-          const f =
+          const failure =
             deadline.signal.aborted && !stop.signal.aborted
               ? { status: 'timeout' as const, message: 'sub-coordinator did not answer before the deadline' }
               : classifyFailure(e);
-          const status: MissingReason = f.status === 'aborted' ? 'timeout' : f.status;
-          input.onGroup?.({ group: gi, error: f.message });
+          const status: MissingReason = failure.status === 'aborted' ? 'timeout' : failure.status;
+          input.onGroup?.({ group: gi, error: failure.message });
           for (const shardPlan of group) {
             outcomes.push({
               shard: shardPlan.shard,
@@ -209,7 +209,7 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
               hedged: false,
               retried: false,
               attempts: [],
-              message: `sub-coordinator ${gi}: ${f.message}`,
+              message: `sub-coordinator ${gi}: ${failure.message}`,
             });
           }
           return;
@@ -217,7 +217,7 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
         input.onGroup?.(res);
         if (mergeError === undefined) {
           try {
-            for (const p of res.parts) merger.add(p.shard, p.rows, p.meta);
+            for (const part of res.parts) merger.add(part.shard, part.rows, part.meta);
           } catch (e) {
             mergeError = e;
             stop.abort(e);

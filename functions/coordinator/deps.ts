@@ -63,11 +63,11 @@ export async function treeDeps(topo: Topology, env: NodeJS.ProcessEnv, client: L
 export function routerWriter(topo: Topology, getAccess: (shard: number, replica: number) => ClickHouseAccess | Promise<ClickHouseAccess>): RowWriter {
   return async (table, rows) => {
     const { insertRows } = await import('../../core/router/index.js');
-    const r = await insertRows(rows, table, topo, getAccess);
-    if (!r.ok) {
-      const bad = r.bad.slice(0, 3).map((b) => `line ${b.line}: ${b.message}`);
+    const result = await insertRows(rows, table, topo, getAccess);
+    if (!result.ok) {
+      const bad = result.bad.slice(0, 3).map((b) => `line ${b.line}: ${b.message}`);
       const failed =
-        r.write?.shards
+        result.write?.shards
           .filter((s) => s.status === 'failed' || s.status === 'partial')
           .map(
             (s) =>
@@ -78,13 +78,13 @@ export function routerWriter(topo: Topology, getAccess: (shard: number, replica:
           ) ?? [];
       throw new ScatterError(
         'SHARD_ERROR',
-        `insert into ${table} incomplete (${r.inserted} of ${rows.length} rows committed): ${[...bad, ...failed].join('; ')}`,
+        `insert into ${table} incomplete (${result.inserted} of ${rows.length} rows committed): ${[...bad, ...failed].join('; ')}`,
         {
-          details: { inserted: r.inserted, perShard: r.perShard },
+          details: { inserted: result.inserted, perShard: result.perShard },
         },
       );
     }
-    return { inserted: r.inserted, perShard: r.perShard };
+    return { inserted: result.inserted, perShard: result.perShard };
   };
 }
 
