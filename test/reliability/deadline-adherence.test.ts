@@ -1,5 +1,5 @@
 // Deadline adherence under injected faults (docs/operations.md#the-deadline): 1,000 randomized queries over ONE
-// local stack (real SDK invoker, Invoke endpoint, shard host processes with embedded chdb) whose
+// local stack (the default query invoker, Invoke endpoint, shard host processes with embedded chdb) whose
 // replicas are configured with `fault`s: random delays past the deadline, random errors, and a
 // replica that crashes its process on every invocation (restarted cold each time).
 //

@@ -2,7 +2,8 @@
 // its test): a shard answer larger than Lambda's 6 MB response limit (413 TOO_LARGE: the same
 // query would be too large again, so it is the user's to change, not a partial answer), and a
 // shard answer that is well-formed JSON claiming success but with the wrong shape. One local stack of three embedded
-// shards behind the real SDK and the local Invoke endpoint (which applies Lambda's payload limit).
+// shards behind the coordinator's default query invoker and the local Invoke endpoint (which applies
+// Lambda's payload limit).
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.js';

@@ -1,7 +1,8 @@
 // Faults, read-only enforcement and the parity guard on real clickhouse-server 18.16 (three
 // servers on loopback, ports 19700-19752), through the whole runtime: API server or coordinator
-// Lambda handler -> real SDK -> Invoke endpoint -> shard host processes -> HTTP adapter -> 18.16.
-// (Shard-level versions of some of these, without the coordinator, are H5's
+// Lambda handler -> the default query invoker -> Invoke endpoint -> shard functions -> HTTP adapter
+// -> 18.16.
+// (Shard-level versions of some of these, without the coordinator, are in
 // test/server/http-shard-exec.test.ts and http-shard-host.test.ts.)
 //
 //   fault matrix  a replica refusing connections, with and without a second replica; a query

@@ -1,7 +1,7 @@
 // Hostile input (docs/operations.md#what-protects-the-shards): every case of
 // test/fixtures/hostile-requests.ts, sent
-//   (a) as a real HTTP POST /query to a local stack (API server -> coordinator handler -> real
-//       SDK -> Invoke endpoint -> shard host processes with embedded chdb), and
+//   (a) as a real HTTP POST /query to a local stack (API server -> coordinator handler -> the
+//       default query invoker -> Invoke endpoint -> shard host processes with embedded chdb), and
 //   (b) straight to the coordinator Lambda handler with an API Gateway v2 event,
 // must get a 4xx with one of the case's codes: never a 5xx, a stack trace, a crash or a hang.
 // And nothing but reads may reach a shard: every payload the shard functions receive during the

@@ -4,7 +4,7 @@
 // Proves: the secret's username and password are what reach ClickHouse; the secret is fetched
 // once per warm container; and neither the password nor any row value appears in any log line,
 // even at DEBUG and even when ClickHouse's error message echoes a row value.
-// (H5's test/server/http-shard-handler.test.ts runs the same handler against 18.16: a wrong
+// (test/server/http-shard-handler.test.ts runs the same handler against 18.16: a wrong
 // password from the secret is refused there.)
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -3,7 +3,7 @@
 // shard tables equals the same query on one table holding every row — on that same server.
 // HLL uses the 'uniqArray' encoding here (18.16 lacks maxMap); topK the default 'hashed' encoding
 // (18.16's sumMap takes numeric keys only). One server through
-// test/support/ch-servers.ts: HTTP 19452, TCP 19502 (H4's range).
+// test/support/ch-servers.ts: HTTP 19452, TCP 19502 (this file's own range).
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createHttpAccess } from '../../adapters/clickhouse/http.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
