@@ -5,7 +5,7 @@
 //  - a keep-alive agent with as many sockets as the fan-out is wide: a fresh TCP+TLS handshake per
 //    shard per query is most of the cost of a small query.
 //  - abortSignal: the runtime aborts at the deadline and aborts hedge losers.
-//  - per-call SDK cost (docs/benchmarks.md section 2), which is most of a wide fan-out's CPU:
+//  - per-call SDK cost (docs/benchmarks.md#2-fan-out-overhead-fanout), which is most of a wide fan-out's CPU:
 //    * cacheMiddleware: the SDK otherwise re-resolves its middleware stack on every send(). It uses
 //      the cache only for send() WITHOUT options, so the per-call abort signal cannot go in
 //      `{ abortSignal }`: it is keyed to the command's input, picked up by a middleware next to the
