@@ -14,10 +14,11 @@
 //    (memoized, refreshed before expiry, session tokens), asked per request (cheap when cached);
 //    with an explicit/local endpoint the same dummy static credentials as createLambdaClient;
 //  - the endpoint: the explicit one, else resolved ONCE by the SDK's endpoint rules for the region.
-// Not carried over from the SDK: X-Ray subsegments and trace headers per invoke (captureAWSv3Client
-// wraps SDK clients only, so a shard's trace is not linked to the coordinator's) and clock-skew
-// correction (the SDK shifts its clock after a skew error; Lambda's clocks and the coordinator's are
-// NTP-synced).
+// Not carried over from the SDK: its AWS X-Ray subsegment per invoke (captureAWSv3Client wraps SDK
+// clients only; in Lambda the Tracer's node:http/https capture still makes each invoke an HTTP
+// subsegment and sends the trace header: test/unit/scatter/signed-http-invoker-xray.test.ts) and
+// clock-skew correction (the SDK shifts its clock after a skew error; Lambda's clocks and the
+// coordinator's are NTP-synced).
 import http from 'node:http';
 import https from 'node:https';
 import { LambdaClient } from '@aws-sdk/client-lambda';

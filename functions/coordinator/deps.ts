@@ -136,8 +136,9 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
   const kind = queryInvokerKind(env);
   const maxSockets = Math.max(64, topo.query.maxConcurrency * 2);
   const client = createLambdaClient({ maxSockets, endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT });
-  // X-Ray: one subsegment per SDK invoke (a no-op outside Lambda, where tracing is off). The lean
-  // query invoker does not go through the SDK client, so its shard invokes get none.
+  // X-Ray: one AWS subsegment per SDK invoke (a no-op outside Lambda, where tracing is off). The lean
+  // query invoker does not go through the SDK client: the Tracer's node:http/https capture traces its
+  // invokes as plain HTTP subsegments instead (test/unit/scatter/signed-http-invoker-xray.test.ts).
   if (tracer?.isTracingEnabled()) tracer.captureAWSv3Client(client);
   const functionNames = shardFunctionNames(topo.shards.length, env);
   // The SDK invoker: admin requests (the parity guard's reads, the schedule sink's inserts).
