@@ -6,6 +6,8 @@
 // coordinator's. What it does not get is the SDK's AWS subsegment (service, operation, function
 // name, request id): captureAWSv3Client wraps SDK clients only. docs/deploy.md and
 // docs/operations.md say so; these tests fail if either half stops being true.
+// The header is added after signing and stays unsigned, as the SDK leaves it too (x-amzn-trace-id is
+// one of @smithy/signature-v4's always-unsignable headers), so the signature is unaffected.
 // The invoker picks its request function when it first resolves its endpoint, so an invoker that
 // made its first call before the Tracer existed stays untraced: the control case below.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
