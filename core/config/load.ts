@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve, dirname, isAbsolute } from 'node:path';
 import type { z } from 'zod';
-import { topologySchema, type Topology } from './schema.js';
+import { qualifyTable, topologySchema, type Topology } from './schema.js';
+
+export { qualifyTable };
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -24,33 +26,18 @@ function issuesToLines(issues: z.core.$ZodIssue[]): string[] {
   return issues.map((i) => `${jsonPath(i.path)}: ${i.message}`);
 }
 
-/** `db.table` for a name with or without a database (no database means `default`). */
-export function qualifyTable(name: string): string {
-  return name.includes('.') ? name : `default.${name}`;
-}
-
 /** Validate a parsed JSON value. Throws ConfigError listing every problem. */
 export function parseTopology(value: unknown, opts: { baseDir?: string } = {}): Topology {
   const res = topologySchema.safeParse(value);
   if (!res.success) throw new ConfigError(issuesToLines(res.error.issues));
   const topo = res.data;
-  const problems: string[] = [];
 
-  // Table names are normalized to db.table so every lookup agrees on one spelling.
+  // Table names are normalized to db.table so every lookup agrees on one spelling (the schema has
+  // already refused two names for one table).
   const tables: Topology['tables'] = {};
-  for (const [name, t] of Object.entries(topo.tables)) {
-    const q = qualifyTable(name);
-    if (tables[q]) problems.push(`${jsonPath(['tables', name])}: duplicates table ${q}`);
-    tables[q] = { ...t, local: qualifyTable(t.local) };
-  }
+  for (const [name, t] of Object.entries(topo.tables)) tables[qualifyTable(name)] = { ...t, local: qualifyTable(t.local) };
   topo.tables = tables;
-
-  const seen = new Set<string>();
-  topo.schedules.forEach((s, i) => {
-    if (seen.has(s.name)) problems.push(`${jsonPath(['schedules', i, 'name'])}: duplicate schedule name ${s.name}`);
-    seen.add(s.name);
-    s.destination.table = qualifyTable(s.destination.table);
-  });
+  for (const s of topo.schedules) s.destination.table = qualifyTable(s.destination.table);
 
   if (topo.distributedCheck) topo.distributedCheck.table = qualifyTable(topo.distributedCheck.table);
 
@@ -61,7 +48,6 @@ export function parseTopology(value: unknown, opts: { baseDir?: string } = {}): 
         if (r.embedded && !isAbsolute(r.embedded)) r.embedded = resolve(opts.baseDir, r.embedded);
       }
   }
-  if (problems.length) throw new ConfigError(problems);
   return topo;
 }
 

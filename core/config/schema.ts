@@ -13,6 +13,13 @@ export const faultSchema = z
   })
   .strict();
 
+/**
+ * Object-level checks (one field against another) run by default only when every field parsed,
+ * so a problem such as a Nullable key would show up only after the others were fixed. These run
+ * whenever the value is an object, on the fields as given, so one pass reports every problem.
+ */
+const onAnyObject = { when: (p: { value: unknown }) => typeof p.value === 'object' && p.value !== null && !Array.isArray(p.value) };
+
 export const replicaSchema = z
   .object({
     url: z.string().url().optional(),
@@ -23,10 +30,12 @@ export const replicaSchema = z
     fault: faultSchema.optional(),
   })
   .strict()
-  .superRefine((r, ctx) => {
-    const n = (r.url ? 1 : 0) + (r.embedded ? 1 : 0);
-    if (n !== 1) ctx.addIssue({ code: 'custom', message: 'a replica needs exactly one of "url" or "embedded"' });
-  });
+  .check(
+    z.superRefine((r: { url?: unknown; embedded?: unknown }, ctx) => {
+      const n = (r.url ? 1 : 0) + (r.embedded ? 1 : 0);
+      if (n !== 1) ctx.addIssue({ code: 'custom', message: 'a replica needs exactly one of "url" or "embedded"' });
+    }, onAnyObject),
+  );
 
 export const shardSchema = z
   .object({
@@ -40,29 +49,33 @@ export const shardSchema = z
 export const KEY_TYPES = ['String', 'UInt8', 'UInt16', 'UInt32', 'UInt64', 'Int8', 'Int16', 'Int32', 'Int64', 'Date', 'DateTime', 'UUID'] as const;
 export const FIXED_STRING = /^FixedString\((\d+)\)$/;
 
+/** A sharding key's declared type: checked on its own, so it is reported next to every other problem. */
+export const keyTypeSchema = z
+  .string()
+  .min(1)
+  .superRefine((type, ctx) => {
+    if (/^Nullable\(/.test(type)) {
+      ctx.addIssue({ code: 'custom', message: `Nullable sharding keys are refused: ClickHouse hashes a Nullable value differently (${type})` });
+      return;
+    }
+    const ok = (KEY_TYPES as readonly string[]).includes(type) || FIXED_STRING.test(type) || /^DateTime\('[^']*'\)$/.test(type);
+    if (!ok) ctx.addIssue({ code: 'custom', message: `unsupported sharding key type ${type}; supported: ${KEY_TYPES.join(', ')}, FixedString(N)` });
+  });
+
 export const shardingKeySchema = z
   .object({
     column: z.string().min(1),
-    type: z.string().min(1),
+    type: keyTypeSchema,
     function: z.enum(['xxHash64', 'identity']).default('xxHash64'),
   })
   .strict()
-  .superRefine((k, ctx) => {
-    if (/^Nullable\(/.test(k.type)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['type'],
-        message: `Nullable sharding keys are refused: ClickHouse hashes a Nullable value differently (${k.type})`,
-      });
-      return;
-    }
-    const ok = (KEY_TYPES as readonly string[]).includes(k.type) || FIXED_STRING.test(k.type) || /^DateTime\('[^']*'\)$/.test(k.type);
-    if (!ok)
-      ctx.addIssue({ code: 'custom', path: ['type'], message: `unsupported sharding key type ${k.type}; supported: ${KEY_TYPES.join(', ')}, FixedString(N)` });
-    if (k.function === 'identity' && !/^U?Int(8|16|32|64)$/.test(k.type)) {
-      ctx.addIssue({ code: 'custom', path: ['function'], message: `"identity" needs an integer column, not ${k.type}` });
-    }
-  });
+  .check(
+    z.superRefine((k: { type?: unknown; function?: unknown }, ctx) => {
+      if (k.function === 'identity' && typeof k.type === 'string' && !/^U?Int(8|16|32|64)$/.test(k.type)) {
+        ctx.addIssue({ code: 'custom', path: ['function'], message: `"identity" needs an integer column, not ${k.type}` });
+      }
+    }, onAnyObject),
+  );
 
 export const tableSchema = z
   .object({
@@ -120,7 +133,49 @@ export const topologySchema = z
     query: querySchema.default(querySchema.parse({})),
     schedules: z.array(scheduleSchema).default([]),
   })
-  .strict();
+  .strict()
+  .check(z.superRefine(crossReferenceProblems, onAnyObject));
+
+/** `db.table` for a name with or without a database (no database means `default`). */
+export function qualifyTable(name: string): string {
+  return name.includes('.') ? name : `default.${name}`;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Problems between sections, found on whatever parts of the config are well-formed (the sections
+ * themselves report their own problems): two table names that mean the same table, two schedules
+ * with one name, a schedule whose destination is not a configured table (its rows are routed by
+ * that table's sharding key, so it could never be written).
+ */
+function crossReferenceProblems(topo: { tables?: unknown; schedules?: unknown }, ctx: z.RefinementCtx): void {
+  const tables = new Set<string>();
+  if (isObject(topo.tables)) {
+    for (const name of Object.keys(topo.tables)) {
+      const q = qualifyTable(name);
+      if (tables.has(q)) ctx.addIssue({ code: 'custom', path: ['tables', name], message: `duplicates table ${q}` });
+      tables.add(q);
+    }
+  }
+  if (!Array.isArray(topo.schedules)) return;
+  const names = new Set<string>();
+  topo.schedules.forEach((s: unknown, i: number) => {
+    if (!isObject(s)) return;
+    if (typeof s.name === 'string') {
+      if (names.has(s.name)) ctx.addIssue({ code: 'custom', path: ['schedules', i, 'name'], message: `duplicate schedule name ${s.name}` });
+      names.add(s.name);
+    }
+    const table = isObject(s.destination) ? s.destination.table : undefined;
+    if (typeof table === 'string' && table.length > 0 && isObject(topo.tables) && !tables.has(qualifyTable(table))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['schedules', i, 'destination', 'table'],
+        message: `${table} is not in "tables" (rows are routed by its sharding key)`,
+      });
+    }
+  });
+}
 
 export type TopologyInput = z.input<typeof topologySchema>;
 export type Topology = z.output<typeof topologySchema>;

@@ -72,6 +72,50 @@ describe('topology config', () => {
     expect(p.length).toBeGreaterThanOrEqual(7);
   });
 
+  it('reports every problem in one pass: a Nullable key next to problems in the same key, the same replica and other sections', () => {
+    const bad = {
+      shards: [{ replicas: [{ url: 'not a url', embedded: 'x', extra: 1 }] }],
+      tables: {
+        'db.events_dist': { local: 'db.events', shardingKey: { type: 'Nullable(UInt64)', function: 'cityHash64' } },
+        'db.rollup_dist': { local: 'db.rollup', shardingKey: { column: 'k', type: 'Nullable(String)', function: 'identity' } },
+        rollup_dist: { local: 'rollup', shardingKey: { column: 'k', type: 'UInt64' } },
+        'default.rollup_dist': { local: 'rollup', shardingKey: { column: 'k', type: 'UInt64' } },
+      },
+      schedules: [
+        { name: 'hourly', schedule: 'rate(1 hour)', sql: 'SELECT 1', destination: { table: 'db.nowhere' } },
+        { name: 'hourly', schedule: 'every hour', sql: 'SELECT 1', destination: { table: 'db.rollup_dist' } },
+      ],
+    };
+    // Every line, exactly (in any order: zod decides the order of the lines within one pass).
+    expect(problemsOf(bad).sort()).toEqual(
+      [
+        '$.shards[0].replicas[0]: Unrecognized key: "extra"',
+        '$.shards[0].replicas[0].url: Invalid URL',
+        '$.shards[0].replicas[0]: a replica needs exactly one of "url" or "embedded"',
+        '$.tables["db.events_dist"].shardingKey.column: Invalid input: expected string, received undefined',
+        '$.tables["db.events_dist"].shardingKey.type: Nullable sharding keys are refused: ClickHouse hashes a Nullable value differently (Nullable(UInt64))',
+        '$.tables["db.events_dist"].shardingKey.function: Invalid option: expected one of "xxHash64"|"identity"',
+        '$.tables["db.rollup_dist"].shardingKey.type: Nullable sharding keys are refused: ClickHouse hashes a Nullable value differently (Nullable(String))',
+        '$.tables["db.rollup_dist"].shardingKey.function: "identity" needs an integer column, not Nullable(String)',
+        '$.schedules[1].schedule: an EventBridge expression: rate(...) or cron(...)',
+        '$.cluster: Invalid input: expected string, received undefined',
+        '$.tables["default.rollup_dist"]: duplicates table default.rollup_dist',
+        '$.schedules[0].destination.table: db.nowhere is not in "tables" (rows are routed by its sharding key)',
+        '$.schedules[1].name: duplicate schedule name hourly',
+      ].sort(),
+    );
+  });
+
+  it('a schedule destination may be named without its database, like the table it names', () => {
+    const t = parseTopology({
+      ...valid,
+      tables: { ...valid.tables, rollup_dist: { local: 'rollup', shardingKey: { column: 'k', type: 'UInt64' } } },
+      schedules: [{ name: 'h', schedule: 'rate(1 hour)', sql: 'SELECT 1', destination: { table: 'rollup_dist' } }],
+    });
+    expect(t.schedules[0]!.destination.table).toBe('default.rollup_dist');
+    expect(Object.keys(t.tables)).toContain('default.rollup_dist');
+  });
+
   it('refuses unsupported key types and identity on non-integers', () => {
     expect(problemsOf({ ...valid, tables: { t: { local: 'l', shardingKey: { column: 'k', type: 'Float64' } } } })).toEqual([
       expect.stringMatching(/^\$\.tables\.t\.shardingKey\.type: unsupported sharding key type Float64/),
