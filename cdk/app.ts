@@ -3,21 +3,14 @@
 import { App } from 'aws-cdk-lib';
 import { ConfigError } from '../core/config/load.js';
 import { createChScatter } from './create.js';
-import { DeployOptionsError } from './deploy-options.js';
-import { LocalOnlyConfigError } from './stack.js';
-import { SizingError } from './sizing.js';
 
 const app = new App();
 try {
   createChScatter(app);
 } catch (e) {
-  if (e instanceof ConfigError || e instanceof DeployOptionsError || e instanceof LocalOnlyConfigError) {
-    console.error(e.message);
-  } else if (e instanceof SizingError) {
-    console.error(`cannot size the functions: ${e.message}`);
-  } else {
-    throw e;
-  }
+  // Every problem with the topology or the deploy options arrives here as one ConfigError.
+  if (!(e instanceof ConfigError)) throw e;
+  console.error(e.message);
   process.exit(1);
 }
 app.synth();

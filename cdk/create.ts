@@ -4,9 +4,11 @@
 import { resolve } from 'node:path';
 import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { loadTopology } from '../core/config/load.js';
+import { ConfigError, loadTopology } from '../core/config/load.js';
+import type { Topology } from '../core/config/schema.js';
 import { PROJECT_ROOT } from './bundling.js';
-import { parseDeployOptions } from './deploy-options.js';
+import { type DeployOptions, DeployOptionsError, parseDeployOptions } from './deploy-options.js';
+import { deployProblems } from './deploy-problems.js';
 import { ChScatterStack } from './stack.js';
 
 export const CONFIG_ENV = 'CH_SCATTER_CONFIG';
@@ -24,9 +26,33 @@ export function configPath(app: App, env: NodeJS.ProcessEnv = process.env): stri
   return resolve(PROJECT_ROOT, chosen);
 }
 
+/**
+ * The topology and the deploy options, or one ConfigError listing the problems of both (and, when
+ * both parse, what would make them undeployable), so one run shows everything to fix.
+ */
+function loadInputs(app: App, env: NodeJS.ProcessEnv): { topology: Topology; options: DeployOptions } {
+  const problems: string[] = [];
+  let topology: Topology | undefined;
+  let options: DeployOptions | undefined;
+  try {
+    topology = loadTopology(configPath(app, env));
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    problems.push(...e.problems);
+  }
+  try {
+    options = parseDeployOptions((k) => app.node.tryGetContext(k));
+  } catch (e) {
+    if (!(e instanceof DeployOptionsError)) throw e;
+    problems.push(...e.problems);
+  }
+  if (topology && options) problems.push(...deployProblems(topology, options));
+  if (problems.length || !topology || !options) throw new ConfigError(problems);
+  return { topology, options };
+}
+
 export function createChScatter(app: App, env: NodeJS.ProcessEnv = process.env): ChScatterStack {
-  const topology = loadTopology(configPath(app, env));
-  const options = parseDeployOptions((k) => app.node.tryGetContext(k));
+  const { topology, options } = loadInputs(app, env);
   const stack = new ChScatterStack(app, options.stackName, {
     topology,
     options,

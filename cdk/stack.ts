@@ -3,9 +3,10 @@
 import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
-import { localOnlyProblems } from '../core/config/load.js';
+import { ConfigError } from '../core/config/load.js';
 import type { Topology } from '../core/config/schema.js';
 import type { DeployOptions } from './deploy-options.js';
+import { deployProblems } from './deploy-problems.js';
 import { deriveSizing, type Sizing } from './sizing.js';
 import { Alarms } from './constructs/alarms.js';
 import { Coordinator, COORDINATOR_SERVICE_NAME } from './constructs/coordinator.js';
@@ -20,20 +21,12 @@ export interface ChScatterStackProps extends StackProps {
   entries?: { coordinator?: string; shard?: string };
 }
 
-export class LocalOnlyConfigError extends Error {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`this config cannot be deployed; it carries options the local stack alone understands:\n${problems.join('\n')}`);
-    this.name = 'LocalOnlyConfigError';
-    this.problems = problems;
-  }
-}
-
 /**
  * The local tables scheduled runs write (each schedule destination's `local`): the only tables a shard
  * function accepts `insert` requests for (CH_SCATTER_WRITABLE_TABLES). Scheduled rows go through the
  * shard functions, so the coordinator never holds ClickHouse credentials. A destination that is not a
- * configured table could not be routed, so it is refused here, before deployment.
+ * configured table could not be routed: the config schema refuses it, and so does this (for a topology
+ * built by hand).
  */
 export function scheduleWriteTables(topology: Topology): string[] {
   const out = new Set<string>();
@@ -43,7 +36,7 @@ export function scheduleWriteTables(topology: Topology): string[] {
     if (t) out.add(t.local);
     else problems.push(`$.schedules[${i}].destination.table: ${s.destination.table} is not in "tables" (rows are routed by its sharding key)`);
   });
-  if (problems.length) throw new Error(problems.join('\n'));
+  if (problems.length) throw new ConfigError(problems);
   return [...out].sort();
 }
 
@@ -58,10 +51,10 @@ export class ChScatterStack extends Stack {
   constructor(scope: Construct, id: string, props: ChScatterStackProps) {
     super(scope, id, props);
     const { topology, options } = props;
-    // Refuse before creating anything: fault injection and embedded engines would silently do nothing
-    // (or worse) in Lambda.
-    const problems = localOnlyProblems(topology);
-    if (problems.length) throw new LocalOnlyConfigError(problems);
+    // Refuse before creating anything, every problem at once: fault injection and embedded engines
+    // would silently do nothing (or worse) in Lambda, and the rest would fail the deployment.
+    const problems = deployProblems(topology, options);
+    if (problems.length) throw new ConfigError(problems);
 
     this.sizing = deriveSizing(topology.query, topology.shards.length, options.memory);
     const writableTables = scheduleWriteTables(topology);

@@ -8,6 +8,7 @@
 import { ArnFormat, Duration, Names, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { ConfigError } from '../../core/config/load.js';
 import type { Topology } from '../../core/config/schema.js';
 import { ENTRY } from '../bundling.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
@@ -35,6 +36,37 @@ export function coordinatorTopology(topology: Topology): Topology {
   };
 }
 
+function treeApplies(topology: Topology, shardCount: number): boolean {
+  const above = topology.query.treeFanoutAbove;
+  return above > 0 && shardCount > above;
+}
+
+/**
+ * Lambda refuses a function whose environment exceeds 4 KB, and the coordinator's carries the whole
+ * topology plus every shard function's name (unknown until deployment: the longest name Lambda allows
+ * is budgeted). Undefined when it fits.
+ */
+export function coordinatorEnvironmentProblem(topology: Topology, shardCount: number, metricsNamespace: string): string | undefined {
+  const topologyJson = JSON.stringify(coordinatorTopology(topology));
+  const fixed: Record<string, string> = {
+    NODE_OPTIONS: '--enable-source-maps',
+    CH_SCATTER_TOPOLOGY: topologyJson,
+    POWERTOOLS_SERVICE_NAME: COORDINATOR_SERVICE_NAME,
+    POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
+  };
+  const namesBudget = 2 + shardCount * (MAX_FUNCTION_NAME + 3);
+  const size =
+    Object.entries(fixed).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) +
+    'CH_SCATTER_SHARD_FUNCTIONS'.length +
+    namesBudget +
+    (treeApplies(topology, shardCount) ? 'CH_SCATTER_SELF_FUNCTION'.length + MAX_FUNCTION_NAME : 0);
+  if (size <= LAMBDA_ENV_LIMIT_BYTES) return undefined;
+  return (
+    `$: the coordinator environment would take up to ${size} bytes (topology JSON ${Buffer.byteLength(topologyJson)} bytes, ` +
+    `${shardCount} shard function names), above Lambda's ${LAMBDA_ENV_LIMIT_BYTES}-byte limit; shorten table names or replica URLs, or use fewer shards`
+  );
+}
+
 export class Coordinator extends Construct {
   readonly function: ScatterFunction;
   /** Set when the aggregation tree applies: the function's explicit name, which it invokes itself by. */
@@ -42,28 +74,10 @@ export class Coordinator extends Construct {
 
   constructor(scope: Construct, id: string, props: CoordinatorProps) {
     super(scope, id);
+    const problem = coordinatorEnvironmentProblem(props.topology, props.shards.length, props.metricsNamespace);
+    if (problem) throw new ConfigError([problem]);
     const topologyJson = JSON.stringify(coordinatorTopology(props.topology));
-    const fixed: Record<string, string> = {
-      NODE_OPTIONS: '--enable-source-maps',
-      CH_SCATTER_TOPOLOGY: topologyJson,
-      POWERTOOLS_SERVICE_NAME: COORDINATOR_SERVICE_NAME,
-      POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
-    };
-    const above = props.topology.query.treeFanoutAbove;
-    const tree = above > 0 && props.shards.length > above;
-    // Function names are unknown until deployment: budget the longest name Lambda allows, quoted.
-    const namesBudget = 2 + props.shards.length * (MAX_FUNCTION_NAME + 3);
-    const size =
-      Object.entries(fixed).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) +
-      'CH_SCATTER_SHARD_FUNCTIONS'.length +
-      namesBudget +
-      (tree ? 'CH_SCATTER_SELF_FUNCTION'.length + MAX_FUNCTION_NAME : 0);
-    if (size > LAMBDA_ENV_LIMIT_BYTES) {
-      throw new Error(
-        `the coordinator environment would take up to ${size} bytes (topology JSON ${Buffer.byteLength(topologyJson)} bytes, ` +
-          `${props.shards.length} shard function names), above Lambda's ${LAMBDA_ENV_LIMIT_BYTES}-byte limit; shorten table names or replica URLs, or use fewer shards`,
-      );
-    }
+    const tree = treeApplies(props.topology, props.shards.length);
 
     const names = props.shards.map((s) => s.function.fn.functionName);
     // Deterministic and unique per stack and construct path, within Lambda's 64 characters.

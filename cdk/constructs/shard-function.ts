@@ -5,6 +5,7 @@
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { ConfigError } from '../../core/config/load.js';
 import type { ShardConfig } from '../../core/config/schema.js';
 import { ENTRY } from '../bundling.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
@@ -33,16 +34,21 @@ export interface ShardFunctionProps extends Pick<ScatterFunctionProps, 'memoryMb
 export const SHARD_SERVICE_NAME = 'ch-scatter-shard';
 export const DEFAULT_CLICKHOUSE_USER = 'ch_scatter';
 
-/** The one secret a shard's replicas share, or undefined when none is named. Throws on disagreement. */
-export function shardSecretName(shard: ShardConfig, index: number): string | undefined {
+/** Why a shard's replicas cannot share one secret (they name different ones), or undefined. */
+export function shardSecretProblem(shard: ShardConfig, index: number): string | undefined {
   const named = [...new Set(shard.replicas.map((r) => r.secret).filter((s): s is string => !!s))];
-  if (named.length > 1) {
-    throw new Error(
-      `$.shards[${index}].replicas: the replicas of one shard name different secrets (${named.join(', ')}); ` +
-        'a shard function reads exactly one credentials secret, so its replicas must share it',
-    );
-  }
-  return named[0];
+  if (named.length <= 1) return undefined;
+  return (
+    `$.shards[${index}].replicas: the replicas of one shard name different secrets (${named.join(', ')}); ` +
+    'a shard function reads exactly one credentials secret, so its replicas must share it'
+  );
+}
+
+/** The one secret a shard's replicas share, or undefined when none is named. */
+export function shardSecretName(shard: ShardConfig, index: number): string | undefined {
+  const problem = shardSecretProblem(shard, index);
+  if (problem) throw new ConfigError([problem]);
+  return shard.replicas.find((r) => r.secret)?.secret;
 }
 
 function importSecret(scope: Construct, id: string, nameOrArn: string): secretsmanager.ISecret {

@@ -20,12 +20,17 @@ export const faultSchema = z
  */
 const onAnyObject = { when: (p: { value: unknown }) => typeof p.value === 'object' && p.value !== null && !Array.isArray(p.value) };
 
+/** What Secrets Manager accepts as a secret id: a name (up to 512 of these characters) or a secret's ARN. */
+const SECRET_NAME_OR_ARN = /^(?:[A-Za-z0-9/_+=.@-]{1,512}|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]{1,512})$/;
+const SECRET_HINT =
+  'a Secrets Manager secret name (letters, digits and /_+=.@-, at most 512) or a secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>)';
+
 export const replicaSchema = z
   .object({
     url: z.string().url().optional(),
     embedded: z.string().min(1).optional(),
     /** Secrets Manager secret (name or ARN) holding {"username","password"} for this replica. */
-    secret: z.string().min(1).optional(),
+    secret: z.string().regex(SECRET_NAME_OR_ARN, SECRET_HINT).optional(),
     /** Local stack only: injected faults. The CDK app refuses configs that carry it. */
     fault: faultSchema.optional(),
   })
@@ -112,10 +117,15 @@ export const querySchema = z
   })
   .strict();
 
+/** EventBridge's own rule: rate(<n> <unit>) with a singular unit for 1 and a plural one above, or cron with six fields. */
+const EVENTBRIDGE_SCHEDULE = /^(?:rate\((?:1 (?:minute|hour|day)|(?:[2-9]|[1-9]\d+) (?:minutes|hours|days))\)|cron\((?:\S+ ){5}\S+\))$/;
+
 export const scheduleSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, "_" and "-" only, at most 64'),
-    schedule: z.string().regex(/^(rate|cron)\(.+\)$/, 'an EventBridge expression: rate(...) or cron(...)'),
+    schedule: z
+      .string()
+      .regex(EVENTBRIDGE_SCHEDULE, 'an EventBridge expression: rate(1 hour), rate(5 minutes) (singular unit for 1, plural above) or cron(<6 fields>)'),
     sql: z.string().min(1),
     destination: z.object({ table: z.string().min(1) }).strict(),
   })

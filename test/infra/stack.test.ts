@@ -1,7 +1,7 @@
 // Assertions on the synthesized template: what the issue asks the CDK app to guarantee.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
-import { parseTopology } from '../../core/config/load.js';
+import { ConfigError, parseTopology } from '../../core/config/load.js';
 import { awsExample, build, logicalId, render, resourcesOf, type Built } from './support.js';
 
 const FN = 'AWS::Lambda::Function';
@@ -255,20 +255,58 @@ describe('one shard, two schedules, JWT, a VPC and an alarm topic', () => {
   });
 });
 
+/** The problems of the ConfigError `f` throws (every refusal at synthesis is one). */
+function problemsOf(f: () => unknown): string[] {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError, got none');
+}
+
 describe('configs the app refuses at synthesis', () => {
   it('refuses embedded replicas and fault injection, naming each JSON path', () => {
     const cfg = awsExample();
     cfg.shards[1].replicas = [{ embedded: '.data/shard-1' }];
     cfg.shards[2].replicas[0].fault = { delayMs: 100 };
-    expect(() => build(cfg)).toThrow(/carries options the local stack alone understands/);
-    try {
-      build(cfg);
-    } catch (e) {
-      expect((e as { problems: string[] }).problems).toEqual([
-        '$.shards[1].replicas[0].embedded: embedded replicas are for the local stack only; use "url"',
-        '$.shards[2].replicas[0].fault: fault injection is for the local stack only',
-      ]);
-    }
+    expect(problemsOf(() => build(cfg))).toEqual([
+      '$.shards[1].replicas[0].embedded: embedded replicas are for the local stack only; use "url"',
+      '$.shards[2].replicas[0].fault: fault injection is for the local stack only',
+    ]);
+  });
+
+  it('reports every problem of the topology and the deploy options in one pass', () => {
+    const cfg = awsExample();
+    cfg.schedules[0].destination.table = 'analytics.nowhere';
+    cfg.schedules[0].schedule = 'rate(1 hours)';
+    cfg.shards[1].replicas[0].secret = 'arn:aws:secretsmanager';
+    cfg.tables['analytics.sensor_events_dist'].shardingKey.type = 'Nullable(String)';
+    expect(problemsOf(() => build(cfg, { logRetentionDays: 10 }))).toEqual([
+      expect.stringMatching(/^\$\.shards\[1\]\.replicas\[0\]\.secret: a Secrets Manager secret name/),
+      expect.stringMatching(/^\$\.tables\["analytics\.sensor_events_dist"\]\.shardingKey\.type: Nullable sharding keys are refused/),
+      expect.stringMatching(/^\$\.schedules\[0\]\.schedule: an EventBridge expression/),
+      '$.schedules[0].destination.table: analytics.nowhere is not in "tables" (rows are routed by its sharding key)',
+      expect.stringMatching(/^context logRetentionDays: /),
+    ]);
+  });
+
+  it('reports every reason a valid topology cannot be deployed in one pass', () => {
+    const cfg = awsExample();
+    cfg.shards = Array.from({ length: 40 }, (_, i) => ({ replicas: [{ url: `https://clickhouse-replica-${i}.a-long-internal-domain.example.com:8443` }] }));
+    cfg.shards[0].replicas = [
+      { url: 'https://a:8443', secret: 'one' },
+      { url: 'https://b:8443', secret: 'two' },
+    ];
+    cfg.shards[1].replicas[0].fault = { delayMs: 100 };
+    cfg.query = { timeoutMs: 60_000 };
+    expect(problemsOf(() => build(cfg))).toEqual([
+      '$.shards[1].replicas[0].fault: fault injection is for the local stack only',
+      expect.stringMatching(/^\$\.shards\[0\]\.replicas: the replicas of one shard name different secrets \(one, two\)/),
+      expect.stringMatching(/^\$\.query\.timeoutMs: 60000 ms /),
+      expect.stringMatching(/^\$: the coordinator environment would take up to \d+ bytes .*above Lambda's 4096-byte limit/),
+    ]);
   });
 
   it('refuses the local example config outright', () => {
@@ -280,25 +318,25 @@ describe('configs the app refuses at synthesis', () => {
   it('refuses a deadline that does not fit under API Gateway', () => {
     const cfg = awsExample();
     cfg.query = { timeoutMs: 60_000 };
-    expect(() => build(cfg)).toThrow(/\$\.query\.timeoutMs: 60000 ms .*29 s/);
+    expect(problemsOf(() => build(cfg))).toEqual([expect.stringMatching(/\$\.query\.timeoutMs: 60000 ms .*29 s/)]);
   });
 
   it('refuses replicas of one shard that name different secrets', () => {
     const cfg = awsExample();
     cfg.shards[0].replicas[1].secret = 'another';
-    expect(() => build(cfg)).toThrow(/\$\.shards\[0\]\.replicas: the replicas of one shard name different secrets/);
+    expect(problemsOf(() => build(cfg))).toEqual([expect.stringMatching(/\$\.shards\[0\]\.replicas: the replicas of one shard name different secrets/)]);
   });
 
   it('refuses a schedule whose destination is not a configured table (its rows could not be routed)', () => {
     const cfg = awsExample();
     cfg.schedules[0].destination.table = 'analytics.nowhere';
-    expect(() => build(cfg)).toThrow(/\$\.schedules\[0\]\.destination\.table: analytics\.nowhere is not in "tables"/);
+    expect(problemsOf(() => build(cfg))).toEqual([expect.stringMatching(/\$\.schedules\[0\]\.destination\.table: analytics\.nowhere is not in "tables"/)]);
   });
 
   it('refuses a topology too large for the coordinator environment', () => {
     const cfg = awsExample();
     cfg.shards = Array.from({ length: 40 }, (_, i) => ({ replicas: [{ url: `https://clickhouse-replica-${i}.a-long-internal-domain.example.com:8443` }] }));
-    expect(() => build(cfg)).toThrow(/above Lambda's 4096-byte limit/);
+    expect(problemsOf(() => build(cfg))).toEqual([expect.stringMatching(/above Lambda's 4096-byte limit/)]);
   });
 });
 

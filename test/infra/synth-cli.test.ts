@@ -3,7 +3,7 @@
 // bundles are ESM with the require shim, carry no chdb, and that a local-only config is refused
 // with its JSON path and a non-zero exit.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -78,6 +78,19 @@ describe('npx cdk synth (offline)', () => {
     const r = cdkSynth([], { CH_SCATTER_CONFIG: 'examples/topology.json' });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain('$.shards[0].replicas[0].embedded: embedded replicas are for the local stack only');
+    expect(existsSync(join(r.out, 'ChScatter.template.json'))).toBe(false);
+  });
+
+  it('refuses a schedule whose destination is not a configured table with the one-line config error, no stack trace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ch-scatter-cfg-'));
+    outputs.push(dir);
+    const cfg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'examples', 'topology.aws.json'), 'utf8'));
+    cfg.schedules[0].destination.table = 'analytics.nowhere';
+    writeFileSync(join(dir, 'topology.json'), JSON.stringify(cfg));
+    const r = cdkSynth([], { CH_SCATTER_CONFIG: join(dir, 'topology.json') });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('$.schedules[0].destination.table: analytics.nowhere is not in "tables" (rows are routed by its sharding key)');
+    expect(r.stderr).not.toMatch(/\n\s+at |\.ts:\d+|Error:/);
     expect(existsSync(join(r.out, 'ChScatter.template.json'))).toBe(false);
   });
 });

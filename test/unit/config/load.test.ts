@@ -97,7 +97,7 @@ describe('topology config', () => {
         '$.tables["db.events_dist"].shardingKey.function: Invalid option: expected one of "xxHash64"|"identity"',
         '$.tables["db.rollup_dist"].shardingKey.type: Nullable sharding keys are refused: ClickHouse hashes a Nullable value differently (Nullable(String))',
         '$.tables["db.rollup_dist"].shardingKey.function: "identity" needs an integer column, not Nullable(String)',
-        '$.schedules[1].schedule: an EventBridge expression: rate(...) or cron(...)',
+        '$.schedules[1].schedule: an EventBridge expression: rate(1 hour), rate(5 minutes) (singular unit for 1, plural above) or cron(<6 fields>)',
         '$.cluster: Invalid input: expected string, received undefined',
         '$.tables["default.rollup_dist"]: duplicates table default.rollup_dist',
         '$.schedules[0].destination.table: db.nowhere is not in "tables" (rows are routed by its sharding key)',

@@ -1,0 +1,27 @@
+// What makes a valid topology undeployable, found before any construct is built and reported all
+// at once, one line per problem with its JSON path, like every other config problem: options only
+// the local stack understands, replicas of one shard naming different secrets, a deadline that does
+// not fit under API Gateway, a topology too large for the coordinator's environment.
+import { localOnlyProblems } from '../core/config/load.js';
+import type { Topology } from '../core/config/schema.js';
+import { coordinatorEnvironmentProblem } from './constructs/coordinator.js';
+import { shardSecretProblem } from './constructs/shard-function.js';
+import type { DeployOptions } from './deploy-options.js';
+import { deriveSizing, SizingError } from './sizing.js';
+
+export function deployProblems(topology: Topology, options: Pick<DeployOptions, 'metricsNamespace' | 'memory'>): string[] {
+  const problems = [...localOnlyProblems(topology)];
+  topology.shards.forEach((shard, i) => {
+    const p = shardSecretProblem(shard, i);
+    if (p) problems.push(p);
+  });
+  try {
+    deriveSizing(topology.query, topology.shards.length, options.memory);
+  } catch (e) {
+    if (!(e instanceof SizingError)) throw e;
+    problems.push(e.message);
+  }
+  const env = coordinatorEnvironmentProblem(topology, topology.shards.length, options.metricsNamespace);
+  if (env) problems.push(env);
+  return problems;
+}
