@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve, dirname, isAbsolute } from 'node:path';
 import type { z } from 'zod';
+import { jsonPath } from '../json-path.js';
 import { qualifyTable, topologySchema, type Topology } from './schema.js';
 
 export { qualifyTable };
@@ -14,12 +15,6 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
     this.problems = problems;
   }
-}
-
-function jsonPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = '$';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`;
-  return out;
 }
 
 function issuesToLines(issues: z.core.$ZodIssue[]): string[] {

@@ -2,6 +2,7 @@
 // refused: a typo like "timeout" instead of "timeoutMs" would otherwise be silently ignored.
 import { z } from 'zod';
 import { ScatterError } from '../errors.js';
+import { jsonPath } from '../json-path.js';
 
 /** Request bodies above this are refused with 413 before parsing (API Gateway itself allows 10 MB). */
 export const MAX_BODY_BYTES = 1_048_576;
@@ -19,12 +20,6 @@ export const queryRequestSchema = z
 
 export type QueryRequest = z.output<typeof queryRequestSchema>;
 
-function pathOf(path: ReadonlyArray<PropertyKey>): string {
-  let out = '$';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `.${String(p)}`;
-  return out;
-}
-
 /** Parse a raw body (string as received, or an already-parsed value). Throws 400 BAD_REQUEST / 413 TOO_LARGE. */
 export function parseQueryRequest(raw: unknown): QueryRequest {
   let value = raw;
@@ -41,7 +36,7 @@ export function parseQueryRequest(raw: unknown): QueryRequest {
   }
   const r = queryRequestSchema.safeParse(value);
   if (!r.success) {
-    const msg = r.error.issues.map((i) => `${pathOf(i.path)}: ${i.message}`).join('; ');
+    const msg = r.error.issues.map((i) => `${jsonPath(i.path)}: ${i.message}`).join('; ');
     throw new ScatterError('BAD_REQUEST', msg);
   }
   return r.data;
