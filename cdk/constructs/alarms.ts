@@ -11,10 +11,10 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { METRIC } from '../../functions/coordinator/metric-names.js';
+import { METRIC } from '../../functions/common/metric-names.js';
 
 /** The coordinator's own constant: one name for emitter and alarm. */
-export const PARTIAL_RESULTS_METRIC: string = METRIC.partial;
+export const PARTIAL_RESULTS_METRIC: string = METRIC.coordinator.partial;
 const PERIOD = Duration.minutes(5);
 
 export interface AlarmsProps {

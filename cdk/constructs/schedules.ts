@@ -6,14 +6,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { Schedule } from '../../core/config/schema.js';
-
-export const SCHEDULE_EVENT_KIND = 'ch-scatter.schedule';
-
-/** What the coordinator receives for a scheduled run. */
-export interface ScheduleEvent {
-  kind: typeof SCHEDULE_EVENT_KIND;
-  name: string;
-}
+import { SCHEDULE_EVENT_KIND, type ScheduleInput } from '../../functions/coordinator/events.js';
 
 export interface SchedulesProps {
   coordinator: lambda.IFunction;
@@ -26,7 +19,7 @@ export class Schedules extends Construct {
   constructor(scope: Construct, id: string, props: SchedulesProps) {
     super(scope, id);
     for (const s of props.schedules) {
-      const event: ScheduleEvent = { kind: SCHEDULE_EVENT_KIND, name: s.name };
+      const event: ScheduleInput = { kind: SCHEDULE_EVENT_KIND, name: s.name };
       this.rules.push(
         new events.Rule(this, `Rule-${s.name}`, {
           description: `ch-scatter schedule ${s.name} -> ${s.destination.table}`,

@@ -3,39 +3,25 @@
 // every line, EMF metrics, X-Ray tracer). The local stack runs this SAME handler behind its own
 // HTTP server; only the environment differs (CH_SCATTER_LAMBDA_ENDPOINT -> local Invoke endpoint).
 import { randomUUID } from 'node:crypto';
-import middy from '@middy/core';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ScatterError, toClientError } from '../../core/errors.js';
 import { runExplain, runQuery, type RunDeps } from '../../core/scatter/run-query.js';
 import { runSubCoordinator } from '../../core/scatter/tree.js';
 import type { TreeRequest, TreeResponse } from '../../core/protocol/tree-wire.js';
-import { bodyOf, isHttpEvent, json, routeOf } from './http-event.js';
-import { isScheduleEvent, runSchedule, type ScheduleRun } from './schedule.js';
+import { createTools as createFunctionTools, type LogLevel, type Tools, withPowertools } from '../common/powertools.js';
+import { classifyEvent, type HttpEvent } from './events.js';
+import { bodyOf, json, routeOf } from './http-event.js';
+import { runSchedule, type ScheduleRun } from './schedule.js';
 import { METRIC, recordResult, recordShard } from './observe.js';
 import type { CoordinatorDeps } from './deps.js';
 
-export interface Tools {
-  logger: Logger;
-  metrics: Metrics;
-  tracer: Tracer;
-}
+export type { Tools };
 
-export function createTools(opts: { logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' } = {}): Tools {
-  const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'ch-scatter-coordinator';
-  return {
-    logger: new Logger({ serviceName, ...(opts.logLevel ? { logLevel: opts.logLevel } : {}) }),
-    metrics: new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'ch-scatter', serviceName }),
-    tracer: new Tracer({ serviceName }),
-  };
+/** The coordinator's Powertools (functions/common/powertools.ts), service ch-scatter-coordinator unless the environment names another. */
+export function createTools(opts: { logLevel?: LogLevel } = {}): Tools {
+  return createFunctionTools('ch-scatter-coordinator', opts);
 }
-
-type Event = APIGatewayProxyEventV2 | { kind: 'ch-scatter.schedule'; name: string } | Record<string, unknown>;
 
 /**
  * Build a handler. `load` runs once per container (cached): topology, invoker, planner, and the
@@ -43,7 +29,7 @@ type Event = APIGatewayProxyEventV2 | { kind: 'ch-scatter.schedule'; name: strin
  * fast with the reason rather than answering from a topology that disagrees with ClickHouse.
  */
 export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, tools: Tools = createTools()) {
-  const { logger, metrics, tracer } = tools;
+  const { logger, metrics } = tools;
   let ready: Promise<CoordinatorDeps> | undefined;
   const deps = () => (ready ??= load());
 
@@ -102,7 +88,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     return res;
   }
 
-  async function onHttp(event: APIGatewayProxyEventV2, context: Context | undefined): Promise<APIGatewayProxyStructuredResultV2> {
+  async function onHttp(event: HttpEvent, context: Context | undefined): Promise<APIGatewayProxyStructuredResultV2> {
     const route = routeOf(event);
     metrics.addMetric(METRIC.request, MetricUnit.Count, 1);
     // A caller may choose the query id (to find its logs); it travels to ClickHouse's query_id, so only plain ids pass.
@@ -151,9 +137,23 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     return json(res.status, res.body, headers);
   }
 
-  async function onSchedule(name: string, context: Context | undefined): Promise<ScheduleRun> {
+  /**
+   * An event shaped like an API Gateway request that fails its schema: a 400 naming the first
+   * problems (paths into the event, never its values), like any other bad request.
+   */
+  function onMalformedHttp(problems: string[]): APIGatewayProxyStructuredResultV2 {
+    const queryId = randomUUID();
+    logger.appendKeys({ queryId });
+    metrics.addMetric(METRIC.request, MetricUnit.Count, 1);
+    const body = { error: { code: 'BAD_REQUEST', message: `malformed API Gateway event: ${problems.join('; ')}` } };
+    recordResult(metrics, 400, body);
+    logger.warn('malformed API Gateway event', { problems });
+    return json(400, body, { 'x-query-id': queryId });
+  }
+
+  async function onSchedule(name: string, context: Context | undefined, eventId?: string): Promise<ScheduleRun> {
     const queryId = `schedule-${name}-${randomUUID()}`;
-    logger.appendKeys({ queryId, schedule: name });
+    logger.appendKeys({ queryId, schedule: name, ...(eventId ? { eventId } : {}) });
     const coordinatorDeps = await deps();
     try {
       if (!coordinatorDeps.writeRows) throw new ScatterError('INTERNAL', 'no router configured for scheduled inserts');
@@ -172,18 +172,27 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     }
   }
 
-  const core = async (event: Event, context: Context): Promise<unknown> => {
+  const core = async (event: unknown, context: Context): Promise<unknown> => {
     if (isTreeRequest(event)) return onTree(event);
-    if (isScheduleEvent(event)) return onSchedule(event.name, context);
-    if (isHttpEvent(event)) return onHttp(event, context);
-    logger.error('unrecognized event', { keys: Object.keys(event ?? {}) });
-    throw new Error('unrecognized event: expected an API Gateway HTTP API v2 event or {"kind":"ch-scatter.schedule","name":...}');
+    const e = classifyEvent(event);
+    switch (e.type) {
+      case 'http':
+        return onHttp(e.event, context);
+      case 'schedule':
+        return onSchedule(e.name, context, e.eventId);
+      case 'malformed':
+        if (e.of === 'http') return onMalformedHttp(e.problems);
+        // A scheduled invocation has no caller to answer: it fails, and the failure is counted and logged.
+        metrics.addMetric(METRIC.scheduleFailed, MetricUnit.Count, 1);
+        logger.error('malformed schedule event', { problems: e.problems });
+        throw new Error(`malformed schedule event: ${e.problems.join('; ')}`);
+      case 'unrecognized':
+        logger.error('unrecognized event', { keys: typeof event === 'object' && event !== null ? Object.keys(event).slice(0, 20) : typeof event });
+        throw new Error('unrecognized event: expected an API Gateway HTTP API v2 event or {"kind":"ch-scatter.schedule","name":...}');
+    }
   };
 
-  return middy(core)
-    .use(captureLambdaHandler(tracer, { captureResponse: false }))
-    .use(logMetrics(metrics))
-    .use(injectLambdaContext(logger, { resetKeys: true }));
+  return withPowertools(core, tools);
 }
 
 /** A TreeRequest (core/protocol/tree-wire.ts) as a root coordinator sends it to its own function. */
@@ -195,7 +204,7 @@ export function isTreeRequest(e: unknown): e is TreeRequest {
 let defaultHandler: ReturnType<typeof createCoordinatorHandler> | undefined;
 
 /** The deployed entry point. Dependencies load on the first invocation (cold start). */
-export const handler = (event: Event, context: Context) => {
+export const handler = (event: unknown, context: Context) => {
   if (!defaultHandler) {
     const tools = createTools();
     defaultHandler = createCoordinatorHandler(async () => (await import('./deps.js')).loadDefaultDeps(process.env, tools.tracer), tools);

@@ -1,10 +1,11 @@
-// API Gateway HTTP API (payload 2.0) events in and out. Routes are matched on the method and the
+// API Gateway HTTP API (payload 2.0) requests in (validated by events.ts) and responses out. Routes are matched on the method and the
 // end of the path so a named stage prefix (/prod/query) works as well as the $default stage.
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { HttpEvent } from './events.js';
 
 export type Route = 'query' | 'explain' | 'health' | 'unknown' | 'method';
 
-export function routeOf(event: APIGatewayProxyEventV2): Route {
+export function routeOf(event: HttpEvent): Route {
   const method = event.requestContext?.http?.method?.toUpperCase() ?? 'GET';
   const path = (event.rawPath ?? event.requestContext?.http?.path ?? '/').replace(/\/+$/, '') || '/';
   const want: Record<string, [Route, string]> = { '/query': ['query', 'POST'], '/explain': ['explain', 'POST'], '/health': ['health', 'GET'] };
@@ -14,15 +15,11 @@ export function routeOf(event: APIGatewayProxyEventV2): Route {
   return 'unknown';
 }
 
-export function bodyOf(event: APIGatewayProxyEventV2): string {
+export function bodyOf(event: HttpEvent): string {
   if (event.body === undefined || event.body === null) return '';
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
   return { statusCode: status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
-}
-
-export function isHttpEvent(e: unknown): e is APIGatewayProxyEventV2 {
-  return !!e && typeof e === 'object' && 'requestContext' in e && !!(e as APIGatewayProxyEventV2).requestContext?.http;
 }

@@ -1,11 +1,11 @@
 // What the coordinator reports per query, in one place: CloudWatch metrics (EMF via Powertools)
 // for shard latency, partial results, hedges and errors. Kept apart from the handler so the
-// names stay stable (the names live in metric-names.ts, which the CDK alarms import too).
+// names stay stable (the names live in functions/common/metric-names.ts, which the CDK alarms import too).
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { ShardOutcome } from '../../core/scatter/call-shard.js';
-import { METRIC } from './metric-names.js';
+import { METRIC as ALL } from '../common/metric-names.js';
 
-export { METRIC };
+export const METRIC = ALL.coordinator;
 
 export function recordShard(metrics: Metrics, outcome: ShardOutcome): void {
   const latencyMetric = metrics.singleMetric();

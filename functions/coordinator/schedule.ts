@@ -1,5 +1,5 @@
 // Scheduled queries: EventBridge invokes the coordinator with {"kind":"ch-scatter.schedule",
-// "name":"<schedule>"}; we run the saved SQL through the normal runtime and insert the result rows,
+// "name":"<schedule>"} (events.ts validates it); we run the saved SQL through the normal runtime and insert the result rows,
 // each with the run time (`_run_time`, DateTime UTC) and the partial flag (`_partial`, UInt8),
 // into destination.table through the router. The rows travel to each shard's local table as
 // `insert` requests to the shard functions (which alone hold the ClickHouse credentials and accept
@@ -10,15 +10,6 @@
 import { ScatterError } from '../../core/errors.js';
 import { executeQuery, type RunDeps } from '../../core/scatter/run-query.js';
 import type { Topology } from '../../core/config/schema.js';
-
-export interface ScheduleEvent {
-  kind: 'ch-scatter.schedule';
-  name: string;
-}
-
-export function isScheduleEvent(e: unknown): e is ScheduleEvent {
-  return !!e && typeof e === 'object' && (e as { kind?: unknown }).kind === 'ch-scatter.schedule' && typeof (e as { name?: unknown }).name === 'string';
-}
 
 export type RowWriter = (table: string, rows: Record<string, unknown>[]) => Promise<{ inserted: number; perShard: number[] }>;
 

@@ -9,20 +9,14 @@
 // tables an `insert` admin request may write; `exec` is always refused here. The local stack hosts
 // the same code through `createShardHandler(deps)` with the embedded adapter.
 // Logs carry ids, sizes, timings and error kinds: never row data, SQL literals or credentials.
-import middy from '@middy/core';
-import type { Context } from 'aws-lambda';
 import { z } from 'zod';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import { createAccess, type Credentials } from '../../adapters/clickhouse/factory.js';
-import type { ShardResponse } from '../../core/protocol/shard-wire.js';
 import { parseWritableTables } from '../../core/shard/execute.js';
-import { createShardHandler, type ShardHandlerDeps, type ShardHandlerFn } from './shard-function.js';
+import { createTools, withPowertools } from '../common/powertools.js';
+import { createShardHandler, type ShardHandlerDeps } from './shard-function.js';
 
 export { createShardHandler, type ShardHandlerDeps, type ShardHandlerFn } from './shard-function.js';
 
@@ -93,16 +87,7 @@ export function envShardDeps(env: NodeJS.ProcessEnv = process.env, logger?: Logg
   return deps;
 }
 
-const logger = new Logger({ serviceName: 'ch-scatter-shard' });
-const metrics = new Metrics({ namespace: 'ch-scatter', serviceName: 'ch-scatter-shard' });
-const tracer = new Tracer({ serviceName: 'ch-scatter-shard' });
+// The same Powertools setup and middleware order as the coordinator (functions/common/powertools.ts).
+const tools = createTools('ch-scatter-shard');
 
-/** Wrap a shard function with the Powertools middlewares (logger context, traces, metrics). */
-export function withPowertools(fn: ShardHandlerFn) {
-  return middy(fn as (event: unknown, context: Context) => Promise<ShardResponse>)
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(captureLambdaHandler(tracer, { captureResponse: false }))
-    .use(logMetrics(metrics));
-}
-
-export const handler = withPowertools(createShardHandler(envShardDeps(process.env, logger, metrics)));
+export const handler = withPowertools(createShardHandler(envShardDeps(process.env, tools.logger, tools.metrics)), tools);

@@ -8,6 +8,9 @@ import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import { executeShardRequest } from '../../core/shard/execute.js';
 import type { ShardFailure, ShardResponse } from '../../core/protocol/shard-wire.js';
+import { METRIC as ALL } from '../common/metric-names.js';
+
+const METRIC = ALL.shard;
 
 export interface ShardHandlerDeps {
   /** The access for replica `i` of this shard; called per request, so cache inside. */
@@ -90,8 +93,8 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
         logger.warn('shard request failed', { shard, replica, kind: res.error.kind, code: res.error.code, chCode: res.error.chCode, elapsedMs });
       }
       if (deps.metrics) {
-        deps.metrics.addMetric('ShardLatency', MetricUnit.Milliseconds, elapsedMs);
-        deps.metrics.addMetric(res.ok ? 'ShardSuccess' : res.error.kind === 'timeout' ? 'ShardTimeout' : 'ShardError', MetricUnit.Count, 1);
+        deps.metrics.addMetric(METRIC.latency, MetricUnit.Milliseconds, elapsedMs);
+        deps.metrics.addMetric(res.ok ? METRIC.success : res.error.kind === 'timeout' ? METRIC.timeout : METRIC.error, MetricUnit.Count, 1);
       }
       return res;
     } finally {
@@ -102,7 +105,7 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
 
 function count(failure: ShardFailure, logger: Logger, metrics?: Metrics): ShardFailure {
   if (failure.error.code === 'BAD_REQUEST') logger.warn('shard request refused', { shard: failure.shard, replica: failure.replica, code: failure.error.code });
-  metrics?.addMetric('ShardError', MetricUnit.Count, 1);
+  metrics?.addMetric(METRIC.error, MetricUnit.Count, 1);
   return failure;
 }
 

@@ -185,3 +185,88 @@ describe('query id', () => {
     expect(d.seen).toEqual(['r', 'r']);
   });
 });
+
+describe('events, validated with the Parser schemas', () => {
+  const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at |node_modules|\.ts:\d+/);
+
+  it('an API Gateway event that fails its schema gets a 400 BAD_REQUEST naming the problem, never a stack trace', async () => {
+    const d = deps();
+    const h = createCoordinatorHandler(async () => d, createTools());
+    const cases: Array<[string, (e: ReturnType<typeof http>) => unknown, RegExp]> = [
+      ['a header that is not a string', (e) => ({ ...e, headers: { 'x-query-id': 42 } }), /\$\.headers\["x-query-id"\]: /],
+      ['a body that is not a string', (e) => ({ ...e, body: { sql: 'SELECT 1' } }), /\$\.body: /],
+      ['no http block', (e) => ({ ...e, requestContext: { ...e.requestContext, http: undefined } }), /\$\.requestContext\.http: /],
+      ['a requestContext of null', (e) => ({ ...e, requestContext: null }), /\$\.requestContext: /],
+      [
+        'a source address that is not an IP',
+        (e) => ({ ...e, requestContext: { ...e.requestContext, http: { ...e.requestContext.http, sourceIp: 'x' } } }),
+        /sourceIp/,
+      ],
+      ['isBase64Encoded missing', ({ isBase64Encoded: _, ...e }) => e, /\$\.isBase64Encoded: /],
+    ];
+    for (const [name, mutate, want] of cases) {
+      const res = (await h(mutate(http('POST', '/query', { sql: 'SELECT count() AS c FROM db.t_dist' })) as any, ctx())) as any;
+      expect(res.statusCode, name).toBe(400);
+      const body = JSON.parse(res.body);
+      expect(body.error.code, name).toBe('BAD_REQUEST');
+      expect(body.error.message, name).toMatch(/^malformed API Gateway event: /);
+      expect(body.error.message, name).toMatch(want);
+      expect(res.headers['x-query-id'], name).toMatch(/^[0-9a-f-]{36}$/);
+      noStack(res.body);
+    }
+    expect(d.seen).toEqual([]); // none of them reached a shard
+  });
+
+  it('caps the problems listed for one event', async () => {
+    const h = createCoordinatorHandler(async () => deps(), createTools());
+    const res = (await h({ requestContext: {} } as any, ctx())) as any;
+    expect(res.statusCode).toBe(400);
+    const message: string = JSON.parse(res.body).error.message;
+    expect(message.split('; ')).toHaveLength(6);
+    expect(message).toMatch(/\(\d+ more\)$/);
+  });
+
+  it('a method the router does not serve is still a 405, not a 400 for the event', async () => {
+    const h = createCoordinatorHandler(async () => deps(), createTools());
+    const res = (await h(http('PROPFIND', '/query') as any, ctx())) as any;
+    expect(res.statusCode).toBe(405);
+  });
+
+  it('a whole EventBridge event with detail-type ch-scatter.schedule runs the named schedule', async () => {
+    const d = deps();
+    const h = createCoordinatorHandler(async () => d, createTools());
+    const event = {
+      version: '0',
+      id: '6a7e8feb-b491-4cf7-a9f1-bf3703467718',
+      'detail-type': 'ch-scatter.schedule',
+      source: 'ch-scatter',
+      account: '123456789012',
+      time: '2026-12-01T04:00:00Z',
+      region: 'eu-west-1',
+      resources: [],
+      detail: { name: 'hourly' },
+    };
+    const run = (await h(event as any, ctx())) as any;
+    expect(run).toMatchObject({ name: 'hourly', destination: 'db.roll_dist', rows: 1 });
+    expect(d.written).toHaveLength(1);
+  });
+
+  it('a malformed schedule event fails the invocation with its problem and runs nothing', async () => {
+    const d = deps();
+    const h = createCoordinatorHandler(async () => d, createTools());
+    await expect(h({ kind: 'ch-scatter.schedule', name: 42 } as any, ctx())).rejects.toThrow(/^malformed schedule event: \$\.name: /);
+    await expect(h({ kind: 'ch-scatter.schedule', name: '' } as any, ctx())).rejects.toThrow(/^malformed schedule event: \$\.name: /);
+    await expect(h({ 'detail-type': 'ch-scatter.schedule', detail: { name: 'hourly' } } as any, ctx())).rejects.toThrow(
+      /^malformed schedule event: \$\.version: /,
+    );
+    expect(d.written).toEqual([]);
+    expect(d.seen).toEqual([]);
+  });
+
+  it('anything else is refused as unrecognized', async () => {
+    const h = createCoordinatorHandler(async () => deps(), createTools());
+    for (const e of [null, 'x', 7, [], { kind: 'other', name: 'hourly' }]) {
+      await expect(h(e as any, ctx())).rejects.toThrow(/^unrecognized event/);
+    }
+  });
+});

@@ -23,7 +23,18 @@ const event = {
   headers: {},
   isBase64Encoded: false,
   body: JSON.stringify({ sql: 'SELECT count() AS c FROM db.t_dist' }),
-  requestContext: { http: { method: 'POST', path: '/query' }, requestId: 'req-1' },
+  requestContext: {
+    accountId: '123456789012',
+    apiId: 'api',
+    domainName: 'd',
+    domainPrefix: 'd',
+    http: { method: 'POST', path: '/query', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' },
+    requestId: 'req-1',
+    routeKey: 'POST /query',
+    stage: '$default',
+    time: '',
+    timeEpoch: 0,
+  },
 };
 
 async function logsAt(level: 'INFO' | 'DEBUG'): Promise<{ out: string; body: { partial: boolean } }> {
