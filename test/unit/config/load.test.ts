@@ -116,6 +116,22 @@ describe('topology config', () => {
     expect(Object.keys(t.tables)).toContain('default.rollup_dist');
   });
 
+  it('takes the schedule expressions and secret ids EventBridge and Secrets Manager take, and refuses the rest', () => {
+    const withSchedule = (schedule: string) => ({
+      ...valid,
+      schedules: [{ name: 'h', schedule, sql: 'SELECT 1', destination: { table: 'analytics.sensor_events_dist' } }],
+    });
+    for (const ok of ['rate(1 minute)', 'rate(1 day)', 'rate(5 minutes)', 'rate(12 hours)', 'cron(0 3 * * ? *)', 'cron(0/15 * ? * MON-FRI *)'])
+      expect(problemsOf(withSchedule(ok)), ok).toEqual([]);
+    for (const bad of ['rate(1 hours)', 'rate(5 hour)', 'rate(0 minutes)', 'rate(5 weeks)', 'cron(0 3 * * ?)', 'cron(nonsense)', 'every hour'])
+      expect(problemsOf(withSchedule(bad)), bad).toEqual([expect.stringMatching(/^\$\.schedules\[0\]\.schedule: an EventBridge expression/)]);
+    const withSecret = (secret: string) => ({ ...valid, shards: [{ replicas: [{ url: 'http://a:8123', secret }] }] });
+    for (const ok of ['ch-scatter/sensors/shard-0', 'a+b=c.d@e_f', 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ch/shard-0-AbCdEf'])
+      expect(problemsOf(withSecret(ok)), ok).toEqual([]);
+    for (const bad of ['', 'has space', 'star*', 'arn:aws:secretsmanager', 'arn:', 'x'.repeat(513)])
+      expect(problemsOf(withSecret(bad)), bad).toEqual([expect.stringMatching(/^\$\.shards\[0\]\.replicas\[0\]\.secret: a Secrets Manager secret name/)]);
+  });
+
   it('refuses unsupported key types and identity on non-integers', () => {
     expect(problemsOf({ ...valid, tables: { t: { local: 'l', shardingKey: { column: 'k', type: 'Float64' } } } })).toEqual([
       expect.stringMatching(/^\$\.tables\.t\.shardingKey\.type: unsupported sharding key type Float64/),
