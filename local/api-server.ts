@@ -89,7 +89,8 @@ function toEvent(req: IncomingMessage, url: URL, body: Buffer): APIGatewayProxyE
         method,
         path: url.pathname,
         protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        // API Gateway gives a plain IPv4/IPv6 address (the event schema checks it): no IPv6 zone id.
+        sourceIp: (req.socket.remoteAddress ?? '127.0.0.1').replace(/%.*$/, ''),
         userAgent: headers['user-agent'] ?? '',
       },
       requestId,
