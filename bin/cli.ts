@@ -3,7 +3,7 @@
 import { ConfigError } from '../core/config/load.js';
 import { isScatterError } from '../core/errors.js';
 
-const COMMANDS = ['dev', 'query', 'explain', 'exec', 'insert', 'check'] as const;
+const COMMANDS = ['dev', 'sim', 'query', 'explain', 'exec', 'insert', 'check'] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 interface CommandModule {

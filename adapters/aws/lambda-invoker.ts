@@ -13,7 +13,8 @@
 //      (the socket is destroyed on abort). Not AsyncLocalStorage: its promise hooks tax every promise.
 //    * the SigV4 signer: the SDK builds a new SignatureV4 (a copy of the whole config, and so a
 //      fresh signing-key derivation) per call; one per signing scheme/region is reused instead.
-//    * no user-agent middleware: it formats the same header on every call; Lambda needs none.
+//    * no user-agent middleware: it formats the same header on every call; Lambda needs none (a
+//      pass-through keeps its name, which Powertools' tracer positions its own middleware by).
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
@@ -103,7 +104,12 @@ export function createLambdaClient(opts: { endpoint?: string; region?: string; m
     }
     return s;
   };
+  // The user-agent header is not formatted per call, but the name stays in the stack as a
+  // pass-through: Powertools (Tracer.captureAWSv3Client, which the coordinator applies whenever
+  // X-Ray tracing is on, i.e. in Lambda) adds its own middleware *after* this one by name, and
+  // every send() on the client would otherwise fail with "getUserAgentMiddleware is not found".
   client.middlewareStack.remove('getUserAgentMiddleware');
+  client.middlewareStack.add((next) => (args) => next(args), { step: 'build', priority: 'low', name: 'getUserAgentMiddleware', override: true });
   signalAware.add(client);
   return client;
 }

@@ -15,6 +15,7 @@ import { isGlobalInName } from './analyze.js';
 import { lookupTable, splitName } from './tables.js';
 import { mapClausesShared, rewriteExpr } from './rewrite-expr.js';
 import type { PlannerSettings } from './settings.js';
+import { INVOKE_PAYLOAD_LIMIT_BYTES, MAX_SHIPPED_BYTES } from '../protocol/shard-wire.js';
 
 export interface Materialized {
   table: ExternalTable;
@@ -106,6 +107,30 @@ export function enforceTransferLimits(
   return rows.slice(0, keep);
 }
 
+/**
+ * The shipped data travels inside every shard request, and a Lambda Invoke request is at most 6 MB:
+ * above that every shard's invocation would be refused (413 from Lambda), on every replica and every
+ * retry. So it is a 413 here, before any shard is asked, naming the size, rather than a query whose
+ * shards all fail.
+ */
+export function assertShippable(external: ReadonlyMap<string, Materialized>): void {
+  let bytes = 0;
+  const names: string[] = [];
+  for (const [name, m] of external) {
+    if (!m.materialized) continue;
+    bytes += Buffer.byteLength(JSON.stringify(m.table));
+    names.push(name);
+  }
+  if (bytes <= MAX_SHIPPED_BYTES) return;
+  throw new ScatterError(
+    'TRANSFER_LIMIT',
+    `GLOBAL subquery data ${names.join(', ')} is ${bytes} bytes as JSON; it travels in every shard request, and a Lambda request carries at most ` +
+      `6 MB (${INVOKE_PAYLOAD_LIMIT_BYTES} bytes, ${INVOKE_PAYLOAD_LIMIT_BYTES - MAX_SHIPPED_BYTES} of them kept for the query itself). ` +
+      'Narrow the subquery (filter it, select fewer or shorter columns), or set max_bytes_to_transfer',
+    { status: 413 },
+  );
+}
+
 export async function materializeGlobals(
   q: SelectQuery,
   topo: Topology,
@@ -184,5 +209,6 @@ export async function materializeGlobals(
     if (m.materialized) m.table.rows = enforceTransferLimits(name, m.table.rows, settings, truncated);
   }
   const ordered = new Map([...wanted.keys()].map((n) => [n, external.get(n)!]));
+  assertShippable(ordered);
   return { query: rewritten, external: ordered, truncated };
 }

@@ -3,6 +3,11 @@
 // local stack, and both sides validate it.
 import type { ColumnMeta, ExternalTable, SettingValue, QueryStatistics } from '../clickhouse/port.js';
 
+/** Lambda's limit on an Invoke request payload (and on a synchronous response): 6 MB. */
+export const INVOKE_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
+/** Of a shard request, what the shipped GLOBAL data may take: the rest is kept for the SQL, settings and ids. */
+export const MAX_SHIPPED_BYTES = INVOKE_PAYLOAD_LIMIT_BYTES - 256 * 1024;
+
 export interface ShardRequest {
   type: 'query';
   queryId: string; // one id through every log line of coordinator and shards

@@ -57,6 +57,9 @@ export interface CallShardInput {
   state: HedgeState;
 }
 
+/** The error names Lambda gives a request payload over its limit (413): the documented one and the one it sends. */
+const REQUEST_TOO_LARGE = new Set(['RequestTooLargeException', 'RequestEntityTooLargeException']);
+
 /**
  * How an invocation failure is reported. Documented mapping (also in examples/README.md):
  * 429 -> throttled; crashed runtime (Unhandled, errorType Runtime.*) or unreachable/missing
@@ -75,6 +78,8 @@ export function classifyFailure(e: unknown): { status: MissingReason | 'aborted'
       case 'malformed':
         return { status: 'error', message: e.message };
       case 'unavailable':
+        // Lambda refused the request itself (over its 6 MB Invoke limit): every replica would.
+        if (e.errorType && REQUEST_TOO_LARGE.has(e.errorType)) return { status: 'error', message: e.message, code: 'TOO_LARGE' };
         return { status: 'unavailable', message: e.message };
       case 'aborted':
         return { status: 'aborted', message: e.message };

@@ -1,4 +1,5 @@
-// A shard whose partial is over the Lambda response limit (6 MB) makes the whole answer a 413
+// A shard whose partial is over the Lambda response limit (6 MB), or whose request Lambda refused
+// as over its request limit, makes the whole answer a 413
 // TOO_LARGE naming the shard: the same query would be too large on every replica and on every
 // retry, so it is neither a partial answer (the rows of that shard would be silently missing) nor
 // a 504 INCOMPLETE_RESULT (nothing was slow). The client has to aggregate, filter or LIMIT.
@@ -19,6 +20,14 @@ export function tooLargeError(
     .replace(/^replica \d+ \([a-z]+\): /, '')
     .split('; replica ')[0]!
     .replace(/; aggregate or LIMIT on the shard$/, '');
+  if (/Request(Entity)?TooLargeException/.test(first.message ?? '')) {
+    return new ScatterError(
+      'TOO_LARGE',
+      `the ${what}'s request to ${which} is larger than a Lambda request may be (6 MB): ${detail}. ` +
+        'Ship less GLOBAL data (filter the subquery, select fewer columns) or shorten the query',
+      details ? { details } : {},
+    );
+  }
   return new ScatterError(
     'TOO_LARGE',
     `the ${what}'s partial result from ${which} is larger than a shard function may return (Lambda's 6 MB response limit): ${detail}. ` +

@@ -68,6 +68,17 @@ describe('npm run bench -- <section> --quick --json', () => {
     expect(j.in_list_sharding_key!.shards_queried).toBe(1);
   });
 
+  test('coldstart: both bundles zipped, imported and invoked cold, with their budgets', { timeout: 240_000 }, async () => {
+    const j = await bench('coldstart');
+    expect(j.budget_import_ms).toBe(100);
+    for (const f of ['coordinator', 'shard']) {
+      for (const k of ['zip_bytes', 'import_ms_p50', 'import_ms_p50_without_source_maps', 'first_invocation_ms_p50', 'warm_invocation_ms_p50'])
+        expect(positive(j[f]![k]), `${f}.${k}`).toBe(true);
+      expect(j[f]!.zip_bytes as number).toBeLessThanOrEqual(5 * 1024 * 1024);
+      expect(typeof j[f]!.within_budget).toBe('boolean');
+    }
+  });
+
   test('plan and merge run', { timeout: 240_000 }, async () => {
     expect(Object.keys(await bench('plan')).length).toBeGreaterThan(0);
     expect(Object.keys(await bench('merge')).length).toBeGreaterThan(0);

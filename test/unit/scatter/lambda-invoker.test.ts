@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InvokeCommand } from '@aws-sdk/client-lambda';
+import { addUserAgentMiddleware } from '@aws-lambda-powertools/commons';
 import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../../../adapters/aws/lambda-invoker.js';
 import { InvokeError } from '../../../core/scatter/invoker.js';
 import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
@@ -142,6 +143,14 @@ describe('lambda invoker', () => {
     const last = auths.slice(-3);
     for (const a of last)
       expect(a).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/lambda\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/);
+    inv.close();
+  });
+
+  it('still sends once Powertools positions its user-agent middleware after the SDK one (the tracer does in Lambda)', async () => {
+    const client = createLambdaClient({ endpoint: url });
+    addUserAgentMiddleware(client, 'tracer'); // what Tracer.captureAWSv3Client does to the client
+    const inv = createLambdaInvoker(names.length, { client, functionNames: names });
+    expect(await inv.invoke(0, req(0), AbortSignal.timeout(3000))).toMatchObject({ ok: true });
     inv.close();
   });
 

@@ -1,0 +1,55 @@
+// The Lambda bundles as `cdk synth` builds them (real esbuild, through cdk/create.ts) carry no
+// dependency they should not: no chdb, no CDK toolchain, no test or bench code (judged from each
+// bundle's source map, which lists every bundled input). The checker itself is tested on paths that
+// must be refused, so the test cannot pass by finding nothing to look at.
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { App } from 'aws-cdk-lib';
+import { PROJECT_ROOT } from '../../cdk/bundling.js';
+import { bundleSources, forbiddenSources, packageOf } from '../../cdk/bundle-contents.js';
+import { createChScatter } from '../../cdk/create.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ch-scatter-bundles-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+process.env.CDK_VALIDATION ??= 'false';
+
+describe('Lambda bundle contents', () => {
+  it('refuses what must never be bundled', () => {
+    const root = '/work/proj';
+    const bad = [
+      '../../../../work/proj/node_modules/chdb/index.js',
+      '../../../../work/proj/node_modules/@chdb/lib-linux-x64/index.js',
+      '../../../../work/proj/node_modules/aws-cdk-lib/core/lib/app.js',
+      '../../../../work/proj/test/support/ch-servers.ts',
+      '../../../../work/proj/bench/fanout.ts',
+      '../../../../work/proj/local/stack.ts',
+      '../../../../work/proj/cdk/stack.ts',
+    ];
+    expect(forbiddenSources(bad, root)).toHaveLength(bad.length);
+    const good = [
+      '../../../../work/proj/node_modules/@aws-sdk/client-lambda/dist-es/index.js',
+      '../../../../work/proj/core/errors.ts',
+      '../../../../work/proj/functions/shard/handler.ts',
+    ];
+    expect(forbiddenSources(good, root)).toEqual([]);
+    expect(packageOf('../x/node_modules/@smithy/core/dist/a.js')).toBe('@smithy/core');
+  });
+
+  it('the synthesized coordinator and shard bundles carry only the handlers, core, adapters and runtime dependencies', { timeout: 180_000 }, () => {
+    const outdir = join(dir, 'cdk.out');
+    const app = new App({ outdir, context: { config: 'examples/topology.aws.json', nag: false } });
+    createChScatter(app, {});
+    app.synth();
+    const assets = readdirSync(outdir).filter((d) => d.startsWith('asset.') && statSync(join(outdir, d)).isDirectory());
+    expect(assets).toHaveLength(2);
+    for (const a of assets) {
+      const sources = bundleSources(join(outdir, a));
+      // Both bundles hold the SDK and the project's own handler code: the map is the full input list.
+      expect(sources.some((s) => packageOf(s)?.startsWith('@aws-sdk/'))).toBe(true);
+      expect(sources.some((s) => /functions\/(coordinator|shard)\/handler\.ts$/.test(s))).toBe(true);
+      expect(forbiddenSources(sources, PROJECT_ROOT)).toEqual([]);
+    }
+  });
+});
