@@ -241,6 +241,33 @@ export function compareValues(a: Value, b: Value): number {
   return compareStrings(String(a), String(b));
 }
 
+/**
+ * A total order for deterministic tie-breaking in merges: compareValues, refined so that two
+ * values compare equal only when they are the same value (-0 sorts before +0, element-wise in
+ * arrays, and values of different JavaScript types that compareValues calls equal, such as 1n and
+ * 1, by type). NaNs compare equal to each other (JavaScript cannot tell their payloads apart).
+ */
+export function totalCompare(a: Value, b: Value): number {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      const c = totalCompare(a[i]!, b[i]!);
+      if (c) return c;
+    }
+    return a.length - b.length;
+  }
+  const c = compareValues(a, b);
+  if (c !== 0) return c;
+  if (typeof a === 'number' && typeof b === 'number') return Object.is(a, -0) === Object.is(b, -0) ? 0 : Object.is(a, -0) ? -1 : 1;
+  if (typeof a !== typeof b || Array.isArray(a) !== Array.isArray(b)) return typeRank(a) - typeRank(b);
+  return 0;
+}
+function typeRank(v: Value): number {
+  if (v === null) return 5;
+  if (Array.isArray(v)) return 4;
+  return typeof v === 'bigint' ? 0 : typeof v === 'number' ? 1 : typeof v === 'boolean' ? 2 : 3;
+}
+
 /** number vs bigint without losing precision of large integers. */
 function compareMixed(a: number, b: bigint): number {
   if (a === Infinity) return 1;

@@ -1,10 +1,12 @@
-// any(x): some value of the group. Deterministic here: the value from the lowest-numbered shard
-// that had one, so arrival order cannot change the answer (single-node ClickHouse picks the first
-// row it reads, which is equally unspecified).
+// any(x): some value of the group. Deterministic here whatever the arrival order: the value from
+// the lowest-numbered shard that had one (a shard that answers twice: the smaller value in the
+// total order of values.ts totalCompare). When no shard had a value, every shard sent the
+// engine's empty value (0, '' or NULL): the smallest of those. Single-node ClickHouse picks the
+// first row it reads, which is unspecified; each shard's own any() is that same engine choice.
 import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl } from './family.js';
 import { aggCall } from './family.js';
-import { defaultOf, type Value } from '../values.js';
+import { defaultOf, totalCompare, type Value } from '../values.js';
 
 export function anyFamily(call: FunctionCall, args: Expr[], cond: Expr | undefined): AggregateImpl {
   if (args.length !== 1) throw new Error('any takes one argument');
@@ -20,11 +22,12 @@ export function anyFamily(call: FunctionCall, args: Expr[], cond: Expr | undefin
         add(vals: Value[], types: string[], shard: number) {
           seenType = types[0] ?? seenType;
           const n = vals[1];
-          if (n === null || n === undefined || BigInt(n as bigint) === 0n || vals[0] === null) {
-            if (empty === undefined) empty = vals[0] ?? null;
+          const v = vals[0] ?? null;
+          if (n === null || n === undefined || BigInt(n as bigint) === 0n || v === null) {
+            if (empty === undefined || totalCompare(v, empty) < 0) empty = v;
             return;
           }
-          if (!best || shard < best.shard) best = { shard, v: vals[0]! };
+          if (!best || shard < best.shard || (shard === best.shard && totalCompare(v, best.v) < 0)) best = { shard, v };
         },
         finalize(types) {
           const t = types?.[0] ?? seenType;

@@ -1,11 +1,14 @@
 // argMin(a, v) / argMax(a, v): each shard sends (argMin, min(v), count(v)); the merge keeps the
-// pair with the best v. Ties on v break on the smaller a, so the merge is order-independent
-// (a single node returns one of the tied a's, unspecified which).
+// pair with the best v. Deterministic whatever the arrival order: v compares in the total order of
+// values.ts totalCompare (-0 below +0), a NaN v never beats a number (as min/max), and ties on v
+// break on the smaller a. When no shard had a row, every shard sent the engine's empty value: the
+// smallest of those. (A single node returns one of the tied a's, unspecified which; so does each
+// shard for its own rows.)
 import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl } from './family.js';
 import { aggCall, andCond } from './family.js';
 import { fn } from '../ast-build.js';
-import { compareValues, defaultOf, type Value } from '../values.js';
+import { defaultOf, isNaNValue, totalCompare, type Value } from '../values.js';
 
 export function argMinMaxFamily(kind: 'argMin' | 'argMax', call: FunctionCall, args: Expr[], cond: Expr | undefined): AggregateImpl {
   if (args.length !== 2) throw new Error(`${kind} takes two arguments`);
@@ -29,18 +32,21 @@ export function argMinMaxFamily(kind: 'argMin' | 'argMax', call: FunctionCall, a
         add(vals: Value[], types: string[]) {
           seenType = types[0] ?? seenType;
           const n = vals[2];
+          const a = vals[0] ?? null;
           if (n === null || n === undefined || BigInt(n as bigint) === 0n) {
-            if (empty === undefined) empty = vals[0] ?? null;
+            if (empty === undefined || totalCompare(a, empty) < 0) empty = a;
             return;
           }
-          const a = vals[0] ?? null;
           const v = vals[1] ?? null;
           if (!best) {
             best = { a, v };
             return;
           }
-          const c = sign * compareValues(v, best.v);
-          if (c < 0 || (c === 0 && compareValues(a, best.a) < 0)) best = { a, v };
+          const vNaN = isNaNValue(v);
+          const bestNaN = isNaNValue(best.v);
+          // NaN loses to every number; between two NaNs (or two equal v) the smaller a wins.
+          const c = vNaN !== bestNaN ? (vNaN ? 1 : -1) : vNaN ? 0 : sign * totalCompare(v, best.v);
+          if (c < 0 || (c === 0 && totalCompare(a, best.a) < 0)) best = { a, v };
         },
         finalize(types) {
           const t = types?.[0] ?? seenType;

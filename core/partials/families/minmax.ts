@@ -7,7 +7,7 @@
 import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl } from './family.js';
 import { aggCall } from './family.js';
-import { compareValues, defaultOf, isNaNValue, type Value } from '../values.js';
+import { defaultOf, isNaNValue, totalCompare, type Value } from '../values.js';
 
 export function minMaxFamily(kind: 'min' | 'max', call: FunctionCall, args: Expr[], cond: Expr | undefined): AggregateImpl {
   if (args.length !== 1) throw new Error(`${kind} takes one argument`);
@@ -30,11 +30,13 @@ export function minMaxFamily(kind: 'min' | 'max', call: FunctionCall, args: Expr
           const v = vals[0] ?? null;
           if (n === null || n === undefined || BigInt(n as bigint) === 0n || v === null) {
             // Empty shards all send the engine default; keep the smallest so arrival order cannot matter.
-            if (empty === undefined || compareValues(v, empty) < 0) empty = v;
+            if (empty === undefined || totalCompare(v, empty) < 0) empty = v;
             return;
           }
           // NaN compares false against everything in ClickHouse's min/max: a NaN never replaces a number.
-          if (!has || (isNaNValue(best) && !isNaNValue(v)) || (!isNaNValue(v) && sign * compareValues(v, best) < 0)) {
+          // Values equal as numbers but not identical (-0 and +0) are ordered by totalCompare, so
+          // the winner does not depend on which arrived first: min keeps -0, max keeps +0.
+          if (!has || (isNaNValue(best) && !isNaNValue(v)) || (!isNaNValue(v) && sign * totalCompare(v, best) < 0)) {
             best = v;
             has = true;
           }

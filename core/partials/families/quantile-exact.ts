@@ -8,7 +8,7 @@ import { ScatterError } from '../../errors.js';
 import type { AggregateImpl, FamilyContext } from './family.js';
 import { aggCall } from './family.js';
 import { fn } from '../ast-build.js';
-import { compareValues, defaultOf, type Value } from '../values.js';
+import { defaultOf, totalCompare, type Value } from '../values.js';
 
 export function quantileExactFamily(call: FunctionCall, args: Expr[], cond: Expr | undefined, ctx: FamilyContext): AggregateImpl {
   const base = call.name.replace(/If$/, '');
@@ -30,27 +30,41 @@ export function quantileExactFamily(call: FunctionCall, args: Expr[], cond: Expr
     boundedByTransfer: true,
     describe: `${base}: every shard's values (at most ${limit}), selected exactly`,
     newState() {
-      const values: Value[] = [];
+      // Values by shard, so that under 'break' the kept sample is the first `limit` values in
+      // (shard, position) order whatever the arrival order: when over the limit, the tail of the
+      // highest-numbered shards goes. Memory stays within the limit plus one shard's answer.
+      const byShard = new Map<number, Value[]>();
+      let total = 0;
       let argType = 'Nothing';
       let cut = false;
       return {
-        add(vals: Value[], types: string[]) {
+        add(vals: Value[], types: string[], shard: number) {
           if (types[1]) argType = types[1];
           const a = vals[0];
-          if (!Array.isArray(a)) return;
-          if (limit > 0 && values.length + a.length > limit) {
-            if (!brk) throw new ScatterError('TRANSFER_LIMIT', `${base}: more than ${limit} values (maxRowsToTransfer)`);
-            // 'break': keep what fits; the quantile is of a sample, and the answer is partial.
+          if (!Array.isArray(a) || a.length === 0) return;
+          if (limit > 0 && total + a.length > limit && !brk) throw new ScatterError('TRANSFER_LIMIT', `${base}: more than ${limit} values (maxRowsToTransfer)`);
+          const list = byShard.get(shard);
+          if (list) for (const v of a) list.push(v);
+          else byShard.set(shard, [...a]);
+          total += a.length;
+          if (limit > 0 && total > limit) {
+            // 'break': the quantile is of a sample, and the answer is partial.
             cut = true;
-            for (let i = 0; values.length < limit; i++) values.push(a[i]!);
-            return;
+            for (const s of [...byShard.keys()].sort((x, y) => y - x)) {
+              const l = byShard.get(s)!;
+              const drop = Math.min(l.length, total - limit);
+              l.length -= drop;
+              total -= drop;
+              if (l.length === 0) byShard.delete(s);
+              if (total <= limit) break;
+            }
           }
-          for (const v of a) values.push(v);
         },
         truncated: () => (cut ? `${base}: values cut at max_rows_to_transfer = ${limit} (transfer_overflow_mode = 'break')` : undefined),
         finalize(types) {
           const t = types?.[1] ?? argType;
-          values.sort(compareValues);
+          // The total order (not compareValues) so that -0 and +0 land in one order whatever arrived first.
+          const values = [...byShard.values()].flat().sort(totalCompare);
           const n = values.length;
           const pick = (l: number): Value => (n === 0 ? defaultOf(t) : values[l < 1 ? Math.floor(l * n) : n - 1]!);
           return many ? { value: levels.map(pick), type: `Array(${t.replace(/^Nullable\((.*)\)$/, '$1')})` } : { value: pick(levels[0]!), type: t };

@@ -17,7 +17,7 @@
 import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl, FamilyContext } from './family.js';
 import { fn, int, lambda, col } from '../ast-build.js';
-import { compareValues, valueKey, type Value } from '../values.js';
+import { totalCompare, valueKey, type Value } from '../values.js';
 
 export function shardSize(n: number, ctx: Pick<FamilyContext, 'shardSizeFactor' | 'shardSizeAdd'>): number {
   return Math.ceil(n * ctx.shardSizeFactor) + ctx.shardSizeAdd;
@@ -70,15 +70,18 @@ export function topKFamily(call: FunctionCall, args: Expr[], cond: Expr | undefi
             const k = valueKey(v);
             const e = counts.get(k);
             const c = BigInt(cnt as bigint);
-            if (e) e.c += c;
-            else counts.set(k, { v, c });
+            if (e) {
+              e.c += c;
+              // One key for values that are equal but not identical (-0 and +0): keep the smaller.
+              if (totalCompare(v, e.v) < 0) e.v = v;
+            } else counts.set(k, { v, c });
             if (smallest === undefined || c < smallest) smallest = c;
           }
           const distinctCount = BigInt((vals[1] ?? 0) as bigint);
           if (smallest !== undefined && distinctCount > BigInt(list.length)) bound += smallest;
         },
         finalize() {
-          const all = [...counts.values()].sort((a, b) => (a.c === b.c ? compareValues(a.v, b.v) : a.c > b.c ? -1 : 1));
+          const all = [...counts.values()].sort((a, b) => (a.c === b.c ? totalCompare(a.v, b.v) : a.c > b.c ? -1 : 1));
           return { value: all.slice(0, n).map((e) => e.v), type: `Array(${elemType})` };
         },
         errorBound: () => bound,

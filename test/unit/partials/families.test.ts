@@ -79,51 +79,209 @@ describe('exact families', () => {
     }
   });
 
-  test('any arrival order gives the same state (sum of floats, min, argMin, any, uniqExact, topK)', () => {
-    const parts = fc.array(fc.tuple(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 0, max: 20 }), fc.double({ min: -1e6, max: 1e6, noNaN: true })), {
-      minLength: 1,
-      maxLength: 8,
-    });
+  // Every family, on partials as shards send them: empty shards (count 0 with the engine's empty
+  // value, or a stray value), NULL partials, NaN, -0 and +0, and ties between shards. Folding them
+  // in any order must give the same final value (compared with Object.is, so -0 and +0 differ) and
+  // the same error bound. The message names the aggregate that failed.
+  const num = fc.oneof(
+    fc.constantFrom(0, -0, NaN, Infinity, -Infinity, 1, -1),
+    fc.double({ min: -1e6, max: 1e6, noNaN: true }),
+    fc.integer({ min: -3, max: 3 }),
+  );
+  const int = fc.bigInt({ min: -3n, max: 3n });
+  const str = fc.constantFrom('', 'a', 'b', 'é', '😀');
+  const cnt = fc.constantFrom(0n, 0n, 1n, 2n, 5n);
+  const orNull = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null, freq: 5 });
+  // One shard's partial columns for each aggregate, with their shard column types.
+  const FAMILIES: { sql: string; part: fc.Arbitrary<Value[]>; types: string[] }[] = [
+    { sql: 'count()', part: fc.tuple(cnt), types: ['UInt64'] },
+    { sql: 'sum(x)', part: fc.tuple(orNull(num)), types: ['Nullable(Float64)'] },
+    { sql: 'sum(x)', part: fc.tuple(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })), types: ['Int64'] },
+    { sql: 'avg(x)', part: fc.tuple(num, cnt), types: ['Float64', 'UInt64'] },
+    { sql: 'avg(x)', part: fc.tuple(orNull(int), cnt), types: ['Nullable(Int64)', 'UInt64'] },
+    { sql: 'min(x)', part: fc.tuple(num, cnt), types: ['Float64', 'UInt64'] },
+    { sql: 'max(x)', part: fc.tuple(num, cnt), types: ['Float64', 'UInt64'] },
+    { sql: 'min(x)', part: fc.tuple(orNull(str), cnt), types: ['Nullable(String)', 'UInt64'] },
+    { sql: 'max(x)', part: fc.tuple(orNull(int), cnt), types: ['Nullable(Int32)', 'UInt64'] },
+    { sql: 'any(x)', part: fc.tuple(orNull(num), cnt), types: ['Nullable(Float64)', 'UInt64'] },
+    { sql: 'any(x)', part: fc.tuple(str, cnt), types: ['String', 'UInt64'] },
+    { sql: 'argMin(a, v)', part: fc.tuple(str, num, cnt), types: ['String', 'Float64', 'UInt64'] },
+    { sql: 'argMax(a, v)', part: fc.tuple(orNull(int), int, cnt), types: ['Nullable(Int32)', 'Int32', 'UInt64'] },
+    { sql: 'argMax(a, v)', part: fc.tuple(num, num, cnt), types: ['Float64', 'Float64', 'UInt64'] },
+    { sql: 'uniqExact(x)', part: fc.tuple(fc.array(fc.oneof(int, fc.constant(0n)), { maxLength: 5 })), types: ['Array(Int32)'] },
+    {
+      sql: 'uniq(x)',
+      part: fc.tuple(
+        fc.array(fc.tuple(fc.constantFrom(0n, 1n, 7n), fc.constantFrom(1n, 2n, 9n))).map((ps) => [ps.map((p) => p[0]), ps.map((p) => p[1])] as Value),
+      ),
+      types: ['Tuple(Array(UInt16), Array(UInt8))'],
+    },
+    {
+      sql: 'quantile(0.5)(x)',
+      // sumMap: bucket keys and their counts, of equal length.
+      part: fc.tuple(
+        fc.array(fc.tuple(fc.constantFrom(1n, 2n, 40n), fc.constantFrom(1n, 3n))).map((ps) => [ps.map((p) => p[0]), ps.map((p) => p[1])] as Value),
+        fc.constant([[], []] as Value),
+        cnt,
+      ),
+      types: ['Tuple(Array(Int32), Array(UInt64))', 'Tuple(Array(Int32), Array(UInt64))', 'UInt64'],
+    },
+    { sql: 'quantileExact(0.5)(x)', part: fc.tuple(fc.array(num, { maxLength: 4 }), num), types: ['Array(Float64)', 'Float64'] },
+    { sql: 'quantilesExact(0, 0.5, 1)(x)', part: fc.tuple(fc.array(str, { maxLength: 4 }), str), types: ['Array(String)', 'String'] },
+    {
+      sql: 'topK(2)(x)',
+      part: fc.tuple(
+        fc.array(fc.tuple(fc.oneof(num, fc.constant(-0)), fc.bigInt({ min: 1n, max: 4n })) as fc.Arbitrary<Value>, { maxLength: 4 }),
+        fc.constantFrom(2n, 10n),
+      ),
+      types: ['Array(Tuple(Float64, UInt64))', 'UInt64'],
+    },
+  ];
+  // Same shards, different order: Object.is semantics inside arrays too (NaN equals NaN, -0 is not +0).
+  const same = (a: unknown, b: unknown): boolean =>
+    Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((x, i) => same(x, b[i])) : Object.is(a, b);
+  const fmt = (v: unknown) =>
+    JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : Object.is(x, -0) ? '-0' : typeof x === 'number' && !Number.isFinite(x) ? String(x) : x));
+
+  test.each(FAMILIES.map((f, i) => [`${f.sql} ${f.types.join(',')}`, i] as const))('any arrival order gives the same state: %s', (_name, i) => {
+    const { sql, part, types } = FAMILIES[i]!;
+    // A shard number may repeat (tree sub-coordinators and tests do that); order is a permutation.
+    const shards = fc.array(fc.record({ shard: fc.integer({ min: 0, max: 5 }), vals: part }), { minLength: 1, maxLength: 7 });
     fc.assert(
-      fc.property(parts, fc.func(fc.integer()), (ps, f) => {
-        const rows = ps.map(([a, b, c], shard) => ({ shard, a, b, c }));
-        const perm = [...rows].sort((x, y) => f(x.shard) - f(y.shard) || x.shard - y.shard);
-        for (const [sql, mk] of [
-          ['sum(z)', (r: (typeof rows)[0]) => ({ vals: [r.c] as Value[], types: ['Float64'] })],
-          ['min(x)', (r: (typeof rows)[0]) => ({ vals: [BigInt(r.a), BigInt(r.b)] as Value[], types: ['Int32', 'UInt64'] })],
-          ['argMin(x, y)', (r: (typeof rows)[0]) => ({ vals: [BigInt(r.b), BigInt(r.a), 1n] as Value[], types: ['Int32', 'Int32', 'UInt64'] })],
-          ['any(x)', (r: (typeof rows)[0]) => ({ vals: [BigInt(r.a), BigInt(r.b)] as Value[], types: ['Int32', 'UInt64'] })],
-          ['uniqExact(x)', (r: (typeof rows)[0]) => ({ vals: [[BigInt(r.a % 7), BigInt(r.b)]] as Value[], types: ['Array(Int32)'] })],
-          [
-            'topK(2)(x)',
-            (r: (typeof rows)[0]) => ({
-              vals: [
-                [
-                  [BigInt(r.b % 5), BigInt(r.b + 1)],
-                  [BigInt((r.a % 3) + 10), 1n],
-                ],
-                40n,
-              ] as Value[],
-              types: ['Array(Tuple(Int32, UInt64))', 'UInt64'],
-            }),
-          ],
-        ] as const) {
-          const s1 = agg(sql).newState();
-          const s2 = agg(sql).newState();
-          for (const r of rows) {
-            const p = mk(r);
-            s1.add(p.vals, p.types, r.shard);
-          }
-          for (const r of perm) {
-            const p = mk(r);
-            s2.add(p.vals, p.types, r.shard);
-          }
-          expect(s2.finalize(undefined)).toEqual(s1.finalize(undefined));
-          expect(s2.errorBound?.()).toEqual(s1.errorBound?.());
+      fc.property(shards, fc.func(fc.integer()), (parts, f) => {
+        const order = parts.map((_p, k) => k).sort((x, y) => f(x) - f(y) || x - y);
+        const fold = (idx: number[]) => {
+          const st = agg(sql).newState();
+          for (const k of idx) st.add(parts[k]!.vals, types, parts[k]!.shard);
+          return { final: st.finalize(types), bound: st.errorBound?.() };
+        };
+        const a = fold(parts.map((_p, k) => k));
+        const b = fold(order);
+        const c = fold(parts.map((_p, k) => parts.length - 1 - k));
+        for (const other of [b, c]) {
+          expect(same(other.final.value, a.final.value), `${sql}: ${fmt(other.final.value)} vs ${fmt(a.final.value)} from ${fmt(parts)}`).toBe(true);
+          expect(other.final.type, `${sql}: result type`).toBe(a.final.type);
+          expect(other.bound, `${sql}: error bound`).toEqual(a.bound);
         }
       }),
-      { numRuns: 200 },
+      { numRuns: 150 },
     );
+  });
+
+  test('the tie rules, written down in core/partials/README.md', () => {
+    const two = (sql: string, types: string[], p: [number, Value[]][]) => {
+      const st = agg(sql).newState();
+      for (const [shard, vals] of p) st.add(vals, types, shard);
+      return st.finalize(types).value;
+    };
+    // any: the lowest shard with a value; no value anywhere: the smallest empty value.
+    expect(
+      two(
+        'any(x)',
+        ['Int32', 'UInt64'],
+        [
+          [3, [7n, 1n]],
+          [1, [9n, 2n]],
+          [0, [-1n, 0n]],
+        ],
+      ),
+    ).toBe(9n);
+    expect(
+      two(
+        'any(x)',
+        ['Int32', 'UInt64'],
+        [
+          [0, [0n, 0n]],
+          [1, [-1n, 0n]],
+        ],
+      ),
+    ).toBe(-1n);
+    // min keeps -0, max keeps +0; a NaN never beats a number.
+    expect(
+      Object.is(
+        two(
+          'min(x)',
+          ['Float64', 'UInt64'],
+          [
+            [0, [0, 1n]],
+            [1, [-0, 1n]],
+          ],
+        ),
+        -0,
+      ),
+    ).toBe(true);
+    expect(
+      Object.is(
+        two(
+          'max(x)',
+          ['Float64', 'UInt64'],
+          [
+            [0, [-0, 1n]],
+            [1, [0, 1n]],
+          ],
+        ),
+        0,
+      ),
+    ).toBe(true);
+    expect(
+      two(
+        'max(x)',
+        ['Float64', 'UInt64'],
+        [
+          [0, [NaN, 1n]],
+          [1, [-5, 1n]],
+        ],
+      ),
+    ).toBe(-5);
+    // argMin/argMax: best v; equal v: the smaller a; a NaN v never beats a number.
+    expect(
+      two(
+        'argMax(a, v)',
+        ['String', 'Int32', 'UInt64'],
+        [
+          [0, ['b', 5n, 1n]],
+          [1, ['a', 5n, 1n]],
+        ],
+      ),
+    ).toBe('a');
+    expect(
+      two(
+        'argMax(a, v)',
+        ['String', 'Float64', 'UInt64'],
+        [
+          [0, ['nan', NaN, 1n]],
+          [1, ['one', 1, 1n]],
+        ],
+      ),
+    ).toBe('one');
+    // topK: equal counts, smaller value first.
+    expect(
+      two(
+        'topK(1)(x)',
+        ['Array(Tuple(String, UInt64))', 'UInt64'],
+        [
+          [0, [[['b', 2n]], 1n]],
+          [1, [[['a', 2n]], 1n]],
+        ],
+      ),
+    ).toEqual(['a']);
+  });
+
+  test("quantileExact under transfer_overflow_mode 'break' keeps the same sample in any order", () => {
+    const ctx: FamilyContext = { ...CTX, maxRowsToTransfer: 3, transferOverflowMode: 'break' };
+    const fold = (order: number[]) => {
+      const st = agg('quantilesExact(0, 1)(x)', ctx).newState();
+      const parts: Value[][] = [[[5n, 6n]], [[1n, 9n]], [[3n]]];
+      for (const k of order) st.add(parts[k]!, ['Array(Int32)', 'Int32'], k);
+      return { v: st.finalize(undefined).value, why: st.truncated?.() };
+    };
+    // The first three values in (shard, position) order: 5, 6 (shard 0) and 1 (shard 1).
+    for (const order of [
+      [0, 1, 2],
+      [2, 1, 0],
+      [1, 2, 0],
+    ])
+      expect(fold(order)).toEqual({ v: [1n, 6n], why: expect.stringMatching(/quantilesExact: values cut/) });
   });
 });
 
