@@ -1,5 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
+// One fast-check seed for the whole run, inherited by every forked test file (the setup file
+// installs and prints it): FC_SEED=<n> replays a run.
+process.env.FC_SEED ||= String((Math.random() * 0x1_0000_0000) | 0);
+
 // chdb segfaults when loaded in a worker thread that exits, so every test file runs in
 // its own forked process. Two cores: keep the fork count small.
 export default defineConfig({
@@ -7,6 +11,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     include: ['test/**/*.test.ts', 'functions/**/*.test.ts', 'cdk/**/*.test.ts'],
+    setupFiles: ['test/support/fast-check-seed.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -289,7 +289,7 @@ describe('fuzz: request -> parser -> planner', () => {
         seen[await planOrRefuse(sql)]++;
         seen[await planOrRefuse(`SELECT count() FROM analytics.events_dist WHERE ${sql}`)]++;
       }),
-      { numRuns: 1500, seed: 8 },
+      { numRuns: 1500 },
     );
     expect(seen.refused).toBeGreaterThan(0);
   });
@@ -300,7 +300,7 @@ describe('fuzz: request -> parser -> planner', () => {
       fc.asyncProperty(mutation, settingsArb, async (sql, settings) => {
         seen[await planOrRefuse(sql, settings)]++;
       }),
-      { numRuns: 3000, seed: 88 },
+      { numRuns: 3000 },
     );
     console.log(`[planner-fuzz] mutations: ${JSON.stringify(seen)}; refusals by code so far: ${JSON.stringify(Object.fromEntries(refusedBy))}`);
     // The mutations must reach the planner, not only the parser's refusals.

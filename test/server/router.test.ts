@@ -13,6 +13,7 @@ import { createHttpAccess } from '../../adapters/clickhouse/http.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import { insertRows } from '../../core/router/index.js';
 import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
+import { fcSeed } from '../support/fc-seed.js';
 
 const PORT_BASE = 19110;
 const DOWN_PORT = 19119; // nothing listens here: a shard that is down
@@ -45,7 +46,10 @@ function topology(urls: string[], key: { column: string; type: string }, local =
 }
 
 const sample = (seed: number) =>
-  fc.sample(fc.record({ id: fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), n: fc.integer(), s: fc.string({ maxLength: 12 }) }), { numRuns: 1500, seed });
+  fc.sample(fc.record({ id: fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), n: fc.integer(), s: fc.string({ maxLength: 12 }) }), {
+    numRuns: 1500,
+    seed: fcSeed() + seed,
+  });
 
 /** Sorted ids per server in `table`. */
 async function idsPerServer(table: string, col = 'id'): Promise<string[][]> {

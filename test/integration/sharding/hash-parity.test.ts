@@ -94,7 +94,7 @@ const cases: Record<string, fc.Arbitrary<Case>> = {
 describe('xxHash64 parity with chdb', () => {
   for (const [type, arb] of Object.entries(cases)) {
     it(`${type}: ${N} generated values`, async () => {
-      const sample = fc.sample(arb, { numRuns: N, seed: 20261130 });
+      const sample = fc.sample(arb, { numRuns: N });
       const p = await createPlacement([{ weight: 1 }], { column: 'k', type, function: 'xxHash64' });
       const expected = chHashes(
         sample.map((c) => c.text),
@@ -108,7 +108,7 @@ describe('xxHash64 parity with chdb', () => {
   it("DateTime('Asia/Kolkata'): text is wall-clock time in the zone", async () => {
     const type = "DateTime('Asia/Kolkata')";
     // Stay clear of the first hours after the epoch, which Kolkata time would put before 1970.
-    const sample = fc.sample(fc.integer({ min: 86_400, max: 4_000_000_000 }), { numRuns: 500, seed: 7 }).map(dateTimeText);
+    const sample = fc.sample(fc.integer({ min: 86_400, max: 4_000_000_000 }), { numRuns: 500 }).map(dateTimeText);
     const p = await createPlacement([{ weight: 1 }], { column: 'k', type, function: 'xxHash64' });
     const expected = chHashes(sample, type);
     expect(sample.map((t) => p.hash(t))).toEqual(expected);
