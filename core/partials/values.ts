@@ -117,6 +117,8 @@ function fromJsonSlow(v: unknown, t: string): Value {
   }
   if (isFloatType(base)) {
     if (typeof v === 'number') return v;
+    // A pre-merged float sum from a sub-coordinator: the terms of its exact sum (tree-premerge.ts).
+    if (Array.isArray(v)) return v.map((x) => fromJsonSlow(x ?? 'nan', base));
     const s = String(v).toLowerCase();
     if (s === 'nan' || s === '-nan') return NaN;
     if (s === 'inf' || s === '+inf') return Infinity;

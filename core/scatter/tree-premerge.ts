@@ -9,11 +9,20 @@
 // bookkeeping needs each shard's own list), HAVING, LIMIT BY, DISTINCT or WITH TOTALS makes
 // premergeSpec() answer undefined, and the subtree RELAYS each shard's partial unchanged (still one
 // invocation at the root per subtree; the merge itself then happens once, at the root).
-// Exactness: integer sums are exact (wrapped to 64 bits as ClickHouse's sum does); float sums are
-// added in shard order inside the subtree, so the result does not depend on arrival order (it can
-// differ from the flat merge in the last bits, as any re-association of float addition can).
+// Exactness: integer sums are exact (wrapped to 64 bits as ClickHouse's sum does). Float sums are
+// summed exactly (ExactFloatSum, as the flat merge does) and sent as the terms of that exact sum,
+// so the root adds exactly what it would have added shard by shard: the same bits as the flat
+// merge, whatever the tree shape or arrival order. Infinities and NaN travel as the strings
+// "inf", "-inf" and "nan" (ClickHouse's JSON would write null, which means NULL: a shard's sum
+// that overflowed must never be dropped as a NULL partial); a NULL partial (Nullable argument, no
+// non-NULL value on that shard) is skipped. min/max skip the rows of shards with no row in the
+// group (their companion count is 0 and their value is the engine's default, not a value), as
+// the flat merge does.
 import { parseSelect } from '../sql/parse.js';
-import type { Expr } from '../sql/ast.js';
+import { printExpr } from '../sql/print.js';
+import type { Expr, FunctionCall } from '../sql/ast.js';
+import { ExactFloatSum } from '../partials/families/exact-float-sum.js';
+import { parserFor, type Value } from '../partials/values.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 import type { FinalResult, Merger } from '../partials/types.js';
 import type { TreePart } from '../protocol/tree-wire.js';
@@ -22,7 +31,8 @@ export type CombineOp = 'sum' | 'min' | 'max';
 
 export interface PremergeSpec {
   keys: string[];
-  aggs: { col: string; op: CombineOp }[];
+  /** count: for min/max, the column counting the rows the min/max saw (0: an empty shard's default). */
+  aggs: { col: string; op: CombineOp; count?: string }[];
 }
 
 const OPS: Record<string, CombineOp> = { count: 'sum', countif: 'sum', sum: 'sum', sumif: 'sum', min: 'min', minif: 'min', max: 'max', maxif: 'max' };
@@ -39,6 +49,7 @@ export function premergeSpec(shardSql: string): PremergeSpec | undefined {
   if (stmt.limit || stmt.having || stmt.limitBy || stmt.distinct || stmt.withTotals || stmt.groupByModifier) return undefined;
   const keys: string[] = [];
   const aggs: PremergeSpec['aggs'] = [];
+  const states: FunctionCall[] = [];
   for (const c of stmt.columns) {
     const alias = c.alias;
     if (!alias) return undefined;
@@ -50,6 +61,17 @@ export function premergeSpec(shardSql: string): PremergeSpec | undefined {
     const op = opOf(c);
     if (!op) return undefined;
     aggs.push({ col: alias, op });
+    states.push(c as FunctionCall);
+  }
+  // min(x) comes with count() and minIf(x, c) with countIf(c) (partials/families/minmax.ts).
+  for (let i = 0; i < aggs.length; i++) {
+    if (aggs[i]!.op === 'sum') continue;
+    const m = states[i]!;
+    const cond = /If$/i.test(m.name) ? m.args[m.args.length - 1] : undefined;
+    const want = cond ? `countIf(${printExpr(cond)})` : 'count()';
+    const j = states.findIndex((c) => /^count(If)?$/i.test(c.name) && printExpr({ ...c, alias: undefined } as Expr) === want);
+    if (j < 0) return undefined;
+    aggs[i]!.count = aggs[j]!.col;
   }
   return aggs.length ? { keys, aggs } : undefined;
 }
@@ -78,11 +100,20 @@ interface Col {
   domain: 'int' | 'float' | 'text';
   type: string;
   quoted: boolean; // (U)Int64 travel as JSON strings
+  count?: string; // min/max: the companion count column
+  parse: (v: unknown) => Value; // float sums: "inf"/"nan" strings and pre-merged terms too
 }
 
 interface Group {
   keyValues: unknown[];
-  vals: unknown[]; // per agg: bigint | number[] (float parts, by shard order) | string | null
+  vals: (bigint | string | ExactFloatSum | null)[]; // per agg; null: no value yet
+  /** min/max: the smallest value sent by a shard with no row in the group (the engine default). */
+  empty: (bigint | string | null | undefined)[];
+}
+
+/** A float as it travels on the tree wire: finite numbers as JSON numbers, the rest as strings. */
+function floatWire(x: number): number | string {
+  return Number.isFinite(x) ? x : Number.isNaN(x) ? 'nan' : x > 0 ? 'inf' : '-inf';
 }
 
 /**
@@ -97,7 +128,6 @@ export class PremergeMerger implements Merger {
   private firstShard = Number.POSITIVE_INFINITY;
   private relayed: TreePart[] = [];
   private relay = false;
-  private floatParts = new Map<string, [number, number][][]>(); // group -> per agg -> [shard, value]
 
   constructor(private readonly spec: PremergeSpec) {}
 
@@ -119,28 +149,32 @@ export class PremergeMerger implements Merger {
       const gk = JSON.stringify(kv);
       let g = this.groups.get(gk);
       if (!g) {
-        g = { keyValues: kv, vals: cols.map(() => null) };
+        g = { keyValues: kv, vals: cols.map(() => null), empty: cols.map(() => undefined) };
         this.groups.set(gk, g);
       }
       for (let i = 0; i < cols.length; i++) {
         const c = cols[i]!;
         const v = r[c.col];
-        if (v === null || v === undefined) continue; // NULL partial (no non-NULL value on that shard)
-        if (c.domain === 'int') {
-          const b = BigInt(v as string | number);
-          const cur = g.vals[i] as bigint | null;
-          g.vals[i] = cur === null ? b : c.op === 'sum' ? cur + b : c.op === 'min' ? (b < cur ? b : cur) : b > cur ? b : cur;
-        } else if (c.domain === 'float') {
-          let parts = this.floatParts.get(gk);
-          if (!parts) this.floatParts.set(gk, (parts = cols.map(() => [])));
-          parts[i]!.push([shard, Number(v)]);
-          g.vals[i] = 0; // marks "has a value"
-        } else {
-          const s = String(v);
-          const cur = g.vals[i] as string | null;
-          const less = cur === null ? true : Buffer.compare(Buffer.from(s), Buffer.from(cur)) < 0;
-          if (cur === null || (c.op === 'min' ? less : !less && s !== cur)) g.vals[i] = s;
+        if (c.domain === 'float') {
+          const x = c.parse(v);
+          if (x === null) continue; // NULL partial (no non-NULL value on that shard)
+          const acc = (g.vals[i] as ExactFloatSum | null) ?? (g.vals[i] = new ExactFloatSum());
+          if (Array.isArray(x)) for (const t of x) acc.add(Number(t));
+          else acc.add(Number(x));
+          continue;
         }
+        const value = v === null || v === undefined ? null : c.domain === 'int' ? BigInt(v as string | number) : String(v);
+        if (c.count !== undefined && BigInt((r[c.count] ?? 0) as string | number) === 0n) {
+          // A shard with no row here: its min/max is the engine's default, kept only as the fallback.
+          const e = g.empty[i];
+          if (e === undefined || (value !== null && (e === null || less(value, e)))) g.empty[i] = value;
+          continue;
+        }
+        if (value === null) continue; // NULL partial (no non-NULL value on that shard)
+        const cur = g.vals[i] as bigint | string | null;
+        if (cur === null) g.vals[i] = value;
+        else if (c.op === 'sum') g.vals[i] = (cur as bigint) + (value as bigint);
+        else if (c.op === 'min' ? less(value, cur) : less(cur, value)) g.vals[i] = value;
       }
     }
   }
@@ -155,7 +189,7 @@ export class PremergeMerger implements Merger {
         this.relay = true;
         return;
       }
-      cols.push({ ...a, domain, type, quoted: /^U?Int64$/.test(stripNullable(type)) });
+      cols.push({ ...a, domain, type, quoted: /^U?Int64$/.test(stripNullable(type)), parse: parserFor(type) });
     }
     if (this.spec.keys.some((k) => !typeOf.has(k))) {
       this.relay = true;
@@ -171,26 +205,23 @@ export class PremergeMerger implements Merger {
     if (!this.cols || !this.meta) return []; // no shard answered
     const cols = this.cols;
     const rows: Record<string, unknown>[] = [];
-    for (const [gk, g] of this.groups) {
+    for (const g of this.groups.values()) {
       const r: Record<string, unknown> = {};
       this.spec.keys.forEach((k, i) => (r[k] = g.keyValues[i]));
       cols.forEach((c, i) => {
-        const v = g.vals[i];
+        const v = g.vals[i] ?? g.empty[i] ?? null;
         if (v === null) {
           r[c.col] = null;
           return;
         }
-        if (c.domain === 'int') {
+        if (v instanceof ExactFloatSum) {
+          const terms = v.terms().map(floatWire);
+          r[c.col] = terms.length === 1 ? terms[0] : terms;
+        } else if (c.domain === 'int') {
           const t = stripNullable(c.type);
           const bits = Number(INT.exec(t)![2]);
           const b = t.startsWith('U') ? BigInt.asUintN(bits, v as bigint) : BigInt.asIntN(bits, v as bigint);
           r[c.col] = c.quoted ? b.toString() : Number(b);
-        } else if (c.domain === 'float') {
-          const parts = this.floatParts.get(gk)![i]!;
-          parts.sort((a, b) => a[0] - b[0]);
-          let s = 0;
-          for (const [, x] of parts) s += x;
-          r[c.col] = Number.isFinite(s) ? s : null;
         } else r[c.col] = v;
       });
       rows.push(r);
@@ -202,6 +233,11 @@ export class PremergeMerger implements Merger {
   finalize(): FinalResult {
     throw new Error('a sub-coordinator merger emits partials (parts()), it does not finalize');
   }
+}
+
+/** Integers by value, strings by UTF-8 bytes (ClickHouse's order for String, Date and DateTime text). */
+function less(a: bigint | string, b: bigint | string): boolean {
+  return typeof a === 'bigint' ? a < (b as bigint) : Buffer.compare(Buffer.from(a), Buffer.from(b as string)) < 0;
 }
 
 /** Relays every shard's partial unchanged (queries whose partials cannot be pre-merged). */

@@ -93,6 +93,10 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
   try {
     if (p.type === 'query') {
       settings.readonly = 2;
+      // inf, -inf and nan as JSON strings: ClickHouse's default writes them as null, which the
+      // coordinator would have to read as NULL (a Nullable sum that overflowed would vanish from
+      // the merge) or guess as NaN. partials/values.ts parses the strings back.
+      settings.output_format_json_quote_denormals = 1;
       const res = await access.query(p.sql, { queryId: chQueryId, settings, external: p.external, signal: ac.signal, deadline: p.deadline });
       if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
       const max = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;

@@ -25,7 +25,11 @@ export function avgFamily(call: FunctionCall, args: Expr[], cond: Expr | undefin
           if (c !== null && c !== undefined) n += BigInt(c as bigint);
           if (v === null || v === undefined) return;
           if (typeof v === 'bigint') s = wrapInt(s + v, sumType);
-          else (floats ??= new ExactFloatSum()).add(Number(v));
+          else if (Array.isArray(v)) {
+            // A sub-coordinator's pre-merged sum: the terms of its exact value (tree-premerge.ts).
+            floats ??= new ExactFloatSum();
+            for (const x of v) floats.add(Number(x));
+          } else (floats ??= new ExactFloatSum()).add(Number(v));
         },
         finalize(types) {
           const t = types?.[0] ?? sumType;

@@ -70,6 +70,31 @@ export class ExactFloatSum {
     }
   }
 
+  /**
+   * Doubles whose exact sum is this sum (a single ±Infinity or NaN when one was seen): what a
+   * pre-merging sub-coordinator sends instead of a rounded value, so adding the terms at the root
+   * gives the same bits as adding every shard's value there. Usually one or two terms: 53-bit
+   * slices of `big`, each exactly representable. An exact sum of 2^1024 or more (beyond every
+   * finite double) yields an infinite term.
+   */
+  terms(): number[] {
+    if (this.special) return [this.value()];
+    if (this.big === 0n) return [0];
+    const neg = this.big < 0n;
+    let a = neg ? -this.big : this.big;
+    let e = this.exp;
+    const out: number[] = [];
+    const mask = (1n << 53n) - 1n;
+    while (a > 0n) {
+      const chunk = a & mask;
+      // chunk < 2^53 and e >= -1074: chunk * 2^e is a double (normal or subnormal), so exact.
+      if (chunk !== 0n) out.push((neg ? -1 : 1) * Number(chunk) * 2 ** e);
+      a >>= 53n;
+      e += 53;
+    }
+    return out.reverse();
+  }
+
   /** The exact sum rounded once to the nearest double. */
   value(): number {
     if (this.special & 4 || (this.special & 3) === 3) return NaN;

@@ -26,7 +26,11 @@ export function sumFamily(call: FunctionCall, args: Expr[], cond: Expr | undefin
           seenType = types[0] ?? seenType;
           if (v === null || v === undefined) return;
           if (typeof v === 'bigint') acc = wrapInt((acc ?? 0n) + v, seenType);
-          else (floats ??= new ExactFloatSum()).add(Number(v));
+          else if (Array.isArray(v)) {
+            // A sub-coordinator's pre-merged sum: the terms of its exact value (tree-premerge.ts).
+            floats ??= new ExactFloatSum();
+            for (const x of v) floats.add(Number(x));
+          } else (floats ??= new ExactFloatSum()).add(Number(v));
         },
         finalize(types) {
           const t = types?.[0] ?? seenType;

@@ -63,4 +63,27 @@ describe('ExactFloatSum', () => {
       { numRuns: 300 },
     );
   });
+  test('property: terms() carry the exact sum (adding them elsewhere gives the same bits)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { maxLength: 30 }), fc.array(fc.double(), { maxLength: 5 }), (xs, more) => {
+        const a = new ExactFloatSum();
+        for (const x of xs) a.add(x);
+        const terms = a.terms();
+        expect(terms.length, `terms of ${xs.length} values`).toBeGreaterThan(0);
+        // Carried terms plus more values equal all the values added in one accumulator.
+        const viaTerms = new ExactFloatSum();
+        for (const t of terms) viaTerms.add(t);
+        for (const x of more) viaTerms.add(x);
+        const direct = new ExactFloatSum();
+        for (const x of [...xs, ...more]) direct.add(x);
+        expect(Object.is(viaTerms.value(), direct.value()), `${viaTerms.value()} vs ${direct.value()}`).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+    const s = new ExactFloatSum();
+    for (const x of [1e300, 1, 2 ** -1074]) s.add(x);
+    expect(s.terms().length).toBeGreaterThan(1); // a wide span needs several 53-bit terms
+    s.add(-Infinity);
+    expect(s.terms()).toEqual([-Infinity]);
+  });
 });

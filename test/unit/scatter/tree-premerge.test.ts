@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { PremergeMerger, type PremergeSpec } from '../../../core/scatter/tree-premerge.js';
+import { ExactFloatSum } from '../../../core/partials/families/exact-float-sum.js';
 
 const spec: PremergeSpec = {
   keys: ['__k0'],
@@ -93,16 +94,39 @@ describe('PremergeMerger', () => {
       [1, [{ __a0: '2.25' }]],
     ]);
   });
-  it('adds float sums in shard order whatever the arrival order', () => {
+  it('float sums: the terms of the exact sum, whatever the arrival order; inf and nan as strings', () => {
     const spec1: PremergeSpec = { keys: [], aggs: [{ col: '__a0', op: 'sum' }] };
-    const vals = [0.1, 1e16, -1e16, 0.2, 3.3];
-    const run = (order: number[]) => {
+    const run = (vals: unknown[], order: number[], type = 'Float64') => {
       const m = new PremergeMerger(spec1);
-      for (const i of order) m.add(i, [{ __a0: vals[i] }], [{ name: '__a0', type: 'Float64' }]);
+      for (const i of order) m.add(i, [{ __a0: vals[i] }], [{ name: '__a0', type }]);
       return m.parts()[0]!.rows[0]!.__a0;
     };
-    const inOrder = vals.reduce((a, b) => a + b, 0);
-    expect(run([0, 1, 2, 3, 4])).toBe(inOrder);
-    expect(run([4, 2, 0, 3, 1])).toBe(inOrder);
+    // What the root adds: the same exact sum as adding every shard's value there.
+    const rootSum = (wire: unknown) => {
+      const s = new ExactFloatSum();
+      for (const x of [wire].flat()) s.add(typeof x === 'string' ? { inf: Infinity, '-inf': -Infinity, nan: NaN }[x]! : (x as number));
+      return s.value();
+    };
+    const vals = [0.1, 1e16, -1e16, 0.2, 3.3];
+    const exact = new ExactFloatSum();
+    for (const v of vals) exact.add(v);
+    for (const order of [
+      [0, 1, 2, 3, 4],
+      [4, 2, 0, 3, 1],
+    ]) {
+      expect(run(vals, order)).toEqual(run(vals, [0, 1, 2, 3, 4]));
+      expect(rootSum(run(vals, order))).toBe(exact.value());
+    }
+    expect(exact.value()).toBe(3.5999999999999996); // the exact sum rounded once; plain addition in shard order gives 3.5
+    // Non-finite shard sums arrive as ClickHouse writes them with output_format_json_quote_denormals.
+    expect(run(['inf', 1.5], [0, 1])).toBe('inf');
+    expect(run(['-inf', 1.5, 'inf'], [2, 0, 1])).toBe('nan');
+    expect(run([1, '-nan'], [0, 1])).toBe('nan');
+    // NULL partials of a Nullable sum are skipped; all NULL stays NULL.
+    expect(run([null, 2.5], [1, 0], 'Nullable(Float64)')).toBe(2.5);
+    expect(run([null, null], [1, 0], 'Nullable(Float64)')).toBeNull();
+    expect(run([null, 'inf'], [1, 0], 'Nullable(Float64)')).toBe('inf');
+    // A pre-merged answer merged again (a deeper tree): terms in, terms out.
+    expect(rootSum(run([[1e16, 0.1], -1e16], [1, 0]))).toBe(0.1);
   });
 });

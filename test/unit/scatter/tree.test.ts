@@ -148,7 +148,10 @@ describe('premergeSpec', () => {
       col: m[2]!,
       op: ({ count: 'sum', sum: 'sum', min: 'min', max: 'max' } as Record<string, string>)[m[1]!.toLowerCase()],
     }));
-    expect(spec?.aggs).toEqual(cols);
+    expect(spec?.aggs.map(({ col, op }) => ({ col, op }))).toEqual(cols);
+    // min/max carry their companion count() column: an empty shard's default is not a value.
+    const countCol = cols.find((c) => c.op === 'sum' && new RegExp(`count\\(\\) AS ${c.col}`).test(sql))!.col;
+    for (const a of spec!.aggs) expect(a.count).toBe(a.op === 'sum' ? undefined : countCol);
     expect(spec?.aggs.map((a) => a.op)).toEqual(expect.arrayContaining(['sum', 'min', 'max']));
     expect(premergeSpec(await shardSql('SELECT uniqExact(user) FROM default.events_dist'))).toBeUndefined();
     expect(premergeSpec(await shardSql('SELECT user, count() AS c FROM default.events_dist GROUP BY user ORDER BY c DESC LIMIT 3'))).toBeUndefined();
@@ -195,6 +198,61 @@ describe('gatherTree vs flat gather (chdb, 12 shards, 3 sub-coordinators of 4)',
     const f = await flat(sql);
     expect(t.groups.every((m) => m === 'premerged')).toBe(true);
     expect(canon(t.fin)).toEqual(canon(f.fin));
+  });
+  // Same exact summation and the same NaN/Inf semantics as the flat merge: a subtree whose sum
+  // overflows to inf, or is NaN, must reach the root as such (ClickHouse's JSON would write null),
+  // never be dropped as a NULL partial. Rows: shard s holds id = s (mod 12) only.
+  // Each sum also through isNaN / isInfinite: the answer writes inf and nan alike as null.
+  const probe = (e: string) => `${e} AS s, isNaN(${e}) AS n, isInfinite(${e}) AS i, ${e} > 0 AS p`;
+  const special = [
+    // inf in subtree 0 only (shard 1: two 1e308 rows overflow on the shard itself)
+    [
+      'inf in one subtree',
+      `SELECT ${probe('sum(if(id IN (1, 13), 1e308, amount))')}, avg(if(id IN (1, 13), 1e308, amount)) AS a, count() AS c FROM default.events_dist`,
+    ],
+    // NaN in subtree 1 only, -inf in subtree 2, per group
+    [
+      'NaN and -inf per group',
+      `SELECT user, ${probe('sum(multiIf(id = 5, nan, id = 10, -inf, amount))')} FROM default.events_dist GROUP BY user ORDER BY user`,
+    ],
+    // +inf and -inf in different subtrees: NaN overall
+    ['inf + -inf across subtrees', `SELECT ${probe('sum(multiIf(id = 2, inf, id = 11, -inf, amount))')} FROM default.events_dist`],
+    // a Nullable float sum: NULL partials (no non-NULL value on a shard) are skipped, inf is not
+    ['Nullable float sum', `SELECT ${probe('sum(if(id % 12 < 6, NULL, if(id = 7, inf, amount)))')} FROM default.events_dist`],
+    // cancellation inside one subtree that plain addition in shard order loses (1e16 + 0.1 - 1e16 = 0)
+    ['exact within a subtree', 'SELECT sum(multiIf(id = 0, 1e16, id = 1, 0.1, id = 2, -1e16, 0)) AS s FROM default.events_dist'],
+  ] as const;
+  for (const [name, sql] of special) {
+    it(`float sums with inf/NaN pre-merge to the flat answer and the single node's: ${name}`, async () => {
+      const t = await tree(sql, inProcessTree(), 4);
+      const f = await flat(sql);
+      expect(t.groups, name).toEqual(['premerged', 'premerged', 'premerged']);
+      expect(t.fin, `${name}: tree vs flat`).toEqual(f.fin);
+      if (name === 'exact within a subtree') {
+        // The exact sum, rounded once (a single node adding in row order gets 0 here).
+        expect(t.fin.data).toEqual([{ s: 0.1 }]);
+        return;
+      }
+      const single = await access.query(sql.replaceAll('default.events_dist', 'default.events_all'), { settings: { output_format_json_quote_denormals: 1 } });
+      // The answer writes inf/nan as null (ClickHouse JSON); compare the single node's values through the same writer.
+      const asAnswer = (rows: Record<string, unknown>[]) =>
+        rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^-?(inf|nan)$/.test(v) ? null : v])));
+      expect(t.fin.data, `${name}: tree vs single node`).toEqual(asAnswer(single.rows));
+      expect(
+        t.fin.data.some((r) => r.n === 1 || r.i === 1),
+        `${name}: the case reaches a non-finite sum`,
+      ).toBe(true);
+    });
+  }
+  it('min/max pre-merge ignores empty shards (their engine default is not a value)', async () => {
+    // Only shards 0-2 hold rows with id < 3; the rest answer min = 0 / '' with count 0.
+    const sql = 'SELECT min(qty + 100) AS lo, max(name) AS hi, min(day) AS d, minIf(name, qty > 100) AS never FROM default.events_dist WHERE id < 3';
+    const t = await tree(sql, inProcessTree(), 4);
+    const f = await flat(sql);
+    expect(t.groups).toEqual(['premerged', 'premerged', 'premerged']);
+    expect(t.fin).toEqual(f.fin);
+    const single = await access.query(sql.replaceAll('default.events_dist', 'default.events_all'));
+    expect(t.fin.data).toEqual(single.rows);
   });
   it('a failed sub-coordinator makes exactly its shards missing; the rest is merged', async () => {
     const sql = 'SELECT count() AS c, sum(qty) AS q FROM default.events_dist';
