@@ -22,7 +22,7 @@ import { resolveAggregate } from './families/index.js';
 import { shardSize } from './families/topk.js';
 import { applyPostClauses, rowComparator, type WorkRow } from './post-process.js';
 import type { ApproximateInfo, FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
-import { compareValues, fromJson, parserFor, toJson, valueKey, type Value } from './values.js';
+import { fromJson, parserFor, toJson, totalCompare, valueKey, type Value } from './values.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 import { TransferBudget } from './transfer-budget.js';
 
@@ -141,16 +141,22 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
     return it;
   };
   let shardLimit: number | undefined;
+  // Ties at a shard's LIMIT cut-off must not be settled by the shard's read order (ClickHouse
+  // sorts ties in no fixed order): the group keys follow the user's ORDER BY as tie-breakers, in
+  // the same order the coordinator breaks ties (GroupMerger.finalize), so the same data always
+  // sends the same groups.
+  const ordered = new Set(n.orderBy.map((o) => canon(o.expr)));
+  const keyTies: OrderItem[] = n.groupBy.filter((g) => !ordered.has(canon(g))).map((g) => ({ expr: g, direction: 'ASC' as const }));
   if (mode === 'complete') {
     if (n.having) shardQuery.having = n.having;
-    shardQuery.orderBy = n.orderBy.map(stripPos);
+    shardQuery.orderBy = [...n.orderBy.map(stripPos), ...keyTies];
     shardLimit = wanted;
   } else if (mode === 'keys') {
     shardQuery.orderBy = n.orderBy.map(stripPos);
     shardLimit = wanted;
   } else if (mode === 'topk') {
     shardLimit = shardSize(wanted!, ctx);
-    shardQuery.orderBy = [{ expr: topkAgg!.impl.orderExpr!, direction: 'DESC' }, ...n.groupBy.map((g) => ({ expr: g, direction: 'ASC' as const }))];
+    shardQuery.orderBy = [{ expr: topkAgg!.impl.orderExpr!, direction: 'DESC' }, ...keyTies];
   }
   if (shardLimit !== undefined) shardQuery.limit = { limit: int(shardLimit) };
 
@@ -232,6 +238,7 @@ interface MergerSetup {
 class GroupMerger implements Merger {
   private groups = new Map<string, Group>();
   private types = new Map<string, string>();
+  private typeShard = new Map<string, number>();
   /** max_rows_to_transfer over the groups every shard sent ('throw' or 'break'). */
   private budget: TransferBudget;
   /** top-k: per shard that cut its list, the smallest count it sent. */
@@ -245,10 +252,21 @@ class GroupMerger implements Merger {
   }
 
   add(shard: number, sent: Record<string, unknown>[], meta: ColumnMeta[]): void {
-    for (const m of meta) this.types.set(m.name, m.type);
+    // This answer is parsed by its own column types; the result's types are those of the
+    // lowest-numbered shard that answered (shards of one table agree; if they ever do not, the
+    // arrival order still must not choose).
+    const here = new Map<string, string>();
+    for (const m of meta) {
+      here.set(m.name, m.type);
+      const s = this.typeShard.get(m.name);
+      if (s === undefined || shard < s) {
+        this.types.set(m.name, m.type);
+        this.typeShard.set(m.name, shard);
+      }
+    }
     const fit = this.budget.take(sent.length);
     const rows = fit === sent.length ? sent : sent.slice(0, fit);
-    const typeOf = (c: string) => this.types.get(c) ?? 'String';
+    const typeOf = (c: string) => here.get(c) ?? this.types.get(c) ?? 'String';
     const { aggs } = this.s;
     // Resolve column types and parsers once per shard answer, not per row.
     const keyCols = this.s.keyCanon.map((_k, i) => `__k${i}`);
@@ -328,13 +346,16 @@ class GroupMerger implements Merger {
         types: outs.map((o) => o.t),
         sort: n.orderBy.map((o) => ev(o.expr).v),
         by: (n.limitBy?.by ?? []).map((b) => ev(b).v),
-        tie: [],
+        // Ties on ORDER BY (or no ORDER BY) break on the group keys ascending, as the shards
+        // break them: the Map of groups is in arrival order, which must never pick the rows.
+        tie: g.keys,
         group: g,
       });
     }
-    if (specs.length) work.sort(rowComparator(specs));
     // No ORDER BY: any order is ClickHouse's answer, but ours must not depend on arrival order.
-    else if (keyCanon.length) work.sort((a, b) => compareValues(a.group.keys, b.group.keys));
+    // Last resort for keys equal in ClickHouse's order yet distinct groups: the total order.
+    const bySort = rowComparator(specs);
+    if (keyCanon.length) work.sort((a, b) => bySort(a, b) || totalCompare(a.group.keys, b.group.keys));
     const page = applyPostClauses(work, {
       sort: specs,
       distinct: this.s.distinct,
