@@ -46,6 +46,11 @@ export interface TreeShardOutcome {
 export interface TreePart {
   shard: number; // the merge identity: a shard, or the first shard of a pre-merged subtree
   meta: ColumnMeta[];
+  /**
+   * Partial rows as shards write them (ClickHouse JSON, non-finite floats as "inf"/"-inf"/"nan"),
+   * except that a pre-merged float sum is the terms of its exact sum: a number, an array of numbers,
+   * or one of those strings (tree-premerge.ts; core/partials/values.ts reads all three).
+   */
   rows: Record<string, unknown>[];
 }
 
