@@ -75,7 +75,7 @@ export class ExactFloatSum {
    * pre-merging sub-coordinator sends instead of a rounded value, so adding the terms at the root
    * gives the same bits as adding every shard's value there. Usually one or two terms: 53-bit
    * slices of `big`, each exactly representable. An exact sum of 2^1024 or more (beyond every
-   * finite double) yields an infinite term.
+   * finite double, yet finite here) first sheds copies of 2^1023, at most two per value added.
    */
   terms(): number[] {
     if (this.special) return [this.value()];
@@ -83,12 +83,20 @@ export class ExactFloatSum {
     const neg = this.big < 0n;
     let a = neg ? -this.big : this.big;
     let e = this.exp;
+    const sign = neg ? -1 : 1;
     const out: number[] = [];
+    // e <= 1023 (the lowest set bit of any finite double), so both are integers in units of 2^e.
+    const beyond = 1n << BigInt(1024 - e);
+    const half = 1n << BigInt(1023 - e);
+    while (a >= beyond) {
+      out.push(sign * 2 ** 1023);
+      a -= half;
+    }
     const mask = (1n << 53n) - 1n;
     while (a > 0n) {
       const chunk = a & mask;
       // chunk < 2^53 and e >= -1074: chunk * 2^e is a double (normal or subnormal), so exact.
-      if (chunk !== 0n) out.push((neg ? -1 : 1) * Number(chunk) * 2 ** e);
+      if (chunk !== 0n) out.push(sign * Number(chunk) * 2 ** e);
       a >>= 53n;
       e += 53;
     }

@@ -85,5 +85,13 @@ describe('ExactFloatSum', () => {
     expect(s.terms().length).toBeGreaterThan(1); // a wide span needs several 53-bit terms
     s.add(-Infinity);
     expect(s.terms()).toEqual([-Infinity]);
+    // Finite here but beyond every double: finite terms that bring it back when more is added.
+    const huge = new ExactFloatSum();
+    for (const x of [Number.MAX_VALUE, Number.MAX_VALUE, Number.MAX_VALUE]) huge.add(x);
+    expect(huge.value()).toBe(Infinity);
+    expect(huge.terms().every(Number.isFinite)).toBe(true);
+    const back = new ExactFloatSum();
+    for (const t of [...huge.terms(), -Number.MAX_VALUE, -Number.MAX_VALUE]) back.add(t);
+    expect(back.value()).toBe(Number.MAX_VALUE);
   });
 });
