@@ -69,7 +69,7 @@ describe('PremergeMerger', () => {
         const parts = shards.map((rows, shard) => ({ shard, rows }));
         const flat = premerge(parts).parts();
         expect(flat).toHaveLength(1);
-        expect(sortRows(flat[0]!.rows)).toEqual(sortRows(expected(shards)));
+        expect(sortRows(flat[0]!.rows), 'count() / sum(Int64) / min(String) / max(Nullable(Int32)): pre-merge vs direct').toEqual(sortRows(expected(shards)));
         // Two levels: subtrees of `fanout` shards, answers merged in a shuffled order.
         const subs = [];
         for (let i = 0; i < parts.length; i += fanout) subs.push(...premerge(parts.slice(i, i + fanout)).parts());
@@ -78,7 +78,9 @@ describe('PremergeMerger', () => {
           .sort((a, b) => a.k - b.k)
           .map((x) => x.s);
         const two = premerge(order).parts();
-        expect(sortRows(two[0]!.rows)).toEqual(sortRows(flat[0]!.rows));
+        expect(sortRows(two[0]!.rows), `count() / sum(Int64) / min(String) / max(Nullable(Int32)): two levels of ${fanout} vs one`).toEqual(
+          sortRows(flat[0]!.rows),
+        );
         expect(two[0]!.shard).toBe(0);
       }),
       { numRuns: 300 },
