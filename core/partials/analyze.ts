@@ -4,6 +4,7 @@
 // collected (deduplicated by their canonical text, as ClickHouse computes `count()` once).
 import type { Expr, FunctionCall, SelectQuery, Pos } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
+import { columnName, qualifiersOf } from '../sql/names.js';
 import { canon, rewrite, walk } from './ast-build.js';
 import { isAggregateCall } from './families/index.js';
 
@@ -15,8 +16,12 @@ export function unsupportedAt(msg: string, p?: Pos): ScatterError {
 }
 
 export interface Normalized {
-  /** SELECT expressions as written (for column names) and with aliases substituted (to compute). */
-  columns: { name?: string; written: Expr; expr: Expr }[];
+  /**
+   * SELECT expressions: `name` is the alias, `outName` the result column's name as ClickHouse gives
+   * it (the alias, else core/sql/names.ts's columnName), `written` the expression as written and
+   * `expr` with aliases substituted (to compute).
+   */
+  columns: { name?: string; outName: string; written: Expr; expr: Expr }[];
   groupBy: Expr[];
   having?: Expr;
   /** WHERE / PREWHERE with SELECT aliases substituted (the shard query has other SELECT columns). */
@@ -82,7 +87,8 @@ export function normalize(q: SelectQuery): Normalized {
       return undefined;
     });
 
-  const columns = q.columns.map((c) => ({ name: c.alias, written: c, expr: subst(c) }));
+  const qualifiers = qualifiersOf(q);
+  const columns = q.columns.map((c) => ({ name: c.alias, outName: columnName(c, { qualifiers }), written: c, expr: subst(c) }));
   const hasAsterisk = q.columns.some((c) => c.kind === 'asterisk');
   const positional = (e: Expr): Expr => {
     if (e.kind === 'literal' && e.type === 'integer' && !hasAsterisk) {

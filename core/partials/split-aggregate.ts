@@ -13,7 +13,8 @@
 //   answer carries Elasticsearch's doc_count_error_upper_bound per row and overall.
 import type { Expr, SelectQuery, OrderItem } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
-import { canon, exprName, int, walk } from './ast-build.js';
+import { canon, int, walk } from './ast-build.js';
+import { formatForName } from '../sql/names.js';
 import type { Normalized } from './analyze.js';
 import { unsupportedAt } from './analyze.js';
 import { canEvaluate, evaluate, type SortSpec, type Typed } from './evaluator.js';
@@ -155,10 +156,10 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
   if (shardLimit !== undefined) shardQuery.limit = { limit: int(shardLimit) };
 
   const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
-  const outNames = n.columns.map((c) => c.name ?? exprName(c.written));
+  const outNames = n.columns.map((c) => c.outName);
   const describe = [
-    `shards: GROUP BY ${n.groupBy.length ? n.groupBy.map(exprName).join(', ') : '(none)'} returning keys and partial states`,
-    ...aggs.map((a) => `  ${exprName(a.impl.call)} -> ${a.cols.join(', ')}: ${a.impl.describe}`),
+    `shards: GROUP BY ${n.groupBy.length ? n.groupBy.map((e) => formatForName(e)).join(', ') : '(none)'} returning keys and partial states`,
+    ...aggs.map((a) => `  ${formatForName(a.impl.call)} -> ${a.cols.join(', ')}: ${a.impl.describe}`),
     mode === 'none'
       ? 'limit: applied on the coordinator only'
       : `limit push-down: ${mode}${shardLimit !== undefined ? ` (each shard returns at most ${shardLimit} groups)` : ''}`,
@@ -422,7 +423,7 @@ class GroupMerger implements Merger {
         return e;
       });
       const ci = n.columns.findIndex((c) => canon(c.expr) === this.s.topkAgg!.key);
-      const name = ci >= 0 ? outNames[ci]! : exprName(this.s.topkAgg.impl.call);
+      const name = ci >= 0 ? outNames[ci]! : formatForName(this.s.topkAgg.impl.call);
       out[name] = { method: 'topk-shard-size', errorUpperBound: overall.toString(), perRowErrorUpperBound: per.map(String) };
     }
     return Object.keys(out).length ? out : undefined;
