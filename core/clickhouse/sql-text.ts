@@ -3,12 +3,8 @@
 // They work on SQL text (not the AST) because the adapters receive SQL text from the port; the
 // text is read with the SQL front end's lexer (core/sql/lexer.ts), never a second one.
 import { tokenize } from '../sql/lexer.js';
+import { backquote, quoteStringLiteral } from '../sql/quote.js';
 import type { ExternalTable, SettingValue } from './port.js';
-
-/** A ClickHouse single-quoted string literal (backslash escapes, as ClickHouse reads them). */
-export function quoteString(s: string): string {
-  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
 
 const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -19,7 +15,7 @@ export function settingLiteral(v: SettingValue): string {
     if (!Number.isFinite(v)) throw new TypeError(`setting value ${v} is not a finite number`);
     return String(v);
   }
-  return quoteString(v);
+  return quoteStringLiteral(v);
 }
 
 /**
@@ -47,11 +43,7 @@ export function trimStatement(sql: string): string {
  * external table's `_structure` literally, so a backquoted name would become part of the name.
  */
 export function structureOf(t: ExternalTable): string {
-  return t.columns.map((c) => `${SETTING_NAME.test(c.name) ? c.name : quoteIdent(c.name)} ${c.type}`).join(', ');
-}
-
-export function quoteIdent(name: string): string {
-  return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
+  return t.columns.map((c) => `${SETTING_NAME.test(c.name) ? c.name : backquote(c.name)} ${c.type}`).join(', ');
 }
 
 /** An external table's data as JSONEachRow lines: its pre-encoded text, else its rows encoded. */
@@ -141,7 +133,7 @@ export function substituteExternal(sql: string, external: ExternalTable[] | unde
     const hasAlias =
       next !== undefined && (next.kind === 'quoted' || (next.kind === 'ident' && (!FOLLOW_KEYWORDS.has(next.text.toUpperCase()) || /^AS$/i.test(next.text))));
     let rep = replacement(ext);
-    if (afterFromOrJoin && !hasAlias) rep += ` AS ${quoteIdent(ext.name)}`;
+    if (afterFromOrJoin && !hasAlias) rep += ` AS ${backquote(ext.name)}`;
     out += sql.slice(last, t.start) + rep;
     last = t.end;
   }

@@ -9,6 +9,7 @@
 
 import { ScatterError } from '../errors.js';
 import { cloneAst } from './ast.js';
+import { backquote, quoteStringLiteral } from './quote.js';
 import type {
   ArrayJoinClause,
   CaseExpr,
@@ -1277,7 +1278,7 @@ class Parser {
       const tk = this.toks[k]!;
       if (k > from && wordy(this.toks[k - 1]) && wordy(tk)) out += ' ';
       if (tk.type === 'string') out += quoteStringLiteral(tk.text);
-      else if (tk.type === 'qident') out += '`' + tk.text.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+      else if (tk.type === 'qident') out += backquote(tk.text);
       else if (tk.type === 'op' && tk.text === ',') out += ', ';
       else out += tk.text;
     }
@@ -1608,26 +1609,6 @@ function isIntegerSpelling(s: string): boolean {
     if (c < 48 || c > 57) return false;
   }
   return true;
-}
-
-/** A ClickHouse string literal for `s` (backslash escapes; valid on 18.16 and current versions). */
-export function quoteStringLiteral(s: string): string {
-  let out = "'";
-  let run = 0;
-  for (let k = 0; k < s.length; k++) {
-    const c = s.charCodeAt(k);
-    let esc: string | undefined;
-    if (c === 39) esc = "\\'";
-    else if (c === 92) esc = '\\\\';
-    else if (c < 32 || c === 127) {
-      esc = c === 10 ? '\\n' : c === 9 ? '\\t' : c === 13 ? '\\r' : c === 0 ? '\\0' : '\\x' + c.toString(16).padStart(2, '0').toUpperCase();
-    }
-    if (esc !== undefined) {
-      out += s.slice(run, k) + esc;
-      run = k + 1;
-    }
-  }
-  return out + s.slice(run) + "'";
 }
 
 export { positionAt };
