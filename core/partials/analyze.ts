@@ -5,7 +5,8 @@
 import type { Expr, FunctionCall, SelectQuery, Pos } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
 import { columnName, qualifiersOf } from '../sql/names.js';
-import { canon, rewrite, walk } from './ast-build.js';
+import { canon } from './ast-build.js';
+import { rewriteExpr, walkExpr } from '../sql/visit.js';
 import { isAggregateCall } from './families/index.js';
 
 function posOf(p: Pos | undefined) {
@@ -61,13 +62,13 @@ export function normalize(q: SelectQuery): Normalized {
     aliases.set(w.name, w.expr);
   }
   const collectAliases = (e: Expr) =>
-    walk(e, (x) => {
+    walkExpr(e, (x) => {
       if (x.alias && x.kind !== 'lambda') aliases.set(x.alias, x);
     });
   for (const c of q.columns) collectAliases(c);
 
   const subst = (e: Expr, depth = 0, inside = new Set<string>()): Expr =>
-    rewrite(e, (x) => {
+    rewriteExpr(e, (x) => {
       if (x.kind === 'column' && x.parts.length === 1 && aliases.has(x.parts[0]!) && !inside.has(x.parts[0]!)) {
         if (depth > 32) throw unsupportedAt('alias cycle', x.pos);
         const name = x.parts[0]!;
@@ -113,11 +114,11 @@ export function normalize(q: SelectQuery): Normalized {
   const aggregates: FunctionCall[] = [];
   const seen = new Set<string>();
   const collect = (e: Expr, where: string) =>
-    walk(e, (x) => {
+    walkExpr(e, (x) => {
       if (x.kind === 'subquery') throw unsupportedAt(`a scalar subquery in ${where}`, x.pos);
       if (x.kind === 'function' && isAggregateCall(x)) {
         for (const a of x.args) {
-          walk(a, (y) => {
+          walkExpr(a, (y) => {
             if (y.kind === 'function' && isAggregateCall(y)) throw unsupportedAt(`aggregate function ${y.name} inside another aggregate`, y.pos);
           });
         }
@@ -139,12 +140,12 @@ export function normalize(q: SelectQuery): Normalized {
     ['PREWHERE', q.prewhere],
   ] as const) {
     if (!e) continue;
-    walk(e, (x) => {
+    walkExpr(e, (x) => {
       if (x.kind === 'function' && isAggregateCall(x)) throw unsupportedAt(`aggregate function ${x.name} in ${clause}`, x.pos);
     });
   }
   for (const g of groupBy) {
-    walk(g, (x) => {
+    walkExpr(g, (x) => {
       if (x.kind === 'function' && isAggregateCall(x)) throw unsupportedAt(`aggregate function ${x.name} in GROUP BY`, x.pos);
     });
   }

@@ -13,7 +13,8 @@
 //   answer carries Elasticsearch's doc_count_error_upper_bound per row and overall.
 import type { Expr, SelectQuery, OrderItem } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
-import { canon, int, walk } from './ast-build.js';
+import { canon, int } from './ast-build.js';
+import { childrenOf, walkExpr } from '../sql/visit.js';
 import { formatForName } from '../sql/names.js';
 import type { Normalized } from './analyze.js';
 import { unsupportedAt } from './analyze.js';
@@ -66,7 +67,7 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
   const prepare = (e: Expr, clause: string) => {
     if (isBound(e) || canEvaluate(e, isBound)) return;
     let hasAgg = false;
-    walk(e, (x) => {
+    walkExpr(e, (x) => {
       if (aggByKey.has(canon(x))) {
         hasAgg = true;
         return false;
@@ -89,7 +90,7 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
       return;
     }
     if (e.kind === 'case' || e.kind === 'tuple') {
-      walk(e, (x) => (x === e ? undefined : (prepare(x, clause), false)));
+      walkExpr(e, (x) => (x === e ? undefined : (prepare(x, clause), false)));
       return;
     }
     const name = e.kind === 'function' ? `function ${e.name}` : e.kind;
@@ -174,39 +175,16 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
 }
 
 /** The first column reference in `e` that is not inside a group key expression (lambda parameters aside). */
-function strayColumn(e: Expr, keyCanon: string[], params: Set<string> = new Set()): (Expr & { kind: 'column' }) | undefined {
+function strayColumn(e: Expr, keyCanon: string[], params: ReadonlySet<string> = new Set()): (Expr & { kind: 'column' }) | undefined {
   if (keyCanon.includes(canon(e))) return undefined;
-  switch (e.kind) {
-    case 'column':
-      return e.parts.length === 1 && params.has(e.parts[0]!) ? undefined : e;
-    case 'function':
-      for (const a of [...e.args, ...(e.params ?? [])]) {
-        const s = strayColumn(a, keyCanon, params);
-        if (s) return s;
-      }
-      return undefined;
-    case 'array':
-    case 'tuple':
-      for (const a of e.items) {
-        const s = strayColumn(a, keyCanon, params);
-        if (s) return s;
-      }
-      return undefined;
-    case 'case':
-      for (const a of [e.operand, ...e.whens.flatMap((w) => [w.when, w.then]), e.else]) {
-        const s = a ? strayColumn(a, keyCanon, params) : undefined;
-        if (s) return s;
-      }
-      return undefined;
-    case 'cast':
-      return strayColumn(e.expr, keyCanon, params);
-    case 'lambda':
-      return strayColumn(e.body, keyCanon, new Set([...params, ...e.params]));
-    case 'interval':
-      return strayColumn(e.value, keyCanon, params);
-    default:
-      return undefined;
+  if (e.kind === 'column') return e.parts.length === 1 && params.has(e.parts[0]!) ? undefined : e;
+  // A lambda's parameters are not columns inside its body.
+  const inner = e.kind === 'lambda' ? new Set([...params, ...e.params]) : params;
+  for (const child of childrenOf(e)) {
+    const s = strayColumn(child, keyCanon, inner);
+    if (s) return s;
   }
+  return undefined;
 }
 
 interface Group {
@@ -390,7 +368,7 @@ class GroupMerger implements Merger {
     const { n, aggs, outNames } = this.s;
     n.columns.forEach((c, ci) => {
       const used: AggSlot[] = [];
-      walk(c.expr, (x) => {
+      walkExpr(c.expr, (x) => {
         const a = this.s.aggs.find((s) => s.key === canon(x));
         if (a) {
           used.push(a);

@@ -12,7 +12,7 @@
 import type { Expr, FunctionCall, SelectQuery } from '../sql/ast.js';
 import type { KeyContext } from './key-context.js';
 import { isKeyRef, OWNER_UNKNOWN, ownersOf, setItems } from './key-context.js';
-import { mapClausesShared, rewriteExpr, SKIP, type ClauseName } from './rewrite-expr.js';
+import { mapClausesShared, rewriteExpr, SKIP, type Clause } from '../sql/visit.js';
 import { isMainQualifier } from './key-ref.js';
 
 export interface InSlot {
@@ -36,7 +36,7 @@ export interface ShardRewriter {
   template(q: SelectQuery, print: (q: SelectQuery) => string, printExpr: (e: Expr) => string): ((shard: number) => string) | undefined;
 }
 
-const FILTER_CLAUSES: ReadonlySet<ClauseName> = new Set(['where', 'prewhere', 'joinOn']);
+const FILTER_CLAUSES: ReadonlySet<Clause> = new Set(['where', 'prewhere', 'joinOn']);
 
 function forEachFilterNode(q: SelectQuery, visit: (e: Expr) => boolean | void): void {
   const walk = (root: Expr) =>
