@@ -39,6 +39,8 @@ export interface ParseOptions {
 }
 
 export const DEFAULT_MAX_LENGTH = 1 << 20;
+const POSTFIX_AFTER_LIST: ReadonlySet<string> = new Set(['[', '.', '::', '+', '-', '*', '/', '%', '||']);
+
 export const DEFAULT_MAX_DEPTH = 200;
 /** Cap on the depth of left-associative operator chains (`a + b + c ...` nests to the left). */
 const MAX_CHAIN_DEPTH = 1000;
@@ -292,6 +294,11 @@ class Parser {
   }
   private isOp(op: string, t: Token = this.t): boolean {
     return t.type === 'op' && t.text === op;
+  }
+  /** A postfix or binary operator after a closing parenthesis: `(1) + 1` is not a plain list. */
+  private postfixFollows(): boolean {
+    const t = this.t;
+    return t.type === 'op' && POSTFIX_AFTER_LIST.has(t.text);
   }
   private acceptKw(word: string): boolean {
     if (this.isKw(word)) {
@@ -1107,18 +1114,7 @@ class Parser {
         // `(1, 2,)`: a trailing comma closes the list (for one item it makes a tuple, handled slowly).
         if (this.isOp(')') && items.length > 1) {
           this.i++;
-          if (
-            this.isOp('[') ||
-            this.isOp('.') ||
-            this.isOp('::') ||
-            this.isOp('+') ||
-            this.isOp('-') ||
-            this.isOp('*') ||
-            this.isOp('/') ||
-            this.isOp('%') ||
-            this.isOp('||')
-          )
-            break;
+          if (this.postfixFollows()) break;
           return items;
         }
         continue;
@@ -1126,18 +1122,7 @@ class Parser {
       if (this.isOp(')')) {
         this.i++;
         // A postfix or operator after the list means it was not a plain list: `(1) + 1`.
-        if (
-          this.isOp('[') ||
-          this.isOp('.') ||
-          this.isOp('::') ||
-          this.isOp('+') ||
-          this.isOp('-') ||
-          this.isOp('*') ||
-          this.isOp('/') ||
-          this.isOp('%') ||
-          this.isOp('||')
-        )
-          break;
+        if (this.postfixFollows()) break;
         return items;
       }
       break;
