@@ -1,6 +1,6 @@
 // The per-shard part of the rewrite, as ClickHouse's Distributed engine does it: IN pruning on the
 // sharding key and the `_shard_num` virtual column. Slots are found once; each shard then gets a
-// structure-sharing copy (rewrite-expr.ts) in which only the pruned IN nodes and `_shard_num`
+// structure-sharing copy (rewriteExpr in core/sql/visit.ts) in which only the pruned IN nodes and `_shard_num`
 // references differ.
 //
 // Pruning (OptimizeShardingKeyRewriteInVisitor): only `key IN (literals)` in WHERE, PREWHERE and
