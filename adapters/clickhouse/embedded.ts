@@ -25,13 +25,13 @@ import { parseJsonResult } from './json-result.js';
 import {
   externalIsEmpty,
   externalJsonEachRow,
-  quoteString,
   settingsClause,
   structureOf,
   substituteExternal,
   toJsonEachRow,
   trimStatement,
 } from '../../core/clickhouse/sql-text.js';
+import { quoteStringLiteral } from '../../core/sql/quote.js';
 
 export interface EmbeddedAccessOptions {
   /** The engine's data directory (created if missing). One per process. */
@@ -173,10 +173,10 @@ function makeAccess(o: Opened): ClickHouseAccess {
 
 /** The table expression an external table becomes: rows inline, structure explicit. */
 export function formatTableExpr(t: ExternalTable): string {
-  const structure = quoteString(structureOf(t));
+  const structure = quoteStringLiteral(structureOf(t));
   // format() needs at least one row of data; null() is the empty table with a structure.
   if (externalIsEmpty(t)) return `(SELECT * FROM null(${structure}))`;
-  return `(SELECT * FROM format(JSONEachRow, ${structure}, ${quoteString(externalJsonEachRow(t))}))`;
+  return `(SELECT * FROM format(JSONEachRow, ${structure}, ${quoteStringLiteral(externalJsonEachRow(t), { rawControls: true })}))`;
 }
 
 function toClickHouseError(e: unknown): ClickHouseError {

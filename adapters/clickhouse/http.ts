@@ -21,7 +21,8 @@ import { ClickHouseError } from '../../core/clickhouse/port.js';
 import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult, SettingValue } from '../../core/clickhouse/port.js';
 import { abortedError, connectionError, parseClickHouseCode, serverError } from './errors.js';
 import { parseJsonResult } from './json-result.js';
-import { externalIsEmpty, externalJsonEachRow, quoteString, structureOf, trimStatement } from '../../core/clickhouse/sql-text.js';
+import { externalIsEmpty, externalJsonEachRow, structureOf, trimStatement } from '../../core/clickhouse/sql-text.js';
+import { quoteStringLiteral } from '../../core/sql/quote.js';
 
 export interface HttpAccessOptions {
   url: string;
@@ -107,7 +108,7 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
     async cancel(queryId: string): Promise<void> {
       // A separate request: aborting the original HTTP request leaves the query running.
       try {
-        await client.command({ query: `KILL QUERY WHERE query_id = ${quoteString(queryId)} ASYNC` });
+        await client.command({ query: `KILL QUERY WHERE query_id = ${quoteStringLiteral(queryId)} ASYNC` });
       } catch (e) {
         throw toClickHouseError(e);
       }

@@ -7,19 +7,9 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ConfigError } from '../../core/config/load.js';
 import type { ShardConfig } from '../../core/config/schema.js';
+import type { ShardEnv } from '../../functions/shard/env.js';
 import { ENTRY } from '../bundling.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
-
-/**
- * The JSON in CH_SCATTER_SHARD (what the shard handler parses, functions/shard/handler.ts). The handler
- * finds its credentials secret here, in `secretArn`; CH_SCATTER_SECRET_ARN repeats it for operators and
- * is read by no code.
- */
-export interface ShardEnv {
-  shard: number;
-  replicas: { url: string }[];
-  secretArn: string;
-}
 
 export interface ShardFunctionProps extends Pick<ScatterFunctionProps, 'memoryMb' | 'timeoutS' | 'logRetentionDays' | 'vpc'> {
   index: number;
@@ -93,6 +83,8 @@ export class ShardFunction extends Construct {
       this.secretCreated = true;
     }
 
+    // CH_SCATTER_SHARD as the shard handler parses it (functions/shard/env.ts). `secretArn` repeats
+    // CH_SCATTER_SECRET_ARN inside it because that is where the shard handler looks for it.
     const env: ShardEnv = {
       shard: props.index,
       replicas: props.shard.replicas.map((r) => ({ url: r.url! })),

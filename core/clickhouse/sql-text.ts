@@ -1,12 +1,10 @@
 // Small text-level helpers both adapters share: quoting, the SETTINGS clause, and making
 // shipped external tables (`_data_<hash>`) readable by substituting their name in the SQL.
-// They work on SQL text (not the AST) because the adapters receive SQL text from the port.
+// They work on SQL text (not the AST) because the adapters receive SQL text from the port; the
+// text is read with the SQL front end's lexer (core/sql/lexer.ts), never a second one.
+import { tokenize } from '../sql/lexer.js';
+import { backquote, quoteStringLiteral } from '../sql/quote.js';
 import type { ExternalTable, SettingValue } from './port.js';
-
-/** A ClickHouse single-quoted string literal (backslash escapes, as ClickHouse reads them). */
-export function quoteString(s: string): string {
-  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
 
 const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -17,7 +15,7 @@ export function settingLiteral(v: SettingValue): string {
     if (!Number.isFinite(v)) throw new TypeError(`setting value ${v} is not a finite number`);
     return String(v);
   }
-  return quoteString(v);
+  return quoteStringLiteral(v);
 }
 
 /**
@@ -45,11 +43,7 @@ export function trimStatement(sql: string): string {
  * external table's `_structure` literally, so a backquoted name would become part of the name.
  */
 export function structureOf(t: ExternalTable): string {
-  return t.columns.map((c) => `${SETTING_NAME.test(c.name) ? c.name : quoteIdent(c.name)} ${c.type}`).join(', ');
-}
-
-export function quoteIdent(name: string): string {
-  return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
+  return t.columns.map((c) => `${SETTING_NAME.test(c.name) ? c.name : backquote(c.name)} ${c.type}`).join(', ');
 }
 
 /** An external table's data as JSONEachRow lines: its pre-encoded text, else its rows encoded. */
@@ -87,73 +81,25 @@ const FOLLOW_KEYWORDS = new Set(
   ).split(' '),
 );
 
-interface Token {
+// Table-name tokens for substituteExternal: identifiers (bare or quoted), punctuation, and
+// everything else. Read with the SQL front end's lexer, the one lexer of the code base: it reads
+// quotes, escapes, comments and the Unicode quotes as ClickHouse does.
+interface TextToken {
   kind: 'ident' | 'quoted' | 'punct' | 'other';
   text: string; // identifier name (unquoted) or the punctuation
   start: number;
   end: number;
 }
 
-/** A light lexer: enough to find identifiers outside strings and comments. */
-function tokens(sql: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  const n = sql.length;
-  while (i < n) {
-    const c = sql[i]!;
-    if (/\s/.test(c)) {
-      i++;
-      continue;
-    }
-    if (c === '-' && sql[i + 1] === '-') {
-      while (i < n && sql[i] !== '\n') i++;
-      continue;
-    }
-    if (c === '#') {
-      while (i < n && sql[i] !== '\n') i++;
-      continue;
-    }
-    if (c === '/' && sql[i + 1] === '*') {
-      const e = sql.indexOf('*/', i + 2);
-      i = e < 0 ? n : e + 2;
-      continue;
-    }
-    if (c === "'" || c === '"' || c === '`') {
-      const start = i;
-      let text = '';
-      i++;
-      while (i < n) {
-        const d = sql[i]!;
-        if (d === '\\' && i + 1 < n) {
-          text += sql[i + 1];
-          i += 2;
-          continue;
-        }
-        if (d === c) {
-          if (sql[i + 1] === c) {
-            text += c;
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        text += d;
-        i++;
-      }
-      out.push({ kind: c === "'" ? 'other' : 'quoted', text, start, end: i });
-      continue;
-    }
-    if (/[A-Za-z_]/.test(c)) {
-      const start = i;
-      while (i < n && /[A-Za-z0-9_$]/.test(sql[i]!)) i++;
-      out.push({ kind: 'ident', text: sql.slice(start, i), start, end: i });
-      continue;
-    }
-    out.push({ kind: 'punct', text: c, start: i, end: i + 1 });
-    i++;
-  }
-  return out;
+function textTokens(sql: string): TextToken[] {
+  return tokenize(sql)
+    .filter((t) => t.type !== 'eof')
+    .map((t) => ({
+      kind: t.type === 'ident' ? 'ident' : t.type === 'qident' ? 'quoted' : t.type === 'op' ? 'punct' : 'other',
+      text: t.text,
+      start: t.start,
+      end: t.end,
+    }));
 }
 
 /**
@@ -165,7 +111,12 @@ function tokens(sql: string): Token[] {
 export function substituteExternal(sql: string, external: ExternalTable[] | undefined, replacement: (t: ExternalTable) => string): string {
   if (!external || external.length === 0) return sql;
   const byName = new Map(external.map((t) => [t.name, t]));
-  const toks = tokens(sql);
+  let toks: TextToken[];
+  try {
+    toks = textTokens(sql);
+  } catch {
+    return sql; // text ClickHouse cannot parse either: let it report the error itself
+  }
   let out = '';
   let last = 0;
   for (let k = 0; k < toks.length; k++) {
@@ -182,7 +133,7 @@ export function substituteExternal(sql: string, external: ExternalTable[] | unde
     const hasAlias =
       next !== undefined && (next.kind === 'quoted' || (next.kind === 'ident' && (!FOLLOW_KEYWORDS.has(next.text.toUpperCase()) || /^AS$/i.test(next.text))));
     let rep = replacement(ext);
-    if (afterFromOrJoin && !hasAlias) rep += ` AS ${quoteIdent(ext.name)}`;
+    if (afterFromOrJoin && !hasAlias) rep += ` AS ${backquote(ext.name)}`;
     out += sql.slice(last, t.start) + rep;
     last = t.end;
   }
@@ -190,23 +141,31 @@ export function substituteExternal(sql: string, external: ExternalTable[] | unde
 }
 
 /**
- * Settings assigned in the SQL text's own SETTINGS clause(s), among `names` (case-sensitive,
- * as ClickHouse setting names are). A query-level SETTINGS clause overrides settings passed
- * by the adapter (HTTP parameters), so the shard refuses SQL that sets the ones it enforces.
+ * The settings among `names` that the SQL text assigns in a SETTINGS clause, at any level
+ * (a subquery's clause applies to that subquery; ClickHouse keeps the FIRST clause's value when
+ * a statement has two, so one the adapter appends cannot win over one in the text). A query-level
+ * SETTINGS clause also overrides settings passed as HTTP parameters, so the shard refuses SQL
+ * that sets any setting it enforces.
+ *
+ * Every spelling ClickHouse reads as that setting's name counts: bare, `backquoted`, "double
+ * quoted", “Unicode quoted”, with escapes (`max_execution_\x74ime`), comments between the tokens
+ * and any letter case (ClickHouse refuses other cases as unknown settings today; refusing them
+ * here costs nothing). Matching is deliberately wide: any such name after a SETTINGS keyword,
+ * whatever follows it. Throws the lexer's SYNTAX_ERROR for text the lexer cannot read (e.g.
+ * `$$heredoc$$` strings): a guard must refuse what it cannot read, never guess.
  */
 export function assignedSettings(sql: string, names: readonly string[]): string[] {
-  const toks = tokens(sql);
+  const byLower = new Map(names.map((n) => [n.toLowerCase(), n]));
   const found = new Set<string>();
   let inSettings = false;
-  for (let k = 0; k < toks.length; k++) {
-    const t = toks[k]!;
-    if (t.kind === 'ident' && t.text.toUpperCase() === 'SETTINGS') {
+  for (const t of tokenize(sql)) {
+    if (t.type === 'ident' && t.upper === 'SETTINGS') {
       inSettings = true;
       continue;
     }
-    if (!inSettings || (t.kind !== 'ident' && t.kind !== 'quoted')) continue;
-    const next = toks[k + 1];
-    if (next?.kind === 'punct' && next.text === '=' && names.includes(t.text)) found.add(t.text);
+    if (!inSettings || (t.type !== 'ident' && t.type !== 'qident')) continue;
+    const name = byLower.get(t.text.toLowerCase());
+    if (name !== undefined) found.add(name);
   }
   return [...found];
 }

@@ -4,7 +4,9 @@
 // collected (deduplicated by their canonical text, as ClickHouse computes `count()` once).
 import type { Expr, FunctionCall, SelectQuery, Pos } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
-import { canon, rewrite, walk } from './ast-build.js';
+import { columnName, qualifiersOf } from '../sql/names.js';
+import { canon } from './ast-build.js';
+import { rewriteExpr, walkExpr } from '../sql/visit.js';
 import { isAggregateCall } from './families/index.js';
 
 function posOf(p: Pos | undefined) {
@@ -15,8 +17,12 @@ export function unsupportedAt(msg: string, p?: Pos): ScatterError {
 }
 
 export interface Normalized {
-  /** SELECT expressions as written (for column names) and with aliases substituted (to compute). */
-  columns: { name?: string; written: Expr; expr: Expr }[];
+  /**
+   * SELECT expressions: `name` is the alias, `outName` the result column's name as ClickHouse gives
+   * it (the alias, else core/sql/names.ts's columnName), `written` the expression as written and
+   * `expr` with aliases substituted (to compute).
+   */
+  columns: { name?: string; outName: string; written: Expr; expr: Expr }[];
   groupBy: Expr[];
   having?: Expr;
   /** WHERE / PREWHERE with SELECT aliases substituted (the shard query has other SELECT columns). */
@@ -56,13 +62,13 @@ export function normalize(q: SelectQuery): Normalized {
     aliases.set(w.name, w.expr);
   }
   const collectAliases = (e: Expr) =>
-    walk(e, (x) => {
+    walkExpr(e, (x) => {
       if (x.alias && x.kind !== 'lambda') aliases.set(x.alias, x);
     });
   for (const c of q.columns) collectAliases(c);
 
   const subst = (e: Expr, depth = 0, inside = new Set<string>()): Expr =>
-    rewrite(e, (x) => {
+    rewriteExpr(e, (x) => {
       if (x.kind === 'column' && x.parts.length === 1 && aliases.has(x.parts[0]!) && !inside.has(x.parts[0]!)) {
         if (depth > 32) throw unsupportedAt('alias cycle', x.pos);
         const name = x.parts[0]!;
@@ -82,7 +88,8 @@ export function normalize(q: SelectQuery): Normalized {
       return undefined;
     });
 
-  const columns = q.columns.map((c) => ({ name: c.alias, written: c, expr: subst(c) }));
+  const qualifiers = qualifiersOf(q);
+  const columns = q.columns.map((c) => ({ name: c.alias, outName: columnName(c, { qualifiers }), written: c, expr: subst(c) }));
   const hasAsterisk = q.columns.some((c) => c.kind === 'asterisk');
   const positional = (e: Expr): Expr => {
     if (e.kind === 'literal' && e.type === 'integer' && !hasAsterisk) {
@@ -107,11 +114,11 @@ export function normalize(q: SelectQuery): Normalized {
   const aggregates: FunctionCall[] = [];
   const seen = new Set<string>();
   const collect = (e: Expr, where: string) =>
-    walk(e, (x) => {
+    walkExpr(e, (x) => {
       if (x.kind === 'subquery') throw unsupportedAt(`a scalar subquery in ${where}`, x.pos);
       if (x.kind === 'function' && isAggregateCall(x)) {
         for (const a of x.args) {
-          walk(a, (y) => {
+          walkExpr(a, (y) => {
             if (y.kind === 'function' && isAggregateCall(y)) throw unsupportedAt(`aggregate function ${y.name} inside another aggregate`, y.pos);
           });
         }
@@ -133,12 +140,12 @@ export function normalize(q: SelectQuery): Normalized {
     ['PREWHERE', q.prewhere],
   ] as const) {
     if (!e) continue;
-    walk(e, (x) => {
+    walkExpr(e, (x) => {
       if (x.kind === 'function' && isAggregateCall(x)) throw unsupportedAt(`aggregate function ${x.name} in ${clause}`, x.pos);
     });
   }
   for (const g of groupBy) {
-    walk(g, (x) => {
+    walkExpr(g, (x) => {
       if (x.kind === 'function' && isAggregateCall(x)) throw unsupportedAt(`aggregate function ${x.name} in GROUP BY`, x.pos);
     });
   }

@@ -13,7 +13,9 @@
 //   answer carries Elasticsearch's doc_count_error_upper_bound per row and overall.
 import type { Expr, SelectQuery, OrderItem } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
-import { canon, exprName, int, walk } from './ast-build.js';
+import { canon, int } from './ast-build.js';
+import { childrenOf, walkExpr } from '../sql/visit.js';
+import { formatForName } from '../sql/names.js';
 import type { Normalized } from './analyze.js';
 import { unsupportedAt } from './analyze.js';
 import { canEvaluate, evaluate, type SortSpec, type Typed } from './evaluator.js';
@@ -65,7 +67,7 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
   const prepare = (e: Expr, clause: string) => {
     if (isBound(e) || canEvaluate(e, isBound)) return;
     let hasAgg = false;
-    walk(e, (x) => {
+    walkExpr(e, (x) => {
       if (aggByKey.has(canon(x))) {
         hasAgg = true;
         return false;
@@ -88,7 +90,7 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
       return;
     }
     if (e.kind === 'case' || e.kind === 'tuple') {
-      walk(e, (x) => (x === e ? undefined : (prepare(x, clause), false)));
+      walkExpr(e, (x) => (x === e ? undefined : (prepare(x, clause), false)));
       return;
     }
     const name = e.kind === 'function' ? `function ${e.name}` : e.kind;
@@ -161,10 +163,10 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
   if (shardLimit !== undefined) shardQuery.limit = { limit: int(shardLimit) };
 
   const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
-  const outNames = n.columns.map((c) => c.name ?? exprName(c.written));
+  const outNames = n.columns.map((c) => c.outName);
   const describe = [
-    `shards: GROUP BY ${n.groupBy.length ? n.groupBy.map(exprName).join(', ') : '(none)'} returning keys and partial states`,
-    ...aggs.map((a) => `  ${exprName(a.impl.call)} -> ${a.cols.join(', ')}: ${a.impl.describe}`),
+    `shards: GROUP BY ${n.groupBy.length ? n.groupBy.map((e) => formatForName(e)).join(', ') : '(none)'} returning keys and partial states`,
+    ...aggs.map((a) => `  ${formatForName(a.impl.call)} -> ${a.cols.join(', ')}: ${a.impl.describe}`),
     mode === 'none'
       ? 'limit: applied on the coordinator only'
       : `limit push-down: ${mode}${shardLimit !== undefined ? ` (each shard returns at most ${shardLimit} groups)` : ''}`,
@@ -179,39 +181,16 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
 }
 
 /** The first column reference in `e` that is not inside a group key expression (lambda parameters aside). */
-function strayColumn(e: Expr, keyCanon: string[], params: Set<string> = new Set()): (Expr & { kind: 'column' }) | undefined {
+function strayColumn(e: Expr, keyCanon: string[], params: ReadonlySet<string> = new Set()): (Expr & { kind: 'column' }) | undefined {
   if (keyCanon.includes(canon(e))) return undefined;
-  switch (e.kind) {
-    case 'column':
-      return e.parts.length === 1 && params.has(e.parts[0]!) ? undefined : e;
-    case 'function':
-      for (const a of [...e.args, ...(e.params ?? [])]) {
-        const s = strayColumn(a, keyCanon, params);
-        if (s) return s;
-      }
-      return undefined;
-    case 'array':
-    case 'tuple':
-      for (const a of e.items) {
-        const s = strayColumn(a, keyCanon, params);
-        if (s) return s;
-      }
-      return undefined;
-    case 'case':
-      for (const a of [e.operand, ...e.whens.flatMap((w) => [w.when, w.then]), e.else]) {
-        const s = a ? strayColumn(a, keyCanon, params) : undefined;
-        if (s) return s;
-      }
-      return undefined;
-    case 'cast':
-      return strayColumn(e.expr, keyCanon, params);
-    case 'lambda':
-      return strayColumn(e.body, keyCanon, new Set([...params, ...e.params]));
-    case 'interval':
-      return strayColumn(e.value, keyCanon, params);
-    default:
-      return undefined;
+  if (e.kind === 'column') return e.parts.length === 1 && params.has(e.parts[0]!) ? undefined : e;
+  // A lambda's parameters are not columns inside its body.
+  const inner = e.kind === 'lambda' ? new Set([...params, ...e.params]) : params;
+  for (const child of childrenOf(e)) {
+    const s = strayColumn(child, keyCanon, inner);
+    if (s) return s;
   }
+  return undefined;
 }
 
 interface Group {
@@ -410,7 +389,7 @@ class GroupMerger implements Merger {
     const { n, aggs, outNames } = this.s;
     n.columns.forEach((c, ci) => {
       const used: AggSlot[] = [];
-      walk(c.expr, (x) => {
+      walkExpr(c.expr, (x) => {
         const a = this.s.aggs.find((s) => s.key === canon(x));
         if (a) {
           used.push(a);
@@ -443,7 +422,7 @@ class GroupMerger implements Merger {
         return e;
       });
       const ci = n.columns.findIndex((c) => canon(c.expr) === this.s.topkAgg!.key);
-      const name = ci >= 0 ? outNames[ci]! : exprName(this.s.topkAgg.impl.call);
+      const name = ci >= 0 ? outNames[ci]! : formatForName(this.s.topkAgg.impl.call);
       out[name] = { method: 'topk-shard-size', errorUpperBound: overall.toString(), perRowErrorUpperBound: per.map(String) };
     }
     return Object.keys(out).length ? out : undefined;

@@ -7,7 +7,8 @@
 // predicate and no OFFSET, so page p costs one page per shard.
 import type { Expr, SelectQuery, OrderItem } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
-import { canon, col, exprName, fn, int } from './ast-build.js';
+import { canon, col, fn, int } from './ast-build.js';
+import { formatForName } from '../sql/names.js';
 import type { Normalized } from './analyze.js';
 import { unsupportedAt } from './analyze.js';
 import { afterPredicate, decodeCursor, encodeCursor, queryShapeHash, type CursorKey } from './cursor.js';
@@ -99,7 +100,7 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
     shardQuery,
     describe: [
       ordered
-        ? `shards: rows sorted by ${n.orderBy.map((o) => `${exprName(o.expr)} ${o.direction}`).join(', ')} then the tie-breaker, at most ${wanted ?? 'all'} each`
+        ? `shards: rows sorted by ${n.orderBy.map((o) => `${formatForName(o.expr)} ${o.direction}`).join(', ')} then the tie-breaker, at most ${wanted ?? 'all'} each`
         : `shards: rows, at most ${wanted ?? 'all'} each`,
       'coordinator: k-way merge of the sorted lists, then DISTINCT, LIMIT BY, OFFSET, LIMIT' + (pageable ? '; cursor from the last row' : ''),
     ].join('\n'),
@@ -181,7 +182,7 @@ class RowMerger implements Merger {
   }
 
   finalize(): FinalResult {
-    const meta = (this.meta ?? this.n.columns.map((c) => ({ name: c.name ?? exprName(c.written), type: 'String' }))).filter((m) => !this.hidden.has(m.name));
+    const meta = (this.meta ?? this.n.columns.map((c) => ({ name: c.outName, type: 'String' }))).filter((m) => !this.hidden.has(m.name));
     let all = this.o.ordered ? this.acc : [...this.byShard.entries()].sort((a, b) => a[0] - b[0]).flatMap((e) => e[1]);
     const keyCols = [...this.sortCols, ...this.tieCols];
     const keyText = (r: Row) => JSON.stringify(keyCols.map((c) => r.raw[c] ?? null));

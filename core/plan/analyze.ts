@@ -14,8 +14,7 @@ import {
   type TableExpr,
   type TableRef,
 } from '../sql/ast.js';
-import { exprsOfSelect, walkExpr } from '../sql/visit.js';
-import { mapClausesShared, rewriteExpr, SKIP } from './rewrite-expr.js';
+import { exprsOfSelect, mapClausesShared, rewriteExpr, SKIP, walkExpr } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
 import type { ResolvedTable } from './types.js';
 import { errorAt } from './position.js';

@@ -13,7 +13,7 @@ import type { Topology } from '../config/schema.js';
 import type { SubqueryRunner } from './types.js';
 import { isGlobalInName } from './analyze.js';
 import { lookupTable, splitName } from './tables.js';
-import { mapClausesShared, rewriteExpr } from './rewrite-expr.js';
+import { mapClausesShared, rewriteExpr } from '../sql/visit.js';
 import type { PlannerSettings } from './settings.js';
 import { INVOKE_PAYLOAD_LIMIT_BYTES, MAX_SHIPPED_BYTES } from '../protocol/shard-wire.js';
 

@@ -1,6 +1,6 @@
 // The per-shard part of the rewrite, as ClickHouse's Distributed engine does it: IN pruning on the
 // sharding key and the `_shard_num` virtual column. Slots are found once; each shard then gets a
-// structure-sharing copy (rewrite-expr.ts) in which only the pruned IN nodes and `_shard_num`
+// structure-sharing copy (rewriteExpr in core/sql/visit.ts) in which only the pruned IN nodes and `_shard_num`
 // references differ.
 //
 // Pruning (OptimizeShardingKeyRewriteInVisitor): only `key IN (literals)` in WHERE, PREWHERE and
@@ -12,7 +12,7 @@
 import type { Expr, FunctionCall, SelectQuery } from '../sql/ast.js';
 import type { KeyContext } from './key-context.js';
 import { isKeyRef, OWNER_UNKNOWN, ownersOf, setItems } from './key-context.js';
-import { mapClausesShared, rewriteExpr, SKIP, type ClauseName } from './rewrite-expr.js';
+import { mapClausesShared, rewriteExpr, SKIP, type Clause } from '../sql/visit.js';
 import { isMainQualifier } from './key-ref.js';
 
 export interface InSlot {
@@ -36,7 +36,7 @@ export interface ShardRewriter {
   template(q: SelectQuery, print: (q: SelectQuery) => string, printExpr: (e: Expr) => string): ((shard: number) => string) | undefined;
 }
 
-const FILTER_CLAUSES: ReadonlySet<ClauseName> = new Set(['where', 'prewhere', 'joinOn']);
+const FILTER_CLAUSES: ReadonlySet<Clause> = new Set(['where', 'prewhere', 'joinOn']);
 
 function forEachFilterNode(q: SelectQuery, visit: (e: Expr) => boolean | void): void {
   const walk = (root: Expr) =>
@@ -100,42 +100,52 @@ export function buildShardRewriter(q: SelectQuery, ctx: KeyContext | undefined, 
   }
   const prunableExternals = new Set([...prunableUses].filter(([n, c]) => allUses.get(n) === c).map(([n]) => n));
 
+  // The two per-shard rewrites, shared by the AST form (forShard) and the text template: the IN
+  // lists on the key in filter clauses, and `_shard_num` references.
+  const rewriteSlots = (q: SelectQuery, replace: (slot: InSlot) => Expr | typeof SKIP): SelectQuery =>
+    mapClausesShared(q, (root, clause) => {
+      if (!FILTER_CLAUSES.has(clause)) return root;
+      return rewriteExpr(root, (e) => {
+        if (e.alias !== undefined || e.kind === 'lambda' || e.kind === 'subquery') return SKIP;
+        const slot = slots.get(e);
+        return slot ? replace(slot) : undefined;
+      });
+    });
+  const rewriteShardNum = (q: SelectQuery, replace: (ref: Expr) => Expr): SelectQuery =>
+    mapClausesShared(q, (root) =>
+      rewriteExpr(root, (e) => {
+        if (e.kind === 'subquery') return SKIP;
+        if (!(naming ? isShardNumRef(e, naming) : e.kind === 'column' && e.parts.length === 1 && e.parts[0] === '_shard_num')) return undefined;
+        return replace(e);
+      }),
+    );
+
   const forShard = (base: SelectQuery, shard: number): SelectQuery => {
     let out = base;
     if (slots.size > 0) {
-      out = mapClausesShared(out, (root, clause) => {
-        if (!FILTER_CLAUSES.has(clause)) return root;
-        return rewriteExpr(root, (e) => {
-          if (e.alias !== undefined || e.kind === 'lambda' || e.kind === 'subquery') return SKIP;
-          const slot = slots.get(e);
-          if (!slot) return undefined;
-          let keep = slot.perShard[shard]!;
-          if (keep.length === slot.total) return SKIP; // nothing to prune on this shard
-          if (keep.length === 0) {
-            const items = setItems(slot.node.args[1]!)!;
-            keep = [items[items.length - 1]!];
-          }
-          const rhs: Expr = keep.length === 1 ? keep[0]! : { kind: 'tuple', items: keep };
-          return { ...slot.node, args: [slot.node.args[0]!, rhs] };
-        });
+      out = rewriteSlots(out, (slot) => {
+        let keep = slot.perShard[shard]!;
+        if (keep.length === slot.total) return SKIP; // nothing to prune on this shard
+        if (keep.length === 0) {
+          const items = setItems(slot.node.args[1]!)!;
+          keep = [items[items.length - 1]!];
+        }
+        const rhs: Expr = keep.length === 1 ? keep[0]! : { kind: 'tuple', items: keep };
+        return { ...slot.node, args: [slot.node.args[0]!, rhs] };
       });
     }
     if (usesShardNum) {
       const n = String(shard + 1);
-      out = mapClausesShared(out, (root) =>
-        rewriteExpr(root, (e) => {
-          if (e.kind === 'subquery') return SKIP;
-          if (!(naming ? isShardNumRef(e, naming) : e.kind === 'column' && e.parts.length === 1 && e.parts[0] === '_shard_num')) return undefined;
-          // A typed literal, so `_shard_num` keeps ClickHouse's UInt32 type and its column name.
-          const lit: FunctionCall = {
-            kind: 'function',
-            name: 'toUInt32',
-            args: [{ kind: 'literal', type: 'integer', value: n }],
-            alias: e.alias ?? '_shard_num',
-          };
-          return lit;
-        }),
-      );
+      out = rewriteShardNum(out, (e) => {
+        // A typed literal, so `_shard_num` keeps ClickHouse's UInt32 type and its column name.
+        const lit: FunctionCall = {
+          kind: 'function',
+          name: 'toUInt32',
+          args: [{ kind: 'literal', type: 'integer', value: n }],
+          alias: e.alias ?? '_shard_num',
+        };
+        return lit;
+      });
     }
     return out;
   };
@@ -149,50 +159,38 @@ export function buildShardRewriter(q: SelectQuery, ctx: KeyContext | undefined, 
     };
     let out = base;
     if (slots.size > 0) {
-      out = mapClausesShared(out, (root, clause) => {
-        if (!FILTER_CLAUSES.has(clause)) return root;
-        return rewriteExpr(root, (e) => {
-          if (e.alias !== undefined || e.kind === 'lambda' || e.kind === 'subquery') return SKIP;
-          const slot = slots.get(e);
-          if (!slot) return undefined;
-          const items = setItems(slot.node.args[1]!)!;
-          // Each item printed once (lazily), then joined per shard; the whole set only if a shard keeps it all.
-          const texts = new Map<Expr, string>();
-          const text = (x: Expr): string => {
-            let t = texts.get(x);
-            if (t === undefined) texts.set(x, (t = printExpr(x)));
-            return t;
-          };
-          let whole: string | undefined;
-          const fill = (shard: number): string => {
-            const keep = slot.perShard[shard]!;
-            if (keep.length === slot.total) {
-              // Exactly as the printer writes this IN's right side: print `__x IN <rhs>`, keep the tail.
-              if (whole === undefined) {
-                const probe: FunctionCall = { ...slot.node, args: [{ kind: 'column', parts: ['__x'] }, slot.node.args[1]!] };
-                delete probe.alias;
-                const printed = printExpr(probe);
-                whole = printed.startsWith('__x IN ') ? printed.slice('__x IN '.length) : `(${printExpr(slot.node.args[1]!)})`;
-              }
-              return whole;
+      out = rewriteSlots(out, (slot) => {
+        const items = setItems(slot.node.args[1]!)!;
+        // Each item printed once (lazily), then joined per shard; the whole set only if a shard keeps it all.
+        const texts = new Map<Expr, string>();
+        const text = (x: Expr): string => {
+          let t = texts.get(x);
+          if (t === undefined) texts.set(x, (t = printExpr(x)));
+          return t;
+        };
+        let whole: string | undefined;
+        const fill = (shard: number): string => {
+          const keep = slot.perShard[shard]!;
+          if (keep.length === slot.total) {
+            // Exactly as the printer writes this IN's right side: print `__x IN <rhs>`, keep the tail.
+            if (whole === undefined) {
+              const probe: FunctionCall = { ...slot.node, args: [{ kind: 'column', parts: ['__x'] }, slot.node.args[1]!] };
+              delete probe.alias;
+              const printed = printExpr(probe);
+              whole = printed.startsWith('__x IN ') ? printed.slice('__x IN '.length) : `(${printExpr(slot.node.args[1]!)})`;
             }
-            if (keep.length === 0) return `(${text(items[items.length - 1]!)})`;
-            let s = '(';
-            for (let i = 0; i < keep.length; i++) s += (i ? ', ' : '') + text(keep[i]!);
-            return s + ')';
-          };
-          return { ...slot.node, args: [slot.node.args[0]!, placeholder(fill)] };
-        });
+            return whole;
+          }
+          if (keep.length === 0) return `(${text(items[items.length - 1]!)})`;
+          let s = '(';
+          for (let i = 0; i < keep.length; i++) s += (i ? ', ' : '') + text(keep[i]!);
+          return s + ')';
+        };
+        return { ...slot.node, args: [slot.node.args[0]!, placeholder(fill)] };
       });
     }
     if (usesShardNum) {
-      out = mapClausesShared(out, (root) =>
-        rewriteExpr(root, (e) => {
-          if (e.kind === 'subquery') return SKIP;
-          if (!(naming ? isShardNumRef(e, naming) : e.kind === 'column' && e.parts.length === 1 && e.parts[0] === '_shard_num')) return undefined;
-          return placeholder((shard) => `toUInt32(${shard + 1})`, e.alias ?? '_shard_num');
-        }),
-      );
+      out = rewriteShardNum(out, (e) => placeholder((shard) => `toUInt32(${shard + 1})`, e.alias ?? '_shard_num'));
     }
     const text = print(out);
     const re = new RegExp(`__chs_${nonce}_(\\d+)`, 'g');

@@ -4,7 +4,7 @@
 // kept as is (it already resolves on the shard). Subqueries are another scope and are not entered
 // (distributed_product_mode = 'local' localizes them in analyze).
 import type { Expr, SelectQuery } from '../sql/ast.js';
-import { mapClausesShared, rewriteExpr } from './rewrite-expr.js';
+import { mapClausesShared, rewriteExpr } from '../sql/visit.js';
 import { splitName } from './tables.js';
 import type { MainTable } from './analyze.js';
 import type { TableNaming } from './key-ref.js';

@@ -56,7 +56,14 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
   const left = p.deadline - started;
   if (left <= 0) return failure(p.shard, p.replica, 'timeout', `deadline passed ${Math.round(-left)} ms before the shard started`, 'TIMEOUT');
   if (p.type === 'query') {
-    const overridden = assignedSettings(p.sql, ENFORCED_IN_SQL);
+    let overridden: string[];
+    try {
+      overridden = assignedSettings(p.sql, ENFORCED_IN_SQL);
+    } catch (e) {
+      // Text the lexer cannot read cannot be checked for protected settings: refused, not guessed at.
+      const why = e instanceof Error ? e.message : String(e);
+      return failure(p.shard, p.replica, 'error', `the shard query cannot be checked for protected settings: ${why}`, 'BAD_REQUEST');
+    }
     if (overridden.length > 0) {
       return failure(p.shard, p.replica, 'error', `the shard query may not set ${overridden.join(', ')} itself (the shard enforces them)`, 'BAD_REQUEST');
     }

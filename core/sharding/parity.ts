@@ -8,6 +8,7 @@ import type { Topology } from '../config/schema.js';
 import { qualifyTable } from '../config/load.js';
 import type { ClickHouseAccess } from '../clickhouse/port.js';
 import { ScatterError } from '../errors.js';
+import { quoteStringLiteral } from '../sql/quote.js';
 import { distributedArgs, normalizeExpr, unquoteName } from './ddl-args.js';
 
 export interface ParityReport {
@@ -20,8 +21,6 @@ export interface ParityOptions {
   /** Distributed table to check (default: distributedCheck.table). */
   table?: string;
 }
-
-const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 interface ClusterRow {
   shard_num: number | string;
@@ -56,7 +55,7 @@ export async function checkParity(topo: Topology, access: ClickHouseAccess, opts
   let clusterRows: ClusterRow[];
   try {
     clusterRows = await q<ClusterRow>(
-      `SELECT shard_num, shard_weight, replica_num, host_name, host_address, port FROM system.clusters WHERE cluster = ${lit(topo.cluster)} ORDER BY shard_num, replica_num`,
+      `SELECT shard_num, shard_weight, replica_num, host_name, host_address, port FROM system.clusters WHERE cluster = ${quoteStringLiteral(topo.cluster)} ORDER BY shard_num, replica_num`,
     );
   } catch (e) {
     problems.push(`cannot read system.clusters on ${access.describe}: ${(e as Error).message}`);
@@ -101,7 +100,7 @@ export async function checkParity(topo: Topology, access: ClickHouseAccess, opts
   const [db, name] = [dist.slice(0, dist.indexOf('.')), dist.slice(dist.indexOf('.') + 1)];
   let tables: { engine: string; engine_full: string }[];
   try {
-    tables = await q(`SELECT engine, engine_full FROM system.tables WHERE database = ${lit(db)} AND name = ${lit(name)}`);
+    tables = await q(`SELECT engine, engine_full FROM system.tables WHERE database = ${quoteStringLiteral(db)} AND name = ${quoteStringLiteral(name)}`);
   } catch (e) {
     problems.push(`cannot read system.tables on ${access.describe}: ${(e as Error).message}`);
     return done();
@@ -136,7 +135,7 @@ export async function checkParity(topo: Topology, access: ClickHouseAccess, opts
   if (cfg && !escape) {
     const key = cfg.shardingKey;
     const cols = await q<{ type: string }>(
-      `SELECT type FROM system.columns WHERE database = ${lit(db)} AND table = ${lit(name)} AND name = ${lit(key.column)}`,
+      `SELECT type FROM system.columns WHERE database = ${quoteStringLiteral(db)} AND table = ${quoteStringLiteral(name)} AND name = ${quoteStringLiteral(key.column)}`,
     ).catch(() => undefined);
     if (cols && cols.length === 0) problems.push(`${dist} has no column ${key.column} (the configured sharding key)`);
     else if (cols && cols[0]!.type !== key.type)

@@ -69,8 +69,10 @@ export function formatForName(e: Expr, opts: NameOptions = {}): string {
       return unqualified(e.parts, opts.qualifiers);
     case 'asterisk':
       return e.table ? `${e.table.join('.')}.*` : '*';
-    case 'array':
-      return `[${names(e.items)}]`;
+    case 'array': {
+      const literal = literalArrayType(e);
+      return literal === undefined ? `[${names(e.items)}]` : literalArrayName(e, literal);
+    }
     case 'tuple':
       return `(${names(e.items)})`;
     case 'function': {
@@ -116,6 +118,51 @@ function unqualified(parts: string[], qualifiers: ReadonlySet<string> | undefine
   return parts.join('.');
 }
 
+type LiteralArrayType = 'float' | 'bool' | 'int';
+
+/**
+ * ClickHouse reads an array of number, bool and NULL literals (nested arrays of them included) as one
+ * constant of the elements' common type and names it by that constant: with any float in it every
+ * number is a Float64 (`[1.10, 2]` is named `[1.1, 2.]`); with a bool and no float the type is Bool
+ * (`[true, 2]` is `[1, 1]`). Undefined for any other array (expressions, tuples, strings, aliases),
+ * which is named element by element. Checked on chdb (ClickHouse 26.7).
+ */
+function literalArrayType(e: Expr): LiteralArrayType | undefined {
+  let float = false;
+  let bool = false;
+  const scan = (x: Expr): boolean => {
+    if (x.alias !== undefined) return false;
+    if (x.kind === 'array') return x.items.every(scan);
+    if (x.kind !== 'literal' || x.type === 'string') return false;
+    if (x.type === 'float') float = true;
+    else if (x.type === 'bool') bool = true;
+    return true;
+  };
+  if (!scan(e)) return undefined;
+  return float ? 'float' : bool ? 'bool' : 'int';
+}
+
+function literalArrayName(e: Expr, type: LiteralArrayType): string {
+  if (e.kind === 'array') return `[${e.items.map((x) => literalArrayName(x, type)).join(', ')}]`;
+  const l = e as Literal;
+  if (l.type === 'null' || type === 'int') return literalName(l);
+  const truth = l.type === 'bool' ? l.value.toLowerCase() === 'true' : l.type === 'integer' ? integerValue(l.value) !== 0n : undefined;
+  if (type === 'bool') return truth ? '1' : '0';
+  if (l.type === 'float') return literalName(l);
+  return l.type === 'bool' ? (truth ? '1.' : '0.') : floatName(Number(integerValue(l.value) ?? Number.NaN));
+}
+
+/** An integer literal's value (decimal, 0x.., 0b.., with a leading '-'), or undefined if unreadable. */
+function integerValue(text: string): bigint | undefined {
+  const neg = text.startsWith('-');
+  try {
+    const v = BigInt(neg ? text.slice(1) : text); // handles 0x.. and 0b.. too
+    return neg ? -v : v;
+  } catch {
+    return undefined;
+  }
+}
+
 function literalName(l: Literal): string {
   switch (l.type) {
     case 'string':
@@ -125,15 +172,8 @@ function literalName(l: Literal): string {
     case 'bool':
       return l.value.toLowerCase() === 'true' ? 'true' : 'false';
     case 'integer': {
-      const neg = l.value.startsWith('-');
-      const body = neg ? l.value.slice(1) : l.value;
-      let v: bigint;
-      try {
-        v = BigInt(body); // handles 0x.. and 0b.. too
-      } catch {
-        return l.value;
-      }
-      if (neg) v = -v;
+      const v = integerValue(l.value);
+      if (v === undefined) return l.value;
       // Out of the 64-bit range ClickHouse reads the number as a Float64.
       if (v > UINT64_MAX || v < INT64_MIN) return floatName(Number(v));
       return v.toString();

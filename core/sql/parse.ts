@@ -9,6 +9,7 @@
 
 import { ScatterError } from '../errors.js';
 import { cloneAst } from './ast.js';
+import { backquote, quoteStringLiteral } from './quote.js';
 import type {
   ArrayJoinClause,
   CaseExpr,
@@ -38,6 +39,8 @@ export interface ParseOptions {
 }
 
 export const DEFAULT_MAX_LENGTH = 1 << 20;
+const POSTFIX_AFTER_LIST: ReadonlySet<string> = new Set(['[', '.', '::', '+', '-', '*', '/', '%', '||']);
+
 export const DEFAULT_MAX_DEPTH = 200;
 /** Cap on the depth of left-associative operator chains (`a + b + c ...` nests to the left). */
 const MAX_CHAIN_DEPTH = 1000;
@@ -291,6 +294,11 @@ class Parser {
   }
   private isOp(op: string, t: Token = this.t): boolean {
     return t.type === 'op' && t.text === op;
+  }
+  /** A postfix or binary operator after a closing parenthesis: `(1) + 1` is not a plain list. */
+  private postfixFollows(): boolean {
+    const t = this.t;
+    return t.type === 'op' && POSTFIX_AFTER_LIST.has(t.text);
   }
   private acceptKw(word: string): boolean {
     if (this.isKw(word)) {
@@ -1106,18 +1114,7 @@ class Parser {
         // `(1, 2,)`: a trailing comma closes the list (for one item it makes a tuple, handled slowly).
         if (this.isOp(')') && items.length > 1) {
           this.i++;
-          if (
-            this.isOp('[') ||
-            this.isOp('.') ||
-            this.isOp('::') ||
-            this.isOp('+') ||
-            this.isOp('-') ||
-            this.isOp('*') ||
-            this.isOp('/') ||
-            this.isOp('%') ||
-            this.isOp('||')
-          )
-            break;
+          if (this.postfixFollows()) break;
           return items;
         }
         continue;
@@ -1125,18 +1122,7 @@ class Parser {
       if (this.isOp(')')) {
         this.i++;
         // A postfix or operator after the list means it was not a plain list: `(1) + 1`.
-        if (
-          this.isOp('[') ||
-          this.isOp('.') ||
-          this.isOp('::') ||
-          this.isOp('+') ||
-          this.isOp('-') ||
-          this.isOp('*') ||
-          this.isOp('/') ||
-          this.isOp('%') ||
-          this.isOp('||')
-        )
-          break;
+        if (this.postfixFollows()) break;
         return items;
       }
       break;
@@ -1277,7 +1263,7 @@ class Parser {
       const tk = this.toks[k]!;
       if (k > from && wordy(this.toks[k - 1]) && wordy(tk)) out += ' ';
       if (tk.type === 'string') out += quoteStringLiteral(tk.text);
-      else if (tk.type === 'qident') out += '`' + tk.text.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+      else if (tk.type === 'qident') out += backquote(tk.text);
       else if (tk.type === 'op' && tk.text === ',') out += ', ';
       else out += tk.text;
     }
@@ -1608,26 +1594,6 @@ function isIntegerSpelling(s: string): boolean {
     if (c < 48 || c > 57) return false;
   }
   return true;
-}
-
-/** A ClickHouse string literal for `s` (backslash escapes; valid on 18.16 and current versions). */
-export function quoteStringLiteral(s: string): string {
-  let out = "'";
-  let run = 0;
-  for (let k = 0; k < s.length; k++) {
-    const c = s.charCodeAt(k);
-    let esc: string | undefined;
-    if (c === 39) esc = "\\'";
-    else if (c === 92) esc = '\\\\';
-    else if (c < 32 || c === 127) {
-      esc = c === 10 ? '\\n' : c === 9 ? '\\t' : c === 13 ? '\\r' : c === 0 ? '\\0' : '\\x' + c.toString(16).padStart(2, '0').toUpperCase();
-    }
-    if (esc !== undefined) {
-      out += s.slice(run, k) + esc;
-      run = k + 1;
-    }
-  }
-  return out + s.slice(run) + "'";
 }
 
 export { positionAt };

@@ -5,7 +5,8 @@
 // leaves a choice (LIMIT m, n rather than LIMIT n OFFSET m; USING (a, b); backquoted names).
 
 import type { CaseExpr, Expr, FunctionCall, JoinClause, OrderItem, SelectQuery, SelectStatement, SettingItem, TableExpr } from './ast.js';
-import { NON_ALIAS_KEYWORDS, quoteStringLiteral } from './parse.js';
+import { NON_ALIAS_KEYWORDS } from './parse.js';
+import { backquote, quoteStringLiteral } from './quote.js';
 
 // Precedence levels, higher binds tighter (ClickHouse's operator table).
 const P_LAMBDA = 1;
@@ -126,25 +127,14 @@ const QUOTE_WORDS = new Set([...NON_ALIAS_KEYWORDS, 'INF', 'NAN', 'ALL']);
 const QUOTE_FUNCTIONS = new Set(['NOT', 'NULL', 'CASE', 'SELECT', 'FROM', 'WHERE', 'WITH', 'CAST', 'INTERVAL', 'EXISTS', 'ALL', 'DISTINCT']);
 
 function quoteFunctionName(name: string): string {
-  return PLAIN_NAME.test(name) && !QUOTE_FUNCTIONS.has(name.toUpperCase()) ? name : '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+  return PLAIN_NAME.test(name) && !QUOTE_FUNCTIONS.has(name.toUpperCase()) ? name : backquote(name);
 }
 const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** An identifier, backquoted when it is not a plain name or collides with a keyword. */
 export function quoteIdent(name: string): string {
-  if (PLAIN_NAME.test(name) && !QUOTE_WORDS.has(name.toUpperCase())) return name;
-  let out = '`';
-  for (const ch of name) {
-    const c = ch.charCodeAt(0);
-    if (ch === '`') out += '\\`';
-    else if (ch === '\\') out += '\\\\';
-    else if (c < 32 || c === 127) out += c === 10 ? '\\n' : c === 9 ? '\\t' : c === 13 ? '\\r' : '\\x' + c.toString(16).padStart(2, '0').toUpperCase();
-    else out += ch;
-  }
-  return out + '`';
+  return PLAIN_NAME.test(name) && !QUOTE_WORDS.has(name.toUpperCase()) ? name : backquote(name);
 }
-
-export { quoteStringLiteral };
 
 /** How tightly the printed form of `e` binds (without its alias). */
 function precOf(e: Expr): number {

@@ -7,7 +7,7 @@
 // Pass `{ subqueries: true }` to cross it.
 
 import { cloneAst } from './ast.js';
-import type { Expr, FunctionCall, JoinClause, OrderItem, SelectQuery, SelectStatement, TableExpr } from './ast.js';
+import type { Expr, JoinClause, OrderItem, Pos, SelectQuery, SelectStatement, TableExpr } from './ast.js';
 
 export interface VisitOptions {
   /** Also visit expressions inside subqueries (`(SELECT ...)` expressions and FROM/JOIN subqueries). */
@@ -81,6 +81,27 @@ export function walkStatement(stmt: SelectStatement, fn: (e: Expr, parent: Expr 
   if (stmt.kind === 'union') for (const s of stmt.settings ?? []) walkExpr(s.value, fn, opts);
 }
 
+/** Return a replacement, SKIP (keep the node, do not descend), or undefined (descend). */
+export const SKIP = Symbol('skip');
+export type RewriteFn = (e: Expr) => Expr | typeof SKIP | undefined;
+
+/**
+ * A structure-sharing rewrite: `fn` is called pre-order on each node of the INPUT; a returned Expr
+ * replaces the node (and is not descended into), SKIP keeps the node without descending, undefined
+ * keeps it and rewrites its children. Returns the SAME object when nothing under a node changed,
+ * and new nodes only along the paths to what changed, so per-shard rewrites of a large IN list cost
+ * O(changed path), not O(tree) (the planning budget: docs/benchmarks.md#planner-and-merge-plan-merge). Never mutates; callers must not mutate the result either (it shares
+ * untouched subtrees with the input). Does not enter subqueries (a different scope).
+ */
+export function rewriteExpr(e: Expr, fn: RewriteFn): Expr {
+  return rebuild(e, fn, undefined);
+}
+
+/** rewriteExpr over a list: the same array when no item changed. */
+export function rewriteList(items: Expr[], fn: RewriteFn): Expr[] {
+  return rebuildList(items, (x) => rebuild(x, fn, undefined), false);
+}
+
 /**
  * Returns a rewritten deep copy of `expr`. `fn` is called pre-order on each node of the INPUT;
  * when it returns an Expr, that replaces the node (and is not descended into: return a node
@@ -88,41 +109,112 @@ export function walkStatement(stmt: SelectStatement, fn: (e: Expr, parent: Expr 
  * and maps its children. The input is never mutated and the output shares no objects with it.
  */
 export function mapExpr(expr: Expr, fn: (e: Expr) => Expr | undefined, opts: VisitOptions = {}): Expr {
-  const replaced = fn(expr);
-  if (replaced !== undefined) return replaced === expr ? cloneAst(expr) : replaced;
-  const k = expr.kind;
-  if (k === 'literal' || k === 'column' || k === 'asterisk' || k === 'param') return copyLeaf(expr);
-  const m = (x: Expr): Expr => mapExpr(x, fn, opts);
-  switch (expr.kind) {
-    case 'array':
-    case 'tuple':
-      return { ...expr, items: mapList(expr.items, m), ...(expr.pos ? { pos: { ...expr.pos } } : {}) };
-    case 'function': {
-      const out: FunctionCall = { ...expr, args: mapList(expr.args, m) };
-      if (expr.params) out.params = expr.params.map(m);
-      if (expr.pos) out.pos = { ...expr.pos };
-      return out;
-    }
+  const replace = (e: Expr): Expr | undefined => {
+    const r = fn(e);
+    return r === e ? cloneAst(e) : r;
+  };
+  return rebuild(expr, replace, { subqueries: opts.subqueries, map: fn });
+}
+
+/** Copy mode of rebuild: every node is new; subqueries mapped with `map` or cloned. */
+interface CopyMode {
+  subqueries?: boolean;
+  map: (e: Expr) => Expr | undefined;
+}
+
+// The one place that rebuilds a node from its rewritten children, for both the sharing rewrite
+// (copy undefined: unchanged nodes are returned as they are) and the copying map.
+function rebuild(e: Expr, fn: RewriteFn, copy: CopyMode | undefined): Expr {
+  const r = fn(e);
+  if (r === SKIP) return copy ? cloneAst(e) : e;
+  if (r !== undefined) return r;
+  const m = (x: Expr): Expr => rebuild(x, fn, copy);
+  const list = (xs: Expr[]): Expr[] => rebuildList(xs, m, copy !== undefined);
+  let out: Expr;
+  switch (e.kind) {
+    case 'literal':
+    case 'column':
+    case 'asterisk':
+    case 'param':
+      return copy ? copyLeaf(e) : e;
     case 'subquery':
-      return {
-        ...expr,
-        query: opts.subqueries ? mapStatement(expr.query, fn, opts) : cloneAst(expr.query),
-        ...(expr.pos ? { pos: { ...expr.pos } } : {}),
-      };
-    case 'case': {
-      const out = { ...expr, whens: expr.whens.map((w) => ({ when: m(w.when), then: m(w.then) })) };
-      if (expr.operand) out.operand = m(expr.operand);
-      if (expr.else) out.else = m(expr.else);
-      if (expr.pos) out.pos = { ...expr.pos };
-      return out;
+      if (!copy) return e;
+      out = { ...e, query: copy.subqueries ? mapStatement(e.query, copy.map, { subqueries: true }) : cloneAst(e.query) };
+      break;
+    case 'array':
+    case 'tuple': {
+      const items = list(e.items);
+      if (!copy && items === e.items) return e;
+      out = { ...e, items };
+      break;
     }
-    case 'cast':
-      return { ...expr, expr: m(expr.expr), ...(expr.pos ? { pos: { ...expr.pos } } : {}) };
-    case 'lambda':
-      return { ...expr, params: [...expr.params], body: m(expr.body), ...(expr.pos ? { pos: { ...expr.pos } } : {}) };
-    case 'interval':
-      return { ...expr, value: m(expr.value), ...(expr.pos ? { pos: { ...expr.pos } } : {}) };
+    case 'function': {
+      const args = list(e.args);
+      const params = e.params ? list(e.params) : undefined;
+      if (!copy && args === e.args && params === e.params) return e;
+      out = { ...e, args, ...(params ? { params } : {}) };
+      break;
+    }
+    case 'case': {
+      let changed = copy !== undefined;
+      const operand = e.operand ? m(e.operand) : undefined;
+      if (operand !== e.operand) changed = true;
+      const whens = e.whens.map((w) => {
+        const when = m(w.when);
+        const then = m(w.then);
+        if (copy || when !== w.when || then !== w.then) {
+          changed = true;
+          return { when, then };
+        }
+        return w;
+      });
+      const els = e.else ? m(e.else) : undefined;
+      if (els !== e.else) changed = true;
+      if (!changed) return e;
+      const c = { ...e, whens };
+      if (operand) c.operand = operand;
+      if (els) c.else = els;
+      out = c;
+      break;
+    }
+    case 'cast': {
+      const x = m(e.expr);
+      if (!copy && x === e.expr) return e;
+      out = { ...e, expr: x };
+      break;
+    }
+    case 'lambda': {
+      const body = m(e.body);
+      if (!copy && body === e.body) return e;
+      out = { ...e, body, ...(copy ? { params: [...e.params] } : {}) };
+      break;
+    }
+    case 'interval': {
+      const value = m(e.value);
+      if (!copy && value === e.value) return e;
+      out = { ...e, value };
+      break;
+    }
   }
+  if (copy && e.pos) out.pos = { ...e.pos };
+  return out;
+}
+
+// Long IN lists are flat arrays of literals: mapped in a loop (the depth of each item is small;
+// the list itself is iterated). Sharing mode returns the same array when no item changed.
+function rebuildList(items: Expr[], m: (x: Expr) => Expr, copy: boolean): Expr[] {
+  if (copy) {
+    const out = new Array<Expr>(items.length);
+    for (let i = 0; i < items.length; i++) out[i] = m(items[i]!);
+    return out;
+  }
+  let out: Expr[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const x = m(items[i]!);
+    if (x !== items[i] && !out) out = items.slice(0, i);
+    if (out) out.push(x);
+  }
+  return out ?? items;
 }
 
 // Leaves are copied by hand (spread), not by a generic deep copy: IN lists are thousands of them.
@@ -131,14 +223,6 @@ function copyLeaf(e: Expr): Expr {
   if (e.pos) out.pos = { ...e.pos };
   if (e.kind === 'column') (out as typeof e).parts = [...e.parts];
   else if (e.kind === 'asterisk' && e.table) (out as typeof e).table = [...e.table];
-  return out;
-}
-
-// Long IN lists are flat arrays of literals: map them in a loop (no recursion depth issue since
-// the depth of each item is small; the list itself is iterated).
-function mapList(items: Expr[], m: (x: Expr) => Expr): Expr[] {
-  const out = new Array<Expr>(items.length);
-  for (let i = 0; i < items.length; i++) out[i] = m(items[i]!);
   return out;
 }
 
@@ -221,37 +305,52 @@ function tableExprs(t: TableExpr, add: (c: Clause, e: Expr | undefined) => void)
   // Table-function arguments are not walked: they name remote sources, not columns of this query.
 }
 
+export interface MapSelectOptions extends VisitOptions {
+  /**
+   * Share instead of copy: the result is a shallow copy of `q` whose untouched parts (tables,
+   * FROM/JOIN subqueries, positions) are the input's own objects. For structure-sharing per-shard
+   * rewrites (with rewriteExpr); `subqueries` is ignored.
+   */
+  share?: boolean;
+}
+
 /**
  * A copy of `q` with every top-level expression replaced by `fn(expr, clause)`. FROM/JOIN
- * subqueries are deep-copied (or mapped too with `{ subqueries: true }`, using the same fn).
+ * subqueries are deep-copied (or mapped too with `{ subqueries: true }`, using the same fn),
+ * or shared with `{ share: true }`.
  */
-export function mapSelectExprs(q: SelectQuery, fn: (e: Expr, clause: Clause) => Expr, opts: VisitOptions = {}): SelectQuery {
-  const out: SelectQuery = { ...q, columns: q.columns.map((e) => fn(e, 'columns')) };
-  if (q.pos) out.pos = { ...q.pos };
+export function mapSelectExprs(q: SelectQuery, fn: (e: Expr, clause: Clause) => Expr, opts: MapSelectOptions = {}): SelectQuery {
+  const share = opts.share === true;
+  const pos = <T extends { pos?: Pos }>(from: T, to: T): T => {
+    if (!share && from.pos) to.pos = { ...from.pos };
+    return to;
+  };
+  const out: SelectQuery = pos(q, { ...q, columns: q.columns.map((e) => fn(e, 'columns')) });
   if (q.with) out.with = q.with.map((w) => ({ ...w, expr: fn(w.expr, 'with') }));
   if (q.distinctOn) out.distinctOn = q.distinctOn.map((e) => fn(e, 'distinctOn'));
   if (q.from) {
     const mapTable = (t: TableExpr): TableExpr => {
       if (t.kind === 'table') {
-        const c = { ...t };
-        if (t.pos) c.pos = { ...t.pos };
+        if (share && !t.sample) return t;
+        const c = pos(t, { ...t });
         if (t.sample) {
           c.sample = { ratio: fn(t.sample.ratio, 'sample') };
           if (t.sample.offset) c.sample.offset = fn(t.sample.offset, 'sample');
         }
         return c;
       }
+      if (share) return t;
       if (t.kind === 'subqueryTable') {
         const sub = opts.subqueries ? mapStatementWith(t.query, fn, opts) : cloneAst(t.query);
-        return { ...t, query: sub, ...(t.pos ? { pos: { ...t.pos } } : {}) };
+        return pos(t, { ...t, query: sub });
       }
       return cloneAst(t);
     };
     out.from = {
+      ...q.from,
       table: mapTable(q.from.table),
       joins: q.from.joins.map((j): JoinClause => {
-        const c: JoinClause = { ...j, table: mapTable(j.table) };
-        if (j.pos) c.pos = { ...j.pos };
+        const c: JoinClause = pos(j, { ...j, table: mapTable(j.table) });
         if (j.using) c.using = j.using.map((e) => fn(e, 'joinUsing'));
         if (j.on) c.on = fn(j.on, 'joinOn');
         return c;
@@ -259,8 +358,7 @@ export function mapSelectExprs(q: SelectQuery, fn: (e: Expr, clause: Clause) => 
     };
     if (q.from.arrayJoin) {
       const aj = q.from.arrayJoin;
-      out.from.arrayJoin = { ...aj, exprs: aj.exprs.map((e) => fn(e, 'arrayJoin')) };
-      if (aj.pos) out.from.arrayJoin.pos = { ...aj.pos };
+      out.from.arrayJoin = pos(aj, { ...aj, exprs: aj.exprs.map((e) => fn(e, 'arrayJoin')) });
     }
   }
   if (q.prewhere) out.prewhere = fn(q.prewhere, 'prewhere');
@@ -278,6 +376,14 @@ export function mapSelectExprs(q: SelectQuery, fn: (e: Expr, clause: Clause) => 
   }
   if (q.settings) out.settings = q.settings.map((s) => ({ name: s.name, value: fn(s.value, 'settings') }));
   return out;
+}
+
+/**
+ * mapSelectExprs sharing everything `fn` leaves alone (see MapSelectOptions.share): the planner's
+ * per-shard rewrites, with rewriteExpr inside `fn`. Does not enter FROM/JOIN subqueries.
+ */
+export function mapClausesShared(q: SelectQuery, fn: (e: Expr, clause: Clause) => Expr): SelectQuery {
+  return mapSelectExprs(q, fn, { share: true });
 }
 
 function mapStatementWith(stmt: SelectStatement, fn: (e: Expr, clause: Clause) => Expr, opts: VisitOptions): SelectStatement {

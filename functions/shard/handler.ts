@@ -9,7 +9,6 @@
 // tables an `insert` admin request may write; `exec` is always refused here. The local stack hosts
 // the same code through `createShardHandler(deps)` with the embedded adapter.
 // Logs carry ids, sizes, timings and error kinds: never row data, SQL literals or credentials.
-import { z } from 'zod';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
@@ -17,26 +16,13 @@ import { createAccess, type Credentials } from '../../adapters/clickhouse/factor
 import { parseWritableTables } from '../../core/shard/execute.js';
 import { createTools, withPowertools } from '../common/powertools.js';
 import { createShardHandler, type ShardHandlerDeps } from './shard-function.js';
+import { parseShardEnv, type ShardEnv } from './env.js';
 
 export { createShardHandler, type ShardHandlerDeps, type ShardHandlerFn } from './shard-function.js';
 
 // ---- AWS wiring ---------------------------------------------------------------------------
 
-export const shardEnvSchema = z.object({
-  shard: z.number().int().nonnegative(),
-  replicas: z.array(z.object({ url: z.string().url(), secretArn: z.string().min(1).optional() })).min(1),
-  /** Default secret for every replica without its own. */
-  secretArn: z.string().min(1).optional(),
-  database: z.string().min(1).optional(),
-});
-export type ShardEnv = z.infer<typeof shardEnvSchema>;
-
-export function parseShardEnv(raw: string | undefined): ShardEnv {
-  if (!raw) throw new Error('CH_SCATTER_SHARD is not set');
-  const r = shardEnvSchema.safeParse(JSON.parse(raw));
-  if (!r.success) throw new Error(`CH_SCATTER_SHARD is invalid: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  return r.data;
-}
+export { parseShardEnv, shardEnvSchema, type ShardEnv } from './env.js';
 
 /** Credentials from Secrets Manager ({"username","password"} JSON), cached by Powertools. */
 export async function loadCredentials(secretArn: string): Promise<Credentials> {

@@ -2,6 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { ConfigError, parseTopology } from '../../core/config/load.js';
+import { parseShardEnv } from '../../functions/shard/env.js';
 import { awsExample, build, logicalId, render, resourcesOf, type Built } from './support.js';
 
 const FN = 'AWS::Lambda::Function';
@@ -47,6 +48,8 @@ describe('the AWS example (4 shards, IAM auth, one schedule)', () => {
         replicas: cfg.shards[i].replicas.map((r: any) => ({ url: r.url })),
         secretArn,
       });
+      // What the CDK app writes is what the shard handler reads (one definition: functions/shard/env.ts).
+      expect(parseShardEnv(render(env.CH_SCATTER_SHARD)).shard).toBe(i);
       expect(env.POWERTOOLS_SERVICE_NAME).toBe('ch-scatter-shard');
       expect(env.POWERTOOLS_METRICS_NAMESPACE).toBe('ChScatter');
       // Scheduled rows arrive as inserts from the coordinator: only the destination's local table is writable.

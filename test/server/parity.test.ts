@@ -80,10 +80,10 @@ describe('checkParity against 18.16', () => {
       'type of default.ev_dist.id: table has UInt64, config says UInt32 (the type decides the hashed bytes)',
     ]);
     const nc = await check({ cluster: 'nosuch' });
-    expect(nc.problems).toContain('cluster "nosuch" is not defined on http://127.0.0.1:19120 (remote_servers has: scatter)');
+    expect(nc.problems).toContain(`cluster "nosuch" is not defined on ${servers.current.urls[0]} (remote_servers has: scatter)`);
     expect(nc.problems).toContain('default.ev_dist reads cluster "scatter", config cluster is "nosuch"');
     expect((await check({ local: 'default.other' })).problems).toEqual(['default.ev_dist points at default.ev, config local table is default.other']);
-    expect((await check({ table: 'default.missing' })).problems).toEqual(['table default.missing does not exist on http://127.0.0.1:19120']);
+    expect((await check({ table: 'default.missing' })).problems).toEqual([`table default.missing does not exist on ${servers.current.urls[0]}`]);
   });
 });
 

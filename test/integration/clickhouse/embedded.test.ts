@@ -160,9 +160,16 @@ describe('embedded access (chdb)', () => {
 });
 
 describe('quoting against the real engine (fast-check)', () => {
+  it('NUL and other control characters survive in shipped external data (chdb ends query text at a raw NUL)', async () => {
+    const values = ['a\0b', '\0', 'x\x01\x1f\x7fy', "it's\\\n"];
+    const t: ExternalTable = { name: '_data_nul', columns: [{ name: 'v', type: 'String' }], rows: values.map((v) => ({ v })) };
+    const r = await ch.query('SELECT v FROM _data_nul', { external: [t] });
+    expect(r.rows).toEqual(values.map((v) => ({ v })));
+  });
+
   it('any string survives as a literal and as shipped external data', async () => {
     const { default: fc } = await import('fast-check');
-    const { quoteString } = await import('../../../core/clickhouse/sql-text.js');
+    const { quoteStringLiteral: quoteString } = await import('../../../core/sql/quote.js');
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 40 }), async (s) => {
         const lit = await ch.query(`SELECT ${quoteString(s)} AS v`);

@@ -2,6 +2,9 @@
 // of this corpus runs on chdb (ClickHouse 26.x) and the JSON meta name is compared.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { columnName, qualifiersOf } from '../../../core/sql/names.js';
+import { normalize } from '../../../core/partials/analyze.js';
+import { splitQuery } from '../../../core/partials/index.js';
+import { printSelect } from '../../../core/sql/print.js';
 import { parseSelect } from '../../../core/sql/parse.js';
 import type { SelectQuery } from '../../../core/sql/ast.js';
 import { openEngine, type SqlTestEngine } from './chdb-session.js';
@@ -181,12 +184,59 @@ const CORPUS = [
   'countIf(n IS NULL)',
   'sum(if(a > 3, 1, 0))',
   'toYYYYMM(d)',
+  // Float literals spelled in ways ClickHouse normalizes, inside the constructs that carry them.
+  'quantile(0.90)(f)',
+  'quantiles(0.50, 0.90, 0.990)(f)',
+  'quantileTDigest(1e-1)(f)',
+  '0.90',
+  '-0.0 + f',
+  '1.5e-10',
+  'f * 1.10',
+  'sum(f * 1.10)',
+  'round(sum(f * 1.10), 2)',
+  'avg(f) + 0.10',
+  'countIf(f > 0.90)',
+  'if(a > 1, 0.50, 1e3)',
+  'sum(-0.0 + f)',
+  'max(f) - min(f) * 2.50',
+  "concat('\\n', s, '\\'', '\\\\')",
+  "concat(s, 'a\\tb', '\\0')",
+  "countIf(s = 'it\\'s')",
+  'plus(multiply(a, 2), 1)',
+  'toString(toUInt64(round(f, 1)))',
+  'arrayMap(x -> (x * 1.50), arr)',
+  'arraySum(arrayMap(x -> x + 0.10, arr))',
+  'a IN (1, 2, 3)',
+  'a NOT IN (0.50, 1)',
+  "s IN ('s-1', 'it\\'s')",
+  '(a, 1.0)',
+  '[1.10, 2]',
+  'tuple(a, (b, 0.90))',
+  'CAST(f AS Decimal(10, 2))',
+  'CAST(0.90 AS Float32)',
+  '0.90::Float32',
+  'sum(a) AS total',
+  'sum(a AS x) + 1',
+  '[true, 2]',
+  '[[1], [2.5]]',
+  '[1, NULL, -2.5]',
+  '[0x10, 1e3]',
+  'has([1, 2.5], a)',
+  '[a, 1.5]',
+  '[(1, 2.5), (2, 3)]',
+  'a IN [1, 2.5]',
+  'sum(t.a) + max(db.t.b)',
+  'CASE a WHEN 1 THEN 0.90 ELSE 1e3 END',
+  "max(CASE s WHEN 's-1' THEN f END)",
 ];
+
+/** Expressions that aggregate: run without LIMIT (which would not change their one row anyway). */
+const aggregates =
+  /\b(count|sum|avg|min|max|uniq|any|quantile|topK|groupArray|argMax|anyLast|groupUniqArray|uniqCombined|quantiles|quantileTDigest|quantileDistinct|sumMap|countIf|sumIf|avgIf|uniqExact)\b|COUNT|Sum\(/;
 
 describe('columnName matches ClickHouse (chdb) for every corpus expression', () => {
   it('corpus is large enough', () => expect(CORPUS.length).toBeGreaterThanOrEqual(60));
-  const aggregates =
-    /\b(count|sum|avg|min|max|uniq|any|quantile|topK|groupArray|argMax|anyLast|groupUniqArray|uniqCombined|quantiles|quantileTDigest|quantileDistinct|sumMap|countIf|sumIf|avgIf|uniqExact)\b|COUNT|Sum\(/;
+  it('corpus has no duplicates', () => expect(new Set(CORPUS).size).toBe(CORPUS.length));
   it('names an aliased table qualifier away, keeps unknown qualifiers', () => {
     const q = parseSelect('SELECT x.a, x.t.1, plus(x.a, 1) FROM db.t AS x') as SelectQuery;
     const names = engine.json('SELECT x.a, x.t.1, plus(x.a, 1) FROM db.t AS x LIMIT 1 FORMAT JSON').meta.map((m) => m.name);
@@ -200,6 +250,44 @@ describe('columnName matches ClickHouse (chdb) for every corpus expression', () 
       const ours = columnName(q.columns[0]!, { qualifiers: qualifiersOf(q) });
       const theirs = engine.json(`${sql}${aggregates.test(expr) ? '' : ' LIMIT 1'} FORMAT JSON`).meta[0]!.name;
       expect(ours).toBe(theirs);
+    });
+  }
+});
+
+// The names the product answers with come from the partials' normalize() (`outName`, which calls
+// columnName): checked here on the same corpus, and for aggregate queries through the whole split,
+// shard query on chdb, merge and finalize.
+describe('the result names ch-scatter answers with match ClickHouse (chdb)', () => {
+  const theirName = (expr: string): string => engine.json(`SELECT ${expr} FROM db.t${aggregates.test(expr) ? '' : ' LIMIT 1'} FORMAT JSON`).meta[0]!.name;
+  for (const expr of CORPUS) {
+    it(expr, () => {
+      const q = parseSelect(`SELECT ${expr} FROM db.t`) as SelectQuery;
+      expect(normalize(q).columns[0]!.outName).toBe(theirName(expr));
+    });
+  }
+
+  const MERGED = [
+    'quantile(0.90)(f)',
+    'quantiles(0.50, 0.90)(f)',
+    'round(sum(f * 1.10), 2)',
+    'avg(f) + 0.10',
+    'countIf(f > 0.90)',
+    "countIf(s = 'it\\'s')",
+    'sum(a AS x)',
+    'sum(t.a) + max(db.t.b)',
+    "max(CASE s WHEN 's-1' THEN f END)",
+    'count(DISTINCT a)',
+    'uniq(s)',
+    'sum(a) / count()',
+  ];
+  for (const expr of MERGED) {
+    it(`split, merged and finalized: ${expr}`, () => {
+      const sql = `SELECT ${expr}, count() FROM db.t`;
+      const split = splitQuery(parseSelect(sql) as SelectQuery, { shardCount: 1, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 100_000 });
+      const merger = split.createMerger();
+      const shard = engine.json(`${printSelect(split.shardQuery)} FORMAT JSON`);
+      merger.add(0, shard.data, shard.meta);
+      expect(merger.finalize().meta.map((m) => m.name)).toEqual(engine.json(`${sql} FORMAT JSON`).meta.map((m) => m.name));
     });
   }
 });

@@ -2,7 +2,8 @@
 // comments, aliases kept), the SETTINGS clause, and error-code parsing of every server form.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { assignedSettings, settingsClause, substituteExternal, trimStatement, quoteString } from '../../../core/clickhouse/sql-text.js';
+import { assignedSettings, settingsClause, substituteExternal, trimStatement } from '../../../core/clickhouse/sql-text.js';
+import { quoteStringLiteral as quoteString } from '../../../core/sql/quote.js';
 import { parseClickHouseCode, serverError } from '../../../adapters/clickhouse/errors.js';
 import type { ExternalTable } from '../../../core/clickhouse/port.js';
 

@@ -28,6 +28,24 @@ describe('engine_full parsing and normalization', () => {
     expect(unquoteName("'analytics'")).toBe('analytics');
     expect(unquoteName('`my db`')).toBe('my db');
   });
+  it('reads quotes, escapes and comments as ClickHouse does (the SQL lexer)', () => {
+    expect(unquoteName("'it\\'s'")).toBe("it's");
+    expect(unquoteName("'\\x41\\n'")).toBe('A\n');
+    expect(unquoteName('“sensors”')).toBe('sensors');
+    expect(normalizeExpr('xxHash64(/* key */ sensor) -- c')).toBe('xxHash64(sensor)');
+    expect(normalizeExpr('xxHash64(“sensor”)')).toBe('xxHash64(sensor)');
+    expect(normalizeExpr("concat(a, 'b''c')")).toBe(normalizeExpr("concat(a, 'b\\'c')"));
+    expect(distributedArgs("Distributed('c', 'db', 't', cityHash64(concat(a, ')')), 'p')")).toEqual([
+      "'c'",
+      "'db'",
+      "'t'",
+      "cityHash64(concat(a, ')'))",
+      "'p'",
+    ]);
+    expect(distributedArgs('Distributed(c, db, t, arrayElement([1, 2], 1))')).toEqual(['c', 'db', 't', 'arrayElement([1, 2], 1)']);
+    expect(distributedArgs('Distributed(c, db, $$)')).toBeUndefined();
+    expect(normalizeExpr('f($$)')).not.toBe(normalizeExpr('f(x)'));
+  });
 });
 
 /** Fake access answering the three catalog queries the check makes. */

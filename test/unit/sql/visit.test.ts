@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { exprArb, selectArb } from './ast-arbitrary.js';
 import type { Expr, SelectQuery } from '../../../core/sql/ast.js';
-import { childrenOf, equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr, walkStatement } from '../../../core/sql/visit.js';
+import {
+  childrenOf,
+  equalExpr,
+  equalStatement,
+  exprsOfSelect,
+  mapClausesShared,
+  mapExpr,
+  mapSelectExprs,
+  rewriteExpr,
+  SKIP,
+  walkExpr,
+  walkStatement,
+} from '../../../core/sql/visit.js';
 
 const col = (...parts: string[]): Expr => ({ kind: 'column', parts });
 const int = (v: string): Expr => ({ kind: 'literal', type: 'integer', value: v });
@@ -73,6 +87,47 @@ describe('mapExpr', () => {
   });
 });
 
+const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
+console.log(`visit: FC_SEED=${SEED}`);
+
+describe('rewriteExpr (structure-sharing)', () => {
+  it('returns the same object when nothing changes, and new nodes only along the changed path', () => {
+    const left = fn('multiply', [col('a'), int('2')]);
+    const right = fn('minus', [col('b'), int('3')]);
+    const e = fn('plus', [left, right]);
+    expect(rewriteExpr(e, () => undefined)).toBe(e);
+    const out = rewriteExpr(e, (x) => (x.kind === 'column' && x.parts[0] === 'b' ? col('B') : undefined)) as { args: Expr[] };
+    expect(out).not.toBe(e);
+    expect(out.args[0]).toBe(left);
+    expect(out.args[1]).toEqual(fn('minus', [col('B'), int('3')]));
+    expect(e).toEqual(fn('plus', [fn('multiply', [col('a'), int('2')]), fn('minus', [col('b'), int('3')])]));
+  });
+
+  it('SKIP keeps a node without entering it; subqueries are not entered', () => {
+    const e = fn('and', [fn('f', [col('a')]), fn('in', [col('a'), sub(sel({ columns: [col('a')] }))])]);
+    const renamed = rewriteExpr(e, (x) => (x.kind === 'function' && x.name === 'f' ? SKIP : x.kind === 'column' ? col('z') : undefined)) as { args: Expr[] };
+    expect(renamed.args[0]).toBe((e as { args: Expr[] }).args[0]);
+    const inList = renamed.args[1] as { args: Expr[] };
+    expect(inList.args[0]).toEqual(col('z'));
+    expect(inList.args[1]).toBe(((e as { args: Expr[] }).args[1] as { args: Expr[] }).args[1]);
+  });
+
+  it('gives the same tree as the copying mapExpr, for any expression and replacement (property)', () => {
+    const upper = (x: Expr): Expr | undefined => (x.kind === 'column' ? { ...x, parts: x.parts.map((p) => p.toUpperCase()) } : undefined);
+    fc.assert(
+      fc.property(exprArb, (e) => {
+        const before = structuredClone(e);
+        const shared = rewriteExpr(e, upper);
+        const copied = mapExpr(e, upper);
+        expect(equalExpr(shared, copied, { strict: true })).toBe(true);
+        expect(e).toEqual(before);
+        expect(rewriteExpr(e, () => undefined)).toBe(e);
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+  });
+});
+
 describe('exprsOfSelect / mapSelectExprs', () => {
   const q = sel({
     with: [{ name: 'w', expr: int('1') }],
@@ -120,6 +175,28 @@ describe('exprsOfSelect / mapSelectExprs', () => {
     expect(out.where).toEqual(fn('not', [col('w')]));
     expect(out.prewhere).toEqual(fn('not', [col('p')]));
     expect(out.columns).toEqual(q.columns);
+  });
+
+  it('mapClausesShared maps every clause mapSelectExprs maps, in the same order, and shares what it leaves alone', () => {
+    const seen: string[] = [];
+    const shared = mapClausesShared(q, (e, clause) => (seen.push(clause), clause === 'where' ? fn('not', [e]) : e));
+    const copiedOrder: string[] = [];
+    const copied = mapSelectExprs(q, (e, clause) => (copiedOrder.push(clause), clause === 'where' ? fn('not', [e]) : e));
+    expect(seen).toEqual(copiedOrder);
+    expect(equalStatement(shared, copied, { strict: true })).toBe(true);
+    expect(shared.from!.joins[0]!.table).toBe(q.from!.joins[0]!.table);
+    expect(copied.from!.joins[0]!.table).not.toBe(q.from!.joins[0]!.table);
+    expect(shared.where).not.toBe(q.where);
+  });
+
+  it('mapClausesShared and mapSelectExprs agree on any statement (property)', () => {
+    fc.assert(
+      fc.property(selectArb, (s) => {
+        const f = (e: Expr): Expr => fn('identity', [e]);
+        expect(equalStatement(mapClausesShared(s, f), mapSelectExprs(s, f), { strict: true })).toBe(true);
+      }),
+      { seed: SEED, numRuns: 200 },
+    );
   });
 
   it('walkStatement reaches FROM subqueries when asked', () => {
