@@ -16,8 +16,15 @@ export interface AttemptRecord {
   replica: number;
   kind: ShardRequest['attempt'];
   elapsedMs: number;
+  /**
+   * 'timeout': still running when the deadline fell; 'aborted': cancelled because another attempt
+   * of the same shard answered first (the loser of a hedge) or the query was abandoned.
+   */
   status: 'ok' | MissingReason | 'aborted';
   message?: string;
+  /** When the attempt was invoked and when it answered, failed or was cut off (the caller's now()). */
+  startedAt: number;
+  endedAt: number;
 }
 
 export interface ShardOutcome {
@@ -35,6 +42,9 @@ export interface ShardOutcome {
   /** The shard's own error code, when it gave one (e.g. TOO_LARGE: its partial exceeds the response limit). */
   code?: string;
   attempts: AttemptRecord[];
+  /** When the shard was first asked and when its outcome was settled (the caller's now()). */
+  startedAt?: number;
+  endedAt?: number;
 }
 
 export interface HedgeSettings {
@@ -96,6 +106,14 @@ function fromShardFailure(r: Exclude<ShardResponse, ShardSuccess>): { status: Mi
   return { status, message: r.error.message, chCode: r.error.chCode, ...(r.error.code ? { code: r.error.code } : {}) };
 }
 
+interface Attempt {
+  replica: number;
+  kind: ShardRequest['attempt'];
+  t0: number;
+  ctl: AbortController;
+  closed: boolean;
+}
+
 /** Shards asked so far per query signal; weak, so a finished query's entry goes with its signal. */
 const fanoutBySignal = new WeakMap<AbortSignal, number>();
 
@@ -111,7 +129,8 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
 
   return new Promise<ShardOutcome>((resolve) => {
     const tried = new Set<number>();
-    const inflight = new Map<number, AbortController>(); // replica -> its attempt's controller
+    // replica -> its running attempt; `closed` once its record is written (at the latest by finish()).
+    const inflight = new Map<number, Attempt>();
     const attempts: AttemptRecord[] = [];
     let hedged = false;
     let retried = false;
@@ -124,8 +143,14 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
       done = true;
       if (hedgeTimer) clearTimeout(hedgeTimer);
       signal.removeEventListener('abort', onDeadline);
-      for (const c of inflight.values()) c.abort(new Error('superseded')); // the loser of a hedge is cancelled
-      resolve({ shard, hedged, retried, attempts, elapsedMs: outcome.elapsedMs ?? now() - started, ...outcome });
+      const end = now();
+      // Attempts still running end here: cut off by the deadline, or the loser of a hedge, cancelled.
+      for (const attempt of inflight.values()) {
+        record(attempt, outcome.status === 'timeout' ? 'timeout' : 'aborted', end);
+        attempt.ctl.abort(new Error('superseded'));
+      }
+      inflight.clear();
+      resolve({ shard, hedged, retried, attempts, elapsedMs: outcome.elapsedMs ?? end - started, startedAt: started, endedAt: end, ...outcome });
     };
 
     const untried = (): number | undefined => {
@@ -147,32 +172,47 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
       });
     };
 
+    const record = (attempt: Attempt, status: AttemptRecord['status'], end: number, message?: string) => {
+      if (attempt.closed) return;
+      attempt.closed = true;
+      attempts.push({
+        replica: attempt.replica,
+        kind: attempt.kind,
+        elapsedMs: end - attempt.t0,
+        status,
+        ...(message ? { message } : {}),
+        startedAt: attempt.t0,
+        endedAt: end,
+      });
+    };
+
     const launch = (replica: number, kind: ShardRequest['attempt']) => {
       tried.add(replica);
-      const ctl = new AbortController();
-      inflight.set(replica, ctl);
-      const t0 = now();
-      const onQueryAbort = () => ctl.abort(signal.reason);
+      const attempt: Attempt = { replica, kind, t0: now(), ctl: new AbortController(), closed: false };
+      inflight.set(replica, attempt);
+      const onQueryAbort = () => attempt.ctl.abort(signal.reason);
       signal.addEventListener('abort', onQueryAbort, { once: true });
       limiter
-        .run(() => invoker.invoke(shard, input.request(replica, kind), ctl.signal), ctl.signal)
+        .run(() => invoker.invoke(shard, input.request(replica, kind), attempt.ctl.signal), attempt.ctl.signal)
         .then(
-          (response) => settle(replica, kind, t0, response, undefined),
-          (e) => settle(replica, kind, t0, undefined, e),
+          (response) => settle(attempt, response, undefined),
+          (e) => settle(attempt, undefined, e),
         )
         .finally(() => signal.removeEventListener('abort', onQueryAbort));
     };
 
-    const settle = (replica: number, kind: ShardRequest['attempt'], t0: number, response: ShardResponse | undefined, err: unknown) => {
-      inflight.delete(replica);
-      const elapsedMs = now() - t0;
+    const settle = (attempt: Attempt, response: ShardResponse | undefined, err: unknown) => {
+      const { replica } = attempt;
+      if (inflight.get(replica) === attempt) inflight.delete(replica);
+      const end = now();
+      const elapsedMs = end - attempt.t0;
       if (done) {
-        attempts.push({ replica, kind, elapsedMs, status: 'aborted' });
+        record(attempt, 'aborted', end); // no-op when finish() already wrote it
         return;
       }
       if (response && response.ok) {
         state.replicaResult(shard, replica, true);
-        attempts.push({ replica, kind, elapsedMs, status: 'ok' });
+        record(attempt, 'ok', end);
         state.shard(shard).record(elapsedMs);
         state.all.record(elapsedMs);
         finish({ status: 'ok', replica, response });
@@ -182,11 +222,11 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
         ? fromShardFailure(response)
         : classifyFailure(err);
       if (classified.status === 'aborted') {
-        attempts.push({ replica, kind, elapsedMs, status: 'aborted', message: classified.message });
+        record(attempt, signal.aborted ? 'timeout' : 'aborted', end, classified.message);
         if (signal.aborted) onDeadline();
         return;
       }
-      attempts.push({ replica, kind, elapsedMs, status: classified.status, message: classified.message });
+      record(attempt, classified.status, end, classified.message);
       // A replica that cannot serve (down, crashed, erroring) is avoided as primary for a while;
       // a throttle is about the function, and a query error about the query, not the replica.
       // An oversized partial is about the query too: every replica holds the same rows.
@@ -231,6 +271,8 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
         hedged,
         retried,
         attempts,
+        startedAt: started,
+        endedAt: started,
         message: 'deadline passed before the shard was asked',
       });
       return;

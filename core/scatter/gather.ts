@@ -39,11 +39,21 @@ export interface GatherInput {
   onShard?(o: ShardOutcome): void;
 }
 
+/** One fold of partials into the merger (the caller's now()): a shard's, or a sub-coordinator group's. */
+export interface MergeSpan {
+  shard?: number;
+  group?: number;
+  startedAt: number;
+  endedAt: number;
+}
+
 export interface GatherResult {
   merger: Merger;
   outcomes: ShardOutcome[]; // queried shards, in shard order
   missing: MissingShard[];
   skipped: ShardPlan[];
+  /** When each partial was merged, in arrival order. */
+  merges: MergeSpan[];
 }
 
 /** The external tables one shard's query needs, with per-shard pruned copies taking precedence. */
@@ -93,6 +103,7 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
   const skipped = plan.shards.filter((s) => s.skipped);
   const queried = plan.shards.filter((s) => !s.skipped);
   let mergeError: unknown;
+  const merges: MergeSpan[] = [];
 
   try {
     const outcomes = await Promise.all(
@@ -125,12 +136,14 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
           state: input.state,
         });
         if (outcome.status === 'ok' && outcome.response && mergeError === undefined) {
+          const startedAt = now();
           try {
             merger.add(shardPlan.shard, outcome.response.rows, outcome.response.meta); // merge on arrival
           } catch (e) {
             mergeError = e; // e.g. a transfer limit: stop everything, report it
             stop.abort(e);
           }
+          merges.push({ shard: shardPlan.shard, startedAt, endedAt: now() });
         }
         // The rows are merged; drop them so a wide fan-out does not hold every partial twice.
         if (outcome.response) outcome.response = { ...outcome.response, rows: [] };
@@ -139,7 +152,7 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
       }),
     );
     if (mergeError !== undefined) throw mergeError;
-    return { merger, outcomes, missing: missingOf(outcomes), skipped };
+    return { merger, outcomes, missing: missingOf(outcomes), skipped, merges };
   } finally {
     deadline.dispose();
     input.signal?.removeEventListener('abort', onParent);

@@ -17,6 +17,7 @@ import { parseQueryRequest, type QueryRequest } from '../protocol/api-request.js
 import { gatherTree, useTree, type TreeInvoker } from './tree.js';
 import { QUERY_ERROR_CODES } from './query-errors.js';
 import { tooLargeError } from './too-large.js';
+import { coordinatorSpans, shardTimes, skippedStats, offsetMs, type AttemptStat, type CoordinatorSpan, type SkippedShardStat } from './timeline-stats.js';
 
 export type PlanFn = (input: string | SelectStatement, topo: Topology, opts: PlanOptions) => Promise<QueryPlan>;
 
@@ -60,6 +61,11 @@ export interface ShardStat {
   retried: boolean;
   rowsRead: number;
   bytesRead: number;
+  /** When the shard was first asked and when its outcome settled, in ms from the query's start. */
+  startMs?: number;
+  endMs?: number;
+  /** Each invocation (primary, hedge, retry), in the order they started. */
+  attempts: AttemptStat[];
 }
 
 export interface QueryResponse {
@@ -79,6 +85,12 @@ export interface QueryResponse {
     deadlineMs: number;
     deadlineLimitedBy: Deadline['limitedBy'];
     shards: ShardStat[];
+    /** Where the deadline fell, in ms from the query's start. */
+    deadlineAtMs: number;
+    /** Shards the plan did not ask, and why. */
+    skipped: SkippedShardStat[];
+    /** The coordinator's own work: planning, each merge of a partial, the finalize. */
+    coordinator: CoordinatorSpan[];
   };
 }
 
@@ -154,6 +166,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   };
 
   const plan = await deps.planQuery(req.sql, topo, planOptions(req, topo, runSubquery));
+  const planned = now();
   const gathered =
     deps.tree && useTree(topo, plan.shards.filter((s) => !s.skipped).length)
       ? await gatherTree({ ...common, plan, onShard: deps.onShard, tree: deps.tree })
@@ -185,7 +198,9 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
     });
   }
 
+  const finalizeAt = now();
   const fin = gathered.merger.finalize();
+  const finalized = now();
   // transferOverflowMode 'break' cut something: shipped GLOBAL data (the plan) or groups/rows the
   // merger stopped accepting (the finalize). Either way the answer is partial, never complete.
   const truncated = [...(plan.truncated ?? []), ...subTruncated, ...(fin.truncated ?? [])];
@@ -202,6 +217,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
     retried: o.retried,
     rowsRead: o.response?.statistics.rowsRead ?? 0,
     bytesRead: o.response?.statistics.bytesRead ?? 0,
+    ...shardTimes(o, t0),
   }));
   const body: QueryResponse = {
     meta: fin.meta,
@@ -216,6 +232,9 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
       deadlineMs: deadline.budgetMs,
       deadlineLimitedBy: deadline.limitedBy,
       shards: stats,
+      deadlineAtMs: offsetMs(deadline.at, t0),
+      skipped: skippedStats(gathered.skipped),
+      coordinator: coordinatorSpans(t0, { startedAt: t0, endedAt: planned }, gathered.merges, { startedAt: finalizeAt, endedAt: finalized }),
     },
   };
   if (fin.approximate && Object.keys(fin.approximate).length > 0) body.approximate = fin.approximate;

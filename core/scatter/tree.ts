@@ -17,7 +17,7 @@ import type { Limiter } from './fanout.js';
 import { createLimiter } from './fanout.js';
 import { classifyFailure, type ShardOutcome, type MissingReason } from './call-shard.js';
 import { deadlineSignal } from './deadline.js';
-import { gather, missingOf, type GatherInput, type GatherResult } from './gather.js';
+import { gather, missingOf, type GatherInput, type GatherResult, type MergeSpan } from './gather.js';
 import type { HedgeState } from './hedge.js';
 import { PremergeMerger, RelayMerger, premergeSpec } from './tree-premerge.js';
 import type { TreeRequest, TreeResponse, TreeShardOutcome, TreeShardTask } from '../protocol/tree-wire.js';
@@ -167,6 +167,7 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
   if (input.signal?.aborted) onParent();
   else input.signal?.addEventListener('abort', onParent, { once: true });
   const outcomes: ShardOutcome[] = [];
+  const merges: MergeSpan[] = [];
   let mergeError: unknown;
   try {
     await Promise.all(
@@ -206,6 +207,8 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
               status,
               replica: 0,
               elapsedMs: now() - started,
+              startedAt: started,
+              endedAt: now(),
               hedged: false,
               retried: false,
               attempts: [],
@@ -215,6 +218,7 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
           return;
         }
         input.onGroup?.(res);
+        const answeredAt = now();
         if (mergeError === undefined) {
           try {
             for (const part of res.parts) merger.add(part.shard, part.rows, part.meta);
@@ -222,9 +226,11 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
             mergeError = e;
             stop.abort(e);
           }
+          merges.push({ group: gi, startedAt: answeredAt, endedAt: now() });
         }
         const asked = new Set(group.map((shardPlan) => shardPlan.shard));
-        for (const t of res.outcomes) if (asked.has(t.shard)) outcomes.push(fromTreeOutcome(t));
+        // The sub-coordinator's own clock is another machine's: the root sees the group's span only.
+        for (const t of res.outcomes) if (asked.has(t.shard)) outcomes.push({ ...fromTreeOutcome(t), startedAt: started, endedAt: answeredAt });
         // A sub-coordinator that forgot a shard must not make it vanish from the report.
         const answered = new Set(res.outcomes.map((t) => t.shard));
         for (const shardPlan of group) {
@@ -234,6 +240,8 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
               status: 'error',
               replica: 0,
               elapsedMs: now() - started,
+              startedAt: started,
+              endedAt: now(),
               hedged: false,
               retried: false,
               attempts: [],
@@ -245,7 +253,7 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
     if (mergeError !== undefined) throw mergeError;
     outcomes.sort((a, b) => a.shard - b.shard);
     for (const o of outcomes) input.onShard?.(o);
-    return { merger, outcomes, missing: missingOf(outcomes), skipped };
+    return { merger, outcomes, missing: missingOf(outcomes), skipped, merges };
   } finally {
     deadline.dispose();
     input.signal?.removeEventListener('abort', onParent);
