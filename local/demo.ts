@@ -67,8 +67,9 @@ export function demoExamples(url: string): string {
     `SELECT metric, uniq(sensor) AS sensors, quantile(0.95)(value) AS p95 FROM ${DEMO_TABLE} GROUP BY metric ORDER BY metric`,
     `SELECT sensor, count() AS errors FROM ${DEMO_TABLE} WHERE status = 500 GROUP BY sensor ORDER BY errors DESC, sensor LIMIT 5`,
   ];
-  const lines = ['', 'example queries:'];
+  const lines = ['', `the web console (each query's shard timeline): ${url}/play`, '', 'example queries:'];
   for (const q of qs) lines.push(`  npx ch-scatter query --url ${url} "${q}"`);
+  lines.push(`  npx ch-scatter query --timeline --url ${url} "${qs[1]}"`);
   lines.push('', 'the site-rollup schedule runs every 5 minutes; fire it now and read its output:');
   lines.push(`  curl -s -X POST '${url}/admin/schedule?name=site-rollup'`);
   lines.push(`  npx ch-scatter query --url ${url} "SELECT * FROM analytics.site_rollups_dist ORDER BY _run_time DESC, site LIMIT 10"`);

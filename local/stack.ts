@@ -10,6 +10,7 @@
 // directory per process), where Lambda would start more execution environments; and the
 // coordinator runs in this process, so its warm state lives as long as the stack.
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadTopology } from '../core/config/load.js';
 import type { Topology } from '../core/config/schema.js';
 import { createCoordinatorHandler, createTools } from '../functions/coordinator/handler.js';
@@ -21,6 +22,10 @@ import { lambdaContext, startApiServer, type CoordinatorFn } from './api-server.
 import { startInvokeServer, type LocalFunction } from './invoke-server.js';
 import { startShardHosts } from './shard-host.js';
 import { loadDemo } from './demo.js';
+import { PLAY_PAGE_ENV } from '../functions/coordinator/play-page.js';
+
+/** The web console's page (GET /play): always served by the local stack. */
+export const PLAY_PAGE_FILE = fileURLToPath(new URL('./play/index.html', import.meta.url));
 
 /** The coordinator's function name on the local Invoke endpoint. */
 export const LOCAL_COORDINATOR_FUNCTION = 'ch-scatter-coordinator';
@@ -159,6 +164,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       // The aggregation tree invokes the coordinator itself through the Invoke endpoint (below).
       CH_SCATTER_SELF_FUNCTION: LOCAL_COORDINATOR_FUNCTION,
       CH_SCATTER_INVOKER: shards.invokerKind,
+      [PLAY_PAGE_ENV]: PLAY_PAGE_FILE,
     };
     delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
     const tools = createTools({ logLevel: opts.logLevel ?? 'WARN' });

@@ -18,6 +18,7 @@ import { createAdminAccess } from '../../core/scatter/shard-admin-access.js';
 import { ScatterError } from '../../core/errors.js';
 import type { RowWriter } from './schedule.js';
 import { topologyFromEnv } from './topology-env.js';
+import { playPageFromEnv, type PlayPage } from './play-page.js';
 
 export interface CoordinatorDeps {
   topo: Topology;
@@ -29,6 +30,8 @@ export interface CoordinatorDeps {
   writeRows?: RowWriter;
   /** Sub-coordinators (this same function) when query.treeFanoutAbove > 0 and the cluster is wider. */
   tree?: TreeInvoker & { close?(): void };
+  /** GET /play's page (play-page.ts), when this deployment serves it. */
+  playPage?: () => PlayPage;
 }
 
 /**
@@ -148,8 +151,10 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
     kind === 'sdk' ? sdkInvoker : createQueryInvoker(kind, topo.shards.length, { client, endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT, functionNames, maxSockets });
   if (topo.distributedCheck) await parityGuard(topo, sdkInvoker);
   const tree = await treeDeps(topo, env, client);
+  const playPage = playPageFromEnv(env);
   return {
     ...(tree ? { tree } : {}),
+    ...(playPage ? { playPage } : {}),
     topo,
     invoker,
     planQuery: planQuery as PlanFn,

@@ -1,4 +1,5 @@
-// The coordinator Lambda: API Gateway HTTP API events (POST /query, POST /explain, GET /health)
+// The coordinator Lambda: API Gateway HTTP API events (POST /query, POST /explain, GET /health, and
+// GET /play where the web console is turned on)
 // and EventBridge schedule events, wired with middy and Powertools (logger with the query id on
 // every line, EMF metrics, X-Ray tracer). The local stack runs this SAME handler behind its own
 // HTTP server; only the environment differs (CH_SCATTER_LAMBDA_ENDPOINT -> local Invoke endpoint).
@@ -13,6 +14,7 @@ import { createTools as createFunctionTools, type LogLevel, type Tools, withPowe
 import { classifyEvent, type HttpEvent } from './events.js';
 import { bodyOf, json, routeOf } from './http-event.js';
 import { runSchedule, type ScheduleRun } from './schedule.js';
+import { playResponse } from './play-page.js';
 import { METRIC, recordResult, recordShard } from './observe.js';
 import type { CoordinatorDeps } from './deps.js';
 
@@ -108,6 +110,17 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
       const err = e instanceof ScatterError ? e : new ScatterError('INTERNAL', `coordinator not ready: ${(e as Error).message ?? String(e)}`);
       recordResult(metrics, err.status, err.toBody());
       return json(err.status, err.toBody(), headers);
+    }
+    if (route === 'play') {
+      // Off unless the deployment ships the page: then the route does not exist, as any other unknown path.
+      if (!coordinatorDeps.playPage) return json(404, { error: { code: 'BAD_REQUEST', message: `no route GET ${event.rawPath}` } }, headers);
+      try {
+        return playResponse(coordinatorDeps.playPage(), headers);
+      } catch (e) {
+        logger.error('play page unreadable', e as Error);
+        const err = new ScatterError('INTERNAL', 'internal error');
+        return json(err.status, err.toBody(), headers);
+      }
     }
     if (route === 'health') {
       return json(

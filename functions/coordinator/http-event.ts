@@ -3,12 +3,17 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { HttpEvent } from './events.js';
 
-export type Route = 'query' | 'explain' | 'health' | 'unknown' | 'method';
+export type Route = 'query' | 'explain' | 'health' | 'play' | 'unknown' | 'method';
 
 export function routeOf(event: HttpEvent): Route {
   const method = event.requestContext?.http?.method?.toUpperCase() ?? 'GET';
   const path = (event.rawPath ?? event.requestContext?.http?.path ?? '/').replace(/\/+$/, '') || '/';
-  const want: Record<string, [Route, string]> = { '/query': ['query', 'POST'], '/explain': ['explain', 'POST'], '/health': ['health', 'GET'] };
+  const want: Record<string, [Route, string]> = {
+    '/query': ['query', 'POST'],
+    '/explain': ['explain', 'POST'],
+    '/health': ['health', 'GET'],
+    '/play': ['play', 'GET'],
+  };
   for (const [suffix, [route, m]] of Object.entries(want)) {
     if (path === suffix || path.endsWith(suffix)) return method === m ? route : 'method';
   }
