@@ -53,7 +53,7 @@ describe('GET /play', () => {
     expect(csp).toContain("connect-src 'self'");
     expect(csp).toContain("default-src 'none'");
     // self-contained: nothing loaded from elsewhere, and data never enters the DOM as markup
-    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|@import|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
+    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href="(?!data:)|@import|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
   });
 
