@@ -1,15 +1,16 @@
-// `ch-scatter query (--config FILE | --url URL) [--json] [--timeout MS] "SQL"`.
+// `ch-scatter query (--config FILE | --url URL) [--json] [--timeline] [--timeout MS] "SQL"`.
 import { parseArgs, flagString } from '../args.js';
 import { errorLine, postJson, targetOf, loadConfig } from '../api-client.js';
 import { renderSummary, renderTable } from '../render.js';
+import { renderTimeline } from '../render-timeline.js';
 import type { QueryResponse } from '../../core/scatter/run-query.js';
 
 export const summary =
-  'run a SELECT and print a table and a shard summary (--json: the raw response). With --config the local stack is started in-process for the one query: embedded replicas get temporary shard processes, so the directories must not be in use by a running `ch-scatter dev`';
-export const usage = 'query (--config FILE | --url URL) [--json] [--timeout MS] [--require-complete] "SQL"';
+  "run a SELECT and print a table and a shard summary (--json: the raw response; --timeline: each shard's attempts over time, as text bars as wide as the terminal). With --config the local stack is started in-process for the one query: embedded replicas get temporary shard processes, so the directories must not be in use by a running `ch-scatter dev`";
+export const usage = 'query (--config FILE | --url URL) [--json] [--timeline] [--timeout MS] [--require-complete] "SQL"';
 
 export async function run(args: string[]): Promise<number> {
-  const p = parseArgs(args, ['json', 'require-complete']);
+  const p = parseArgs(args, ['json', 'require-complete', 'timeline']);
   const target = targetOf(p.flags);
   const sql = p.positionals.join(' ').trim();
   if (typeof target === 'string' || !sql) {
@@ -54,5 +55,9 @@ export async function run(args: string[]): Promise<number> {
   console.log(renderTable(r.meta, r.data));
   console.log('');
   console.log(renderSummary(r));
+  if (p.flags.timeline === true) {
+    console.log('');
+    console.log(renderTimeline(r.statistics, process.stdout.columns || 80));
+  }
   return 0;
 }
