@@ -24,8 +24,28 @@ export const EXTERNAL_MODULES = ['chdb', '@chdb/*'];
 export const REQUIRE_SHIM =
   "import { createRequire as __chScatterCreateRequire } from 'node:module'; const require = __chScatterCreateRequire(import.meta.url);";
 
-export function bundlingOptions(): BundlingOptions {
+/** The web console's page (GET /play), shipped next to the coordinator's handler when the `play` option is on. */
+export const PLAY_PAGE_SOURCE = join(PROJECT_ROOT, 'local', 'play', 'index.html');
+export const PLAY_PAGE_BUNDLED = 'play.html';
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * `copyFiles`: files to put beside the bundle (name in the bundle -> source path), copied after
+ * esbuild runs (on this machine, like the bundling itself).
+ */
+export function bundlingOptions(copyFiles: Record<string, string> = {}): BundlingOptions {
+  const copies = Object.entries(copyFiles);
   return {
+    ...(copies.length
+      ? {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (_inputDir: string, outputDir: string) => copies.map(([name, src]) => `cp ${quote(src)} ${quote(join(outputDir, name))}`),
+          },
+        }
+      : {}),
     format: OutputFormat.ESM,
     mainFields: ['module', 'main'],
     banner: REQUIRE_SHIM,

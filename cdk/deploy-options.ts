@@ -75,6 +75,11 @@ export const deployOptionsSchema = z
       .string()
       .regex(/^[A-Za-z0-9_./#:-]{1,255}$/)
       .default('ChScatter'),
+    /**
+     * Serve the web console at GET /play (off by default): the coordinator ships the page and the
+     * API gets the route, behind the same authorizer as /query.
+     */
+    play: z.boolean().default(false),
     /** Run cdk-nag's AwsSolutions checks during synthesis (default on). */
     nag: z.boolean().default(true),
   })

@@ -9,7 +9,7 @@ import { shardSecretProblem } from './constructs/shard-function.js';
 import type { DeployOptions } from './deploy-options.js';
 import { deriveSizing, SizingError } from './sizing.js';
 
-export function deployProblems(topology: Topology, options: Pick<DeployOptions, 'metricsNamespace' | 'memory'>): string[] {
+export function deployProblems(topology: Topology, options: Pick<DeployOptions, 'metricsNamespace' | 'memory'> & Partial<Pick<DeployOptions, 'play'>>): string[] {
   const problems = [...localOnlyProblems(topology)];
   topology.shards.forEach((shard, i) => {
     const p = shardSecretProblem(shard, i);
@@ -21,7 +21,7 @@ export function deployProblems(topology: Topology, options: Pick<DeployOptions, 
     if (!(e instanceof SizingError)) throw e;
     problems.push(e.message);
   }
-  const env = coordinatorEnvironmentProblem(topology, topology.shards.length, options.metricsNamespace);
+  const env = coordinatorEnvironmentProblem(topology, topology.shards.length, options.metricsNamespace, options.play);
   if (env) problems.push(env);
   return problems;
 }

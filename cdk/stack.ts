@@ -93,6 +93,7 @@ export class ChScatterStack extends Stack {
       memoryMb: this.sizing.coordinatorMemoryMb,
       timeoutS: this.sizing.coordinatorTimeoutS,
       logRetentionDays: options.logRetentionDays,
+      play: options.play,
     });
     const coordinatorFn = this.coordinator.function.fn;
 
@@ -102,6 +103,7 @@ export class ChScatterStack extends Stack {
       throttle: options.throttle,
       jwt: options.jwt,
       logRetentionDays: options.logRetentionDays,
+      play: options.play,
     });
 
     this.schedules = new Schedules(this, 'Schedules', { coordinator: coordinatorFn, schedules: topology.schedules });

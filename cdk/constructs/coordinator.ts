@@ -10,7 +10,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { ConfigError } from '../../core/config/load.js';
 import type { Topology } from '../../core/config/schema.js';
-import { ENTRY } from '../bundling.js';
+import { ENTRY, PLAY_PAGE_BUNDLED, PLAY_PAGE_SOURCE } from '../bundling.js';
+import { PLAY_PAGE_ENV } from '../../functions/coordinator/play-page.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
 import type { ShardFunction } from './shard-function.js';
 
@@ -26,6 +27,8 @@ export interface CoordinatorProps extends Pick<ScatterFunctionProps, 'memoryMb' 
   metricsNamespace: string;
   /** Defaults to functions/coordinator/handler.ts. */
   entry?: string;
+  /** Ship the web console's page and answer GET /play with it (the route itself is the API's). */
+  play?: boolean;
 }
 
 /** The topology as the coordinator sees it: validated, defaults filled, no secret names. */
@@ -46,7 +49,7 @@ function treeApplies(topology: Topology, shardCount: number): boolean {
  * topology plus every shard function's name (unknown until deployment: the longest name Lambda allows
  * is budgeted). Undefined when it fits.
  */
-export function coordinatorEnvironmentProblem(topology: Topology, shardCount: number, metricsNamespace: string): string | undefined {
+export function coordinatorEnvironmentProblem(topology: Topology, shardCount: number, metricsNamespace: string, play = false): string | undefined {
   const topologyJson = JSON.stringify(coordinatorTopology(topology));
   const fixed: Record<string, string> = {
     NODE_OPTIONS: '--enable-source-maps',
@@ -59,7 +62,8 @@ export function coordinatorEnvironmentProblem(topology: Topology, shardCount: nu
     Object.entries(fixed).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) +
     'CH_SCATTER_SHARD_FUNCTIONS'.length +
     namesBudget +
-    (treeApplies(topology, shardCount) ? 'CH_SCATTER_SELF_FUNCTION'.length + MAX_FUNCTION_NAME : 0);
+    (treeApplies(topology, shardCount) ? 'CH_SCATTER_SELF_FUNCTION'.length + MAX_FUNCTION_NAME : 0) +
+    (play ? PLAY_PAGE_ENV.length + PLAY_PAGE_BUNDLED.length : 0);
   if (size <= LAMBDA_ENV_LIMIT_BYTES) return undefined;
   return (
     `$: the coordinator environment would take up to ${size} bytes (topology JSON ${Buffer.byteLength(topologyJson)} bytes, ` +
@@ -74,7 +78,7 @@ export class Coordinator extends Construct {
 
   constructor(scope: Construct, id: string, props: CoordinatorProps) {
     super(scope, id);
-    const problem = coordinatorEnvironmentProblem(props.topology, props.shards.length, props.metricsNamespace);
+    const problem = coordinatorEnvironmentProblem(props.topology, props.shards.length, props.metricsNamespace, props.play);
     if (problem) throw new ConfigError([problem]);
     const topologyJson = JSON.stringify(coordinatorTopology(props.topology));
     const tree = treeApplies(props.topology, props.shards.length);
@@ -91,12 +95,14 @@ export class Coordinator extends Construct {
       timeoutS: props.timeoutS,
       logRetentionDays: props.logRetentionDays,
       vpc: props.vpc,
+      ...(props.play ? { copyFiles: { [PLAY_PAGE_BUNDLED]: PLAY_PAGE_SOURCE } } : {}),
       environment: {
         CH_SCATTER_TOPOLOGY: topologyJson,
         CH_SCATTER_SHARD_FUNCTIONS: Stack.of(this).toJsonString(names),
         POWERTOOLS_SERVICE_NAME: COORDINATOR_SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
         ...(selfName ? { CH_SCATTER_SELF_FUNCTION: selfName } : {}),
+        ...(props.play ? { [PLAY_PAGE_ENV]: PLAY_PAGE_BUNDLED } : {}),
       },
     });
     if (selfName) {

@@ -1,5 +1,5 @@
-// The public face: an HTTP API (API Gateway v2) with POST /query, POST /explain and GET /health, all
-// going to the coordinator. Every route is authorized: IAM (SigV4-signed requests) unless a JWT issuer
+// The public face: an HTTP API (API Gateway v2) with POST /query, POST /explain and GET /health (and,
+// with the `play` deploy option, GET /play: the web console), all going to the coordinator. Every route is authorized: IAM (SigV4-signed requests) unless a JWT issuer
 // is configured, in which case every route takes a bearer token from that issuer instead. The $default
 // stage is throttled and writes JSON access logs to its own log group.
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
@@ -17,6 +17,8 @@ export const ROUTES = [
   { method: apigw.HttpMethod.POST, path: '/explain' },
   { method: apigw.HttpMethod.GET, path: '/health' },
 ] as const;
+/** The web console's page: only with the `play` deploy option. */
+export const PLAY_ROUTE = { method: apigw.HttpMethod.GET, path: '/play' } as const;
 
 export interface QueryApiProps {
   coordinator: lambda.IFunction;
@@ -24,6 +26,8 @@ export interface QueryApiProps {
   throttle: DeployOptions['throttle'];
   jwt?: DeployOptions['jwt'];
   logRetentionDays: number;
+  /** Add GET /play, behind the same authorizer as every other route. */
+  play?: boolean;
 }
 
 // HTTP APIs support a subset of $context variables; these are all valid for them.
@@ -80,7 +84,7 @@ export class QueryApi extends Construct {
       payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
       timeout: Duration.seconds(props.integrationTimeoutS),
     });
-    for (const r of ROUTES) {
+    for (const r of props.play ? [...ROUTES, PLAY_ROUTE] : ROUTES) {
       this.api.addRoutes({ path: r.path, methods: [r.method], integration, authorizer });
     }
   }

@@ -25,6 +25,8 @@ export interface ScatterFunctionProps {
   functionName?: string;
   /** Shard functions run in the VPC to reach ClickHouse; the coordinator only with vpc.includeCoordinator. */
   vpc?: { vpc: ec2.IVpc; subnets: ec2.ISubnet[]; securityGroups: ec2.ISecurityGroup[] };
+  /** Files shipped beside the handler (name in the bundle -> source path). */
+  copyFiles?: Record<string, string>;
 }
 
 export class ScatterFunction extends Construct {
@@ -76,7 +78,7 @@ export class ScatterFunction extends Construct {
       tracing: lambda.Tracing.ACTIVE,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: LOCK_FILE,
-      bundling: bundlingOptions(),
+      bundling: bundlingOptions(props.copyFiles),
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       ...(props.vpc ? { vpc: props.vpc.vpc, vpcSubnets: { subnets: props.vpc.subnets }, securityGroups: props.vpc.securityGroups } : {}),
     });
