@@ -179,6 +179,27 @@ describe('/play in headless Chromium', () => {
     expect(await page.$$eval('#explain-out pre.sql', (p) => p.length)).toBe(3);
   }, 30_000);
 
+  it('errors are shown as the API gives them: a syntax error with its position, 504 with the missing shard and no timeline', async () => {
+    await page.$eval('#sql', (e) => ((e as unknown as { value: string }).value = 'SELECT count( FROM db.readings_dist'));
+    let answered = page.waitForResponse((r) => r.url().endsWith('/query'));
+    await page.click('#run');
+    expect((await answered).status()).toBe(400);
+    await page.waitForFunction(() => document.querySelector('#flags')?.textContent?.includes('SYNTAX_ERROR'));
+    expect(await page.$eval('#error', (e) => e.textContent)).toMatch(/\(line 1, column \d+\)$/);
+    expect(await page.$eval('#timeline-box', (e) => e.classList.contains('hidden'))).toBe(true);
+    expect(await page.$eval('#table-box', (e) => e.classList.contains('hidden'))).toBe(true);
+
+    await page.$eval('#sql', (e, sql) => ((e as unknown as { value: string }).value = sql), SQL);
+    await page.click('#requireComplete');
+    answered = page.waitForResponse((r) => r.url().endsWith('/query'));
+    await page.click('#run');
+    expect((await answered).status()).toBe(504);
+    await page.waitForFunction(() => document.querySelector('#flags')?.textContent?.includes('INCOMPLETE_RESULT'));
+    expect(await page.$eval('#notes', (e) => e.textContent)).toContain('missing shard 2: timeout');
+    expect(await page.$eval('#timeline-box', (e) => e.classList.contains('hidden'))).toBe(true);
+    await page.click('#requireComplete');
+  }, 30_000);
+
   it('markup in data stays text: a value and a column name holding HTML are shown, never parsed', async () => {
     const sql = `SELECT count() AS \`<img id="pwn1" src=x>\`, any('<b id="pwn2">bold</b>') AS tag FROM db.readings_dist WHERE k IN (0, 1)`;
     await page.$eval('#sql', (e, s) => ((e as unknown as { value: string }).value = s), sql);
