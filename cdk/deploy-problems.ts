@@ -9,7 +9,10 @@ import { shardSecretProblem } from './constructs/shard-function.js';
 import type { DeployOptions } from './deploy-options.js';
 import { deriveSizing, SizingError } from './sizing.js';
 
-export function deployProblems(topology: Topology, options: Pick<DeployOptions, 'metricsNamespace' | 'memory'> & Partial<Pick<DeployOptions, 'play'>>): string[] {
+export function deployProblems(
+  topology: Topology,
+  options: Pick<DeployOptions, 'metricsNamespace' | 'memory'> & Partial<Pick<DeployOptions, 'play'>>,
+): string[] {
   const problems = [...localOnlyProblems(topology)];
   topology.shards.forEach((shard, i) => {
     const p = shardSecretProblem(shard, i);
