@@ -19,7 +19,9 @@ export type ErrorCode =
   | 'CONFIG_INVALID'
   | 'TIMEOUT'
   /** ClickHouse rejected the query itself (unknown column/function, bad types): the user's query, not a shard fault. */
-  | 'QUERY_ERROR';
+  | 'QUERY_ERROR'
+  /** The query went over a limit of its own (max_memory_usage, max_rows_to_group_by, TOO_SLOW...): ClickHouse's code is named. */
+  | 'LIMIT_EXCEEDED';
 
 export interface SourcePosition {
   line: number; // 1-based
@@ -42,6 +44,7 @@ const STATUS: Record<ErrorCode, number> = {
   CONFIG_INVALID: 400,
   TIMEOUT: 504,
   QUERY_ERROR: 400,
+  LIMIT_EXCEEDED: 400,
 };
 
 export class ScatterError extends Error {

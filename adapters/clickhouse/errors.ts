@@ -2,6 +2,7 @@
 // every error text form we meet: 18.16 (`Code: 60, e.displayText() = DB::Exception: ...`),
 // newer servers and chdb (`Code: 60. DB::Exception: ...`).
 import { ClickHouseError } from '../../core/clickhouse/port.js';
+import { classOf } from '../../core/clickhouse/error-codes.js';
 
 const CODE_PATTERNS = [/^\s*Code: (\d+), e\.displayText\(\) = /, /^\s*Code: (\d+)\. /, /Code: (\d+)[.,] /];
 
@@ -13,14 +14,13 @@ export function parseClickHouseCode(message: string): number | undefined {
   return undefined;
 }
 
-// 159 TIMEOUT_EXCEEDED, 160 TOO_SLOW (estimated too slow): max_execution_time fired.
-const TIMEOUT_CODES = new Set([159, 160]);
-// 394 QUERY_WAS_CANCELLED: someone KILLed it (we, at the deadline).
-const CANCELLED_CODES = new Set([394]);
-
 /** A server-side error message as a ClickHouseError with the right kind. */
 export function serverError(message: string, code = parseClickHouseCode(message)): ClickHouseError {
-  const kind = code !== undefined && TIMEOUT_CODES.has(code) ? 'timeout' : code !== undefined && CANCELLED_CODES.has(code) ? 'aborted' : 'server';
+  // 159 TIMEOUT_EXCEEDED (max_execution_time, the deadline, fired) is a late shard; 394 a KILL (ours,
+  // at the deadline). TOO_SLOW (160) is not: ClickHouse estimated the query cannot finish in time,
+  // a limit the user's query hit (core/clickhouse/error-codes.ts).
+  const cls = classOf(code, message);
+  const kind = cls === 'timeout' ? 'timeout' : cls === 'cancelled' ? 'aborted' : 'server';
   // 18.16 appends `, e.what() = DB::Exception`: noise for a reader.
   return new ClickHouseError(message.trim().replace(/, e\.what\(\) = [\w:]+$/, ''), kind, code);
 }

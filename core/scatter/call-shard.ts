@@ -7,7 +7,7 @@ import type { ShardRequest, ShardSuccess, ShardResponse } from '../protocol/shar
 import { InvokeError, type ShardInvoker } from './invoker.js';
 import type { HedgeState } from './hedge.js';
 import type { Limiter } from './fanout.js';
-import { QUERY_ERROR_CODES } from './query-errors.js';
+import { isQueryFault } from '../clickhouse/error-codes.js';
 
 /** Why a shard is missing from an answer (`shards.missing[].reason`, docs/api.md#post-query). */
 export type MissingReason = 'timeout' | 'error' | 'unavailable' | 'throttled';
@@ -233,7 +233,7 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
       const tooLarge = classified.code === 'TOO_LARGE';
       if (
         classified.status === 'unavailable' ||
-        (classified.status === 'error' && !tooLarge && !(classified.chCode !== undefined && QUERY_ERROR_CODES.has(classified.chCode)))
+        (classified.status === 'error' && !tooLarge && !isQueryFault(classified.chCode, classified.message))
       )
         state.replicaResult(shard, replica, false);
       const failure = {
@@ -246,7 +246,7 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
       lastFailure = failure;
       if (inflight.size > 0) return; // a hedge is still running: it may yet answer
       const next = untried();
-      const deterministic = tooLarge || (classified.chCode !== undefined && QUERY_ERROR_CODES.has(classified.chCode)); // another replica would say the same
+      const deterministic = tooLarge || isQueryFault(classified.chCode, classified.message); // another replica would say the same
       if (next !== undefined && !deterministic && input.deadlineAt - now() > 0 && !signal.aborted) {
         retried = true;
         launch(next, 'retry');

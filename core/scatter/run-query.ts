@@ -15,7 +15,7 @@ import type { ShardOutcome } from './call-shard.js';
 import { computeDeadline, type Deadline } from './deadline.js';
 import { parseQueryRequest, type QueryRequest } from '../protocol/api-request.js';
 import { gatherTree, useTree, type TreeInvoker } from './tree.js';
-import { QUERY_ERROR_CODES } from './query-errors.js';
+import { isQueryFailure, queryFailureError } from './query-errors.js';
 import { tooLargeError } from './too-large.js';
 import { coordinatorSpans, shardTimes, skippedStats, offsetMs, type AttemptStat, type CoordinatorSpan, type SkippedShardStat } from './timeline-stats.js';
 
@@ -102,7 +102,7 @@ export interface HttpResult {
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 function queryError(outcomes: ShardOutcome[]): ShardOutcome | undefined {
-  return outcomes.find((o) => o.status === 'error' && o.chCode !== undefined && QUERY_ERROR_CODES.has(o.chCode));
+  return outcomes.find(isQueryFailure);
 }
 
 function summarize(total: number, skipped: number, outcomes: ShardOutcome[], missing: MissingShard[]): ShardsSummary {
@@ -175,9 +175,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   const shards = summarize(plan.shards.length, gathered.skipped.length, gathered.outcomes, missing);
   const bad = queryError([...gathered.outcomes, ...subOutcomes]);
   if (bad) {
-    throw new ScatterError('QUERY_ERROR', `ClickHouse rejected the query on shard ${bad.shard}: ${stripReplicaPrefix(bad.message ?? '')}`, {
-      details: { shards },
-    });
+    throw queryFailureError(bad, { shards });
   }
   const big = tooLargeError(gathered.outcomes, 'query', { shards });
   if (big) throw big;
@@ -241,11 +239,6 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   if (fin.cursor) body.cursor = fin.cursor;
   if (truncated.length > 0) body.truncated = truncated;
   return body;
-}
-
-/** "replica 0 (primary): Code: 47 ..." -> "Code: 47 ..." for a client-facing message. */
-function stripReplicaPrefix(m: string): string {
-  return m.replace(/^replica \d+ \([a-z]+\): /, '').split('; replica ')[0]!;
 }
 
 function errorResult(e: unknown, deps: { onInternalError?: (e: unknown) => void }): HttpResult {

@@ -185,7 +185,7 @@ describe('query errors from ClickHouse', () => {
     const r = await runQuery({ sql: 'x' }, { topo: topo([1, 1]), invoker, planQuery: async () => plan, hedgeState: createHedgeState(), queryId: 'q' });
     expect(r.status).toBe(400);
     expect((r.body as any).error.code).toBe('QUERY_ERROR');
-    expect((r.body as any).error.message).toMatch(/^ClickHouse rejected the query on shard 1: Code: 47/);
+    expect((r.body as any).error.message).toMatch(/^ClickHouse rejected the query on shard 1 \(ClickHouse error 47 UNKNOWN_IDENTIFIER\): Code: 47/);
   });
   it('a blank sql is a 400', async () => {
     const r = await runQuery(
