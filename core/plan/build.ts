@@ -19,6 +19,7 @@ import { ScatterError } from '../errors.js';
 import type { PlanOptions, QueryPlan, ShardPlan } from './types.js';
 import { analyze } from './analyze.js';
 import { resolveSettings } from './settings.js';
+import { checkNestedSettings } from './nested-settings.js';
 import { refuseNegativeLimits } from './limit-check.js';
 import { refuseHugeInLists } from './in-list-cap.js';
 import { refuseOtherFormats } from './format-check.js';
@@ -63,6 +64,7 @@ export async function planQueryWith(
     ...(opts.forceSkipUnusedShards !== undefined ? { forceSkipUnusedShards: opts.forceSkipUnusedShards } : {}),
     ...(opts.distributedProductMode ? { distributedProductMode: opts.distributedProductMode } : {}),
   });
+  checkNestedSettings(statement, topo.query);
   const analysis = analyze(statement, topo, settings.distributedProductMode);
   const placement = await placementFor(topo, analysis.main.distributed);
   const globals = await materializeGlobals(analysis.query, topo, settings, opts.runSubquery);

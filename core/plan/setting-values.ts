@@ -16,7 +16,11 @@ type Spec =
 
 const UINT: Spec = { kind: 'uint' };
 const BOOL: Spec = { kind: 'bool' };
-const OVERFLOW: Spec = { kind: 'enum', values: ['throw', 'break'] };
+// ClickHouse's `*_overflow_mode` settings: 'throw' fails the query at the limit; 'break' (and
+// group_by's 'any') stops reading, grouping, sorting or building the set there and answers with what
+// it has, silently: a truncated shard partial would merge into an answer labelled complete. Only
+// 'throw' is forwarded; the others are refused by name (see TRUNCATING_MODES and docs/operations.md).
+const OVERFLOW: Spec = { kind: 'enum', values: ['throw'] };
 
 /** name -> the values ClickHouse accepts for it (18.16 and current releases alike). */
 export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
@@ -30,7 +34,7 @@ export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   ['max_bytes_to_read', UINT],
   ['read_overflow_mode', OVERFLOW],
   ['max_rows_to_group_by', UINT],
-  ['group_by_overflow_mode', { kind: 'enum', values: ['throw', 'break', 'any'] }],
+  ['group_by_overflow_mode', OVERFLOW],
   ['max_rows_to_sort', UINT],
   ['max_bytes_to_sort', UINT],
   ['sort_overflow_mode', OVERFLOW],
@@ -124,6 +128,16 @@ function checkValue(spec: Spec, v: SettingValue): SettingValue | undefined {
   }
 }
 
+/** Overflow-mode values ClickHouse accepts that truncate silently, per setting (the limit each one governs). */
+export const TRUNCATING_MODES: ReadonlyMap<string, { values: readonly string[]; limits: string }> = new Map([
+  ['read_overflow_mode', { values: ['break'], limits: 'max_rows_to_read / max_bytes_to_read' }],
+  ['group_by_overflow_mode', { values: ['break', 'any'], limits: 'max_rows_to_group_by' }],
+  ['sort_overflow_mode', { values: ['break'], limits: 'max_rows_to_sort / max_bytes_to_sort' }],
+  ['set_overflow_mode', { values: ['break'], limits: 'max_rows_in_set / max_bytes_in_set' }],
+  ['join_overflow_mode', { values: ['break'], limits: 'max_rows_in_join / max_bytes_in_join' }],
+  ['distinct_overflow_mode', { values: ['break'], limits: 'max_rows_in_distinct / max_bytes_in_distinct' }],
+]);
+
 /**
  * The value to forward for an allow-listed setting, or undefined when `name` is not on the list.
  * Throws BAD_REQUEST naming the setting (and its SETTINGS position) when the value is out of type or range.
@@ -132,6 +146,15 @@ export function forwardedValue(name: string, value: SettingValue, node?: Expr): 
   const spec = SETTING_SPECS.get(name);
   if (!spec) return undefined;
   const ok = checkValue(spec, value);
+  const truncating = TRUNCATING_MODES.get(name);
+  if (ok === undefined && truncating && typeof value === 'string' && truncating.values.includes(value.trim().toLowerCase())) {
+    throw errorAt(
+      'UNSUPPORTED',
+      `setting ${name} = '${value.trim().toLowerCase()}' is refused: at ${truncating.limits} ClickHouse would stop there and answer with part of the rows, ` +
+        `silently, and ch-scatter could not tell that shard's partial from a complete one. Use 'throw' (the query fails at the limit, 400 LIMIT_EXCEEDED); see docs/operations.md`,
+      node,
+    );
+  }
   if (ok === undefined) {
     throw errorAt('BAD_REQUEST', `setting ${name} must be ${describe(spec)}, not ${JSON.stringify(value)}`, node);
   }

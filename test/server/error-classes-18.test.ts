@@ -86,3 +86,27 @@ describe('18.16: limits are 400 LIMIT_EXCEEDED with the code', () => {
       })),
     ));
 });
+
+describe("18.16: 'break' truncates silently, so ch-scatter refuses it", () => {
+  for (const [mode, limit, local, sql] of [
+    ['read_overflow_mode', 'max_rows_to_read = 1000', 'SELECT count() FROM default.ev WHERE n > -1', `SELECT count() AS c FROM ${T} WHERE n > -1`],
+    [
+      'group_by_overflow_mode',
+      'max_rows_to_group_by = 10',
+      'SELECT count() FROM (SELECT s FROM default.ev GROUP BY s)',
+      `SELECT s, count() AS c FROM ${T} GROUP BY s`,
+    ],
+    ['distinct_overflow_mode', 'max_rows_in_distinct = 10', 'SELECT count() FROM (SELECT DISTINCT s FROM default.ev)', `SELECT DISTINCT s FROM ${T}`],
+  ] as const) {
+    it(mode, async () => {
+      const url = servers.current.urls[0]!;
+      const n = async (extra: string) => Number((await chHttp(url, `${local} SETTINGS max_block_size = 100, max_threads = 1${extra}`)).trim());
+      expect(await n(`, ${limit}, ${mode} = 'break'`)).toBeLessThan(await n(''));
+      sent.length = 0;
+      const r = await runQuery({ sql: `${sql} SETTINGS ${limit}, ${mode} = 'break'` }, deps18());
+      expect(r.status).toBe(400);
+      expect((r.body as ErrBody).error.message).toContain(`setting ${mode} = 'break' is refused`);
+      expect(sent).toHaveLength(0);
+    });
+  }
+});

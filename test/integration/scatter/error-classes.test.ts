@@ -156,3 +156,80 @@ describe('the code table', () => {
     for (const [code, e] of CLICKHOUSE_ERROR_CODES) expect(`${code} ${engine.get(code)}`).toBe(`${code} ${e.name}`);
   });
 });
+
+describe("overflow modes that truncate silently ('break', group_by's 'any') are refused; 'throw' is a 400 LIMIT_EXCEEDED", () => {
+  const L = DEMO_LOCAL;
+  // [setting, the limit it governs, a query over the distributed table, the same over the local table]
+  const cases: [string, string, string, string][] = [
+    ['read_overflow_mode', 'max_rows_to_read = 1000', `SELECT count() AS c FROM ${T} WHERE value > -1`, `SELECT count() AS c FROM ${L} WHERE value > -1`],
+    [
+      'group_by_overflow_mode',
+      'max_rows_to_group_by = 10',
+      `SELECT sensor, count() AS c FROM ${T} GROUP BY sensor`,
+      `SELECT count() AS c FROM (SELECT sensor FROM ${L} GROUP BY sensor)`,
+    ],
+    [
+      'set_overflow_mode',
+      'max_rows_in_set = 2',
+      `SELECT count() AS c FROM ${T} WHERE site IN (SELECT arrayJoin(['ams', 'fra', 'iad', 'sfo', 'syd']))`,
+      `SELECT count() AS c FROM ${L} WHERE sensor IN (SELECT sensor FROM ${L})`,
+    ],
+    [
+      'join_overflow_mode',
+      'max_rows_in_join = 1',
+      `SELECT count() AS c FROM ${T} AS a JOIN (SELECT arrayJoin([200, 500]) AS status) AS b USING status`,
+      `SELECT count() AS c FROM ${L} AS a JOIN (SELECT DISTINCT sensor FROM ${L}) AS b USING sensor`,
+    ],
+    ['distinct_overflow_mode', 'max_rows_in_distinct = 10', `SELECT DISTINCT sensor FROM ${T}`, `SELECT count() AS c FROM (SELECT DISTINCT sensor FROM ${L})`],
+  ];
+
+  for (const [mode, limit, sql, local] of cases) {
+    it(`${mode}: the engine truncates with 'break' and says nothing; ch-scatter refuses it before any shard`, async () => {
+      const count = async (extra: string) => Number((await ch.query(`${local} SETTINGS max_block_size = 100, max_threads = 1${extra}`)).rows[0]!.c);
+      const full = await count('');
+      const cut = await count(`, ${limit}, ${mode} = 'break'`);
+      expect(cut, `${mode}: ClickHouse itself (the reason for the refusal)`).toBeLessThan(full);
+
+      const [limitName, limitValue] = limit.split(' = ') as [string, string];
+      for (const body of [{ sql, settings: { [limitName]: Number(limitValue), [mode]: 'break' } }, { sql: `${sql} SETTINGS ${limit}, ${mode} = 'break'` }]) {
+        sent.length = 0;
+        const r = await runQuery(body, deps());
+        expect(r.status, JSON.stringify(r.body)).toBe(400);
+        expect((r.body as ErrBody).error.code).toBe('UNSUPPORTED');
+        expect((r.body as ErrBody).error.message).toContain(`setting ${mode} = 'break' is refused`);
+        expect(sent).toHaveLength(0);
+      }
+      const thrown = await runQuery({ sql, settings: { [limitName]: Number(limitValue), [mode]: 'throw', max_block_size: 100 } }, deps());
+      expect(thrown.status, JSON.stringify(thrown.body)).toBe(400);
+      expect((thrown.body as ErrBody).error.code).toBe('LIMIT_EXCEEDED');
+    });
+  }
+
+  it("group_by_overflow_mode 'any' is refused too", async () => {
+    const r = await runQuery(
+      { sql: `SELECT sensor, count() AS c FROM ${T} GROUP BY sensor`, settings: { max_rows_to_group_by: 10, group_by_overflow_mode: 'any' } },
+      deps(),
+    );
+    expect(r.status).toBe(400);
+    expect((r.body as ErrBody).error.message).toContain("group_by_overflow_mode = 'any' is refused");
+  });
+
+  it('a SETTINGS clause inside a subquery passes the same rules (it would reach the shard in its SQL)', async () => {
+    for (const [sql, msg] of [
+      [
+        `SELECT count() AS c FROM ${T} WHERE status IN (SELECT arrayJoin([200, 500]) SETTINGS read_overflow_mode = 'break')`,
+        "read_overflow_mode = 'break' is refused",
+      ],
+      [`SELECT count() AS c FROM ${T} WHERE status IN (SELECT arrayJoin([200, 500]) SETTINGS readonly = 0)`, 'setting readonly is set by'],
+      [`SELECT count() AS c FROM ${T} WHERE status IN (SELECT arrayJoin([200, 500]) SETTINGS max_rows_to_transfer = 5)`, 'applies to the whole query'],
+    ] as const) {
+      sent.length = 0;
+      const r = await runQuery({ sql }, deps());
+      expect(r.status, sql).toBe(400);
+      expect((r.body as ErrBody).error.message).toContain(msg);
+      expect(sent).toHaveLength(0);
+    }
+    const ok = await runQuery({ sql: `SELECT count() AS c FROM ${T} WHERE status IN (SELECT arrayJoin([200, 500]) SETTINGS max_threads = 1)` }, deps());
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+  });
+});

@@ -77,7 +77,7 @@ describe('resolveSettings', () => {
         max_threads: '8',
         max_memory_usage: '18446744073709551615',
         join_use_nulls: true,
-        group_by_overflow_mode: 'ANY',
+        group_by_overflow_mode: 'THROW',
         join_default_strictness: 'any',
         use_uncompressed_cache: 'false',
         max_streams_to_max_threads_ratio: 1.5,
@@ -90,11 +90,34 @@ describe('resolveSettings', () => {
       max_threads: 8,
       max_memory_usage: '18446744073709551615',
       join_use_nulls: 1,
-      group_by_overflow_mode: 'any',
+      group_by_overflow_mode: 'throw',
       join_default_strictness: 'ANY',
       use_uncompressed_cache: 0,
       max_streams_to_max_threads_ratio: 1.5,
     });
+  });
+
+  it("refuses every overflow mode that truncates silently ('break', group_by's 'any'), naming the setting; 'throw' passes", () => {
+    for (const [name, v] of [
+      ['read_overflow_mode', 'break'],
+      ['group_by_overflow_mode', 'break'],
+      ['group_by_overflow_mode', 'any'],
+      ['sort_overflow_mode', 'break'],
+      ['set_overflow_mode', 'BREAK'],
+      ['join_overflow_mode', 'break'],
+      ['distinct_overflow_mode', 'break'],
+    ] as const) {
+      const e = refused(() => resolveSettings({ [name]: v }, undefined, defaults, {}));
+      expect(e.code, `${name}=${v}`).toBe('UNSUPPORTED');
+      expect(e.status).toBe(400);
+      expect(e.message).toContain(`setting ${name} = '${v.toLowerCase()}' is refused`);
+      expect(resolveSettings({ [name]: 'throw' }, undefined, defaults, {}).forward[name]).toBe('throw');
+    }
+    const e = refused(() => resolveSettings({}, [item('read_overflow_mode', 'break', 'string')], defaults, {}));
+    expect(e.position).toEqual({ line: 1, column: 40 });
+    // result_overflow_mode and timeout_overflow_mode never reach a shard either.
+    expect(refused(() => resolveSettings({ result_overflow_mode: 'break' }, undefined, defaults, {})).code).toBe('UNSUPPORTED');
+    expect(refused(() => resolveSettings({ timeout_overflow_mode: 'break' }, undefined, defaults, {})).code).toBe('UNSUPPORTED');
   });
 
   it('refuses runtime-owned settings by name, with the position of the SETTINGS value', () => {
