@@ -23,6 +23,7 @@ import { resolveTable, splitName, type BoundTable } from './tables.js';
 import type { TableNaming } from './key-ref.js';
 import { isColumnOfMain } from './key-ref.js';
 import { lookupTable } from './tables.js';
+import { expressionNames, inTableRef, resolveInTable } from './in-table.js';
 
 export interface MainTable extends BoundTable {
   naming: TableNaming; // how the query names it (for qualified column references)
@@ -69,18 +70,26 @@ function checkSelectShape(q: SelectQuery, top: boolean): void {
 }
 
 /** Every table a statement reads (FROM/JOIN at any depth, and subqueries in expressions), resolved. */
-export function tablesRead(stmt: SelectStatement, topo: Topology): { ref: TableRef; bound: BoundTable }[] {
+export function tablesRead(
+  stmt: SelectStatement,
+  topo: Topology,
+  defined: ReadonlySet<string> = expressionNames(stmt),
+): { ref: TableRef; bound: BoundTable }[] {
   const out: { ref: TableRef; bound: BoundTable }[] = [];
   const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
   for (const q of selects) {
     checkSelectShape(q, false);
     if (q.from) {
-      for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) collectTable(t, topo, out);
+      for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) collectTable(t, topo, out, defined);
     }
     for (const { expr } of exprsOfSelect(q)) {
       walkExpr(expr, (e) => {
         if (e.kind === 'param') throw unsupported(`query parameter {${e.name}:${e.type}}`, e);
-        if (e.kind === 'subquery') out.push(...tablesRead(e.query, topo));
+        if (e.kind === 'subquery') out.push(...tablesRead(e.query, topo, defined));
+        if (e.kind === 'function' && isInFamily(e.name) && e.args.length === 2) {
+          const ref = inTableRef(e.args[1]!, defined);
+          if (ref) out.push({ ref, bound: resolveInTable(topo, ref) });
+        }
         return undefined;
       });
     }
@@ -88,9 +97,9 @@ export function tablesRead(stmt: SelectStatement, topo: Topology): { ref: TableR
   return out;
 }
 
-function collectTable(t: TableExpr, topo: Topology, out: { ref: TableRef; bound: BoundTable }[]): void {
+function collectTable(t: TableExpr, topo: Topology, out: { ref: TableRef; bound: BoundTable }[], defined: ReadonlySet<string>): void {
   if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
-  if (t.kind === 'subqueryTable') out.push(...tablesRead(t.query, topo));
+  if (t.kind === 'subqueryTable') out.push(...tablesRead(t.query, topo, defined));
   else out.push({ ref: t, bound: resolveTable(topo, t) });
 }
 
@@ -153,6 +162,7 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
   const main: MainTable = { ...bound, naming: { database: dist.database, table: dist.table, ...(from.alias ? { alias: from.alias } : {}) } };
   const tables = new Map<string, ResolvedTable>([[bound.distributed, { distributed: bound.distributed, local: bound.local }]]);
   const note = (b: BoundTable) => tables.set(b.distributed, { distributed: b.distributed, local: b.local });
+  const defined = expressionNames(stmt);
 
   // The caller's statement is never mutated: changed nodes are copies, untouched subtrees are
   // shared (a full clone of a 1,000-value IN list would cost more than the whole plan budget).
@@ -160,17 +170,17 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
   const fn = (e: Expr): Expr | typeof SKIP | undefined => {
     if (e.kind === 'param') throw unsupported(`query parameter {${e.name}:${e.type}}`, e);
     if (e.kind === 'subquery') {
-      const reads = tablesRead(e.query, topo);
+      const reads = tablesRead(e.query, topo, defined);
       if (reads.length > 0) throw unsupported(`a scalar subquery over the distributed table ${reads[0]!.bound.distributed}`, e);
       return SKIP;
     }
     if (e.kind !== 'function' || !isInFamily(e.name) || e.args.length !== 2) return undefined;
     const rhs = e.args[1]!;
     let reads: BoundTable[] = [];
-    if (rhs.kind === 'subquery') reads = tablesRead(rhs.query, topo).map((r) => r.bound);
-    else if (rhs.kind === 'column' && rhs.parts.length <= 2) {
-      const b = lookupTable(topo, rhs.parts.join('.'));
-      if (b) reads = [b];
+    if (rhs.kind === 'subquery') reads = tablesRead(rhs.query, topo, defined).map((r) => r.bound);
+    else {
+      const ref = inTableRef(rhs, defined);
+      if (ref) reads = [resolveInTable(topo, ref)];
     }
     reads.forEach(note);
     const lhs = rewriteExpr(e.args[0]!, fn);
@@ -196,7 +206,7 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
   const q = mapClausesShared(stmt, (root) => rewriteExpr(root, fn));
 
   // JOINs: the right side is either table-less (run on the shard), shipped (GLOBAL), or localized.
-  if (q.from) q.from.joins = q.from.joins.map((j) => analyzeJoin(j, topo, mode, note));
+  if (q.from) q.from.joins = q.from.joins.map((j) => analyzeJoin(j, topo, mode, note, defined));
 
   const key = bound.config.shardingKey;
   return {
@@ -209,10 +219,10 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
   };
 }
 
-function analyzeJoin(j: JoinClause, topo: Topology, mode: ProductMode, note: (b: BoundTable) => void): JoinClause {
+function analyzeJoin(j: JoinClause, topo: Topology, mode: ProductMode, note: (b: BoundTable) => void, defined: ReadonlySet<string>): JoinClause {
   const t = j.table;
   if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
-  const reads = t.kind === 'table' ? [resolveTable(topo, t)] : tablesRead(t.query, topo).map((r) => r.bound);
+  const reads = t.kind === 'table' ? [resolveTable(topo, t)] : tablesRead(t.query, topo, defined).map((r) => r.bound);
   reads.forEach(note);
   // Nothing to ship: every shard computes the same table-less right side.
   if (reads.length === 0) return { ...j, global: false };

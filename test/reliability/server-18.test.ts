@@ -31,6 +31,8 @@ const DEAD_A = 'http://127.0.0.1:19798'; // nothing listens here: connection ref
 const DEAD_B = 'http://127.0.0.1:19797';
 const PER_SERVER = [100, 300, 100]; // server 1 holds the rows the slow query sleeps over
 const DIST = 'default.ev_dist';
+// The slow table: a view that sleeps 20 ms per row it reads (queries may not call sleep functions themselves).
+const SLOW_DIST = 'default.ev_slow_dist';
 
 let stack: LocalStack;
 let urls: string[];
@@ -40,7 +42,10 @@ function topology(shards: Array<{ weight?: number; urls: string[] }>, extra: Rec
   return parseTopology({
     cluster: 'scatter',
     shards: shards.map((s) => ({ weight: s.weight ?? 1, replicas: s.urls.map((url) => ({ url })) })),
-    tables: { [DIST]: { local: 'default.ev', shardingKey: { column: key, type: 'UInt64', function: 'identity' } } },
+    tables: {
+      [DIST]: { local: 'default.ev', shardingKey: { column: key, type: 'UInt64', function: 'identity' } },
+      [SLOW_DIST]: { local: 'default.ev_slow', shardingKey: { column: key, type: 'UInt64', function: 'identity' } },
+    },
     ...extra,
   });
 }
@@ -50,6 +55,7 @@ beforeAll(async () => {
   for (const [i, url] of urls.entries()) {
     await chHttp(url, 'CREATE TABLE default.ev (id UInt64, v UInt64) ENGINE = MergeTree() ORDER BY id');
     await chHttp(url, `INSERT INTO default.ev SELECT number * 3 + ${i} AS id, number AS v FROM numbers(${PER_SERVER[i]})`);
+    await chHttp(url, 'CREATE VIEW default.ev_slow AS SELECT * FROM default.ev WHERE sleepEachRow(0.02) = 0');
   }
   await chHttp(urls[0]!, `CREATE TABLE ${DIST} AS default.ev ENGINE = Distributed(scatter, default, ev, id)`);
   await chHttp(urls[0]!, 'CREATE TABLE default.ev_dist_v AS default.ev ENGINE = Distributed(scatter, default, ev, v)');
@@ -78,10 +84,10 @@ async function runningLike(url: string, prefix: string, waitMs = 1000): Promise<
   }
 }
 
-// Only shard 1 can hold ids 1, 4, 7 (pruning skips the others). 18.16 evaluates both sides of the
-// AND for every row it reads (the whole granule: 300 rows), 20 ms each: ~6 s. max_block_size keeps
-// each block's sleep short (18.16 refuses more than 3 s of sleep in one block).
-const SLOW_SQL = `SELECT count() AS c FROM ${DIST} WHERE id IN (1, 4, 7) AND sleepEachRow(0.02) = 0`;
+// Only shard 1 can hold ids 1, 4, 7 (pruning skips the others). The view sleeps for every row it
+// reads (the whole table: 300 rows), 20 ms each: ~6 s. max_block_size keeps each block's sleep
+// short (18.16 refuses more than 3 s of sleep in one block).
+const SLOW_SQL = `SELECT count() AS c FROM ${SLOW_DIST} WHERE id IN (1, 4, 7)`;
 
 describe('fault matrix on clickhouse-server 18.16 through the coordinator', () => {
   it('a replica refusing connections, with a second replica: retried there, complete', async () => {
