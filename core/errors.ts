@@ -5,6 +5,8 @@
 
 export type ErrorCode =
   | 'BAD_REQUEST'
+  /** A pagination cursor this deployment did not issue, or altered. */
+  | 'BAD_CURSOR'
   | 'SYNTAX_ERROR'
   | 'UNSUPPORTED'
   | 'UNKNOWN_TABLE'
@@ -30,6 +32,7 @@ export interface SourcePosition {
 
 const STATUS: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
+  BAD_CURSOR: 400,
   SYNTAX_ERROR: 400,
   UNSUPPORTED: 400,
   UNKNOWN_TABLE: 400,

@@ -5,8 +5,9 @@
 // > 0 and more shards than that) it also invokes ITSELF as a sub-coordinator: the function then gets
 // an explicit name, and the policy names that one ARN, built from the name rather than from the
 // function's own Arn attribute (a role policy referencing its own function would be a cycle).
-import { ArnFormat, Duration, Names, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ConfigError } from '../../core/config/load.js';
 import type { Topology } from '../../core/config/schema.js';
@@ -61,6 +62,8 @@ export function coordinatorEnvironmentProblem(topology: Topology, shardCount: nu
   const size =
     Object.entries(fixed).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) +
     'CH_SCATTER_SHARD_FUNCTIONS'.length +
+    'CH_SCATTER_CURSOR_SECRET_ARN'.length +
+    160 + // the cursor key secret's ARN
     namesBudget +
     (treeApplies(topology, shardCount) ? 'CH_SCATTER_SELF_FUNCTION'.length + MAX_FUNCTION_NAME : 0) +
     (play ? PLAY_PAGE_ENV.length + PLAY_PAGE_BUNDLED.length : 0);
@@ -83,6 +86,18 @@ export class Coordinator extends Construct {
     const topologyJson = JSON.stringify(coordinatorTopology(props.topology));
     const tree = treeApplies(props.topology, props.shards.length);
 
+    // The key pagination cursors are signed with: every coordinator container must share it (a cursor
+    // issued by one is continued by another), and no client may learn it.
+    const cursorKey = new secretsmanager.Secret(this, 'CursorKey', {
+      description: 'ch-scatter coordinator: the HMAC key pagination cursors are signed with',
+      generateSecretString: { excludePunctuation: true, passwordLength: 48 },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    Validations.of(cursorKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotating the cursor key only invalidates the cursors of pages in flight (clients start the query again); operators rotate it by a new value when they wish.',
+    });
     const names = props.shards.map((s) => s.function.fn.functionName);
     // Deterministic and unique per stack and construct path, within Lambda's 64 characters.
     const selfName = tree ? Names.uniqueResourceName(this, { maxLength: MAX_FUNCTION_NAME, separator: '-' }) : undefined;
@@ -103,8 +118,10 @@ export class Coordinator extends Construct {
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
         ...(selfName ? { CH_SCATTER_SELF_FUNCTION: selfName } : {}),
         ...(props.play ? { [PLAY_PAGE_ENV]: PLAY_PAGE_BUNDLED } : {}),
+        CH_SCATTER_CURSOR_SECRET_ARN: cursorKey.secretArn,
       },
     });
+    cursorKey.grantRead(this.function.role);
     if (selfName) {
       this.function.role.addToPolicy(
         new iam.PolicyStatement({

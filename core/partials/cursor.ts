@@ -1,8 +1,13 @@
 // Cursor pagination, search_after style: the cursor carries the last row's sort-key and
 // tie-breaker values; the next page's shard queries get "strictly after this row in the sort
 // order" as a WHERE predicate, so page p costs one page per shard, not p pages.
-// Opaque to clients: base64url of a small JSON document, bound to the query's shape.
-import { createHash } from 'node:crypto';
+// Opaque to clients: base64url of a small JSON document, bound to the query's shape, then a dot and
+// an HMAC-SHA256 tag of that text. The values in a cursor become literals in every shard's SQL, so a
+// cursor the coordinator did not issue (forged, edited, from another deployment) is refused with
+// 400 BAD_CURSOR before it is read. The key: setCursorKey (the coordinator's from its environment or
+// Secrets Manager, docs/api.md); without one, a random key per process (cursors then only work
+// against the process that issued them: fine for the local stack, not for a fleet of coordinators).
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Expr } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
 import { fn, int, str, float } from './ast-build.js';
@@ -27,23 +32,54 @@ export function queryShapeHash(text: string): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, 16);
 }
 
+let cursorKey: Buffer = randomBytes(32);
+
+/** The key cursors are signed and checked with (at least 16 bytes). Every coordinator of a deployment must share it. */
+export function setCursorKey(key: string | Buffer): void {
+  const k = typeof key === 'string' ? Buffer.from(key, 'utf8') : key;
+  if (k.length < 16) throw new ScatterError('CONFIG_INVALID', 'the cursor key must be at least 16 bytes');
+  cursorKey = Buffer.from(k);
+}
+
+const tagOf = (body: string): Buffer => createHmac('sha256', cursorKey).update(body).digest();
+
+const badCursor = (why: string) => new ScatterError('BAD_CURSOR', `invalid cursor: ${why}`);
+
 export function encodeCursor(shape: string, keys: CursorKey[], dup = 1): string {
   const doc: CursorDoc = { v: 1, q: shape, k: keys, d: dup };
-  return Buffer.from(JSON.stringify(doc), 'utf8').toString('base64url');
+  const body = Buffer.from(JSON.stringify(doc), 'utf8').toString('base64url');
+  return `${body}.${tagOf(body).toString('base64url')}`;
 }
 
 export function decodeCursor(cursor: string, shape: string, n: number): { keys: CursorKey[]; dup: number } {
+  const dot = cursor.indexOf('.');
+  if (dot < 0) throw badCursor('not a cursor this service issued');
+  const body = cursor.slice(0, dot);
+  const tag = Buffer.from(cursor.slice(dot + 1), 'base64url');
+  const want = tagOf(body);
+  if (tag.length !== want.length || !timingSafeEqual(tag, want)) throw badCursor('not a cursor this service issued, or altered');
   let doc: CursorDoc;
   try {
-    doc = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorDoc;
+    doc = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CursorDoc;
   } catch {
-    throw new ScatterError('BAD_REQUEST', 'invalid cursor');
+    throw badCursor('unreadable');
   }
-  if (!doc || doc.v !== 1 || !Array.isArray(doc.k) || doc.k.length !== n) throw new ScatterError('BAD_REQUEST', 'invalid cursor');
-  if (doc.q !== shape) throw new ScatterError('BAD_REQUEST', 'the cursor belongs to a different query');
+  if (!doc || doc.v !== 1 || !Array.isArray(doc.k) || doc.k.length !== n) throw badCursor('it does not fit this query');
+  if (doc.q !== shape) throw new ScatterError('BAD_CURSOR', 'the cursor belongs to a different query');
   const dup = doc.d ?? 1;
-  if (!Number.isSafeInteger(dup) || dup < 1 || dup > 1_000_000) throw new ScatterError('BAD_REQUEST', 'invalid cursor');
+  if (!Number.isSafeInteger(dup) || dup < 1 || dup > 1_000_000) throw badCursor('bad duplicate count');
+  for (const k of doc.k) checkKey(k);
   return { keys: doc.k, dup };
+}
+
+/** Even a signed cursor's values are checked against their types before they become SQL literals. */
+function checkKey(k: CursorKey): void {
+  if (!k || typeof k.type !== 'string') throw badCursor('bad key');
+  if (k.json === null) return;
+  const base = stripNullable(k.type);
+  if (intInfo(base) && !(typeof k.json === 'string' || typeof k.json === 'number')) throw badCursor('bad key');
+  if (intInfo(base) && !/^-?\d{1,78}$/.test(String(k.json))) throw badCursor(`key ${JSON.stringify(k.json)} is not an integer`);
+  if (isFloatType(base) && !(typeof k.json === 'number' || (typeof k.json === 'string' && Number.isFinite(Number(k.json))))) throw badCursor('bad key');
 }
 
 /** A SQL literal for a value of ClickHouse type `t` given in JSON conventions. */

@@ -133,8 +133,29 @@ export function createQueryInvoker(
   return kind === 'sdk' ? createLambdaInvoker(shardCount, opts) : createSignedHttpInvoker(shardCount, opts);
 }
 
+/**
+ * The cursor signing key: CH_SCATTER_CURSOR_KEY (the value), or CH_SCATTER_CURSOR_SECRET_ARN (a Secrets
+ * Manager secret, what the CDK stack sets); without either, a random key per process.
+ */
+export async function configureCursorKey(env: NodeJS.ProcessEnv): Promise<'env' | 'secret' | 'random'> {
+  const { setCursorKey } = await import('../../core/partials/cursor.js');
+  if (env.CH_SCATTER_CURSOR_KEY) {
+    setCursorKey(env.CH_SCATTER_CURSOR_KEY);
+    return 'env';
+  }
+  if (env.CH_SCATTER_CURSOR_SECRET_ARN) {
+    const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
+    const v = await getSecret(env.CH_SCATTER_CURSOR_SECRET_ARN);
+    if (typeof v !== 'string' || v.length < 16) throw new ScatterError('INTERNAL', 'the cursor key secret is missing or shorter than 16 characters');
+    setCursorKey(v);
+    return 'secret';
+  }
+  return 'random';
+}
+
 export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): Promise<CoordinatorDeps> {
   const topo = topologyFromEnv(env);
+  await configureCursorKey(env);
   const [{ planQuery }, { explainPlan }] = await Promise.all([import('../../core/plan/index.js'), import('../../core/plan/explain.js')]);
   const kind = queryInvokerKind(env);
   const maxSockets = Math.max(64, topo.query.maxConcurrency * 2);

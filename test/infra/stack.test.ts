@@ -62,7 +62,7 @@ describe('the AWS example (4 shards, IAM auth, one schedule)', () => {
       }
     });
     // Shards 1..3 name no secret: the stack creates exactly those three.
-    b.template.resourceCountIs('AWS::SecretsManager::Secret', 3);
+    b.template.resourceCountIs('AWS::SecretsManager::Secret', 3 + 1); // + the coordinator's cursor key
   });
 
   it('gives the coordinator the topology without secret names and the shard function names in shard order', () => {
@@ -87,8 +87,12 @@ describe('the AWS example (4 shards, IAM auth, one schedule)', () => {
     expect(invoke[0]!.s.Resource).toEqual(shardFns.map((id) => ({ 'Fn::GetAtt': [id, 'Arn'] })));
   });
 
-  it('lets each shard function read exactly its own secret, and the coordinator none', () => {
-    const reads = statements(b).filter(({ s }) => asArray(s.Action).some((a: string) => a.startsWith('secretsmanager:')));
+  it('lets each shard function read exactly its own secret, and the coordinator only its cursor key', () => {
+    const all = statements(b).filter(({ s }) => asArray(s.Action).some((a: string) => a.startsWith('secretsmanager:')));
+    const coord = all.filter(({ policy }) => policy.startsWith('Coordinator'));
+    expect(coord).toHaveLength(1);
+    expect(coord[0]!.s.Resource).toEqual({ Ref: logicalId(b.template, 'AWS::SecretsManager::Secret', 'CoordinatorCursorKey') });
+    const reads = all.filter(({ policy }) => !policy.startsWith('Coordinator'));
     expect(reads).toHaveLength(4);
     for (let i = 1; i < 4; i++) {
       const mine = reads.filter(({ policy }) => policy.startsWith(`Shard${i}LambdaRole`));
@@ -98,7 +102,6 @@ describe('the AWS example (4 shards, IAM auth, one schedule)', () => {
     }
     const shard0 = reads.filter(({ policy }) => policy.startsWith('Shard0LambdaRole'));
     expect(JSON.stringify(shard0[0]!.s.Resource)).toContain(':secret:ch-scatter/sensors/shard-0-??????');
-    expect(reads.some(({ policy }) => policy.startsWith('Coordinator'))).toBe(false);
   });
 
   it('uses no AWS managed policy and writes each function log to its own log group with retention', () => {
@@ -191,7 +194,7 @@ describe('one shard, two schedules, JWT, a VPC and an alarm topic', () => {
 
   it('scales resources with the shard and schedule counts', () => {
     b.template.resourceCountIs(FN, 2);
-    b.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    b.template.resourceCountIs('AWS::SecretsManager::Secret', 1 + 1); // + the coordinator's cursor key
     b.template.resourceCountIs('AWS::Events::Rule', 2);
     b.template.resourceCountIs('AWS::CloudWatch::Alarm', 2 * 2 + 2);
     b.template.hasResourceProperties('AWS::Events::Rule', {

@@ -58,6 +58,32 @@ test('the last page carries no cursor', async () => {
 test('a cursor from another query is refused', async () => {
   const a = await o.scatter('SELECT uid, v FROM oracle.ev ORDER BY v, uid LIMIT 3');
   await expect(o.scatter('SELECT uid, f FROM oracle.ev ORDER BY f, uid LIMIT 3', undefined, { cursor: a.cursor! })).rejects.toMatchObject({
-    code: 'BAD_REQUEST',
+    code: 'BAD_CURSOR',
+    status: 400,
   });
+});
+
+test('a forged or altered cursor is a 400 BAD_CURSOR before any value in it is read (not a 500)', async () => {
+  const sql = 'SELECT uid, v FROM oracle.ev ORDER BY uid LIMIT 3';
+  const a = await o.scatter(sql);
+  const [body, tag] = a.cursor!.split('.') as [string, string];
+  const doc = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+  doc.k[0].json = '2 OR 1=1';
+  const forgedBody = Buffer.from(JSON.stringify(doc)).toString('base64url');
+  const flipped = `${tag.slice(0, -2)}${tag.endsWith('AA') ? 'AB' : 'AA'}`;
+  for (const cursor of [`${forgedBody}.${tag}`, forgedBody, `${body}.${flipped}`, `${body}.`, 'garbage', '']) {
+    if (cursor === '') continue; // an empty cursor is "no cursor"
+    await expect(o.scatter(sql, undefined, { cursor }), cursor).rejects.toMatchObject({ code: 'BAD_CURSOR', status: 400 });
+  }
+  // The genuine one still pages on.
+  expect((await o.scatter(sql, undefined, { cursor: a.cursor! })).data).toHaveLength(3);
+});
+
+test('a signed cursor whose key is not of its type is refused too', async () => {
+  const { encodeCursor } = await import('../../../core/partials/cursor.js');
+  const sql = 'SELECT uid, v FROM oracle.ev ORDER BY uid LIMIT 3';
+  const a = await o.scatter(sql);
+  const doc = JSON.parse(Buffer.from(a.cursor!.split('.')[0]!, 'base64url').toString('utf8'));
+  const cursor = encodeCursor(doc.q, [{ json: '2 OR 1=1', type: doc.k[0].type }], 1);
+  await expect(o.scatter(sql, undefined, { cursor })).rejects.toMatchObject({ code: 'BAD_CURSOR', status: 400 });
 });
