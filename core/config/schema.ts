@@ -112,8 +112,23 @@ export const querySchema = z
     shardSizeAdd: z.number().int().nonnegative().default(10),
     /** Above this many shards the coordinator fans out through sub-coordinators (0 = never). */
     treeFanoutAbove: z.number().int().nonnegative().default(0),
-    /** Values allowed in one IN list (`x IN (...)`); more is 413 TOO_LARGE naming the list's position. */
-    maxInListValues: z.number().int().positive().default(100_000),
+    /**
+     * Values allowed in one IN list (`x IN (...)`); more is 413 TOO_LARGE naming the list's position.
+     * 20,000 values of up to 10 characters (any UInt32, short strings) keep a shard query under
+     * ClickHouse's max_query_size; longer values meet maxShardQueryBytes first.
+     */
+    maxInListValues: z.number().int().positive().default(20_000),
+    /**
+     * Longest shard SQL sent (bytes). ClickHouse refuses a query text over its max_query_size (256 KiB
+     * by default, chdb and 18.16 alike); the shard adds its SETTINGS and FORMAT (under 4 KiB). Over
+     * this the query is 413 TOO_LARGE before any shard is asked. Raise it only with max_query_size
+     * raised on every shard's user profile.
+     */
+    maxShardQueryBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(256 * 1024 - 4 * 1024),
   })
   .strict();
 

@@ -147,6 +147,14 @@ export async function planQueryWith(
       if (rows.length !== t.rows.length) overrides.push({ name, columns: t.columns, rows });
     }
     if (overrides.length) plan.externalOverrides = overrides;
+    const bytes = Buffer.byteLength(plan.sql!);
+    if (bytes > topo.query.maxShardQueryBytes) {
+      throw new ScatterError(
+        'TOO_LARGE',
+        `shard ${s}'s query would be ${bytes} bytes, over the ${topo.query.maxShardQueryBytes}-byte limit (query.maxShardQueryBytes: ClickHouse's ` +
+          `max_query_size of 256 KiB less what the shard adds); ClickHouse would refuse it. Shorten IN lists, or ship large sets as a table (GLOBAL IN a subquery)`,
+      );
+    }
     shards.push(plan);
   }
 

@@ -38,12 +38,12 @@ afterAll(async () => {
 });
 
 /** Two shards of two replicas each over the same engine; `edit` may change a shard request's SQL on its way. */
-function deps(edit?: (p: ShardRequest) => ShardRequest): RunDeps {
+function deps(edit?: (p: ShardRequest) => ShardRequest, query: Record<string, unknown> = {}): RunDeps {
   const topo = parseTopology({
     cluster: 'c',
     shards: [0, 1].map(() => ({ replicas: [{ url: 'http://a:8123' }, { url: 'http://b:8123' }] })),
     tables: { [T]: { local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
-    query: { hedge: { enabled: false } },
+    query: { hedge: { enabled: false }, ...query },
   });
   const fns = [0, 1].map((shard) => createShardHandler({ shard, getAccess: async () => ch }));
   const invoker: ShardInvoker = {
@@ -231,5 +231,38 @@ describe("overflow modes that truncate silently ('break', group_by's 'any') are 
     }
     const ok = await runQuery({ sql: `SELECT count() AS c FROM ${T} WHERE status IN (SELECT arrayJoin([200, 500]) SETTINGS max_threads = 1)` }, deps());
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+  });
+});
+
+describe('shard queries over max_query_size', () => {
+  // A non-key IN list of 6-digit numbers: 8 bytes a value. ~32k values pass, ~33k do not.
+  const sqlOf = (n: number) => `SELECT count() AS c FROM ${T} WHERE status IN (${Array.from({ length: n }, (_, i) => 100000 + i).join(', ')})`;
+
+  it('the engine refuses a query text over 256 KiB (what the limit is for)', async () => {
+    sent.length = 0;
+    const r = await runQuery({ sql: sqlOf(34_000) }, deps(undefined, { maxShardQueryBytes: 1_000_000, maxInListValues: 100_000 }));
+    expect(r.status).toBe(400);
+    expect((r.body as ErrBody).error.message).toMatch(/Max query size exceeded|max_query_size|Query is too large/i);
+    expect(sent.length).toBeGreaterThan(0);
+  });
+
+  it('ch-scatter refuses it first: 413 TOO_LARGE naming the limit, no shard asked', async () => {
+    sent.length = 0;
+    const r = await runQuery({ sql: sqlOf(34_000) }, deps(undefined, { maxInListValues: 100_000 }));
+    expect(r.status).toBe(413);
+    expect((r.body as ErrBody).error.code).toBe('TOO_LARGE');
+    expect((r.body as ErrBody).error.message).toMatch(/query\.maxShardQueryBytes/);
+    expect(sent).toHaveLength(0);
+  });
+
+  it('just under the default limit, the engine answers', async () => {
+    const r = await runQuery({ sql: sqlOf(31_500) }, deps(undefined, { maxInListValues: 100_000 }));
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+  });
+
+  it('the default maxInListValues (20,000) of 10-digit values passes', async () => {
+    const sql = `SELECT count() AS c FROM ${T} WHERE status IN (${Array.from({ length: 20_000 }, (_, i) => 4_000_000_000 + i).join(', ')})`;
+    const r = await runQuery({ sql }, deps());
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
   });
 });

@@ -1,4 +1,4 @@
-// One IN list may hold at most query.maxInListValues values (default 100,000): more is 413
+// One IN list may hold at most query.maxInListValues values (default 20,000): more is 413
 // TOO_LARGE at the list's position, wherever the list is (WHERE, SELECT, NOT IN, a subquery),
 // checked before any shard is asked. Real planner and runtime, recording fake invoker.
 import { describe, expect, it } from 'vitest';
