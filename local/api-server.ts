@@ -194,23 +194,47 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     if (!table) return [400, { error: { code: 'BAD_REQUEST', message: 'the table= query parameter is required' } }];
     const { insertRows } = await import('../core/router/index.js');
     try {
-      const result = await insertRows(body.toString('utf8'), table, topo, (s, rep) => admin[s]![rep]!);
-      const out = { inserted: result.inserted, perShard: result.perShard, bad: result.bad, ...(result.write ? { shards: result.write.shards } : {}) };
-      if (result.bad.length > 0)
+      const skipBadRows = ['1', 'true'].includes(url.searchParams.get('skipBadRows') ?? '');
+      const r = await insertRows(body.toString('utf8'), table, topo, (s, rep) => admin[s]![rep]!, { skipBadRows });
+      const out = {
+        inserted: r.inserted,
+        perShard: r.perShard,
+        bad: r.bad,
+        ...(skipBadRows && r.bad.length > 0 ? { skipped: r.bad.length } : {}),
+        ...(r.write
+          ? { shards: r.write.shards, committedShards: r.write.committedShards, failedShards: r.write.failedShards, failedLines: r.write.failedLines }
+          : {}),
+      };
+      if (r.bad.length > 0 && !skipBadRows)
         return [
           400,
           {
             ...out,
             error: {
               code: 'BAD_REQUEST',
-              message: `${result.bad.length} bad row(s), nothing written: ${result.bad
+              message: `${r.bad.length} bad row(s), nothing written: ${r.bad
                 .slice(0, 3)
                 .map((b) => `line ${b.line}: ${b.message}`)
                 .join('; ')}`,
             },
           },
         ];
-      if (!result.ok) return [502, { ...out, error: { code: 'SHARD_ERROR', message: 'some shards did not commit the rows (see shards)' } }];
+      if (r.write && !r.write.ok) {
+        const w = r.write;
+        const lines = w.failedLines.length > 20 ? `${w.failedLines.slice(0, 20).join(', ')}, ...` : w.failedLines.join(', ');
+        return [
+          502,
+          {
+            ...out,
+            error: {
+              code: 'SHARD_ERROR',
+              message:
+                `shards ${w.committedShards.join(', ') || '(none)'} committed their rows; shards ${w.failedShards.join(', ')} did not ` +
+                `(${w.failedRows} rows, input lines ${lines}). Sending the same input again is safe where the table deduplicates (see docs/api.md)`,
+            },
+          },
+        ];
+      }
       return [200, out];
     } catch (e) {
       const err = e as { code?: string; message?: string; status?: number };

@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ClickHouseError } from '../../core/clickhouse/port.js';
-import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult, SettingValue } from '../../core/clickhouse/port.js';
+import type { ClickHouseAccess, ExternalTable, InsertOptions, QueryOptions, QueryResult, SettingValue } from '../../core/clickhouse/port.js';
 
 export { parseJsonResult } from './json-result.js';
 import { abortedError, serverError } from './errors.js';
@@ -135,9 +135,9 @@ function makeAccess(o: Opened): ClickHouseAccess {
       });
     },
 
-    async insert(table: string, rows: Record<string, unknown>[], qo: Omit<QueryOptions, 'external'> = {}): Promise<void> {
-      if (rows.length === 0) return;
-      const payload = toJsonEachRow(rows);
+    async insert(table: string, rows: Record<string, unknown>[], qo: InsertOptions = {}): Promise<void> {
+      const payload = qo.jsonEachRow ?? (rows.length === 0 ? '' : toJsonEachRow(rows));
+      if (payload.trim() === '') return;
       await run(qo.queryId, qo.signal, async () => {
         await o.session.insert({ table, values: payload, format: 'JSONEachRow', settings: qo.settings });
       });

@@ -18,7 +18,7 @@ import https from 'node:https';
 import { randomUUID } from 'node:crypto';
 import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
 import { ClickHouseError } from '../../core/clickhouse/port.js';
-import type { ClickHouseAccess, ExternalTable, QueryOptions, QueryResult, SettingValue } from '../../core/clickhouse/port.js';
+import type { ClickHouseAccess, ExternalTable, InsertOptions, QueryOptions, QueryResult, SettingValue } from '../../core/clickhouse/port.js';
 import { abortedError, connectionError, parseClickHouseCode, serverError } from './errors.js';
 import { parseJsonResult } from './json-result.js';
 import { externalIsEmpty, externalJsonEachRow, structureOf, trimStatement } from '../../core/clickhouse/sql-text.js';
@@ -88,7 +88,25 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
       }
     },
 
-    async insert(table: string, rows: Record<string, unknown>[], qo: Omit<QueryOptions, 'external'> = {}): Promise<void> {
+    async insert(table: string, rows: Record<string, unknown>[], qo: InsertOptions = {}): Promise<void> {
+      if (qo.jsonEachRow !== undefined) {
+        // The client's own lines, byte for byte: the statement and the data in one POST body (the
+        // client library would re-encode them from objects).
+        if (qo.jsonEachRow.trim() === '') return;
+        const text = qo.jsonEachRow.endsWith('\n') ? qo.jsonEachRow : `${qo.jsonEachRow}\n`;
+        await postQuery(
+          base,
+          opts,
+          agent,
+          requestTimeout,
+          `INSERT INTO ${table} FORMAT JSONEachRow\n${text}`,
+          qo.queryId ?? randomUUID(),
+          settingsOf(qo.settings, false),
+          [],
+          qo.signal,
+        );
+        return;
+      }
       if (rows.length === 0) return;
       try {
         await client.insert({

@@ -61,6 +61,12 @@ export function formatInsertReport(r: InsertResult, skipBadRows: boolean): strin
     `inserted ${r.inserted} of ${read} rows; committed shards: ${committed.join(', ') || 'none'}; failed shards: ${failed.join(', ') || 'none'}` +
       (skipBadRows && r.bad.length ? `; skipped ${r.bad.length} bad rows` : ''),
   );
+  if (r.write.failedLines.length > 0) {
+    const l = r.write.failedLines;
+    out.push(
+      `not written: input lines ${l.length > 20 ? `${l.slice(0, 20).join(', ')}, ... (${l.length})` : l.join(', ')}; re-sending the same input is safe where the table deduplicates`,
+    );
+  }
   return out;
 }
 

@@ -41,6 +41,16 @@ export interface QueryOptions {
   deadline?: number;
 }
 
+export interface InsertOptions extends Omit<QueryOptions, 'external'> {
+  /**
+   * The rows as JSONEachRow text, sent byte for byte (the adapters ignore `rows` then). The router
+   * passes the client's own lines: a value re-serialized from JSON.parse is not the value sent
+   * (`1234567890123456789.0123456789` becomes `1234567890123456800`, `0.0000000001` becomes
+   * `1e-10`, which 18.16 refuses).
+   */
+  jsonEachRow?: string;
+}
+
 export interface QueryStatistics {
   elapsedMs: number;
   rowsRead: number;
@@ -59,8 +69,8 @@ export interface ClickHouseAccess {
   query(sql: string, opts?: QueryOptions): Promise<QueryResult>;
   /** Run a statement that returns no rows (DDL, INSERT ... SELECT). */
   exec(sql: string, opts?: Omit<QueryOptions, 'external'>): Promise<void>;
-  /** Insert rows (JSON objects) into a table, as one batch. */
-  insert(table: string, rows: Record<string, unknown>[], opts?: Omit<QueryOptions, 'external'>): Promise<void>;
+  /** Insert rows (JSON objects) into a table, as one batch; with `opts.jsonEachRow`, that text verbatim instead. */
+  insert(table: string, rows: Record<string, unknown>[], opts?: InsertOptions): Promise<void>;
   /** Stop a running query by its id (KILL QUERY on a server; best effort embedded). */
   cancel(queryId: string): Promise<void>;
   ping(): Promise<boolean>;

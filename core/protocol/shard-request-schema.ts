@@ -39,12 +39,16 @@ export const shardAdminRequestSchema = z.object({
   sql: z.string().min(1).optional(),
   table: z.string().min(1).max(512).optional(),
   rows: rowsSchema.optional(),
+  /** insert: the rows as JSONEachRow text, written verbatim (instead of `rows`). */
+  jsonEachRow: z.string().max(6_000_000).optional(),
+  /** insert: ClickHouse's insert_deduplication_token for this batch (a retry of it is not written twice). */
+  dedupToken: z.string().min(1).max(256).optional(),
 });
 
 export const shardPayloadSchema = z.discriminatedUnion('type', [
   shardQueryRequestSchema,
   shardAdminRequestSchema.extend({ type: z.literal('exec'), sql: z.string().min(1) }),
-  shardAdminRequestSchema.extend({ type: z.literal('insert'), table: z.string().min(1).max(512), rows: rowsSchema }),
+  shardAdminRequestSchema.extend({ type: z.literal('insert'), table: z.string().min(1).max(512), rows: rowsSchema.default([]) }),
 ]);
 
 export type ShardPayload = z.output<typeof shardPayloadSchema>;

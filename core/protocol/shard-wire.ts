@@ -29,6 +29,8 @@ export interface ShardAdminRequest {
   sql?: string; // exec
   table?: string; // insert: the shard-local table
   rows?: Record<string, unknown>[]; // insert
+  jsonEachRow?: string; // insert: the rows as JSONEachRow text, verbatim (instead of rows)
+  dedupToken?: string; // insert: insert_deduplication_token
   deadline: number;
 }
 

@@ -31,6 +31,7 @@ export async function insertRows(input: RouteInput, tableName: string, topo: Top
   const perShard = routed.batches.map((b) => b.length);
   const base = { table: routed.table, local: routed.local, perShard, bad: routed.bad };
   if (routed.bad.length > 0 && !opts.skipBadRows) return { ...base, inserted: 0, ok: false };
-  const write = await writeRouted(routed.batches, getAccess, topo.shards, routed.local);
+  const batches = routed.batches.map((rows, i) => ({ rows, lines: routed.lines[i]!, ...(routed.texts ? { texts: routed.texts[i]! } : {}) }));
+  const write = await writeRouted(batches, getAccess, topo.shards, routed.local);
   return { ...base, inserted: write.committedRows, write, ok: write.ok && routed.bad.length === 0 };
 }

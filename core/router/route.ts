@@ -25,6 +25,12 @@ export interface RoutedBatches {
   batches: Row[][];
   /** Line numbers of the rows in each batch, parallel to `batches`. */
   lines: number[][];
+  /**
+   * For text input: each row's line exactly as the client sent it, parallel to `batches`. These are
+   * what is written (parsing is only for the sharding key): a decimal or a float re-serialized from
+   * JSON.parse is not the value the client sent.
+   */
+  texts?: string[][];
   bad: BadRow[];
   /** Rows read (good + bad; blank lines are not rows). */
   total: number;
@@ -68,7 +74,7 @@ export function routeRows(input: RouteInput, tableName: string, topo: Topology, 
     total: 0,
   };
 
-  const place = (row: Row, line: number) => {
+  const place = (row: Row, line: number, text?: string) => {
     out.total++;
     if (row === null || typeof row !== 'object' || Array.isArray(row)) {
       out.bad.push({ line, reason: 'bad_json', message: 'not a JSON object' });
@@ -89,6 +95,7 @@ export function routeRows(input: RouteInput, tableName: string, topo: Topology, 
     }
     out.batches[shard]!.push(row);
     out.lines[shard]!.push(line);
+    if (text !== undefined) out.texts![shard]!.push(text);
   };
 
   if (typeof input !== 'string' && isRowArray(input)) {
@@ -96,6 +103,7 @@ export function routeRows(input: RouteInput, tableName: string, topo: Topology, 
     return out;
   }
   const lines = typeof input === 'string' ? input.split('\n') : (input as readonly string[]);
+  out.texts = topo.shards.map(() => []);
   lines.forEach((raw, i) => {
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (text.trim() === '') return;
@@ -107,7 +115,7 @@ export function routeRows(input: RouteInput, tableName: string, topo: Topology, 
       out.bad.push({ line: i + 1, reason: 'bad_json', message: `not a JSON object: ${(e as Error).message}` });
       return;
     }
-    place(row, i + 1);
+    place(row, i + 1, text);
   });
   return out;
 }

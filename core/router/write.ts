@@ -1,8 +1,18 @@
 // Writing routed batches straight into each shard's local table: one INSERT per shard and
 // replica, all shards in parallel. With internalReplication the shard's replicas copy among
 // themselves, so the batch goes to one replica (the next one is tried if it fails); otherwise
-// to every replica. The report says, per shard, which replicas hold the batch, so a failure is
-// never silent: 'partial' means some replicas have the rows and some do not.
+// to every replica. The report says, per shard, which replicas hold the batch and which input
+// lines did not reach it, so a failure is never silent: 'partial' means some replicas have the
+// rows and some do not.
+//
+// Retrying safely: each shard batch carries ClickHouse's insert_deduplication_token, derived from
+// the local table, the shard and the batch's own bytes. Re-sending the same input routes the same
+// lines into the same batches with the same tokens, so a shard that already committed its batch
+// drops the repeat, and only the shards that failed get the rows. ClickHouse honours the token on
+// Replicated*MergeTree tables and on MergeTree tables with non_replicated_deduplication_window > 0
+// (it does not deduplicate a plain MergeTree without that setting). Servers older than the setting
+// (18.16: UNKNOWN_SETTING) get the batch without it, and the report says `deduplicated: false`.
+import { createHash } from 'node:crypto';
 import type { ShardConfig } from '../config/schema.js';
 import type { ClickHouseAccess } from '../clickhouse/port.js';
 import type { Row } from './route.js';
@@ -13,6 +23,8 @@ export interface ReplicaWriteResult {
   replica: number;
   ok: boolean;
   error?: string;
+  /** false when the server did not know insert_deduplication_token and got the batch without it. */
+  deduplicated?: boolean;
 }
 
 export interface ShardWriteResult {
@@ -20,6 +32,10 @@ export interface ShardWriteResult {
   rows: number;
   status: ShardWriteStatus;
   replicas: ReplicaWriteResult[];
+  /** Input line numbers of the batch's rows, when the shard is 'failed' or 'partial'. */
+  failedLines?: number[];
+  /** The batch's insert_deduplication_token. */
+  dedupToken?: string;
 }
 
 export interface WriteReport {
@@ -29,43 +45,95 @@ export interface WriteReport {
   committedRows: number;
   /** Rows in shards that are 'failed' or 'partial'. */
   failedRows: number;
+  /** Shards that hold their whole batch, and shards that do not (or only on some replicas). */
+  committedShards: number[];
+  failedShards: number[];
+  /** Input line numbers of every row in a failed or partial shard's batch, ascending. */
+  failedLines: number[];
   ok: boolean;
 }
 
 export type GetAccess = (shard: number, replica: number) => ClickHouseAccess | Promise<ClickHouseAccess>;
 
-async function writeOne(getAccess: GetAccess, shard: number, replica: number, table: string, rows: Row[]): Promise<ReplicaWriteResult> {
-  try {
+/** One shard's batch: parsed rows, their input lines, and (for text input) the lines' own text. */
+export interface ShardBatch {
+  rows: Row[];
+  lines?: number[];
+  texts?: string[];
+}
+
+const UNKNOWN_TOKEN_SETTING = /Unknown setting insert_deduplication_token|Code: 115\b/;
+
+async function writeOne(getAccess: GetAccess, shard: number, replica: number, table: string, b: ShardBatch, token: string): Promise<ReplicaWriteResult> {
+  const text = b.texts ? b.texts.join('\n') : undefined;
+  const send = async (withToken: boolean) => {
     const access = await getAccess(shard, replica);
-    await access.insert(table, rows);
+    await access.insert(table, b.rows, {
+      ...(text !== undefined ? { jsonEachRow: text } : {}),
+      ...(withToken ? { settings: { insert_deduplication_token: token } } : {}),
+    });
+  };
+  try {
+    await send(true);
     return { replica, ok: true };
   } catch (e) {
-    return { replica, ok: false, error: (e as Error).message ?? String(e) };
+    const msg = (e as Error).message ?? String(e);
+    if (!UNKNOWN_TOKEN_SETTING.test(msg)) return { replica, ok: false, error: msg };
+  }
+  try {
+    await send(false);
+    return { replica, ok: true, deduplicated: false };
+  } catch (e) {
+    return { replica, ok: false, error: (e as Error).message ?? String(e), deduplicated: false };
   }
 }
 
-async function writeShard(batch: Row[], shard: number, cfg: ShardConfig, table: string, getAccess: GetAccess): Promise<ShardWriteResult> {
-  if (batch.length === 0) return { shard, rows: 0, status: 'empty', replicas: [] };
+/** The batch's token: the same input routes to the same batch and the same token on every retry. */
+export function dedupTokenOf(table: string, shard: number, b: ShardBatch): string {
+  const h = createHash('sha256').update(`${table}\n${shard}\n`);
+  if (b.texts) for (const t of b.texts) h.update(t).update('\n');
+  else for (const r of b.rows) h.update(JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? v.toString() : v))).update('\n');
+  return `ch-scatter-${h.digest('hex').slice(0, 40)}`;
+}
+
+async function writeShard(b: ShardBatch, shard: number, cfg: ShardConfig, table: string, getAccess: GetAccess): Promise<ShardWriteResult> {
+  if (b.rows.length === 0) return { shard, rows: 0, status: 'empty', replicas: [] };
+  const dedupToken = dedupTokenOf(table, shard, b);
   const replicas: ReplicaWriteResult[] = [];
+  let status: ShardWriteStatus;
   if (cfg.internalReplication) {
     for (let r = 0; r < cfg.replicas.length; r++) {
-      const res = await writeOne(getAccess, shard, r, table, batch);
+      const res = await writeOne(getAccess, shard, r, table, b, dedupToken);
       replicas.push(res);
       if (res.ok) break;
     }
-    return { shard, rows: batch.length, status: replicas.some((r) => r.ok) ? 'committed' : 'failed', replicas };
+    status = replicas.some((r) => r.ok) ? 'committed' : 'failed';
+  } else {
+    replicas.push(...(await Promise.all(cfg.replicas.map((_, r) => writeOne(getAccess, shard, r, table, b, dedupToken)))));
+    const okCount = replicas.filter((r) => r.ok).length;
+    status = okCount === replicas.length ? 'committed' : okCount === 0 ? 'failed' : 'partial';
   }
-  replicas.push(...(await Promise.all(cfg.replicas.map((_, r) => writeOne(getAccess, shard, r, table, batch)))));
-  const okCount = replicas.filter((r) => r.ok).length;
-  const status: ShardWriteStatus = okCount === replicas.length ? 'committed' : okCount === 0 ? 'failed' : 'partial';
-  return { shard, rows: batch.length, status, replicas };
+  const out: ShardWriteResult = { shard, rows: b.rows.length, status, replicas, dedupToken };
+  if (status !== 'committed') out.failedLines = b.lines ?? b.rows.map((_, i) => i + 1);
+  return out;
 }
 
 /** Write batches[i] to shards[i]'s local `table`. Never throws for a shard failure: see the report. */
-export async function writeRouted(batches: Row[][], getAccess: GetAccess, shards: readonly ShardConfig[], table: string): Promise<WriteReport> {
+export async function writeRouted(batches: (Row[] | ShardBatch)[], getAccess: GetAccess, shards: readonly ShardConfig[], table: string): Promise<WriteReport> {
   if (batches.length !== shards.length) throw new Error(`writeRouted: ${batches.length} batches for ${shards.length} shards`);
-  const results = await Promise.all(batches.map((b, i) => writeShard(b, i, shards[i]!, table, getAccess)));
+  const norm = batches.map((b): ShardBatch => (Array.isArray(b) ? { rows: b } : b));
+  const results = await Promise.all(norm.map((b, i) => writeShard(b, i, shards[i]!, table, getAccess)));
   const committedRows = results.filter((r) => r.status === 'committed').reduce((n, r) => n + r.rows, 0);
-  const failedRows = results.filter((r) => r.status === 'failed' || r.status === 'partial').reduce((n, r) => n + r.rows, 0);
-  return { table, shards: results, committedRows, failedRows, ok: failedRows === 0 };
+  const failed = results.filter((r) => r.status === 'failed' || r.status === 'partial');
+  const failedRows = failed.reduce((n, r) => n + r.rows, 0);
+  return {
+    table,
+    shards: results,
+    committedRows,
+    failedRows,
+    committedShards: results.filter((r) => r.status === 'committed').map((r) => r.shard),
+    failedShards: failed.map((r) => r.shard),
+    failedLines: failed.flatMap((r) => r.failedLines ?? []).sort((a, b) => a - b),
+    ok: failedRows === 0,
+  };
 }

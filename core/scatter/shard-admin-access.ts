@@ -44,6 +44,26 @@ export function chunkRows(rows: Record<string, unknown>[], maxBytes: number): Re
   return out;
 }
 
+/** JSONEachRow text cut at line ends into pieces under `maxBytes` (a single longer line goes alone). */
+export function chunkLines(text: string, maxBytes: number): string[] {
+  const out: string[] = [];
+  let cur: string[] = [];
+  let size = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const n = Buffer.byteLength(line) + 1;
+    if (cur.length > 0 && size + n > maxBytes) {
+      out.push(cur.join('\n'));
+      cur = [];
+      size = 0;
+    }
+    cur.push(line);
+    size += n;
+  }
+  if (cur.length > 0) out.push(cur.join('\n'));
+  return out;
+}
+
 function failureMessage(r: unknown): string | undefined {
   if (r && typeof r === 'object' && (r as { ok?: unknown }).ok === false) {
     const e = (r as { error?: { message?: string } }).error;
@@ -76,9 +96,18 @@ export function createAdminAccess(options: AdminAccessOptions): ClickHouseAccess
       await send({ type: 'exec', sql }, opts?.queryId, opts?.signal);
     },
     async insert(table, rows, opts) {
-      // A Lambda request payload is capped at 6 MB: big batches go as several inserts, in order.
-      for (const chunk of chunkRows(rows, options.maxPayloadBytes ?? MAX_INSERT_PAYLOAD_BYTES))
-        await send({ type: 'insert', table, rows: chunk }, opts?.queryId, opts?.signal);
+      const token = opts?.settings?.insert_deduplication_token;
+      const dedup = (i: number, n: number) => (typeof token === 'string' ? { dedupToken: n === 1 ? token : `${token}-${i}` } : {});
+      // A Lambda request payload is capped at 6 MB: big batches go as several inserts, in order
+      // (each chunk its own deduplication token, derived from the batch's).
+      if (opts?.jsonEachRow !== undefined) {
+        const chunks = chunkLines(opts.jsonEachRow, options.maxPayloadBytes ?? MAX_INSERT_PAYLOAD_BYTES);
+        for (const [i, text] of chunks.entries())
+          await send({ type: 'insert', table, jsonEachRow: text, ...dedup(i, chunks.length) }, opts.queryId, opts.signal);
+        return;
+      }
+      const chunks = chunkRows(rows, options.maxPayloadBytes ?? MAX_INSERT_PAYLOAD_BYTES);
+      for (const [i, chunk] of chunks.entries()) await send({ type: 'insert', table, rows: chunk, ...dedup(i, chunks.length) }, opts?.queryId, opts?.signal);
     },
     async cancel() {
       /* admin statements are short and run to completion */

@@ -152,13 +152,21 @@ async function runAdmin(
     await access.exec(p.sql, { queryId: chQueryId, signal });
     return { ok: true, shard: p.shard, replica: p.replica, meta: [], rows: [], statistics: statistics() };
   }
-  await access.insert(p.table, p.rows, { queryId: chQueryId, signal });
+  // The deduplication token is the only setting an insert carries (max_execution_time and the
+  // like would be refused by servers that predate them on INSERT, and a write is not deadline-bound).
+  await access.insert(p.table, p.rows, {
+    queryId: chQueryId,
+    signal,
+    ...(p.jsonEachRow !== undefined ? { jsonEachRow: p.jsonEachRow } : {}),
+    ...(p.dedupToken ? { settings: { insert_deduplication_token: p.dedupToken } } : {}),
+  });
+  const inserted = p.jsonEachRow !== undefined ? p.jsonEachRow.split('\n').filter((l) => l.trim() !== '').length : p.rows.length;
   return {
     ok: true,
     shard: p.shard,
     replica: p.replica,
     meta: [{ name: 'inserted', type: 'UInt64' }],
-    rows: [{ inserted: String(p.rows.length) }],
+    rows: [{ inserted: String(inserted) }],
     statistics: statistics(),
   };
 }
