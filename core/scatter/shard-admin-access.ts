@@ -5,7 +5,8 @@
 // - the coordinator's scheduled inserts, in AWS too: only shard functions hold the ClickHouse
 //   credentials and VPC placement, and they accept an insert into the tables named in their
 //   CH_SCATTER_WRITABLE_TABLES (the schedule destinations) and refuse exec.
-// Only exec and insert exist; reads go through the query path (shard-read-access.ts).
+// Admin requests are exec and insert; query() is an ordinary read-only shard query (for small
+// lookups such as the router's column check; the query path proper is shard-read-access.ts).
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseAccess, QueryResult } from '../clickhouse/port.js';
 import { ClickHouseError } from '../clickhouse/port.js';
@@ -89,8 +90,30 @@ export function createAdminAccess(options: AdminAccessOptions): ClickHouseAccess
   };
   return {
     describe: `shard ${options.shard} replica ${options.replica} (via shard function)`,
-    async query(): Promise<QueryResult> {
-      throw new ClickHouseError('admin access runs statements only; queries go through POST /query', 'server');
+    async query(sql, opts): Promise<QueryResult> {
+      // A plain read-only shard query (the router reads the table's columns this way).
+      const deadline = Date.now() + Math.min(timeoutMs, 30_000);
+      const r = await options.invoker.invoke(
+        options.shard,
+        {
+          type: 'query',
+          queryId: opts?.queryId ?? options.queryId ?? randomUUID(),
+          shard: options.shard,
+          replica: options.replica,
+          sql,
+          deadline,
+          settings: {},
+          external: [],
+          attempt: 'primary',
+        },
+        opts?.signal ?? AbortSignal.timeout(Math.min(timeoutMs, 30_000)),
+      );
+      if (!r.ok) throw new ClickHouseError(`shard ${options.shard} replica ${options.replica}: ${r.error.message}`, 'server', r.error.chCode);
+      return {
+        meta: r.meta,
+        rows: r.rows,
+        statistics: { elapsedMs: r.statistics.elapsedMs, rowsRead: r.statistics.rowsRead, bytesRead: r.statistics.bytesRead },
+      };
     },
     async exec(sql, opts) {
       await send({ type: 'exec', sql }, opts?.queryId, opts?.signal);

@@ -41,6 +41,8 @@ const topo = parseTopology({
 /** Shard s writes into db.v_<s>; a shard in `down` refuses like an unreachable server. */
 const getAccess = (s: number): ClickHouseAccess => ({
   ...ch,
+  // The router's column check reads system.columns for db.v: shard s's table is db.v_<s>.
+  query: (sql, o) => ch.query(sql.replace("table = 'v'", `table = 'v_${s}'`), o),
   insert: async (table, rows, o) => {
     if (down.has(s)) throw new Error(`connect ECONNREFUSED (shard ${s} is down)`);
     return ch.insert(`${table}_${s}`, rows, o);
@@ -100,5 +102,45 @@ describe('router values on chdb', () => {
     expect(skipped.bad.map((b) => b.line)).toEqual([2, 3]);
     expect(skipped.inserted).toBe(2);
     expect((await count(0)) + (await count(1)) + (await count(2))).toBe(2);
+  });
+});
+
+describe('rows checked against the column types before any shard commits', () => {
+  const columnsAccess = getAccess;
+
+  // The last field: whether ClickHouse (chdb) refuses the line too. Where it does not, it would store
+  // something else than was sent (an out-of-range integer wraps; an unknown field is dropped, which
+  // 18.16 refuses): the router refuses those as well.
+  it.each([
+    ['{"id": 4, "d38": 1, "d18": 1, "f": 1, "v": "abc"}', 'column "v": "abc" is not an integer (UInt32)', true],
+    ['{"id": 4, "d38": 1, "d18": 1, "f": 1, "v": -1}', 'column "v": -1 is out of range for UInt32', true],
+    ['{"id": 4, "d38": 1, "d18": 1, "f": 1, "v": 4294967296}', 'column "v": 4294967296 is out of range for UInt32', false],
+    ['{"id": 4, "d38": "12x", "d18": 1, "f": 1, "v": 1}', 'column "d38": "12x" is not a decimal number (Decimal(38, 10))', true],
+    ['{"id": 4, "d38": 1, "d18": 1, "f": "fast", "v": 1}', 'column "f": "fast" is not a number (Float64)', true],
+    ['{"id": 4, "d38": 1, "d18": 1, "f": 1, "v": 1, "nope": 2}', 'unknown column "nope"', false],
+  ] as const)('%s: refused whole, with its line, nothing written', async (bad, message, chRefuses) => {
+    for (let s = 0; s < SHARDS; s++) await ch.exec(`TRUNCATE TABLE db.v_${s}`);
+    const good = (id: number) => `{"id": ${id}, "d38": 1.5, "d18": 2.5, "f": 0.5, "v": 7}`;
+    const input = [good(0), good(1), good(2), bad, good(5)].join('\n');
+    const r = await insertRows(input, 'db.v_dist', topo, columnsAccess);
+    expect(r.ok).toBe(false);
+    expect(r.write).toBeUndefined();
+    expect(r.bad).toEqual([{ line: 4, reason: 'type_mismatch', message }]);
+    expect((await count(0)) + (await count(1)) + (await count(2))).toBe(0);
+    // ClickHouse itself refuses the same line (what the check stands in for): straight into one table.
+    if (chRefuses) await expect(ch.insert('db.v_0', [], { jsonEachRow: bad })).rejects.toThrow(/Code: \d+/);
+  });
+
+  it('values ClickHouse accepts pass the check', async () => {
+    for (let s = 0; s < SHARDS; s++) await ch.exec(`TRUNCATE TABLE db.v_${s}`);
+    const input = [
+      '{"id": 0, "d38": "1.5", "d18": -2, "f": "nan", "v": "42"}',
+      '{"id": 1, "d38": 1e3, "d18": "0.0001", "f": "-inf", "v": 4294967295}',
+      '{"id": 2, "d38": null, "d18": 1, "f": 1.5e-300, "v": 0}',
+    ].join('\n');
+    const r = await insertRows(input, 'db.v_dist', topo, columnsAccess);
+    expect(r.bad).toEqual([]);
+    expect(r.ok).toBe(true);
+    expect((await count(0)) + (await count(1)) + (await count(2))).toBe(3);
   });
 });

@@ -140,14 +140,21 @@ describe('insertRows', () => {
   it('writes nothing when a row is bad, unless told to skip bad rows', async () => {
     const log: { target: string; table: string; rows: Row[] }[] = [];
     const input = '{"id": 1}\n{"id": "x"}\n{"id": 2}\n';
-    const r1 = await insertRows(input, 'db.ids_dist', topo, (s, r) => fakeAccess(log, `${s}/${r}`));
+    const columns = [{ name: 'id', type: 'UInt64' }];
+    const r1 = await insertRows(input, 'db.ids_dist', topo, (s, r) => fakeAccess(log, `${s}/${r}`), { columns });
     expect(r1.ok).toBe(false);
     expect(r1.inserted).toBe(0);
     expect(r1.bad.map((b) => b.line)).toEqual([2]);
     expect(log).toEqual([]);
-    const r2 = await insertRows(input, 'db.ids_dist', topo, (s, r) => fakeAccess(log, `${s}/${r}`), { skipBadRows: true });
+    const r2 = await insertRows(input, 'db.ids_dist', topo, (s, r) => fakeAccess(log, `${s}/${r}`), { skipBadRows: true, columns });
     expect(r2.inserted).toBe(2);
     expect(r2.perShard.reduce((a, b) => a + b, 0)).toBe(2);
     expect(log.every((l) => l.table === 'db.ids')).toBe(true);
+  });
+
+  it('refuses the insert when the columns cannot be read (nothing is guessed, nothing written)', async () => {
+    const log: { target: string; table: string; rows: Row[] }[] = [];
+    await expect(insertRows('{"id": 1}', 'db.ids_dist', topo, (s, r) => fakeAccess(log, `${s}/${r}`))).rejects.toMatchObject({ code: 'SHARD_ERROR' });
+    expect(log).toEqual([]);
   });
 });
