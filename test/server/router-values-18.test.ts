@@ -1,0 +1,77 @@
+// The router's value pass-through, type check and retry report against 18.16 servers: decimals and
+// a float 18.16 refuses in exponent form (`1e-10`, what JSON.parse + JSON.stringify makes of
+// `0.0000000001`) reach the shards as sent; a type error is refused before any shard commits; and
+// 18.16, which predates insert_deduplication_token, gets the batch without it, said so in the report.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTopology } from '../../core/config/load.js';
+import { createHttpAccess } from '../../adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
+import { insertRows } from '../../core/router/index.js';
+import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
+
+const servers = useChServers({ n: 2, portBase: 19320 });
+const accesses: ClickHouseAccess[] = [];
+
+beforeAll(async () => {
+  for (const url of servers.current.urls) {
+    await chHttp(url, 'CREATE TABLE default.dv (id UInt64, d18 Decimal(18, 4), d38 Decimal(38, 10), f Float64, v UInt32) ENGINE = MergeTree() ORDER BY id');
+    accesses.push(createHttpAccess({ url }));
+  }
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(accesses.map((a) => a.close()));
+});
+
+const topo = () =>
+  parseTopology({
+    cluster: 'scatter',
+    shards: servers.current.urls.map((url) => ({ replicas: [{ url }] })),
+    tables: { 'default.dv_dist': { local: 'default.dv', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } } },
+  });
+
+async function all(): Promise<Record<string, string>[]> {
+  const out: Record<string, string>[] = [];
+  for (const url of servers.current.urls)
+    out.push(
+      ...(await chRows<Record<string, string>>(url, 'SELECT toString(id) AS id, toString(d18) AS d18, toString(d38) AS d38, toString(f) AS f FROM default.dv')),
+    );
+  return out.filter((r) => r.id !== '100').sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+describe('router on 18.16', () => {
+  it('what re-serializing would have sent is stored differently by 18.16 (why lines pass through as sent)', async () => {
+    const url = servers.current.urls[0]!;
+    // JSON.parse + JSON.stringify of the line below gives d38 1234567890123456800 and d18 12345678901234.568.
+    await chHttp(url, 'INSERT INTO default.dv FORMAT JSONEachRow {"id": 100, "d18": 12345678901234.568, "d38": 1234567890123456800, "f": 1e-10, "v": 1}');
+    const [row] = await chRows<Record<string, string>>(
+      url,
+      'SELECT toString(d18) AS d18, toString(d38) AS d38, toString(f) AS f FROM default.dv WHERE id = 100',
+    );
+    expect(row).not.toEqual({ d18: '12345678901234.5678', d38: '1234567890123456789.0123456789', f: '1e-10' });
+    await chHttp(url, 'ALTER TABLE default.dv DELETE WHERE id = 100');
+    await chHttp(url, 'OPTIMIZE TABLE default.dv FINAL');
+  });
+
+  it('writes decimals and floats exactly as sent; the dedup token is reported as unsupported', async () => {
+    const lines = [
+      '{"id": 0, "d18": 12345678901234.5678, "d38": 1234567890123456789.0123456789, "f": 0.0000000001, "v": 1}',
+      '{"id": 1, "d18": -0.0001, "d38": 0.0000000001, "f": 0.5, "v": 2}',
+    ].join('\n');
+    const r = await insertRows(lines, 'default.dv_dist', topo(), (s) => accesses[s]!);
+    expect(r.ok, JSON.stringify(r.write?.shards)).toBe(true);
+    expect(await all()).toEqual([
+      { id: '0', d18: '12345678901234.5678', d38: '1234567890123456789.0123456789', f: '1e-10' },
+      { id: '1', d18: '-0.0001', d38: '0.0000000001', f: '0.5' },
+    ]);
+    for (const s of r.write!.shards) expect(s.replicas[0]).toMatchObject({ ok: true, deduplicated: false });
+  });
+
+  it('a non-key type error is refused before any shard commits, with its line', async () => {
+    const before = (await all()).length;
+    const lines = ['{"id": 10, "d18": 1, "d38": 1, "f": 1, "v": 5}', '{"id": 11, "d18": 1, "d38": 1, "f": 1, "v": "abc"}'].join('\n');
+    const r = await insertRows(lines, 'default.dv_dist', topo(), (s) => accesses[s]!);
+    expect(r.ok).toBe(false);
+    expect(r.bad).toEqual([{ line: 2, reason: 'type_mismatch', message: 'column "v": "abc" is not an integer (UInt32)' }]);
+    expect((await all()).length).toBe(before);
+  });
+});
