@@ -231,10 +231,7 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
       // a throttle is about the function, and a query error about the query, not the replica.
       // An oversized partial is about the query too: every replica holds the same rows.
       const tooLarge = classified.code === 'TOO_LARGE';
-      if (
-        classified.status === 'unavailable' ||
-        (classified.status === 'error' && !tooLarge && !isQueryFault(classified.chCode, classified.message))
-      )
+      if (classified.status === 'unavailable' || (classified.status === 'error' && !tooLarge && !isQueryFault(classified.chCode, classified.message)))
         state.replicaResult(shard, replica, false);
       const failure = {
         replica,
