@@ -7,7 +7,7 @@ import { routeRows, tableFor, type BadRow, type RouteInput } from './route.js';
 import { writeRouted, type GetAccess, type WriteReport } from './write.js';
 import { checkRows } from './validate.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
-import { quoteString } from '../clickhouse/sql-text.js';
+import { quoteStringLiteral as quoteString } from '../sql/quote.js';
 import { ScatterError } from '../errors.js';
 
 /** The local table's columns as shard 0 (first replica that answers) has them. */
