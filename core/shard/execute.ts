@@ -67,6 +67,15 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
     if (overridden.length > 0) {
       return failure(p.shard, p.replica, 'error', `the shard query may not set ${overridden.join(', ')} itself (the shard enforces them)`, 'BAD_REQUEST');
     }
+    // An overflow mode other than 'throw' truncates silently: a short partial would pass for a whole
+    // one. The planner refuses them; the shard does not rely on it (timeout_overflow_mode is forced).
+    const truncating = Object.entries(p.settings).filter(
+      ([k, v]) => /_overflow_mode(_leaf)?$/.test(k) && k !== 'timeout_overflow_mode' && String(v).trim().toLowerCase() !== 'throw',
+    );
+    if (truncating.length > 0) {
+      const list = truncating.map(([k, v]) => `${k} = '${String(v)}'`).join(', ');
+      return failure(p.shard, p.replica, 'error', `the shard refuses ${list}: it would truncate the partial silently`, 'BAD_REQUEST');
+    }
   }
   if (p.type !== 'query' && !opts.allowAdmin && !(p.type === 'insert' && isWritable(p.table, opts.writableTables))) {
     const why =

@@ -137,6 +137,23 @@ describe('executeShardRequest', () => {
     expect(r2.error.kind).toBe('timeout');
   });
 
+  it('refuses overflow modes that truncate silently, whoever asks (the planner refuses them first)', async () => {
+    const cases: Record<string, string>[] = [
+      { read_overflow_mode: 'break' },
+      { group_by_overflow_mode: 'any' },
+      { set_overflow_mode: 'BREAK' },
+      { read_overflow_mode_leaf: 'break' },
+    ];
+    for (const settings of cases) {
+      const r = (await executeShardRequest(req({ settings }), ch, { now })) as ShardFailure;
+      expect(r.ok, JSON.stringify(settings)).toBe(false);
+      expect(r.error).toMatchObject({ kind: 'error', code: 'BAD_REQUEST' });
+      expect(r.error.message).toMatch(/would truncate the partial silently/);
+    }
+    const ok = (await executeShardRequest(req({ settings: { read_overflow_mode: 'throw' } }), ch, { now })) as ShardSuccess;
+    expect(ok.ok).toBe(true);
+  });
+
   it('passes ClickHouse errors with their code', async () => {
     const r = (await executeShardRequest(req({ sql: 'SELECT * FROM nope' }), ch, { now })) as ShardFailure;
     expect(r.error).toMatchObject({ kind: 'error', chCode: 60, code: 'SHARD_ERROR' });
