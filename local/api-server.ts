@@ -13,6 +13,7 @@ import type { Topology } from '../core/config/schema.js';
 import type { ShardInvoker } from '../core/scatter/invoker.js';
 import { createAdminAccess } from '../core/scatter/shard-admin-access.js';
 import { MAX_BODY_BYTES } from '../core/protocol/api-request.js';
+import { toHttpApiEvent } from './http-api-event.js';
 
 /**
  * The API routes read at most the coordinator's own body cap (1 MiB): API Gateway would accept 10 MB,
@@ -74,43 +75,6 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(text);
-}
-
-function toEvent(req: IncomingMessage, url: URL, body: Buffer): APIGatewayProxyEventV2 {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
-  const method = (req.method ?? 'GET').toUpperCase();
-  const now = Date.now();
-  const requestId = randomUUID();
-  return {
-    version: '2.0',
-    routeKey: `${method} ${url.pathname}`,
-    rawPath: url.pathname,
-    rawQueryString: url.search.replace(/^\?/, ''),
-    headers,
-    queryStringParameters: url.search ? Object.fromEntries(url.searchParams) : undefined,
-    isBase64Encoded: false,
-    body: body.length ? body.toString('utf8') : undefined,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'local',
-      domainName: url.host,
-      domainPrefix: 'local',
-      http: {
-        method,
-        path: url.pathname,
-        protocol: `HTTP/${req.httpVersion}`,
-        // API Gateway gives a plain IPv4/IPv6 address (the event schema checks it): no IPv6 zone id.
-        sourceIp: (req.socket.remoteAddress ?? '127.0.0.1').replace(/%.*$/, ''),
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId,
-      routeKey: `${method} ${url.pathname}`,
-      stage: '$default',
-      time: new Date(now).toISOString(),
-      timeEpoch: now,
-    },
-  };
 }
 
 /** A Lambda context whose remaining time counts down from `timeoutMs` (the local stack's stand-in). */
@@ -269,7 +233,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
                 : [404, { error: { code: 'BAD_REQUEST', message: `no route ${url.pathname}` } }];
         return send(res, status as number, out);
       }
-      const answer = (await opts.handler(toEvent(req, url, body), lambdaContext(lambdaTimeoutMs))) as APIGatewayProxyStructuredResultV2;
+      const answer = (await opts.handler(
+        toHttpApiEvent(req, url, body, { apiId: 'local', requestId: randomUUID() }),
+        lambdaContext(lambdaTimeoutMs),
+      )) as APIGatewayProxyStructuredResultV2;
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(answer.headers ?? {})) headers[k] = String(v);
       send(res, answer.statusCode ?? 200, answer.body ?? '', headers);

@@ -15,6 +15,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { SimRoute } from './assembly.js';
+import { toHttpApiEvent } from '../http-api-event.js';
 
 export const API_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -127,40 +128,8 @@ export async function startHttpApi(o: HttpApiOptions): Promise<HttpApi> {
         for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && k !== 'cookie') headers[k] = Array.isArray(v) ? v.join(',') : v;
         const auth = authorize(route, headers);
         if ('status' in auth) return message(auth.status, auth.message);
-        const now = Date.now();
         const routeKey = route.path === '$default' ? '$default' : `${route.method} ${route.path}`;
-        const text = body.toString('utf8');
-        const binary = body.length > 0 && !Buffer.from(text, 'utf8').equals(body);
-        const event = {
-          version: '2.0',
-          routeKey,
-          rawPath: url.pathname,
-          rawQueryString: url.search.replace(/^\?/, ''),
-          ...(req.headers.cookie ? { cookies: req.headers.cookie.split(/;\s*/) } : {}),
-          headers,
-          ...(url.search ? { queryStringParameters: Object.fromEntries(url.searchParams) } : {}),
-          requestContext: {
-            accountId: '000000000000',
-            apiId: 'sim',
-            ...(auth.authorizer ? { authorizer: auth.authorizer } : {}),
-            domainName: headers.host ?? 'localhost',
-            domainPrefix: 'sim',
-            http: {
-              method,
-              path: url.pathname,
-              protocol: `HTTP/${req.httpVersion}`,
-              sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-              userAgent: headers['user-agent'] ?? '',
-            },
-            requestId,
-            routeKey,
-            stage: '$default',
-            time: new Date(now).toUTCString(),
-            timeEpoch: now,
-          },
-          ...(body.length ? { body: binary ? body.toString('base64') : text } : {}),
-          isBase64Encoded: binary,
-        };
+        const event = toHttpApiEvent(req, url, body, { apiId: 'sim', requestId, routeKey, authorizer: auth.authorizer });
         let r: Response;
         try {
           r = await fetch(`${o.invokeUrl}/2015-03-31/functions/${encodeURIComponent(route.functionName)}/invocations`, {
