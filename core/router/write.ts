@@ -64,24 +64,51 @@ export interface ShardBatch {
 
 const UNKNOWN_TOKEN_SETTING = /Unknown setting insert_deduplication_token|Code: 115\b/;
 
+/**
+ * Whether a replica's server knows insert_deduplication_token, asked once per access (one small
+ * read of system.settings) so that an older server is not sent a doomed INSERT for every batch.
+ * An answer we cannot get counts as "knows it": the INSERT then says so itself, and writeOne
+ * retries it without the token.
+ */
+const tokenSupport = new WeakMap<ClickHouseAccess, Promise<boolean>>();
+function knowsToken(access: ClickHouseAccess): Promise<boolean> {
+  let known = tokenSupport.get(access);
+  if (!known) {
+    known = access.query("SELECT count() AS n FROM system.settings WHERE name = 'insert_deduplication_token'").then(
+      (r) => Number(r.rows[0]?.n ?? 0) > 0,
+      () => true,
+    );
+    tokenSupport.set(access, known);
+  }
+  return known;
+}
+
 async function writeOne(getAccess: GetAccess, shard: number, replica: number, table: string, b: ShardBatch, token: string): Promise<ReplicaWriteResult> {
   const text = b.texts ? b.texts.join('\n') : undefined;
-  const send = async (withToken: boolean) => {
-    const access = await getAccess(shard, replica);
+  const send = async (access: ClickHouseAccess, withToken: boolean) => {
     await access.insert(table, b.rows, {
       ...(text !== undefined ? { jsonEachRow: text } : {}),
       ...(withToken ? { settings: { insert_deduplication_token: token } } : {}),
     });
   };
+  let access: ClickHouseAccess;
   try {
-    await send(true);
-    return { replica, ok: true };
+    access = await getAccess(shard, replica);
+    if (await knowsToken(access)) {
+      try {
+        await send(access, true);
+        return { replica, ok: true };
+      } catch (e) {
+        const msg = (e as Error).message ?? String(e);
+        if (!UNKNOWN_TOKEN_SETTING.test(msg)) return { replica, ok: false, error: msg };
+        tokenSupport.set(access, Promise.resolve(false));
+      }
+    }
   } catch (e) {
-    const msg = (e as Error).message ?? String(e);
-    if (!UNKNOWN_TOKEN_SETTING.test(msg)) return { replica, ok: false, error: msg };
+    return { replica, ok: false, error: (e as Error).message ?? String(e) };
   }
   try {
-    await send(false);
+    await send(access, false);
     return { replica, ok: true, deduplicated: false };
   } catch (e) {
     return { replica, ok: false, error: (e as Error).message ?? String(e), deduplicated: false };
