@@ -13,7 +13,10 @@ import {
 
 function partials(count: number, k: number, seed: number): SortedTopkPartial[] {
   let x = seed >>> 0;
-  const next = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0), x);
+  const next = () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x;
+  };
   return Array.from({ length: count }, (_, p) => {
     const rows: [number, number][] = [];
     for (let i = 0; i < 1000; i++) rows.push([(next() % 100_003) - 50_000, p * 1000 + i]);

@@ -2,7 +2,7 @@
 // rule per schedule and the alarms, all derived from a validated topology plus the deploy options.
 import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { ConfigError } from '../core/config/load.js';
 import type { Topology } from '../core/config/schema.js';
 import type { DeployOptions } from './deploy-options.js';

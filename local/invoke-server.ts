@@ -74,7 +74,7 @@ export async function startInvokeServer(opts: InvokeServerOptions): Promise<Invo
       return awsError(404, 'UnknownOperationException', `unknown operation ${req.method} ${url.pathname}`);
     }
     const name = functionNameOf(m[1]!);
-    const fn = Object.prototype.hasOwnProperty.call(opts.functions, name) ? opts.functions[name] : undefined;
+    const fn = Object.hasOwn(opts.functions, name) ? opts.functions[name] : undefined;
     if (!fn) {
       req.resume();
       return awsError(404, 'ResourceNotFoundException', `Function not found: arn:aws:lambda:local:000000000000:function:${name}`);

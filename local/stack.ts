@@ -131,7 +131,7 @@ export async function startLocalShards(topoIn: Topology, opts: LocalShardsOption
     const invoker = createQueryInvoker(invokerKind, topo.shards.length, { endpoint: invoke.url, functionNames: shardFunctionNames(topo.shards.length, {}) });
     cleanups.push(async () => invoker.close());
     const register = (name: string, fn: LocalFunction) => {
-      if (Object.prototype.hasOwnProperty.call(functions, name)) throw new Error(`function ${name} is already served`);
+      if (Object.hasOwn(functions, name)) throw new Error(`function ${name} is already served`);
       functions[name] = fn;
     };
     return { invoker, invokerKind, invokeUrl: invoke.url, register, stop };

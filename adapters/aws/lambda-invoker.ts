@@ -145,7 +145,7 @@ export function createLambdaInvoker(shardCount: number, opts: LambdaInvokerOptio
     const fn = names[shard];
     if (!fn) throw new InvokeError('unavailable', `no shard function configured for shard ${shard}`);
     if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
-    let out;
+    let out: InvokeCommandOutput;
     try {
       out = await sendWithSignal(
         client,

@@ -194,7 +194,10 @@ export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvo
     } else creds = LOCAL_CREDENTIALS;
     const body = JSON.stringify(payload);
     let path = paths.get(fn);
-    if (path === undefined) paths.set(fn, (path = t.basePath + invocationPath(fn)));
+    if (path === undefined) {
+      path = t.basePath + invocationPath(fn);
+      paths.set(fn, path);
+    }
     const headers = signPost({
       host: t.url.host,
       path,

@@ -2,7 +2,7 @@
 // TreeRequest payload), invoked through the same @aws-sdk/client-lambda client settings as shard
 // functions (maxAttempts 1, keep-alive, abort at the deadline). createSubCoordinatorFunction is
 // the function side, for the local Invoke endpoint and for a Lambda handler to wrap.
-import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from '@aws-sdk/client-lambda';
 import { InvokeError } from '../../core/scatter/invoker.js';
 import { createLambdaClient, sendWithSignal } from './lambda-invoker.js';
 import { runSubCoordinator, type SubCoordinatorDeps, type TreeInvoker } from '../../core/scatter/tree.js';
@@ -20,7 +20,7 @@ export function createTreeLambdaInvoker(opts: TreeLambdaOptions): TreeInvoker & 
   const client = opts.client ?? createLambdaClient({ endpoint: opts.endpoint, region: opts.region });
   return {
     async invoke(group: number, req: TreeRequest, signal: AbortSignal): Promise<TreeResponse> {
-      let out;
+      let out: InvokeCommandOutput;
       try {
         out = await sendWithSignal(
           client,
@@ -53,7 +53,7 @@ export function createTreeLambdaInvoker(opts: TreeLambdaOptions): TreeInvoker & 
 export function createSubCoordinatorFunction(deps: SubCoordinatorDeps): (payload: unknown) => Promise<TreeResponse> {
   return async (payload) => {
     const p = payload as Partial<TreeRequest> | null;
-    if (!p || p.type !== 'tree' || !Array.isArray(p.tasks) || typeof p.deadline !== 'number' || typeof p.queryId !== 'string') {
+    if (p?.type !== 'tree' || !Array.isArray(p.tasks) || typeof p.deadline !== 'number' || typeof p.queryId !== 'string') {
       throw new Error('not a tree request');
     }
     return runSubCoordinator(p as TreeRequest, deps);

@@ -43,8 +43,8 @@ export function sortedTopkPartialOf(rows: [number, number][], k: number): Sorted
 export function mergeSortedTopkPartials(acc: SortedTopkPartial, b: SortedTopkPartial, scratch: SortedTopkPartial): SortedTopkPartial {
   scratch.count = acc.count + b.count;
   scratch.sum = acc.sum + b.sum;
-  scratch.min = acc.min < b.min ? acc.min : b.min;
-  scratch.max = acc.max > b.max ? acc.max : b.max;
+  scratch.min = Math.min(acc.min, b.min);
+  scratch.max = Math.max(acc.max, b.max);
   const k = scratch.scores.length;
   const as = acc.scores,
     ak = acc.keys,

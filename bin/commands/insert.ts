@@ -22,11 +22,10 @@ async function readStdin(): Promise<string> {
 /** Embedded replicas live in a chdb directory that only one process may open. */
 export function embeddedProblem(topo: Topology): string | undefined {
   const where: string[] = [];
-  topo.shards.forEach((s, i) =>
+  for (const [i, s] of topo.shards.entries())
     s.replicas.forEach((r, j) => {
       if (r.embedded) where.push(`shards[${i}].replicas[${j}]`);
-    }),
-  );
+    });
   if (where.length === 0) return undefined;
   return (
     `${where.join(', ')} ${where.length === 1 ? 'is' : 'are'} embedded: an embedded shard's data directory can be opened by one process only, ` +
@@ -91,7 +90,7 @@ async function viaUrl(url: string, table: string, body: string, skipBadRows: boo
   }
   const perShard = (json.perShard as number[] | undefined) ?? [];
   console.log(`inserted ${String(json.inserted)} rows`);
-  perShard.forEach((n, i) => console.log(`shard ${i}: ${n} rows`));
+  for (const [i, n] of perShard.entries()) console.log(`shard ${i}: ${n} rows`);
   return 0;
 }
 

@@ -62,7 +62,7 @@ export class Alarms extends Construct {
       });
     };
     failures(props.coordinator, 'coordinator', 'Coordinator');
-    props.shards.forEach((fn, i) => failures(fn, `shard ${i}`, `Shard${i}`));
+    for (const [i, fn] of props.shards.entries()) failures(fn, `shard ${i}`, `Shard${i}`);
 
     const partial = new cloudwatch.Metric({
       namespace: props.metricsNamespace,

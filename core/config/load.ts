@@ -66,11 +66,10 @@ export function loadTopology(file: string): Topology {
 /** Local-only options (fault injection, embedded replicas) that a deployed stack must not carry. */
 export function localOnlyProblems(topo: Topology): string[] {
   const out: string[] = [];
-  topo.shards.forEach((s, i) =>
+  for (const [i, s] of topo.shards.entries())
     s.replicas.forEach((r, j) => {
       if (r.fault) out.push(`${jsonPath(['shards', i, 'replicas', j, 'fault'])}: fault injection is for the local stack only`);
       if (r.embedded) out.push(`${jsonPath(['shards', i, 'replicas', j, 'embedded'])}: embedded replicas are for the local stack only; use "url"`);
-    }),
-  );
+    });
   return out;
 }

@@ -64,7 +64,7 @@ export function decodeCursor(cursor: string, shape: string, n: number): { keys: 
   } catch {
     throw badCursor('unreadable');
   }
-  if (!doc || doc.v !== 1 || !Array.isArray(doc.k) || doc.k.length !== n) throw badCursor('it does not fit this query');
+  if (doc?.v !== 1 || !Array.isArray(doc.k) || doc.k.length !== n) throw badCursor('it does not fit this query');
   if (doc.q !== shape) throw new ScatterError('BAD_CURSOR', 'the cursor belongs to a different query');
   const dup = doc.d ?? 1;
   if (!Number.isSafeInteger(dup) || dup < 1 || dup > 1_000_000) throw badCursor('bad duplicate count');

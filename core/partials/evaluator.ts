@@ -188,7 +188,7 @@ function castTo(v: Value, t: string): Value {
 /** Round half to even at `digits` decimals, as ClickHouse's round() does for floats. */
 function roundFloat(x: number, digits: number, mode: 'round' | 'floor' | 'ceil'): number {
   if (!Number.isFinite(x)) return x;
-  const f = Math.pow(10, Math.abs(digits));
+  const f = 10 ** Math.abs(digits);
   const scaled = digits >= 0 ? x * f : x / f;
   let r: number;
   if (mode === 'floor') r = Math.floor(scaled);
@@ -495,7 +495,7 @@ function evalCall(e: FunctionCall, lookup: (e: Expr) => Typed | undefined): Type
     }
     case 'pow':
     case 'power':
-      return { v: a.v === null || args[1]!.v === null ? null : Math.pow(toNumber(a.v), toNumber(args[1]!.v)), t: nulT('Float64') };
+      return { v: a.v === null || args[1]!.v === null ? null : toNumber(a.v) ** toNumber(args[1]!.v), t: nulT('Float64') };
     case 'isNaN':
     case 'isFinite':
     case 'isInfinite': {

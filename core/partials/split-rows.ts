@@ -130,7 +130,7 @@ class RowMerger implements Merger {
     private tieSrc: Src[],
     private bySrc: Src[],
     private hidden: Set<string>,
-    private ctx: SplitContext,
+    ctx: SplitContext,
     private o: { pageable: boolean; shape: string; offset: number; distinct: boolean; ordered: boolean; after?: { keys: CursorKey[]; dup: number } },
   ) {
     this.budget = new TransferBudget(ctx.maxRowsToTransfer, ctx.transferOverflowMode ?? 'throw', 'rows');

@@ -119,7 +119,10 @@ function localizeStatement(stmt: SelectStatement, topo: Topology): void {
 }
 
 function localizeTable(t: TableExpr, topo: Topology): void {
-  if (t.kind === 'subqueryTable') return localizeStatement(t.query, topo);
+  if (t.kind === 'subqueryTable') {
+    localizeStatement(t.query, topo);
+    return;
+  }
   if (t.kind !== 'table') return;
   const bound = resolveTable(topo, t);
   const local = splitName(bound.local);

@@ -36,7 +36,10 @@ export type Splitter = (q: SelectQuery, ctx: SplitContext) => SplitQuery;
 const placements = new WeakMap<Topology, Map<string, Promise<Placement>>>();
 function placementFor(topo: Topology, table: string): Promise<Placement> {
   let m = placements.get(topo);
-  if (!m) placements.set(topo, (m = new Map()));
+  if (!m) {
+    m = new Map();
+    placements.set(topo, m);
+  }
   let p = m.get(table);
   if (!p) {
     const key = Object.entries(topo.tables).find(([k]) => k === table || `default.${k}` === table)?.[1]?.shardingKey;

@@ -80,7 +80,7 @@ export function routeRows(input: RouteInput, tableName: string, topo: Topology, 
       out.bad.push({ line, reason: 'bad_json', message: 'not a JSON object' });
       return;
     }
-    if (!Object.prototype.hasOwnProperty.call(row, key.column)) {
+    if (!Object.hasOwn(row, key.column)) {
       out.bad.push({ line, reason: 'missing_key', message: `missing sharding key column "${key.column}"` });
       return;
     }
@@ -99,7 +99,7 @@ export function routeRows(input: RouteInput, tableName: string, topo: Topology, 
   };
 
   if (typeof input !== 'string' && isRowArray(input)) {
-    input.forEach((row, i) => place(row, i + 1));
+    for (const [i, row] of input.entries()) place(row, i + 1);
     return out;
   }
   const lines = typeof input === 'string' ? input.split('\n') : (input as readonly string[]);

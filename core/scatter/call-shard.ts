@@ -210,7 +210,7 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
         record(attempt, 'aborted', end); // no-op when finish() already wrote it
         return;
       }
-      if (response && response.ok) {
+      if (response?.ok) {
         state.replicaResult(shard, replica, true);
         record(attempt, 'ok', end);
         state.shard(shard).record(elapsedMs);

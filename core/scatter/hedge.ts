@@ -129,7 +129,10 @@ export function createHedgeState(
   const medianFactor = opts.medianFactor ?? MEDIAN_HEDGE_FACTOR;
   const win = (s: number) => {
     let latencies = windows.get(s);
-    if (!latencies) windows.set(s, (latencies = new LatencyWindow(opts.windowSize ?? DEFAULT_WINDOW_SIZE)));
+    if (!latencies) {
+      latencies = new LatencyWindow(opts.windowSize ?? DEFAULT_WINDOW_SIZE);
+      windows.set(s, latencies);
+    }
     return latencies;
   };
   return {
@@ -138,7 +141,10 @@ export function createHedgeState(
     bucket(pct: number) {
       // One bucket per configured percentage: a config change in a warm container starts a fresh budget.
       let bucket = buckets.get(pct);
-      if (!bucket) buckets.set(pct, (bucket = new TokenBucket(pct / 100)));
+      if (!bucket) {
+        bucket = new TokenBucket(pct / 100);
+        buckets.set(pct, bucket);
+      }
       return bucket;
     },
     nextReplica(shard, replicas) {

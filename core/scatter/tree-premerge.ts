@@ -39,7 +39,7 @@ const OPS: Record<string, CombineOp> = { count: 'sum', countif: 'sum', sum: 'sum
 
 /** How to re-aggregate this shard query's partial rows, or undefined when they must be relayed. */
 export function premergeSpec(shardSql: string): PremergeSpec | undefined {
-  let stmt;
+  let stmt: ReturnType<typeof parseSelect>;
   try {
     stmt = parseSelect(shardSql);
   } catch {
@@ -207,7 +207,7 @@ export class PremergeMerger implements Merger {
     const rows: Record<string, unknown>[] = [];
     for (const g of this.groups.values()) {
       const r: Record<string, unknown> = {};
-      this.spec.keys.forEach((k, i) => (r[k] = g.keyValues[i]));
+      for (const [i, k] of this.spec.keys.entries()) r[k] = g.keyValues[i];
       cols.forEach((c, i) => {
         const v = g.vals[i] ?? g.empty[i] ?? null;
         if (v === null) {

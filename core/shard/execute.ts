@@ -135,7 +135,7 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
         statistics: { elapsedMs: opts.now() - started, rowsRead: res.statistics.rowsRead, bytesRead: res.statistics.bytesRead },
       };
     }
-    return await runAdmin(p, access, chQueryId, settings, ac.signal, started, opts);
+    return await runAdmin(p, access, chQueryId, ac.signal, started, opts);
   } catch (e) {
     if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
     if (opts.signal?.aborted) return failure(p.shard, p.replica, 'cancelled', 'shard request cancelled', 'CANCELLED', undefined, started, opts);
@@ -150,7 +150,6 @@ async function runAdmin(
   p: Exclude<ShardPayload, { type: 'query' }>,
   access: ClickHouseAccess,
   chQueryId: string,
-  settings: Record<string, SettingValue>,
   signal: AbortSignal,
   started: number,
   opts: ShardExecOptions,

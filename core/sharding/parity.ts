@@ -75,7 +75,7 @@ export async function checkParity(topo: Topology, access: ClickHouseAccess, opts
       if (w !== undefined && w !== s.weight) problems.push(`weight of shards[${i}] (shard_num ${i + 1}): config ${s.weight}, cluster ${w}`);
     });
     // Advisory: a configured replica host that the cluster lists only under other shard numbers.
-    topo.shards.forEach((s, i) =>
+    for (const [i, s] of topo.shards.entries())
       s.replicas.forEach((r, j) => {
         const host = hostOf(r.url);
         if (!host) return;
@@ -85,8 +85,7 @@ export async function checkParity(topo: Topology, access: ClickHouseAccess, opts
             `shards[${i}].replicas[${j}] host ${host} appears in cluster "${topo.cluster}" under shard_num ${[...nums].join(', ')}, not ${i + 1}: check the shard order`,
           );
         }
-      }),
-    );
+      });
   }
 
   // 2. The Distributed table: engine, target, sharding expression, key column type.
@@ -122,17 +121,17 @@ export async function checkParity(topo: Topology, access: ClickHouseAccess, opts
   } else if (!topo.distributedCheck?.shardingExpr) {
     problems.push(`${dist} is not a configured table (tables: ${Object.keys(topo.tables).join(', ')}), so there is no sharding key to compare`);
   }
-  const escape = topo.distributedCheck?.shardingExpr;
-  const expected = escape ?? (cfg ? expectedShardingExpr(cfg.shardingKey) : undefined);
+  const pinned = topo.distributedCheck?.shardingExpr;
+  const expected = pinned ?? (cfg ? expectedShardingExpr(cfg.shardingKey) : undefined);
   if (expected !== undefined) {
     if (exprArg === undefined) {
       if (topo.shards.length > 1 || weightsCount(clusterRows) > 1) problems.push(`${dist} has no sharding expression; config expects ${expected}`);
     } else if (normalizeExpr(exprArg) !== normalizeExpr(expected)) {
-      problems.push(`sharding expression of ${dist}: DDL has ${exprArg}, config ${escape ? 'distributedCheck.shardingExpr is' : 'places rows by'} ${expected}`);
+      problems.push(`sharding expression of ${dist}: DDL has ${exprArg}, config ${pinned ? 'distributedCheck.shardingExpr is' : 'places rows by'} ${expected}`);
     }
   }
   // The declared key type decides the hashed bytes (UInt32 42 and UInt64 42 hash differently).
-  if (cfg && !escape) {
+  if (cfg && !pinned) {
     const key = cfg.shardingKey;
     const cols = await q<{ type: string }>(
       `SELECT type FROM system.columns WHERE database = ${quoteStringLiteral(db)} AND table = ${quoteStringLiteral(name)} AND name = ${quoteStringLiteral(key.column)}`,

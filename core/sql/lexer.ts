@@ -216,7 +216,10 @@ export function tokenize(src: string): Token[] {
       // Fast path: no escapes, doubled quotes or newlines (the common case, e.g. long IN lists).
       let j = i + 1;
       let d = 0;
-      while (j < n && (d = src.charCodeAt(j)) !== c && d !== 92 && d !== 10) j++;
+      for (; j < n; j++) {
+        d = src.charCodeAt(j);
+        if (d === c || d === 92 || d === 10) break;
+      }
       if (j < n && d === c && src.charCodeAt(j + 1) !== c) {
         i = j + 1;
         push(c === 39 ? 'string' : 'qident', src.slice(start + 1, j), start);
@@ -391,7 +394,10 @@ function scanQuoted(
       if (isByte) {
         const b = parseInt(src.slice(i + 2, i + 4), 16);
         if (b < 0x80 && !bytes) out += String.fromCharCode(b);
-        else (bytes ??= []).push(b);
+        else {
+          bytes ??= [];
+          bytes.push(b);
+        }
         i += 4;
       } else if (d in SIMPLE_ESCAPES) {
         out += SIMPLE_ESCAPES[d];

@@ -254,7 +254,7 @@ export function parseSelect(sql: string, opts: ParseOptions = {}): SelectStateme
   if (sql.length > maxLength) {
     throw new ScatterError('TOO_LARGE', `Query is ${sql.length} characters; the limit is ${maxLength}`);
   }
-  const p = new Parser(sql, tokenize(sql), opts.maxDepth ?? DEFAULT_MAX_DEPTH);
+  const p = new Parser(tokenize(sql), opts.maxDepth ?? DEFAULT_MAX_DEPTH);
   return p.parseStatement();
 }
 
@@ -262,7 +262,7 @@ export function parseSelect(sql: string, opts: ParseOptions = {}): SelectStateme
 export function parseExpression(sql: string, opts: ParseOptions = {}): Expr {
   const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
   if (sql.length > maxLength) throw new ScatterError('TOO_LARGE', `Expression is ${sql.length} characters; the limit is ${maxLength}`);
-  const p = new Parser(sql, tokenize(sql), opts.maxDepth ?? DEFAULT_MAX_DEPTH);
+  const p = new Parser(tokenize(sql), opts.maxDepth ?? DEFAULT_MAX_DEPTH);
   const e = p.parseExprWithAlias();
   p.expectEnd();
   return e;
@@ -273,7 +273,6 @@ class Parser {
   private depth = 0;
 
   constructor(
-    private readonly src: string,
     private readonly toks: Token[],
     private readonly maxDepth: number,
   ) {}
@@ -1475,6 +1474,7 @@ class Parser {
       while (this.acceptKw('WHEN')) {
         const when = this.parseExprWithAlias();
         this.expectKw('THEN');
+        // biome-ignore lint/suspicious/noThenProperty: a CASE branch's THEN expression (an AST node, never a function)
         c.whens.push({ when, then: this.parseExprWithAlias() });
       }
       if (c.whens.length === 0) throw this.error('WHEN');

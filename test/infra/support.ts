@@ -69,7 +69,7 @@ export function logicalId(template: Template, type: string, prefix: string): str
 export function render(v: unknown): string {
   if (typeof v === 'string') return v;
   const o = v as Record<string, any>;
-  if (o && o['Fn::Join']) {
+  if (o?.['Fn::Join']) {
     const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
     return parts.map(render).join(sep);
   }

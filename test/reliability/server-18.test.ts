@@ -14,7 +14,6 @@
 //                 honoured by 18.16 itself even against a query-level SETTINGS readonly = 0;
 //   parity guard  a coordinator whose config disagrees with the cluster (weights, shard count,
 //                 sharding expression) refuses to serve when distributedCheck is on.
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTopology } from '../../core/config/load.js';
 import type { Topology } from '../../core/config/schema.js';

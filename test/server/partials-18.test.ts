@@ -22,7 +22,10 @@ beforeAll(async () => {
     await ch.exec(`CREATE TABLE ${t} (g String, k UInt16, x Int32, y Nullable(Int64), z Float64) ENGINE = MergeTree() ORDER BY tuple()`);
   }
   let seed = 7;
-  const r = () => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed / 2147483648);
+  const r = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
   const rows = Array.from({ length: 3000 }, () => ({
     g: `g${Math.floor(r() * r() * 30)}`,
     k: Math.floor(r() * r() * 200),

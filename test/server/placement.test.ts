@@ -43,12 +43,11 @@ async function roundTrip(opts: { cluster: string; columns: string; key: string; 
 /** For every stored row: the server it is on vs the shard our placement picks for its key. */
 function misplaced(perServer: string[][], shardOf: (k: string) => number): { key: string; on: number; ours: number }[] {
   const out: { key: string; on: number; ours: number }[] = [];
-  perServer.forEach((keys, on) =>
+  for (const [on, keys] of perServer.entries())
     keys.forEach((key) => {
       const ours = shardOf(key);
       if (ours !== on) out.push({ key, on, ours });
-    }),
-  );
+    });
   return out;
 }
 
@@ -97,6 +96,7 @@ describe('placement equals the 18.16 Distributed engine, row for row', () => {
           `'${s
             .replace(/\\/g, '\\\\')
             .replace(/'/g, "\\'")
+            // biome-ignore lint/suspicious/noControlCharactersInRegex: matches control characters on purpose, to escape them
             .replace(/[\x00-\x1f]/g, (ch) => '\\x' + ch.charCodeAt(0).toString(16).padStart(2, '0'))}'`;
         const out = session.query(
           `SELECT t.1 AS i, toString(xxHash64(t.2)) AS h FROM (SELECT arrayJoin([${strings.map((s, i) => `(${i}, ${lit(s)})`).join(',')}]) AS t) ORDER BY i`,

@@ -120,7 +120,7 @@ describe('ch-scatter insert --config', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const counts = (await idsPerServer('ev_cli')).map((x) => x.length);
-    counts.forEach((n, i) => expect(r.stdout).toContain(n === 0 ? `shard ${i}: 0 rows` : `shard ${i}: ${n} rows committed`));
+    for (const [i, n] of counts.entries()) expect(r.stdout).toContain(n === 0 ? `shard ${i}: 0 rows` : `shard ${i}: ${n} rows committed`);
     expect(r.stdout).toMatch(/inserted 400 of 400 rows; committed shards: 0, 1, 2; failed shards: none/);
   });
 

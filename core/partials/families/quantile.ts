@@ -111,5 +111,5 @@ export function sketchQuantiles(pos: Map<number, bigint>, neg: Map<number, bigin
 }
 
 function rep(k: number): number {
-  return (2 * Math.pow(GAMMA, k)) / (GAMMA + 1);
+  return (2 * GAMMA ** k) / (GAMMA + 1);
 }

@@ -30,7 +30,10 @@ export function sumFamily(call: FunctionCall, args: Expr[], cond: Expr | undefin
             // A sub-coordinator's pre-merged sum: the terms of its exact value (tree-premerge.ts).
             floats ??= new ExactFloatSum();
             for (const x of v) floats.add(Number(x));
-          } else (floats ??= new ExactFloatSum()).add(Number(v));
+          } else {
+            floats ??= new ExactFloatSum();
+            floats.add(Number(v));
+          }
         },
         finalize(types) {
           const t = types?.[0] ?? seenType;

@@ -40,8 +40,8 @@ export function generateRows(count: number, seed = 42): Record<string, unknown>[
     let uid = 1 + Math.floor(r() * 6000);
     if (uid % 5 === 4) uid += 1; // shard 4 of the identity table stays empty
     // Zipf-ish skew: a few sensors get most rows.
-    const sensor = `s-${Math.floor(Math.pow(r(), 2.5) * 400)}`;
-    const region = REGIONS[Math.floor(Math.pow(r(), 1.5) * REGIONS.length)]!;
+    const sensor = `s-${Math.floor(r() ** 2.5 * 400)}`;
+    const region = REGIONS[Math.floor(r() ** 1.5 * REGIONS.length)]!;
     const v = Math.floor(r() * 2001) - 1000;
     const f = Math.round((r() * 1000 - 300) * 1000) / 1000 + (r() < 0.05 ? 0 : 0.0001);
     const n = r() < 0.2 ? null : String(Math.floor(r() * 1e12) - 5e11);

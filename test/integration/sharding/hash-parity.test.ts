@@ -27,6 +27,7 @@ const sqlString = (s: string) =>
   `'${s
     .replace(/\\/g, '\\\\')
     .replace(/'/g, "\\'")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matches control characters on purpose, to escape them
     .replace(/[\x00-\x1f]/g, (c) => '\\x' + c.charCodeAt(0).toString(16).padStart(2, '0'))}'`;
 
 /** chdb's xxHash64(CAST(text AS type)) for each text, in order. */

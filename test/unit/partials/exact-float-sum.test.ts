@@ -44,8 +44,8 @@ describe('ExactFloatSum', () => {
         const half = seed % (xs.length + 1);
         const a = new ExactFloatSum();
         const b = new ExactFloatSum();
-        shuffled.slice(0, half).forEach((x) => a.add(x));
-        shuffled.slice(half).forEach((x) => b.add(x));
+        for (const x of shuffled.slice(0, half)) a.add(x);
+        for (const x of shuffled.slice(half)) b.add(x);
         b.addSum(a);
         return Object.is(sumOf(xs), exact) || (exact === 0 && sumOf(xs) === 0) ? b.value() === sumOf(xs) : false;
       }),

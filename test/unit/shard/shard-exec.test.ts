@@ -100,7 +100,13 @@ describe('executeShardRequest', () => {
 
   it('refuses a request whose deadline has passed without running it', async () => {
     let called = false;
-    const spy: ClickHouseAccess = { ...ch, query: async (...a) => ((called = true), ch.query(...a)) };
+    const spy: ClickHouseAccess = {
+      ...ch,
+      query: async (...a) => {
+        called = true;
+        return ch.query(...a);
+      },
+    };
     const r = (await executeShardRequest(req({ deadline: Date.now() - 10 }), spy, { now })) as ShardFailure;
     expect(r.error.kind).toBe('timeout');
     expect(called).toBe(false);

@@ -55,12 +55,11 @@ describe('routeRows', () => {
     expect(r.local).toBe('default.events');
     expect(r.total).toBe(200);
     expect(r.bad).toEqual([]);
-    r.batches.forEach((batch, shard) =>
+    for (const [shard, batch] of r.batches.entries())
       batch.forEach((row, j) => {
         expect(p.shardOf(row.sensor as string)).toBe(shard);
         expect(r.lines[shard]![j]).toBe((row.v as number) + 1);
-      }),
-    );
+      });
     expect(r.batches[0]!.length + r.batches[1]!.length).toBe(200);
   });
 

@@ -55,6 +55,7 @@ describe('walkExpr', () => {
   });
 
   it('childrenOf covers case, cast, lambda, interval, params', () => {
+    // biome-ignore lint/suspicious/noThenProperty: a CASE branch's THEN expression (an AST node, never a function)
     const c: Expr = { kind: 'case', operand: col('o'), whens: [{ when: int('1'), then: col('t') }], else: col('e') };
     expect(childrenOf(c)).toHaveLength(4);
     expect(childrenOf({ kind: 'cast', expr: col('x'), type: 'UInt8', syntax: 'as' })).toEqual([col('x')]);
