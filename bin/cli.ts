@@ -1,7 +1,8 @@
 // Command dispatch for `ch-scatter`. Each command lives in bin/commands/<name>.ts and exports
-// `run(args: string[]): Promise<number>` (the exit code) plus a one-line `summary`.
+// `run(args: string[]): Promise<number>` (the exit code), a one-line `summary`, its `usage` and its `flags`.
 import { ConfigError } from '../core/config/load.js';
 import { isScatterError } from '../core/errors.js';
+import { UsageError, type FlagSpec } from './args.js';
 
 const COMMANDS = ['dev', 'sim', 'query', 'explain', 'exec', 'insert', 'check'] as const;
 type CommandName = (typeof COMMANDS)[number];
@@ -9,6 +10,7 @@ type CommandName = (typeof COMMANDS)[number];
 interface CommandModule {
   summary: string;
   usage: string;
+  flags: FlagSpec;
   run(args: string[]): Promise<number>;
 }
 
@@ -55,6 +57,10 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await mod.run(rest);
   } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`ch-scatter ${name}: ${e.message}`);
+      return 2;
+    }
     if (e instanceof ConfigError) {
       for (const p of e.problems) console.error(p);
       return 1;

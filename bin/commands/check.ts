@@ -4,13 +4,14 @@
 import { loadTopology } from '../../core/config/load.js';
 import { createHttpAccess } from '../../adapters/clickhouse/http.js';
 import { checkParity } from '../../core/sharding/parity.js';
-import { flagString, parseArgs } from '../args.js';
+import { flagString, parseArgs, type FlagSpec } from '../args.js';
 
 export const summary = 'the Distributed parity check: shard count, weights and sharding expression vs the cluster; exit 1 on any difference';
 export const usage = 'check --config FILE [--endpoint URL] [--table DISTRIBUTED_TABLE]';
+export const flags: FlagSpec = { config: 'string', endpoint: 'string', table: 'string' };
 
 export async function run(args: string[]): Promise<number> {
-  const p = parseArgs(args);
+  const p = parseArgs(args, flags, usage);
   const config = flagString(p, 'config');
   if (!config) {
     console.error(`usage: ch-scatter ${usage}`);

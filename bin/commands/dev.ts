@@ -1,15 +1,16 @@
 // `ch-scatter dev --config FILE [--port 3000] [--demo]`: the local stack in the foreground.
 // stdout carries exactly one line, `ready http://127.0.0.1:PORT` (scripts wait for it); the demo's
 // example queries and all logs go to stderr. SIGINT/SIGTERM stop every child process cleanly.
-import { parseArgs, flagString } from '../args.js';
+import { parseArgs, flagString, type FlagSpec } from '../args.js';
 import { startLocalStack } from '../../local/stack.js';
 import { demoExamples } from '../../local/demo.js';
 
 export const summary = 'run the local stack: every shard an engine in its own process, a local Lambda Invoke endpoint, the coordinator behind the HTTP API';
 export const usage = 'dev --config FILE [--port 3000] [--demo]';
+export const flags: FlagSpec = { config: 'string', port: 'string', demo: 'boolean' };
 
 export async function run(args: string[]): Promise<number> {
-  const p = parseArgs(args, ['demo']);
+  const p = parseArgs(args, flags, usage);
   const config = flagString(p, 'config');
   if (!config) {
     console.error(`usage: ch-scatter ${usage}`);

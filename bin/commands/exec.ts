@@ -2,11 +2,12 @@
 // on every replica of every shard. --url uses a running local stack's POST /admin/exec; --config
 // starts temporary shard processes for embedded replicas (the directories must not be in use by
 // a running `ch-scatter dev`) and stops them afterwards.
-import { parseArgs } from '../args.js';
+import { parseArgs, type FlagSpec } from '../args.js';
 import { errorLine, postJson, targetOf, loadConfig } from '../api-client.js';
 
 export const summary = 'run a statement on every replica of every shard (local stack admin route; --config starts temporary shard processes)';
 export const usage = 'exec (--config FILE | --url URL) "SQL"';
+export const flags: FlagSpec = { config: 'string', url: 'string' };
 
 interface ExecReply {
   ok: boolean;
@@ -14,7 +15,7 @@ interface ExecReply {
 }
 
 export async function run(args: string[]): Promise<number> {
-  const p = parseArgs(args);
+  const p = parseArgs(args, flags, usage);
   const target = targetOf(p.flags);
   const sql = p.positionals.join(' ').trim();
   if (typeof target === 'string' || !sql) {

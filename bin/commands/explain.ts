@@ -2,7 +2,7 @@
 // shard, without running it. With --config it plans locally and contacts no shard, except to run
 // GLOBAL IN / JOIN subqueries: only then are temporary shard processes started.
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from '../args.js';
+import { parseArgs, type FlagSpec } from '../args.js';
 import { errorLine, postJson, targetOf, loadConfig } from '../api-client.js';
 import { runExplain } from '../../core/scatter/run-query.js';
 import { createHedgeState } from '../../core/scatter/hedge.js';
@@ -14,6 +14,7 @@ import type { PlanFn } from '../../core/scatter/run-query.js';
 export const summary =
   'show the per-shard SQL, skipped shards, shipped data and the merge, without running the query (--config plans locally; shard processes start only for GLOBAL subqueries)';
 export const usage = 'explain (--config FILE | --url URL) [--json] "SQL"';
+export const flags: FlagSpec = { config: 'string', url: 'string', json: 'boolean' };
 
 /**
  * An invoker that starts local shard processes only when asked: the planner invokes shards only
@@ -35,7 +36,7 @@ function lazyLocalInvoker(topo: Topology): ShardInvoker & { stop(): Promise<void
 }
 
 export async function run(args: string[]): Promise<number> {
-  const p = parseArgs(args, ['json']);
+  const p = parseArgs(args, flags, usage);
   const target = targetOf(p.flags);
   const sql = p.positionals.join(' ').trim();
   if (typeof target === 'string' || !sql) {

@@ -6,10 +6,11 @@ import { loadTopology } from '../../core/config/load.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import { createAccess } from '../../adapters/clickhouse/factory.js';
 import { insertRows, type InsertResult } from '../../core/router/index.js';
-import { flagString, parseArgs } from '../args.js';
+import { flagString, parseArgs, type FlagSpec } from '../args.js';
 
 export const summary = 'route JSONEachRow rows (stdin) to their shards, one batch per shard; prints per-shard counts';
 export const usage = 'insert (--config FILE | --url URL) --table NAME [--skip-bad-rows] < rows.jsonl';
+export const flags: FlagSpec = { config: 'string', url: 'string', table: 'string', 'skip-bad-rows': 'boolean' };
 
 const MAX_BAD_SHOWN = 50;
 
@@ -95,7 +96,7 @@ async function viaUrl(url: string, table: string, body: string, skipBadRows: boo
 }
 
 export async function run(args: string[]): Promise<number> {
-  const p = parseArgs(args, ['skip-bad-rows']);
+  const p = parseArgs(args, flags, usage);
   const config = flagString(p, 'config');
   const url = flagString(p, 'url');
   const table = flagString(p, 'table');

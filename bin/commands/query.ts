@@ -1,5 +1,5 @@
 // `ch-scatter query (--config FILE | --url URL) [--json] [--timeline] [--timeout MS] "SQL"`.
-import { parseArgs, flagString } from '../args.js';
+import { parseArgs, flagString, type FlagSpec } from '../args.js';
 import { errorLine, postJson, targetOf, loadConfig } from '../api-client.js';
 import { renderSummary, renderTable } from '../render.js';
 import { renderTimeline } from '../render-timeline.js';
@@ -8,9 +8,10 @@ import type { QueryResponse } from '../../core/scatter/run-query.js';
 export const summary =
   "run a SELECT and print a table and a shard summary (--json: the raw response; --timeline: each shard's attempts over time, as text bars as wide as the terminal). With --config the local stack is started in-process for the one query: embedded replicas get temporary shard processes, so the directories must not be in use by a running `ch-scatter dev`";
 export const usage = 'query (--config FILE | --url URL) [--json] [--timeline] [--timeout MS] [--require-complete] "SQL"';
+export const flags: FlagSpec = { config: 'string', url: 'string', json: 'boolean', timeline: 'boolean', timeout: 'string', 'require-complete': 'boolean' };
 
 export async function run(args: string[]): Promise<number> {
-  const p = parseArgs(args, ['json', 'require-complete', 'timeline']);
+  const p = parseArgs(args, flags, usage);
   const target = targetOf(p.flags);
   const sql = p.positionals.join(' ').trim();
   if (typeof target === 'string' || !sql) {
