@@ -14,5 +14,14 @@ export default defineConfig({
     setupFiles: ['test/support/fast-check-seed.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // `vitest run --coverage` (npm run coverage). Only code that runs inside the test processes is
+    // counted: shard processes and CLI runs that tests spawn are not instrumented.
+    coverage: {
+      provider: 'v8',
+      include: ['core/**/*.ts', 'adapters/**/*.ts', 'functions/**/*.ts', 'local/**/*.ts', 'bin/**/*.ts'],
+      exclude: ['**/*.test.ts'],
+      reporter: ['text-summary', 'html'],
+      reportsDirectory: '.tmp/coverage',
+    },
   },
 });

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Debian packages the tests and benchmarks need: ClickHouse server 18.16 (the HTTP path, the
 # Distributed-table comparisons and the parity check) and Chromium (the /play browser test, driven
-# by puppeteer-core, which never downloads a browser itself). Idempotent; skips what is present.
+# by puppeteer-core, which never downloads a browser itself). Runs before `npm test` (the pretest
+# script): idempotent, and a fraction of a second when everything is present.
 set -euo pipefail
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 missing=()
@@ -10,6 +11,11 @@ if ! command -v clickhouse-server >/dev/null 2>&1 || ! command -v clickhouse-cli
 fi
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps: ${missing[*]} missing and there is no apt-get to install them (the tests need Debian's clickhouse-server 18.16 and chromium)" >&2
+    exit 1
+  fi
+  echo "install-deps: installing ${missing[*]} from Debian..." >&2
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
