@@ -3,15 +3,16 @@
 // the functions, routes and rules, every function's log and the simulation's notices go to stderr.
 // SIGINT/SIGTERM stop every function process.
 import { readFileSync } from 'node:fs';
-import { parseArgs, flagString } from '../args.js';
+import { parseArgs, flagString, type FlagSpec } from '../args.js';
 import { startSim } from '../../local/sim/index.js';
 
 export const summary =
   'run the synthesized cloud assembly (`npx cdk synth -o DIR`) as Lambda would: each function from its own bundle in its own process, with its Handler, Environment, Timeout and reserved concurrency; the HTTP API, EventBridge rules and a Secrets Manager endpoint locally (--secrets: JSON of secret name -> value)';
 export const usage = 'sim --cdk-out DIR [--port 3000] [--secrets FILE]';
+export const flags: FlagSpec = { 'cdk-out': 'string', port: 'string', secrets: 'string' };
 
 export async function run(args: string[]): Promise<number> {
-  const p = parseArgs(args);
+  const p = parseArgs(args, flags, usage);
   const cdkOut = flagString(p, 'cdk-out');
   if (!cdkOut) {
     console.error(`usage: ch-scatter ${usage}`);

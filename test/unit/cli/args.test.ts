@@ -15,7 +15,7 @@ import { main } from '../../../bin/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = join(ROOT, 'bin/ch-scatter.mjs');
-const COMMANDS = ['dev', 'query', 'explain', 'exec', 'insert', 'check'] as const;
+const COMMANDS = ['dev', 'sim', 'query', 'explain', 'exec', 'insert', 'check'] as const;
 const MISSING_CONFIG = join(tmpdir(), 'ch-scatter-no-such-config.json');
 
 interface CommandModule {
@@ -91,7 +91,7 @@ describe.each(COMMANDS)('ch-scatter %s', (name) => {
 
   it('an unknown flag exits 2 with one line naming it and the usage, before doing anything', async () => {
     const mod = await loadCommand(name);
-    const r = await cli(name, '--config', MISSING_CONFIG, '--require-completed', 'SELECT 1');
+    const r = await cli(name, '--require-completed', 'SELECT 1');
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`ch-scatter ${name}: unknown option --require-completed; usage: ch-scatter ${mod.usage}\n`);
     expect(r.stdout).toBe('');
@@ -161,6 +161,15 @@ describe('every flag reaches its command', () => {
     const r = await cli('dev', '--config', MISSING_CONFIG, '--port', 'abc', '--demo');
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('--port: not a port number: abc\n');
+  });
+
+  it('sim: --cdk-out, --port and --secrets are read (a bad port or secrets file exits 2 before anything starts)', async () => {
+    const r = await cli('sim', '--cdk-out', MISSING_CONFIG, '--port', 'abc');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('--port: not a port number: abc\n');
+    const s = await cli('sim', '--cdk-out=.', '--port=0', '--secrets', MISSING_CONFIG);
+    expect(s.code).toBe(2);
+    expect(s.stderr).toMatch(new RegExp(`^--secrets ${MISSING_CONFIG}: ENOENT`));
   });
 
   it('check: --config, --endpoint, --table are accepted (the missing config is what fails)', async () => {
