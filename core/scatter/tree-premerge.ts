@@ -158,7 +158,8 @@ export class PremergeMerger implements Merger {
         if (c.domain === 'float') {
           const x = c.parse(v);
           if (x === null) continue; // NULL partial (no non-NULL value on that shard)
-          const acc = (g.vals[i] as ExactFloatSum | null) ?? (g.vals[i] = new ExactFloatSum());
+          g.vals[i] ??= new ExactFloatSum();
+          const acc = g.vals[i] as ExactFloatSum;
           if (Array.isArray(x)) for (const t of x) acc.add(Number(t));
           else acc.add(Number(x));
           continue;
