@@ -90,7 +90,11 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
       return;
     }
     if (e.kind === 'case' || e.kind === 'tuple') {
-      walkExpr(e, (x) => (x === e ? undefined : (prepare(x, clause), false)));
+      walkExpr(e, (x) => {
+        if (x === e) return undefined;
+        prepare(x, clause);
+        return false;
+      });
       return;
     }
     const name = e.kind === 'function' ? `function ${e.name}` : e.kind;
@@ -288,9 +292,9 @@ class GroupMerger implements Merger {
     const typeOf = (c: string) => this.types.get(c);
     // Where each bound expression's value lives (resolved once, not per group).
     const slot = new Map<string, { kind: 'key' | 'pushed' | 'agg'; i: number }>();
-    keyCanon.forEach((k, i) => slot.set(k, { kind: 'key', i }));
-    pushed.forEach((p, i) => slot.set(p.key, { kind: 'pushed', i }));
-    aggs.forEach((a, i) => slot.set(a.key, { kind: 'agg', i }));
+    for (const [i, k] of keyCanon.entries()) slot.set(k, { kind: 'key', i });
+    for (const [i, p] of pushed.entries()) slot.set(p.key, { kind: 'pushed', i });
+    for (const [i, a] of aggs.entries()) slot.set(a.key, { kind: 'agg', i });
     const keyTypes = keyCanon.map((_k, i) => typeOf(`__k${i}`) ?? 'String');
     const pushedTypes = pushed.map((p) => typeOf(p.col) ?? 'String');
     const aggTypes = aggs.map((a) => {
@@ -403,6 +407,7 @@ class GroupMerger implements Merger {
         if (info.method === 'topk-shard-size') {
           const ai = aggs.indexOf(a);
           const per = groups.map((g) => g.states[ai]!.errorBound?.() ?? 0n);
+          // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.max does not take
           const overall = per.reduce((m, x) => (x > m ? x : m), 0n);
           if (overall === 0n) continue; // no shard cut its list: exact
           info.errorUpperBound = overall.toString();

@@ -165,7 +165,10 @@ export function buildShardRewriter(q: SelectQuery, ctx: KeyContext | undefined, 
         const texts = new Map<Expr, string>();
         const text = (x: Expr): string => {
           let t = texts.get(x);
-          if (t === undefined) texts.set(x, (t = printExpr(x)));
+          if (t === undefined) {
+            t = printExpr(x);
+            texts.set(x, t);
+          }
           return t;
         };
         let whole: string | undefined;

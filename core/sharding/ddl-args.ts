@@ -18,7 +18,7 @@ function tokensOf(text: string): Token[] | undefined {
 /** Top-level arguments of `Distributed(a, b, c, d)` (text of each, trimmed); undefined if not Distributed. */
 export function distributedArgs(engineFull: string): string[] | undefined {
   const toks = tokensOf(engineFull);
-  if (!toks || toks[0]?.type !== 'ident' || toks[0].text !== 'Distributed' || toks[1]?.type !== 'op' || toks[1].text !== '(') return undefined;
+  if (toks?.[0]?.type !== 'ident' || toks[0].text !== 'Distributed' || toks[1]?.type !== 'op' || toks[1].text !== '(') return undefined;
   const args: string[] = [];
   let depth = 0;
   let from = toks[1].end;

@@ -180,9 +180,15 @@ describe('exprsOfSelect / mapSelectExprs', () => {
 
   it('mapClausesShared maps every clause mapSelectExprs maps, in the same order, and shares what it leaves alone', () => {
     const seen: string[] = [];
-    const shared = mapClausesShared(q, (e, clause) => (seen.push(clause), clause === 'where' ? fn('not', [e]) : e));
+    const shared = mapClausesShared(q, (e, clause) => {
+      seen.push(clause);
+      return clause === 'where' ? fn('not', [e]) : e;
+    });
     const copiedOrder: string[] = [];
-    const copied = mapSelectExprs(q, (e, clause) => (copiedOrder.push(clause), clause === 'where' ? fn('not', [e]) : e));
+    const copied = mapSelectExprs(q, (e, clause) => {
+      copiedOrder.push(clause);
+      return clause === 'where' ? fn('not', [e]) : e;
+    });
     expect(seen).toEqual(copiedOrder);
     expect(equalStatement(shared, copied, { strict: true })).toBe(true);
     expect(shared.from!.joins[0]!.table).toBe(q.from!.joins[0]!.table);
