@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 /** Two shards of two replicas, all the one server; `edit` may change a shard request on its way. */
-export function deps18(edit?: (p: ShardRequest) => ShardRequest, query: Record<string, unknown> = {}): RunDeps {
+function deps18(edit?: (p: ShardRequest) => ShardRequest, query: Record<string, unknown> = {}): RunDeps {
   const topo = parseTopology({
     cluster: 'scatter',
     shards: [0, 1].map(() => ({ replicas: [{ url: 'http://a:8123' }, { url: 'http://b:8123' }] })),
