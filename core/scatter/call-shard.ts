@@ -190,15 +190,14 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
       tried.add(replica);
       const attempt: Attempt = { replica, kind, t0: now(), ctl: new AbortController(), closed: false };
       inflight.set(replica, attempt);
-      const onQueryAbort = () => attempt.ctl.abort(signal.reason);
-      signal.addEventListener('abort', onQueryAbort, { once: true });
+      // No listener of its own on the query's signal: onDeadline (registered before the first
+      // launch, so it runs first) finishes the shard, and finish() aborts every attempt in flight.
       limiter
         .run(() => invoker.invoke(shard, input.request(replica, kind), attempt.ctl.signal), attempt.ctl.signal)
         .then(
           (response) => settle(attempt, response, undefined),
           (e) => settle(attempt, undefined, e),
-        )
-        .finally(() => signal.removeEventListener('abort', onQueryAbort));
+        );
     };
 
     const settle = (attempt: Attempt, response: ShardResponse | undefined, err: unknown) => {
