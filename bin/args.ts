@@ -44,3 +44,18 @@ export function flagString(p: ParsedArgs, name: string): string | undefined {
   const v = p.flags[name];
   return typeof v === 'string' ? v : undefined;
 }
+
+/** `--port N` (default 3000): 0 picks a free port. */
+export function flagPort(p: ParsedArgs, usage: string): number {
+  const text = flagString(p, 'port') ?? '3000';
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: not a port number: ${text}; usage: ch-scatter ${usage}`);
+  return port;
+}
+
+/** A required string flag: its absence is a usage error naming it. */
+export function requiredFlag(p: ParsedArgs, name: string, usage: string): string {
+  const v = flagString(p, name);
+  if (!v) throw new UsageError(`--${name} is required; usage: ch-scatter ${usage}`);
+  return v;
+}

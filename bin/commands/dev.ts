@@ -1,7 +1,8 @@
 // `ch-scatter dev --config FILE [--port 3000] [--demo]`: the local stack in the foreground.
 // stdout carries exactly one line, `ready http://127.0.0.1:PORT` (scripts wait for it); the demo's
 // example queries and all logs go to stderr. SIGINT/SIGTERM stop every child process cleanly.
-import { parseArgs, flagString, type FlagSpec } from '../args.js';
+import { parseArgs, flagPort, requiredFlag, type FlagSpec } from '../args.js';
+import { serveUntilSignal } from '../foreground.js';
 import { startLocalStack } from '../../local/stack.js';
 import { demoExamples } from '../../local/demo.js';
 
@@ -11,17 +12,8 @@ export const flags: FlagSpec = { config: 'string', port: 'string', demo: 'boolea
 
 export async function run(args: string[]): Promise<number> {
   const p = parseArgs(args, flags, usage);
-  const config = flagString(p, 'config');
-  if (!config) {
-    console.error(`usage: ch-scatter ${usage}`);
-    return 2;
-  }
-  const portText = flagString(p, 'port') ?? '3000';
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`--port: not a port number: ${portText}`);
-    return 2;
-  }
+  const config = requiredFlag(p, 'config', usage);
+  const port = flagPort(p, usage);
   const demo = p.flags.demo === true;
   if (demo) process.stderr.write('starting shard processes and loading demo data...\n');
   const stack = await startLocalStack({ configFile: config, port, demo, runSchedules: true });
@@ -30,21 +22,5 @@ export async function run(args: string[]): Promise<number> {
   process.stdout.write(`ready ${stack.url}\n`);
   if (demo) process.stderr.write(demoExamples(stack.url) + '\n');
 
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const shutdown = (sig: NodeJS.Signals) => {
-      if (stopping) return;
-      stopping = true;
-      process.stderr.write(`${sig}: stopping...\n`);
-      stack.stop().then(
-        () => resolve(0),
-        (e: unknown) => {
-          process.stderr.write(`stop failed: ${(e as Error).message}\n`);
-          resolve(1);
-        },
-      );
-    };
-    process.once('SIGINT', shutdown);
-    process.once('SIGTERM', shutdown);
-  });
+  return serveUntilSignal(() => stack.stop());
 }

@@ -3,7 +3,8 @@
 // the functions, routes and rules, every function's log and the simulation's notices go to stderr.
 // SIGINT/SIGTERM stop every function process.
 import { readFileSync } from 'node:fs';
-import { parseArgs, flagString, type FlagSpec } from '../args.js';
+import { parseArgs, flagPort, flagString, requiredFlag, type FlagSpec } from '../args.js';
+import { serveUntilSignal } from '../foreground.js';
 import { startSim } from '../../local/sim/index.js';
 
 export const summary =
@@ -13,17 +14,8 @@ export const flags: FlagSpec = { 'cdk-out': 'string', port: 'string', secrets: '
 
 export async function run(args: string[]): Promise<number> {
   const p = parseArgs(args, flags, usage);
-  const cdkOut = flagString(p, 'cdk-out');
-  if (!cdkOut) {
-    console.error(`usage: ch-scatter ${usage}`);
-    return 2;
-  }
-  const portText = flagString(p, 'port') ?? '3000';
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`--port: not a port number: ${portText}`);
-    return 2;
-  }
+  const cdkOut = requiredFlag(p, 'cdk-out', usage);
+  const port = flagPort(p, usage);
   let secrets: Record<string, unknown> | undefined;
   const secretsFile = flagString(p, 'secrets');
   if (secretsFile !== undefined) {
@@ -48,21 +40,5 @@ export async function run(args: string[]): Promise<number> {
   for (const r of sim.assembly.rules) err(`rule ${r.name}: ${r.scheduleExpression ?? 'event pattern'}; fire it with POST ${sim.url}/_sim/rules/${r.name}/fire`);
   process.stdout.write(`ready ${sim.url}\n`);
 
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const shutdown = (sig: NodeJS.Signals) => {
-      if (stopping) return;
-      stopping = true;
-      err(`${sig}: stopping...`);
-      sim.stop().then(
-        () => resolve(0),
-        (e: unknown) => {
-          err(`stop failed: ${(e as Error).message}`);
-          resolve(1);
-        },
-      );
-    };
-    process.once('SIGINT', shutdown);
-    process.once('SIGTERM', shutdown);
-  });
+  return serveUntilSignal(() => sim.stop());
 }

@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type FlagSpec, parseArgs, UsageError } from '../../../bin/args.js';
 import { main } from '../../../bin/cli.js';
+import * as dev from '../../../bin/commands/dev.js';
+import * as sim from '../../../bin/commands/sim.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = join(ROOT, 'bin/ch-scatter.mjs');
@@ -160,13 +162,16 @@ describe('every flag reaches its command', () => {
   it('dev: --config and --port are read (a bad port exits 2 before anything starts)', async () => {
     const r = await cli('dev', '--config', MISSING_CONFIG, '--port', 'abc', '--demo');
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('--port: not a port number: abc\n');
+    expect(r.stderr).toBe(`ch-scatter dev: --port: not a port number: abc; usage: ch-scatter ${dev.usage}\n`);
+    const m = await cli('dev', '--port', '3000');
+    expect(m.code).toBe(2);
+    expect(m.stderr).toBe(`ch-scatter dev: --config is required; usage: ch-scatter ${dev.usage}\n`);
   });
 
   it('sim: --cdk-out, --port and --secrets are read (a bad port or secrets file exits 2 before anything starts)', async () => {
     const r = await cli('sim', '--cdk-out', MISSING_CONFIG, '--port', 'abc');
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('--port: not a port number: abc\n');
+    expect(r.stderr).toBe(`ch-scatter sim: --port: not a port number: abc; usage: ch-scatter ${sim.usage}\n`);
     const s = await cli('sim', '--cdk-out=.', '--port=0', '--secrets', MISSING_CONFIG);
     expect(s.code).toBe(2);
     expect(s.stderr).toMatch(new RegExp(`^--secrets ${MISSING_CONFIG}: ENOENT`));
