@@ -4,7 +4,8 @@
 // checked against the answer's own statistics: one lane per shard plus the coordinator's, a hedge
 // bar beside the primary, the timed-out bar, the skipped lane with its reason, the deadline line.
 // Then the explain view, and that markup in data stays text. The screenshot goes to
-// docs/img/play-timeline.png, which the README shows.
+// .tmp/play-timeline.png on every run; with CH_SCATTER_UPDATE_SCREENSHOT=1 it replaces
+// docs/img/play-timeline.png, which the README shows (a plain test run leaves the tree clean).
 //
 // Nothing here depends on exact milliseconds: the slow replicas take seconds longer than the 250 ms
 // cold-start hedge delay and the 1.5 s deadline, and assertions compare the page with the answer.
@@ -21,7 +22,9 @@ import { tempDir } from './support.js';
 // The callbacks of page.evaluate run in the page; this file is compiled without the DOM library.
 declare const document: any;
 
-const SCREENSHOT = fileURLToPath(new URL('../../docs/img/play-timeline.png', import.meta.url));
+const SCREENSHOT = fileURLToPath(
+  new URL(process.env.CH_SCATTER_UPDATE_SCREENSHOT === '1' ? '../../docs/img/play-timeline.png' : '../../.tmp/play-timeline.png', import.meta.url),
+);
 const TIMEOUT_MS = 1500;
 const SLOW_HEDGEABLE = { delayMs: 4000, delayProbability: 1 };
 const SLOW_PAST_DEADLINE = { delayMs: 6000, delayProbability: 1 };
