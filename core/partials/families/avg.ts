@@ -4,7 +4,7 @@ import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl } from './family.js';
 import { aggCall } from './family.js';
 import { decimalScale, isNullable, wrapInt, type Value } from '../values.js';
-import { ExactFloatSum } from './exact-float-sum.js';
+import { addFloatPartial, type ExactFloatSum } from './exact-float-sum.js';
 
 export function avgFamily(call: FunctionCall, args: Expr[], cond: Expr | undefined): AggregateImpl {
   if (args.length !== 1) throw new Error('avg takes one argument');
@@ -25,14 +25,7 @@ export function avgFamily(call: FunctionCall, args: Expr[], cond: Expr | undefin
           if (c !== null && c !== undefined) n += BigInt(c as bigint);
           if (v === null || v === undefined) return;
           if (typeof v === 'bigint') s = wrapInt(s + v, sumType);
-          else if (Array.isArray(v)) {
-            // A sub-coordinator's pre-merged sum: the terms of its exact value (tree-premerge.ts).
-            floats ??= new ExactFloatSum();
-            for (const x of v) floats.add(Number(x));
-          } else {
-            floats ??= new ExactFloatSum();
-            floats.add(Number(v));
-          }
+          else floats = addFloatPartial(floats, v);
         },
         finalize(types) {
           const t = types?.[0] ?? sumType;

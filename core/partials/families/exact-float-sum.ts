@@ -134,3 +134,14 @@ export class ExactFloatSum {
     return neg ? -v : v;
   }
 }
+
+/**
+ * Add one float partial of sum() or avg() to `sum` (created on first use): a shard's own sum, or a
+ * sub-coordinator's pre-merged sum as the terms of its exact value (tree-premerge.ts).
+ */
+export function addFloatPartial(sum: ExactFloatSum | undefined, v: unknown): ExactFloatSum {
+  const s = sum ?? new ExactFloatSum();
+  if (Array.isArray(v)) for (const x of v) s.add(Number(x));
+  else s.add(Number(v));
+  return s;
+}

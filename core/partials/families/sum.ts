@@ -7,7 +7,7 @@ import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl } from './family.js';
 import { aggCall } from './family.js';
 import { defaultOf, isIntType, wrapInt, type Value } from '../values.js';
-import { ExactFloatSum } from './exact-float-sum.js';
+import { addFloatPartial, type ExactFloatSum } from './exact-float-sum.js';
 
 export function sumFamily(call: FunctionCall, args: Expr[], cond: Expr | undefined): AggregateImpl {
   if (args.length !== 1) throw new Error('sum takes one argument');
@@ -26,14 +26,7 @@ export function sumFamily(call: FunctionCall, args: Expr[], cond: Expr | undefin
           seenType = types[0] ?? seenType;
           if (v === null || v === undefined) return;
           if (typeof v === 'bigint') acc = wrapInt((acc ?? 0n) + v, seenType);
-          else if (Array.isArray(v)) {
-            // A sub-coordinator's pre-merged sum: the terms of its exact value (tree-premerge.ts).
-            floats ??= new ExactFloatSum();
-            for (const x of v) floats.add(Number(x));
-          } else {
-            floats ??= new ExactFloatSum();
-            floats.add(Number(v));
-          }
+          else floats = addFloatPartial(floats, v);
         },
         finalize(types) {
           const t = types?.[0] ?? seenType;
