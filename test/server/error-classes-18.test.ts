@@ -3,6 +3,7 @@
 // mismatch, max_memory_usage, TOO_SLOW are 400s naming ClickHouse's code, not 502/504, and not
 // retried on another replica. Real shard function code, HTTP adapter, planner and runtime.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeQuerySizeLimits } from '../support/query-size-limits.js';
 import { createHttpAccess } from '../../adapters/clickhouse/http.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import { createShardHandler } from '../../functions/shard/shard-function.js';
@@ -111,35 +112,4 @@ describe("18.16: 'break' truncates silently, so ch-scatter refuses it", () => {
   }
 });
 
-describe('shard queries over max_query_size', () => {
-  // A non-key IN list of 6-digit numbers: 8 bytes a value. ~32k values pass, ~33k do not.
-  const sqlOf = (n: number) => `SELECT count() AS c FROM ${T} WHERE n IN (${Array.from({ length: n }, (_, i) => 100000 + i).join(', ')})`;
-
-  it('the engine refuses a query text over 256 KiB (what the limit is for)', async () => {
-    sent.length = 0;
-    const r = await runQuery({ sql: sqlOf(34_000) }, deps18(undefined, { maxShardQueryBytes: 1_000_000, maxInListValues: 100_000 }));
-    expect(r.status).toBe(400);
-    expect((r.body as ErrBody).error.message).toMatch(/Max query size exceeded|max_query_size|Query is too large/i);
-    expect(sent.length).toBeGreaterThan(0);
-  });
-
-  it('ch-scatter refuses it first: 413 TOO_LARGE naming the limit, no shard asked', async () => {
-    sent.length = 0;
-    const r = await runQuery({ sql: sqlOf(34_000) }, deps18(undefined, { maxInListValues: 100_000 }));
-    expect(r.status).toBe(413);
-    expect((r.body as ErrBody).error.code).toBe('TOO_LARGE');
-    expect((r.body as ErrBody).error.message).toMatch(/query\.maxShardQueryBytes/);
-    expect(sent).toHaveLength(0);
-  });
-
-  it('just under the default limit, the engine answers', async () => {
-    const r = await runQuery({ sql: sqlOf(31_500) }, deps18(undefined, { maxInListValues: 100_000 }));
-    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
-  });
-
-  it('the default maxInListValues (20,000) of 10-digit values passes', async () => {
-    const sql = `SELECT count() AS c FROM ${T} WHERE n IN (${Array.from({ length: 20_000 }, (_, i) => 4_000_000_000 + i).join(', ')})`;
-    const r = await runQuery({ sql }, deps18());
-    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
-  });
-});
+describeQuerySizeLimits(T, 'n', deps18, sent);
