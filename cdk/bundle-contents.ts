@@ -40,11 +40,20 @@ export function bundleSources(assetDir: string, mapFile = 'index.mjs.map'): stri
 
 /**
  * Every source that must not be in a Lambda bundle, with the reason. `projectRoot` is the absolute
- * project directory; source paths are relative to the bundling directory, so project files are
- * recognized by the project root's last path segments.
+ * project directory. Source paths are relative to a bundling directory that no longer exists (say
+ * `../../../ci1/core/x.ts` for a project at /tmp/ci1), so a project file is recognized by the
+ * longest run of the root's last path segments that starts the path once its `../` are gone.
  */
 export function forbiddenSources(sources: string[], projectRoot: string): string[] {
-  const rootName = projectRoot.replace(/\/+$/, '').split('/').slice(-2).join('/');
+  const rootSegments = projectRoot.split('/').filter(Boolean);
+  const inProjectOf = (source: string): string => {
+    const stripped = source.replace(/^(\.\.\/)+/, '');
+    for (let k = rootSegments.length; k >= 1; k--) {
+      const tail = `${rootSegments.slice(-k).join('/')}/`;
+      if (stripped.startsWith(tail)) return stripped.slice(tail.length);
+    }
+    return stripped; // bundled from inside the project: already relative to its root
+  };
   const out: string[] = [];
   for (const s of sources) {
     const pkg = packageOf(s);
@@ -52,9 +61,7 @@ export function forbiddenSources(sources: string[], projectRoot: string): string
       if (FORBIDDEN_PACKAGES.some((f) => (f.endsWith('/') ? pkg.startsWith(f) : pkg === f))) out.push(`${s}: package ${pkg} must not be bundled`);
       continue;
     }
-    const at = s.indexOf(`${rootName}/`);
-    const inProject = at >= 0 ? s.slice(at + rootName.length + 1) : s.replace(/^(\.\.\/)+/, '');
-    const folder = inProject.split('/')[0] ?? '';
+    const folder = inProjectOf(s).split('/')[0] ?? '';
     if (!ALLOWED_PROJECT_FOLDERS.includes(folder)) out.push(`${s}: project code outside ${ALLOWED_PROJECT_FOLDERS.join('/, ')}/ must not be bundled`);
   }
   return out;

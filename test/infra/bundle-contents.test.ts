@@ -34,6 +34,10 @@ describe('Lambda bundle contents', () => {
       '../../../../work/proj/functions/shard/handler.ts',
     ];
     expect(forbiddenSources(good, root)).toEqual([]);
+    // A checkout one level under the filesystem root's child (/tmp/ci1), bundled from /tmp/cdk-x/a/b:
+    // the paths name only the checkout's last segment.
+    expect(forbiddenSources(['../../../ci1/core/errors.ts', '../../../ci1/functions/shard/handler.ts'], '/tmp/ci1')).toEqual([]);
+    expect(forbiddenSources(['../../../ci1/bench/fanout.ts', '../../../ci1/local/stack.ts'], '/tmp/ci1')).toHaveLength(2);
     expect(packageOf('../x/node_modules/@smithy/core/dist/a.js')).toBe('@smithy/core');
   });
 
