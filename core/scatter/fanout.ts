@@ -30,8 +30,10 @@ export function createLimiter(max: number): Limiter {
     },
     run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
       return new Promise<T>((resolve, reject) => {
+        let queued = false;
         const start = () => {
-          signal?.removeEventListener('abort', onAbort);
+          // Only a queued task listens for the signal: the common case (a free slot) adds no listener.
+          if (queued) signal?.removeEventListener('abort', onAbort);
           active++;
           let p: Promise<T>;
           try {
@@ -50,6 +52,7 @@ export function createLimiter(max: number): Limiter {
         if (active < max) start();
         else {
           waiting.push(start);
+          queued = true;
           signal?.addEventListener('abort', onAbort, { once: true });
         }
       });
