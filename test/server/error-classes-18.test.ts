@@ -3,15 +3,11 @@
 // mismatch, max_memory_usage, TOO_SLOW are 400s naming ClickHouse's code, not 502/504, and not
 // retried on another replica. Real shard function code, HTTP adapter, planner and runtime.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oneEngineDeps } from '../support/one-engine-deps.js';
 import { describeQuerySizeLimits } from '../support/query-size-limits.js';
 import { createHttpAccess } from '../../adapters/clickhouse/http.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { createShardHandler } from '../../functions/shard/shard-function.js';
-import { parseTopology } from '../../core/config/load.js';
-import { planQuery, explainPlan } from '../../core/plan/index.js';
-import { runQuery, type PlanFn, type RunDeps } from '../../core/scatter/run-query.js';
-import { createHedgeState } from '../../core/scatter/hedge.js';
-import type { ShardInvoker } from '../../core/scatter/invoker.js';
+import { runQuery, type RunDeps } from '../../core/scatter/run-query.js';
 import type { ShardRequest } from '../../core/protocol/shard-wire.js';
 import { chHttp, useChServers } from '../support/ch-servers.js';
 
@@ -32,23 +28,14 @@ afterAll(async () => {
 });
 
 /** Two shards of two replicas, all the one server; `edit` may change a shard request on its way. */
-function deps18(edit?: (p: ShardRequest) => ShardRequest, query: Record<string, unknown> = {}): RunDeps {
-  const topo = parseTopology({
-    cluster: 'scatter',
-    shards: [0, 1].map(() => ({ replicas: [{ url: 'http://a:8123' }, { url: 'http://b:8123' }] })),
-    tables: { [T]: { local: 'default.ev', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } } },
-    query: { hedge: { enabled: false }, ...query },
-  });
-  const fns = [0, 1].map((shard) => createShardHandler({ shard, getAccess: async () => access }));
-  const invoker: ShardInvoker = {
-    invoke: async (shard, payload) => {
-      const p = edit ? edit(payload) : payload;
-      sent.push(p);
-      return fns[shard]!(p);
-    },
-  };
-  return { topo, invoker, planQuery: planQuery as PlanFn, explainPlan, hedgeState: createHedgeState(), queryId: 'q' };
-}
+const deps18 = (edit?: (p: ShardRequest) => ShardRequest, query: Record<string, unknown> = {}): RunDeps =>
+  oneEngineDeps(
+    { cluster: 'scatter', table: T, local: 'default.ev', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } },
+    () => access,
+    sent,
+    edit,
+    query,
+  );
 
 type ErrBody = { error: { code: string; message: string }; clickhouse?: { code: number; name: string } };
 

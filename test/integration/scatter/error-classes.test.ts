@@ -5,6 +5,7 @@
 // and, when no replica answers, 502; the deadline is a timeout. Real shard function code over a real
 // embedded engine (chdb, this process; both shards read the same rows), the real planner and runtime.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oneEngineDeps } from '../../support/one-engine-deps.js';
 import { describeQuerySizeLimits } from '../../support/query-size-limits.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,13 +13,8 @@ import path from 'node:path';
 import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
 import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
 import { CLICKHOUSE_ERROR_CODES } from '../../../core/clickhouse/error-codes.js';
-import { createShardHandler } from '../../../functions/shard/shard-function.js';
 import { DEMO_DDL, DEMO_LOCAL, demoSelect } from '../../../local/demo.js';
-import { parseTopology } from '../../../core/config/load.js';
-import { planQuery, explainPlan } from '../../../core/plan/index.js';
-import { runQuery, type PlanFn, type RunDeps } from '../../../core/scatter/run-query.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
-import type { ShardInvoker } from '../../../core/scatter/invoker.js';
+import { runQuery, type RunDeps } from '../../../core/scatter/run-query.js';
 import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -39,23 +35,14 @@ afterAll(async () => {
 });
 
 /** Two shards of two replicas each over the same engine; `edit` may change a shard request's SQL on its way. */
-function deps(edit?: (p: ShardRequest) => ShardRequest, query: Record<string, unknown> = {}): RunDeps {
-  const topo = parseTopology({
-    cluster: 'c',
-    shards: [0, 1].map(() => ({ replicas: [{ url: 'http://a:8123' }, { url: 'http://b:8123' }] })),
-    tables: { [T]: { local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
-    query: { hedge: { enabled: false }, ...query },
-  });
-  const fns = [0, 1].map((shard) => createShardHandler({ shard, getAccess: async () => ch }));
-  const invoker: ShardInvoker = {
-    invoke: async (shard, payload) => {
-      const p = edit ? edit(payload) : payload;
-      sent.push(p);
-      return fns[shard]!(p);
-    },
-  };
-  return { topo, invoker, planQuery: planQuery as PlanFn, explainPlan, hedgeState: createHedgeState(), queryId: 'q' };
-}
+const deps = (edit?: (p: ShardRequest) => ShardRequest, query: Record<string, unknown> = {}): RunDeps =>
+  oneEngineDeps(
+    { cluster: 'c', table: T, local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } },
+    () => ch,
+    sent,
+    edit,
+    query,
+  );
 
 type ErrBody = { error: { code: string; message: string }; clickhouse?: { code: number; name: string }; shards?: { failed: number } };
 
