@@ -17,6 +17,7 @@ import { App } from 'aws-cdk-lib';
 import { createChScatter } from '../cdk/create.js';
 import { startSim } from '../local/sim/index.js';
 import { machine, quantile, r2, table } from './_stats.js';
+import { httpEvent } from '../test/support/http-event.js';
 
 export const BUDGET = { importMs: 100, zipBytes: 5 * 1024 * 1024 };
 
@@ -43,29 +44,7 @@ function importMs(taskRoot: string, nodeOptions: string): number {
   return ms;
 }
 
-function healthEvent() {
-  const now = Date.now();
-  return {
-    version: '2.0',
-    routeKey: 'GET /health',
-    rawPath: '/health',
-    rawQueryString: '',
-    headers: {},
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'bench',
-      domainName: 'localhost',
-      domainPrefix: 'bench',
-      http: { method: 'GET', path: '/health', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
-      requestId: 'bench',
-      routeKey: 'GET /health',
-      stage: '$default',
-      time: new Date(now).toUTCString(),
-      timeEpoch: now,
-    },
-  };
-}
+const healthEvent = () => httpEvent('GET', '/health', undefined, {}, 'bench');
 
 async function invokeMs(invokeUrl: string, name: string, payload: unknown): Promise<{ ms: number; status: number; error: string | null }> {
   const t0 = performance.now();

@@ -24,29 +24,7 @@ export function lambdaContext(remainingMs: number): Context {
   };
 }
 
-export function httpEvent(method: string, path: string, body?: string, headers: Record<string, string> = {}): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: `${method} ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: { 'content-type': 'application/json', ...headers },
-    isBase64Encoded: false,
-    ...(body === undefined ? {} : { body }),
-    requestContext: {
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'h9' },
-      requestId: `r-${Math.random().toString(36).slice(2)}`,
-      routeKey: `${method} ${path}`,
-      stage: '$default',
-      accountId: '123456789012',
-      apiId: 'api',
-      domainName: 'd',
-      domainPrefix: 'd',
-      time: '',
-      timeEpoch: Date.now(),
-    },
-  } as APIGatewayProxyEventV2;
-}
+export { httpEvent } from '../support/http-event.js';
 
 export type DirectHandler = (event: APIGatewayProxyEventV2, remainingMs?: number) => Promise<{ status: number; body: any; text: string }>;
 

@@ -3,6 +3,7 @@
 // (envShardDeps from CH_SCATTER_SHARD / CH_SCATTER_WRITABLE_TABLES) behind the local Invoke
 // endpoint, and the coordinator's real loadDefaultDeps pointed at it with the real Lambda SDK.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpEvent } from '../support/http-event.js';
 import type { Context } from 'aws-lambda';
 import { parseTopology } from '../../core/config/load.js';
 import type { Topology } from '../../core/config/schema.js';
@@ -64,26 +65,7 @@ afterAll(async () => {
 });
 
 const ctx = { getRemainingTimeInMillis: () => 30_000, functionName: 'coord', awsRequestId: 'r' } as unknown as Context;
-const health = {
-  version: '2.0',
-  routeKey: 'GET /health',
-  rawPath: '/health',
-  rawQueryString: '',
-  headers: {},
-  isBase64Encoded: false,
-  requestContext: {
-    http: { method: 'GET', path: '/health', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' },
-    requestId: 'r',
-    routeKey: 'GET /health',
-    stage: '$default',
-    accountId: '1',
-    apiId: 'a',
-    domainName: 'd',
-    domainPrefix: 'd',
-    time: '',
-    timeEpoch: 0,
-  },
-};
+const health = httpEvent('GET', '/health');
 
 function coordinator(topo: Topology) {
   // Exactly what the deployed coordinator gets: no credentials, no ClickHouse URL to use itself.

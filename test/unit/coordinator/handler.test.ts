@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { httpEvent } from '../../support/http-event.js';
 import type { Context } from 'aws-lambda';
 import { createCoordinatorHandler, createTools } from '../../../functions/coordinator/handler.js';
 import type { CoordinatorDeps } from '../../../functions/coordinator/deps.js';
@@ -24,29 +25,8 @@ const ctx = (remaining = 30_000): Context =>
     getRemainingTimeInMillis: () => remaining,
   }) as unknown as Context;
 
-function http(method: string, path: string, body?: unknown) {
-  return {
-    version: '2.0',
-    routeKey: `${method} ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: { 'x-query-id': 'qid-42' },
-    isBase64Encoded: false,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    requestContext: {
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' },
-      requestId: 'r',
-      routeKey: `${method} ${path}`,
-      stage: '$default',
-      accountId: '1',
-      apiId: 'a',
-      domainName: 'd',
-      domainPrefix: 'd',
-      time: '',
-      timeEpoch: 0,
-    },
-  };
-}
+const http = (method: string, path: string, body?: unknown) =>
+  httpEvent(method, path, body === undefined ? undefined : JSON.stringify(body), { 'x-query-id': 'qid-42' }, 'r');
 
 function deps(over: Partial<CoordinatorDeps> = {}): CoordinatorDeps & { written: Array<{ table: string; rows: Record<string, unknown>[] }>; seen: string[] } {
   const written: Array<{ table: string; rows: Record<string, unknown>[] }> = [];

@@ -1,6 +1,7 @@
 // ClickHouse error texts quote row values ("Cannot parse string 'x' as UInt64"). The coordinator's
 // log lines at INFO/WARN carry codes and counts only; the text is written at DEBUG alone.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { httpEvent } from '../../support/http-event.js';
 import type { Context } from 'aws-lambda';
 import { createCoordinatorHandler, createTools } from '../../../functions/coordinator/handler.js';
 import type { CoordinatorDeps } from '../../../functions/coordinator/deps.js';
@@ -15,27 +16,7 @@ afterEach(() => vi.restoreAllMocks());
 
 const ROW_VALUE = 'ROWVALUE-7f3a';
 const ctx = { getRemainingTimeInMillis: () => 30_000, awsRequestId: 'r', functionName: 'coord' } as unknown as Context;
-const event = {
-  version: '2.0',
-  routeKey: 'POST /query',
-  rawPath: '/query',
-  rawQueryString: '',
-  headers: {},
-  isBase64Encoded: false,
-  body: JSON.stringify({ sql: 'SELECT count() AS c FROM db.t_dist' }),
-  requestContext: {
-    accountId: '123456789012',
-    apiId: 'api',
-    domainName: 'd',
-    domainPrefix: 'd',
-    http: { method: 'POST', path: '/query', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' },
-    requestId: 'req-1',
-    routeKey: 'POST /query',
-    stage: '$default',
-    time: '',
-    timeEpoch: 0,
-  },
-};
+const event = httpEvent('POST', '/query', JSON.stringify({ sql: 'SELECT count() AS c FROM db.t_dist' }), {}, 'req-1');
 
 async function logsAt(level: 'INFO' | 'DEBUG'): Promise<{ out: string; body: { partial: boolean } }> {
   const lines: string[] = [];

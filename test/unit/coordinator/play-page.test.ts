@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { httpEvent } from '../../support/http-event.js';
 import type { Context } from 'aws-lambda';
 import { createCoordinatorHandler, createTools } from '../../../functions/coordinator/handler.js';
 import type { CoordinatorDeps } from '../../../functions/coordinator/deps.js';
@@ -17,28 +18,7 @@ beforeAll(() => {
 });
 
 const ctx = { getRemainingTimeInMillis: () => 30_000, awsRequestId: 'r', functionName: 'f' } as unknown as Context;
-/** An API Gateway HTTP API (payload 2.0) event, complete enough for the handler's event schema. */
-const get = (path: string, method = 'GET') =>
-  ({
-    version: '2.0',
-    routeKey: `${method} ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: {},
-    isBase64Encoded: false,
-    requestContext: {
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' },
-      requestId: 'r',
-      routeKey: `${method} ${path}`,
-      stage: '$default',
-      accountId: '1',
-      apiId: 'a',
-      domainName: 'd',
-      domainPrefix: 'd',
-      time: '',
-      timeEpoch: 0,
-    },
-  }) as never;
+const get = (path: string, method = 'GET') => httpEvent(method, path) as never;
 
 function deps(over: Partial<CoordinatorDeps> = {}): CoordinatorDeps {
   return {
