@@ -1,0 +1,31 @@
+// The general (two-stage) path's plan: what the shards compute, and what one ClickHouse engine
+// computes over their answers. This mirrors ClickHouse's own Distributed plan: every shard runs the
+// query up to "with mergeable state" (group keys plus aggregate states, or the rows of a
+// non-aggregating query with ORDER BY/LIMIT pushed down), and the initiator runs the rest
+// (the -Merge of the states, then expressions, HAVING, window functions, ORDER BY, LIMIT BY,
+// LIMIT, ROLLUP/CUBE/TOTALS). Here the "initiator" is a ClickHouse engine reached through one
+// shard function (docs/architecture.md#two-stage-execution).
+import type { SelectQuery } from '../../sql/ast.js';
+
+/**
+ * One distributed read of the query. Each shard runs `query` (renamed, pruned and skipped by the
+ * ordinary per-shard rewrite, like any other SELECT) and its rows become the final stage's table
+ * `name`, with the column names and types the shards report.
+ */
+export interface StageLeaf {
+  /** The final stage reads the leaf as this (temporary) table: `_stage0`, `_stage1`, ... */
+  name: string;
+  /** The first stage, over the DISTRIBUTED table (the per-shard rewrite renames it). No FORMAT, no SETTINGS. */
+  query: SelectQuery;
+}
+
+export interface TwoStagePlan {
+  leaves: StageLeaf[];
+  /**
+   * The final stage: one SELECT (or UNION) over the leaves' tables, printed, without FORMAT. Its
+   * output column names are the names ClickHouse gives the original query's columns.
+   */
+  finalSql: string;
+  /** For /explain: one line per decision (which aggregates travel as states, what runs where, local IN). */
+  notes: string[];
+}
