@@ -17,12 +17,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ClickHouseError } from '../../core/clickhouse/port.js';
-import type { ClickHouseAccess, ExternalTable, InsertOptions, QueryOptions, QueryResult, SettingValue } from '../../core/clickhouse/port.js';
+import type {
+  ClickHouseAccess,
+  ExternalTable,
+  InsertOptions,
+  QueryOptions,
+  QueryResult,
+  RawQueryOptions,
+  RawResult,
+  SettingValue,
+} from '../../core/clickhouse/port.js';
 
 export { parseJsonResult } from './json-result.js';
 import { abortedError, serverError } from './errors.js';
 import { parseJsonResult } from './json-result.js';
 import {
+  checkedFormat,
+  temporaryTableDdl,
   externalIsEmpty,
   externalJsonEachRow,
   settingsClause,
@@ -124,6 +135,33 @@ function makeAccess(o: Opened): ClickHouseAccess {
         }
         const res = await o.session.queryAsync(body + settingsClause(settings) + '\nFORMAT JSON');
         return parseJsonResult(res.text(), res.elapsed);
+      });
+    },
+
+    async queryRaw(sql: string, qo: RawQueryOptions): Promise<RawResult> {
+      const format = checkedFormat(qo.format);
+      const body = trimStatement(substituteExternal(sql, qo.external, formatTableExpr));
+      const tables = qo.tables ?? [];
+      return run(qo.queryId, qo.signal, async () => {
+        // Stage tables are created, filled, read and dropped inside this one queue slot: no other
+        // query runs on the engine meanwhile, so none can see or collide with them.
+        const settings: Record<string, SettingValue> = { ...qo.settings };
+        try {
+          for (const t of tables) {
+            await o.session.queryAsync(temporaryTableDdl(t));
+            if (t.tsv.length > 0) await o.session.insert({ table: t.name, values: t.tsv, format: 'TabSeparated' });
+          }
+          if (qo.deadline !== undefined) {
+            const left = qo.deadline - Date.now();
+            if (left <= 0) throw new ClickHouseError('deadline passed while the query waited for the engine', 'timeout');
+            settings.max_execution_time = Math.max(0.001, Math.round(left) / 1000);
+            settings.timeout_overflow_mode = 'throw';
+          }
+          const res = await o.session.queryAsync(body + settingsClause(settings) + `\nFORMAT ${format}`);
+          return { bytes: Buffer.from(res.bytes()), statistics: { elapsedMs: res.elapsed * 1000, rowsRead: res.rowsRead, bytesRead: res.bytesRead } };
+        } finally {
+          for (const t of tables) await o.session.queryAsync(`DROP TEMPORARY TABLE IF EXISTS ${t.name}`).catch(() => undefined);
+        }
       });
     },
 

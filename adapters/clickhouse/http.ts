@@ -18,10 +18,19 @@ import https from 'node:https';
 import { randomUUID } from 'node:crypto';
 import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
 import { ClickHouseError } from '../../core/clickhouse/port.js';
-import type { ClickHouseAccess, ExternalTable, InsertOptions, QueryOptions, QueryResult, SettingValue } from '../../core/clickhouse/port.js';
+import type {
+  ClickHouseAccess,
+  ExternalTable,
+  InsertOptions,
+  QueryOptions,
+  QueryResult,
+  RawQueryOptions,
+  RawResult,
+  SettingValue,
+} from '../../core/clickhouse/port.js';
 import { abortedError, connectionError, parseClickHouseCode, serverError } from './errors.js';
 import { parseJsonResult } from './json-result.js';
-import { externalIsEmpty, externalJsonEachRow, structureOf, trimStatement } from '../../core/clickhouse/sql-text.js';
+import { checkedFormat, externalIsEmpty, externalJsonEachRow, structureOf, temporaryTableDdl, trimStatement } from '../../core/clickhouse/sql-text.js';
 import { quoteStringLiteral } from '../../core/sql/quote.js';
 
 export interface HttpAccessOptions {
@@ -61,7 +70,7 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
 
     async query(sql: string, qo: QueryOptions = {}): Promise<QueryResult> {
       const queryId = qo.queryId ?? randomUUID();
-      const text = await postQuery(
+      const res = await postQuery(
         base,
         opts,
         agent,
@@ -72,7 +81,36 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
         qo.external ?? [],
         qo.signal,
       );
-      return parseBody(text);
+      return parseBody(res.body.toString('utf8'));
+    },
+
+    async queryRaw(sql: string, qo: RawQueryOptions): Promise<RawResult> {
+      const started = Date.now();
+      const queryId = qo.queryId ?? randomUUID();
+      const format = checkedFormat(qo.format);
+      // wait_end_of_query: the server buffers the answer, so an error found after the first
+      // block comes back as an error status, not appended to bytes that cannot be checked for it.
+      const settings: Record<string, string> = { ...settingsOf(qo.settings, false), wait_end_of_query: '1' };
+      const tables = qo.tables ?? [];
+      // Stage tables live in a private session: temporary tables are per session, and the session
+      // (and its tables) ends with the last request below or the server's session timeout.
+      const session = tables.length > 0 ? { session_id: `chs-${randomUUID()}`, session_timeout: '60' } : undefined;
+      const post = (text: string, data: Buffer | undefined, id: string, extra: Record<string, string>) =>
+        postQuery(base, opts, agent, requestTimeout, text, id, { ...extra, ...(session ?? {}) }, [], qo.signal, data);
+      try {
+        // Only readonly (=2 from the shard) travels with the DDL and the INSERT: under it a
+        // temporary table is the one thing that may be created and written.
+        const ro = settings.readonly !== undefined ? { readonly: settings.readonly } : ({} as Record<string, string>);
+        for (const t of tables) {
+          await post(temporaryTableDdl(t), undefined, `${queryId}-t-${t.name}`, ro);
+          if (t.tsv.length > 0) await post(`INSERT INTO ${t.name} FORMAT TabSeparated`, t.tsv, `${queryId}-i-${t.name}`, ro);
+        }
+        const res = await post(`${trimStatement(sql)}\nFORMAT ${format}`, undefined, queryId, settings);
+        return { bytes: res.body, statistics: summaryStatistics(res.summary, Date.now() - started) };
+      } finally {
+        if (session)
+          for (const t of tables) await post(`DROP TEMPORARY TABLE IF EXISTS ${t.name}`, undefined, `${queryId}-d-${t.name}`, {}).catch(() => undefined);
+      }
     },
 
     async exec(sql: string, qo: Omit<QueryOptions, 'external'> = {}): Promise<void> {
@@ -148,6 +186,22 @@ function stringifySettings(s: Record<string, SettingValue>): Record<string, stri
   return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v)]));
 }
 
+/** Read statistics from X-ClickHouse-Summary when the server sends it (18.16 does not: zeros then). */
+function summaryStatistics(summary: string | undefined, elapsedMs: number): { elapsedMs: number; rowsRead: number; bytesRead: number } {
+  let rowsRead = 0;
+  let bytesRead = 0;
+  if (summary) {
+    try {
+      const s = JSON.parse(summary) as { read_rows?: string; read_bytes?: string };
+      rowsRead = Number(s.read_rows ?? 0) || 0;
+      bytesRead = Number(s.read_bytes ?? 0) || 0;
+    } catch {
+      // A summary we cannot read leaves the counters at zero; the answer itself is unaffected.
+    }
+  }
+  return { elapsedMs, rowsRead, bytesRead };
+}
+
 /** A FORMAT JSON body, or the server exception that cut it short. */
 function parseBody(text: string): QueryResult {
   try {
@@ -191,8 +245,11 @@ function postQuery(
   settings: Record<string, string>,
   external: ExternalTable[],
   signal: AbortSignal | undefined,
-): Promise<string> {
+  /** Data after the statement: the statement goes in the URL then (INSERT ... FORMAT x with binary rows). */
+  data?: Buffer,
+): Promise<{ body: Buffer; summary?: string }> {
   const url = new URL(base.href);
+  if (data) url.searchParams.set('query', sql);
   url.searchParams.set('query_id', queryId);
   if (opts.database) url.searchParams.set('database', opts.database);
   for (const [k, v] of Object.entries(settings)) url.searchParams.set(k, v);
@@ -203,7 +260,10 @@ function postQuery(
   const auth = `Basic ${Buffer.from(`${opts.username ?? 'default'}:${opts.password ?? ''}`).toString('base64')}`;
   let body: Buffer;
   let headers: http.OutgoingHttpHeaders;
-  if (external.length === 0) {
+  if (data) {
+    body = data;
+    headers = { 'content-type': 'application/octet-stream', 'content-length': body.length, authorization: auth };
+  } else if (external.length === 0) {
     body = Buffer.from(sql);
     headers = { 'content-type': 'text/plain; charset=utf-8', 'content-length': body.length, authorization: auth };
   } else {
@@ -226,17 +286,20 @@ function postQuery(
     headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length, authorization: auth };
   }
   const mod = url.protocol === 'https:' ? https : http;
-  const attempt = (retriesLeft: number): Promise<string> =>
-    new Promise<string>((resolve, reject) => {
+  const attempt = (retriesLeft: number): Promise<{ body: Buffer; summary?: string }> =>
+    new Promise<{ body: Buffer; summary?: string }>((resolve, reject) => {
       if (signal?.aborted) return reject(abortedError());
       const req = mod.request(url, { method: 'POST', headers, agent, timeout: timeoutMs, signal }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', (e) => reject(toClickHouseError(e, signal)));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if ((res.statusCode ?? 500) >= 400) reject(serverError(text));
-          else resolve(text);
+          const buf = Buffer.concat(chunks);
+          if ((res.statusCode ?? 500) >= 400) reject(serverError(buf.toString('utf8')));
+          else {
+            const summary = res.headers['x-clickhouse-summary'];
+            resolve({ body: buf, ...(typeof summary === 'string' ? { summary } : {}) });
+          }
         });
       });
       req.on('timeout', () => req.destroy(new ClickHouseError('ClickHouse request timed out', 'timeout')));

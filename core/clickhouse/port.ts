@@ -64,9 +64,36 @@ export interface QueryResult {
   statistics: QueryStatistics;
 }
 
+/**
+ * A table that exists for one raw query only (the final stage of a two-stage query reads the shards'
+ * answers from such tables). Unlike an ExternalTable it may have any type, aggregate states
+ * included: ClickHouse's external-data parameters cannot spell types with commas on every server,
+ * so the adapters create it as a TEMPORARY table in a private session, which readonly=2 allows.
+ */
+export interface StageTable {
+  name: string;
+  columns: ColumnMeta[];
+  /** The rows as ClickHouse's TabSeparated bytes (no header line): exact for every type. */
+  tsv: Buffer;
+}
+
+export interface RawQueryOptions extends QueryOptions {
+  /** The ClickHouse output format; the answer is the engine's own bytes in it. */
+  format: string;
+  tables?: StageTable[];
+}
+
+export interface RawResult {
+  /** Exactly what the engine wrote (not necessarily UTF-8: binary formats, aggregate states). */
+  bytes: Buffer;
+  statistics: QueryStatistics;
+}
+
 export interface ClickHouseAccess {
   /** Run one SELECT and return all rows. Throws ClickHouseError on a server error. */
   query(sql: string, opts?: QueryOptions): Promise<QueryResult>;
+  /** Run one SELECT and return the engine's output bytes in `opts.format`, byte for byte. */
+  queryRaw(sql: string, opts: RawQueryOptions): Promise<RawResult>;
   /** Run a statement that returns no rows (DDL, INSERT ... SELECT). */
   exec(sql: string, opts?: Omit<QueryOptions, 'external'>): Promise<void>;
   /** Insert rows (JSON objects) into a table, as one batch; with `opts.jsonEachRow`, that text verbatim instead. */

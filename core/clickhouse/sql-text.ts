@@ -4,7 +4,7 @@
 // text is read with the SQL front end's lexer (core/sql/lexer.ts), never a second one.
 import { tokenize } from '../sql/lexer.js';
 import { backquote, quoteStringLiteral } from '../sql/quote.js';
-import type { ExternalTable, SettingValue } from './port.js';
+import type { ExternalTable, SettingValue, StageTable } from './port.js';
 
 const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -168,4 +168,27 @@ export function assignedSettings(sql: string, names: readonly string[]): string[
     if (name !== undefined) found.add(name);
   }
   return [...found];
+}
+
+const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/**
+ * `CREATE TEMPORARY TABLE name (cols)` for a StageTable. The name is checked (it is spliced into
+ * SQL, and a temporary table has no database); column names are backquoted, types are the
+ * shards' own type text, which the parser of the engine then checks.
+ */
+export function temporaryTableDdl(t: StageTable): string {
+  if (!TABLE_NAME.test(t.name)) throw new TypeError(`invalid stage table name ${JSON.stringify(t.name)}`);
+  if (t.columns.length === 0) throw new TypeError(`stage table ${t.name} has no columns`);
+  // Type text comes from the shards' own headers; still, nothing that could end the statement.
+  for (const c of t.columns)
+    if (/[;`]/.test(c.type) || [...c.type].some((ch) => ch.charCodeAt(0) < 0x20))
+      throw new TypeError(`stage table ${t.name}: unexpected type text ${JSON.stringify(c.type)}`);
+  return `CREATE TEMPORARY TABLE ${t.name} (${t.columns.map((c) => `${backquote(c.name)} ${c.type}`).join(', ')})`;
+}
+
+/** The format name if it is a plain identifier (it is spliced after FORMAT), else a TypeError. */
+export function checkedFormat(format: string): string {
+  if (!/^[A-Za-z][A-Za-z0-9]{0,63}$/.test(format)) throw new TypeError(`invalid output format name ${JSON.stringify(format)}`);
+  return format;
 }

@@ -17,6 +17,14 @@ export const externalTableSchema = z.object({
   jsonEachRow: z.string().optional(),
 });
 
+const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64');
+
+export const stageTableSchema = z.object({
+  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an identifier'),
+  columns: z.array(columnMetaSchema).min(1).max(4096),
+  tsvBase64: base64,
+});
+
 const common = {
   queryId: z.string().min(1).max(256),
   shard: z.number().int().nonnegative(),
@@ -31,6 +39,11 @@ export const shardQueryRequestSchema = z.object({
   settings: z.record(settingName, settingValue).default({}),
   external: z.array(externalTableSchema).default([]),
   attempt: z.enum(['primary', 'hedge', 'retry']).default('primary'),
+  format: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9]{0,63}$/, 'a ClickHouse format name')
+    .optional(),
+  tables: z.array(stageTableSchema).max(64).optional(),
 });
 
 export const shardAdminRequestSchema = z.object({

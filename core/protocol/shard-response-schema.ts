@@ -15,6 +15,10 @@ const success = z.object({
   meta: z.array(columnMeta),
   rows: rowsSchema,
   statistics: stats,
+  raw: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64')
+    .optional(),
 });
 
 const failure = z.object({

@@ -18,6 +18,21 @@ export interface ShardRequest {
   settings: Record<string, SettingValue>; // already allow-listed by the coordinator
   external: ExternalTable[]; // shipped GLOBAL IN / JOIN data
   attempt: 'primary' | 'hedge' | 'retry';
+  /**
+   * Answer in this ClickHouse output format, as the engine's bytes (ShardSuccess.raw), instead of
+   * rows: the general path's first stage (TabSeparatedWithNamesAndTypes carries every type and
+   * aggregate state exactly) and any answer rendered for a ClickHouse client.
+   */
+  format?: string;
+  /** Temporary tables the query reads (the final stage's input): created, filled, read, dropped. */
+  tables?: WireStageTable[];
+}
+
+/** A StageTable on the wire: its TabSeparated bytes in base64 (they need not be UTF-8). */
+export interface WireStageTable {
+  name: string;
+  columns: ColumnMeta[];
+  tsvBase64: string;
 }
 
 /** Admin statements from the local stack's /admin routes and the CLI `exec`/`insert` commands. */
@@ -41,6 +56,8 @@ export interface ShardSuccess {
   meta: ColumnMeta[];
   rows: Record<string, unknown>[];
   statistics: QueryStatistics;
+  /** With a request `format`: the engine's output bytes in base64 (meta and rows are empty then). */
+  raw?: string;
 }
 
 export type ShardErrorKind = 'timeout' | 'error' | 'unavailable' | 'cancelled';

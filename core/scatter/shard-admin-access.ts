@@ -115,6 +115,9 @@ export function createAdminAccess(options: AdminAccessOptions): ClickHouseAccess
         statistics: { elapsedMs: r.statistics.elapsedMs, rowsRead: r.statistics.rowsRead, bytesRead: r.statistics.bytesRead },
       };
     },
+    async queryRaw() {
+      throw new ClickHouseError('raw answers are read through the shard read access, not the admin one', 'server');
+    },
     async exec(sql, opts) {
       await send({ type: 'exec', sql }, opts?.queryId, opts?.signal);
     },

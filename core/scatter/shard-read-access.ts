@@ -4,7 +4,8 @@
 // neither database credentials nor a place in the VPC: only the right to invoke shard functions.
 // Replicas are tried in order until one answers (the system tables are the same on each).
 import { randomUUID } from 'node:crypto';
-import { ClickHouseError, type ClickHouseAccess, type QueryResult } from '../clickhouse/port.js';
+import { ClickHouseError, type ClickHouseAccess, type QueryOptions, type QueryResult, type RawResult } from '../clickhouse/port.js';
+import type { ShardRequest, ShardSuccess } from '../protocol/shard-wire.js';
 import type { ShardInvoker } from './invoker.js';
 
 export interface ShardReadAccessOptions {
@@ -21,45 +22,53 @@ export function createShardReadAccess(options: ShardReadAccessOptions): ClickHou
   const refuse = async (): Promise<never> => {
     throw new ClickHouseError(`${describe} is read-only here`, 'server');
   };
+  /** One read on the first replica that answers; the request's extra fields pick rows or raw bytes. */
+  const ask = async (sql: string, opts: QueryOptions | undefined, extra: Pick<ShardRequest, 'format' | 'tables'>): Promise<ShardSuccess> => {
+    const failures: string[] = [];
+    for (const replica of options.replicas) {
+      const deadline = opts?.deadline ?? Date.now() + timeoutMs;
+      const response = await options.invoker
+        .invoke(
+          options.shard,
+          {
+            type: 'query',
+            queryId: opts?.queryId ?? randomUUID(),
+            shard: options.shard,
+            replica,
+            sql,
+            deadline,
+            settings: opts?.settings ?? {},
+            external: [],
+            attempt: 'primary',
+            ...extra,
+          },
+          opts?.signal ?? AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+        )
+        .catch((e: unknown) => ({
+          ok: false as const,
+          shard: options.shard,
+          replica,
+          error: { kind: 'unavailable' as const, message: (e as Error)?.message ?? String(e), chCode: undefined as number | undefined },
+        }));
+      if (response.ok) return response;
+      // The server answered and refused the SQL: another replica would say the same.
+      if (response.error.kind === 'error') throw new ClickHouseError(`replica ${replica}: ${response.error.message}`, 'server', response.error.chCode);
+      failures.push(`replica ${replica}: ${response.error.message}`);
+    }
+    throw new ClickHouseError(`no replica of shard ${options.shard} answered: ${failures.join('; ')}`, 'connection');
+  };
+  const stats = (r: ShardSuccess) => ({ elapsedMs: r.statistics.elapsedMs, rowsRead: r.statistics.rowsRead, bytesRead: r.statistics.bytesRead });
   return {
     describe,
     async query(sql, opts): Promise<QueryResult> {
-      const failures: string[] = [];
-      for (const replica of options.replicas) {
-        const deadline = Date.now() + timeoutMs;
-        const response = await options.invoker
-          .invoke(
-            options.shard,
-            {
-              type: 'query',
-              queryId: opts?.queryId ?? randomUUID(),
-              shard: options.shard,
-              replica,
-              sql,
-              deadline,
-              settings: {},
-              external: [],
-              attempt: 'primary',
-            },
-            opts?.signal ?? AbortSignal.timeout(timeoutMs),
-          )
-          .catch((e: unknown) => ({
-            ok: false as const,
-            shard: options.shard,
-            replica,
-            error: { kind: 'unavailable' as const, message: (e as Error)?.message ?? String(e) },
-          }));
-        if (response.ok)
-          return {
-            meta: response.meta,
-            rows: response.rows,
-            statistics: { elapsedMs: response.statistics.elapsedMs, rowsRead: response.statistics.rowsRead, bytesRead: response.statistics.bytesRead },
-          };
-        // The server answered and refused the SQL: another replica would say the same.
-        if (response.error.kind === 'error') throw new ClickHouseError(`replica ${replica}: ${response.error.message}`, 'server', response.error.chCode);
-        failures.push(`replica ${replica}: ${response.error.message}`);
-      }
-      throw new ClickHouseError(`no replica of shard ${options.shard} answered: ${failures.join('; ')}`, 'connection');
+      const r = await ask(sql, opts, {});
+      return { meta: r.meta, rows: r.rows, statistics: stats(r) };
+    },
+    async queryRaw(sql, opts): Promise<RawResult> {
+      const tables = opts.tables?.map((t) => ({ name: t.name, columns: t.columns, tsvBase64: t.tsv.toString('base64') }));
+      const r = await ask(sql, opts, { format: opts.format, ...(tables ? { tables } : {}) });
+      if (r.raw === undefined) throw new ClickHouseError(`${describe} answered rows where raw bytes were asked for`, 'server');
+      return { bytes: Buffer.from(r.raw, 'base64'), statistics: stats(r) };
     },
     exec: refuse,
     insert: refuse,

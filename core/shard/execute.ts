@@ -113,9 +113,41 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
       // coordinator would have to read as NULL (a Nullable sum that overflowed would vanish from
       // the merge) or guess as NaN. partials/values.ts parses the strings back.
       settings.output_format_json_quote_denormals = 1;
+      const max = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+      if (p.format !== undefined) {
+        const tables = (p.tables ?? []).map((t) => ({ name: t.name, columns: t.columns, tsv: Buffer.from(t.tsvBase64, 'base64') }));
+        const res = await access.queryRaw(p.sql, {
+          queryId: chQueryId,
+          settings,
+          external: p.external,
+          signal: ac.signal,
+          deadline: p.deadline,
+          format: p.format,
+          tables,
+        });
+        if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
+        const raw = res.bytes.toString('base64');
+        if (raw.length > max) {
+          return failure(
+            p.shard,
+            p.replica,
+            'error',
+            `shard answer of ${raw.length} bytes (base64) exceeds the ${max}-byte response limit; aggregate or LIMIT on the shard`,
+            'TOO_LARGE',
+          );
+        }
+        return {
+          ok: true,
+          shard: p.shard,
+          replica: p.replica,
+          meta: [],
+          rows: [],
+          raw,
+          statistics: { elapsedMs: opts.now() - started, rowsRead: res.statistics.rowsRead, bytesRead: res.statistics.bytesRead },
+        };
+      }
       const res = await access.query(p.sql, { queryId: chQueryId, settings, external: p.external, signal: ac.signal, deadline: p.deadline });
       if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
-      const max = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
       const size = Buffer.byteLength(JSON.stringify(res.rows));
       if (size > max) {
         return failure(

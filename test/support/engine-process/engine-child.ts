@@ -39,6 +39,14 @@ async function main(): Promise<void> {
         reply(access.query(m.sql, { ...m.opts, signal: ac.signal }));
         break;
       }
+      case 'queryRaw': {
+        const ac = new AbortController();
+        aborts.set(m.id, ac);
+        // Buffers cross the IPC channel as plain Uint8Arrays: make them Buffers again.
+        const tables = m.opts.tables?.map((t) => ({ ...t, tsv: Buffer.from(t.tsv) }));
+        reply(access.queryRaw(m.sql, { ...m.opts, ...(tables ? { tables } : {}), signal: ac.signal }));
+        break;
+      }
       case 'exec': {
         const ac = new AbortController();
         aborts.set(m.id, ac);

@@ -5,7 +5,7 @@
 // If the child dies, every pending call rejects with ClickHouseError kind 'connection'.
 import type { ChildProcess } from 'node:child_process';
 import { ClickHouseError } from '../../../core/clickhouse/port.js';
-import type { ClickHouseAccess, QueryOptions, QueryResult } from '../../../core/clickhouse/port.js';
+import type { ClickHouseAccess, QueryOptions, QueryResult, RawResult } from '../../../core/clickhouse/port.js';
 import { forkModule, siblingModule } from '../../../local/fork-module.js';
 import type { EngineReply, EngineRequest, WireQueryOptions } from './engine-protocol.js';
 
@@ -98,6 +98,11 @@ export async function spawnEngine(opts: SpawnEngineOptions): Promise<EngineProce
     exited,
     describe: `engine-process:${pid}:${opts.path}`,
     query: (sql, o) => call<QueryResult>({ op: 'query', sql, opts: wire(o) }, o?.signal),
+    queryRaw: async (sql, o) => {
+      const { signal, ...rest } = o;
+      const r = await call<RawResult>({ op: 'queryRaw', sql, opts: rest }, signal);
+      return { bytes: Buffer.from(r.bytes), statistics: r.statistics };
+    },
     exec: async (sql, o) => {
       await call({ op: 'exec', sql, opts: wire(o) }, o?.signal);
     },

@@ -63,6 +63,7 @@ function fake(state: { clusters: { shard_num: number; shard_weight: number; host
       if (sql.includes('FROM system.columns')) return result(state.keyType ? [{ type: state.keyType }] : []);
       throw new Error(`unexpected ${sql}`);
     },
+    queryRaw: no,
     exec: no,
     insert: no,
     cancel: no,

@@ -27,6 +27,7 @@ function fakeAccess(log: { target: string; table: string; rows: Row[] }[], targe
   return {
     describe: target,
     query: no,
+    queryRaw: no,
     exec: no,
     cancel: no,
     ping: async () => true,

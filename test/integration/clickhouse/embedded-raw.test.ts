@@ -1,0 +1,49 @@
+// The raw-output primitive on chdb: the engine's own bytes in any format, and stage tables (any
+// type, aggregate states included) that live for one query.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
+import { ClickHouseError, type ClickHouseAccess } from '../../../core/clickhouse/port.js';
+import { expectStatesMergeLikeOneQuery } from '../../support/raw-checks.js';
+
+let dir: string;
+let ch: ClickHouseAccess;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'raw-embedded-'));
+  ch = await createEmbeddedAccess({ path: dir });
+  await ch.exec('CREATE TABLE t (k UInt64, s String, v Int32) ENGINE = MergeTree ORDER BY k');
+  await ch.exec("INSERT INTO t SELECT number, concat('s-', toString(number % 10)), toInt32(number % 7) - 3 FROM numbers(10000)");
+});
+
+afterAll(async () => {
+  await ch?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('raw answers on chdb', () => {
+  it('returns binary formats byte for byte (not through a JS string)', async () => {
+    const r = await ch.queryRaw("SELECT toUInt8(200) AS b, unhex('FF00FE') AS s", { format: 'RowBinary' });
+    expect([...r.bytes]).toEqual([200, 3, 0xff, 0x00, 0xfe]);
+  });
+
+  it('aggregate states from two halves merge in a stage table like one query over all rows', async () => {
+    await expectStatesMergeLikeOneQuery(ch);
+  });
+
+  it('drops stage tables after the query: the name is free again and unknown outside it', async () => {
+    const t = { name: '_stage9', columns: [{ name: 'x', type: 'UInt8' }], tsv: Buffer.from('1\n2\n') };
+    const a = await ch.queryRaw('SELECT sum(x) FROM _stage9', { format: 'TabSeparated', tables: [t] });
+    const b = await ch.queryRaw('SELECT sum(x) FROM _stage9', { format: 'TabSeparated', tables: [{ ...t, tsv: Buffer.from('5\n') }] });
+    expect([a.bytes.toString(), b.bytes.toString()]).toEqual(['3\n', '5\n']);
+    const e = await ch.queryRaw('SELECT * FROM _stage9', { format: 'TabSeparated' }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ClickHouseError);
+    expect((e as ClickHouseError).chCode).toBe(60);
+  });
+
+  it('refuses a format name that is not an identifier before it reaches the engine', async () => {
+    await expect(ch.queryRaw('SELECT 1', { format: 'JSON; DROP TABLE t' })).rejects.toThrow(/invalid output format name/);
+  });
+});

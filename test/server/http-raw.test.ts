@@ -1,0 +1,48 @@
+// The raw-output primitive on a real clickhouse-server 18.16: the server's own bytes, stage tables
+// as TEMPORARY tables in a private session under readonly=2 (external-data parameters cannot spell
+// types with commas there), and errors as ClickHouseError with the server's code.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccess } from '../../adapters/clickhouse/factory.js';
+import { ClickHouseError, type ClickHouseAccess } from '../../core/clickhouse/port.js';
+import { useChServers } from '../support/ch-servers.js';
+import { expectStatesMergeLikeOneQuery } from '../support/raw-checks.js';
+
+const servers = useChServers({ n: 1, portBase: 19600 });
+let ch: ClickHouseAccess;
+
+beforeAll(async () => {
+  ch = await createAccess({ url: servers.current.urls[0]! });
+  await ch.exec('CREATE TABLE t (k UInt64, s String, v Int32) ENGINE = MergeTree ORDER BY k');
+  await ch.exec("INSERT INTO t SELECT number, concat('s-', toString(number % 10)), toInt32(number % 7) - 3 FROM numbers(10000)");
+});
+afterAll(async () => {
+  await ch?.close();
+});
+
+describe('raw answers on clickhouse-server 18.16', () => {
+  it('returns binary formats byte for byte', async () => {
+    const r = await ch.queryRaw("SELECT toUInt8(200) AS b, unhex('FF00FE') AS s", { format: 'RowBinary' });
+    expect([...r.bytes]).toEqual([200, 3, 0xff, 0x00, 0xfe]);
+  });
+
+  it('aggregate states from two halves merge in a stage table like one query over all rows, under readonly=2', async () => {
+    await expectStatesMergeLikeOneQuery(ch, { readonly: 2 });
+  });
+
+  it('readonly=2 still refuses a persistent table in the same statement slot (code 164)', async () => {
+    const t = { name: '_stage0', columns: [{ name: 'x', type: 'UInt8' }], tsv: Buffer.from('1\n') };
+    const e = await ch
+      .queryRaw('CREATE TABLE default.zz (a UInt8) ENGINE = Memory', { format: 'TabSeparated', tables: [t], settings: { readonly: 2 } })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ClickHouseError);
+    expect((e as ClickHouseError).chCode).toBe(164);
+  });
+
+  it('an error found after the first block is an error, not bytes (wait_end_of_query)', async () => {
+    const e = await ch
+      .queryRaw('SELECT number, throwIf(number = 200000) FROM numbers(300000)', { format: 'TabSeparated', settings: { max_block_size: 1000 } })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ClickHouseError);
+    expect((e as ClickHouseError).chCode).toBe(395);
+  });
+});

@@ -1,0 +1,82 @@
+// executeShardRequest with a `format`: the engine's bytes in base64, stage tables read by the
+// query, the response-size limit on the base64 text, and format names checked by the schema.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
+import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
+import { executeShardRequest } from '../../../core/shard/execute.js';
+import type { ShardFailure, ShardRequest, ShardSuccess } from '../../../core/protocol/shard-wire.js';
+
+let dir: string;
+let ch: ClickHouseAccess;
+const now = () => Date.now();
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shard-exec-raw-'));
+  ch = await createEmbeddedAccess({ path: dir });
+  await ch.exec('CREATE TABLE ev (sensor String, v UInt64) ENGINE = MergeTree ORDER BY sensor');
+  await ch.exec("INSERT INTO ev SELECT concat('s-', toString(number % 5)), number FROM numbers(1000)");
+});
+afterAll(async () => {
+  await ch?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const req = (over: Partial<ShardRequest> = {}): ShardRequest => ({
+  type: 'query',
+  queryId: 'q-raw',
+  shard: 0,
+  replica: 0,
+  sql: 'SELECT sensor, uniqState(v) AS u FROM ev GROUP BY sensor ORDER BY sensor',
+  deadline: Date.now() + 5000,
+  settings: {},
+  external: [],
+  attempt: 'primary',
+  ...over,
+});
+
+describe('executeShardRequest with a format', () => {
+  it('answers the engine bytes in base64, with empty meta and rows', async () => {
+    const r = (await executeShardRequest(req({ format: 'TabSeparatedWithNamesAndTypes' }), ch, { now })) as ShardSuccess;
+    expect(r.ok).toBe(true);
+    expect([r.meta, r.rows]).toEqual([[], []]);
+    const bytes = Buffer.from(r.raw!, 'base64');
+    expect(bytes.subarray(0, bytes.indexOf(0x0a, bytes.indexOf(0x0a) + 1)).toString()).toBe('sensor\tu\nString\tAggregateFunction(uniq, UInt64)');
+  });
+
+  it('reads stage tables shipped with the request, under readonly=2', async () => {
+    const tsv = Buffer.from('a\t1\nb\t2\na\t3\n');
+    const r = (await executeShardRequest(
+      req({
+        sql: 'SELECT k, sum(x) AS s FROM _stage0 GROUP BY k ORDER BY k',
+        format: 'TabSeparated',
+        tables: [
+          {
+            name: '_stage0',
+            columns: [
+              { name: 'k', type: 'String' },
+              { name: 'x', type: 'UInt32' },
+            ],
+            tsvBase64: tsv.toString('base64'),
+          },
+        ],
+      }),
+      ch,
+      { now },
+    )) as ShardSuccess;
+    expect(Buffer.from(r.raw!, 'base64').toString()).toBe('a\t4\nb\t2\n');
+  });
+
+  it('refuses an answer over the response limit as TOO_LARGE', async () => {
+    const r = (await executeShardRequest(req({ sql: 'SELECT v FROM ev', format: 'TabSeparated' }), ch, { now, maxResponseBytes: 100 })) as ShardFailure;
+    expect(r.ok).toBe(false);
+    expect(r.error.code).toBe('TOO_LARGE');
+  });
+
+  it('refuses a format name that is not an identifier as BAD_REQUEST', async () => {
+    const r = (await executeShardRequest(req({ format: 'JSON FORMAT Native' }), ch, { now })) as ShardFailure;
+    expect(r.error.code).toBe('BAD_REQUEST');
+  });
+});
