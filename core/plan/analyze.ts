@@ -19,6 +19,7 @@ import type { Topology } from '../config/schema.js';
 import type { ResolvedTable } from './types.js';
 import { errorAt } from './position.js';
 import { refuseDangerousFunctions } from './refused-functions.js';
+import { refuseWindowFunctions } from './window-check.js';
 import { resolveTable, splitName, type BoundTable } from './tables.js';
 import type { TableNaming } from './key-ref.js';
 import { isColumnOfMain } from './key-ref.js';
@@ -155,6 +156,7 @@ function denyMessage(what: string, table: string): string {
 export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode): Analysis {
   if (stmt.kind === 'union') throw unsupported(`UNION ${stmt.mode}`, stmt.selects[1] ?? stmt);
   refuseDangerousFunctions(stmt);
+  refuseWindowFunctions(stmt);
   checkSelectShape(stmt, true);
   if (!stmt.from) throw errorAt('UNSUPPORTED', 'a query without FROM reads no distributed table; name one of the configured tables', stmt);
   const from = stmt.from.table;

@@ -64,6 +64,29 @@ export interface FunctionCall extends Base {
   params?: Expr[];
   distinct?: boolean; // count(DISTINCT x)
   operator?: string; // '+', '=', 'IN', 'NOT', 'AND', 'LIKE', 'BETWEEN', '[]', '.', ...
+  /** `f(...) OVER (...)` or `f(...) OVER w`: a window function call. */
+  over?: WindowSpec;
+}
+
+/** One end of a window frame: `UNBOUNDED PRECEDING`, `CURRENT ROW`, `<offset> FOLLOWING`, ... */
+export interface FrameBound {
+  type: 'UNBOUNDED PRECEDING' | 'UNBOUNDED FOLLOWING' | 'CURRENT ROW' | 'PRECEDING' | 'FOLLOWING';
+  /** The offset of `n PRECEDING` / `n FOLLOWING`. */
+  offset?: Expr;
+}
+
+/**
+ * A window: `OVER w` (only `name`), or `OVER ([base] [PARTITION BY ...] [ORDER BY ...] [frame])`.
+ * A one-ended frame (`ROWS 2 PRECEDING`) is stored as ClickHouse reads it: BETWEEN that AND CURRENT ROW.
+ */
+export interface WindowSpec {
+  /** `OVER w`: a window of the WINDOW clause, by name. */
+  name?: string;
+  /** `OVER (w ORDER BY ...)`: the named window this one extends. */
+  base?: string;
+  partitionBy?: Expr[];
+  orderBy?: OrderItem[];
+  frame?: { unit: 'ROWS' | 'RANGE'; start: FrameBound; end: FrameBound };
 }
 
 /** `(SELECT ...)` used as an expression or as the right side of IN. */
@@ -222,10 +245,12 @@ export interface SelectQuery {
   prewhere?: Expr;
   where?: Expr;
   groupBy?: Expr[];
-  /** GROUP BY ... WITH ROLLUP/CUBE (parsed; the planner refuses them). */
+  /** GROUP BY ... WITH ROLLUP/CUBE (the fast path refuses them; the two-stage path runs them in its final stage). */
   groupByModifier?: 'ROLLUP' | 'CUBE';
   withTotals: boolean;
   having?: Expr;
+  /** `WINDOW w AS (...), v AS (...)`: named windows for `OVER w`. */
+  window?: { name: string; spec: WindowSpec }[];
   orderBy?: OrderItem[];
   limitBy?: LimitByClause;
   limit?: LimitClause;

@@ -6,6 +6,7 @@
 // Verified against chdb (ClickHouse 26.7) in test/integration/sql/column-names.test.ts.
 
 import type { Expr, Literal, SelectQuery, TableExpr } from './ast.js';
+import { formatWindow } from './window.js';
 
 export interface NameOptions {
   /**
@@ -79,7 +80,8 @@ export function formatForName(e: Expr, opts: NameOptions = {}): string {
       // `sum(DISTINCT x)` is the function sumDistinct in ClickHouse's AST.
       const name = e.distinct ? `${e.name}Distinct` : e.name;
       const args = `(${names(e.args)})`;
-      return e.params ? `${name}(${names(e.params)})${args}` : `${name}${args}`;
+      const call = e.params ? `${name}(${names(e.params)})${args}` : `${name}${args}`;
+      return e.over ? `${call} OVER ${formatWindow(e.over, columnName, (n) => n, true)}` : call;
     }
     case 'subquery':
       // ClickHouse numbers scalar subqueries by their place in the analyzed query (`_subquery_2`);

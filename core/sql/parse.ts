@@ -27,8 +27,10 @@ import type {
   SettingItem,
   TableExpr,
   UnionQuery,
+  WindowSpec,
   WithItem,
 } from './ast.js';
+import { EXTRACT_FUNCTIONS, type FrameBound } from './window.js';
 import { positionAt, tokenize, type Token } from './lexer.js';
 
 export interface ParseOptions {
@@ -530,7 +532,16 @@ class Parser {
       q.withTotals = true;
     }
     if (this.acceptKw('HAVING')) q.having = this.parseExprWithAlias();
-    if (this.isKw('WINDOW')) throw this.unsupported('WINDOW clause');
+    if (this.isKw('WINDOW')) {
+      this.i++;
+      q.window = [];
+      do {
+        const name = this.ident('a window name');
+        this.expectKw('AS');
+        this.expectOp('(');
+        q.window.push({ name, spec: this.parseWindowBody() });
+      } while (this.acceptOp(','));
+    }
     if (this.isKw('QUALIFY')) throw this.unsupported('QUALIFY');
     if (this.isKw('ORDER')) {
       this.i++;
@@ -1451,17 +1462,87 @@ class Parser {
       }
       if (this.isKw('RESPECT') || this.isKw('IGNORE')) throw this.unsupported(`${this.t.upper} NULLS`);
       if (this.isKw('FILTER') && this.isOp('(', this.peek())) throw this.unsupported('FILTER (WHERE ...)');
-      if (this.isKw('OVER')) throw this.unsupported('Window functions (OVER)');
-      if (!params && !distinct && name.toLowerCase() === 'tuple' && nameTok.type === 'ident') {
+      const over = this.acceptKw('OVER') ? this.parseOver() : undefined;
+      if (!over && !params && !distinct && name.toLowerCase() === 'tuple' && nameTok.type === 'ident') {
         return { kind: 'tuple', items: args, explicit: true, pos: this.pos(nameTok) };
       }
       const f: FunctionCall = { kind: 'function', name, args, pos: this.pos(nameTok) };
       if (params) f.params = params;
       if (distinct) f.distinct = true;
+      if (over) f.over = over;
       void open;
       return f;
     } finally {
     }
+  }
+
+  /** After OVER: a window name, or `(` a window body `)`. */
+  private parseOver(): WindowSpec {
+    if (this.acceptOp('(')) return this.parseWindowBody();
+    return { name: this.ident("a window name or '(' after OVER") };
+  }
+
+  /** `[base] [PARTITION BY ...] [ORDER BY ...] [ROWS|RANGE frame] )` (the '(' is consumed). */
+  private parseWindowBody(): WindowSpec {
+    this.enter();
+    const spec: WindowSpec = {};
+    const t = this.t;
+    if ((t.type === 'ident' || t.type === 'qident') && !['PARTITION', 'ORDER', 'ROWS', 'RANGE', 'GROUPS'].includes(t.type === 'ident' ? t.upper : '')) {
+      spec.base = this.ident();
+    }
+    if (this.acceptKw('PARTITION')) {
+      this.expectKw('BY');
+      spec.partitionBy = this.parseExprList(')');
+    }
+    if (this.acceptKw('ORDER')) {
+      this.expectKw('BY');
+      spec.orderBy = this.parseOrderList();
+    }
+    if (this.isKw('GROUPS')) throw this.unsupported('GROUPS window frames');
+    if (this.isKw('ROWS') || this.isKw('RANGE')) {
+      const unit = this.t.upper as 'ROWS' | 'RANGE';
+      this.i++;
+      if (this.acceptKw('BETWEEN')) {
+        const start = this.parseFrameBound();
+        this.expectKw('AND');
+        spec.frame = { unit, start, end: this.parseFrameBound() };
+      } else {
+        // ClickHouse reads `ROWS 2 PRECEDING` as BETWEEN 2 PRECEDING AND CURRENT ROW (and names it so).
+        spec.frame = { unit, start: this.parseFrameBound(), end: { type: 'CURRENT ROW' } };
+      }
+    }
+    this.expectOp(')', "')' closing the window");
+    this.leave();
+    return spec;
+  }
+
+  private parseFrameBound(): FrameBound {
+    if (this.acceptKw('UNBOUNDED')) {
+      if (this.acceptKw('PRECEDING')) return { type: 'UNBOUNDED PRECEDING' };
+      if (this.acceptKw('FOLLOWING')) return { type: 'UNBOUNDED FOLLOWING' };
+      throw this.error('PRECEDING or FOLLOWING');
+    }
+    if (this.acceptKw('CURRENT')) {
+      this.expectKw('ROW');
+      return { type: 'CURRENT ROW' };
+    }
+    const offset = this.parseExpr();
+    if (this.acceptKw('PRECEDING')) return { type: 'PRECEDING', offset };
+    if (this.acceptKw('FOLLOWING')) return { type: 'FOLLOWING', offset };
+    throw this.error('PRECEDING or FOLLOWING');
+  }
+
+  /** `EXTRACT(unit FROM x)`: the function ClickHouse reads it as (`EXTRACT(MINUTE FROM t)` is toMinute(t)). */
+  private parseExtract(t: Token): Expr {
+    const u = this.peek(2);
+    const fn = u.type === 'ident' ? EXTRACT_FUNCTIONS[INTERVAL_UNITS[u.upper] ?? ''] : undefined;
+    if (!fn) throw this.error('a unit (SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER, YEAR, ...) for EXTRACT', u);
+    this.i += 4; // EXTRACT ( unit FROM
+    this.enter();
+    const arg = this.parseExprWithAlias();
+    this.leave();
+    this.expectOp(')');
+    return { kind: 'function', name: fn, args: [arg], pos: this.pos(t) };
   }
 
   private parseCase(): Expr {
@@ -1566,6 +1647,7 @@ class Parser {
 
   /** EXTRACT(unit FROM x), SUBSTRING(s FROM a FOR b), TRIM(...), POSITION(a IN b): only the plain call forms. */
   private parseSpecialCall(t: Token): Expr {
+    if (t.upper === 'EXTRACT' && this.isKw('FROM', this.peek(3))) return this.parseExtract(t);
     // Look for the SQL-standard keyword forms inside; refuse them, else parse as a plain call.
     let k = 2;
     let depth = 0;

@@ -7,6 +7,7 @@
 import type { CaseExpr, Expr, FunctionCall, JoinClause, OrderItem, SelectQuery, SelectStatement, SettingItem, TableExpr } from './ast.js';
 import { NON_ALIAS_KEYWORDS } from './parse.js';
 import { backquote, quoteStringLiteral } from './quote.js';
+import { formatWindow } from './window.js';
 
 // Precedence levels, higher binds tighter (ClickHouse's operator table).
 const P_LAMBDA = 1;
@@ -77,7 +78,7 @@ def('NOT BETWEEN', 'or', 2, P_BETWEEN, 'between');
 /** The infix form of a call, or undefined when it must print as `name(args)`. */
 function infixOf(f: FunctionCall): Infix | undefined {
   const op = f.operator;
-  if (op === undefined || f.params || f.distinct) return undefined;
+  if (op === undefined || f.params || f.distinct || f.over) return undefined;
   if (op === '-') {
     if (f.name === 'negate' && f.args.length === 1) return { prec: P_UNARY, kind: 'prefix', word: '-' };
     if (f.name === 'minus' && f.args.length === 2) return { prec: P_ADD, kind: 'binary', word: '-' };
@@ -322,7 +323,8 @@ function printCall(f: FunctionCall): string {
   }
   const name = quoteFunctionName(f.name);
   const args = (f.distinct ? 'DISTINCT ' : '') + callArgs(f.args);
-  return f.params ? `${name}(${callArgs(f.params)})(${args})` : `${name}(${args})`;
+  const call = f.params ? `${name}(${callArgs(f.params)})(${args})` : `${name}(${args})`;
+  return f.over ? `${call} OVER ${formatWindow(f.over, aliased, quoteIdent, false)}` : call;
 }
 
 // The base of `x[i]`, `x.1`, `x::T`: negative literals need parentheses (`(-1)[1]`), as does
@@ -417,6 +419,7 @@ function printQuery(q: SelectQuery): string {
   }
   if (q.withTotals) out += ' WITH TOTALS';
   if (q.having) out += ' HAVING ' + aliased(q.having);
+  if (q.window?.length) out += ' WINDOW ' + q.window.map((w) => `${quoteIdent(w.name)} AS ${formatWindow(w.spec, aliased, quoteIdent, false)}`).join(', ');
   if (q.orderBy) out += ' ORDER BY ' + q.orderBy.map(printOrder).join(', ');
   if (q.limitBy) {
     out += ' LIMIT ' + (q.limitBy.offset ? `${limitValue(q.limitBy.offset)}, ` : '') + limitValue(q.limitBy.limit);

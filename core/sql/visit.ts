@@ -8,6 +8,7 @@
 
 import { cloneAst } from './ast.js';
 import type { Expr, JoinClause, OrderItem, Pos, SelectQuery, SelectStatement, TableExpr } from './ast.js';
+import { mapWindow, windowExprs } from './window.js';
 
 export interface VisitOptions {
   /** Also visit expressions inside subqueries (`(SELECT ...)` expressions and FROM/JOIN subqueries). */
@@ -47,6 +48,7 @@ export function childrenOf(e: Expr): Expr[] {
     case 'tuple':
       return e.items;
     case 'function':
+      if (e.over) return [...(e.params ?? []), ...e.args, ...windowExprs(e.over)];
       return e.params ? [...e.params, ...e.args] : e.args;
     case 'case': {
       const out: Expr[] = [];
@@ -151,8 +153,9 @@ function rebuild(e: Expr, fn: RewriteFn, copy: CopyMode | undefined): Expr {
     case 'function': {
       const args = list(e.args);
       const params = e.params ? list(e.params) : undefined;
-      if (!copy && args === e.args && params === e.params) return e;
-      out = { ...e, args, ...(params ? { params } : {}) };
+      const over = e.over ? mapWindow(e.over, m, copy !== undefined) : undefined;
+      if (!copy && args === e.args && params === e.params && over === e.over) return e;
+      out = { ...e, args, ...(params ? { params } : {}), ...(over ? { over } : {}) };
       break;
     }
     case 'case': {
@@ -250,6 +253,7 @@ export type Clause =
   | 'where'
   | 'groupBy'
   | 'having'
+  | 'window'
   | 'orderBy'
   | 'limitBy'
   | 'limit'
@@ -283,6 +287,7 @@ export function exprsOfSelect(q: SelectQuery): { clause: Clause; expr: Expr }[] 
   add('where', q.where);
   for (const e of q.groupBy ?? []) add('groupBy', e);
   add('having', q.having);
+  for (const w of q.window ?? []) for (const e of windowExprs(w.spec)) add('window', e);
   for (const o of q.orderBy ?? []) add('orderBy', o.expr);
   if (q.limitBy) {
     add('limitBy', q.limitBy.limit);
@@ -365,6 +370,7 @@ export function mapSelectExprs(q: SelectQuery, fn: (e: Expr, clause: Clause) => 
   if (q.where) out.where = fn(q.where, 'where');
   if (q.groupBy) out.groupBy = q.groupBy.map((e) => fn(e, 'groupBy'));
   if (q.having) out.having = fn(q.having, 'having');
+  if (q.window) out.window = q.window.map((w) => ({ name: w.name, spec: mapWindow(w.spec, (e) => fn(e, 'window'), !share) }));
   if (q.orderBy) out.orderBy = q.orderBy.map((o): OrderItem => ({ ...o, expr: fn(o.expr, 'orderBy') }));
   if (q.limitBy) {
     out.limitBy = { limit: fn(q.limitBy.limit, 'limitBy'), by: q.limitBy.by.map((e) => fn(e, 'limitBy')) };

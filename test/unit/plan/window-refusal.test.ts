@@ -1,0 +1,38 @@
+// The fast path has no window-function evaluator: a window function or WINDOW clause is refused
+// as UNSUPPORTED with the position of the call, before any shard is asked (the two-stage path
+// answers such queries).
+import { describe, expect, it } from 'vitest';
+import { planQuery } from '../../../core/plan/index.js';
+import type { ScatterError } from '../../../core/errors.js';
+import { testTopology } from './fixtures.js';
+
+async function refusal(sql: string): Promise<ScatterError> {
+  try {
+    await planQuery(sql, testTopology());
+  } catch (e) {
+    return e as ScatterError;
+  }
+  throw new Error(`planned: ${sql}`);
+}
+
+describe('fast path: window functions stay refused', () => {
+  const cases: [string, { line: number; column: number }][] = [
+    ['SELECT sum(value) OVER (PARTITION BY sensor) FROM analytics.events_dist', { line: 1, column: 8 }],
+    ['SELECT sensor,\n  rank() OVER w FROM analytics.events_dist WINDOW w AS (ORDER BY ts)', { line: 2, column: 3 }],
+    ['SELECT count() FROM analytics.events_dist WHERE value IN (SELECT max(number) OVER () FROM numbers(3))', { line: 1, column: 66 }],
+    ['SELECT sensor, sum(count()) OVER (ORDER BY sensor) FROM analytics.events_dist GROUP BY sensor', { line: 1, column: 16 }],
+  ];
+  for (const [sql, position] of cases) {
+    it(sql, async () => {
+      const e = await refusal(sql);
+      expect(e.code).toBe('UNSUPPORTED');
+      expect(e.message).toMatch(/Window functions \(OVER\)/);
+      expect(e.position).toEqual(position);
+    });
+  }
+  it('a WINDOW clause nobody uses is refused too', async () => {
+    const e = await refusal('SELECT sensor FROM analytics.events_dist WINDOW w AS (ORDER BY ts)');
+    expect(e.code).toBe('UNSUPPORTED');
+    expect(e.message).toMatch(/WINDOW clause/);
+  });
+});
