@@ -17,6 +17,12 @@ export interface StageLeaf {
   name: string;
   /** The first stage, over the DISTRIBUTED table (the per-shard rewrite renames it). No FORMAT, no SETTINGS. */
   query: SelectQuery;
+  /**
+   * 'local': plan the per-shard rewrite with distributed_product_mode = 'local', so the leaf's plain
+   * IN subqueries (and JOINs) read each shard's own tables. Set for a local IN (both sides sharded
+   * alike: exact, see notes) or when the request asked for 'local'. Absent: the request's mode.
+   */
+  distributedProductMode?: 'local';
 }
 
 export interface TwoStagePlan {

@@ -1,0 +1,63 @@
+// Before a SELECT is split between the stages, every alias is replaced by what it names, as
+// ClickHouse resolves them (aliases are visible in every clause, and win over columns of the same
+// name): `WITH expr AS x` items, `expr AS x` anywhere in the query, and positional GROUP BY /
+// ORDER BY / LIMIT BY (`GROUP BY 1` is the first column, ClickHouse 26's default). The result has no
+// aliases left (except ARRAY JOIN's, which name new columns), so the stages can alias freely.
+import type { Expr, SelectQuery } from '../../sql/ast.js';
+import { exprsOfSelect, mapExpr, mapSelectExprs, walkExpr } from '../../sql/visit.js';
+
+/** The query with aliases and WITH expressions inlined; CTE items (`name AS (SELECT ...)`) are kept. */
+export function expandAliases(q: SelectQuery): SelectQuery {
+  const defs = new Map<string, Expr>();
+  const arrayJoinNames = new Set((q.from?.arrayJoin?.exprs ?? []).map((e) => e.alias).filter((a): a is string => a !== undefined));
+  for (const w of q.with ?? []) if (!w.cte && !defs.has(w.name)) defs.set(w.name, w.expr);
+  for (const { clause, expr } of exprsOfSelect(q)) {
+    if (clause === 'with' || clause === 'arrayJoin') continue;
+    walkExpr(expr, (e) => {
+      if (e.alias !== undefined && !defs.has(e.alias) && !arrayJoinNames.has(e.alias)) defs.set(e.alias, e);
+      return e.kind !== 'lambda';
+    });
+  }
+
+  const expand = (e: Expr, scope: ReadonlySet<string>, expanding: ReadonlySet<string>): Expr =>
+    mapExpr(e, (x) => {
+      if (x.kind === 'column' && x.parts.length === 1) {
+        const name = x.parts[0]!;
+        const def = defs.get(name);
+        if (def && !scope.has(name) && !expanding.has(name)) return expand(def, scope, new Set([...expanding, name]));
+        return undefined;
+      }
+      if (x.kind === 'lambda') return { ...x, params: [...x.params], body: expand(x.body, new Set([...scope, ...x.params]), expanding) };
+      // An aliased node is expanded under its own name: `sum(x) AS x` reads the column x inside.
+      if (x.alias !== undefined && defs.get(x.alias) === x && !expanding.has(x.alias))
+        return expand({ ...x, alias: undefined } as Expr, scope, new Set([...expanding, x.alias]));
+      return undefined;
+    });
+  const none = new Set<string>();
+  const out = mapSelectExprs(q, (e, clause) => (clause === 'arrayJoin' ? e : stripAliases(expand(e, none, none))));
+  const cte = (q.with ?? []).filter((w) => w.cte);
+  if (cte.length) out.with = cte;
+  else delete out.with;
+
+  // Positional arguments refer to the SELECT list (ClickHouse 26: enable_positional_arguments = 1).
+  const positional = (e: Expr): Expr => {
+    if (e.kind !== 'literal' || e.type !== 'integer' || !/^\d+$/.test(e.value)) return e;
+    const n = Number(e.value);
+    const col = out.columns[n - 1];
+    return n >= 1 && col && col.kind !== 'asterisk' ? col : e;
+  };
+  if (out.groupBy) out.groupBy = out.groupBy.map(positional);
+  if (out.orderBy) out.orderBy = out.orderBy.map((o) => ({ ...o, expr: positional(o.expr) }));
+  if (out.limitBy) out.limitBy = { ...out.limitBy, by: out.limitBy.by.map(positional) };
+  return out;
+}
+
+/** A copy of `e` with no alias on any node (subqueries keep theirs: they are their own scope). */
+export function stripAliases(e: Expr): Expr {
+  const copy = mapExpr(e, () => undefined);
+  walkExpr(copy, (x) => {
+    delete x.alias;
+    return undefined;
+  });
+  return copy;
+}

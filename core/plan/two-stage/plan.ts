@@ -1,0 +1,253 @@
+// The general path's planner: any SELECT a Distributed table answers becomes leaves (what every
+// shard computes, each read by the final stage as a temporary table `_stage<i>`) and one final
+// SELECT over them that a ClickHouse engine runs (docs/architecture.md#two-stage-execution).
+//   ctes.ts (WITH name AS (subquery) inlined) -> per SELECT: over a distributed table, split it
+//   (aliases.ts, split-select.ts); over a subquery, plan the subquery and run the outer SELECT in
+//   the final stage; UNION branches one by one. Subqueries inside a distributed SELECT: local IN
+//   (local-in.ts), GLOBAL IN (shipped by the ordinary GLOBAL machinery), or refused.
+import type { Expr, FunctionCall, JoinClause, SelectQuery, SelectStatement, TableExpr } from '../../sql/ast.js';
+import { columnName, qualifiersOf } from '../../sql/names.js';
+import { printExpr, printSelect } from '../../sql/print.js';
+import { mapClausesShared, rewriteExpr, walkStatement } from '../../sql/visit.js';
+import type { Topology } from '../../config/schema.js';
+import { errorAt } from '../position.js';
+import { lookupTable, refName, resolveTable, splitName, type BoundTable } from '../tables.js';
+import type { StageLeaf, TwoStagePlan } from './types.js';
+import { inlineCtes } from './ctes.js';
+import { expandAliases } from './aliases.js';
+import { isAggregating, splitAggregating, splitRows } from './split-select.js';
+import { localInReason, type MainOf } from './local-in.js';
+
+export interface TwoStageOptions {
+  /** As ClickHouse's distributed_product_mode, for plain IN / JOIN over another distributed table that is not a local IN. */
+  distributedProductMode?: 'deny' | 'local' | 'global';
+}
+
+interface Ctx {
+  topo: Topology;
+  mode: 'deny' | 'local' | 'global';
+  leaves: StageLeaf[];
+  notes: string[];
+}
+
+const unsupported = (what: string, node?: { pos?: import('../../sql/ast.js').Pos }) => errorAt('UNSUPPORTED', `${what} is not supported`, node);
+const IN_NAMES = new Set(['in', 'notIn', 'globalIn', 'globalNotIn']);
+
+export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoStageOptions = {}): TwoStagePlan {
+  const ctx: Ctx = { topo, mode: opts.distributedProductMode ?? 'deny', leaves: [], notes: [] };
+  const top: SelectStatement = { ...stmt };
+  delete top.format;
+  delete top.settings;
+  if (top.kind === 'union') top.selects = top.selects.map((q, i) => (i === top.selects.length - 1 ? { ...q, settings: undefined, format: undefined } : q));
+  const final = planStatement(inlineCtes(top), ctx);
+  if (ctx.leaves.length === 0) throw errorAt('UNSUPPORTED', 'a query that reads no distributed table; name one of the configured tables', stmt);
+  const finalSql = printSelect(final);
+  ctx.notes.push(`final stage: one ClickHouse engine runs ${finalSql.length > 300 ? finalSql.slice(0, 297) + '...' : finalSql}`);
+  return { leaves: ctx.leaves, finalSql, notes: ctx.notes };
+}
+
+function planStatement(s: SelectStatement, ctx: Ctx): SelectStatement {
+  if (s.kind === 'union') {
+    ctx.notes.push(`UNION ${s.mode}: each branch is planned on its own; the final stage runs the UNION`);
+    return { ...s, selects: s.selects.map((q) => planSelect(q, ctx)) };
+  }
+  return planSelect(s, ctx);
+}
+
+function planSelect(q: SelectQuery, ctx: Ctx): SelectQuery {
+  if (q.distinctOn) throw unsupported('SELECT DISTINCT ON', q.distinctOn[0] ?? q);
+  const t = q.from?.table;
+  if (t?.kind === 'table') {
+    const bound = lookupTable(ctx.topo, refName(t)) ?? resolveTable(ctx.topo, t);
+    return planDistributed(q, t, bound, ctx);
+  }
+  if (t?.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
+  // Over a subquery (or no table): the inner statements are planned; this SELECT runs in the final stage.
+  const out = planFinalSubqueries(q, ctx);
+  if (out.from) {
+    out.from = { ...out.from, table: planFinalTable(out.from.table, ctx), joins: out.from.joins.map((j) => ({ ...j, table: planFinalTable(j.table, ctx) })) };
+  }
+  return out;
+}
+
+/** A FROM/JOIN table of a final-stage SELECT: a subquery is planned; a distributed table is read whole (`SELECT *`). */
+function planFinalTable(t: TableExpr, ctx: Ctx): TableExpr {
+  if (t.kind === 'subqueryTable') return { ...t, query: planStatement(t.query, ctx) };
+  if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
+  const bound = resolveTable(ctx.topo, t);
+  const d = splitName(bound.distributed);
+  const all: SelectQuery = {
+    kind: 'select',
+    distinct: false,
+    columns: [{ kind: 'asterisk' }],
+    from: { table: { ...t, alias: undefined }, joins: [] },
+    withTotals: false,
+  };
+  if (t.pos) all.pos = t.pos;
+  ctx.notes.push(`${bound.distributed} joined in the final stage: its rows are read whole from the shards`);
+  return { kind: 'subqueryTable', query: planSelect(all, ctx), alias: t.alias ?? d.table, ...(t.pos ? { pos: t.pos } : {}) };
+}
+
+/** Subqueries in the expressions of a final-stage SELECT: those that read a distributed table are planned too. */
+function planFinalSubqueries(q: SelectQuery, ctx: Ctx): SelectQuery {
+  return mapClausesShared(q, (e) =>
+    rewriteExpr(e, (x): Expr | undefined => {
+      if (x.kind === 'function' && IN_NAMES.has(x.name) && x.args[1]?.kind === 'column') {
+        const b = lookupTable(ctx.topo, x.args[1].parts.join('.'));
+        if (b) throw unsupported(`IN ${b.distributed} (a table name) in the final stage; write IN (SELECT column FROM ${b.distributed})`, x.args[1]);
+      }
+      if (x.kind !== 'subquery') return undefined;
+      return readsDistributed(x.query, ctx.topo) ? { ...x, query: planStatement(x.query, ctx) } : x;
+    }),
+  );
+}
+
+export function readsDistributed(s: SelectStatement, topo: Topology): boolean {
+  let found = false;
+  const visitTable = (t: TableExpr): void => {
+    if (t.kind === 'table' && lookupTable(topo, refName(t))) found = true;
+    if (t.kind === 'subqueryTable' && readsDistributed(t.query, topo)) found = true;
+  };
+  for (const q of s.kind === 'union' ? s.selects : [s]) {
+    if (q.from) [q.from.table, ...q.from.joins.map((j) => j.table)].forEach(visitTable);
+  }
+  walkStatement(
+    s,
+    (e) => {
+      if (e.kind === 'subquery' && readsDistributed(e.query, topo)) found = true;
+      if (e.kind === 'function' && IN_NAMES.has(e.name) && e.args[1]?.kind === 'column' && lookupTable(topo, e.args[1].parts.join('.'))) found = true;
+      return !found;
+    },
+    {},
+  );
+  return found;
+}
+
+function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound: BoundTable, ctx: Ctx): SelectQuery {
+  const quals = qualifiersOf(q);
+  const names = q.columns.map((c) => (c.kind === 'asterisk' ? '*' : columnName(c, { qualifiers: quals })));
+  const d = splitName(bound.distributed);
+  const main: MainOf = { bound, naming: { database: d.database, table: d.table, ...(t.alias ? { alias: t.alias } : {}) } };
+  const expanded = expandAliases(q);
+  const leafName = `_stage${ctx.leaves.length}`;
+  // Reserve the leaf's slot now: subqueries planned below may add leaves of their own.
+  const slot = ctx.leaves.push({ name: leafName, query: expanded }) - 1;
+  const split = isAggregating(expanded) ? splitAggregating(expanded, names, leafName) : splitRows(expanded, names, leafName);
+  const shard = leafSubqueries(split.leaf, main, ctx, leafName);
+  const leaf: StageLeaf = { name: leafName, query: shard.query };
+  if (shard.local) leaf.distributedProductMode = 'local';
+  ctx.leaves[slot] = leaf;
+  ctx.notes.push(`${leafName}: each shard runs ${printSelect(shard.query)}`);
+  for (const n of split.notes) ctx.notes.push(`${leafName}: ${n}`);
+  return planFinalSubqueries(split.final, ctx);
+}
+
+/**
+ * A leaf's subqueries and JOINs: table-less ones run on the shard; GLOBAL ones keep the ordinary
+ * GLOBAL machinery (run once, shipped); a plain IN that is a local IN runs on the shard (exact);
+ * others follow distributed_product_mode. Scalar subqueries over a distributed table are refused.
+ */
+function leafSubqueries(q: SelectQuery, main: MainOf, ctx: Ctx, leafName: string): { query: SelectQuery; local: boolean } {
+  let local = false;
+  const deny = (what: string, table: string, node: { pos?: import('../../sql/ast.js').Pos }) =>
+    errorAt(
+      'UNSUPPORTED',
+      `${what} reads the distributed table ${table}: each shard would see only its own part of it (distributed_product_mode = 'deny'). ` +
+        "Write GLOBAL IN / GLOBAL JOIN, or set distributed_product_mode to 'global' or 'local'",
+      node,
+    );
+  const out = mapClausesShared(q, (e) =>
+    rewriteExpr(e, (x): Expr | undefined => {
+      if (x.kind === 'subquery') {
+        const reads = distributedTables(x.query, ctx.topo);
+        if (reads.length) throw unsupported(`a scalar subquery over the distributed table ${reads[0]} inside a SELECT over a distributed table`, x);
+        return x;
+      }
+      if (x.kind !== 'function' || !IN_NAMES.has(x.name) || x.args.length !== 2) return undefined;
+      const rhs = x.args[1]!;
+      const reads =
+        rhs.kind === 'subquery' ? distributedTables(rhs.query, ctx.topo) : rhs.kind === 'column' ? distributedTables(inTable(rhs.parts), ctx.topo) : [];
+      if (reads.length === 0) return undefined;
+      if (x.name.startsWith('global')) {
+        ctx.notes.push(
+          `${leafName}: ${printExpr(x.args[0]!)} GLOBAL ${x.name === 'globalIn' ? 'IN' : 'NOT IN'} ${reads[0]}: the subquery runs once and its rows ship to every shard`,
+        );
+        return SKIP_NODE(x);
+      }
+      const why = localInReason(x.args[0]!, rhs, main, ctx.topo);
+      if (why) {
+        local = true;
+        ctx.notes.push(`${leafName}: ${why}`);
+        return SKIP_NODE(x);
+      }
+      if (ctx.mode === 'deny') throw deny(x.name === 'in' ? 'IN with a right side that' : 'NOT IN with a right side that', reads[0]!, x);
+      if (ctx.mode === 'local') {
+        local = true;
+        ctx.notes.push(`${leafName}: ${printExpr(x.args[0]!)} IN over ${reads[0]} reads each shard's local table (distributed_product_mode = 'local')`);
+        return SKIP_NODE(x);
+      }
+      const g: FunctionCall = { ...x, name: x.name === 'in' ? 'globalIn' : 'globalNotIn' };
+      if (x.operator) g.operator = x.name === 'in' ? 'GLOBAL IN' : 'GLOBAL NOT IN';
+      ctx.notes.push(`${leafName}: ${printExpr(x.args[0]!)} IN over ${reads[0]} runs as GLOBAL IN (distributed_product_mode = 'global')`);
+      return g;
+    }),
+  );
+  if (out.from) {
+    out.from = {
+      ...out.from,
+      joins: out.from.joins.map((j): JoinClause => {
+        const reads =
+          j.table.kind === 'table'
+            ? distributedTables(inTable([...(j.table.database ? [j.table.database] : []), j.table.table]), ctx.topo)
+            : j.table.kind === 'subqueryTable'
+              ? distributedTables(j.table.query, ctx.topo)
+              : [];
+        if (j.table.kind === 'tableFunction') throw unsupported(`table function ${j.table.name}()`, j.table);
+        if (reads.length === 0 || j.global) return j;
+        if (ctx.mode === 'deny') throw deny('JOIN with a right side that', reads[0]!, j.pos ? j : j.table);
+        if (ctx.mode === 'local') {
+          local = true;
+          return j;
+        }
+        return { ...j, global: true };
+      }),
+    };
+  }
+  return { query: out, local };
+}
+
+// rewriteExpr keeps a node returned as-is without descending into it.
+const SKIP_NODE = (x: Expr): Expr => x;
+
+function inTable(parts: string[]): SelectStatement {
+  const table = parts[parts.length - 1]!;
+  return {
+    kind: 'select',
+    distinct: false,
+    columns: [{ kind: 'asterisk' }],
+    from: { table: { kind: 'table', table, ...(parts.length === 2 ? { database: parts[0]! } : {}) }, joins: [] },
+    withTotals: false,
+  };
+}
+
+/** The distributed tables a statement reads, at any depth. */
+function distributedTables(s: SelectStatement, topo: Topology): string[] {
+  const out: string[] = [];
+  const visitTable = (t: TableExpr): void => {
+    if (t.kind === 'table') {
+      const b = lookupTable(topo, refName(t));
+      if (b) out.push(b.distributed);
+    }
+    if (t.kind === 'subqueryTable') out.push(...distributedTables(t.query, topo));
+  };
+  for (const q of s.kind === 'union' ? s.selects : [s]) if (q.from) [q.from.table, ...q.from.joins.map((j) => j.table)].forEach(visitTable);
+  walkStatement(s, (e) => {
+    if (e.kind === 'subquery') out.push(...distributedTables(e.query, topo));
+    if (e.kind === 'function' && IN_NAMES.has(e.name) && e.args[1]?.kind === 'column') {
+      const b = lookupTable(topo, e.args[1].parts.join('.'));
+      if (b) out.push(b.distributed);
+    }
+    return undefined;
+  });
+  return out;
+}
