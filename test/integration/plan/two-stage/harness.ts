@@ -84,8 +84,8 @@ export function onAllRows(sql: string): string {
 function splitHeader(bytes: Buffer): { columns: { name: string; type: string }[]; body: Buffer } {
   const nl1 = bytes.indexOf(10);
   const nl2 = bytes.indexOf(10, nl1 + 1);
-  const unescape = (s: string) => s.replace(/\\(.)/g, (_m, c: string) => ({ t: '\t', n: '\n', '\\': '\\' })[c] ?? c);
-  const names = bytes.subarray(0, nl1).toString().split('\t').map(unescape);
+  const unTsv = (s: string) => s.replace(/\\(.)/g, (_m, c: string) => ({ t: '\t', n: '\n', '\\': '\\' })[c] ?? c);
+  const names = bytes.subarray(0, nl1).toString().split('\t').map(unTsv);
   const types = bytes
     .subarray(nl1 + 1, nl2)
     .toString()
