@@ -123,7 +123,18 @@ export function readsDistributed(s: SelectStatement, topo: Topology): boolean {
   return found;
 }
 
+// The stages name their columns _k<i> (keys), _a<i> (states) and _c<i> (row values).
+const RESERVED = /^_[kac]\d+$/;
+
+function refuseReservedNames(q: SelectQuery): void {
+  walkStatement(q, (e) => {
+    const name = e.alias ?? (e.kind === 'column' ? e.parts[e.parts.length - 1] : undefined);
+    if (name !== undefined && RESERVED.test(name)) throw unsupported(`the name ${name} (reserved for the two-stage plan's columns _k<i>, _a<i>, _c<i>)`, e);
+  });
+}
+
 function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound: BoundTable, ctx: Ctx): SelectQuery {
+  refuseReservedNames(q);
   const quals = qualifiersOf(q);
   const names = q.columns.map((c) => (c.kind === 'asterisk' ? '*' : columnName(c, { qualifiers: quals })));
   const d = splitName(bound.distributed);

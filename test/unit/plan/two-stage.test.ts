@@ -1,0 +1,137 @@
+// The two-stage planner without an engine: what travels between the stages, the final stage's SQL,
+// the notes /explain shows, and every refusal (UNSUPPORTED or QUERY_ERROR naming the construct and
+// where it is). Results are checked against ClickHouse in test/integration/plan/two-stage-*.test.ts.
+import { describe, expect, it } from 'vitest';
+import type { ScatterError } from '../../../core/errors.js';
+import { planTwoStage } from '../../../core/plan/two-stage/plan.js';
+import { parseSelect } from '../../../core/sql/parse.js';
+import { printSelect } from '../../../core/sql/print.js';
+import { testTopology } from './fixtures.js';
+
+const topo = testTopology();
+const plan = (sql: string, mode?: 'deny' | 'local' | 'global') => planTwoStage(parseSelect(sql), topo, mode ? { distributedProductMode: mode } : {});
+const leafSql = (sql: string) => plan(sql).leaves.map((l) => printSelect(l.query));
+
+function refusal(sql: string): ScatterError {
+  try {
+    plan(sql);
+  } catch (e) {
+    return e as ScatterError;
+  }
+  throw new Error(`planned: ${sql}`);
+}
+
+describe('aggregates travel as states', () => {
+  it('keys and states in the leaf, -Merge and everything else in the final stage', () => {
+    const p = plan(
+      'SELECT sensor, count() AS c, quantile(0.9)(value), count(DISTINCT user_id), sumIf(value, value > 1) FROM analytics.events_dist WHERE ts > 0 GROUP BY sensor WITH ROLLUP WITH TOTALS HAVING c > 1 ORDER BY c DESC LIMIT 10',
+    );
+    expect(p.leaves.map((l) => l.name)).toEqual(['_stage0']);
+    expect(printSelect(p.leaves[0]!.query)).toBe(
+      'SELECT sensor AS _k0, countState() AS _a0, quantileState(0.9)(value) AS _a1, uniqExactState(user_id) AS _a2, sumIfState(value, value > 1) AS _a3 FROM analytics.events_dist WHERE ts > 0 GROUP BY _k0',
+    );
+    expect(p.finalSql).toBe(
+      'SELECT _k0 AS sensor, countMerge(_a0) AS c, quantileMerge(0.9)(_a1) AS `quantile(0.9)(value)`, uniqExactMerge(_a2) AS `countDistinct(user_id)`, ' +
+        'sumIfMerge(_a3) AS `sumIf(value, greater(value, 1))` FROM _stage0 GROUP BY _k0 WITH ROLLUP WITH TOTALS HAVING countMerge(_a0) > 1 ORDER BY countMerge(_a0) DESC LIMIT 10',
+    );
+    expect(p.notes.join('\n')).toMatch(/aggregates travel as states: countState\(\) AS _a0/);
+    expect(p.notes.join('\n')).toMatch(/final stage: -Merge of the states grouped by the keys, WITH ROLLUP, WITH TOTALS, HAVING, ORDER BY, LIMIT/);
+  });
+  it('identical aggregate calls share one state; SUM is sum; f(DISTINCT x) is fDistinct', () => {
+    expect(leafSql('SELECT SUM(value), sum(value) * 2, sum(DISTINCT value), COUNT() FROM analytics.events_dist')).toEqual([
+      'SELECT sumState(value) AS _a0, sumDistinctState(value) AS _a1, countState() AS _a2 FROM analytics.events_dist',
+    ]);
+  });
+  it('aliases and positions resolve as ClickHouse resolves them', () => {
+    const p = plan('WITH toDate(ts) AS d SELECT d AS day, count() AS c FROM analytics.events_dist GROUP BY 1 ORDER BY c, day');
+    expect(printSelect(p.leaves[0]!.query)).toBe('SELECT toDate(ts) AS _k0, countState() AS _a0 FROM analytics.events_dist GROUP BY _k0');
+    expect(p.finalSql).toBe('SELECT _k0 AS day, countMerge(_a0) AS c FROM _stage0 GROUP BY _k0 ORDER BY countMerge(_a0), _k0');
+  });
+  it('window functions over aggregates run in the final stage', () => {
+    expect(plan('SELECT sensor, rank() OVER (ORDER BY count() DESC) FROM analytics.events_dist GROUP BY sensor').finalSql).toBe(
+      'SELECT _k0 AS sensor, rank() OVER (ORDER BY countMerge(_a0) DESC) AS `rank() OVER (ORDER BY count() DESC)` FROM _stage0 GROUP BY _k0',
+    );
+  });
+});
+
+describe('rows', () => {
+  it('ORDER BY and LIMIT (limit + offset) are pushed down; the final stage re-sorts and cuts', () => {
+    const p = plan('SELECT sensor, value FROM analytics.events_dist WHERE value > 1 ORDER BY value DESC LIMIT 5, 10');
+    expect(printSelect(p.leaves[0]!.query)).toBe('SELECT sensor AS _c0, value AS _c1 FROM analytics.events_dist WHERE value > 1 ORDER BY _c1 DESC LIMIT 15');
+    expect(p.finalSql).toBe('SELECT _c0 AS sensor, _c1 AS value FROM _stage0 ORDER BY _c1 DESC LIMIT 5, 10');
+  });
+  it('window functions keep every row on the way', () => {
+    const p = plan('SELECT sensor, lagInFrame(value, 1) OVER (PARTITION BY sensor ORDER BY ts) FROM analytics.events_dist ORDER BY ts LIMIT 3');
+    expect(printSelect(p.leaves[0]!.query)).toBe('SELECT sensor AS _c0, value AS _c1, ts AS _c2 FROM analytics.events_dist');
+    expect(p.finalSql).toMatch(/lagInFrame\(_c1, 1\) OVER \(PARTITION BY _c0 ORDER BY _c2\)/);
+  });
+});
+
+describe('subqueries, CTEs, UNION, IN', () => {
+  it('a subquery in FROM: the inner SELECT is split, the outer runs in the final stage', () => {
+    const p = plan('WITH t AS (SELECT sensor, count() AS c FROM analytics.events_dist GROUP BY sensor) SELECT max(c) FROM t');
+    expect(p.finalSql).toBe('SELECT max(c) FROM (SELECT _k0 AS sensor, countMerge(_a0) AS c FROM _stage0 GROUP BY _k0) AS t');
+  });
+  it('UNION ALL: one leaf per branch', () => {
+    const p = plan('SELECT sensor FROM analytics.events_dist UNION ALL SELECT name FROM analytics.users_dist');
+    expect(p.leaves.map((l) => l.name)).toEqual(['_stage0', '_stage1']);
+    expect(p.finalSql).toBe('SELECT _c0 AS sensor FROM _stage0 UNION ALL SELECT _c0 AS name FROM _stage1');
+  });
+  it('local IN (same table, same key) stays on the shard and says why it is exact', () => {
+    const p = plan('SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM analytics.events_dist WHERE value > 3)');
+    expect(p.leaves[0]!.distributedProductMode).toBe('local');
+    expect(p.notes.join('\n')).toMatch(/local IN: sensor IN \(subquery over analytics\.events_dist\).*sharded by xxHash64\(String\).*\(exact\)/);
+  });
+  it('not a local IN when the subquery mixes keys across shards', () => {
+    for (const sub of [
+      'SELECT sensor FROM analytics.events_dist ORDER BY value LIMIT 3',
+      'SELECT any(sensor) FROM analytics.events_dist',
+      'SELECT sensor FROM analytics.events_dist GROUP BY sensor, value WITH ROLLUP',
+    ]) {
+      expect(refusal(`SELECT count() FROM analytics.events_dist WHERE sensor IN (${sub})`).message).toMatch(/distributed_product_mode = 'deny'/);
+    }
+    expect(
+      plan('SELECT count() FROM analytics.events_dist WHERE user_id IN (SELECT user_id FROM analytics.users_dist)', 'global').leaves[0]!.query.where,
+    ).toMatchObject({ name: 'globalIn' });
+  });
+});
+
+describe('refusals name the construct and its position', () => {
+  const cases: [string, string, RegExp, { line: number; column: number }][] = [
+    [
+      'SELECT count() FROM analytics.events_dist WHERE value > (SELECT avg(value) FROM analytics.events_dist)',
+      'UNSUPPORTED',
+      /scalar subquery over the distributed table/,
+      { line: 1, column: 57 },
+    ],
+    ['SELECT DISTINCT ON (sensor) sensor FROM analytics.events_dist', 'UNSUPPORTED', /DISTINCT ON/, { line: 1, column: 21 }],
+    ['SELECT count() FROM numbers(10)', 'UNSUPPORTED', /table function numbers\(\)/, { line: 1, column: 21 }],
+    ['SELECT *, value FROM analytics.events_dist', 'UNSUPPORTED', /SELECT \* together with other columns/, { line: 1, column: 8 }],
+    [
+      'SELECT sensor, value FROM analytics.events_dist GROUP BY sensor',
+      'QUERY_ERROR',
+      /Column value is not under an aggregate function/,
+      { line: 1, column: 16 },
+    ],
+    ['SELECT sum(count()) FROM analytics.events_dist', 'QUERY_ERROR', /found inside another aggregate function/, { line: 1, column: 8 }],
+    ['SELECT _a0, count() FROM analytics.events_dist GROUP BY _a0', 'UNSUPPORTED', /the name _a0 \(reserved/, { line: 1, column: 8 }],
+    ['SELECT count() FROM analytics.nope', 'UNKNOWN_TABLE', /unknown table analytics\.nope/, { line: 1, column: 21 }],
+    [
+      'SELECT count() FROM analytics.events_dist WHERE user_id IN (SELECT user_id FROM analytics.users_dist)',
+      'UNSUPPORTED',
+      /distributed_product_mode = 'deny'/,
+      { line: 1, column: 57 },
+    ],
+  ];
+  for (const [sql, code, msg, position] of cases) {
+    it(sql, () => {
+      const e = refusal(sql);
+      expect(e.code).toBe(code);
+      expect(e.message).toMatch(msg);
+      expect(e.position).toEqual(position);
+    });
+  }
+  it('a query that reads no distributed table', () => {
+    expect(refusal('SELECT 1').message).toMatch(/reads no distributed table/);
+  });
+});
