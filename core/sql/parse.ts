@@ -1503,12 +1503,21 @@ class Parser {
       const unit = this.t.upper as 'ROWS' | 'RANGE';
       this.i++;
       if (this.acceptKw('BETWEEN')) {
+        const startTok = this.t;
         const start = this.parseFrameBound();
+        // As ClickHouse's parser: a frame cannot start at UNBOUNDED FOLLOWING or end at UNBOUNDED PRECEDING.
+        if (start.type === 'UNBOUNDED FOLLOWING') throw this.error('a frame start other than UNBOUNDED FOLLOWING', startTok);
         this.expectKw('AND');
-        spec.frame = { unit, start, end: this.parseFrameBound() };
+        const endTok = this.t;
+        const end = this.parseFrameBound();
+        if (end.type === 'UNBOUNDED PRECEDING') throw this.error('a frame end other than UNBOUNDED PRECEDING', endTok);
+        spec.frame = { unit, start, end };
       } else {
         // ClickHouse reads `ROWS 2 PRECEDING` as BETWEEN 2 PRECEDING AND CURRENT ROW (and names it so).
-        spec.frame = { unit, start: this.parseFrameBound(), end: { type: 'CURRENT ROW' } };
+        const startTok = this.t;
+        const start = this.parseFrameBound();
+        if (start.type === 'UNBOUNDED FOLLOWING') throw this.error('a frame start other than UNBOUNDED FOLLOWING', startTok);
+        spec.frame = { unit, start, end: { type: 'CURRENT ROW' } };
       }
     }
     this.expectOp(')', "')' closing the window");

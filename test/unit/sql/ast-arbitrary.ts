@@ -2,7 +2,7 @@
 // ClickHouse function names and spelling, BETWEEN as and(>=, <=) over the same operand, ...),
 // with odd identifiers and aliases sprinkled in to exercise quoting and parenthesization.
 import fc from 'fast-check';
-import type { Expr, JoinClause, OrderItem, SelectQuery, SelectStatement, SettingItem, TableExpr } from '../../../core/sql/ast.js';
+import type { Expr, FrameBound, JoinClause, OrderItem, SelectQuery, SelectStatement, SettingItem, TableExpr, WindowSpec } from '../../../core/sql/ast.js';
 
 const plainName = fc.constantFrom('a', 'b', 'x', 'col_1', 'Sensor', 'ts', 'date', 'value');
 const oddName = fc.oneof(
@@ -32,6 +32,46 @@ const literal: fc.Arbitrary<Expr> = fc.oneof(
   fc.constantFrom('true', 'false').map((v) => ({ kind: 'literal', type: 'bool', value: v }) as Expr),
 );
 const column: fc.Arbitrary<Expr> = fc.array(name, { minLength: 1, maxLength: 3 }).map((parts) => ({ kind: 'column', parts }));
+
+/** `OVER w` or `OVER ([base] [PARTITION BY ...] [ORDER BY ...] [ROWS|RANGE BETWEEN ... AND ...])`. */
+function windowArb(expr: fc.Arbitrary<Expr>): fc.Arbitrary<WindowSpec> {
+  const bound: fc.Arbitrary<FrameBound> = fc.oneof(
+    fc.constantFrom<FrameBound>({ type: 'UNBOUNDED PRECEDING' }, { type: 'UNBOUNDED FOLLOWING' }, { type: 'CURRENT ROW' }),
+    fc
+      .tuple(fc.constantFrom<'PRECEDING' | 'FOLLOWING'>('PRECEDING', 'FOLLOWING'), fc.nat(9))
+      .map(([type, n]) => ({ type, offset: { kind: 'literal', type: 'integer', value: String(n) } }) as FrameBound),
+  );
+  const body = fc
+    .record({
+      base: fc.option(plainName, { freq: 4, nil: undefined }),
+      partitionBy: fc.option(fc.array(expr, { minLength: 1, maxLength: 2 }), { nil: undefined }),
+      orderBy: fc.option(
+        fc.array(fc.tuple(expr, fc.boolean(), fc.option(fc.constantFrom<'FIRST' | 'LAST'>('FIRST', 'LAST'), { nil: undefined })), {
+          minLength: 1,
+          maxLength: 2,
+        }),
+        { nil: undefined },
+      ),
+      // ClickHouse's parser refuses a frame that starts at UNBOUNDED FOLLOWING or ends at UNBOUNDED PRECEDING.
+      frame: fc.option(
+        fc.tuple(
+          fc.constantFrom<'ROWS' | 'RANGE'>('ROWS', 'RANGE'),
+          bound.filter((b) => b.type !== 'UNBOUNDED FOLLOWING'),
+          bound.filter((b) => b.type !== 'UNBOUNDED PRECEDING'),
+        ),
+        { nil: undefined },
+      ),
+    })
+    .map(({ base, partitionBy, orderBy, frame }) => {
+      const w: WindowSpec = {};
+      if (base !== undefined) w.base = base;
+      if (partitionBy) w.partitionBy = partitionBy;
+      if (orderBy) w.orderBy = orderBy.map(([e, desc, nulls]): OrderItem => ({ expr: e, direction: desc ? 'DESC' : 'ASC', ...(nulls ? { nulls } : {}) }));
+      if (frame) w.frame = { unit: frame[0], start: frame[1], end: frame[2] };
+      return w;
+    });
+  return fc.oneof({ weight: 1, arbitrary: plainName.map((n) => ({ name: n })) }, { weight: 3, arbitrary: body });
+}
 
 const BINARY: [string, string][] = [
   ['+', 'plus'],
@@ -126,11 +166,13 @@ export const exprArb: fc.Arbitrary<Expr> = fc.letrec<{ expr: Expr; leaf: Expr }>
             fc.array(tie('expr'), { maxLength: 3 }),
             fc.option(fc.array(tie('expr'), { maxLength: 2 }), { nil: undefined }),
             fc.boolean(),
+            fc.option(windowArb(tie('expr')), { freq: 6, nil: undefined }),
           )
-          .map(([fname, args, params, distinct]) => {
+          .map(([fname, args, params, distinct, over]) => {
             const f: Expr = { kind: 'function', name: fname, args };
             if (params && args.length > 0) f.params = params; // `f(1)()` is not ClickHouse
             if (distinct && args.length > 0) f.distinct = true;
+            if (over) f.over = over;
             return f;
           }),
         fc.array(tie('expr'), { maxLength: 3 }).map((items) => ({ kind: 'array', items }) as Expr),

@@ -194,3 +194,18 @@ describe('messages stay short', () => {
     expect(e.message.length).toBeLessThan(200);
   });
 });
+
+describe('window frames ClickHouse refuses at parse time', () => {
+  for (const sql of [
+    'SELECT sum(a) OVER (ROWS BETWEEN UNBOUNDED FOLLOWING AND CURRENT ROW) FROM t',
+    'SELECT sum(a) OVER (ROWS BETWEEN CURRENT ROW AND UNBOUNDED PRECEDING) FROM t',
+    'SELECT sum(a) OVER (RANGE UNBOUNDED FOLLOWING) FROM t',
+  ]) {
+    it(sql, () => {
+      const e = failure(sql);
+      expect(e.code).toBe('SYNTAX_ERROR');
+      expect(e.message).toMatch(/frame (start|end) other than UNBOUNDED/);
+      expect(e.position?.line).toBe(1);
+    });
+  }
+});
