@@ -89,9 +89,9 @@ export async function singleNodeRunner(engine: JsonEngine, rename?: (t: OracleTa
 }
 
 /** An 18.16 server over HTTP: as written (its Distributed tables), or renamed to tables holding every row. */
-export function http18Runner(url: string, rename?: (t: OracleTable) => string): Runner {
+export function http18Runner(url: string, rename?: (t: OracleTable) => string, settings: Record<string, string | number> = {}): Runner {
   return async (sql) => {
-    const qs = new URLSearchParams(Object.entries(EXACT_JSON_SETTINGS_18).map(([k, v]): [string, string] => [k, String(v)]));
+    const qs = new URLSearchParams(Object.entries({ ...EXACT_JSON_SETTINGS_18, ...settings }).map(([k, v]): [string, string] => [k, String(v)]));
     const text = rename ? toLocalNames(sql, rename) : sql;
     const res = await fetch(`${url}/?${qs}`, { method: 'POST', body: `${text}\nFORMAT JSON` });
     const body = await res.text();

@@ -138,6 +138,6 @@ export async function loadOracle18(layout: OracleLayout, shardUrls: readonly str
     await chHttp(singleUrl, createTable(t, 'ch18', allRowsName18(t)), CREATE18);
     await chHttp(singleUrl, insertSql(allRowsName18(t), t, 'ch18', layout.data.rows.get(t)!));
     const [db, local] = t.local.split('.');
-    await chHttp(singleUrl, `CREATE TABLE ${t.dist} AS ${t.local} ENGINE = Distributed(${cluster}, ${db}, ${local})`);
+    await chHttp(singleUrl, `CREATE TABLE ${t.dist} AS ${t.local} ENGINE = Distributed(${cluster}, ${db}, ${local})`, CREATE18);
   }
 }
