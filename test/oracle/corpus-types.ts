@@ -35,6 +35,12 @@ export interface OracleQuery {
    */
   needs?: string[];
   /**
+   * The answer depends on which shard holds which row (a local IN over a table sharded on the same
+   * key, or a key predicate that lets shards be skipped): right under the router's placement, not
+   * under an arbitrary split (test/support/oracle-splits.ts), so a random-split suite leaves it out.
+   */
+  placementDependent?: string;
+  /**
    * 18.16 runs the query on one node but its Distributed engine cannot (an 18.16 defect, named here):
    * left out of the comparison with 18.16's own Distributed tables.
    */

@@ -23,6 +23,8 @@ const FLOAT_ORDER = {
 /** t-digest centroids depend on insertion and merge order; ClickHouse documents it as approximate. */
 const TDIGEST = { rel: 0.05, why: 't-digest compresses centroids in insertion/merge order: approximate by design' };
 const WINDOW = ['window functions'];
+const LOCAL_IN = 'a plain IN over a table sharded on the same key is exact only where rows sit by that key';
+const PRUNE = 'a predicate on the sharding key lets shards be skipped: only right where rows sit by that key';
 
 const q = (category: OracleQuery['category'], id: string, sql: string, flags: Omit<OracleQuery, 'id' | 'sql' | 'category'> = {}): OracleQuery => ({
   id: `${category}/${id}`,
@@ -389,6 +391,7 @@ export const CORPUS: readonly OracleQuery[] = [
   }),
   q('with', 'cte-two-tables', `WITH u AS (SELECT user_id FROM ${U} WHERE plan = 'pro') SELECT count() AS c FROM ${E} WHERE user_id IN u`, {
     needs: ['WITH name AS (subquery)'],
+    placementDependent: LOCAL_IN,
   }),
   q('with', 'expr-aggregate', `WITH sum(qty) AS s, count() AS c SELECT event, s, c, s / c AS mean FROM ${E} GROUP BY event`),
   q('with', 'array-constant', `WITH ['view', 'buy'] AS wanted SELECT event, count() AS c FROM ${E} WHERE has(wanted, event) GROUP BY event`),
@@ -439,16 +442,20 @@ export const CORPUS: readonly OracleQuery[] = [
   q('syntax', 'sample-free-final-free', `SELECT count() AS c FROM ${E} WHERE event_id % 2 = 0`),
 
   // ── IN / GLOBAL IN ─────────────────────────────────────────────────────────────────────────────
-  q('in', 'literal-key', `SELECT count() AS c, sum(qty) AS s FROM ${E} WHERE user_id IN (1, 2, 3, 1700)`),
+  q('in', 'literal-key', `SELECT count() AS c, sum(qty) AS s FROM ${E} WHERE user_id IN (1, 2, 3, 1700)`, { placementDependent: PRUNE }),
   q('in', 'literal-non-key', `SELECT count() AS c FROM ${E} WHERE page IN ('/p/1', '/p/2')`),
-  q('in', 'same-table-subquery', `SELECT count() AS c FROM ${E} WHERE user_id IN (SELECT user_id FROM ${E} WHERE event = 'buy')`),
+  q('in', 'same-table-subquery', `SELECT count() AS c FROM ${E} WHERE user_id IN (SELECT user_id FROM ${E} WHERE event = 'buy')`, {
+    placementDependent: LOCAL_IN,
+  }),
   q('in', 'global-same-table', `SELECT count() AS c FROM ${E} WHERE user_id GLOBAL IN (SELECT user_id FROM ${E} WHERE event = 'buy')`),
-  q('in', 'other-table-same-key', `SELECT event, count() AS c FROM ${E} WHERE user_id IN (SELECT user_id FROM ${U} WHERE plan = 'team') GROUP BY event`),
+  q('in', 'other-table-same-key', `SELECT event, count() AS c FROM ${E} WHERE user_id IN (SELECT user_id FROM ${U} WHERE plan = 'team') GROUP BY event`, {
+    placementDependent: LOCAL_IN,
+  }),
   q('in', 'global-other-table', `SELECT event, count() AS c FROM ${E} WHERE user_id GLOBAL IN (SELECT user_id FROM ${U} WHERE country = 'jp') GROUP BY event`),
   q('in', 'global-non-key', `SELECT count() AS c FROM ${E} WHERE page GLOBAL IN (SELECT page FROM ${E} GROUP BY page HAVING count() > 270)`),
   q('in', 'global-different-key', `SELECT site, count() AS c FROM ${S} WHERE sensor GLOBAL IN (SELECT sensor FROM ${S} WHERE status = 500) GROUP BY site`),
   q('in', 'not-in', `SELECT count() AS c FROM ${E} WHERE user_id GLOBAL NOT IN (SELECT user_id FROM ${U})`),
-  q('in', 'not-in-local-same-key', `SELECT count() AS c FROM ${U} WHERE user_id NOT IN (SELECT user_id FROM ${E})`),
+  q('in', 'not-in-local-same-key', `SELECT count() AS c FROM ${U} WHERE user_id NOT IN (SELECT user_id FROM ${E})`, { placementDependent: LOCAL_IN }),
   q('in', 'tuple-in', `SELECT count() AS c FROM ${E} WHERE (event, flag) IN (('buy', 1), ('view', 0))`),
   q('in', 'in-having', `SELECT user_id, count() AS c FROM ${E} GROUP BY user_id HAVING user_id GLOBAL IN (SELECT user_id FROM ${U} WHERE age > 75)`),
   q('in', 'in-select-list', `SELECT user_id GLOBAL IN (SELECT user_id FROM ${U} WHERE plan = 'pro') AS pro, count() AS c FROM ${E} GROUP BY pro`),
@@ -486,7 +493,7 @@ export const CORPUS: readonly OracleQuery[] = [
   q('empty', 'quantile-nothing', `SELECT quantile(0.5)(duration) AS q, quantileExact(qty) AS e, groupArray(page) AS g FROM ${E} WHERE qty > 100`),
   q('empty', 'totals-nothing', `SELECT event, count() AS c FROM ${E} WHERE qty > 100 GROUP BY event WITH TOTALS`),
   q('empty', 'decimal-nothing', `SELECT sum(amount) AS a, max(total) AS t FROM ${E} WHERE qty > 100`),
-  q('empty', 'key-pruned-nothing', `SELECT count() AS c FROM ${E} WHERE user_id = 999999`),
+  q('empty', 'key-pruned-nothing', `SELECT count() AS c FROM ${E} WHERE user_id = 999999`, { placementDependent: PRUNE }),
 
   // ── the empty shard (the sensor table has no row on shard 3) ───────────────────────────────────
   q('empty-shard', 'count', `SELECT count() AS c, uniqExact(sensor) AS s FROM ${S}`),
@@ -518,10 +525,10 @@ export const CORPUS: readonly OracleQuery[] = [
   q('types', 'uint8-bool', `SELECT flag = 1 AS b, count() AS c FROM ${E} GROUP BY b`),
 
   // ── plain reads (no aggregate) ─────────────────────────────────────────────────────────────────
-  q('plain', 'where-key', `SELECT event_id, page, amount FROM ${E} WHERE user_id = 42`),
+  q('plain', 'where-key', `SELECT event_id, page, amount FROM ${E} WHERE user_id = 42`, { placementDependent: PRUNE }),
   q('plain', 'where-non-key', `SELECT event_id, user_id FROM ${E} WHERE page = '/p/7' AND qty = 10 AND flag = 1`),
   q('plain', 'all-users', `SELECT * FROM ${U} WHERE user_id % 100 = 0`),
-  q('plain', 'star-events', `SELECT * FROM ${E} WHERE user_id = 7`),
-  q('plain', 'expressions', `SELECT event_id, qty * 2 AS q2, toString(amount) AS a, tags[1] AS t1 FROM ${E} WHERE user_id = 3`),
-  q('plain', 'sensor-one', `SELECT * FROM ${S} WHERE sensor = 's-1' ORDER BY ts LIMIT 10`, o),
+  q('plain', 'star-events', `SELECT * FROM ${E} WHERE user_id = 7`, { placementDependent: PRUNE }),
+  q('plain', 'expressions', `SELECT event_id, qty * 2 AS q2, toString(amount) AS a, tags[1] AS t1 FROM ${E} WHERE user_id = 3`, { placementDependent: PRUNE }),
+  q('plain', 'sensor-one', `SELECT * FROM ${S} WHERE sensor = 's-1' ORDER BY ts LIMIT 10`, { ...o, placementDependent: PRUNE }),
 ];
