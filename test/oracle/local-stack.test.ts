@@ -1,0 +1,72 @@
+// The corpus through the local stack's POST /query (four shard processes, rows placed by its own
+// router through /admin/insert), compared with one node holding every row.
+//
+// Today the general path has not landed: a query the stack refuses must be refused as UNSUPPORTED
+// (naming the construct), and a query it answers must match, except the differences listed in
+// KNOWN_DIFFERENCES_TODAY (each with its reason). The list must stay exact: a fixed difference fails
+// the test until it is removed. WHEN THE GENERAL PATH LANDS: set REFUSALS_ALLOWED to false and remove
+// the entries it fixes; the suite then demands every corpus query, exactly.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CORPUS } from './corpus.js';
+import { type OracleStack, oracleAgainstQueryApi, startOracleStack } from './local-stack.js';
+import { EMPTY_SENSOR_SHARD, SENSORS, TABLES } from './schema.js';
+
+const REFUSALS_ALLOWED = true;
+
+const DECIMAL_AS_NUMBER = 'Decimals come back as JSON numbers: digits past a double are lost';
+const HLL = 'uniq is answered by a HyperLogLog sketch (labelled approximate)';
+const DDSKETCH = 'quantiles are answered by a DDSketch (labelled approximate)';
+const SHARD_SIZE = 'ORDER BY count() LIMIT over a non-key GROUP BY uses shard_size top-k (labelled approximate)';
+const NAN_AS_NULL = 'nan and inf come back as null (ClickHouse JSON default); the reference quotes them';
+
+const KNOWN_DIFFERENCES_TODAY: Record<string, string> = {
+  'aggregate/sum-decimal': DECIMAL_AS_NUMBER,
+  'aggregate/min-max-decimal': DECIMAL_AS_NUMBER,
+  'plain/star-events': DECIMAL_AS_NUMBER,
+  'aggregate/uniq': HLL,
+  'empty-shard/uniq': HLL,
+  'combinator/if-uniq-quantile': `${HLL}; ${DDSKETCH}`,
+  'aggregate/quantile': DDSKETCH,
+  'aggregate/quantiles': DDSKETCH,
+  'aggregate/median': DDSKETCH,
+  'empty-shard/quantiles': DDSKETCH,
+  'order-limit/top-pages': SHARD_SIZE,
+  'order-limit/offset': SHARD_SIZE,
+  'nulls/float-specials': NAN_AS_NULL,
+  'nulls/float-specials-grouped': NAN_AS_NULL,
+  'empty/scalar-over-nothing': NAN_AS_NULL,
+  'combinator/array-if': 'wrong: sumArrayIf/uniqArrayIf answer one row per shard instead of one row',
+  'combinator/array-distinct': 'wrong: sumArrayDistinct answers one row per shard instead of one row',
+  'combinator/distinct-if': 'wrong: countDistinctIf(page, ...) is refused as a bare column `page`',
+  'expression/date-math': 'wrong type: max(ts) - min(ts) comes back Float64, ClickHouse says Int32',
+  'order-limit/order-by-float-specials': 'wrong: GROUP BY a Float64 key with -inf, -0, 0, inf, nan gives 4 groups, ClickHouse 5',
+  'in/in-having': 'refused with an internal name: GLOBAL IN in HAVING reports column _data_<hash> as not aggregated',
+};
+
+let o: OracleStack;
+beforeAll(async () => {
+  o = await startOracleStack();
+}, 120_000);
+afterAll(async () => {
+  await o?.stop();
+});
+
+describe('the oracle on the local stack', () => {
+  it("loads through the stack's router exactly where the oracle's placement puts the rows, shard 3 of the sensor table empty", () => {
+    for (const t of TABLES) expect(o.inserted.get(t.dist), t.dist).toEqual(o.layout.perShard.get(t)!.map((rows) => rows.length));
+    expect(o.inserted.get(SENSORS.dist)![EMPTY_SENSOR_SHARD]).toBe(0);
+  });
+
+  it('answers every corpus query exactly, or refuses it naming the construct, or differs only as listed', async () => {
+    const report = await oracleAgainstQueryApi(o.stack.url, o.reference);
+    const refused = report.failed.filter((f) => /HTTP 400 UNSUPPORTED: \S/.test(f.problem ?? ''));
+    const differing = report.failed.filter((f) => !refused.includes(f));
+    if (!REFUSALS_ALLOWED) expect(refused.map((f) => `${f.id}: ${f.problem}`)).toEqual([]);
+    const unexpected = differing.filter((f) => !KNOWN_DIFFERENCES_TODAY[f.id]).map((f) => `${f.id}: ${f.problem}`);
+    expect(unexpected).toEqual([]);
+    const fixed = Object.keys(KNOWN_DIFFERENCES_TODAY).filter((id) => !differing.some((f) => f.id === id));
+    expect(fixed, 'these now match: remove them from KNOWN_DIFFERENCES_TODAY').toEqual([]);
+    expect(report.outcomes.length).toBe(CORPUS.length);
+    expect(report.outcomes.filter((x) => x.ok).length).toBeGreaterThanOrEqual(120);
+  }, 90_000);
+});
