@@ -10,11 +10,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JsonEngine, spawnJsonEngine } from '../support/json-engine/json-engine.js';
 import { fillChdb, oracleLayout, type OracleLayout } from '../support/oracle-cluster.js';
-import { arrivalArbitrary, splitArbitrary, splitRows } from '../support/oracle-splits.js';
+import { arrivalArbitrary, loadSplit, splitArbitrary, splitRows } from '../support/oracle-splits.js';
 import { compareAnswers } from './compare.js';
-import { toTsv } from './data.js';
 import { EXACT_JSON_SETTINGS } from './harness.js';
-import { columnsFor, createTable, EVENTS } from './schema.js';
+import { createTable, EVENTS } from './schema.js';
 
 const SHARDS = 4;
 let dir: string;
@@ -76,10 +75,11 @@ describe('states of any split, merged in any order', () => {
     const want = await engine.json(`${final} FROM (${select(EVENTS.local)}) GROUP BY event`);
     await fc.assert(
       fc.asyncProperty(splitArbitrary(layout.data.rows.get(EVENTS)!, SHARDS), async (s) => {
-        for (let i = 0; i < SHARDS; i++) {
-          await engine.exec(`TRUNCATE TABLE oracle.part_${i}`);
-          if (s.parts[i]!.length) await engine.exec(`INSERT INTO oracle.part_${i} FORMAT TabSeparated\n${toTsv(s.parts[i]!, columnsFor(EVENTS, 'chdb'))}`);
-        }
+        await loadSplit(
+          s.parts.map((_, i) => ({ engine, table: `oracle.part_${i}` })),
+          EVENTS,
+          s.parts,
+        );
         const union = s.arrival.map((i) => select(`oracle.part_${i}`)).join(' UNION ALL ');
         const got = await engine.json(`${final} FROM (${union}) GROUP BY event`);
         const problem = compareAnswers({ meta: got.meta, rows: got.data }, { meta: want.meta, rows: want.data }, { ordered: false });

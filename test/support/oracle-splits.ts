@@ -7,7 +7,9 @@
 // run's printed seed (test/support/fast-check-seed.ts: `FC_SEED=<n> npx vitest run <file>`) without
 // fast-check holding thousands of per-row choices.
 import fc from 'fast-check';
-import { rng } from '../oracle/data.js';
+import { type Row, rng, toTsv } from '../oracle/data.js';
+import { columnsFor, type OracleTable } from '../oracle/schema.js';
+import type { Executor } from './oracle-cluster.js';
 
 export interface Split<T> {
   /** parts[i]: the rows shard i holds. Every row is in exactly one part. */
@@ -53,4 +55,21 @@ export function splitArbitrary<T>(rows: readonly T[], shards: number): fc.Arbitr
 export function arrivalArbitrary(shards: number): fc.Arbitrary<number[]> {
   const indexes = Array.from({ length: shards }, (_, i) => i);
   return fc.shuffledSubarray(indexes, { minLength: shards, maxLength: shards });
+}
+
+/**
+ * Put a split's parts in place: part i replaces the rows of `targets[i].table` on `targets[i].engine`
+ * (chdb shard engines: the table under its local name; one engine: a table per part).
+ */
+export async function loadSplit(
+  targets: ReadonlyArray<{ engine: Executor; table: string }>,
+  t: OracleTable,
+  parts: readonly (readonly Row[])[],
+): Promise<void> {
+  if (targets.length !== parts.length) throw new Error(`a split of ${parts.length} parts needs ${parts.length} targets, got ${targets.length}`);
+  for (const [i, { engine, table }] of targets.entries()) {
+    await engine.exec(`TRUNCATE TABLE ${table}`);
+    const rows = parts[i]!;
+    if (rows.length) await engine.exec(`INSERT INTO ${table} FORMAT TabSeparated\n${toTsv(rows, columnsFor(t, 'chdb'))}`);
+  }
 }
