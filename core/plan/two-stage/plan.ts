@@ -39,11 +39,26 @@ export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoSta
   delete top.format;
   delete top.settings;
   if (top.kind === 'union') top.selects = top.selects.map((q, i) => (i === top.selects.length - 1 ? { ...q, settings: undefined, format: undefined } : q));
+  refuseTableFunctions(top);
   const final = planStatement(inlineCtes(top), ctx);
   if (ctx.leaves.length === 0) throw errorAt('UNSUPPORTED', 'a query that reads no distributed table; name one of the configured tables', stmt);
   const finalSql = printSelect(final);
   ctx.notes.push(`final stage: one ClickHouse engine runs ${finalSql.length > 300 ? finalSql.slice(0, 297) + '...' : finalSql}`);
   return { leaves: ctx.leaves, finalSql, notes: ctx.notes };
+}
+
+/** A table function anywhere (FROM, JOIN, a subquery at any depth) reads something other than the configured tables. */
+function refuseTableFunctions(s: SelectStatement): void {
+  for (const q of s.kind === 'union' ? s.selects : [s]) {
+    for (const w of q.with ?? []) if (w.expr.kind === 'subquery') refuseTableFunctions(w.expr.query);
+    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) {
+      if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
+      if (t.kind === 'subqueryTable') refuseTableFunctions(t.query);
+    }
+  }
+  walkStatement(s, (e) => {
+    if (e.kind === 'subquery') refuseTableFunctions(e.query);
+  });
 }
 
 function planStatement(s: SelectStatement, ctx: Ctx): SelectStatement {

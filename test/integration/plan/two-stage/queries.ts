@@ -179,4 +179,14 @@ export const QUERIES: StageQuery[] = [
   q('SELECT tag, count() FROM o.ev ARRAY JOIN tags AS tag GROUP BY tag ORDER BY tag', true),
   q('SELECT arrayJoin(tags) AS t, uniqExact(uid) FROM o.ev GROUP BY t ORDER BY t', true),
   q('SELECT uid % 4 AS s, count() FROM o.ev GROUP BY s ORDER BY s', true),
+  // More shapes: DISTINCT and LIMIT BY after GROUP BY, a scalar subquery in HAVING, nesting, CTE used twice, GLOBAL JOIN, WITH FILL
+  q('SELECT DISTINCT kind, count() > 150 AS big FROM o.ev GROUP BY sensor, kind ORDER BY kind, big', true),
+  q('SELECT kind, sensor, count() AS c FROM o.ev GROUP BY kind, sensor ORDER BY kind, c DESC, sensor LIMIT 2 BY kind', true),
+  q('SELECT sensor, count() AS c FROM o.ev GROUP BY sensor HAVING c > (SELECT count() FROM o.ev) / 13 ORDER BY sensor'),
+  q('SELECT max(x) FROM (SELECT kind, max(c) AS x FROM (SELECT sensor, kind, count() AS c FROM o.ev GROUP BY sensor, kind) GROUP BY kind)', true),
+  q('SELECT count(), uniqExact(uid) FROM (SELECT uid FROM o.ev WHERE amount > 600 UNION ALL SELECT uid FROM o.us)', true),
+  q('WITH t AS (SELECT sensor, count() AS c FROM o.ev GROUP BY sensor) SELECT (SELECT max(c) FROM t) - (SELECT min(c) FROM t) AS spread'),
+  q('SELECT u.country, count(), sum(e.amount) FROM o.ev AS e GLOBAL INNER JOIN o.us AS u ON e.uid = u.uid GROUP BY u.country ORDER BY u.country'),
+  q('SELECT toDate(ts) AS d, count() FROM o.ev WHERE id % 50 = 0 GROUP BY d ORDER BY d WITH FILL LIMIT 10'),
+  q('SELECT sensor, count() AS c, c / (SELECT count() FROM o.evs) AS share FROM o.ev GROUP BY sensor ORDER BY sensor'),
 ];
