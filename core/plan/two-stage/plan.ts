@@ -158,7 +158,8 @@ function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound
   const leafName = `_stage${ctx.leaves.length}`;
   // Reserve the leaf's slot now: subqueries planned below may add leaves of their own.
   const slot = ctx.leaves.push({ name: leafName, query: expanded }) - 1;
-  const split = isAggregating(expanded) ? splitAggregating(expanded, names, leafName) : splitRows(expanded, names, leafName);
+  const finalOnly = (e: Expr) => e.kind === 'subquery' && distributedTables(e.query, ctx.topo).length > 0;
+  const split = isAggregating(expanded) ? splitAggregating(expanded, names, leafName) : splitRows(expanded, names, leafName, finalOnly);
   const shard = leafSubqueries(split.leaf, main, ctx, leafName);
   const leaf: StageLeaf = { name: leafName, query: shard.query };
   if (shard.local) leaf.distributedProductMode = 'local';

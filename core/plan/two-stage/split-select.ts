@@ -31,6 +31,15 @@ function hasWindow(e: Expr): boolean {
   return found;
 }
 
+function hasFinalOnly(e: Expr, finalOnly: (e: Expr) => boolean): boolean {
+  let found = false;
+  walkExpr(e, (x) => {
+    if (x.kind === 'subquery' && finalOnly(x)) found = true;
+    return !found;
+  });
+  return found;
+}
+
 function hasAggregate(e: Expr): boolean {
   let found = false;
   walkExpr(e, (x) => {
@@ -40,10 +49,14 @@ function hasAggregate(e: Expr): boolean {
   return found;
 }
 
-function hasColumn(e: Expr): boolean {
+/**
+ * Does `e` read the row (a column, `*`, or a subquery the shard can run)? A subquery over a
+ * distributed table (`finalOnly`) is not the row's: it is planned for the final stage, as a constant.
+ */
+function hasColumn(e: Expr, finalOnly: (e: Expr) => boolean = () => false): boolean {
   let found = false;
   walkExpr(e, (x) => {
-    if (x.kind === 'column' || x.kind === 'asterisk' || x.kind === 'subquery') found = true;
+    if (x.kind === 'column' || x.kind === 'asterisk' || (x.kind === 'subquery' && !finalOnly(x))) found = true;
     return !found;
   });
   return found;
@@ -191,7 +204,8 @@ function pushedLimit(q: SelectQuery): Expr | undefined {
   return { kind: 'literal', type: 'integer', value: String(a + b) };
 }
 
-export function splitRows(q: SelectQuery, names: string[], from: string): SplitSelect {
+export function splitRows(q: SelectQuery, names: string[], from: string, finalOnly: (e: Expr) => boolean = () => false): SplitSelect {
+  const readsRow = (e: Expr) => hasColumn(e, finalOnly);
   const windowed = finalExprs(q).some(hasWindow);
   const star = q.columns.some((c) => c.kind === 'asterisk');
   if (star) return splitStar(q, from, windowed);
@@ -205,12 +219,14 @@ export function splitRows(q: SelectQuery, names: string[], from: string): SplitS
   // final stage (a window function's offset must stay a constant there).
   const rewrite = (e: Expr): Expr =>
     mapExpr(e, (x) => {
-      if (x.kind === 'lambda') return hasWindow(x) ? undefined : hasColumn(x) ? leafCol(x) : undefined;
-      if (!hasWindow(x)) return hasColumn(x) ? leafCol(x) : undefined;
+      if (x.kind === 'subquery') return finalOnly(x) ? x : readsRow(x) ? leafCol(x) : undefined;
+      if (x.kind === 'lambda') return hasWindow(x) ? undefined : readsRow(x) ? leafCol(x) : undefined;
+      // Only the row-reading parts go to the shards: `value / (SELECT count() FROM t)` keeps the division here.
+      if (!hasWindow(x) && !hasFinalOnly(x, finalOnly)) return readsRow(x) ? leafCol(x) : undefined;
       return undefined;
     });
   // Output columns first, in order, so the shards' DISTINCT (when pushed down) sees exactly them.
-  const outputs = q.columns.map((c) => (hasWindow(c) ? rewrite(c) : hasColumn(c) ? leafCol(c) : c));
+  const outputs = q.columns.map((c) => rewrite(c));
   const outputCount = leafCols.length;
   const final = mapFinal(q, rewrite, from, names);
   final.columns = outputs.map((e, i) => ({ ...e, alias: names[i]! }));
@@ -234,6 +250,9 @@ function pushDown(q: SelectQuery, final: SelectQuery, leaf: SelectQuery, onlyOut
     notes.push('DISTINCT runs on the shards and again in the final stage');
   }
   if (!distinctOk) return;
+  // An ORDER BY / LIMIT BY over a final-stage subquery (a scalar over a distributed table) cannot run on the shards.
+  const finalOnly = (e: Expr) => hasFinalOnly(e, (x) => x.kind === 'subquery');
+  if ((final.orderBy ?? []).some((o) => finalOnly(o.expr)) || (final.limitBy?.by ?? []).some(finalOnly)) return;
   // WITH FILL adds rows: only the final stage may fill.
   if (final.orderBy) leaf.orderBy = final.orderBy.map(({ withFill: _fill, ...o }) => o);
   if (final.limitBy) {

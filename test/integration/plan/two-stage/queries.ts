@@ -189,4 +189,6 @@ export const QUERIES: StageQuery[] = [
   q('SELECT u.country, count(), sum(e.amount) FROM o.ev AS e GLOBAL INNER JOIN o.us AS u ON e.uid = u.uid GROUP BY u.country ORDER BY u.country'),
   q('SELECT toDate(ts) AS d, count() FROM o.ev WHERE id % 50 = 0 GROUP BY d ORDER BY d WITH FILL LIMIT 10'),
   q('SELECT sensor, count() AS c, c / (SELECT count() FROM o.evs) AS share FROM o.ev GROUP BY sensor ORDER BY sensor'),
+  q('SELECT id, amount / (SELECT max(amount) FROM o.ev) AS share FROM o.ev ORDER BY share DESC, id LIMIT 4'),
+  q('SELECT id, (SELECT count() FROM o.us) AS users FROM o.ev ORDER BY id LIMIT 3'),
 ];
