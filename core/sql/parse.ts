@@ -1342,7 +1342,12 @@ class Parser {
         break;
       case 'DATE':
       case 'TIMESTAMP':
-        if (next.type === 'string') throw this.unsupported(`${t.upper} '...' literal`);
+        // `DATE '2024-01-02'` is toDate('2024-01-02') to ClickHouse (and named so); TIMESTAMP is toDateTime.
+        if (next.type === 'string') {
+          this.i += 2;
+          const lit: Expr = { kind: 'literal', type: 'string', value: next.text, pos: this.pos(next) };
+          return { kind: 'function', name: t.upper === 'DATE' ? 'toDate' : 'toDateTime', args: [lit], pos: this.pos(t) };
+        }
         break;
       case 'EXTRACT':
       case 'SUBSTRING':
@@ -1541,6 +1546,49 @@ class Parser {
     throw this.error('PRECEDING or FOLLOWING');
   }
 
+  /** SUBSTRING(s FROM a [FOR b]) is substring(s, a[, b]). */
+  private parseSubstring(t: Token): Expr {
+    this.i += 2; // SUBSTRING (
+    this.enter();
+    const args = [this.parseExpr()];
+    this.expectKw('FROM');
+    args.push(this.parseExpr());
+    if (this.acceptKw('FOR')) args.push(this.parseExpr());
+    this.leave();
+    this.expectOp(')');
+    return { kind: 'function', name: 'substring', args, pos: this.pos(t) };
+  }
+
+  /** POSITION(needle IN haystack) is position(haystack, needle); the needle binds tighter than IN. */
+  private parsePosition(t: Token): Expr {
+    this.i += 2; // POSITION (
+    this.enter();
+    const needle = this.parseConcat();
+    this.expectKw('IN');
+    const haystack = this.parseExpr();
+    this.leave();
+    this.expectOp(')');
+    return { kind: 'function', name: 'position', args: [haystack, needle], pos: this.pos(t) };
+  }
+
+  /** TRIM([BOTH|LEADING|TRAILING] chars FROM s) is trimBoth / trimLeft / trimRight(s, chars). */
+  private parseTrim(t: Token): Expr {
+    this.i += 2; // TRIM (
+    this.enter();
+    let name = 'trimBoth';
+    if (this.acceptKw('LEADING')) name = 'trimLeft';
+    else if (this.acceptKw('TRAILING')) name = 'trimRight';
+    else this.acceptKw('BOTH');
+    // As ClickHouse's parser: the characters are not optional in this form (`TRIM(LEADING FROM s)` is refused).
+    if (this.isKw('FROM')) throw this.error('the characters to trim before FROM');
+    const chars = this.parseExpr();
+    this.expectKw('FROM');
+    const str = this.parseExpr();
+    this.leave();
+    this.expectOp(')');
+    return { kind: 'function', name, args: [str, chars], pos: this.pos(t) };
+  }
+
   /** `EXTRACT(unit FROM x)`: the function ClickHouse reads it as (`EXTRACT(MINUTE FROM t)` is toMinute(t)). */
   private parseExtract(t: Token): Expr {
     const u = this.peek(2);
@@ -1654,7 +1702,10 @@ class Parser {
     return t.type === 'ident' && INTERVAL_UNITS[t.upper] !== undefined;
   }
 
-  /** EXTRACT(unit FROM x), SUBSTRING(s FROM a FOR b), TRIM(...), POSITION(a IN b): only the plain call forms. */
+  /**
+   * The SQL-standard keyword forms, read as the calls ClickHouse makes of them (and names them by):
+   * EXTRACT(unit FROM x), SUBSTRING(s FROM a [FOR b]), POSITION(a IN b), TRIM([BOTH|LEADING|TRAILING] [c] FROM s).
+   */
   private parseSpecialCall(t: Token): Expr {
     if (t.upper === 'EXTRACT' && this.isKw('FROM', this.peek(3))) return this.parseExtract(t);
     // Look for the SQL-standard keyword forms inside; refuse them, else parse as a plain call.
@@ -1668,7 +1719,11 @@ class Parser {
         if (depth === 0) break;
         depth--;
       } else if (depth === 0 && x.type === 'ident' && ['FROM', 'FOR', 'IN', 'BOTH', 'LEADING', 'TRAILING'].includes(x.upper)) {
-        throw this.unsupported(`${t.upper}(... ${x.upper} ...) syntax`, t);
+        const kw = x.upper;
+        if (t.upper === 'SUBSTRING' && kw === 'FROM') return this.parseSubstring(t);
+        if (t.upper === 'POSITION' && kw === 'IN') return this.parsePosition(t);
+        if (t.upper === 'TRIM' && kw !== 'FOR' && kw !== 'IN') return this.parseTrim(t);
+        throw this.unsupported(`${t.upper}(... ${kw} ...) syntax`, t);
       }
       k++;
     }

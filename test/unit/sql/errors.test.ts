@@ -195,6 +195,16 @@ describe('messages stay short', () => {
   });
 });
 
+describe('keyword forms ClickHouse refuses at parse time', () => {
+  for (const sql of ['SELECT TRIM(LEADING FROM s) FROM t', 'SELECT SUBSTRING(s FOR 2) FROM t']) {
+    it(sql, () => {
+      const e = failure(sql);
+      expect(['SYNTAX_ERROR', 'UNSUPPORTED']).toContain(e.code);
+      expect(e.position?.line).toBe(1);
+    });
+  }
+});
+
 describe('window frames ClickHouse refuses at parse time', () => {
   for (const sql of [
     'SELECT sum(a) OVER (ROWS BETWEEN UNBOUNDED FOLLOWING AND CURRENT ROW) FROM t',
