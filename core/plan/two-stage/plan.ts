@@ -5,9 +5,9 @@
 //   (aliases.ts, split-select.ts); over a subquery, plan the subquery and run the outer SELECT in
 //   the final stage; UNION branches one by one. Subqueries inside a distributed SELECT: local IN
 //   (local-in.ts), GLOBAL IN (shipped by the ordinary GLOBAL machinery), or refused.
-import type { Expr, FunctionCall, JoinClause, SelectQuery, SelectStatement, TableExpr } from '../../sql/ast.js';
+import type { Expr, Pos, SelectQuery, SelectStatement, TableExpr } from '../../sql/ast.js';
 import { columnName, qualifiersOf } from '../../sql/names.js';
-import { printExpr, printSelect } from '../../sql/print.js';
+import { printSelect } from '../../sql/print.js';
 import { mapClausesShared, rewriteExpr, walkStatement } from '../../sql/visit.js';
 import type { Topology } from '../../config/schema.js';
 import { errorAt } from '../position.js';
@@ -16,7 +16,9 @@ import type { StageLeaf, TwoStagePlan } from './types.js';
 import { inlineCtes } from './ctes.js';
 import { expandAliases } from './aliases.js';
 import { isAggregating, splitAggregating, splitRows } from './split-select.js';
-import { localInReason, type MainOf } from './local-in.js';
+import type { MainOf } from './local-in.js';
+import { leafSubqueries } from './leaf-subqueries.js';
+import { distributedTables, IN_NAMES } from './reads.js';
 
 export interface TwoStageOptions {
   /** As ClickHouse's distributed_product_mode, for plain IN / JOIN over another distributed table that is not a local IN. */
@@ -30,8 +32,7 @@ interface Ctx {
   notes: string[];
 }
 
-const unsupported = (what: string, node?: { pos?: import('../../sql/ast.js').Pos }) => errorAt('UNSUPPORTED', `${what} is not supported`, node);
-const IN_NAMES = new Set(['in', 'notIn', 'globalIn', 'globalNotIn']);
+const unsupported = (what: string, node?: { pos?: Pos }) => errorAt('UNSUPPORTED', `${what} is not supported`, node);
 
 export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoStageOptions = {}): TwoStagePlan {
   const ctx: Ctx = { topo, mode: opts.distributedProductMode ?? 'deny', leaves: [], notes: [] };
@@ -112,30 +113,9 @@ function planFinalSubqueries(q: SelectQuery, ctx: Ctx): SelectQuery {
         if (b) throw unsupported(`IN ${b.distributed} (a table name) in the final stage; write IN (SELECT column FROM ${b.distributed})`, x.args[1]);
       }
       if (x.kind !== 'subquery') return undefined;
-      return readsDistributed(x.query, ctx.topo) ? { ...x, query: planStatement(x.query, ctx) } : x;
+      return distributedTables(x.query, ctx.topo).length ? { ...x, query: planStatement(x.query, ctx) } : x;
     }),
   );
-}
-
-export function readsDistributed(s: SelectStatement, topo: Topology): boolean {
-  let found = false;
-  const visitTable = (t: TableExpr): void => {
-    if (t.kind === 'table' && lookupTable(topo, refName(t))) found = true;
-    if (t.kind === 'subqueryTable' && readsDistributed(t.query, topo)) found = true;
-  };
-  for (const q of s.kind === 'union' ? s.selects : [s]) {
-    if (q.from) [q.from.table, ...q.from.joins.map((j) => j.table)].forEach(visitTable);
-  }
-  walkStatement(
-    s,
-    (e) => {
-      if (e.kind === 'subquery' && readsDistributed(e.query, topo)) found = true;
-      if (e.kind === 'function' && IN_NAMES.has(e.name) && e.args[1]?.kind === 'column' && lookupTable(topo, e.args[1].parts.join('.'))) found = true;
-      return !found;
-    },
-    {},
-  );
-  return found;
 }
 
 // The stages name their columns _k<i> (keys), _a<i> (states) and _c<i> (row values).
@@ -160,121 +140,11 @@ function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound
   const slot = ctx.leaves.push({ name: leafName, query: expanded }) - 1;
   const finalOnly = (e: Expr) => e.kind === 'subquery' && distributedTables(e.query, ctx.topo).length > 0;
   const split = isAggregating(expanded) ? splitAggregating(expanded, names, leafName) : splitRows(expanded, names, leafName, finalOnly);
-  const shard = leafSubqueries(split.leaf, main, ctx, leafName);
+  const shard = leafSubqueries(split.leaf, main, { topo: ctx.topo, mode: ctx.mode, note: (n) => ctx.notes.push(`${leafName}: ${n}`) });
   const leaf: StageLeaf = { name: leafName, query: shard.query };
   if (shard.local) leaf.distributedProductMode = 'local';
   ctx.leaves[slot] = leaf;
   ctx.notes.push(`${leafName}: each shard runs ${printSelect(shard.query)}`);
   for (const n of split.notes) ctx.notes.push(`${leafName}: ${n}`);
   return planFinalSubqueries(split.final, ctx);
-}
-
-/**
- * A leaf's subqueries and JOINs: table-less ones run on the shard; GLOBAL ones keep the ordinary
- * GLOBAL machinery (run once, shipped); a plain IN that is a local IN runs on the shard (exact);
- * others follow distributed_product_mode. Scalar subqueries over a distributed table are refused.
- */
-function leafSubqueries(q: SelectQuery, main: MainOf, ctx: Ctx, leafName: string): { query: SelectQuery; local: boolean } {
-  let local = false;
-  const deny = (what: string, table: string, node: { pos?: import('../../sql/ast.js').Pos }) =>
-    errorAt(
-      'UNSUPPORTED',
-      `${what} reads the distributed table ${table}: each shard would see only its own part of it (distributed_product_mode = 'deny'). ` +
-        "Write GLOBAL IN / GLOBAL JOIN, or set distributed_product_mode to 'global' or 'local'",
-      node,
-    );
-  const out = mapClausesShared(q, (e) =>
-    rewriteExpr(e, (x): Expr | undefined => {
-      if (x.kind === 'subquery') {
-        const reads = distributedTables(x.query, ctx.topo);
-        if (reads.length) throw unsupported(`a scalar subquery over the distributed table ${reads[0]} inside a SELECT over a distributed table`, x);
-        return x;
-      }
-      if (x.kind !== 'function' || !IN_NAMES.has(x.name) || x.args.length !== 2) return undefined;
-      const rhs = x.args[1]!;
-      const reads =
-        rhs.kind === 'subquery' ? distributedTables(rhs.query, ctx.topo) : rhs.kind === 'column' ? distributedTables(inTable(rhs.parts), ctx.topo) : [];
-      if (reads.length === 0) return undefined;
-      if (x.name.startsWith('global')) {
-        ctx.notes.push(
-          `${leafName}: ${printExpr(x.args[0]!)} GLOBAL ${x.name === 'globalIn' ? 'IN' : 'NOT IN'} ${reads[0]}: the subquery runs once and its rows ship to every shard`,
-        );
-        return SKIP_NODE(x);
-      }
-      const why = localInReason(x.args[0]!, rhs, main, ctx.topo);
-      if (why) {
-        local = true;
-        ctx.notes.push(`${leafName}: ${why}`);
-        return SKIP_NODE(x);
-      }
-      if (ctx.mode === 'deny') throw deny(x.name === 'in' ? 'IN with a right side that' : 'NOT IN with a right side that', reads[0]!, x);
-      if (ctx.mode === 'local') {
-        local = true;
-        ctx.notes.push(`${leafName}: ${printExpr(x.args[0]!)} IN over ${reads[0]} reads each shard's local table (distributed_product_mode = 'local')`);
-        return SKIP_NODE(x);
-      }
-      const g: FunctionCall = { ...x, name: x.name === 'in' ? 'globalIn' : 'globalNotIn' };
-      if (x.operator) g.operator = x.name === 'in' ? 'GLOBAL IN' : 'GLOBAL NOT IN';
-      ctx.notes.push(`${leafName}: ${printExpr(x.args[0]!)} IN over ${reads[0]} runs as GLOBAL IN (distributed_product_mode = 'global')`);
-      return g;
-    }),
-  );
-  if (out.from) {
-    out.from = {
-      ...out.from,
-      joins: out.from.joins.map((j): JoinClause => {
-        const reads =
-          j.table.kind === 'table'
-            ? distributedTables(inTable([...(j.table.database ? [j.table.database] : []), j.table.table]), ctx.topo)
-            : j.table.kind === 'subqueryTable'
-              ? distributedTables(j.table.query, ctx.topo)
-              : [];
-        if (j.table.kind === 'tableFunction') throw unsupported(`table function ${j.table.name}()`, j.table);
-        if (reads.length === 0 || j.global) return j;
-        if (ctx.mode === 'deny') throw deny('JOIN with a right side that', reads[0]!, j.pos ? j : j.table);
-        if (ctx.mode === 'local') {
-          local = true;
-          return j;
-        }
-        return { ...j, global: true };
-      }),
-    };
-  }
-  return { query: out, local };
-}
-
-// rewriteExpr keeps a node returned as-is without descending into it.
-const SKIP_NODE = (x: Expr): Expr => x;
-
-function inTable(parts: string[]): SelectStatement {
-  const table = parts[parts.length - 1]!;
-  return {
-    kind: 'select',
-    distinct: false,
-    columns: [{ kind: 'asterisk' }],
-    from: { table: { kind: 'table', table, ...(parts.length === 2 ? { database: parts[0]! } : {}) }, joins: [] },
-    withTotals: false,
-  };
-}
-
-/** The distributed tables a statement reads, at any depth. */
-function distributedTables(s: SelectStatement, topo: Topology): string[] {
-  const out: string[] = [];
-  const visitTable = (t: TableExpr): void => {
-    if (t.kind === 'table') {
-      const b = lookupTable(topo, refName(t));
-      if (b) out.push(b.distributed);
-    }
-    if (t.kind === 'subqueryTable') out.push(...distributedTables(t.query, topo));
-  };
-  for (const q of s.kind === 'union' ? s.selects : [s]) if (q.from) [q.from.table, ...q.from.joins.map((j) => j.table)].forEach(visitTable);
-  walkStatement(s, (e) => {
-    if (e.kind === 'subquery') out.push(...distributedTables(e.query, topo));
-    if (e.kind === 'function' && IN_NAMES.has(e.name) && e.args[1]?.kind === 'column') {
-      const b = lookupTable(topo, e.args[1].parts.join('.'));
-      if (b) out.push(b.distributed);
-    }
-    return undefined;
-  });
-  return out;
 }
