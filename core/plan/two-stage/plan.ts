@@ -2,7 +2,7 @@
 // shard computes, each read by the final stage as a temporary table `_stage<i>`) and one final
 // SELECT over them that a ClickHouse engine runs (docs/architecture.md#two-stage-execution).
 //   ctes.ts (WITH name AS (subquery) inlined) -> per SELECT: over a distributed table, split it
-//   (aliases.ts, split-select.ts); over a subquery, plan the subquery and run the outer SELECT in
+//   (aliases.ts, split-aggregate.ts, split-rows.ts); over a subquery, plan the subquery and run the outer SELECT in
 //   the final stage; UNION branches one by one. Subqueries inside a distributed SELECT: local IN
 //   (local-in.ts), GLOBAL IN (shipped by the ordinary GLOBAL machinery), or refused.
 import type { Expr, Pos, SelectQuery, SelectStatement, TableExpr } from '../../sql/ast.js';
@@ -15,7 +15,9 @@ import { lookupTable, refName, resolveTable, splitName, type BoundTable } from '
 import type { StageLeaf, TwoStagePlan } from './types.js';
 import { inlineCtes } from './ctes.js';
 import { expandAliases } from './aliases.js';
-import { isAggregating, splitAggregating, splitRows } from './split-select.js';
+import { splitAggregating } from './split-aggregate.js';
+import { isAggregating } from './split-common.js';
+import { splitRows } from './split-rows.js';
 import type { MainOf } from './local-in.js';
 import { leafSubqueries } from './leaf-subqueries.js';
 import { distributedTables, IN_NAMES } from './reads.js';

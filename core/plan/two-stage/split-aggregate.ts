@@ -1,0 +1,89 @@
+// An aggregating SELECT, cut where ClickHouse's Distributed engine cuts it: the shards group by the
+// keys (`expr AS _k<i>`) and compute aggregate STATES (`fState(...) AS _a<i>`); the final stage groups
+// again by `_k<i>`, merges (`fMerge(_a<i>)`) and runs everything else: expressions, HAVING, window
+// functions, ORDER BY, LIMIT BY, LIMIT, DISTINCT, ROLLUP/CUBE, TOTALS.
+// Input: a query whose aliases are expanded (aliases.ts); `names` are its output column names.
+import type { Expr, FunctionCall, SelectQuery } from '../../sql/ast.js';
+import { printExpr } from '../../sql/print.js';
+import { equalExpr, mapExpr, walkExpr } from '../../sql/visit.js';
+import { errorAt } from '../position.js';
+import { isAggregateCall, stateBase } from './aggregates.js';
+import { col, finalExprs, finalSteps, hasAggregate, leafBase, mapFinal, type SplitSelect } from './split-common.js';
+
+/** Column references left in the final stage that are neither keys, states, nor lambda parameters. */
+function refuseLooseColumns(e: Expr, allowed: (name: string) => boolean, scope: ReadonlySet<string> = new Set()): void {
+  walkExpr(e, (x) => {
+    if (x.kind === 'lambda') {
+      refuseLooseColumns(x.body, allowed, new Set([...scope, ...x.params]));
+      return false;
+    }
+    if (x.kind === 'column' && !(x.parts.length === 1 && (allowed(x.parts[0]!) || scope.has(x.parts[0]!)))) {
+      throw errorAt('QUERY_ERROR', `Column ${x.parts.join('.')} is not under an aggregate function and not in GROUP BY keys`, x);
+    }
+    return undefined;
+  });
+}
+
+export function splitAggregating(q: SelectQuery, names: string[], from: string): SplitSelect {
+  for (const c of q.columns) if (c.kind === 'asterisk') throw errorAt('UNSUPPORTED', 'SELECT * in an aggregating query', c);
+  const keys: Expr[] = [];
+  for (const k of q.groupBy ?? []) if (!keys.some((x) => equalExpr(x, k))) keys.push(k);
+  const states: { sql: string; call: FunctionCall }[] = [];
+
+  const stateRef = (f: FunctionCall): Expr => {
+    const base = stateBase(f);
+    const state: FunctionCall = { kind: 'function', name: `${base}State`, args: f.args };
+    if (f.params) state.params = f.params;
+    const sql = printExpr(state);
+    let i = states.findIndex((s) => s.sql === sql);
+    if (i < 0) i = states.push({ sql, call: state }) - 1;
+    const merge: FunctionCall = { kind: 'function', name: `${base}Merge`, args: [col(`_a${i}`)] };
+    if (f.params) merge.params = f.params;
+    return merge;
+  };
+  // Pre-order: a whole key expression first, then aggregate calls; lambda parameters shadow keys.
+  const rewrite = (e: Expr, scope: ReadonlySet<string>): Expr =>
+    mapExpr(e, (x) => {
+      if (x.kind === 'lambda') return { ...x, params: [...x.params], body: rewrite(x.body, new Set([...scope, ...x.params])) };
+      if (x.kind === 'column' && x.parts.length === 1 && scope.has(x.parts[0]!)) return undefined;
+      const k = keys.findIndex((key) => equalExpr(key, x));
+      if (k >= 0 && (scope.size === 0 || !mentions(x, scope))) return col(`_k${k}`);
+      if (x.kind === 'function' && isAggregateCall(x)) {
+        if (finalExprsHaveAggregate(x)) throw errorAt('QUERY_ERROR', `Aggregate function ${x.name} is found inside another aggregate function`, x);
+        return stateRef(x);
+      }
+      return undefined;
+    });
+  const none = new Set<string>();
+  const final = mapFinal(q, (e) => rewrite(e, none), from, names);
+  if (keys.length) final.groupBy = keys.map((_k, i) => col(`_k${i}`));
+  if (q.groupByModifier) final.groupByModifier = q.groupByModifier;
+  const allowed = (n: string) => /^_[ka]\d+$/.test(n);
+  for (const e of finalExprs(final)) refuseLooseColumns(e, allowed);
+
+  const leafCols: Expr[] = [...keys.map((k, i) => ({ ...k, alias: `_k${i}` })), ...states.map((s, i) => ({ ...s.call, alias: `_a${i}` }))];
+  const leaf = leafBase(q, leafCols);
+  if (keys.length) leaf.groupBy = keys.map((_k, i) => col(`_k${i}`));
+  const notes = [
+    states.length
+      ? `aggregates travel as states: ${states.map((s, i) => `${s.sql} AS _a${i}`).join(', ')}; the final stage merges them (-Merge)`
+      : 'no aggregate function: the shards return their distinct group keys',
+  ];
+  if (keys.length) notes.push(`the shards group by ${keys.map((k, i) => `${printExpr(k)} AS _k${i}`).join(', ')}; the final stage groups again by the keys`);
+  notes.push(`final stage: ${finalSteps(q)}`);
+  return { leaf, final, notes };
+}
+
+// An aggregate call's arguments may not hold another aggregate (ClickHouse refuses it too).
+function finalExprsHaveAggregate(f: FunctionCall): boolean {
+  return [...f.args, ...(f.params ?? [])].some(hasAggregate);
+}
+
+function mentions(e: Expr, names: ReadonlySet<string>): boolean {
+  let found = false;
+  walkExpr(e, (x) => {
+    if (x.kind === 'column' && x.parts.length === 1 && names.has(x.parts[0]!)) found = true;
+    return !found;
+  });
+  return found;
+}
