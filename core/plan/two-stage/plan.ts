@@ -8,7 +8,7 @@
 import type { Expr, Pos, SelectQuery, SelectStatement, TableExpr } from '../../sql/ast.js';
 import { columnName, qualifiersOf } from '../../sql/names.js';
 import { printSelect } from '../../sql/print.js';
-import { mapClausesShared, rewriteExpr, walkStatement } from '../../sql/visit.js';
+import { equalExpr, mapClausesShared, rewriteExpr, walkStatement } from '../../sql/visit.js';
 import type { Topology } from '../../config/schema.js';
 import { errorAt } from '../position.js';
 import { lookupTable, refName, resolveTable, splitName, type BoundTable } from '../tables.js';
@@ -120,6 +120,25 @@ function planFinalSubqueries(q: SelectQuery, ctx: Ctx): SelectQuery {
   );
 }
 
+/**
+ * The original columns' names (the final stage aliases its columns with them). ClickHouse drops a
+ * table qualifier from a name unless that would make two columns one: `SELECT e.uid, u.uid ... JOIN`
+ * is named `uid`, `u.uid`. So a later column whose name collides with an earlier, different one keeps
+ * its qualifier (one alias cannot name two expressions in the final stage).
+ */
+function outputNames(q: SelectQuery): string[] {
+  const quals = qualifiersOf(q);
+  const seen = new Map<string, Expr>();
+  return q.columns.map((c) => {
+    if (c.kind === 'asterisk') return '*';
+    let name = columnName(c, { qualifiers: quals });
+    const before = seen.get(name);
+    if (before && !equalExpr(before, c)) name = columnName(c);
+    if (!seen.has(name)) seen.set(name, c);
+    return name;
+  });
+}
+
 // The stages name their columns _k<i> (keys), _a<i> (states) and _c<i> (row values).
 const RESERVED = /^_[kac]\d+$/;
 
@@ -132,8 +151,7 @@ function refuseReservedNames(q: SelectQuery): void {
 
 function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound: BoundTable, ctx: Ctx): SelectQuery {
   refuseReservedNames(q);
-  const quals = qualifiersOf(q);
-  const names = q.columns.map((c) => (c.kind === 'asterisk' ? '*' : columnName(c, { qualifiers: quals })));
+  const names = outputNames(q);
   const d = splitName(bound.distributed);
   const main: MainOf = { bound, naming: { database: d.database, table: d.table, ...(t.alias ? { alias: t.alias } : {}) } };
   const expanded = expandAliases(q);

@@ -187,6 +187,7 @@ export const QUERIES: StageQuery[] = [
   q('SELECT count(), uniqExact(uid) FROM (SELECT uid FROM o.ev WHERE amount > 600 UNION ALL SELECT uid FROM o.us)', true),
   q('WITH t AS (SELECT sensor, count() AS c FROM o.ev GROUP BY sensor) SELECT (SELECT max(c) FROM t) - (SELECT min(c) FROM t) AS spread'),
   q('SELECT u.country, count(), sum(e.amount) FROM o.ev AS e GLOBAL INNER JOIN o.us AS u ON e.uid = u.uid GROUP BY u.country ORDER BY u.country'),
+  q('SELECT e.uid, u.uid, u.country FROM o.ev AS e GLOBAL INNER JOIN o.us AS u ON e.uid = u.uid ORDER BY e.id LIMIT 5'),
   q('SELECT toDate(ts) AS d, count() FROM o.ev WHERE id % 50 = 0 GROUP BY d ORDER BY d WITH FILL LIMIT 10'),
   q('SELECT sensor, count() AS c, c / (SELECT count() FROM o.evs) AS share FROM o.ev GROUP BY sensor ORDER BY sensor'),
   q('SELECT id, amount / (SELECT max(amount) FROM o.ev) AS share FROM o.ev ORDER BY share DESC, id LIMIT 4'),
