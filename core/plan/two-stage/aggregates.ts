@@ -52,3 +52,21 @@ export function stateBase(f: FunctionCall): string {
   if (!f.distinct) return name;
   return name.toLowerCase() === 'count' ? 'uniqExact' : `${name}Distinct`;
 }
+
+/**
+ * The shards' and the final stage's functions for an aggregate whose state travels:
+ * `fState` / `fMerge`, except
+ * - a call that already asks for the state (`uniqExactState(x)`): the shards compute that state and
+ *   the final stage merges into a state again, `uniqExactMergeState` (ClickHouse refuses `StateState`);
+ * - `fIfOrNull` / `fIfOrDefault`: travel as `fOrNullIf` / `fOrDefaultIf`, the same function (NULL or the
+ *   default when no row passes the condition), because ClickHouse's `-IfOrNull` state loses the
+ *   "nothing added" mark across -State/-Merge (sumIfOrNullMerge of an empty state is 0, not NULL;
+ *   checked on chdb).
+ */
+export function stageNames(base: string): { state: string; merge: string } {
+  if (base.endsWith('State') && aggregateName(base.slice(0, -5)) !== undefined) {
+    return { state: base, merge: `${base.slice(0, -5)}MergeState` };
+  }
+  const name = base.replace(/If(OrNull|OrDefault)$/, '$1If');
+  return { state: `${name}State`, merge: `${name}Merge` };
+}

@@ -7,7 +7,7 @@ import type { Expr, FunctionCall, SelectQuery } from '../../sql/ast.js';
 import { printExpr } from '../../sql/print.js';
 import { equalExpr, mapExpr, walkExpr } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
-import { isAggregateCall, stateBase } from './aggregates.js';
+import { isAggregateCall, stageNames, stateBase } from './aggregates.js';
 import { col, finalExprs, finalSteps, hasAggregate, leafBase, mapFinal, type SplitSelect } from './split-common.js';
 
 /** Column references left in the final stage that are neither keys, states, nor lambda parameters. */
@@ -31,13 +31,13 @@ export function splitAggregating(q: SelectQuery, names: string[], from: string):
   const states: { sql: string; call: FunctionCall }[] = [];
 
   const stateRef = (f: FunctionCall): Expr => {
-    const base = stateBase(f);
-    const state: FunctionCall = { kind: 'function', name: `${base}State`, args: f.args };
+    const { state: stateName, merge: mergeName } = stageNames(stateBase(f));
+    const state: FunctionCall = { kind: 'function', name: stateName, args: f.args };
     if (f.params) state.params = f.params;
     const sql = printExpr(state);
     let i = states.findIndex((s) => s.sql === sql);
     if (i < 0) i = states.push({ sql, call: state }) - 1;
-    const merge: FunctionCall = { kind: 'function', name: `${base}Merge`, args: [col(`_a${i}`)] };
+    const merge: FunctionCall = { kind: 'function', name: mergeName, args: [col(`_a${i}`)] };
     if (f.params) merge.params = f.params;
     return merge;
   };

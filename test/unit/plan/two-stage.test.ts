@@ -42,6 +42,13 @@ describe('aggregates travel as states', () => {
       'SELECT sumState(value) AS _a0, sumDistinctState(value) AS _a1, countState() AS _a2 FROM analytics.events_dist',
     ]);
   });
+  it('a call that asks for a state merges into a state; -IfOrNull travels as -OrNullIf', () => {
+    const p = plan("SELECT finalizeAggregation(uniqExactState(sensor)), sumIfOrNull(value, sensor = 'x') FROM analytics.events_dist");
+    expect(printSelect(p.leaves[0]!.query)).toBe(
+      "SELECT uniqExactState(sensor) AS _a0, sumOrNullIfState(value, sensor = 'x') AS _a1 FROM analytics.events_dist",
+    );
+    expect(p.finalSql).toMatch(/^SELECT finalizeAggregation\(uniqExactMergeState\(_a0\)\) AS .*, sumOrNullIfMerge\(_a1\) AS /);
+  });
   it('aliases and positions resolve as ClickHouse resolves them', () => {
     const p = plan('WITH toDate(ts) AS d SELECT d AS day, count() AS c FROM analytics.events_dist GROUP BY 1 ORDER BY c, day');
     expect(printSelect(p.leaves[0]!.query)).toBe('SELECT toDate(ts) AS _k0, countState() AS _a0 FROM analytics.events_dist GROUP BY _k0');

@@ -86,10 +86,12 @@ function splitHeader(bytes: Buffer): { columns: { name: string; type: string }[]
   const nl2 = bytes.indexOf(10, nl1 + 1);
   const unTsv = (s: string) => s.replace(/\\(.)/g, (_m, c: string) => ({ t: '\t', n: '\n', '\\': '\\' })[c] ?? c);
   const names = bytes.subarray(0, nl1).toString().split('\t').map(unTsv);
+  // The header lines are TabSeparated too: a type such as DateTime('Europe/Berlin') arrives with its quotes escaped.
   const types = bytes
     .subarray(nl1 + 1, nl2)
     .toString()
-    .split('\t');
+    .split('\t')
+    .map(unTsv);
   return { columns: names.map((name, i) => ({ name, type: types[i]! })), body: bytes.subarray(nl2 + 1) };
 }
 

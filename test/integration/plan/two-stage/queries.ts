@@ -76,6 +76,9 @@ export const AGGREGATES: string[] = [
   'sumKahan(value)',
   "maxIf(ts, kind = 'b')",
   'countDistinctIf(uid, amount > 0)',
+  "sumIfOrNull(amount, kind = 'c')",
+  "maxIfOrDefault(value, kind = 'c')",
+  'finalizeAggregation(uniqExactState(uid))',
 ];
 
 /** Aggregates 18.16 has, and the same query shape. */
