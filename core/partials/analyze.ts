@@ -49,6 +49,7 @@ function constInt(e: Expr | undefined, what: string): number | undefined {
 export function normalize(q: SelectQuery): Normalized {
   if (q.withTotals) throw unsupportedAt('WITH TOTALS', q.pos);
   if (q.groupByModifier) throw unsupportedAt(`GROUP BY ... WITH ${q.groupByModifier}`, q.pos);
+  if (q.groupingSets) throw unsupportedAt('GROUP BY GROUPING SETS', q.pos);
   if (q.distinctOn) throw unsupportedAt('SELECT DISTINCT ON', q.pos);
   if (q.limit?.withTies) throw unsupportedAt('LIMIT ... WITH TIES', q.pos);
   for (const o of q.orderBy ?? []) {

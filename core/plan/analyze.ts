@@ -65,6 +65,7 @@ const unsupported = (what: string, node?: { pos?: import('../sql/ast.js').Pos })
 function checkSelectShape(q: SelectQuery, top: boolean): void {
   if (q.distinctOn) throw unsupported('SELECT DISTINCT ON', q.distinctOn[0] ?? q);
   if (q.groupByModifier) throw unsupported(`GROUP BY ... WITH ${q.groupByModifier}`, q.groupBy?.[0] ?? q);
+  if (q.groupingSets) throw unsupported('GROUP BY GROUPING SETS', q.groupingSets.flat()[0] ?? q);
   for (const o of q.orderBy ?? []) if (o.withFill) throw unsupported('ORDER BY ... WITH FILL', o.expr);
   for (const w of q.with ?? []) if (w.cte) throw unsupported(`WITH ${w.name} AS (subquery) (a common table expression)`, w.expr);
   if (top && q.from?.table.kind === 'subqueryTable') throw unsupported('a subquery in FROM (read the distributed table directly)', q.from.table);

@@ -245,6 +245,11 @@ export interface SelectQuery {
   prewhere?: Expr;
   where?: Expr;
   groupBy?: Expr[];
+  /**
+   * `GROUP BY GROUPING SETS ((a, b), (a), ())`: the sets (then `groupBy` is absent). The fast path
+   * refuses them; the two-stage path runs them in its final stage.
+   */
+  groupingSets?: Expr[][];
   /** GROUP BY ... WITH ROLLUP/CUBE (the fast path refuses them; the two-stage path runs them in its final stage). */
   groupByModifier?: 'ROLLUP' | 'CUBE';
   withTotals: boolean;

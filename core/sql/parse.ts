@@ -507,13 +507,15 @@ class Parser {
       this.i++;
       this.expectKw('BY');
       if (this.isKw('ALL') && !this.isOp('(', this.peek())) throw this.unsupported('GROUP BY ALL');
-      if (this.isKw('GROUPING')) throw this.unsupported('GROUPING SETS');
-      if ((this.isKw('ROLLUP') || this.isKw('CUBE')) && this.isOp('(', this.peek())) {
+      if (this.isKw('GROUPING') && this.isKw('SETS', this.peek())) {
+        this.i += 2;
+        q.groupingSets = this.parseGroupingSets();
+      } else if ((this.isKw('ROLLUP') || this.isKw('CUBE')) && this.isOp('(', this.peek())) {
         q.groupByModifier = this.t.upper as 'ROLLUP' | 'CUBE';
         this.i += 2;
         q.groupBy = this.parseExprList(')');
         this.expectOp(')');
-      } else {
+      } else if (!q.groupingSets) {
         q.groupBy = this.parseExprList();
       }
       while (this.isKw('WITH')) {
@@ -579,6 +581,25 @@ class Parser {
     }
     if (this.acceptKw('SETTINGS')) q.settings = this.parseSettings();
     return q;
+  }
+
+  /** `((a, b), (a), (), c)` after GROUPING SETS: each set parenthesized, or one bare expression. */
+  private parseGroupingSets(): Expr[][] {
+    this.expectOp('(');
+    this.enter();
+    const sets: Expr[][] = [];
+    do {
+      if (this.isOp('(')) {
+        this.i++;
+        sets.push(this.isOp(')') ? [] : this.parseExprList(')'));
+        this.expectOp(')', "',' or ')' closing the grouping set");
+      } else {
+        sets.push([this.parseExprWithAlias()]);
+      }
+    } while (this.acceptOp(','));
+    this.leave();
+    this.expectOp(')', "',' or ')' closing GROUPING SETS");
+    return sets;
   }
 
   private parseWithItem(): WithItem {

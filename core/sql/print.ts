@@ -413,6 +413,7 @@ function printQuery(q: SelectQuery): string {
   }
   if (q.prewhere) out += ' PREWHERE ' + aliased(q.prewhere);
   if (q.where) out += ' WHERE ' + aliased(q.where);
+  if (q.groupingSets) out += ` GROUP BY GROUPING SETS (${q.groupingSets.map((g) => `(${list(g)})`).join(', ')})`;
   if (q.groupBy) {
     out += ' GROUP BY ' + list(q.groupBy);
     if (q.groupByModifier) out += ` WITH ${q.groupByModifier}`;

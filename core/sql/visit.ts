@@ -286,6 +286,7 @@ export function exprsOfSelect(q: SelectQuery): { clause: Clause; expr: Expr }[] 
   add('prewhere', q.prewhere);
   add('where', q.where);
   for (const e of q.groupBy ?? []) add('groupBy', e);
+  for (const g of q.groupingSets ?? []) for (const e of g) add('groupBy', e);
   add('having', q.having);
   for (const w of q.window ?? []) for (const e of windowExprs(w.spec)) add('window', e);
   for (const o of q.orderBy ?? []) add('orderBy', o.expr);
@@ -369,6 +370,7 @@ export function mapSelectExprs(q: SelectQuery, fn: (e: Expr, clause: Clause) => 
   if (q.prewhere) out.prewhere = fn(q.prewhere, 'prewhere');
   if (q.where) out.where = fn(q.where, 'where');
   if (q.groupBy) out.groupBy = q.groupBy.map((e) => fn(e, 'groupBy'));
+  if (q.groupingSets) out.groupingSets = q.groupingSets.map((g) => g.map((e) => fn(e, 'groupBy')));
   if (q.having) out.having = fn(q.having, 'having');
   if (q.window) out.window = q.window.map((w) => ({ name: w.name, spec: mapWindow(w.spec, (e) => fn(e, 'window'), !share) }));
   if (q.orderBy) out.orderBy = q.orderBy.map((o): OrderItem => ({ ...o, expr: fn(o.expr, 'orderBy') }));

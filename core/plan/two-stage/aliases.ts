@@ -47,6 +47,7 @@ export function expandAliases(q: SelectQuery): SelectQuery {
     return n >= 1 && col && col.kind !== 'asterisk' ? col : e;
   };
   if (out.groupBy) out.groupBy = out.groupBy.map(positional);
+  if (out.groupingSets) out.groupingSets = out.groupingSets.map((g) => g.map(positional));
   if (out.orderBy) out.orderBy = out.orderBy.map((o) => ({ ...o, expr: positional(o.expr) }));
   if (out.limitBy) out.limitBy = { ...out.limitBy, by: out.limitBy.by.map(positional) };
   return out;

@@ -27,7 +27,9 @@ function refuseLooseColumns(e: Expr, allowed: (name: string) => boolean, scope: 
 export function splitAggregating(q: SelectQuery, names: string[], from: string): SplitSelect {
   for (const c of q.columns) if (c.kind === 'asterisk') throw errorAt('UNSUPPORTED', 'SELECT * in an aggregating query', c);
   const keys: Expr[] = [];
-  for (const k of q.groupBy ?? []) if (!keys.some((x) => equalExpr(x, k))) keys.push(k);
+  // With GROUPING SETS the shards group by every key of every set; the final stage forms the sets.
+  for (const k of q.groupBy ?? q.groupingSets?.flat() ?? []) if (!keys.some((x) => equalExpr(x, k))) keys.push(k);
+  const keyRef = (k: Expr) => col(`_k${keys.findIndex((x) => equalExpr(x, k))}`);
   const states: { sql: string; call: FunctionCall }[] = [];
 
   const stateRef = (f: FunctionCall): Expr => {
@@ -56,7 +58,8 @@ export function splitAggregating(q: SelectQuery, names: string[], from: string):
     });
   const none = new Set<string>();
   const final = mapFinal(q, (e) => rewrite(e, none), from, names);
-  if (keys.length) final.groupBy = keys.map((_k, i) => col(`_k${i}`));
+  if (q.groupingSets) final.groupingSets = q.groupingSets.map((g) => g.map(keyRef));
+  else if (keys.length) final.groupBy = keys.map((_k, i) => col(`_k${i}`));
   if (q.groupByModifier) final.groupByModifier = q.groupByModifier;
   const allowed = (n: string) => /^_[ka]\d+$/.test(n);
   for (const e of finalExprs(final)) refuseLooseColumns(e, allowed);

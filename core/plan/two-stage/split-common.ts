@@ -62,7 +62,7 @@ export function finalExprs(q: SelectQuery): Expr[] {
 }
 
 export function isAggregating(q: SelectQuery): boolean {
-  return q.groupBy !== undefined || finalExprs(q).some(hasAggregate);
+  return q.groupBy !== undefined || q.groupingSets !== undefined || finalExprs(q).some(hasAggregate);
 }
 
 /** Replace, in the final stage's clauses, each expression with `fn(expr)`. */
@@ -93,8 +93,9 @@ export function leafBase(q: SelectQuery, columns: Expr[]): SelectQuery {
 
 export function finalSteps(q: SelectQuery): string {
   const steps: string[] = [];
-  if (isAggregating(q)) steps.push('-Merge of the states' + (q.groupBy ? ' grouped by the keys' : ''));
+  if (isAggregating(q)) steps.push('-Merge of the states' + (q.groupBy || q.groupingSets ? ' grouped by the keys' : ''));
   if (q.groupByModifier) steps.push(`WITH ${q.groupByModifier}`);
+  if (q.groupingSets) steps.push('GROUPING SETS');
   if (q.withTotals) steps.push('WITH TOTALS');
   if (q.having) steps.push('HAVING');
   if (finalExprs(q).some(hasWindow)) steps.push('window functions');

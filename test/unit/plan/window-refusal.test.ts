@@ -35,4 +35,10 @@ describe('fast path: window functions stay refused', () => {
     expect(e.code).toBe('UNSUPPORTED');
     expect(e.message).toMatch(/WINDOW clause/);
   });
+  it('GROUPING SETS stays refused too', async () => {
+    const e = await refusal('SELECT sensor, count() FROM analytics.events_dist GROUP BY GROUPING SETS ((sensor), ())');
+    expect(e.code).toBe('UNSUPPORTED');
+    expect(e.message).toMatch(/GROUPING SETS/);
+    expect(e.position).toEqual({ line: 1, column: 76 });
+  });
 });

@@ -119,6 +119,8 @@ export const QUERIES: StageQuery[] = [
   q('SELECT kind, uid % 3 AS m, sum(amount) FROM o.ev GROUP BY kind, m WITH CUBE ORDER BY kind, m', true),
   q('SELECT kind, count(), avg(value) FROM o.ev GROUP BY kind WITH TOTALS ORDER BY kind', true),
   q('SELECT kind, sensor, count() FROM o.ev GROUP BY kind, sensor WITH ROLLUP WITH TOTALS ORDER BY kind, sensor'),
+  q('SELECT kind, uid % 3 AS m, count(), sum(amount) FROM o.ev GROUP BY GROUPING SETS ((kind), (m, kind), ()) ORDER BY kind, m'),
+  q('SELECT kind, sensor, count() FROM o.ev GROUP BY GROUPING SETS (kind, (sensor)) ORDER BY kind, sensor'),
   q('SELECT sensor, count() AS c, rank() OVER (ORDER BY count() DESC, sensor) AS r FROM o.ev GROUP BY sensor ORDER BY sensor'),
   q('SELECT toDate(ts) AS d, count() AS c, sum(count()) OVER (ORDER BY toDate(ts)) AS running FROM o.ev GROUP BY d ORDER BY d'),
   q('SELECT toStartOfMonth(ts) AS mo, sum(amount) AS s, lagInFrame(sum(amount), 1) OVER (ORDER BY mo) AS prev FROM o.ev GROUP BY mo ORDER BY mo'),
