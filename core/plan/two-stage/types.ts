@@ -25,6 +25,18 @@ export interface StageLeaf {
   distributedProductMode?: 'local';
 }
 
+/*
+ * Running a plan (what the planner's tests do, test/oracle/two-stage-plan-runner.ts):
+ * - each leaf through the ordinary per-shard rewrite with a PASS-THROUGH split (planQueryWith; the
+ *   fast path's aggregate split would split the states again), honouring distributedProductMode;
+ * - the shards answer FORMAT TabSeparatedWithNamesAndTypes; the two header lines are TabSeparated-escaped
+ *   too (a type DateTime('Europe/Berlin') arrives with backslash-escaped quotes): unescape names AND types;
+ * - the bodies (headers stripped) concatenate in any order into the stage table `name`;
+ * - a leaf column may be LowCardinality(UInt8) (a CASE over a LowCardinality column): creating such a
+ *   stage table needs allow_suspicious_low_cardinality_types;
+ * - chdb 3.4 writes FORMAT JSON of an empty result WITH TOTALS out of order (parseJsonBody in
+ *   test/support/json-engine/json-engine.ts puts it back); a server writes it well.
+ */
 export interface TwoStagePlan {
   leaves: StageLeaf[];
   /**
