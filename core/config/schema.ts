@@ -110,6 +110,12 @@ export const querySchema = z
     /** Top-k over aggregated values asks each shard for n * factor + add groups (Elasticsearch's shard_size). */
     shardSizeFactor: z.number().positive().default(1.5),
     shardSizeAdd: z.number().int().nonnegative().default(10),
+    /**
+     * `ORDER BY count() DESC LIMIT n` over a GROUP BY without the sharding key: 'exact' (the general
+     * path, every group's state) or 'shard_size' (the fast path's approximation with its error bound,
+     * opted into per query with the setting ch_scatter_top_count).
+     */
+    topCount: z.enum(['exact', 'shard_size']).default('exact'),
     /** Above this many shards the coordinator fans out through sub-coordinators (0 = never). */
     treeFanoutAbove: z.number().int().nonnegative().default(0),
     /**

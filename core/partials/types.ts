@@ -19,6 +19,13 @@ export interface SplitContext {
    */
   transferOverflowMode?: 'throw' | 'break';
   /**
+   * `ORDER BY <count> DESC LIMIT n` over groups that span shards: 'shard_size' (absent: the same)
+   * pushes the limit down approximately (Elasticsearch's shard_size, with its error bound);
+   * 'exact' refuses it here (UNSUPPORTED), so the general path answers it exactly. The planner
+   * sets 'exact' unless the request opted in (ch_scatter_top_count = 'shard_size').
+   */
+  topCount?: 'exact' | 'shard_size';
+  /**
    * Row queries: columns that identify a row uniquely, used to break ORDER BY ties (and in
    * cursors). Absent: every selected column (SELECT * then has no tie-breaker and no cursor).
    */

@@ -119,6 +119,7 @@ export async function planQueryWith(
     ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}),
     maxRowsToTransfer: settings.maxRowsToTransfer,
     transferOverflowMode: settings.transferOverflowMode,
+    topCount: settings.topCount,
   });
 
   // Rename once (the local name is the same on every shard), then strip what must not travel.

@@ -65,6 +65,12 @@ export interface PlannerSettings {
   maxRowsToTransfer: number; // 0 = unlimited
   maxBytesToTransfer: number; // 0 = unlimited
   transferOverflowMode: 'throw' | 'break';
+  /**
+   * `ORDER BY count() DESC LIMIT n` over a GROUP BY without the sharding key: 'exact' (default: the
+   * fast path refuses it, the general path answers it exactly) or 'shard_size' (ch_scatter_top_count:
+   * the fast path's approximate shard_size method, labelled with its error bound).
+   */
+  topCount: 'exact' | 'shard_size';
 }
 
 /** A SETTINGS value expression as a setting value. */
@@ -115,6 +121,7 @@ export function resolveSettings(
     maxRowsToTransfer: defaults.maxRowsToTransfer,
     maxBytesToTransfer: defaults.maxBytesToTransfer,
     transferOverflowMode: defaults.transferOverflowMode,
+    topCount: defaults.topCount ?? 'exact',
   };
   let preferGlobal = false;
 
@@ -146,6 +153,18 @@ export function resolveSettings(
       case 'max_bytes_to_transfer':
         out.maxBytesToTransfer = tighter(defaults.maxBytesToTransfer, nonNegInt(name, value));
         continue;
+      case 'ch_scatter_top_count': {
+        const m = String(value).toLowerCase();
+        if (m !== 'exact' && m !== 'shard_size') throw errorAt('BAD_REQUEST', `ch_scatter_top_count must be 'exact' or 'shard_size'`, node);
+        out.topCount = m;
+        continue;
+      }
+      case 'ch_scatter_path': {
+        // Read by the runtime before planning (core/scatter/two-stage/path.ts); checked here too.
+        const m = String(value).toLowerCase();
+        if (m !== 'auto' && m !== 'fast' && m !== 'general') throw errorAt('BAD_REQUEST', `ch_scatter_path must be 'auto', 'fast' or 'general'`, node);
+        continue;
+      }
       case 'transfer_overflow_mode': {
         const m = String(value).toLowerCase();
         if (m !== 'throw' && m !== 'break') throw errorAt('BAD_REQUEST', `transfer_overflow_mode must be 'throw' or 'break'`, node);

@@ -18,6 +18,10 @@ import { gatherTree, useTree, type TreeInvoker } from './tree.js';
 import { isQueryFailure, queryFailureError } from './query-errors.js';
 import { tooLargeError } from './too-large.js';
 import { coordinatorSpans, shardTimes, skippedStats, offsetMs, type AttemptStat, type CoordinatorSpan, type SkippedShardStat } from './timeline-stats.js';
+import { parseSelect } from '../sql/parse.js';
+import { fastPathRefused, requestedPath, type TwoStagePlanner } from './two-stage/path.js';
+import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
+import type { FinalStageStat } from './two-stage/run-general.js';
 
 export type PlanFn = (input: string | SelectStatement, topo: Topology, opts: PlanOptions) => Promise<QueryPlan>;
 
@@ -39,6 +43,8 @@ export interface RunDeps {
   onInternalError?: (e: unknown) => void;
   /** Sub-coordinators (core/scatter/tree.ts): used above topo.query.treeFanoutAbove queried shards. */
   tree?: TreeInvoker;
+  /** The general (two-stage) path's planner; without it only the fast path answers (docs/api.md#choosing-the-path). */
+  planTwoStage?: TwoStagePlanner;
 }
 
 export interface ShardsSummary {
@@ -66,6 +72,8 @@ export interface ShardStat {
   endMs?: number;
   /** Each invocation (primary, hedge, retry), in the order they started. */
   attempts: AttemptStat[];
+  /** General path: the leaf of the two-stage plan this request ran. */
+  leaf?: string;
 }
 
 export interface QueryResponse {
@@ -78,6 +86,12 @@ export interface QueryResponse {
   cursor?: string;
   /** GLOBAL IN / JOIN data cut by transferOverflowMode 'break': the answer is partial. */
   truncated?: string[];
+  /** Which path answered: 'fast' (the coordinator's merge) or 'general' (two stages, a final stage on a shard's engine). */
+  path?: 'fast' | 'general';
+  /** WITH TOTALS (general path): the totals row, where ClickHouse's JSON puts it. */
+  totals?: Record<string, unknown>;
+  /** extremes = 1 (general path): min and max rows, as in ClickHouse's JSON. */
+  extremes?: { min: Record<string, unknown>; max: Record<string, unknown> };
   statistics: {
     elapsedMs: number;
     rowsRead: number;
@@ -91,6 +105,9 @@ export interface QueryResponse {
     skipped: SkippedShardStat[];
     /** The coordinator's own work: planning, each merge of a partial, the finalize. */
     coordinator: CoordinatorSpan[];
+    /** General path: when stage one stopped waiting, and where and how the final stage ran. */
+    stageOneDeadlineAtMs?: number;
+    finalStage?: FinalStageStat;
   };
 }
 
@@ -165,7 +182,19 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
     return { meta: fin.meta, rows: fin.data };
   };
 
-  const plan = await deps.planQuery(req.sql, topo, planOptions(req, topo, runSubquery));
+  // The fast path answers what it covers; what it refuses as UNSUPPORTED, the general path
+  // (two stages, core/scatter/two-stage/); ch_scatter_path forces either.
+  const stmt = parseOrUndefined(req.sql);
+  const path = requestedPath(req.settings, stmt);
+  if (path === 'general' && stmt) return executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0 });
+  let plan: QueryPlan;
+  try {
+    plan = await deps.planQuery(stmt ?? req.sql, topo, planOptions(req, topo, runSubquery));
+  } catch (e) {
+    if (path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage)
+      return executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0, fastRefusal: e });
+    throw e;
+  }
   const planned = now();
   const gathered =
     deps.tree && useTree(topo, plan.shards.filter((s) => !s.skipped).length)
@@ -223,6 +252,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
     rows: fin.data.length,
     partial: missing.length > 0 || truncated.length > 0,
     shards,
+    path: 'fast',
     statistics: {
       elapsedMs: round1(now() - t0),
       rowsRead: all.reduce((a, o) => a + (o.response?.statistics.rowsRead ?? 0), 0),
@@ -239,6 +269,15 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   if (fin.cursor) body.cursor = fin.cursor;
   if (truncated.length > 0) body.truncated = truncated;
   return body;
+}
+
+/** The statement, or undefined when it does not parse: the planner then reports the syntax error itself, with its position. */
+function parseOrUndefined(sql: string): SelectStatement | undefined {
+  try {
+    return parseSelect(sql);
+  } catch {
+    return undefined;
+  }
 }
 
 function errorResult(e: unknown, deps: { onInternalError?: (e: unknown) => void }): HttpResult {
@@ -293,8 +332,18 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
       const fin = gathered.merger.finalize();
       return { meta: fin.meta, rows: fin.data };
     };
-    const plan = await deps.planQuery(req.sql, deps.topo, planOptions(req, deps.topo, runSubquery));
-    return { status: 200, body: deps.explainPlan(plan) };
+    const stmt = parseOrUndefined(req.sql);
+    const path = requestedPath(req.settings, stmt);
+    if (path === 'general' && stmt) return { status: 200, body: await explainGeneral({ req, deps, stmt, runSubquery }) };
+    let plan: QueryPlan;
+    try {
+      plan = await deps.planQuery(stmt ?? req.sql, deps.topo, planOptions(req, deps.topo, runSubquery));
+    } catch (e) {
+      if (path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage)
+        return { status: 200, body: await explainGeneral({ req, deps, stmt, runSubquery, fastRefusal: e }) };
+      throw e;
+    }
+    return { status: 200, body: { path: 'fast', ...(deps.explainPlan(plan) as Record<string, unknown>) } };
   } catch (e) {
     return errorResult(e, deps);
   }

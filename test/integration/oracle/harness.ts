@@ -39,6 +39,9 @@ export async function startOracle(rowCount: number): Promise<Oracle> {
     cluster: 'oracle',
     shards: Array.from({ length: SHARDS }, (_, i) => ({ weight: 1, replicas: [{ embedded: `shard-${i}` }] })),
     tables: TABLES,
+    // These oracles check the fast path's own merges, its shard_size top-k included (opted into here;
+    // by default such a query goes to the general path).
+    query: { topCount: 'shard_size' },
   });
   await cluster.execAll('CREATE DATABASE IF NOT EXISTS oracle');
   await cluster.execAll(ddl('oracle.ev_local'));

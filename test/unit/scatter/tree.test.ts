@@ -32,7 +32,7 @@ const topo = parseTopology({
   cluster: 't',
   shards: Array.from({ length: SHARDS }, (_, i) => ({ replicas: [{ url: `http://shard-${i}:8123` }] })),
   tables: { 'default.events_dist': { local: 'default.events', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } } },
-  query: { treeFanoutAbove: 4 },
+  query: { treeFanoutAbove: 4, topCount: 'shard_size' }, // the fast path's top-k, as the tree premerges it
 });
 
 /** Shard i answers from default.events_<i>, through the real shard core (executeShardRequest). */

@@ -1,0 +1,173 @@
+// The final stage of the general path: the -Merge of the states and everything after it, run by
+// the ClickHouse engine behind ONE shard function, as the Distributed engine's initiator runs it.
+// The request ships each leaf's rows as a temporary table (the header's types, aggregate states
+// included) and the final SQL, under the query's one deadline.
+//
+// Which shard: a deterministic choice over the shards that answered stage one (so their engine,
+// the version that wrote the states, merges them): the query id's hash picks the first, the others
+// follow in shard order. Within a shard, callShard retries the other replicas after an
+// infrastructure failure; after the whole shard fails that way (unavailable, throttled, crashed),
+// the next shard is tried while time is left. A ClickHouse user error is the query's fault and
+// would be the same everywhere: it is answered at once (400), never retried.
+import type { SettingValue } from '../../clickhouse/port.js';
+import type { Topology } from '../../config/schema.js';
+import { ScatterError } from '../../errors.js';
+import { callShard, type ShardOutcome } from '../call-shard.js';
+import { deadlineSignal } from '../deadline.js';
+import type { Limiter } from '../fanout.js';
+import { createHedgeState, type HedgeState } from '../hedge.js';
+import type { ShardInvoker } from '../invoker.js';
+import { isQueryFailure, queryFailureError, stripReplicaPrefix } from '../query-errors.js';
+import { rawBytes, type RawShardRequest, type StageTable } from './wire.js';
+
+export interface FinalStageInput {
+  tables: StageTable[];
+  sql: string;
+  format: string;
+  settings: Record<string, SettingValue>;
+  /** Shards to try, in order (initiatorOrder). */
+  candidates: number[];
+  topo: Topology;
+  invoker: ShardInvoker;
+  queryId: string;
+  deadlineAt: number;
+  now(): number;
+  limiter: Limiter;
+  /** The query's hedge state: the final stage keeps its own replica memory beside it. */
+  state: HedgeState;
+  signal?: AbortSignal;
+}
+
+export interface FinalStageResult {
+  bytes: Buffer;
+  shard: number;
+  replica: number;
+  /** Every shard tried, in order (the last one answered). */
+  attempts: ShardOutcome[];
+  rowsRead: number;
+  bytesRead: number;
+}
+
+/** 32-bit FNV-1a of the query id: spreads final stages over the shards, the same id always the same shard. */
+function hashId(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/** The order in which shards are asked to run the final stage: hash(queryId) picks the first of `answered`. */
+export function initiatorOrder(queryId: string, answered: readonly number[]): number[] {
+  const shards = [...new Set(answered)].sort((a, b) => a - b);
+  if (shards.length === 0) return [];
+  const first = hashId(queryId) % shards.length;
+  return [...shards.slice(first), ...shards.slice(0, first)];
+}
+
+// The final stage's latencies and replica failures are kept apart from stage one's: a final stage
+// (a merge over shipped tables) is not a sample of the shard's scan latency, and must not move its
+// hedge trigger.
+const finalStates = new WeakMap<HedgeState, HedgeState>();
+function finalStateFor(state: HedgeState): HedgeState {
+  let s = finalStates.get(state);
+  if (!s) {
+    s = createHedgeState();
+    finalStates.set(state, s);
+  }
+  return s;
+}
+
+export async function runFinalStage(input: FinalStageInput): Promise<FinalStageResult> {
+  const { now } = input;
+  const attempts: ShardOutcome[] = [];
+  const state = finalStateFor(input.state);
+  const deadline = deadlineSignal(input.deadlineAt, now, input.signal);
+  try {
+    for (const shard of input.candidates) {
+      const cfg = input.topo.shards[shard];
+      if (!cfg) throw new Error(`final stage: no shard ${shard} in the topology`);
+      if (deadline.signal.aborted) break;
+      const outcome = await callShard({
+        shard,
+        replicaCount: cfg.replicas.length,
+        request: (replica, attempt): RawShardRequest => ({
+          type: 'query',
+          queryId: `${input.queryId}-final`,
+          shard,
+          replica,
+          sql: input.sql,
+          deadline: input.deadlineAt,
+          settings: input.settings,
+          external: [],
+          attempt,
+          format: input.format,
+          tables: input.tables,
+        }),
+        invoker: input.invoker,
+        limiter: input.limiter,
+        deadlineAt: input.deadlineAt,
+        signal: deadline.signal,
+        now,
+        hedge: { enabled: false, afterQuantile: 1, maxExtraPercent: 0 },
+        state,
+      });
+      attempts.push(outcome);
+      if (outcome.status === 'ok' && outcome.response) {
+        let bytes: Buffer;
+        try {
+          bytes = rawBytes(outcome.response);
+        } catch (e) {
+          throw new ScatterError('SHARD_ERROR', `the final stage on shard ${shard}: ${(e as Error).message}`);
+        }
+        return {
+          bytes,
+          shard,
+          replica: outcome.replica,
+          attempts,
+          rowsRead: outcome.response.statistics.rowsRead,
+          bytesRead: outcome.response.statistics.bytesRead,
+        };
+      }
+      if (isQueryFailure(outcome)) {
+        // The final SQL is ClickHouse's to judge; its verdict would be the same on every shard.
+        const e = queryFailureError(outcome, {});
+        throw new ScatterError(e.code, e.message.replace(`on shard ${shard}`, `in the final stage (shard ${shard})`), { details: e.details });
+      }
+      if (outcome.code === 'TOO_LARGE') throw tooLarge(outcome);
+      if (outcome.status === 'timeout') break;
+    }
+  } finally {
+    deadline.dispose();
+  }
+  const last = attempts[attempts.length - 1];
+  if (!last || last.status === 'timeout' || now() >= input.deadlineAt) {
+    throw new ScatterError(
+      'TIMEOUT',
+      `the final stage did not finish before the deadline${last ? ` (shard ${last.shard}: ${stripReplicaPrefix(last.message ?? last.status)})` : ''}; ` +
+        'the shards answered, but no answer is complete without the final stage',
+      { details: { finalStage: attempts.map(summary) } },
+    );
+  }
+  throw new ScatterError(
+    'SHARD_ERROR',
+    `the final stage failed on every shard tried: ${attempts.map((a) => `shard ${a.shard} ${a.status}: ${stripReplicaPrefix(a.message ?? '')}`).join('; ')}`,
+    { details: { finalStage: attempts.map(summary) } },
+  );
+}
+
+function tooLarge(o: ShardOutcome): ScatterError {
+  const m = stripReplicaPrefix(o.message ?? '');
+  if (/Request(Entity)?TooLargeException/.test(o.message ?? '')) {
+    return new ScatterError('TRANSFER_LIMIT', `the final stage's request to shard ${o.shard} is over Lambda's 6 MB invoke payload limit: ${m}`);
+  }
+  return new ScatterError(
+    'TOO_LARGE',
+    `the final answer from shard ${o.shard} is larger than a shard function may return (Lambda's 6 MB response limit): ${m}. Add a LIMIT or aggregate further`,
+  );
+}
+
+function summary(o: ShardOutcome): { shard: number; replica: number; status: string; message?: string } {
+  return { shard: o.shard, replica: o.replica, status: o.status, ...(o.message ? { message: o.message } : {}) };
+}

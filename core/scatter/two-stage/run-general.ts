@@ -1,0 +1,327 @@
+// The general (two-stage) path's runtime: a TwoStagePlan in, an answer out.
+//   1. each leaf is planned per shard by the ordinary pipeline (renames, prunes, skips, GLOBAL
+//      sets shipped), with a pass-through split: the shards run the leaf as written;
+//   2. stage one fans out under the query's one deadline, less the final stage's reserve
+//      (stage-one.ts), checking headers and transfer limits as answers arrive;
+//   3. the final stage runs on one shard's engine over the leaves' rows (final-stage.ts), under
+//      the same deadline; its bytes are the answer (any FORMAT, for the ClickHouse HTTP
+//      interface) or, parsed, the JSON API's meta/data/totals.
+// Missing shards keep the fast path's semantics: partial with the missing shards listed, or
+// INCOMPLETE_RESULT (504) when completeness is required.
+import type { ColumnMeta, SettingValue } from '../../clickhouse/port.js';
+import type { Topology } from '../../config/schema.js';
+import { ScatterError } from '../../errors.js';
+import { planQueryWith, type Splitter } from '../../plan/build.js';
+import type { TwoStagePlan } from '../../plan/two-stage/types.js';
+import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js';
+import type { HedgeSettings, ShardOutcome } from '../call-shard.js';
+import type { Deadline } from '../deadline.js';
+import { createLimiter, type Limiter } from '../fanout.js';
+import type { MissingShard } from '../gather.js';
+import type { HedgeState } from '../hedge.js';
+import type { ShardInvoker } from '../invoker.js';
+import { isQueryFailure, queryFailureError } from '../query-errors.js';
+import type { ShardsSummary, ShardStat } from '../run-query.js';
+import { offsetMs, shardTimes, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
+import { tooLargeError } from '../too-large.js';
+import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
+import { initiatorOrder, runFinalStage, type FinalStageResult } from './final-stage.js';
+import { runStageOne, type LeafOutcome, type PlannedLeaf, type StageOneResult } from './stage-one.js';
+import { StageBudget, transferLimits } from './transfer-limits.js';
+import type { StageTable } from './wire.js';
+
+/** The shards run each leaf as the planner wrote it: no partial split, the final stage merges. */
+export const passThroughSplitter: Splitter = (q) => ({
+  shardQuery: q,
+  createMerger: () => {
+    throw new Error('the general path merges in its final stage, not in the coordinator');
+  },
+  describe: 'leaf of a two-stage plan: the shards run it as written, the final stage merges',
+});
+
+/**
+ * Of the query's budget, what stage one leaves to the final stage: 10 % of the budget, at least
+ * 100 ms and at most 1 s, never more than half. A shard that has not answered by then is missing
+ * (partial), so a partial answer is still merged and returned before the deadline.
+ */
+export function finalStageReserveMs(budgetMs: number): number {
+  return Math.min(budgetMs / 2, Math.max(100, Math.min(1000, budgetMs * 0.1)));
+}
+
+export interface GeneralDeps {
+  topo: Topology;
+  invoker: ShardInvoker;
+  hedgeState: HedgeState;
+  queryId: string;
+  now?: () => number;
+  onShard?: (o: ShardOutcome) => void;
+}
+
+export interface GeneralOptions {
+  /** The query's one deadline (computeDeadline). */
+  deadline: Deadline;
+  /** When the query started (for statistics offsets); defaults to now. */
+  startedAt?: number;
+  /**
+   * A ClickHouse output format for the answer's bytes (the ClickHouse HTTP interface passes them
+   * through). Absent: the JSON API's meta/data, parsed from ClickHouse's JSON.
+   */
+  format?: string;
+  /** Output settings for `format` (e.g. format_csv_delimiter); sent to the final stage only. */
+  formatSettings?: Record<string, SettingValue>;
+  /** Request settings plus the SQL's SETTINGS clause (allow-listed by the planner, as on the fast path). */
+  settings?: Record<string, SettingValue>;
+  requireComplete: boolean;
+  hedge: HedgeSettings;
+  distributedProductMode?: 'deny' | 'local' | 'global';
+  runSubquery?: SubqueryRunner;
+  /** One in-flight cap for the whole request (shared with GLOBAL subqueries). */
+  limiter?: Limiter;
+  signal?: AbortSignal;
+  /** Time already spent before (parsing, choosing the path): the 'plan' span starts here. */
+  planStartedAt?: number;
+}
+
+export interface FinalStageStat {
+  shard: number;
+  replica: number;
+  startMs: number;
+  endMs: number;
+  elapsedMs: number;
+  /** Shards asked before the one that answered, and why they did not. */
+  failedOver: { shard: number; status: string; message?: string }[];
+  /** What it was sent: the leaves' rows and bytes, and the request's size. */
+  inputRows: number;
+  inputBytes: number;
+  requestBytes: number;
+}
+
+export interface GeneralStatistics {
+  elapsedMs: number;
+  rowsRead: number;
+  bytesRead: number;
+  deadlineMs: number;
+  deadlineLimitedBy: Deadline['limitedBy'];
+  shards: (ShardStat & { leaf: string })[];
+  deadlineAtMs: number;
+  /** When stage one stopped waiting (the final stage's reserve before the deadline). */
+  stageOneDeadlineAtMs: number;
+  skipped: SkippedShardStat[];
+  coordinator: CoordinatorSpan[];
+  finalStage: FinalStageStat;
+}
+
+export interface GeneralResult {
+  path: 'general';
+  /** The final stage's bytes, when a format was asked for. */
+  bytes?: Buffer;
+  /** The JSON API's shape, when no format was asked for. */
+  meta?: ColumnMeta[];
+  data?: Record<string, unknown>[];
+  totals?: Record<string, unknown>;
+  extremes?: FinalJson['extremes'];
+  rows?: number;
+  partial: boolean;
+  missing: MissingShard[];
+  shards: ShardsSummary;
+  statistics: GeneralStatistics;
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** Plan every leaf per shard (the ordinary pipeline, pass-through split). */
+export async function planLeaves(plan: TwoStagePlan, topo: Topology, opts: PlanOptions): Promise<PlannedLeaf[]> {
+  if (plan.leaves.length === 0) throw new ScatterError('INTERNAL', 'two-stage plan without leaves');
+  return Promise.all(plan.leaves.map(async (leaf) => ({ name: leaf.name, plan: await planQueryWith(leaf.query, topo, opts, passThroughSplitter) })));
+}
+
+export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opts: GeneralOptions): Promise<GeneralResult> {
+  const now = deps.now ?? Date.now;
+  const t0 = opts.startedAt ?? now();
+  const planStart = opts.planStartedAt ?? t0;
+  const { topo } = deps;
+  const { deadline } = opts;
+  const limiter = opts.limiter ?? createLimiter(topo.query.maxConcurrency);
+  const planOpts: PlanOptions = {};
+  if (opts.settings) planOpts.settings = opts.settings;
+  const productMode = opts.distributedProductMode ?? topo.query.distributedProductMode;
+  if (productMode) planOpts.distributedProductMode = productMode;
+  if (opts.runSubquery) planOpts.runSubquery = opts.runSubquery;
+  const leaves = await planLeaves(plan, topo, planOpts);
+  const planned = now();
+  const forward = leaves[0]!.plan.settings;
+  const { maxRows, maxBytes } = transferSettings(leaves[0]!.plan, topo, opts.settings);
+  const budget = new StageBudget(transferLimits(maxRows, maxBytes, Buffer.byteLength(plan.finalSql)));
+  const stageOneAt = deadline.at - finalStageReserveMs(deadline.budgetMs);
+
+  const one = await runStageOne({
+    leaves,
+    topo,
+    invoker: deps.invoker,
+    queryId: deps.queryId,
+    deadlineAt: stageOneAt,
+    now,
+    hedge: opts.hedge,
+    state: deps.hedgeState,
+    limiter,
+    budget,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(deps.onShard ? { onShard: deps.onShard } : {}),
+  });
+  const outcomes = one.outcomes.map((o) => o.outcome);
+  const shards = summarizeLeaves(topo.shards.length, one);
+  checkStageOne(one, outcomes, shards, opts.requireComplete, deadline);
+
+  const tables: StageTable[] = one.leaves.map((l) => ({ name: l.name, columns: l.columns!, tsvBase64: l.body.toString('base64') }));
+  const format = opts.format ?? JSON_FINAL_FORMAT;
+  const settings: Record<string, SettingValue> = { ...forward, ...(opts.format ? (opts.formatSettings ?? {}) : JSON_FINAL_SETTINGS) };
+  const requestBytes = tables.reduce((n, t) => n + t.tsvBase64.length, 0) + Buffer.byteLength(plan.finalSql);
+  const answered = one.outcomes.filter((o) => o.outcome.status === 'ok').map((o) => o.outcome.shard);
+  const finalStart = now();
+  const fin: FinalStageResult = await runFinalStage({
+    tables,
+    sql: plan.finalSql,
+    format,
+    settings,
+    candidates: initiatorOrder(deps.queryId, answered),
+    topo,
+    invoker: deps.invoker,
+    queryId: deps.queryId,
+    deadlineAt: deadline.at,
+    now,
+    limiter,
+    state: deps.hedgeState,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  const finalEnd = now();
+
+  const last = fin.attempts[fin.attempts.length - 1]!;
+  const finalStage: FinalStageStat = {
+    shard: fin.shard,
+    replica: fin.replica,
+    startMs: offsetMs(finalStart, t0),
+    endMs: offsetMs(finalEnd, t0),
+    elapsedMs: round1(last.elapsedMs),
+    failedOver: fin.attempts.slice(0, -1).map((a) => ({ shard: a.shard, status: a.status, ...(a.message ? { message: a.message } : {}) })),
+    inputRows: budget.rows,
+    inputBytes: budget.bytes,
+    requestBytes,
+  };
+  const partial = one.missing.length > 0;
+  const statistics: GeneralStatistics = {
+    elapsedMs: round1(now() - t0),
+    rowsRead: outcomes.reduce((a, o) => a + (o.response?.statistics.rowsRead ?? 0), 0),
+    bytesRead: outcomes.reduce((a, o) => a + (o.response?.statistics.bytesRead ?? 0), 0),
+    deadlineMs: deadline.budgetMs,
+    deadlineLimitedBy: deadline.limitedBy,
+    shards: one.outcomes.map((lo) => shardStat(lo, t0)),
+    deadlineAtMs: offsetMs(deadline.at, t0),
+    stageOneDeadlineAtMs: offsetMs(stageOneAt, t0),
+    skipped: skippedStats(one.skipped),
+    coordinator: [
+      { name: 'plan', startMs: offsetMs(planStart, t0), endMs: offsetMs(planned, t0) },
+      { name: 'finalize', startMs: offsetMs(finalStart, t0), endMs: offsetMs(finalEnd, t0) },
+    ],
+    finalStage,
+  };
+  const result: GeneralResult = { path: 'general', partial, missing: one.missing, shards, statistics };
+  if (opts.format) {
+    result.bytes = fin.bytes;
+    return result;
+  }
+  const json = parseFinalJson(fin.bytes);
+  result.meta = json.meta;
+  result.data = json.data;
+  result.rows = json.data.length;
+  if (json.totals) result.totals = json.totals;
+  if (json.extremes) result.extremes = json.extremes;
+  return result;
+}
+
+/** maxRowsToTransfer / maxBytesToTransfer as the request tightened them (settings.ts rules: never above the config). */
+function transferSettings(_leaf: QueryPlan, topo: Topology, settings: Record<string, SettingValue> | undefined): { maxRows: number; maxBytes: number } {
+  const tighter = (config: number, asked: unknown): number => {
+    const n = Number(asked);
+    if (asked === undefined || !Number.isInteger(n) || n < 0) return config;
+    return config === 0 ? n : n === 0 ? config : Math.min(config, n);
+  };
+  return {
+    maxRows: tighter(topo.query.maxRowsToTransfer, settings?.max_rows_to_transfer),
+    maxBytes: tighter(topo.query.maxBytesToTransfer, settings?.max_bytes_to_transfer),
+  };
+}
+
+/** Stage one's verdict before the final stage: query errors, oversized answers, missing shards. */
+function checkStageOne(one: StageOneResult, outcomes: ShardOutcome[], shards: ShardsSummary, requireComplete: boolean, deadline: Deadline): void {
+  const bad = outcomes.find(isQueryFailure);
+  if (bad) throw queryFailureError(bad, { shards });
+  const big = tooLargeError(outcomes, 'query', { shards });
+  if (big) {
+    // A shard's stage-one rows over what a shard function may return: the transfer limit of the general path.
+    throw new ScatterError('TRANSFER_LIMIT', big.message.replace("the query's partial result", "the general path's stage-one answer"), {
+      details: { shards },
+    });
+  }
+  if (one.missing.length > 0 && requireComplete) {
+    throw new ScatterError(
+      'INCOMPLETE_RESULT',
+      `${one.missing.length} shard(s) did not answer: ${one.missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`,
+      {
+        details: { shards },
+      },
+    );
+  }
+  // A leaf no shard answered has no columns to build its table from: there is no answer to call partial.
+  const empty = one.leaves.find((l) => !l.columns);
+  if (empty) {
+    const lost = one.outcomes.filter((o) => o.leaf === empty.name).map((o) => o.outcome);
+    if (lost.every((o) => o.status === 'timeout')) {
+      throw new ScatterError('TIMEOUT', `no shard answered ${empty.name} within ${deadline.budgetMs} ms (less the final stage's reserve)`, {
+        details: { shards },
+      });
+    }
+    const first = lost.find((o) => o.status !== 'timeout') ?? lost[0];
+    throw new ScatterError(
+      'SHARD_ERROR',
+      `all ${lost.length} queried shard(s) failed for ${empty.name}${first ? `; shard ${first.shard}: ${first.message}` : ''}`,
+      {
+        details: { shards },
+      },
+    );
+  }
+}
+
+function summarizeLeaves(total: number, one: StageOneResult): ShardsSummary {
+  // Per shard: ok when it answered every leaf it was asked; otherwise its first failure.
+  const byShard = new Map<number, ShardOutcome>();
+  for (const { outcome } of one.outcomes) {
+    const prev = byShard.get(outcome.shard);
+    if (!prev || (prev.status === 'ok' && outcome.status !== 'ok')) byShard.set(outcome.shard, outcome);
+  }
+  const per = [...byShard.values()];
+  return {
+    total,
+    queried: per.length,
+    skipped: one.skipped.length,
+    succeeded: per.filter((o) => o.status === 'ok').length,
+    failed: per.filter((o) => o.status !== 'ok' && o.status !== 'timeout').length,
+    timedOut: per.filter((o) => o.status === 'timeout').length,
+    hedged: one.outcomes.filter((o) => o.outcome.hedged).length,
+    missing: one.missing,
+  };
+}
+
+function shardStat({ leaf, outcome: o }: LeafOutcome, t0: number): ShardStat & { leaf: string } {
+  return {
+    leaf,
+    shard: o.shard,
+    replica: o.replica,
+    elapsedMs: round1(o.elapsedMs),
+    status: o.status,
+    hedged: o.hedged,
+    retried: o.retried,
+    rowsRead: o.response?.statistics.rowsRead ?? 0,
+    bytesRead: o.response?.statistics.bytesRead ?? 0,
+    ...shardTimes(o, t0),
+  };
+}

@@ -1,0 +1,70 @@
+// A shard's stage-one answer as ClickHouse writes it in TabSeparatedWithNamesAndTypes: a line of
+// column names, a line of types, then one line per row. Values (aggregate states included) are
+// escaped so that a row never contains a raw tab or newline, which is what lets the coordinator
+// count rows by counting newlines and concatenate the shards' bodies without looking inside them.
+// Everything stays a Buffer: states are binary and the text is not UTF-8 in general.
+import type { ColumnMeta } from '../../clickhouse/port.js';
+
+export interface TsvAnswer {
+  columns: ColumnMeta[];
+  /** The rows after the two header lines, byte for byte (TabSeparated, each row ending in \n). */
+  body: Buffer;
+  rows: number;
+}
+
+const NL = 0x0a;
+
+/** Split one TabSeparatedWithNamesAndTypes answer into its header and body. Throws on a malformed header. */
+export function splitTsvAnswer(bytes: Buffer): TsvAnswer {
+  const first = bytes.indexOf(NL);
+  const second = first < 0 ? -1 : bytes.indexOf(NL, first + 1);
+  if (first < 0 || second < 0) throw new Error(`not TabSeparatedWithNamesAndTypes: ${bytes.length} bytes without the two header lines`);
+  const names = bytes.subarray(0, first).toString('utf8').split('\t').map(unescapeTsv);
+  const types = bytes
+    .subarray(first + 1, second)
+    .toString('utf8')
+    .split('\t')
+    .map(unescapeTsv);
+  if (names.length !== types.length) throw new Error(`TabSeparatedWithNamesAndTypes header has ${names.length} names but ${types.length} types`);
+  const body = bytes.subarray(second + 1);
+  if (body.length > 0 && body[body.length - 1] !== NL) throw new Error('TabSeparated body does not end with a newline (truncated answer?)');
+  return { columns: names.map((name, i) => ({ name, type: types[i]! })), body, rows: countRows(body) };
+}
+
+/** Rows in a TabSeparated body: one newline each (values escape theirs). */
+export function countRows(body: Buffer): number {
+  let n = 0;
+  let at = body.indexOf(NL);
+  while (at >= 0) {
+    n++;
+    at = body.indexOf(NL, at + 1);
+  }
+  return n;
+}
+
+/** The byte offset after the first `rows` rows of a body (for a cut at a row boundary). */
+export function rowBoundary(body: Buffer, rows: number): number {
+  let at = -1;
+  for (let i = 0; i < rows; i++) {
+    at = body.indexOf(NL, at + 1);
+    if (at < 0) return body.length;
+  }
+  return at + 1;
+}
+
+const ESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', b: '\b', f: '\f', '0': '\0', '\\': '\\', "'": "'" };
+
+/** ClickHouse's TabSeparated escaping, undone (for header names: a column alias may hold anything). */
+export function unescapeTsv(s: string): string {
+  if (!s.includes('\\')) return s;
+  return s.replace(/\\(.)/gs, (_m, c: string) => ESCAPES[c] ?? c);
+}
+
+/** Two headers describe the same table: same names and types, in the same order. */
+export function sameColumns(a: readonly ColumnMeta[], b: readonly ColumnMeta[]): boolean {
+  return a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.type === b[i]!.type);
+}
+
+export function describeColumns(cols: readonly ColumnMeta[]): string {
+  return cols.map((c) => `${c.name} ${c.type}`).join(', ');
+}
