@@ -1,0 +1,120 @@
+// Which path answers: the fast path what it covers, the general path what the fast path refuses
+// as UNSUPPORTED, ch_scatter_path forcing either; exact top count by default.
+import { describe, expect, it } from 'vitest';
+import { explainPlan, planQuery } from '../../../../core/plan/index.js';
+import { createHedgeState } from '../../../../core/scatter/hedge.js';
+import { runExplain, runQuery, type PlanFn, type RunDeps } from '../../../../core/scatter/run-query.js';
+import type { TwoStagePlanner } from '../../../../core/scatter/two-stage/path.js';
+import { topo } from '../fakes.js';
+import { FINAL_OK, STATE_COLUMNS, scriptedInvoker, stateRows, tsv, uniqPlan } from './fakes.js';
+
+function deps(planTwoStage?: TwoStagePlanner) {
+  const inv = scriptedInvoker({
+    stageOne: (s) => ({ kind: 'raw', bytes: tsv(STATE_COLUMNS, stateRows(s, ['a'])) }),
+    final: () => ({ kind: 'raw', bytes: FINAL_OK }),
+  });
+  const planned: string[] = [];
+  const d: RunDeps = {
+    topo: topo([1, 1], { hedge: { enabled: false } }),
+    invoker: inv,
+    planQuery: planQuery as PlanFn,
+    explainPlan,
+    hedgeState: createHedgeState(),
+    queryId: 'q',
+    behindApiGateway: false,
+    ...(planTwoStage
+      ? {
+          planTwoStage: (stmt, t) => {
+            planned.push(stmt.kind);
+            return planTwoStage(stmt, t);
+          },
+        }
+      : {}),
+  };
+  return { d, inv, planned };
+}
+
+const REFUSED = 'SELECT site, stddevPop(v) FROM db.t_dist GROUP BY site'; // not among the fast path's families
+const FAST = 'SELECT count() FROM db.t_dist';
+const TOP = 'SELECT site, count() AS c FROM db.t_dist GROUP BY site ORDER BY c DESC LIMIT 2';
+
+describe('path choice', () => {
+  it('auto: a query the fast path refuses as UNSUPPORTED runs on the general path', async () => {
+    const { d, inv } = deps(() => uniqPlan());
+    const r = await runQuery({ sql: REFUSED }, d);
+    expect(r.status).toBe(200);
+    const b = r.body as Record<string, any>;
+    expect(b.path).toBe('general');
+    expect(b.data).toEqual([{ site: 'a', 'uniq(sensor)': '3' }]);
+    expect(b.totals).toEqual({ site: '', 'uniq(sensor)': '9' });
+    expect(b.statistics.finalStage.shard).toBeGreaterThanOrEqual(0);
+    expect(inv.calls.filter((c) => !c.final).every((c) => c.payload.format === 'TabSeparatedWithNamesAndTypes')).toBe(true);
+  });
+
+  it('auto: what the fast path covers stays on it', async () => {
+    const { d, planned } = deps(() => uniqPlan());
+    const r = await runQuery({ sql: FAST }, d);
+    expect(r.status).toBe(200);
+    expect((r.body as Record<string, unknown>).path).toBe('fast');
+    expect(planned).toEqual([]);
+  });
+
+  it("ch_scatter_path = 'general' (request settings or SETTINGS clause) forces the general path", async () => {
+    for (const req of [{ sql: FAST, settings: { ch_scatter_path: 'general' } }, { sql: `${FAST} SETTINGS ch_scatter_path = 'general'` }]) {
+      const { d, planned } = deps(() => uniqPlan());
+      const r = await runQuery(req, d);
+      expect(r.status).toBe(200);
+      expect((r.body as Record<string, unknown>).path).toBe('general');
+      expect(planned).toEqual(['select']);
+    }
+  });
+
+  it("ch_scatter_path = 'fast' keeps the fast path's refusal", async () => {
+    const { d, planned } = deps(() => uniqPlan());
+    const r = await runQuery({ sql: REFUSED, settings: { ch_scatter_path: 'fast' } }, d);
+    expect(r.status).toBe(400);
+    expect((r.body as any).error.code).toBe('UNSUPPORTED');
+    expect((r.body as any).error.message).toMatch(/stddevPop/);
+    expect(planned).toEqual([]);
+  });
+
+  it('a bad ch_scatter_path value is a 400 naming the values', async () => {
+    const { d } = deps(() => uniqPlan());
+    const r = await runQuery({ sql: FAST, settings: { ch_scatter_path: 'fastest' } }, d);
+    expect(r.status).toBe(400);
+    expect((r.body as any).error.message).toMatch(/'auto', 'fast' or 'general'/);
+  });
+
+  it('without a two-stage planner the fast path refusal stands', async () => {
+    const { d } = deps();
+    const r = await runQuery({ sql: REFUSED }, d);
+    expect(r.status).toBe(400);
+    expect((r.body as any).error.code).toBe('UNSUPPORTED');
+  });
+
+  it('ORDER BY count() DESC LIMIT over a non-key GROUP BY is exact by default (general path); shard_size is an opt-in', async () => {
+    const { d } = deps(() => uniqPlan());
+    const exact = await runQuery({ sql: TOP }, d);
+    expect((exact.body as Record<string, unknown>).path).toBe('general');
+    const approx = await runQuery({ sql: TOP, settings: { ch_scatter_top_count: 'shard_size' } }, deps(() => uniqPlan()).d);
+    expect(approx.status).toBe(200);
+    expect((approx.body as Record<string, unknown>).path).toBe('fast');
+    const forcedFast = await runQuery({ sql: TOP, settings: { ch_scatter_path: 'fast' } }, deps(() => uniqPlan()).d);
+    expect(forcedFast.status).toBe(400);
+    expect((forcedFast.body as any).error.message).toMatch(/ch_scatter_top_count = 'shard_size'/);
+  });
+
+  it('/explain shows the chosen path, each shard SQL and the final-stage SQL', async () => {
+    const { d } = deps(() => uniqPlan());
+    const g = (await runExplain({ sql: REFUSED }, d)).body as Record<string, any>;
+    expect(g.path).toBe('general');
+    expect(g.fastPathRefused).toMatch(/stddevPop/);
+    expect(g.shards.map((s: { sql: string }) => s.sql)).toEqual([expect.stringMatching(/uniqState\(sensor\) AS _a0 FROM db\.t /), expect.any(String)]);
+    expect(g.leaves[0].name).toBe('_stage0');
+    expect(g.finalStage.sql).toBe(uniqPlan().finalSql);
+    expect(g.notes).toEqual(uniqPlan().notes);
+    const f = (await runExplain({ sql: FAST }, d)).body as Record<string, any>;
+    expect(f.path).toBe('fast');
+    expect(f.shards).toHaveLength(2);
+  });
+});

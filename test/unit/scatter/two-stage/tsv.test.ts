@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { countRows, rowBoundary, sameColumns, splitTsvAnswer, unescapeTsv } from '../../../../core/scatter/two-stage/tsv.js';
+
+describe('TabSeparatedWithNamesAndTypes answers', () => {
+  it('splits header and body; types keep their commas and spaces; rows are counted by newline', () => {
+    const bytes = Buffer.concat([
+      Buffer.from('k\ta\\tb\nString\tAggregateFunction(quantiles(0.5, 0.9), Float64)\n'),
+      Buffer.from([0x78, 0x09, 0x00, 0xff, 0x5c, 0x6e, 0x0a]), // x <TAB> \0 \xff "\n" escaped, then the row end
+      Buffer.from('y\t\\0\n'),
+    ]);
+    const a = splitTsvAnswer(bytes);
+    expect(a.columns).toEqual([
+      { name: 'k', type: 'String' },
+      { name: 'a\tb', type: 'AggregateFunction(quantiles(0.5, 0.9), Float64)' },
+    ]);
+    expect(a.rows).toBe(2);
+    expect(a.body.equals(bytes.subarray(bytes.indexOf(0x0a, bytes.indexOf(0x0a) + 1) + 1))).toBe(true);
+  });
+
+  it('an empty result keeps its header (ClickHouse writes it for zero rows)', () => {
+    const a = splitTsvAnswer(Buffer.from('k\tc\nString\tUInt64\n'));
+    expect(a.rows).toBe(0);
+    expect(a.body.length).toBe(0);
+    expect(a.columns.map((c) => c.type)).toEqual(['String', 'UInt64']);
+  });
+
+  it('refuses answers without a header, with a header of unequal length, or cut inside a row', () => {
+    expect(() => splitTsvAnswer(Buffer.from('k\n'))).toThrow(/two header lines/);
+    expect(() => splitTsvAnswer(Buffer.from('k\tc\nString\n'))).toThrow(/2 names but 1 types/);
+    expect(() => splitTsvAnswer(Buffer.from('k\nString\nabc'))).toThrow(/truncated/);
+  });
+
+  it('unescapes ClickHouse TSV escapes and leaves the rest', () => {
+    expect(unescapeTsv("a\\tb\\nc\\\\d\\'e\\0f\\x")).toBe("a\tb\nc\\d'e\0fx");
+    expect(unescapeTsv('plain')).toBe('plain');
+  });
+
+  it('counts rows and finds row boundaries', () => {
+    const b = Buffer.from('a\nbb\nccc\n');
+    expect(countRows(b)).toBe(3);
+    expect(rowBoundary(b, 2)).toBe(5);
+    expect(rowBoundary(b, 9)).toBe(b.length);
+  });
+
+  it('compares headers by names and types in order', () => {
+    const a = [
+      { name: 'k', type: 'String' },
+      { name: 'c', type: 'UInt64' },
+    ];
+    expect(sameColumns(a, [...a])).toBe(true);
+    expect(sameColumns(a, [a[0]!, { name: 'c', type: 'UInt32' }])).toBe(false);
+    expect(sameColumns(a, [a[1]!, a[0]!])).toBe(false);
+  });
+});
