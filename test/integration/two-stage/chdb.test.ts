@@ -1,0 +1,169 @@
+// The general path end to end on chdb: three embedded shard engines behind the real shard
+// function code, the real per-shard planning and runtime, and one engine holding every row as
+// the reference. Also: a missing shard (partial and requireComplete), the final stage's failover,
+// a deadline that falls during the final stage, and a transfer limit, on real engines.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTopology } from '../../../core/config/load.js';
+import type { Topology } from '../../../core/config/schema.js';
+import { explainPlan, planQuery } from '../../../core/plan/index.js';
+import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
+import { createHedgeState } from '../../../core/scatter/hedge.js';
+import { InvokeError, type ShardInvoker } from '../../../core/scatter/invoker.js';
+import { runQuery, type PlanFn, type RunDeps } from '../../../core/scatter/run-query.js';
+import { initiatorOrder } from '../../../core/scatter/two-stage/final-stage.js';
+import { createShardHandler } from '../../../functions/shard/shard-function.js';
+import { DEMO_DDL, DEMO_LOCAL, DEMO_TABLE, demoInsertFor, demoSelect } from '../../../local/demo.js';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { CASES, JSON_SETTINGS, casePlanner, expectSameAnswer, planOf, sqlOf } from './cases.js';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+const ROWS = 30_000;
+let cluster: EmbeddedCluster;
+let topo: Topology;
+let fns: ReturnType<typeof createShardHandler>[];
+
+beforeAll(async () => {
+  cluster = await startEmbeddedCluster({ shards: 3, withOracle: true });
+  topo = parseTopology({
+    cluster: 'c',
+    shards: [0, 1, 2].map((i) => ({ replicas: [{ embedded: path.join(cluster.dir, `shard-${i}`) }, { embedded: path.join(cluster.dir, `shard-${i}`) }] })),
+    tables: { [DEMO_TABLE]: { local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
+    query: { hedge: { enabled: false } },
+  });
+  for (const ddl of DEMO_DDL) await cluster.execAll(ddl);
+  await Promise.all(cluster.shards.map((s, i) => s.exec(demoInsertFor(topo, i, ROWS))));
+  await cluster.oracle!.exec(`INSERT INTO ${DEMO_LOCAL} ${demoSelect(ROWS)}`);
+  // Two "replicas" per shard, both the shard's engine: failover is about the functions, not the data.
+  fns = [0, 1, 2].map((shard) => createShardHandler({ shard, getAccess: async () => cluster.shards[shard]! }));
+}, 120_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+function deps(edit?: (shard: number, p: ShardRequest) => Promise<never> | undefined, queryId = 'q-chdb'): RunDeps & { sent: ShardRequest[] } {
+  const sent: ShardRequest[] = [];
+  const invoker: ShardInvoker = {
+    invoke: async (shard, payload) => {
+      sent.push(payload);
+      const over = edit?.(shard, payload);
+      if (over) return over;
+      return fns[shard]!(payload);
+    },
+  };
+  return {
+    sent,
+    topo,
+    invoker,
+    planQuery: planQuery as PlanFn,
+    explainPlan,
+    hedgeState: createHedgeState(),
+    queryId,
+    behindApiGateway: false,
+    planTwoStage: casePlanner(CASES, DEMO_TABLE),
+  };
+}
+
+async function reference(sql: string): Promise<{ meta: unknown; data: Record<string, unknown>[]; totals?: Record<string, unknown> }> {
+  const r = await cluster.oracle!.queryRaw(sql.replaceAll(DEMO_TABLE, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
+  const doc = JSON.parse(r.bytes.toString('utf8'));
+  return { meta: doc.meta, data: doc.data, ...(doc.totals ? { totals: doc.totals } : {}) };
+}
+
+const hang = (signal?: AbortSignal) =>
+  new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(new InvokeError('aborted', 'aborted')), { once: true }));
+
+describe('general path on chdb shards = one engine holding every row', () => {
+  for (const c of CASES) {
+    it(c.name, async () => {
+      const sql = sqlOf(c, DEMO_TABLE);
+      const d = deps();
+      const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' } }, d);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const b = r.body as Record<string, any>;
+      expect(b.path).toBe('general');
+      expect(b.partial).toBe(false);
+      expectSameAnswer(b, await reference(sql), c);
+      // Stage one went out as TabSeparatedWithNamesAndTypes to every shard, the final stage once.
+      const finals = d.sent.filter((p) => p.tables);
+      expect(finals).toHaveLength(1);
+      expect(d.sent.filter((p) => !p.tables).every((p) => p.format === 'TabSeparatedWithNamesAndTypes')).toBe(true);
+      expect(b.statistics.finalStage.inputRows).toBeGreaterThan(0);
+    });
+  }
+
+  it('auto: exact top count by default, the same rows as one engine', async () => {
+    const c = CASES[1]!;
+    const r = await runQuery({ sql: sqlOf(c, DEMO_TABLE) }, deps());
+    const b = r.body as Record<string, any>;
+    expect(b.path).toBe('general');
+    expect(b.approximate).toBeUndefined();
+    expectSameAnswer(b, await reference(sqlOf(c, DEMO_TABLE)), c);
+  });
+});
+
+describe('general path on chdb: missing shards, failover, deadline, limits', () => {
+  const c = CASES[0]!;
+  const sql = sqlOf(c, DEMO_TABLE);
+
+  it('a shard that does not answer: partial with the shard listed, and the answer over the other shards', async () => {
+    const d = deps((shard, p) => (shard === 1 && !p.tables ? hang() : undefined));
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' }, timeoutMs: 1500 }, d);
+    expect(r.status).toBe(200);
+    const b = r.body as Record<string, any>;
+    expect(b.partial).toBe(true);
+    expect(b.shards.missing).toEqual([expect.objectContaining({ shard: 1, reason: 'timeout' })]);
+    // slots [0,1,2] (weights 1): shard 1 holds xxHash64(sensor) % 3 = 1.
+    const want = await reference(sql.replace('GROUP BY', 'WHERE xxHash64(sensor) % 3 != 1 GROUP BY'));
+    expectSameAnswer(b, want, c);
+  });
+
+  it('requireComplete: the same missing shard is 504 INCOMPLETE_RESULT', async () => {
+    const d = deps((shard, p) => (shard === 2 && !p.tables ? Promise.reject(new InvokeError('unavailable', 'connection refused')) : undefined));
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' }, requireComplete: true }, d);
+    expect(r.status).toBe(504);
+    expect((r.body as any).error.code).toBe('INCOMPLETE_RESULT');
+    expect(d.sent.some((p) => p.tables)).toBe(false);
+  });
+
+  it("the final stage fails over when the chosen shard's functions are unavailable, and the answer is unchanged", async () => {
+    const first = initiatorOrder('q-failover', [0, 1, 2]);
+    const d = deps(
+      (shard, p) => (p.tables && shard === first[0] ? Promise.reject(new InvokeError('unavailable', 'connection refused')) : undefined),
+      'q-failover',
+    );
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' } }, d);
+    expect(r.status).toBe(200);
+    const b = r.body as Record<string, any>;
+    // Both replicas of the first choice, then the next shard.
+    const finals = d.sent.filter((p) => p.tables);
+    expect(finals.map((p) => p.shard)).toEqual([first[0], first[0], first[1]]);
+    expect(new Set(finals.slice(0, 2).map((p) => p.replica))).toEqual(new Set([0, 1]));
+    expect(b.statistics.finalStage.shard).toBe(first[1]);
+    expect(b.statistics.finalStage.failedOver).toEqual([expect.objectContaining({ shard: first[0], status: 'unavailable' })]);
+    expectSameAnswer(b, await reference(sql), c);
+  });
+
+  it('a deadline that falls during the final stage: 504 TIMEOUT at the deadline (the engine stops the query)', async () => {
+    const slow = planOf({ ...c, finalSql: 'SELECT _k0 AS site, countMerge(_a0) AS c, sleepEachRow(0.5) AS z FROM _stage0 GROUP BY _k0' }, DEMO_TABLE);
+    const d = deps();
+    d.planTwoStage = () => slow;
+    const t0 = Date.now();
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' }, timeoutMs: 1200 }, d);
+    const took = Date.now() - t0;
+    expect(r.status).toBe(504);
+    expect((r.body as any).error.code).toBe('TIMEOUT');
+    expect((r.body as any).error.message).toMatch(/final stage/);
+    expect(took).toBeLessThan(1200 + 400);
+  });
+
+  it("maxRowsToTransfer over the shards' stage-one rows: 413 TRANSFER_LIMIT, no final stage", async () => {
+    const rows = CASES[3]!; // 7 rows per shard
+    const d = deps();
+    const r = await runQuery({ sql: sqlOf(rows, DEMO_TABLE), settings: { ch_scatter_path: 'general', max_rows_to_transfer: 10 } }, d);
+    expect(r.status).toBe(413);
+    expect((r.body as any).error.code).toBe('TRANSFER_LIMIT');
+    expect((r.body as any).error.message).toMatch(/maxRowsToTransfer/);
+    expect(d.sent.some((p) => p.tables)).toBe(false);
+  });
+});
