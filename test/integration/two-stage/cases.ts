@@ -114,7 +114,7 @@ export function expectSameAnswer(
   const w = order(want.data);
   expect(g.length, c.name).toBe(w.length);
   expect(w.length, `${c.name}: the reference has rows`).toBeGreaterThan(0);
-  g.forEach((row, i) => expectSameRow(row, w[i]!, `${c.name} row ${i}`));
+  for (const [i, row] of g.entries()) expectSameRow(row, w[i]!, `${c.name} row ${i}`);
   if (want.totals) expectSameRow(got.totals ?? {}, want.totals, `${c.name} totals`);
   else expect(got.totals, c.name).toBeUndefined();
 }
