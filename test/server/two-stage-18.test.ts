@@ -1,0 +1,158 @@
+// The general path on three Debian clickhouse-server 18.16 shards: the shard functions' real
+// HTTP adapter (stage one as TabSeparatedWithNamesAndTypes, the final stage's temporary tables in
+// a session under readonly=2), compared with the same servers' Distributed table. States written
+// by 18.16 are merged by 18.16 (the final stage runs on one of the shards).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTopology } from '../../core/config/load.js';
+import type { Topology } from '../../core/config/schema.js';
+import { explainPlan, planQuery } from '../../core/plan/index.js';
+import type { ShardRequest } from '../../core/protocol/shard-wire.js';
+import { createHedgeState } from '../../core/scatter/hedge.js';
+import { InvokeError, type ShardInvoker } from '../../core/scatter/invoker.js';
+import { runQuery, type PlanFn, type RunDeps } from '../../core/scatter/run-query.js';
+import { initiatorOrder } from '../../core/scatter/two-stage/final-stage.js';
+import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
+import { CASES, JSON_SETTINGS, casePlanner, expectSameAnswer, planOf, sqlOf } from '../integration/two-stage/cases.js';
+import { chHttp, useChServers } from '../support/ch-servers.js';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+
+const servers = useChServers({ n: 3, portBase: 19970 });
+const T = 'default.ev_dist';
+const ROWS = 30_000;
+const cases = CASES.filter((c) => !c.chdbOnly);
+let topo: Topology;
+let fns: Array<(e: unknown) => Promise<any>>;
+
+beforeAll(async () => {
+  const urls = servers.current.urls;
+  for (const [i, url] of urls.entries()) {
+    await chHttp(
+      url,
+      'CREATE TABLE default.ev (id UInt64, sensor String, site String, metric String, value Float64, status UInt16) ENGINE = MergeTree() ORDER BY id',
+    );
+    await chHttp(url, 'CREATE TABLE default.ev_dist AS default.ev ENGINE = Distributed(scatter, default, ev, id)');
+    // Weights 1,1,1 and an identity key: id % 3 is the shard (the Distributed table's own rule).
+    await chHttp(
+      url,
+      `INSERT INTO default.ev SELECT number, concat('s-', toString(number % 5000)), ['ams', 'fra', 'iad', 'sfo', 'syd'][number % 5 + 1],
+        ['temp', 'humidity', 'pressure'][intDiv(number, 7) % 3 + 1], round((number % 1000) / 10 + sin(number), 3), toUInt16(if(number % 97 = 0, 500, 200))
+       FROM system.numbers WHERE number % 3 = ${i} LIMIT ${ROWS / 3}`,
+    );
+  }
+  topo = parseTopology({
+    cluster: 'scatter',
+    shards: urls.map((url) => ({ replicas: [{ url }, { url }] })),
+    tables: { [T]: { local: 'default.ev', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } } },
+    query: { hedge: { enabled: false } },
+  });
+  fns = urls.map(
+    (url, i) =>
+      createShardHandler(envShardDeps({ CH_SCATTER_SHARD: JSON.stringify({ shard: i, replicas: [{ url }, { url }] }) })) as (e: unknown) => Promise<any>,
+  );
+}, 120_000);
+afterAll(() => undefined);
+
+function deps(edit?: (shard: number, p: ShardRequest) => Promise<never> | undefined, queryId = 'q-18'): RunDeps & { sent: ShardRequest[] } {
+  const sent: ShardRequest[] = [];
+  const invoker: ShardInvoker = {
+    invoke: async (shard, payload) => {
+      sent.push(payload);
+      return edit?.(shard, payload) ?? fns[shard]!(payload);
+    },
+  };
+  return {
+    sent,
+    topo,
+    invoker,
+    planQuery: planQuery as PlanFn,
+    explainPlan,
+    hedgeState: createHedgeState(),
+    queryId,
+    behindApiGateway: false,
+    planTwoStage: casePlanner(cases, T),
+  };
+}
+
+/** The Distributed table's own answer, in ClickHouse JSON. */
+async function distributed(sql: string): Promise<{ meta: unknown; data: Record<string, unknown>[]; totals?: Record<string, unknown> }> {
+  const doc = JSON.parse(await chHttp(servers.current.urls[0]!, `${sql} FORMAT JSON`, JSON_SETTINGS));
+  return { meta: doc.meta, data: doc.data, ...(doc.totals ? { totals: doc.totals } : {}) };
+}
+
+const hang = () => new Promise<never>(() => undefined);
+
+describe('general path on 18.16 shards = the Distributed table', () => {
+  for (const c of cases) {
+    it(c.name, async () => {
+      const sql = sqlOf(c, T);
+      const d = deps();
+      const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' } }, d);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const b = r.body as Record<string, any>;
+      expect(b.path).toBe('general');
+      expect(b.partial).toBe(false);
+      expectSameAnswer(b, await distributed(sql), c);
+      expect(d.sent.filter((p) => p.tables)).toHaveLength(1);
+    });
+  }
+});
+
+describe('general path on 18.16: missing shard, failover, deadline', () => {
+  const c = cases[0]!;
+  const sql = sqlOf(c, T);
+
+  it('a shard that does not answer: partial, and the answer over the other shards', async () => {
+    const d = deps((shard, p) => (shard === 1 && !p.tables ? hang() : undefined));
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' }, timeoutMs: 1500 }, d);
+    expect(r.status).toBe(200);
+    const b = r.body as Record<string, any>;
+    expect(b.partial).toBe(true);
+    expect(b.shards.missing).toEqual([expect.objectContaining({ shard: 1, reason: 'timeout' })]);
+    expectSameAnswer(b, await distributed(sql.replace('GROUP BY', 'WHERE id % 3 != 1 GROUP BY')), c);
+  });
+
+  it('requireComplete: 504 INCOMPLETE_RESULT', async () => {
+    const d = deps((shard, p) => (shard === 0 && !p.tables ? Promise.reject(new InvokeError('unavailable', 'connection refused')) : undefined));
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' }, requireComplete: true }, d);
+    expect(r.status).toBe(504);
+    expect((r.body as any).error.code).toBe('INCOMPLETE_RESULT');
+  });
+
+  it('the final stage fails over to the next shard', async () => {
+    const first = initiatorOrder('q-18-failover', [0, 1, 2]);
+    const d = deps(
+      (shard, p) => (p.tables && shard === first[0] ? Promise.reject(new InvokeError('unavailable', 'connection refused')) : undefined),
+      'q-18-failover',
+    );
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' } }, d);
+    expect(r.status).toBe(200);
+    const b = r.body as Record<string, any>;
+    expect(b.statistics.finalStage.shard).toBe(first[1]);
+    expectSameAnswer(b, await distributed(sql), c);
+  });
+
+  it('a deadline during the final stage: 504 TIMEOUT, and the server query is stopped', async () => {
+    const slow = planOf({ ...c, finalSql: 'SELECT _k0 AS site, countMerge(_a0) AS c, sleepEachRow(0.5) AS z FROM _stage0 GROUP BY _k0' }, T);
+    const d = deps();
+    d.planTwoStage = () => slow;
+    const t0 = Date.now();
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' }, timeoutMs: 1500 }, d);
+    expect(r.status).toBe(504);
+    expect((r.body as any).error.message).toMatch(/final stage/);
+    expect(Date.now() - t0).toBeLessThan(1500 + 500);
+    // The shard KILLs its query at the deadline: nothing keeps sleeping on any server.
+    const running = async () => {
+      let n = 0;
+      for (const url of servers.current.urls)
+        n += Number(
+          (await chHttp(url, "SELECT count() FROM system.processes WHERE query LIKE '%sleepEachRow%' AND query NOT LIKE '%system.processes%'")).trim(),
+        );
+      return n;
+    };
+    const until = Date.now() + 2000;
+    while ((await running()) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    expect(await running()).toBe(0);
+  });
+});
