@@ -124,15 +124,17 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
     else if (!n.having && n.orderBy.length > 0 && n.orderBy[0]!.direction === 'DESC' && keyCanon.length > 0) {
       const a = aggByKey.get(orderCanon[0]!);
       if (a?.impl.countLike && a.impl.orderExpr) {
-        if (ctx.topCount === 'exact') {
+        if (ctx.topCount === 'refuse') {
           throw unsupportedAt(
             `ORDER BY ${formatForName(a.impl.call)} DESC LIMIT over groups that span shards is approximate on the fast path (shard_size); ` +
               `the general path answers it exactly. Set ch_scatter_top_count = 'shard_size' to accept the approximation and its error bound`,
             n.orderBy[0]!.expr.pos,
           );
         }
-        mode = 'topk';
-        topkAgg = a;
+        if (ctx.topCount !== 'every_group') {
+          mode = 'topk';
+          topkAgg = a;
+        }
       }
     }
   }

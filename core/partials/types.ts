@@ -21,10 +21,11 @@ export interface SplitContext {
   /**
    * `ORDER BY <count> DESC LIMIT n` over groups that span shards: 'shard_size' (absent: the same)
    * pushes the limit down approximately (Elasticsearch's shard_size, with its error bound);
-   * 'exact' refuses it here (UNSUPPORTED), so the general path answers it exactly. The planner
-   * sets 'exact' unless the request opted in (ch_scatter_top_count = 'shard_size').
+   * 'refuse' refuses it here (UNSUPPORTED), so the general path answers it exactly;
+   * 'every_group' answers it exactly here, every group transferred (no push-down). The planner
+   * picks from the request's ch_scatter_top_count and whether a general path is there to take it.
    */
-  topCount?: 'exact' | 'shard_size';
+  topCount?: 'shard_size' | 'refuse' | 'every_group';
   /**
    * Row queries: columns that identify a row uniquely, used to break ORDER BY ties (and in
    * cursors). Absent: every selected column (SELECT * then has no tie-breaker and no cursor).

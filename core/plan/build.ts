@@ -119,7 +119,7 @@ export async function planQueryWith(
     ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}),
     maxRowsToTransfer: settings.maxRowsToTransfer,
     transferOverflowMode: settings.transferOverflowMode,
-    topCount: settings.topCount,
+    topCount: settings.topCount === 'shard_size' ? 'shard_size' : opts.exactTopCount === 'general' ? 'refuse' : 'every_group',
   });
 
   // Rename once (the local name is the same on every shard), then strip what must not travel.

@@ -52,6 +52,12 @@ export interface PlanOptions {
   forceSkipUnusedShards?: boolean;
   distributedProductMode?: 'deny' | 'local' | 'global';
   cursor?: string;
+  /**
+   * An exact `ORDER BY count() DESC LIMIT n` over groups that span shards, on this (fast) path:
+   * 'general' refuses it as UNSUPPORTED so the general path answers it; 'every-group' (default)
+   * answers it here with every group (no general path, or the fast path forced).
+   */
+  exactTopCount?: 'general' | 'every-group';
   /** Needed only when the query has GLOBAL subqueries; absent = plan without running them (explain may pass one). */
   runSubquery?: SubqueryRunner;
 }

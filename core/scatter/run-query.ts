@@ -19,7 +19,7 @@ import { isQueryFailure, queryFailureError } from './query-errors.js';
 import { tooLargeError } from './too-large.js';
 import { coordinatorSpans, shardTimes, skippedStats, offsetMs, type AttemptStat, type CoordinatorSpan, type SkippedShardStat } from './timeline-stats.js';
 import { parseSelect } from '../sql/parse.js';
-import { fastPathRefused, requestedPath, type TwoStagePlanner } from './two-stage/path.js';
+import { fastPathRefused, requestedPath, type QueryPath, type TwoStagePlanner } from './two-stage/path.js';
 import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
 import type { FinalStageStat } from './two-stage/run-general.js';
 
@@ -135,8 +135,9 @@ function summarize(total: number, skipped: number, outcomes: ShardOutcome[], mis
   };
 }
 
-function planOptions(req: QueryRequest, topo: Topology, runSubquery?: SubqueryRunner): PlanOptions {
+function planOptions(req: QueryRequest, topo: Topology, runSubquery?: SubqueryRunner, exactTopCount?: PlanOptions['exactTopCount']): PlanOptions {
   const opts: PlanOptions = { distributedProductMode: topo.query.distributedProductMode };
+  if (exactTopCount) opts.exactTopCount = exactTopCount;
   if (req.settings) opts.settings = req.settings;
   if (req.cursor) opts.cursor = req.cursor;
   if (runSubquery) opts.runSubquery = runSubquery;
@@ -189,7 +190,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   if (path === 'general' && stmt) return executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0 });
   let plan: QueryPlan;
   try {
-    plan = await deps.planQuery(stmt ?? req.sql, topo, planOptions(req, topo, runSubquery));
+    plan = await deps.planQuery(stmt ?? req.sql, topo, planOptions(req, topo, runSubquery, fastTopCount(path, deps)));
   } catch (e) {
     if (path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage)
       return executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0, fastRefusal: e });
@@ -271,6 +272,11 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   return body;
 }
 
+/** Where an exact top count goes: the general path when it can take it, else every group on the fast path. */
+function fastTopCount(path: QueryPath, deps: RunDeps): PlanOptions['exactTopCount'] {
+  return path === 'auto' && deps.planTwoStage ? 'general' : 'every-group';
+}
+
 /** The statement, or undefined when it does not parse: the planner then reports the syntax error itself, with its position. */
 function parseOrUndefined(sql: string): SelectStatement | undefined {
   try {
@@ -337,7 +343,7 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     if (path === 'general' && stmt) return { status: 200, body: await explainGeneral({ req, deps, stmt, runSubquery }) };
     let plan: QueryPlan;
     try {
-      plan = await deps.planQuery(stmt ?? req.sql, deps.topo, planOptions(req, deps.topo, runSubquery));
+      plan = await deps.planQuery(stmt ?? req.sql, deps.topo, planOptions(req, deps.topo, runSubquery, fastTopCount(path, deps)));
     } catch (e) {
       if (path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage)
         return { status: 200, body: await explainGeneral({ req, deps, stmt, runSubquery, fastRefusal: e }) };

@@ -99,9 +99,18 @@ describe('path choice', () => {
     const approx = await runQuery({ sql: TOP, settings: { ch_scatter_top_count: 'shard_size' } }, deps(() => uniqPlan()).d);
     expect(approx.status).toBe(200);
     expect((approx.body as Record<string, unknown>).path).toBe('fast');
-    const forcedFast = await runQuery({ sql: TOP, settings: { ch_scatter_path: 'fast' } }, deps(() => uniqPlan()).d);
-    expect(forcedFast.status).toBe(400);
-    expect((forcedFast.body as any).error.message).toMatch(/ch_scatter_top_count = 'shard_size'/);
+    // Forced onto the fast path, or with no general path at all: still exact, every group transferred.
+    for (const [req, d] of [
+      [{ sql: TOP, settings: { ch_scatter_path: 'fast' } }, deps(() => uniqPlan())],
+      [{ sql: TOP }, deps()],
+    ] as const) {
+      const r = await runQuery(req, d.d);
+      expect(r.status).toBe(200);
+      expect((r.body as Record<string, unknown>).path).toBe('fast');
+      expect((r.body as Record<string, unknown>).approximate).toBeUndefined();
+      const shardSql = d.inv.calls.map((c) => c.payload.sql);
+      expect(shardSql.every((s) => !/LIMIT/.test(s))).toBe(true); // no shard_size push-down
+    }
   });
 
   it('/explain shows the chosen path, each shard SQL and the final-stage SQL', async () => {
