@@ -68,6 +68,14 @@ describe('npm run bench -- <section> --quick --json', () => {
     expect(j.in_list_sharding_key!.shards_queried).toBe(1);
   });
 
+  test('two-stage: the general path answers as the Distributed table does, with the final stage measured', { timeout: 240_000 }, async () => {
+    const j = await bench('two-stage');
+    for (const q of ['full_aggregate', 'top_count', 'uniq', 'in_list_sharding_key']) {
+      for (const k of ['distributed_ms', 'fast_ms', 'general_ms', 'general_ratio', 'final_stage_ms']) expect(positive(j[q]![k]), `${q}.${k}`).toBe(true);
+      expect(j[q]!.general_same_as_distributed, q).toBe(true);
+    }
+  });
+
   test('coldstart: both bundles zipped, imported and invoked cold, with their budgets', { timeout: 240_000 }, async () => {
     const j = await bench('coldstart');
     expect(j.budget_import_ms).toBe(100);

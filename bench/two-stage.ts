@@ -1,0 +1,241 @@
+// The general (two-stage) path against the fast path and ClickHouse's own Distributed table, on
+// the same three Debian clickhouse-server 18.16 servers and the same data, in the same run
+// (docs/benchmarks.md#two-stage-general-path-vs-fast-path-vs-distributed):
+//   - Distributed: events_dist on server 0 over HTTP (FORMAT JSON);
+//   - fast: runQuery with ch_scatter_path = 'fast' (the coordinator's TypeScript merge);
+//   - general: runQuery with ch_scatter_path = 'general' and the query's two-stage plan (stage one
+//     as TabSeparatedWithNamesAndTypes states, the final stage on one shard's 18.16);
+// both ch-scatter paths in this process, the shard functions behind the local Lambda Invoke
+// endpoint (startLocalShards, the default SigV4 node:http invoker). Alternating order, medians.
+// Also: the final stage's own cost (its invoke, from the general path's statistics) and the bytes
+// it was sent. Every answer is compared with the Distributed table's (floats to 9 digits).
+import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { parseTopology } from '../core/config/load.js';
+import { planQuery } from '../core/plan/index.js';
+import type { TwoStagePlan } from '../core/plan/two-stage/types.js';
+import { createHedgeState } from '../core/scatter/hedge.js';
+import { runQuery, type PlanFn, type QueryResponse } from '../core/scatter/run-query.js';
+import type { SelectQuery } from '../core/sql/ast.js';
+import { parseSelect } from '../core/sql/parse.js';
+import { startLocalShards } from '../local/stack.js';
+import { chHttp, startCluster } from './_ch-cluster.js';
+import { quantile, r2, table } from './_stats.js';
+
+const PORT_BASE = 19870;
+const SHARDS = 3;
+const T = 'default.events_dist';
+
+interface BenchQuery {
+  sql: string;
+  /** Extra request settings for the fast path (its opt-ins). */
+  fastSettings?: Record<string, string>;
+  leaves: string[];
+  finalSql: string;
+  note: string;
+}
+
+const QUERIES: Record<string, BenchQuery> = {
+  full_aggregate: {
+    sql: `SELECT count() AS c, sum(amount) AS s, avg(amount) AS a, max(user) AS mx FROM ${T}`,
+    leaves: [`SELECT countState() AS _a0, sumState(amount) AS _a1, avgState(amount) AS _a2, maxState(user) AS _a3 FROM ${T}`],
+    finalSql: 'SELECT countMerge(_a0) AS c, sumMerge(_a1) AS s, avgMerge(_a2) AS a, maxMerge(_a3) AS mx FROM _stage0',
+    note: 'scan of every row, one state row per shard',
+  },
+  top_count: {
+    sql: `SELECT user, count() AS c, sum(amount) AS s FROM ${T} GROUP BY user ORDER BY c DESC, user LIMIT 10`,
+    fastSettings: { ch_scatter_top_count: 'shard_size' },
+    leaves: [`SELECT user AS _k0, countState() AS _a0, sumState(amount) AS _a1 FROM ${T} GROUP BY user`],
+    finalSql: 'SELECT _k0 AS user, countMerge(_a0) AS c, sumMerge(_a1) AS s FROM _stage0 GROUP BY _k0 ORDER BY c DESC, user LIMIT 10',
+    note: '~30k groups spanning shards; general: exact (every group state), fast: shard_size (approximate, opted in)',
+  },
+  uniq: {
+    sql: `SELECT uniq(user) AS u, uniqCombined(user) AS uc FROM ${T}`,
+    leaves: [`SELECT uniqState(user) AS _a0, uniqCombinedState(user) AS _a1 FROM ${T}`],
+    finalSql: 'SELECT uniqMerge(_a0) AS u, uniqCombinedMerge(_a1) AS uc FROM _stage0',
+    note: "general: ClickHouse's own uniq/uniqCombined states (the Distributed table's answer); fast: HyperLogLog (approximate)",
+  },
+  in_list_sharding_key: {
+    sql: `SELECT count() AS c, sum(amount) AS s FROM ${T} WHERE id IN (3, 300, 3000, 30000, 300000, 900003)`,
+    leaves: [`SELECT countState() AS _a0, sumState(amount) AS _a1 FROM ${T} WHERE id IN (3, 300, 3000, 30000, 300000, 900003)`],
+    finalSql: 'SELECT countMerge(_a0) AS c, sumMerge(_a1) AS s FROM _stage0',
+    note: 'pruned to shard 0 on both paths; the final stage runs there too',
+  },
+};
+
+function plansBySql(): (stmt: unknown) => TwoStagePlan {
+  const plans = Object.values(QUERIES).map((q) => ({
+    key: JSON.stringify(parseSelect(q.sql), (k, v) => (k === 'pos' || k === 'settings' ? undefined : v)),
+    plan: { leaves: q.leaves.map((l, i) => ({ name: `_stage${i}`, query: parseSelect(l) as SelectQuery })), finalSql: q.finalSql, notes: [] },
+  }));
+  return (stmt) => {
+    const key = JSON.stringify(stmt, (k, v) => (k === 'pos' || k === 'settings' ? undefined : v));
+    const hit = plans.find((p) => p.key === key);
+    if (!hit) throw new Error('no plan for this query');
+    return hit.plan;
+  };
+}
+
+async function time(f: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await f();
+  return performance.now() - t0;
+}
+
+function normalize(rows: Record<string, unknown>[]): string {
+  const v = (x: unknown): unknown => {
+    const n = typeof x === 'number' ? x : typeof x === 'string' && /^-?\d+\.\d*(e[-+]?\d+)?$/i.test(x) ? Number(x) : undefined;
+    return n === undefined ? x : Number(n.toPrecision(9));
+  };
+  return JSON.stringify(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, x]) => [k, v(x)]))));
+}
+
+export async function run(opts: { quick: boolean }): Promise<{ table: string; json: Record<string, unknown> }> {
+  setMaxListeners(0);
+  const rows = opts.quick ? 1_000_000 : 3_000_000;
+  const reps = opts.quick ? 7 : 15;
+  const cluster = await startCluster(SHARDS, PORT_BASE, 'scatter');
+  const json: Record<string, unknown> = {};
+  const out: (string | number)[][] = [];
+  let shards: Awaited<ReturnType<typeof startLocalShards>> | undefined;
+  try {
+    await Promise.all(
+      cluster.urls.map(async (url, i) => {
+        await chHttp(url, 'CREATE TABLE default.events (id UInt64, user UInt32, sensor UInt32, amount Float64, day Date) ENGINE = MergeTree ORDER BY id');
+        // The e2e bench's data: identity placement on id over slots [0,1,2], a skewed user column.
+        await chHttp(
+          url,
+          `INSERT INTO default.events SELECT number AS id, toUInt32(intDiv(u * u, 100000)) AS user, toUInt32(number % 1000) AS sensor, (number % 1000) / 10 AS amount, toDate('2024-01-01') + number % 365 AS day FROM (SELECT number, intHash32(number) % 100000 AS u FROM numbers(${rows})) WHERE number % ${SHARDS} = ${i}`,
+        );
+      }),
+    );
+    const head = cluster.urls[0]!;
+    await chHttp(head, 'CREATE TABLE default.events_dist AS default.events ENGINE = Distributed(scatter, default, events, id)');
+    const topo = parseTopology({
+      cluster: 'scatter',
+      shards: cluster.urls.map((url) => ({ weight: 1, replicas: [{ url }] })),
+      tables: { [T]: { local: 'default.events', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } } },
+      query: { timeoutMs: 60_000, maxRowsToTransfer: 10_000_000 },
+    });
+    shards = await startLocalShards(topo);
+    const planTwoStage = plansBySql();
+    const states = { fast: createHedgeState(), general: createHedgeState() };
+    const scatter = async (path: 'fast' | 'general', q: BenchQuery) => {
+      const settings = { ch_scatter_path: path, ...(path === 'fast' ? q.fastSettings : {}) };
+      const r = await runQuery(
+        { sql: q.sql, settings },
+        {
+          topo,
+          invoker: shards!.invoker,
+          planQuery: planQuery as PlanFn,
+          planTwoStage,
+          hedgeState: states[path],
+          queryId: randomUUID(),
+          behindApiGateway: false,
+        },
+      );
+      if (r.status !== 200) throw new Error(`${path} ${r.status}: ${JSON.stringify(r.body).slice(0, 400)}`);
+      return r.body as QueryResponse;
+    };
+    const distributed = async (sql: string) => {
+      const text = await chHttp(head, `${sql} FORMAT JSON`, { output_format_json_quote_64bit_integers: '1' });
+      return JSON.parse(text) as { data: Record<string, unknown>[] };
+    };
+
+    for (const [name, q] of Object.entries(QUERIES)) {
+      const ms = { d: [] as number[], f: [] as number[], g: [] as number[] };
+      const finalMs: number[] = [];
+      const stageOneMs: number[] = [];
+      let d = await distributed(q.sql); // warm-up
+      let f = await scatter('fast', q);
+      const refused = await scatter('general', q).then(
+        () => undefined,
+        (e: Error) => e.message,
+      );
+      if (refused) {
+        // Over a transfer limit (every group's state must fit one final-stage request): recorded, not timed.
+        json[name] = { general_refused: refused.slice(0, 300), note: q.note };
+        out.push([name, r2((await time(() => distributed(q.sql))) as number), '-', '-', 'refused', '-', '-', '-', '-', '-', refused.slice(0, 60), '-']);
+        continue;
+      }
+      let g = await scatter('general', q);
+      for (let i = 0; i < reps; i++) {
+        const orders = [
+          ['d', 'f', 'g'],
+          ['g', 'd', 'f'],
+          ['f', 'g', 'd'],
+        ] as const;
+        for (const which of orders[i % 3]!) {
+          const t0 = performance.now();
+          if (which === 'd') d = await distributed(q.sql);
+          else if (which === 'f') f = await scatter('fast', q);
+          else g = await scatter('general', q);
+          ms[which].push(performance.now() - t0);
+          if (which === 'g') {
+            finalMs.push(g.statistics.finalStage!.elapsedMs);
+            stageOneMs.push(g.statistics.finalStage!.startMs);
+          }
+        }
+      }
+      const fin = g.statistics.finalStage!;
+      const e = {
+        distributed_ms: r2(quantile(ms.d, 0.5)),
+        fast_ms: r2(quantile(ms.f, 0.5)),
+        general_ms: r2(quantile(ms.g, 0.5)),
+        fast_ratio: r2(quantile(ms.f, 0.5) / quantile(ms.d, 0.5)),
+        general_ratio: r2(quantile(ms.g, 0.5) / quantile(ms.d, 0.5)),
+        general_stage_one_ms: r2(quantile(stageOneMs, 0.5)),
+        final_stage_ms: r2(quantile(finalMs, 0.5)),
+        final_stage_input_rows: fin.inputRows,
+        final_stage_request_bytes: fin.requestBytes,
+        general_same_as_distributed: normalize(g.data) === normalize(d.data),
+        fast_same_as_distributed: normalize(f.data) === normalize(d.data),
+        fast_approximate: f.approximate ? Object.keys(f.approximate) : [],
+        repetitions: reps,
+        note: q.note,
+      };
+      json[name] = e;
+      out.push([
+        name,
+        e.distributed_ms,
+        e.fast_ms,
+        e.fast_ratio,
+        e.general_ms,
+        e.general_ratio,
+        e.general_stage_one_ms,
+        e.final_stage_ms,
+        e.final_stage_input_rows,
+        e.final_stage_request_bytes,
+        e.general_same_as_distributed ? 'yes' : 'NO',
+        e.fast_same_as_distributed ? 'yes' : e.fast_approximate.length ? `approx (${e.fast_approximate.join(', ')})` : 'NO',
+      ]);
+    }
+    json.rows = rows;
+  } finally {
+    await shards?.stop();
+    await cluster.stop();
+  }
+  json.method = `3 x clickhouse-server 18.16 on loopback; Distributed table over HTTP on server 0 vs runQuery in-process, fast and general paths, shard functions behind the local Invoke endpoint; alternating, median of ${reps}`;
+  json.target = 'general <= 1.5x Distributed on >= 1M rows';
+  return {
+    table:
+      table(
+        [
+          'query',
+          'Distributed ms',
+          'fast ms',
+          'fast ratio',
+          'general ms',
+          'general ratio',
+          'general: stage one done at ms',
+          'final stage ms',
+          'final input rows',
+          'final request bytes',
+          'general = Distributed',
+          'fast = Distributed',
+        ],
+        out,
+      ) + `\n(${rows.toLocaleString('en-US')} rows over 3 shards; medians of ${reps} alternating runs)`,
+    json,
+  };
+}
