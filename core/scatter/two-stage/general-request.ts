@@ -11,7 +11,7 @@ import type { HedgeSettings } from '../call-shard.js';
 import type { Deadline } from '../deadline.js';
 import type { Limiter } from '../fanout.js';
 import type { QueryResponse, RunDeps } from '../run-query.js';
-import { clauseSettings, type QueryPath } from './path.js';
+import { clauseSettings, productModeOf, type QueryPath } from './path.js';
 import { planLeaves, runGeneralQuery } from './run-general.js';
 
 export interface GeneralRequestContext {
@@ -47,7 +47,8 @@ export async function executeGeneral(ctx: GeneralRequestContext): Promise<QueryR
   const { req, deps, stmt } = ctx;
   if (req.cursor) throw new ScatterError('BAD_REQUEST', 'cursor pagination is for row queries on the fast path; this query runs on the general path');
   refuseOtherFormats(stmt);
-  const plan = planner(ctx)(stmt, deps.topo);
+  const settings = mergedSettings(req, stmt);
+  const plan = planner(ctx)(stmt, deps.topo, { distributedProductMode: productModeOf(settings, deps.topo) });
   const r = await runGeneralQuery(
     {
       topo: deps.topo,
@@ -61,7 +62,7 @@ export async function executeGeneral(ctx: GeneralRequestContext): Promise<QueryR
     {
       deadline: ctx.deadline,
       startedAt: ctx.startedAt,
-      settings: mergedSettings(req, stmt),
+      settings,
       requireComplete: ctx.requireComplete,
       hedge: ctx.hedge,
       runSubquery: ctx.runSubquery,
@@ -85,9 +86,10 @@ export async function executeGeneral(ctx: GeneralRequestContext): Promise<QueryR
 /** /explain on the general path: each leaf's per-shard SQL, the final-stage SQL and where it runs, the planner's notes. */
 export async function explainGeneral(ctx: Pick<GeneralRequestContext, 'req' | 'deps' | 'stmt' | 'runSubquery' | 'fastRefusal'>): Promise<unknown> {
   const { req, deps, stmt } = ctx;
-  const plan = planner(ctx)(stmt, deps.topo);
+  const settings = mergedSettings(req, stmt);
+  const plan = planner(ctx)(stmt, deps.topo, { distributedProductMode: productModeOf(settings, deps.topo) });
   const leaves = await planLeaves(plan, deps.topo, {
-    settings: mergedSettings(req, stmt),
+    settings,
     runSubquery: ctx.runSubquery,
     ...(deps.topo.query.distributedProductMode ? { distributedProductMode: deps.topo.query.distributedProductMode } : {}),
   });

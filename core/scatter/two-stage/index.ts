@@ -1,0 +1,13 @@
+// The general (two-stage) path's runtime, for its callers: POST /query and /explain
+// (core/scatter/run-query.ts) and the ClickHouse HTTP interface, which asks for any FORMAT's bytes.
+export {
+  runGeneralQuery,
+  planLeaves,
+  finalStageReserveMs,
+  type GeneralDeps,
+  type GeneralOptions,
+  type GeneralResult,
+  type FinalStageStat,
+} from './run-general.js';
+export { requestedPath, fastPathRefused, clauseSettings, productModeOf, PATH_SETTING, type QueryPath, type TwoStagePlanner } from './path.js';
+export { initiatorOrder } from './final-stage.js';
