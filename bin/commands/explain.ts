@@ -10,6 +10,7 @@ import type { ShardInvoker } from '../../core/scatter/invoker.js';
 import type { Topology } from '../../core/config/schema.js';
 import { explainPlan, planQuery, renderExplainText, type ExplainResponse } from '../../core/plan/index.js';
 import type { PlanFn } from '../../core/scatter/run-query.js';
+import { planTwoStage } from '../../core/plan/two-stage/plan.js';
 
 export const summary =
   'show the per-shard SQL, skipped shards, shipped data and the merge, without running the query (--config plans locally; shard processes start only for GLOBAL subqueries)';
@@ -53,7 +54,16 @@ export async function run(args: string[]): Promise<number> {
       if (/\bGLOBAL\b/i.test(sql)) await invoker.warm();
       res = await runExplain(
         { sql },
-        { topo, invoker, planQuery: planQuery as PlanFn, explainPlan, hedgeState: createHedgeState(), queryId: randomUUID(), behindApiGateway: false },
+        {
+          topo,
+          invoker,
+          planQuery: planQuery as PlanFn,
+          explainPlan,
+          planTwoStage,
+          hedgeState: createHedgeState(),
+          queryId: randomUUID(),
+          behindApiGateway: false,
+        },
       );
     } finally {
       await invoker.stop();

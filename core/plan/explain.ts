@@ -13,6 +13,8 @@ export interface ExplainShard {
 }
 
 export interface ExplainResponse {
+  /** Which path answers: 'fast' (the coordinator's merge) or 'general' (two stages; `merge` then names the final stage's SQL). */
+  path?: 'fast' | 'general';
   shards: ExplainShard[];
   external: { name: string; rows: number; materialized?: boolean }[];
   merge: string;
@@ -41,6 +43,7 @@ export function explainPlan(plan: QueryPlan): ExplainResponse {
 /** The explain answer as text for a terminal. */
 export function renderExplainText(resp: ExplainResponse): string {
   const lines: string[] = [];
+  if (resp.path) lines.push(`path: ${resp.path}`);
   const total = resp.shards.length;
   const skipped = resp.shards.filter((s) => s.skipped).length;
   lines.push(`shards: ${total} (${total - skipped} queried, ${skipped} skipped)`);

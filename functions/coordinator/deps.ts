@@ -13,6 +13,7 @@ import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../
 import { createSignedHttpInvoker } from '../../adapters/aws/signed-http-invoker.js';
 import { createHedgeState, type HedgeState } from '../../core/scatter/hedge.js';
 import type { PlanFn } from '../../core/scatter/run-query.js';
+import type { TwoStagePlanner } from '../../core/scatter/two-stage/path.js';
 import type { QueryPlan } from '../../core/plan/types.js';
 import { createAdminAccess } from '../../core/scatter/shard-admin-access.js';
 import { ScatterError } from '../../core/errors.js';
@@ -25,6 +26,8 @@ export interface CoordinatorDeps {
   invoker: ShardInvoker;
   planQuery: PlanFn;
   explainPlan: (plan: QueryPlan) => unknown;
+  /** The general (two-stage) path's planner: what the fast path refuses runs there (docs/architecture.md#two-stage-runtime). */
+  planTwoStage?: TwoStagePlanner;
   hedgeState: HedgeState;
   /** Router sink for scheduled runs (and the local stack's /admin/insert). */
   writeRows?: RowWriter;
@@ -156,7 +159,11 @@ export async function configureCursorKey(env: NodeJS.ProcessEnv): Promise<'env' 
 export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): Promise<CoordinatorDeps> {
   const topo = topologyFromEnv(env);
   await configureCursorKey(env);
-  const [{ planQuery }, { explainPlan }] = await Promise.all([import('../../core/plan/index.js'), import('../../core/plan/explain.js')]);
+  const [{ planQuery }, { explainPlan }, { planTwoStage }] = await Promise.all([
+    import('../../core/plan/index.js'),
+    import('../../core/plan/explain.js'),
+    import('../../core/plan/two-stage/plan.js'),
+  ]);
   const kind = queryInvokerKind(env);
   const maxSockets = Math.max(64, topo.query.maxConcurrency * 2);
   const client = createLambdaClient({ maxSockets, endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT });
@@ -180,6 +187,7 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
     invoker,
     planQuery: planQuery as PlanFn,
     explainPlan: explainPlan as (plan: QueryPlan) => unknown,
+    planTwoStage,
     hedgeState: createHedgeState(),
     writeRows: routerWriter(topo, sinkAccess(sdkInvoker)),
   };

@@ -42,6 +42,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
       invoker: coordinatorDeps.invoker,
       planQuery: coordinatorDeps.planQuery,
       explainPlan: coordinatorDeps.explainPlan,
+      ...(coordinatorDeps.planTwoStage ? { planTwoStage: coordinatorDeps.planTwoStage } : {}),
       hedgeState: coordinatorDeps.hedgeState,
       queryId,
       lambdaRemainingMs: typeof remaining === 'number' && Number.isFinite(remaining) ? remaining : undefined,

@@ -11,6 +11,7 @@ import { createHedgeState } from '../../core/scatter/hedge.js';
 import { InvokeError, type ShardInvoker } from '../../core/scatter/invoker.js';
 import { runQuery, type PlanFn, type RunDeps } from '../../core/scatter/run-query.js';
 import { initiatorOrder } from '../../core/scatter/two-stage/final-stage.js';
+import { planTwoStage } from '../../core/plan/two-stage/plan.js';
 import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
 import { CASES, JSON_SETTINGS, casePlanner, expectSameAnswer, planOf, sqlOf } from '../integration/two-stage/cases.js';
 import { chHttp, useChServers } from '../support/ch-servers.js';
@@ -97,6 +98,20 @@ describe('general path on 18.16 shards = the Distributed table', () => {
       expect(d.sent.filter((p) => p.tables)).toHaveLength(1);
     });
   }
+});
+
+describe('general path on 18.16 with the real planner', () => {
+  it('every case (path auto) equals the Distributed table', async () => {
+    for (const c of cases) {
+      const sql = sqlOf(c, T);
+      const d = deps();
+      d.planTwoStage = planTwoStage;
+      const r = await runQuery({ sql }, d);
+      expect(r.status, `${c.name}: ${JSON.stringify(r.body).slice(0, 300)}`).toBe(200);
+      expect((r.body as Record<string, unknown>).path, c.name).toBe(c.name.startsWith('rows:') ? 'fast' : 'general');
+      expectSameAnswer(r.body as Record<string, any>, await distributed(sql), c);
+    }
+  });
 });
 
 describe('general path on 18.16: missing shard, failover, deadline', () => {

@@ -61,6 +61,13 @@ export const CASES: TwoStageCase[] = [
     unordered: true,
   },
   {
+    name: 'a window function over aggregated results',
+    sql: 'SELECT site, count() AS c, rank() OVER (ORDER BY count() DESC, site) AS r FROM {T} GROUP BY site ORDER BY site',
+    leaves: ['SELECT site AS _k0, countState() AS _a0 FROM {T} GROUP BY site'],
+    finalSql: 'SELECT _k0 AS site, countMerge(_a0) AS c, rank() OVER (ORDER BY countMerge(_a0) DESC, _k0) AS r FROM _stage0 GROUP BY _k0 ORDER BY site',
+    chdbOnly: true,
+  },
+  {
     name: 'a function over an aggregate the coordinator does not have',
     sql: 'SELECT formatReadableQuantity(count()) AS n FROM {T}',
     leaves: ['SELECT countState() AS _a0 FROM {T}'],

@@ -12,6 +12,7 @@ import { createHedgeState } from '../../../core/scatter/hedge.js';
 import { InvokeError, type ShardInvoker } from '../../../core/scatter/invoker.js';
 import { runQuery, type PlanFn, type RunDeps } from '../../../core/scatter/run-query.js';
 import { initiatorOrder } from '../../../core/scatter/two-stage/final-stage.js';
+import { planTwoStage } from '../../../core/plan/two-stage/plan.js';
 import { createShardHandler } from '../../../functions/shard/shard-function.js';
 import { DEMO_DDL, DEMO_LOCAL, DEMO_TABLE, demoInsertFor, demoSelect } from '../../../local/demo.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
@@ -91,6 +92,20 @@ describe('general path on chdb shards = one engine holding every row', () => {
       expect(b.statistics.finalStage.inputRows).toBeGreaterThan(0);
     });
   }
+
+  it('with the real planner (path auto): every case equals one engine', async () => {
+    for (const c of CASES) {
+      const sql = sqlOf(c, DEMO_TABLE);
+      const d = deps();
+      d.planTwoStage = planTwoStage;
+      const r = await runQuery({ sql }, d);
+      expect(r.status, `${c.name}: ${JSON.stringify(r.body).slice(0, 300)}`).toBe(200);
+      const b = r.body as Record<string, any>;
+      // What the fast path covers stays there (the row query); everything else is general.
+      expect(b.path, c.name).toBe(c.name.startsWith('rows:') ? 'fast' : 'general');
+      expectSameAnswer(b, await reference(sql), c);
+    }
+  });
 
   it('auto: exact top count by default, the same rows as one engine', async () => {
     const c = CASES[1]!;
