@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.js';
 import { HOSTILE_CASES, type HostileCase } from '../fixtures/hostile-requests.js';
 import { FORWARDED_SETTINGS } from '../../core/plan/index.js';
+import { JSON_FINAL_SETTINGS } from '../../core/scatter/two-stage/final-output.js';
 import { tempDir } from '../e2e/support.js';
 import { DIST, inspectShardDirs, preloadShards, reliabilityTopology, type DirState } from '../reliability/support.js';
 import { directCoordinator, httpEvent, type DirectHandler } from '../reliability/coordinator-direct.js';
@@ -121,9 +122,14 @@ describe(`hostile request corpus (${HOSTILE_CASES.length} cases)`, () => {
       return q.type !== 'query' || typeof q.sql !== 'string' || !/^\s*SELECT\b/i.test(q.sql) || /;\s*\S/.test(q.sql.replace(/'(?:[^'\\]|\\.)*'/g, "''"));
     });
     expect(notReads).toEqual([]);
-    // and whatever settings travelled with them are on the allowlist (never readonly & co.)
+    // and whatever settings travelled with them are on the allowlist (never readonly & co.); a
+    // general-path final stage adds only its JSON output settings (ClickHouse's JSON conventions).
     const forwarded = new Set(payloads.flatMap((p) => Object.keys((p as { settings?: Record<string, unknown> }).settings ?? {})));
-    expect([...forwarded].filter((k) => !FORWARDED_SETTINGS.has(k))).toEqual([]);
+    expect([...forwarded].filter((k) => !FORWARDED_SETTINGS.has(k) && !(k in JSON_FINAL_SETTINGS))).toEqual([]);
+    const stageOne = payloads
+      .filter((p) => !(p as { tables?: unknown }).tables)
+      .flatMap((p) => Object.keys((p as { settings?: Record<string, unknown> }).settings ?? {}));
+    expect(stageOne.filter((k) => !FORWARDED_SETTINGS.has(k))).toEqual([]);
   });
 
   it('allow-listed request settings reach the shards as settings; refused ones never do', async () => {

@@ -142,6 +142,13 @@ export async function runFinalStage(input: FinalStageInput): Promise<FinalStageR
     deadline.dispose();
   }
   const last = attempts[attempts.length - 1];
+  // Every shard tried said the same ClickHouse error: the final SQL's fault after all (a code not
+  // known as a user error, e.g. an invalid WITH FILL), answered as such rather than as a shard failure.
+  const codes = new Set(attempts.map((a) => (a.status === 'error' ? a.chCode : undefined)));
+  if (last && attempts.length > 1 && codes.size === 1 && last.chCode !== undefined) {
+    const e = queryFailureError(last, { finalStage: attempts.map(summary) });
+    throw new ScatterError(e.code, e.message.replace(`on shard ${last.shard}`, `in the final stage (every shard tried)`), { details: e.details });
+  }
   if (!last || last.status === 'timeout' || now() >= input.deadlineAt) {
     throw new ScatterError(
       'TIMEOUT',

@@ -13,6 +13,7 @@ import type { Limiter } from '../fanout.js';
 import type { QueryResponse, RunDeps } from '../run-query.js';
 import { clauseSettings, productModeOf, type QueryPath } from './path.js';
 import { planLeaves, runGeneralQuery } from './run-general.js';
+import { refuseForAnyPath } from './guard.js';
 
 export interface GeneralRequestContext {
   req: QueryRequest;
@@ -47,6 +48,7 @@ export async function executeGeneral(ctx: GeneralRequestContext): Promise<QueryR
   const { req, deps, stmt } = ctx;
   if (req.cursor) throw new ScatterError('BAD_REQUEST', 'cursor pagination is for row queries on the fast path; this query runs on the general path');
   refuseOtherFormats(stmt);
+  refuseForAnyPath(stmt, deps.topo);
   const settings = mergedSettings(req, stmt);
   const plan = planner(ctx)(stmt, deps.topo, { distributedProductMode: productModeOf(settings, deps.topo) });
   const r = await runGeneralQuery(
@@ -86,6 +88,8 @@ export async function executeGeneral(ctx: GeneralRequestContext): Promise<QueryR
 /** /explain on the general path: each leaf's per-shard SQL, the final-stage SQL and where it runs, the planner's notes. */
 export async function explainGeneral(ctx: Pick<GeneralRequestContext, 'req' | 'deps' | 'stmt' | 'runSubquery' | 'fastRefusal'>): Promise<unknown> {
   const { req, deps, stmt } = ctx;
+  refuseOtherFormats(stmt);
+  refuseForAnyPath(stmt, deps.topo);
   const settings = mergedSettings(req, stmt);
   const plan = planner(ctx)(stmt, deps.topo, { distributedProductMode: productModeOf(settings, deps.topo) });
   const leaves = await planLeaves(plan, deps.topo, {

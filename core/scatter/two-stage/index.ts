@@ -11,3 +11,4 @@ export {
 } from './run-general.js';
 export { requestedPath, fastPathRefused, clauseSettings, productModeOf, PATH_SETTING, type QueryPath, type TwoStagePlanner } from './path.js';
 export { initiatorOrder } from './final-stage.js';
+export { refuseForAnyPath } from './guard.js';

@@ -113,6 +113,27 @@ describe('path choice', () => {
     }
   });
 
+  it('what no path may run is refused before the general path plans it, and no shard is asked', async () => {
+    for (const [sql, msg] of [
+      ["SELECT site, stddevPop(v), file('/etc/passwd') FROM db.t_dist GROUP BY site", /function file\(\) is not allowed/],
+      ["SELECT c FROM (SELECT site, getSetting('readonly') AS c FROM db.t_dist) GROUP BY c", /function getSetting\(\) is not allowed/],
+      ['SELECT site, stddevPop(v) FROM db.t_dist GROUP BY site LIMIT {n:UInt8}', /query parameter \{n:UInt8\}/],
+      ["SELECT site, stddevPop(v) FROM db.t_dist GROUP BY site LIMIT 'a'", /LIMIT must be a non-negative integer literal/],
+      ['SELECT x FROM (SELECT site AS x FROM db.t_dist LIMIT -1)', /LIMIT must be a non-negative integer literal/],
+      ['SELECT site, stddevPop(v) FROM db.t_dist GROUP BY site FORMAT Native', /FORMAT Native/],
+    ] as const) {
+      for (const route of [runQuery, runExplain]) {
+        const { d, inv, planned } = deps(() => uniqPlan());
+        const r = await route({ sql, settings: { ch_scatter_path: 'general' } }, d);
+        expect(r.status, sql).toBe(400);
+        expect((r.body as any).error.code).toBe('UNSUPPORTED');
+        expect((r.body as any).error.message).toMatch(msg);
+        expect(inv.calls).toEqual([]);
+        expect(planned).toEqual([]);
+      }
+    }
+  });
+
   it('/explain shows the chosen path, each shard SQL and the final-stage SQL', async () => {
     const { d } = deps(() => uniqPlan());
     const g = (await runExplain({ sql: REFUSED }, d)).body as Record<string, any>;

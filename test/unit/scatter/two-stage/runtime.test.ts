@@ -268,6 +268,14 @@ describe('general path: missing shards and the final stage', () => {
     expect(inv.calls.filter((c) => c.final)).toHaveLength(1);
   });
 
+  it("the same ClickHouse error from every shard tried is the query's (400), even for a code not known as a user error", async () => {
+    const { inv, p } = run(ok, () => ({ kind: 'failure', errKind: 'error', chCode: 475, message: 'Code: 475. Incompatible types of WITH FILL expression' }));
+    const e = await failure(p);
+    expect(e.code).toBe('QUERY_ERROR');
+    expect(e.message).toMatch(/final stage \(every shard tried\).*475/);
+    expect(inv.calls.filter((c) => c.final)).toHaveLength(4); // tried everywhere first: it could have been one bad server
+  });
+
   it('a final stage still running at the deadline is 504 TIMEOUT at the deadline, not later', async () => {
     const t0 = Date.now();
     const { p } = run(ok, () => ({ kind: 'hang' }), { timeoutMs: 400 });
