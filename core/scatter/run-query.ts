@@ -227,7 +227,16 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   }
 
   const finalizeAt = now();
-  const fin = gathered.merger.finalize();
+  let fin: ReturnType<typeof gathered.merger.finalize>;
+  try {
+    fin = gathered.merger.finalize();
+  } catch (e) {
+    // A refusal found only when finalizing (an expression the coordinator cannot evaluate over
+    // these values): the general path answers it, under the same deadline.
+    if (path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage)
+      return executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0, fastRefusal: e });
+    throw e;
+  }
   const finalized = now();
   // transferOverflowMode 'break' cut something: shipped GLOBAL data (the plan) or groups/rows the
   // merger stopped accepting (the finalize). Either way the answer is partial, never complete.

@@ -20,18 +20,23 @@ export interface FinalJson {
   rowsBeforeLimitAtLeast?: number;
 }
 
+interface JsonDoc {
+  meta?: ColumnMeta[];
+  data?: Record<string, unknown>[];
+  totals?: Record<string, unknown>;
+  extremes?: { min: Record<string, unknown>; max: Record<string, unknown> };
+  rows_before_limit_at_least?: number;
+}
+
 export function parseFinalJson(bytes: Buffer): FinalJson {
-  let doc: {
-    meta?: ColumnMeta[];
-    data?: Record<string, unknown>[];
-    totals?: Record<string, unknown>;
-    extremes?: { min: Record<string, unknown>; max: Record<string, unknown> };
-    rows_before_limit_at_least?: number;
-  };
+  const text = bytes.toString('utf8');
+  let doc: JsonDoc;
   try {
-    doc = JSON.parse(bytes.toString('utf8'));
+    doc = JSON.parse(text);
   } catch (e) {
-    throw new ScatterError('SHARD_ERROR', `the final stage's answer is not ClickHouse JSON: ${(e as Error).message}`);
+    const repaired = totalsFirst(text);
+    if (!repaired) throw new ScatterError('SHARD_ERROR', `the final stage's answer is not ClickHouse JSON: ${(e as Error).message}`);
+    doc = repaired;
   }
   if (!Array.isArray(doc.meta) || !Array.isArray(doc.data)) throw new ScatterError('SHARD_ERROR', "the final stage's answer has no meta/data");
   const out: FinalJson = { meta: doc.meta.map((m) => ({ name: m.name, type: m.type })), data: doc.data };
@@ -39,4 +44,43 @@ export function parseFinalJson(bytes: Buffer): FinalJson {
   if (doc.extremes) out.extremes = doc.extremes;
   if (typeof doc.rows_before_limit_at_least === 'number') out.rowsBeforeLimitAtLeast = doc.rows_before_limit_at_least;
   return out;
+}
+
+/**
+ * chdb (ClickHouse 26.7) writes a WITH TOTALS answer that has no rows out of order: the end of the
+ * data array and the totals object first, then the document with an empty, comma-broken data array
+ * (`], "totals": {...}{ "meta": [...], "data": [ , "rows": 0, ...}`). Read that one shape back;
+ * anything else stays an error.
+ */
+function totalsFirst(text: string): JsonDoc | undefined {
+  const m = /^\s*\],\s*"totals":\s*/.exec(text);
+  if (!m) return undefined;
+  const end = objectEnd(text, m[0].length);
+  if (end === undefined) return undefined;
+  try {
+    const totals = JSON.parse(text.slice(m[0].length, end)) as Record<string, unknown>;
+    const rest = text.slice(end).replace(/("data":\s*\[)\s*,/, '$1],');
+    const doc = JSON.parse(rest) as JsonDoc;
+    if (!Array.isArray(doc.data) || doc.data.length !== 0) return undefined;
+    return { ...doc, totals };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The index just after the JSON object starting at `start` (strings and escapes respected). */
+function objectEnd(text: string, start: number): number | undefined {
+  if (text[start] !== '{') return undefined;
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return i + 1;
+  }
+  return undefined;
 }

@@ -12,7 +12,7 @@ import type { ColumnMeta, SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
 import { planQueryWith, type Splitter } from '../../plan/build.js';
-import type { TwoStagePlan } from '../../plan/two-stage/types.js';
+import type { StageLeaf, TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js';
 import type { HedgeSettings, ShardOutcome } from '../call-shard.js';
 import type { Deadline } from '../deadline.js';
@@ -132,7 +132,19 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
 /** Plan every leaf per shard (the ordinary pipeline, pass-through split). */
 export async function planLeaves(plan: TwoStagePlan, topo: Topology, opts: PlanOptions): Promise<PlannedLeaf[]> {
   if (plan.leaves.length === 0) throw new ScatterError('INTERNAL', 'two-stage plan without leaves');
-  return Promise.all(plan.leaves.map(async (leaf) => ({ name: leaf.name, plan: await planQueryWith(leaf.query, topo, opts, passThroughSplitter) })));
+  return Promise.all(
+    plan.leaves.map(async (leaf) => ({ name: leaf.name, plan: await planQueryWith(leaf.query, topo, leafOptions(leaf, opts), passThroughSplitter) })),
+  );
+}
+
+/**
+ * A leaf the planner marked 'local' (a local IN: both sides sharded alike) reads each shard's own
+ * tables whatever the request's distributed_product_mode says; the others take the request's mode.
+ */
+function leafOptions(leaf: StageLeaf, opts: PlanOptions): PlanOptions {
+  if (leaf.distributedProductMode !== 'local') return opts;
+  const { prefer_global_in_and_join: _g, distributed_product_mode: _m, ...settings } = opts.settings ?? {};
+  return { ...opts, settings, distributedProductMode: 'local' };
 }
 
 export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opts: GeneralOptions): Promise<GeneralResult> {
