@@ -7,7 +7,9 @@ import { ScatterError } from '../../../../core/errors.js';
 import { computeDeadline } from '../../../../core/scatter/deadline.js';
 import { createHedgeState } from '../../../../core/scatter/hedge.js';
 import { initiatorOrder } from '../../../../core/scatter/two-stage/final-stage.js';
-import { finalStageReserveMs, runGeneralQuery, type GeneralOptions } from '../../../../core/scatter/two-stage/run-general.js';
+import { finalStageReserveMs, planLeaves, runGeneralQuery, type GeneralOptions } from '../../../../core/scatter/two-stage/run-general.js';
+import type { SelectQuery } from '../../../../core/sql/ast.js';
+import { parseSelect } from '../../../../core/sql/parse.js';
 import { topo } from '../fakes.js';
 import { FINAL_OK, STATE_COLUMNS, scriptedInvoker, stateRows, tsv, uniqPlan, type Answer } from './fakes.js';
 
@@ -299,5 +301,23 @@ describe('general path: missing shards and the final stage', () => {
     expect(finalStageReserveMs(30_000)).toBe(1000);
     expect(finalStageReserveMs(600)).toBe(100);
     expect(finalStageReserveMs(120)).toBe(60);
+  });
+});
+
+describe('general path: leaf planning', () => {
+  it("a leaf the planner marks 'local' reads each shard's own table in its IN, whatever the request's mode", async () => {
+    const t = topo([1, 1]);
+    const leaf = {
+      name: '_stage0',
+      query: parseSelect('SELECT count() AS _c0 FROM db.t_dist WHERE k IN (SELECT k FROM db.t_dist WHERE v > 1)') as SelectQuery,
+    };
+    const [local] = await planLeaves({ leaves: [{ ...leaf, distributedProductMode: 'local' }], finalSql: 'SELECT 1', notes: [] }, t, {
+      settings: { distributed_product_mode: 'deny' },
+    });
+    expect(local!.plan.shards.map((s) => s.sql)).toEqual([expect.stringMatching(/IN \(SELECT k FROM db\.t AS t_dist WHERE/), expect.any(String)]);
+    // The same leaf without the mark, under 'deny', is refused as ClickHouse would refuse it.
+    await expect(planLeaves({ leaves: [leaf], finalSql: 'SELECT 1', notes: [] }, t, { settings: { distributed_product_mode: 'deny' } })).rejects.toThrow(
+      /distributed_product_mode/,
+    );
   });
 });
