@@ -13,6 +13,8 @@ import { InvokeError, type ShardInvoker } from '../../../core/scatter/invoker.js
 import { runQuery, type PlanFn, type RunDeps } from '../../../core/scatter/run-query.js';
 import { initiatorOrder } from '../../../core/scatter/two-stage/final-stage.js';
 import { planTwoStage } from '../../../core/plan/two-stage/plan.js';
+import { computeDeadline } from '../../../core/scatter/deadline.js';
+import { runGeneralQuery } from '../../../core/scatter/two-stage/index.js';
 import { createShardHandler } from '../../../functions/shard/shard-function.js';
 import { DEMO_DDL, DEMO_LOCAL, DEMO_TABLE, demoInsertFor, demoSelect } from '../../../local/demo.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
@@ -115,6 +117,28 @@ describe('general path on chdb shards = one engine holding every row', () => {
     expect(b.approximate).toBeUndefined();
     expectSameAnswer(b, await reference(sqlOf(c, DEMO_TABLE)), c);
   });
+});
+
+describe('general path on chdb: any FORMAT, bytes passed through (the ClickHouse HTTP interface)', () => {
+  for (const format of ['TabSeparatedWithNamesAndTypes', 'CSVWithNames', 'JSONEachRow']) {
+    it(`${format}: the final stage's bytes are the single engine's bytes`, async () => {
+      const c = CASES[0]!; // WITH TOTALS and ORDER BY: one deterministic answer
+      const d = deps();
+      const r = await runGeneralQuery({ topo, invoker: d.invoker, hedgeState: d.hedgeState, queryId: 'q-format' }, planOf(c, DEMO_TABLE), {
+        deadline: computeDeadline({ now: Date.now(), requestTimeoutMs: 5000, configTimeoutMs: 5000, behindApiGateway: false }),
+        format,
+        requireComplete: true,
+        hedge: { enabled: false, afterQuantile: 0.95, maxExtraPercent: 5 },
+      });
+      expect(r.partial).toBe(false);
+      expect(r.data).toBeUndefined();
+      const want = (await cluster.oracle!.queryRaw(sqlOf(c, DEMO_TABLE).replaceAll(DEMO_TABLE, DEMO_LOCAL), { format })).bytes;
+      // The same bytes, up to the last digits of the float column (stddevPop merged from states).
+      const digits = (b: Buffer) => b.toString('utf8').replace(/\d+\.\d+(e[-+]?\d+)?/g, (x) => Number(x).toPrecision(9));
+      expect(digits(r.bytes!)).toBe(digits(want));
+      expect(r.bytes!.length).toBeGreaterThan(100);
+    });
+  }
 });
 
 describe('general path on chdb: missing shards, failover, deadline, limits', () => {
