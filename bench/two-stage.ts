@@ -3,7 +3,7 @@
 // (docs/benchmarks.md#two-stage-general-path-vs-fast-path-vs-distributed):
 //   - Distributed: events_dist on server 0 over HTTP (FORMAT JSON);
 //   - fast: runQuery with ch_scatter_path = 'fast' (the coordinator's TypeScript merge);
-//   - general: runQuery with ch_scatter_path = 'general' and the query's two-stage plan (stage one
+//   - general: runQuery with ch_scatter_path = 'general' (the two-stage planner's plan: stage one
 //     as TabSeparatedWithNamesAndTypes states, the final stage on one shard's 18.16);
 // both ch-scatter paths in this process, the shard functions behind the local Lambda Invoke
 // endpoint (startLocalShards, the default SigV4 node:http invoker). Alternating order, medians.
@@ -13,11 +13,9 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { parseTopology } from '../core/config/load.js';
 import { planQuery } from '../core/plan/index.js';
-import type { TwoStagePlan } from '../core/plan/two-stage/types.js';
+import { planTwoStage } from '../core/plan/two-stage/plan.js';
 import { createHedgeState } from '../core/scatter/hedge.js';
 import { runQuery, type PlanFn, type QueryResponse } from '../core/scatter/run-query.js';
-import type { SelectQuery } from '../core/sql/ast.js';
-import { parseSelect } from '../core/sql/parse.js';
 import { startLocalShards } from '../local/stack.js';
 import { chHttp, startCluster } from './_ch-cluster.js';
 import { quantile, r2, table } from './_stats.js';
@@ -30,51 +28,28 @@ interface BenchQuery {
   sql: string;
   /** Extra request settings for the fast path (its opt-ins). */
   fastSettings?: Record<string, string>;
-  leaves: string[];
-  finalSql: string;
   note: string;
 }
 
 const QUERIES: Record<string, BenchQuery> = {
   full_aggregate: {
     sql: `SELECT count() AS c, sum(amount) AS s, avg(amount) AS a, max(user) AS mx FROM ${T}`,
-    leaves: [`SELECT countState() AS _a0, sumState(amount) AS _a1, avgState(amount) AS _a2, maxState(user) AS _a3 FROM ${T}`],
-    finalSql: 'SELECT countMerge(_a0) AS c, sumMerge(_a1) AS s, avgMerge(_a2) AS a, maxMerge(_a3) AS mx FROM _stage0',
     note: 'scan of every row, one state row per shard',
   },
   top_count: {
     sql: `SELECT user, count() AS c, sum(amount) AS s FROM ${T} GROUP BY user ORDER BY c DESC, user LIMIT 10`,
     fastSettings: { ch_scatter_top_count: 'shard_size' },
-    leaves: [`SELECT user AS _k0, countState() AS _a0, sumState(amount) AS _a1 FROM ${T} GROUP BY user`],
-    finalSql: 'SELECT _k0 AS user, countMerge(_a0) AS c, sumMerge(_a1) AS s FROM _stage0 GROUP BY _k0 ORDER BY c DESC, user LIMIT 10',
     note: '~30k groups spanning shards; general: exact (every group state), fast: shard_size (approximate, opted in)',
   },
   uniq: {
     sql: `SELECT uniq(user) AS u, uniqCombined(user) AS uc FROM ${T}`,
-    leaves: [`SELECT uniqState(user) AS _a0, uniqCombinedState(user) AS _a1 FROM ${T}`],
-    finalSql: 'SELECT uniqMerge(_a0) AS u, uniqCombinedMerge(_a1) AS uc FROM _stage0',
     note: "general: ClickHouse's own uniq/uniqCombined states (the Distributed table's answer); fast: HyperLogLog (approximate)",
   },
   in_list_sharding_key: {
     sql: `SELECT count() AS c, sum(amount) AS s FROM ${T} WHERE id IN (3, 300, 3000, 30000, 300000, 900003)`,
-    leaves: [`SELECT countState() AS _a0, sumState(amount) AS _a1 FROM ${T} WHERE id IN (3, 300, 3000, 30000, 300000, 900003)`],
-    finalSql: 'SELECT countMerge(_a0) AS c, sumMerge(_a1) AS s FROM _stage0',
     note: 'pruned to shard 0 on both paths; the final stage runs there too',
   },
 };
-
-function plansBySql(): (stmt: unknown) => TwoStagePlan {
-  const plans = Object.values(QUERIES).map((q) => ({
-    key: JSON.stringify(parseSelect(q.sql), (k, v) => (k === 'pos' || k === 'settings' ? undefined : v)),
-    plan: { leaves: q.leaves.map((l, i) => ({ name: `_stage${i}`, query: parseSelect(l) as SelectQuery })), finalSql: q.finalSql, notes: [] },
-  }));
-  return (stmt) => {
-    const key = JSON.stringify(stmt, (k, v) => (k === 'pos' || k === 'settings' ? undefined : v));
-    const hit = plans.find((p) => p.key === key);
-    if (!hit) throw new Error('no plan for this query');
-    return hit.plan;
-  };
-}
 
 async function time(f: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
@@ -118,7 +93,6 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       query: { timeoutMs: 60_000, maxRowsToTransfer: 10_000_000 },
     });
     shards = await startLocalShards(topo);
-    const planTwoStage = plansBySql();
     const states = { fast: createHedgeState(), general: createHedgeState() };
     const scatter = async (path: 'fast' | 'general', q: BenchQuery) => {
       const settings = { ch_scatter_path: path, ...(path === 'fast' ? q.fastSettings : {}) };
