@@ -102,7 +102,12 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
         // temporary table is the one thing that may be created and written.
         const ro = settings.readonly !== undefined ? { readonly: settings.readonly } : ({} as Record<string, string>);
         for (const t of tables) {
-          await post(temporaryTableDdl(t), undefined, `${queryId}-t-${t.name}`, ro);
+          // 18.16 creates a LowCardinality column only with this setting (later servers accept it
+          // as obsolete); a stage of a LowCardinality group key carries the type as the shards wrote it.
+          const lowCardinality: Record<string, string> = t.columns.some((c) => c.type.includes('LowCardinality'))
+            ? { allow_experimental_low_cardinality_type: '1' }
+            : {};
+          await post(temporaryTableDdl(t), undefined, `${queryId}-t-${t.name}`, { ...ro, ...lowCardinality });
           if (t.tsv.length > 0) await post(`INSERT INTO ${t.name} FORMAT TabSeparated`, t.tsv, `${queryId}-i-${t.name}`, ro);
         }
         const res = await post(`${trimStatement(sql)}\nFORMAT ${format}`, undefined, queryId, settings);

@@ -1,0 +1,86 @@
+// The oracle corpus through ch-scatter's POST /query logic (runQuery: both paths, the general path
+// with the real two-stage planner) on four Debian clickhouse-server 18.16 shards behind the real
+// shard function code, compared with a fifth 18.16 server holding every row. Every answer the
+// general path gives must equal the single node's, except those listed with their reason; at least
+// 180 of the corpus's queries must come out exact overall (the run prints the rest, by path).
+import { describe, expect, it } from 'vitest';
+import { explainPlan, planQuery } from '../../core/plan/index.js';
+import { planTwoStage } from '../../core/plan/two-stage/plan.js';
+import { createHedgeState } from '../../core/scatter/hedge.js';
+import type { ShardInvoker } from '../../core/scatter/invoker.js';
+import { runQuery, type PlanFn } from '../../core/scatter/run-query.js';
+import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
+import { CORPUS } from '../oracle/corpus.js';
+import { http18Runner, runOracle, type Runner } from '../oracle/harness.js';
+import { oracleTopology } from '../oracle/schema.js';
+import { useChServers } from '../support/ch-servers.js';
+import { allRowsName18, loadOracle18, oracleLayout } from '../support/oracle-cluster.js';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+
+const servers = useChServers({ n: 5, portBase: 19930 });
+// Queries 18.16's own Distributed engine cannot run (a state it cannot read back) are left out, as
+// the corpus's 18.16 suite leaves them out for the Distributed table.
+const on18 = CORPUS.filter((c) => !c.needs?.length && !c.notDistributed18);
+
+// General-path answers allowed to differ, with the reason (each seen on this suite; some only on
+// some runs). Anything else the general path answers must equal the single node exactly.
+const GENERAL_MAY_DIFFER: Record<string, string> = {
+  'combinator/merge-subquery': 'plan: an explicit -State in the query is planned as -StateState (chdb refuses it, 18.16 answers wrong)',
+  'expression/array-funcs':
+    'on 18.16: groupUniqArray over a LowCardinality column merged from TabSeparated states sometimes keeps duplicates (18.16 over Native does not)',
+  'types/float32': 'on 18.16: a -Merge of the state of a Nullable argument is not Nullable',
+};
+
+describe('the oracle corpus through runQuery on 18.16 shards', () => {
+  it('answers every query 18.16 can run exactly, or refuses it naming the construct, or differs only as listed', async () => {
+    const { urls, clusterName } = servers.current;
+    await loadOracle18(await oracleLayout(), urls.slice(0, 4), urls[4]!, clusterName);
+    const topo = oracleTopology((i) => [{ url: urls[i]! }]);
+    const fns = urls.slice(0, 4).map((url, i) => createShardHandler(envShardDeps({ CH_SCATTER_SHARD: JSON.stringify({ shard: i, replicas: [{ url }] }) })));
+    const invoker: ShardInvoker = { invoke: async (shard, payload) => fns[shard]!(payload) };
+    let n = 0;
+    const pathOf = new Map<string, string>();
+    const scatter: Runner = async (sql) => {
+      const r = await runQuery(
+        { sql, requireComplete: true, timeoutMs: 20_000 },
+        {
+          topo,
+          invoker,
+          planQuery: planQuery as PlanFn,
+          explainPlan,
+          planTwoStage,
+          hedgeState: createHedgeState(),
+          queryId: `o18-${n++}`,
+          behindApiGateway: false,
+        },
+      );
+      const b = r.body as {
+        meta: { name: string; type: string }[];
+        data: Record<string, unknown>[];
+        totals?: Record<string, unknown>;
+        error?: { code: string; message: string };
+      };
+      pathOf.set(sql, (r.body as { path?: string }).path ?? '-');
+      if (r.status !== 200) throw new Error(`HTTP ${r.status} ${b.error?.code}: ${b.error?.message}`);
+      return { meta: b.meta, rows: b.data, ...(b.totals !== undefined ? { totals: b.totals } : {}) };
+    };
+    const report = await runOracle(on18, scatter, http18Runner(urls[4]!, allRowsName18), { concurrency: 2 });
+    const refused = report.failed.filter((f) => /HTTP 400 UNSUPPORTED: \S/.test(f.problem ?? ''));
+    const differing = report.failed.filter((f) => !refused.includes(f));
+    const sqlOf = new Map(on18.map((c) => [c.id, c.sql]));
+    console.log(`[oracle/18 general] differing (path): ${differing.map((f) => `${f.id} (${pathOf.get(sqlOf.get(f.id)!) ?? '-'})`).join(', ')}`);
+    console.log(
+      `[oracle/18 general] ${report.outcomes.length} queries, ${report.outcomes.filter((o) => o.ok).length} exact, refused: ${refused.map((f) => f.id).join(', ')}`,
+    );
+    // The fast path's own differences (approximations it labels, known issues) are the corpus
+    // suites' business; failures before a path answered are printed above for the record.
+    for (const f of differing.filter((x) => !pathOf.has(sqlOf.get(x.id)!) || pathOf.get(sqlOf.get(x.id)!) === '-'))
+      console.log(`[oracle/18 general] ${f.id}: ${f.problem?.slice(0, 300)}`);
+    const general = differing.filter((f) => pathOf.get(sqlOf.get(f.id)!) === 'general');
+    expect(general.filter((f) => !GENERAL_MAY_DIFFER[f.id]).map((f) => `${f.id}: ${f.problem}`)).toEqual([]);
+    expect(report.outcomes.filter((o) => o.ok).length).toBeGreaterThanOrEqual(180);
+    expect(report.outcomes.length).toBeGreaterThanOrEqual(150);
+  }, 300_000);
+});
