@@ -40,10 +40,6 @@ const KNOWN_DIFFERENCES_TODAY: Record<string, string> = {
   'order-limit/order-by-float-specials': 'wrong: GROUP BY a Float64 key with -inf, -0, 0, inf, nan gives 4 groups, ClickHouse 5',
   'types/decimal-arith': DECIMAL_AS_NUMBER,
   'in/in-having': 'refused with an internal name: GLOBAL IN in HAVING reports column _data_<hash> as not aggregated',
-  // The general path's plan (core/plan/two-stage), found when it was wired into the stack:
-  'combinator/if-or-null': 'wrong: sumIfOrNull over no matching row is 0, not NULL (an -OrNull state merged with -Merge loses the NULL)',
-  'combinator/state-merge': "refused by ClickHouse: an explicit -State is planned as -StateState ('Nested identical combinator')",
-  'combinator/merge-subquery': "refused by ClickHouse: an explicit -State is planned as -StateState ('Nested identical combinator')",
 };
 
 let o: OracleStack;

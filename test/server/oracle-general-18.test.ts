@@ -27,7 +27,6 @@ const on18 = CORPUS.filter((c) => !c.needs?.length && !c.notDistributed18);
 // General-path answers allowed to differ, with the reason (each seen on this suite; some only on
 // some runs). Anything else the general path answers must equal the single node exactly.
 const GENERAL_MAY_DIFFER: Record<string, string> = {
-  'combinator/merge-subquery': 'plan: an explicit -State in the query is planned as -StateState (chdb refuses it, 18.16 answers wrong)',
   'expression/array-funcs':
     'on 18.16: groupUniqArray over a LowCardinality column merged from TabSeparated states sometimes keeps duplicates (18.16 over Native does not)',
   'types/float32': 'on 18.16: a -Merge of the state of a Nullable argument is not Nullable',
