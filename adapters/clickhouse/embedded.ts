@@ -148,7 +148,10 @@ function makeAccess(o: Opened): ClickHouseAccess {
         const settings: Record<string, SettingValue> = { ...qo.settings };
         try {
           for (const t of tables) {
-            await o.session.queryAsync(temporaryTableDdl(t));
+            // A stage column may be LowCardinality of a number (a CASE over a LowCardinality key),
+            // which a current engine creates only when told that is intended.
+            const lowCardinality = t.columns.some((c) => c.type.includes('LowCardinality')) ? '\nSETTINGS allow_suspicious_low_cardinality_types = 1' : '';
+            await o.session.queryAsync(temporaryTableDdl(t) + lowCardinality);
             if (t.tsv.length > 0) await o.session.insert({ table: t.name, values: t.tsv, format: 'TabSeparated' });
           }
           if (qo.deadline !== undefined) {

@@ -47,3 +47,11 @@ describe('raw answers on chdb', () => {
     await expect(ch.queryRaw('SELECT 1', { format: 'JSON; DROP TABLE t' })).rejects.toThrow(/invalid output format name/);
   });
 });
+
+describe('stage tables of every kind of column on chdb', () => {
+  it('creates a LowCardinality(UInt8) stage column (a CASE over a LowCardinality key)', async () => {
+    const t = { name: '_stage1', columns: [{ name: 'x', type: 'LowCardinality(UInt8)' }], tsv: Buffer.from('1\n2\n2\n') };
+    const r = await ch.queryRaw('SELECT x, count() FROM _stage1 GROUP BY x ORDER BY x', { format: 'TabSeparated', tables: [t] });
+    expect(r.bytes.toString()).toBe('1\t1\n2\t2\n');
+  });
+});
