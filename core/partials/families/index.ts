@@ -2,6 +2,7 @@
 // aggregate we cannot split exactly or with a stated bound is refused as UNSUPPORTED, by name
 // and position, never answered with a silently wrong number.
 import type { Expr, FunctionCall } from '../../sql/ast.js';
+import { aggregateName } from '../../sql/aggregate-names.js';
 import { ScatterError } from '../../errors.js';
 import type { AggregateImpl, FamilyContext } from './family.js';
 import { countFamily } from './count.js';
@@ -47,24 +48,6 @@ const FAMILIES = new Map(Object.entries(FAMILY_TABLE));
 /** Supported names, for documentation and error messages. */
 export const SUPPORTED_AGGREGATES = [...FAMILIES.keys()].flatMap((n) => [n, `${n}If`]);
 
-// Other ClickHouse aggregates (a representative list): refused by name.
-const OTHER_AGGREGATES = new Set(
-  (
-    'anyLast anyHeavy groupArray groupUniqArray groupArrayInsertAt groupBitAnd groupBitOr groupBitXor groupBitmap ' +
-    'sumMap minMap maxMap sumWithOverflow sumKahan varPop varSamp stddevPop stddevSamp covarPop covarSamp corr ' +
-    'skewPop skewSamp kurtPop kurtSamp uniqTheta uniqUpTo quantileExactLow quantileExactHigh ' +
-    'quantileExactWeighted quantileTiming quantileTimingWeighted quantileDeterministic quantileBFloat16 ' +
-    'quantilesTDigest quantilesTiming quantileTDigestWeighted medianTiming ' +
-    'topKWeighted histogram sequenceMatch sequenceCount windowFunnel retention simpleLinearRegression ' +
-    'stochasticLinearRegression entropy maxIntersections avgWeighted groupArrayMovingSum groupArrayMovingAvg ' +
-    'groupArraySample boundingRatio rankCorr first_value last_value any_value singleValueOrNull sumCount ' +
-    'exponentialMovingAverage contingency cramersV theilsU mannWhitneyUTest studentTTest welchTTest meanZTest ' +
-    'uniqCombined64 uniqThetaSketch argMinIf argMaxIf categoricalInformationValue deltaSum deltaSumTimestamp ' +
-    'groupConcat approx_top_k approx_top_count topKWeighted largestTriangleThreeBuckets'
-  ).split(/\s+/),
-);
-const COMBINATORS = /(State|Merge|MergeState|Array|ForEach|OrNull|OrDefault|Resample|Distinct|SimpleState|Map|ArgMin|ArgMax)$/;
-
 function unsupported(call: FunctionCall, why: string): ScatterError {
   return new ScatterError('UNSUPPORTED', `aggregate function ${call.name}: ${why}`, {
     position: call.pos ? { line: call.pos.line, column: call.pos.column } : undefined,
@@ -78,17 +61,14 @@ function normName(n: string): string {
   return CASE_INSENSITIVE.has(l) ? l : n;
 }
 
-/** Is this call an aggregate function (supported or not)? */
+/**
+ * Is this call an aggregate function (supported here or not)? ClickHouse's own list decides
+ * (core/sql/aggregate-names.ts), so an aggregate the fast path does not compute (`sumArrayIf`) is
+ * refused by name and goes to the general path, never evaluated as if it were a scalar function.
+ */
 export function isAggregateCall(call: FunctionCall): boolean {
-  const n = normName(call.name);
-  if (FAMILIES.get(n) || OTHER_AGGREGATES.has(n)) return true;
-  if (n.endsWith('If') && (FAMILIES.get(n.slice(0, -2)) || OTHER_AGGREGATES.has(n.slice(0, -2)))) return true;
-  const m = COMBINATORS.exec(n);
-  if (m && m.index > 0) {
-    const base = n.slice(0, m.index);
-    return !!(FAMILIES.get(base) || OTHER_AGGREGATES.has(base) || FAMILIES.get(base.replace(/If$/, '')));
-  }
-  return false;
+  if (call.over !== undefined) return false;
+  return FAMILIES.get(normName(call.name)) !== undefined || aggregateName(call.name) !== undefined;
 }
 
 /** The family computing `call`, or UNSUPPORTED. */

@@ -1,42 +1,11 @@
 // Which calls are aggregate functions, and how one travels between the stages: `f(params)(args)`
 // with any combinators becomes `fState(params)(args)` on the shards and `fMerge(params)(state)` in
 // the final stage, as ClickHouse's Distributed engine does with its "mergeable state". The names
-// come from ClickHouse itself (aggregate-functions.ts, generated from system.functions).
+// come from ClickHouse itself (core/sql/aggregate-functions.ts, generated from system.functions).
 import type { FunctionCall } from '../../sql/ast.js';
-import { AGGREGATE_COMBINATORS, AGGREGATE_FUNCTIONS, CASE_INSENSITIVE_AGGREGATES } from './aggregate-functions.js';
+import { aggregateName } from '../../sql/aggregate-names.js';
 
-const EXACT = new Set(AGGREGATE_FUNCTIONS);
-const FOLDED = new Map(CASE_INSENSITIVE_AGGREGATES.map((n) => [n.toLowerCase(), n]));
-// Longest suffix first: `OrDefault` before a hypothetical shorter one ending the same way.
-const COMBINATORS = [...AGGREGATE_COMBINATORS].sort((a, b) => b.length - a.length);
-
-const memo = new Map<string, string | null>();
-
-/**
- * The name ClickHouse registers for `name` when it is an aggregate function (with any combinator
- * suffixes: `sumIf`, `uniqArrayIf`, `SUM` -> `sum`), else undefined (`plus`, `arrayMap`, `nullIf`).
- */
-export function aggregateName(name: string): string | undefined {
-  const hit = memo.get(name);
-  if (hit !== undefined) return hit ?? undefined;
-  const out = resolve(name, 0);
-  memo.set(name, out ?? null);
-  return out;
-}
-
-function resolve(name: string, depth: number): string | undefined {
-  if (EXACT.has(name)) return name;
-  const folded = FOLDED.get(name.toLowerCase());
-  if (folded) return folded;
-  if (depth > 8) return undefined;
-  for (const c of COMBINATORS) {
-    if (name.length > c.length && name.endsWith(c)) {
-      const base = resolve(name.slice(0, -c.length), depth + 1);
-      if (base) return base + c;
-    }
-  }
-  return undefined;
-}
+export { aggregateName };
 
 /** A call the shards must turn into a state: an aggregate function that is not a window call. */
 export function isAggregateCall(f: FunctionCall): boolean {
