@@ -1,10 +1,11 @@
 // Focused look at the fan-out paths of bench/fanout.ts at one size, for profiling and quick A/B runs:
 //   node [--cpu-prof] --import tsx bench/_fanout-profile.ts [paths] [shards] [queries]
-// paths: a comma list of raw, http, runtime (default runtime); several are interleaved per query as
+// paths: a comma list of raw, http, sdk, runtime (default runtime); several are interleaved per query as
 // in the bench. Prints per path: p50 wall ms, coordinator CPU us per invocation, p50 ratio to raw.
 import http from 'node:http';
 import { setMaxListeners } from 'node:events';
 import { createSignedHttpInvoker } from '../adapters/aws/signed-http-invoker.js';
+import { createLambdaInvoker } from '../adapters/aws/lambda-invoker.js';
 import { gather } from '../core/scatter/gather.js';
 import { createHedgeState } from '../core/scatter/hedge.js';
 import type { ShardRequest } from '../core/protocol/shard-wire.js';
@@ -20,6 +21,7 @@ setMaxListeners(0);
 const child = await startChild<{ url: string }>('_shard-stub-child', { shards: n });
 const names = Array.from({ length: n }, (_, i) => `ch-scatter-shard-${i}`);
 const lean = createSignedHttpInvoker(n, { endpoint: child.info.url, functionNames: names, maxSockets: 256 });
+const sdk = createLambdaInvoker(n, { endpoint: child.info.url, functionNames: names, maxSockets: 256 });
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 const url = new URL(child.info.url);
 const topo = stubTopology(n, 1, { maxConcurrency: Math.max(64, n), hedge: { enabled: false } });
@@ -54,6 +56,10 @@ const run: Record<string, () => Promise<unknown>> = {
     const ac = new AbortController();
     return Promise.all(names.map((_, i) => lean.invoke(i, request(i), ac.signal)));
   },
+  sdk: () => {
+    const ac = new AbortController();
+    return Promise.all(names.map((_, i) => sdk.invoke(i, request(i), ac.signal)));
+  },
   runtime: async () => {
     const g = await gather({ plan, topo, invoker: lean, queryId: 'bench', deadlineAt: Date.now() + 10_000, now: Date.now, hedge: topo.query.hedge, state });
     if (g.missing.length) throw new Error('missing');
@@ -78,5 +84,6 @@ for (const p of paths) {
 }
 console.log(JSON.stringify(out));
 lean.close();
+sdk.close();
 agent.destroy();
 await child.stop();
