@@ -1,12 +1,15 @@
 // Focused look at the fan-out paths of bench/fanout.ts at one size, for profiling and quick A/B runs:
 //   node [--cpu-prof] --import tsx bench/_fanout-profile.ts [paths] [shards] [queries]
-// paths: a comma list of raw, http, sdk, runtime (default runtime); several are interleaved per query as
+// paths: a comma list of raw, http, sdk, httpDeadline, callShard, runtime (default runtime); several are interleaved per query as
 // in the bench. Prints per path: p50 wall ms, coordinator CPU us per invocation, p50 ratio to raw.
 import http from 'node:http';
 import { setMaxListeners } from 'node:events';
 import { createSignedHttpInvoker } from '../adapters/aws/signed-http-invoker.js';
 import { createLambdaInvoker } from '../adapters/aws/lambda-invoker.js';
 import { gather } from '../core/scatter/gather.js';
+import { deadlineSignal } from '../core/scatter/deadline.js';
+import { callShard } from '../core/scatter/call-shard.js';
+import { createLimiter } from '../core/scatter/fanout.js';
 import { createHedgeState } from '../core/scatter/hedge.js';
 import type { ShardRequest } from '../core/protocol/shard-wire.js';
 import { startChild } from './_fork.js';
@@ -59,6 +62,40 @@ const run: Record<string, () => Promise<unknown>> = {
   sdk: () => {
     const ac = new AbortController();
     return Promise.all(names.map((_, i) => sdk.invoke(i, request(i), ac.signal)));
+  },
+  // Bisecting the runtime's extra cost: the default invoker with the runtime's deadline signal, and
+  // with callShard over it (no gather).
+  httpDeadline: async () => {
+    const d = deadlineSignal(Date.now() + 10_000, Date.now);
+    try {
+      await Promise.all(names.map((_, i) => lean.invoke(i, request(i), d.signal)));
+    } finally {
+      d.dispose();
+    }
+  },
+  callShard: async () => {
+    const d = deadlineSignal(Date.now() + 10_000, Date.now);
+    const limiter = createLimiter(Math.max(64, n));
+    try {
+      await Promise.all(
+        names.map((_, i) =>
+          callShard({
+            shard: i,
+            replicaCount: 1,
+            request: (replica, attempt) => ({ ...request(i), replica, attempt }),
+            invoker: lean,
+            limiter,
+            deadlineAt: Date.now() + 10_000,
+            signal: d.signal,
+            now: Date.now,
+            hedge: topo.query.hedge,
+            state,
+          }),
+        ),
+      );
+    } finally {
+      d.dispose();
+    }
   },
   runtime: async () => {
     const g = await gather({ plan, topo, invoker: lean, queryId: 'bench', deadlineAt: Date.now() + 10_000, now: Date.now, hedge: topo.query.hedge, state });
