@@ -1,7 +1,10 @@
 // Coordinator overhead of the fan-out itself (docs/benchmarks.md#2-fan-out-overhead-fanout). N stand-in
 // shard functions that do no work sit behind the project's local Lambda Invoke endpoint in a CHILD
 // process; this process is the coordinator. Per query (one batch of N parallel invocations) we time
-// four paths, interleaved round-robin so machine noise hits them alike:
+// four paths, interleaved round-robin so machine noise hits them alike, the order rotated by one each
+// query so no path always follows the same one (a path's CPU window also holds garbage collection of
+// what the path before it allocated, and the SDK path allocates the most; CH_BENCH_FANOUT_ORDER=fixed
+// keeps the order raw, http, sdk, runtime of the runs before 2026-12-01):
 //   raw      node:http POSTs with a keep-alive agent, JSON.parse of each answer: the floor;
 //   http     the coordinator's default query invoker (createSignedHttpInvoker: SigV4-signed
 //            node:http POSTs, keep-alive agent, the same answer classification and zod validation);
@@ -14,6 +17,7 @@
 // functions' CPU is in the child and is not counted. Also: CPU per SigV4 signature, the
 // hand-written signer vs @smithy/signature-v4 (bench/_signer-cost.ts), as sigv4_sign_us.
 import http from 'node:http';
+import { loadavg } from 'node:os';
 import { setMaxListeners } from 'node:events';
 import { createLambdaInvoker } from '../adapters/aws/lambda-invoker.js';
 import { createSignedHttpInvoker } from '../adapters/aws/signed-http-invoker.js';
@@ -27,6 +31,9 @@ import { postJson } from './_http.js';
 import { cpuMsSince, msSince, quantile, r2, r3, table } from './_stats.js';
 
 const SIZES = [4, 16, 64, 256];
+/** CH_BENCH_SIZES=64 (a comma list) measures only those sizes, for repeated runs at one size. */
+const sizesFromEnv = process.env.CH_BENCH_SIZES?.split(',').map(Number);
+const rotate = process.env.CH_BENCH_FANOUT_ORDER !== 'fixed';
 
 function request(shard: number): ShardRequest {
   return { type: 'query', queryId: 'bench', shard, replica: 0, sql: 'SELECT 1', deadline: Date.now() + 10_000, settings: {}, external: [], attempt: 'primary' };
@@ -62,7 +69,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   // The SDK version is pinned on purpose (later releases need Node 22); its Node 22 notice is noise in
   // a bench table.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const sizes = opts.quick ? [4, 16, 64] : SIZES;
+  const sizes = sizesFromEnv ?? (opts.quick ? [4, 16, 64] : SIZES);
   const json: Record<string, unknown> = {};
   const rows: (string | number)[][] = [];
   for (const n of sizes) {
@@ -110,7 +117,8 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       // Warm-up: sockets opened, JIT warm, SDK middleware resolved.
       for (let i = 0; i < 10; i++) for (const k of names_) await paths[k]!();
       for (let i = 0; i < iterations; i++) {
-        for (const name of names_) {
+        for (let j = 0; j < names_.length; j++) {
+          const name = names_[rotate ? (i + j) % names_.length : j]!;
           const c0 = process.cpuUsage();
           const t0 = process.hrtime.bigint();
           await paths[name]!();
@@ -160,9 +168,11 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   const sign = await signerCost(opts);
   json.sigv4_sign_us = sign;
   json.default_invoker = 'http';
-  json.target = 'http_ratio (http_p50 / raw_p50, the default invoker) <= 1.5 at 64 shards; ratio is sdk_p50 / raw_p50';
-  json.method =
-    'batches of N parallel invocations to no-op stub functions behind the local Invoke endpoint (child process); raw/http/sdk/runtime interleaved; nearest-rank quantiles; CPU = process.cpuUsage of the coordinator process';
+  json.target =
+    'runtime_ratio (runtime_p50 / raw_p50: the whole runtime over the default invoker) <= 1.5 at 64 shards; http_ratio is the default invoker alone, ratio is sdk_p50 / raw_p50';
+  json.method = `batches of N parallel invocations to no-op stub functions behind the local Invoke endpoint (child process); raw/http/sdk/runtime interleaved${rotate ? ', order rotated each query' : ' in a fixed order'}; nearest-rank quantiles; CPU = process.cpuUsage of the coordinator process`;
+  json.order = rotate ? 'rotated' : 'fixed';
+  json.load_average_1m = r2(loadavg()[0]!);
   return {
     table:
       table(

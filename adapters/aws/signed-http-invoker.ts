@@ -159,10 +159,19 @@ export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvo
       // where the SDK's handler says TimeoutError or Error (only the kind drives the runtime).
       const fail = (e: Error & { code?: string }) =>
         finish(signal.aborted ? new InvokeError('aborted', 'invoke aborted') : serviceError(undefined, e.code ?? e.name, e.message));
+      // Headers as an object, not node:http's cheaper flat [name, value, ...] form: the X-Ray capture
+      // (in Lambda) adds its trace header to the options' headers object.
       const req = t.request({ protocol: t.url.protocol, hostname: t.url.hostname, port: t.url.port, method: 'POST', path, headers, agent: t.agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          finish(undefined, {
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            // An Invoke answer mostly arrives in one chunk: decode it without copying it first.
+            text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
         res.on('error', fail);
         res.on('aborted', () => fail(new Error('response aborted')));
       });

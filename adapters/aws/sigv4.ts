@@ -13,7 +13,7 @@
 //
 // The signing key is derived once per (secret, date, region, service) and cached: the four HMACs
 // run once a day per credential set, not per request.
-import { createHash, createHmac } from 'node:crypto';
+import crypto, { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 
 export interface SigV4Credentials {
   accessKeyId: string;
@@ -71,22 +71,31 @@ function amzDate(now: number): string {
   return dateLong;
 }
 
-// Derived signing keys; a handful of entries in practice (one per credential set per day).
+// Derived signing keys; a handful of entries in practice (one per credential set per day). Kept as
+// KeyObjects (an HMAC keyed by one skips re-importing the key bytes), and the last one used is
+// checked first: a fan-out signs with the same key over and over.
 const MAX_KEYS = 32;
-const signingKeys = new Map<string, Buffer>();
-function signingKey(secret: string, shortDate: string, region: string, service: string): Buffer {
+const signingKeys = new Map<string, KeyObject>();
+let last: { secret: string; shortDate: string; region: string; service: string; key: KeyObject } | undefined;
+function signingKey(secret: string, shortDate: string, region: string, service: string): KeyObject {
+  if (last && last.secret === secret && last.shortDate === shortDate && last.region === region && last.service === service) return last.key;
   const cacheKey = `${shortDate}\n${region}\n${service}\n${secret}`;
   let key = signingKeys.get(cacheKey);
   if (!key) {
-    key = createHmac('sha256', `AWS4${secret}`).update(shortDate).digest();
-    for (const part of [region, service, 'aws4_request']) key = createHmac('sha256', key).update(part).digest();
+    let bytes = createHmac('sha256', `AWS4${secret}`).update(shortDate).digest();
+    for (const part of [region, service, 'aws4_request']) bytes = createHmac('sha256', bytes).update(part).digest();
+    key = createSecretKey(bytes);
     if (signingKeys.size >= MAX_KEYS) signingKeys.delete(signingKeys.keys().next().value!);
     signingKeys.set(cacheKey, key);
   }
+  last = { secret, shortDate, region, service, key };
   return key;
 }
 
-const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+// One-shot crypto.hash (Node >= 20.12) costs about half of createHash().update().digest() on a
+// request-sized input; older Node gets the streaming form.
+const sha256Hex: (data: string | Buffer) => string =
+  typeof crypto.hash === 'function' ? (data) => crypto.hash('sha256', data, 'hex') : (data) => createHash('sha256').update(data).digest('hex');
 
 /** The canonical header value: line breaks to spaces, runs of blanks collapsed, ends trimmed. */
 const NEEDS_CANONICALIZING = /[\r\n\t]| {2}|^ | $/;
@@ -111,6 +120,30 @@ function cachedCanonicalUri(path: string): string {
   return c;
 }
 
+/** The signed header names of one header set, sorted, and the SignedHeaders value they make. */
+interface HeaderOrder {
+  names: string[];
+  signedHeaders: string;
+}
+// Header orders per set of header names: every request of a fan-out sends the same set, so the
+// union and sort are done once, not per signature.
+const MAX_ORDERS = 64;
+const headerOrders = new Map<string, HeaderOrder>();
+function headerOrderOf(given: Record<string, string>, withToken: boolean): HeaderOrder {
+  const givenNames = Object.keys(given);
+  const key = withToken ? `${givenNames.join('\n')}\ntoken` : givenNames.join('\n');
+  let order = headerOrders.get(key);
+  if (!order) {
+    const all = new Set([...givenNames, 'host', 'x-amz-date', 'x-amz-content-sha256']);
+    if (withToken) all.add('x-amz-security-token');
+    const names = [...all].sort();
+    order = { names, signedHeaders: names.join(';') };
+    if (headerOrders.size >= MAX_ORDERS) headerOrders.clear();
+    headerOrders.set(key, order);
+  }
+  return order;
+}
+
 /**
  * The headers to send: `input.headers` plus host, x-amz-date, x-amz-content-sha256,
  * x-amz-security-token (with a session token) and authorization, every one but authorization signed.
@@ -125,11 +158,14 @@ export function signPost(input: SignPostInput): Record<string, string> {
     'x-amz-date': date,
     'x-amz-content-sha256': payloadHash,
   };
-  if (input.credentials.sessionToken) headers['x-amz-security-token'] = input.credentials.sessionToken;
-  const names = Object.keys(headers).sort();
-  const signedHeaders = names.join(';');
+  const token = input.credentials.sessionToken;
+  if (token) headers['x-amz-security-token'] = token;
+  const { names, signedHeaders } = headerOrderOf(input.headers, !!token);
   let canonical = `POST\n${cachedCanonicalUri(input.path)}\n\n`;
-  for (const n of names) canonical += `${n}:${canonicalValue(headers[n]!)}\n`;
+  for (let i = 0; i < names.length; i++) {
+    const n = names[i]!;
+    canonical += `${n}:${canonicalValue(headers[n]!)}\n`;
+  }
   canonical += `\n${signedHeaders}\n${payloadHash}`;
   const scope = `${shortDate}/${input.region}/${input.service}/aws4_request`;
   const stringToSign = `${ALGORITHM}\n${date}\n${scope}\n${sha256Hex(canonical)}`;

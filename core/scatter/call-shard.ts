@@ -5,8 +5,9 @@
 // take the whole gather down.
 import type { ShardRequest, ShardSuccess, ShardResponse } from '../protocol/shard-wire.js';
 import { InvokeError, type ShardInvoker } from './invoker.js';
-import type { HedgeState } from './hedge.js';
-import type { Limiter } from './fanout.js';
+import { setMaxListeners } from 'node:events';
+import type { HedgeState, TokenBucket } from './hedge.js';
+import type { Limiter, LimiterTask } from './fanout.js';
 import { isQueryFault } from '../clickhouse/error-codes.js';
 
 /** Why a shard is missing from an answer (`shards.missing[].reason`, docs/api.md#post-query). */
@@ -106,190 +107,293 @@ function fromShardFailure(r: Exclude<ShardResponse, ShardSuccess>): { status: Mi
   return { status, message: r.error.message, chCode: r.error.chCode, ...(r.error.code ? { code: r.error.code } : {}) };
 }
 
-interface Attempt {
-  replica: number;
-  kind: ShardRequest['attempt'];
-  t0: number;
-  ctl: AbortController;
-  closed: boolean;
+/**
+ * Per query signal (one per gather): how many shards it has asked, and the shard calls still
+ * running, which its ONE abort listener finishes when the deadline falls (or the query is
+ * abandoned). One listener per query, not one per shard: a wide fan-out added and removed 64
+ * listeners on the same signal per query. Weak, so a finished query's entry goes with its signal.
+ */
+interface QueryScope {
+  fanout: number;
+  live: Set<ShardCall>;
+}
+const scopes = new WeakMap<AbortSignal, QueryScope>();
+
+function scopeOf(signal: AbortSignal): QueryScope {
+  let scope = scopes.get(signal);
+  if (!scope) {
+    const s: QueryScope = { fanout: 0, live: new Set() };
+    // Attempts without a controller of their own listen on this signal too (see ShardCall.launch).
+    setMaxListeners(0, signal);
+    // Registered before any attempt's listener, so every shard is finished (its attempts recorded
+    // as cut off by the deadline) before the invokers see the abort.
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const call of s.live) call.onDeadline(); // finish() deletes from the set: safe while iterating
+      },
+      { once: true },
+    );
+    scopes.set(signal, s);
+    scope = s;
+  }
+  return scope;
 }
 
-/** Shards asked so far per query signal; weak, so a finished query's entry goes with its signal. */
-const fanoutBySignal = new WeakMap<AbortSignal, number>();
+type Failure = { replica: number; status: MissingReason; message: string; chCode?: number; code?: string };
+
+/** One attempt: a replica asked once (primary, hedge or retry). Its own methods are the limiter task. */
+class Attempt implements LimiterTask {
+  closed = false;
+  t0 = 0;
+  constructor(
+    readonly call: ShardCall,
+    readonly replica: number,
+    readonly kind: ShardRequest['attempt'],
+    /** Its own controller when another attempt may run beside it (hedging); else the query's signal is its signal. */
+    readonly ctl: AbortController | undefined,
+  ) {}
+  start(): void {
+    const c = this.call;
+    const input = c.input;
+    let p: Promise<ShardResponse>;
+    try {
+      p = input.invoker.invoke(input.shard, input.request(this.replica, this.kind), this.ctl ? this.ctl.signal : input.signal);
+    } catch (e) {
+      p = Promise.reject(e);
+    }
+    p.then(
+      (response) => {
+        input.limiter.release();
+        c.settle(this, response, undefined);
+      },
+      (e: unknown) => {
+        input.limiter.release();
+        c.settle(this, undefined, e);
+      },
+    );
+  }
+  abandon(reason: unknown): void {
+    this.call.settle(this, undefined, reason);
+  }
+}
+
+/**
+ * The state of one shard's call. A class rather than a nest of closures: a 64-shard query made
+ * six closures, a Set and a Map per shard, and the runtime's own CPU per shard call was a third of
+ * an invocation's (docs/benchmarks.md#2-fan-out-overhead-fanout).
+ */
+class ShardCall {
+  readonly started: number;
+  readonly bucket: TokenBucket;
+  /** Replicas asked so far, in order. */
+  readonly tried: number[] = [];
+  /** Attempts running, in launch order; closed once its record is written (at the latest by finish()). */
+  readonly inflight: Attempt[] = [];
+  readonly attempts: AttemptRecord[] = [];
+  hedged = false;
+  retried = false;
+  done = false;
+  primary = 0;
+  /** Whether attempts get their own controller: only when a hedge may run beside another attempt. */
+  ownControllers = false;
+  lastFailure: Failure | undefined;
+  hedgeTimer: NodeJS.Timeout | undefined;
+  resolve!: (o: ShardOutcome) => void;
+
+  constructor(
+    readonly input: CallShardInput,
+    readonly scope: QueryScope,
+  ) {
+    this.started = input.now();
+    this.bucket = input.state.bucket(input.hedge.maxExtraPercent);
+  }
+
+  finish(outcome: Omit<ShardOutcome, 'shard' | 'hedged' | 'retried' | 'attempts' | 'elapsedMs'> & { elapsedMs?: number }): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.hedgeTimer) clearTimeout(this.hedgeTimer);
+    this.scope.live.delete(this);
+    const end = this.input.now();
+    // Attempts still running end here: cut off by the deadline, or the loser of a hedge, cancelled.
+    // An attempt on the query's own signal is only still running when that signal fired: nothing to abort.
+    for (const attempt of this.inflight) {
+      this.record(attempt, outcome.status === 'timeout' ? 'timeout' : 'aborted', end);
+      attempt.ctl?.abort(new Error('superseded'));
+    }
+    this.inflight.length = 0;
+    const { shard } = this.input;
+    this.resolve({
+      shard,
+      hedged: this.hedged,
+      retried: this.retried,
+      attempts: this.attempts,
+      elapsedMs: outcome.elapsedMs ?? end - this.started,
+      startedAt: this.started,
+      endedAt: end,
+      ...outcome,
+    });
+  }
+
+  untried(): number | undefined {
+    const n = this.input.replicaCount;
+    for (let k = 1; k <= n; k++) {
+      const r = (this.primary + k) % n;
+      if (!this.tried.includes(r)) return r;
+    }
+    return undefined;
+  }
+
+  onDeadline(): void {
+    const { now, shard } = this.input;
+    const lastFailure = this.lastFailure;
+    this.finish({
+      status: 'timeout',
+      replica: this.inflight[0]?.replica ?? lastFailure?.replica ?? this.primary,
+      message:
+        `no answer from shard ${shard} before the deadline (${Math.round(now() - this.started)} ms)` +
+        (lastFailure ? `; earlier failure: ${lastFailure.message}` : ''),
+    });
+  }
+
+  record(attempt: Attempt, status: AttemptRecord['status'], end: number, message?: string): void {
+    if (attempt.closed) return;
+    attempt.closed = true;
+    const elapsedMs = end - attempt.t0;
+    this.attempts.push(
+      message
+        ? { replica: attempt.replica, kind: attempt.kind, elapsedMs, status, message, startedAt: attempt.t0, endedAt: end }
+        : { replica: attempt.replica, kind: attempt.kind, elapsedMs, status, startedAt: attempt.t0, endedAt: end },
+    );
+  }
+
+  launch(replica: number, kind: ShardRequest['attempt']): void {
+    this.tried.push(replica);
+    const attempt = new Attempt(this, replica, kind, this.ownControllers ? new AbortController() : undefined);
+    attempt.t0 = this.input.now();
+    this.inflight.push(attempt);
+    // No listener of its own on the query's signal: the query scope's listener (registered before
+    // the first launch, so it runs first) finishes the shard, and finish() aborts every attempt
+    // with a controller of its own; the others were given the query's signal itself.
+    this.input.limiter.submit(attempt, attempt.ctl ? attempt.ctl.signal : this.input.signal);
+  }
+
+  settle(attempt: Attempt, response: ShardResponse | undefined, err: unknown): void {
+    const { replica } = attempt;
+    const i = this.inflight.indexOf(attempt);
+    if (i >= 0) this.inflight.splice(i, 1);
+    const { input } = this;
+    const { now, state, shard, signal } = input;
+    const end = now();
+    const elapsedMs = end - attempt.t0;
+    if (this.done) {
+      this.record(attempt, 'aborted', end); // no-op when finish() already wrote it
+      return;
+    }
+    if (response?.ok) {
+      state.replicaResult(shard, replica, true);
+      this.record(attempt, 'ok', end);
+      state.shard(shard).record(elapsedMs);
+      state.all.record(elapsedMs);
+      this.finish({ status: 'ok', replica, response });
+      return;
+    }
+    const classified: { status: MissingReason | 'aborted'; message: string; chCode?: number; code?: string } = response
+      ? fromShardFailure(response)
+      : classifyFailure(err);
+    if (classified.status === 'aborted') {
+      this.record(attempt, signal.aborted ? 'timeout' : 'aborted', end, classified.message);
+      if (signal.aborted) this.onDeadline();
+      return;
+    }
+    this.record(attempt, classified.status, end, classified.message);
+    // A replica that cannot serve (down, crashed, erroring) is avoided as primary for a while;
+    // a throttle is about the function, and a query error about the query, not the replica.
+    // An oversized partial is about the query too: every replica holds the same rows.
+    const tooLarge = classified.code === 'TOO_LARGE';
+    if (classified.status === 'unavailable' || (classified.status === 'error' && !tooLarge && !isQueryFault(classified.chCode, classified.message)))
+      state.replicaResult(shard, replica, false);
+    const failure: Failure = {
+      replica,
+      status: classified.status,
+      message: `replica ${replica}: ${classified.message}`,
+      chCode: classified.chCode,
+      code: classified.code,
+    };
+    this.lastFailure = failure;
+    if (this.inflight.length > 0) return; // a hedge is still running: it may yet answer
+    const next = this.untried();
+    const deterministic = tooLarge || isQueryFault(classified.chCode, classified.message); // another replica would say the same
+    if (next !== undefined && !deterministic && input.deadlineAt - now() > 0 && !signal.aborted) {
+      this.retried = true;
+      this.launch(next, 'retry');
+      return;
+    }
+    this.finish({
+      status: failure.status,
+      replica,
+      message: describeFailures(this.attempts),
+      ...(failure.chCode !== undefined ? { chCode: failure.chCode } : {}),
+      ...(failure.code ? { code: failure.code } : {}),
+    });
+  }
+
+  hedge(): void {
+    this.hedgeTimer = undefined;
+    if (this.done || this.inflight.length === 0) return; // answered, or between a failure and its retry
+    const other = this.untried();
+    if (other === undefined) return;
+    if (!this.bucket.take()) return; // over the hedge budget: wait it out
+    this.hedged = true;
+    this.launch(other, 'hedge');
+  }
+}
+
+function fireHedge(call: ShardCall): void {
+  call.hedge();
+}
 
 export function callShard(input: CallShardInput): Promise<ShardOutcome> {
-  const { shard, replicaCount, invoker, limiter, signal, now, state } = input;
-  const started = now();
-  const bucket = state.bucket(input.hedge.maxExtraPercent);
+  const { shard, replicaCount, signal, state } = input;
+  const scope = scopeOf(signal);
+  const call = new ShardCall(input, scope);
   // The query's fan-out, counted on its deadline signal (one per gather): a wide query may bank more.
-  const fanout = (fanoutBySignal.get(signal) ?? 0) + 1;
-  fanoutBySignal.set(signal, fanout);
-  bucket.fitFanout(fanout);
-  bucket.credit();
+  call.bucket.fitFanout(++scope.fanout);
+  call.bucket.credit();
 
   return new Promise<ShardOutcome>((resolve) => {
-    const tried = new Set<number>();
-    // replica -> its running attempt; `closed` once its record is written (at the latest by finish()).
-    const inflight = new Map<number, Attempt>();
-    const attempts: AttemptRecord[] = [];
-    let hedged = false;
-    let retried = false;
-    let done = false;
-    let lastFailure: { replica: number; status: MissingReason; message: string; chCode?: number; code?: string } | undefined;
-    let hedgeTimer: NodeJS.Timeout | undefined;
-
-    const finish = (outcome: Omit<ShardOutcome, 'shard' | 'hedged' | 'retried' | 'attempts' | 'elapsedMs'> & { elapsedMs?: number }) => {
-      if (done) return;
-      done = true;
-      if (hedgeTimer) clearTimeout(hedgeTimer);
-      signal.removeEventListener('abort', onDeadline);
-      const end = now();
-      // Attempts still running end here: cut off by the deadline, or the loser of a hedge, cancelled.
-      for (const attempt of inflight.values()) {
-        record(attempt, outcome.status === 'timeout' ? 'timeout' : 'aborted', end);
-        attempt.ctl.abort(new Error('superseded'));
-      }
-      inflight.clear();
-      resolve({ shard, hedged, retried, attempts, elapsedMs: outcome.elapsedMs ?? end - started, startedAt: started, endedAt: end, ...outcome });
-    };
-
-    const untried = (): number | undefined => {
-      for (let k = 1; k <= replicaCount; k++) {
-        const r = (primary + k) % replicaCount;
-        if (!tried.has(r)) return r;
-      }
-      return undefined;
-    };
-
-    const onDeadline = () => {
-      const waiting = [...inflight.keys()];
-      finish({
-        status: 'timeout',
-        replica: waiting[0] ?? lastFailure?.replica ?? primary,
-        message:
-          `no answer from shard ${shard} before the deadline (${Math.round(now() - started)} ms)` +
-          (lastFailure ? `; earlier failure: ${lastFailure.message}` : ''),
-      });
-    };
-
-    const record = (attempt: Attempt, status: AttemptRecord['status'], end: number, message?: string) => {
-      if (attempt.closed) return;
-      attempt.closed = true;
-      attempts.push({
-        replica: attempt.replica,
-        kind: attempt.kind,
-        elapsedMs: end - attempt.t0,
-        status,
-        ...(message ? { message } : {}),
-        startedAt: attempt.t0,
-        endedAt: end,
-      });
-    };
-
-    const launch = (replica: number, kind: ShardRequest['attempt']) => {
-      tried.add(replica);
-      const attempt: Attempt = { replica, kind, t0: now(), ctl: new AbortController(), closed: false };
-      inflight.set(replica, attempt);
-      // No listener of its own on the query's signal: onDeadline (registered before the first
-      // launch, so it runs first) finishes the shard, and finish() aborts every attempt in flight.
-      limiter
-        .run(() => invoker.invoke(shard, input.request(replica, kind), attempt.ctl.signal), attempt.ctl.signal)
-        .then(
-          (response) => settle(attempt, response, undefined),
-          (e) => settle(attempt, undefined, e),
-        );
-    };
-
-    const settle = (attempt: Attempt, response: ShardResponse | undefined, err: unknown) => {
-      const { replica } = attempt;
-      if (inflight.get(replica) === attempt) inflight.delete(replica);
-      const end = now();
-      const elapsedMs = end - attempt.t0;
-      if (done) {
-        record(attempt, 'aborted', end); // no-op when finish() already wrote it
-        return;
-      }
-      if (response?.ok) {
-        state.replicaResult(shard, replica, true);
-        record(attempt, 'ok', end);
-        state.shard(shard).record(elapsedMs);
-        state.all.record(elapsedMs);
-        finish({ status: 'ok', replica, response });
-        return;
-      }
-      const classified: { status: MissingReason | 'aborted'; message: string; chCode?: number; code?: string } = response
-        ? fromShardFailure(response)
-        : classifyFailure(err);
-      if (classified.status === 'aborted') {
-        record(attempt, signal.aborted ? 'timeout' : 'aborted', end, classified.message);
-        if (signal.aborted) onDeadline();
-        return;
-      }
-      record(attempt, classified.status, end, classified.message);
-      // A replica that cannot serve (down, crashed, erroring) is avoided as primary for a while;
-      // a throttle is about the function, and a query error about the query, not the replica.
-      // An oversized partial is about the query too: every replica holds the same rows.
-      const tooLarge = classified.code === 'TOO_LARGE';
-      if (classified.status === 'unavailable' || (classified.status === 'error' && !tooLarge && !isQueryFault(classified.chCode, classified.message)))
-        state.replicaResult(shard, replica, false);
-      const failure = {
-        replica,
-        status: classified.status,
-        message: `replica ${replica}: ${classified.message}`,
-        chCode: classified.chCode,
-        code: classified.code,
-      };
-      lastFailure = failure;
-      if (inflight.size > 0) return; // a hedge is still running: it may yet answer
-      const next = untried();
-      const deterministic = tooLarge || isQueryFault(classified.chCode, classified.message); // another replica would say the same
-      if (next !== undefined && !deterministic && input.deadlineAt - now() > 0 && !signal.aborted) {
-        retried = true;
-        launch(next, 'retry');
-        return;
-      }
-      finish({
-        status: failure.status,
-        replica,
-        message: describeFailures(attempts),
-        ...(failure.chCode !== undefined ? { chCode: failure.chCode } : {}),
-        ...(failure.code ? { code: failure.code } : {}),
-      });
-    };
-
+    call.resolve = resolve;
     if (signal.aborted) {
-      const primaryIdx = 0;
+      call.done = true;
       resolve({
         shard,
         status: 'timeout',
-        replica: primaryIdx,
+        replica: 0,
         elapsedMs: 0,
-        hedged,
-        retried,
-        attempts,
-        startedAt: started,
-        endedAt: started,
+        hedged: false,
+        retried: false,
+        attempts: call.attempts,
+        startedAt: call.started,
+        endedAt: call.started,
         message: 'deadline passed before the shard was asked',
       });
       return;
     }
-    signal.addEventListener('abort', onDeadline, { once: true });
-    const primary = state.nextReplica(shard, replicaCount);
-    launch(primary, 'primary');
-
+    scope.live.add(call);
+    call.primary = state.nextReplica(shard, replicaCount);
+    // A hedge is possible only with another replica and a delay that ends before the deadline;
+    // then (and only then) each attempt needs a controller of its own, so a loser can be cancelled
+    // alone. Otherwise at most one attempt runs at a time, and it only ever stops with the query.
+    let delay = -1;
     if (input.hedge.enabled && replicaCount > 1) {
-      const delay = state.hedgeDelayMs(shard, input.hedge.afterQuantile);
-      if (started + delay < input.deadlineAt) {
-        hedgeTimer = setTimeout(() => {
-          if (done || inflight.size === 0) return; // answered, or between a failure and its retry
-          const other = untried();
-          if (other === undefined) return;
-          if (!bucket.take()) return; // over the hedge budget: wait it out
-          hedged = true;
-          launch(other, 'hedge');
-        }, delay);
-        hedgeTimer.unref?.();
-      }
+      delay = state.hedgeDelayMs(shard, input.hedge.afterQuantile);
+      if (call.started + delay < input.deadlineAt) call.ownControllers = true;
+      else delay = -1;
+    }
+    call.launch(call.primary, 'primary');
+    if (delay >= 0 && !call.done) {
+      call.hedgeTimer = setTimeout(fireHedge, delay, call);
+      call.hedgeTimer.unref?.();
     }
   });
 }

@@ -31,26 +31,46 @@ export const SUSPECT_MS = 5_000;
 
 export class LatencyWindow {
   private readonly buf: number[] = [];
+  /**
+   * The same samples kept sorted, updated on each record (a binary search and one splice of at most
+   * `size` numbers): the hedge delay reads two quantiles per shard call, and sorting a copy of the
+   * window for each was most of a hedged call's bookkeeping.
+   */
+  private readonly sorted: number[] = [];
   private next = 0;
   constructor(readonly size = DEFAULT_WINDOW_SIZE) {}
   record(ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) return;
     if (this.buf.length < this.size) this.buf.push(ms);
     else {
+      this.sorted.splice(lowerBound(this.sorted, this.buf[this.next]!), 1);
       this.buf[this.next] = ms;
       this.next = (this.next + 1) % this.size;
     }
+    this.sorted.splice(lowerBound(this.sorted, ms), 0, ms);
   }
   get count(): number {
     return this.buf.length;
   }
   /** Nearest-rank quantile of the window, undefined when empty. */
   quantile(q: number): number | undefined {
-    if (this.buf.length === 0) return undefined;
-    const s = [...this.buf].sort((a, b) => a - b);
+    const s = this.sorted;
+    if (s.length === 0) return undefined;
     const rank = Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1));
     return s[rank];
   }
+}
+
+/** The first index of sorted `xs` whose value is >= x. */
+function lowerBound(xs: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** How many queries' worth of hedge credit a bucket may bank at the widest fan-out it has seen. */
@@ -150,6 +170,7 @@ export function createHedgeState(
     nextReplica(shard, replicas) {
       const i = nextPrimaryByShard.get(shard) ?? 0;
       nextPrimaryByShard.set(shard, i + 1);
+      if (failedAt.size === 0) return i % replicas; // no replica failed lately: plain round-robin
       const t = now();
       for (let k = 0; k < replicas; k++) {
         const r = (i + k) % replicas;
@@ -159,8 +180,9 @@ export function createHedgeState(
       return i % replicas; // every replica failed recently: plain round-robin
     },
     replicaResult(shard, replica, ok) {
-      if (ok) failedAt.delete(`${shard}/${replica}`);
-      else failedAt.set(`${shard}/${replica}`, now());
+      if (ok) {
+        if (failedAt.size > 0) failedAt.delete(`${shard}/${replica}`);
+      } else failedAt.set(`${shard}/${replica}`, now());
     },
     hedgeDelayMs(shard, quantile) {
       const own = win(shard);

@@ -47,4 +47,27 @@ describe('createLimiter', () => {
     expect(started).toBe(1);
     await expect(lim.run(async () => 'next')).resolves.toBe('next');
   });
+
+  it('submit starts a task at once when a slot is free, queues it otherwise, and abandons it if its signal fires first', () => {
+    const lim = createLimiter(1);
+    const log: string[] = [];
+    const task = (name: string) => ({ start: () => log.push(`start ${name}`), abandon: (r: unknown) => log.push(`abandon ${name}: ${(r as Error).message}`) });
+    lim.submit(task('a'));
+    expect(log).toEqual(['start a']); // synchronously
+    const ctl = new AbortController();
+    lim.submit(task('b'), ctl.signal);
+    lim.submit(task('c'));
+    expect([lim.active, lim.queued]).toEqual([1, 2]);
+    ctl.abort(new Error('deadline'));
+    expect(lim.queued).toBe(1);
+    lim.release(); // a is done: c gets the slot, b never starts
+    expect(log).toEqual(['start a', 'abandon b: deadline', 'start c']);
+    lim.release();
+    expect([lim.active, lim.queued]).toEqual([0, 0]);
+    const aborted = new AbortController();
+    aborted.abort(new Error('late'));
+    lim.submit(task('d'), aborted.signal);
+    expect(log.at(-1)).toBe('abandon d: late');
+    expect(lim.active).toBe(0);
+  });
 });

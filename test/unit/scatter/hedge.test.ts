@@ -72,6 +72,21 @@ describe('LatencyWindow', () => {
       expect(xs.filter((x) => x <= v).length / xs.length).toBeGreaterThanOrEqual(q - 1e-9);
     },
   );
+  fcTest.prop([
+    fc.integer({ min: 1, max: 20 }),
+    fc.array(fc.oneof(fc.integer({ min: 0, max: 50 }), fc.double({ min: 0, max: 1e4, noNaN: true }), fc.constantFrom(-1, Number.NaN, Infinity)), {
+      maxLength: 120,
+    }),
+    fc.double({ min: 0.01, max: 1, noNaN: true }),
+  ])('after any number of evictions, the quantile is the nearest-rank one of the last N valid samples', (size, xs, q) => {
+    const w = new LatencyWindow(size);
+    for (const x of xs) w.record(x);
+    const kept = xs.filter((x) => Number.isFinite(x) && x >= 0).slice(-size);
+    expect(w.count).toBe(kept.length);
+    const s = [...kept].sort((a, b) => a - b);
+    const expected = s.length === 0 ? undefined : s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+    expect(w.quantile(q)).toBe(expected);
+  });
 });
 
 describe('TokenBucket', () => {
