@@ -46,6 +46,14 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
   const aggColumns: Expr[] = [];
   const aggs: AggSlot[] = n.aggregates.map((call) => {
     const impl = resolveAggregate(call, fam);
+    if (impl.approximate && ctx.sketches === 'refuse') {
+      throw new ScatterError(
+        'UNSUPPORTED',
+        `${formatForName(call)}: the fast path would answer with its own sketch (${impl.approximate.method}), not ClickHouse's ${call.name}; ` +
+          `the general path merges ClickHouse's own states. Set ch_scatter_approximate = 'sketches' to accept the sketch and its stated error`,
+        { position: call.pos ? { line: call.pos.line, column: call.pos.column } : undefined },
+      );
+    }
     const cols = impl.shardExprs.map((e) => {
       const k = canon(e);
       let col = colByExpr.get(k);

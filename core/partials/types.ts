@@ -27,6 +27,12 @@ export interface SplitContext {
    */
   topCount?: 'shard_size' | 'refuse' | 'every_group';
   /**
+   * Aggregates the fast path computes with a sketch of its own (HyperLogLog for uniq, DDSketch for
+   * quantile): 'use' (absent: the same) answers with the sketch, labelled approximate; 'refuse' refuses
+   * them (UNSUPPORTED), so the general path merges ClickHouse's own states and answers as ClickHouse does.
+   */
+  sketches?: 'use' | 'refuse';
+  /**
    * Row queries: columns that identify a row uniquely, used to break ORDER BY ties (and in
    * cursors). Absent: every selected column (SELECT * then has no tie-breaker and no cursor).
    */

@@ -120,6 +120,8 @@ export async function planQueryWith(
     maxRowsToTransfer: settings.maxRowsToTransfer,
     transferOverflowMode: settings.transferOverflowMode,
     topCount: settings.topCount === 'shard_size' ? 'shard_size' : opts.exactTopCount === 'general' ? 'refuse' : 'every_group',
+    // The same signal says a general path can take what the fast path refuses.
+    sketches: settings.approximate === 'sketches' || opts.exactTopCount !== 'general' ? 'use' : 'refuse',
   });
 
   // Rename once (the local name is the same on every shard), then strip what must not travel.

@@ -71,6 +71,13 @@ export interface PlannerSettings {
    * the fast path's approximate shard_size method, labelled with its error bound).
    */
   topCount: 'exact' | 'shard_size';
+  /**
+   * uniq/uniqCombined/uniqHLL12 and quantile/quantiles/median/quantileTDigest: 'states' (default:
+   * the fast path refuses them when the general path can take them, which merges ClickHouse's own
+   * states, so the answer is the one ClickHouse's Distributed table gives) or 'sketches'
+   * (ch_scatter_approximate: the fast path's HyperLogLog / DDSketch, labelled with their error).
+   */
+  approximate: 'states' | 'sketches';
 }
 
 /** A SETTINGS value expression as a setting value. */
@@ -122,6 +129,7 @@ export function resolveSettings(
     maxBytesToTransfer: defaults.maxBytesToTransfer,
     transferOverflowMode: defaults.transferOverflowMode,
     topCount: defaults.topCount ?? 'exact',
+    approximate: 'states',
   };
   let preferGlobal = false;
 
@@ -157,6 +165,12 @@ export function resolveSettings(
         const m = String(value).toLowerCase();
         if (m !== 'exact' && m !== 'shard_size') throw errorAt('BAD_REQUEST', `ch_scatter_top_count must be 'exact' or 'shard_size'`, node);
         out.topCount = m;
+        continue;
+      }
+      case 'ch_scatter_approximate': {
+        const m = String(value).toLowerCase();
+        if (m !== 'states' && m !== 'sketches') throw errorAt('BAD_REQUEST', `ch_scatter_approximate must be 'states' or 'sketches'`, node);
+        out.approximate = m;
         continue;
       }
       case 'ch_scatter_path': {
