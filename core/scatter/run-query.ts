@@ -140,6 +140,7 @@ function planOptions(req: QueryRequest, topo: Topology, runSubquery?: SubqueryRu
   if (exactTopCount) opts.exactTopCount = exactTopCount;
   if (req.settings) opts.settings = req.settings;
   if (req.cursor) opts.cursor = req.cursor;
+  if (req.params) opts.params = req.params;
   if (runSubquery) opts.runSubquery = runSubquery;
   return opts;
 }
