@@ -239,6 +239,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       )) as APIGatewayProxyStructuredResultV2;
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(answer.headers ?? {})) headers[k] = String(v);
+      // A binary answer (the ClickHouse interface's) arrives base64-encoded, as API Gateway would decode it.
+      if (answer.isBase64Encoded) {
+        res.writeHead(answer.statusCode ?? 200, headers);
+        res.end(req.method === 'HEAD' ? undefined : Buffer.from(answer.body ?? '', 'base64'));
+        return;
+      }
       send(res, answer.statusCode ?? 200, answer.body ?? '', headers);
     })().catch((e: unknown) => {
       // Like API Gateway when the integration fails: a generic 500, details only in our logs.

@@ -82,7 +82,10 @@ export function findTable(topo: Topology, t: TableName, database: string): Confi
 const systemColumns = new WeakMap<RawQuery, Map<string, Promise<string[]>>>();
 function columnsOf(raw: RawQuery, table: string): Promise<string[]> {
   let m = systemColumns.get(raw);
-  if (!m) systemColumns.set(raw, (m = new Map()));
+  if (!m) {
+    m = new Map();
+    systemColumns.set(raw, m);
+  }
   let p = m.get(table);
   if (!p) {
     p = raw(`SELECT name FROM system.columns WHERE database = 'system' AND table = ${s(table)}`, { format: 'JSONEachRow' }).then((r) =>
@@ -111,7 +114,10 @@ async function viewSql(ctx: CatalogContext, which: 'databases' | 'tables' | 'col
       which === 'tables' ? { database: s(t.distDb), name: s(t.distTable), engine: "'Distributed'" } : { database: s(t.distDb), table: s(t.distTable) };
     const list = cols.map((c) => (over[c] !== undefined ? `${over[c]} AS ${backquote(c)}` : backquote(c))).join(', ');
     const nameCol = which === 'tables' ? 'name' : 'table';
-    return `SELECT ${list} FROM system.${which} WHERE database = ${s(t.localDb)} AND ${nameCol} = ${s(t.localTable)}`;
+    // The filter runs in an inner query: in ClickHouse an alias of the outer list (`'x' AS name`)
+    // would shadow the column it filters on.
+    const inner = `SELECT ${cols.map(backquote).join(', ')} FROM system.${which} WHERE database = ${s(t.localDb)} AND ${nameCol} = ${s(t.localTable)}`;
+    return `SELECT ${list} FROM (${inner})`;
   });
   return parts.join(' UNION ALL ');
 }
@@ -165,7 +171,10 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
         `Table system.${t.table} does not exist in ch-scatter's catalog (it answers system.databases, tables, columns, settings, functions and the engine's own tables)`,
       );
     let v = views.get(name);
-    if (!v) views.set(name, (v = parseSelect(await viewSql(ctx, name as 'databases' | 'tables' | 'columns'))));
+    if (!v) {
+      v = parseSelect(await viewSql(ctx, name as 'databases' | 'tables' | 'columns'));
+      views.set(name, v);
+    }
     return { kind: 'subqueryTable', query: v, alias: t.alias ?? t.table, ...(t.pos ? { pos: t.pos } : {}) };
   };
   const rewriteTables = async (q: SelectStatement): Promise<SelectStatement> => {

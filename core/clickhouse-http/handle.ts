@@ -16,7 +16,7 @@ import type { SelectStatement, TableExpr } from '../sql/ast.js';
 import { parseSelect } from '../sql/parse.js';
 import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral } from '../sql/quote.js';
-import { bindParams } from '../plan/bind-params.js';
+import { bindParams, fromEscapedParams } from '../plan/bind-params.js';
 import { ChHttpError, exceptionBody, toChException } from './exception.js';
 import { answerCodec, compress, decompressBody } from './compression.js';
 import { parseChRequest, type ChRequest, type HttpInput } from './request.js';
@@ -199,7 +199,7 @@ async function runRead(st: Exclude<Statement, { kind: 'insert' }>, req: ChReques
     if (select.format) format = select.format;
     select = { ...select, format: undefined };
     if (!isCatalogSelect(select)) return runDistributed(select, format, req, database, deps, queryId);
-    select = bindParams(select, req.params);
+    select = bindParams(select, fromEscapedParams(select, req.params));
   } else if (st.format) format = st.format;
   const sql = await catalogSql({ topo: deps.topo, database, user, raw: deps.raw }, st, select);
   const r = await deps.raw(sql, { format, settings: req.formatSettings, queryId });
@@ -215,7 +215,7 @@ async function runDistributed(select: SelectStatement, format: string, req: ChRe
     format,
     formatSettings: req.formatSettings,
     settings: req.settings,
-    params: req.params,
+    params: fromEscapedParams(select, req.params),
     ...(req.maxExecutionTimeMs ? { timeoutMs: req.maxExecutionTimeMs } : {}),
     requireComplete: !req.skipUnavailableShards,
     queryId,

@@ -42,6 +42,9 @@ const WRITES = new Set([
   'INSERT',
 ]);
 
+/** Statements ClickHouse has that read, but ch-scatter does not answer. */
+const OTHER_STATEMENTS = new Set(['EXPLAIN', 'CHECK', 'WATCH']);
+
 class Reader {
   i = 0;
   constructor(
@@ -106,8 +109,13 @@ export function classify(text: string): Statement {
   if (head === 'SELECT' || head === 'WITH' || /^\s*\(/.test(text)) return { kind: 'select' };
   if (head === 'INSERT') return insertStatement(text);
   if (head && WRITES.has(head)) throw new ChHttpError(164, `Cannot execute query in readonly mode: ch-scatter answers reads only (${head} is not one)`);
+  if (head && OTHER_STATEMENTS.has(head))
+    throw new ChHttpError(48, `${head} is not supported by ch-scatter's ClickHouse interface (docs/clients.md lists what is answered)`);
   if (head !== 'SHOW' && head !== 'DESCRIBE' && head !== 'DESC' && head !== 'EXISTS')
-    throw new ChHttpError(48, `${head ?? 'This statement'} is not supported by ch-scatter's ClickHouse interface (docs/clients.md lists what is answered)`);
+    throw new ChHttpError(
+      62,
+      `Syntax error: failed at position 1 ('${text.trim().slice(0, 20)}'): Expected one of: SELECT, WITH, INSERT, SHOW, DESCRIBE, EXISTS`,
+    );
   let toks: Token[];
   try {
     toks = tokenize(text);

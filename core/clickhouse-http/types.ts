@@ -1,6 +1,7 @@
 // What the ClickHouse HTTP interface needs from the rest of ch-scatter, as plain functions, so the
 // core stays free of Lambda and API Gateway (functions/coordinator wires them).
 import type { SettingValue, QueryStatistics } from '../clickhouse/port.js';
+import type { ParamValue } from '../plan/bind-params.js';
 
 /** One SELECT on one shard's engine (any replica), answered as the engine's own bytes in `format`. */
 export type RawQuery = (
@@ -30,7 +31,8 @@ export type DistributedSelect = (req: {
   format: string;
   formatSettings: Record<string, string>;
   settings: Record<string, SettingValue>;
-  params: Record<string, string>;
+  /** Plain values (the interface has undone ClickHouse's escaping of param_<name>). */
+  params: Record<string, ParamValue>;
   timeoutMs?: number;
   /** skip_unavailable_shards=0: a missing shard fails the query. */
   requireComplete: boolean;

@@ -42,11 +42,11 @@ function unwrap(type: string): { inner: string; nullable: boolean } {
 }
 
 const INT = /^(U?)Int(8|16|32|64|128|256)$/;
+/** The value inside a CAST (the alias, if any, goes on the outermost node). */
 const lit = (type: 'integer' | 'float' | 'string' | 'null' | 'bool', value: string, node: Expr): Expr => ({
   kind: 'literal',
   type,
   value,
-  ...(node.alias ? { alias: node.alias } : {}),
   ...(node.pos ? { pos: node.pos } : {}),
 });
 const cast = (inner: Expr, type: string, node: Expr): Expr => ({
@@ -88,7 +88,7 @@ function bindOne(node: Expr & { kind: 'param' }, raw: string | null): Expr {
     if (inner.startsWith('FixedString') && Buffer.byteLength(raw, 'utf8') > Number(/\d+/.exec(inner)![0]))
       throw paramError(131, 'TOO_LARGE_STRING_SIZE', `Value of query parameter '${name}' is longer than ${inner}`, node);
     const s = lit('string', raw, node);
-    return inner === 'String' && type.trim() === 'String' ? s : cast({ ...s, alias: undefined } as Expr, type, node);
+    return type.trim() === 'String' ? { ...s, ...(node.alias ? { alias: node.alias } : {}) } : cast(s, type, node);
   }
   if (/^(Float32|Float64|BFloat16)$/.test(inner)) {
     if (!FLOAT.test(raw)) throw bad();
@@ -148,4 +148,37 @@ export function bindParams(stmt: SelectStatement, params: Readonly<Record<string
     },
     { subqueries: true },
   );
+}
+
+/** TabSeparated escapes (`\t`, `\n`, `\\`, `\'`, `\xHH`...) as ClickHouse reads them. */
+function unescapeTsv(s: string): string {
+  const map: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', b: '\b', f: '\f', a: '\x07', v: '\v' };
+  return s.replace(/\\(x[0-9a-fA-F]{2}|[\s\S])/g, (_, c: string) => (c.length === 3 ? String.fromCharCode(parseInt(c.slice(1), 16)) : (map[c] ?? c)));
+}
+
+/**
+ * ClickHouse's HTTP interface reads `param_<name>` values in its escaped text format: for a String
+ * (FixedString, Enum) parameter `\'`, `\\`, `\t`... are escapes, and `\N` is NULL for a Nullable one;
+ * other types read their own literal syntax from the text as it is. This turns such values into the
+ * plain values bindParams takes (the JSON API's "params" are plain already).
+ */
+export function fromEscapedParams(stmt: SelectStatement, params: Readonly<Record<string, string>>): Record<string, ParamValue> {
+  const types = new Map<string, string>();
+  mapStatement(
+    stmt,
+    (e) => {
+      if (e.kind === 'param' && !types.has(e.name)) types.set(e.name, e.type);
+      return undefined;
+    },
+    { subqueries: true },
+  );
+  const out: Record<string, ParamValue> = { ...params };
+  for (const [name, v] of Object.entries(params)) {
+    const type = types.get(name);
+    if (type === undefined) continue;
+    const { inner, nullable } = unwrap(type);
+    if (nullable && v === '\\N') out[name] = null;
+    else if (/^(String|FixedString\(|Enum(8|16)?\()/.test(inner)) out[name] = unescapeTsv(v);
+  }
+  return out;
 }
