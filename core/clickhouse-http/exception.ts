@@ -105,6 +105,9 @@ export function toChException(e: unknown): ChException {
 
 /** The body ClickHouse writes for an exception (one line; the message keeps its own text). */
 export function exceptionBody(x: ChException, version?: string): string {
-  const text = x.message.endsWith('.') ? x.message : `${x.message}.`;
+  // Clients take the first `(UPPER_CASE)` after "Exception:" as the error's name: one inside the
+  // message (quoted SQL, a ClickHouse message) would be read instead of the real one, so it gets a space.
+  const plain = x.message.replace(/\(([A-Z0-9_]*[A-Z]{3}[A-Z0-9_]*)\)/g, '($1 )');
+  const text = plain.endsWith('.') ? plain : `${plain}.`;
   return `Code: ${x.code}. DB::Exception: ${text} (${x.name})${version ? ` (version ${version})` : ''}\n`;
 }
