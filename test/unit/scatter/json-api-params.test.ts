@@ -20,10 +20,24 @@ function deps(sent: ShardRequest[]): RunDeps {
   const invoker: ShardInvoker = {
     async invoke(shard, req) {
       sent.push(req as ShardRequest);
-      return { ok: true, shard, replica: 0, meta: [{ name: 'c', type: 'UInt64' }], rows: [{ c: '1' }], statistics: { elapsedMs: 1, rowsRead: 1, bytesRead: 8 } };
+      return {
+        ok: true,
+        shard,
+        replica: 0,
+        meta: [{ name: 'c', type: 'UInt64' }],
+        rows: [{ c: '1' }],
+        statistics: { elapsedMs: 1, rowsRead: 1, bytesRead: 8 },
+      };
     },
   };
-  return { topo, invoker, planQuery: planQuery as PlanFn, explainPlan: explainPlan as (p: unknown) => unknown, hedgeState: createHedgeState(), queryId: 'q' } as RunDeps;
+  return {
+    topo,
+    invoker,
+    planQuery: planQuery as PlanFn,
+    explainPlan: explainPlan as (p: unknown) => unknown,
+    hedgeState: createHedgeState(),
+    queryId: 'q',
+  } as RunDeps;
 }
 
 describe('JSON API params', () => {
@@ -51,6 +65,9 @@ describe('JSON API params', () => {
   it('a missing parameter is 400 BAD_REQUEST with ClickHouse code 456', async () => {
     const r = await runQuery({ sql: 'SELECT count() FROM db.t_dist WHERE k = {k:UInt64}' }, deps([]));
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ error: { code: 'BAD_REQUEST', message: 'Substitution `k` is not set' }, clickhouse: { code: 456, name: 'UNKNOWN_QUERY_PARAMETER' } });
+    expect(r.body).toMatchObject({
+      error: { code: 'BAD_REQUEST', message: 'Substitution `k` is not set' },
+      clickhouse: { code: 456, name: 'UNKNOWN_QUERY_PARAMETER' },
+    });
   });
 });
