@@ -39,7 +39,7 @@ describe('ping and handshake', () => {
   it.each(['TabSeparated', 'JSON', 'JSONCompact', 'JSONEachRow', 'CSVWithNames', 'TSVWithNamesAndTypes', 'RowBinaryWithNamesAndTypes', 'Native'])(
     'SELECT 1, version(), timezone() in %s is ClickHouse bytes',
     async (format) => {
-      const { mine, theirs, headers } = await both("SELECT 1, version(), timezone(), toUInt64(18446744073709551615) AS big, 'a\\tb' AS s", format);
+      const { mine, theirs, headers } = await both("SELECT 1, version(), timezone(), toUInt64(18446744073709551615) AS big, 'a\\tb' AS s, nan AS n, -inf AS ni", format);
       expect(mine).toBe(theirs);
       expect(headers.get('x-clickhouse-format')).toBe(format);
       expect(headers.get('x-clickhouse-timezone')).toBeTruthy();
