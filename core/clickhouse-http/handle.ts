@@ -90,7 +90,8 @@ function summary(o: { readRows: number; readBytes: number; writtenRows?: number;
     written_rows: String(o.writtenRows ?? 0),
     written_bytes: '0',
     total_rows_to_read: '0',
-    result_rows: String(o.resultRows ?? 0),
+    // Rows are not counted in the engine's bytes: result_rows is there only when known, never a guess.
+    ...(o.resultRows !== undefined ? { result_rows: String(o.resultRows) } : {}),
     result_bytes: String(o.resultBytes),
     elapsed_ns: String(o.elapsedNs),
     ...extra,
