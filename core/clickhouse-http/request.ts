@@ -11,6 +11,7 @@
 //  - the rest: the planner's settings (allowlist, ch-scatter's knobs); an unknown name is 115.
 import { FORWARDED_SETTINGS } from '../plan/settings.js';
 import { ChHttpError } from './exception.js';
+import { multipartBoundary, parseMultipart } from './multipart.js';
 
 export interface HttpInput {
   method: string;
@@ -105,10 +106,14 @@ function seconds(name: string, v: string): number {
 }
 
 export function parseChRequest(input: HttpInput): ChRequest {
-  const q = input.query;
   const h = input.headers;
+  // A multipart body carries the query and parameters as form fields: they join the URL's.
+  const boundary = input.method === 'POST' ? multipartBoundary(h['content-type']) : undefined;
+  const form = boundary ? parseMultipart(input.body, boundary) : undefined;
+  const q = new URLSearchParams(input.query);
+  for (const [k, v] of form ?? []) if (k !== 'query') q.set(k, v);
   const fromUrl = q.get('query');
-  const body = input.method === 'POST' ? input.body.toString('utf8') : '';
+  const body = form ? (form.get('query') ?? '') : input.method === 'POST' ? input.body.toString('utf8') : '';
   const text = fromUrl !== null ? (body.length > 0 ? `${fromUrl}\n${body}` : fromUrl) : body;
   if (text.trim() === '') throw new ChHttpError(62, 'Empty query');
 

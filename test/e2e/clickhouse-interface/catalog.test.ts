@@ -39,7 +39,10 @@ describe('ping and handshake', () => {
   it.each(['TabSeparated', 'JSON', 'JSONCompact', 'JSONEachRow', 'CSVWithNames', 'TSVWithNamesAndTypes', 'RowBinaryWithNamesAndTypes', 'Native'])(
     'SELECT 1, version(), timezone() in %s is ClickHouse bytes',
     async (format) => {
-      const { mine, theirs, headers } = await both("SELECT 1, version(), timezone(), toUInt64(18446744073709551615) AS big, 'a\\tb' AS s, nan AS n, -inf AS ni", format);
+      const { mine, theirs, headers } = await both(
+        "SELECT 1, version(), timezone(), toUInt64(18446744073709551615) AS big, 'a\\tb' AS s, nan AS n, -inf AS ni",
+        format,
+      );
       expect(mine).toBe(theirs);
       expect(headers.get('x-clickhouse-format')).toBe(format);
       expect(headers.get('x-clickhouse-timezone')).toBeTruthy();
@@ -167,6 +170,22 @@ describe('query parameters', () => {
     expect((err as ClickHouseError).code).toBe('457');
     const date = await client.query({ query: 'SELECT {x:Date}', query_params: { x: 'hello' } }).catch((e: unknown) => e);
     expect((date as ClickHouseError).code).toBe('38');
+  });
+
+  it('parameters in a multipart body (use_multipart_params) bind the same', async () => {
+    const c = createClient({ url: h.stack.url, ...h.auth, use_multipart_params: true });
+    try {
+      const rs = await c.query({
+        query: 'SELECT {s:String} AS s, length({a:Array(String)}) AS n',
+        format: 'JSONEachRow',
+        query_params: { s: "multi'part", a: ['x', 'y', 'z'] },
+      });
+      expect(await rs.json()).toEqual([{ s: "multi'part", n: expect.anything() }]);
+      const again = await c.query({ query: 'SELECT length({a:Array(String)}) AS n', format: 'TabSeparated', query_params: { a: ['x', 'y', 'z'] } });
+      expect(await again.text()).toBe('3\n');
+    } finally {
+      await c.close();
+    }
   });
 
   it('a parameter named like a column stays a value, and an aliased one keeps its alias', async () => {

@@ -202,3 +202,28 @@ describe('credentials', () => {
     expect(messages.size).toBe(1);
   });
 });
+
+describe('multipart bodies', () => {
+  it('reads the query and param_ parts as @clickhouse/client writes them', async () => {
+    const { buildMultipartBody } = await import('@clickhouse/client-common/dist/utils/multipart.js' as string);
+    const body = (buildMultipartBody as (p: Record<string, string>, b: string) => string)(
+      { query: 'SELECT {v:Array(String)}', param_v: "['a\\r\\n--x','b']" },
+      '----b1',
+    );
+    const r = parseChRequest({
+      method: 'POST',
+      path: '/',
+      query: new URLSearchParams({ query_id: 'q' }),
+      headers: { 'content-type': 'multipart/form-data; boundary=----b1' },
+      body: Buffer.from(body),
+    });
+    expect(r.text).toBe('SELECT {v:Array(String)}');
+    expect(r.params).toEqual({ v: "['a\\r\\n--x','b']" });
+    expect(r.queryId).toBe('q');
+  });
+
+  it('refuses a file part (external data) with 48', () => {
+    const body = '--b\r\nContent-Disposition: form-data; name="t"; filename="t.tsv"\r\n\r\n1\r\n--b--\r\n';
+    expect(code(() => req({}, body, { 'content-type': 'multipart/form-data; boundary=b' }))).toBe(48);
+  });
+});
