@@ -118,8 +118,10 @@ function qualify(stmt: SelectStatement, database: string): SelectStatement {
 export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): Promise<HttpOutput> {
   const now = deps.now ?? Date.now;
   const t0 = now();
-  const queryId = input.query.get('query_id') || input.headers['x-clickhouse-query-id'] || deps.requestId || randomUUID();
-  const base: Record<string, string> = { 'x-clickhouse-query-id': headerText(queryId) };
+  const asked = input.query.get('query_id') || input.headers['x-clickhouse-query-id'] || deps.requestId || randomUUID();
+  // The id travels to the shards' ClickHouse query_id: only plain ids go there (the client still gets its own back).
+  const queryId = /^[A-Za-z0-9._:-]{1,128}$/.test(asked) ? asked : randomUUID();
+  const base: Record<string, string> = { 'x-clickhouse-query-id': headerText(asked) };
   let info: ServerInfo | undefined;
   let codec: ReturnType<typeof answerCodec>;
   let level: number | undefined;
