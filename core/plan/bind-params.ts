@@ -133,13 +133,35 @@ export function paramsUsed(stmt: SelectStatement): string[] {
   return [...seen];
 }
 
+/** `CAST(5, 'UInt8')` -> `5`: LIMIT, OFFSET and LIMIT BY take a plain integer (ClickHouse folds the constant too). */
+function plainCount(e: Expr | undefined): Expr | undefined {
+  if (e?.kind === 'cast' && e.expr.kind === 'literal' && e.expr.type === 'integer' && !e.expr.value.startsWith('-') && INT.test(unwrap(e.type).inner))
+    return { ...e.expr, ...(e.alias ? { alias: e.alias } : {}) };
+  return e;
+}
+
+/** Plain integer counts in the LIMIT clauses of a statement and of its subqueries in FROM. */
+function plainLimits(stmt: SelectStatement): void {
+  for (const q of stmt.kind === 'union' ? stmt.selects : [stmt]) {
+    if (q.limit) {
+      q.limit.limit = plainCount(q.limit.limit)!;
+      if (q.limit.offset) q.limit.offset = plainCount(q.limit.offset);
+    }
+    if (q.limitBy) {
+      q.limitBy.limit = plainCount(q.limitBy.limit)!;
+      if (q.limitBy.offset) q.limitBy.offset = plainCount(q.limitBy.offset);
+    }
+    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') plainLimits(t.query);
+  }
+}
+
 /**
  * The statement with every `{name:Type}` replaced by its typed value. Returns the input itself when
  * it has no parameters (the common case costs one walk). Unused values are ignored, as ClickHouse does.
  */
 export function bindParams(stmt: SelectStatement, params: Readonly<Record<string, ParamValue>> | undefined): SelectStatement {
   if (paramsUsed(stmt).length === 0) return stmt;
-  return mapStatement(
+  const bound = mapStatement(
     stmt,
     (e) => {
       if (e.kind !== 'param') return undefined;
@@ -148,6 +170,8 @@ export function bindParams(stmt: SelectStatement, params: Readonly<Record<string
     },
     { subqueries: true },
   );
+  plainLimits(bound);
+  return bound;
 }
 
 /** TabSeparated escapes (`\t`, `\n`, `\\`, `\'`, `\xHH`...) as ClickHouse reads them. */

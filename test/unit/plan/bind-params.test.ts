@@ -112,3 +112,12 @@ describe('pruning on parameters', () => {
     expect(sql).not.toContain('{s:String}');
   });
 });
+
+describe('parameters as counts', () => {
+  it('LIMIT, OFFSET and LIMIT BY take the plain integer', async () => {
+    expect(bound('SELECT a FROM t LIMIT {n:UInt8} OFFSET {o:UInt64}', { n: 5, o: '2' })).toBe('SELECT a FROM t LIMIT 2, 5');
+    expect(bound('SELECT a FROM t LIMIT {n:UInt8} BY a', { n: 1 })).toBe('SELECT a FROM t LIMIT 1 BY a');
+    const p = await plan('SELECT sensor FROM analytics.events_dist ORDER BY sensor LIMIT {n:UInt16}', { n: 3 });
+    expect(p.shards.find((s) => !s.skipped)!.sql).toMatch(/LIMIT 3$/);
+  });
+});
