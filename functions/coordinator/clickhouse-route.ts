@@ -11,6 +11,9 @@ import { handleClickHouseHttp, type ChHttpDeps, type HttpOutput } from '../../co
 import type { RawQuery, DistributedSelect, InsertRows } from '../../core/clickhouse-http/types.js';
 import type { Credentials } from '../../core/clickhouse-http/auth.js';
 import type { HttpEvent } from './events.js';
+import type { RunDeps } from '../../core/scatter/run-query.js';
+import { generalSelect } from '../../core/clickhouse-http/distributed.js';
+import { planTwoStage } from '../../core/plan/two-stage/plan.js';
 
 /**
  * One shard's engine for catalog answers: shard 0's replicas first, then the next shard's when none
@@ -69,12 +72,29 @@ export function toResult(out: HttpOutput): APIGatewayProxyStructuredResultV2 {
   return { statusCode: out.status, headers: out.headers, body: out.body.toString('base64'), isBase64Encoded: true };
 }
 
-export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDeps): Promise<APIGatewayProxyStructuredResultV2> {
+/**
+ * `run`: the request's runtime context (invoker, hedge state, the Lambda's time left): SELECTs over
+ * distributed tables run on the general path with it.
+ */
+export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDeps, run?: RunDeps): Promise<APIGatewayProxyStructuredResultV2> {
   const user = authorizedUser(event);
+  const select =
+    deps.select ??
+    (run
+      ? generalSelect({
+          topo: run.topo,
+          invoker: run.invoker,
+          hedgeState: run.hedgeState,
+          planQuery: run.planQuery,
+          planTwoStage: (stmt, topo) => planTwoStage(stmt, topo),
+          ...(run.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: run.lambdaRemainingMs } : {}),
+          ...(run.onShard ? { onShard: run.onShard } : {}),
+        })
+      : undefined);
   const chDeps: ChHttpDeps = {
     topo: deps.topo,
     raw: deps.raw,
-    ...(deps.select ? { select: deps.select } : {}),
+    ...(select ? { select } : {}),
     ...(deps.insert ? { insert: deps.insert } : {}),
     ...(deps.userCheck ? { userCheck: deps.userCheck } : {}),
     ...(user ? { authorizedUser: user } : {}),

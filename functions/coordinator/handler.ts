@@ -116,7 +116,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     if (route === 'clickhouse') {
       if (!coordinatorDeps.clickhouse)
         return json(404, { error: { code: 'BAD_REQUEST', message: `no route ${event.requestContext.http.method} ${event.rawPath}` } }, headers);
-      const res = await onClickHouseHttp(event, { topo: coordinatorDeps.topo, ...coordinatorDeps.clickhouse });
+      const res = await onClickHouseHttp(event, { topo: coordinatorDeps.topo, ...coordinatorDeps.clickhouse }, runDeps(coordinatorDeps, queryId, context));
       logger.info('clickhouse done', { status: res.statusCode, exceptionCode: res.headers?.['x-clickhouse-exception-code'] });
       return res;
     }

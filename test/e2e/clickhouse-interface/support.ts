@@ -26,7 +26,9 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(opts: { shards?: number; shardFault?: Record<number, Record<string, unknown>> } = {}): Promise<Harness> {
+export async function startHarness(
+  opts: { shards?: number; shardFault?: Record<number, Record<string, unknown>>; tables?: Record<string, unknown>; query?: Record<string, unknown> } = {},
+): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-iface-'));
   const usersFile = path.join(dir, 'users.json');
   fs.writeFileSync(usersFile, JSON.stringify({ users: [{ name: USER, password: hashPassword(PASSWORD, 1024) }] }));
@@ -39,12 +41,15 @@ export async function startHarness(opts: { shards?: number; shardFault?: Record<
     tables: {
       'analytics.events_dist': { local: 'analytics.events', shardingKey: { column: 'k', type: 'String', function: 'xxHash64' }, insert: true },
       'analytics.readonly_dist': { local: 'analytics.events', shardingKey: { column: 'k', type: 'String', function: 'xxHash64' } },
+      ...opts.tables,
     },
+    ...(opts.query ? { query: opts.query } : {}),
   });
   const stack = await startLocalStack({ topo, baseDir: dir, logLevel: 'SILENT', usersFile });
   for (const sql of ['CREATE DATABASE IF NOT EXISTS analytics', TABLE_DDL('analytics.events')]) {
     const r = await fetch(`${stack.url}/admin/exec`, { method: 'POST', body: JSON.stringify({ sql }) });
-    expect(r.status, await r.clone().text()).toBe(200);
+    // A replica with an injected fault refuses the DDL too; the others must take it.
+    expect(r.status, await r.clone().text()).toBe(opts.shardFault ? 502 : 200);
   }
   const oracle = await spawnEngine({ path: path.join(dir, 'oracle') });
   await oracle.exec('CREATE DATABASE IF NOT EXISTS analytics');
