@@ -71,3 +71,19 @@ describe('JSON API params', () => {
     });
   });
 });
+
+describe('JSON API params on the general path', () => {
+  it('a query the fast path refuses still binds its parameters (leaves and final stage alike)', async () => {
+    const { planTwoStage } = await import('../../../core/plan/two-stage/plan.js');
+    const d = { ...deps([]), planTwoStage: (s: Parameters<typeof planTwoStage>[0], t: typeof topo) => planTwoStage(s, t) };
+    const r = await runExplain(
+      { sql: 'SELECT k, count() AS c FROM db.t_dist WHERE k = {k:UInt64} GROUP BY k WITH ROLLUP HAVING c > {min:UInt8}', params: { k: 4, min: 0 } },
+      d as RunDeps,
+    );
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const body = r.body as { path: string; shards: { skipped: boolean }[]; finalStage: { sql: string } };
+    expect(body.path).toBe('general');
+    expect(body.shards.filter((s) => !s.skipped)).toHaveLength(1);
+    expect(body.finalStage.sql).toContain("CAST(0, 'UInt8')");
+  });
+});
