@@ -74,7 +74,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       topo,
       invoker,
       planQuery,
-      planTwoStage: (s: Parameters<typeof planTwoStage>[0], t: typeof topo) => planTwoStage(s, t),
+      planTwoStage,
       hedgeState,
       queryId,
       behindApiGateway: false,
@@ -86,16 +86,23 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     };
     const catalog = createShardReadAccess({ invoker, shard: 0, replicas: [0] });
     const raw: RawQuery = (sql, o) => catalog.queryRaw(sql, { format: o.format, ...(o.settings ? { settings: o.settings } : {}) });
-    const select = generalSelect({ topo, invoker, hedgeState, planQuery, planTwoStage: (s, t) => planTwoStage(s, t), behindApiGateway: false });
+    const select = generalSelect({ topo, invoker, hedgeState, planQuery, planTwoStage, behindApiGateway: false });
     const iface = async (sql: string) => {
       const r = await handleClickHouseHttp(
-        { method: 'POST', path: '/', query: new URLSearchParams({ default_format: 'JSON', output_format_json_quote_64bit_integers: '1' }), headers: {}, body: Buffer.from(sql) },
+        {
+          method: 'POST',
+          path: '/',
+          query: new URLSearchParams({ default_format: 'JSON', output_format_json_quote_64bit_integers: '1' }),
+          headers: {},
+          body: Buffer.from(sql),
+        },
         { topo, raw, select },
       );
       if (r.status !== 200) throw new Error(`interface ${r.status}: ${r.body.toString().slice(0, 300)}`);
       return JSON.parse(r.body.toString('utf8')) as { data: Record<string, unknown>[] };
     };
-    const distributed = async (sql: string) => JSON.parse(await chHttp(head, `${sql} FORMAT JSON`, { output_format_json_quote_64bit_integers: '1' })) as { data: Record<string, unknown>[] };
+    const distributed = async (sql: string) =>
+      JSON.parse(await chHttp(head, `${sql} FORMAT JSON`, { output_format_json_quote_64bit_integers: '1' })) as { data: Record<string, unknown>[] };
 
     for (const [name, sql] of Object.entries(QUERIES)) {
       const paths = {
@@ -152,7 +159,17 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   return {
     table:
       table(
-        ['query', 'Distributed ms', 'JSON API fast ms', 'JSON API general ms', 'ClickHouse interface ms', 'interface - general ms', 'interface / fast', 'interface / Distributed', 'same answer'],
+        [
+          'query',
+          'Distributed ms',
+          'JSON API fast ms',
+          'JSON API general ms',
+          'ClickHouse interface ms',
+          'interface - general ms',
+          'interface / fast',
+          'interface / Distributed',
+          'same answer',
+        ],
         out,
       ) + `\n(${rows.toLocaleString('en-US')} rows over 3 shards; medians of ${reps} rotating runs)`,
     json,

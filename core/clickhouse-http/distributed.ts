@@ -18,8 +18,7 @@ import type { ShardInvoker } from '../scatter/invoker.js';
 import type { ShardOutcome } from '../scatter/call-shard.js';
 import { tooLargeError } from '../scatter/too-large.js';
 import { ScatterError } from '../errors.js';
-import { clauseSettings, type TwoStagePlanner } from '../scatter/two-stage/path.js';
-import { runGeneralQuery } from '../scatter/two-stage/run-general.js';
+import { clauseSettings, productModeOf, refuseForAnyPath, runGeneralQuery, type TwoStagePlanner } from '../scatter/two-stage/index.js';
 import type { DistributedSelect } from './types.js';
 
 export interface GeneralSelectDeps {
@@ -41,6 +40,9 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     const t0 = now();
     const { topo } = deps;
     const stmt: SelectStatement = bindParams(parseSelect(req.sql), req.params);
+    // What no path may run (file(), getSetting(), LIMITs that are not integers...), on the whole
+    // statement: the final stage runs its outer expressions on a shard's engine.
+    refuseForAnyPath(stmt, deps.topo);
     const deadline = computeDeadline({
       now: t0,
       requestTimeoutMs: req.timeoutMs,
@@ -53,7 +55,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     const settings = { ...req.settings, ...clauseSettings(stmt) };
     // GLOBAL IN / JOIN right-hand sides run once, under the same deadline, as on the JSON API.
     const runSubquery: SubqueryRunner = async (sub) => {
-      const subPlan = await deps.planQuery(sub, topo, { settings, runSubquery, distributedProductMode: topo.query.distributedProductMode });
+      const subPlan = await deps.planQuery(sub, topo, { settings, runSubquery, distributedProductMode: productModeOf(settings, topo) });
       const g = await gather({
         topo,
         invoker: deps.invoker,
@@ -75,7 +77,8 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       const fin = g.merger.finalize();
       return { meta: fin.meta, rows: fin.data };
     };
-    const plan = deps.planTwoStage(stmt, topo);
+    const productMode = productModeOf(settings, topo);
+    const plan = deps.planTwoStage(stmt, topo, { distributedProductMode: productMode });
     const r = await runGeneralQuery(
       { topo, invoker: deps.invoker, hedgeState: deps.hedgeState, queryId: req.queryId, now, ...(deps.onShard ? { onShard: deps.onShard } : {}) },
       plan,
@@ -87,6 +90,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
         settings,
         requireComplete: req.requireComplete,
         hedge,
+        distributedProductMode: productMode,
         runSubquery,
         limiter,
       },

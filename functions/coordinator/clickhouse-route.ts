@@ -13,7 +13,6 @@ import type { Credentials } from '../../core/clickhouse-http/auth.js';
 import type { HttpEvent } from './events.js';
 import type { RunDeps } from '../../core/scatter/run-query.js';
 import { generalSelect } from '../../core/clickhouse-http/distributed.js';
-import { planTwoStage } from '../../core/plan/two-stage/plan.js';
 
 /**
  * One shard's engine for catalog answers: shard 0's replicas first, then the next shard's when none
@@ -80,13 +79,13 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
   const user = authorizedUser(event);
   const select =
     deps.select ??
-    (run
+    (run?.planTwoStage
       ? generalSelect({
           topo: run.topo,
           invoker: run.invoker,
           hedgeState: run.hedgeState,
           planQuery: run.planQuery,
-          planTwoStage: (stmt, topo) => planTwoStage(stmt, topo),
+          planTwoStage: run.planTwoStage,
           ...(run.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: run.lambdaRemainingMs } : {}),
           ...(run.onShard ? { onShard: run.onShard } : {}),
         })
