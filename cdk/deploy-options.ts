@@ -80,6 +80,21 @@ export const deployOptionsSchema = z
      * API gets the route, behind the same authorizer as /query.
      */
     play: z.boolean().default(false),
+    /**
+     * Serve ClickHouse's HTTP interface at `/` (GET, POST) and GET /ping (off by default), so ClickHouse
+     * clients connect to the API URL. With `usersSecretArn` (a Secrets Manager secret holding the users
+     * file: salted password hashes) a Lambda authorizer checks Basic / X-ClickHouse-User credentials on
+     * those routes; without it they take the API's authorizer (JWT bearer tokens, or IAM).
+     */
+    clickhouse: z
+      .object({
+        usersSecretArn: z
+          .string()
+          .regex(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/, 'a Secrets Manager secret ARN')
+          .optional(),
+      })
+      .strict()
+      .optional(),
     /** Run cdk-nag's AwsSolutions checks during synthesis (default on). */
     nag: z.boolean().default(true),
   })

@@ -11,6 +11,7 @@ import { deriveSizing, type Sizing } from './sizing.js';
 import { Alarms } from './constructs/alarms.js';
 import { Coordinator, COORDINATOR_SERVICE_NAME } from './constructs/coordinator.js';
 import { QueryApi } from './constructs/query-api.js';
+import { ClickHouseAuthorizer } from './constructs/clickhouse-authorizer.js';
 import { Schedules } from './constructs/schedules.js';
 import { ShardFunction } from './constructs/shard-function.js';
 
@@ -22,7 +23,8 @@ export interface ChScatterStackProps extends StackProps {
 }
 
 /**
- * The local tables scheduled runs write (each schedule destination's `local`): the only tables a shard
+ * The local tables scheduled runs write (each schedule destination's `local`) and those of the tables
+ * marked `"insert": true` (INSERT through the ClickHouse interface): the only tables a shard
  * function accepts `insert` requests for (CH_SCATTER_WRITABLE_TABLES). Scheduled rows go through the
  * shard functions, so the coordinator never holds ClickHouse credentials. A destination that is not a
  * configured table could not be routed: the config schema refuses it, and so does this (for a topology
@@ -37,6 +39,8 @@ export function scheduleWriteTables(topology: Topology): string[] {
     else problems.push(`$.schedules[${i}].destination.table: ${s.destination.table} is not in "tables" (rows are routed by its sharding key)`);
   });
   if (problems.length) throw new ConfigError(problems);
+  // Tables marked "insert": true take INSERT through the ClickHouse interface, routed the same way.
+  for (const t of Object.values(topology.tables)) if (t.insert) out.add(t.local);
   return [...out].sort();
 }
 
@@ -45,6 +49,8 @@ export class ChScatterStack extends Stack {
   readonly shards: ShardFunction[];
   readonly coordinator: Coordinator;
   readonly api: QueryApi;
+  /** With the `clickhouse` deploy option and a users secret: the Lambda authorizer of the ClickHouse routes. */
+  readonly clickhouseAuthorizer: ClickHouseAuthorizer | undefined;
   readonly schedules: Schedules;
   readonly alarms: Alarms;
 
@@ -97,6 +103,10 @@ export class ChScatterStack extends Stack {
     });
     const coordinatorFn = this.coordinator.function.fn;
 
+    const usersSecretArn = options.clickhouse?.usersSecretArn;
+    this.clickhouseAuthorizer = usersSecretArn
+      ? new ClickHouseAuthorizer(this, 'ClickHouseAuthorizer', { usersSecretArn, logRetentionDays: options.logRetentionDays })
+      : undefined;
     this.api = new QueryApi(this, 'QueryApi', {
       coordinator: coordinatorFn,
       integrationTimeoutS: this.sizing.integrationTimeoutS,
@@ -104,6 +114,7 @@ export class ChScatterStack extends Stack {
       jwt: options.jwt,
       logRetentionDays: options.logRetentionDays,
       play: options.play,
+      ...(options.clickhouse ? { clickhouse: this.clickhouseAuthorizer ? { authorizer: this.clickhouseAuthorizer.authorizer } : {} } : {}),
     });
 
     this.schedules = new Schedules(this, 'Schedules', { coordinator: coordinatorFn, schedules: topology.schedules });

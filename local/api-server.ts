@@ -22,6 +22,11 @@ import { toHttpApiEvent } from './http-api-event.js';
  * connection is closed instead of draining the rest.
  */
 export const API_MAX_BODY_BYTES = MAX_BODY_BYTES;
+/**
+ * ClickHouse's interface (`/`) takes INSERT bodies: what fits a Lambda invocation once base64-encoded
+ * in the event (6 MB), as in AWS.
+ */
+export const CLICKHOUSE_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** /admin/insert takes bulk rows: a larger cap than the API. */
 export const ADMIN_MAX_BODY_BYTES = 256 * 1024 * 1024;
 
@@ -211,11 +216,11 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const isAdmin = url.pathname.startsWith('/admin/');
       let body: Buffer;
+      const cap = isAdmin ? ADMIN_MAX_BODY_BYTES : url.pathname === '/' ? CLICKHOUSE_MAX_BODY_BYTES : API_MAX_BODY_BYTES;
       try {
-        body = await readBody(req, isAdmin ? ADMIN_MAX_BODY_BYTES : API_MAX_BODY_BYTES);
+        body = await readBody(req, cap);
       } catch (e) {
         if (e instanceof BodyTooLarge) {
-          const cap = isAdmin ? ADMIN_MAX_BODY_BYTES : API_MAX_BODY_BYTES;
           res.once('finish', () => req.destroy());
           return send(res, 413, { error: { code: 'TOO_LARGE', message: `request body is larger than ${cap} bytes` } }, { connection: 'close' });
         }
@@ -239,6 +244,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       )) as APIGatewayProxyStructuredResultV2;
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(answer.headers ?? {})) headers[k] = String(v);
+      // A binary answer (the ClickHouse interface's) arrives base64-encoded, as API Gateway would decode it.
+      if (answer.isBase64Encoded) {
+        res.writeHead(answer.statusCode ?? 200, headers);
+        res.end(req.method === 'HEAD' ? undefined : Buffer.from(answer.body ?? '', 'base64'));
+        return;
+      }
       send(res, answer.statusCode ?? 200, answer.body ?? '', headers);
     })().catch((e: unknown) => {
       // Like API Gateway when the integration fails: a generic 500, details only in our logs.

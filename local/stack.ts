@@ -46,6 +46,8 @@ export interface LocalStackOptions extends LocalShardsOptions {
   log?: (line: string) => void;
   /** Coordinator Lambda timeout for context.getRemainingTimeInMillis() (default 30 s). */
   lambdaTimeoutMs?: number;
+  /** A users file (salted password hashes) the ClickHouse interface checks credentials against; none: no check. */
+  usersFile?: string;
 }
 
 export interface LocalStack {
@@ -165,6 +167,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       CH_SCATTER_SELF_FUNCTION: LOCAL_COORDINATOR_FUNCTION,
       CH_SCATTER_INVOKER: shards.invokerKind,
       [PLAY_PAGE_ENV]: PLAY_PAGE_FILE,
+      ...(opts.usersFile ? { CH_SCATTER_USERS_FILE: path.resolve(opts.usersFile) } : {}),
     };
     delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
     const tools = createTools({ logLevel: opts.logLevel ?? 'WARN' });

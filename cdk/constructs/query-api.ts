@@ -19,6 +19,12 @@ export const ROUTES = [
 ] as const;
 /** The web console's page: only with the `play` deploy option. */
 export const PLAY_ROUTE = { method: apigw.HttpMethod.GET, path: '/play' } as const;
+/** ClickHouse's HTTP interface: only with the `clickhouse` deploy option. */
+export const CLICKHOUSE_ROUTES = [
+  { method: apigw.HttpMethod.GET, path: '/' },
+  { method: apigw.HttpMethod.POST, path: '/' },
+  { method: apigw.HttpMethod.GET, path: '/ping' },
+] as const;
 
 export interface QueryApiProps {
   coordinator: lambda.IFunction;
@@ -28,6 +34,11 @@ export interface QueryApiProps {
   logRetentionDays: number;
   /** Add GET /play, behind the same authorizer as every other route. */
   play?: boolean;
+  /**
+   * Add ClickHouse's HTTP interface routes. `authorizer`: a Lambda authorizer for them (ClickHouse
+   * credentials); absent, they take the API's own authorizer.
+   */
+  clickhouse?: { authorizer?: apigw.IHttpRouteAuthorizer };
 }
 
 // HTTP APIs support a subset of $context variables; these are all valid for them.
@@ -86,6 +97,11 @@ export class QueryApi extends Construct {
     });
     for (const r of props.play ? [...ROUTES, PLAY_ROUTE] : ROUTES) {
       this.api.addRoutes({ path: r.path, methods: [r.method], integration, authorizer });
+    }
+    if (props.clickhouse) {
+      for (const r of CLICKHOUSE_ROUTES) {
+        this.api.addRoutes({ path: r.path, methods: [r.method], integration, authorizer: props.clickhouse.authorizer ?? authorizer });
+      }
     }
   }
 

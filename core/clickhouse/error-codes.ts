@@ -106,6 +106,7 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [307, 'TOO_MANY_BYTES', 'limit'],
   [321, 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE', 'user'],
   [352, 'AMBIGUOUS_COLUMN_NAME', 'user'],
+  [376, 'CANNOT_PARSE_UUID', 'user'],
   [386, 'NO_COMMON_TYPE', 'user'],
   [394, 'QUERY_WAS_CANCELLED', 'cancelled'],
   [395, 'FUNCTION_THROW_IF_VALUE_IS_NON_ZERO', 'user'],
@@ -113,9 +114,15 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [403, 'INVALID_JOIN_ON_EXPRESSION', 'user'],
   [407, 'DECIMAL_OVERFLOW', 'user'],
   [425, 'SYSTEM_ERROR', 'server'],
+  [441, 'CANNOT_PARSE_IPV4', 'user'],
+  [442, 'CANNOT_PARSE_IPV6', 'user'],
   [452, 'SETTING_CONSTRAINT_VIOLATION', 'user'],
+  [456, 'UNKNOWN_QUERY_PARAMETER', 'user'],
+  [457, 'BAD_QUERY_PARAMETER', 'user'],
   [497, 'ACCESS_DENIED', 'user'],
+  [507, 'UNABLE_TO_SKIP_UNUSED_SHARDS', 'user'],
   [516, 'AUTHENTICATION_FAILED', 'server'],
+  [1001, 'STD_EXCEPTION', 'server'],
 ];
 
 export const CLICKHOUSE_ERROR_CODES: ReadonlyMap<number, ClickHouseErrorCode> = new Map(TABLE.map(([code, name, cls]) => [code, { code, name, class: cls }]));

@@ -86,6 +86,8 @@ export const tableSchema = z
   .object({
     local: z.string().min(1),
     shardingKey: shardingKeySchema,
+    /** Accept `INSERT INTO <this table> FORMAT ...` through the ClickHouse HTTP interface (routed by the router). */
+    insert: z.boolean().default(false),
   })
   .strict();
 

@@ -18,6 +18,7 @@ import type { ExternalTable } from '../clickhouse/port.js';
 import { ScatterError } from '../errors.js';
 import type { PlanOptions, QueryPlan, ShardPlan } from './types.js';
 import { analyze } from './analyze.js';
+import { bindParams } from './bind-params.js';
 import { resolveSettings } from './settings.js';
 import { checkNestedSettings } from './nested-settings.js';
 import { refuseNegativeLimits } from './limit-check.js';
@@ -58,7 +59,7 @@ export async function planQueryWith(
   splitter: Splitter,
   internal: { printEachShard?: boolean } = {},
 ): Promise<QueryPlan> {
-  const statement = typeof input === 'string' ? parseSelect(input) : input;
+  const statement = bindParams(typeof input === 'string' ? parseSelect(input) : input, opts.params);
   refuseNegativeLimits(statement);
   refuseHugeInLists(statement, topo.query.maxInListValues);
   refuseOtherFormats(statement);

@@ -18,6 +18,13 @@ export type KeyLiteral = KeyValue | typeof NOWHERE | typeof UNKNOWN;
 /** The literal's numeric text with a folded unary minus, or undefined if `e` is not a plain literal. */
 function literalOf(e: Expr): { type: 'integer' | 'float' | 'string' | 'null' | 'bool'; value: string } | undefined {
   if (e.kind === 'literal') return { type: e.type, value: e.value };
+  // CAST(5, 'UInt64') or CAST('s-1', 'String'): a constant whose value is the literal's own (a bound
+  // query parameter has this shape). ClickHouse folds such constants before it prunes shards too.
+  if (e.kind === 'cast' && e.expr.kind === 'literal' && !e.expr.alias) {
+    const t = e.type.replace(/^(?:Nullable|LowCardinality)\((.*)\)$/, '$1').trim();
+    if ((e.expr.type === 'integer' && /^U?Int(8|16|32|64|128|256)$/.test(t)) || (e.expr.type === 'string' && t === 'String'))
+      return { type: e.expr.type, value: e.expr.value };
+  }
   // `-5` may arrive as negate(5) when the parser does not fold it.
   if (e.kind === 'function' && e.name === 'negate' && e.args.length === 1 && !e.alias) {
     const inner = e.args[0]!;

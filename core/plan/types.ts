@@ -58,6 +58,8 @@ export interface PlanOptions {
    * answers it here with every group (no general path, or the fast path forced).
    */
   exactTopCount?: 'general' | 'every-group';
+  /** Values of the query's `{name:Type}` parameters (bind-params.ts binds them before planning). */
+  params?: Readonly<Record<string, string | number | boolean | null>>;
   /** Needed only when the query has GLOBAL subqueries; absent = plan without running them (explain may pass one). */
   runSubquery?: SubqueryRunner;
 }

@@ -15,6 +15,8 @@ export const queryRequestSchema = z
     hedge: z.boolean().optional(),
     settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
     cursor: z.string().min(1).optional(),
+    /** Values of the query's `{name:Type}` parameters, bound as typed values (never spliced into the text). */
+    params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
   })
   .strict();
 

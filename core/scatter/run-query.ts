@@ -19,6 +19,7 @@ import { isQueryFailure, queryFailureError } from './query-errors.js';
 import { tooLargeError } from './too-large.js';
 import { coordinatorSpans, shardTimes, skippedStats, offsetMs, type AttemptStat, type CoordinatorSpan, type SkippedShardStat } from './timeline-stats.js';
 import { parseSelect } from '../sql/parse.js';
+import { bindParams } from '../plan/bind-params.js';
 import { fastPathRefused, requestedPath, type QueryPath, type TwoStagePlanner } from './two-stage/path.js';
 import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
 import type { FinalStageStat } from './two-stage/run-general.js';
@@ -140,6 +141,7 @@ function planOptions(req: QueryRequest, topo: Topology, runSubquery?: SubqueryRu
   if (exactTopCount) opts.exactTopCount = exactTopCount;
   if (req.settings) opts.settings = req.settings;
   if (req.cursor) opts.cursor = req.cursor;
+  if (req.params) opts.params = req.params;
   if (runSubquery) opts.runSubquery = runSubquery;
   return opts;
 }
@@ -185,7 +187,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
 
   // The fast path answers what it covers; what it refuses as UNSUPPORTED, the general path
   // (two stages, core/scatter/two-stage/); ch_scatter_path forces either.
-  const stmt = parseOrUndefined(req.sql);
+  const stmt = parseOrUndefined(req.sql, req.params);
   const path = requestedPath(req.settings, stmt);
   if (path === 'general' && stmt) return executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0 });
   let plan: QueryPlan;
@@ -286,13 +288,19 @@ function fastTopCount(path: QueryPath, deps: RunDeps): PlanOptions['exactTopCoun
   return path === 'auto' && deps.planTwoStage ? 'general' : 'every-group';
 }
 
-/** The statement, or undefined when it does not parse: the planner then reports the syntax error itself, with its position. */
-function parseOrUndefined(sql: string): SelectStatement | undefined {
+/**
+ * The statement with its `{name:Type}` parameters bound (core/plan/bind-params.ts), so both paths,
+ * the general path's final stage included, see constants; or undefined when it does not parse: the
+ * planner then reports the syntax error itself, with its position.
+ */
+function parseOrUndefined(sql: string, params?: QueryRequest['params']): SelectStatement | undefined {
+  let stmt: SelectStatement;
   try {
-    return parseSelect(sql);
+    stmt = parseSelect(sql);
   } catch {
     return undefined;
   }
+  return bindParams(stmt, params);
 }
 
 function errorResult(e: unknown, deps: { onInternalError?: (e: unknown) => void }): HttpResult {
@@ -347,7 +355,7 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
       const fin = gathered.merger.finalize();
       return { meta: fin.meta, rows: fin.data };
     };
-    const stmt = parseOrUndefined(req.sql);
+    const stmt = parseOrUndefined(req.sql, req.params);
     const path = requestedPath(req.settings, stmt);
     if (path === 'general' && stmt) return { status: 200, body: await explainGeneral({ req, deps, stmt, runSubquery }) };
     let plan: QueryPlan;

@@ -112,7 +112,9 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
       // inf, -inf and nan as JSON strings: ClickHouse's default writes them as null, which the
       // coordinator would have to read as NULL (a Nullable sum that overflowed would vanish from
       // the merge) or guess as NaN. partials/values.ts parses the strings back.
-      settings.output_format_json_quote_denormals = 1;
+      // Rows only: a raw answer is the engine's bytes as a ClickHouse client asked for them, so its
+      // JSON formats keep ClickHouse's defaults unless the request's settings say otherwise.
+      if (p.format === undefined) settings.output_format_json_quote_denormals = 1;
       const max = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
       if (p.format !== undefined) {
         const tables = (p.tables ?? []).map((t) => ({ name: t.name, columns: t.columns, tsv: Buffer.from(t.tsvBase64, 'base64') }));

@@ -125,7 +125,7 @@ export interface IntervalExpr extends Base {
   unit: string; // SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER, YEAR (upper case)
 }
 
-/** `{name:Type}` query parameter: parsed so it can be refused as UNSUPPORTED with a position. */
+/** `{name:Type}` query parameter; core/plan/bind-params.ts replaces it with a typed constant before planning. */
 export interface ParamExpr extends Base {
   kind: 'param';
   name: string;

@@ -20,6 +20,8 @@ import { ScatterError } from '../../core/errors.js';
 import type { RowWriter } from './schedule.js';
 import { topologyFromEnv } from './topology-env.js';
 import { playPageFromEnv, type PlayPage } from './play-page.js';
+import { catalogEngine, routerInsert, type ClickHouseRouteDeps } from './clickhouse-route.js';
+import { usersFromEnv } from './users-env.js';
 
 export interface CoordinatorDeps {
   topo: Topology;
@@ -35,6 +37,8 @@ export interface CoordinatorDeps {
   tree?: TreeInvoker & { close?(): void };
   /** GET /play's page (play-page.ts), when this deployment serves it. */
   playPage?: () => PlayPage;
+  /** ClickHouse's HTTP interface (`/`, `/ping`): one shard's engine for catalog answers, the router for INSERT, the users list. */
+  clickhouse?: Omit<ClickHouseRouteDeps, 'topo'>;
 }
 
 /**
@@ -190,6 +194,11 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
     planTwoStage,
     hedgeState: createHedgeState(),
     writeRows: routerWriter(topo, sinkAccess(sdkInvoker)),
+    clickhouse: {
+      raw: catalogEngine(topo, invoker),
+      insert: routerInsert(topo, sinkAccess(sdkInvoker)),
+      ...usersFromEnv(env),
+    },
   };
 }
 

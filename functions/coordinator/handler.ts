@@ -15,6 +15,7 @@ import { classifyEvent, type HttpEvent } from './events.js';
 import { bodyOf, json, routeOf } from './http-event.js';
 import { runSchedule, type ScheduleRun } from './schedule.js';
 import { playResponse } from './play-page.js';
+import { onClickHouseHttp } from './clickhouse-route.js';
 import { METRIC, recordResult, recordShard } from './observe.js';
 import type { CoordinatorDeps } from './deps.js';
 
@@ -111,6 +112,13 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
       const err = e instanceof ScatterError ? e : new ScatterError('INTERNAL', `coordinator not ready: ${(e as Error).message ?? String(e)}`);
       recordResult(metrics, err.status, err.toBody());
       return json(err.status, err.toBody(), headers);
+    }
+    if (route === 'clickhouse') {
+      if (!coordinatorDeps.clickhouse)
+        return json(404, { error: { code: 'BAD_REQUEST', message: `no route ${event.requestContext.http.method} ${event.rawPath}` } }, headers);
+      const res = await onClickHouseHttp(event, { topo: coordinatorDeps.topo, ...coordinatorDeps.clickhouse }, runDeps(coordinatorDeps, queryId, context));
+      logger.info('clickhouse done', { status: res.statusCode, exceptionCode: res.headers?.['x-clickhouse-exception-code'] });
+      return res;
     }
     if (route === 'play') {
       // Off unless the deployment ships the page: then the route does not exist, as any other unknown path.

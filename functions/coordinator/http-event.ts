@@ -3,7 +3,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { HttpEvent } from './events.js';
 
-export type Route = 'query' | 'explain' | 'health' | 'play' | 'unknown' | 'method';
+export type Route = 'query' | 'explain' | 'health' | 'play' | 'clickhouse' | 'unknown' | 'method';
 
 export function routeOf(event: HttpEvent): Route {
   const method = event.requestContext?.http?.method?.toUpperCase() ?? 'GET';
@@ -14,6 +14,8 @@ export function routeOf(event: HttpEvent): Route {
     '/health': ['health', 'GET'],
     '/play': ['play', 'GET'],
   };
+  // ClickHouse's HTTP interface: `/` (GET or POST) and `/ping` (it answers other methods itself, as ClickHouse does).
+  if (path === '/' || path === '/ping') return 'clickhouse';
   for (const [suffix, [route, m]] of Object.entries(want)) {
     if (path === suffix || path.endsWith(suffix)) return method === m ? route : 'method';
   }

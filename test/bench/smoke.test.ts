@@ -76,6 +76,15 @@ describe('npm run bench -- <section> --quick --json', () => {
     }
   });
 
+  test('clickhouse-http: the interface answers as the JSON API and the Distributed table do', { timeout: 240_000 }, async () => {
+    const j = await bench('clickhouse-http');
+    for (const q of ['full_aggregate', 'group_by_top10', 'in_list_sharding_key', 'rows_limit_1000']) {
+      for (const k of ['distributed_ms', 'json_api_fast_ms', 'json_api_general_ms', 'clickhouse_interface_ms'])
+        expect(positive(j[q]![k]), `${q}.${k}`).toBe(true);
+      expect(j[q]!.same_result, q).toBe(true);
+    }
+  });
+
   test('coldstart: both bundles zipped, imported and invoked cold, with their budgets', { timeout: 240_000 }, async () => {
     const j = await bench('coldstart');
     expect(j.budget_import_ms).toBe(100);

@@ -49,7 +49,7 @@ describe('refusals', () => {
     ['SELECT sensor, count() FROM analytics.events_dist GROUP BY sensor WITH ROLLUP', 'UNSUPPORTED', /ROLLUP/],
     ['SELECT sensor FROM analytics.events_dist ORDER BY sensor WITH FILL', 'UNSUPPORTED', /WITH FILL/],
     ['SELECT DISTINCT ON (sensor) sensor FROM analytics.events_dist', 'UNSUPPORTED', /DISTINCT ON/],
-    ['SELECT sensor FROM analytics.events_dist WHERE sensor = {s:String}', 'UNSUPPORTED', /query parameter/],
+    ['SELECT sensor FROM analytics.events_dist WHERE sensor = {s:String}', 'BAD_REQUEST', /Substitution `s` is not set/],
     [
       'SELECT sensor FROM analytics.events_dist WHERE user_id IN (SELECT user_id FROM analytics.users_dist)',
       'UNSUPPORTED',

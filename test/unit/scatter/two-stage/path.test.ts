@@ -117,7 +117,6 @@ describe('path choice', () => {
     for (const [sql, msg] of [
       ["SELECT site, stddevPop(v), file('/etc/passwd') FROM db.t_dist GROUP BY site", /function file\(\) is not allowed/],
       ["SELECT c FROM (SELECT site, getSetting('readonly') AS c FROM db.t_dist) GROUP BY c", /function getSetting\(\) is not allowed/],
-      ['SELECT site, stddevPop(v) FROM db.t_dist GROUP BY site LIMIT {n:UInt8}', /query parameter \{n:UInt8\}/],
       ["SELECT site, stddevPop(v) FROM db.t_dist GROUP BY site LIMIT 'a'", /LIMIT must be a non-negative integer literal/],
       ['SELECT x FROM (SELECT site AS x FROM db.t_dist LIMIT -1)', /LIMIT must be a non-negative integer literal/],
       ['SELECT site, stddevPop(v) FROM db.t_dist GROUP BY site FORMAT Native', /FORMAT Native/],
@@ -131,6 +130,17 @@ describe('path choice', () => {
         expect(inv.calls).toEqual([]);
         expect(planned).toEqual([]);
       }
+    }
+  });
+
+  it('a query parameter the request does not give is refused before planning (456), and no shard is asked', async () => {
+    for (const route of [runQuery, runExplain]) {
+      const { d, inv, planned } = deps(() => uniqPlan());
+      const r = await route({ sql: 'SELECT site, stddevPop(v) FROM db.t_dist GROUP BY site LIMIT {n:UInt8}', settings: { ch_scatter_path: 'general' } }, d);
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ error: { code: 'BAD_REQUEST', message: 'Substitution `n` is not set' }, clickhouse: { code: 456 } });
+      expect(inv.calls).toEqual([]);
+      expect(planned).toEqual([]);
     }
   });
 

@@ -1,0 +1,105 @@
+// A SELECT over distributed tables through the ClickHouse interface: always the general
+// (two-stage) path, because its final stage runs on a shard's ClickHouse engine and renders the
+// answer in the requested format, so the bytes are ClickHouse's own for every format and type.
+// The request's one deadline (max_execution_time, capped like the JSON API's timeoutMs), its
+// parameters bound before planning (so they prune shards), its settings through the planner's
+// allowlist, and skip_unavailable_shards deciding whether a missing shard fails the query.
+import type { Topology } from '../config/schema.js';
+import { parseSelect } from '../sql/parse.js';
+import type { SelectStatement } from '../sql/ast.js';
+import { bindParams } from '../plan/bind-params.js';
+import type { SubqueryRunner } from '../plan/types.js';
+import type { PlanFn } from '../scatter/run-query.js';
+import { computeDeadline } from '../scatter/deadline.js';
+import { createLimiter } from '../scatter/fanout.js';
+import { gather } from '../scatter/gather.js';
+import type { HedgeState } from '../scatter/hedge.js';
+import type { ShardInvoker } from '../scatter/invoker.js';
+import type { ShardOutcome } from '../scatter/call-shard.js';
+import { tooLargeError } from '../scatter/too-large.js';
+import { ScatterError } from '../errors.js';
+import { clauseSettings, productModeOf, refuseForAnyPath, runGeneralQuery, type TwoStagePlanner } from '../scatter/two-stage/index.js';
+import type { DistributedSelect } from './types.js';
+
+export interface GeneralSelectDeps {
+  topo: Topology;
+  invoker: ShardInvoker;
+  hedgeState: HedgeState;
+  planQuery: PlanFn;
+  planTwoStage: TwoStagePlanner;
+  /** context.getRemainingTimeInMillis() at arrival, when in Lambda. */
+  lambdaRemainingMs?: number;
+  behindApiGateway?: boolean;
+  onShard?: (o: ShardOutcome) => void;
+  now?: () => number;
+}
+
+export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
+  return async (req) => {
+    const now = deps.now ?? Date.now;
+    const t0 = now();
+    const { topo } = deps;
+    const stmt: SelectStatement = bindParams(parseSelect(req.sql), req.params);
+    // What no path may run (file(), getSetting(), LIMITs that are not integers...), on the whole
+    // statement: the final stage runs its outer expressions on a shard's engine.
+    refuseForAnyPath(stmt, deps.topo);
+    const deadline = computeDeadline({
+      now: t0,
+      requestTimeoutMs: req.timeoutMs,
+      configTimeoutMs: topo.query.timeoutMs,
+      lambdaRemainingMs: deps.lambdaRemainingMs,
+      behindApiGateway: deps.behindApiGateway,
+    });
+    const hedge = { ...topo.query.hedge };
+    const limiter = createLimiter(topo.query.maxConcurrency);
+    const settings = { ...req.settings, ...clauseSettings(stmt) };
+    // GLOBAL IN / JOIN right-hand sides run once, under the same deadline, as on the JSON API.
+    const runSubquery: SubqueryRunner = async (sub) => {
+      const subPlan = await deps.planQuery(sub, topo, { settings, runSubquery, distributedProductMode: productModeOf(settings, topo) });
+      const g = await gather({
+        topo,
+        invoker: deps.invoker,
+        queryId: req.queryId,
+        deadlineAt: deadline.at,
+        now,
+        hedge,
+        state: deps.hedgeState,
+        limiter,
+        plan: subPlan,
+        ...(deps.onShard ? { onShard: deps.onShard } : {}),
+      });
+      const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
+      if (big) throw big;
+      if (g.missing.length > 0)
+        throw new ScatterError('INCOMPLETE_RESULT', `GLOBAL subquery incomplete: ${g.missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`, {
+          details: { shards: { missing: g.missing } },
+        });
+      const fin = g.merger.finalize();
+      return { meta: fin.meta, rows: fin.data };
+    };
+    const productMode = productModeOf(settings, topo);
+    const plan = deps.planTwoStage(stmt, topo, { distributedProductMode: productMode });
+    const r = await runGeneralQuery(
+      { topo, invoker: deps.invoker, hedgeState: deps.hedgeState, queryId: req.queryId, now, ...(deps.onShard ? { onShard: deps.onShard } : {}) },
+      plan,
+      {
+        deadline,
+        startedAt: t0,
+        format: req.format,
+        formatSettings: req.formatSettings,
+        settings,
+        requireComplete: req.requireComplete,
+        hedge,
+        distributedProductMode: productMode,
+        runSubquery,
+        limiter,
+      },
+    );
+    return {
+      bytes: r.bytes ?? Buffer.alloc(0),
+      rowsRead: r.statistics.rowsRead,
+      bytesRead: r.statistics.bytesRead,
+      missing: r.missing.map((m) => ({ shard: m.shard, reason: m.reason, ...(m.message ? { message: m.message } : {}) })),
+    };
+  };
+}

@@ -1,0 +1,279 @@
+// ClickHouse's HTTP interface over ch-scatter: one request in (method, path, URL parameters,
+// headers, body), one answer out (status, headers, bytes). Nothing here knows about Lambda or API
+// Gateway; the coordinator handler adapts events to this and back, in AWS and in the local stack.
+//   GET /ping                      -> "Ok.\n"
+//   GET /?query=..., POST / (body), POST /?query=... (+ body) -> the statement's answer:
+//     SELECT over distributed tables  -> the general path, rendered by a ClickHouse engine;
+//     catalog and handshake reads     -> one shard's engine (catalog.ts);
+//     INSERT INTO t FORMAT ...        -> the router (tables with "insert": true only);
+//     anything else that writes       -> 164 READONLY.
+// Every answer carries X-ClickHouse-Query-Id, X-ClickHouse-Format, X-ClickHouse-Timezone and
+// X-ClickHouse-Summary; errors are ClickHouse's (exception.ts).
+import { randomUUID } from 'node:crypto';
+import type { Topology } from '../config/schema.js';
+import { qualifyTable } from '../config/schema.js';
+import type { SelectStatement, TableExpr } from '../sql/ast.js';
+import { parseSelect } from '../sql/parse.js';
+import { printSelect } from '../sql/print.js';
+import { quoteStringLiteral } from '../sql/quote.js';
+import { bindParams, fromEscapedParams } from '../plan/bind-params.js';
+import { ChHttpError, exceptionBody, toChException } from './exception.js';
+import { answerCodec, compress, decompressBody } from './compression.js';
+import { parseChRequest, type ChRequest, type HttpInput } from './request.js';
+import { classify, type Statement } from './statement.js';
+import { catalogSql, findTable, isCatalogSelect, unknownTable } from './catalog.js';
+import { credentialsOf, type Credentials } from './auth.js';
+import { INSERT_FORMATS, toJsonEachRow } from './insert-data.js';
+import type { DistributedSelect, InsertRows, MissingShardInfo, RawQuery } from './types.js';
+
+export type { HttpInput } from './request.js';
+
+export interface ChHttpDeps {
+  topo: Topology;
+  /** One shard's engine (any replica), for catalog answers and the server's version and time zone. */
+  raw: RawQuery;
+  /** The general path; absent: SELECTs over distributed tables are 48 NOT_IMPLEMENTED. */
+  select?: DistributedSelect;
+  insert?: InsertRows;
+  /** Checks credentials against a users list (the local stack's users file): the user's name, or throws 516. */
+  userCheck?: (c: Credentials) => string;
+  /** The user an authorizer in front already checked (API Gateway). */
+  authorizedUser?: string;
+  /** The request's id when the caller sent none (API Gateway's request id). */
+  requestId?: string;
+  /** Largest request body after decompression. */
+  maxBodyBytes?: number;
+  now?: () => number;
+}
+
+export interface HttpOutput {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** ClickHouse's Content-Type for an output format. */
+export function contentTypeOf(format: string): string {
+  const f = format.toLowerCase();
+  if (f.startsWith('json') && f.includes('eachrow')) return 'application/x-ndjson; charset=UTF-8';
+  if (f.startsWith('json')) return 'application/json; charset=UTF-8';
+  if (f.startsWith('tabseparated') || f.startsWith('tsv')) return 'text/tab-separated-values; charset=UTF-8';
+  if (f.startsWith('csv')) return `text/csv; charset=UTF-8; header=${f === 'csv' ? 'absent' : 'present'}`;
+  if (['native', 'rowbinary', 'rowbinarywithnames', 'rowbinarywithnamesandtypes', 'parquet', 'arrow', 'arrowstream', 'orc', 'avro'].includes(f))
+    return 'application/octet-stream';
+  return 'text/plain; charset=UTF-8';
+}
+
+interface ServerInfo {
+  version: string;
+  timezone: string;
+}
+const infoCache = new WeakMap<RawQuery, Promise<ServerInfo>>();
+/** The shards' version and time zone (asked once per engine handle; a failure is asked again next time). */
+function serverInfo(raw: RawQuery): Promise<ServerInfo> {
+  let p = infoCache.get(raw);
+  if (!p) {
+    p = raw('SELECT version() AS version, timezone() AS timezone', { format: 'JSONEachRow' }).then((r) => JSON.parse(r.bytes.toString('utf8')) as ServerInfo);
+    p.catch(() => infoCache.delete(raw));
+    infoCache.set(raw, p);
+  }
+  return p;
+}
+
+/** Header-safe text: printable ASCII only. */
+const headerText = (s: string) => s.replace(/[^\x20-\x7e]/g, '?');
+
+function summary(o: { readRows: number; readBytes: number; writtenRows?: number; resultRows?: number; resultBytes: number; elapsedNs: number }, extra = {}) {
+  return JSON.stringify({
+    read_rows: String(o.readRows),
+    read_bytes: String(o.readBytes),
+    written_rows: String(o.writtenRows ?? 0),
+    written_bytes: '0',
+    total_rows_to_read: '0',
+    // Rows are not counted in the engine's bytes: result_rows is there only when known, never a guess.
+    ...(o.resultRows !== undefined ? { result_rows: String(o.resultRows) } : {}),
+    result_bytes: String(o.resultBytes),
+    elapsed_ns: String(o.elapsedNs),
+    ...extra,
+  });
+}
+
+/** Unqualified FROM/JOIN tables read from the request's database (WITH names excepted). */
+function qualify(stmt: SelectStatement, database: string): SelectStatement {
+  const withNames = new Set<string>();
+  const fix = (t: TableExpr): TableExpr =>
+    t.kind === 'table' && t.database === undefined && !withNames.has(t.table)
+      ? { ...t, database }
+      : t.kind === 'subqueryTable'
+        ? { ...t, query: qualify(t.query, database) }
+        : t;
+  const one = (q: SelectStatement & { kind: 'select' }) => {
+    for (const w of q.with ?? []) withNames.add(w.name);
+    return q.from ? { ...q, from: { ...q.from, table: fix(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: fix(j.table) })) } } : q;
+  };
+  return stmt.kind === 'union' ? { ...stmt, selects: stmt.selects.map(one) } : one(stmt);
+}
+
+/** Answer one request. Never throws: every failure is a ClickHouse exception answer. */
+export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): Promise<HttpOutput> {
+  const now = deps.now ?? Date.now;
+  const t0 = now();
+  const asked = input.query.get('query_id') || input.headers['x-clickhouse-query-id'] || deps.requestId || randomUUID();
+  // The id travels to the shards' ClickHouse query_id: only plain ids go there (the client still gets its own back).
+  const queryId = /^[A-Za-z0-9._:-]{1,128}$/.test(asked) ? asked : randomUUID();
+  const base: Record<string, string> = { 'x-clickhouse-query-id': headerText(asked) };
+  let info: ServerInfo | undefined;
+  let codec: ReturnType<typeof answerCodec>;
+  let level: number | undefined;
+  try {
+    const path = input.path.replace(/\/+$/, '') || '/';
+    if (path.endsWith('/ping')) {
+      if (input.method !== 'GET' && input.method !== 'HEAD') throw new ChHttpError(1, `HTTP method ${input.method} is not allowed on /ping`);
+      return { status: 200, headers: { 'content-type': 'text/html; charset=UTF-8' }, body: Buffer.from('Ok.\n') };
+    }
+    if (input.method !== 'GET' && input.method !== 'POST') throw new ChHttpError(1, `HTTP method ${input.method} is not allowed`);
+
+    const creds = credentialsOf(input.headers, input.query);
+    const user = deps.userCheck ? deps.userCheck(creds) : (deps.authorizedUser ?? creds.user ?? 'default');
+
+    const body = decompressBody(input.body, input.headers['content-encoding'], deps.maxBodyBytes ?? 64 * 1024 * 1024);
+    const req = parseChRequest({ ...input, body });
+    codec = answerCodec(req.compression.enabled, input.headers['accept-encoding']);
+    level = req.compression.level;
+    const database = req.database ?? 'default';
+    const st = classify(req.text);
+    info = await serverInfo(deps.raw).catch(() => undefined);
+
+    let out: {
+      bytes: Buffer;
+      format: string;
+      readRows: number;
+      readBytes: number;
+      resultRows?: number;
+      writtenRows?: number;
+      extraHeaders?: Record<string, string>;
+      extraSummary?: Record<string, unknown>;
+    };
+    if (st.kind === 'insert') out = await runInsert(st, req, database, deps, queryId);
+    else out = await runRead(st, req, database, user, deps, queryId);
+
+    const headers: Record<string, string> = {
+      ...base,
+      'content-type': contentTypeOf(out.format),
+      'x-clickhouse-format': out.format,
+      ...(info ? { 'x-clickhouse-timezone': info.timezone } : {}),
+      ...out.extraHeaders,
+      'x-clickhouse-summary': summary(
+        {
+          readRows: out.readRows,
+          readBytes: out.readBytes,
+          writtenRows: out.writtenRows,
+          resultRows: out.resultRows,
+          resultBytes: out.bytes.length,
+          elapsedNs: Math.round((now() - t0) * 1e6),
+        },
+        out.extraSummary,
+      ),
+    };
+    let bytes = out.bytes;
+    if (codec && bytes.length > 0) {
+      bytes = compress(bytes, codec, level);
+      headers['content-encoding'] = codec;
+    }
+    return { status: 200, headers, body: bytes };
+  } catch (e) {
+    const x = toChException(e);
+    const text = Buffer.from(exceptionBody(x, info?.version));
+    const headers: Record<string, string> = {
+      ...base,
+      'content-type': 'text/plain; charset=UTF-8',
+      'x-clickhouse-exception-code': String(x.code),
+      ...(x.code === 516 ? { 'www-authenticate': 'Basic realm="ch-scatter"' } : {}),
+    };
+    return { status: x.status, headers, body: text };
+  }
+}
+
+async function runRead(st: Exclude<Statement, { kind: 'insert' }>, req: ChRequest, database: string, user: string, deps: ChHttpDeps, queryId: string) {
+  let select: SelectStatement | undefined;
+  let format = req.defaultFormat;
+  if (st.kind === 'select') {
+    select = parseSelect(req.text);
+    if (select.format) format = select.format;
+    select = { ...select, format: undefined };
+    if (!isCatalogSelect(select)) return runDistributed(select, format, req, database, deps, queryId);
+    select = bindParams(select, fromEscapedParams(select, req.params));
+  } else if (st.format) format = st.format;
+  const sql = await catalogSql({ topo: deps.topo, database, user, raw: deps.raw }, st, select);
+  const r = await deps.raw(sql, { format, settings: req.formatSettings, queryId });
+  return { bytes: r.bytes, format, readRows: r.statistics.rowsRead, readBytes: r.statistics.bytesRead };
+}
+
+async function runDistributed(select: SelectStatement, format: string, req: ChRequest, database: string, deps: ChHttpDeps, queryId: string) {
+  if (!deps.select)
+    throw new ChHttpError(48, 'SELECT over distributed tables through the ClickHouse interface needs the general query path, which this deployment lacks');
+  const sql = printSelect(qualify(select, database));
+  const a = await deps.select({
+    sql,
+    format,
+    formatSettings: req.formatSettings,
+    settings: req.settings,
+    params: fromEscapedParams(select, req.params),
+    ...(req.maxExecutionTimeMs ? { timeoutMs: req.maxExecutionTimeMs } : {}),
+    requireComplete: !req.skipUnavailableShards,
+    queryId,
+  });
+  return {
+    bytes: a.bytes,
+    format,
+    readRows: a.rowsRead,
+    readBytes: a.bytesRead,
+    ...(a.resultRows !== undefined ? { resultRows: a.resultRows } : {}),
+    ...(a.missing.length > 0 ? { extraHeaders: partialHeaders(a.missing) } : {}),
+  };
+}
+
+/** skip_unavailable_shards=1 and some shards missing: say so, shard by shard. */
+export function partialHeaders(missing: MissingShardInfo[]): Record<string, string> {
+  return {
+    'x-ch-scatter-partial': '1',
+    'x-ch-scatter-missing-shards': headerText(JSON.stringify(missing.map((m) => ({ shard: m.shard, reason: m.reason })))),
+  };
+}
+
+async function runInsert(st: Extract<Statement, { kind: 'insert' }>, req: ChRequest, database: string, deps: ChHttpDeps, queryId: string) {
+  const t = findTable(deps.topo, st.table, database);
+  if (!t) throw unknownTable(st.table, database);
+  const name = `${t.distDb}.${t.distTable}`;
+  const cfg = Object.entries(deps.topo.tables).find(([k]) => qualifyTable(k) === name)![1];
+  if (!cfg.insert || !deps.insert)
+    throw new ChHttpError(164, `Cannot execute query in readonly mode: table ${name} does not take inserts (set "insert": true on it in the topology)`);
+  const format = st.format === 'TSV' ? 'TabSeparated' : st.format;
+  if (!(INSERT_FORMATS as readonly string[]).includes(format))
+    throw new ChHttpError(48, `INSERT ... FORMAT ${st.format} is not supported; use JSONEachRow, CSV or TabSeparated`);
+  const data = req.text.slice(st.dataOffset);
+  let columns = st.columns;
+  if (!columns && format !== 'JSONEachRow') {
+    const r = await deps.raw(
+      `SELECT name FROM system.columns WHERE database = ${quoteStringLiteral(t.localDb)} AND table = ${quoteStringLiteral(t.localTable)} AND default_kind NOT IN ('MATERIALIZED', 'ALIAS')`,
+      { format: 'JSONEachRow' },
+    );
+    columns = r.bytes
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => String((JSON.parse(l) as { name: string }).name));
+  }
+  const lines = toJsonEachRow(format, data, columns ?? []);
+  if (lines.trim() === '') return { bytes: Buffer.alloc(0), format: req.defaultFormat, readRows: 0, readBytes: 0, writtenRows: 0 };
+  const a = await deps.insert(name, lines, queryId);
+  return {
+    bytes: Buffer.alloc(0),
+    format: req.defaultFormat,
+    readRows: 0,
+    readBytes: 0,
+    writtenRows: a.inserted,
+    extraHeaders: { 'x-ch-scatter-inserted-per-shard': JSON.stringify(a.perShard) },
+    extraSummary: { shards_written_rows: a.perShard.map(String) },
+  };
+}

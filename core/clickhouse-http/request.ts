@@ -1,0 +1,167 @@
+// A request to ClickHouse's HTTP interface, read as ClickHouse reads it: the query from `?query=`
+// and/or the POST body (both: the URL part, a newline, then the body), the database for unqualified
+// names, the default output format (`default_format`, else the X-ClickHouse-Format header, else
+// TabSeparated; a FORMAT clause still wins), the query id, `param_<name>` values, and every other URL
+// parameter as a setting. Settings fall in four groups:
+//  - read here: max_execution_time (the deadline), skip_unavailable_shards (partial answers),
+//    enable_http_compression and http_zlib_compression_level (the answer's compression);
+//  - format settings (output_format_*, format_*, date_time_output_format...): given to the engine
+//    that renders the answer;
+//  - harmless to ignore here (progress headers, wait_end_of_query...): accepted, no effect;
+//  - the rest: the planner's settings (allowlist, ch-scatter's knobs); an unknown name is 115.
+import { FORWARDED_SETTINGS } from '../plan/settings.js';
+import { ChHttpError } from './exception.js';
+import { multipartBoundary, parseMultipart } from './multipart.js';
+
+export interface HttpInput {
+  method: string;
+  path: string;
+  /** URL parameters (the last value wins for a repeated name, as in ClickHouse). */
+  query: URLSearchParams;
+  /** Lower-cased header names. */
+  headers: Readonly<Record<string, string | undefined>>;
+  /** The body after its Content-Encoding was undone. */
+  body: Buffer;
+}
+
+export interface ChRequest {
+  /** The statement text (for INSERT, the data follows the FORMAT name in `text`). */
+  text: string;
+  database?: string;
+  defaultFormat: string;
+  queryId?: string;
+  params: Record<string, string>;
+  /** For the planner (allow-listed, validated there). */
+  settings: Record<string, string>;
+  /** For the engine that renders the answer. */
+  formatSettings: Record<string, string>;
+  /** max_execution_time in ms (0 or absent: the configured deadline). */
+  maxExecutionTimeMs?: number;
+  skipUnavailableShards: boolean;
+  compression: { enabled: boolean; level?: number };
+}
+
+/** URL parameters that are not settings. */
+const NOT_SETTINGS = new Set([
+  'query',
+  'database',
+  'default_format',
+  'query_id',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'compress',
+  'decompress',
+  'user',
+  'password',
+  'quota_key',
+  'buffer_size',
+  'wait_end_of_query',
+  'role',
+  'stacktrace',
+  'client_protocol_version',
+  'with_stacktrace',
+]);
+
+/** Settings of the HTTP layer that change nothing in ch-scatter's answer. */
+const IGNORED_SETTINGS = new Set([
+  'send_progress_in_http_headers',
+  'http_headers_progress_interval_ms',
+  'http_wait_end_of_query',
+  'http_response_buffer_size',
+  'cancel_http_readonly_queries_on_client_close',
+  'log_queries',
+  'log_comment',
+  'async_insert',
+  'wait_for_async_insert',
+  'insert_deduplicate',
+  'date_time_input_format',
+  'http_write_exception_in_output_format',
+  'allow_experimental_analyzer',
+  'enable_analyzer',
+]);
+
+/** The planner reads these itself (core/plan/settings.ts). */
+const PLANNER_KNOBS = new Set([
+  'optimize_skip_unused_shards',
+  'optimize_skip_unused_shards_rewrite_in',
+  'force_optimize_skip_unused_shards',
+  'prefer_global_in_and_join',
+  'distributed_product_mode',
+  'max_rows_to_transfer',
+  'max_bytes_to_transfer',
+  'transfer_overflow_mode',
+  'readonly',
+]);
+
+const isFormatSetting = (n: string) =>
+  n.startsWith('output_format_') || n.startsWith('format_') || n.startsWith('input_format_') || n === 'date_time_output_format' || n === 'extremes';
+
+const truthy = (v: string) => !['0', 'false', ''].includes(v.trim().toLowerCase());
+
+function seconds(name: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new ChHttpError(72, `Cannot parse '${v}' as a number of seconds for setting ${name}`);
+  return n;
+}
+
+export function parseChRequest(input: HttpInput): ChRequest {
+  const h = input.headers;
+  // A multipart body carries the query and parameters as form fields: they join the URL's.
+  const boundary = input.method === 'POST' ? multipartBoundary(h['content-type']) : undefined;
+  const form = boundary ? parseMultipart(input.body, boundary) : undefined;
+  const q = new URLSearchParams(input.query);
+  for (const [k, v] of form ?? []) if (k !== 'query') q.set(k, v);
+  const fromUrl = q.get('query');
+  const body = form ? (form.get('query') ?? '') : input.method === 'POST' ? input.body.toString('utf8') : '';
+  const text = fromUrl !== null ? (body.length > 0 ? `${fromUrl}\n${body}` : fromUrl) : body;
+  if (text.trim() === '') throw new ChHttpError(62, 'Empty query');
+
+  const out: ChRequest = {
+    text,
+    defaultFormat: q.get('default_format') || h['x-clickhouse-format'] || 'TabSeparated',
+    params: {},
+    settings: {},
+    formatSettings: {},
+    skipUnavailableShards: false,
+    compression: { enabled: false },
+  };
+  const db = q.get('database') || h['x-clickhouse-database'];
+  if (db) out.database = db;
+  const qid = q.get('query_id') || h['x-clickhouse-query-id'];
+  if (qid) out.queryId = qid;
+
+  for (const [name, value] of q) {
+    if (name.startsWith('param_')) {
+      out.params[name.slice('param_'.length)] = value;
+      continue;
+    }
+    if (NOT_SETTINGS.has(name) || IGNORED_SETTINGS.has(name)) continue;
+    switch (name) {
+      case 'max_execution_time':
+        out.maxExecutionTimeMs = seconds(name, value) * 1000;
+        continue;
+      case 'skip_unavailable_shards':
+        out.skipUnavailableShards = truthy(value);
+        continue;
+      case 'enable_http_compression':
+        out.compression.enabled = truthy(value);
+        continue;
+      case 'http_zlib_compression_level':
+        out.compression.level = Number(value);
+        continue;
+      case 'readonly':
+        // Clients of read-only users send readonly=1 or 2; everything ch-scatter runs is read-only anyway.
+        if (!['1', '2'].includes(value)) throw new ChHttpError(164, `Cannot modify 'readonly' setting in readonly mode`);
+        continue;
+    }
+    if (isFormatSetting(name)) {
+      out.formatSettings[name] = value;
+      continue;
+    }
+    if (!FORWARDED_SETTINGS.has(name) && !PLANNER_KNOBS.has(name))
+      throw new ChHttpError(115, `Unknown setting ${name}: ch-scatter takes only the settings it forwards to shards and its own (docs/api.md)`);
+    out.settings[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,48 @@
+// What the ClickHouse HTTP interface needs from the rest of ch-scatter, as plain functions, so the
+// core stays free of Lambda and API Gateway (functions/coordinator wires them).
+import type { SettingValue, QueryStatistics } from '../clickhouse/port.js';
+import type { ParamValue } from '../plan/bind-params.js';
+
+/** One SELECT on one shard's engine (any replica), answered as the engine's own bytes in `format`. */
+export type RawQuery = (
+  sql: string,
+  opts: { format: string; settings?: Record<string, SettingValue>; queryId?: string; deadline?: number },
+) => Promise<{ bytes: Buffer; statistics: QueryStatistics }>;
+
+/** A shard that did not answer (skip_unavailable_shards=1 answers without it). */
+export interface MissingShardInfo {
+  shard: number;
+  reason: string;
+  message?: string;
+}
+
+export interface DistributedAnswer {
+  bytes: Buffer;
+  /** Rows in the answer (X-ClickHouse-Summary's result_rows), when known. */
+  resultRows?: number;
+  rowsRead: number;
+  bytesRead: number;
+  missing: MissingShardInfo[];
+}
+
+/** A SELECT over distributed tables, rendered in `format` by a ClickHouse engine (the general path). */
+export type DistributedSelect = (req: {
+  sql: string;
+  format: string;
+  formatSettings: Record<string, string>;
+  settings: Record<string, SettingValue>;
+  /** Plain values (the interface has undone ClickHouse's escaping of param_<name>). */
+  params: Record<string, ParamValue>;
+  timeoutMs?: number;
+  /** skip_unavailable_shards=0: a missing shard fails the query. */
+  requireComplete: boolean;
+  queryId: string;
+}) => Promise<DistributedAnswer>;
+
+export interface InsertAnswer {
+  inserted: number;
+  perShard: number[];
+}
+
+/** Rows (JSONEachRow lines) into a distributed table through the router. */
+export type InsertRows = (table: string, jsonEachRow: string, queryId: string) => Promise<InsertAnswer>;

@@ -1,0 +1,208 @@
+// Query parameters `{name:Type}`: each is replaced by a typed constant BEFORE planning, so the
+// value is data in the tree (never text spliced into SQL) and every later step sees an ordinary
+// literal: a parameter compared with the sharding key prunes shards exactly as the literal would.
+// Values arrive as text (ClickHouse's `param_<name>` URL parameters, or the JSON API's "params")
+// and are checked against the type the query declares, with ClickHouse's codes:
+//  - a parameter the query uses but the request lacks: 456 UNKNOWN_QUERY_PARAMETER;
+//  - a value that does not read as its type: 457 BAD_QUERY_PARAMETER (38 for a Date, 41 for a
+//    DateTime, 376 for a UUID, as ClickHouse's own readers report them).
+// What a parameter becomes: a string literal for String types (ClickHouse substitutes a plain
+// literal there too, so column names agree), a bare literal for numbers, NULL for `\N` in a
+// Nullable, and `CAST(<literal>, 'Type')` for the rest (the engine reads the text as that type).
+// Integers wrap to their width as ClickHouse's reader wraps them (300 as UInt8 is 44).
+import type { Expr, SelectStatement } from '../sql/ast.js';
+import { mapStatement } from '../sql/visit.js';
+import { ScatterError } from '../errors.js';
+import { positionOf } from './position.js';
+
+export type ParamValue = string | number | boolean | null;
+
+/** ClickHouse's code and name, carried as the error's `clickhouse` detail (as shard errors carry theirs). */
+function paramError(code: number, name: string, message: string, node: Expr): ScatterError {
+  const position = positionOf(node);
+  return new ScatterError('BAD_REQUEST', message, { ...(position ? { position } : {}), details: { clickhouse: { code, name } } });
+}
+
+/** The parameter's text as ClickHouse receives it (the JSON API may send numbers and booleans). */
+function textOf(v: ParamValue): string | null {
+  if (v === null) return null;
+  return typeof v === 'string' ? v : String(v);
+}
+
+/** `Nullable(T)` / `LowCardinality(T)` -> T, with whether NULL is allowed. */
+function unwrap(type: string): { inner: string; nullable: boolean } {
+  let t = type.trim();
+  let nullable = false;
+  for (;;) {
+    const m = /^(Nullable|LowCardinality)\s*\((.*)\)$/s.exec(t);
+    if (!m) return { inner: t, nullable };
+    if (m[1] === 'Nullable') nullable = true;
+    t = m[2]!.trim();
+  }
+}
+
+const INT = /^(U?)Int(8|16|32|64|128|256)$/;
+/** The value inside a CAST (the alias, if any, goes on the outermost node). */
+const lit = (type: 'integer' | 'float' | 'string' | 'null' | 'bool', value: string, node: Expr): Expr => ({
+  kind: 'literal',
+  type,
+  value,
+  ...(node.pos ? { pos: node.pos } : {}),
+});
+const cast = (inner: Expr, type: string, node: Expr): Expr => ({
+  kind: 'cast',
+  expr: inner,
+  type,
+  syntax: 'comma',
+  ...(node.alias ? { alias: node.alias } : {}),
+  ...(node.pos ? { pos: node.pos } : {}),
+});
+
+const DATE = /^\d{4}-\d{1,2}-\d{1,2}$/;
+const DATETIME = /^\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{1,2}:\d{1,2}(\.\d+)?)?$|^\d+$/;
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const FLOAT = /^[+-]?((\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|inf|infinity|nan)$/i;
+
+/** One parameter's replacement node, or a thrown 457-family error. */
+function bindOne(node: Expr & { kind: 'param' }, raw: string | null): Expr {
+  const { name, type } = node;
+  const { inner, nullable } = unwrap(type);
+  const bad = (code = 457, codeName = 'BAD_QUERY_PARAMETER', why = '') =>
+    paramError(code, codeName, `Value ${raw} cannot be parsed as ${type} for query parameter '${name}'${why}`, node);
+  if (raw === null || (raw === '\\N' && nullable)) {
+    if (!nullable) throw bad();
+    return cast(lit('null', '', node), type, node);
+  }
+  const int = INT.exec(inner);
+  if (int) {
+    const m = /^([+-]?)(\d+)$/.exec(raw);
+    if (!m) throw bad();
+    const bits = Number(int[2]);
+    const n = m[1] === '-' ? -BigInt(m[2]!) : BigInt(m[2]!);
+    const v = int[1] === 'U' ? BigInt.asUintN(bits, n) : BigInt.asIntN(bits, n);
+    return cast(lit('integer', v.toString(), node), type, node);
+  }
+  if (/^(String|FixedString\(\s*\d+\s*\))$/.test(inner)) {
+    if (inner.startsWith('FixedString') && Buffer.byteLength(raw, 'utf8') > Number(/\d+/.exec(inner)![0]))
+      throw paramError(131, 'TOO_LARGE_STRING_SIZE', `Value of query parameter '${name}' is longer than ${inner}`, node);
+    const s = lit('string', raw, node);
+    return type.trim() === 'String' ? { ...s, ...(node.alias ? { alias: node.alias } : {}) } : cast(s, type, node);
+  }
+  if (/^(Float32|Float64|BFloat16)$/.test(inner)) {
+    if (!FLOAT.test(raw)) throw bad();
+    return cast(lit('string', raw, node), type, node);
+  }
+  if (/^Decimal(32|64|128|256)?\s*\(/.test(inner)) {
+    if (!DECIMAL.test(raw)) throw bad();
+    return cast(lit('string', raw, node), type, node);
+  }
+  if (inner === 'Bool') {
+    if (!/^(true|false|1|0)$/i.test(raw)) throw bad();
+    return cast(lit('bool', /^(true|1)$/i.test(raw) ? 'true' : 'false', node), type, node);
+  }
+  if (inner === 'Date' || inner === 'Date32') {
+    if (!DATE.test(raw)) throw bad(38, 'CANNOT_PARSE_DATE');
+  } else if (/^DateTime(64)?\b/.test(inner)) {
+    if (!DATETIME.test(raw)) throw bad(41, 'CANNOT_PARSE_DATETIME');
+  } else if (inner === 'UUID') {
+    if (!UUID.test(raw)) throw bad(376, 'CANNOT_PARSE_UUID');
+  } else if (inner === 'IPv4') {
+    if (!IPV4.test(raw)) throw bad(441, 'CANNOT_PARSE_IPV4');
+  } else if (inner === 'IPv6') {
+    if (!/^[0-9a-f:.]+$/i.test(raw) || !raw.includes(':')) throw bad(442, 'CANNOT_PARSE_IPV6');
+  } else if (inner === 'Identifier') {
+    throw paramError(48, 'NOT_IMPLEMENTED', `query parameter '${name}' of type Identifier is not supported: name tables and columns in the query text`, node);
+  }
+  // Every other type (Enum, Array, Tuple, Map, dates...): the text, read by the engine as the type.
+  return cast(lit('string', raw, node), type, node);
+}
+
+/** Names of the parameters a statement uses, in order of appearance (for checks and /explain). */
+export function paramsUsed(stmt: SelectStatement): string[] {
+  const seen = new Set<string>();
+  mapStatement(
+    stmt,
+    (e) => {
+      if (e.kind === 'param') seen.add(e.name);
+      return undefined;
+    },
+    { subqueries: true },
+  );
+  return [...seen];
+}
+
+/** `CAST(5, 'UInt8')` -> `5`: LIMIT, OFFSET and LIMIT BY take a plain integer (ClickHouse folds the constant too). */
+function plainCount(e: Expr | undefined): Expr | undefined {
+  if (e?.kind === 'cast' && e.expr.kind === 'literal' && e.expr.type === 'integer' && !e.expr.value.startsWith('-') && INT.test(unwrap(e.type).inner))
+    return { ...e.expr, ...(e.alias ? { alias: e.alias } : {}) };
+  return e;
+}
+
+/** Plain integer counts in the LIMIT clauses of a statement and of its subqueries in FROM. */
+function plainLimits(stmt: SelectStatement): void {
+  for (const q of stmt.kind === 'union' ? stmt.selects : [stmt]) {
+    if (q.limit) {
+      q.limit.limit = plainCount(q.limit.limit)!;
+      if (q.limit.offset) q.limit.offset = plainCount(q.limit.offset);
+    }
+    if (q.limitBy) {
+      q.limitBy.limit = plainCount(q.limitBy.limit)!;
+      if (q.limitBy.offset) q.limitBy.offset = plainCount(q.limitBy.offset);
+    }
+    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') plainLimits(t.query);
+  }
+}
+
+/**
+ * The statement with every `{name:Type}` replaced by its typed value. Returns the input itself when
+ * it has no parameters (the common case costs one walk). Unused values are ignored, as ClickHouse does.
+ */
+export function bindParams(stmt: SelectStatement, params: Readonly<Record<string, ParamValue>> | undefined): SelectStatement {
+  if (paramsUsed(stmt).length === 0) return stmt;
+  const bound = mapStatement(
+    stmt,
+    (e) => {
+      if (e.kind !== 'param') return undefined;
+      if (!params || !Object.hasOwn(params, e.name)) throw paramError(456, 'UNKNOWN_QUERY_PARAMETER', `Substitution \`${e.name}\` is not set`, e);
+      return bindOne(e, textOf(params[e.name]!));
+    },
+    { subqueries: true },
+  );
+  plainLimits(bound);
+  return bound;
+}
+
+/** TabSeparated escapes (`\t`, `\n`, `\\`, `\'`, `\xHH`...) as ClickHouse reads them. */
+function unescapeTsv(s: string): string {
+  const map: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', b: '\b', f: '\f', a: '\x07', v: '\v' };
+  return s.replace(/\\(x[0-9a-fA-F]{2}|[\s\S])/g, (_, c: string) => (c.length === 3 ? String.fromCharCode(parseInt(c.slice(1), 16)) : (map[c] ?? c)));
+}
+
+/**
+ * ClickHouse's HTTP interface reads `param_<name>` values in its escaped text format: for a String
+ * (FixedString, Enum) parameter `\'`, `\\`, `\t`... are escapes, and `\N` is NULL for a Nullable one;
+ * other types read their own literal syntax from the text as it is. This turns such values into the
+ * plain values bindParams takes (the JSON API's "params" are plain already).
+ */
+export function fromEscapedParams(stmt: SelectStatement, params: Readonly<Record<string, string>>): Record<string, ParamValue> {
+  const types = new Map<string, string>();
+  mapStatement(
+    stmt,
+    (e) => {
+      if (e.kind === 'param' && !types.has(e.name)) types.set(e.name, e.type);
+      return undefined;
+    },
+    { subqueries: true },
+  );
+  const out: Record<string, ParamValue> = { ...params };
+  for (const [name, v] of Object.entries(params)) {
+    const type = types.get(name);
+    if (type === undefined) continue;
+    const { inner, nullable } = unwrap(type);
+    if (nullable && v === '\\N') out[name] = null;
+    else if (/^(String|FixedString\(|Enum(8|16)?\()/.test(inner)) out[name] = unescapeTsv(v);
+  }
+  return out;
+}

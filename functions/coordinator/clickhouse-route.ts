@@ -1,0 +1,134 @@
+// The ClickHouse HTTP interface's routes (`/` and `/ping`) on the coordinator: an API Gateway
+// HTTP API event in, core/clickhouse-http's answer out. The answer body is always base64
+// (isBase64Encoded): formats like Native and RowBinary are binary, and API Gateway (and the local
+// API server) decode it back to the exact bytes.
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Topology } from '../../core/config/schema.js';
+import { ClickHouseError } from '../../core/clickhouse/port.js';
+import { createShardReadAccess } from '../../core/scatter/shard-read-access.js';
+import type { ShardInvoker } from '../../core/scatter/invoker.js';
+import { handleClickHouseHttp, type ChHttpDeps, type HttpOutput } from '../../core/clickhouse-http/handle.js';
+import type { RawQuery, DistributedSelect, InsertRows } from '../../core/clickhouse-http/types.js';
+import type { Credentials } from '../../core/clickhouse-http/auth.js';
+import type { HttpEvent } from './events.js';
+import type { RunDeps } from '../../core/scatter/run-query.js';
+import { generalSelect } from '../../core/clickhouse-http/distributed.js';
+
+/**
+ * One shard's engine for catalog answers: shard 0's replicas first, then the next shard's when none
+ * of them answers (any shard's engine gives the same catalog answer).
+ */
+export function catalogEngine(topo: Topology, invoker: ShardInvoker): RawQuery {
+  const shards = topo.shards.map((s, i) => createShardReadAccess({ invoker, shard: i, replicas: s.replicas.map((_, j) => j) }));
+  return async (sql, opts) => {
+    let last: unknown;
+    for (const a of shards) {
+      try {
+        return await a.queryRaw(sql, {
+          format: opts.format,
+          ...(opts.settings ? { settings: opts.settings } : {}),
+          ...(opts.queryId ? { queryId: opts.queryId } : {}),
+        });
+      } catch (e) {
+        if (!(e instanceof ClickHouseError) || e.kind !== 'connection') throw e;
+        last = e;
+      }
+    }
+    throw last;
+  };
+}
+
+export interface ClickHouseRouteDeps {
+  topo: Topology;
+  raw: RawQuery;
+  select?: DistributedSelect;
+  insert?: InsertRows;
+  userCheck?: (c: Credentials) => string;
+}
+
+/** The event as the interface reads it: method, path, URL parameters, lower-cased headers, body bytes. */
+export function inputOf(event: HttpEvent) {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+  const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  return {
+    method: event.requestContext.http.method.toUpperCase(),
+    path: event.rawPath ?? event.requestContext.http.path,
+    query: new URLSearchParams(event.rawQueryString ?? ''),
+    headers,
+    body,
+  };
+}
+
+/** Who an authorizer in front of the API said the caller is (a Lambda authorizer's context, or a JWT's subject). */
+function authorizedUser(event: HttpEvent): string | undefined {
+  const a = event.requestContext.authorizer as { lambda?: { user?: unknown }; jwt?: { claims?: Record<string, unknown> } } | undefined;
+  const u = a?.lambda?.user ?? a?.jwt?.claims?.sub;
+  return typeof u === 'string' && u ? u : undefined;
+}
+
+export function toResult(out: HttpOutput): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: out.status, headers: out.headers, body: out.body.toString('base64'), isBase64Encoded: true };
+}
+
+/**
+ * `run`: the request's runtime context (invoker, hedge state, the Lambda's time left): SELECTs over
+ * distributed tables run on the general path with it.
+ */
+export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDeps, run?: RunDeps): Promise<APIGatewayProxyStructuredResultV2> {
+  const user = authorizedUser(event);
+  const select =
+    deps.select ??
+    (run?.planTwoStage
+      ? generalSelect({
+          topo: run.topo,
+          invoker: run.invoker,
+          hedgeState: run.hedgeState,
+          planQuery: run.planQuery,
+          planTwoStage: run.planTwoStage,
+          ...(run.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: run.lambdaRemainingMs } : {}),
+          ...(run.onShard ? { onShard: run.onShard } : {}),
+        })
+      : undefined);
+  const chDeps: ChHttpDeps = {
+    topo: deps.topo,
+    raw: deps.raw,
+    ...(select ? { select } : {}),
+    ...(deps.insert ? { insert: deps.insert } : {}),
+    ...(deps.userCheck ? { userCheck: deps.userCheck } : {}),
+    ...(user ? { authorizedUser: user } : {}),
+    ...(event.requestContext.requestId ? { requestId: event.requestContext.requestId } : {}),
+  };
+  return toResult(await handleClickHouseHttp(inputOf(event), chDeps));
+}
+
+/**
+ * INSERT through the router: rows checked against the local table's types, routed by the sharding
+ * key, written through the shard functions (synchronously; the answer names each shard's count).
+ * Bad rows refuse the whole insert (27, nothing written); a shard that could not commit is 279 with
+ * the shards that did and did not commit in the message.
+ */
+export function routerInsert(
+  topo: Topology,
+  getAccess: (shard: number, replica: number) => import('../../core/clickhouse/port.js').ClickHouseAccess,
+): InsertRows {
+  return async (table, lines) => {
+    const { insertRows } = await import('../../core/router/index.js');
+    const { ChHttpError } = await import('../../core/clickhouse-http/exception.js');
+    const r = await insertRows(lines, table, topo, getAccess);
+    if (r.bad.length > 0)
+      throw new ChHttpError(
+        27,
+        `Cannot parse input: ${r.bad.length} bad row(s), nothing written: ${r.bad
+          .slice(0, 3)
+          .map((b) => `row ${b.line}: ${b.message}`)
+          .join('; ')}`,
+      );
+    if (r.write && !r.write.ok)
+      throw new ChHttpError(
+        279,
+        `Insert into ${table} incomplete: shards ${r.write.committedShards.join(', ') || '(none)'} committed their rows, shards ${r.write.failedShards.join(', ')} did not (${r.write.failedRows} rows); sending the same rows again is safe where the table deduplicates`,
+      );
+    return { inserted: r.inserted, perShard: r.perShard };
+  };
+}

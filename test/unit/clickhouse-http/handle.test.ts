@@ -1,0 +1,166 @@
+// handleClickHouseHttp with a scripted shard engine: routes, auth order, headers, compression,
+// INSERT routing decisions, and the query id that reaches the shards. What the engine renders is
+// tested against real engines in test/e2e/clickhouse-interface/.
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { parseTopology } from '../../../core/config/load.js';
+import { handleClickHouseHttp, type ChHttpDeps } from '../../../core/clickhouse-http/handle.js';
+import { ChHttpError } from '../../../core/clickhouse-http/exception.js';
+import type { RawQuery } from '../../../core/clickhouse-http/types.js';
+
+const topo = parseTopology({
+  cluster: 'c',
+  shards: [{ replicas: [{ url: 'http://a:8123' }] }, { replicas: [{ url: 'http://b:8123' }] }],
+  tables: {
+    'db.t_dist': { local: 'db.t', shardingKey: { column: 'k', type: 'String', function: 'xxHash64' }, insert: true },
+    'db.r_dist': { local: 'db.r', shardingKey: { column: 'k', type: 'String', function: 'xxHash64' } },
+  },
+});
+
+function engine() {
+  const calls: { sql: string; format: string; queryId?: string }[] = [];
+  const raw: RawQuery = async (sql, o) => {
+    calls.push({ sql, format: o.format, ...(o.queryId ? { queryId: o.queryId } : {}) });
+    if (sql.startsWith('SELECT version()'))
+      return { bytes: Buffer.from('{"version":"26.7.2.1","timezone":"Etc/UTC"}\n'), statistics: { elapsedMs: 1, rowsRead: 1, bytesRead: 1 } };
+    if (sql.includes("FROM system.columns WHERE database = 'db'"))
+      return { bytes: Buffer.from('{"name":"k"}\n{"name":"v"}\n'), statistics: { elapsedMs: 1, rowsRead: 2, bytesRead: 2 } };
+    return { bytes: Buffer.from('x'.repeat(2000)), statistics: { elapsedMs: 1, rowsRead: 7, bytesRead: 70 } };
+  };
+  return { raw, calls };
+}
+
+const ask = (deps: ChHttpDeps, o: { method?: string; path?: string; query?: Record<string, string>; headers?: Record<string, string>; body?: string }) =>
+  handleClickHouseHttp(
+    { method: o.method ?? 'POST', path: o.path ?? '/', query: new URLSearchParams(o.query ?? {}), headers: o.headers ?? {}, body: Buffer.from(o.body ?? '') },
+    deps,
+  );
+
+describe('handleClickHouseHttp', () => {
+  it('/ping answers Ok. without asking for credentials; other methods are refused', async () => {
+    const { raw } = engine();
+    const deps: ChHttpDeps = {
+      topo,
+      raw,
+      userCheck: () => {
+        throw new ChHttpError(516, 'no');
+      },
+    };
+    const r = await ask(deps, { method: 'GET', path: '/ping' });
+    expect([r.status, r.body.toString()]).toEqual([200, 'Ok.\n']);
+    expect((await ask(deps, { method: 'POST', path: '/ping' })).headers['x-clickhouse-exception-code']).toBe('1');
+    expect((await ask(deps, { method: 'PUT', body: 'SELECT 1' })).status).toBe(500);
+  });
+
+  it('credentials are checked before the body is read: a bad body from a stranger is 516, not 62', async () => {
+    const { raw, calls } = engine();
+    const r = await ask(
+      {
+        topo,
+        raw,
+        userCheck: () => {
+          throw new ChHttpError(516, 'x: Authentication failed');
+        },
+      },
+      { body: 'SELEC garbage' },
+    );
+    expect(r.status).toBe(401);
+    expect(r.headers['x-clickhouse-exception-code']).toBe('516');
+    expect(r.headers['www-authenticate']).toMatch(/^Basic/);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('headers: query id, format, time zone, summary; gzip only when asked both ways', async () => {
+    const { raw } = engine();
+    const r = await ask(
+      { topo, raw },
+      { query: { query_id: 'abc', enable_http_compression: '1' }, headers: { 'accept-encoding': 'gzip' }, body: 'SELECT 1 FORMAT CSV' },
+    );
+    expect(r.status).toBe(200);
+    expect(r.headers).toMatchObject({
+      'x-clickhouse-query-id': 'abc',
+      'x-clickhouse-format': 'CSV',
+      'x-clickhouse-timezone': 'Etc/UTC',
+      'content-encoding': 'gzip',
+    });
+    expect(gunzipSync(r.body).toString()).toBe('x'.repeat(2000));
+    expect(JSON.parse(r.headers['x-clickhouse-summary']!)).toMatchObject({ read_rows: '7', read_bytes: '70', result_bytes: '2000' });
+    expect(JSON.parse(r.headers['x-clickhouse-summary']!).result_rows).toBeUndefined();
+  });
+
+  it('a query id that is not a plain id is echoed, but the shards get a fresh one', async () => {
+    const { raw, calls } = engine();
+    const r = await ask({ topo, raw }, { query: { query_id: "bad id'; --" }, body: 'SELECT 1' });
+    expect(r.headers['x-clickhouse-query-id']).toBe("bad id'; --");
+    const sent = calls.find((c) => c.sql.startsWith('SELECT 1'))!;
+    expect(sent.queryId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('without the general path a distributed SELECT is 48; with it, the request reaches it intact', async () => {
+    const { raw } = engine();
+    expect((await ask({ topo, raw }, { body: 'SELECT count() FROM db.t_dist' })).headers['x-clickhouse-exception-code']).toBe('48');
+    let got: unknown;
+    const r = await ask(
+      {
+        topo,
+        raw,
+        select: async (req) => {
+          got = req;
+          return { bytes: Buffer.from('3\n'), rowsRead: 9, bytesRead: 90, missing: [{ shard: 1, reason: 'timeout' }] };
+        },
+      },
+      {
+        query: {
+          database: 'db',
+          param_k: "a\\'b",
+          max_execution_time: '2',
+          skip_unavailable_shards: '1',
+          max_threads: '2',
+          output_format_json_quote_64bit_integers: '0',
+        },
+        body: 'SELECT count() FROM t_dist WHERE k = {k:String} FORMAT TSV',
+      },
+    );
+    expect(r.status).toBe(200);
+    expect(got).toMatchObject({
+      sql: 'SELECT count() FROM db.t_dist WHERE k = {k:String}',
+      format: 'TSV',
+      params: { k: "a'b" },
+      timeoutMs: 2000,
+      requireComplete: false,
+      settings: { max_threads: '2' },
+      formatSettings: { output_format_json_quote_64bit_integers: '0' },
+    });
+    expect(r.headers['x-ch-scatter-partial']).toBe('1');
+    expect(JSON.parse(r.headers['x-ch-scatter-missing-shards']!)).toEqual([{ shard: 1, reason: 'timeout' }]);
+  });
+
+  it('INSERT: only into tables marked insert, CSV columns from the local table, per-shard counts', async () => {
+    const { raw } = engine();
+    const inserted: { table: string; lines: string }[] = [];
+    const deps: ChHttpDeps = {
+      topo,
+      raw,
+      insert: async (table, lines) => {
+        inserted.push({ table, lines });
+        return { inserted: 2, perShard: [1, 1] };
+      },
+    };
+    const r = await ask(deps, { query: { query: 'INSERT INTO db.t_dist FORMAT CSV' }, body: 'a,1\nb,2\n' });
+    expect(r.status, r.body.toString()).toBe(200);
+    expect(inserted).toEqual([{ table: 'db.t_dist', lines: '{"k":"a","v":"1"}\n{"k":"b","v":"2"}' }]);
+    expect(JSON.parse(r.headers['x-clickhouse-summary']!)).toMatchObject({ written_rows: '2', shards_written_rows: ['1', '1'] });
+    expect((await ask(deps, { body: 'INSERT INTO db.r_dist FORMAT JSONEachRow\n{"k":"a"}' })).headers['x-clickhouse-exception-code']).toBe('164');
+    expect((await ask(deps, { body: 'INSERT INTO db.nope FORMAT JSONEachRow\n{"k":"a"}' })).headers['x-clickhouse-exception-code']).toBe('60');
+    expect((await ask(deps, { body: 'INSERT INTO db.t_dist FORMAT Parquet\nPAR1' })).headers['x-clickhouse-exception-code']).toBe('48');
+  });
+
+  it('an internal failure says nothing of its cause', async () => {
+    const raw: RawQuery = async () => {
+      throw new TypeError('secret stack detail');
+    };
+    const r = await ask({ topo, raw }, { body: 'SELECT 1' });
+    expect(r.status).toBe(500);
+    expect(r.body.toString()).toBe('Code: 1001. DB::Exception: internal error. (STD_EXCEPTION)\n');
+  });
+});

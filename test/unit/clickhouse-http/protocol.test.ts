@@ -1,0 +1,229 @@
+// The ClickHouse HTTP interface's pieces without engines: reading a request as ClickHouse reads it,
+// statement kinds, exception bodies and statuses, compression, INSERT data, credentials.
+import { gzipSync, deflateSync, brotliCompressSync, gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { parseError } from '@clickhouse/client-common';
+import { parseChRequest } from '../../../core/clickhouse-http/request.js';
+import { classify } from '../../../core/clickhouse-http/statement.js';
+import { ChHttpError, exceptionBody, statusOf, toChException } from '../../../core/clickhouse-http/exception.js';
+import { answerCodec, compress, decompressBody } from '../../../core/clickhouse-http/compression.js';
+import { toJsonEachRow } from '../../../core/clickhouse-http/insert-data.js';
+import { createUserCheck, credentialsOf, hashPassword } from '../../../core/clickhouse-http/auth.js';
+import { ScatterError } from '../../../core/errors.js';
+
+const req = (query: Record<string, string>, body = '', headers: Record<string, string> = {}, method = 'POST') =>
+  parseChRequest({ method, path: '/', query: new URLSearchParams(query), headers, body: Buffer.from(body) });
+
+const code = (f: () => unknown) => {
+  try {
+    f();
+  } catch (e) {
+    return toChException(e).code;
+  }
+  return undefined;
+};
+
+describe('reading a request', () => {
+  it('the query from the URL, the body, or the URL part then a newline then the body', () => {
+    expect(req({ query: 'SELECT 1' }, '', {}, 'GET').text).toBe('SELECT 1');
+    expect(req({}, 'SELECT 2').text).toBe('SELECT 2');
+    expect(req({ query: 'INSERT INTO t FORMAT CSV' }, '1,2').text).toBe('INSERT INTO t FORMAT CSV\n1,2');
+    // a GET body is not part of the query
+    expect(req({ query: 'SELECT 3' }, 'ignored', {}, 'GET').text).toBe('SELECT 3');
+    expect(code(() => req({}, '  '))).toBe(62);
+  });
+
+  it('database, default format (URL before header), query id, params and settings', () => {
+    const r = req(
+      { database: 'analytics', default_format: 'JSON', query_id: 'q1', param_x: "a\\'b", max_threads: '2', output_format_json_quote_64bit_integers: '0' },
+      'SELECT 1',
+      { 'x-clickhouse-format': 'CSV' },
+    );
+    expect(r).toMatchObject({ database: 'analytics', defaultFormat: 'JSON', queryId: 'q1', params: { x: "a\\'b" } });
+    expect(r.settings).toEqual({ max_threads: '2' });
+    expect(r.formatSettings).toEqual({ output_format_json_quote_64bit_integers: '0' });
+    expect(req({}, 'SELECT 1', { 'x-clickhouse-format': 'CSV', 'x-clickhouse-query-id': 'h1' })).toMatchObject({ defaultFormat: 'CSV', queryId: 'h1' });
+    expect(req({}, 'SELECT 1').defaultFormat).toBe('TabSeparated');
+  });
+
+  it('max_execution_time is the deadline; skip_unavailable_shards and compression are read here', () => {
+    const r = req({ max_execution_time: '1.5', skip_unavailable_shards: '1', enable_http_compression: '1', http_zlib_compression_level: '6' }, 'SELECT 1');
+    expect(r).toMatchObject({ maxExecutionTimeMs: 1500, skipUnavailableShards: true, compression: { enabled: true, level: 6 } });
+    expect(r.settings).toEqual({});
+    expect(code(() => req({ max_execution_time: 'soon' }, 'SELECT 1'))).toBe(72);
+  });
+
+  it('an unknown setting is 115; HTTP-only ones the client sends are accepted', () => {
+    expect(code(() => req({ no_such: '1' }, 'SELECT 1'))).toBe(115);
+    expect(code(() => req({ send_progress_in_http_headers: '1', wait_end_of_query: '1', readonly: '1' }, 'SELECT 1'))).toBeUndefined();
+    expect(code(() => req({ readonly: '0' }, 'SELECT 1'))).toBe(164);
+  });
+});
+
+describe('statement kinds', () => {
+  it.each([
+    ['SELECT 1', 'select'],
+    ['  -- c\n WITH 1 AS x SELECT x', 'select'],
+    ['(SELECT 1)', 'select'],
+    ['SHOW DATABASES', 'showDatabases'],
+    ["SHOW TABLES FROM analytics LIKE 'e%' FORMAT JSON", 'showTables'],
+    ['DESC analytics.t', 'describe'],
+    ['DESCRIBE TABLE `a b`.t FORMAT TSV;', 'describe'],
+    ['EXISTS TABLE t', 'exists'],
+  ])('%s -> %s', (sql, kind) => {
+    expect(classify(sql).kind).toBe(kind);
+  });
+
+  it('SHOW TABLES reads its parts', () => {
+    expect(classify("SHOW TABLES IN db LIKE 'x%' FORMAT JSONEachRow")).toEqual({ kind: 'showTables', database: 'db', like: 'x%', format: 'JSONEachRow' });
+  });
+
+  it('INSERT: table, columns, format and where the data starts', () => {
+    const text = 'INSERT INTO db.t (a, `b c`) FORMAT CSV  \n1,2\n';
+    const st = classify(text);
+    expect(st).toMatchObject({ kind: 'insert', table: { database: 'db', table: 't' }, columns: ['a', 'b c'], format: 'CSV' });
+    expect(text.slice((st as { dataOffset: number }).dataOffset)).toBe('1,2\n');
+  });
+
+  it.each([
+    ['DROP TABLE t', 164],
+    ['ALTER TABLE t DELETE WHERE 1', 164],
+    ['SET max_threads = 1', 164],
+    ['INSERT INTO t VALUES (1)', 48],
+    ['INSERT INTO t SELECT 1', 48],
+    ['EXPLAIN SELECT 1', 48],
+    ['SHOW CREATE TABLE t', 48],
+    ['SELEC 1', 62],
+    ['DESCRIBE', 62],
+  ])('%s is %i', (sql, c) => {
+    expect(code(() => classify(sql))).toBe(c);
+  });
+});
+
+describe('exceptions', () => {
+  it('the body is what @clickhouse/client parses into a typed error', () => {
+    for (const e of [
+      new ChHttpError(62, 'Syntax error: failed at position 1'),
+      new ScatterError('UNSUPPORTED', 'WITH (ROLLUP) in a message (PARENS) is not supported'),
+      new ScatterError(
+        'QUERY_ERROR',
+        'ClickHouse rejected the query on shard 0 (ClickHouse error 47 UNKNOWN_IDENTIFIER): Code: 47. DB::Exception: Missing columns: x. (UNKNOWN_IDENTIFIER) (version 18.16.1)',
+        {
+          details: { clickhouse: { code: 47, name: 'UNKNOWN_IDENTIFIER' } },
+        },
+      ),
+    ]) {
+      const x = toChException(e);
+      const parsed = parseError(exceptionBody(x, '26.7.2.1')) as { code: string; type: string; message: string };
+      expect(parsed.code).toBe(String(x.code));
+      expect(parsed.type).toBe(x.name);
+    }
+    expect(exceptionBody(toChException(new ChHttpError(164, 'Cannot execute query in readonly mode')))).toBe(
+      'Code: 164. DB::Exception: Cannot execute query in readonly mode. (READONLY)\n',
+    );
+  });
+
+  it('ch-scatter errors get ClickHouse codes and statuses', () => {
+    const cases: [unknown, number, number][] = [
+      [new ScatterError('SYNTAX_ERROR', 'x'), 62, 400],
+      [new ScatterError('UNKNOWN_TABLE', 'x'), 60, 404],
+      [new ScatterError('UNSUPPORTED', 'x'), 48, 501],
+      [new ScatterError('TIMEOUT', 'x'), 159, 408],
+      [new ScatterError('INCOMPLETE_RESULT', 'x', { details: { shards: { missing: [{ reason: 'timeout' }] } } }), 159, 408],
+      [new ScatterError('INCOMPLETE_RESULT', 'x', { details: { shards: { missing: [{ reason: 'error' }] } } }), 279, 500],
+      [new ScatterError('NOT_READ_ONLY', 'x'), 164, 500],
+      [new ChHttpError(516, 'x'), 516, 401],
+      [new Error('secret detail'), 1001, 500],
+    ];
+    for (const [e, c, status] of cases) expect(toChException(e)).toMatchObject({ code: c, status });
+    expect(toChException(new Error('secret detail')).message).toBe('internal error');
+    expect(statusOf(115)).toBe(404);
+  });
+});
+
+describe('compression', () => {
+  it('only with enable_http_compression and an accepted codec; gzip first', () => {
+    expect(answerCodec(false, 'gzip')).toBeUndefined();
+    expect(answerCodec(true, undefined)).toBeUndefined();
+    expect(answerCodec(true, 'br, deflate, gzip;q=0.5')).toBe('gzip');
+    expect(answerCodec(true, 'br, deflate')).toBe('deflate');
+    expect(answerCodec(true, 'br')).toBe('br');
+    expect(answerCodec(true, 'zstd')).toBeUndefined();
+  });
+
+  it('round trips each codec, and reads compressed request bodies', () => {
+    const body = Buffer.from('x'.repeat(1000));
+    expect(gunzipSync(compress(body, 'gzip'))).toEqual(body);
+    expect(inflateSync(compress(body, 'deflate'))).toEqual(body);
+    expect(brotliDecompressSync(compress(body, 'br'))).toEqual(body);
+    expect(decompressBody(gzipSync(body), 'gzip', 1 << 20)).toEqual(body);
+    expect(decompressBody(deflateSync(body), 'deflate', 1 << 20)).toEqual(body);
+    expect(decompressBody(brotliCompressSync(body), 'br', 1 << 20)).toEqual(body);
+    expect(code(() => decompressBody(body, 'gzip', 1 << 20))).toBe(36);
+    expect(code(() => decompressBody(body, 'zstd', 1 << 20))).toBe(36);
+    expect(code(() => decompressBody(gzipSync(body), 'gzip', 100))).toBe(36);
+  });
+});
+
+describe('INSERT data', () => {
+  it('CSV and TabSeparated fields become JSON strings, \\N null', () => {
+    expect(toJsonEachRow('CSV', '"a ""q""",1,\\N\nb,2,x\n', ['k', 'v', 'n'])).toBe('{"k":"a \\"q\\"","v":"1","n":null}\n{"k":"b","v":"2","n":"x"}');
+    expect(toJsonEachRow('TabSeparated', 'a\\tb\t1\t\\N\n', ['k', 'v', 'n'])).toBe('{"k":"a\\tb","v":"1","n":null}');
+    expect(toJsonEachRow('JSONEachRow', '{"k":1}\n', [])).toBe('{"k":1}\n');
+    expect(code(() => toJsonEachRow('CSV', '1,2\n', ['a']))).toBe(27);
+    expect(code(() => toJsonEachRow('CSV', '"open,1\n', ['a', 'b']))).toBe(27);
+  });
+});
+
+describe('credentials', () => {
+  it('Basic, X-ClickHouse-User/Key, URL user/password, Bearer', () => {
+    const basic = `Basic ${Buffer.from('u:p:w').toString('base64')}`;
+    expect(credentialsOf({ authorization: basic }, new URLSearchParams())).toEqual({ user: 'u', password: 'p:w' });
+    expect(credentialsOf({ 'x-clickhouse-user': 'a', 'x-clickhouse-key': 'b' }, new URLSearchParams())).toEqual({ user: 'a', password: 'b' });
+    expect(credentialsOf({}, new URLSearchParams('user=c&password=d'))).toEqual({ user: 'c', password: 'd' });
+    expect(credentialsOf({ authorization: 'Bearer t.k.n' }, new URLSearchParams())).toEqual({ bearer: 't.k.n' });
+  });
+
+  it('salted hashes; every failure the same 516 message', () => {
+    const h1 = hashPassword('pw', 1024);
+    expect(h1).not.toBe(hashPassword('pw', 1024));
+    const check = createUserCheck({ users: [{ name: 'a', password: h1 }] });
+    expect(check({ user: 'a', password: 'pw' })).toBe('a');
+    const messages = new Set<string>();
+    for (const c of [{ user: 'a', password: 'nope' }, { user: 'b', password: 'pw' }, {}]) {
+      try {
+        check(c);
+        expect.unreachable();
+      } catch (e) {
+        expect((e as ChHttpError).chCode).toBe(516);
+        messages.add((e as Error).message.replace(/^[^:]*:/, ''));
+      }
+    }
+    expect(messages.size).toBe(1);
+  });
+});
+
+describe('multipart bodies', () => {
+  it('reads the query and param_ parts as @clickhouse/client writes them', async () => {
+    const { buildMultipartBody } = await import('@clickhouse/client-common/dist/utils/multipart.js' as string);
+    const body = (buildMultipartBody as (p: Record<string, string>, b: string) => string)(
+      { query: 'SELECT {v:Array(String)}', param_v: "['a\\r\\n--x','b']" },
+      '----b1',
+    );
+    const r = parseChRequest({
+      method: 'POST',
+      path: '/',
+      query: new URLSearchParams({ query_id: 'q' }),
+      headers: { 'content-type': 'multipart/form-data; boundary=----b1' },
+      body: Buffer.from(body),
+    });
+    expect(r.text).toBe('SELECT {v:Array(String)}');
+    expect(r.params).toEqual({ v: "['a\\r\\n--x','b']" });
+    expect(r.queryId).toBe('q');
+  });
+
+  it('refuses a file part (external data) with 48', () => {
+    const body = '--b\r\nContent-Disposition: form-data; name="t"; filename="t.tsv"\r\n\r\n1\r\n--b--\r\n';
+    expect(code(() => req({}, body, { 'content-type': 'multipart/form-data; boundary=b' }))).toBe(48);
+  });
+});
