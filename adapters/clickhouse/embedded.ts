@@ -30,7 +30,7 @@ import type {
 
 export { parseJsonResult } from './json-result.js';
 import { abortedError, serverError } from './errors.js';
-import { parseJsonResult } from './json-result.js';
+import { mayHaveReplacedBytes, parseCompactRows, parseJsonResult, RAW_STRINGS_FORMAT } from './json-result.js';
 import {
   checkedFormat,
   temporaryTableDdl,
@@ -134,7 +134,13 @@ function makeAccess(o: Opened): ClickHouseAccess {
           settings.timeout_overflow_mode = 'throw';
         }
         const res = await o.session.queryAsync(body + settingsClause(settings) + '\nFORMAT JSON');
-        return parseJsonResult(res.text(), res.elapsed);
+        // The bytes, not text(): a String value need not be UTF-8 (json-result.ts keeps it exact).
+        const bytes = res.bytes();
+        const parsed = parseJsonResult(bytes, res.elapsed);
+        if (!mayHaveReplacedBytes(bytes)) return parsed;
+        // FORMAT JSON may have rewritten bytes that are not UTF-8: the rows again, raw (json-result.ts).
+        const again = await o.session.queryAsync(body + settingsClause(settings) + `\nFORMAT ${RAW_STRINGS_FORMAT}`);
+        return { ...parsed, ...parseCompactRows(again.bytes()) };
       });
     },
 

@@ -1,6 +1,9 @@
-// Reading a ClickHouse FORMAT JSON body (meta, data, statistics) into a QueryResult.
-// Shared by both adapters; statistics come from the body, the engine's own read counters.
+// Reading a ClickHouse FORMAT JSON body (meta, data, statistics) into a QueryResult, without losing
+// a value: Decimal digits beyond a double and bytes that are not UTF-8 are kept exactly
+// (core/protocol/exact-json.ts). Shared by both adapters; statistics come from the body, the
+// engine's own read counters.
 import type { ColumnMeta, QueryResult } from '../../core/clickhouse/port.js';
+import { decodeBody, escapeStringsDeep, needsExactNumbers, quoteInexactNumbers } from '../../core/protocol/exact-json.js';
 
 interface JsonFormatBody {
   meta: ColumnMeta[];
@@ -8,25 +11,67 @@ interface JsonFormatBody {
   statistics?: { elapsed?: number; rows_read?: number; bytes_read?: number };
 }
 
-/** A FORMAT JSON body as a QueryResult (shared with the HTTP adapter). */
-export function parseJsonResult(text: string, fallbackElapsedSec = 0): QueryResult {
-  let body: JsonFormatBody;
-  try {
-    body = JSON.parse(text) as JsonFormatBody;
-  } catch (e) {
-    // Defence in depth for the chdb leftover-output quirk: the real document is the last one.
-    const at = text.lastIndexOf('\n{\n');
-    if (at < 0) throw e;
-    body = JSON.parse(text.slice(at + 1)) as JsonFormatBody;
-  }
-  const st = body.statistics ?? {};
+/** A FORMAT JSON body (its bytes, or text already known to be UTF-8) as a QueryResult. */
+export function parseJsonResult(body: string | Uint8Array, fallbackElapsedSec = 0): QueryResult {
+  const { text, escaped } = typeof body === 'string' ? { text: body, escaped: false } : decodeBody(body);
+  let parsed = parseDocument(text);
+  // The meta comes first: when a column type holds a number a double cannot carry, read again
+  // with those numbers as their own text (the common case pays nothing).
+  if (needsExactNumbers(parsed.meta.map((m) => m.type))) parsed = parseDocument(quoteInexactNumbers(text));
+  const st = parsed.statistics ?? {};
+  const rows = escaped ? (escapeStringsDeep(parsed.data) as Record<string, unknown>[]) : parsed.data;
   return {
-    meta: body.meta.map((m) => ({ name: m.name, type: m.type })),
-    rows: body.data,
+    meta: parsed.meta.map((m) => ({ name: m.name, type: m.type })),
+    rows,
     statistics: {
-      elapsedMs: (st.elapsed ?? fallbackElapsedSec) * 1000,
+      elapsedMs: Number(st.elapsed ?? fallbackElapsedSec) * 1000,
       rowsRead: Number(st.rows_read ?? 0),
       bytesRead: Number(st.bytes_read ?? 0),
     },
   };
+}
+
+/**
+ * Current ClickHouse's FORMAT JSON always rewrites bytes that are not UTF-8 as U+FFFD (its
+ * documentation of output_format_json_validate_utf8: "JSON/JSONCompact ... always validate"), so
+ * two values that differ only in those bytes would merge on the coordinator. Only a body that holds
+ * U+FFFD can have lost them; the adapters then read the rows again in this format, which writes the
+ * raw bytes (18.16 lacks it, but its FORMAT JSON writes raw bytes already).
+ */
+export const RAW_STRINGS_FORMAT = 'JSONCompactEachRowWithNamesAndTypes';
+const REPLACEMENT = Buffer.from('\uFFFD', 'utf8');
+
+/** Whether a FORMAT JSON body may have had bytes replaced (it holds U+FFFD). */
+export function mayHaveReplacedBytes(body: Uint8Array): boolean {
+  return Buffer.from(body.buffer, body.byteOffset, body.byteLength).indexOf(REPLACEMENT) >= 0;
+}
+
+/** Rows of a JSONCompactEachRowWithNamesAndTypes body, read as exactly as parseJsonResult reads. */
+export function parseCompactRows(body: Uint8Array): Pick<QueryResult, 'meta' | 'rows'> {
+  const { text, escaped } = decodeBody(body);
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const names = JSON.parse(lines[0] ?? '[]') as string[];
+  const types = JSON.parse(lines[1] ?? '[]') as string[];
+  const exact = needsExactNumbers(types);
+  const rows = lines.slice(2).map((l) => {
+    let vals = JSON.parse(exact ? quoteInexactNumbers(l) : l) as unknown[];
+    if (escaped) vals = escapeStringsDeep(vals) as unknown[];
+    const o: Record<string, unknown> = {};
+    names.forEach((n, i) => {
+      o[escaped ? (escapeStringsDeep(n) as string) : n] = vals[i];
+    });
+    return o;
+  });
+  return { meta: names.map((name, i) => ({ name, type: types[i]! })), rows };
+}
+
+function parseDocument(text: string): JsonFormatBody {
+  try {
+    return JSON.parse(text) as JsonFormatBody;
+  } catch (e) {
+    // Defence in depth for the chdb leftover-output quirk: the real document is the last one.
+    const at = text.lastIndexOf('\n{\n');
+    if (at < 0) throw e;
+    return JSON.parse(text.slice(at + 1)) as JsonFormatBody;
+  }
 }
