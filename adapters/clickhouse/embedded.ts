@@ -30,7 +30,7 @@ import type {
 
 export { parseJsonResult } from './json-result.js';
 import { abortedError, serverError } from './errors.js';
-import { mayHaveReplacedBytes, parseCompactRows, parseJsonResult, RAW_STRINGS_FORMAT } from './json-result.js';
+import { mayHaveReplacedBytes, parseEachRowRows, parseJsonResult, RAW_STRINGS_FORMAT } from './json-result.js';
 import {
   checkedFormat,
   temporaryTableDdl,
@@ -140,7 +140,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
         if (!mayHaveReplacedBytes(bytes)) return parsed;
         // FORMAT JSON may have rewritten bytes that are not UTF-8: the rows again, raw (json-result.ts).
         const again = await o.session.queryAsync(body + settingsClause(settings) + `\nFORMAT ${RAW_STRINGS_FORMAT}`);
-        return { ...parsed, ...parseCompactRows(again.bytes()) };
+        return { ...parsed, rows: parseEachRowRows(again.bytes(), parsed.meta) };
       });
     },
 

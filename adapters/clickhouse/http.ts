@@ -29,10 +29,7 @@ import type {
   SettingValue,
 } from '../../core/clickhouse/port.js';
 import { abortedError, connectionError, parseClickHouseCode, serverError } from './errors.js';
-import { mayHaveReplacedBytes, parseCompactRows, parseJsonResult, RAW_STRINGS_FORMAT } from './json-result.js';
-
-/** ClickHouse's UNKNOWN_FORMAT: a server older than the format. */
-const UNKNOWN_FORMAT = 73;
+import { mayHaveReplacedBytes, parseEachRowRows, parseJsonResult, RAW_STRINGS_FORMAT } from './json-result.js';
 import { checkedFormat, externalIsEmpty, externalJsonEachRow, structureOf, temporaryTableDdl, trimStatement } from '../../core/clickhouse/sql-text.js';
 import { quoteStringLiteral } from '../../core/sql/quote.js';
 
@@ -86,25 +83,19 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
       );
       const parsed = parseBody(res.body);
       if (!mayHaveReplacedBytes(res.body)) return parsed;
-      // FORMAT JSON of current servers rewrites bytes that are not UTF-8: the rows again, raw
-      // (json-result.ts). 18.16 lacks that format, and its FORMAT JSON wrote the raw bytes already.
-      try {
-        const again = await postQuery(
-          base,
-          opts,
-          agent,
-          requestTimeout,
-          `${trimStatement(sql)}\nFORMAT ${RAW_STRINGS_FORMAT}`,
-          queryId,
-          settingsOf(qo.settings),
-          qo.external ?? [],
-          qo.signal,
-        );
-        return { ...parsed, ...parseCompactRows(again.body) };
-      } catch (e) {
-        if (e instanceof ClickHouseError && e.chCode === UNKNOWN_FORMAT) return parsed;
-        throw e;
-      }
+      // FORMAT JSON rewrites bytes that are not UTF-8: the rows again, raw (json-result.ts).
+      const again = await postQuery(
+        base,
+        opts,
+        agent,
+        requestTimeout,
+        `${trimStatement(sql)}\nFORMAT ${RAW_STRINGS_FORMAT}`,
+        queryId,
+        settingsOf(qo.settings),
+        qo.external ?? [],
+        qo.signal,
+      );
+      return { ...parsed, rows: parseEachRowRows(again.body, parsed.meta) };
     },
 
     async queryRaw(sql: string, qo: RawQueryOptions): Promise<RawResult> {

@@ -32,13 +32,13 @@ export function parseJsonResult(body: string | Uint8Array, fallbackElapsedSec = 
 }
 
 /**
- * Current ClickHouse's FORMAT JSON always rewrites bytes that are not UTF-8 as U+FFFD (its
- * documentation of output_format_json_validate_utf8: "JSON/JSONCompact ... always validate"), so
- * two values that differ only in those bytes would merge on the coordinator. Only a body that holds
- * U+FFFD can have lost them; the adapters then read the rows again in this format, which writes the
- * raw bytes (18.16 lacks it, but its FORMAT JSON writes raw bytes already).
+ * FORMAT JSON (and JSONCompact) rewrite bytes that are not UTF-8 as U+FFFD, on 18.16 as on current
+ * versions (current documentation of output_format_json_validate_utf8: "JSON/JSONCompact ... always
+ * validate"), so two values that differ only in those bytes would merge on the coordinator. Only a
+ * body that holds U+FFFD can have lost them; the adapters then read the rows again as JSONEachRow,
+ * which writes the raw bytes (measured on 18.16 and chdb), with the column types of the first read.
  */
-export const RAW_STRINGS_FORMAT = 'JSONCompactEachRowWithNamesAndTypes';
+export const RAW_STRINGS_FORMAT = 'JSONEachRow';
 const REPLACEMENT = Buffer.from('\uFFFD', 'utf8');
 
 /** Whether a FORMAT JSON body may have had bytes replaced (it holds U+FFFD). */
@@ -46,23 +46,17 @@ export function mayHaveReplacedBytes(body: Uint8Array): boolean {
   return Buffer.from(body.buffer, body.byteOffset, body.byteLength).indexOf(REPLACEMENT) >= 0;
 }
 
-/** Rows of a JSONCompactEachRowWithNamesAndTypes body, read as exactly as parseJsonResult reads. */
-export function parseCompactRows(body: Uint8Array): Pick<QueryResult, 'meta' | 'rows'> {
+/** Rows of a JSONEachRow body of columns `meta`, read as exactly as parseJsonResult reads. */
+export function parseEachRowRows(body: Uint8Array, meta: ColumnMeta[]): Record<string, unknown>[] {
   const { text, escaped } = decodeBody(body);
-  const lines = text.split('\n').filter((l) => l.trim() !== '');
-  const names = JSON.parse(lines[0] ?? '[]') as string[];
-  const types = JSON.parse(lines[1] ?? '[]') as string[];
-  const exact = needsExactNumbers(types);
-  const rows = lines.slice(2).map((l) => {
-    let vals = JSON.parse(exact ? quoteInexactNumbers(l) : l) as unknown[];
-    if (escaped) vals = escapeStringsDeep(vals) as unknown[];
-    const o: Record<string, unknown> = {};
-    names.forEach((n, i) => {
-      o[escaped ? (escapeStringsDeep(n) as string) : n] = vals[i];
+  const exact = needsExactNumbers(meta.map((m) => m.type));
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      const row = JSON.parse(exact ? quoteInexactNumbers(l) : l) as Record<string, unknown>;
+      return escaped ? (escapeStringsDeep(row) as Record<string, unknown>) : row;
     });
-    return o;
-  });
-  return { meta: names.map((name, i) => ({ name, type: types[i]! })), rows };
 }
 
 function parseDocument(text: string): JsonFormatBody {

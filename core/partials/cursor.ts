@@ -12,7 +12,7 @@ import type { Expr } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
 import { fn, int, str, float, nul } from './ast-build.js';
 import type { SortSpec } from './evaluator.js';
-import { intInfo, isArrayType, isFloatType, stripNullable, tupleTypes } from './values.js';
+import { decimalScale, intInfo, isArrayType, isFloatType, stripNullable, tupleTypes } from './values.js';
 
 export interface CursorKey {
   /** The value in ClickHouse JSON conventions, and its type (to print it back as a literal). */
@@ -107,6 +107,14 @@ export function literalFor(json: unknown, t: string): Expr {
   // Wider than 64 bits: typed, since ClickHouse reads a longer integer literal as a Float64.
   if (info && info.bits > 64) return fn(`to${base}`, [str(String(BigInt(String(json))))]);
   if (info) return int(BigInt(String(json)));
+  // A DateTime with a time zone: the text is read in that zone (a bare string literal would be
+  // read in the server's zone, and the next page would start at another instant).
+  const dt = /^DateTime(?:64\((\d+)\s*,\s*'([^']+)'\)|\('([^']+)'\))$/.exec(base);
+  if (dt && typeof json === 'string') {
+    return dt[1] !== undefined ? fn('toDateTime64', [str(json), int(Number(dt[1])), str(dt[2]!)]) : fn('toDateTime', [str(json), str(dt[3]!)]);
+  }
+  // Decimals as CAST(text AS the column's type): 18.16 compares no Decimal with a String.
+  if (decimalScale(base) !== undefined) return fn('CAST', [str(String(json)), str(base)]);
   if (isFloatType(base)) {
     const n = floatOf(json);
     // inf/-inf as toFloat64('inf'): no literal spelling reads alike on 18.16 and current versions.

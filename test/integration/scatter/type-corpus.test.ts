@@ -9,6 +9,7 @@ import path from 'node:path';
 import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
 import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
 import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
+import { runQuery } from '../../../core/scatter/run-query.js';
 import { oneEngineDeps } from '../../support/one-engine-deps.js';
 import { compareOne, corpusColumns, corpusDdl, corpusInsert, corpusQueries, referenceOn, type CorpusOutcome } from '../../support/type-corpus.js';
 
@@ -48,6 +49,15 @@ afterAll(() => {
 });
 
 describe('type corpus on chdb: complete answers equal one-engine ClickHouse', () => {
+  it('sum and min/max of a Decimal(38, 10) equal ClickHouse digit for digit (text, not a double)', async () => {
+    const sql = `SELECT sum(d38) AS s, min(d38) AS lo, max(d38) AS hi, sum(d256) AS s2 FROM ${DIST}`;
+    const r = await runQuery({ sql }, deps());
+    const want = (await reference(sql)).rows[0]!;
+    expect(r.status).toBe(200);
+    const got = (r.body as { data: Record<string, unknown>[] }).data[0]!;
+    for (const k of ['s', 'lo', 'hi', 's2']) expect(got[k], k).toBe(want[k]);
+    expect(String(got.s)).toMatch(/^-?\d+\.\d{6,}$/); // digits a double would have lost
+  });
   it('SELECT * ORDER BY id', async () => {
     const o = await compareOne({ sql: `SELECT * FROM ${DIST} ORDER BY id`, ordered: true }, deps, reference);
     expect(o.status, o.detail).toBe('equal');
