@@ -3,7 +3,7 @@
 // (core/protocol/exact-json.ts). Shared by both adapters; statistics come from the body, the
 // engine's own read counters.
 import type { ColumnMeta, QueryResult } from '../../core/clickhouse/port.js';
-import { decodeBody, escapeStringsDeep, needsExactNumbers, quoteInexactNumbers } from '../../core/protocol/exact-json.js';
+import { decodeBody, escapeStringsDeep, hasNegativeZero, needsExactNumbers, quoteInexactNumbers } from '../../core/protocol/exact-json.js';
 
 interface JsonFormatBody {
   meta: ColumnMeta[];
@@ -19,7 +19,7 @@ export function parseJsonResult(body: string | Uint8Array, fallbackElapsedSec = 
   // with those numbers as their own text (the common case pays nothing). Measured on a 1.5 MB body
   // of 20,000 Decimal values: JSON.parse 17 ms, the quoting pass and parse 43 ms; a server that
   // quotes Decimals itself (output_format_json_quote_decimals, not on 18.16) saves the pass.
-  if (!opts.decimalsQuoted && needsExactNumbers(parsed.meta.map((m) => m.type))) parsed = parseDocument(quoteInexactNumbers(text));
+  if ((!opts.decimalsQuoted && needsExactNumbers(parsed.meta.map((m) => m.type))) || hasNegativeZero(text)) parsed = parseDocument(quoteInexactNumbers(text));
   const st = parsed.statistics ?? {};
   const rows = escaped ? (escapeStringsDeep(parsed.data) as Record<string, unknown>[]) : parsed.data;
   return {
@@ -56,7 +56,7 @@ export function parseEachRowRows(body: Uint8Array, meta: ColumnMeta[], opts: { d
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => {
-      const row = JSON.parse(exact ? quoteInexactNumbers(l) : l) as Record<string, unknown>;
+      const row = JSON.parse(exact || hasNegativeZero(l) ? quoteInexactNumbers(l) : l) as Record<string, unknown>;
       return escaped ? (escapeStringsDeep(row) as Record<string, unknown>) : row;
     });
 }

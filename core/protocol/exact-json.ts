@@ -28,6 +28,16 @@ export function quoteInexactNumbers(text: string): string {
   });
 }
 
+/**
+ * A -0 value in the body: JSON.parse reads it, but JSON.stringify writes it back as 0, so on the
+ * hop from the shard function to the coordinator (a JSON payload) it would become +0, a different
+ * group key. Such a body goes through quoteInexactNumbers too, which keeps it as the text "-0".
+ */
+const NEGATIVE_ZERO = /[:[,]\s*-0(?![\d.eE])/;
+export function hasNegativeZero(text: string): boolean {
+  return NEGATIVE_ZERO.test(text);
+}
+
 /** Column types whose JSON numbers may not survive a double: Decimals, at any depth. */
 export function needsExactNumbers(types: readonly string[]): boolean {
   return types.some((t) => t.includes('Decimal'));

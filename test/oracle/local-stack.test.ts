@@ -17,12 +17,8 @@ const REFUSALS_ALLOWED = true;
 const DECIMAL_AS_NUMBER = 'Decimals come back as JSON numbers: digits past a double are lost';
 const HLL = 'uniq is answered by a HyperLogLog sketch (labelled approximate)';
 const DDSKETCH = 'quantiles are answered by a DDSketch (labelled approximate)';
-const NAN_AS_NULL = 'nan and inf come back as null (ClickHouse JSON default); the reference quotes them';
 
 const KNOWN_DIFFERENCES_TODAY: Record<string, string> = {
-  'aggregate/sum-decimal': DECIMAL_AS_NUMBER,
-  'aggregate/min-max-decimal': DECIMAL_AS_NUMBER,
-  'plain/star-events': DECIMAL_AS_NUMBER,
   'aggregate/uniq': HLL,
   'empty-shard/uniq': HLL,
   'combinator/if-uniq-quantile': `${HLL}; ${DDSKETCH}`,
@@ -30,9 +26,6 @@ const KNOWN_DIFFERENCES_TODAY: Record<string, string> = {
   'aggregate/quantiles': DDSKETCH,
   'aggregate/median': DDSKETCH,
   'empty-shard/quantiles': DDSKETCH,
-  'nulls/float-specials': NAN_AS_NULL,
-  'nulls/float-specials-grouped': NAN_AS_NULL,
-  'empty/scalar-over-nothing': NAN_AS_NULL,
   'expression/date-math': 'wrong type: max(ts) - min(ts) comes back Float64, ClickHouse says Int32',
   'order-limit/order-by-float-specials': 'wrong: GROUP BY a Float64 key with -inf, -0, 0, inf, nan gives 4 groups, ClickHouse 5',
   'types/decimal-arith': DECIMAL_AS_NUMBER,

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpAccess } from '../../adapters/clickhouse/http.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
+import type { RunDeps } from '../../core/scatter/run-query.js';
 import type { ShardRequest } from '../../core/protocol/shard-wire.js';
 import { oneEngineDeps } from '../support/one-engine-deps.js';
 import { chHttp, useChServers } from '../support/ch-servers.js';
@@ -31,12 +32,16 @@ afterAll(async () => {
 });
 
 const sent: ShardRequest[] = [];
+// Each shard answer crosses JSON as the Lambda payload does (JSON.stringify would write -0 as 0).
+const overJson = (d: RunDeps): RunDeps => ({ ...d, invoker: { invoke: async (...a) => JSON.parse(JSON.stringify(await d.invoker.invoke(...a))) } });
 const deps = () =>
-  oneEngineDeps(
-    { cluster: 'scatter', table: DIST, local: 'default.t_local', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } },
-    () => access,
-    sent,
-    (p) => ({ ...p, sql: p.sql.split('default.t_local').join(`default.t_s${p.shard}`) }),
+  overJson(
+    oneEngineDeps(
+      { cluster: 'scatter', table: DIST, local: 'default.t_local', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } },
+      () => access,
+      sent,
+      (p) => ({ ...p, sql: p.sql.split('default.t_local').join(`default.t_s${p.shard}`) }),
+    ),
   );
 const reference = referenceOn(() => access, DIST, 'default.t_all', '18.16');
 const unsupported: CorpusOutcome[] = [];

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
 import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
+import type { RunDeps } from '../../../core/scatter/run-query.js';
 import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
 import { runQuery } from '../../../core/scatter/run-query.js';
 import { oneEngineDeps } from '../../support/one-engine-deps.js';
@@ -33,12 +34,16 @@ afterAll(async () => {
 });
 
 const sent: ShardRequest[] = [];
+// Each shard answer crosses JSON as the Lambda payload does (JSON.stringify would write -0 as 0).
+const overJson = (d: RunDeps): RunDeps => ({ ...d, invoker: { invoke: async (...a) => JSON.parse(JSON.stringify(await d.invoker.invoke(...a))) } });
 const deps = () =>
-  oneEngineDeps(
-    { cluster: 'c', table: DIST, local: 'corpus.t_local', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } },
-    () => ch,
-    sent,
-    (p) => ({ ...p, sql: p.sql.split('corpus.t_local').join(`corpus.t_s${p.shard}`) }),
+  overJson(
+    oneEngineDeps(
+      { cluster: 'c', table: DIST, local: 'corpus.t_local', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } },
+      () => ch,
+      sent,
+      (p) => ({ ...p, sql: p.sql.split('corpus.t_local').join(`corpus.t_s${p.shard}`) }),
+    ),
   );
 const reference = referenceOn(() => ch, DIST, 'corpus.t_all', 'chdb');
 const unsupported: CorpusOutcome[] = [];
