@@ -7,10 +7,10 @@
 // first real run (test/support/replay-invoker.ts), so the clock measures the coordinator: its
 // fan-out, retries, merges, finalize and deadline, as in AWS where shards run elsewhere.
 //
-// Timing on a loaded machine: the allowance of test/reliability/deadline-adherence.test.ts is
-// added to the 150 ms: the time this process could not run during the request (its main thread's
-// run-queue wait, /proc/self/schedstat, or the lateness of a 5 ms ticker, whichever is larger).
-// No deadline logic can answer while the process is not running; both figures are printed.
+// Timing on a loaded machine: the 150 ms margin plus the time this process waited for a CPU during
+// the request (test/support/cpu-wait.ts: its main thread's run-queue wait). Not an event-loop
+// ticker's lateness: that would also excuse the coordinator's own long merges, which this test is
+// about. Both the raw overshoot and the allowance are printed.
 // Replay with FC_SEED=<printed seed>.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +25,7 @@ import { oneEngineDeps } from '../support/one-engine-deps.js';
 import { replayInvoker, type ReplayFault } from '../support/replay-invoker.js';
 import { canonicalRows } from '../support/type-corpus.js';
 import { fcSeed } from '../support/fc-seed.js';
+import { runqueueWaitMs } from '../support/cpu-wait.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const DIST = 'soak.dist';
@@ -88,22 +89,6 @@ function deps(): RunDeps {
   return { ...d, invoker: replay };
 }
 
-// Time this process could not run (see the header).
-const TICK_MS = 5;
-const stalls: Array<[number, number]> = [];
-function runqueueWaitMs(): number {
-  try {
-    return Number(fs.readFileSync('/proc/self/schedstat', 'utf8').split(' ')[1]) / 1e6;
-  } catch {
-    return 0;
-  }
-}
-function stalledDuring(t0: number, t1: number): number {
-  let sum = 0;
-  for (const [t, late] of stalls) sum += Math.max(0, Math.min(t, t1) - Math.max(t - late, t0));
-  return sum;
-}
-
 type Body = {
   meta?: { name: string; type: string }[];
   data?: Record<string, unknown>[];
@@ -132,12 +117,6 @@ describe('soak: faults, heavy merges and special values', () => {
   }, 60_000);
 
   it('every answer by timeoutMs + 150 ms; never wrong while labelled complete', async () => {
-    let last = performance.now();
-    const ticker = setInterval(() => {
-      const now = performance.now();
-      if (now - last > TICK_MS + 1) stalls.push([now, now - last - TICK_MS]);
-      last = now;
-    }, TICK_MS);
     const seed = fcSeed();
     const late: string[] = [];
     const wrong: string[] = [];
@@ -146,48 +125,44 @@ describe('soak: faults, heavy merges and special values', () => {
     let worstRaw = Number.NEGATIVE_INFINITY;
     let worstAllowance = 0;
     const started = performance.now();
-    try {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.integer({ min: 0, max: QUERIES.length - 1 }),
-          fc.integer({ min: 60, max: 900 }),
-          fc.array(fc.array(fault, { minLength: 2, maxLength: 2 }), { minLength: 2, maxLength: 2 }),
-          fc.boolean(),
-          async (qi, timeoutMs, f, requireComplete) => {
-            if (performance.now() - started > WALL_MS) return; // bounded in time; the runs so far count
-            runs++;
-            faults = f;
-            const q = QUERIES[qi]!;
-            const w0 = runqueueWaitMs();
-            const t0 = performance.now();
-            const r = await runQuery({ sql: q.sql, timeoutMs, requireComplete }, deps());
-            const t1 = performance.now();
-            const allowance = Math.max(runqueueWaitMs() - w0, stalledDuring(t0, t1));
-            const over = t1 - t0 - timeoutMs;
-            if (over > worstRaw) {
-              worstRaw = over;
-              worstAllowance = allowance;
-            }
-            const b = r.body as Body;
-            const what = `query ${qi}, timeout ${timeoutMs} ms, faults ${JSON.stringify(f)}, requireComplete ${requireComplete}`;
-            if (over > MARGIN_MS + allowance) late.push(`${what}: ${Math.round(t1 - t0)} ms (allowance ${Math.round(allowance)} ms)`);
-            if (r.status === 200) {
-              if (b.partial === false) {
-                complete++;
-                const got = canonicalRows(b.meta!, b.data!, q.ordered);
-                if (JSON.stringify(got) !== JSON.stringify(reference[qi])) wrong.push(`${what}: complete but ${JSON.stringify(got).slice(0, 300)}`);
-              } else if (!b.shards?.missing.length && !(b as { truncated?: unknown }).truncated) wrong.push(`${what}: partial without a reason`);
-              if (requireComplete && b.partial) wrong.push(`${what}: requireComplete answered partial`);
-            } else if (!(r.status === 504 || r.status === 502)) {
-              wrong.push(`${what}: ${r.status} ${JSON.stringify(b).slice(0, 200)}`);
-            }
-          },
-        ),
-        { seed, numRuns: 400 },
-      );
-    } finally {
-      clearInterval(ticker);
-    }
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: QUERIES.length - 1 }),
+        fc.integer({ min: 60, max: 900 }),
+        fc.array(fc.array(fault, { minLength: 2, maxLength: 2 }), { minLength: 2, maxLength: 2 }),
+        fc.boolean(),
+        async (qi, timeoutMs, f, requireComplete) => {
+          if (performance.now() - started > WALL_MS) return; // bounded in time; the runs so far count
+          runs++;
+          faults = f;
+          const q = QUERIES[qi]!;
+          const w0 = runqueueWaitMs();
+          const t0 = performance.now();
+          const r = await runQuery({ sql: q.sql, timeoutMs, requireComplete }, deps());
+          const t1 = performance.now();
+          const allowance = runqueueWaitMs() - w0;
+          const over = t1 - t0 - timeoutMs;
+          if (over > worstRaw) {
+            worstRaw = over;
+            worstAllowance = allowance;
+          }
+          const b = r.body as Body;
+          const what = `query ${qi}, timeout ${timeoutMs} ms, faults ${JSON.stringify(f)}, requireComplete ${requireComplete}`;
+          if (over > MARGIN_MS + allowance) late.push(`${what}: ${Math.round(t1 - t0)} ms (allowance ${Math.round(allowance)} ms)`);
+          if (r.status === 200) {
+            if (b.partial === false) {
+              complete++;
+              const got = canonicalRows(b.meta!, b.data!, q.ordered);
+              if (JSON.stringify(got) !== JSON.stringify(reference[qi])) wrong.push(`${what}: complete but ${JSON.stringify(got).slice(0, 300)}`);
+            } else if (!b.shards?.missing.length && !(b as { truncated?: unknown }).truncated) wrong.push(`${what}: partial without a reason`);
+            if (requireComplete && b.partial) wrong.push(`${what}: requireComplete answered partial`);
+          } else if (!(r.status === 504 || r.status === 502)) {
+            wrong.push(`${what}: ${r.status} ${JSON.stringify(b).slice(0, 200)}`);
+          }
+        },
+      ),
+      { seed, numRuns: 400 },
+    );
     console.log(
       `soak (FC_SEED=${seed}): ${runs} queries in ${Math.round(performance.now() - started)} ms, ${complete} complete; ` +
         `worst overshoot past the deadline ${Math.round(worstRaw)} ms (allowance then ${Math.round(worstAllowance)} ms)`,
