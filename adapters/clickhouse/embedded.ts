@@ -30,7 +30,7 @@ import type {
 
 export { parseJsonResult } from './json-result.js';
 import { abortedError, serverError } from './errors.js';
-import { parseJsonResult } from './json-result.js';
+import { mayHaveReplacedBytes, parseEachRowRows, parseJsonResult, RAW_STRINGS_FORMAT } from './json-result.js';
 import {
   checkedFormat,
   temporaryTableDdl,
@@ -68,8 +68,12 @@ async function loadChdb(): Promise<ChdbModule> {
   return (await import(name)) as ChdbModule;
 }
 
-/** Always on: 64-bit integers as JSON strings (ClickHouse JSON conventions, docs/api.md#2-http-api). */
-const ALWAYS = { output_format_json_quote_64bit_integers: 1 } as const;
+/**
+ * Always on: 64-bit integers as JSON strings (ClickHouse JSON conventions, docs/api.md#2-http-api),
+ * and Decimals as strings too (chdb has the setting), so their digits need no quoting pass.
+ */
+const ALWAYS = { output_format_json_quote_64bit_integers: 1, output_format_json_quote_decimals: 1 } as const;
+const QUOTED = { decimalsQuoted: true };
 
 export async function createEmbeddedAccess(opts: EmbeddedAccessOptions): Promise<ClickHouseAccess> {
   const dir = path.resolve(opts.path);
@@ -134,7 +138,13 @@ function makeAccess(o: Opened): ClickHouseAccess {
           settings.timeout_overflow_mode = 'throw';
         }
         const res = await o.session.queryAsync(body + settingsClause(settings) + '\nFORMAT JSON');
-        return parseJsonResult(res.text(), res.elapsed);
+        // The bytes, not text(): a String value need not be UTF-8 (json-result.ts keeps it exact).
+        const bytes = res.bytes();
+        const parsed = parseJsonResult(bytes, res.elapsed, QUOTED);
+        if (!mayHaveReplacedBytes(bytes)) return parsed;
+        // FORMAT JSON may have rewritten bytes that are not UTF-8: the rows again, raw (json-result.ts).
+        const again = await o.session.queryAsync(body + settingsClause(settings) + `\nFORMAT ${RAW_STRINGS_FORMAT}`);
+        return { ...parsed, rows: parseEachRowRows(again.bytes(), parsed.meta, QUOTED) };
       });
     },
 

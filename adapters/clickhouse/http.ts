@@ -29,7 +29,7 @@ import type {
   SettingValue,
 } from '../../core/clickhouse/port.js';
 import { abortedError, connectionError, parseClickHouseCode, serverError } from './errors.js';
-import { parseJsonResult } from './json-result.js';
+import { mayHaveReplacedBytes, parseEachRowRows, parseJsonResult, RAW_STRINGS_FORMAT } from './json-result.js';
 import { checkedFormat, externalIsEmpty, externalJsonEachRow, structureOf, temporaryTableDdl, trimStatement } from '../../core/clickhouse/sql-text.js';
 import { quoteStringLiteral } from '../../core/sql/quote.js';
 
@@ -81,7 +81,21 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
         qo.external ?? [],
         qo.signal,
       );
-      return parseBody(res.body.toString('utf8'));
+      const parsed = parseBody(res.body);
+      if (!mayHaveReplacedBytes(res.body)) return parsed;
+      // FORMAT JSON rewrites bytes that are not UTF-8: the rows again, raw (json-result.ts).
+      const again = await postQuery(
+        base,
+        opts,
+        agent,
+        requestTimeout,
+        `${trimStatement(sql)}\nFORMAT ${RAW_STRINGS_FORMAT}`,
+        queryId,
+        settingsOf(qo.settings),
+        qo.external ?? [],
+        qo.signal,
+      );
+      return { ...parsed, rows: parseEachRowRows(again.body, parsed.meta) };
     },
 
     async queryRaw(sql: string, qo: RawQueryOptions): Promise<RawResult> {
@@ -207,11 +221,12 @@ function summaryStatistics(summary: string | undefined, elapsedMs: number): { el
   return { elapsedMs, rowsRead, bytesRead };
 }
 
-/** A FORMAT JSON body, or the server exception that cut it short. */
-function parseBody(text: string): QueryResult {
+/** A FORMAT JSON body (its bytes: a String value need not be UTF-8), or the server exception that cut it short. */
+function parseBody(body: Buffer): QueryResult {
   try {
-    return parseJsonResult(text);
+    return parseJsonResult(body);
   } catch {
+    const text = body.toString('utf8');
     const at = text.search(/Code: \d+[.,] /);
     if (at >= 0) throw serverError(text.slice(at));
     throw new ClickHouseError(`unparseable response from ClickHouse: ${text.slice(0, 200)}`, 'server');

@@ -10,9 +10,9 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Expr } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
-import { fn, int, str, float } from './ast-build.js';
+import { fn, int, str, float, nul } from './ast-build.js';
 import type { SortSpec } from './evaluator.js';
-import { intInfo, isFloatType, stripNullable } from './values.js';
+import { decimalScale, intInfo, isArrayType, isFloatType, stripNullable, tupleTypes } from './values.js';
 
 export interface CursorKey {
   /** The value in ClickHouse JSON conventions, and its type (to print it back as a literal). */
@@ -79,19 +79,61 @@ function checkKey(k: CursorKey): void {
   const base = stripNullable(k.type);
   if (intInfo(base) && !(typeof k.json === 'string' || typeof k.json === 'number')) throw badCursor('bad key');
   if (intInfo(base) && !/^-?\d{1,78}$/.test(String(k.json))) throw badCursor(`key ${JSON.stringify(k.json)} is not an integer`);
-  if (isFloatType(base) && !(typeof k.json === 'number' || (typeof k.json === 'string' && Number.isFinite(Number(k.json))))) throw badCursor('bad key');
+  if (isFloatType(base) && !(typeof k.json === 'number' || (typeof k.json === 'string' && (/^-?nan$/i.test(k.json) || !Number.isNaN(floatOf(k.json))))))
+    throw badCursor('bad key');
 }
 
 /** A SQL literal for a value of ClickHouse type `t` given in JSON conventions. */
 export function literalFor(json: unknown, t: string): Expr {
   const base = stripNullable(t);
-  if (intInfo(base)) return int(BigInt(String(json)));
+  if (json === null) return nul();
+  // Arrays and tuples element by element (a string literal would not compare with them).
+  const el = isArrayType(base);
+  if (el !== undefined && Array.isArray(json))
+    return fn(
+      'array',
+      json.map((x) => literalFor(x, el)),
+    );
+  const tup = tupleTypes(base);
+  if (tup && json !== null && typeof json === 'object') {
+    const items = Array.isArray(json) ? json : Object.values(json);
+    return fn(
+      'tuple',
+      items.map((x, i) => literalFor(x, tup[i] ?? 'String')),
+    );
+  }
+  if (typeof json === 'object') throw badCursor('bad key');
+  const info = intInfo(base);
+  // Wider than 64 bits: typed, since ClickHouse reads a longer integer literal as a Float64.
+  if (info && info.bits > 64) return fn(`to${base}`, [str(String(BigInt(String(json))))]);
+  if (info) return int(BigInt(String(json)));
+  // A DateTime with a time zone: the text is read in that zone (a bare string literal would be
+  // read in the server's zone, and the next page would start at another instant).
+  const dt = /^DateTime(?:64\((\d+)\s*,\s*'([^']+)'\)|\('([^']+)'\))$/.exec(base);
+  if (dt && typeof json === 'string') {
+    return dt[1] !== undefined ? fn('toDateTime64', [str(json), int(Number(dt[1])), str(dt[2]!)]) : fn('toDateTime', [str(json), str(dt[3]!)]);
+  }
+  // Decimals as CAST(text AS the column's type): 18.16 compares no Decimal with a String.
+  if (decimalScale(base) !== undefined) return fn('CAST', [str(String(json)), str(base)]);
   if (isFloatType(base)) {
-    const n = Number(json);
-    if (!Number.isFinite(n)) throw new ScatterError('BAD_REQUEST', 'cursor over a NaN/Inf sort key is not supported');
-    return n < 0 ? fn('negate', [float(-n)]) : float(n);
+    const n = floatOf(json);
+    // inf/-inf as toFloat64('inf'): no literal spelling reads alike on 18.16 and current versions.
+    if (!Number.isFinite(n)) return fn(base === 'Float32' ? 'toFloat32' : 'toFloat64', [str(n > 0 ? 'inf' : '-inf')]);
+    const lit = n < 0 ? fn('negate', [float(-n)]) : float(n);
+    // A Float32 column compares with a Float32: its value is not the double its text reads as.
+    return base === 'Float32' ? fn('toFloat32', [lit]) : lit;
   }
   return str(String(json));
+}
+
+/** A float key in the API's JSON spelling ("nan", "inf", "-inf" and "-0" are strings there). */
+function floatOf(json: unknown): number {
+  if (typeof json === 'number') return json;
+  const s = String(json).toLowerCase();
+  if (s === 'nan' || s === '-nan') return NaN;
+  if (s === 'inf' || s === '+inf') return Infinity;
+  if (s === '-inf') return -Infinity;
+  return s.trim() === '' ? NaN : Number(s);
 }
 
 /**
@@ -108,14 +150,29 @@ export function afterPredicate(exprs: Expr[], specs: SortSpec[], keys: CursorKey
     const s = specs[i]!;
     const k = keys[i]!;
     const isNull = k.json === null;
+    // "After this row" is a comparison on the shards; for an Array or Tuple holding floats,
+    // ClickHouse's < and its ORDER BY disagree on nan elements, so the next page could lose rows.
+    if (/^(Array|Tuple|Map)\(/.test(stripNullable(k.type)) && /Float|Map\(/.test(k.type)) {
+      throw new ScatterError(
+        'UNSUPPORTED',
+        `continuing after a ${k.type} value is not supported (nan elements compare unlike they sort); page by other columns`,
+      );
+    }
+    // Floats: NaN sorts next to NULL (NULLS LAST: numbers, NaN, NULL; NULLS FIRST: NULL, NaN,
+    // numbers) and equals nothing, so a NaN key and the rows after a number name it explicitly.
+    const float = !isNull && isFloatType(stripNullable(k.type));
+    const nanKey = float && Number.isNaN(floatOf(k.json));
+    const cmp = () => fn(s.direction === 'DESC' ? 'less' : 'greater', [e, literalFor(k.json, k.type)]);
     let gt: Expr | undefined;
     if (s.nulls === 'FIRST') {
-      gt = isNull ? fn('isNotNull', [e]) : fn(s.direction === 'DESC' ? 'less' : 'greater', [e, literalFor(k.json, k.type)]);
-    } else {
-      gt = isNull ? undefined : fn('or', [fn(s.direction === 'DESC' ? 'less' : 'greater', [e, literalFor(k.json, k.type)]), fn('isNull', [e])]);
-    }
+      if (isNull) gt = fn('isNotNull', [e]);
+      else if (nanKey) gt = fn('and', [fn('not', [fn('isNaN', [e])]), fn('isNotNull', [e])]);
+      else gt = cmp();
+    } else if (isNull) gt = undefined;
+    else if (nanKey) gt = fn('isNull', [e]);
+    else gt = fn('or', float ? [cmp(), fn('isNaN', [e]), fn('isNull', [e])] : [cmp(), fn('isNull', [e])]);
     if (gt) ors.push(eqs.length ? fn('and', [...eqs, gt]) : gt);
-    eqs.push(isNull ? fn('isNull', [e]) : fn('equals', [e, literalFor(k.json, k.type)]));
+    eqs.push(isNull ? fn('isNull', [e]) : nanKey ? fn('isNaN', [e]) : fn('equals', [e, literalFor(k.json, k.type)]));
   }
   if (inclusive) ors.push(eqs.length === 1 ? eqs[0]! : fn('and', eqs));
   if (ors.length === 0) return fn('equals', [int(0), int(1)]);

@@ -12,6 +12,7 @@
 // - 'topk': ORDER BY <count aggregate> DESC first: each shard sends shard_size groups, and the
 //   answer carries Elasticsearch's doc_count_error_upper_bound per row and overall.
 import type { Expr, SelectQuery, OrderItem } from '../sql/ast.js';
+import { orderKey } from './order-key.js';
 import { ScatterError } from '../errors.js';
 import { canon, int } from './ast-build.js';
 import { childrenOf, walkExpr } from '../sql/visit.js';
@@ -344,11 +345,15 @@ class GroupMerger implements Merger {
       work.push({
         out: outs.map((o) => o.v),
         types: outs.map((o) => o.t),
-        sort: n.orderBy.map((o) => ev(o.expr).v),
+        // In ClickHouse's order (order-key.ts: Enum by number, IPs by bytes).
+        sort: n.orderBy.map((o) => {
+          const r = ev(o.expr);
+          return orderKey(r.v, r.t);
+        }),
         by: (n.limitBy?.by ?? []).map((b) => ev(b).v),
         // Ties on ORDER BY (or no ORDER BY) break on the group keys ascending, as the shards
         // break them: the Map of groups is in arrival order, which must never pick the rows.
-        tie: g.keys,
+        tie: g.keys.map((k, i) => orderKey(k, keyTypes[i]!)),
         group: g,
       });
     }

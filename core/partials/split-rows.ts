@@ -15,7 +15,8 @@ import { afterPredicate, decodeCursor, encodeCursor, queryShapeHash, type Cursor
 import type { SortSpec } from './evaluator.js';
 import { applyPostClauses, merge2, rowComparator, type WorkRow } from './post-process.js';
 import type { FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
-import { fromJson } from './values.js';
+import { fromJson, toJson } from './values.js';
+import { orderKey } from './order-key.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 import { TransferBudget } from './transfer-budget.js';
 
@@ -167,9 +168,10 @@ class RowMerger implements Merger {
       shard,
       pos,
       out: outCols.map((m) => fromJson(r[m.name], m.type)),
-      sort: this.sortCols.map((c) => fromJson(r[c], types.get(c) ?? 'String')),
+      // Sort and tie values in ClickHouse's order (order-key.ts), as the shards sorted them.
+      sort: this.sortCols.map((c) => orderKey(fromJson(r[c], types.get(c) ?? 'String'), types.get(c) ?? 'String')),
       by: this.byCols.map((c) => fromJson(r[c], types.get(c) ?? 'String')),
-      tie: this.tieCols.map((c) => fromJson(r[c], types.get(c) ?? 'String')),
+      tie: this.tieCols.map((c) => orderKey(fromJson(r[c], types.get(c) ?? 'String'), types.get(c) ?? 'String')),
     }));
     // Merge on arrival: one linear merge of the shard's sorted list into the running result,
     // truncated to the rows the page can still use (bounded memory for ORDER BY ... LIMIT).
@@ -197,9 +199,14 @@ class RowMerger implements Merger {
       offset = 0;
     }
     const page = applyPostClauses(all, { sort: this.specs, distinct: this.o.distinct, limitBy: this.n.limitBy, limit: this.n.limit, offset });
+    // Each value printed from its parsed form, not the shard's JSON: one spelling for every answer
+    // (Decimals and non-finite floats as text, invalid UTF-8 as U+FFFD; values.ts toJson).
     const data = page.rows.map((r) => {
       const o: Record<string, unknown> = {};
-      for (const m of meta) o[m.name] = (r as WorkRow & { raw: Record<string, unknown> }).raw[m.name];
+      const out = (r as WorkRow).out;
+      meta.forEach((m, i) => {
+        o[m.name] = toJson(out[i]!, m.type);
+      });
       return o;
     });
     const res: FinalResult = { meta, data };

@@ -1,7 +1,10 @@
-// ClickHouse values on the coordinator: JSON in (64-bit integers may arrive as strings), exact
-// arithmetic inside (every integer type as a bigint, floats as numbers), ClickHouse JSON out
-// ((U)Int64 and wider as strings, NaN/Inf as null), and ClickHouse's ordering (NaN after numbers,
-// NULL last by default, strings by UTF-8 bytes).
+// ClickHouse values on the coordinator: JSON in (read exactly: core/protocol/exact-json.ts), exact
+// arithmetic inside (every integer type and Decimal as a bigint, floats as numbers, strings with
+// bytes that are not UTF-8 as surrogate escapes), and ClickHouse's ordering (NaN after numbers, NULL
+// last by default, strings by bytes). Out, the API's JSON (docs/architecture.md#the-value-model):
+// ClickHouse's conventions, with every value a JSON number would lose written as a string: (U)Int64
+// and wider, Decimals, nan/inf/-inf and -0; invalid UTF-8 as U+FFFD, as ClickHouse's JSON writes it.
+import { displayString, hasEscapedBytes, stringBytes } from '../protocol/exact-json.js';
 
 export type Value = null | bigint | number | string | boolean | Value[];
 
@@ -50,14 +53,25 @@ export function decimalScale(t: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** Decimal text or JSON number -> integer scaled by 10^scale (exact for text). */
+/**
+ * Decimal text or JSON number -> integer scaled by 10^scale. Exact for text, and for a number too
+ * when it came through the exact reader (its shortest spelling is then ClickHouse's own digits).
+ */
 export function parseDecimal(v: unknown, scale: number): bigint {
-  let txt = typeof v === 'number' ? v.toFixed(Math.min(scale, 20)) : String(v).trim();
+  let txt = typeof v === 'number' ? String(v) : String(v).trim();
   const neg = txt.startsWith('-');
   if (neg || txt.startsWith('+')) txt = txt.slice(1);
-  const [ip, fp = ''] = txt.split('.');
-  const frac = (fp + '0'.repeat(scale)).slice(0, scale);
-  const n = BigInt((ip || '0') + frac);
+  let exp = 0;
+  const e = txt.search(/[eE]/);
+  if (e >= 0) {
+    exp = Number(txt.slice(e + 1));
+    txt = txt.slice(0, e);
+  }
+  const [ip = '', fp = ''] = txt.split('.');
+  // digits * 10^(exp - fp.length), rescaled to 10^-scale (truncating extra digits, as ClickHouse's reader).
+  const digits = BigInt((ip || '0') + fp);
+  const shift = scale + exp - fp.length;
+  const n = shift >= 0 ? digits * 10n ** BigInt(shift) : digits / 10n ** BigInt(-shift);
   return neg ? -n : n;
 }
 
@@ -130,8 +144,53 @@ function fromJsonSlow(v: unknown, t: string): Value {
   if (el !== undefined && Array.isArray(v)) return v.map((x) => fromJson(x, el));
   const tup = tupleTypes(base);
   if (tup && Array.isArray(v)) return v.map((x, i) => fromJson(x, tup[i] ?? 'String'));
+  // Named tuples: ClickHouse writes them as objects (output_format_json_named_tuples_as_objects).
+  if (tup && typeof v === 'object') {
+    const names = tupleNames(base);
+    return names.map((n, i) => fromJson((v as Record<string, unknown>)[n], tup[i] ?? 'String'));
+  }
+  // Maps: a JSON object; kept as [key text, value] pairs in ClickHouse's order.
+  const map = mapTypes(base);
+  if (map && typeof v === 'object' && !Array.isArray(v)) return Object.entries(v as object).map(([k, x]) => [k, fromJson(x, map[1])]);
   if (Array.isArray(v)) return v.map((x) => fromJson(x, 'String'));
   return typeof v === 'string' ? v : typeof v === 'number' ? v : String(v);
+}
+
+/** Key and value types of `Map(K, V)`. */
+export function mapTypes(t: string): [string, string] | undefined {
+  const m = /^Map\((.*)\)$/.exec(t);
+  if (!m) return undefined;
+  const parts = splitTop(m[1]!);
+  return parts.length === 2 ? [parts[0]!, parts[1]!] : undefined;
+}
+
+/** Element names of a named `Tuple(a A, b B)`, else []. */
+export function tupleNames(t: string): string[] {
+  const m = /^Tuple\((.*)\)$/.exec(t);
+  if (!m) return [];
+  const parts = splitTop(m[1]!);
+  const named = parts.map((x) => /^([A-Za-z_][A-Za-z0-9_]*) [A-Z]/.exec(x)?.[1]);
+  return named.every((x) => x !== undefined) ? (named as string[]) : [];
+}
+
+function splitTop(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  let quote = false;
+  for (const ch of s) {
+    if (ch === "'") quote = !quote;
+    if (!quote && ch === '(') depth++;
+    if (!quote && ch === ')') depth--;
+    if (!quote && ch === ',' && depth === 0) {
+      out.push(cur.trim());
+      cur = '';
+      continue;
+    }
+    cur += ch;
+  }
+  if (cur.trim()) out.push(cur.trim());
+  return out;
 }
 
 /** Element types of `Tuple(A, B, ...)` (named elements `name T` are accepted too). */
@@ -164,9 +223,9 @@ export function toJson(v: Value, t: string): unknown {
     if (info && decimalScale(base) === undefined) {
       p = info.bits <= 32 ? (x) => (typeof x === 'bigint' ? Number(x) : toJsonSlow(x, t)) : (x) => (typeof x === 'bigint' ? x.toString() : toJsonSlow(x, t));
     } else if (base === 'String') {
-      p = (x) => (typeof x === 'string' ? x : toJsonSlow(x, t));
+      p = (x) => (typeof x === 'string' ? displayString(x) : toJsonSlow(x, t));
     } else if (isFloatType(base)) {
-      p = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : toJsonSlow(x, t));
+      p = (x) => (typeof x === 'number' && Number.isFinite(x) && !Object.is(x, -0) ? x : toJsonSlow(x, t));
     } else p = (x) => toJsonSlow(x, t);
     printers.set(t, p);
   }
@@ -177,7 +236,8 @@ function toJsonSlow(v: Value, t: string): unknown {
   if (v === null) return null;
   const base = stripNullable(t);
   const scale = decimalScale(base);
-  if (scale !== undefined && typeof v === 'bigint') return Number(formatDecimal(v, scale));
+  // Decimals as their exact digits (output_format_json_quote_decimals): a JSON number would be a double.
+  if (scale !== undefined && typeof v === 'bigint') return formatDecimal(v, scale);
   if (typeof v === 'bigint') {
     const info = intInfo(base);
     if (info && info.bits <= 32) return Number(v);
@@ -185,14 +245,27 @@ function toJsonSlow(v: Value, t: string): unknown {
     return v.toString();
   }
   if (typeof v === 'number') {
-    if (!Number.isFinite(v)) return null;
+    // ClickHouse's spellings with output_format_json_quote_denormals; -0 as text too, since
+    // JSON.stringify writes it as 0.
+    if (Number.isNaN(v)) return 'nan';
+    if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
+    if (Object.is(v, -0)) return '-0';
     const info = intInfo(base);
     if (info && info.bits > 32) return String(v);
     return v;
   }
+  if (typeof v === 'string') return displayString(v);
   if (Array.isArray(v)) {
+    const map = mapTypes(base);
+    if (map) {
+      const o: Record<string, unknown> = {};
+      for (const kv of v) if (Array.isArray(kv)) o[displayString(String(kv[0]))] = toJson(kv[1] ?? null, map[1]);
+      return o;
+    }
     const el = isArrayType(base);
     const tup = tupleTypes(base);
+    const names = tup ? tupleNames(base) : [];
+    if (names.length && names.length === v.length) return Object.fromEntries(names.map((n, i) => [n, toJson(v[i]!, tup![i]!)]));
     return v.map((x, i) => toJson(x, el ?? tup?.[i] ?? 'String'));
   }
   return v;
@@ -211,8 +284,9 @@ export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
   // Fast path: UTF-16 order equals UTF-8 byte order when no surrogates are involved.
   if (!/[\uD800-\uDFFF]/.test(a) && !/[\uD800-\uDFFF]/.test(b)) return a < b ? -1 : 1;
-  const x = enc.encode(a);
-  const y = enc.encode(b);
+  // Bytes that are not UTF-8 travel as surrogate escapes: compare the bytes they stand for.
+  const x = hasEscapedBytes(a) ? stringBytes(a) : enc.encode(a);
+  const y = hasEscapedBytes(b) ? stringBytes(b) : enc.encode(b);
   const n = Math.min(x.length, y.length);
   for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
   return x.length - y.length;
@@ -294,7 +368,8 @@ export function valueKey(v: Value): string {
     case 'bigint':
       return `b${v}`;
     case 'number':
-      return `n${v}`;
+      // -0 and +0 are two keys, as in ClickHouse's GROUP BY and uniqExact (they hash by bits).
+      return v === 0 && Object.is(v, -0) ? 'n-0' : `n${v}`;
     case 'boolean':
       return v ? 'T' : 'F';
     default:
@@ -303,7 +378,9 @@ export function valueKey(v: Value): string {
   return `j${valueKeyJson(v)}`;
 }
 function valueKeyJson(v: Value): string {
-  return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : typeof x === 'number' && !Number.isFinite(x) ? `#${x}` : x));
+  return JSON.stringify(v, (_k, x) =>
+    typeof x === 'bigint' ? `${x}n` : typeof x === 'number' && (!Number.isFinite(x) || Object.is(x, -0)) ? `#${Object.is(x, -0) ? '-0' : x}` : x,
+  );
 }
 
 export function toNumber(v: Value): number {
@@ -318,7 +395,7 @@ export function toNumber(v: Value): number {
 export function defaultOf(t: string): Value {
   if (isNullable(t)) return null;
   const base = stripNullable(t);
-  if (isIntType(base)) return 0n;
+  if (isIntType(base) || decimalScale(base) !== undefined) return 0n;
   if (isFloatType(base)) return 0;
   if (base === 'Date' || base === 'Date32') return '1970-01-01';
   if (/^DateTime64/.test(base)) return '1970-01-01 00:00:00.000';

@@ -12,7 +12,8 @@ import type { ShardInvoker } from './invoker.js';
 import { createLimiter, type Limiter } from './fanout.js';
 import { callShard, type HedgeSettings, type MissingReason, type ShardOutcome } from './call-shard.js';
 import type { HedgeState } from './hedge.js';
-import { deadlineSignal } from './deadline.js';
+import { DeadlineExceeded, deadlineSignal } from './deadline.js';
+import { mergeBudget, partialUnits, type MergeBudget } from './merge-budget.js';
 
 export interface MissingShard {
   shard: number;
@@ -54,6 +55,8 @@ export interface GatherResult {
   skipped: ShardPlan[];
   /** When each partial was merged, in arrival order. */
   merges: MergeSpan[];
+  /** The merge budget (merge-budget.ts): the caller records its finalize into it. */
+  budget?: MergeBudget;
 }
 
 /** The external tables one shard's query needs, with per-shard pruned copies taking precedence. */
@@ -104,6 +107,18 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
   const queried = plan.shards.filter((s) => !s.skipped);
   let mergeError: unknown;
   const merges: MergeSpan[] = [];
+  // The deadline covers the merge and the finalize (merge-budget.ts): stop waiting for shards when
+  // the time left only covers the finalize of what is merged (re-armed after every merge).
+  const budget = mergeBudget(input.deadlineAt);
+  let cutoffTimer: ReturnType<typeof setTimeout> | undefined;
+  const armCutoff = () => {
+    if (cutoffTimer) clearTimeout(cutoffTimer);
+    const at = budget.cutoff();
+    if (at >= input.deadlineAt) return;
+    cutoffTimer = setTimeout(() => stop.abort(new DeadlineExceeded(at)), Math.max(0, at - now()));
+    cutoffTimer.unref?.();
+  };
+  armCutoff();
 
   try {
     const outcomes = await Promise.all(
@@ -137,13 +152,22 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
         });
         if (outcome.status === 'ok' && outcome.response && mergeError === undefined) {
           const startedAt = now();
-          try {
-            merger.add(shardPlan.shard, outcome.response.rows, outcome.response.meta); // merge on arrival
-          } catch (e) {
-            mergeError = e; // e.g. a transfer limit: stop everything, report it
-            stop.abort(e);
+          const units = partialUnits(outcome.response.rows);
+          if (!budget.fits(units, startedAt)) {
+            // Too late to merge and still answer by the deadline: the answer goes without it.
+            Object.assign(outcome, { status: 'timeout', message: `shard ${shardPlan.shard} ${budget.describeDrop(units, startedAt)}` });
+          } else {
+            try {
+              merger.add(shardPlan.shard, outcome.response.rows, outcome.response.meta); // merge on arrival
+            } catch (e) {
+              mergeError = e; // e.g. a transfer limit: stop everything, report it
+              stop.abort(e);
+            }
+            const endedAt = now();
+            merges.push({ shard: shardPlan.shard, startedAt, endedAt });
+            budget.recordMerge(units, endedAt - startedAt);
+            armCutoff();
           }
-          merges.push({ shard: shardPlan.shard, startedAt, endedAt: now() });
         }
         // The rows are merged; drop them so a wide fan-out does not hold every partial twice.
         if (outcome.response) outcome.response = { ...outcome.response, rows: [] };
@@ -152,8 +176,15 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
       }),
     );
     if (mergeError !== undefined) throw mergeError;
-    return { merger, outcomes, missing: missingOf(outcomes), skipped, merges };
+    // Shards cut at the merge cutoff, before the deadline itself: say why they were not awaited.
+    const cut = stop.signal.reason instanceof DeadlineExceeded ? stop.signal.reason.at : undefined;
+    if (cut !== undefined && cut < input.deadlineAt) {
+      const note = `; stopped waiting ${Math.round(input.deadlineAt - cut)} ms before the deadline, the time the finalize of the merged partials needs`;
+      for (const o of outcomes) if (o.status === 'timeout' && o.response === undefined) o.message = `${o.message ?? 'timeout'}${note}`;
+    }
+    return { merger, outcomes, missing: missingOf(outcomes), skipped, merges, budget };
   } finally {
+    if (cutoffTimer) clearTimeout(cutoffTimer);
     deadline.dispose();
     input.signal?.removeEventListener('abort', onParent);
   }

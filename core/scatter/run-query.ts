@@ -240,6 +240,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
     throw e;
   }
   const finalized = now();
+  gathered.budget?.recordFinalize(finalized - finalizeAt); // the next query's estimate (merge-budget.ts)
   // transferOverflowMode 'break' cut something: shipped GLOBAL data (the plan) or groups/rows the
   // merger stopped accepting (the finalize). Either way the answer is partial, never complete.
   const truncated = [...(plan.truncated ?? []), ...subTruncated, ...(fin.truncated ?? [])];

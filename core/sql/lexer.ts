@@ -4,6 +4,7 @@
 // Errors are SYNTAX_ERROR with the 1-based line/column of the offending character.
 
 import { ScatterError } from '../errors.js';
+import { decodeEscaped } from '../protocol/exact-json.js';
 
 export type TokenType =
   | 'ident' // bare word (keywords are idents; the parser decides by context)
@@ -339,8 +340,8 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 };
 
 // A quoted run: 'string', `ident` or "ident". The quote doubles as an escape (''), and
-// backslash escapes are ClickHouse's. \xHH bytes are collected and decoded as UTF-8: a JS string
-// cannot carry raw bytes, so invalid UTF-8 is refused rather than silently changed.
+// backslash escapes are ClickHouse's. \xHH bytes are collected and decoded as UTF-8, the bytes of
+// invalid sequences as surrogate escapes (one per byte), so no byte is lost or changed.
 function scanQuoted(
   src: string,
   i: number,
@@ -354,15 +355,11 @@ function scanQuoted(
   let runStart = i;
   const lines = { count: 0, lastStart: 0 };
   let bytes: number[] | undefined;
-  const flushBytes = (at: number): void => {
+  const flushBytes = (): void => {
     if (!bytes) return;
-    try {
-      out += new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes));
-    } catch {
-      throw new ScatterError('UNSUPPORTED', `String literal with bytes that are not UTF-8 (\\x escapes) at offset ${at}`, {
-        position: positionAt(src, at),
-      });
-    }
+    // Bytes that are not UTF-8 are kept as surrogate escapes (core/protocol/exact-json.ts), which
+    // the printer writes back as the same \\xHH bytes.
+    out += decodeEscaped(Uint8Array.from(bytes));
     bytes = undefined;
   };
   while (true) {
@@ -371,13 +368,13 @@ function scanQuoted(
     const c = src.charCodeAt(i);
     if (c === quote) {
       if (src.charCodeAt(i + 1) === quote) {
-        flushBytes(i);
+        flushBytes();
         out += src.slice(runStart, i + 1);
         i += 2;
         runStart = i;
         continue;
       }
-      flushBytes(i);
+      flushBytes();
       out += src.slice(runStart, i);
       return { value: out, end: i + 1, lines };
     }
@@ -387,7 +384,7 @@ function scanQuoted(
     }
     if (c === 92 /* \ */) {
       const isByte = src.charCodeAt(i + 1) === 120 && isHex(src.charCodeAt(i + 2)) && isHex(src.charCodeAt(i + 3));
-      if (!isByte) flushBytes(i);
+      if (!isByte) flushBytes();
       out += src.slice(runStart, i);
       const d = src[i + 1];
       if (d === undefined) throw err(start, 'Unterminated string literal: expected a character after \\, found end of query');
@@ -411,7 +408,7 @@ function scanQuoted(
       continue;
     }
     if (bytes) {
-      flushBytes(i);
+      flushBytes();
     }
     i++;
   }
@@ -424,9 +421,5 @@ function decodeBitString(src: string, start: number, digits: string, hex: boolea
     throw syntaxError(src, start, `Malformed ${hex ? 'hex' : 'binary'} string literal: expected ${hex ? 'pairs of hex digits' : 'groups of 8 bits'}`);
   }
   for (let k = 0; k < digits.length; k += per) bytes.push(parseInt(digits.slice(k, k + per), hex ? 16 : 2));
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes));
-  } catch {
-    throw new ScatterError('UNSUPPORTED', 'String literal with bytes that are not UTF-8', { position: positionAt(src, start) });
-  }
+  return decodeEscaped(Uint8Array.from(bytes));
 }

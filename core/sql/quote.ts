@@ -20,6 +20,9 @@ function quoted(s: string, quote: number): string {
     if (c === quote) esc = '\\' + q;
     else if (c === 92) esc = '\\\\';
     else if (c < 32 || c === 127) esc = controlEscape(c);
+    // A byte that is not UTF-8, carried as a surrogate escape (core/protocol/exact-json.ts): the byte itself.
+    else if (c >= 0xdc80 && c <= 0xdcff && !(k > 0 && s.charCodeAt(k - 1) >= 0xd800 && s.charCodeAt(k - 1) <= 0xdbff))
+      esc = '\\x' + (c - 0xdc00).toString(16).toUpperCase();
     if (esc !== undefined) {
       out += s.slice(run, k) + esc;
       run = k + 1;
@@ -40,7 +43,7 @@ export interface StringQuoteOptions {
 
 /** A ClickHouse string literal for `s` ('...' with backslash escapes). */
 export function quoteStringLiteral(s: string, opts: StringQuoteOptions = {}): string {
-  if (opts.rawControls) return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\0/g, '\\0')}'`;
+  if (opts.rawControls && !/[\uDC80-\uDCFF]/.test(s)) return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\0/g, '\\0')}'`;
   return quoted(s, 39);
 }
 

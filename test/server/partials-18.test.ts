@@ -60,12 +60,17 @@ async function both(sql: string) {
   const split = splitQuery(q, { shardCount: 3, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 1e6, hllEncoding: 'uniqArray' });
   const m = split.createMerger();
   for (const s of [2, 1, 0]) {
-    const res = await ch.query(onTable(split.shardQuery, `t_${s}`));
+    const res = await ch.query(onTable(split.shardQuery, `t_${s}`), { settings: QUOTED });
     m.add(s, res.rows, res.meta);
   }
-  const single = await ch.query(onTable(q, 't_all'));
+  // In the answer's spellings (nan/inf as strings); NaN's sign is not kept (docs/architecture.md#the-value-model).
+  const single = await ch.query(onTable(q, 't_all'), { settings: QUOTED });
+  single.rows = single.rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === '-nan' ? 'nan' : v])));
   return { got: m.finalize(), single };
 }
+
+/** nan/inf as strings, as the shard function asks (core/shard/execute.ts). */
+const QUOTED = { output_format_json_quote_denormals: 1 };
 
 const EXACT = [
   'SELECT count(), sum(x), min(x), max(x), avg(x), count(y), sum(y), min(y), max(y), avg(y) FROM t',

@@ -9,6 +9,7 @@ import type { AggregateImpl } from './family.js';
 import { aggCall, andCond } from './family.js';
 import { fn } from '../ast-build.js';
 import { defaultOf, isNaNValue, totalCompare, type Value } from '../values.js';
+import { orderKey } from '../order-key.js';
 
 export function argMinMaxFamily(kind: 'argMin' | 'argMax', call: FunctionCall, args: Expr[], cond: Expr | undefined): AggregateImpl {
   if (args.length !== 2) throw new Error(`${kind} takes two arguments`);
@@ -37,7 +38,8 @@ export function argMinMaxFamily(kind: 'argMin' | 'argMax', call: FunctionCall, a
             if (empty === undefined || totalCompare(a, empty) < 0) empty = a;
             return;
           }
-          const v = vals[1] ?? null;
+          // v in ClickHouse's order (order-key.ts: Enum by number, IPs by bytes).
+          const v = orderKey(vals[1] ?? null, types[1] ?? 'String');
           if (!best) {
             best = { a, v };
             return;

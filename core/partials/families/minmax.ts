@@ -8,6 +8,7 @@ import type { Expr, FunctionCall } from '../../sql/ast.js';
 import type { AggregateImpl } from './family.js';
 import { aggCall } from './family.js';
 import { defaultOf, isNaNValue, totalCompare, type Value } from '../values.js';
+import { orderKey } from '../order-key.js';
 
 export function minMaxFamily(kind: 'min' | 'max', call: FunctionCall, args: Expr[], cond: Expr | undefined): AggregateImpl {
   if (args.length !== 1) throw new Error(`${kind} takes one argument`);
@@ -21,6 +22,7 @@ export function minMaxFamily(kind: 'min' | 'max', call: FunctionCall, args: Expr
     newState() {
       let has = false;
       let best: Value = null;
+      let bestKey: Value = null; // best in ClickHouse's order (order-key.ts: Enum by number, IPs by bytes)
       let empty: Value | undefined;
       let seenType = 'Nothing';
       return {
@@ -36,8 +38,10 @@ export function minMaxFamily(kind: 'min' | 'max', call: FunctionCall, args: Expr
           // NaN compares false against everything in ClickHouse's min/max: a NaN never replaces a number.
           // Values equal as numbers but not identical (-0 and +0) are ordered by totalCompare, so
           // the winner does not depend on which arrived first: min keeps -0, max keeps +0.
-          if (!has || (isNaNValue(best) && !isNaNValue(v)) || (!isNaNValue(v) && sign * totalCompare(v, best) < 0)) {
+          const key = orderKey(v, seenType);
+          if (!has || (isNaNValue(best) && !isNaNValue(v)) || (!isNaNValue(v) && sign * totalCompare(key, bestKey) < 0)) {
             best = v;
+            bestKey = key;
             has = true;
           }
         },

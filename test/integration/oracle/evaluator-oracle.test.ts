@@ -120,9 +120,11 @@ const EXPRS = [
 ];
 
 test.each(EXPRS)('%s', async (sql) => {
-  const res = await ch.query(`SELECT ${sql} AS r, toTypeName(${sql}) AS t`);
+  // In the API's JSON spellings (nan/inf as strings: docs/architecture.md#the-value-model).
+  const res = await ch.query(`SELECT ${sql} AS r, toTypeName(${sql}) AS t`, { settings: { output_format_json_quote_denormals: 1 } });
   const want = res.rows[0]!;
   const got = evaluate(parseExpression(sql), () => undefined);
   expect(got.t).toBe(want.t);
-  expect(toJson(got.v, got.t)).toEqual(want.r);
+  // NaN's sign is not kept (docs/architecture.md#the-value-model): ClickHouse writes 0/0 as -nan.
+  expect(toJson(got.v, got.t)).toEqual(want.r === '-nan' ? 'nan' : want.r);
 });

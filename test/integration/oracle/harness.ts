@@ -65,14 +65,19 @@ export async function startOracle(rowCount: number): Promise<Oracle> {
       const plan = await planQuery(sql, topo, opts.cursor ? { cursor: opts.cursor } : {});
       const merger = plan.createMerger();
       const live = plan.shards.filter((s) => !s.skipped);
-      const results = await Promise.all(live.map((s) => cluster.shards[s.shard]!.query(s.sql!, { settings: plan.settings })));
+      const results = await Promise.all(live.map((s) => cluster.shards[s.shard]!.query(s.sql!, { settings: { ...plan.settings, ...SHARD_JSON } })));
       const idx = order ? order.filter((i) => i < live.length) : live.map((_s, i) => i);
       for (const i of idx) merger.add(live[i]!.shard, results[i]!.rows, results[i]!.meta);
       return merger.finalize();
     },
-    single: (sql) => cluster.oracle!.query(toLocal(sql)),
+    single: (sql) => cluster.oracle!.query(toLocal(sql), { settings: API_JSON }),
     stop: () => cluster.stop(),
   };
 }
+
+/** What the shard function adds to every query (core/shard/execute.ts): nan/inf as strings. */
+const SHARD_JSON = { output_format_json_quote_denormals: 1 };
+/** The single node answers in the API's JSON spellings (docs/architecture.md#the-value-model). */
+const API_JSON = { output_format_json_quote_denormals: 1, output_format_json_quote_decimals: 1 };
 
 export type { ClickHouseAccess };

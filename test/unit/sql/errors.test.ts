@@ -131,7 +131,6 @@ describe('UNSUPPORTED names the construct', () => {
     ['SELECT a FROM t WHERE EXISTS (SELECT 1)', /EXISTS/],
     ['SELECT a FROM t ORDER BY a WITH FILL FROM 1 TO 5', /WITH FILL/],
     ['SELECT a FROM t GROUP BY ALL', /GROUP BY ALL/],
-    ["SELECT '\\xFF'", /not UTF-8/],
     ['SELECT 1 UNION ALL SELECT 2 UNION DISTINCT SELECT 3', /Mixing UNION/],
     ['SELECT a FROM t ARRAY JOIN x ARRAY JOIN y', /More than one ARRAY JOIN/],
     ['SELECT a FROM t QUALIFY a > 1', /QUALIFY/],
