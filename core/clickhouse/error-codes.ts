@@ -114,14 +114,14 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [403, 'INVALID_JOIN_ON_EXPRESSION', 'user'],
   [407, 'DECIMAL_OVERFLOW', 'user'],
   [425, 'SYSTEM_ERROR', 'server'],
-  [441, 'CANNOT_PARSE_IPV4', 'user'],
-  [442, 'CANNOT_PARSE_IPV6', 'user'],
   [452, 'SETTING_CONSTRAINT_VIOLATION', 'user'],
   [456, 'UNKNOWN_QUERY_PARAMETER', 'user'],
   [457, 'BAD_QUERY_PARAMETER', 'user'],
   [497, 'ACCESS_DENIED', 'user'],
   [507, 'UNABLE_TO_SKIP_UNUSED_SHARDS', 'user'],
   [516, 'AUTHENTICATION_FAILED', 'server'],
+  [675, 'CANNOT_PARSE_IPV4', 'user'],
+  [676, 'CANNOT_PARSE_IPV6', 'user'],
   [1001, 'STD_EXCEPTION', 'server'],
 ];
 

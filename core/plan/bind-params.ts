@@ -109,9 +109,9 @@ function bindOne(node: Expr & { kind: 'param' }, raw: string | null): Expr {
   } else if (inner === 'UUID') {
     if (!UUID.test(raw)) throw bad(376, 'CANNOT_PARSE_UUID');
   } else if (inner === 'IPv4') {
-    if (!IPV4.test(raw)) throw bad(441, 'CANNOT_PARSE_IPV4');
+    if (!IPV4.test(raw)) throw bad(675, 'CANNOT_PARSE_IPV4');
   } else if (inner === 'IPv6') {
-    if (!/^[0-9a-f:.]+$/i.test(raw) || !raw.includes(':')) throw bad(442, 'CANNOT_PARSE_IPV6');
+    if (!/^[0-9a-f:.]+$/i.test(raw) || !raw.includes(':')) throw bad(676, 'CANNOT_PARSE_IPV6');
   } else if (inner === 'Identifier') {
     throw paramError(48, 'NOT_IMPLEMENTED', `query parameter '${name}' of type Identifier is not supported: name tables and columns in the query text`, node);
   }
