@@ -237,6 +237,10 @@ function arith(name: string, a: Typed, b: Typed, e: FunctionCall): Typed {
   const ta = stripNullable(a.t);
   const tb = stripNullable(b.t);
   const nul = isNullable(a.t) || isNullable(b.t);
+  // Only numbers: ClickHouse's arithmetic on dates and times has types of its own (DateTime - DateTime
+  // is Int32 seconds, Date + n is a Date), which this evaluator does not model; the general path has them.
+  const numeric = (t: string) => isIntType(t) || isFloatType(t) || t === 'Bool' || t === 'Nothing';
+  if (!numeric(ta) || !numeric(tb)) throw evalError(`${name} over ${ta} and ${tb} is not evaluated on the coordinator`, e);
   const wrapT = (t: string) => (nul ? nullable(t) : t);
   if (a.v === null || b.v === null) {
     const t = name === 'divide' || isFloatType(ta) || isFloatType(tb) ? 'Float64' : 'Int64';
