@@ -4,6 +4,7 @@
 // ClickHouse's JSON puts them, beside `data`.
 import type { ColumnMeta, SettingValue } from '../../clickhouse/port.js';
 import { ScatterError } from '../../errors.js';
+import { hasNegativeZero, needsExactNumbers, quoteInexactNumbers } from '../../protocol/exact-json.js';
 
 /** The format and settings of a final stage whose answer becomes the API's JSON. */
 export const JSON_FINAL_FORMAT = 'JSON';
@@ -29,7 +30,12 @@ interface JsonDoc {
 }
 
 export function parseFinalJson(bytes: Buffer): FinalJson {
-  const text = bytes.toString('utf8');
+  let text = bytes.toString('utf8');
+  // The answer's value spellings are the fast path's (docs/api.md): Decimal digits and -0 as text.
+  // The meta comes first in the document, so its types decide before anything is parsed.
+  const metaEnd = text.indexOf('"data"');
+  const exact = needsExactNumbers([text.slice(0, metaEnd < 0 ? text.length : metaEnd)]) || hasNegativeZero(text);
+  if (exact) text = quoteInexactNumbers(text);
   let doc: JsonDoc;
   try {
     doc = JSON.parse(text);
@@ -39,11 +45,27 @@ export function parseFinalJson(bytes: Buffer): FinalJson {
     doc = repaired;
   }
   if (!Array.isArray(doc.meta) || !Array.isArray(doc.data)) throw new ScatterError('SHARD_ERROR', "the final stage's answer has no meta/data");
-  const out: FinalJson = { meta: doc.meta.map((m) => ({ name: m.name, type: m.type })), data: doc.data };
-  if (doc.totals) out.totals = doc.totals;
-  if (doc.extremes) out.extremes = doc.extremes;
+  const meta = doc.meta.map((m) => ({ name: m.name, type: m.type }));
+  const spell = exact ? decimalsAsText(meta) : (r: Record<string, unknown>) => r;
+  const out: FinalJson = { meta, data: doc.data.map(spell) };
+  if (doc.totals) out.totals = spell(doc.totals);
+  if (doc.extremes) out.extremes = { min: spell(doc.extremes.min), max: spell(doc.extremes.max) };
   if (typeof doc.rows_before_limit_at_least === 'number') out.rowsBeforeLimitAtLeast = doc.rows_before_limit_at_least;
   return out;
+}
+
+/**
+ * A row with every Decimal column's value as its text. After quoteInexactNumbers a Decimal is a
+ * string already unless its double prints back as the same digits, so String() of it is exact.
+ */
+function decimalsAsText(meta: ColumnMeta[]): (row: Record<string, unknown>) => Record<string, unknown> {
+  const names = meta.filter((m) => /^(Nullable\()?Decimal/.test(m.type)).map((m) => m.name);
+  if (names.length === 0) return (r) => r;
+  return (row) => {
+    const out = { ...row };
+    for (const n of names) if (typeof out[n] === 'number') out[n] = String(out[n]);
+    return out;
+  };
 }
 
 /**
