@@ -127,8 +127,16 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
         const res = await post(`${trimStatement(sql)}\nFORMAT ${format}`, undefined, queryId, settings);
         return { bytes: res.body, statistics: summaryStatistics(res.summary, Date.now() - started) };
       } finally {
-        if (session)
-          for (const t of tables) await post(`DROP TEMPORARY TABLE IF EXISTS ${t.name}`, undefined, `${queryId}-d-${t.name}`, {}).catch(() => undefined);
+        // Not awaited: the answer does not wait for the cleanup (one round trip less per final
+        // stage). The session is private, so nothing can read the tables meanwhile, and a DROP that
+        // never arrives (a frozen Lambda) leaves them to the session's timeout.
+        // One statement per table, one after another: a session serves one request at a time.
+        if (session) {
+          const dropAll = async () => {
+            for (const t of tables) await post(`DROP TEMPORARY TABLE IF EXISTS ${t.name}`, undefined, `${queryId}-d-${t.name}`, {});
+          };
+          void dropAll().catch(() => undefined);
+        }
       }
     },
 
