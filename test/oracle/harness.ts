@@ -8,6 +8,7 @@
 //   http18Runner(url, rename)  an 18.16 server (Distributed tables, or every row under other names)
 //   queryApiRunner(url)        POST /query of a ch-scatter stack (local or deployed)
 import type { ColumnMeta } from '../../core/clickhouse/port.js';
+import { quoteInexactNumbers } from '../../core/protocol/exact-json.js';
 import type { JsonEngine } from '../support/json-engine/json-engine.js';
 import { type Answer, compareAnswers } from './compare.js';
 import type { OracleQuery } from './corpus-types.js';
@@ -96,7 +97,9 @@ export function http18Runner(url: string, rename?: (t: OracleTable) => string, s
     const res = await fetch(`${url}/?${qs}`, { method: 'POST', body: `${text}\nFORMAT JSON` });
     const body = await res.text();
     if (!res.ok) throw new Error(`18.16: ${body.trim()}`);
-    return answerOf(JSON.parse(body));
+    // 18.16 cannot quote Decimals: read numbers a double would round as their own digits, so the
+    // reference keeps every digit it was given.
+    return answerOf(JSON.parse(quoteInexactNumbers(body)));
   };
 }
 

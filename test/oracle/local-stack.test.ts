@@ -14,13 +14,9 @@ import { EMPTY_SENSOR_SHARD, SENSORS, TABLES } from './schema.js';
 
 const REFUSALS_ALLOWED = true;
 
-const DECIMAL_AS_NUMBER = 'Decimals come back as JSON numbers: digits past a double are lost';
-
 const KNOWN_DIFFERENCES_TODAY: Record<string, string> = {
-  'expression/date-math': 'wrong type: max(ts) - min(ts) comes back Float64, ClickHouse says Int32',
   'order-limit/order-by-float-specials':
     'a tie, not a wrong answer: -0 and 0 are equal in ORDER BY; the tie rule (docs/merge.md) puts -0 first, the single node put 0 first',
-  'types/decimal-arith': DECIMAL_AS_NUMBER,
   'in/in-having': 'refused with an internal name: GLOBAL IN in HAVING reports column _data_<hash> as not aggregated',
 };
 
