@@ -111,10 +111,15 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
   // the time left only covers the finalize of what is merged (re-armed after every merge).
   const budget = mergeBudget(input.deadlineAt);
   let cutoffTimer: ReturnType<typeof setTimeout> | undefined;
+  let armedAt = input.deadlineAt;
   const armCutoff = () => {
-    if (cutoffTimer) clearTimeout(cutoffTimer);
+    // Timers fire to the millisecond: a cutoff within 1 ms of the armed one (or of the deadline,
+    // which stops everything anyway) needs no new timer. Small partials, the common case, then
+    // cost no timer at all (a clear and a set per shard was measurable at 64 shards).
     const at = budget.cutoff();
-    if (at >= input.deadlineAt) return;
+    if (at > armedAt - 1) return;
+    if (cutoffTimer) clearTimeout(cutoffTimer);
+    armedAt = at;
     cutoffTimer = setTimeout(() => stop.abort(new DeadlineExceeded(at)), Math.max(0, at - now()));
     cutoffTimer.unref?.();
   };
