@@ -88,6 +88,31 @@ export function encodedOnce(t: ExternalTable): ExternalTable {
   return e;
 }
 
+/**
+ * What callShard needs to ask one planned shard: its replica count and the request for each
+ * attempt. `extra` fields go into every request (the general path's output `format`).
+ */
+export function shardCallFor(
+  plan: QueryPlan,
+  shardPlan: ShardPlan,
+  topo: Topology,
+  queryId: string,
+  deadlineAt: number,
+  extra?: Pick<ShardRequest, 'format'>,
+): { replicaCount: number; request: (replica: number, attempt: ShardRequest['attempt']) => ShardRequest } {
+  const shardCfg = topo.shards[shardPlan.shard];
+  if (!shardCfg) throw new Error(`plan names shard ${shardPlan.shard}, the topology has ${topo.shards.length}`);
+  if (shardPlan.sql === undefined) throw new Error(`plan for shard ${shardPlan.shard} has no SQL`);
+  const external = externalFor(plan, shardPlan);
+  const sql = shardPlan.sql;
+  const shard = shardPlan.shard;
+  const settings = plan.settings;
+  return {
+    replicaCount: shardCfg.replicas.length,
+    request: (replica, attempt) => ({ type: 'query', queryId, shard, replica, sql, deadline: deadlineAt, settings, external, attempt, ...extra }),
+  };
+}
+
 /** Every shard that did not answer, with its reason (the `shards.missing` of a response). */
 export function missingOf(outcomes: readonly ShardOutcome[]): MissingShard[] {
   return outcomes.filter((o) => o.status !== 'ok').map((o) => ({ shard: o.shard, reason: o.status as MissingReason, message: o.message ?? o.status }));
@@ -128,25 +153,9 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
   try {
     const outcomes = await Promise.all(
       queried.map(async (shardPlan) => {
-        const shardCfg = topo.shards[shardPlan.shard];
-        if (!shardCfg) throw new Error(`plan names shard ${shardPlan.shard}, the topology has ${topo.shards.length}`);
-        if (shardPlan.sql === undefined) throw new Error(`plan for shard ${shardPlan.shard} has no SQL`);
-        const external = externalFor(plan, shardPlan);
-        const sql = shardPlan.sql;
         const outcome = await callShard({
           shard: shardPlan.shard,
-          replicaCount: shardCfg.replicas.length,
-          request: (replica, attempt): ShardRequest => ({
-            type: 'query',
-            queryId: input.queryId,
-            shard: shardPlan.shard,
-            replica,
-            sql,
-            deadline: input.deadlineAt,
-            settings: plan.settings,
-            external,
-            attempt,
-          }),
+          ...shardCallFor(plan, shardPlan, topo, input.queryId, input.deadlineAt),
           invoker: input.invoker,
           limiter,
           deadlineAt: input.deadlineAt,

@@ -17,7 +17,7 @@ import { parseQueryRequest, type QueryRequest } from '../protocol/api-request.js
 import { gatherTree, useTree, type TreeInvoker } from './tree.js';
 import { isQueryFailure, queryFailureError } from './query-errors.js';
 import { tooLargeError } from './too-large.js';
-import { coordinatorSpans, shardTimes, skippedStats, offsetMs, type AttemptStat, type CoordinatorSpan, type SkippedShardStat } from './timeline-stats.js';
+import { coordinatorSpans, shardStatOf, skippedStats, offsetMs, type AttemptStat, type CoordinatorSpan, type SkippedShardStat } from './timeline-stats.js';
 import { parseSelect } from '../sql/parse.js';
 import { bindParams } from '../plan/bind-params.js';
 import { fastPathRefused, requestedPath, type QueryPath, type TwoStagePlanner } from './two-stage/path.js';
@@ -248,17 +248,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
     throw new ScatterError('INCOMPLETE_RESULT', `data was truncated (transferOverflowMode 'break'): ${truncated.join('; ')}`, { details: { shards } });
   }
   const all = [...gathered.outcomes, ...subOutcomes];
-  const stats: ShardStat[] = gathered.outcomes.map((o) => ({
-    shard: o.shard,
-    replica: o.replica,
-    elapsedMs: round1(o.elapsedMs),
-    status: o.status,
-    hedged: o.hedged,
-    retried: o.retried,
-    rowsRead: o.response?.statistics.rowsRead ?? 0,
-    bytesRead: o.response?.statistics.bytesRead ?? 0,
-    ...shardTimes(o, t0),
-  }));
+  const stats: ShardStat[] = gathered.outcomes.map((o) => shardStatOf(o, t0));
   const body: QueryResponse = {
     meta: fin.meta,
     data: fin.data,

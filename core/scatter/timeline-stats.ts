@@ -74,3 +74,18 @@ export function coordinatorSpans(
 export function skippedStats(skipped: readonly ShardPlan[]): SkippedShardStat[] {
   return skipped.map((s) => ({ shard: s.shard, reason: s.reason ?? 'skipped' }));
 }
+
+/** A queried shard's line in `statistics.shards` (both paths write the same one). */
+export function shardStatOf(o: ShardOutcome, t0: number) {
+  return {
+    shard: o.shard,
+    replica: o.replica,
+    elapsedMs: Math.round(o.elapsedMs * 10) / 10,
+    status: o.status,
+    hedged: o.hedged,
+    retried: o.retried,
+    rowsRead: o.response?.statistics.rowsRead ?? 0,
+    bytesRead: o.response?.statistics.bytesRead ?? 0,
+    ...shardTimes(o, t0),
+  };
+}

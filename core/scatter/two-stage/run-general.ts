@@ -22,7 +22,7 @@ import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
 import { isQueryFailure, queryFailureError } from '../query-errors.js';
 import type { ShardsSummary, ShardStat } from '../run-query.js';
-import { offsetMs, shardTimes, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
+import { offsetMs, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
 import { tooLargeError } from '../too-large.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
 import { initiatorOrder, runFinalStage, type FinalStageResult } from './final-stage.js';
@@ -324,16 +324,5 @@ function summarizeLeaves(total: number, one: StageOneResult): ShardsSummary {
 }
 
 function shardStat({ leaf, outcome: o }: LeafOutcome, t0: number): ShardStat & { leaf: string } {
-  return {
-    leaf,
-    shard: o.shard,
-    replica: o.replica,
-    elapsedMs: round1(o.elapsedMs),
-    status: o.status,
-    hedged: o.hedged,
-    retried: o.retried,
-    rowsRead: o.response?.statistics.rowsRead ?? 0,
-    bytesRead: o.response?.statistics.bytesRead ?? 0,
-    ...shardTimes(o, t0),
-  };
+  return { leaf, ...shardStatOf(o, t0) };
 }

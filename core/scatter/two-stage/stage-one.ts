@@ -13,12 +13,12 @@ import type { QueryPlan, ShardPlan } from '../../plan/types.js';
 import { callShard, type HedgeSettings, type ShardOutcome } from '../call-shard.js';
 import { deadlineSignal } from '../deadline.js';
 import type { Limiter } from '../fanout.js';
-import { externalFor, type MissingShard } from '../gather.js';
+import { shardCallFor, type MissingShard } from '../gather.js';
 import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
 import type { StageBudget } from './transfer-limits.js';
 import { describeColumns, sameColumns, splitTsvAnswer, type TsvAnswer } from './tsv.js';
-import { rawBytes, withoutRaw, type RawShardRequest } from './wire.js';
+import { rawBytes, withoutRaw } from './wire.js';
 
 /** The format every stage-one answer is asked in: names, types, then rows, states as escaped bytes. */
 export const STAGE_ONE_FORMAT = 'TabSeparatedWithNamesAndTypes';
@@ -89,26 +89,9 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
           leaf.plan.shards
             .filter((s) => !s.skipped)
             .map(async (shardPlan): Promise<LeafOutcome> => {
-              const shardCfg = topo.shards[shardPlan.shard];
-              if (!shardCfg) throw new Error(`plan names shard ${shardPlan.shard}, the topology has ${topo.shards.length}`);
-              if (shardPlan.sql === undefined) throw new Error(`plan for shard ${shardPlan.shard} has no SQL`);
-              const external = externalFor(leaf.plan, shardPlan);
-              const sql = shardPlan.sql;
               const outcome = await callShard({
                 shard: shardPlan.shard,
-                replicaCount: shardCfg.replicas.length,
-                request: (replica, attempt): RawShardRequest => ({
-                  type: 'query',
-                  queryId: input.queryId,
-                  shard: shardPlan.shard,
-                  replica,
-                  sql,
-                  deadline: input.deadlineAt,
-                  settings: leaf.plan.settings,
-                  external,
-                  attempt,
-                  format: STAGE_ONE_FORMAT,
-                }),
+                ...shardCallFor(leaf.plan, shardPlan, topo, input.queryId, input.deadlineAt, { format: STAGE_ONE_FORMAT }),
                 invoker: input.invoker,
                 limiter: input.limiter,
                 deadlineAt: input.deadlineAt,
