@@ -28,7 +28,7 @@ import { startLocalShards } from '../local/stack.js';
 import { chHttp, startCluster } from './_ch-cluster.js';
 import { quantile, r2, table } from './_stats.js';
 
-const PORT_BASE = 19700;
+const PORT_BASE = 20040;
 const SHARDS = 3;
 
 const QUERIES: Record<string, string> = {

@@ -7,7 +7,7 @@ import { ClickHouseError, type ClickHouseAccess } from '../../core/clickhouse/po
 import { useChServers } from '../support/ch-servers.js';
 import { expectStatesMergeLikeOneQuery } from '../support/raw-checks.js';
 
-const servers = useChServers({ n: 1, portBase: 19600 });
+const servers = useChServers({ n: 1, portBase: 19680 });
 let ch: ClickHouseAccess;
 
 beforeAll(async () => {

@@ -14,7 +14,7 @@ import { chHttp, useChServers } from '../support/ch-servers.js';
 import { compareOne, corpusColumns, corpusDdl, corpusInsertSelects, corpusQueries, referenceOn, type CorpusOutcome } from '../support/type-corpus.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-const servers = useChServers({ n: 1, portBase: 19560 });
+const servers = useChServers({ n: 1, portBase: 19660 });
 const DIST = 'default.t_dist';
 const EXPERIMENTAL = { allow_experimental_low_cardinality_type: 1 };
 let access: ClickHouseAccess;
