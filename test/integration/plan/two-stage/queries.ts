@@ -116,10 +116,11 @@ export const QUERIES: StageQuery[] = [
   q('SELECT count(), sum(amount), min(value), max(ts) FROM o.ev', true),
   q('SELECT sensor, count() AS c, sum(amount) / count() AS mean FROM o.ev GROUP BY sensor HAVING c > 150 ORDER BY c DESC, sensor', true),
   q('SELECT kind, sensor, count() FROM o.ev GROUP BY kind, sensor WITH ROLLUP ORDER BY kind, sensor', true),
-  q('SELECT kind, uid % 3 AS m, sum(amount) FROM o.ev GROUP BY kind, m WITH CUBE ORDER BY kind, m', true),
+  // A subtotal row's m is 0, as is a real m: the aggregate completes the order (ties are ClickHouse's choice).
+  q('SELECT kind, uid % 3 AS m, sum(amount) FROM o.ev GROUP BY kind, m WITH CUBE ORDER BY kind, m, sum(amount)', true),
   q('SELECT kind, count(), avg(value) FROM o.ev GROUP BY kind WITH TOTALS ORDER BY kind', true),
   q('SELECT kind, sensor, count() FROM o.ev GROUP BY kind, sensor WITH ROLLUP WITH TOTALS ORDER BY kind, sensor'),
-  q('SELECT kind, uid % 3 AS m, count(), sum(amount) FROM o.ev GROUP BY GROUPING SETS ((kind), (m, kind), ()) ORDER BY kind, m'),
+  q('SELECT kind, uid % 3 AS m, count(), sum(amount) FROM o.ev GROUP BY GROUPING SETS ((kind), (m, kind), ()) ORDER BY kind, m, count()'),
   q('SELECT kind, sensor, count() FROM o.ev GROUP BY GROUPING SETS (kind, (sensor)) ORDER BY kind, sensor'),
   q('SELECT sensor, count() AS c, rank() OVER (ORDER BY count() DESC, sensor) AS r FROM o.ev GROUP BY sensor ORDER BY sensor'),
   q('SELECT toDate(ts) AS d, count() AS c, sum(count()) OVER (ORDER BY toDate(ts)) AS running FROM o.ev GROUP BY d ORDER BY d'),
