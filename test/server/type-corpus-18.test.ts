@@ -3,7 +3,7 @@
 // two shard tables on one server (each shard's request pointed at its own), against the same query
 // on the table holding every row. 18.16's FORMAT JSON writes Decimals unquoted (it has no
 // output_format_json_quote_decimals) and String bytes raw: both must still arrive exactly.
-// HTTP 19560, TCP 19610 (this file's own range).
+// HTTP 19660, TCP 19710 (this file's own range).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpAccess } from '../../adapters/clickhouse/http.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
