@@ -10,6 +10,7 @@
 //  - harmless to ignore here (progress headers, wait_end_of_query...): accepted, no effect;
 //  - the rest: the planner's settings (allowlist, ch-scatter's knobs); an unknown name is 115.
 import { FORWARDED_SETTINGS } from '../plan/settings.js';
+import { PLANNER_KNOBS } from '../plan/nested-settings.js';
 import { ChHttpError } from './exception.js';
 import { multipartBoundary, parseMultipart } from './multipart.js';
 
@@ -79,19 +80,6 @@ const IGNORED_SETTINGS = new Set([
   'http_write_exception_in_output_format',
   'allow_experimental_analyzer',
   'enable_analyzer',
-]);
-
-/** The planner reads these itself (core/plan/settings.ts). */
-const PLANNER_KNOBS = new Set([
-  'optimize_skip_unused_shards',
-  'optimize_skip_unused_shards_rewrite_in',
-  'force_optimize_skip_unused_shards',
-  'prefer_global_in_and_join',
-  'distributed_product_mode',
-  'max_rows_to_transfer',
-  'max_bytes_to_transfer',
-  'transfer_overflow_mode',
-  'readonly',
 ]);
 
 const isFormatSetting = (n: string) =>

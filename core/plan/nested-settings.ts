@@ -8,7 +8,8 @@ import { walkExpr, exprsOfSelect } from '../sql/visit.js';
 import { errorAt } from './position.js';
 import { resolveSettings } from './settings.js';
 
-const OWN_KNOBS = new Set([
+/** ch-scatter's planner knobs among ClickHouse's setting names: read by the planner (settings.ts), never forwarded. */
+export const PLANNER_KNOBS: ReadonlySet<string> = new Set([
   'optimize_skip_unused_shards',
   'optimize_skip_unused_shards_rewrite_in',
   'force_optimize_skip_unused_shards',
@@ -28,7 +29,7 @@ export function checkNestedSettings(stmt: SelectStatement, defaults: QueryDefaul
 function checkClause(settings: SettingItem[] | undefined, defaults: QueryDefaults): void {
   if (!settings?.length) return;
   for (const s of settings) {
-    if (OWN_KNOBS.has(s.name))
+    if (PLANNER_KNOBS.has(s.name))
       throw errorAt('UNSUPPORTED', `setting ${s.name} applies to the whole query: set it on the outer query or in "settings", not in a subquery`, s.value);
   }
   resolveSettings(undefined, settings, defaults, {});
