@@ -11,6 +11,7 @@ import type { Topology } from '../../config/schema.js';
 import { errorAt } from '../../plan/position.js';
 import { refuseDangerousFunctions } from '../../plan/refused-functions.js';
 import { refuseHugeInLists } from '../../plan/in-list-cap.js';
+import { limitValues } from '../../plan/limit-check.js';
 
 export function refuseForAnyPath(stmt: SelectStatement, topo: Topology): void {
   refuseDangerousFunctions(stmt);
@@ -41,12 +42,7 @@ function forEachSelect(stmt: SelectStatement, fn: (q: SelectQuery) => void): voi
 
 /** LIMIT, OFFSET and LIMIT BY: non-negative integer literals (what every engine here takes). */
 function checkLimits(q: SelectQuery): void {
-  for (const [what, e] of [
-    ['LIMIT', q.limit?.limit],
-    ['OFFSET', q.limit?.offset],
-    ['LIMIT BY', q.limitBy?.limit],
-    ['LIMIT BY offset', q.limitBy?.offset],
-  ] as const) {
+  for (const [what, e] of limitValues(q)) {
     if (e && !nonNegativeInteger(e)) throw errorAt('UNSUPPORTED', `${what} must be a non-negative integer literal`, e);
   }
 }
