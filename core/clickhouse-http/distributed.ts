@@ -8,16 +8,13 @@ import type { Topology } from '../config/schema.js';
 import { parseSelect } from '../sql/parse.js';
 import type { SelectStatement } from '../sql/ast.js';
 import { bindParams } from '../plan/bind-params.js';
-import type { SubqueryRunner } from '../plan/types.js';
 import type { PlanFn } from '../scatter/run-query.js';
 import { computeDeadline } from '../scatter/deadline.js';
 import { createLimiter } from '../scatter/fanout.js';
-import { gather } from '../scatter/gather.js';
+import { completeSubqueryRunner } from '../scatter/complete-subquery.js';
 import type { HedgeState } from '../scatter/hedge.js';
 import type { ShardInvoker } from '../scatter/invoker.js';
 import type { ShardOutcome } from '../scatter/call-shard.js';
-import { tooLargeError } from '../scatter/too-large.js';
-import { ScatterError } from '../errors.js';
 import { clauseSettings, productModeOf, refuseForAnyPath, runGeneralQuery, type TwoStagePlanner } from '../scatter/two-stage/index.js';
 import type { DistributedSelect } from './types.js';
 
@@ -54,9 +51,8 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     const limiter = createLimiter(topo.query.maxConcurrency);
     const settings = { ...req.settings, ...clauseSettings(stmt) };
     // GLOBAL IN / JOIN right-hand sides run once, under the same deadline, as on the JSON API.
-    const runSubquery: SubqueryRunner = async (sub) => {
-      const subPlan = await deps.planQuery(sub, topo, { settings, runSubquery, distributedProductMode: productModeOf(settings, topo) });
-      const g = await gather({
+    const runSubquery = completeSubqueryRunner(
+      {
         topo,
         invoker: deps.invoker,
         queryId: req.queryId,
@@ -65,18 +61,11 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
         hedge,
         state: deps.hedgeState,
         limiter,
-        plan: subPlan,
         ...(deps.onShard ? { onShard: deps.onShard } : {}),
-      });
-      const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
-      if (big) throw big;
-      if (g.missing.length > 0)
-        throw new ScatterError('INCOMPLETE_RESULT', `GLOBAL subquery incomplete: ${g.missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`, {
-          details: { shards: { missing: g.missing } },
-        });
-      const fin = g.merger.finalize();
-      return { meta: fin.meta, rows: fin.data };
-    };
+      },
+      (sub, self) => deps.planQuery(sub, topo, { settings, runSubquery: self, distributedProductMode: productModeOf(settings, topo) }),
+      { missingInDetails: true },
+    );
     const productMode = productModeOf(settings, topo);
     const plan = deps.planTwoStage(stmt, topo, { distributedProductMode: productMode });
     const r = await runGeneralQuery(

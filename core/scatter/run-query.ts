@@ -16,6 +16,7 @@ import { computeDeadline, type Deadline } from './deadline.js';
 import { parseQueryRequest, type QueryRequest } from '../protocol/api-request.js';
 import { gatherTree, useTree, type TreeInvoker } from './tree.js';
 import { isQueryFailure, queryFailureError } from './query-errors.js';
+import { completeSubqueryRunner } from './complete-subquery.js';
 import { tooLargeError } from './too-large.js';
 import { coordinatorSpans, shardStatOf, skippedStats, offsetMs, type AttemptStat, type CoordinatorSpan, type SkippedShardStat } from './timeline-stats.js';
 import { parseSelect } from '../sql/parse.js';
@@ -325,27 +326,10 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     });
     const hedge = { ...deps.topo.query.hedge, enabled: req.hedge ?? deps.topo.query.hedge.enabled };
     const limiter = createLimiter(deps.topo.query.maxConcurrency);
-    const runSubquery: SubqueryRunner = async (stmt) => {
-      const subPlan = await deps.planQuery(stmt, deps.topo, planOptions({ ...req, cursor: undefined }, deps.topo, runSubquery));
-      const gathered = await gather({
-        topo: deps.topo,
-        invoker: deps.invoker,
-        queryId: deps.queryId,
-        deadlineAt: deadline.at,
-        now,
-        hedge,
-        state: deps.hedgeState,
-        limiter,
-        plan: subPlan,
-      });
-      const big = tooLargeError(gathered.outcomes, 'GLOBAL subquery');
-      if (big) throw big;
-      if (gathered.missing.length > 0) {
-        throw new ScatterError('INCOMPLETE_RESULT', `GLOBAL subquery incomplete: ${gathered.missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`);
-      }
-      const fin = gathered.merger.finalize();
-      return { meta: fin.meta, rows: fin.data };
-    };
+    const runSubquery = completeSubqueryRunner(
+      { topo: deps.topo, invoker: deps.invoker, queryId: deps.queryId, deadlineAt: deadline.at, now, hedge, state: deps.hedgeState, limiter },
+      (stmt, self) => deps.planQuery(stmt, deps.topo, planOptions({ ...req, cursor: undefined }, deps.topo, self)),
+    );
     const stmt = parseOrUndefined(req.sql, req.params);
     const path = requestedPath(req.settings, stmt);
     if (path === 'general' && stmt) return { status: 200, body: await explainGeneral({ req, deps, stmt, runSubquery }) };
