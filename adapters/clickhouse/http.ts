@@ -109,8 +109,8 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
       // Stage tables live in a private session: temporary tables are per session, and the session
       // (and its tables) ends with the last request below or the server's session timeout.
       const session = tables.length > 0 ? { session_id: `chs-${randomUUID()}`, session_timeout: '60' } : undefined;
-      const post = (text: string, data: Buffer | undefined, id: string, extra: Record<string, string>) =>
-        postQuery(base, opts, agent, requestTimeout, text, id, { ...extra, ...(session ?? {}) }, [], qo.signal, data);
+      const post = (text: string, data: Buffer | undefined, id: string, extra: Record<string, string>, external: ExternalTable[] = []) =>
+        postQuery(base, opts, agent, requestTimeout, text, id, { ...extra, ...(session ?? {}) }, external, qo.signal, data);
       try {
         // Only readonly (=2 from the shard) travels with the DDL and the INSERT: under it a
         // temporary table is the one thing that may be created and written.
@@ -124,7 +124,8 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
           await post(temporaryTableDdl(t), undefined, `${queryId}-t-${t.name}`, { ...ro, ...lowCardinality });
           if (t.tsv.length > 0) await post(`INSERT INTO ${t.name} FORMAT TabSeparated`, t.tsv, `${queryId}-i-${t.name}`, ro);
         }
-        const res = await post(`${trimStatement(sql)}\nFORMAT ${format}`, undefined, queryId, settings);
+        // Shipped GLOBAL sets and scalars travel with the SELECT that reads them.
+        const res = await post(`${trimStatement(sql)}\nFORMAT ${format}`, undefined, queryId, settings, qo.external ?? []);
         return { bytes: res.body, statistics: summaryStatistics(res.summary, Date.now() - started) };
       } finally {
         // Not awaited: the answer does not wait for the cleanup (one round trip less per final

@@ -16,6 +16,7 @@ import { orderKey } from './order-key.js';
 import { ScatterError } from '../errors.js';
 import { canon, int } from './ast-build.js';
 import { childrenOf, walkExpr } from '../sql/visit.js';
+import { inTableOperand } from '../sql/in-operators.js';
 import { formatForName } from '../sql/names.js';
 import type { Normalized } from './analyze.js';
 import { unsupportedAt } from './analyze.js';
@@ -208,7 +209,10 @@ function strayColumn(e: Expr, keyCanon: string[], params: ReadonlySet<string> = 
   if (e.kind === 'column') return e.parts.length === 1 && params.has(e.parts[0]!) ? undefined : e;
   // A lambda's parameters are not columns inside its body.
   const inner = e.kind === 'lambda' ? new Set([...params, ...e.params]) : params;
+  // `k IN t`: t names a table (a shipped GLOBAL set included), which every shard holds.
+  const setTable = inTableOperand(e);
   for (const child of childrenOf(e)) {
+    if (child === setTable) continue;
     const s = strayColumn(child, keyCanon, inner);
     if (s) return s;
   }

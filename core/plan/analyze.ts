@@ -176,8 +176,9 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
   const fn = (e: Expr): Expr | typeof SKIP | undefined => {
     if (e.kind === 'param') throw unsupported(`query parameter {${e.name}:${e.type}}`, e);
     if (e.kind === 'subquery') {
-      const reads = tablesRead(e.query, topo, defined);
-      if (reads.length > 0) throw unsupported(`a scalar subquery over the distributed table ${reads[0]!.bound.distributed}`, e);
+      // Validates its shape; one over a distributed table runs once on the coordinator, as ClickHouse's
+      // initiator runs scalar subqueries, and its value ships to every shard (globals.ts).
+      tablesRead(e.query, topo, defined);
       return SKIP;
     }
     if (e.kind !== 'function' || !isInFamily(e.name) || e.args.length !== 2) return undefined;

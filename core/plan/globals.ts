@@ -7,11 +7,13 @@
 import { createHash } from 'node:crypto';
 import type { Expr, FunctionCall, SelectQuery, SelectStatement, TableRef } from '../sql/ast.js';
 import { printSelect } from '../sql/print.js';
-import type { ExternalTable } from '../clickhouse/port.js';
+import type { ColumnMeta, ExternalTable } from '../clickhouse/port.js';
 import { ScatterError } from '../errors.js';
 import type { Topology } from '../config/schema.js';
 import type { SubqueryRunner } from './types.js';
-import { isGlobalInName } from './analyze.js';
+import { isGlobalInName, tablesRead } from './analyze.js';
+import { expressionNames } from './in-table.js';
+import { IN_OPERATOR_NAMES } from '../sql/in-operators.js';
 import { lookupTable, splitName } from './tables.js';
 import { mapClausesShared, rewriteExpr } from '../sql/visit.js';
 import type { PlannerSettings } from './settings.js';
@@ -42,7 +44,7 @@ function selectAllFrom(database: string, table: string): SelectQuery {
     kind: 'select',
     distinct: false,
     columns: [{ kind: 'asterisk' }],
-    from: { table: { kind: 'table', database, table }, joins: [] },
+    from: { table: { kind: 'table', ...(database ? { database } : {}), table }, joins: [] },
     withTotals: false,
   };
 }
@@ -131,6 +133,27 @@ export function assertShippable(external: ReadonlyMap<string, Materialized>): vo
   );
 }
 
+/**
+ * A set or a scalar is read by position, so its columns travel as `c1, c2, ...`: a subquery's own names
+ * (`avg(qty)`, `toInt8(ifNull(age, 0))`) cannot be written in every server's external-table structure
+ * (ClickHouse 18.16 splits it on commas and spaces). A JOIN's columns are referenced by name and keep theirs.
+ */
+function positionalColumns(name: string, meta: ColumnMeta[], rows: Record<string, unknown>[]): ExternalTable {
+  const columns = meta.map((c, i) => ({ ...c, name: `c${i + 1}` }));
+  if (meta.every((c, i) => c.name === columns[i]!.name)) return { name, columns, rows };
+  return {
+    name,
+    columns,
+    rows: rows.map((r) => {
+      const out: Record<string, unknown> = {};
+      meta.forEach((c, i) => {
+        out[columns[i]!.name] = r[c.name];
+      });
+      return out;
+    }),
+  };
+}
+
 export async function materializeGlobals(
   q: SelectQuery,
   topo: Topology,
@@ -139,14 +162,30 @@ export async function materializeGlobals(
 ): Promise<GlobalsResult> {
   // Pass 1 (sync): find every GLOBAL right side, name it, remember what to run.
   const wanted = new Map<string, SelectStatement>();
-  const nameFor = (stmt: SelectStatement): string => {
-    const name = externalName(printSelect(stmt));
+  const byPosition = new Set<string>();
+  const nameFor = (stmt: SelectStatement, role: 'set' | 'scalar' | 'join'): string => {
+    const name = externalName((role === 'scalar' ? 'scalar ' : '') + printSelect(stmt));
     if (!wanted.has(name)) wanted.set(name, stmt);
+    if (role !== 'join') byPosition.add(name);
     return name;
   };
+  const defined = expressionNames(q);
 
   const rewritten = mapClausesShared(q, (e) =>
-    rewriteExpr(e, (x): Expr | undefined => {
+    rewriteExpr(e, function rewrite(x): Expr | undefined {
+      // The right side of a local IN is a set each shard reads itself, not a scalar.
+      if (x.kind === 'function' && IN_OPERATOR_NAMES.has(x.name) && !isGlobalInName(x.name) && x.args[1]?.kind === 'subquery') {
+        return { ...x, args: [rewriteExpr(x.args[0]!, rewrite), x.args[1]] };
+      }
+      if (x.kind === 'subquery') {
+        if (tablesRead(x.query, topo, defined).length === 0) return undefined;
+        // A scalar subquery over a distributed table: ClickHouse's initiator computes it once and sends
+        // the value with the query. Here its rows ship as a table the shard reads back in place of the
+        // subquery, so the value keeps its exact type. Two rows are enough: a second one is ClickHouse's
+        // own error (more than one row in a scalar subquery), raised by the shard as it would be.
+        const name = nameFor(boundedForTransfer(x.query, 1), 'scalar');
+        return { ...x, query: selectAllFrom('', name) };
+      }
       if (x.kind !== 'function' || !isGlobalInName(x.name) || x.args.length !== 2) return undefined;
       const rhs = x.args[1]!;
       let stmt: SelectStatement | undefined;
@@ -164,7 +203,7 @@ export async function materializeGlobals(
       const out: FunctionCall = {
         ...x,
         name: x.name === 'globalIn' ? 'in' : 'notIn',
-        args: [lhs, { kind: 'column', parts: [nameFor(stmt)], ...(rhs.pos ? { pos: rhs.pos } : {}) }],
+        args: [lhs, { kind: 'column', parts: [nameFor(stmt, 'set')], ...(rhs.pos ? { pos: rhs.pos } : {}) }],
       };
       if (x.operator) out.operator = x.name === 'globalIn' ? 'IN' : 'NOT IN';
       return out;
@@ -185,7 +224,7 @@ export async function materializeGlobals(
         stmt = selectAllFrom(d.database, d.table);
         alias = j.table.alias ?? j.table.table; // keep `dist2.col` references valid
       } else return j;
-      const ref: TableRef = { kind: 'table', table: nameFor(stmt), ...(alias ? { alias } : {}), ...(j.table.pos ? { pos: j.table.pos } : {}) };
+      const ref: TableRef = { kind: 'table', table: nameFor(stmt, 'join'), ...(alias ? { alias } : {}), ...(j.table.pos ? { pos: j.table.pos } : {}) };
       return { ...j, global: false, table: ref };
     });
   }
@@ -200,7 +239,8 @@ export async function materializeGlobals(
         return;
       }
       const res = await runSubquery(boundedForTransfer(stmt, settings.maxRowsToTransfer));
-      external.set(name, { table: { name, columns: res.meta, rows: res.rows }, materialized: true, source: stmt });
+      const table = byPosition.has(name) ? positionalColumns(name, res.meta, res.rows) : { name, columns: res.meta, rows: res.rows };
+      external.set(name, { table, materialized: true, source: stmt });
     }),
   );
   // Limits in a stable order (the map's insertion order above depends on completion order).

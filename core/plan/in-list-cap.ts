@@ -5,9 +5,8 @@
 // with the way out: ship the values as a table (GLOBAL IN a subquery) or raise query.maxInListValues.
 import type { Expr, SelectStatement } from '../sql/ast.js';
 import { walkStatement } from '../sql/visit.js';
+import { IN_OPERATOR_NAMES as IN_NAMES } from '../sql/in-operators.js';
 import { errorAt } from './position.js';
-
-const IN_NAMES = new Set(['in', 'notIn', 'globalIn', 'globalNotIn', 'nullIn', 'notNullIn']);
 
 function listSize(e: Expr): number | undefined {
   if (e.kind === 'tuple' || e.kind === 'array') return e.items.length;

@@ -380,6 +380,18 @@ export const CORPUS: readonly OracleQuery[] = [
   q('subquery', 'outer-uniq-of-inner', `SELECT uniqExact(page) AS pages FROM (SELECT page FROM ${E} WHERE qty = 10)`),
   q('subquery', 'users-in-subquery', `SELECT country, count() AS n FROM (SELECT country, user_id FROM ${U} WHERE age IS NOT NULL) GROUP BY country`),
   q('subquery', 'scalar-subquery', `SELECT page, count() AS c FROM ${E} GROUP BY page HAVING c > (SELECT count() / 30 FROM ${E})`),
+  q('subquery', 'scalar-in-where', `SELECT page, count() AS c FROM ${E} WHERE qty > (SELECT avg(qty) FROM ${E}) GROUP BY page`),
+  q('subquery', 'scalar-in-key', `SELECT qty > (SELECT avg(qty) FROM ${E}) AS above, count() AS c FROM ${E} GROUP BY above ORDER BY above`, {
+    ...o,
+    notDistributed18:
+      "18.16's Distributed engine puts the scalar's value into the shard query, then looks for the column under the subquery's name (Not found column ... _subquery<N> in block)",
+  }),
+  q('subquery', 'scalar-in-aggregate', `SELECT count() AS c, countIf(duration * 10 > (SELECT max(value) FROM ${S})) AS a FROM ${E}`, {
+    notDistributed18:
+      "18.16's Distributed engine puts the scalar's value into the shard query, then looks for the column under the subquery's name (Not found column ... _subquery<N> in block)",
+  }),
+  q('subquery', 'scalar-no-rows', `SELECT count() AS c FROM ${E} WHERE qty > (SELECT qty FROM ${E} WHERE qty > 1000000 LIMIT 1)`),
+  q('subquery', 'scalar-tuple', `SELECT count() AS c FROM ${E} WHERE (event, flag) = (SELECT event, flag FROM ${E} ORDER BY event_id LIMIT 1)`),
   q('subquery', 'sensor-outer', `SELECT metric, max(c) AS peak FROM (SELECT metric, sensor, count() AS c FROM ${S} GROUP BY metric, sensor) GROUP BY metric`),
 
   // ── WITH ───────────────────────────────────────────────────────────────────────────────────────
@@ -461,6 +473,12 @@ export const CORPUS: readonly OracleQuery[] = [
   q('in', 'not-in-local-same-key', `SELECT count() AS c FROM ${U} WHERE user_id NOT IN (SELECT user_id FROM ${E})`, { placementDependent: LOCAL_IN }),
   q('in', 'tuple-in', `SELECT count() AS c FROM ${E} WHERE (event, flag) IN (('buy', 1), ('view', 0))`),
   q('in', 'in-having', `SELECT user_id, count() AS c FROM ${E} GROUP BY user_id HAVING user_id GLOBAL IN (SELECT user_id FROM ${U} WHERE age > 75)`),
+  q(
+    'in',
+    'in-having-non-key',
+    `SELECT qty % 7 AS r, count() AS c FROM ${E} GROUP BY r HAVING r GLOBAL IN (SELECT toInt8(ifNull(age, 0) % 7) FROM ${U} WHERE age > 60) ORDER BY r`,
+    o,
+  ),
   q('in', 'in-select-list', `SELECT user_id GLOBAL IN (SELECT user_id FROM ${U} WHERE plan = 'pro') AS pro, count() AS c FROM ${E} GROUP BY pro`),
   q('in', 'empty-subquery', `SELECT count() AS c FROM ${E} WHERE user_id GLOBAL IN (SELECT user_id FROM ${U} WHERE age > 200)`),
 

@@ -1,23 +1,17 @@
 // The corpus through the local stack's POST /query (four shard processes, rows placed by its own
 // router through /admin/insert), compared with one node holding every row.
 //
-// The general path is wired into the stack; two corpus queries are still refused by its planner
-// (GROUPING SETS, a scalar subquery over a distributed table: printed by the test). A query the stack
-// refuses must be refused as UNSUPPORTED (naming the construct), and a query it answers must match,
-// except the differences listed in KNOWN_DIFFERENCES_TODAY (each with its reason). The list must stay
-// exact: a fixed difference fails the test until it is removed. When nothing is refused any more: set
-// REFUSALS_ALLOWED to false; the suite then demands every corpus query, exactly.
+// Every corpus query must be answered, none refused, and match, except the differences listed in
+// KNOWN_DIFFERENCES_TODAY (each with its reason). The list must stay exact: a fixed difference fails the
+// test until it is removed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORPUS } from './corpus.js';
 import { type OracleStack, oracleAgainstQueryApi, startOracleStack } from './local-stack.js';
 import { EMPTY_SENSOR_SHARD, SENSORS, TABLES } from './schema.js';
 
-const REFUSALS_ALLOWED = true;
-
 const KNOWN_DIFFERENCES_TODAY: Record<string, string> = {
   'order-limit/order-by-float-specials':
     'a tie, not a wrong answer: -0 and 0 are equal in ORDER BY; the tie rule (docs/merge.md) puts -0 first, the single node put 0 first',
-  'in/in-having': 'refused with an internal name: GLOBAL IN in HAVING reports column _data_<hash> as not aggregated',
 };
 
 let o: OracleStack;
@@ -39,7 +33,7 @@ describe('the oracle on the local stack', () => {
     const refused = report.failed.filter((f) => /HTTP 400 UNSUPPORTED: \S/.test(f.problem ?? ''));
     const differing = report.failed.filter((f) => !refused.includes(f));
     console.log(`[oracle/stack] refused: ${refused.map((f) => `${f.id}: ${f.problem}`).join(' | ')}`);
-    if (!REFUSALS_ALLOWED) expect(refused.map((f) => `${f.id}: ${f.problem}`)).toEqual([]);
+    expect(refused.map((f) => `${f.id}: ${f.problem}`)).toEqual([]);
     const unexpected = differing.filter((f) => !KNOWN_DIFFERENCES_TODAY[f.id]).map((f) => `${f.id}: ${f.problem}`);
     expect(unexpected).toEqual([]);
     const fixed = Object.keys(KNOWN_DIFFERENCES_TODAY).filter((id) => !differing.some((f) => f.id === id));

@@ -29,6 +29,23 @@ describe('raw answers on clickhouse-server 18.16', () => {
     await expectStatesMergeLikeOneQuery(ch, { readonly: 2 });
   });
 
+  it('reads shipped external tables (a GLOBAL set, a scalar) in the SELECT, with and without stage tables', async () => {
+    const set = { name: '_data_1', columns: [{ name: 'c1', type: 'UInt64' }], rows: [{ c1: 3 }, { c1: 5 }, { c1: 9999 }] };
+    const scalar = { name: '_data_2', columns: [{ name: 'c1', type: 'Int32' }], rows: [{ c1: 2 }] };
+    // v = k % 7 - 3: k 3 and 9999 have v = 0 (under the scalar 2), k 5 has v = 2.
+    const sql = 'SELECT count() AS c, sum(v) AS s FROM t WHERE k IN _data_1 AND v < (SELECT * FROM _data_2)';
+    const plain = await ch.queryRaw(sql, { format: 'TabSeparated', external: [set, scalar], settings: { readonly: 2 } });
+    expect(plain.bytes.toString()).toBe('2\t0\n');
+    const stage = { name: '_stage0', columns: [{ name: 'x', type: 'UInt8' }], tsv: Buffer.from('7\n') };
+    const withStage = await ch.queryRaw(`${sql} AND toUInt8(7) IN (SELECT x FROM _stage0)`, {
+      format: 'TabSeparated',
+      external: [set, scalar],
+      tables: [stage],
+      settings: { readonly: 2 },
+    });
+    expect(withStage.bytes.toString()).toBe('2\t0\n');
+  });
+
   it('readonly=2 still refuses a persistent table in the same statement slot (code 164)', async () => {
     const t = { name: '_stage0', columns: [{ name: 'x', type: 'UInt8' }], tsv: Buffer.from('1\n') };
     const e = await ch

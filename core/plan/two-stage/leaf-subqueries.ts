@@ -2,7 +2,8 @@
 // GLOBAL IN / GLOBAL JOIN keep the ordinary GLOBAL machinery (core/plan/globals.ts: run once, shipped);
 // a plain IN that is a local IN (local-in.ts) runs on the shard, exactly; any other plain IN / JOIN over a
 // distributed table follows distributed_product_mode as in ClickHouse. A scalar subquery over a distributed
-// table is refused: it would need a stage before the leaves.
+// table runs once before the leaves and ships its value, as ClickHouse's initiator computes scalars first
+// (core/plan/globals.ts).
 import type { Expr, FunctionCall, JoinClause, Pos, SelectQuery, SelectStatement } from '../../sql/ast.js';
 import { printExpr } from '../../sql/print.js';
 import { mapClausesShared, rewriteExpr } from '../../sql/visit.js';
@@ -33,8 +34,8 @@ export function leafSubqueries(q: SelectQuery, main: MainOf, ctx: LeafContext): 
     rewriteExpr(e, (x): Expr | undefined => {
       if (x.kind === 'subquery') {
         const reads = distributedTables(x.query, ctx.topo);
-        if (reads.length) throw unsupported(`a scalar subquery over the distributed table ${reads[0]} inside a SELECT over a distributed table`, x);
-        return x;
+        if (reads.length) ctx.note(`the scalar subquery over ${reads[0]} runs once before the shards, and its value ships to every shard`);
+        return SKIP_NODE(x);
       }
       if (x.kind !== 'function' || !IN_NAMES.has(x.name) || x.args.length !== 2) return undefined;
       const rhs = x.args[1]!;

@@ -60,7 +60,6 @@ describe('refusals', () => {
       'UNSUPPORTED',
       /distributed_product_mode = 'deny'/,
     ],
-    ['SELECT sensor, (SELECT max(value) FROM analytics.events_dist) AS m FROM analytics.events_dist', 'UNSUPPORTED', /scalar subquery/],
     ['SELECT sensor FROM (SELECT sensor FROM analytics.events_dist)', 'UNSUPPORTED', /subquery in FROM/],
     ['SELECT 1', 'UNSUPPORTED', /without FROM/],
     ['WITH t AS (SELECT 1) SELECT sensor FROM analytics.events_dist', 'UNSUPPORTED', /common table expression/],
@@ -137,6 +136,24 @@ describe('GLOBAL IN / GLOBAL JOIN', () => {
       'SELECT user_id FROM analytics.users_dist LIMIT 1001',
       'SELECT user_id FROM analytics.users_dist LIMIT 3',
     ]);
+  });
+
+  it('a scalar subquery over a distributed table runs once, bounded to two rows, and ships by position; a local IN subquery stays', async () => {
+    const seen: string[] = [];
+    const runner: SubqueryRunner = async (stmt) => {
+      seen.push(printSelect(stmt));
+      return { meta: [{ name: 'max(value)', type: 'Float64' }], rows: [{ 'max(value)': 2.5 }] };
+    };
+    const p = await plan(
+      'SELECT sensor, (SELECT max(value) FROM analytics.events_dist) AS m FROM analytics.events_dist WHERE value < (SELECT max(value) FROM analytics.events_dist)',
+      { runSubquery: runner },
+    );
+    expect(seen).toEqual(['SELECT max(value) FROM analytics.events_dist LIMIT 2']);
+    expect(p.external).toHaveLength(1);
+    const t = p.external[0]!;
+    expect(t.columns).toEqual([{ name: 'c1', type: 'Float64' }]);
+    expect(t.rows).toEqual([{ c1: 2.5 }]);
+    expect(p.shards[0]!.sql).toBe(`SELECT sensor, (SELECT * FROM ${t.name}) AS m FROM analytics.events WHERE value < (SELECT * FROM ${t.name})`);
   });
 
   it('max_rows_to_transfer with throw: TRANSFER_LIMIT, HTTP 413', async () => {
