@@ -1,13 +1,15 @@
 // An aggregating SELECT, cut where ClickHouse's Distributed engine cuts it: the shards group by the
 // keys (`expr AS _k<i>`) and compute aggregate STATES (`fState(...) AS _a<i>`); the final stage groups
 // again by `_k<i>`, merges (`fMerge(_a<i>)`) and runs everything else: expressions, HAVING, window
-// functions, ORDER BY, LIMIT BY, LIMIT, DISTINCT, ROLLUP/CUBE, TOTALS.
+// functions, ORDER BY, LIMIT BY, LIMIT, DISTINCT, ROLLUP/CUBE, TOTALS. count, sum and min/max travel
+// as plain values instead, combined by sum/min/max in the final stage (plain-partials.ts).
 // Input: a query whose aliases are expanded (aliases.ts); `names` are its output column names.
 import type { Expr, FunctionCall, SelectQuery } from '../../sql/ast.js';
 import { printExpr } from '../../sql/print.js';
 import { equalExpr, mapExpr, walkExpr } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
 import { isAggregateCall, stageNames, stateBase } from './aggregates.js';
+import { plainPartial } from './plain-partials.js';
 import { col, finalExprs, finalSteps, hasAggregate, leafBase, mapFinal, type SplitSelect } from './split-common.js';
 
 /** Column references left in the final stage that are neither keys, states, nor lambda parameters. */
@@ -30,16 +32,26 @@ export function splitAggregating(q: SelectQuery, names: string[], from: string):
   // With GROUPING SETS the shards group by every key of every set; the final stage forms the sets.
   for (const k of q.groupBy ?? q.groupingSets?.flat() ?? []) if (!keys.some((x) => equalExpr(x, k))) keys.push(k);
   const keyRef = (k: Expr) => col(`_k${keys.findIndex((x) => equalExpr(x, k))}`);
-  const states: { sql: string; call: FunctionCall }[] = [];
+  const states: { sql: string; call: FunctionCall; plain: boolean }[] = [];
+  // The leaf's column for a shard-side call, shared by identical calls.
+  const partialColumn = (call: FunctionCall, plain: boolean): string => {
+    const sql = printExpr(call);
+    let i = states.findIndex((s) => s.sql === sql);
+    if (i < 0) i = states.push({ sql, call, plain }) - 1;
+    return `_a${i}`;
+  };
+  let emptyIsNotNeutral = false;
 
   const stateRef = (f: FunctionCall): Expr => {
+    const plain = plainPartial(f);
+    if (plain) {
+      emptyIsNotNeutral ||= plain.emptyIsNotNeutral;
+      return { kind: 'function', name: plain.final, args: [col(partialColumn({ kind: 'function', name: plain.shard, args: f.args }, true))] };
+    }
     const { state: stateName, merge: mergeName } = stageNames(stateBase(f));
     const state: FunctionCall = { kind: 'function', name: stateName, args: f.args };
     if (f.params) state.params = f.params;
-    const sql = printExpr(state);
-    let i = states.findIndex((s) => s.sql === sql);
-    if (i < 0) i = states.push({ sql, call: state }) - 1;
-    const merge: FunctionCall = { kind: 'function', name: mergeName, args: [col(`_a${i}`)] };
+    const merge: FunctionCall = { kind: 'function', name: mergeName, args: [col(partialColumn(state, false))] };
     if (f.params) merge.params = f.params;
     return merge;
   };
@@ -67,15 +79,41 @@ export function splitAggregating(q: SelectQuery, names: string[], from: string):
   const leafCols: Expr[] = [...keys.map((k, i) => ({ ...k, alias: `_k${i}` })), ...states.map((s, i) => ({ ...s.call, alias: `_a${i}` }))];
   const leaf = leafBase(q, leafCols);
   if (keys.length) leaf.groupBy = keys.map((_k, i) => col(`_k${i}`));
-  const notes = [
-    states.length
-      ? `aggregates travel as states: ${states.map((s, i) => `${s.sql} AS _a${i}`).join(', ')}; the final stage merges them (-Merge)`
-      : 'no aggregate function: the shards return their distinct group keys',
-  ];
+  // Without group keys every shard answers one row, even one that saw no rows: there min/max would
+  // be the type's default, so such shards answer nothing (the final stage over no rows answers as
+  // ClickHouse over no rows).
+  else if (emptyIsNotNeutral) leaf.having = SAW_ROWS;
+  const listed = (plain: boolean) =>
+    states
+      .map((s, i) => ({ s, i }))
+      .filter(({ s }) => s.plain === plain)
+      .map(({ s, i }) => `${s.sql} AS _a${i}`)
+      .join(', ');
+  const notes: string[] = [];
+  if (states.some((s) => !s.plain)) notes.push(`aggregates travel as states: ${listed(false)}; the final stage merges them (-Merge)`);
+  if (states.some((s) => s.plain)) {
+    notes.push(
+      `aggregates travel as plain values: ${listed(true)}; the final stage combines them with sum (count, sum) or min/max` +
+        (leaf.having ? '; without group keys a shard that saw no rows answers none (HAVING count() > 0): its min/max would be the default value' : ''),
+    );
+  }
+  if (!states.length) notes.push('no aggregate function: the shards return their distinct group keys');
   if (keys.length) notes.push(`the shards group by ${keys.map((k, i) => `${printExpr(k)} AS _k${i}`).join(', ')}; the final stage groups again by the keys`);
-  notes.push(`final stage: ${finalSteps(q)}`);
+  const merges = [states.some((s) => !s.plain) && '-Merge of the states', states.some((s) => s.plain) && 'sum/min/max of the plain values'];
+  notes.push(`final stage: ${finalSteps(q, merges.filter(Boolean).join(' and ') || undefined)}`);
   return { leaf, final, notes };
 }
+
+/** `count() > 0`: the leaf's HAVING when a shard that saw no rows must answer none. */
+const SAW_ROWS: Expr = {
+  kind: 'function',
+  name: 'greater',
+  operator: '>',
+  args: [
+    { kind: 'function', name: 'count', args: [] },
+    { kind: 'literal', type: 'integer', value: '0' },
+  ],
+};
 
 // An aggregate call's arguments may not hold another aggregate (ClickHouse refuses it too).
 function finalExprsHaveAggregate(f: FunctionCall): boolean {

@@ -91,9 +91,10 @@ export function leafBase(q: SelectQuery, columns: Expr[]): SelectQuery {
   return leaf;
 }
 
-export function finalSteps(q: SelectQuery): string {
+/** `merge`: how the final stage combines the shards' aggregates (split-aggregate.ts names it). */
+export function finalSteps(q: SelectQuery, merge = '-Merge of the states'): string {
   const steps: string[] = [];
-  if (isAggregating(q)) steps.push('-Merge of the states' + (q.groupBy || q.groupingSets ? ' grouped by the keys' : ''));
+  if (isAggregating(q)) steps.push(merge + (q.groupBy || q.groupingSets ? ' grouped by the keys' : ''));
   if (q.groupByModifier) steps.push(`WITH ${q.groupByModifier}`);
   if (q.groupingSets) steps.push('GROUPING SETS');
   if (q.withTotals) steps.push('WITH TOTALS');

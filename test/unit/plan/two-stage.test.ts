@@ -28,18 +28,21 @@ describe('aggregates travel as states', () => {
     );
     expect(p.leaves.map((l) => l.name)).toEqual(['_stage0']);
     expect(printSelect(p.leaves[0]!.query)).toBe(
-      'SELECT sensor AS _k0, countState() AS _a0, quantileState(0.9)(value) AS _a1, uniqExactState(user_id) AS _a2, sumIfState(value, value > 1) AS _a3 FROM analytics.events_dist WHERE ts > 0 GROUP BY _k0',
+      'SELECT sensor AS _k0, count() AS _a0, quantileState(0.9)(value) AS _a1, uniqExactState(user_id) AS _a2, sumIf(value, value > 1) AS _a3 FROM analytics.events_dist WHERE ts > 0 GROUP BY _k0',
     );
     expect(p.finalSql).toBe(
-      'SELECT _k0 AS sensor, countMerge(_a0) AS c, quantileMerge(0.9)(_a1) AS `quantile(0.9)(value)`, uniqExactMerge(_a2) AS `countDistinct(user_id)`, ' +
-        'sumIfMerge(_a3) AS `sumIf(value, greater(value, 1))` FROM _stage0 GROUP BY _k0 WITH ROLLUP WITH TOTALS HAVING countMerge(_a0) > 1 ORDER BY countMerge(_a0) DESC LIMIT 10',
+      'SELECT _k0 AS sensor, sum(_a0) AS c, quantileMerge(0.9)(_a1) AS `quantile(0.9)(value)`, uniqExactMerge(_a2) AS `countDistinct(user_id)`, ' +
+        'sum(_a3) AS `sumIf(value, greater(value, 1))` FROM _stage0 GROUP BY _k0 WITH ROLLUP WITH TOTALS HAVING sum(_a0) > 1 ORDER BY sum(_a0) DESC LIMIT 10',
     );
-    expect(p.notes.join('\n')).toMatch(/aggregates travel as states: countState\(\) AS _a0/);
-    expect(p.notes.join('\n')).toMatch(/final stage: -Merge of the states grouped by the keys, WITH ROLLUP, WITH TOTALS, HAVING, ORDER BY, LIMIT/);
+    expect(p.notes.join('\n')).toMatch(/aggregates travel as states: quantileState\(0\.9\)\(value\) AS _a1, uniqExactState\(user_id\) AS _a2;/);
+    expect(p.notes.join('\n')).toMatch(/aggregates travel as plain values: count\(\) AS _a0, sumIf\(value, value > 1\) AS _a3;/);
+    expect(p.notes.join('\n')).toMatch(
+      /final stage: -Merge of the states and sum\/min\/max of the plain values grouped by the keys, WITH ROLLUP, WITH TOTALS, HAVING, ORDER BY, LIMIT/,
+    );
   });
-  it('identical aggregate calls share one state; SUM is sum; f(DISTINCT x) is fDistinct', () => {
-    expect(leafSql('SELECT SUM(value), sum(value) * 2, sum(DISTINCT value), COUNT() FROM analytics.events_dist')).toEqual([
-      'SELECT sumState(value) AS _a0, sumDistinctState(value) AS _a1, countState() AS _a2 FROM analytics.events_dist',
+  it('identical aggregate calls share one state; AVG is avg; f(DISTINCT x) is fDistinct', () => {
+    expect(leafSql('SELECT AVG(value), avg(value) * 2, sum(DISTINCT value), uniq(sensor) FROM analytics.events_dist')).toEqual([
+      'SELECT avgState(value) AS _a0, sumDistinctState(value) AS _a1, uniqState(sensor) AS _a2 FROM analytics.events_dist',
     ]);
   });
   it('a call that asks for a state merges into a state; -IfOrNull travels as -OrNullIf', () => {
@@ -51,13 +54,48 @@ describe('aggregates travel as states', () => {
   });
   it('aliases and positions resolve as ClickHouse resolves them', () => {
     const p = plan('WITH toDate(ts) AS d SELECT d AS day, count() AS c FROM analytics.events_dist GROUP BY 1 ORDER BY c, day');
-    expect(printSelect(p.leaves[0]!.query)).toBe('SELECT toDate(ts) AS _k0, countState() AS _a0 FROM analytics.events_dist GROUP BY _k0');
-    expect(p.finalSql).toBe('SELECT _k0 AS day, countMerge(_a0) AS c FROM _stage0 GROUP BY _k0 ORDER BY countMerge(_a0), _k0');
+    expect(printSelect(p.leaves[0]!.query)).toBe('SELECT toDate(ts) AS _k0, count() AS _a0 FROM analytics.events_dist GROUP BY _k0');
+    expect(p.finalSql).toBe('SELECT _k0 AS day, sum(_a0) AS c FROM _stage0 GROUP BY _k0 ORDER BY sum(_a0), _k0');
   });
   it('window functions over aggregates run in the final stage', () => {
     expect(plan('SELECT sensor, rank() OVER (ORDER BY count() DESC) FROM analytics.events_dist GROUP BY sensor').finalSql).toBe(
-      'SELECT _k0 AS sensor, rank() OVER (ORDER BY countMerge(_a0) DESC) AS `rank() OVER (ORDER BY count() DESC)` FROM _stage0 GROUP BY _k0',
+      'SELECT _k0 AS sensor, rank() OVER (ORDER BY sum(_a0) DESC) AS `rank() OVER (ORDER BY count() DESC)` FROM _stage0 GROUP BY _k0',
     );
+  });
+});
+
+describe('count, sum, min and max travel as plain values', () => {
+  it('identical calls share one partial (SUM is sum, COUNT(*) is count()); the final stage sums them', () => {
+    const p = plan('SELECT SUM(value), sum(value) * 2, COUNT(*), count(), countIf(value > 1), count(sensor) FROM analytics.events_dist');
+    expect(printSelect(p.leaves[0]!.query)).toBe(
+      'SELECT sum(value) AS _a0, count() AS _a1, countIf(value > 1) AS _a2, count(sensor) AS _a3 FROM analytics.events_dist',
+    );
+    expect(p.finalSql).toMatch(
+      /^SELECT sum\(_a0\) AS `SUM\(value\)`, sum\(_a0\) \* 2 AS .*, sum\(_a1\) AS .*, sum\(_a1\) AS .*, sum\(_a2\) AS .*, sum\(_a3\) AS .* FROM _stage0$/,
+    );
+  });
+  it('min/max without group keys: a shard that saw no rows answers none (its min would be the default value)', () => {
+    const p = plan('SELECT min(value), MAX(sensor), count() FROM analytics.events_dist WHERE value > 3');
+    expect(printSelect(p.leaves[0]!.query)).toBe(
+      'SELECT min(value) AS _a0, max(sensor) AS _a1, count() AS _a2 FROM analytics.events_dist WHERE value > 3 HAVING count() > 0',
+    );
+    expect(p.finalSql).toBe('SELECT min(_a0) AS `min(value)`, max(_a1) AS `MAX(sensor)`, sum(_a2) AS `count()` FROM _stage0');
+    expect(p.notes.join('\n')).toMatch(/HAVING count\(\) > 0/);
+  });
+  it('min/max with group keys need no guard (an empty shard answers no group); count and sum never do', () => {
+    expect(leafSql('SELECT sensor, min(value), max(ts) FROM analytics.events_dist GROUP BY sensor WITH TOTALS')).toEqual([
+      'SELECT sensor AS _k0, min(value) AS _a0, max(ts) AS _a1 FROM analytics.events_dist GROUP BY _k0',
+    ]);
+    expect(leafSql('SELECT count(), sum(value) FROM analytics.events_dist')).toEqual(['SELECT count() AS _a0, sum(value) AS _a1 FROM analytics.events_dist']);
+  });
+  it('DISTINCT, combinators other than -If on count/sum, parametric calls and avg keep their states', () => {
+    expect(
+      leafSql(
+        'SELECT count(DISTINCT sensor), sum(DISTINCT value), minIf(value, ts > 0), sumOrNull(value), avg(value), maxArray([value]) FROM analytics.events_dist',
+      ),
+    ).toEqual([
+      'SELECT uniqExactState(sensor) AS _a0, sumDistinctState(value) AS _a1, minIfState(value, ts > 0) AS _a2, sumOrNullState(value) AS _a3, avgState(value) AS _a4, maxArrayState([value]) AS _a5 FROM analytics.events_dist',
+    ]);
   });
 });
 
@@ -77,7 +115,7 @@ describe('rows', () => {
 describe('subqueries, CTEs, UNION, IN', () => {
   it('a subquery in FROM: the inner SELECT is split, the outer runs in the final stage', () => {
     const p = plan('WITH t AS (SELECT sensor, count() AS c FROM analytics.events_dist GROUP BY sensor) SELECT max(c) FROM t');
-    expect(p.finalSql).toBe('SELECT max(c) FROM (SELECT _k0 AS sensor, countMerge(_a0) AS c FROM _stage0 GROUP BY _k0) AS t');
+    expect(p.finalSql).toBe('SELECT max(c) FROM (SELECT _k0 AS sensor, sum(_a0) AS c FROM _stage0 GROUP BY _k0) AS t');
   });
   it('UNION ALL: one leaf per branch', () => {
     const p = plan('SELECT sensor FROM analytics.events_dist UNION ALL SELECT name FROM analytics.users_dist');
