@@ -279,6 +279,11 @@ export const CORPUS: readonly OracleQuery[] = [
   q('rollup-totals', 'rollup', `SELECT event, flag, count() AS c, sum(qty) AS s FROM ${E} GROUP BY event, flag WITH ROLLUP`),
   q('rollup-totals', 'rollup-syntax', `SELECT event, flag, count() AS c FROM ${E} GROUP BY ROLLUP(event, flag)`),
   q('rollup-totals', 'cube', `SELECT event, flag, count() AS c FROM ${E} GROUP BY event, flag WITH CUBE`),
+  q(
+    'rollup-totals',
+    'rollup-min-max-totals',
+    `SELECT event, flag, count() AS c, min(qty) AS mn, max(page) AS mx, sum(score) AS s, count(tag) AS ct, sum(total) AS t FROM ${E} GROUP BY event, flag WITH ROLLUP WITH TOTALS`,
+  ),
   q('rollup-totals', 'cube-syntax', `SELECT tag, flag, uniqExact(user_id) AS u FROM ${E} GROUP BY CUBE(tag, flag)`),
   q('rollup-totals', 'totals', `SELECT event, count() AS c, avg(qty) AS a FROM ${E} GROUP BY event WITH TOTALS`),
   q('rollup-totals', 'totals-ordered', `SELECT page, count() AS c FROM ${E} GROUP BY page WITH TOTALS ORDER BY c DESC, page LIMIT 3`, o),
@@ -493,6 +498,16 @@ export const CORPUS: readonly OracleQuery[] = [
   q('nulls', 'null-in-array', `SELECT arraySort(groupArray(age)) AS ages FROM ${U} WHERE user_id <= 20`),
   q('nulls', 'null-literal', `SELECT NULL AS n, count() AS c FROM ${E}`),
   q('nulls', 'nullable-sum-all-null', `SELECT sum(score) AS s, max(tag) AS t FROM ${E} WHERE score IS NULL AND tag IS NULL`),
+  q(
+    'nulls',
+    'all-null-min-max',
+    `SELECT min(score) AS a, max(score) AS b, sum(score) AS s, count(score) AS n, min(tag) AS t, countIf(tag IS NULL) AS tn, count() AS c FROM ${E} WHERE score IS NULL`,
+  ),
+  q(
+    'nulls',
+    'nothing-nullable-min-max',
+    `SELECT min(score) AS a, max(tag) AS b, sum(score) AS s, count(score) AS n, min(qty) AS q, count() AS c FROM ${E} WHERE qty > 100`,
+  ),
   q('nulls', 'arg-max-nullable', `SELECT event, argMax(tag, event_id) AS t FROM ${E} GROUP BY event`),
   q('nulls', 'float-specials', `SELECT countIf(isNaN(odd)) AS nans, countIf(isInfinite(odd)) AS infs, sum(odd) AS s, max(odd) AS mx FROM ${E}`),
   q('nulls', 'float-specials-grouped', `SELECT page, sum(odd) AS s, countIf(isNaN(odd)) AS n FROM ${E} GROUP BY page`),
@@ -525,6 +540,18 @@ export const CORPUS: readonly OracleQuery[] = [
   q('empty-shard', 'argmax', `SELECT sensor, argMax(value, ts) AS last, max(ts) AS at FROM ${S} GROUP BY sensor`),
   q('empty-shard', 'status-totals', `SELECT status, count() AS c FROM ${S} GROUP BY status WITH TOTALS`),
   q('empty-shard', 'distinct-sensors', `SELECT DISTINCT sensor FROM ${S}`),
+  // count/sum/min/max without group keys: a shard that saw no rows must not lend its default min/max
+  q(
+    'empty-shard',
+    'scalar-min-max',
+    `SELECT min(sensor) AS s, max(site) AS mx, min(ts) AS t, min(status + 1) AS st, count() AS c, sum(status) AS total FROM ${S}`,
+  ),
+  q('empty-shard', 'scalar-min-max-totals', `SELECT min(sensor) AS s, max(ts) AS t, count() AS c FROM ${S} WITH TOTALS`),
+  q(
+    'empty-shard',
+    'one-row-min-max',
+    `SELECT min(qty + 100) AS mn, max(qty - 100) AS mx, min(page) AS p, min(ts) AS t, min(score) AS sc, max(tag) AS tg, sum(score) AS ss, count(score) AS cs, sum(amount) AS a, min(total) AS tt, count() AS c FROM ${E} WHERE event_id = 1000000134623`,
+  ),
 
   // ── value types as they come back ──────────────────────────────────────────────────────────────
   q('types', 'low-cardinality', `SELECT event, toTypeName(event) AS t, count() AS c FROM ${E} GROUP BY event`),
@@ -536,6 +563,11 @@ export const CORPUS: readonly OracleQuery[] = [
   }),
   q('types', 'decimal-arith', `SELECT sum(amount * 2) AS a, sum(amount) / 3 AS b, sum(total) - sum(amount) AS c FROM ${E}`),
   q('types', 'decimal-grouped', `SELECT plan, sum(credit) AS s, min(credit) AS mn, max(credit) AS mx FROM ${U} GROUP BY plan`),
+  q(
+    'types',
+    'decimal-sums-some-shards',
+    `SELECT sum(amount) AS a, sum(total) AS t, sumIf(total, qty > 5) AS ti, min(amount) AS mn, max(total) AS mx, count() AS c FROM ${E} WHERE user_id > 1700`,
+  ),
   q('types', 'int64-big', `SELECT max(event_id) AS a, sum(event_id) AS b, min(score) AS c, max(score) AS d FROM ${E}`),
   q('types', 'uint64-wrap', `SELECT sum(toUInt64(score + 1000000000000000)) AS s FROM ${E} WHERE score IS NOT NULL`),
   q('types', 'float32', `SELECT max(ratio) AS a, min(ratio) AS b, toFloat32(sum(ratio)) AS c FROM ${E}`),
