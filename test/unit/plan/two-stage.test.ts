@@ -130,7 +130,7 @@ describe('subqueries, CTEs, UNION, IN', () => {
   it('a scalar subquery over a distributed table stays in the leaf (it runs once before the shards) and says so', () => {
     const p = plan('SELECT count() FROM analytics.events_dist WHERE value > (SELECT avg(value) FROM analytics.events_dist)');
     expect(printSelect(p.leaves[0]!.query)).toBe(
-      'SELECT countState() AS _a0 FROM analytics.events_dist WHERE value > (SELECT avg(value) FROM analytics.events_dist)',
+      'SELECT count() AS _a0 FROM analytics.events_dist WHERE value > (SELECT avg(value) FROM analytics.events_dist)',
     );
     expect(p.notes.join('\n')).toMatch(/scalar subquery over analytics\.events_dist runs once before the shards/);
   });
