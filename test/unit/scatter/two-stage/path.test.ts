@@ -2,6 +2,7 @@
 // as UNSUPPORTED, ch_scatter_path forcing either; exact top count by default.
 import { describe, expect, it } from 'vitest';
 import { explainPlan, planQuery } from '../../../../core/plan/index.js';
+import { planTwoStage } from '../../../../core/plan/two-stage/plan.js';
 import { createHedgeState } from '../../../../core/scatter/hedge.js';
 import { runExplain, runQuery, type PlanFn, type RunDeps } from '../../../../core/scatter/run-query.js';
 import type { TwoStagePlanner } from '../../../../core/scatter/two-stage/path.js';
@@ -156,5 +157,17 @@ describe('path choice', () => {
     const f = (await runExplain({ sql: FAST }, d)).body as Record<string, any>;
     expect(f.path).toBe('fast');
     expect(f.shards).toHaveLength(2);
+  });
+
+  it('/explain with the real planner: count/sum/max as plain values (with the empty-shard guard), avg as a state', async () => {
+    const { d } = deps(planTwoStage);
+    const sql = 'SELECT count() AS c, sum(v) AS s, avg(v) AS a, max(site) AS m FROM db.t_dist';
+    const g = (await runExplain({ sql, settings: { ch_scatter_path: 'general' } }, d)).body as Record<string, any>;
+    expect(g.path).toBe('general');
+    for (const s of g.shards)
+      expect(s.sql).toMatch(/^SELECT count\(\) AS _a0, sum\(v\) AS _a1, avgState\(v\) AS _a2, max\(site\) AS _a3 FROM db\.t .*HAVING count\(\) > 0/);
+    expect(g.finalStage.sql).toBe('SELECT sum(_a0) AS c, sum(_a1) AS s, avgMerge(_a2) AS a, max(_a3) AS m FROM _stage0');
+    expect(g.notes.join('\n')).toMatch(/aggregates travel as plain values: count\(\) AS _a0, sum\(v\) AS _a1, max\(site\) AS _a3/);
+    expect(g.notes.join('\n')).toMatch(/aggregates travel as states: avgState\(v\) AS _a2/);
   });
 });
