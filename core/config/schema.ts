@@ -113,11 +113,12 @@ export const querySchema = z
     shardSizeFactor: z.number().positive().default(1.5),
     shardSizeAdd: z.number().int().nonnegative().default(10),
     /**
-     * `ORDER BY count() DESC LIMIT n` over a GROUP BY without the sharding key: 'exact' (the general
-     * path, every group's state) or 'shard_size' (the fast path's approximation with its error bound,
-     * opted into per query with the setting ch_scatter_top_count).
+     * `ORDER BY count() DESC LIMIT n` over a GROUP BY without the sharding key: 'exact' (the measured
+     * default exact method, core/plan/tput/method.ts), 'tput' (TPUT's three rounds where eligible),
+     * 'every_group' (every group from every shard) or 'shard_size' (the fast path's approximation
+     * with its error bound). Per query: the setting ch_scatter_top_count.
      */
-    topCount: z.enum(['exact', 'shard_size']).default('exact'),
+    topCount: z.enum(['exact', 'tput', 'every_group', 'shard_size']).default('exact'),
     /** Above this many shards the coordinator fans out through sub-coordinators (0 = never). */
     treeFanoutAbove: z.number().int().nonnegative().default(0),
     /**

@@ -66,11 +66,12 @@ export interface PlannerSettings {
   maxBytesToTransfer: number; // 0 = unlimited
   transferOverflowMode: 'throw' | 'break';
   /**
-   * `ORDER BY count() DESC LIMIT n` over a GROUP BY without the sharding key: 'exact' (default: the
-   * fast path refuses it, the general path answers it exactly) or 'shard_size' (ch_scatter_top_count:
-   * the fast path's approximate shard_size method, labelled with its error bound).
+   * `ORDER BY count() DESC LIMIT n` over a GROUP BY without the sharding key: 'exact' (default),
+   * 'tput' and 'every_group' are exact (the TPUT pre-pass, core/scatter/tput/, narrows the groups
+   * first or not; here the fast path refuses it and the general path answers it) and 'shard_size'
+   * (ch_scatter_top_count: the fast path's approximate shard_size method, labelled with its error bound).
    */
-  topCount: 'exact' | 'shard_size';
+  topCount: 'exact' | 'tput' | 'every_group' | 'shard_size';
   /**
    * uniq/uniqCombined/uniqHLL12 and quantile/quantiles/median/quantileTDigest: 'states' (default:
    * the fast path refuses them when the general path can take them, which merges ClickHouse's own
@@ -163,7 +164,8 @@ export function resolveSettings(
         continue;
       case 'ch_scatter_top_count': {
         const m = String(value).toLowerCase();
-        if (m !== 'exact' && m !== 'shard_size') throw errorAt('BAD_REQUEST', `ch_scatter_top_count must be 'exact' or 'shard_size'`, node);
+        if (m !== 'exact' && m !== 'shard_size' && m !== 'tput' && m !== 'every_group')
+          throw errorAt('BAD_REQUEST', `ch_scatter_top_count must be 'exact', 'tput', 'every_group' or 'shard_size'`, node);
         out.topCount = m;
         continue;
       }

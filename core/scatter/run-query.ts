@@ -24,6 +24,8 @@ import { bindParams } from '../plan/bind-params.js';
 import { fastPathRefused, requestedPath, type QueryPath, type TwoStagePlanner } from './two-stage/path.js';
 import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
 import type { FinalStageStat } from './two-stage/run-general.js';
+import type { TopCountInfo } from '../plan/tput/describe.js';
+import { explainTopCountFor, prepassFor, withTopCount } from './tput/attach.js';
 
 export type PlanFn = (input: string | SelectStatement, topo: Topology, opts: PlanOptions) => Promise<QueryPlan>;
 
@@ -94,6 +96,8 @@ export interface QueryResponse {
   totals?: Record<string, unknown>;
   /** extremes = 1 (general path): min and max rows, as in ClickHouse's JSON. */
   extremes?: { min: Record<string, unknown>; max: Record<string, unknown> };
+  /** A top count over groups that span shards: how it was answered (TPUT's rounds, every group, shard_size). */
+  topCount?: TopCountInfo;
   statistics: {
     elapsedMs: number;
     rowsRead: number;
@@ -188,15 +192,23 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
 
   // The fast path answers what it covers; what it refuses as UNSUPPORTED, the general path
   // (two stages, core/scatter/two-stage/); ch_scatter_path forces either.
-  const stmt = parseOrUndefined(req.sql, req.params);
-  const path = requestedPath(req.settings, stmt);
-  if (path === 'general' && stmt) return executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0 });
+  const parsed = parseOrUndefined(req.sql, req.params);
+  const path = requestedPath(req.settings, parsed);
+  // An exact top count: TPUT's rounds 1 and 2 narrow the query to its candidate groups (round 3 is
+  // the narrowed query, through the path below); absent, the query runs as it is (core/scatter/tput/).
+  const pre = await prepassFor({ req, deps, stmt: parsed, deadline, limiter, hedge, startedAt: t0, planOptions: planOptions(req, topo, runSubquery) });
+  const stmt = pre?.statement ?? parsed;
+  if (path === 'general' && stmt)
+    return withTopCount(await executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0 }), pre);
   let plan: QueryPlan;
   try {
     plan = await deps.planQuery(stmt ?? req.sql, topo, planOptions(req, topo, runSubquery, fastTopCount(path, deps)));
   } catch (e) {
     if (path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage)
-      return executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0, fastRefusal: e });
+      return withTopCount(
+        await executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0, fastRefusal: e }),
+        pre,
+      );
     throw e;
   }
   const planned = now();
@@ -237,7 +249,10 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
     // A refusal found only when finalizing (an expression the coordinator cannot evaluate over
     // these values): the general path answers it, under the same deadline.
     if (path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage)
-      return executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0, fastRefusal: e });
+      return withTopCount(
+        await executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0, fastRefusal: e }),
+        pre,
+      );
     throw e;
   }
   const finalized = now();
@@ -272,7 +287,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   if (fin.approximate && Object.keys(fin.approximate).length > 0) body.approximate = fin.approximate;
   if (fin.cursor) body.cursor = fin.cursor;
   if (truncated.length > 0) body.truncated = truncated;
-  return body;
+  return withTopCount(body, pre);
 }
 
 /** Where an exact top count goes: the general path when it can take it, else every group on the fast path. */
@@ -332,16 +347,19 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     );
     const stmt = parseOrUndefined(req.sql, req.params);
     const path = requestedPath(req.settings, stmt);
-    if (path === 'general' && stmt) return { status: 200, body: await explainGeneral({ req, deps, stmt, runSubquery }) };
+    // How a top count over groups that span shards is answered (TPUT's round SQL, or why not).
+    const top = explainTopCountFor(req, deps, stmt);
+    const withTop = (body: unknown) => (top ? { ...(body as Record<string, unknown>), topCount: top } : body);
+    if (path === 'general' && stmt) return { status: 200, body: withTop(await explainGeneral({ req, deps, stmt, runSubquery })) };
     let plan: QueryPlan;
     try {
       plan = await deps.planQuery(stmt ?? req.sql, deps.topo, planOptions(req, deps.topo, runSubquery, fastTopCount(path, deps)));
     } catch (e) {
       if (path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage)
-        return { status: 200, body: await explainGeneral({ req, deps, stmt, runSubquery, fastRefusal: e }) };
+        return { status: 200, body: withTop(await explainGeneral({ req, deps, stmt, runSubquery, fastRefusal: e })) };
       throw e;
     }
-    return { status: 200, body: { path: 'fast', ...(deps.explainPlan(plan) as Record<string, unknown>) } };
+    return { status: 200, body: withTop({ path: 'fast', ...(deps.explainPlan(plan) as Record<string, unknown>) }) };
   } catch (e) {
     return errorResult(e, deps);
   }

@@ -1,0 +1,180 @@
+// The exact top count's TPUT pre-pass (docs/architecture.md#exact-top-count-tput): rounds 1 and 2
+// run here, under the query's one deadline, and narrow the query to its candidate groups; the
+// caller then runs that narrowed query (round 3) through the normal path, fast or general, which
+// is exact for it. Whenever the bounds cannot be trusted or would not pay (a shard missing from
+// round 1 or 2, a key type that does not print back as a literal, a score type that may be
+// negative, too many candidates) the caller runs the query unchanged: every group, as before.
+import { isScatterError } from '../../errors.js';
+import { afterRound1, candidatesAfterRound2, type ScoredGroup } from '../../plan/tput/bounds.js';
+import { exactMethodOf, type TopCountSetting } from '../../plan/tput/method.js';
+import { KEY_ALIAS, SCORE_ALIAS, literalKeyType, round1Query, round2Query, round3Query } from '../../plan/tput/rounds.js';
+import { MAX_TPUT_GROUPS, tputEligibility, type TputShape } from '../../plan/tput/shape.js';
+import type { ColumnMeta } from '../../clickhouse/port.js';
+import type { SelectQuery, SelectStatement } from '../../sql/ast.js';
+import { printSelect } from '../../sql/print.js';
+import type { ShardOutcome } from '../call-shard.js';
+import type { ShardStat } from '../run-query.js';
+import { shardStatOf } from '../timeline-stats.js';
+import { planRound, runRound, type RoundContext, type RoundResult, type ShardRows } from './run-round.js';
+import { describeTopCount, type TopCountInfo, type TopCountRound } from '../../plan/tput/describe.js';
+
+export interface PrepassInput {
+  ctx: RoundContext;
+  stmt: SelectStatement;
+  setting: TopCountSetting;
+  productMode: 'deny' | 'local' | 'global';
+  /** The query's one absolute deadline. */
+  deadlineAt: number;
+  /** The query's start (statistics offsets). */
+  startedAt: number;
+}
+
+export interface Prepass {
+  info: TopCountInfo;
+  /** Round 3: the query narrowed to the candidates; absent: run the query unchanged (every group). */
+  statement?: SelectQuery;
+  /** Rounds 1 and 2 per shard, as statistics rows (`leaf`: the round). */
+  stats: ShardStat[];
+  rowsRead: number;
+  bytesRead: number;
+}
+
+/**
+ * Rounds 1 and 2 for a top-count query, or undefined when the statement is no top count over groups
+ * that span shards (nothing to say about it).
+ */
+export async function topCountPrepass(input: PrepassInput): Promise<Prepass | undefined> {
+  const { ctx, stmt } = input;
+  const eligibility = tputEligibility(stmt, ctx.topo, input.productMode);
+  if (!eligibility.ok && !eligibility.topCount) return undefined;
+  const method = exactMethodOf(input.setting);
+  const base = describeTopCount(method, eligibility, ctx.topo);
+  const out: Prepass = { info: base, stats: [], rowsRead: 0, bytesRead: 0 };
+  if (method !== 'tput' || !eligibility.ok) return out;
+  const shape = eligibility.shape;
+
+  const fallBack = (reason: string): Prepass => {
+    out.info = { ...out.info, method: 'every_group', description: 'exact, every group (TPUT fell back)', fellBack: reason };
+    return out;
+  };
+  const rounds: TopCountRound[] = [];
+  const record = (n: 1 | 2, r: RoundResult) => {
+    let rows = 0;
+    let bytes = 0;
+    for (const a of r.answers.values()) {
+      rows += a.rows.length;
+      bytes += a.bytes;
+    }
+    rounds.push({ round: n, sql: r.sql, shards: r.outcomes.length, rows, bytes, elapsedMs: Math.round((r.endedAt - r.startedAt) * 10) / 10 });
+    for (const o of r.outcomes) {
+      out.stats.push({ ...shardStatOf(o, input.startedAt), leaf: `tput round ${n}` });
+      out.rowsRead += o.response?.statistics.rowsRead ?? 0;
+      out.bytesRead += o.response?.statistics.bytesRead ?? 0;
+    }
+    out.info = { ...out.info, rounds };
+  };
+  // Each round waits at most half of the time left, so round 3 keeps at least a quarter of it.
+  const roundDeadline = () => {
+    const now = ctx.now();
+    return now + Math.max(0, input.deadlineAt - now) / 2;
+  };
+
+  // Round 1: each shard's k best groups.
+  const q1 = round1Query(shape);
+  let r1: RoundResult;
+  try {
+    r1 = await runRound(ctx, q1, await planRound(ctx, q1), roundDeadline());
+  } catch (e) {
+    if (isScatterError(e)) return fallBack(`round 1 could not be planned: ${e.message}`);
+    throw e;
+  }
+  record(1, r1);
+  const lost1 = missingFrom(r1);
+  if (lost1) return fallBack(`round 1: ${lost1}; bounds from the other shards cannot be trusted`);
+  const types = checkTypes(shape, r1.answers);
+  if (typeof types === 'string') return fallBack(types);
+  const values = new Map<string, unknown[]>();
+  const round1 = scored(shape, r1.answers, values);
+  const verdict = afterRound1(shape.k, round1);
+  out.info = { ...out.info, tau1: verdict.tau1.toString(), threshold: verdict.threshold.toString() };
+
+  // Round 2: the shards that may hold more, every group from the threshold up.
+  const round2 = new Map<number, ScoredGroup[]>();
+  if (verdict.incomplete.length > 0) {
+    const q2 = round2Query(shape, verdict.threshold);
+    let r2: RoundResult;
+    try {
+      r2 = await runRound(ctx, q2, await planRound(ctx, q2), roundDeadline(), new Set(verdict.incomplete));
+    } catch (e) {
+      if (isScatterError(e)) return fallBack(`round 2 could not be planned: ${e.message}`);
+      throw e;
+    }
+    record(2, r2);
+    const lost2 = missingFrom(r2);
+    if (lost2) return fallBack(`round 2: ${lost2}; bounds from the other shards cannot be trusted`);
+    for (const [shard, a] of r2.answers) {
+      if (a.rows.length > MAX_TPUT_GROUPS)
+        return fallBack(`round 2: shard ${shard} holds over ${MAX_TPUT_GROUPS} groups above the threshold ${verdict.threshold}`);
+    }
+    const t2 = checkTypes(shape, r2.answers);
+    if (typeof t2 === 'string') return fallBack(t2);
+    for (const [s, rows] of scored(shape, r2.answers, values)) round2.set(s, rows);
+  }
+
+  const cands = candidatesAfterRound2(shape.k, round1, verdict, round2);
+  out.info = { ...out.info, tau2: cands.tau2.toString(), groupsSeen: cands.seen, candidates: cands.keys.length };
+  if (cands.keys.length === 0) return fallBack('no group matched');
+  const cap = Math.min(MAX_TPUT_GROUPS, ctx.topo.query.maxInListValues);
+  if (cands.keys.length > cap) return fallBack(`${cands.keys.length} candidate groups, over ${cap}`);
+  const q3 = round3Query(
+    shape,
+    cands.keys.map((k) => values.get(k)!),
+    types,
+  );
+  // The candidates travel as literals in the shard SQL: keep well inside ClickHouse's max_query_size.
+  const bytes = Buffer.byteLength(printSelect(q3));
+  if (bytes > ctx.topo.query.maxShardQueryBytes / 2) return fallBack(`the candidate list would make a ${bytes}-byte query`);
+  out.statement = q3;
+  out.info = { ...out.info, round3Sql: printSelect(q3) };
+  return out;
+}
+
+/** The first shard a round asked that did not answer, described; undefined when all answered. */
+function missingFrom(r: RoundResult): string | undefined {
+  const bad = r.outcomes.find((o: ShardOutcome) => o.status !== 'ok');
+  if (!bad) return undefined;
+  return `shard ${bad.shard} did not answer (${bad.status}${bad.message ? `: ${bad.message.slice(0, 200)}` : ''})`;
+}
+
+/** The key columns' types, when every one prints back as a literal and the score cannot be negative; else why not. */
+function checkTypes(shape: TputShape, answers: ReadonlyMap<number, ShardRows>): ColumnMeta[] | string {
+  let types: ColumnMeta[] | undefined;
+  for (const a of answers.values()) {
+    const keys = shape.keys.map((_, i) => a.meta.find((m) => m.name === KEY_ALIAS(i)));
+    const score = a.meta.find((m) => m.name === SCORE_ALIAS);
+    if (keys.some((m) => !m) || !score) return 'a round answer lacks its columns';
+    if (!/^UInt(8|16|32|64)$/.test(score.type)) return `the score's type ${score.type} may be negative or fractional`;
+    const odd = keys.find((m) => !literalKeyType(m!.type));
+    if (odd) return `the group key type ${odd.type} does not print back as a literal exactly`;
+    if (types && types.some((t, i) => t.type !== keys[i]!.type)) return 'the shards disagree on the group key types';
+    types ??= keys as ColumnMeta[];
+  }
+  return types ?? shape.keys.map((_, i) => ({ name: KEY_ALIAS(i), type: 'String' }));
+}
+
+/** Each shard's rows as scored groups; each group's key values are kept in `values`. */
+function scored(shape: TputShape, answers: ReadonlyMap<number, ShardRows>, values: Map<string, unknown[]>): Map<number, ScoredGroup[]> {
+  const out = new Map<number, ScoredGroup[]>();
+  for (const [shard, a] of answers) {
+    out.set(
+      shard,
+      a.rows.map((row) => {
+        const vals = shape.keys.map((_, i) => row[KEY_ALIAS(i)]);
+        const key = JSON.stringify(vals);
+        if (!values.has(key)) values.set(key, vals);
+        return { key, score: BigInt(String(row[SCORE_ALIAS])) };
+      }),
+    );
+  }
+  return out;
+}
