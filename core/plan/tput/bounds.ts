@@ -68,7 +68,10 @@ export function candidatesAfterRound2(
     for (const [shard, rows] of round) {
       for (const r of rows) {
         let m = known.get(r.key);
-        if (!m) known.set(r.key, (m = new Map()));
+        if (!m) {
+          m = new Map();
+          known.set(r.key, m);
+        }
         m.set(shard, r.score);
       }
     }
@@ -103,7 +106,10 @@ function partialSums(rounds: ReadonlyMap<number, readonly ScoredGroup[]>[]): Map
     for (const [shard, rows] of round)
       for (const r of rows) {
         let m = perShard.get(r.key);
-        if (!m) perShard.set(r.key, (m = new Map()));
+        if (!m) {
+          m = new Map();
+          perShard.set(r.key, m);
+        }
         m.set(shard, r.score);
       }
   const out = new Map<string, bigint>();

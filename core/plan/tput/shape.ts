@@ -98,7 +98,7 @@ export function tputEligibility(stmt: SelectStatement, topo: Topology, productMo
   if (q.limitBy) return no('LIMIT BY');
   if (q.limit.withTies) return no('LIMIT ... WITH TIES');
   const from = q.from;
-  if (!from || from.table.kind !== 'table' || from.joins.length > 0 || from.arrayJoin)
+  if (from?.table.kind !== 'table' || from.joins.length > 0 || from.arrayJoin)
     return no('not a single distributed table (JOIN, ARRAY JOIN or a subquery in FROM)');
   const n = literalInt(q.limit.limit);
   const m = q.limit.offset === undefined ? 0 : literalInt(q.limit.offset);

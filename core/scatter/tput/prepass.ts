@@ -156,7 +156,7 @@ function checkTypes(shape: TputShape, answers: ReadonlyMap<number, ShardRows>): 
     if (!/^UInt(8|16|32|64)$/.test(score.type)) return `the score's type ${score.type} may be negative or fractional`;
     const odd = keys.find((m) => !literalKeyType(m!.type));
     if (odd) return `the group key type ${odd.type} does not print back as a literal exactly`;
-    if (types && types.some((t, i) => t.type !== keys[i]!.type)) return 'the shards disagree on the group key types';
+    if (types?.some((t, i) => t.type !== keys[i]!.type)) return 'the shards disagree on the group key types';
     types ??= keys as ColumnMeta[];
   }
   return types ?? shape.keys.map((_, i) => ({ name: KEY_ALIAS(i), type: 'String' }));

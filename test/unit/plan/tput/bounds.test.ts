@@ -46,11 +46,10 @@ describe('TPUT bounds', () => {
     fc.assert(
       fc.property(scoresArb, ({ k, local, tieSeed }) => {
         const totals = new Map<string, bigint>();
-        local.forEach((row) =>
+        for (const row of local)
           row.forEach((v, g) => {
             if (v !== undefined) totals.set(`g${g}`, (totals.get(`g${g}`) ?? 0n) + BigInt(v));
-          }),
-        );
+          });
         const kth = kthLargest([...totals.values()], k);
         const { cands, verdict, round2 } = simulate(k, local, tieSeed);
         const set = new Set(cands.keys);
