@@ -123,7 +123,8 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
 
   const cands = candidatesAfterRound2(shape.k, round1, verdict, round2);
   out.info = { ...out.info, tau2: cands.tau2.toString(), groupsSeen: cands.seen, candidates: cands.keys.length };
-  if (cands.keys.length === 0) return fallBack('no group matched');
+  // No group at all: the answer is empty whatever runs; the query runs as it is (it moves nothing).
+  if (cands.keys.length === 0) return out;
   const cap = Math.min(MAX_TPUT_GROUPS, ctx.topo.query.maxInListValues);
   if (cands.keys.length > cap) return fallBack(`${cands.keys.length} candidate groups, over ${cap}`);
   const q3 = round3Query(

@@ -1,0 +1,224 @@
+// The exact top count by TPUT on three chdb shard engines, against one engine holding every row:
+// skewed and uniform keys, ties at the boundary, OFFSET, several keys, string, Date and DateTime
+// keys, countIf and sum scores, an empty shard, fewer groups than k, no matching row; a fast-check
+// property over any split of the rows and any arrival order; a shard missing in each round.
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Topology } from '../../../core/config/schema.js';
+import type { QueryResponse } from '../../../core/scatter/run-query.js';
+import { runExplain, runQuery } from '../../../core/scatter/run-query.js';
+import { InvokeError } from '../../../core/scatter/invoker.js';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { DDL, DIST, depsFor, events, expectExact, load, reference, topologyFor } from './fixture.js';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+let cluster: EmbeddedCluster;
+let topo: Topology;
+
+beforeAll(async () => {
+  cluster = await startEmbeddedCluster({ shards: 3, withOracle: true });
+  for (const ddl of DDL) await cluster.execAll(ddl);
+  topo = topologyFor(3, (i) => ({ embedded: path.join(cluster.dir, `shard-${i}`) }));
+}, 120_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+const T = DIST;
+const QUERIES = [
+  `SELECT user, count() AS c FROM ${T} GROUP BY user ORDER BY c DESC, user LIMIT 10`,
+  `SELECT user, count() AS c, sum(amount) AS s, avg(amount) AS a FROM ${T} GROUP BY user ORDER BY c DESC, user LIMIT 5 OFFSET 3`,
+  `SELECT name, day, count() AS c, max(amount) AS m FROM ${T} GROUP BY name, day ORDER BY c DESC, name, day LIMIT 7`,
+  `SELECT name, count() AS c FROM ${T} GROUP BY name ORDER BY c DESC, name LIMIT 3`,
+  `SELECT user, countIf(flag = 1) AS c, uniqExact(day) AS d FROM ${T} WHERE amount > 10 GROUP BY user ORDER BY c DESC, user LIMIT 6`,
+  `SELECT user, sum(amount) AS s FROM ${T} GROUP BY user ORDER BY s DESC, user LIMIT 4`,
+  `SELECT ts, count() AS c FROM ${T} GROUP BY ts ORDER BY c DESC, ts LIMIT 3`,
+  `SELECT intDiv(user, 7) AS b, count() AS c FROM ${T} GROUP BY b ORDER BY c DESC, b LIMIT 5`,
+  `SELECT user, name, count() FROM ${T} GROUP BY user, name ORDER BY count() DESC, user, name LIMIT 8`,
+  `SELECT flag, count() AS c FROM ${T} GROUP BY flag ORDER BY c DESC, flag LIMIT 10`,
+  `SELECT user, count() AS c FROM ${T} WHERE amount > 1000 GROUP BY user ORDER BY c DESC, user LIMIT 10`,
+  `SELECT user, count(name) AS c FROM ${T} PREWHERE flag = 0 GROUP BY user ORDER BY c DESC, user DESC LIMIT 2, 4`,
+];
+
+describe('TPUT on chdb shards = one engine holding every row', () => {
+  for (const kind of ['skewed', 'uniform'] as const) {
+    it(`${kind} keys: every query exact, by TPUT (three rounds at most) and by every group`, async () => {
+      const rows = events(6000, kind, kind === 'skewed' ? 7 : 11);
+      await load(cluster.shards, cluster.oracle!, rows, (_, i) => i % 3);
+      for (const sql of QUERIES) {
+        const d = depsFor(topo, cluster.shards);
+        const b = await expectExact(d, cluster.oracle!, sql, { ch_scatter_top_count: 'tput' });
+        expect(b.topCount?.method, `${sql}: ${JSON.stringify(b.topCount)}`).toBe('tput');
+        expect(b.topCount?.fellBack).toBeUndefined();
+        const e = await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, sql, { ch_scatter_top_count: 'every_group' });
+        expect(e.topCount?.method).toBe('every_group');
+        // The default is exact too.
+        await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, sql);
+        // And so is the fast path (every group, or TPUT's candidates).
+        await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, sql, { ch_scatter_top_count: 'tput', ch_scatter_path: 'fast' });
+      }
+    }, 120_000);
+  }
+
+  it('a skewed key: round 3 reads far fewer groups than every group', async () => {
+    await load(cluster.shards, cluster.oracle!, events(6000, 'skewed', 3), (_, i) => i % 3);
+    const sql = QUERIES[0]!;
+    const t = await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, sql, { ch_scatter_top_count: 'tput' });
+    const e = await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, sql, { ch_scatter_top_count: 'every_group' });
+    expect(t.topCount!.candidates!).toBeLessThan(60);
+    expect(t.statistics.finalStage!.inputRows).toBeLessThan(e.statistics.finalStage!.inputRows / 5);
+    expect(t.statistics.shards.filter((s) => s.leaf === 'tput round 1')).toHaveLength(3);
+  });
+
+  it('ties at the boundary: every group has the same count', async () => {
+    // 40 users with exactly 6 rows each, spread over the shards unevenly.
+    const rows = events(240, 'uniform', 5).map((r, i) => ({ ...r, user: i % 40 }));
+    await load(cluster.shards, cluster.oracle!, rows, (r, i) => (r.user % 2 === 0 ? i % 3 : i % 2));
+    for (const sql of [
+      `SELECT user, count() AS c FROM ${T} GROUP BY user ORDER BY c DESC, user LIMIT 10`,
+      `SELECT user, count() AS c FROM ${T} GROUP BY user ORDER BY c DESC, user DESC LIMIT 3 OFFSET 36`,
+    ]) {
+      const b = await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, sql, { ch_scatter_top_count: 'tput' });
+      expect(b.topCount!.fellBack).toBeUndefined();
+      expect(b.topCount!.candidates).toBe(40); // every tied group stays in
+    }
+  });
+
+  it('an empty shard, and fewer groups than k (no round 2)', async () => {
+    await load(cluster.shards, cluster.oracle!, events(300, 'skewed', 9), (_, i) => (i % 2 === 0 ? 0 : 2));
+    const b = await expectExact(
+      depsFor(topo, cluster.shards),
+      cluster.oracle!,
+      `SELECT name, count() AS c FROM ${T} GROUP BY name ORDER BY c DESC, name LIMIT 20`,
+      {
+        ch_scatter_top_count: 'tput',
+      },
+    );
+    expect(b.topCount!.rounds).toHaveLength(1);
+    await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, QUERIES[0]!, { ch_scatter_top_count: 'tput' });
+  });
+
+  it('a score that may be negative (sum of Int32) falls back to every group, still exact', async () => {
+    await load(cluster.shards, cluster.oracle!, events(1000, 'skewed', 2), (_, i) => i % 3);
+    const b = await expectExact(
+      depsFor(topo, cluster.shards),
+      cluster.oracle!,
+      `SELECT user, sum(delta) AS s FROM ${T} GROUP BY user ORDER BY s DESC, user LIMIT 5`,
+      {
+        ch_scatter_top_count: 'tput',
+      },
+    );
+    expect(b.topCount!.method).toBe('every_group');
+    expect(b.topCount!.fellBack).toMatch(/Int64 may be negative/);
+  });
+
+  it('queries TPUT leaves alone: HAVING, the sharding key, non-additive scores', async () => {
+    await load(cluster.shards, cluster.oracle!, events(1000, 'skewed', 4), (_, i) => i % 3);
+    const having = await expectExact(
+      depsFor(topo, cluster.shards),
+      cluster.oracle!,
+      `SELECT user, count() AS c FROM ${T} GROUP BY user HAVING c > 2 ORDER BY c DESC, user LIMIT 5`,
+    );
+    expect(having.topCount).toMatchObject({ method: 'every_group', notTput: expect.stringMatching(/HAVING/) });
+    const byKey = await expectExact(
+      depsFor(topo, cluster.shards),
+      cluster.oracle!,
+      `SELECT id, count() AS c FROM ${T} GROUP BY id ORDER BY c DESC, id LIMIT 5`,
+    );
+    expect(byKey.topCount).toBeUndefined();
+    const avg = await expectExact(
+      depsFor(topo, cluster.shards),
+      cluster.oracle!,
+      `SELECT user, avg(amount) AS a FROM ${T} GROUP BY user ORDER BY a DESC, user LIMIT 5`,
+    );
+    expect(avg.topCount).toBeUndefined();
+  });
+
+  it('/explain names the method and shows the round SQL', async () => {
+    const d = depsFor(topo, cluster.shards);
+    const r = await runExplain({ sql: QUERIES[0]! }, d);
+    expect(r.status).toBe(200);
+    const top = (r.body as { topCount: { description: string; roundSql: string[] } }).topCount;
+    expect(top.description).toBe('exact, TPUT: three rounds');
+    expect(top.roundSql[0]).toContain('ORDER BY _tput_s DESC LIMIT 10');
+    expect(top.roundSql[1]).toContain('HAVING count() >= {threshold:UInt64}');
+    expect(top.roundSql[2]).toContain('WHERE user IN ({candidates:Set}) GROUP BY user');
+    const every = await runExplain({ sql: QUERIES[0]!, settings: { ch_scatter_top_count: 'every_group' } }, d);
+    expect((every.body as { topCount: { description: string } }).topCount.description).toBe('exact, every group');
+    const approx = await runExplain({ sql: QUERIES[0]!, settings: { ch_scatter_top_count: 'shard_size' } }, d);
+    expect((approx.body as { topCount: { description: string } }).topCount.description).toMatch(/^shard_size, approximate/);
+    const bad = await runQuery({ sql: QUERIES[0]!, settings: { ch_scatter_top_count: 'most' } }, d);
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe('TPUT: a shard missing in a round', () => {
+  const round = (req: { sql: string }) => (!req.sql.includes('_tput_s') ? 3 : req.sql.includes('HAVING') ? 2 : 1);
+
+  for (const lost of [1, 2] as const) {
+    it(`missing in round ${lost}: the bounds are not trusted, every group answers, exactly`, async () => {
+      await load(cluster.shards, cluster.oracle!, events(3000, 'skewed', 8), (_, i) => i % 3);
+      const d = depsFor(topo, cluster.shards, {
+        fail: (s, req) => (s === 1 && round(req) === lost ? new InvokeError('unavailable', 'shard 1 is down for this round') : undefined),
+      });
+      const b = await expectExact(d, cluster.oracle!, QUERIES[0]!, { ch_scatter_top_count: 'tput' });
+      expect(b.topCount!.method).toBe('every_group');
+      expect(b.topCount!.fellBack).toMatch(new RegExp(`round ${lost}: shard 1 did not answer`));
+      expect(b.topCount!.rounds).toHaveLength(lost);
+    });
+  }
+
+  it('missing in round 3: partial with the shard named, or 504 when completeness is required', async () => {
+    await load(cluster.shards, cluster.oracle!, events(3000, 'skewed', 8), (_, i) => i % 3);
+    const fail = (s: number, req: { sql: string }) => (s === 2 && round(req) === 3 ? new InvokeError('unavailable', 'shard 2 is down') : undefined);
+    const r = await runQuery({ sql: QUERIES[0]!, settings: { ch_scatter_top_count: 'tput' } }, depsFor(topo, cluster.shards, { fail }));
+    expect(r.status).toBe(200);
+    const b = r.body as QueryResponse;
+    expect(b.partial).toBe(true);
+    expect(b.shards.missing.map((m) => m.shard)).toEqual([2]);
+    expect(b.topCount!.method).toBe('tput');
+    const strict = await runQuery(
+      { sql: QUERIES[0]!, settings: { ch_scatter_top_count: 'tput' }, requireComplete: true },
+      depsFor(topo, cluster.shards, { fail }),
+    );
+    expect(strict.status).toBe(504);
+  });
+});
+
+describe('TPUT property: any split of the rows, any arrival order', () => {
+  it('equals one engine holding every row', async () => {
+    const queries = [
+      (k: number, m: number) => `SELECT user, count() AS c, sum(amount) AS s FROM ${T} GROUP BY user ORDER BY c DESC, user LIMIT ${k} OFFSET ${m}`,
+      (k: number, m: number) => `SELECT name, user % 3 AS u3, count() AS c FROM ${T} GROUP BY name, u3 ORDER BY c DESC, name, u3 DESC LIMIT ${k} OFFSET ${m}`,
+      (k: number, m: number) => `SELECT user, countIf(flag = 1) AS c FROM ${T} GROUP BY user ORDER BY c DESC, user LIMIT ${k} OFFSET ${m}`,
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          n: fc.integer({ min: 0, max: 400 }),
+          kind: fc.constantFrom('skewed' as const, 'uniform' as const),
+          dataSeed: fc.integer({ min: 1, max: 1_000_000 }),
+          split: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 17 }),
+          delays: fc.array(fc.integer({ min: 0, max: 15 }), { minLength: 9, maxLength: 9 }),
+          k: fc.integer({ min: 1, max: 12 }),
+          m: fc.integer({ min: 0, max: 4 }),
+          q: fc.integer({ min: 0, max: queries.length - 1 }),
+        }),
+        async ({ n, kind, dataSeed, split, delays, k, m, q }) => {
+          const rows = events(n, kind, dataSeed).map((r) => (kind === 'uniform' ? { ...r, user: r.user % 25 } : r));
+          await load(cluster.shards, cluster.oracle!, rows, (_, i) => split[i % split.length]!);
+          let call = 0;
+          const d = depsFor(topo, cluster.shards, { delay: (s) => delays[(s * 3 + call++) % delays.length]! });
+          const sql = queries[q]!(k, m);
+          const r = await runQuery({ sql, settings: { ch_scatter_top_count: 'tput' } }, d);
+          expect(r.status, JSON.stringify(r.body).slice(0, 400)).toBe(200);
+          const b = r.body as QueryResponse;
+          expect(b.data, sql).toEqual(await reference(cluster.oracle!, sql));
+          if (n > 0) expect(b.topCount?.fellBack, sql).toBeUndefined();
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 300_000);
+});
