@@ -12,7 +12,7 @@ import type { ShardRequest, ShardResponse } from '../../../core/protocol/shard-w
 import { createHedgeState } from '../../../core/scatter/hedge.js';
 import type { ShardInvoker } from '../../../core/scatter/invoker.js';
 import { runQuery, type PlanFn, type QueryResponse, type RunDeps } from '../../../core/scatter/run-query.js';
-import { createShardHandler } from '../../../functions/shard/shard-function.js';
+import { createShardHandler, type ShardHandlerFn } from '../../../functions/shard/shard-function.js';
 
 export const DIST = 'default.tput_ev_dist';
 export const LOCAL = 'default.tput_ev';
@@ -71,12 +71,17 @@ export function insertSql(rows: Ev[]): string {
   return `INSERT INTO ${LOCAL} VALUES ${rows.map((r) => `(${r.id}, ${r.user}, ${sqlString(r.name)}, '${r.day}', '${r.ts}', ${r.flag}, ${r.amount}, ${r.delta})`).join(', ')}`;
 }
 
-/** Replace every shard's rows (and the reference's) with `rows` split by `shardOf`. */
-export async function load(shards: ClickHouseAccess[], oracle: ClickHouseAccess, rows: Ev[], shardOf: (r: Ev, i: number) => number): Promise<void> {
-  await Promise.all([...shards, oracle].map((e) => e.exec(`TRUNCATE TABLE ${LOCAL}`)));
+/** Anything that runs a statement: an engine, or a server over HTTP. */
+export interface Execer {
+  exec(sql: string): Promise<unknown>;
+}
+
+/** Replace every shard's rows (and the reference's: `oracleTable` on `oracle`) with `rows` split by `shardOf`. */
+export async function load(shards: Execer[], oracle: Execer, rows: Ev[], shardOf: (r: Ev, i: number) => number, oracleTable = LOCAL): Promise<void> {
+  await Promise.all([...shards.map((e) => e.exec(`TRUNCATE TABLE ${LOCAL}`)), oracle.exec(`TRUNCATE TABLE ${oracleTable}`)]);
   const parts = shards.map((_, s) => rows.filter((r, i) => shardOf(r, i) === s));
   await Promise.all(parts.map((p, s) => (p.length ? shards[s]!.exec(insertSql(p)) : Promise.resolve())));
-  if (rows.length) await oracle.exec(insertSql(rows));
+  if (rows.length) await oracle.exec(insertSql(rows).replace(LOCAL, oracleTable));
 }
 
 export interface Wiring {
@@ -85,8 +90,9 @@ export interface Wiring {
   fail?: (s: number, req: ShardRequest) => Error | undefined;
 }
 
-export function depsFor(topo: Topology, engines: ClickHouseAccess[], wiring: Wiring = {}): RunDeps & { sent: ShardRequest[] } {
-  const fns = engines.map((e, shard) => createShardHandler({ shard, getAccess: async () => e }));
+/** Shard functions over engines (chdb), or given (18.16 servers: the HTTP adapter). */
+export function depsFor(topo: Topology, engines: ClickHouseAccess[] | ShardHandlerFn[], wiring: Wiring = {}): RunDeps & { sent: ShardRequest[] } {
+  const fns = engines.map((e, shard) => (typeof e === 'function' ? e : createShardHandler({ shard, getAccess: async () => e })));
   const sent: ShardRequest[] = [];
   const invoker: ShardInvoker = {
     invoke: async (shard, payload): Promise<ShardResponse> => {
@@ -111,21 +117,26 @@ export function depsFor(topo: Topology, engines: ClickHouseAccess[], wiring: Wir
   };
 }
 
-export async function reference(oracle: ClickHouseAccess, sql: string): Promise<Record<string, unknown>[]> {
-  const r = await oracle.queryRaw(sql.replaceAll(DIST, LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
-  return JSON.parse(r.bytes.toString('utf8')).data;
-}
+/** The answer of one engine holding every row. */
+export type Reference = (sql: string) => Promise<Record<string, unknown>[]>;
+
+export const chdbReference =
+  (oracle: ClickHouseAccess): Reference =>
+  async (sql) => {
+    const r = await oracle.queryRaw(sql.replaceAll(DIST, LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
+    return JSON.parse(r.bytes.toString('utf8')).data;
+  };
 
 const digits = (rows: Record<string, unknown>[]) =>
   JSON.parse(JSON.stringify(rows, (_, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(9)) : v)));
 
 /** Run `sql` with ch_scatter_top_count = `method`; the answer must equal the reference. */
-export async function expectExact(deps: RunDeps, oracle: ClickHouseAccess, sql: string, settings: Record<string, string> = {}): Promise<QueryResponse> {
+export async function expectExact(deps: RunDeps, reference: Reference, sql: string, settings: Record<string, string> = {}): Promise<QueryResponse> {
   const r = await runQuery({ sql, settings }, deps);
   expect(r.status, JSON.stringify(r.body).slice(0, 500)).toBe(200);
   const b = r.body as QueryResponse;
   expect(b.partial).toBe(false);
   expect(b.approximate).toBeUndefined();
-  expect(digits(b.data), sql).toEqual(digits(await reference(oracle, sql)));
+  expect(digits(b.data), sql).toEqual(digits(await reference(sql)));
   return b;
 }

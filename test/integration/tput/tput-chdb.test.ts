@@ -10,11 +10,12 @@ import type { QueryResponse } from '../../../core/scatter/run-query.js';
 import { runExplain, runQuery } from '../../../core/scatter/run-query.js';
 import { InvokeError } from '../../../core/scatter/invoker.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
-import { DDL, DIST, depsFor, events, expectExact, load, reference, topologyFor } from './fixture.js';
+import { DDL, DIST, chdbReference, depsFor, events, expectExact, load, topologyFor } from './fixture.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 let cluster: EmbeddedCluster;
 let topo: Topology;
+const ref = () => chdbReference(cluster.oracle!);
 
 beforeAll(async () => {
   cluster = await startEmbeddedCluster({ shards: 3, withOracle: true });
@@ -48,15 +49,15 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
       await load(cluster.shards, cluster.oracle!, rows, (_, i) => i % 3);
       for (const sql of QUERIES) {
         const d = depsFor(topo, cluster.shards);
-        const b = await expectExact(d, cluster.oracle!, sql, { ch_scatter_top_count: 'tput' });
+        const b = await expectExact(d, ref(), sql, { ch_scatter_top_count: 'tput' });
         expect(b.topCount?.method, `${sql}: ${JSON.stringify(b.topCount)}`).toBe('tput');
         expect(b.topCount?.fellBack).toBeUndefined();
-        const e = await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, sql, { ch_scatter_top_count: 'every_group' });
+        const e = await expectExact(depsFor(topo, cluster.shards), ref(), sql, { ch_scatter_top_count: 'every_group' });
         expect(e.topCount?.method).toBe('every_group');
         // The default is exact too.
-        await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, sql);
+        await expectExact(depsFor(topo, cluster.shards), ref(), sql);
         // And so is the fast path (every group, or TPUT's candidates).
-        await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, sql, { ch_scatter_top_count: 'tput', ch_scatter_path: 'fast' });
+        await expectExact(depsFor(topo, cluster.shards), ref(), sql, { ch_scatter_top_count: 'tput', ch_scatter_path: 'fast' });
       }
     }, 120_000);
   }
@@ -64,8 +65,8 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
   it('a skewed key: round 3 reads far fewer groups than every group', async () => {
     await load(cluster.shards, cluster.oracle!, events(6000, 'skewed', 3), (_, i) => i % 3);
     const sql = QUERIES[0]!;
-    const t = await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, sql, { ch_scatter_top_count: 'tput' });
-    const e = await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, sql, { ch_scatter_top_count: 'every_group' });
+    const t = await expectExact(depsFor(topo, cluster.shards), ref(), sql, { ch_scatter_top_count: 'tput' });
+    const e = await expectExact(depsFor(topo, cluster.shards), ref(), sql, { ch_scatter_top_count: 'every_group' });
     expect(t.topCount!.candidates!).toBeLessThan(60);
     expect(t.statistics.finalStage!.inputRows).toBeLessThan(e.statistics.finalStage!.inputRows / 5);
     expect(t.statistics.shards.filter((s) => s.leaf === 'tput round 1')).toHaveLength(3);
@@ -79,7 +80,7 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
       `SELECT user, count() AS c FROM ${T} GROUP BY user ORDER BY c DESC, user LIMIT 10`,
       `SELECT user, count() AS c FROM ${T} GROUP BY user ORDER BY c DESC, user DESC LIMIT 3 OFFSET 36`,
     ]) {
-      const b = await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, sql, { ch_scatter_top_count: 'tput' });
+      const b = await expectExact(depsFor(topo, cluster.shards), ref(), sql, { ch_scatter_top_count: 'tput' });
       expect(b.topCount!.fellBack).toBeUndefined();
       expect(b.topCount!.candidates).toBe(40); // every tied group stays in
     }
@@ -87,28 +88,18 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
 
   it('an empty shard, and fewer groups than k (no round 2)', async () => {
     await load(cluster.shards, cluster.oracle!, events(300, 'skewed', 9), (_, i) => (i % 2 === 0 ? 0 : 2));
-    const b = await expectExact(
-      depsFor(topo, cluster.shards),
-      cluster.oracle!,
-      `SELECT name, count() AS c FROM ${T} GROUP BY name ORDER BY c DESC, name LIMIT 20`,
-      {
-        ch_scatter_top_count: 'tput',
-      },
-    );
+    const b = await expectExact(depsFor(topo, cluster.shards), ref(), `SELECT name, count() AS c FROM ${T} GROUP BY name ORDER BY c DESC, name LIMIT 20`, {
+      ch_scatter_top_count: 'tput',
+    });
     expect(b.topCount!.rounds).toHaveLength(1);
-    await expectExact(depsFor(topo, cluster.shards), cluster.oracle!, QUERIES[0]!, { ch_scatter_top_count: 'tput' });
+    await expectExact(depsFor(topo, cluster.shards), ref(), QUERIES[0]!, { ch_scatter_top_count: 'tput' });
   });
 
   it('a score that may be negative (sum of Int32) falls back to every group, still exact', async () => {
     await load(cluster.shards, cluster.oracle!, events(1000, 'skewed', 2), (_, i) => i % 3);
-    const b = await expectExact(
-      depsFor(topo, cluster.shards),
-      cluster.oracle!,
-      `SELECT user, sum(delta) AS s FROM ${T} GROUP BY user ORDER BY s DESC, user LIMIT 5`,
-      {
-        ch_scatter_top_count: 'tput',
-      },
-    );
+    const b = await expectExact(depsFor(topo, cluster.shards), ref(), `SELECT user, sum(delta) AS s FROM ${T} GROUP BY user ORDER BY s DESC, user LIMIT 5`, {
+      ch_scatter_top_count: 'tput',
+    });
     expect(b.topCount!.method).toBe('every_group');
     expect(b.topCount!.fellBack).toMatch(/Int64 may be negative/);
   });
@@ -117,21 +108,13 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
     await load(cluster.shards, cluster.oracle!, events(1000, 'skewed', 4), (_, i) => i % 3);
     const having = await expectExact(
       depsFor(topo, cluster.shards),
-      cluster.oracle!,
+      ref(),
       `SELECT user, count() AS c FROM ${T} GROUP BY user HAVING c > 2 ORDER BY c DESC, user LIMIT 5`,
     );
     expect(having.topCount).toMatchObject({ method: 'every_group', notTput: expect.stringMatching(/HAVING/) });
-    const byKey = await expectExact(
-      depsFor(topo, cluster.shards),
-      cluster.oracle!,
-      `SELECT id, count() AS c FROM ${T} GROUP BY id ORDER BY c DESC, id LIMIT 5`,
-    );
+    const byKey = await expectExact(depsFor(topo, cluster.shards), ref(), `SELECT id, count() AS c FROM ${T} GROUP BY id ORDER BY c DESC, id LIMIT 5`);
     expect(byKey.topCount).toBeUndefined();
-    const avg = await expectExact(
-      depsFor(topo, cluster.shards),
-      cluster.oracle!,
-      `SELECT user, avg(amount) AS a FROM ${T} GROUP BY user ORDER BY a DESC, user LIMIT 5`,
-    );
+    const avg = await expectExact(depsFor(topo, cluster.shards), ref(), `SELECT user, avg(amount) AS a FROM ${T} GROUP BY user ORDER BY a DESC, user LIMIT 5`);
     expect(avg.topCount).toBeUndefined();
   });
 
@@ -162,7 +145,7 @@ describe('TPUT: a shard missing in a round', () => {
       const d = depsFor(topo, cluster.shards, {
         fail: (s, req) => (s === 1 && round(req) === lost ? new InvokeError('unavailable', 'shard 1 is down for this round') : undefined),
       });
-      const b = await expectExact(d, cluster.oracle!, QUERIES[0]!, { ch_scatter_top_count: 'tput' });
+      const b = await expectExact(d, ref(), QUERIES[0]!, { ch_scatter_top_count: 'tput' });
       expect(b.topCount!.method).toBe('every_group');
       expect(b.topCount!.fellBack).toMatch(new RegExp(`round ${lost}: shard 1 did not answer`));
       expect(b.topCount!.rounds).toHaveLength(lost);
@@ -214,7 +197,7 @@ describe('TPUT property: any split of the rows, any arrival order', () => {
           const r = await runQuery({ sql, settings: { ch_scatter_top_count: 'tput' } }, d);
           expect(r.status, JSON.stringify(r.body).slice(0, 400)).toBe(200);
           const b = r.body as QueryResponse;
-          expect(b.data, sql).toEqual(await reference(cluster.oracle!, sql));
+          expect(b.data, sql).toEqual(await ref()(sql));
           if (n > 0) expect(b.topCount?.fellBack, sql).toBeUndefined();
         },
       ),
