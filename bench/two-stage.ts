@@ -9,6 +9,9 @@
 // endpoint (startLocalShards, the default SigV4 node:http invoker). Alternating order, medians.
 // Also: the final stage's own cost (its invoke, from the general path's statistics) and the bytes
 // it was sent. Every answer is compared with the Distributed table's (floats to 9 digits).
+// Then the exact top count's two methods (ch_scatter_top_count 'every_group' and 'tput', both on
+// the general path) against the Distributed table, on a skewed key (`user`) and a uniform one
+// (`uuser`), with the rows and bytes each round moved (docs/benchmarks.md#exact-top-count-tput-vs-every-group).
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { parseTopology } from '../core/config/load.js';
@@ -39,7 +42,7 @@ const QUERIES: Record<string, BenchQuery> = {
   top_count: {
     sql: `SELECT user, count() AS c, sum(amount) AS s FROM ${T} GROUP BY user ORDER BY c DESC, user LIMIT 10`,
     fastSettings: { ch_scatter_top_count: 'shard_size' },
-    note: '~30k groups spanning shards; general: exact (every group state), fast: shard_size (approximate, opted in)',
+    note: '~30k groups spanning shards; general: exact (the default method), fast: shard_size (approximate, opted in)',
   },
   uniq: {
     sql: `SELECT uniq(user) AS u, uniqCombined(user) AS uc FROM ${T}`,
@@ -72,15 +75,19 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   const cluster = await startCluster(SHARDS, PORT_BASE, 'scatter');
   const json: Record<string, unknown> = {};
   const out: (string | number)[][] = [];
+  let topCountTable = '';
   let shards: Awaited<ReturnType<typeof startLocalShards>> | undefined;
   try {
     await Promise.all(
       cluster.urls.map(async (url, i) => {
-        await chHttp(url, 'CREATE TABLE default.events (id UInt64, user UInt32, sensor UInt32, amount Float64, day Date) ENGINE = MergeTree ORDER BY id');
+        await chHttp(
+          url,
+          'CREATE TABLE default.events (id UInt64, user UInt32, sensor UInt32, amount Float64, day Date, uuser UInt32) ENGINE = MergeTree ORDER BY id',
+        );
         // The e2e bench's data: identity placement on id over slots [0,1,2], a skewed user column.
         await chHttp(
           url,
-          `INSERT INTO default.events SELECT number AS id, toUInt32(intDiv(u * u, 100000)) AS user, toUInt32(number % 1000) AS sensor, (number % 1000) / 10 AS amount, toDate('2024-01-01') + number % 365 AS day FROM (SELECT number, intHash32(number) % 100000 AS u FROM numbers(${rows})) WHERE number % ${SHARDS} = ${i}`,
+          `INSERT INTO default.events SELECT number AS id, toUInt32(intDiv(u * u, 100000)) AS user, toUInt32(number % 1000) AS sensor, (number % 1000) / 10 AS amount, toDate('2024-01-01') + number % 365 AS day, intHash32(number + 1) % 30000 AS uuser FROM (SELECT number, intHash32(number) % 100000 AS u FROM numbers(${rows})) WHERE number % ${SHARDS} = ${i}`,
         );
       }),
     );
@@ -94,8 +101,8 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     });
     shards = await startLocalShards(topo);
     const states = { fast: createHedgeState(), general: createHedgeState() };
-    const scatter = async (path: 'fast' | 'general', q: BenchQuery) => {
-      const settings = { ch_scatter_path: path, ...(path === 'fast' ? q.fastSettings : {}) };
+    const scatter = async (path: 'fast' | 'general', q: BenchQuery, extra: Record<string, string> = {}) => {
+      const settings = { ch_scatter_path: path, ...(path === 'fast' ? q.fastSettings : {}), ...extra };
       const r = await runQuery(
         { sql: q.sql, settings },
         {
@@ -184,6 +191,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         e.fast_same_as_distributed ? 'yes' : e.fast_approximate.length ? `approx (${e.fast_approximate.join(', ')})` : 'NO',
       ]);
     }
+    topCountTable = await topCountSection({ reps, distributed, scatter, json });
     json.rows = rows;
   } finally {
     await shards?.stop();
@@ -209,7 +217,106 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
           'fast = Distributed',
         ],
         out,
-      ) + `\n(${rows.toLocaleString('en-US')} rows over 3 shards; medians of ${reps} alternating runs)`,
+      ) +
+      `\n(${rows.toLocaleString('en-US')} rows over 3 shards; medians of ${reps} alternating runs)\n\n` +
+      topCountTable,
     json,
   };
+}
+
+const TOP_COUNT: Record<string, string> = {
+  skewed_user: `SELECT user, count() AS c, sum(amount) AS s FROM ${T} GROUP BY user ORDER BY c DESC, user LIMIT 10`,
+  uniform_uuser: `SELECT uuser, count() AS c, sum(amount) AS s FROM ${T} GROUP BY uuser ORDER BY c DESC, uuser LIMIT 10`,
+};
+
+/** The exact top count: every group vs TPUT (general path) vs the Distributed table, same run, alternating. */
+async function topCountSection(b: {
+  reps: number;
+  distributed: (sql: string) => Promise<{ data: Record<string, unknown>[] }>;
+  scatter: (path: 'fast' | 'general', q: BenchQuery, extra?: Record<string, string>) => Promise<QueryResponse>;
+  json: Record<string, unknown>;
+}): Promise<string> {
+  const out: (string | number)[][] = [];
+  for (const [name, sql] of Object.entries(TOP_COUNT)) {
+    const q: BenchQuery = { sql, note: '' };
+    const every = () => b.scatter('general', q, { ch_scatter_top_count: 'every_group' });
+    const tput = () => b.scatter('general', q, { ch_scatter_top_count: 'tput' });
+    const exact = () => b.scatter('general', q); // the default: TPUT, or every group when round 1 says round 2 would not pay
+    let d = await b.distributed(sql);
+    let e = await every();
+    let t = await tput();
+    let x = await exact();
+    const ms = { d: [] as number[], e: [] as number[], t: [] as number[], x: [] as number[] };
+    const orders = [
+      ['d', 'e', 't', 'x'],
+      ['x', 't', 'd', 'e'],
+      ['e', 'x', 't', 'd'],
+      ['t', 'd', 'x', 'e'],
+    ] as const;
+    for (let i = 0; i < b.reps; i++) {
+      for (const which of orders[i % 4]!) {
+        const t0 = performance.now();
+        if (which === 'd') d = await b.distributed(sql);
+        else if (which === 'e') e = await every();
+        else if (which === 't') t = await tput();
+        else x = await exact();
+        ms[which].push(performance.now() - t0);
+      }
+    }
+    const rounds = t.topCount?.rounds ?? [];
+    const r = (n: number) => rounds.find((x) => x.round === n);
+    const entry = {
+      distributed_ms: r2(quantile(ms.d, 0.5)),
+      every_group_ms: r2(quantile(ms.e, 0.5)),
+      tput_ms: r2(quantile(ms.t, 0.5)),
+      every_group_ratio: r2(quantile(ms.e, 0.5) / quantile(ms.d, 0.5)),
+      tput_ratio: r2(quantile(ms.t, 0.5) / quantile(ms.d, 0.5)),
+      default_ms: r2(quantile(ms.x, 0.5)),
+      default_ratio: r2(quantile(ms.x, 0.5) / quantile(ms.d, 0.5)),
+      default_method: x.topCount?.method,
+      default_fell_back: x.topCount?.fellBack,
+      tput_method: t.topCount?.method,
+      tput_fell_back: t.topCount?.fellBack,
+      tput_round1: { rows: r(1)?.rows, bytes: r(1)?.bytes, ms: r(1)?.elapsedMs },
+      tput_round2: { rows: r(2)?.rows, bytes: r(2)?.bytes, ms: r(2)?.elapsedMs, threshold: t.topCount?.threshold },
+      tput_candidates: t.topCount?.candidates,
+      tput_round3: { rows: t.statistics.finalStage?.inputRows, bytes: t.statistics.finalStage?.inputBytes },
+      every_group: { rows: e.statistics.finalStage?.inputRows, bytes: e.statistics.finalStage?.inputBytes },
+      tput_same_as_distributed: normalize(t.data) === normalize(d.data) && normalize(x.data) === normalize(d.data),
+      every_group_same_as_distributed: normalize(e.data) === normalize(d.data),
+      repetitions: b.reps,
+    };
+    b.json[`top_count_${name}`] = entry;
+    out.push([
+      name,
+      entry.distributed_ms,
+      `${entry.every_group_ms} (${entry.every_group_ratio}x)`,
+      `${entry.tput_ms} (${entry.tput_ratio}x)`,
+      `${entry.default_ms} (${entry.default_ratio}x) ${entry.default_fell_back ? 'every group after round 1' : 'TPUT'}`,
+      `${r(1)?.rows ?? '-'} / ${r(1)?.bytes ?? '-'}`,
+      `${r(2)?.rows ?? '-'} / ${r(2)?.bytes ?? '-'}`,
+      `${entry.tput_candidates ?? '-'}: ${entry.tput_round3.rows} / ${entry.tput_round3.bytes}`,
+      `${entry.every_group.rows} / ${entry.every_group.bytes}`,
+      entry.tput_same_as_distributed && entry.every_group_same_as_distributed ? 'yes' : 'NO',
+    ]);
+  }
+  return (
+    "Exact top count, general path: every group vs TPUT ('tput': three rounds always; 'exact', the default: round 1 decides) " +
+    '(rows / bytes moved from the shards; rounds 1-2 as JSON rows, round 3 and every group as state rows)\n' +
+    table(
+      [
+        'query',
+        'Distributed ms',
+        'every group ms',
+        "TPUT ms ('tput')",
+        "default ms ('exact')",
+        'TPUT round 1 rows / bytes',
+        'round 2 rows / bytes',
+        'candidates: round 3 rows / bytes',
+        'every group rows / bytes',
+        '= Distributed',
+      ],
+      out,
+    )
+  );
 }

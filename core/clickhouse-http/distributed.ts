@@ -17,6 +17,8 @@ import type { ShardInvoker } from '../scatter/invoker.js';
 import type { ShardOutcome } from '../scatter/call-shard.js';
 import { clauseSettings, productModeOf, refuseForAnyPath, runGeneralQuery, type TwoStagePlanner } from '../scatter/two-stage/index.js';
 import type { DistributedSelect } from './types.js';
+import { requestedTopCount } from '../plan/tput/method.js';
+import { topCountPrepass } from '../scatter/tput/prepass.js';
 
 export interface GeneralSelectDeps {
   topo: Topology;
@@ -67,7 +69,27 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       { missingInDetails: true },
     );
     const productMode = productModeOf(settings, topo);
-    const plan = deps.planTwoStage(stmt, topo, { distributedProductMode: productMode });
+    // An exact top count: TPUT's rounds 1 and 2 narrow the statement to its candidate groups first
+    // (core/scatter/tput/; unchanged when the query is not eligible or a round cannot be trusted).
+    const pre = await topCountPrepass({
+      ctx: {
+        topo,
+        invoker: deps.invoker,
+        queryId: req.queryId,
+        now,
+        hedge,
+        hedgeState: deps.hedgeState,
+        limiter,
+        planOptions: { settings, distributedProductMode: productMode },
+        ...(deps.onShard ? { onShard: deps.onShard } : {}),
+      },
+      stmt,
+      setting: requestedTopCount(settings, stmt, topo),
+      productMode,
+      deadlineAt: deadline.at,
+      startedAt: t0,
+    });
+    const plan = deps.planTwoStage(pre?.statement ?? stmt, topo, { distributedProductMode: productMode });
     const r = await runGeneralQuery(
       { topo, invoker: deps.invoker, hedgeState: deps.hedgeState, queryId: req.queryId, now, ...(deps.onShard ? { onShard: deps.onShard } : {}) },
       plan,
@@ -86,8 +108,8 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     );
     return {
       bytes: r.bytes ?? Buffer.alloc(0),
-      rowsRead: r.statistics.rowsRead,
-      bytesRead: r.statistics.bytesRead,
+      rowsRead: r.statistics.rowsRead + (pre?.rowsRead ?? 0),
+      bytesRead: r.statistics.bytesRead + (pre?.bytesRead ?? 0),
       missing: r.missing.map((m) => ({ shard: m.shard, reason: m.reason, ...(m.message ? { message: m.message } : {}) })),
     };
   };

@@ -30,6 +30,8 @@ export interface Round1Verdict {
   tau1: bigint;
   /** Round 2's threshold: ceil(tau1 / incomplete.length) (0 when no shard is incomplete). */
   threshold: bigint;
+  /** The smallest k-th local score among the incomplete shards (0 when none is incomplete). */
+  minLocalKth: bigint;
 }
 
 /** Round 1: which shards to ask again, and from which local score up. */
@@ -41,7 +43,23 @@ export function afterRound1(k: number, round1: ReadonlyMap<number, readonly Scor
   const sums = partialSums([round1]);
   const tau1 = kthLargest([...sums.values()], k);
   const threshold = incomplete.length === 0 ? 0n : ceilDiv(tau1, BigInt(incomplete.length));
-  return { incomplete, tau1, threshold };
+  let minLocalKth: bigint | undefined;
+  for (const s of incomplete) {
+    for (const r of round1.get(s)!) if (minLocalKth === undefined || r.score < minLocalKth) minLocalKth = r.score;
+  }
+  return { incomplete, tau1, threshold, minLocalKth: minLocalKth ?? 0n };
+}
+
+/**
+ * Whether round 2 is likely to pay: when the shards agree on their best groups, tau1 is about
+ * I times a shard's k-th local score, so T is about that score and round 2 returns little more than
+ * round 1. When they disagree (a uniform key), tau1 is about one shard's k-th score, T about 1/I of
+ * it, and round 2 returns most groups: then every group in one round is cheaper (measured:
+ * docs/benchmarks.md#exact-top-count-tput-vs-every-group). The cut: T under half the smallest
+ * k-th local score among the shards asked again.
+ */
+export function round2Pays(v: Round1Verdict): boolean {
+  return v.incomplete.length === 0 || 2n * v.threshold >= v.minLocalKth;
 }
 
 export interface Candidates {

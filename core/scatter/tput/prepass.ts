@@ -5,7 +5,7 @@
 // round 1 or 2, a key type that does not print back as a literal, a score type that may be
 // negative, too many candidates) the caller runs the query unchanged: every group, as before.
 import { isScatterError } from '../../errors.js';
-import { afterRound1, candidatesAfterRound2, type ScoredGroup } from '../../plan/tput/bounds.js';
+import { afterRound1, candidatesAfterRound2, round2Pays, type ScoredGroup } from '../../plan/tput/bounds.js';
 import { exactMethodOf, type TopCountSetting } from '../../plan/tput/method.js';
 import { KEY_ALIAS, SCORE_ALIAS, literalKeyType, round1Query, round2Query, round3Query } from '../../plan/tput/rounds.js';
 import { MAX_TPUT_GROUPS, tputEligibility, type TputShape } from '../../plan/tput/shape.js';
@@ -21,6 +21,7 @@ import { describeTopCount, type TopCountInfo, type TopCountRound } from '../../p
 export interface PrepassInput {
   ctx: RoundContext;
   stmt: SelectStatement;
+  /** 'exact' lets round 1 decide whether round 2 pays (round2Pays); 'tput' always runs it. */
   setting: TopCountSetting;
   productMode: 'deny' | 'local' | 'global';
   /** The query's one absolute deadline. */
@@ -97,6 +98,12 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
   const round1 = scored(shape, r1.answers, values);
   const verdict = afterRound1(shape.k, round1);
   out.info = { ...out.info, tau1: verdict.tau1.toString(), threshold: verdict.threshold.toString() };
+  if (input.setting === 'exact' && !round2Pays(verdict)) {
+    return fallBack(
+      `round 1: the shards disagree on their best groups (threshold ${verdict.threshold} is under half of a shard's ${shape.k}-th score ` +
+        `${verdict.minLocalKth}), so round 2 would return most groups; every group in one round is cheaper (ch_scatter_top_count = 'tput' runs round 2 anyway)`,
+    );
+  }
 
   // Round 2: the shards that may hold more, every group from the threshold up.
   const round2 = new Map<number, ScoredGroup[]>();

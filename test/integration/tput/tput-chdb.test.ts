@@ -95,6 +95,24 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
     await expectExact(depsFor(topo, cluster.shards), ref(), QUERIES[0]!, { ch_scatter_top_count: 'tput' });
   });
 
+  it('the default decides after round 1: shards that disagree on their best groups skip round 2', async () => {
+    // Each shard holds its own 100 users, ~10 rows each: round 1's lists do not overlap.
+    const rows = events(3000, 'uniform', 13).map((r, i) => ({ ...r, user: (i % 3) * 100 + (r.user % 100) }));
+    await load(cluster.shards, cluster.oracle!, rows, (r) => Math.floor(r.user / 100));
+    const sql = QUERIES[0]!;
+    const x = await expectExact(depsFor(topo, cluster.shards), ref(), sql);
+    expect(x.topCount!.method).toBe('every_group');
+    expect(x.topCount!.fellBack).toMatch(/disagree on their best groups/);
+    expect(x.topCount!.rounds).toHaveLength(1);
+    // 'tput' runs round 2 anyway, and is exact.
+    const t = await expectExact(depsFor(topo, cluster.shards), ref(), sql, { ch_scatter_top_count: 'tput' });
+    expect(t.topCount!.rounds).toHaveLength(2);
+    // The skewed data of the other tests: the default keeps all three rounds.
+    await load(cluster.shards, cluster.oracle!, events(6000, 'skewed', 3), (_, i) => i % 3);
+    const s = await expectExact(depsFor(topo, cluster.shards), ref(), sql);
+    expect(s.topCount!.method).toBe('tput');
+  });
+
   it('a score that may be negative (sum of Int32) falls back to every group, still exact', async () => {
     await load(cluster.shards, cluster.oracle!, events(1000, 'skewed', 2), (_, i) => i % 3);
     const b = await expectExact(depsFor(topo, cluster.shards), ref(), `SELECT user, sum(delta) AS s FROM ${T} GROUP BY user ORDER BY s DESC, user LIMIT 5`, {

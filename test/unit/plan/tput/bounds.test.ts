@@ -3,7 +3,7 @@
 // total is a candidate (so round 3 over the candidates is exact, ties at the boundary included).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { afterRound1, candidatesAfterRound2, kthLargest, type ScoredGroup } from '../../../../core/plan/tput/bounds.js';
+import { afterRound1, candidatesAfterRound2, kthLargest, round2Pays, type ScoredGroup } from '../../../../core/plan/tput/bounds.js';
 
 /** Shards' local scores: shard -> group -> score (>= 0; 0 kept, as countIf gives it). */
 const scoresArb = fc
@@ -86,6 +86,14 @@ describe('TPUT bounds', () => {
       [1, [{ key: 'b', score: 4n }]],
     ]);
     // k = 1: both shards returned k rows; tau1 = 7; T = ceil(7 / 2) = 4.
-    expect(afterRound1(1, r1)).toEqual({ incomplete: [0, 1], tau1: 7n, threshold: 4n });
+    expect(afterRound1(1, r1)).toEqual({ incomplete: [0, 1], tau1: 7n, threshold: 4n, minLocalKth: 4n });
+  });
+
+  it('round 2 pays when the shards agree on their best groups, not when they disagree', () => {
+    const agree = [0, 1, 2].map((s) => Array.from({ length: 100 }, (_, g) => Math.floor(1000 / (g + 1)) + s));
+    expect(round2Pays(simulate(10, agree, 1).verdict)).toBe(true);
+    // Each shard's best groups are other groups: tau1 is one shard's k-th score, T a third of it.
+    const disjoint = [0, 1, 2].map((s) => Array.from({ length: 90 }, (_, g) => (g % 3 === s ? 50 + (g % 7) : 10 + (g % 5))));
+    expect(round2Pays(simulate(10, disjoint, 1).verdict)).toBe(false);
   });
 });
