@@ -5,7 +5,11 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Topology } from '../../core/config/schema.js';
-import { runQuery, type QueryResponse } from '../../core/scatter/run-query.js';
+import { runQuery, type PlanFn, type QueryResponse } from '../../core/scatter/run-query.js';
+import { generalSelect } from '../../core/clickhouse-http/distributed.js';
+import { planQuery } from '../../core/plan/index.js';
+import { planTwoStage } from '../../core/plan/two-stage/plan.js';
+import { createHedgeState } from '../../core/scatter/hedge.js';
 import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
 import type { ShardHandlerFn } from '../../functions/shard/shard-function.js';
 import { DIST, JSON_SETTINGS, LOCAL, depsFor, events, expectExact, load, topologyFor, type Reference } from '../integration/tput/fixture.js';
@@ -67,6 +71,29 @@ describe('TPUT on 18.16 shards = one 18.16 table holding every row', () => {
     await expectExact(depsFor(topo, fns), ref, `SELECT name, count() AS c FROM ${T} GROUP BY name ORDER BY c DESC, name LIMIT 50`, {
       ch_scatter_top_count: 'tput',
     });
+  });
+
+  it('the ClickHouse HTTP interface: the same pre-pass, the bytes of one engine holding every row', async () => {
+    await load(shards(), at(0), events(6000, 'skewed', 31), (_, i) => i % 3, ALL);
+    const d = depsFor(topo, fns);
+    const select = generalSelect({
+      topo,
+      invoker: d.invoker,
+      hedgeState: createHedgeState(),
+      planQuery: planQuery as PlanFn,
+      planTwoStage,
+      behindApiGateway: false,
+    });
+    for (const sql of [QUERIES[1]!, QUERIES[2]!]) {
+      const before = d.sent.length;
+      const a = await select({ sql, format: 'TabSeparatedWithNames', formatSettings: {}, settings: {}, params: {}, requireComplete: true, queryId: 'q-ch' });
+      const want = await chHttp(servers.current.urls[0]!, `${sql.replaceAll(DIST, ALL)} FORMAT TabSeparatedWithNames`);
+      expect(a.bytes.toString('utf8')).toBe(want);
+      const sent = d.sent.slice(before);
+      // Round 1 went to every shard; the final stage read the candidates only.
+      expect(sent.filter((p) => p.sql.includes('_tput_s') && !p.sql.includes('HAVING'))).toHaveLength(3);
+      expect(sent.find((p) => p.tables)!.tables![0]!.tsvBase64.length).toBeLessThan(20_000);
+    }
   });
 
   it('property: any split of the rows and any arrival order', async () => {
