@@ -11,7 +11,7 @@ import { KEY_ALIAS, SCORE_ALIAS, literalKeyType, round1Query, round2Query, round
 import { MAX_TPUT_GROUPS, tputEligibility, type TputShape } from '../../plan/tput/shape.js';
 import type { ColumnMeta } from '../../clickhouse/port.js';
 import type { SelectQuery, SelectStatement } from '../../sql/ast.js';
-import { printSelect } from '../../sql/print.js';
+import { printExpr, printSelect } from '../../sql/print.js';
 import type { ShardOutcome } from '../call-shard.js';
 import type { ShardStat } from '../run-query.js';
 import { shardStatOf } from '../timeline-stats.js';
@@ -80,6 +80,11 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
     return now + Math.max(0, input.deadlineAt - now) / 2;
   };
 
+  // Types round 1 found unfit before (a float key, a signed sum): no scan for a round that cannot help.
+  const typeKey = typeCacheKey(shape);
+  const known = unfitTypes.get(typeKey);
+  if (known) return fallBack(`${known} (seen by an earlier query's round 1)`);
+
   // Round 1: each shard's k best groups.
   const q1 = round1Query(shape);
   let r1: RoundResult;
@@ -93,7 +98,10 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
   const lost1 = missingFrom(r1);
   if (lost1) return fallBack(`round 1: ${lost1}; bounds from the other shards cannot be trusted`);
   const types = checkTypes(shape, r1.answers);
-  if (typeof types === 'string') return fallBack(types);
+  if (typeof types === 'string') {
+    rememberUnfit(typeKey, types);
+    return fallBack(types);
+  }
   const values = new Map<string, unknown[]>();
   const round1 = scored(shape, r1.answers, values);
   const verdict = afterRound1(shape.k, round1);
@@ -145,6 +153,25 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
   out.statement = q3;
   out.info = { ...out.info, round3Sql: printSelect(q3) };
   return out;
+}
+
+/**
+ * Key and score expressions (per table) whose types round 1 found unfit, so later queries skip the
+ * round. Only negatives are kept, and round 1 checks the types every time it runs: a stale entry can
+ * only cost TPUT's saving (the query runs over every group, exactly), never a wrong answer.
+ */
+const unfitTypes = new Map<string, string>();
+const UNFIT_TYPES_MAX = 1000;
+
+function typeCacheKey(shape: TputShape): string {
+  const from = shape.query.from!.table;
+  const table = from.kind === 'table' ? `${from.database ?? ''}.${from.table}` : '';
+  return [table, ...shape.keys.map(printExpr), printExpr(shape.score)].join('\u0000');
+}
+
+function rememberUnfit(key: string, reason: string): void {
+  if (unfitTypes.size >= UNFIT_TYPES_MAX) unfitTypes.delete(unfitTypes.keys().next().value!);
+  unfitTypes.set(key, reason);
 }
 
 /** The first shard a round asked that did not answer, described; undefined when all answered. */

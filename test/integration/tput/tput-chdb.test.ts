@@ -120,6 +120,14 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
     });
     expect(b.topCount!.method).toBe('every_group');
     expect(b.topCount!.fellBack).toMatch(/Int64 may be negative/);
+    // The next query over the same expressions skips round 1: its types are known to be unfit.
+    const d = depsFor(topo, cluster.shards);
+    const again = await expectExact(d, ref(), `SELECT user, sum(delta) AS s FROM ${T} GROUP BY user ORDER BY s DESC, user LIMIT 7`, {
+      ch_scatter_top_count: 'tput',
+    });
+    expect(again.topCount!.fellBack).toMatch(/seen by an earlier query's round 1/);
+    expect(again.topCount!.rounds).toBeUndefined();
+    expect(d.sent.some((p) => p.sql.includes('_tput_'))).toBe(false);
   });
 
   it('queries TPUT leaves alone: HAVING, the sharding key, non-additive scores', async () => {
