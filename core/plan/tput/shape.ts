@@ -37,6 +37,11 @@ export interface TputShape {
  */
 export type TputEligibility = { ok: true; shape: TputShape } | { ok: false; reason: string; topCount: boolean };
 
+// Functions whose value can change between the rounds (time, randomness, block layout): the rounds
+// must see the same rows as round 3, or the candidates would be another query's.
+const NOT_REPEATABLE =
+  /^(rand|generateuuid|now|today|yesterday|rownumberin|blocknumber|blocksize|running|neighbor|randomstring|randomprintable|randomfixedstring|fuzzbits|uptime|currentdatabase)/i;
+
 const COUNT_FAMILY = new Set(['count', 'countIf']);
 const SUM_FAMILY = new Set(['sum', 'sumIf']);
 
@@ -116,6 +121,7 @@ export function tputEligibility(stmt: SelectStatement, topo: Topology, productMo
     else if (e.kind === 'param') odd = 'an unbound query parameter';
     else if (e.kind === 'function' && e.over) odd = 'a window function';
     else if (e.kind === 'function' && e.name.toLowerCase() === 'arrayjoin') odd = 'arrayJoin';
+    else if (e.kind === 'function' && NOT_REPEATABLE.test(e.name)) odd = `${e.name}(), which need not give the same rows in each round`;
     else if (e.kind === 'function' && isInFamily(e.name) && e.args[1]?.kind === 'column') odd = 'IN a table';
     return undefined;
   });
