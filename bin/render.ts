@@ -50,6 +50,13 @@ export function renderSummary(r: QueryResponse): string {
             : '';
     lines.push(`  approximate ${col}: ${a.method} ${err}`.trimEnd());
   }
+  const top = r.topCount;
+  if (top) {
+    const why = top.fellBack ?? top.notTput;
+    lines.push(`  top count: ${top.description}${why ? ` (${why})` : ''}`);
+    for (const x of top.rounds ?? []) lines.push(`    round ${x.round}: ${x.shards} shard(s), ${x.rows} group rows, ${x.bytes} bytes, ${x.elapsedMs} ms`);
+    if (top.candidates !== undefined && top.method === 'tput') lines.push(`    round 3 over ${top.candidates} candidate group(s)`);
+  }
   if (r.cursor) lines.push(`  more rows: continue with "cursor": "${r.cursor}"`);
   return lines.join('\n');
 }

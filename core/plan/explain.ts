@@ -21,6 +21,8 @@ export interface ExplainResponse {
   /** Shipped data cut by transfer_overflow_mode = 'break': the answer will be partial. */
   truncated?: string[];
   settings?: Record<string, string | number | boolean>;
+  /** A top count over groups that span shards: the method, and TPUT's round SQL (core/plan/tput/describe.ts). */
+  topCount?: { description: string; notTput?: string; roundSql?: string[] };
 }
 
 export function explainPlan(plan: QueryPlan): ExplainResponse {
@@ -68,6 +70,10 @@ export function renderExplainText(resp: ExplainResponse): string {
         .map(([k, v]) => `${k}=${String(v)}`)
         .join(', ')}`,
     );
+  }
+  if (resp.topCount) {
+    lines.push(`top count: ${resp.topCount.description}${resp.topCount.notTput ? ` (not TPUT: ${resp.topCount.notTput})` : ''}`);
+    for (const r of resp.topCount.roundSql ?? []) lines.push(`  ${r}`);
   }
   lines.push(`merge: ${resp.merge}`);
   return lines.join('\n');

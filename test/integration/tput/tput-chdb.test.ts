@@ -10,6 +10,8 @@ import type { QueryResponse } from '../../../core/scatter/run-query.js';
 import { runExplain, runQuery } from '../../../core/scatter/run-query.js';
 import { InvokeError } from '../../../core/scatter/invoker.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { renderExplainText, type ExplainResponse } from '../../../core/plan/explain.js';
+import { renderSummary } from '../../../bin/render.js';
 import { DDL, DIST, chdbReference, depsFor, events, expectExact, load, topologyFor } from './fixture.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -164,6 +166,10 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
     expect((every.body as { topCount: { description: string } }).topCount.description).toBe('exact, every group');
     const approx = await runExplain({ sql: QUERIES[0]!, settings: { ch_scatter_top_count: 'shard_size' } }, d);
     expect((approx.body as { topCount: { description: string } }).topCount.description).toMatch(/^shard_size, approximate/);
+    // The CLI's text: the method and the rounds (explain), what ran (query).
+    expect(renderExplainText(r.body as ExplainResponse)).toMatch(/top count: exact, TPUT: three rounds\n {2}round 1 .*\n {2}round 2 .*\n {2}round 3 /);
+    const ran = await runQuery({ sql: QUERIES[0]! }, d);
+    expect(renderSummary(ran.body as QueryResponse)).toMatch(/top count: exact, TPUT: three rounds\n {4}round 1: 3 shard\(s\)/);
     const bad = await runQuery({ sql: QUERIES[0]!, settings: { ch_scatter_top_count: 'most' } }, d);
     expect(bad.status).toBe(400);
   });
