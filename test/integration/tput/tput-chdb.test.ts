@@ -191,6 +191,23 @@ describe('TPUT: a shard missing in a round', () => {
     });
   }
 
+  it('a shard that does not answer round 1 in time: round 1 stops at half the budget, every group answers in the rest', async () => {
+    await load(cluster.shards, cluster.oracle!, events(3000, 'skewed', 8), (_, i) => i % 3);
+    const d = depsFor(topo, cluster.shards, { delay: (s, req) => (s === 1 && round(req) === 1 ? 4000 : 0) });
+    const t0 = Date.now();
+    const r = await runQuery({ sql: QUERIES[0]!, settings: { ch_scatter_top_count: 'tput' }, timeoutMs: 3000 }, d);
+    const took = Date.now() - t0;
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+    const b = r.body as QueryResponse;
+    expect(b.partial).toBe(false);
+    expect(b.data).toEqual(await ref()(QUERIES[0]!));
+    expect(b.topCount!.fellBack).toMatch(/round 1: shard 1 did not answer \(timeout/);
+    // Round 1 gave up near half of the 3 s budget; the answer came well before the deadline.
+    expect(b.topCount!.rounds![0]!.elapsedMs).toBeGreaterThan(1200);
+    expect(b.topCount!.rounds![0]!.elapsedMs).toBeLessThan(1800);
+    expect(took).toBeLessThan(3000);
+  });
+
   it('missing in round 3: partial with the shard named, or 504 when completeness is required', async () => {
     await load(cluster.shards, cluster.oracle!, events(3000, 'skewed', 8), (_, i) => i % 3);
     const fail = (s: number, req: { sql: string }) => (s === 2 && round(req) === 3 ? new InvokeError('unavailable', 'shard 2 is down') : undefined);
