@@ -14,6 +14,9 @@ import type { Expr, SelectQuery, SelectStatement } from '../../sql/ast.js';
 import { aggregateName } from '../../sql/aggregate-names.js';
 import { walkExpr, walkStatement } from '../../sql/visit.js';
 import { analyze, isInFamily } from '../analyze.js';
+import type { SettingValue } from '../../clickhouse/port.js';
+import { TRUNCATING_MODES } from '../setting-values.js';
+import { settingValueOf } from '../settings.js';
 
 /** Above this many groups (k, or candidates) TPUT stops paying: every group is moved instead. */
 export const MAX_TPUT_GROUPS = 10_000;
@@ -48,8 +51,16 @@ const SUM_FAMILY = new Set(['sum', 'sumIf']);
 const no = (reason: string, topCount = true): TputEligibility => ({ ok: false, reason, topCount });
 const notTopCount = (reason: string): TputEligibility => no(reason, false);
 
-/** Whether the TPUT pre-pass may answer this statement, and if not, why (for /explain). */
-export function tputEligibility(stmt: SelectStatement, topo: Topology, productMode: 'deny' | 'local' | 'global'): TputEligibility {
+/**
+ * Whether the TPUT pre-pass may answer this statement, and if not, why (for /explain).
+ * `requestSettings`: the request's settings (the SQL's SETTINGS clause is read here, over them).
+ */
+export function tputEligibility(
+  stmt: SelectStatement,
+  topo: Topology,
+  productMode: 'deny' | 'local' | 'global',
+  requestSettings: Record<string, SettingValue> = {},
+): TputEligibility {
   if (stmt.kind !== 'select') return notTopCount('a UNION');
   const q = stmt;
   if (!q.groupBy || q.groupBy.length === 0) return notTopCount('no GROUP BY');
@@ -101,6 +112,13 @@ export function tputEligibility(stmt: SelectStatement, topo: Topology, productMo
   if (q.having) return no('HAVING (it filters on merged values)');
   if (q.window?.length) return no('a WINDOW clause');
   if (q.limitBy) return no('LIMIT BY');
+  // A shard that may silently stop grouping or reading would look complete with fewer groups than it holds.
+  const settings: Record<string, SettingValue> = { ...requestSettings };
+  for (const item of q.settings ?? []) settings[item.name] = settingValueOf(item.value, item.name);
+  for (const [name, mode] of TRUNCATING_MODES) {
+    const v = settings[name];
+    if (v !== undefined && mode.values.includes(String(v).toLowerCase())) return no(`${name} = '${String(v)}' (a shard may answer with part of its groups)`);
+  }
   if (q.limit.withTies) return no('LIMIT ... WITH TIES');
   const from = q.from;
   if (from?.table.kind !== 'table' || from.joins.length > 0 || from.arrayJoin)

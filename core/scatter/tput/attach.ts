@@ -62,7 +62,7 @@ export function withTopCount(body: QueryResponse, pre: Prepass | undefined): Que
 /** /explain's `topCount`: the method, and TPUT's round SQL; undefined for other queries. */
 export function explainTopCountFor(req: QueryRequest, deps: RunDeps, stmt: SelectStatement | undefined): (TopCountInfo & { roundSql?: string[] }) | undefined {
   if (!stmt || req.cursor) return undefined;
-  const eligibility = tputEligibility(stmt, deps.topo, productModeOf(mergedSettings(req, stmt), deps.topo));
+  const eligibility = tputEligibility(stmt, deps.topo, productModeOf(mergedSettings(req, stmt), deps.topo), req.settings);
   if (!eligibility.ok && !eligibility.topCount) return undefined;
   return explainTopCount(exactMethodOf(requestedTopCount(req.settings, stmt, deps.topo)), eligibility, deps.topo);
 }

@@ -46,7 +46,7 @@ export interface Prepass {
  */
 export async function topCountPrepass(input: PrepassInput): Promise<Prepass | undefined> {
   const { ctx, stmt } = input;
-  const eligibility = tputEligibility(stmt, ctx.topo, input.productMode);
+  const eligibility = tputEligibility(stmt, ctx.topo, input.productMode, ctx.planOptions.settings);
   if (!eligibility.ok && !eligibility.topCount) return undefined;
   const method = exactMethodOf(input.setting);
   const base = describeTopCount(method, eligibility, ctx.topo);

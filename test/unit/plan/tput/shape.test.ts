@@ -38,6 +38,10 @@ describe('TPUT eligibility', () => {
     ['SELECT user, count() AS c FROM db.t_dist WHERE c > 0 GROUP BY user ORDER BY c DESC LIMIT 10', /alias/],
     ['SELECT user, count() AS c FROM db.t_dist GROUP BY 1 ORDER BY c DESC LIMIT 10', /position/],
     ['SELECT arrayJoin(tags) AS tag, count() AS c FROM db.t_dist GROUP BY tag ORDER BY c DESC LIMIT 10', /arrayJoin/],
+    [
+      "SELECT user, count() AS c FROM db.t_dist GROUP BY user ORDER BY c DESC LIMIT 10 SETTINGS max_rows_to_group_by = 5, group_by_overflow_mode = 'any'",
+      /group_by_overflow_mode/,
+    ],
   ])('leaves %s to every group', (sql, why) => {
     const e = check(sql);
     expect(e.ok).toBe(false);
