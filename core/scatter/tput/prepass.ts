@@ -87,6 +87,15 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
 
   // Round 1: each shard's k best groups.
   const q1 = round1Query(shape);
+  // The same query found round 2 not paying moments ago (a dashboard refreshing over a uniform key):
+  // straight to every group, without round 1's scan, until the verdict ages out.
+  const q1Text = printSelect(q1);
+  const recent = input.setting === 'exact' ? notPaying.get(q1Text) : undefined;
+  if (recent !== undefined && ctx.now() - recent < NOT_PAYING_TTL_MS) {
+    return fallBack(
+      `round 1 of the same query ${Math.round((ctx.now() - recent) / 1000)} s ago: the shards disagreed on their best groups, every group is cheaper`,
+    );
+  }
   let r1: RoundResult;
   try {
     r1 = await runRound(ctx, q1, await planRound(ctx, q1), roundDeadline());
@@ -107,6 +116,7 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
   const verdict = afterRound1(shape.k, round1);
   out.info = { ...out.info, tau1: verdict.tau1.toString(), threshold: verdict.threshold.toString() };
   if (input.setting === 'exact' && !round2Pays(verdict)) {
+    remember(notPaying, q1Text, ctx.now());
     return fallBack(
       `round 1: the shards disagree on their best groups (threshold ${verdict.threshold} is under half of a shard's ${shape.k}-th score ` +
         `${verdict.minLocalKth}), so round 2 would return most groups; every group in one round is cheaper (ch_scatter_top_count = 'tput' runs round 2 anyway)`,
@@ -170,8 +180,27 @@ function typeCacheKey(shape: TputShape): string {
 }
 
 function rememberUnfit(key: string, reason: string): void {
-  if (unfitTypes.size >= UNFIT_TYPES_MAX) unfitTypes.delete(unfitTypes.keys().next().value!);
-  unfitTypes.set(key, reason);
+  remember(unfitTypes, key, reason);
+}
+
+/**
+ * Round-1 statements (their SQL text) whose shards disagreed on their best groups, and when. A
+ * performance hint only: the query it skips TPUT for is answered exactly over every group; after
+ * NOT_PAYING_TTL_MS round 1 looks again (the data may have changed).
+ */
+const notPaying = new Map<string, number>();
+export const NOT_PAYING_TTL_MS = 60_000;
+
+/** Forget both memories (unfit types, round 2 not paying): tests that reload data between queries. */
+export function forgetTopCountMemory(): void {
+  unfitTypes.clear();
+  notPaying.clear();
+}
+
+function remember<V>(m: Map<string, V>, key: string, value: V): void {
+  m.delete(key);
+  if (m.size >= UNFIT_TYPES_MAX) m.delete(m.keys().next().value!);
+  m.set(key, value);
 }
 
 /** The first shard a round asked that did not answer, described; undefined when all answered. */
