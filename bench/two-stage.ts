@@ -292,7 +292,9 @@ async function topCountSection(b: {
       entry.distributed_ms,
       `${entry.every_group_ms} (${entry.every_group_ratio}x)`,
       `${entry.tput_ms} (${entry.tput_ratio}x)`,
-      `${entry.default_ms} (${entry.default_ratio}x) ${entry.default_fell_back ? 'every group after round 1' : 'TPUT'}`,
+      `${entry.default_ms} (${entry.default_ratio}x) ${
+        !entry.default_fell_back ? 'TPUT' : /same query/.test(entry.default_fell_back) ? 'every group (round 1 remembered)' : 'every group after round 1'
+      }`,
       `${r(1)?.rows ?? '-'} / ${r(1)?.bytes ?? '-'}`,
       `${r(2)?.rows ?? '-'} / ${r(2)?.bytes ?? '-'}`,
       `${entry.tput_candidates ?? '-'}: ${entry.tput_round3.rows} / ${entry.tput_round3.bytes}`,
