@@ -304,7 +304,7 @@ async function topCountSection(b: {
   }
   return (
     "Exact top count, general path: every group vs TPUT ('tput': three rounds always; 'exact', the default: round 1 decides) " +
-    '(rows / bytes moved from the shards; rounds 1-2 as JSON rows, round 3 and every group as state rows)\n' +
+    "(rows / bytes moved from the shards; rounds 1-2 as JSON rows, round 3 and every group as the general path's TabSeparated partial rows)\n" +
     table(
       [
         'query',
