@@ -1,10 +1,10 @@
-// What a Lambda bundle may carry, judged from its source map (esbuild lists every input file it
-// bundled in `sources`). Never: the embedded engine (chdb, @chdb/*: hundreds of MB of native code the
+// What a Lambda bundle may carry, judged from its source maps (esbuild lists every input file it
+// bundled in each output's `sources`; the entry and every split-off chunk has one). Never: the embedded engine (chdb, @chdb/*: hundreds of MB of native code the
 // handlers load only in the local stack), the CDK toolchain (aws-cdk-lib, constructs, cdk-nag), test
 // and build tooling, or project code outside what the functions run (test/, bench/, local/, bin/,
 // cdk/). A bundle that pulls one of them in grows, cold-starts slower, or breaks in Lambda.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
 
 const FORBIDDEN_PACKAGES = [
   'chdb',
@@ -32,10 +32,51 @@ export function packageOf(source: string): string | undefined {
   return first.startsWith('@') ? `${first}/${parts[i + 2] ?? ''}` : first;
 }
 
-/** The bundle's input files, from `<assetDir>/index.mjs.map`. */
-export function bundleSources(assetDir: string, mapFile = 'index.mjs.map'): string[] {
-  const map = JSON.parse(readFileSync(join(assetDir, mapFile), 'utf8')) as { sources?: string[] };
-  return map.sources ?? [];
+/** The source maps of an asset directory (`index.mjs.map` and the chunks' maps), as paths relative to it. */
+export function sourceMapFiles(assetDir: string): string[] {
+  return (readdirSync(assetDir, { recursive: true }) as string[]).filter((f) => f.endsWith('.mjs.map')).sort();
+}
+
+/** The bundle's input files, from every source map in the asset directory (each file once). */
+export function bundleSources(assetDir: string): string[] {
+  return sourcesOf(
+    assetDir,
+    sourceMapFiles(assetDir).map((f) => f.slice(0, -'.map'.length)),
+  );
+}
+
+/**
+ * The output files Node loads when it imports `entry` (relative to the asset directory): the entry
+ * and, transitively, the chunks it imports statically. The `import("./chunks/...")` of a lazy path is
+ * not followed: those chunks load only when that path runs. Read from esbuild's minified output,
+ * where a static import is `import{...}from"./x.mjs"` or `import"./x.mjs"`.
+ */
+export function staticOutputs(assetDir: string, entry = 'index.mjs'): string[] {
+  const seen = new Set<string>([entry]);
+  const queue = [entry];
+  const staticImport = /\bimport\s*(?:[\w$*{},\s]*?\bfrom\s*)?["'](\.{1,2}\/[^"']+)["']/g;
+  while (queue.length) {
+    const file = queue.shift()!;
+    const code = readFileSync(join(assetDir, file), 'utf8');
+    for (const m of code.matchAll(staticImport)) {
+      const dep = normalize(join(dirname(file), m[1]!));
+      if (!seen.has(dep)) {
+        seen.add(dep);
+        queue.push(dep);
+      }
+    }
+  }
+  return [...seen];
+}
+
+/** The input files of the given outputs, from their source maps (`<output>.map`). */
+export function sourcesOf(assetDir: string, outputs: string[]): string[] {
+  const all = new Set<string>();
+  for (const o of outputs) {
+    const map = JSON.parse(readFileSync(join(assetDir, `${o}.map`), 'utf8')) as { sources?: string[] };
+    for (const s of map.sources ?? []) all.add(s);
+  }
+  return [...all];
 }
 
 /**

@@ -130,7 +130,10 @@ export async function startLocalShards(topoIn: Topology, opts: LocalShardsOption
     const invoke = await startInvokeServer({ port: 0, functions, ...(opts.shardConcurrency ? { concurrency: opts.shardConcurrency } : {}) });
     cleanups.push(() => invoke.close());
     const invokerKind = opts.invoker ?? queryInvokerKind(process.env);
-    const invoker = createQueryInvoker(invokerKind, topo.shards.length, { endpoint: invoke.url, functionNames: shardFunctionNames(topo.shards.length, {}) });
+    const invoker = await createQueryInvoker(invokerKind, topo.shards.length, {
+      endpoint: invoke.url,
+      functionNames: shardFunctionNames(topo.shards.length, {}),
+    });
     cleanups.push(async () => invoker.close());
     const register = (name: string, fn: LocalFunction) => {
       if (Object.hasOwn(functions, name)) throw new Error(`function ${name} is already served`);

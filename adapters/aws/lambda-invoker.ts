@@ -20,6 +20,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import { InvokeError, type ShardInvoker } from '../../core/scatter/invoker.js';
 import { functionError, payloadJson, serviceError, shardInvokerOver } from './invoke-result.js';
+import { shardFunctionNames } from './shard-function-names.js';
 
 export interface LambdaInvokerOptions {
   /** Function name (or ARN) per shard, in shard order. Default: env CH_SCATTER_SHARD_FUNCTIONS or ch-scatter-shard-<i>. */
@@ -33,21 +34,7 @@ export interface LambdaInvokerOptions {
   client?: LambdaClient;
 }
 
-export function shardFunctionNames(shardCount: number, env: NodeJS.ProcessEnv = process.env): string[] {
-  const raw = env.CH_SCATTER_SHARD_FUNCTIONS;
-  if (raw) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      throw new Error('CH_SCATTER_SHARD_FUNCTIONS is not valid JSON (expected an array of function names)');
-    }
-    if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string')) throw new Error('CH_SCATTER_SHARD_FUNCTIONS must be a JSON array of strings');
-    if (parsed.length !== shardCount) throw new Error(`CH_SCATTER_SHARD_FUNCTIONS names ${parsed.length} functions but the topology has ${shardCount} shards`);
-    return parsed as string[];
-  }
-  return Array.from({ length: shardCount }, (_, i) => `ch-scatter-shard-${i}`);
-}
+export { shardFunctionNames };
 
 /** The abort signal of each send() in progress, by command input, then by the HTTP request built from it. */
 const inputSignals = new WeakMap<object, AbortSignal>();

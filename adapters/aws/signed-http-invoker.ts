@@ -10,10 +10,14 @@
 //  - the same classification of answers (invoke-result.ts, shared with the SDK invoker);
 //  - abort on the signal: the request (and its socket) is destroyed -> InvokeError 'aborted';
 //  - a keep-alive agent (http or https by the endpoint's scheme), 256 sockets by default;
-//  - credentials: in AWS the SDK's own default provider chain from a LambdaClient's resolved config
-//    (memoized, refreshed before expiry, session tokens), asked per request (cheap when cached);
+//  - credentials: in AWS what the SDK's default provider chain gives. Where the environment alone
+//    decides it (Lambda: the role's keys in AWS_ACCESS_KEY_ID/...; env-resolution.ts) they are read
+//    from there and the SDK is never loaded; otherwise (a profile, container or instance credentials,
+//    or a LambdaClient given in the options) from a LambdaClient's resolved config (memoized,
+//    refreshed before expiry), asked per request (cheap when cached), the SDK loaded on first use;
 //    with an explicit/local endpoint the same dummy static credentials as createLambdaClient;
-//  - the endpoint: the explicit one, else resolved ONCE by the SDK's endpoint rules for the region.
+//  - the endpoint: the explicit one, else resolved ONCE as the SDK's endpoint settings and rules
+//    would (from the environment where it decides alone, else by the SDK: lambda-sdk-target.ts).
 // Not carried over from the SDK: its AWS X-Ray subsegment per invoke (captureAWSv3Client wraps SDK
 // clients only; in Lambda the Tracer's node:http/https capture still makes each invoke an HTTP
 // subsegment and sends the trace header: test/unit/scatter/signed-http-invoker-xray.test.ts) and
@@ -21,10 +25,11 @@
 // coordinator's are NTP-synced).
 import http from 'node:http';
 import https from 'node:https';
-import { LambdaClient } from '@aws-sdk/client-lambda';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { InvokeError, type ShardInvoker } from '../../core/scatter/invoker.js';
+import { credentialsFromEnv, endpointFromEnv, LAMBDA } from './env-resolution.js';
 import { functionError, payloadJson, serviceError, shardInvokerOver } from './invoke-result.js';
-import { shardFunctionNames } from './lambda-invoker.js';
+import { shardFunctionNames } from './shard-function-names.js';
 import { signPost, uriEncode, type SigV4Credentials } from './sigv4.js';
 
 export interface SignedHttpInvokerOptions {
@@ -36,7 +41,7 @@ export interface SignedHttpInvokerOptions {
   region?: string;
   /** Sockets per agent; default 256 (>= query.maxConcurrency with hedges). */
   maxSockets?: number;
-  /** Where credentials (and, without an endpoint, the endpoint) come from in AWS: a LambdaClient's resolved config. */
+  /** Where credentials (and, without an endpoint, the endpoint) come from in AWS: a LambdaClient's resolved config. Default: the environment where it decides alone, else a LambdaClient of the invoker's own. */
   client?: LambdaClient;
   /** Signing clock, ms since the epoch (tests sign at a given instant). */
   now?: () => number;
@@ -51,6 +56,8 @@ const LOCAL_CREDENTIALS: SigV4Credentials = { accessKeyId: 'local', secretAccess
 
 interface Target {
   url: URL;
+  /** Fixed credentials (the local endpoint's, or the environment's), else asked per request. */
+  credentials: SigV4Credentials | (() => Promise<SigV4Credentials>);
   /** The endpoint's own path prefix ('' for Lambda's), put before each Invoke path as the SDK does. */
   basePath: string;
   region: string;
@@ -89,46 +96,40 @@ function classify(answer: Answer): unknown {
   return payloadJson(text);
 }
 
-/**
- * The Invoke endpoint the SDK would use for `client` in `region`, as its endpoint middleware
- * resolves it: a custom endpoint (the client's own, or AWS_ENDPOINT_URL_LAMBDA / the shared config
- * file's) goes through the endpoint rules as their Endpoint parameter; otherwise the rules give
- * https://lambda.<region>.amazonaws.com (FIPS / dual-stack variants when configured).
- */
-export async function lambdaEndpointOf(client: LambdaClient, region: string): Promise<URL> {
-  const cfg = client.config as LambdaClient['config'] & {
-    serviceConfiguredEndpoint?: () => Promise<string | undefined>;
-    ignoreConfiguredEndpointUrls?: boolean;
-  };
-  let custom: string | undefined;
-  if (cfg.isCustomEndpoint && cfg.endpoint) {
-    const e = await cfg.endpoint();
-    custom = `${e.protocol}//${e.hostname}${e.port ? `:${e.port}` : ''}${e.path ?? ''}`;
-  } else if (!cfg.ignoreConfiguredEndpointUrls && cfg.serviceConfiguredEndpoint) custom = await cfg.serviceConfiguredEndpoint();
-  const [fips, dualStack] = await Promise.all([cfg.useFipsEndpoint(), cfg.useDualstackEndpoint()]);
-  return new URL(cfg.endpointProvider({ Region: region, UseFIPS: fips, UseDualStack: dualStack, ...(custom ? { Endpoint: custom } : {}) }).url.href);
-}
-
 export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvokerOptions = {}): ShardInvoker & { close(): void } {
   const names = opts.functionNames ?? shardFunctionNames(shardCount);
   const maxSockets = opts.maxSockets ?? 256;
   const now = opts.now ?? Date.now;
   const explicit = opts.endpoint ?? process.env.CH_SCATTER_LAMBDA_ENDPOINT;
-  // Only AWS needs the SDK's credential chain and endpoint rules; the local endpoint needs neither.
-  const client = explicit ? undefined : (opts.client ?? new LambdaClient({ region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1' }));
-  const ownsClient = client !== undefined && opts.client === undefined;
-  const credentials: () => Promise<SigV4Credentials> | SigV4Credentials = client ? () => client.config.credentials() : () => LOCAL_CREDENTIALS;
   const agents: http.Agent[] = [];
+  /** Closes the LambdaClient made for credentials and the endpoint, if one was made. */
+  let closeSdk: (() => void) | undefined;
+  let closed = false;
   /** The Invoke path per function name, encoded once (the endpoint's base path does not change). */
   const paths = new Map<string, string>();
 
-  async function resolveTarget(): Promise<Target> {
-    const region = opts.region ?? (client ? await client.config.region() : undefined) ?? process.env.AWS_REGION ?? 'us-east-1';
-    const url = explicit ? new URL(explicit) : await lambdaEndpointOf(client!, region);
+  function withAgent(url: URL, region: string, credentials: Target['credentials']): Target {
     const secure = url.protocol === 'https:';
     const agent = secure ? new https.Agent({ keepAlive: true, maxSockets }) : new http.Agent({ keepAlive: true, maxSockets });
     agents.push(agent);
-    return { url, basePath: url.pathname.replace(/\/+$/, ''), region, agent, request: secure ? https.request : http.request };
+    return { url, basePath: url.pathname.replace(/\/+$/, ''), region, credentials, agent, request: secure ? https.request : http.request };
+  }
+
+  async function resolveTarget(): Promise<Target> {
+    const envRegion = process.env.AWS_REGION ?? 'us-east-1';
+    if (explicit) return withAgent(new URL(explicit), opts.region ?? envRegion, LOCAL_CREDENTIALS);
+    if (!opts.client) {
+      // Only AWS needs the SDK's credential chain and endpoint rules, and Lambda's environment answers both.
+      const region = opts.region ?? envRegion;
+      const url = endpointFromEnv(LAMBDA, region);
+      const credentials = url && credentialsFromEnv();
+      if (url && credentials) return withAgent(url, region, credentials);
+    }
+    const { sdkLambdaTarget } = await import('./lambda-sdk-target.js');
+    const sdk = await sdkLambdaTarget({ client: opts.client, region: opts.region });
+    if (closed) sdk.close();
+    else closeSdk = sdk.close;
+    return withAgent(sdk.url, sdk.region, sdk.credentials);
   }
 
   let target: Target | undefined;
@@ -193,14 +194,14 @@ export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvo
     if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
     const t = target ?? (await getTarget());
     let creds: SigV4Credentials;
-    if (client) {
+    if (typeof t.credentials === 'function') {
       try {
-        creds = await credentials();
+        creds = await t.credentials();
       } catch (e) {
         throw new InvokeError('unavailable', `no AWS credentials: ${(e as Error).message}`, (e as Error).name);
       }
       if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
-    } else creds = LOCAL_CREDENTIALS;
+    } else creds = t.credentials;
     const body = JSON.stringify(payload);
     let path = paths.get(fn);
     if (path === undefined) {
@@ -226,7 +227,8 @@ export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvo
   }
 
   return shardInvokerOver(send, () => {
+    closed = true;
     for (const a of agents) a.destroy();
-    if (ownsClient) client!.destroy();
+    closeSdk?.();
   });
 }

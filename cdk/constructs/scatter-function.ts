@@ -1,5 +1,5 @@
 // The one way this app makes a Lambda function, so the coordinator and every shard function share the
-// same posture: Node 22 on ARM64, esbuild ESM bundle, its own log group with a bounded retention, and its
+// same posture: Node 22 on ARM64, esbuild ESM bundle (cdk/bundling.ts), its own log group with a bounded retention, and its
 // own role that may write only to that log group (no AWS managed policy, whose log permissions span every
 // log group in the account). Callers add exactly the extra permissions they need.
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
@@ -7,9 +7,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
-import { bundlingOptions, LOCK_FILE, PROJECT_ROOT } from '../bundling.js';
+import { handlerCode } from '../bundling.js';
 
 export const RUNTIME = lambda.Runtime.NODEJS_22_X;
 export const ARCHITECTURE = lambda.Architecture.ARM_64;
@@ -30,7 +29,7 @@ export interface ScatterFunctionProps {
 }
 
 export class ScatterFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: lambda.Function;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
 
@@ -64,9 +63,9 @@ export class ScatterFunction extends Construct {
       );
     }
 
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: props.entry,
-      handler: 'handler',
+    this.fn = new lambda.Function(this, 'Function', {
+      code: handlerCode(props.entry, props.copyFiles),
+      handler: 'index.handler', // the `handler` export of index.mjs (HANDLER_FILE)
       ...(props.functionName ? { functionName: props.functionName } : {}),
       runtime: RUNTIME,
       architecture: ARCHITECTURE,
@@ -76,9 +75,6 @@ export class ScatterFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       tracing: lambda.Tracing.ACTIVE,
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: LOCK_FILE,
-      bundling: bundlingOptions(props.copyFiles),
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       ...(props.vpc ? { vpc: props.vpc.vpc, vpcSubnets: { subnets: props.vpc.subnets }, securityGroups: props.vpc.securityGroups } : {}),
     });

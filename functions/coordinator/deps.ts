@@ -1,7 +1,9 @@
 // What the coordinator needs, built once per container: topology, the Lambda invoker (with a
 // keep-alive agent that survives across invocations), the planner, the warm hedge state, the
 // router for scheduled inserts, and the Distributed parity guard. Heavy modules load lazily so a
-// cold start pays only for what this invocation uses. Everything that touches ClickHouse goes
+// cold start pays only for what this invocation uses: on the default path (the lean query invoker,
+// credentials and endpoint from Lambda's environment) the AWS SDK's Lambda client is never loaded;
+// it is made on first use, by admin requests, the tree, or CH_SCATTER_INVOKER=sdk. Everything that touches ClickHouse goes
 // through the shard functions: the coordinator holds no database credentials.
 import type { Topology } from '../../core/config/schema.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
@@ -9,7 +11,8 @@ import type { ShardInvoker } from '../../core/scatter/invoker.js';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { TreeInvoker } from '../../core/scatter/tree.js';
-import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../../adapters/aws/lambda-invoker.js';
+import { lazyInvoker } from '../../adapters/aws/lazy-invoker.js';
+import { shardFunctionNames } from '../../adapters/aws/shard-function-names.js';
 import { createSignedHttpInvoker } from '../../adapters/aws/signed-http-invoker.js';
 import { createHedgeState, type HedgeState } from '../../core/scatter/hedge.js';
 import type { PlanFn } from '../../core/scatter/run-query.js';
@@ -54,9 +57,10 @@ export function selfFunctionName(env: NodeJS.ProcessEnv): string | undefined {
  * deps.tree: a TreeInvoker over the same Lambda client (keep-alive sockets, middleware cache)
  * invoking this coordinator function, or undefined when the tree cannot apply (treeFanoutAbove 0,
  * or no more shards than it, so no query could ever exceed it). A tree configured without a known
- * function name is a deployment error, reported rather than silently flattened.
+ * function name is a deployment error, reported rather than silently flattened. `client` may be a
+ * function that makes it: it is called only when the tree applies.
  */
-export async function treeDeps(topo: Topology, env: NodeJS.ProcessEnv, client: LambdaClient): Promise<CoordinatorDeps['tree']> {
+export async function treeDeps(topo: Topology, env: NodeJS.ProcessEnv, client: LambdaClient | (() => Promise<LambdaClient>)): Promise<CoordinatorDeps['tree']> {
   const above = topo.query.treeFanoutAbove;
   if (!(above > 0) || topo.shards.length <= above) return undefined;
   const self = selfFunctionName(env);
@@ -66,7 +70,7 @@ export async function treeDeps(topo: Topology, env: NodeJS.ProcessEnv, client: L
       `query.treeFanoutAbove is ${above} with ${topo.shards.length} shards, but the coordinator does not know its own function name (set CH_SCATTER_SELF_FUNCTION)`,
     );
   const { createTreeLambdaInvoker } = await import('../../adapters/aws/tree-lambda-invoker.js');
-  return createTreeLambdaInvoker({ functionName: () => self, client });
+  return createTreeLambdaInvoker({ functionName: () => self, client: typeof client === 'function' ? await client() : client });
 }
 
 /** A RowWriter over the router, writing through `getAccess(shard, replica)`. */
@@ -131,18 +135,42 @@ export function queryInvokerKind(env: NodeJS.ProcessEnv): QueryInvokerKind {
   throw new ScatterError('INTERNAL', `CH_SCATTER_INVOKER is "${v}": expected "http" (the default) or "sdk"`);
 }
 
-/** The query invoker of that kind; credentials and (in AWS) the endpoint come from `client`'s config either way. */
-export function createQueryInvoker(
+/**
+ * The query invoker of that kind. The lean one resolves credentials and (in AWS) the endpoint from
+ * the environment where it decides alone, else through a LambdaClient (`client`, or its own); the SDK
+ * one uses `client`, or makes its own. The SDK modules load only for the SDK invoker or that fallback.
+ */
+export async function createQueryInvoker(
   kind: QueryInvokerKind,
   shardCount: number,
   opts: { client?: LambdaClient; endpoint?: string; functionNames?: string[]; maxSockets?: number },
-): ShardInvoker & { close(): void } {
-  return kind === 'sdk' ? createLambdaInvoker(shardCount, opts) : createSignedHttpInvoker(shardCount, opts);
+): Promise<ShardInvoker & { close(): void }> {
+  if (kind === 'http') return createSignedHttpInvoker(shardCount, opts);
+  const { createLambdaInvoker } = await import('../../adapters/aws/lambda-invoker.js');
+  return createLambdaInvoker(shardCount, opts);
+}
+
+/**
+ * The coordinator's LambdaClient (keep-alive agents sized for the fan-out, X-Ray capture when tracing
+ * is on), made on the first call and shared by every later one.
+ */
+function lazyLambdaClient(opts: { maxSockets: number; endpoint?: string; tracer?: Tracer }): () => Promise<LambdaClient> {
+  let client: Promise<LambdaClient> | undefined;
+  return () =>
+    (client ??= import('../../adapters/aws/lambda-invoker.js').then(({ createLambdaClient }) => {
+      const c = createLambdaClient({ maxSockets: opts.maxSockets, endpoint: opts.endpoint });
+      // X-Ray: one AWS subsegment per SDK invoke (a no-op outside Lambda, where tracing is off). The lean
+      // query invoker does not go through the SDK client: the Tracer's node:http/https capture traces its
+      // invokes as plain HTTP subsegments instead (test/unit/scatter/signed-http-invoker-xray.test.ts).
+      if (opts.tracer?.isTracingEnabled()) opts.tracer.captureAWSv3Client(c);
+      return c;
+    }));
 }
 
 /**
  * The cursor signing key: CH_SCATTER_CURSOR_KEY (the value), or CH_SCATTER_CURSOR_SECRET_ARN (a Secrets
- * Manager secret, what the CDK stack sets); without either, a random key per process.
+ * Manager secret, what the CDK stack sets; read without the SDK where the environment decides the
+ * endpoint and credentials, adapters/aws/secret-value.ts); without either, a random key per process.
  */
 export async function configureCursorKey(env: NodeJS.ProcessEnv): Promise<'env' | 'secret' | 'random'> {
   const { setCursorKey } = await import('../../core/partials/cursor.js');
@@ -151,8 +179,8 @@ export async function configureCursorKey(env: NodeJS.ProcessEnv): Promise<'env' 
     return 'env';
   }
   if (env.CH_SCATTER_CURSOR_SECRET_ARN) {
-    const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
-    const v = await getSecret(env.CH_SCATTER_CURSOR_SECRET_ARN);
+    const { readSecretString } = await import('../../adapters/aws/secret-value.js');
+    const v = await readSecretString(env.CH_SCATTER_CURSOR_SECRET_ARN, env);
     if (typeof v !== 'string' || v.length < 16) throw new ScatterError('INTERNAL', 'the cursor key secret is missing or shorter than 16 characters');
     setCursorKey(v);
     return 'secret';
@@ -170,17 +198,16 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
   ]);
   const kind = queryInvokerKind(env);
   const maxSockets = Math.max(64, topo.query.maxConcurrency * 2);
-  const client = createLambdaClient({ maxSockets, endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT });
-  // X-Ray: one AWS subsegment per SDK invoke (a no-op outside Lambda, where tracing is off). The lean
-  // query invoker does not go through the SDK client: the Tracer's node:http/https capture traces its
-  // invokes as plain HTTP subsegments instead (test/unit/scatter/signed-http-invoker-xray.test.ts).
-  if (tracer?.isTracingEnabled()) tracer.captureAWSv3Client(client);
+  const endpoint = env.CH_SCATTER_LAMBDA_ENDPOINT;
+  const client = lazyLambdaClient({ maxSockets, endpoint, tracer });
   const functionNames = shardFunctionNames(topo.shards.length, env);
-  // The SDK invoker: admin requests (the parity guard's reads, the schedule sink's inserts).
-  const sdkInvoker = createLambdaInvoker(topo.shards.length, { client, functionNames });
+  // The SDK invoker: admin requests (the parity guard's reads, the schedule sink's inserts), built on the first one.
+  const sdkInvoker = lazyInvoker(async () => {
+    const [{ createLambdaInvoker }, c] = await Promise.all([import('../../adapters/aws/lambda-invoker.js'), client()]);
+    return createLambdaInvoker(topo.shards.length, { client: c, functionNames });
+  });
   // The query fan-out: the lean invoker unless CH_SCATTER_INVOKER=sdk.
-  const invoker =
-    kind === 'sdk' ? sdkInvoker : createQueryInvoker(kind, topo.shards.length, { client, endpoint: env.CH_SCATTER_LAMBDA_ENDPOINT, functionNames, maxSockets });
+  const invoker = kind === 'sdk' ? sdkInvoker : await createQueryInvoker(kind, topo.shards.length, { endpoint, functionNames, maxSockets });
   if (topo.distributedCheck) await parityGuard(topo, sdkInvoker);
   const tree = await treeDeps(topo, env, client);
   const playPage = playPageFromEnv(env);

@@ -1,10 +1,12 @@
 // The `play` deploy option: off by default (no route, no page shipped); on, GET /play joins the
 // API behind the same authorizer as /query, the coordinator is told where its page is, and the
 // bundling copies local/play/index.html beside the handler.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { awsExample, build, resourcesOf } from './support.js';
-import { bundlingOptions, PLAY_PAGE_BUNDLED, PLAY_PAGE_SOURCE } from '../../cdk/bundling.js';
+import { HandlerBundling, PLAY_PAGE_BUNDLED, PLAY_PAGE_SOURCE } from '../../cdk/bundling.js';
 import { parseDeployOptions } from '../../cdk/deploy-options.js';
 
 const FN = 'AWS::Lambda::Function';
@@ -46,8 +48,24 @@ describe('the play deploy option', () => {
 
   it('the bundling copies the page that exists in the repository beside the handler', () => {
     expect(existsSync(PLAY_PAGE_SOURCE)).toBe(true);
-    const hooks = bundlingOptions({ [PLAY_PAGE_BUNDLED]: PLAY_PAGE_SOURCE }).commandHooks!;
-    expect(hooks.afterBundling('/in', '/out dir')).toEqual([`cp '${PLAY_PAGE_SOURCE}' '/out dir/play.html'`]);
-    expect(bundlingOptions().commandHooks).toBeUndefined();
+    const dir = mkdtempSync(join(tmpdir(), 'ch-scatter-play-'));
+    try {
+      const entry = join(dir, 'entry.ts');
+      writeFileSync(entry, 'export const handler = async () => 1;\n');
+      for (const [out, copies] of [
+        ['with', { [PLAY_PAGE_BUNDLED]: PLAY_PAGE_SOURCE }],
+        ['without', {}],
+      ] as const) {
+        const outDir = join(dir, out);
+        expect(new HandlerBundling(entry, copies).local.tryBundle(outDir, { image: undefined as never })).toBe(true);
+        const files = readdirSync(outDir).sort();
+        if (out === 'with') {
+          expect(files).toEqual(['index.mjs', 'index.mjs.map', PLAY_PAGE_BUNDLED]);
+          expect(readFileSync(join(outDir, PLAY_PAGE_BUNDLED), 'utf8')).toBe(readFileSync(PLAY_PAGE_SOURCE, 'utf8'));
+        } else expect(files).toEqual(['index.mjs', 'index.mjs.map']);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -58,18 +58,31 @@ describe('npx cdk synth (offline)', () => {
       for (const fn of fns) expect(assets).toContain(`asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`);
       for (const a of assets) {
         const files = readdirSync(join(r.out, a)).sort();
-        expect(files).toEqual(['index.mjs', 'index.mjs.map']);
+        // The handler's module and the split-off modules it imports (cdk/bundling.ts), each with its map.
+        expect(files).toEqual(['chunks', 'index.mjs', 'index.mjs.map']);
+        const chunks = readdirSync(join(r.out, a, 'chunks'));
+        expect(chunks.length).toBeGreaterThan(0);
+        expect(chunks.filter((f) => !/^[\w-]+-[A-Z0-9]{8}\.mjs(\.map)?$/.test(f))).toEqual([]);
         const code = readFileSync(join(r.out, a, 'index.mjs'), 'utf8');
-        expect(code.startsWith(REQUIRE_SHIM)).toBe(true);
         expect(code).toMatch(/\bexport\s*\{[^}]*\bhandler\b/);
-        // chdb stays an import the bundle never resolves: none of its code or native binding is inside.
-        expect(code).not.toMatch(/libchdb|chdb_node|@chdb\/lib-/);
+        for (const f of ['index.mjs', ...chunks.filter((c) => c.endsWith('.mjs')).map((c) => join('chunks', c))]) {
+          const js = readFileSync(join(r.out, a, f), 'utf8');
+          expect(js.startsWith(REQUIRE_SHIM), f).toBe(true);
+          // chdb stays an import the bundle never resolves: none of its code or native binding is inside.
+          expect(js, f).not.toMatch(/libchdb|chdb_node|@chdb\/lib-/);
+        }
         expect(statSync(join(r.out, a, 'index.mjs')).size).toBeLessThan(8 * 1024 * 1024);
         // Self-contained: a fresh Node process outside the project (no node_modules to fall back on)
-        // loads the bundle and finds the handler, so the ESM output and the require shim work.
+        // loads the bundle and finds the handler, so the ESM output and the require shim work; and
+        // every chunk the handlers import lazily loads too (what they import is in the asset).
+        const lazy = chunks.filter((c) => c.endsWith('.mjs')).map((c) => join(r.out, a, 'chunks', c));
         const load = spawnSync(
           process.execPath,
-          ['--input-type=module', '-e', `const m = await import(${JSON.stringify(join(r.out, a, 'index.mjs'))}); process.stdout.write(typeof m.handler);`],
+          [
+            '--input-type=module',
+            '-e',
+            `const m = await import(${JSON.stringify(join(r.out, a, 'index.mjs'))}); for (const c of ${JSON.stringify(lazy)}) await import(c); process.stdout.write(typeof m.handler);`,
+          ],
           { cwd: tmpdir(), encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '' } },
         );
         expect(load.stdout, load.stderr).toBe('function');

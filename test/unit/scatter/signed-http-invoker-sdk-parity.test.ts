@@ -13,7 +13,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { createLambdaClient, createLambdaInvoker } from '../../../adapters/aws/lambda-invoker.js';
-import { createSignedHttpInvoker, lambdaEndpointOf } from '../../../adapters/aws/signed-http-invoker.js';
+import { createSignedHttpInvoker } from '../../../adapters/aws/signed-http-invoker.js';
+import { lambdaEndpointOf } from '../../../adapters/aws/lambda-sdk-target.js';
 import { signPost } from '../../../adapters/aws/sigv4.js';
 import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
 
