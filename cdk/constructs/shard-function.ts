@@ -83,8 +83,8 @@ export class ShardFunction extends Construct {
       this.secretCreated = true;
     }
 
-    // CH_SCATTER_SHARD as the shard handler parses it (functions/shard/env.ts). `secretArn` repeats
-    // CH_SCATTER_SECRET_ARN inside it because that is where the shard handler looks for it.
+    // CH_SCATTER_SHARD as the shard handler parses it (functions/shard/env.ts), the secret's ARN
+    // included: the one place the handler looks for it (the stack outputs it for operators).
     const env: ShardEnv = {
       shard: props.index,
       replicas: props.shard.replicas.map((r) => ({ url: r.url! })),
@@ -100,7 +100,6 @@ export class ShardFunction extends Construct {
       environment: {
         // The ARN is a deploy-time token: toJsonString renders it as Fn::Join, JSON.stringify would not.
         CH_SCATTER_SHARD: Stack.of(this).toJsonString(env),
-        CH_SCATTER_SECRET_ARN: this.secret.secretArn,
         POWERTOOLS_SERVICE_NAME: SHARD_SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
         // Scheduled rows arrive as insert requests from the coordinator (which holds no credentials).

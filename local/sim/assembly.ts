@@ -264,13 +264,38 @@ function readStack(
   }
 
   // Secrets the stack imports by name or ARN appear only inside policies and environments: collect
-  // them from the functions' environments (CH_SCATTER_SECRET_ARN and the like).
+  // them from the functions' environments, whole values or strings inside a JSON value (a shard's
+  // CH_SCATTER_SHARD carries its secrets' ARNs, the authorizer's CH_SCATTER_USERS_SECRET_ARN is one).
   for (const f of out.functions) {
     for (const v of Object.values(f.environment)) {
-      const m = /^arn:aws:secretsmanager:[^:]*:[^:]*:secret:(.+)$/.exec(v);
-      if (m && !out.secrets.some((x) => x.arn === v)) out.secrets.push({ name: m[1]!, arn: v, generated: false });
+      for (const arn of secretArnsIn(v)) {
+        const m = /^arn:aws:secretsmanager:[^:]*:[^:]*:secret:(.+)$/.exec(arn)!;
+        if (!out.secrets.some((x) => x.arn === arn)) out.secrets.push({ name: m[1]!, arn, generated: false });
+      }
     }
   }
+}
+
+/** The Secrets Manager ARNs an environment value is or holds (as strings anywhere in a JSON value). */
+function secretArnsIn(value: string): string[] {
+  const isArn = (s: string) => /^arn:aws:secretsmanager:[^:]*:[^:]*:secret:.+$/.test(s);
+  if (isArn(value)) return [value];
+  if (!/^[[{]/.test(value)) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  const walk = (x: unknown): void => {
+    if (typeof x === 'string') {
+      if (isArn(x)) out.push(x);
+    } else if (Array.isArray(x)) x.forEach(walk);
+    else if (x && typeof x === 'object') Object.values(x).forEach(walk);
+  };
+  walk(parsed);
+  return out;
 }
 
 /** The secret a SecretId (name, partial ARN or complete ARN) names, if the assembly has it. */
