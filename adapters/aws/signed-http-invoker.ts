@@ -121,7 +121,7 @@ export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvo
     if (!opts.client) {
       // Only AWS needs the SDK's credential chain and endpoint rules, and Lambda's environment answers both.
       const region = opts.region ?? envRegion;
-      const url = endpointFromEnv(LAMBDA, region);
+      const url = region ? endpointFromEnv(LAMBDA, region) : undefined;
       const credentials = url && credentialsFromEnv();
       if (url && credentials) return withAgent(url, region, credentials);
     }

@@ -3,8 +3,8 @@
 // router for scheduled inserts, and the Distributed parity guard. Heavy modules load lazily so a
 // cold start pays only for what this invocation uses: on the default path (the lean query invoker,
 // credentials and endpoint from Lambda's environment) the AWS SDK's Lambda client is never loaded;
-// it is made on first use, by admin requests, the tree, or CH_SCATTER_INVOKER=sdk. Everything that touches ClickHouse goes
-// through the shard functions: the coordinator holds no database credentials.
+// it is made on first use, by admin requests, the tree, or CH_SCATTER_INVOKER=sdk. Everything that
+// touches ClickHouse goes through the shard functions: the coordinator holds no database credentials.
 import type { Topology } from '../../core/config/schema.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import type { ShardInvoker } from '../../core/scatter/invoker.js';
