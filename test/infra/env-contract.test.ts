@@ -22,7 +22,7 @@ const NAME = /^[A-Z][A-Z0-9_]*$/;
 const OURS = /^(CH_SCATTER_|POWERTOOLS_)/;
 
 /** The environment variables `source` reads. */
-export function envReads(source: string): Set<string> {
+function envReads(source: string): Set<string> {
   const constants = new Map<string, string>();
   for (const m of source.matchAll(/\bconst\s+([A-Za-z_$][\w$]*)\s*=\s*'([A-Z][A-Z0-9_]*)'/g)) constants.set(m[1]!, m[2]!);
   const out = new Set<string>();
