@@ -9,10 +9,16 @@ type Closable = ShardInvoker & { close(): void };
 export function lazyInvoker(load: () => Promise<Closable>): Closable {
   let loaded: Promise<Closable> | undefined;
   let closed = false;
+  let closedInvoker = false;
+  const closeOnce = (inv: Closable) => {
+    if (closedInvoker) return;
+    closedInvoker = true;
+    inv.close();
+  };
   const get = (): Promise<Closable> =>
     (loaded ??= load().then(
       (inv) => {
-        if (closed) inv.close();
+        if (closed) closeOnce(inv); // closed while it was being built
         return inv;
       },
       (e: unknown) => {
@@ -31,10 +37,7 @@ export function lazyInvoker(load: () => Promise<Closable>): Closable {
     },
     close() {
       closed = true;
-      loaded?.then(
-        (inv) => inv.close(),
-        () => undefined,
-      );
+      loaded?.then(closeOnce, () => undefined);
     },
   };
 }
