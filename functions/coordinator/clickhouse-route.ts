@@ -13,6 +13,9 @@ import type { Credentials } from '../../core/clickhouse-http/auth.js';
 import type { HttpEvent } from './events.js';
 import type { RunDeps } from '../../core/scatter/run-query.js';
 import { generalSelect } from '../../core/clickhouse-http/distributed.js';
+// Static: the interface's handler (handle.ts, above) imports it already; an import() of it would only
+// split it and what it shares into chunks of their own (cdk/bundling.ts).
+import { ChHttpError } from '../../core/clickhouse-http/exception.js';
 
 /**
  * One shard's engine for catalog answers: shard 0's replicas first, then the next shard's when none
@@ -114,7 +117,6 @@ export function routerInsert(
 ): InsertRows {
   return async (table, lines) => {
     const { insertRows } = await import('../../core/router/index.js');
-    const { ChHttpError } = await import('../../core/clickhouse-http/exception.js');
     const r = await insertRows(lines, table, topo, getAccess);
     if (r.bad.length > 0)
       throw new ChHttpError(

@@ -19,6 +19,15 @@ import type { PlanFn } from '../../core/scatter/run-query.js';
 import type { TwoStagePlanner } from '../../core/scatter/two-stage/path.js';
 import type { QueryPlan } from '../../core/plan/types.js';
 import { createAdminAccess } from '../../core/scatter/shard-admin-access.js';
+// Static, not import(): this module is itself loaded on the first invocation (handler.ts), and every
+// first invocation runs these; one lazy boundary instead of several keeps the bundle's shared chunks
+// few (each module file costs the import a read, a compile and a source map of its own).
+import { planQuery } from '../../core/plan/index.js';
+import { explainPlan } from '../../core/plan/explain.js';
+import { planTwoStage } from '../../core/plan/two-stage/plan.js';
+import { setCursorKey } from '../../core/partials/cursor.js';
+import { assertParityAtStartup } from '../../core/sharding/parity.js';
+import { createShardReadAccess } from '../../core/scatter/shard-read-access.js';
 import { ScatterError } from '../../core/errors.js';
 import type { RowWriter } from './schedule.js';
 import { topologyFromEnv } from './topology-env.js';
@@ -173,7 +182,6 @@ function lazyLambdaClient(opts: { maxSockets: number; endpoint?: string; tracer?
  * endpoint and credentials, adapters/aws/secret-value.ts); without either, a random key per process.
  */
 export async function configureCursorKey(env: NodeJS.ProcessEnv): Promise<'env' | 'secret' | 'random'> {
-  const { setCursorKey } = await import('../../core/partials/cursor.js');
   if (env.CH_SCATTER_CURSOR_KEY) {
     setCursorKey(env.CH_SCATTER_CURSOR_KEY);
     return 'env';
@@ -191,11 +199,6 @@ export async function configureCursorKey(env: NodeJS.ProcessEnv): Promise<'env' 
 export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): Promise<CoordinatorDeps> {
   const topo = topologyFromEnv(env);
   await configureCursorKey(env);
-  const [{ planQuery }, { explainPlan }, { planTwoStage }] = await Promise.all([
-    import('../../core/plan/index.js'),
-    import('../../core/plan/explain.js'),
-    import('../../core/plan/two-stage/plan.js'),
-  ]);
   const kind = queryInvokerKind(env);
   const maxSockets = Math.max(64, topo.query.maxConcurrency * 2);
   const endpoint = env.CH_SCATTER_LAMBDA_ENDPOINT;
@@ -248,10 +251,6 @@ export function parityTarget(topo: Topology): { shard: number; replicas: number[
 
 /** The first invocation refuses to serve when the topology disagrees with ClickHouse's cluster. */
 async function parityGuard(topo: Topology, invoker: ShardInvoker): Promise<void> {
-  const [{ assertParityAtStartup }, { createShardReadAccess }] = await Promise.all([
-    import('../../core/sharding/parity.js'),
-    import('../../core/scatter/shard-read-access.js'),
-  ]);
   const target = parityTarget(topo);
   if (topo.distributedCheck?.endpoint && !target.endpointIsShard) {
     console.warn(
