@@ -1,10 +1,13 @@
 // Coordinator overhead of the fan-out itself (docs/benchmarks.md#2-fan-out-overhead-fanout). N stand-in
 // shard functions that do no work sit behind the project's local Lambda Invoke endpoint in a CHILD
 // process; this process is the coordinator. Per query (one batch of N parallel invocations) we time
-// four paths, interleaved round-robin so machine noise hits them alike, the order rotated by one each
-// query so no path always follows the same one (a path's CPU window also holds garbage collection of
-// what the path before it allocated, and the SDK path allocates the most; CH_BENCH_FANOUT_ORDER=fixed
-// keeps the order raw, http, sdk, runtime of the runs before 2026-12-01):
+// raw, http and runtime interleaved round-robin so machine noise hits them alike, the order rotated by
+// one each query so no path always follows the same one. The sdk path runs after them, in a phase of
+// its own: it allocates about three times what the others do per call, and interleaved, its garbage is
+// collected inside the next path's timing (in bench/_fanout-profile.ts at 64 shards, the runtime's CPU
+// per invocation was 65-71 us without the sdk path interleaved and 82-84 us with it). Earlier runs
+// interleaved all four: CH_BENCH_FANOUT_SDK=interleaved does that again, and CH_BENCH_FANOUT_ORDER=fixed
+// keeps the order raw, http, sdk, runtime of the runs before 2026-12-01:
 //   raw      node:http POSTs with a keep-alive agent, JSON.parse of each answer: the floor;
 //   http     the coordinator's default query invoker (createSignedHttpInvoker: SigV4-signed
 //            node:http POSTs, keep-alive agent, the same answer classification and zod validation);
@@ -34,6 +37,7 @@ const SIZES = [4, 16, 64, 256];
 /** CH_BENCH_SIZES=64 (a comma list) measures only those sizes, for repeated runs at one size. */
 const sizesFromEnv = process.env.CH_BENCH_SIZES?.split(',').map(Number);
 const rotate = process.env.CH_BENCH_FANOUT_ORDER !== 'fixed';
+const sdkInterleaved = process.env.CH_BENCH_FANOUT_SDK === 'interleaved';
 
 function request(shard: number): ShardRequest {
   return { type: 'query', queryId: 'bench', shard, replica: 0, sql: 'SELECT 1', deadline: Date.now() + 10_000, settings: {}, external: [], attempt: 'primary' };
@@ -114,16 +118,19 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       };
       const names_ = Object.keys(paths) as PathName[];
       const stats: Record<string, PathStats> = Object.fromEntries(names_.map((k) => [k, { wall: [], cpu: 0 }]));
-      // Warm-up: sockets opened, JIT warm, SDK middleware resolved.
-      for (let i = 0; i < 10; i++) for (const k of names_) await paths[k]!();
-      for (let i = 0; i < iterations; i++) {
-        for (let j = 0; j < names_.length; j++) {
-          const name = names_[rotate ? (i + j) % names_.length : j]!;
-          const c0 = process.cpuUsage();
-          const t0 = process.hrtime.bigint();
-          await paths[name]!();
-          stats[name]!.wall.push(msSince(t0));
-          stats[name]!.cpu += cpuMsSince(c0);
+      const phases: PathName[][] = sdkInterleaved ? [names_] : [names_.filter((k) => k !== 'sdk'), ['sdk']];
+      for (const phase of phases) {
+        // Warm-up: sockets opened, JIT warm, SDK middleware resolved.
+        for (let i = 0; i < 10; i++) for (const k of phase) await paths[k]!();
+        for (let i = 0; i < iterations; i++) {
+          for (let j = 0; j < phase.length; j++) {
+            const name = phase[rotate ? (i + j) % phase.length : j]!;
+            const c0 = process.cpuUsage();
+            const t0 = process.hrtime.bigint();
+            await paths[name]!();
+            stats[name]!.wall.push(msSince(t0));
+            stats[name]!.cpu += cpuMsSince(c0);
+          }
         }
       }
       const e: Record<string, number> = { iterations };
@@ -170,7 +177,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   json.default_invoker = 'http';
   json.target =
     'runtime_ratio (runtime_p50 / raw_p50: the whole runtime over the default invoker) <= 1.5 at 64 shards; http_ratio is the default invoker alone, ratio is sdk_p50 / raw_p50';
-  json.method = `batches of N parallel invocations to no-op stub functions behind the local Invoke endpoint (child process); raw/http/sdk/runtime interleaved${rotate ? ', order rotated each query' : ' in a fixed order'}; nearest-rank quantiles; CPU = process.cpuUsage of the coordinator process`;
+  json.method = `batches of N parallel invocations to no-op stub functions behind the local Invoke endpoint (child process); ${sdkInterleaved ? 'raw/http/sdk/runtime interleaved' : 'raw/http/runtime interleaved, then sdk in a phase of its own'}${rotate ? ', order rotated each query' : ' in a fixed order'}; nearest-rank quantiles; CPU = process.cpuUsage of the coordinator process`;
   json.order = rotate ? 'rotated' : 'fixed';
   json.load_average_1m = r2(loadavg()[0]!);
   return {
@@ -197,7 +204,8 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         rows,
       ) +
       '\n(latency in ms per query of N parallel invocations; CPU in coordinator-process microseconds per invocation;' +
-      " http = the coordinator's default invoker, sdk = CH_SCATTER_INVOKER=sdk, runtime = gather over http)" +
+      " http = the coordinator's default invoker, sdk = CH_SCATTER_INVOKER=sdk, runtime = gather over http;" +
+      (sdkInterleaved ? ' all four interleaved)' : ' raw, http and runtime interleaved, sdk in its own phase after them)') +
       `\nSigV4 signature CPU: hand-written ${sign.lean} us, @smithy/signature-v4 ${sign.smithy ?? '-'} us`,
     json,
   };
