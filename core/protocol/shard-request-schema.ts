@@ -2,6 +2,7 @@
 // itself: it is reachable by anything that can invoke the function, and a malformed request
 // must come back as a typed failure, never a crash.
 import { z } from 'zod';
+import { base64Schema } from './base64-schema.js';
 import { rowsSchema } from './row-schema.js';
 
 const settingName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a ClickHouse setting name');
@@ -17,12 +18,10 @@ export const externalTableSchema = z.object({
   jsonEachRow: z.string().optional(),
 });
 
-const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64');
-
 export const stageTableSchema = z.object({
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an identifier'),
   columns: z.array(columnMetaSchema).min(1).max(4096),
-  tsvBase64: base64,
+  tsvBase64: base64Schema,
 });
 
 const common = {

@@ -2,6 +2,7 @@
 // ShardResponse (a bug, a version skew, a truncated payload) must become a typed failure for that
 // shard, never a crash of the coordinator or rows merged from garbage.
 import { z } from 'zod';
+import { base64Schema } from './base64-schema.js';
 import { rowsSchema } from './row-schema.js';
 import type { ShardResponse } from './shard-wire.js';
 
@@ -15,10 +16,7 @@ const success = z.object({
   meta: z.array(columnMeta),
   rows: rowsSchema,
   statistics: stats,
-  raw: z
-    .string()
-    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64')
-    .optional(),
+  raw: base64Schema.optional(),
 });
 
 const failure = z.object({
