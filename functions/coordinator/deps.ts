@@ -5,6 +5,7 @@
 // credentials and endpoint from Lambda's environment) the AWS SDK's Lambda client is never loaded;
 // it is made on first use, by admin requests, the tree, or CH_SCATTER_INVOKER=sdk. Everything that
 // touches ClickHouse goes through the shard functions: the coordinator holds no database credentials.
+import { PLANNERS } from '../../core/scatter/planners.js';
 import type { Topology } from '../../core/config/schema.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import type { ShardInvoker } from '../../core/scatter/invoker.js';
@@ -22,9 +23,6 @@ import { createAdminAccess } from '../../core/scatter/shard-admin-access.js';
 // Static, not import(): this module is itself loaded on the first invocation (handler.ts), and every
 // first invocation runs these; one lazy boundary instead of several keeps the bundle's shared chunks
 // few (each module file costs the import a read, a compile and a source map of its own).
-import { planQuery } from '../../core/plan/index.js';
-import { explainPlan } from '../../core/plan/explain.js';
-import { planTwoStage } from '../../core/plan/two-stage/plan.js';
 import { setCursorKey } from '../../core/partials/cursor.js';
 import { assertParityAtStartup } from '../../core/sharding/parity.js';
 import { createShardReadAccess } from '../../core/scatter/shard-read-access.js';
@@ -219,9 +217,7 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
     ...(playPage ? { playPage } : {}),
     topo,
     invoker,
-    planQuery: planQuery as PlanFn,
-    explainPlan: explainPlan as (plan: QueryPlan) => unknown,
-    planTwoStage,
+    ...PLANNERS,
     hedgeState: createHedgeState(),
     writeRows: routerWriter(topo, sinkAccess(sdkInvoker)),
     clickhouse: {

@@ -3,12 +3,11 @@
 // shard function code, compared with a fifth 18.16 server holding every row. Every answer the
 // general path gives must equal the single node's, except those listed with their reason; at least
 // 180 of the corpus's queries must come out exact overall (the run prints the rest, by path).
+import { PLANNERS } from '../../core/scatter/planners.js';
 import { describe, expect, it } from 'vitest';
-import { explainPlan, planQuery } from '../../core/plan/index.js';
-import { planTwoStage } from '../../core/plan/two-stage/plan.js';
 import { createHedgeState } from '../../core/scatter/hedge.js';
 import type { ShardInvoker } from '../../core/scatter/invoker.js';
-import { runQuery, type PlanFn } from '../../core/scatter/run-query.js';
+import { runQuery } from '../../core/scatter/run-query.js';
 import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
 import { CORPUS } from '../oracle/corpus.js';
 import { http18Runner, runOracle, type Runner } from '../oracle/harness.js';
@@ -88,9 +87,7 @@ describe('the oracle corpus through runQuery on 18.16 shards', () => {
         {
           topo,
           invoker,
-          planQuery: planQuery as PlanFn,
-          explainPlan,
-          planTwoStage,
+          ...PLANNERS,
           hedgeState: createHedgeState(),
           queryId: `o18-${n++}`,
           behindApiGateway: false,
@@ -141,9 +138,7 @@ describe('the oracle corpus through runQuery on 18.16 shards', () => {
         {
           topo,
           invoker,
-          planQuery: planQuery as PlanFn,
-          explainPlan,
-          planTwoStage,
+          ...PLANNERS,
           hedgeState: createHedgeState(),
           queryId: `o18-general-${n++}`,
           behindApiGateway: false,

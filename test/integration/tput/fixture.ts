@@ -2,16 +2,15 @@
 // likes (any split is a valid input to TPUT: no query here filters on the sharding key), the same
 // rows on one engine as the reference, and a runQuery wired to shard functions over the engines,
 // with per-shard delays so answers arrive in any order.
+import { PLANNERS } from '../../../core/scatter/planners.js';
 import { expect } from 'vitest';
 import { parseTopology } from '../../../core/config/load.js';
 import type { Topology } from '../../../core/config/schema.js';
 import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import { explainPlan, planQuery } from '../../../core/plan/index.js';
-import { planTwoStage } from '../../../core/plan/two-stage/plan.js';
 import type { ShardRequest, ShardResponse } from '../../../core/protocol/shard-wire.js';
 import { createHedgeState } from '../../../core/scatter/hedge.js';
 import type { ShardInvoker } from '../../../core/scatter/invoker.js';
-import { runQuery, type PlanFn, type QueryResponse, type RunDeps } from '../../../core/scatter/run-query.js';
+import { runQuery, type QueryResponse, type RunDeps } from '../../../core/scatter/run-query.js';
 import { createShardHandler, type ShardHandlerFn } from '../../../functions/shard/shard-function.js';
 
 export const DIST = 'default.tput_ev_dist';
@@ -108,9 +107,7 @@ export function depsFor(topo: Topology, engines: ClickHouseAccess[] | ShardHandl
     sent,
     topo,
     invoker,
-    planQuery: planQuery as PlanFn,
-    explainPlan,
-    planTwoStage,
+    ...PLANNERS,
     hedgeState: createHedgeState(),
     queryId: 'q-tput',
     behindApiGateway: false,
