@@ -14,13 +14,12 @@ describe('canonical base64', () => {
 
   it('refuses a character outside the alphabet anywhere, which Buffer.from would skip', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 1, maxLength: 60 }), fc.nat(), fc.constantFrom('!', ' ', '\n', '-', '_', 'é', '='), (b, at, bad) => {
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 60 }), fc.nat(), fc.constantFrom('!', ' ', '\n', '-', '_', 'é'), (b, at, bad) => {
+        // ('=' is not among them: replacing the last data character by '=' can spell other bytes'
+        // canonical base64, 'AAA=' -> 'AA=='; '=' inside the data is checked below.)
         const s = Buffer.from(b).toString('base64');
         const i = at % s.length;
-        // '=' inside the data (not the padding) is refused as well.
-        const t = s.slice(0, i) + bad + s.slice(i + 1);
-        if (t === s) return true;
-        return !isCanonicalBase64(t);
+        return !isCanonicalBase64(s.slice(0, i) + bad + s.slice(i + 1));
       }),
     );
   });
@@ -29,6 +28,8 @@ describe('canonical base64', () => {
     expect(isCanonicalBase64('QQ==')).toBe(true);
     expect(isCanonicalBase64('QQ')).toBe(false);
     expect(isCanonicalBase64('QR==')).toBe(false); // decodes to 'A' too, but is not how it is written
+    expect(isCanonicalBase64('Q=Q=')).toBe(false); // '=' inside the data
+    expect(isCanonicalBase64('QUJD=QUJD')).toBe(false);
     expect(isCanonicalBase64('')).toBe(true);
     expect(isCanonicalBase64(`${ALPHABET}`)).toBe(true);
   });
