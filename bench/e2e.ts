@@ -38,7 +38,7 @@ const QUERIES: Record<string, { sql: string; note: string; scatterSql?: string }
   full_aggregate: { sql: 'SELECT count() AS c, sum(amount) AS s, avg(amount) AS a, max(user) AS mx FROM default.events_dist', note: 'scan of every row' },
   group_by_order_limit: {
     sql: 'SELECT user, count() AS c, sum(amount) AS s FROM default.events_dist GROUP BY user ORDER BY c DESC, user LIMIT 10',
-    note: 'high-cardinality GROUP BY (~30k users), top 10 by count: exact by default (TPUT, three rounds)',
+    note: 'high-cardinality GROUP BY (~30k users), top 10 by count: exact by default (TPUT: one pre-pass round, then the query over the candidates)',
   },
   group_by_order_limit_shard_size: {
     sql: 'SELECT user, count() AS c, sum(amount) AS s FROM default.events_dist GROUP BY user ORDER BY c DESC, user LIMIT 10',

@@ -241,7 +241,7 @@ async function topCountSection(b: {
     const q: BenchQuery = { sql, note: '' };
     const every = () => b.scatter('general', q, { ch_scatter_top_count: 'every_group' });
     const tput = () => b.scatter('general', q, { ch_scatter_top_count: 'tput' });
-    const exact = () => b.scatter('general', q); // the default: TPUT, or every group when round 1 says round 2 would not pay
+    const exact = () => b.scatter('general', q); // the default: TPUT, or every group when round 1 says the query over the candidates would not pay
     let d = await b.distributed(sql);
     let e = await every();
     let t = await tput();
@@ -277,8 +277,13 @@ async function topCountSection(b: {
       default_fell_back: x.topCount?.fellBack,
       tput_method: t.topCount?.method,
       tput_fell_back: t.topCount?.fellBack,
-      tput_round1: { rows: r(1)?.rows, bytes: r(1)?.bytes, ms: r(1)?.elapsedMs },
-      tput_round2: { rows: r(2)?.rows, bytes: r(2)?.bytes, ms: r(2)?.elapsedMs, threshold: t.topCount?.threshold },
+      tput_round1: {
+        rows: r(1)?.rows,
+        bytes: r(1)?.bytes,
+        ms: r(1)?.elapsedMs,
+        tau: t.topCount?.tau,
+        thresholds: t.topCount?.thresholds?.map((x) => x.threshold),
+      },
       tput_candidates: t.topCount?.candidates,
       tput_round3: { rows: t.statistics.finalStage?.inputRows, bytes: t.statistics.finalStage?.inputBytes },
       every_group: { rows: e.statistics.finalStage?.inputRows, bytes: e.statistics.finalStage?.inputBytes },
@@ -296,15 +301,14 @@ async function topCountSection(b: {
         !entry.default_fell_back ? 'TPUT' : /same query/.test(entry.default_fell_back) ? 'every group (round 1 remembered)' : 'every group after round 1'
       }`,
       `${r(1)?.rows ?? '-'} / ${r(1)?.bytes ?? '-'}`,
-      `${r(2)?.rows ?? '-'} / ${r(2)?.bytes ?? '-'}`,
       `${entry.tput_candidates ?? '-'}: ${entry.tput_round3.rows} / ${entry.tput_round3.bytes}`,
       `${entry.every_group.rows} / ${entry.every_group.bytes}`,
       entry.tput_same_as_distributed && entry.every_group_same_as_distributed ? 'yes' : 'NO',
     ]);
   }
   return (
-    "Exact top count, general path: every group vs TPUT ('tput': three rounds always; 'exact', the default: round 1 decides) " +
-    "(rows / bytes moved from the shards; rounds 1-2 as JSON rows, round 3 and every group as the general path's TabSeparated partial rows)\n" +
+    "Exact top count, general path: every group vs TPUT ('tput': the one-round pre-pass, then the query over the candidates; 'exact', the default: round 1 decides) " +
+    "(rows / bytes moved from the shards; round 1 as JSON rows, the query over the candidates and every group as the general path's TabSeparated partial rows)\n" +
     table(
       [
         'query',
@@ -313,8 +317,7 @@ async function topCountSection(b: {
         "TPUT ms ('tput')",
         "default ms ('exact')",
         'TPUT round 1 rows / bytes',
-        'round 2 rows / bytes',
-        'candidates: round 3 rows / bytes',
+        'candidates: round 2 rows / bytes',
         'every group rows / bytes',
         '= Distributed',
       ],

@@ -55,7 +55,7 @@ export function renderSummary(r: QueryResponse): string {
     const why = top.fellBack ?? top.notTput;
     lines.push(`  top count: ${top.description}${why ? ` (${why})` : ''}`);
     for (const x of top.rounds ?? []) lines.push(`    round ${x.round}: ${x.shards} shard(s), ${x.rows} group rows, ${x.bytes} bytes, ${x.elapsedMs} ms`);
-    if (top.candidates !== undefined && top.method === 'tput') lines.push(`    round 3 over ${top.candidates} candidate group(s)`);
+    if (top.candidates !== undefined && top.method === 'tput') lines.push(`    round 2 over ${top.candidates} candidate group(s)`);
   }
   if (r.cursor) lines.push(`  more rows: continue with "cursor": "${r.cursor}"`);
   return lines.join('\n');

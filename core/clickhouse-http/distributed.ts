@@ -69,7 +69,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       { missingInDetails: true },
     );
     const productMode = productModeOf(settings, topo);
-    // An exact top count: TPUT's rounds 1 and 2 narrow the statement to its candidate groups first
+    // An exact top count: TPUT's one-round pre-pass narrows the statement to its candidate groups first
     // (core/scatter/tput/; unchanged when the query is not eligible or a round cannot be trusted).
     const pre = await topCountPrepass({
       ctx: {

@@ -1,21 +1,23 @@
 // The arithmetic of TPUT (Cao & Wang, "Efficient top-K query calculation in distributed
-// networks", 2004), with no I/O: what round 1's answers imply (the threshold for round 2), and
-// what rounds 1 and 2 together imply (the candidate groups for round 3). Pure, so the property
-// tests can drive it with any split of the rows and any arrival order.
+// networks", 2004) in its one-round form, with no I/O: what the shards' answers imply (the
+// candidate groups for the query over the candidates). Pure, so the property tests can drive it
+// with any split of the rows and any arrival order.
 //
 // Scores are non-negative integers that add up across shards (count, or a sum of unsigned values).
-// Round 1: each shard's k best groups. A shard that returned fewer than k rows returned every group
-// it has ("complete": a group it did not name has 0 there). tau1 = the k-th best partial sum.
-// Round 2: each incomplete shard returns every group whose local score is >= T = ceil(tau1 / I),
-// I = the number of incomplete shards. After it, a shard's score for a group it did not report is
-// at most T - 1, so:
-//   lower(g) = the sum of the scores reported for g (rounds 1 and 2: the same value when both report it)
-//   upper(g) = lower(g) + (T - 1) for each incomplete shard that reported nothing for g
-//   tau2     = the k-th largest lower bound (<= the k-th largest true score)
-//   candidates = { g : upper(g) >= tau2 }   (>=: a group tied with the k-th score stays)
-// A group no shard named in round 2 has a score <= I * (T - 1) < tau1 <= tau2, so it cannot be in
-// the answer. Every group of the true top k (ties at the boundary included, whatever the other
-// ORDER BY keys say) has a score >= the k-th true score >= tau2, hence upper >= tau2: a candidate.
+// m = the shards asked. Shard j computes its own k-th best local score s_j and returns every group
+// whose local score is >= T_j = ceil(s_j / m); a shard with fewer than k groups returns them all
+// ("complete": a group it did not name has 0 there). The coordinator reads s_j back as the k-th best
+// score the shard returned (its top k are all returned, since their scores are >= s_j >= T_j), and
+// a shard that returned fewer than k rows is complete. Then:
+//   lower(g) = the sum of the scores reported for g
+//   upper(g) = lower(g) + (T_j - 1) for each incomplete shard j that did not report g
+//   tau      = the k-th largest lower bound (<= the k-th largest true score)
+//   candidates = { g : upper(g) >= tau }   (>=: a group tied with the k-th score stays)
+// Why it is exact: each incomplete shard's top k groups are all reported, each with lower >= s_j,
+// so at least k groups have lower >= s_j: tau >= max_j s_j. A group reported nowhere has
+// upper <= sum_j (T_j - 1) < sum_j s_j / m <= max_j s_j <= tau, so it is pruned, rightly. Every group
+// of the true top k (ties at the boundary included, whatever the other ORDER BY keys say) has
+// upper >= its true score >= the k-th true score >= tau: a candidate.
 
 /** One group as a shard reported it: its key (a stable text of the key values), and its local score. */
 export interface ScoredGroup {
@@ -23,120 +25,93 @@ export interface ScoredGroup {
   score: bigint;
 }
 
-export interface Round1Verdict {
-  /** Shards whose round-1 answer had k rows: they may hold more groups (asked again in round 2). */
-  incomplete: number[];
-  /** The k-th best partial sum (0 when fewer than k groups were seen). */
-  tau1: bigint;
-  /** Round 2's threshold: ceil(tau1 / incomplete.length) (0 when no shard is incomplete). */
+/** What one shard's answer says about the groups it did not report. */
+export interface ShardThreshold {
+  shard: number;
+  /** Fewer than k rows: the shard returned every group it holds. */
+  complete: boolean;
+  /** Its k-th best local score s_j (0 when complete). */
+  kth: bigint;
+  /** ceil(s_j / m): a group it did not report scores at most this minus one there (0 when complete). */
   threshold: bigint;
-  /** The smallest k-th local score among the incomplete shards (0 when none is incomplete). */
-  minLocalKth: bigint;
-}
-
-/** Round 1: which shards to ask again, and from which local score up. */
-export function afterRound1(k: number, round1: ReadonlyMap<number, readonly ScoredGroup[]>): Round1Verdict {
-  const incomplete = [...round1.entries()]
-    .filter(([, rows]) => rows.length >= k)
-    .map(([s]) => s)
-    .sort((a, b) => a - b);
-  const sums = partialSums([round1]);
-  const tau1 = kthLargest([...sums.values()], k);
-  const threshold = incomplete.length === 0 ? 0n : ceilDiv(tau1, BigInt(incomplete.length));
-  let minLocalKth: bigint | undefined;
-  for (const s of incomplete) {
-    for (const r of round1.get(s)!) if (minLocalKth === undefined || r.score < minLocalKth) minLocalKth = r.score;
-  }
-  return { incomplete, tau1, threshold, minLocalKth: minLocalKth ?? 0n };
-}
-
-/**
- * Whether round 2 is likely to pay: when the shards agree on their best groups, tau1 is about
- * I times a shard's k-th local score, so T is about that score and round 2 returns little more than
- * round 1. When they disagree (a uniform key), tau1 is about one shard's k-th score, T about 1/I of
- * it, and round 2 returns most groups: then every group in one round is cheaper (measured:
- * docs/benchmarks.md#exact-top-count-tput-vs-every-group). The cut: T under half the smallest
- * k-th local score among the shards asked again.
- */
-export function round2Pays(v: Round1Verdict): boolean {
-  return v.incomplete.length === 0 || 2n * v.threshold >= v.minLocalKth;
 }
 
 export interface Candidates {
   /** The candidate groups' keys, sorted (a stable SQL text whatever the arrival order). */
   keys: string[];
-  tau2: bigint;
-  /** How many distinct groups rounds 1 and 2 named. */
+  /** The k-th largest lower bound (0 when fewer than k groups were seen). */
+  tau: bigint;
+  /** How many distinct groups the shards named. */
   seen: number;
+  /** Per shard asked, in shard order. */
+  shards: ShardThreshold[];
+}
+
+/** Per shard: complete or not, its k-th local score, its threshold ceil(s_j / m). */
+export function shardThresholds(k: number, m: number, answers: ReadonlyMap<number, readonly ScoredGroup[]>): ShardThreshold[] {
+  return [...answers.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([shard, rows]) => {
+      if (rows.length < k) return { shard, complete: true, kth: 0n, threshold: 0n };
+      const kth = kthLargest(
+        rows.map((r) => r.score),
+        k,
+      );
+      return { shard, complete: false, kth, threshold: ceilDiv(kth, BigInt(m)) };
+    });
 }
 
 /**
- * Rounds 1 and 2: the groups that may be in the top k. `round2` holds the answers of the shards
- * `verdict.incomplete` names (every group there with a local score >= verdict.threshold).
+ * The groups that may be in the top k, from every asked shard's answer (`m` = the shards asked:
+ * the divisor each shard used).
  */
-export function candidatesAfterRound2(
-  k: number,
-  round1: ReadonlyMap<number, readonly ScoredGroup[]>,
-  verdict: Round1Verdict,
-  round2: ReadonlyMap<number, readonly ScoredGroup[]>,
-): Candidates {
-  // Per group: the shards that reported it (with the score) in either round.
+export function candidatesAfterOneRound(k: number, m: number, answers: ReadonlyMap<number, readonly ScoredGroup[]>): Candidates {
+  const shards = shardThresholds(k, m, answers);
   const known = new Map<string, Map<number, bigint>>();
-  for (const round of [round1, round2]) {
-    for (const [shard, rows] of round) {
-      for (const r of rows) {
-        let m = known.get(r.key);
-        if (!m) {
-          m = new Map();
-          known.set(r.key, m);
-        }
-        m.set(shard, r.score);
+  for (const [shard, rows] of answers) {
+    for (const r of rows) {
+      let byShard = known.get(r.key);
+      if (!byShard) {
+        byShard = new Map();
+        known.set(r.key, byShard);
       }
+      byShard.set(shard, r.score);
     }
   }
-  const slack = verdict.threshold > 0n ? verdict.threshold - 1n : 0n;
+  const incomplete = shards.filter((s) => !s.complete);
+  // A shard whose k-th score is 0 returned every group (every score is >= 0): no slack there.
+  const slackOf = (s: ShardThreshold) => (s.threshold > 0n ? s.threshold - 1n : 0n);
   const lower = new Map<string, bigint>();
   const upper = new Map<string, bigint>();
   for (const [key, byShard] of known) {
     let lo = 0n;
     for (const v of byShard.values()) lo += v;
     let hi = lo;
-    for (const s of verdict.incomplete) if (!byShard.has(s)) hi += slack;
+    for (const s of incomplete) if (!byShard.has(s.shard)) hi += slackOf(s);
     lower.set(key, lo);
     upper.set(key, hi);
   }
-  const tau2 = kthLargest([...lower.values()], k);
-  // A group named by no shard is below tau2 (see the header); said here so a broken premise shows.
-  if (verdict.threshold > 0n && BigInt(verdict.incomplete.length) * slack >= tau2 && known.size >= k) {
-    throw new Error(`TPUT invariant broken: an unseen group may reach ${BigInt(verdict.incomplete.length) * slack} >= tau2 ${tau2}`);
-  }
+  const tau = kthLargest([...lower.values()], k);
+  // A group named by no shard is below tau (see the header); said here so a broken premise shows.
+  // (tau = 0 means every k-th score is 0: each shard returned every group, none is unseen.)
+  const unseen = incomplete.reduce((a, s) => a + slackOf(s), 0n);
+  if (tau > 0n && unseen >= tau) throw new Error(`TPUT invariant broken: an unseen group may reach ${unseen} >= tau ${tau}`);
   const keys = [...upper.entries()]
-    .filter(([, hi]) => hi >= tau2)
+    .filter(([, hi]) => hi >= tau)
     .map(([key]) => key)
     .sort();
-  return { keys, tau2, seen: known.size };
+  return { keys, tau, seen: known.size, shards };
 }
 
-/** Per group, the sum of the scores the given rounds reported (a shard's score counted once). */
-function partialSums(rounds: ReadonlyMap<number, readonly ScoredGroup[]>[]): Map<string, bigint> {
-  const perShard = new Map<string, Map<number, bigint>>();
-  for (const round of rounds)
-    for (const [shard, rows] of round)
-      for (const r of rows) {
-        let m = perShard.get(r.key);
-        if (!m) {
-          m = new Map();
-          perShard.set(r.key, m);
-        }
-        m.set(shard, r.score);
-      }
-  const out = new Map<string, bigint>();
-  for (const [key, m] of perShard) {
-    let s = 0n;
-    for (const v of m.values()) s += v;
-    out.set(key, s);
-  }
-  return out;
+/**
+ * Whether the round pruned enough for the query over the candidates to pay, compared with every
+ * group: at most 4k candidates, or at most half the groups seen. When the shards disagree on their
+ * best groups (each holds its own), tau is about one shard's k-th score while the thresholds are a
+ * 1/m of theirs, so most groups stay candidates and every group in one round is cheaper
+ * (docs/architecture.md#exact-top-count-tput).
+ */
+export function oneRoundPays(k: number, c: Candidates): boolean {
+  return c.keys.length <= 4 * k || 2 * c.keys.length <= c.seen;
 }
 
 /** The k-th largest value (1-based), or 0 when there are fewer than k. */

@@ -4,11 +4,12 @@ import type { Topology } from '../../config/schema.js';
 import { printSelect } from '../../sql/print.js';
 import type { Expr } from '../../sql/ast.js';
 import { fn } from '../../partials/ast-build.js';
-import { round1Query, round2Query } from './rounds.js';
+import { oneRoundInner, oneRoundRowCap, oneRoundSql } from './one-round.js';
 import type { TputEligibility } from './shape.js';
 
 export interface TopCountRound {
-  round: 1 | 2;
+  /** 1: the pre-pass (the query over the candidates runs on the normal path, in the answer's statistics). */
+  round: 1;
   /** The round's statement over the distributed table (each shard runs it on its local table). */
   sql: string;
   /** Shards asked. */
@@ -22,19 +23,20 @@ export interface TopCountRound {
 export interface TopCountInfo {
   method: 'tput' | 'every_group' | 'shard_size';
   exact: boolean;
-  /** "exact, TPUT: three rounds", "exact, every group", "shard_size, approximate ..." */
+  /** "exact, TPUT: two rounds", "exact, every group", "shard_size, approximate ..." */
   description: string;
   /** Why TPUT does not answer this query (not eligible, or the setting). */
   notTput?: string;
   /** TPUT ran rounds but the query ran over every group after all, and why. */
   fellBack?: string;
   rounds?: TopCountRound[];
-  tau1?: string;
-  threshold?: string;
-  tau2?: string;
+  /** The k-th largest lower bound after the pre-pass. */
+  tau?: string;
+  /** Per shard asked: complete (fewer than k groups), its k-th local score, its threshold ceil(kth / shards). */
+  thresholds?: { shard: number; complete: boolean; kth: string; threshold: string }[];
   groupsSeen?: number;
   candidates?: number;
-  /** Round 3: the query restricted to the candidates. */
+  /** Round 2: the query restricted to the candidates. */
   round3Sql?: string;
 }
 
@@ -49,7 +51,7 @@ export function describeTopCount(method: 'tput' | 'every_group' | 'shard_size', 
         'the error bound of each row is in `approximate` (errorUpperBound, perRowErrorUpperBound)',
     };
   }
-  if (method === 'tput' && eligibility.ok) return { method, exact: true, description: 'exact, TPUT: three rounds' };
+  if (method === 'tput' && eligibility.ok) return { method, exact: true, description: 'exact, TPUT: two rounds' };
   const why = method === 'every_group' ? 'ch_scatter_top_count selects every group' : eligibility.ok ? undefined : eligibility.reason;
   return { method: 'every_group', exact: true, description: 'exact, every group', ...(why ? { notTput: why } : {}) };
 }
@@ -57,6 +59,7 @@ export function describeTopCount(method: 'tput' | 'every_group' | 'shard_size', 
 /** For /explain: the method and, for TPUT, the SQL of each round with the values found at run time as placeholders. */
 export function explainTopCount(
   method: 'tput' | 'every_group' | 'shard_size',
+  setting: 'exact' | 'tput',
   eligibility: TputEligibility,
   topo: Topology,
 ): TopCountInfo & { roundSql?: string[] } {
@@ -70,9 +73,9 @@ export function explainTopCount(
   return {
     ...info,
     roundSql: [
-      `round 1 (every shard: its ${shape.k} best groups): ${printSelect(round1Query(shape))}`,
-      `round 2 (the shards that returned ${shape.k} rows; threshold = ceil(tau1 / those shards), tau1 = the ${shape.k}-th best sum of round 1): ${printSelect(round2Query(shape))}`,
-      `round 3 (the query over the candidates: groups whose upper bound reaches the ${shape.k}-th best lower bound; the normal path below runs it): ${printSelect(round3)}`,
+      `round 1 (every shard, one scan: each group whose local score reaches ceil(the shard's ${shape.k}-th best score / the shards asked), ` +
+        `or all its groups when it has fewer than ${shape.k}): ${oneRoundSql(printSelect({ ...oneRoundInner(shape), settings: undefined }), shape.keys.length, shape.k, undefined, oneRoundRowCap(shape.k, setting))}`,
+      `round 2 (the query over the candidates: groups whose upper bound reaches the ${shape.k}-th best lower bound; the normal path below runs it): ${printSelect(round3)}`,
     ],
   };
 }

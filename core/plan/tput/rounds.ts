@@ -1,21 +1,22 @@
-// The SQL of TPUT's three rounds, as statements over the distributed table (the ordinary planner
-// then renames, prunes and skips per shard like any query):
-//   round 1: SELECT keys, score ... GROUP BY keys ORDER BY score DESC LIMIT k
-//   round 2: SELECT keys, score ... GROUP BY keys HAVING score >= T LIMIT MAX_TPUT_GROUPS + 1
-//   round 3: the query itself, with `AND (keys) IN (the candidates)` added to its WHERE
+// The SQL of TPUT's rounds, as statements over the distributed table (the ordinary planner then
+// renames, prunes and skips per shard like any query):
+//   the pre-pass: SELECT keys, score ... GROUP BY keys, wrapped per shard by one-round.ts
+//   round 3 (the query over the candidates): the query itself, with `AND (keys) IN (the candidates)`
+//   added to its WHERE
 // Round 3 is exact because the added condition is on the group keys only: every candidate group
 // keeps all of its rows on every shard, so its aggregates (all of them, not only the score) are
 // complete, and the query's own ORDER BY / LIMIT picks the answer among the candidates.
 import type { ColumnMeta } from '../../clickhouse/port.js';
 import { cloneAst, type Expr, type SelectQuery } from '../../sql/ast.js';
-import { col, fn, int } from '../../partials/ast-build.js';
+import { fn } from '../../partials/ast-build.js';
 import { literalFor } from '../../partials/cursor.js';
-import { MAX_TPUT_GROUPS, type TputShape } from './shape.js';
+import type { TputShape } from './shape.js';
 
 export const KEY_ALIAS = (i: number) => `_tput_k${i}`;
 export const SCORE_ALIAS = '_tput_s';
 
-function roundBase(shape: TputShape): SelectQuery {
+/** Each shard's groups and local scores: `SELECT keys AS _tput_k<i>, score AS _tput_s ... GROUP BY keys`. */
+export function roundBase(shape: TputShape): SelectQuery {
   const q = shape.query;
   const bare = (e: Expr): Expr => ({ ...cloneAst(e), alias: undefined }) as Expr;
   const r: SelectQuery = {
@@ -30,23 +31,6 @@ function roundBase(shape: TputShape): SelectQuery {
   if (q.where) r.where = q.where;
   if (q.settings) r.settings = q.settings;
   return r;
-}
-
-/** Round 1: each shard's k best groups by the score. */
-export function round1Query(shape: TputShape): SelectQuery {
-  return { ...roundBase(shape), orderBy: [{ expr: col(SCORE_ALIAS), direction: 'DESC' }], limit: { limit: int(shape.k) } };
-}
-
-/**
- * Round 2: every group whose local score is at least `threshold` (an integer: the scores are
- * integers, so `>= T` and `>= ceil(T)` select the same groups). `threshold` undefined prints a
- * `{threshold:UInt64}` placeholder (for /explain). One row over MAX_TPUT_GROUPS tells the runtime
- * the round is too big to pay off.
- */
-export function round2Query(shape: TputShape, threshold?: bigint): SelectQuery {
-  const t: Expr = threshold === undefined ? { kind: 'param', name: 'threshold', type: 'UInt64' } : int(threshold);
-  const having = { ...fn('greaterOrEquals', [{ ...cloneAst(shape.score), alias: undefined } as Expr, t]), operator: '>=' };
-  return { ...roundBase(shape), having, limit: { limit: int(MAX_TPUT_GROUPS + 1) } };
 }
 
 /** Key column types whose values print back as literals that select exactly the same groups. */

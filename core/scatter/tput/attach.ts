@@ -25,7 +25,7 @@ export interface PrepassRequest {
   planOptions: PlanOptions;
 }
 
-/** Rounds 1 and 2 when the request's statement is a top count over groups that span shards; else undefined. */
+/** The pre-pass round when the request's statement is a top count over groups that span shards; else undefined. */
 export async function prepassFor(r: PrepassRequest): Promise<Prepass | undefined> {
   if (!r.stmt || r.req.cursor) return undefined;
   const { deps } = r;
@@ -49,7 +49,7 @@ export async function prepassFor(r: PrepassRequest): Promise<Prepass | undefined
   });
 }
 
-/** The answer with the top count's method, and rounds 1 and 2 in its statistics. */
+/** The answer with the top count's method, and the pre-pass round in its statistics. */
 export function withTopCount(body: QueryResponse, pre: Prepass | undefined): QueryResponse {
   if (!pre) return body;
   body.topCount = pre.info;
@@ -64,5 +64,6 @@ export function explainTopCountFor(req: QueryRequest, deps: RunDeps, stmt: Selec
   if (!stmt || req.cursor) return undefined;
   const eligibility = tputEligibility(stmt, deps.topo, productModeOf(mergedSettings(req, stmt), deps.topo), req.settings);
   if (!eligibility.ok && !eligibility.topCount) return undefined;
-  return explainTopCount(exactMethodOf(requestedTopCount(req.settings, stmt, deps.topo)), eligibility, deps.topo);
+  const setting = requestedTopCount(req.settings, stmt, deps.topo);
+  return explainTopCount(exactMethodOf(setting), setting === 'tput' ? 'tput' : 'exact', eligibility, deps.topo);
 }

@@ -1,13 +1,15 @@
-// The exact top count's TPUT pre-pass (docs/architecture.md#exact-top-count-tput): rounds 1 and 2
-// run here, under the query's one deadline, and narrow the query to its candidate groups; the
-// caller then runs that narrowed query (round 3) through the normal path, fast or general, which
-// is exact for it. Whenever the bounds cannot be trusted or would not pay (a shard missing from
-// round 1 or 2, a key type that does not print back as a literal, a score type that may be
+// The exact top count's TPUT pre-pass (docs/architecture.md#exact-top-count-tput): one round (one
+// scan per shard, core/plan/tput/one-round.ts) runs here, under the query's one deadline, and
+// narrows the query to its candidate groups; the caller then runs that narrowed query (round 2)
+// through the normal path, fast or general, which is exact for it. Whenever the bounds cannot be
+// trusted or would not pay (a shard missing from the round, a key type that does not print back as a literal, a score type that may be
 // negative, too many candidates) the caller runs the query unchanged: every group, as before.
 import { isScatterError } from '../../errors.js';
-import { afterRound1, candidatesAfterRound2, round2Pays, type ScoredGroup } from '../../plan/tput/bounds.js';
+import { candidatesAfterOneRound, oneRoundPays, type ScoredGroup } from '../../plan/tput/bounds.js';
+import { oneRoundInner, oneRoundRowCap, oneRoundSql } from '../../plan/tput/one-round.js';
+import type { QueryPlan } from '../../plan/types.js';
 import { exactMethodOf, type TopCountSetting } from '../../plan/tput/method.js';
-import { KEY_ALIAS, SCORE_ALIAS, literalKeyType, round1Query, round2Query, round3Query } from '../../plan/tput/rounds.js';
+import { KEY_ALIAS, SCORE_ALIAS, literalKeyType, round3Query } from '../../plan/tput/rounds.js';
 import { MAX_TPUT_GROUPS, tputEligibility, type TputShape } from '../../plan/tput/shape.js';
 import type { ColumnMeta } from '../../clickhouse/port.js';
 import type { SelectQuery, SelectStatement } from '../../sql/ast.js';
@@ -21,7 +23,7 @@ import { describeTopCount, type TopCountInfo, type TopCountRound } from '../../p
 export interface PrepassInput {
   ctx: RoundContext;
   stmt: SelectStatement;
-  /** 'exact' lets round 1 decide whether round 2 pays (round2Pays); 'tput' always runs it. */
+  /** 'exact' lets the round's answer decide whether the query over the candidates pays (oneRoundPays); 'tput' runs it whenever it can. */
   setting: TopCountSetting;
   productMode: 'deny' | 'local' | 'global';
   /** The query's one absolute deadline. */
@@ -34,14 +36,14 @@ export interface Prepass {
   info: TopCountInfo;
   /** Round 3: the query narrowed to the candidates; absent: run the query unchanged (every group). */
   statement?: SelectQuery;
-  /** Rounds 1 and 2 per shard, as statistics rows (`leaf`: the round). */
+  /** The pre-pass round per shard, as statistics rows (`leaf`: the round). */
   stats: ShardStat[];
   rowsRead: number;
   bytesRead: number;
 }
 
 /**
- * Rounds 1 and 2 for a top-count query, or undefined when the statement is no top count over groups
+ * The pre-pass for a top-count query, or undefined when the statement is no top count over groups
  * that span shards (nothing to say about it).
  */
 export async function topCountPrepass(input: PrepassInput): Promise<Prepass | undefined> {
@@ -59,7 +61,7 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
     return out;
   };
   const rounds: TopCountRound[] = [];
-  const record = (n: 1 | 2, r: RoundResult) => {
+  const record = (n: 1, r: RoundResult) => {
     let rows = 0;
     let bytes = 0;
     for (const a of r.answers.values()) {
@@ -74,35 +76,40 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
     }
     out.info = { ...out.info, rounds };
   };
-  // Each round waits at most half of the time left, so round 3 keeps at least a quarter of it.
+  // The pre-pass waits at most half of the time left, so the query over the candidates keeps the other half.
   const roundDeadline = () => {
     const now = ctx.now();
     return now + Math.max(0, input.deadlineAt - now) / 2;
   };
 
-  // Types round 1 found unfit before (a float key, a signed sum): no scan for a round that cannot help.
+  // Types the pre-pass found unfit before (a float key, a signed sum): no scan for a round that cannot help.
   const typeKey = typeCacheKey(shape);
   const known = unfitTypes.get(typeKey);
   if (known) return fallBack(`${known} (seen by an earlier query's round 1)`);
 
-  // Round 1: each shard's k best groups.
-  const q1 = round1Query(shape);
-  // The same query found round 2 not paying moments ago (a dashboard refreshing over a uniform key):
-  // straight to every group, without round 1's scan, until the verdict ages out.
-  const q1Text = printSelect(q1);
-  const recent = input.setting === 'exact' ? notPaying.get(q1Text) : undefined;
-  if (recent !== undefined && ctx.now() - recent < NOT_PAYING_TTL_MS) {
-    return fallBack(
-      `round 1 of the same query ${Math.round((ctx.now() - recent) / 1000)} s ago: the shards disagreed on their best groups, every group is cheaper`,
-    );
-  }
-  let r1: RoundResult;
+  // The pre-pass, one scan per shard: every group from the shard's own threshold ceil(s_j / m) up.
+  const setting = input.setting === 'exact' ? 'exact' : 'tput';
+  const rowCap = oneRoundRowCap(shape.k, setting);
+  const inner = oneRoundInner(shape);
+  let plan: QueryPlan;
   try {
-    r1 = await runRound(ctx, q1, await planRound(ctx, q1), roundDeadline());
+    plan = await planRound(ctx, inner);
   } catch (e) {
-    if (isScatterError(e)) return fallBack(`round 1 could not be planned: ${e.message}`);
+    if (isScatterError(e)) return fallBack(`the pre-pass could not be planned: ${e.message}`);
     throw e;
   }
+  const m = plan.shards.filter((s) => !s.skipped).length;
+  const wrap = (sql: string) => oneRoundSql(sql, shape.keys.length, shape.k, m, rowCap);
+  // The same query found the round not paying moments ago (a dashboard refreshing over a uniform
+  // key): straight to every group, without the scan, until the verdict ages out.
+  const roundText = wrap(printSelect(inner));
+  const recent = setting === 'exact' ? notPaying.get(roundText) : undefined;
+  if (recent !== undefined && ctx.now() - recent < NOT_PAYING_TTL_MS) {
+    return fallBack(
+      `the pre-pass of the same query ${Math.round((ctx.now() - recent) / 1000)} s ago: the shards disagreed on their best groups, every group is cheaper`,
+    );
+  }
+  const r1 = await runRound(ctx, inner, plan, roundDeadline(), undefined, wrap);
   record(1, r1);
   const lost1 = missingFrom(r1);
   if (lost1) return fallBack(`round 1: ${lost1}; bounds from the other shards cannot be trusted`);
@@ -111,43 +118,35 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
     rememberUnfit(typeKey, types);
     return fallBack(types);
   }
+  for (const [shard, a] of r1.answers) {
+    if (a.rows.length <= rowCap) continue;
+    if (setting === 'exact') {
+      remember(notPaying, roundText, ctx.now());
+      return fallBack(
+        `round 1: shard ${shard} holds over ${rowCap} groups from its threshold up (the shards' scores are flat there), ` +
+          "so every group in one round is cheaper (ch_scatter_top_count = 'tput' goes on up to " +
+          `${MAX_TPUT_GROUPS})`,
+      );
+    }
+    return fallBack(`round 1: shard ${shard} holds over ${rowCap} groups from its threshold up`);
+  }
   const values = new Map<string, unknown[]>();
-  const round1 = scored(shape, r1.answers, values);
-  const verdict = afterRound1(shape.k, round1);
-  out.info = { ...out.info, tau1: verdict.tau1.toString(), threshold: verdict.threshold.toString() };
-  if (input.setting === 'exact' && !round2Pays(verdict)) {
-    remember(notPaying, q1Text, ctx.now());
+  const cands = candidatesAfterOneRound(shape.k, m, scored(shape, r1.answers, values));
+  out.info = {
+    ...out.info,
+    tau: cands.tau.toString(),
+    thresholds: cands.shards.map((t) => ({ shard: t.shard, complete: t.complete, kth: t.kth.toString(), threshold: t.threshold.toString() })),
+    groupsSeen: cands.seen,
+    candidates: cands.keys.length,
+  };
+  if (setting === 'exact' && !oneRoundPays(shape.k, cands)) {
+    remember(notPaying, roundText, ctx.now());
     return fallBack(
-      `round 1: the shards disagree on their best groups (threshold ${verdict.threshold} is under half of a shard's ${shape.k}-th score ` +
-        `${verdict.minLocalKth}), so round 2 would return most groups; every group in one round is cheaper (ch_scatter_top_count = 'tput' runs round 2 anyway)`,
+      `round 1: the shards disagree on their best groups (${cands.keys.length} of ${cands.seen} groups seen stay candidates), ` +
+        "so every group in one round is cheaper (ch_scatter_top_count = 'tput' runs the query over the candidates anyway)",
     );
   }
 
-  // Round 2: the shards that may hold more, every group from the threshold up.
-  const round2 = new Map<number, ScoredGroup[]>();
-  if (verdict.incomplete.length > 0) {
-    const q2 = round2Query(shape, verdict.threshold);
-    let r2: RoundResult;
-    try {
-      r2 = await runRound(ctx, q2, await planRound(ctx, q2), roundDeadline(), new Set(verdict.incomplete));
-    } catch (e) {
-      if (isScatterError(e)) return fallBack(`round 2 could not be planned: ${e.message}`);
-      throw e;
-    }
-    record(2, r2);
-    const lost2 = missingFrom(r2);
-    if (lost2) return fallBack(`round 2: ${lost2}; bounds from the other shards cannot be trusted`);
-    for (const [shard, a] of r2.answers) {
-      if (a.rows.length > MAX_TPUT_GROUPS)
-        return fallBack(`round 2: shard ${shard} holds over ${MAX_TPUT_GROUPS} groups above the threshold ${verdict.threshold}`);
-    }
-    const t2 = checkTypes(shape, r2.answers);
-    if (typeof t2 === 'string') return fallBack(t2);
-    for (const [s, rows] of scored(shape, r2.answers, values)) round2.set(s, rows);
-  }
-
-  const cands = candidatesAfterRound2(shape.k, round1, verdict, round2);
-  out.info = { ...out.info, tau2: cands.tau2.toString(), groupsSeen: cands.seen, candidates: cands.keys.length };
   // No group at all: the answer is empty whatever runs; the query runs as it is (it moves nothing).
   if (cands.keys.length === 0) return out;
   const cap = Math.min(MAX_TPUT_GROUPS, ctx.topo.query.maxInListValues);
@@ -184,14 +183,14 @@ function rememberUnfit(key: string, reason: string): void {
 }
 
 /**
- * Round-1 statements (their SQL text) whose shards disagreed on their best groups, and when. A
+ * Pre-pass statements (their SQL text) whose shards disagreed on their best groups, and when. A
  * performance hint only: the query it skips TPUT for is answered exactly over every group; after
  * NOT_PAYING_TTL_MS round 1 looks again (the data may have changed).
  */
 const notPaying = new Map<string, number>();
 export const NOT_PAYING_TTL_MS = 60_000;
 
-/** Forget both memories (unfit types, round 2 not paying): tests that reload data between queries. */
+/** Forget both memories (unfit types, the pre-pass not paying): tests that reload data between queries. */
 export function forgetTopCountMemory(): void {
   unfitTypes.clear();
   notPaying.clear();

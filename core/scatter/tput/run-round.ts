@@ -57,9 +57,17 @@ export function planRound(ctx: Pick<RoundContext, 'topo' | 'planOptions'>, stmt:
 
 /**
  * Run `plan` on the shards in `only` (all the plan's unskipped shards when absent), waiting until
- * `deadlineAt` at the latest.
+ * `deadlineAt` at the latest. `wrap` rewrites each shard's planned SQL (and the statement's text)
+ * before it is sent: the one-round pre-pass wraps the planned GROUP BY in its selection.
  */
-export async function runRound(ctx: RoundContext, stmt: SelectQuery, plan: QueryPlan, deadlineAt: number, only?: ReadonlySet<number>): Promise<RoundResult> {
+export async function runRound(
+  ctx: RoundContext,
+  stmt: SelectQuery,
+  plan: QueryPlan,
+  deadlineAt: number,
+  only?: ReadonlySet<number>,
+  wrap: (sql: string) => string = (sql) => sql,
+): Promise<RoundResult> {
   const startedAt = ctx.now();
   const queried = plan.shards.filter((s) => !s.skipped).map((s) => s.shard);
   const asked = plan.shards.filter((s) => !s.skipped && (!only || only.has(s.shard)));
@@ -70,7 +78,7 @@ export async function runRound(ctx: RoundContext, stmt: SelectQuery, plan: Query
       asked.map(async (shardPlan) => {
         const outcome = await callShard({
           shard: shardPlan.shard,
-          ...shardCallFor(plan, shardPlan, ctx.topo, ctx.queryId, deadlineAt),
+          ...shardCallFor(plan, shardPlan.sql === undefined ? shardPlan : { ...shardPlan, sql: wrap(shardPlan.sql) }, ctx.topo, ctx.queryId, deadlineAt),
           invoker: ctx.invoker,
           limiter: ctx.limiter,
           deadlineAt,
@@ -88,7 +96,8 @@ export async function runRound(ctx: RoundContext, stmt: SelectQuery, plan: Query
         return outcome;
       }),
     );
-    return { sql: printSelect(stmt), plan, queried, answers, outcomes, startedAt, endedAt: ctx.now() };
+    // The text shown: the SETTINGS clause travels apart (plan.settings), not inside the wrapped subquery.
+    return { sql: wrap(printSelect({ ...stmt, settings: undefined })), plan, queried, answers, outcomes, startedAt, endedAt: ctx.now() };
   } finally {
     deadline.dispose();
   }

@@ -49,7 +49,7 @@ const QUERIES = [
 
 describe('TPUT on chdb shards = one engine holding every row', () => {
   for (const kind of ['skewed', 'uniform'] as const) {
-    it(`${kind} keys: every query exact, by TPUT (three rounds at most) and by every group`, async () => {
+    it(`${kind} keys: every query exact, by TPUT (two rounds at most) and by every group`, async () => {
       const rows = events(6000, kind, kind === 'skewed' ? 7 : 11);
       await load(cluster.shards, cluster.oracle!, rows, (_, i) => i % 3);
       for (const sql of QUERIES) {
@@ -91,16 +91,17 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
     }
   });
 
-  it('an empty shard, and fewer groups than k (no round 2)', async () => {
+  it('an empty shard, and fewer groups than k (every shard complete)', async () => {
     await load(cluster.shards, cluster.oracle!, events(300, 'skewed', 9), (_, i) => (i % 2 === 0 ? 0 : 2));
     const b = await expectExact(depsFor(topo, cluster.shards), ref(), `SELECT name, count() AS c FROM ${T} GROUP BY name ORDER BY c DESC, name LIMIT 20`, {
       ch_scatter_top_count: 'tput',
     });
     expect(b.topCount!.rounds).toHaveLength(1);
+    expect(b.topCount!.thresholds!.every((t) => t.complete)).toBe(true);
     await expectExact(depsFor(topo, cluster.shards), ref(), QUERIES[0]!, { ch_scatter_top_count: 'tput' });
   });
 
-  it('the default decides after round 1: shards that disagree on their best groups skip round 2', async () => {
+  it('the default decides after round 1: shards that disagree on their best groups go to every group', async () => {
     // Each shard holds its own 100 users, ~10 rows each: round 1's lists do not overlap.
     const rows = events(3000, 'uniform', 13).map((r, i) => ({ ...r, user: (i % 3) * 100 + (r.user % 100) }));
     await load(cluster.shards, cluster.oracle!, rows, (r) => Math.floor(r.user / 100));
@@ -112,12 +113,13 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
     // The same query again within a minute: straight to every group, no round 1.
     const d2 = depsFor(topo, cluster.shards);
     const again = await expectExact(d2, ref(), sql);
-    expect(again.topCount!.fellBack).toMatch(/round 1 of the same query \d+ s ago/);
+    expect(again.topCount!.fellBack).toMatch(/the pre-pass of the same query \d+ s ago/);
     expect(d2.sent.some((p) => p.sql.includes('_tput_'))).toBe(false);
-    // 'tput' runs round 2 anyway, and is exact.
+    // 'tput' runs the query over the candidates anyway, and is exact.
     const t = await expectExact(depsFor(topo, cluster.shards), ref(), sql, { ch_scatter_top_count: 'tput' });
-    expect(t.topCount!.rounds).toHaveLength(2);
-    // The skewed data of the other tests: the default keeps all three rounds (another query text:
+    expect(t.topCount!.method).toBe('tput');
+    expect(t.topCount!.rounds).toHaveLength(1);
+    // The skewed data of the other tests: the default keeps TPUT (another query text:
     // the one above is remembered as not paying for a minute).
     await load(cluster.shards, cluster.oracle!, events(6000, 'skewed', 3), (_, i) => i % 3);
     const s = await expectExact(depsFor(topo, cluster.shards), ref(), sql.replace('LIMIT 10', 'LIMIT 9'));
@@ -167,27 +169,28 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
     const r = await runExplain({ sql: QUERIES[0]! }, d);
     expect(r.status).toBe(200);
     const top = (r.body as { topCount: { description: string; roundSql: string[] } }).topCount;
-    expect(top.description).toBe('exact, TPUT: three rounds');
-    expect(top.roundSql[0]).toContain('ORDER BY _tput_s DESC LIMIT 10');
-    expect(top.roundSql[1]).toContain('HAVING count() >= {threshold:UInt64}');
-    expect(top.roundSql[2]).toContain('WHERE user IN ({candidates:Set}) GROUP BY user');
+    expect(top.description).toBe('exact, TPUT: two rounds');
+    expect(top.roundSql[0]).toContain('FROM (SELECT user AS _tput_k0, count() AS _tput_s FROM default.tput_ev_dist GROUP BY user))');
+    expect(top.roundSql[0]).toContain('_tput_s >= intDiv(_tput_ss[10], {shards:UInt64})');
+    expect(top.roundSql[1]).toContain('WHERE user IN ({candidates:Set}) GROUP BY user');
     const every = await runExplain({ sql: QUERIES[0]!, settings: { ch_scatter_top_count: 'every_group' } }, d);
     expect((every.body as { topCount: { description: string } }).topCount.description).toBe('exact, every group');
     const approx = await runExplain({ sql: QUERIES[0]!, settings: { ch_scatter_top_count: 'shard_size' } }, d);
     expect((approx.body as { topCount: { description: string } }).topCount.description).toMatch(/^shard_size, approximate/);
     // The CLI's text: the method and the rounds (explain), what ran (query).
-    expect(renderExplainText(r.body as ExplainResponse)).toMatch(/top count: exact, TPUT: three rounds\n {2}round 1 .*\n {2}round 2 .*\n {2}round 3 /);
+    expect(renderExplainText(r.body as ExplainResponse)).toMatch(/top count: exact, TPUT: two rounds\n {2}round 1 .*\n {2}round 2 /);
     const ran = await runQuery({ sql: QUERIES[0]! }, d);
-    expect(renderSummary(ran.body as QueryResponse)).toMatch(/top count: exact, TPUT: three rounds\n {4}round 1: 3 shard\(s\)/);
+    expect(renderSummary(ran.body as QueryResponse)).toMatch(/top count: exact, TPUT: two rounds\n {4}round 1: 3 shard\(s\)/);
     const bad = await runQuery({ sql: QUERIES[0]!, settings: { ch_scatter_top_count: 'most' } }, d);
     expect(bad.status).toBe(400);
   });
 });
 
 describe('TPUT: a shard missing in a round', () => {
-  const round = (req: { sql: string }) => (!req.sql.includes('_tput_s') ? 3 : req.sql.includes('HAVING') ? 2 : 1);
+  // Round 1: the pre-pass; round 3: the query over the candidates (or the query itself, after a fallback).
+  const round = (req: { sql: string }) => (!req.sql.includes('_tput_s') ? 3 : 1);
 
-  for (const lost of [1, 2] as const) {
+  for (const lost of [1] as const) {
     it(`missing in round ${lost}: the bounds are not trusted, every group answers, exactly`, async () => {
       await load(cluster.shards, cluster.oracle!, events(3000, 'skewed', 8), (_, i) => i % 3);
       const d = depsFor(topo, cluster.shards, {

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseTopology } from '../../../../core/config/load.js';
 import { tputEligibility } from '../../../../core/plan/tput/shape.js';
-import { round1Query, round2Query, round3Query } from '../../../../core/plan/tput/rounds.js';
+import { roundBase, round3Query } from '../../../../core/plan/tput/rounds.js';
+import { oneRoundRowCap, oneRoundSql } from '../../../../core/plan/tput/one-round.js';
 import { parseSelect } from '../../../../core/sql/parse.js';
 import { printSelect } from '../../../../core/sql/print.js';
 
@@ -63,15 +64,19 @@ describe('TPUT eligibility', () => {
     if (!e.ok) expect(e.topCount).toBe(false);
   });
 
-  it('writes the three rounds', () => {
+  it('writes the pre-pass round and the query over the candidates', () => {
     const e = check('SELECT name, day, count() AS c, max(v) FROM db.t_dist WHERE v > 1 GROUP BY name, day ORDER BY c DESC, name LIMIT 3 OFFSET 1');
     if (!e.ok) throw new Error(e.reason);
-    expect(printSelect(round1Query(e.shape))).toBe(
-      'SELECT name AS _tput_k0, day AS _tput_k1, count() AS _tput_s FROM db.t_dist WHERE v > 1 GROUP BY name, day ORDER BY _tput_s DESC LIMIT 4',
+    const inner = printSelect(roundBase(e.shape));
+    expect(inner).toBe('SELECT name AS _tput_k0, day AS _tput_k1, count() AS _tput_s FROM db.t_dist WHERE v > 1 GROUP BY name, day');
+    expect(oneRoundSql(inner, 2, e.shape.k, 3, oneRoundRowCap(e.shape.k, 'exact'))).toBe(
+      'SELECT tupleElement(_tput_p, 1) AS _tput_k0, tupleElement(_tput_p, 2) AS _tput_k1, tupleElement(_tput_p, 3) AS _tput_s ' +
+        'FROM (SELECT groupArray(tuple(_tput_k0, _tput_k1, _tput_s)) AS _tput_g, arrayReverseSort(groupArray(_tput_s)) AS _tput_ss FROM (' +
+        inner +
+        ')) ARRAY JOIN _tput_g AS _tput_p WHERE length(_tput_ss) < 4 OR _tput_s >= intDiv(_tput_ss[4], 3) + (modulo(_tput_ss[4], 3) != 0) LIMIT 1001',
     );
-    expect(printSelect(round2Query(e.shape, 17n))).toBe(
-      'SELECT name AS _tput_k0, day AS _tput_k1, count() AS _tput_s FROM db.t_dist WHERE v > 1 GROUP BY name, day HAVING count() >= 17 LIMIT 10001',
-    );
+    expect(oneRoundRowCap(4, 'tput')).toBe(10_000);
+    expect(oneRoundRowCap(50, 'exact')).toBe(5000);
     const types = [
       { name: '_tput_k0', type: 'LowCardinality(String)' },
       { name: '_tput_k1', type: 'Date' },
