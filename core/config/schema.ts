@@ -114,7 +114,7 @@ export const querySchema = z
     shardSizeAdd: z.number().int().nonnegative().default(10),
     /**
      * `ORDER BY count() DESC LIMIT n` over a GROUP BY without the sharding key: 'exact' (the measured
-     * default exact method, core/plan/tput/method.ts), 'tput' (TPUT's three rounds where eligible),
+     * default exact method, core/plan/tput/method.ts), 'tput' (TPUT's two rounds where eligible),
      * 'every_group' (every group from every shard) or 'shard_size' (the fast path's approximation
      * with its error bound). Per query: the setting ch_scatter_top_count.
      */

@@ -194,7 +194,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   // (two stages, core/scatter/two-stage/); ch_scatter_path forces either.
   const parsed = parseOrUndefined(req.sql, req.params);
   const path = requestedPath(req.settings, parsed);
-  // An exact top count: TPUT's rounds 1 and 2 narrow the query to its candidate groups (round 3 is
+  // An exact top count: TPUT's pre-pass round narrows the query to its candidate groups (round 2 is
   // the narrowed query, through the path below); absent, the query runs as it is (core/scatter/tput/).
   const pre = await prepassFor({ req, deps, stmt: parsed, deadline, limiter, hedge, startedAt: t0, planOptions: planOptions(req, topo, runSubquery) });
   const stmt = pre?.statement ?? parsed;

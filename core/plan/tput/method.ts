@@ -2,7 +2,7 @@
 // setting ch_scatter_top_count (the SQL's SETTINGS clause over the request's settings over the
 // topology's query.topCount):
 //   'exact' (default)  the measured default for exact answers: EXACT_TOP_COUNT_DEFAULT
-//   'tput'             TPUT's three rounds where the query is eligible (shape.ts), else every group
+//   'tput'             TPUT's two rounds where the query is eligible (shape.ts), else every group
 //   'every_group'      every group from every shard (one round; no pre-pass)
 //   'shard_size'       the fast path's approximation, labelled with its error bound
 import type { SettingValue } from '../../clickhouse/port.js';
@@ -18,7 +18,7 @@ export type TopCountSetting = (typeof TOP_COUNT_VALUES)[number];
 /**
  * What 'exact' means. Measured (docs/benchmarks.md#exact-top-count-tput-vs-every-group): on a
  * skewed key TPUT moves a few hundred groups where every group is tens of thousands; on a uniform
- * key it prunes less and pays three scans (docs/architecture.md#exact-top-count-tput).
+ * key it prunes less and pays two scans (docs/architecture.md#exact-top-count-tput).
  */
 export const EXACT_TOP_COUNT_DEFAULT: 'tput' | 'every_group' = 'tput';
 

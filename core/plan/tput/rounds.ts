@@ -1,9 +1,9 @@
 // The SQL of TPUT's rounds, as statements over the distributed table (the ordinary planner then
 // renames, prunes and skips per shard like any query):
 //   the pre-pass: SELECT keys, score ... GROUP BY keys, wrapped per shard by one-round.ts
-//   round 3 (the query over the candidates): the query itself, with `AND (keys) IN (the candidates)`
+//   round 2 (the query over the candidates): the query itself, with `AND (keys) IN (the candidates)`
 //   added to its WHERE
-// Round 3 is exact because the added condition is on the group keys only: every candidate group
+// Round 2 is exact because the added condition is on the group keys only: every candidate group
 // keeps all of its rows on every shard, so its aggregates (all of them, not only the score) are
 // complete, and the query's own ORDER BY / LIMIT picks the answer among the candidates.
 import type { ColumnMeta } from '../../clickhouse/port.js';
@@ -45,11 +45,11 @@ export function unwrapLowCardinality(type: string): string {
 }
 
 /**
- * Round 3: the query restricted to the candidate groups. `candidates` holds each group's key values
+ * Round 2: the query restricted to the candidate groups. `candidates` holds each group's key values
  * as the shards wrote them (ClickHouse JSON conventions), `types` the keys' column types.
  */
-export function round3Query(shape: TputShape, candidates: readonly unknown[][], types: readonly ColumnMeta[]): SelectQuery {
-  if (candidates.length === 0) throw new Error('round 3 needs at least one candidate');
+export function candidatesQuery(shape: TputShape, candidates: readonly unknown[][], types: readonly ColumnMeta[]): SelectQuery {
+  if (candidates.length === 0) throw new Error('the query over the candidates needs at least one candidate');
   const single = shape.keys.length === 1;
   const literal = (values: unknown[]): Expr => {
     const items = values.map((v, i) => literalFor(v, unwrapLowCardinality(types[i]!.type)));

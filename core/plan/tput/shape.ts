@@ -1,6 +1,6 @@
 // Which top-count queries the TPUT pre-pass may answer (docs/architecture.md#exact-top-count-tput).
 // TPUT (Cao & Wang, 2004) finds the top k groups by a score that is non-negative and additive
-// across shards, in three rounds, exactly. Everything here is conservative: a query that is not
+// across shards, in two rounds (core/plan/tput/one-round.ts), exactly. Everything here is conservative: a query that is not
 // plainly of the shape below keeps the every-group plan, which is exact for any shape.
 //
 //   SELECT ... FROM <one distributed table> [PREWHERE ...] [WHERE ...]
@@ -41,7 +41,7 @@ export interface TputShape {
 export type TputEligibility = { ok: true; shape: TputShape } | { ok: false; reason: string; topCount: boolean };
 
 // Functions whose value can change between the rounds (time, randomness, block layout): the rounds
-// must see the same rows as round 3, or the candidates would be another query's.
+// must see the same rows as round 2, or the candidates would be another query's.
 const NOT_REPEATABLE =
   /^(rand|generateuuid|now|today|yesterday|rownumberin|blocknumber|blocksize|running|neighbor|randomstring|randomprintable|randomfixedstring|fuzzbits|uptime|currentdatabase)/i;
 

@@ -9,7 +9,7 @@ import { candidatesAfterOneRound, oneRoundPays, type ScoredGroup } from '../../p
 import { oneRoundInner, oneRoundRowCap, oneRoundSql } from '../../plan/tput/one-round.js';
 import type { QueryPlan } from '../../plan/types.js';
 import { exactMethodOf, type TopCountSetting } from '../../plan/tput/method.js';
-import { KEY_ALIAS, SCORE_ALIAS, literalKeyType, round3Query } from '../../plan/tput/rounds.js';
+import { KEY_ALIAS, SCORE_ALIAS, literalKeyType, candidatesQuery } from '../../plan/tput/rounds.js';
 import { MAX_TPUT_GROUPS, tputEligibility, type TputShape } from '../../plan/tput/shape.js';
 import type { ColumnMeta } from '../../clickhouse/port.js';
 import type { SelectQuery, SelectStatement } from '../../sql/ast.js';
@@ -34,7 +34,7 @@ export interface PrepassInput {
 
 export interface Prepass {
   info: TopCountInfo;
-  /** Round 3: the query narrowed to the candidates; absent: run the query unchanged (every group). */
+  /** Round 2: the query narrowed to the candidates; absent: run the query unchanged (every group). */
   statement?: SelectQuery;
   /** The pre-pass round per shard, as statistics rows (`leaf`: the round). */
   stats: ShardStat[];
@@ -151,7 +151,7 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
   if (cands.keys.length === 0) return out;
   const cap = Math.min(MAX_TPUT_GROUPS, ctx.topo.query.maxInListValues);
   if (cands.keys.length > cap) return fallBack(`${cands.keys.length} candidate groups, over ${cap}`);
-  const q3 = round3Query(
+  const q3 = candidatesQuery(
     shape,
     cands.keys.map((k) => values.get(k)!),
     types,

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseTopology } from '../../../../core/config/load.js';
 import { tputEligibility } from '../../../../core/plan/tput/shape.js';
-import { roundBase, round3Query } from '../../../../core/plan/tput/rounds.js';
+import { roundBase, candidatesQuery } from '../../../../core/plan/tput/rounds.js';
 import { oneRoundRowCap, oneRoundSql } from '../../../../core/plan/tput/one-round.js';
 import { parseSelect } from '../../../../core/sql/parse.js';
 import { printSelect } from '../../../../core/sql/print.js';
@@ -81,7 +81,7 @@ describe('TPUT eligibility', () => {
       { name: '_tput_k0', type: 'LowCardinality(String)' },
       { name: '_tput_k1', type: 'Date' },
     ];
-    expect(printSelect(round3Query(e.shape, [["o'b", '2024-01-02']], types))).toBe(
+    expect(printSelect(candidatesQuery(e.shape, [["o'b", '2024-01-02']], types))).toBe(
       "SELECT name, day, count() AS c, max(v) FROM db.t_dist WHERE v > 1 AND (name, day) IN (('o\\'b', '2024-01-02'), ('o\\'b', '2024-01-02')) GROUP BY name, day ORDER BY c DESC, name LIMIT 1, 3",
     );
   });
