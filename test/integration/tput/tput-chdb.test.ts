@@ -126,6 +126,27 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
     expect(s.topCount!.method).toBe('tput');
   });
 
+  it('the default caps round 1: a shard with over 1,000 groups from its threshold up goes to every group', async () => {
+    // 1,500 users with 2 rows on every shard: each shard's 10th score is 2, its threshold 1, so it
+    // returns every group it holds (over the default's cap of max(1,000, 100k) rows).
+    const rows = events(9000, 'uniform', 17).map((r, i) => ({ ...r, user: Math.floor(i / 3) % 1500 }));
+    await load(cluster.shards, cluster.oracle!, rows, (_, i) => i % 3);
+    const sql = `SELECT user, count() AS c FROM ${T} GROUP BY user ORDER BY c DESC, user LIMIT 10`;
+    const x = await expectExact(depsFor(topo, cluster.shards), ref(), sql);
+    expect(x.topCount!.method).toBe('every_group');
+    expect(x.topCount!.fellBack).toMatch(/holds over 1000 groups from its threshold up/);
+    expect(x.topCount!.rounds![0]!.rows).toBe(3 * 1001);
+    // 'tput' goes on (its cap is 10,000 rows per shard) and is exact over 1,500 candidates.
+    const t = await expectExact(depsFor(topo, cluster.shards), ref(), sql, { ch_scatter_top_count: 'tput' });
+    expect(t.topCount!.method).toBe('tput');
+    expect(t.topCount!.thresholds!.map((s) => [s.kth, s.threshold])).toEqual([
+      ['2', '1'],
+      ['2', '1'],
+      ['2', '1'],
+    ]);
+    expect(t.topCount!.candidates).toBe(1500);
+  });
+
   it('a score that may be negative (sum of Int32) falls back to every group, still exact', async () => {
     await load(cluster.shards, cluster.oracle!, events(1000, 'skewed', 2), (_, i) => i % 3);
     const b = await expectExact(depsFor(topo, cluster.shards), ref(), `SELECT user, sum(delta) AS s FROM ${T} GROUP BY user ORDER BY s DESC, user LIMIT 5`, {
