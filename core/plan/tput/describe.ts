@@ -73,9 +73,9 @@ export function explainTopCount(
   return {
     ...info,
     roundSql: [
-      `round 1 (every shard, one scan: each group whose local score reaches ceil(the shard's ${shape.k}-th best score / the shards asked), ` +
+      `round 1 (every shard, one scan: each group whose local score reaches ceil(the shard's k-th best score / the shards asked), k = ${shape.k}, ` +
         `or all its groups when it has fewer than ${shape.k}): ${oneRoundSql(printSelect({ ...oneRoundInner(shape), settings: undefined }), shape.keys.length, shape.k, undefined, oneRoundRowCap(shape.k, setting))}`,
-      `round 2 (the query over the candidates: groups whose upper bound reaches the ${shape.k}-th best lower bound; the normal path below runs it): ${printSelect(round3)}`,
+      `round 2 (the query over the candidates: groups whose upper bound reaches the k-th best lower bound; the normal path below runs it): ${printSelect(round3)}`,
     ],
   };
 }
