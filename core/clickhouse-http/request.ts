@@ -8,9 +8,11 @@
 //  - format settings (output_format_*, format_*, date_time_output_format...): given to the engine
 //    that renders the answer;
 //  - harmless to ignore here (progress headers, wait_end_of_query...): accepted, no effect;
-//  - the rest: the planner's settings (allowlist, ch-scatter's knobs); an unknown name is 115.
+//  - the rest: the planner's settings (allowlist, ch-scatter's knobs, ch_scatter_top_count); an unknown
+//    name is 115.
 import { FORWARDED_SETTINGS } from '../plan/settings.js';
 import { PLANNER_KNOBS } from '../plan/nested-settings.js';
+import { TOP_COUNT_SETTING } from '../plan/tput/method.js';
 import { ChHttpError } from './exception.js';
 import { multipartBoundary, parseMultipart } from './multipart.js';
 
@@ -147,7 +149,9 @@ export function parseChRequest(input: HttpInput): ChRequest {
       out.formatSettings[name] = value;
       continue;
     }
-    if (!FORWARDED_SETTINGS.has(name) && !PLANNER_KNOBS.has(name))
+    // ch-scatter's own setting that applies on this interface: how an exact top count is answered (its
+    // other settings choose the fast path, which this interface never takes).
+    if (!FORWARDED_SETTINGS.has(name) && !PLANNER_KNOBS.has(name) && name !== TOP_COUNT_SETTING)
       throw new ChHttpError(115, `Unknown setting ${name}: ch-scatter takes only the settings it forwards to shards and its own (docs/api.md)`);
     out.settings[name] = value;
   }

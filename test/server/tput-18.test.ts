@@ -97,6 +97,19 @@ describe('TPUT on 18.16 shards = one 18.16 table holding every row', () => {
       expect(sent.filter((p) => p.sql.includes('ARRAY JOIN _tput_g AS _tput_p'))).toHaveLength(3);
       expect(sent.filter((p) => p.sql.includes('_tput_s'))).toHaveLength(3);
       expect(sent.find((p) => p.tables)!.tables![0]!.tsvBase64.length).toBeLessThan(20_000);
+      // ch_scatter_top_count (a URL parameter on the interface) = 'every_group': no pre-pass, the same bytes.
+      const mark = d.sent.length;
+      const e = await select({
+        sql,
+        format: 'TabSeparatedWithNames',
+        formatSettings: {},
+        settings: { ch_scatter_top_count: 'every_group' },
+        params: {},
+        requireComplete: true,
+        queryId: 'q-ch-every',
+      });
+      expect(e.bytes.toString('utf8')).toBe(want);
+      expect(d.sent.slice(mark).filter((p) => p.sql.includes('_tput_'))).toHaveLength(0);
     }
   });
 

@@ -58,6 +58,11 @@ describe('reading a request', () => {
     expect(code(() => req({ send_progress_in_http_headers: '1', wait_end_of_query: '1', readonly: '1' }, 'SELECT 1'))).toBeUndefined();
     expect(code(() => req({ readonly: '0' }, 'SELECT 1'))).toBe(164);
   });
+
+  it("ch_scatter_top_count is taken from the URL for the planner; ch-scatter's fast-path settings are not", () => {
+    expect(req({ ch_scatter_top_count: 'every_group' }, 'SELECT 1').settings).toEqual({ ch_scatter_top_count: 'every_group' });
+    expect(code(() => req({ ch_scatter_path: 'fast' }, 'SELECT 1'))).toBe(115);
+  });
 });
 
 describe('statement kinds', () => {
