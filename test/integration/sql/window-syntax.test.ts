@@ -33,8 +33,10 @@ const QUERIES = [
   'SELECT EXTRACT(MINUTE FROM dt), extract(day from d), EXTRACT(WEEK FROM d), EXTRACT(YEAR FROM dt), EXTRACT(QUARTER FROM d) FROM db.t ORDER BY k LIMIT 5',
   'SELECT EXTRACT(HOUR FROM dt) AS h, EXTRACT(MONTH FROM d), EXTRACT(SECOND FROM dt) FROM db.t ORDER BY k LIMIT 5',
   "SELECT extract(s, '[0-9]+') FROM db.t ORDER BY k LIMIT 3",
-  'SELECT a, s, count() FROM db.t GROUP BY GROUPING SETS ((a), (s, a), ()) ORDER BY a, s',
-  'SELECT a, count() FROM db.t GROUP BY GROUPING SETS (a, ()) ORDER BY a',
+  // Ordered by every column: a subtotal's default key (0, '') ties with a real one, and rows tied on
+  // every column are the same row, so the order compared is total.
+  'SELECT a, s, count() FROM db.t GROUP BY GROUPING SETS ((a), (s, a), ()) ORDER BY a, s, count()',
+  'SELECT a, count() FROM db.t GROUP BY GROUPING SETS (a, ()) ORDER BY a, count()',
   "SELECT SUBSTRING(s FROM 2 FOR 2), substring(s FROM 3), POSITION('-' IN s), position(s, '1'), TRIM(BOTH 's' FROM s), TRIM(LEADING 's' FROM s) AS l, trim(TRAILING '1' FROM s) FROM db.t ORDER BY k LIMIT 3",
   "SELECT DATE '2024-01-02', TIMESTAMP '2024-01-02 03:04:05', DATE '2024-01-02' + 1 AS next, count() FROM db.t WHERE d >= DATE '2024-01-10'",
 ];
