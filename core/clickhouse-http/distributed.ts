@@ -9,8 +9,7 @@ import { parseSelect } from '../sql/parse.js';
 import type { SelectStatement } from '../sql/ast.js';
 import { bindParams } from '../plan/bind-params.js';
 import type { PlanFn } from '../scatter/run-query.js';
-import { computeDeadline } from '../scatter/deadline.js';
-import { createLimiter } from '../scatter/fanout.js';
+import { queryBudget } from '../scatter/query-budget.js';
 import { completeSubqueryRunner } from '../scatter/complete-subquery.js';
 import type { HedgeState } from '../scatter/hedge.js';
 import type { ShardInvoker } from '../scatter/invoker.js';
@@ -42,15 +41,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     // What no path may run (file(), getSetting(), LIMITs that are not integers...), on the whole
     // statement: the final stage runs its outer expressions on a shard's engine.
     refuseForAnyPath(stmt, deps.topo);
-    const deadline = computeDeadline({
-      now: t0,
-      requestTimeoutMs: req.timeoutMs,
-      configTimeoutMs: topo.query.timeoutMs,
-      lambdaRemainingMs: deps.lambdaRemainingMs,
-      behindApiGateway: deps.behindApiGateway,
-    });
-    const hedge = { ...topo.query.hedge };
-    const limiter = createLimiter(topo.query.maxConcurrency);
+    const { deadline, hedge, limiter } = queryBudget(topo, deps, { timeoutMs: req.timeoutMs }, t0);
     const settings = { ...req.settings, ...clauseSettings(stmt) };
     // GLOBAL IN / JOIN right-hand sides run once, under the same deadline, as on the JSON API.
     const runSubquery = completeSubqueryRunner(

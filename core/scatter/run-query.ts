@@ -8,11 +8,10 @@ import type { ColumnMeta } from '../clickhouse/port.js';
 import type { ApproximateInfo } from '../partials/types.js';
 import { ScatterError, toClientError } from '../errors.js';
 import type { ShardInvoker } from './invoker.js';
-import { createLimiter } from './fanout.js';
 import { gather, type MissingShard } from './gather.js';
 import type { HedgeState } from './hedge.js';
 import type { ShardOutcome } from './call-shard.js';
-import { computeDeadline, type Deadline } from './deadline.js';
+import type { Deadline } from './deadline.js';
 import { parseQueryRequest, type QueryRequest } from '../protocol/api-request.js';
 import { gatherTree, useTree, type TreeInvoker } from './tree.js';
 import { isQueryFailure, queryFailureError } from './query-errors.js';
@@ -26,6 +25,7 @@ import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
 import type { FinalStageStat } from './two-stage/run-general.js';
 import type { TopCountInfo } from '../plan/tput/describe.js';
 import { explainTopCountFor, prepassFor, withTopCount } from './tput/attach.js';
+import { queryBudget } from './query-budget.js';
 
 export type PlanFn = (input: string | SelectStatement, topo: Topology, opts: PlanOptions) => Promise<QueryPlan>;
 
@@ -159,16 +159,8 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   const now = deps.now ?? Date.now;
   const t0 = now();
   const { topo } = deps;
-  const deadline = computeDeadline({
-    now: t0,
-    requestTimeoutMs: req.timeoutMs,
-    configTimeoutMs: topo.query.timeoutMs,
-    lambdaRemainingMs: deps.lambdaRemainingMs,
-    behindApiGateway: deps.behindApiGateway,
-  });
-  const hedge = { ...topo.query.hedge, enabled: req.hedge ?? topo.query.hedge.enabled };
+  const { deadline, hedge, limiter } = queryBudget(topo, deps, req, t0);
   const requireComplete = req.requireComplete ?? topo.query.requireComplete;
-  const limiter = createLimiter(topo.query.maxConcurrency); // one cap for the query and its subqueries
   const subMissing: MissingShard[] = [];
   const subOutcomes: ShardOutcome[] = [];
   const subTruncated: string[] = [];
@@ -198,17 +190,34 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   // the narrowed query, through the path below); absent, the query runs as it is (core/scatter/tput/).
   const pre = await prepassFor({ req, deps, stmt: parsed, deadline, limiter, hedge, startedAt: t0, planOptions: planOptions(req, topo, runSubquery) });
   const stmt = pre?.statement ?? parsed;
-  if (path === 'general' && stmt)
-    return withTopCount(await executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0 }), pre);
+  const general = async (s: SelectStatement, fastRefusal?: ScatterError): Promise<QueryResponse> =>
+    withTopCount(
+      await executeGeneral({
+        req,
+        deps,
+        stmt: s,
+        path,
+        deadline,
+        limiter,
+        hedge,
+        requireComplete,
+        runSubquery,
+        startedAt: t0,
+        ...(fastRefusal ? { fastRefusal } : {}),
+      }),
+      pre,
+    );
+  // What the fast path refuses, while planning or while finalizing, the general path answers under the
+  // same deadline (when this deployment has it and ch_scatter_path leaves the choice).
+  const refusedToGeneral = (e: unknown): Promise<QueryResponse> | undefined =>
+    path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage ? general(stmt, e) : undefined;
+  if (path === 'general' && stmt) return general(stmt);
   let plan: QueryPlan;
   try {
     plan = await deps.planQuery(stmt ?? req.sql, topo, planOptions(req, topo, runSubquery, fastTopCount(path, deps)));
   } catch (e) {
-    if (path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage)
-      return withTopCount(
-        await executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0, fastRefusal: e }),
-        pre,
-      );
+    const answered = refusedToGeneral(e);
+    if (answered) return answered;
     throw e;
   }
   const planned = now();
@@ -246,13 +255,9 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   try {
     fin = gathered.merger.finalize();
   } catch (e) {
-    // A refusal found only when finalizing (an expression the coordinator cannot evaluate over
-    // these values): the general path answers it, under the same deadline.
-    if (path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage)
-      return withTopCount(
-        await executeGeneral({ req, deps, stmt, path, deadline, limiter, hedge, requireComplete, runSubquery, startedAt: t0, fastRefusal: e }),
-        pre,
-      );
+    // A refusal found only when finalizing (an expression the coordinator cannot evaluate over these values).
+    const answered = refusedToGeneral(e);
+    if (answered) return answered;
     throw e;
   }
   const finalized = now();
@@ -332,15 +337,7 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const req = parseQueryRequest(rawBody);
     if (!deps.explainPlan) throw new ScatterError('INTERNAL', 'explain is not available');
     const now = deps.now ?? Date.now;
-    const deadline = computeDeadline({
-      now: now(),
-      requestTimeoutMs: req.timeoutMs,
-      configTimeoutMs: deps.topo.query.timeoutMs,
-      lambdaRemainingMs: deps.lambdaRemainingMs,
-      behindApiGateway: deps.behindApiGateway,
-    });
-    const hedge = { ...deps.topo.query.hedge, enabled: req.hedge ?? deps.topo.query.hedge.enabled };
-    const limiter = createLimiter(deps.topo.query.maxConcurrency);
+    const { deadline, hedge, limiter } = queryBudget(deps.topo, deps, req, now());
     const runSubquery = completeSubqueryRunner(
       { topo: deps.topo, invoker: deps.invoker, queryId: deps.queryId, deadlineAt: deadline.at, now, hedge, state: deps.hedgeState, limiter },
       (stmt, self) => deps.planQuery(stmt, deps.topo, planOptions({ ...req, cursor: undefined }, deps.topo, self)),
