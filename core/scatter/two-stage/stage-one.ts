@@ -7,15 +7,12 @@
 // concatenated in SHARD order (never arrival order), so the final stage sees the same input
 // however the shards raced.
 import type { ColumnMeta } from '../../clickhouse/port.js';
-import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
 import type { QueryPlan, ShardPlan } from '../../plan/types.js';
-import { callShard, type HedgeSettings, type ShardOutcome } from '../call-shard.js';
+import { callShard, type ShardOutcome } from '../call-shard.js';
 import { deadlineSignal } from '../deadline.js';
 import type { Limiter } from '../fanout.js';
-import { shardCallFor, type MissingShard } from '../gather.js';
-import type { HedgeState } from '../hedge.js';
-import type { ShardInvoker } from '../invoker.js';
+import { type GatherInput, shardCallFor, type MissingShard } from '../gather.js';
 import type { StageBudget } from './transfer-limits.js';
 import { describeColumns, sameColumns, splitTsvAnswer, type TsvAnswer } from './tsv.js';
 import { rawBytes, withoutRaw } from './wire.js';
@@ -28,20 +25,13 @@ export interface PlannedLeaf {
   plan: QueryPlan;
 }
 
-export interface StageOneInput {
+/** What gather takes for one plan, for every leaf at once. */
+export interface StageOneInput extends Omit<GatherInput, 'plan' | 'limiter'> {
   leaves: PlannedLeaf[];
-  topo: Topology;
-  invoker: ShardInvoker;
-  queryId: string;
   /** When stage one stops waiting: the query's deadline less the final stage's reserve. */
   deadlineAt: number;
-  now(): number;
-  hedge: HedgeSettings;
-  state: HedgeState;
   limiter: Limiter;
   budget: StageBudget;
-  signal?: AbortSignal;
-  onShard?(o: ShardOutcome): void;
 }
 
 export interface LeafAnswer {
