@@ -28,6 +28,7 @@ import type { ShardResponse } from '../core/protocol/shard-wire.js';
 import { createLambdaInvoker } from '../adapters/aws/lambda-invoker.js';
 import { chHttp, startCluster } from './_ch-cluster.js';
 import { quantile, r2, table } from './_stats.js';
+import { normalize } from './_compare.js';
 
 const PORT_BASE = 19600;
 const SHARDS = 3;
@@ -55,14 +56,6 @@ const QUERIES: Record<string, { sql: string; note: string; scatterSql?: string }
     note: 'subquery over users_dist shipped to every shard',
   },
 };
-
-function normalize(rows: Record<string, unknown>[]): string {
-  const v = (x: unknown): unknown => {
-    const n = typeof x === 'number' ? x : typeof x === 'string' && /^-?\d+\.\d*(e[-+]?\d+)?$/i.test(x) ? Number(x) : undefined;
-    return n === undefined ? x : Number(n.toPrecision(9));
-  };
-  return JSON.stringify(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, x]) => [k, v(x)]))));
-}
 
 export async function run(opts: { quick: boolean }): Promise<{ table: string; json: Record<string, unknown> }> {
   setMaxListeners(0);

@@ -22,6 +22,7 @@ import { runQuery, type PlanFn, type QueryResponse } from '../core/scatter/run-q
 import { startLocalShards } from '../local/stack.js';
 import { chHttp, startCluster } from './_ch-cluster.js';
 import { quantile, r2, table } from './_stats.js';
+import { normalize } from './_compare.js';
 
 const PORT_BASE = 19870;
 const SHARDS = 3;
@@ -58,14 +59,6 @@ async function time(f: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await f();
   return performance.now() - t0;
-}
-
-function normalize(rows: Record<string, unknown>[]): string {
-  const v = (x: unknown): unknown => {
-    const n = typeof x === 'number' ? x : typeof x === 'string' && /^-?\d+\.\d*(e[-+]?\d+)?$/i.test(x) ? Number(x) : undefined;
-    return n === undefined ? x : Number(n.toPrecision(9));
-  };
-  return JSON.stringify(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, x]) => [k, v(x)]))));
 }
 
 export async function run(opts: { quick: boolean }): Promise<{ table: string; json: Record<string, unknown> }> {
