@@ -10,7 +10,8 @@ import { mapClausesShared, rewriteExpr } from '../../sql/visit.js';
 import type { Topology } from '../../config/schema.js';
 import { errorAt } from '../position.js';
 import { localInReason, type MainOf } from './local-in.js';
-import { distributedTables, IN_NAMES } from './reads.js';
+import { isInFamily } from '../analyze.js';
+import { distributedTables } from './reads.js';
 
 export interface LeafContext {
   topo: Topology;
@@ -37,7 +38,7 @@ export function leafSubqueries(q: SelectQuery, main: MainOf, ctx: LeafContext): 
         if (reads.length) ctx.note(`the scalar subquery over ${reads[0]} runs once before the shards, and its value ships to every shard`);
         return SKIP_NODE(x);
       }
-      if (x.kind !== 'function' || !IN_NAMES.has(x.name) || x.args.length !== 2) return undefined;
+      if (x.kind !== 'function' || !isInFamily(x.name) || x.args.length !== 2) return undefined;
       const rhs = x.args[1]!;
       const reads =
         rhs.kind === 'subquery' ? distributedTables(rhs.query, ctx.topo) : rhs.kind === 'column' ? distributedTables(inTable(rhs.parts), ctx.topo) : [];

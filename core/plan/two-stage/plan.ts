@@ -20,7 +20,8 @@ import { isAggregating } from './split-common.js';
 import { splitRows } from './split-rows.js';
 import type { MainOf } from './local-in.js';
 import { leafSubqueries } from './leaf-subqueries.js';
-import { distributedTables, IN_NAMES } from './reads.js';
+import { isInFamily } from '../analyze.js';
+import { distributedTables } from './reads.js';
 
 export interface TwoStageOptions {
   /** As ClickHouse's distributed_product_mode, for plain IN / JOIN over another distributed table that is not a local IN. */
@@ -110,7 +111,7 @@ function planFinalTable(t: TableExpr, ctx: Ctx): TableExpr {
 function planFinalSubqueries(q: SelectQuery, ctx: Ctx): SelectQuery {
   return mapClausesShared(q, (e) =>
     rewriteExpr(e, (x): Expr | undefined => {
-      if (x.kind === 'function' && IN_NAMES.has(x.name) && x.args[1]?.kind === 'column') {
+      if (x.kind === 'function' && isInFamily(x.name) && x.args[1]?.kind === 'column') {
         const b = lookupTable(ctx.topo, x.args[1].parts.join('.'));
         if (b) throw unsupported(`IN ${b.distributed} (a table name) in the final stage; write IN (SELECT column FROM ${b.distributed})`, x.args[1]);
       }

@@ -6,9 +6,6 @@ import { walkStatement } from '../../sql/visit.js';
 import type { Topology } from '../../config/schema.js';
 import { lookupTable, refName } from '../tables.js';
 
-/** The IN operators whose GLOBAL and local forms the planner rewrites into each other. */
-export const IN_NAMES: ReadonlySet<string> = new Set(['in', 'notIn', 'globalIn', 'globalNotIn']);
-
 /** The distributed tables a statement reads, at any depth. */
 export function distributedTables(s: SelectStatement, topo: Topology): string[] {
   const out: string[] = [];
