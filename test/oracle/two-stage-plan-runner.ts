@@ -3,30 +3,17 @@
 // engine (FORMAT TabSeparatedWithNamesAndTypes), the shards' bodies (headers stripped, concatenated in
 // `arrival` order) as the final stage's stage tables, and finalSql on shard 0's engine as FORMAT JSON.
 // GLOBAL IN right sides run through this same runner (what a scatter of them returns).
-import type { ClickHouseAccess, ColumnMeta } from '../../core/clickhouse/port.js';
+import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import type { Topology } from '../../core/config/schema.js';
 import { planQueryWith } from '../../core/plan/build.js';
 import { planTwoStage } from '../../core/plan/two-stage/plan.js';
+import { splitTsvAnswer } from '../../core/scatter/two-stage/tsv.js';
 import type { SubqueryRunner } from '../../core/plan/types.js';
 import { parseSelect } from '../../core/sql/parse.js';
 import { printSelect } from '../../core/sql/print.js';
 import { parseJsonBody } from '../support/json-engine/json-engine.js';
 import { passThroughSplit } from '../unit/plan/fixtures.js';
 import { type Answer, EXACT_JSON_SETTINGS, type Runner } from './harness.js';
-
-function splitHeader(bytes: Buffer): { columns: ColumnMeta[]; tsv: Buffer } {
-  const nl1 = bytes.indexOf(10);
-  const nl2 = bytes.indexOf(10, nl1 + 1);
-  const unTsv = (s: string) => s.replace(/\\(.)/g, (_m, c: string) => ({ t: '\t', n: '\n', '\\': '\\', '0': '\0', b: '\b', f: '\f', r: '\r' })[c] ?? c);
-  const names = bytes.subarray(0, nl1).toString().split('\t').map(unTsv);
-  // The header lines are TabSeparated too: a type such as DateTime('Europe/Berlin') arrives with its quotes escaped.
-  const types = bytes
-    .subarray(nl1 + 1, nl2)
-    .toString()
-    .split('\t')
-    .map(unTsv);
-  return { columns: names.map((name, i) => ({ name, type: types[i]! })), tsv: bytes.subarray(nl2 + 1) };
-}
 
 export function twoStagePlanRunner(topo: Topology, shards: readonly ClickHouseAccess[], arrival?: readonly number[]): Runner {
   const run: Runner = async (sql) => {
@@ -52,12 +39,12 @@ export function twoStagePlanRunner(topo: Topology, shards: readonly ClickHouseAc
             settings: perShard.settings,
             ...(external.length ? { external } : {}),
           });
-          return splitHeader(raw.bytes);
+          return splitTsvAnswer(raw.bytes);
         }),
       );
       const order = (arrival ?? parts.map((_p, i) => i)).filter((i) => i < parts.length);
       for (let i = 0; i < parts.length; i++) if (!order.includes(i)) order.push(i);
-      tables.push({ name: leaf.name, columns: parts[0]!.columns, tsv: Buffer.concat(order.map((i) => parts[i]!.tsv)) });
+      tables.push({ name: leaf.name, columns: parts[0]!.columns, tsv: Buffer.concat(order.map((i) => parts[i]!.body)) });
     }
     const out = await shards[0]!.queryRaw(plan.finalSql, { format: 'JSON', tables, settings: EXACT_JSON_SETTINGS });
     const body = parseJsonBody(out.bytes.toString());

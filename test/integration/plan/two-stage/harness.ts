@@ -10,6 +10,7 @@ import type { Topology } from '../../../../core/config/schema.js';
 import { planQueryWith } from '../../../../core/plan/build.js';
 import { planTwoStage, type TwoStageOptions } from '../../../../core/plan/two-stage/plan.js';
 import type { TwoStagePlan } from '../../../../core/plan/two-stage/types.js';
+import { splitTsvAnswer } from '../../../../core/scatter/two-stage/tsv.js';
 import { parseSelect } from '../../../../core/sql/parse.js';
 import { printSelect } from '../../../../core/sql/print.js';
 import type { SubqueryRunner } from '../../../../core/plan/types.js';
@@ -81,20 +82,6 @@ export function onAllRows(sql: string): string {
   return out;
 }
 
-function splitHeader(bytes: Buffer): { columns: { name: string; type: string }[]; body: Buffer } {
-  const nl1 = bytes.indexOf(10);
-  const nl2 = bytes.indexOf(10, nl1 + 1);
-  const unTsv = (s: string) => s.replace(/\\(.)/g, (_m, c: string) => ({ t: '\t', n: '\n', '\\': '\\' })[c] ?? c);
-  const names = bytes.subarray(0, nl1).toString().split('\t').map(unTsv);
-  // The header lines are TabSeparated too: a type such as DateTime('Europe/Berlin') arrives with its quotes escaped.
-  const types = bytes
-    .subarray(nl1 + 1, nl2)
-    .toString()
-    .split('\t')
-    .map(unTsv);
-  return { columns: names.map((name, i) => ({ name, type: types[i]! })), body: bytes.subarray(nl2 + 1) };
-}
-
 export interface RunOptions extends TwoStageOptions {
   /** Arrival order of the shards' bodies (indexes into the shards that answer); default in shard order. */
   order?: number[];
@@ -128,7 +115,7 @@ export async function runTwoStage(
     for (const s of live) {
       let text = s.sql!;
       for (const t of Object.values(TABLES)) text = text.replace(new RegExp(`\\b${t.local.replace('.', '\\.')}\\b`, 'g'), tableOf(t.local, s.shard));
-      outputs.push(splitHeader(await engine.tsv(text)));
+      outputs.push(splitTsvAnswer(await engine.tsv(text)));
     }
     const order = (opts.order ?? outputs.map((_o, i) => i)).filter((i) => i < outputs.length);
     for (let i = 0; i < outputs.length; i++) if (!order.includes(i)) order.push(i);
