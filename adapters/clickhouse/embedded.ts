@@ -152,6 +152,11 @@ function makeAccess(o: Opened): ClickHouseAccess {
       const format = checkedFormat(qo.format);
       const body = trimStatement(substituteExternal(sql, qo.external, formatTableExpr));
       const tables = qo.tables ?? [];
+      // This engine keeps no stage (no keepRaw), so a kept table or session cannot be its own: a
+      // fresh table in its place would silently lack the kept rows.
+      if (qo.session !== undefined || tables.some((t) => t.kept)) {
+        throw new ClickHouseError('the embedded engine has no sessions: a kept stage cannot be read here', 'server');
+      }
       return run(qo.queryId, qo.signal, async () => {
         // Stage tables are created, filled, read and dropped inside this one queue slot: no other
         // query runs on the engine meanwhile, so none can see or collide with them.

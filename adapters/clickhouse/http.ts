@@ -22,6 +22,8 @@ import type {
   ClickHouseAccess,
   ExternalTable,
   InsertOptions,
+  KeepOptions,
+  KeptResult,
   QueryOptions,
   QueryResult,
   RawQueryOptions,
@@ -30,7 +32,16 @@ import type {
 } from '../../core/clickhouse/port.js';
 import { abortedError, connectionError, parseClickHouseCode, serverError } from './errors.js';
 import { mayHaveReplacedBytes, parseEachRowRows, parseJsonResult, RAW_STRINGS_FORMAT } from './json-result.js';
-import { checkedFormat, externalIsEmpty, externalJsonEachRow, structureOf, temporaryTableDdl, trimStatement } from '../../core/clickhouse/sql-text.js';
+import {
+  checkedFormat,
+  externalIsEmpty,
+  externalJsonEachRow,
+  lowCardinalityOf,
+  STAGE_TABLE_NAME,
+  structureOf,
+  temporaryTableDdl,
+  trimStatement,
+} from '../../core/clickhouse/sql-text.js';
 import { quoteStringLiteral } from '../../core/sql/quote.js';
 
 export interface HttpAccessOptions {
@@ -107,8 +118,14 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
       const settings: Record<string, string> = { ...settingsOf(qo.settings, false), wait_end_of_query: '1' };
       const tables = qo.tables ?? [];
       // Stage tables live in a private session: temporary tables are per session, and the session
-      // (and its tables) ends with the last request below or the server's session timeout.
-      const session = tables.length > 0 ? { session_id: `chs-${randomUUID()}`, session_timeout: '60' } : undefined;
+      // (and its tables) ends with the last request below or the server's session timeout. A kept
+      // stage's session is the one keepRaw made; session_check makes a lost one an error (372)
+      // rather than a new, empty session.
+      const session: Record<string, string> | undefined = qo.session
+        ? { session_id: qo.session, session_check: '1' }
+        : tables.length > 0
+          ? { session_id: `chs-${randomUUID()}`, session_timeout: '60' }
+          : undefined;
       const post = (text: string, data: Buffer | undefined, id: string, extra: Record<string, string>, external: ExternalTable[] = []) =>
         postQuery(base, opts, agent, requestTimeout, text, id, { ...extra, ...(session ?? {}) }, external, qo.signal, data);
       try {
@@ -116,12 +133,7 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
         // temporary table is the one thing that may be created and written.
         const ro = settings.readonly !== undefined ? { readonly: settings.readonly } : ({} as Record<string, string>);
         for (const t of tables) {
-          // 18.16 creates a LowCardinality column only with this setting (later servers accept it
-          // as obsolete); a stage of a LowCardinality group key carries the type as the shards wrote it.
-          const lowCardinality: Record<string, string> = t.columns.some((c) => c.type.includes('LowCardinality'))
-            ? { allow_experimental_low_cardinality_type: '1' }
-            : {};
-          await post(temporaryTableDdl(t), undefined, `${queryId}-t-${t.name}`, { ...ro, ...lowCardinality });
+          if (!t.kept) await post(temporaryTableDdl(t), undefined, `${queryId}-t-${t.name}`, { ...ro, ...lowCardinalityOf(t.columns) });
           if (t.tsv.length > 0) await post(`INSERT INTO ${t.name} FORMAT TabSeparated`, t.tsv, `${queryId}-i-${t.name}`, ro);
         }
         // Shipped GLOBAL sets and scalars travel with the SELECT that reads them.
@@ -139,6 +151,31 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
           void dropAll().catch(() => undefined);
         }
       }
+    },
+
+    async keepRaw(sql: string, qo: KeepOptions): Promise<KeptResult> {
+      const started = Date.now();
+      const queryId = qo.queryId ?? randomUUID();
+      if (!STAGE_TABLE_NAME.test(qo.table)) throw new TypeError(`invalid kept table name ${JSON.stringify(qo.table)}`);
+      const session = { session_id: `chs-${randomUUID()}`, session_timeout: String(Math.max(1, Math.ceil(qo.sessionTimeoutS))) };
+      const settings = settingsOf(qo.settings, false);
+      const post = (text: string, id: string, extra: Record<string, string>, external: ExternalTable[] = []) =>
+        postQuery(base, opts, agent, requestTimeout, text, id, { ...extra, ...session }, external, qo.signal);
+      // CREATE ... AS SELECT runs the query once and keeps its rows where they were computed. The
+      // types are the engine's own; 18.16 creates a LowCardinality column only with the setting.
+      const created = await post(
+        `CREATE TEMPORARY TABLE ${qo.table} ENGINE = Memory AS ${trimStatement(sql)}`,
+        queryId,
+        { ...settings, allow_experimental_low_cardinality_type: '1' },
+        qo.external ?? [],
+      );
+      const ro = settings.readonly !== undefined ? { readonly: settings.readonly } : ({} as Record<string, string>);
+      const header = await post(`SELECT * FROM ${qo.table} LIMIT 0 FORMAT TabSeparatedWithNamesAndTypes`, `${queryId}-h`, ro);
+      const count = await post(`SELECT count() FROM ${qo.table} FORMAT TabSeparated`, `${queryId}-n`, ro);
+      const rows = Number(count.body.toString('utf8').trim());
+      if (!Number.isSafeInteger(rows))
+        throw new ClickHouseError(`kept stage: unreadable row count ${JSON.stringify(count.body.toString('utf8').slice(0, 40))}`, 'server');
+      return { session: session.session_id, header: header.body, rows, statistics: summaryStatistics(created.summary, Date.now() - started) };
     },
 
     async exec(sql: string, qo: Omit<QueryOptions, 'external'> = {}): Promise<void> {

@@ -10,7 +10,7 @@
 //  - harmless to ignore here (progress headers, wait_end_of_query...): accepted, no effect;
 //  - the rest: the planner's settings (allowlist, ch-scatter's knobs, ch_scatter_top_count); an unknown
 //    name is 115.
-import { FORWARDED_SETTINGS } from '../plan/settings.js';
+import { FORWARDED_SETTINGS, KEEP_SETTING } from '../plan/settings.js';
 import { PLANNER_KNOBS } from '../plan/nested-settings.js';
 import { TOP_COUNT_SETTING } from '../plan/tput/method.js';
 import { ChHttpError } from './exception.js';
@@ -149,9 +149,10 @@ export function parseChRequest(input: HttpInput): ChRequest {
       out.formatSettings[name] = value;
       continue;
     }
-    // ch-scatter's own setting that applies on this interface: how an exact top count is answered (its
-    // other settings choose the fast path, which this interface never takes).
-    if (!FORWARDED_SETTINGS.has(name) && !PLANNER_KNOBS.has(name) && name !== TOP_COUNT_SETTING)
+    // ch-scatter's own settings that apply on this interface: how an exact top count is answered,
+    // and whether the final stage's shard keeps its own rows (its other settings choose the fast
+    // path, which this interface never takes).
+    if (!FORWARDED_SETTINGS.has(name) && !PLANNER_KNOBS.has(name) && name !== TOP_COUNT_SETTING && name !== KEEP_SETTING)
       throw new ChHttpError(115, `Unknown setting ${name}: ch-scatter takes only the settings it forwards to shards and its own (docs/api.md)`);
     out.settings[name] = value;
   }

@@ -75,12 +75,31 @@ export interface StageTable {
   columns: ColumnMeta[];
   /** The rows as ClickHouse's TabSeparated bytes (no header line): exact for every type. */
   tsv: Buffer;
+  /** The table exists already in `RawQueryOptions.session` (a kept stage): `tsv` is added to it. */
+  kept?: boolean;
 }
 
 export interface RawQueryOptions extends QueryOptions {
   /** The ClickHouse output format; the answer is the engine's own bytes in it. */
   format: string;
   tables?: StageTable[];
+  /** The session a keepRaw made: its kept tables are read there. Gone -> ClickHouseError 372 (SESSION_NOT_FOUND). */
+  session?: string;
+}
+
+export interface KeepOptions extends QueryOptions {
+  /** The temporary table the rows go into. */
+  table: string;
+  /** How long the session (and the table) may wait for the final stage, seconds of idleness. */
+  sessionTimeoutS: number;
+}
+
+export interface KeptResult {
+  session: string;
+  /** The rows' names and types, as a TabSeparatedWithNamesAndTypes answer without rows. */
+  header: Buffer;
+  rows: number;
+  statistics: QueryStatistics;
 }
 
 export interface RawResult {
@@ -94,6 +113,11 @@ export interface ClickHouseAccess {
   query(sql: string, opts?: QueryOptions): Promise<QueryResult>;
   /** Run one SELECT and return the engine's output bytes in `opts.format`, byte for byte. */
   queryRaw(sql: string, opts: RawQueryOptions): Promise<RawResult>;
+  /**
+   * Run one SELECT into a temporary table of a new private session and keep it there (stage one on
+   * the shard that will also run the final stage). Only engines with sessions have it.
+   */
+  keepRaw?(sql: string, opts: KeepOptions): Promise<KeptResult>;
   /** Run a statement that returns no rows (DDL, INSERT ... SELECT). */
   exec(sql: string, opts?: Omit<QueryOptions, 'external'>): Promise<void>;
   /** Insert rows (JSON objects) into a table, as one batch; with `opts.jsonEachRow`, that text verbatim instead. */

@@ -4,7 +4,7 @@
 // text is read with the SQL front end's lexer (core/sql/lexer.ts), never a second one.
 import { tokenize } from '../sql/lexer.js';
 import { backquote, quoteStringLiteral } from '../sql/quote.js';
-import type { ExternalTable, SettingValue, StageTable } from './port.js';
+import type { ColumnMeta, ExternalTable, SettingValue, StageTable } from './port.js';
 
 const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -170,7 +170,8 @@ export function assignedSettings(sql: string, names: readonly string[]): string[
   return [...found];
 }
 
-const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** A stage table's name: an identifier, spliced into DDL unquoted. */
+export const STAGE_TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /**
  * `CREATE TEMPORARY TABLE name (cols)` for a StageTable. The name is checked (it is spliced into
@@ -178,13 +179,21 @@ const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
  * shards' own type text, which the parser of the engine then checks.
  */
 export function temporaryTableDdl(t: StageTable): string {
-  if (!TABLE_NAME.test(t.name)) throw new TypeError(`invalid stage table name ${JSON.stringify(t.name)}`);
+  if (!STAGE_TABLE_NAME.test(t.name)) throw new TypeError(`invalid stage table name ${JSON.stringify(t.name)}`);
   if (t.columns.length === 0) throw new TypeError(`stage table ${t.name} has no columns`);
   // Type text comes from the shards' own headers; still, nothing that could end the statement.
   for (const c of t.columns)
     if (/[;`]/.test(c.type) || [...c.type].some((ch) => ch.charCodeAt(0) < 0x20))
       throw new TypeError(`stage table ${t.name}: unexpected type text ${JSON.stringify(c.type)}`);
   return `CREATE TEMPORARY TABLE ${t.name} (${t.columns.map((c) => `${backquote(c.name)} ${c.type}`).join(', ')})`;
+}
+
+/**
+ * The setting a server needs to create a LowCardinality column (18.16 refuses without it; later
+ * servers accept it as obsolete), for a stage table of these columns.
+ */
+export function lowCardinalityOf(columns: readonly ColumnMeta[]): Record<string, string> {
+  return columns.some((c) => c.type.includes('LowCardinality')) ? { allow_experimental_low_cardinality_type: '1' } : {};
 }
 
 /** The format name if it is a plain identifier (it is spliced after FORMAT), else a TypeError. */

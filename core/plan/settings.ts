@@ -81,6 +81,12 @@ export interface PlannerSettings {
   approximate: 'states' | 'sketches';
 }
 
+/**
+ * 1 (the default): the shard that will run the final stage keeps its own stage-one rows in its
+ * engine; 0: it ships them like every other shard (docs/architecture.md#the-initiator-keeps-its-own-rows).
+ */
+export const KEEP_SETTING = 'ch_scatter_keep_initiator_rows';
+
 /** A SETTINGS value expression as a setting value. */
 export function settingValueOf(e: Expr, name: string): SettingValue {
   if (e.kind === 'literal') {
@@ -179,6 +185,12 @@ export function resolveSettings(
         // Read by the runtime before planning (core/scatter/two-stage/path.ts); checked here too.
         const m = String(value).toLowerCase();
         if (m !== 'auto' && m !== 'fast' && m !== 'general') throw errorAt('BAD_REQUEST', `ch_scatter_path must be 'auto', 'fast' or 'general'`, node);
+        continue;
+      }
+      case KEEP_SETTING: {
+        // Read by the runtime (core/scatter/two-stage/kept-stage.ts); checked here.
+        const m = String(value).toLowerCase();
+        if (!['0', '1', 'true', 'false'].includes(m)) throw errorAt('BAD_REQUEST', `${KEEP_SETTING} must be 1 or 0`, node);
         continue;
       }
       case 'transfer_overflow_mode': {

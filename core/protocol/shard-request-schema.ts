@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { base64Schema } from './base64-schema.js';
 import { rowsSchema } from './row-schema.js';
+import { sessionIdSchema } from './session-id-schema.js';
 
 const settingName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a ClickHouse setting name');
 const settingValue = z.union([z.string().max(4096), z.number().finite(), z.boolean()]);
@@ -22,7 +23,10 @@ export const stageTableSchema = z.object({
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an identifier'),
   columns: z.array(columnMetaSchema).min(1).max(4096),
   tsvBase64: base64Schema,
+  kept: z.boolean().optional(),
 });
+
+const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an identifier');
 
 const common = {
   queryId: z.string().min(1).max(256),
@@ -43,6 +47,8 @@ export const shardQueryRequestSchema = z.object({
     .regex(/^[A-Za-z][A-Za-z0-9]{0,63}$/, 'a ClickHouse format name')
     .optional(),
   tables: z.array(stageTableSchema).max(64).optional(),
+  keep: z.object({ table: identifier, until: z.number().finite().positive() }).optional(),
+  session: sessionIdSchema.optional(),
 });
 
 export const shardAdminRequestSchema = z.object({

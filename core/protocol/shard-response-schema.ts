@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { base64Schema } from './base64-schema.js';
 import { rowsSchema } from './row-schema.js';
+import { sessionIdSchema } from './session-id-schema.js';
 import type { ShardResponse } from './shard-wire.js';
 
 const columnMeta = z.object({ name: z.string(), type: z.string() });
@@ -17,6 +18,7 @@ const success = z.object({
   rows: rowsSchema,
   statistics: stats,
   raw: base64Schema.optional(),
+  kept: z.object({ session: sessionIdSchema, rows: z.number().int().nonnegative() }).optional(),
 });
 
 const failure = z.object({

@@ -26,6 +26,15 @@ export interface ShardRequest {
   format?: string;
   /** Temporary tables the query reads (the final stage's input): created, filled, read, dropped. */
   tables?: WireStageTable[];
+  /**
+   * Stage one on the shard that will run the final stage: keep the answer in a temporary table of
+   * a private ClickHouse session instead of returning it (ShardSuccess.kept says where), so the
+   * final stage reads it in place. `until` (epoch ms, the query's deadline) bounds the session's
+   * life. A shard whose engine has no sessions answers as without it.
+   */
+  keep?: { table: string; until: number };
+  /** Run in this session (where stage one kept a table, `tables[i].kept`); fails as KEPT_LOST if it is gone. */
+  session?: string;
 }
 
 /** A StageTable on the wire: its TabSeparated bytes in base64 (they need not be UTF-8). */
@@ -33,6 +42,8 @@ export interface WireStageTable {
   name: string;
   columns: ColumnMeta[];
   tsvBase64: string;
+  /** The table already holds this shard's own stage-one rows (kept in `session`): insert only. */
+  kept?: boolean;
 }
 
 /** Admin statements from the local stack's /admin routes and the CLI `exec`/`insert` commands. */
@@ -58,6 +69,8 @@ export interface ShardSuccess {
   statistics: QueryStatistics;
   /** With a request `format`: the engine's output bytes in base64 (meta and rows are empty then). */
   raw?: string;
+  /** With a request `keep`: the rows stayed in the session's table; `raw` holds only the header. */
+  kept?: { session: string; rows: number };
 }
 
 export type ShardErrorKind = 'timeout' | 'error' | 'unavailable' | 'cancelled';

@@ -42,6 +42,10 @@ const ENFORCED = ['readonly', 'max_execution_time', 'timeout_overflow_mode'] as 
 /** ...and may not be set by a SETTINGS clause in the SQL (it would override them). */
 const ENFORCED_IN_SQL = [...ENFORCED, 'max_execution_time_leaf', 'timeout_overflow_mode_leaf'] as const;
 
+/** ClickHouse's codes for a session that is not there, or busy with another request. */
+const SESSION_NOT_FOUND = 372;
+const SESSION_IS_LOCKED = 373;
+
 export const DEFAULT_MAX_RESPONSE_BYTES = 6 * 1024 * 1024 - 64 * 1024;
 
 export async function executeShardRequest(req: unknown, access: ClickHouseAccess, opts: ShardExecOptions): Promise<ShardResponse> {
@@ -116,17 +120,58 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
       // JSON formats keep ClickHouse's defaults unless the request's settings say otherwise.
       if (p.format === undefined) settings.output_format_json_quote_denormals = 1;
       const max = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-      if (p.format !== undefined) {
-        const tables = (p.tables ?? []).map((t) => ({ name: t.name, columns: t.columns, tsv: Buffer.from(t.tsvBase64, 'base64') }));
-        const res = await access.queryRaw(p.sql, {
+      // Stage one on the shard that will run the final stage: the rows stay in its engine. Not with
+      // shipped sets or scalars: 18.16 does not see external data from a CREATE ... AS SELECT.
+      if (p.format !== undefined && p.keep && access.keepRaw && p.external.length === 0) {
+        const kept = await access.keepRaw(p.sql, {
           queryId: chQueryId,
           settings,
           external: p.external,
           signal: ac.signal,
           deadline: p.deadline,
-          format: p.format,
-          tables,
+          table: p.keep.table,
+          // The final stage comes within the query's deadline; a second more for the clocks.
+          sessionTimeoutS: Math.max(1, Math.ceil((p.keep.until - opts.now()) / 1000) + 1),
         });
+        if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
+        return {
+          ok: true,
+          shard: p.shard,
+          replica: p.replica,
+          meta: [],
+          rows: [],
+          raw: kept.header.toString('base64'),
+          kept: { session: kept.session, rows: kept.rows },
+          statistics: { elapsedMs: opts.now() - started, rowsRead: kept.statistics.rowsRead, bytesRead: kept.statistics.bytesRead },
+        };
+      }
+      if (p.format !== undefined) {
+        const tables = (p.tables ?? []).map((t) => ({
+          name: t.name,
+          columns: t.columns,
+          tsv: Buffer.from(t.tsvBase64, 'base64'),
+          ...(t.kept ? { kept: true } : {}),
+        }));
+        let res: Awaited<ReturnType<ClickHouseAccess['queryRaw']>>;
+        try {
+          res = await access.queryRaw(p.sql, {
+            queryId: chQueryId,
+            settings,
+            external: p.external,
+            signal: ac.signal,
+            deadline: p.deadline,
+            format: p.format,
+            tables,
+            ...(p.session ? { session: p.session } : {}),
+          });
+        } catch (e) {
+          // The kept stage's session is gone (the server restarted, or it timed out): not the
+          // query's fault, and the coordinator can fetch the rows again.
+          if (p.session && e instanceof ClickHouseError && (e.chCode === SESSION_NOT_FOUND || e.chCode === SESSION_IS_LOCKED)) {
+            return failure(p.shard, p.replica, 'unavailable', `the kept stage is gone: ${e.message}`, 'KEPT_LOST', undefined, started, opts);
+          }
+          throw e;
+        }
         if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
         const raw = res.bytes.toString('base64');
         if (raw.length > max) {

@@ -171,3 +171,79 @@ describe('general path on 18.16: missing shard, failover, deadline', () => {
     expect(await running()).toBe(0);
   });
 });
+
+describe('general path on 18.16: the final stage shard keeps its own rows', () => {
+  const c = cases[0]!;
+  const sql = sqlOf(c, T);
+  const rowsOf = (b64: string) => Buffer.from(b64, 'base64').toString('latin1').split('\n').length - 1;
+  /** A session id of the right shape that no server knows. */
+  const unknownSession = 'chs-00000000-0000-4000-8000-000000000000';
+
+  it('the keeper answers stage one with its header only, and the final stage adds the others to its table', async () => {
+    const keeper = initiatorOrder('q-18-keep', [0, 1, 2])[0]!;
+    const d = deps(undefined, 'q-18-keep');
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' } }, d);
+    expect(r.status).toBe(200);
+    const b = r.body as Record<string, any>;
+    expectSameAnswer(b, await distributed(sql), c);
+    const stageOne = d.sent.filter((p) => !p.tables);
+    expect(stageOne.filter((p) => p.keep).map((p) => p.shard)).toEqual([keeper]);
+    const fin = d.sent.filter((p) => p.tables);
+    expect(fin).toHaveLength(1);
+    expect(fin[0]!.shard).toBe(keeper);
+    expect(fin[0]!.session).toMatch(/^chs-/);
+    expect(fin[0]!.tables![0]!.kept).toBe(true);
+    const kept = b.statistics.finalStage.kept;
+    expect(kept).toEqual({ shard: keeper, rows: expect.any(Number) });
+    expect(kept.rows).toBeGreaterThan(0);
+    // The final request carries exactly the other shards' rows.
+    expect(rowsOf(fin[0]!.tables![0]!.tsvBase64) + kept.rows).toBe(b.statistics.finalStage.inputRows);
+  });
+
+  it('ch_scatter_keep_initiator_rows = 0 ships every shard, with the same answer', async () => {
+    const d = deps(undefined, 'q-18-keep');
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general', ch_scatter_keep_initiator_rows: 0 } }, d);
+    expect(r.status).toBe(200);
+    const b = r.body as Record<string, any>;
+    expectSameAnswer(b, await distributed(sql), c);
+    expect(d.sent.some((p) => p.keep || p.session)).toBe(false);
+    expect(b.statistics.finalStage.kept).toBeUndefined();
+  });
+
+  it('a lost session (the real server says 372): the kept rows are fetched again, and the answer is the same', async () => {
+    const keeper = initiatorOrder('q-18-lost', [0, 1, 2])[0]!;
+    const d = deps((shard, p) => {
+      if (p.session) return fns[shard]!({ ...p, session: unknownSession }) as Promise<never>;
+      return undefined;
+    }, 'q-18-lost');
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' } }, d);
+    expect(r.status).toBe(200);
+    const b = r.body as Record<string, any>;
+    expectSameAnswer(b, await distributed(sql), c);
+    expect(b.partial).toBe(false);
+    expect(b.statistics.finalStage.failedOver[0]).toEqual(expect.objectContaining({ shard: keeper, status: 'unavailable' }));
+    expect(b.statistics.finalStage.failedOver[0].message).toMatch(/kept stage is gone/);
+    expect(b.statistics.finalStage.kept).toBeUndefined();
+    // Stage one asked the keeper twice: keeping, then for its rows.
+    const toKeeper = d.sent.filter((p) => !p.tables && p.shard === keeper);
+    expect(toKeeper.map((p) => Boolean(p.keep))).toEqual([true, false]);
+  });
+
+  it('the kept rows lost and the keeper down: partial without it, or 504 with requireComplete', async () => {
+    const keeper = initiatorOrder('q-18-gone', [0, 1, 2])[0]!;
+    const edit = (shard: number, p: ShardRequest) => {
+      if (p.session) return fns[shard]!({ ...p, session: unknownSession }) as Promise<never>;
+      if (shard === keeper && !p.tables && !p.keep) return Promise.reject(new InvokeError('unavailable', 'connection refused'));
+      return undefined;
+    };
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' } }, deps(edit, 'q-18-gone'));
+    expect(r.status).toBe(200);
+    const b = r.body as Record<string, any>;
+    expect(b.partial).toBe(true);
+    expect(b.shards.missing).toEqual([expect.objectContaining({ shard: keeper, reason: 'unavailable' })]);
+    expectSameAnswer(b, await distributed(sql.replace('GROUP BY', `WHERE id % 3 != ${keeper} GROUP BY`)), c);
+    const strict = await runQuery({ sql, settings: { ch_scatter_path: 'general' }, requireComplete: true }, deps(edit, 'q-18-gone'));
+    expect(strict.status).toBe(504);
+    expect((strict.body as any).error.code).toBe('INCOMPLETE_RESULT');
+  });
+});

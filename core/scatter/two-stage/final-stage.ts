@@ -79,6 +79,95 @@ function finalStateFor(state: HedgeState): HedgeState {
   return s;
 }
 
+/** Where stage one kept the initiator's own rows: that replica's session (kept-stage.ts). */
+export interface FinalStagePin {
+  shard: number;
+  replica: number;
+  session: string;
+}
+
+/** One shard's attempt at the final stage: its result, or the outcome to fail over from. A query failure throws. */
+async function attemptOn(
+  input: FinalStageInput,
+  shard: number,
+  signal: AbortSignal,
+  state: HedgeState,
+  pin: FinalStagePin | undefined,
+): Promise<{ result: FinalStageResult } | { outcome: ShardOutcome }> {
+  const cfg = input.topo.shards[shard];
+  if (!cfg) throw new Error(`final stage: no shard ${shard} in the topology`);
+  const outcome = await callShard({
+    shard,
+    // A kept stage lives on one replica: no other can stand in for it.
+    replicaCount: pin ? 1 : cfg.replicas.length,
+    request: (replica, attempt): RawShardRequest => ({
+      type: 'query',
+      queryId: `${input.queryId}-final`,
+      shard,
+      replica: pin ? pin.replica : replica,
+      sql: input.sql,
+      deadline: input.deadlineAt,
+      settings: input.settings,
+      external: [],
+      attempt,
+      format: input.format,
+      tables: input.tables,
+      ...(pin ? { session: pin.session } : {}),
+    }),
+    invoker: input.invoker,
+    limiter: input.limiter,
+    deadlineAt: input.deadlineAt,
+    signal,
+    now: input.now,
+    hedge: { enabled: false, afterQuantile: 1, maxExtraPercent: 0 },
+    state,
+  });
+  if (pin) outcome.replica = pin.replica;
+  if (outcome.status === 'ok' && outcome.response) {
+    let bytes: Buffer;
+    try {
+      bytes = rawBytes(outcome.response);
+    } catch (e) {
+      throw new ScatterError('SHARD_ERROR', `the final stage on shard ${shard}: ${(e as Error).message}`);
+    }
+    return {
+      result: {
+        bytes,
+        shard,
+        replica: outcome.replica,
+        attempts: [outcome],
+        rowsRead: outcome.response.statistics.rowsRead,
+        bytesRead: outcome.response.statistics.bytesRead,
+      },
+    };
+  }
+  if (isQueryFailure(outcome)) {
+    // The final SQL is ClickHouse's to judge; its verdict would be the same on every shard.
+    const e = queryFailureError(outcome, {});
+    throw new ScatterError(e.code, e.message.replace(`on shard ${shard}`, `in the final stage (shard ${shard})`), { details: e.details });
+  }
+  if (outcome.code === 'TOO_LARGE') throw tooLarge(outcome);
+  return { outcome };
+}
+
+/**
+ * The final stage on the shard that kept its own stage-one rows (`pin`): its answer, or the
+ * outcome that says the kept rows are out of reach (the replica failed, the session is gone), so
+ * the caller fetches them again. A query failure, an oversized answer and the deadline throw as
+ * in runFinalStage.
+ */
+export async function runKeptFinalStage(input: FinalStageInput, pin: FinalStagePin): Promise<FinalStageResult | { lost: ShardOutcome }> {
+  const deadline = deadlineSignal(input.deadlineAt, input.now, input.signal);
+  try {
+    const got = await attemptOn(input, pin.shard, deadline.signal, finalStateFor(input.state), pin);
+    if ('result' in got) return got.result;
+    if (got.outcome.status === 'timeout' || input.now() >= input.deadlineAt) throw timedOut([got.outcome]);
+    return { lost: got.outcome };
+  } finally {
+    deadline.dispose();
+  }
+}
+
 export async function runFinalStage(input: FinalStageInput): Promise<FinalStageResult> {
   const { now } = input;
   const attempts: ShardOutcome[] = [];
@@ -86,57 +175,11 @@ export async function runFinalStage(input: FinalStageInput): Promise<FinalStageR
   const deadline = deadlineSignal(input.deadlineAt, now, input.signal);
   try {
     for (const shard of input.candidates) {
-      const cfg = input.topo.shards[shard];
-      if (!cfg) throw new Error(`final stage: no shard ${shard} in the topology`);
       if (deadline.signal.aborted) break;
-      const outcome = await callShard({
-        shard,
-        replicaCount: cfg.replicas.length,
-        request: (replica, attempt): RawShardRequest => ({
-          type: 'query',
-          queryId: `${input.queryId}-final`,
-          shard,
-          replica,
-          sql: input.sql,
-          deadline: input.deadlineAt,
-          settings: input.settings,
-          external: [],
-          attempt,
-          format: input.format,
-          tables: input.tables,
-        }),
-        invoker: input.invoker,
-        limiter: input.limiter,
-        deadlineAt: input.deadlineAt,
-        signal: deadline.signal,
-        now,
-        hedge: { enabled: false, afterQuantile: 1, maxExtraPercent: 0 },
-        state,
-      });
-      attempts.push(outcome);
-      if (outcome.status === 'ok' && outcome.response) {
-        let bytes: Buffer;
-        try {
-          bytes = rawBytes(outcome.response);
-        } catch (e) {
-          throw new ScatterError('SHARD_ERROR', `the final stage on shard ${shard}: ${(e as Error).message}`);
-        }
-        return {
-          bytes,
-          shard,
-          replica: outcome.replica,
-          attempts,
-          rowsRead: outcome.response.statistics.rowsRead,
-          bytesRead: outcome.response.statistics.bytesRead,
-        };
-      }
-      if (isQueryFailure(outcome)) {
-        // The final SQL is ClickHouse's to judge; its verdict would be the same on every shard.
-        const e = queryFailureError(outcome, {});
-        throw new ScatterError(e.code, e.message.replace(`on shard ${shard}`, `in the final stage (shard ${shard})`), { details: e.details });
-      }
-      if (outcome.code === 'TOO_LARGE') throw tooLarge(outcome);
-      if (outcome.status === 'timeout') break;
+      const got = await attemptOn(input, shard, deadline.signal, state, undefined);
+      if ('result' in got) return { ...got.result, attempts: [...attempts, ...got.result.attempts] };
+      attempts.push(got.outcome);
+      if (got.outcome.status === 'timeout') break;
     }
   } finally {
     deadline.dispose();
@@ -149,17 +192,20 @@ export async function runFinalStage(input: FinalStageInput): Promise<FinalStageR
     const e = queryFailureError(last, { finalStage: attempts.map(summary) });
     throw new ScatterError(e.code, e.message.replace(`on shard ${last.shard}`, `in the final stage (every shard tried)`), { details: e.details });
   }
-  if (!last || last.status === 'timeout' || now() >= input.deadlineAt) {
-    throw new ScatterError(
-      'TIMEOUT',
-      `the final stage did not finish before the deadline${last ? ` (shard ${last.shard}: ${stripReplicaPrefix(last.message ?? last.status)})` : ''}; ` +
-        'the shards answered, but no answer is complete without the final stage',
-      { details: { finalStage: attempts.map(summary) } },
-    );
-  }
+  if (!last || last.status === 'timeout' || now() >= input.deadlineAt) throw timedOut(attempts);
   throw new ScatterError(
     'SHARD_ERROR',
     `the final stage failed on every shard tried: ${attempts.map((a) => `shard ${a.shard} ${a.status}: ${stripReplicaPrefix(a.message ?? '')}`).join('; ')}`,
+    { details: { finalStage: attempts.map(summary) } },
+  );
+}
+
+function timedOut(attempts: ShardOutcome[]): ScatterError {
+  const last = attempts[attempts.length - 1];
+  return new ScatterError(
+    'TIMEOUT',
+    `the final stage did not finish before the deadline${last ? ` (shard ${last.shard}: ${stripReplicaPrefix(last.message ?? last.status)})` : ''}; ` +
+      'the shards answered, but no answer is complete without the final stage',
     { details: { finalStage: attempts.map(summary) } },
   );
 }

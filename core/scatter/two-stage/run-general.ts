@@ -17,7 +17,7 @@ import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js
 import type { HedgeSettings, ShardOutcome } from '../call-shard.js';
 import type { Deadline } from '../deadline.js';
 import { createLimiter, type Limiter } from '../fanout.js';
-import type { MissingShard } from '../gather.js';
+import { missingOf, type MissingShard } from '../gather.js';
 import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
 import { isQueryFailure, queryFailureError } from '../query-errors.js';
@@ -25,10 +25,10 @@ import type { ShardsSummary, ShardStat } from '../run-query.js';
 import { offsetMs, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
 import { tooLargeError } from '../too-large.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
-import { initiatorOrder, runFinalStage, type FinalStageResult } from './final-stage.js';
-import { runStageOne, type LeafOutcome, type PlannedLeaf, type StageOneResult } from './stage-one.js';
+import { initiatorOrder, runFinalStage, runKeptFinalStage, type FinalStageInput, type FinalStageResult } from './final-stage.js';
+import { keeperOf, refetchKept } from './kept-stage.js';
+import { runStageOne, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
 import { StageBudget, transferLimits } from './transfer-limits.js';
-import type { StageTable } from './wire.js';
 
 /** The shards run each leaf as the planner wrote it: no partial split, the final stage merges. */
 export const passThroughSplitter: Splitter = (q) => ({
@@ -94,6 +94,8 @@ export interface FinalStageStat {
   inputRows: number;
   inputBytes: number;
   requestBytes: number;
+  /** The rows the final stage's shard kept from its own stage one (counted in inputRows, not in the bytes). */
+  kept?: { shard: number; rows: number };
 }
 
 export interface GeneralStatistics {
@@ -166,8 +168,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const budget = new StageBudget(transferLimits(maxRows, maxBytes, Buffer.byteLength(plan.finalSql)));
   const stageOneAt = deadline.at - finalStageReserveMs(deadline.budgetMs);
 
-  const one = await runStageOne({
-    leaves,
+  const keeper = keeperOf(leaves, deps.queryId, opts.settings);
+  const stageInput: Omit<StageOneInput, 'leaves' | 'keep'> = {
     topo,
     invoker: deps.invoker,
     queryId: deps.queryId,
@@ -179,23 +181,24 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     budget,
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(deps.onShard ? { onShard: deps.onShard } : {}),
-  });
-  const outcomes = one.outcomes.map((o) => o.outcome);
-  const shards = summarizeLeaves(topo.shards.length, one);
-  checkStageOne(one, outcomes, shards, opts.requireComplete, deadline);
+  };
+  const one = await runStageOne({ ...stageInput, leaves, ...(keeper !== undefined ? { keep: { shard: keeper, until: deadline.at } } : {}) });
+  checkStageOne(
+    one,
+    one.outcomes.map((o) => o.outcome),
+    summarizeLeaves(topo.shards.length, one),
+    opts.requireComplete,
+    deadline,
+  );
 
-  const tables: StageTable[] = one.leaves.map((l) => ({ name: l.name, columns: l.columns!, tsvBase64: l.body.toString('base64') }));
   const format = opts.format ?? JSON_FINAL_FORMAT;
   const settings: Record<string, SettingValue> = { ...forward, ...(opts.format ? (opts.formatSettings ?? {}) : JSON_FINAL_SETTINGS) };
-  const requestBytes = tables.reduce((n, t) => n + t.tsvBase64.length, 0) + Buffer.byteLength(plan.finalSql);
-  const answered = one.outcomes.filter((o) => o.outcome.status === 'ok').map((o) => o.outcome.shard);
-  const finalStart = now();
-  const fin: FinalStageResult = await runFinalStage({
-    tables,
+  const finalInput = (answers: LeafAnswer[], candidates: number[]): FinalStageInput => ({
+    tables: answers.map((l) => ({ name: l.name, columns: l.columns!, tsvBase64: l.body.toString('base64'), ...(l.kept ? { kept: true } : {}) })),
     sql: plan.finalSql,
     format,
     settings,
-    candidates: initiatorOrder(deps.queryId, answered),
+    candidates,
     topo,
     invoker: deps.invoker,
     queryId: deps.queryId,
@@ -205,6 +208,37 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     state: deps.hedgeState,
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
+  const answeredShards = () => one.outcomes.filter((o) => o.outcome.status === 'ok').map((o) => o.outcome.shard);
+  const finalStart = now();
+  let fin: FinalStageResult | undefined;
+  let lostKept: ShardOutcome | undefined;
+  const kept = one.leaves.length === 1 ? one.leaves[0]!.kept : undefined;
+  if (kept) {
+    const got = await runKeptFinalStage(finalInput(one.leaves, [kept.shard]), kept);
+    if ('lost' in got) {
+      // The kept rows are out of reach: fetch them again in half the time left, then run the final
+      // stage as if nothing had been kept.
+      lostKept = got.lost;
+      const re = await refetchKept({ ...stageInput, deadlineAt: now() + Math.max(0, deadline.at - now()) / 2 }, leaves[0]!, one.leaves[0]!);
+      one.leaves[0] = re.answer;
+      one.outcomes = one.outcomes.map((o) => (o.outcome.shard === kept.shard ? re.outcome : o));
+      one.missing = missingOf(one.outcomes.map((o) => o.outcome));
+      if (re.answer.parts.length === 0) delete re.answer.columns;
+      checkStageOne(
+        one,
+        one.outcomes.map((o) => o.outcome),
+        summarizeLeaves(topo.shards.length, one),
+        opts.requireComplete,
+        deadline,
+      );
+    } else fin = got;
+  }
+  fin ??= await runFinalStage(finalInput(one.leaves, initiatorOrder(deps.queryId, answeredShards())));
+  if (lostKept) fin.attempts.unshift(lostKept);
+  const outcomes = one.outcomes.map((o) => o.outcome);
+  const shards = summarizeLeaves(topo.shards.length, one);
+  const tables = finalInput(one.leaves, []).tables;
+  const requestBytes = tables.reduce((n, t) => n + t.tsvBase64.length, 0) + Buffer.byteLength(plan.finalSql);
   const finalEnd = now();
 
   const last = fin.attempts[fin.attempts.length - 1]!;
@@ -218,6 +252,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     inputRows: budget.rows,
     inputBytes: budget.bytes,
     requestBytes,
+    ...(kept && !lostKept ? { kept: { shard: kept.shard, rows: kept.rows } } : {}),
   };
   const partial = one.missing.length > 0;
   const statistics: GeneralStatistics = {

@@ -32,15 +32,40 @@ export interface StageOneInput extends Omit<GatherInput, 'plan' | 'limiter'> {
   deadlineAt: number;
   limiter: Limiter;
   budget: StageBudget;
+  /**
+   * The shard that will run the final stage keeps its rows of the one leaf in its engine
+   * (kept-stage.ts); `until` is the query's deadline. Only for a plan of one leaf.
+   */
+  keep?: { shard: number; until: number };
+}
+
+/** Where a shard kept its stage-one rows: a temporary table of that replica's session. */
+export interface KeptPart {
+  shard: number;
+  replica: number;
+  session: string;
+  rows: number;
+}
+
+/** One shard's rows of a leaf. */
+export interface LeafPart {
+  shard: number;
+  body: Buffer;
+  rows: number;
 }
 
 export interface LeafAnswer {
   name: string;
   /** The leaf's columns as the shards reported them (undefined when no shard answered it). */
   columns?: ColumnMeta[];
-  /** Every answering shard's rows, concatenated in shard order. */
+  /** Every answering shard's rows, concatenated in shard order (a kept part adds none). */
   body: Buffer;
+  /** The same, per shard, in shard order. */
+  parts: LeafPart[];
+  /** Rows of the final stage's input: shipped and kept. */
   rows: number;
+  /** The rows a shard kept in its engine instead of answering with them. */
+  kept?: KeptPart;
 }
 
 export interface LeafOutcome {
@@ -70,6 +95,9 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
     stop.abort(e);
   };
   const answers = input.leaves.map(() => new Map<number, TsvAnswer>());
+  const kept: (KeptPart | undefined)[] = input.leaves.map(() => undefined);
+  const keepFor = (shard: number, leaf: PlannedLeaf) =>
+    input.keep && input.keep.shard === shard && input.leaves.length === 1 ? { keep: { table: leaf.name, until: input.keep.until } } : {};
   const reference: (ColumnMeta[] | undefined)[] = input.leaves.map(() => undefined);
 
   try {
@@ -81,7 +109,7 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
             .map(async (shardPlan): Promise<LeafOutcome> => {
               const outcome = await callShard({
                 shard: shardPlan.shard,
-                ...shardCallFor(leaf.plan, shardPlan, topo, input.queryId, input.deadlineAt, { format: STAGE_ONE_FORMAT }),
+                ...shardCallFor(leaf.plan, shardPlan, topo, input.queryId, input.deadlineAt, { format: STAGE_ONE_FORMAT, ...keepFor(shardPlan.shard, leaf) }),
                 invoker: input.invoker,
                 limiter: input.limiter,
                 deadlineAt: input.deadlineAt,
@@ -108,9 +136,14 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
     if (failure !== undefined) throw failure;
     const outcomes = perLeaf.flat();
     const leaves = input.leaves.map((leaf, li): LeafAnswer => {
-      const got = [...answers[li]!.entries()].sort((a, b) => a[0] - b[0]).map(([, a]) => a);
-      const answer: LeafAnswer = { name: leaf.name, body: Buffer.concat(got.map((a) => a.body)), rows: got.reduce((n, a) => n + a.rows, 0) };
+      const parts = [...answers[li]!.entries()].sort((a, b) => a[0] - b[0]).map(([shard, a]): LeafPart => ({ shard, body: a.body, rows: a.rows }));
+      const answer: LeafAnswer = { name: leaf.name, ...joinParts(parts) };
       if (reference[li]) answer.columns = reference[li];
+      const k = kept[li];
+      if (k) {
+        answer.kept = k;
+        answer.rows += k.rows;
+      }
       return answer;
     });
     return { leaves, outcomes, missing: missingOfLeaves(outcomes, input.leaves.length > 1), skipped: skippedEverywhere(input.leaves) };
@@ -136,9 +169,23 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
           `another shard (${describeColumns(ref)}); the local tables differ between shards`,
       );
     }
+    const k = outcome.response!.kept;
+    if (k) {
+      // The rows stayed in the shard's engine: they count towards the final stage's input rows,
+      // and no byte of them travels.
+      input.budget.add(leaf, outcome.shard, k.rows, 0);
+      kept[li] = { shard: outcome.shard, replica: outcome.response!.replica, session: k.session, rows: k.rows };
+      return;
+    }
     input.budget.add(leaf, outcome.shard, answer.rows, answer.body.length);
     answers[li]!.set(outcome.shard, answer);
   }
+}
+
+/** A leaf's parts, in shard order, as one body (what the final stage's table is filled with). */
+export function joinParts(parts: LeafPart[]): Pick<LeafAnswer, 'body' | 'parts' | 'rows'> {
+  const sorted = [...parts].sort((a, b) => a.shard - b.shard);
+  return { parts: sorted, body: Buffer.concat(sorted.map((p) => p.body)), rows: sorted.reduce((n, p) => n + p.rows, 0) };
 }
 
 /** The missing shards of every leaf, once per shard (the first leaf's reason), leaf named when there are several. */

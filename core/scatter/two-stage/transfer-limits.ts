@@ -59,6 +59,11 @@ export class StageBudget {
     }
   }
 
+  /** Take back rows counted for a kept part that is being fetched again (they are counted as they arrive). */
+  forget(rows: number): void {
+    this.rows -= rows;
+  }
+
   /** The final-stage request's size as far as it is known: the base64 tables plus the reserve. */
   requestBytes(): number {
     let b64 = 0;
