@@ -7,8 +7,9 @@
 //     as TabSeparatedWithNamesAndTypes states, the final stage on one shard's 18.16);
 // both ch-scatter paths in this process, the shard functions behind the local Lambda Invoke
 // endpoint (startLocalShards, the default SigV4 node:http invoker). Alternating order, medians.
-// Also: the final stage's own cost (its invoke, from the general path's statistics) and the bytes
-// it was sent. Every answer is compared with the Distributed table's (floats to 9 digits).
+// Also: the general path with every shard's rows shipped (ch_scatter_keep_initiator_rows = 0,
+// where by default the final stage's shard keeps its own), the final stage's own cost (its invoke,
+// from the general path's statistics) and the bytes it was sent. Every answer is compared with the Distributed table's (floats to 9 digits).
 // Then the exact top count's two methods (ch_scatter_top_count 'every_group' and 'tput', both on
 // the general path) against the Distributed table, on a skewed key (`user`) and a uniform one
 // (`uuser`), with the rows and bytes each round moved (docs/benchmarks.md#exact-top-count-tput-vs-every-group).
@@ -25,6 +26,8 @@ import { quantile, r2, table } from './_stats.js';
 import { normalize } from './_compare.js';
 
 const PORT_BASE = 19870;
+/** The general path without the initiator keeping its own rows: every shard's rows cross both hops. */
+const SHIP_ALL = { ch_scatter_keep_initiator_rows: '0' };
 const SHARDS = 3;
 const T = 'default.events_dist';
 
@@ -117,7 +120,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     };
 
     for (const [name, q] of Object.entries(QUERIES)) {
-      const ms = { d: [] as number[], f: [] as number[], g: [] as number[] };
+      const ms = { d: [] as number[], f: [] as number[], g: [] as number[], s: [] as number[] };
       const finalMs: number[] = [];
       const stageOneMs: number[] = [];
       let d = await distributed(q.sql); // warm-up
@@ -129,20 +132,23 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       if (refused) {
         // Over a transfer limit (every group's state must fit one final-stage request): recorded, not timed.
         json[name] = { general_refused: refused.slice(0, 300), note: q.note };
-        out.push([name, r2((await time(() => distributed(q.sql))) as number), '-', '-', 'refused', '-', '-', '-', '-', '-', refused.slice(0, 60), '-']);
+        out.push([name, r2((await time(() => distributed(q.sql))) as number), '-', '-', 'refused', '-', '-', '-', '-', '-', '-', refused.slice(0, 60), '-']);
         continue;
       }
       let g = await scatter('general', q);
+      let shipped = await scatter('general', q, SHIP_ALL);
       for (let i = 0; i < reps; i++) {
         const orders = [
-          ['d', 'f', 'g'],
-          ['g', 'd', 'f'],
-          ['f', 'g', 'd'],
+          ['d', 'f', 'g', 's'],
+          ['s', 'g', 'd', 'f'],
+          ['f', 's', 'g', 'd'],
+          ['g', 'd', 'f', 's'],
         ] as const;
-        for (const which of orders[i % 3]!) {
+        for (const which of orders[i % 4]!) {
           const t0 = performance.now();
           if (which === 'd') d = await distributed(q.sql);
           else if (which === 'f') f = await scatter('fast', q);
+          else if (which === 's') shipped = await scatter('general', q, SHIP_ALL);
           else g = await scatter('general', q);
           ms[which].push(performance.now() - t0);
           if (which === 'g') {
@@ -158,11 +164,14 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         general_ms: r2(quantile(ms.g, 0.5)),
         fast_ratio: r2(quantile(ms.f, 0.5) / quantile(ms.d, 0.5)),
         general_ratio: r2(quantile(ms.g, 0.5) / quantile(ms.d, 0.5)),
+        general_shipped_ms: r2(quantile(ms.s, 0.5)),
+        general_shipped_ratio: r2(quantile(ms.s, 0.5) / quantile(ms.d, 0.5)),
+        general_kept_rows: fin.kept?.rows ?? 0,
         general_stage_one_ms: r2(quantile(stageOneMs, 0.5)),
         final_stage_ms: r2(quantile(finalMs, 0.5)),
         final_stage_input_rows: fin.inputRows,
         final_stage_request_bytes: fin.requestBytes,
-        general_same_as_distributed: normalize(g.data) === normalize(d.data),
+        general_same_as_distributed: normalize(g.data) === normalize(d.data) && normalize(shipped.data) === normalize(d.data),
         fast_same_as_distributed: normalize(f.data) === normalize(d.data),
         fast_approximate: f.approximate ? Object.keys(f.approximate) : [],
         repetitions: reps,
@@ -176,6 +185,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         e.fast_ratio,
         e.general_ms,
         e.general_ratio,
+        `${e.general_shipped_ms} (${e.general_shipped_ratio})`,
         e.general_stage_one_ms,
         e.final_stage_ms,
         e.final_stage_input_rows,
@@ -202,6 +212,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
           'fast ratio',
           'general ms',
           'general ratio',
+          'general, every shard shipped ms (ratio)',
           'general: stage one done at ms',
           'final stage ms',
           'final input rows',

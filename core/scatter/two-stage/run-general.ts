@@ -29,6 +29,7 @@ import { initiatorOrder, runFinalStage, runKeptFinalStage, type FinalStageInput,
 import { keeperOf, refetchKept } from './kept-stage.js';
 import { runStageOne, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
 import { StageBudget, transferLimits } from './transfer-limits.js';
+import { base64Length } from './wire.js';
 
 /** The shards run each leaf as the planner wrote it: no partial split, the final stage merges. */
 export const passThroughSplitter: Splitter = (q) => ({
@@ -237,8 +238,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   if (lostKept) fin.attempts.unshift(lostKept);
   const outcomes = one.outcomes.map((o) => o.outcome);
   const shards = summarizeLeaves(topo.shards.length, one);
-  const tables = finalInput(one.leaves, []).tables;
-  const requestBytes = tables.reduce((n, t) => n + t.tsvBase64.length, 0) + Buffer.byteLength(plan.finalSql);
+  const requestBytes = one.leaves.reduce((n, l) => n + base64Length(l.body.length), 0) + Buffer.byteLength(plan.finalSql);
   const finalEnd = now();
 
   const last = fin.attempts[fin.attempts.length - 1]!;
