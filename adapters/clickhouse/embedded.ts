@@ -38,7 +38,7 @@ import {
   externalJsonEachRow,
   settingsClause,
   structureOf,
-  substituteExternal,
+  substituteTables,
   toJsonEachRow,
   trimStatement,
 } from '../../core/clickhouse/sql-text.js';
@@ -126,7 +126,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
     describe: `embedded:${o.path}`,
 
     async query(sql: string, qo: QueryOptions = {}): Promise<QueryResult> {
-      const body = trimStatement(substituteExternal(sql, qo.external, formatTableExpr));
+      const body = trimStatement(substituteTables(sql, qo.external, formatTableExpr));
       return run(qo.queryId, qo.signal, async () => {
         const settings: Record<string, SettingValue> = { ...qo.settings, ...ALWAYS };
         if (qo.deadline !== undefined) {
@@ -150,7 +150,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
 
     async queryRaw(sql: string, qo: RawQueryOptions): Promise<RawResult> {
       const format = checkedFormat(qo.format);
-      const body = trimStatement(substituteExternal(sql, qo.external, formatTableExpr));
+      const body = trimStatement(substituteTables(sql, qo.external, formatTableExpr));
       const tables = qo.tables ?? [];
       // This engine keeps no stage (no keepRaw), so a kept table or session cannot be its own: a
       // fresh table in its place would silently lack the kept rows.

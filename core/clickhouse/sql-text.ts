@@ -81,7 +81,7 @@ const FOLLOW_KEYWORDS = new Set(
   ).split(' '),
 );
 
-// Table-name tokens for substituteExternal: identifiers (bare or quoted), punctuation, and
+// Table-name tokens for substituteTables: identifiers (bare or quoted), punctuation, and
 // everything else. Read with the SQL front end's lexer, the one lexer of the code base: it reads
 // quotes, escapes, comments and the Unicode quotes as ClickHouse does.
 interface TextToken {
@@ -103,12 +103,12 @@ function textTokens(sql: string): TextToken[] {
 }
 
 /**
- * Replace every table reference to an external table by `replacement(table)` (a parenthesised
- * subquery). In FROM/JOIN position without an alias, `AS <name>` is added so qualified column
+ * Replace every table reference to one of `external` (shipped external tables, or a stage table)
+ * by `replacement(table)` (a parenthesised subquery). In FROM/JOIN position without an alias, `AS <name>` is added so qualified column
  * references (`_data_x.c`) keep resolving. Names qualified by a database (`db._data_x`) and
  * occurrences inside strings or comments are left alone.
  */
-export function substituteExternal(sql: string, external: ExternalTable[] | undefined, replacement: (t: ExternalTable) => string): string {
+export function substituteTables<T extends { name: string }>(sql: string, external: readonly T[] | undefined, replacement: (t: T) => string): string {
   if (!external || external.length === 0) return sql;
   const byName = new Map(external.map((t) => [t.name, t]));
   let toks: TextToken[];

@@ -210,7 +210,8 @@ function timedOut(attempts: ShardOutcome[]): ScatterError {
   );
 }
 
-function tooLarge(o: ShardOutcome): ScatterError {
+/** The final answer (or its request) over what one invocation may carry. */
+export function tooLarge(o: ShardOutcome): ScatterError {
   const m = stripReplicaPrefix(o.message ?? '');
   if (/Request(Entity)?TooLargeException/.test(o.message ?? '')) {
     return new ScatterError('TRANSFER_LIMIT', `the final stage's request to shard ${o.shard} is over Lambda's 6 MB invoke payload limit: ${m}`);

@@ -25,11 +25,12 @@ import type { ShardsSummary, ShardStat } from '../run-query.js';
 import { offsetMs, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
 import { tooLargeError } from '../too-large.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
-import { initiatorOrder, runFinalStage, runKeptFinalStage, type FinalStageInput, type FinalStageResult } from './final-stage.js';
+import { initiatorOrder, runFinalStage, runKeptFinalStage, tooLarge, type FinalStageInput, type FinalStageResult } from './final-stage.js';
+import { oneShardSql, runOneShard } from './one-shard.js';
 import { keeperOf, refetchKept } from './kept-stage.js';
 import { runStageOne, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
 import { StageBudget, transferLimits } from './transfer-limits.js';
-import { base64Length } from './wire.js';
+import { base64Length, rawBytes, withoutRaw } from './wire.js';
 
 /** The shards run each leaf as the planner wrote it: no partial split, the final stage merges. */
 export const passThroughSplitter: Splitter = (q) => ({
@@ -97,6 +98,18 @@ export interface FinalStageStat {
   requestBytes: number;
   /** The rows the final stage's shard kept from its own stage one (counted in inputRows, not in the bytes). */
   kept?: { shard: number; rows: number };
+  /** One shard held every row: it ran both stages in one request (one-shard.ts), nothing was shipped. */
+  oneShard?: boolean;
+}
+
+/** What running the stages gives the answer and its statistics. */
+interface Stages {
+  one: StageOneResult;
+  fin: FinalStageResult;
+  finalStart: number;
+  requestBytes: number;
+  kept?: { shard: number; rows: number };
+  oneShard?: boolean;
 }
 
 export interface GeneralStatistics {
@@ -169,7 +182,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const budget = new StageBudget(transferLimits(maxRows, maxBytes, Buffer.byteLength(plan.finalSql)));
   const stageOneAt = deadline.at - finalStageReserveMs(deadline.budgetMs);
 
-  const keeper = keeperOf(leaves, deps.queryId, opts.settings);
+  const format = opts.format ?? JSON_FINAL_FORMAT;
+  const settings: Record<string, SettingValue> = { ...forward, ...(opts.format ? (opts.formatSettings ?? {}) : JSON_FINAL_SETTINGS) };
   const stageInput: Omit<StageOneInput, 'leaves' | 'keep'> = {
     topo,
     invoker: deps.invoker,
@@ -183,62 +197,111 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(deps.onShard ? { onShard: deps.onShard } : {}),
   };
-  const one = await runStageOne({ ...stageInput, leaves, ...(keeper !== undefined ? { keep: { shard: keeper, until: deadline.at } } : {}) });
-  checkStageOne(
-    one,
-    one.outcomes.map((o) => o.outcome),
-    summarizeLeaves(topo.shards.length, one),
-    opts.requireComplete,
-    deadline,
-  );
+  const check = (one: StageOneResult) =>
+    checkStageOne(
+      one,
+      one.outcomes.map((o) => o.outcome),
+      summarizeLeaves(topo.shards.length, one),
+      opts.requireComplete,
+      deadline,
+    );
 
-  const format = opts.format ?? JSON_FINAL_FORMAT;
-  const settings: Record<string, SettingValue> = { ...forward, ...(opts.format ? (opts.formatSettings ?? {}) : JSON_FINAL_SETTINGS) };
-  const finalInput = (answers: LeafAnswer[], candidates: number[]): FinalStageInput => ({
-    tables: answers.map((l) => ({ name: l.name, columns: l.columns!, tsvBase64: l.body.toString('base64'), ...(l.kept ? { kept: true } : {}) })),
-    sql: plan.finalSql,
-    format,
-    settings,
-    candidates,
-    topo,
-    invoker: deps.invoker,
-    queryId: deps.queryId,
-    deadlineAt: deadline.at,
-    now,
-    limiter,
-    state: deps.hedgeState,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  });
-  const answeredShards = () => one.outcomes.filter((o) => o.outcome.status === 'ok').map((o) => o.outcome.shard);
-  const finalStart = now();
-  let fin: FinalStageResult | undefined;
-  let lostKept: ShardOutcome | undefined;
-  const kept = one.leaves.length === 1 ? one.leaves[0]!.kept : undefined;
-  if (kept) {
-    const got = await runKeptFinalStage(finalInput(one.leaves, [kept.shard]), kept);
-    if ('lost' in got) {
-      // The kept rows are out of reach: fetch them again in half the time left, then run the final
-      // stage as if nothing had been kept.
-      lostKept = got.lost;
-      const re = await refetchKept({ ...stageInput, deadlineAt: now() + Math.max(0, deadline.at - now()) / 2 }, leaves[0]!, one.leaves[0]!);
-      one.leaves[0] = re.answer;
-      one.outcomes = one.outcomes.map((o) => (o.outcome.shard === kept.shard ? re.outcome : o));
-      one.missing = missingOf(one.outcomes.map((o) => o.outcome));
-      if (re.answer.parts.length === 0) delete re.answer.columns;
-      checkStageOne(
-        one,
-        one.outcomes.map((o) => o.outcome),
-        summarizeLeaves(topo.shards.length, one),
-        opts.requireComplete,
-        deadline,
-      );
-    } else fin = got;
-  }
-  fin ??= await runFinalStage(finalInput(one.leaves, initiatorOrder(deps.queryId, answeredShards())));
-  if (lostKept) fin.attempts.unshift(lostKept);
+  /** Both stages on the one shard that holds the rows (one-shard.ts). */
+  const oneShard = async (fused: NonNullable<ReturnType<typeof oneShardSql>>): Promise<Stages> => {
+    const finalStart = now();
+    const outcome = await runOneShard({
+      ...fused,
+      format,
+      settings,
+      topo,
+      invoker: deps.invoker,
+      queryId: deps.queryId,
+      deadlineAt: deadline.at,
+      now,
+      hedge: opts.hedge,
+      state: deps.hedgeState,
+      limiter,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    if (outcome.code === 'TOO_LARGE') throw tooLarge(outcome);
+    let bytes: Buffer | undefined;
+    if (outcome.status === 'ok' && outcome.response) {
+      try {
+        bytes = rawBytes(outcome.response);
+      } catch (e) {
+        throw new ScatterError('SHARD_ERROR', `shard ${outcome.shard}, running both stages: ${(e as Error).message}`);
+      }
+      outcome.response = withoutRaw(outcome.response);
+    }
+    deps.onShard?.(outcome);
+    const leaf: LeafAnswer = { name: fused.leaf.name, body: Buffer.alloc(0), parts: [], rows: 0, ...(bytes ? { columns: [] } : {}) };
+    const one: StageOneResult = {
+      leaves: [leaf],
+      outcomes: [{ leaf: leaf.name, outcome }],
+      missing: missingOf([outcome]),
+      skipped: fused.leaf.plan.shards.filter((s) => s.skipped),
+    };
+    check(one);
+    const fin: FinalStageResult = {
+      bytes: bytes!,
+      shard: outcome.shard,
+      replica: outcome.replica,
+      attempts: [outcome],
+      rowsRead: outcome.response?.statistics.rowsRead ?? 0,
+      bytesRead: outcome.response?.statistics.bytesRead ?? 0,
+    };
+    return { one, fin, finalStart, requestBytes: Buffer.byteLength(fused.sql), oneShard: true };
+  };
+
+  /** Stage one on every shard, then the final stage on one (the initiator keeping its own rows, kept-stage.ts). */
+  const twoStages = async (): Promise<Stages> => {
+    const keeper = keeperOf(leaves, deps.queryId, opts.settings);
+    const one = await runStageOne({ ...stageInput, leaves, ...(keeper !== undefined ? { keep: { shard: keeper, until: deadline.at } } : {}) });
+    check(one);
+    const finalInput = (answers: LeafAnswer[], candidates: number[]): FinalStageInput => ({
+      tables: answers.map((l) => ({ name: l.name, columns: l.columns!, tsvBase64: l.body.toString('base64'), ...(l.kept ? { kept: true } : {}) })),
+      sql: plan.finalSql,
+      format,
+      settings,
+      candidates,
+      topo,
+      invoker: deps.invoker,
+      queryId: deps.queryId,
+      deadlineAt: deadline.at,
+      now,
+      limiter,
+      state: deps.hedgeState,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    const finalStart = now();
+    let fin: FinalStageResult | undefined;
+    let lostKept: ShardOutcome | undefined;
+    const kept = one.leaves.length === 1 ? one.leaves[0]!.kept : undefined;
+    if (kept) {
+      const got = await runKeptFinalStage(finalInput(one.leaves, [kept.shard]), kept);
+      if ('lost' in got) {
+        // The kept rows are out of reach: fetch them again in half the time left, then run the final
+        // stage as if nothing had been kept.
+        lostKept = got.lost;
+        const re = await refetchKept({ ...stageInput, deadlineAt: now() + Math.max(0, deadline.at - now()) / 2 }, leaves[0]!, one.leaves[0]!);
+        one.leaves[0] = re.answer;
+        one.outcomes = one.outcomes.map((o) => (o.outcome.shard === kept.shard ? re.outcome : o));
+        one.missing = missingOf(one.outcomes.map((o) => o.outcome));
+        if (re.answer.parts.length === 0) delete re.answer.columns;
+        check(one);
+      } else fin = got;
+    }
+    const answered = one.outcomes.filter((o) => o.outcome.status === 'ok').map((o) => o.outcome.shard);
+    fin ??= await runFinalStage(finalInput(one.leaves, initiatorOrder(deps.queryId, answered)));
+    if (lostKept) fin.attempts.unshift(lostKept);
+    const requestBytes = one.leaves.reduce((n, l) => n + base64Length(l.body.length), 0) + Buffer.byteLength(plan.finalSql);
+    return { one, fin, finalStart, requestBytes, ...(kept && !lostKept ? { kept: { shard: kept.shard, rows: kept.rows } } : {}) };
+  };
+
+  const fused = oneShardSql(leaves, plan.finalSql);
+  const { one, fin, finalStart, requestBytes, kept, oneShard: ranOnOneShard } = fused ? await oneShard(fused) : await twoStages();
   const outcomes = one.outcomes.map((o) => o.outcome);
   const shards = summarizeLeaves(topo.shards.length, one);
-  const requestBytes = one.leaves.reduce((n, l) => n + base64Length(l.body.length), 0) + Buffer.byteLength(plan.finalSql);
   const finalEnd = now();
 
   const last = fin.attempts[fin.attempts.length - 1]!;
@@ -252,7 +315,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     inputRows: budget.rows,
     inputBytes: budget.bytes,
     requestBytes,
-    ...(kept && !lostKept ? { kept: { shard: kept.shard, rows: kept.rows } } : {}),
+    ...(kept ? { kept } : {}),
+    ...(ranOnOneShard ? { oneShard: true } : {}),
   };
   const partial = one.missing.length > 0;
   const statistics: GeneralStatistics = {

@@ -2,15 +2,15 @@
 // comments, aliases kept), the SETTINGS clause, and error-code parsing of every server form.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { assignedSettings, settingsClause, substituteExternal, trimStatement } from '../../../core/clickhouse/sql-text.js';
+import { assignedSettings, settingsClause, substituteTables, trimStatement } from '../../../core/clickhouse/sql-text.js';
 import { quoteStringLiteral as quoteString } from '../../../core/sql/quote.js';
 import { parseClickHouseCode, serverError } from '../../../adapters/clickhouse/errors.js';
 import type { ExternalTable } from '../../../core/clickhouse/port.js';
 
 const ext: ExternalTable = { name: '_data_x1', columns: [{ name: 'k', type: 'UInt64' }], rows: [] };
-const sub = (sql: string) => substituteExternal(sql, [ext], () => '(SUB)');
+const sub = (sql: string) => substituteTables(sql, [ext], () => '(SUB)');
 
-describe('substituteExternal', () => {
+describe('substituteTables', () => {
   it('replaces table references in IN, FROM and JOIN positions', () => {
     expect(sub('SELECT a FROM t WHERE a GLOBAL IN _data_x1')).toBe('SELECT a FROM t WHERE a GLOBAL IN (SUB)');
     expect(sub('SELECT a FROM t WHERE a IN `_data_x1`')).toBe('SELECT a FROM t WHERE a IN (SUB)');

@@ -1,0 +1,74 @@
+// One shard holds every row the query reads (pruning on the sharding key left one, or the cluster
+// has one): it runs both stages in one request, as ClickHouse's Distributed table sends the whole
+// query to the one shard it needs. The final SQL reads the stage-one query as a subquery where it
+// would read the shipped table, so nothing is shipped and there is no second invocation; the
+// answer is the same, since the stage-one rows the final stage would have read are exactly that
+// subquery's rows (the same engine, the same types, states included).
+//
+// Only for a plan of one leaf that the final SQL reads once: a leaf read twice (a self-join) would
+// run twice, where the two-stage path runs it once.
+import { substituteTables } from '../../clickhouse/sql-text.js';
+import type { SettingValue } from '../../clickhouse/port.js';
+import type { Topology } from '../../config/schema.js';
+import type { ShardPlan } from '../../plan/types.js';
+import { callShard, type HedgeSettings, type ShardOutcome } from '../call-shard.js';
+import { deadlineSignal } from '../deadline.js';
+import type { Limiter } from '../fanout.js';
+import { shardCallFor } from '../gather.js';
+import type { HedgeState } from '../hedge.js';
+import type { ShardInvoker } from '../invoker.js';
+import type { PlannedLeaf } from './stage-one.js';
+
+/** The final SQL with the one leaf's table read as that shard's stage-one query, or undefined when it does not apply. */
+export function oneShardSql(leaves: readonly PlannedLeaf[], finalSql: string): { leaf: PlannedLeaf; shard: ShardPlan; sql: string } | undefined {
+  if (leaves.length !== 1) return undefined;
+  const leaf = leaves[0]!;
+  const queried = leaf.plan.shards.filter((s) => !s.skipped);
+  if (queried.length !== 1 || queried[0]!.sql === undefined) return undefined;
+  const shard = queried[0]!;
+  let reads = 0;
+  const sql = substituteTables(finalSql, [{ name: leaf.name }], () => {
+    reads++;
+    return `(${shard.sql})`;
+  });
+  return reads === 1 ? { leaf, shard, sql } : undefined;
+}
+
+export interface OneShardInput {
+  leaf: PlannedLeaf;
+  shard: ShardPlan;
+  sql: string;
+  format: string;
+  settings: Record<string, SettingValue>;
+  topo: Topology;
+  invoker: ShardInvoker;
+  queryId: string;
+  deadlineAt: number;
+  now(): number;
+  hedge: HedgeSettings;
+  state: HedgeState;
+  limiter: Limiter;
+  signal?: AbortSignal;
+}
+
+/** Both stages on the one shard, under the query's whole deadline (hedged and retried as stage one is). */
+export async function runOneShard(input: OneShardInput): Promise<ShardOutcome> {
+  const call = shardCallFor(input.leaf.plan, input.shard, input.topo, input.queryId, input.deadlineAt, { format: input.format });
+  const deadline = deadlineSignal(input.deadlineAt, input.now, input.signal);
+  try {
+    return await callShard({
+      shard: input.shard.shard,
+      replicaCount: call.replicaCount,
+      request: (replica, attempt) => ({ ...call.request(replica, attempt), sql: input.sql, settings: input.settings }),
+      invoker: input.invoker,
+      limiter: input.limiter,
+      deadlineAt: input.deadlineAt,
+      signal: deadline.signal,
+      now: input.now,
+      hedge: input.hedge,
+      state: input.state,
+    });
+  } finally {
+    deadline.dispose();
+  }
+}
