@@ -63,3 +63,39 @@ describe('raw answers on clickhouse-server 18.16', () => {
     expect((e as ClickHouseError).chCode).toBe(395);
   });
 });
+
+describe('kept stages on clickhouse-server 18.16', () => {
+  it('keeps a LowCardinality key and aggregate states where they were computed, for the final stage to add to', async () => {
+    const sql = 'SELECT toLowCardinality(s) AS k, sumState(v) AS sv FROM t GROUP BY k';
+    const kept = await ch.keepRaw!(sql, { table: '_stage0', sessionTimeoutS: 10, settings: { readonly: 2 } });
+    expect(kept.header.toString()).toBe('k\tsv\nLowCardinality(String)\tAggregateFunction(sum, Int32)\n');
+    expect(kept.rows).toBe(10);
+    const shipped = await ch.queryRaw(sql, { format: 'TabSeparated' });
+    const columns = [
+      { name: 'k', type: 'LowCardinality(String)' },
+      { name: 'sv', type: 'AggregateFunction(sum, Int32)' },
+    ];
+    const r = await ch.queryRaw('SELECT sumMerge(sv) AS s, count() AS n FROM _stage0', {
+      format: 'TabSeparated',
+      session: kept.session,
+      tables: [{ name: '_stage0', columns, tsv: shipped.bytes, kept: true }],
+      settings: { readonly: 2 },
+    });
+    const total = (await ch.query('SELECT sum(v) AS s FROM t')).rows[0]!.s;
+    expect(r.bytes.toString()).toBe(`${2 * Number(total)}\t20\n`);
+    // The final stage drops the table after answering (not awaited): the session loses it.
+    let again: unknown;
+    for (const until = Date.now() + 3000; Date.now() < until; await new Promise((res) => setTimeout(res, 50))) {
+      again = await ch.queryRaw('SELECT count() FROM _stage0', { format: 'TabSeparated', session: kept.session }).catch((x: unknown) => x);
+      if (again instanceof ClickHouseError) break;
+    }
+    expect(again).toBeInstanceOf(ClickHouseError);
+    expect((again as ClickHouseError).chCode).toBe(60);
+  });
+
+  it('a session that is gone is ClickHouse error 372, not a new empty session', async () => {
+    const e = await ch.queryRaw('SELECT 1', { format: 'TabSeparated', session: 'chs-00000000-0000-4000-8000-000000000000' }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ClickHouseError);
+    expect((e as ClickHouseError).chCode).toBe(372);
+  });
+});

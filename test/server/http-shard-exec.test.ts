@@ -111,3 +111,86 @@ describe('shard execution on clickhouse-server 18.16', () => {
     await dead.close();
   });
 });
+
+describe('a kept stage on clickhouse-server 18.16 (the final stage shard keeps its own rows)', () => {
+  const FORMAT = 'TabSeparatedWithNamesAndTypes';
+  const stateSql = 'SELECT number % 3 AS k, uniqState(number) AS u FROM numbers(1000) GROUP BY k';
+  const header = (r: ShardSuccess) => Buffer.from(r.raw!, 'base64').toString('utf8');
+
+  it('keeps the rows in a session and answers with the header and the row count', async () => {
+    const r = (await executeShardRequest(req({ sql: stateSql, format: FORMAT, keep: { table: '_stage0', until: Date.now() + 5000 } }), ch, {
+      now,
+    })) as ShardSuccess;
+    expect(r.ok).toBe(true);
+    expect(header(r)).toBe('k\tu\nUInt8\tAggregateFunction(uniq, UInt64)\n');
+    expect(r.kept).toEqual({ session: expect.stringMatching(/^chs-/), rows: 3 });
+    // The final stage in that session: the kept rows plus shipped ones (another "shard"'s, here the
+    // same query's TabSeparated), merged where they were kept.
+    const shipped = await ch.queryRaw(stateSql, { format: 'TabSeparated' });
+    const fin = (await executeShardRequest(
+      req({
+        sql: 'SELECT k, uniqMerge(u) AS n, count() AS parts FROM _stage0 GROUP BY k ORDER BY k',
+        format: 'TabSeparated',
+        session: r.kept!.session,
+        tables: [
+          {
+            name: '_stage0',
+            columns: [
+              { name: 'k', type: 'UInt8' },
+              { name: 'u', type: 'AggregateFunction(uniq, UInt64)' },
+            ],
+            tsvBase64: shipped.bytes.toString('base64'),
+            kept: true,
+          },
+        ],
+      }),
+      ch,
+      { now },
+    )) as ShardSuccess;
+    expect(fin.ok).toBe(true);
+    expect(header(fin)).toBe('0\t334\t2\n1\t333\t2\n2\t333\t2\n');
+  });
+
+  it('a session that is gone is KEPT_LOST (unavailable), never a query error', async () => {
+    const r = (await executeShardRequest(
+      req({
+        sql: 'SELECT count() FROM _stage0',
+        format: 'TabSeparated',
+        session: 'chs-00000000-0000-4000-8000-000000000000',
+        tables: [{ name: '_stage0', columns: [{ name: 'k', type: 'UInt8' }], tsvBase64: '', kept: true }],
+      }),
+      ch,
+      { now },
+    )) as ShardFailure;
+    expect(r.ok).toBe(false);
+    expect(r.error).toEqual(expect.objectContaining({ kind: 'unavailable', code: 'KEPT_LOST' }));
+    expect(r.error.chCode).toBeUndefined();
+  });
+
+  it('with shipped external data it answers as without keep (18.16 does not read external data in CREATE ... AS SELECT)', async () => {
+    const r = (await executeShardRequest(
+      req({
+        sql: 'SELECT count() AS c FROM numbers(10) WHERE number IN _data_1',
+        format: FORMAT,
+        keep: { table: '_stage0', until: Date.now() + 5000 },
+        external: [{ name: '_data_1', columns: [{ name: 'c1', type: 'UInt64' }], rows: [{ c1: 3 }, { c1: 4 }] }],
+      }),
+      ch,
+      { now },
+    )) as ShardSuccess;
+    expect(r.ok).toBe(true);
+    expect(r.kept).toBeUndefined();
+    expect(header(r)).toBe('c\nUInt64\n2\n');
+  });
+
+  it('a keep with a malformed table name or session id is refused before ClickHouse', async () => {
+    const bad = [
+      req({ format: FORMAT, keep: { table: 'x; DROP TABLE y', until: Date.now() + 5000 } }),
+      req({ format: 'TabSeparated', session: 'chs-1&readonly=0' }),
+    ];
+    for (const b of bad) {
+      const r = (await executeShardRequest(b, ch, { now })) as ShardFailure;
+      expect(r.error.code).toBe('BAD_REQUEST');
+    }
+  });
+});

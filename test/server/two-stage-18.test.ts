@@ -247,3 +247,32 @@ describe('general path on 18.16: the final stage shard keeps its own rows', () =
     expect((strict.body as any).error.code).toBe('INCOMPLETE_RESULT');
   });
 });
+
+describe('general path on 18.16: one shard holds every row the query reads', () => {
+  const sql = `SELECT site, count() AS c, uniq(sensor) AS u, max(value) AS mx FROM ${T} WHERE id IN (3, 6, 9, 30, 300, 3000) GROUP BY site ORDER BY site`;
+
+  it("runs both stages in one request on that shard, with the Distributed table's answer", async () => {
+    const d = deps();
+    d.planTwoStage = planTwoStage;
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' } }, d);
+    expect(r.status).toBe(200);
+    const b = r.body as Record<string, any>;
+    const want = await distributed(sql);
+    expect(b.meta).toEqual(want.meta);
+    expect(b.data).toEqual(want.data);
+    expect(want.data.length).toBeGreaterThan(1);
+    expect(d.sent).toHaveLength(1);
+    expect(d.sent[0]).toEqual(expect.objectContaining({ shard: 0, format: 'JSON' }));
+    expect(d.sent[0]!.tables).toBeUndefined();
+    expect(b.statistics.finalStage).toEqual(expect.objectContaining({ shard: 0, oneShard: true, inputRows: 0 }));
+    expect(b.shards).toEqual(expect.objectContaining({ queried: 1, succeeded: 1, skipped: 2 }));
+  });
+
+  it('that shard down: 502 SHARD_ERROR naming it (no shard answered), never an empty answer', async () => {
+    const d = deps((shard) => (shard === 0 ? Promise.reject(new InvokeError('unavailable', 'connection refused')) : undefined));
+    d.planTwoStage = planTwoStage;
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' } }, d);
+    expect(r.status).toBe(502);
+    expect((r.body as any).error.message).toMatch(/shard 0/);
+  });
+});

@@ -55,3 +55,12 @@ describe('stage tables of every kind of column on chdb', () => {
     expect(r.bytes.toString()).toBe('1\t1\n2\t2\n');
   });
 });
+
+describe('kept stages on chdb', () => {
+  it('has no sessions: no keepRaw, and a kept table or session is refused rather than read as a fresh empty table', async () => {
+    expect(ch.keepRaw).toBeUndefined();
+    const t = { name: '_stage2', columns: [{ name: 'x', type: 'UInt8' }], tsv: Buffer.from('1\n'), kept: true };
+    await expect(ch.queryRaw('SELECT sum(x) FROM _stage2', { format: 'TabSeparated', tables: [t] })).rejects.toThrow(/no sessions/);
+    await expect(ch.queryRaw('SELECT 1', { format: 'TabSeparated', session: 'chs-00000000-0000-4000-8000-000000000000' })).rejects.toThrow(/no sessions/);
+  });
+});

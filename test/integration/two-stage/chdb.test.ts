@@ -207,3 +207,23 @@ describe('general path on chdb: missing shards, failover, deadline, limits', () 
     expect(d.sent.some((p) => p.tables)).toBe(false);
   });
 });
+
+describe('general path on chdb: one shard holds every row the query reads', () => {
+  it('runs both stages (a window over the groups included) in one request on that shard, the same answer as one engine', async () => {
+    const sql =
+      `SELECT metric, count() AS c, quantileExact(0.5)(value) AS q, arraySort(groupUniqArray(site)) AS sites, rank() OVER (ORDER BY count() DESC, metric) AS r ` +
+      `FROM ${DEMO_TABLE} WHERE sensor = 's-17' GROUP BY metric ORDER BY metric`;
+    const d = deps();
+    d.planTwoStage = planTwoStage;
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' } }, d);
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+    const b = r.body as Record<string, any>;
+    const want = await reference(sql);
+    expect(b.meta).toEqual(want.meta);
+    expect(b.data).toEqual(want.data);
+    expect(want.data.length).toBeGreaterThan(1);
+    expect(d.sent).toHaveLength(1);
+    expect(d.sent[0]!.tables).toBeUndefined();
+    expect(b.statistics.finalStage.oneShard).toBe(true);
+  });
+});
