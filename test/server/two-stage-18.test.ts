@@ -9,7 +9,7 @@ import { explainPlan, planQuery } from '../../core/plan/index.js';
 import type { ShardRequest } from '../../core/protocol/shard-wire.js';
 import { createHedgeState } from '../../core/scatter/hedge.js';
 import { InvokeError, type ShardInvoker } from '../../core/scatter/invoker.js';
-import { runQuery, type PlanFn, type RunDeps } from '../../core/scatter/run-query.js';
+import { runExplain, runQuery, type PlanFn, type RunDeps } from '../../core/scatter/run-query.js';
 import { initiatorOrder } from '../../core/scatter/two-stage/final-stage.js';
 import { planTwoStage } from '../../core/plan/two-stage/plan.js';
 import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
@@ -266,6 +266,11 @@ describe('general path on 18.16: one shard holds every row the query reads', () 
     expect(d.sent[0]!.tables).toBeUndefined();
     expect(b.statistics.finalStage).toEqual(expect.objectContaining({ shard: 0, oneShard: true, inputRows: 0 }));
     expect(b.shards).toEqual(expect.objectContaining({ queried: 1, succeeded: 1, skipped: 2 }));
+    // /explain says so, with the SQL that shard runs.
+    const x = (await runExplain({ sql, settings: { ch_scatter_path: 'general' } }, d)).body as Record<string, any>;
+    expect(x.finalStage.oneShard).toBe(0);
+    expect(x.finalStage.runsOn).toMatch(/both stages in one request on shard 0/);
+    expect(x.finalStage.sql).toBe(d.sent[0]!.sql);
   });
 
   it('that shard down: 502 SHARD_ERROR naming it (no shard answered), never an empty answer', async () => {

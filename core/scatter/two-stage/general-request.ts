@@ -13,6 +13,8 @@ import type { Limiter } from '../fanout.js';
 import type { QueryResponse, RunDeps } from '../run-query.js';
 import { clauseSettings, productModeOf, type QueryPath } from './path.js';
 import { planLeaves, runGeneralQuery } from './run-general.js';
+import { keeperOf } from './kept-stage.js';
+import { oneShardSql } from './one-shard.js';
 import { refuseForAnyPath } from './guard.js';
 
 export interface GeneralRequestContext {
@@ -100,6 +102,13 @@ export async function explainGeneral(ctx: Pick<GeneralRequestContext, 'req' | 'd
   const explain = deps.explainPlan ?? ((p) => ({ shards: p.shards }));
   const perLeaf = leaves.map((l) => ({ name: l.name, ...(explain(l.plan) as Record<string, unknown>) }) as Record<string, unknown>);
   const first = perLeaf[0] as { shards?: unknown; external?: unknown };
+  const fused = oneShardSql(leaves, plan.finalSql);
+  const keeps = keeperOf(leaves, deps.queryId, settings) !== undefined;
+  const runsOn = fused
+    ? `both stages in one request on shard ${fused.shard.shard}, the only shard holding rows the query reads: the final SQL reads the stage-one query as a subquery, nothing is shipped`
+    : "the ClickHouse engine of one shard that answered stage one (chosen by the query id's hash; on an unavailable or failing shard, the next one), " +
+      'over one temporary table per leaf holding every shard’s rows' +
+      (keeps ? '; that shard keeps its own stage-one rows in a session of its server instead of shipping them (if they are lost, they are fetched again)' : '');
   return {
     path: 'general',
     ...(ctx.fastRefusal ? { fastPathRefused: ctx.fastRefusal.message } : {}),
@@ -107,10 +116,10 @@ export async function explainGeneral(ctx: Pick<GeneralRequestContext, 'req' | 'd
     external: first.external ?? [],
     leaves: perLeaf.map(({ merge: _m, ...rest }) => rest),
     finalStage: {
-      sql: plan.finalSql,
-      runsOn:
-        "the ClickHouse engine of one shard that answered stage one (chosen by the query id's hash; on an unavailable or failing shard, the next one), " +
-        'over one temporary table per leaf holding every shard’s rows',
+      sql: fused ? fused.sql : plan.finalSql,
+      runsOn,
+      ...(fused ? { oneShard: fused.shard.shard } : {}),
+      ...(keeps && !fused ? { initiatorKeepsItsRows: true } : {}),
     },
     notes: plan.notes,
     merge: [

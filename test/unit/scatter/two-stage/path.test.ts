@@ -154,7 +154,12 @@ describe('path choice', () => {
     expect(g.shards.map((s: { sql: string }) => s.sql)).toEqual([expect.stringMatching(/uniqState\(sensor\) AS _a0 FROM db\.t /), expect.any(String)]);
     expect(g.leaves[0].name).toBe('_stage0');
     expect(g.finalStage.sql).toBe(uniqPlan().finalSql);
+    expect(g.finalStage.runsOn).toMatch(/keeps its own stage-one rows in a session/);
+    expect(g.finalStage.initiatorKeepsItsRows).toBe(true);
     expect(g.notes).toEqual(uniqPlan().notes);
+    const shipped = (await runExplain({ sql: REFUSED, settings: { ch_scatter_keep_initiator_rows: 0 } }, d)).body as Record<string, any>;
+    expect(shipped.finalStage.runsOn).not.toMatch(/keeps/);
+    expect(shipped.finalStage.initiatorKeepsItsRows).toBeUndefined();
     const f = (await runExplain({ sql: FAST }, d)).body as Record<string, any>;
     expect(f.path).toBe('fast');
     expect(f.shards).toHaveLength(2);
