@@ -26,6 +26,7 @@ import type {
   RawQueryOptions,
   RawResult,
   SettingValue,
+  StageTable,
 } from '../../core/clickhouse/port.js';
 
 export { parseJsonResult } from './json-result.js';
@@ -42,7 +43,7 @@ import {
   toJsonEachRow,
   trimStatement,
 } from '../../core/clickhouse/sql-text.js';
-import { quoteStringLiteral } from '../../core/sql/quote.js';
+import { backquote, quoteStringLiteral } from '../../core/sql/quote.js';
 
 export interface EmbeddedAccessOptions {
   /** The engine's data directory (created if missing). One per process. */
@@ -167,7 +168,19 @@ function makeAccess(o: Opened): ClickHouseAccess {
             // which a current engine creates only when told that is intended.
             const lowCardinality = t.columns.some((c) => c.type.includes('LowCardinality')) ? '\nSETTINGS allow_suspicious_low_cardinality_types = 1' : '';
             await o.session.queryAsync(temporaryTableDdl(t) + lowCardinality);
-            if (t.tsv.length > 0) await o.session.insert({ table: t.name, values: t.tsv, format: 'TabSeparated' });
+            if (t.data.length === 0) continue;
+            if (t.format === 'RowBinary') {
+              // The literal is 4 characters a byte: the parser's limit (max_query_size, 256 KiB by
+              // default) is raised for this statement, which a SETTINGS clause cannot do (it is read
+              // after parsing), and put back after it.
+              const insert = rowBinaryInsert(t);
+              await o.session.queryAsync(`SET max_query_size = ${insert.length + 1024}`);
+              try {
+                await o.session.queryAsync(insert);
+              } finally {
+                await o.session.queryAsync('SET max_query_size = DEFAULT').catch(() => o.session.queryAsync('SET max_query_size = 262144'));
+              }
+            } else await o.session.insert({ table: t.name, values: t.data, format: 'TabSeparated' });
           }
           if (qo.deadline !== undefined) {
             const left = qo.deadline - Date.now();
@@ -228,6 +241,25 @@ function makeAccess(o: Opened): ClickHouseAccess {
 }
 
 /** The table expression an external table becomes: rows inline, structure explicit. */
+/**
+ * RowBinary rows into a stage table. chdb's raw insert takes text formats only, so the bytes go in
+ * a string literal read by the format() table function, every byte as \xHH: the statement is ASCII
+ * and no byte can end the literal (4 characters a byte, for the one-row-per-shard leaves that use it).
+ */
+function rowBinaryInsert(t: StageTable): string {
+  const HEX = '0123456789abcdef';
+  const escaped = Buffer.alloc(t.data.length * 4);
+  for (let i = 0; i < t.data.length; i++) {
+    const b = t.data[i]!;
+    escaped[i * 4] = 0x5c; // backslash
+    escaped[i * 4 + 1] = 0x78; // x
+    escaped[i * 4 + 2] = HEX.charCodeAt(b >> 4);
+    escaped[i * 4 + 3] = HEX.charCodeAt(b & 15);
+  }
+  const structure = quoteStringLiteral(t.columns.map((c) => `${backquote(c.name)} ${c.type}`).join(', '));
+  return `INSERT INTO ${t.name} SELECT * FROM format(RowBinary, ${structure}, '${escaped.toString('latin1')}')`;
+}
+
 export function formatTableExpr(t: ExternalTable): string {
   const structure = quoteStringLiteral(structureOf(t));
   // format() needs at least one row of data; null() is the empty table with a structure.

@@ -134,7 +134,7 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
         const ro = settings.readonly !== undefined ? { readonly: settings.readonly } : ({} as Record<string, string>);
         for (const t of tables) {
           if (!t.kept) await post(temporaryTableDdl(t), undefined, `${queryId}-t-${t.name}`, { ...ro, ...lowCardinalityOf(t.columns) });
-          if (t.tsv.length > 0) await post(`INSERT INTO ${t.name} FORMAT TabSeparated`, t.tsv, `${queryId}-i-${t.name}`, ro);
+          if (t.data.length > 0) await post(`INSERT INTO ${t.name} FORMAT ${t.format ?? 'TabSeparated'}`, t.data, `${queryId}-i-${t.name}`, ro);
         }
         // Shipped GLOBAL sets and scalars travel with the SELECT that reads them.
         const res = await post(`${trimStatement(sql)}\nFORMAT ${format}`, undefined, queryId, settings, qo.external ?? []);

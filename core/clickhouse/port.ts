@@ -73,11 +73,16 @@ export interface QueryResult {
 export interface StageTable {
   name: string;
   columns: ColumnMeta[];
-  /** The rows as ClickHouse's TabSeparated bytes (no header line): exact for every type. */
-  tsv: Buffer;
-  /** The table exists already in `RawQueryOptions.session` (a kept stage): `tsv` is added to it. */
+  /** The rows in `format` (no header): exact for every type in either. */
+  data: Buffer;
+  /** TabSeparated when absent. */
+  format?: StageFormat;
+  /** The table exists already in `RawQueryOptions.session` (a kept stage): `data` is added to it. */
   kept?: boolean;
 }
+
+/** How a stage table's rows are written: TabSeparated (rows end in a newline), or RowBinary (one row per shard). */
+export type StageFormat = 'TabSeparated' | 'RowBinary';
 
 export interface RawQueryOptions extends QueryOptions {
   /** The ClickHouse output format; the answer is the engine's own bytes in it. */

@@ -23,6 +23,7 @@ export const stageTableSchema = z.object({
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an identifier'),
   columns: z.array(columnMetaSchema).min(1).max(4096),
   tsvBase64: base64Schema,
+  rowBinaryBase64: base64Schema.optional(),
   kept: z.boolean().optional(),
 });
 
@@ -49,6 +50,7 @@ export const shardQueryRequestSchema = z.object({
   tables: z.array(stageTableSchema).max(64).optional(),
   keep: z.object({ table: identifier, until: z.number().finite().positive() }).optional(),
   session: sessionIdSchema.optional(),
+  describe: z.boolean().optional(),
 });
 
 export const shardAdminRequestSchema = z.object({

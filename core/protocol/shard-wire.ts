@@ -35,13 +35,22 @@ export interface ShardRequest {
   keep?: { table: string; until: number };
   /** Run in this session (where stage one kept a table, `tables[i].kept`); fails as KEPT_LOST if it is gone. */
   session?: string;
+  /**
+   * Start the answer with the query's names and types as TabSeparatedWithNamesAndTypes' two header
+   * lines (from DESCRIBE, which does not run the query): how a RowBinary answer, which has no header
+   * of its own, still says what it holds.
+   */
+  describe?: boolean;
 }
 
-/** A StageTable on the wire: its TabSeparated bytes in base64 (they need not be UTF-8). */
+/** A StageTable on the wire: its rows in base64 (they need not be UTF-8), TabSeparated or RowBinary. */
 export interface WireStageTable {
   name: string;
   columns: ColumnMeta[];
+  /** The rows as TabSeparated; '' with rowBinaryBase64. */
   tsvBase64: string;
+  /** The rows as RowBinary (a leaf of one row per shard), instead of tsvBase64. */
+  rowBinaryBase64?: string;
   /** The table already holds this shard's own stage-one rows (kept in `session`): insert only. */
   kept?: boolean;
 }

@@ -98,7 +98,7 @@ export function shardCallFor(
   topo: Topology,
   queryId: string,
   deadlineAt: number,
-  extra?: Pick<ShardRequest, 'format' | 'keep'>,
+  extra?: Pick<ShardRequest, 'format' | 'keep' | 'describe'>,
 ): { replicaCount: number; request: (replica: number, attempt: ShardRequest['attempt']) => ShardRequest } {
   const shardCfg = topo.shards[shardPlan.shard];
   if (!shardCfg) throw new Error(`plan names shard ${shardPlan.shard}, the topology has ${topo.shards.length}`);

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { ClickHouseError, type ClickHouseAccess, type QueryOptions, type QueryResult, type RawResult } from '../clickhouse/port.js';
 import type { ShardRequest, ShardSuccess } from '../protocol/shard-wire.js';
+import { wireRows } from './two-stage/wire.js';
 import type { ShardInvoker } from './invoker.js';
 
 export interface ShardReadAccessOptions {
@@ -65,7 +66,7 @@ export function createShardReadAccess(options: ShardReadAccessOptions): ClickHou
       return { meta: r.meta, rows: r.rows, statistics: stats(r) };
     },
     async queryRaw(sql, opts): Promise<RawResult> {
-      const tables = opts.tables?.map((t) => ({ name: t.name, columns: t.columns, tsvBase64: t.tsv.toString('base64') }));
+      const tables = opts.tables?.map((t) => ({ name: t.name, columns: t.columns, ...wireRows(t.data, t.format) }));
       const r = await ask(sql, opts, { format: opts.format, ...(tables ? { tables } : {}) });
       if (r.raw === undefined) throw new ClickHouseError(`${describe} answered rows where raw bytes were asked for`, 'server');
       return { bytes: Buffer.from(r.raw, 'base64'), statistics: stats(r) };

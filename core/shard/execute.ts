@@ -18,10 +18,10 @@
 //   function and never holds database credentials. exec is never served in AWS.
 import { randomBytes } from 'node:crypto';
 import { ClickHouseError } from '../clickhouse/port.js';
-import type { ClickHouseAccess, SettingValue } from '../clickhouse/port.js';
+import type { ClickHouseAccess, RawQueryOptions, SettingValue } from '../clickhouse/port.js';
 import type { ShardErrorKind, ShardFailure, ShardResponse } from '../protocol/shard-wire.js';
 import { shardPayloadSchema, type ShardPayload } from '../protocol/shard-request-schema.js';
-import { assignedSettings } from '../clickhouse/sql-text.js';
+import { assignedSettings, trimStatement } from '../clickhouse/sql-text.js';
 
 export interface ShardExecOptions {
   now(): number;
@@ -149,21 +149,26 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
         const tables = (p.tables ?? []).map((t) => ({
           name: t.name,
           columns: t.columns,
-          tsv: Buffer.from(t.tsvBase64, 'base64'),
+          data: Buffer.from(t.rowBinaryBase64 ?? t.tsvBase64, 'base64'),
+          ...(t.rowBinaryBase64 !== undefined ? { format: 'RowBinary' as const } : {}),
           ...(t.kept ? { kept: true } : {}),
         }));
         let res: Awaited<ReturnType<ClickHouseAccess['queryRaw']>>;
         try {
-          res = await access.queryRaw(p.sql, {
-            queryId: chQueryId,
-            settings,
-            external: p.external,
-            signal: ac.signal,
-            deadline: p.deadline,
-            format: p.format,
-            tables,
-            ...(p.session ? { session: p.session } : {}),
-          });
+          const [answer, header] = await Promise.all([
+            access.queryRaw(p.sql, {
+              queryId: chQueryId,
+              settings,
+              external: p.external,
+              signal: ac.signal,
+              deadline: p.deadline,
+              format: p.format,
+              tables,
+              ...(p.session ? { session: p.session } : {}),
+            }),
+            p.describe ? describedHeader(access, p.sql, { queryId: `${chQueryId}-d`, settings, external: p.external, signal: ac.signal }) : undefined,
+          ]);
+          res = header ? { ...answer, bytes: Buffer.concat([header, answer.bytes]) } : answer;
         } catch (e) {
           // The kept stage's session is gone (the server restarted, or it timed out): not the
           // query's fault, and the coordinator can fetch the rows again.
@@ -256,6 +261,21 @@ async function runAdmin(
     rows: [{ inserted: String(inserted) }],
     statistics: statistics(),
   };
+}
+
+/**
+ * The query's names and types as the two header lines of TabSeparatedWithNamesAndTypes, from
+ * DESCRIBE, which analyses the query without running it. Its TabSeparated output escapes a name or
+ * type exactly as that header does, so the fields are taken as they are.
+ */
+async function describedHeader(access: ClickHouseAccess, sql: string, qo: Omit<RawQueryOptions, 'format'>): Promise<Buffer> {
+  const d = await access.queryRaw(`DESCRIBE (\n${trimStatement(sql)}\n)`, { ...qo, format: 'TabSeparated' });
+  const fields = d.bytes
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split('\t'));
+  return Buffer.from(`${fields.map((f) => f[0]).join('\t')}\n${fields.map((f) => f[1]).join('\t')}\n`, 'utf8');
 }
 
 function timedOut(p: ShardPayload, started: number, opts: ShardExecOptions): ShardFailure {

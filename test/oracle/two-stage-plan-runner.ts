@@ -44,7 +44,7 @@ export function twoStagePlanRunner(topo: Topology, shards: readonly ClickHouseAc
       );
       const order = (arrival ?? parts.map((_p, i) => i)).filter((i) => i < parts.length);
       for (let i = 0; i < parts.length; i++) if (!order.includes(i)) order.push(i);
-      tables.push({ name: leaf.name, columns: parts[0]!.columns, tsv: Buffer.concat(order.map((i) => parts[i]!.body)) });
+      tables.push({ name: leaf.name, columns: parts[0]!.columns, data: Buffer.concat(order.map((i) => parts[i]!.body)) });
     }
     const out = await shards[0]!.queryRaw(plan.finalSql, { format: 'JSON', tables, settings: EXACT_JSON_SETTINGS });
     const body = parseJsonBody(out.bytes.toString());

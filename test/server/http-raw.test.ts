@@ -36,7 +36,7 @@ describe('raw answers on clickhouse-server 18.16', () => {
     const sql = 'SELECT count() AS c, sum(v) AS s FROM t WHERE k IN _data_1 AND v < (SELECT * FROM _data_2)';
     const plain = await ch.queryRaw(sql, { format: 'TabSeparated', external: [set, scalar], settings: { readonly: 2 } });
     expect(plain.bytes.toString()).toBe('2\t0\n');
-    const stage = { name: '_stage0', columns: [{ name: 'x', type: 'UInt8' }], tsv: Buffer.from('7\n') };
+    const stage = { name: '_stage0', columns: [{ name: 'x', type: 'UInt8' }], data: Buffer.from('7\n') };
     const withStage = await ch.queryRaw(`${sql} AND toUInt8(7) IN (SELECT x FROM _stage0)`, {
       format: 'TabSeparated',
       external: [set, scalar],
@@ -47,7 +47,7 @@ describe('raw answers on clickhouse-server 18.16', () => {
   });
 
   it('readonly=2 still refuses a persistent table in the same statement slot (code 164)', async () => {
-    const t = { name: '_stage0', columns: [{ name: 'x', type: 'UInt8' }], tsv: Buffer.from('1\n') };
+    const t = { name: '_stage0', columns: [{ name: 'x', type: 'UInt8' }], data: Buffer.from('1\n') };
     const e = await ch
       .queryRaw('CREATE TABLE default.zz (a UInt8) ENGINE = Memory', { format: 'TabSeparated', tables: [t], settings: { readonly: 2 } })
       .catch((x: unknown) => x);
@@ -78,7 +78,7 @@ describe('kept stages on clickhouse-server 18.16', () => {
     const r = await ch.queryRaw('SELECT sumMerge(sv) AS s, count() AS n FROM _stage0', {
       format: 'TabSeparated',
       session: kept.session,
-      tables: [{ name: '_stage0', columns, tsv: shipped.bytes, kept: true }],
+      tables: [{ name: '_stage0', columns, data: shipped.bytes, kept: true }],
       settings: { readonly: 2 },
     });
     const total = (await ch.query('SELECT sum(v) AS s FROM t')).rows[0]!.s;

@@ -32,7 +32,7 @@ export async function expectStatesMergeLikeOneQuery(ch: ClickHouseAccess, settin
     expect.stringMatching(/^AggregateFunction\(sum, Decimal/),
     'AggregateFunction(quantileExact(0.5), Int32)',
   ]);
-  const table: StageTable = { name: '_stage0', columns: a.columns, tsv: Buffer.concat([a.body, b.body]) };
+  const table: StageTable = { name: '_stage0', columns: a.columns, data: Buffer.concat([a.body, b.body]) };
   const merged = await ch.queryRaw(
     'SELECT _k0 AS s, uniqMerge(_a0) AS u, sumMerge(_a1) AS d, quantileExactMerge(0.5)(_a2) AS q FROM _stage0 GROUP BY _k0 ORDER BY s',
     {

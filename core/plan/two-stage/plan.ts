@@ -164,6 +164,7 @@ function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound
   const shard = leafSubqueries(split.leaf, main, { topo: ctx.topo, mode: ctx.mode, note: (n) => ctx.notes.push(`${leafName}: ${n}`) });
   const leaf: StageLeaf = { name: leafName, query: shard.query };
   if (shard.local) leaf.distributedProductMode = 'local';
+  if (isAggregating(expanded) && !shard.query.groupBy?.length && !shard.query.groupingSets?.length) leaf.oneRowPerShard = true;
   ctx.leaves[slot] = leaf;
   ctx.notes.push(`${leafName}: each shard runs ${printSelect(shard.query)}`);
   for (const n of split.notes) ctx.notes.push(`${leafName}: ${n}`);

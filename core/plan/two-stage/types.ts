@@ -23,6 +23,11 @@ export interface StageLeaf {
    * alike: exact, see notes) or when the request asked for 'local'. Absent: the request's mode.
    */
   distributedProductMode?: 'local';
+  /**
+   * An aggregation without GROUP BY: each shard answers one row (none under the empty-shard guard).
+   * The runtime may then carry it in RowBinary, which has no row delimiter to count by.
+   */
+  oneRowPerShard?: true;
 }
 
 /*

@@ -38,7 +38,7 @@ export async function refetchKept(
 ): Promise<{ answer: LeafAnswer; outcome: LeafOutcome }> {
   const kept = answer.kept!;
   const only: PlannedLeaf = {
-    name: leaf.name,
+    ...leaf,
     plan: { ...leaf.plan, shards: leaf.plan.shards.map((s) => (s.shard === kept.shard ? s : { ...s, skipped: true, reason: 'answered in stage one' })) },
   };
   input.budget.forget(kept.rows);

@@ -30,7 +30,7 @@ import { oneShardSql, runOneShard } from './one-shard.js';
 import { keeperOf, refetchKept } from './kept-stage.js';
 import { runStageOne, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
 import { StageBudget, transferLimits } from './transfer-limits.js';
-import { base64Length, rawBytes, withoutRaw } from './wire.js';
+import { base64Length, rawBytes, wireRows, withoutRaw } from './wire.js';
 
 /** The shards run each leaf as the planner wrote it: no partial split, the final stage merges. */
 export const passThroughSplitter: Splitter = (q) => ({
@@ -149,7 +149,11 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
 export async function planLeaves(plan: TwoStagePlan, topo: Topology, opts: PlanOptions): Promise<PlannedLeaf[]> {
   if (plan.leaves.length === 0) throw new ScatterError('INTERNAL', 'two-stage plan without leaves');
   return Promise.all(
-    plan.leaves.map(async (leaf) => ({ name: leaf.name, plan: await planQueryWith(leaf.query, topo, leafOptions(leaf, opts), passThroughSplitter) })),
+    plan.leaves.map(async (leaf) => ({
+      name: leaf.name,
+      plan: await planQueryWith(leaf.query, topo, leafOptions(leaf, opts), passThroughSplitter),
+      ...(leaf.oneRowPerShard ? { oneRowPerShard: true } : {}),
+    })),
   );
 }
 
@@ -234,7 +238,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
       outcome.response = withoutRaw(outcome.response);
     }
     deps.onShard?.(outcome);
-    const leaf: LeafAnswer = { name: fused.leaf.name, body: Buffer.alloc(0), parts: [], rows: 0, ...(bytes ? { columns: [] } : {}) };
+    const leaf: LeafAnswer = { name: fused.leaf.name, body: Buffer.alloc(0), format: 'TabSeparated', parts: [], rows: 0, ...(bytes ? { columns: [] } : {}) };
     const one: StageOneResult = {
       leaves: [leaf],
       outcomes: [{ leaf: leaf.name, outcome }],
@@ -259,7 +263,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     const one = await runStageOne({ ...stageInput, leaves, ...(keeper !== undefined ? { keep: { shard: keeper, until: deadline.at } } : {}) });
     check(one);
     const finalInput = (answers: LeafAnswer[], candidates: number[]): FinalStageInput => ({
-      tables: answers.map((l) => ({ name: l.name, columns: l.columns!, tsvBase64: l.body.toString('base64'), ...(l.kept ? { kept: true } : {}) })),
+      tables: answers.map((l) => ({ name: l.name, columns: l.columns!, ...wireRows(l.body, l.format), ...(l.kept ? { kept: true } : {}) })),
       sql: plan.finalSql,
       format,
       settings,

@@ -6,7 +6,8 @@
 // other shards and its size against the transfer limits; at the end each leaf's bodies are
 // concatenated in SHARD order (never arrival order), so the final stage sees the same input
 // however the shards raced.
-import type { ColumnMeta } from '../../clickhouse/port.js';
+import type { ColumnMeta, StageFormat } from '../../clickhouse/port.js';
+import type { ShardRequest } from '../../protocol/shard-wire.js';
 import { ScatterError } from '../../errors.js';
 import type { QueryPlan, ShardPlan } from '../../plan/types.js';
 import { callShard, type ShardOutcome } from '../call-shard.js';
@@ -23,6 +24,19 @@ export const STAGE_ONE_FORMAT = 'TabSeparatedWithNamesAndTypes';
 export interface PlannedLeaf {
   name: string;
   plan: QueryPlan;
+  /** An aggregation without GROUP BY (StageLeaf.oneRowPerShard): its row travels as RowBinary. */
+  oneRowPerShard?: boolean;
+}
+
+/**
+ * How a leaf's rows travel: TabSeparatedWithNamesAndTypes, or, for one row per shard, the header
+ * from DESCRIBE and the row as RowBinary. The engine writes and reads RowBinary states without
+ * TabSeparated's escaping (on 18.16, a shard's `uniq` and `uniqCombined` states: 23 ms to write as
+ * RowBinary, 29 ms as TabSeparated, and 16 % fewer bytes); TabSeparated stays where rows must be
+ * counted, since a RowBinary aggregate state has no length to count by.
+ */
+export function leafFormat(leaf: Pick<PlannedLeaf, 'oneRowPerShard'>): StageFormat {
+  return leaf.oneRowPerShard ? 'RowBinary' : 'TabSeparated';
 }
 
 /** What gather takes for one plan, for every leaf at once. */
@@ -58,8 +72,9 @@ export interface LeafAnswer {
   name: string;
   /** The leaf's columns as the shards reported them (undefined when no shard answered it). */
   columns?: ColumnMeta[];
-  /** Every answering shard's rows, concatenated in shard order (a kept part adds none). */
+  /** Every answering shard's rows, concatenated in shard order (a kept part adds none), in `format`. */
   body: Buffer;
+  format: StageFormat;
   /** The same, per shard, in shard order. */
   parts: LeafPart[];
   /** Rows of the final stage's input: shipped and kept. */
@@ -109,7 +124,7 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
             .map(async (shardPlan): Promise<LeafOutcome> => {
               const outcome = await callShard({
                 shard: shardPlan.shard,
-                ...shardCallFor(leaf.plan, shardPlan, topo, input.queryId, input.deadlineAt, { format: STAGE_ONE_FORMAT, ...keepFor(shardPlan.shard, leaf) }),
+                ...shardCallFor(leaf.plan, shardPlan, topo, input.queryId, input.deadlineAt, { ...askFor(leaf), ...keepFor(shardPlan.shard, leaf) }),
                 invoker: input.invoker,
                 limiter: input.limiter,
                 deadlineAt: input.deadlineAt,
@@ -137,7 +152,7 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
     const outcomes = perLeaf.flat();
     const leaves = input.leaves.map((leaf, li): LeafAnswer => {
       const parts = [...answers[li]!.entries()].sort((a, b) => a[0] - b[0]).map(([shard, a]): LeafPart => ({ shard, body: a.body, rows: a.rows }));
-      const answer: LeafAnswer = { name: leaf.name, ...joinParts(parts) };
+      const answer: LeafAnswer = { name: leaf.name, format: leafFormat(leaf), ...joinParts(parts) };
       if (reference[li]) answer.columns = reference[li];
       const k = kept[li];
       if (k) {
@@ -155,7 +170,8 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
   function accept(leaf: string, li: number, outcome: ShardOutcome): void {
     let answer: TsvAnswer;
     try {
-      answer = splitTsvAnswer(rawBytes(outcome.response!));
+      // A kept answer is the header alone, as TabSeparatedWithNamesAndTypes without rows.
+      answer = splitTsvAnswer(rawBytes(outcome.response!), outcome.response!.kept ? 'TabSeparated' : leafFormat(input.leaves[li]!));
     } catch (e) {
       throw new ScatterError('SHARD_ERROR', `shard ${outcome.shard}'s answer to ${leaf} is unreadable: ${(e as Error).message}`);
     }
@@ -180,6 +196,11 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
     input.budget.add(leaf, outcome.shard, answer.rows, answer.body.length);
     answers[li]!.set(outcome.shard, answer);
   }
+}
+
+/** What each shard is asked for: its answer's format, and for RowBinary the DESCRIBE header before it. */
+function askFor(leaf: PlannedLeaf): Pick<ShardRequest, 'format' | 'describe'> {
+  return leafFormat(leaf) === 'RowBinary' ? { format: 'RowBinary', describe: true } : { format: STAGE_ONE_FORMAT };
 }
 
 /** A leaf's parts, in shard order, as one body (what the final stage's table is filled with). */

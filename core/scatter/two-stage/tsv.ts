@@ -3,7 +3,7 @@
 // escaped so that a row never contains a raw tab or newline, which is what lets the coordinator
 // count rows by counting newlines and concatenate the shards' bodies without looking inside them.
 // Everything stays a Buffer: states are binary and the text is not UTF-8 in general.
-import type { ColumnMeta } from '../../clickhouse/port.js';
+import type { ColumnMeta, StageFormat } from '../../clickhouse/port.js';
 
 export interface TsvAnswer {
   columns: ColumnMeta[];
@@ -14,8 +14,12 @@ export interface TsvAnswer {
 
 const NL = 0x0a;
 
-/** Split one TabSeparatedWithNamesAndTypes answer into its header and body. Throws on a malformed header. */
-export function splitTsvAnswer(bytes: Buffer): TsvAnswer {
+/**
+ * Split one TabSeparatedWithNamesAndTypes answer into its header and body. Throws on a malformed
+ * header. With `body` RowBinary (the header from DESCRIBE, then the rows of a leaf that has one
+ * row per shard), the body has no delimiter to count: it is that one row, or none.
+ */
+export function splitTsvAnswer(bytes: Buffer, body: StageFormat = 'TabSeparated'): TsvAnswer {
   const first = bytes.indexOf(NL);
   const second = first < 0 ? -1 : bytes.indexOf(NL, first + 1);
   if (first < 0 || second < 0) throw new Error(`not TabSeparatedWithNamesAndTypes: ${bytes.length} bytes without the two header lines`);
@@ -26,9 +30,11 @@ export function splitTsvAnswer(bytes: Buffer): TsvAnswer {
     .split('\t')
     .map(unescapeTsv);
   if (names.length !== types.length) throw new Error(`TabSeparatedWithNamesAndTypes header has ${names.length} names but ${types.length} types`);
-  const body = bytes.subarray(second + 1);
-  if (body.length > 0 && body[body.length - 1] !== NL) throw new Error('TabSeparated body does not end with a newline (truncated answer?)');
-  return { columns: names.map((name, i) => ({ name, type: types[i]! })), body, rows: countRows(body) };
+  const columns = names.map((name, i) => ({ name, type: types[i]! }));
+  const rows = bytes.subarray(second + 1);
+  if (body === 'RowBinary') return { columns, body: rows, rows: rows.length > 0 ? 1 : 0 };
+  if (rows.length > 0 && rows[rows.length - 1] !== NL) throw new Error('TabSeparated body does not end with a newline (truncated answer?)');
+  return { columns, body: rows, rows: countRows(rows) };
 }
 
 /** Rows in a TabSeparated body: one newline each (values escape theirs). */

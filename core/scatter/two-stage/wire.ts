@@ -1,6 +1,7 @@
 // The shard wire as the general path uses it (core/protocol/shard-wire.ts): a query request that
 // asks for the engine's own output bytes (`format`), optionally over temporary tables it ships
 // (`tables`, the final stage), and the base64 `raw` bytes of the answer.
+import type { StageFormat } from '../../clickhouse/port.js';
 import type { ShardRequest, ShardSuccess, WireStageTable } from '../../protocol/shard-wire.js';
 
 export type StageTable = WireStageTable;
@@ -10,6 +11,11 @@ export type RawShardRequest = ShardRequest;
 export function rawBytes(r: ShardSuccess): Buffer {
   if (typeof r.raw !== 'string') throw new Error(`shard ${r.shard} answered without raw bytes (a shard function older than the general path?)`);
   return Buffer.from(r.raw, 'base64');
+}
+
+/** A stage table's rows on the wire: base64 in the field that names their format. */
+export function wireRows(data: Buffer, format: StageFormat | undefined): Pick<WireStageTable, 'tsvBase64' | 'rowBinaryBase64'> {
+  return format === 'RowBinary' ? { tsvBase64: '', rowBinaryBase64: data.toString('base64') } : { tsvBase64: data.toString('base64') };
 }
 
 /** Length of the base64 text of n bytes. */

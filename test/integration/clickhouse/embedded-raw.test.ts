@@ -34,9 +34,9 @@ describe('raw answers on chdb', () => {
   });
 
   it('drops stage tables after the query: the name is free again and unknown outside it', async () => {
-    const t = { name: '_stage9', columns: [{ name: 'x', type: 'UInt8' }], tsv: Buffer.from('1\n2\n') };
+    const t = { name: '_stage9', columns: [{ name: 'x', type: 'UInt8' }], data: Buffer.from('1\n2\n') };
     const a = await ch.queryRaw('SELECT sum(x) FROM _stage9', { format: 'TabSeparated', tables: [t] });
-    const b = await ch.queryRaw('SELECT sum(x) FROM _stage9', { format: 'TabSeparated', tables: [{ ...t, tsv: Buffer.from('5\n') }] });
+    const b = await ch.queryRaw('SELECT sum(x) FROM _stage9', { format: 'TabSeparated', tables: [{ ...t, data: Buffer.from('5\n') }] });
     expect([a.bytes.toString(), b.bytes.toString()]).toEqual(['3\n', '5\n']);
     const e = await ch.queryRaw('SELECT * FROM _stage9', { format: 'TabSeparated' }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ClickHouseError);
@@ -50,7 +50,7 @@ describe('raw answers on chdb', () => {
 
 describe('stage tables of every kind of column on chdb', () => {
   it('creates a LowCardinality(UInt8) stage column (a CASE over a LowCardinality key)', async () => {
-    const t = { name: '_stage1', columns: [{ name: 'x', type: 'LowCardinality(UInt8)' }], tsv: Buffer.from('1\n2\n2\n') };
+    const t = { name: '_stage1', columns: [{ name: 'x', type: 'LowCardinality(UInt8)' }], data: Buffer.from('1\n2\n2\n') };
     const r = await ch.queryRaw('SELECT x, count() FROM _stage1 GROUP BY x ORDER BY x', { format: 'TabSeparated', tables: [t] });
     expect(r.bytes.toString()).toBe('1\t1\n2\t2\n');
   });
@@ -59,7 +59,7 @@ describe('stage tables of every kind of column on chdb', () => {
 describe('kept stages on chdb', () => {
   it('has no sessions: no keepRaw, and a kept table or session is refused rather than read as a fresh empty table', async () => {
     expect(ch.keepRaw).toBeUndefined();
-    const t = { name: '_stage2', columns: [{ name: 'x', type: 'UInt8' }], tsv: Buffer.from('1\n'), kept: true };
+    const t = { name: '_stage2', columns: [{ name: 'x', type: 'UInt8' }], data: Buffer.from('1\n'), kept: true };
     await expect(ch.queryRaw('SELECT sum(x) FROM _stage2', { format: 'TabSeparated', tables: [t] })).rejects.toThrow(/no sessions/);
     await expect(ch.queryRaw('SELECT 1', { format: 'TabSeparated', session: 'chs-00000000-0000-4000-8000-000000000000' })).rejects.toThrow(/no sessions/);
   });

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
         const ac = new AbortController();
         aborts.set(m.id, ac);
         // Buffers cross the IPC channel as plain Uint8Arrays: make them Buffers again.
-        const tables = m.opts.tables?.map((t) => ({ ...t, tsv: Buffer.from(t.tsv) }));
+        const tables = m.opts.tables?.map((t) => ({ ...t, data: Buffer.from(t.data) }));
         reply(access.queryRaw(m.sql, { ...m.opts, ...(tables ? { tables } : {}), signal: ac.signal }));
         break;
       }
