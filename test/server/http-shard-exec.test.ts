@@ -194,3 +194,40 @@ describe('a kept stage on clickhouse-server 18.16 (the final stage shard keeps i
     }
   });
 });
+
+describe('a RowBinary answer with its header from DESCRIBE on clickhouse-server 18.16', () => {
+  const sql = "SELECT uniqState(number) AS `a\tb`, any(toDateTime(number, 'Europe/Berlin')) AS `t'q`, count() AS c FROM numbers(10)";
+
+  it("is the TabSeparatedWithNamesAndTypes header byte for byte, then the engine's RowBinary row", async () => {
+    const tsv = (await ch.queryRaw(sql, { format: 'TabSeparatedWithNamesAndTypes' })).bytes;
+    const header = tsv.subarray(0, tsv.indexOf(0x0a, tsv.indexOf(0x0a) + 1) + 1);
+    expect(header.toString()).toBe("a\\tb\tt\\'q\tc\nAggregateFunction(uniq, UInt64)\tDateTime(\\'Europe/Berlin\\')\tUInt64\n");
+    const r = (await executeShardRequest(req({ sql, format: 'RowBinary', describe: true }), ch, { now })) as ShardSuccess;
+    expect(r.ok).toBe(true);
+    const raw = Buffer.from(r.raw!, 'base64');
+    expect(raw.subarray(0, header.length).equals(header)).toBe(true);
+    const row = (await ch.queryRaw(sql, { format: 'RowBinary' })).bytes;
+    expect(raw.subarray(header.length).equals(row)).toBe(true);
+  });
+
+  it('RowBinary rows of two shards go into a stage table and merge like one query', async () => {
+    const half = (from: number) => `SELECT uniqState(number) AS u, sumState(number) AS s FROM numbers(${from}, 500)`;
+    const rows = Buffer.concat([(await ch.queryRaw(half(0), { format: 'RowBinary' })).bytes, (await ch.queryRaw(half(500), { format: 'RowBinary' })).bytes]);
+    const r = await ch.queryRaw('SELECT uniqMerge(u), sumMerge(s) FROM _stage0', {
+      format: 'TabSeparated',
+      settings: { readonly: 2 },
+      tables: [
+        {
+          name: '_stage0',
+          columns: [
+            { name: 'u', type: 'AggregateFunction(uniq, UInt64)' },
+            { name: 's', type: 'AggregateFunction(sum, UInt64)' },
+          ],
+          data: rows,
+          format: 'RowBinary',
+        },
+      ],
+    });
+    expect(r.bytes.toString()).toBe((await ch.queryRaw('SELECT uniq(number), sum(number) FROM numbers(1000)', { format: 'TabSeparated' })).bytes.toString());
+  });
+});

@@ -64,3 +64,25 @@ describe('kept stages on chdb', () => {
     await expect(ch.queryRaw('SELECT 1', { format: 'TabSeparated', session: 'chs-00000000-0000-4000-8000-000000000000' })).rejects.toThrow(/no sessions/);
   });
 });
+
+describe('RowBinary stage rows on chdb (a leaf of one row per shard)', () => {
+  it("two shards' RowBinary state rows, inserted through format(), merge like one query (past the parser's default size limit)", async () => {
+    // groupArray states of 40k values each: a literal over 256 KiB, the default max_query_size.
+    const half = (from: number) => `SELECT groupArrayState(number) AS g, uniqState(number) AS u FROM numbers(${from}, 40000)`;
+    const rows = Buffer.concat([(await ch.queryRaw(half(0), { format: 'RowBinary' })).bytes, (await ch.queryRaw(half(40000), { format: 'RowBinary' })).bytes]);
+    expect(rows.length * 4).toBeGreaterThan(256 * 1024);
+    const columns = [
+      { name: 'g', type: 'AggregateFunction(groupArray, UInt64)' },
+      { name: 'u', type: 'AggregateFunction(uniq, UInt64)' },
+    ];
+    const r = await ch.queryRaw('SELECT length(groupArrayMerge(g)), arraySum(groupArrayMerge(g)), uniqMerge(u) FROM _stage3', {
+      format: 'TabSeparated',
+      tables: [{ name: '_stage3', columns, data: rows, format: 'RowBinary' }],
+    });
+    const one = await ch.queryRaw('SELECT count(), sum(number), uniq(number) FROM numbers(80000)', { format: 'TabSeparated' });
+    expect(r.bytes.toString()).toBe(one.bytes.toString());
+    // The engine's parser limit is back to its default for every other query.
+    const limit = await ch.queryRaw("SELECT value FROM system.settings WHERE name = 'max_query_size'", { format: 'TabSeparated' });
+    expect(limit.bytes.toString()).toBe('262144\n');
+  });
+});

@@ -82,6 +82,13 @@ describe('count, sum, min and max travel as plain values', () => {
     expect(p.finalSql).toBe('SELECT min(_a0) AS `min(value)`, max(_a1) AS `MAX(sensor)`, sum(_a2) AS `count()` FROM _stage0');
     expect(p.notes.join('\n')).toMatch(/HAVING count\(\) > 0/);
   });
+  it('an aggregation without GROUP BY is one row per shard (the runtime carries it as RowBinary); with keys or rows it is not', () => {
+    expect(plan('SELECT count() AS c, uniq(sensor) AS u FROM analytics.events_dist').leaves[0]!.oneRowPerShard).toBe(true);
+    expect(plan('SELECT user_id, uniq(sensor) AS u FROM analytics.events_dist GROUP BY user_id').leaves[0]!.oneRowPerShard).toBeUndefined();
+    expect(plan('SELECT uniq(sensor) AS u FROM analytics.events_dist GROUP BY GROUPING SETS ((user_id), ())').leaves[0]!.oneRowPerShard).toBeUndefined();
+    expect(plan('SELECT sensor, value FROM analytics.events_dist ORDER BY value LIMIT 3').leaves[0]!.oneRowPerShard).toBeUndefined();
+  });
+
   it('min/max with group keys need no guard (an empty shard answers no group); count and sum never do', () => {
     expect(leafSql('SELECT sensor, min(value), max(ts) FROM analytics.events_dist GROUP BY sensor WITH TOTALS')).toEqual([
       'SELECT sensor AS _k0, min(value) AS _a0, max(ts) AS _a1 FROM analytics.events_dist GROUP BY _k0',

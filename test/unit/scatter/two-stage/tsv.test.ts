@@ -24,6 +24,14 @@ describe('TabSeparatedWithNamesAndTypes answers', () => {
     expect(a.columns.map((c) => c.type)).toEqual(['String', 'UInt64']);
   });
 
+  it('with a RowBinary body (one row per shard): the bytes after the header are that row, or none, whatever bytes they hold', () => {
+    const row = Buffer.from([0x0a, 0x00, 0x09, 0xff]); // newline and tab bytes inside a binary state
+    const a = splitTsvAnswer(Buffer.concat([Buffer.from('u\nAggregateFunction(uniq, UInt32)\n'), row]), 'RowBinary');
+    expect(a.rows).toBe(1);
+    expect(a.body.equals(row)).toBe(true);
+    expect(splitTsvAnswer(Buffer.from('u\nAggregateFunction(uniq, UInt32)\n'), 'RowBinary').rows).toBe(0);
+  });
+
   it('refuses answers without a header, with a header of unequal length, or cut inside a row', () => {
     expect(() => splitTsvAnswer(Buffer.from('k\n'))).toThrow(/two header lines/);
     expect(() => splitTsvAnswer(Buffer.from('k\tc\nString\n'))).toThrow(/2 names but 1 types/);
