@@ -59,8 +59,9 @@ describe('reading a request', () => {
     expect(code(() => req({ readonly: '0' }, 'SELECT 1'))).toBe(164);
   });
 
-  it("ch_scatter_top_count is taken from the URL for the planner; ch-scatter's fast-path settings are not", () => {
+  it("ch_scatter_top_count and ch_scatter_keep_initiator_rows are taken from the URL; ch-scatter's fast-path settings are not", () => {
     expect(req({ ch_scatter_top_count: 'every_group' }, 'SELECT 1').settings).toEqual({ ch_scatter_top_count: 'every_group' });
+    expect(req({ ch_scatter_keep_initiator_rows: '0' }, 'SELECT 1').settings).toEqual({ ch_scatter_keep_initiator_rows: '0' });
     expect(code(() => req({ ch_scatter_path: 'fast' }, 'SELECT 1'))).toBe(115);
   });
 });

@@ -160,3 +160,13 @@ describe('resolveSettings', () => {
     expect(refused(() => resolveSettings({ transfer_overflow_mode: 'any' }, undefined, cfg, {})).code).toBe('BAD_REQUEST');
   });
 });
+
+describe('ch_scatter_keep_initiator_rows', () => {
+  it('takes 1 or 0 (the runtime reads it), never forwards it to the shards, and refuses anything else', () => {
+    for (const v of ['0', '1']) expect(resolveSettings({}, [item('ch_scatter_keep_initiator_rows', v)], defaults, {}).forward).toEqual({});
+    expect(resolveSettings({ ch_scatter_keep_initiator_rows: 'false' }, [], defaults, {}).forward).toEqual({});
+    const e = refused(() => resolveSettings({}, [item('ch_scatter_keep_initiator_rows', 'yes', 'string')], defaults, {}));
+    expect(e.code).toBe('BAD_REQUEST');
+    expect(e.message).toMatch(/ch_scatter_keep_initiator_rows must be 1 or 0/);
+  });
+});
