@@ -312,7 +312,7 @@ async function topCountSection(b: {
   }
   return (
     "Exact top count, general path: every group vs TPUT ('tput': the one-round pre-pass, then the query over the candidates; 'exact', the default: round 1 decides) " +
-    "(rows / bytes moved from the shards; round 1 as JSON rows, the query over the candidates and every group as the general path's TabSeparated partial rows)\n" +
+    "(rows / bytes moved from the shards; round 1 as JSON rows, the query over the candidates and every group as the final stage's input: its rows including those its shard kept, its bytes only those shipped)\n" +
     table(
       [
         'query',
