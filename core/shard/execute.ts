@@ -21,6 +21,7 @@ import { ClickHouseError } from '../clickhouse/port.js';
 import type { ClickHouseAccess, RawQueryOptions, SettingValue } from '../clickhouse/port.js';
 import type { ShardErrorKind, ShardFailure, ShardResponse } from '../protocol/shard-wire.js';
 import { shardPayloadSchema, type ShardPayload } from '../protocol/shard-request-schema.js';
+import { base64Bytes } from '../protocol/base64-schema.js';
 import { assignedSettings, trimStatement } from '../clickhouse/sql-text.js';
 
 export interface ShardExecOptions {
@@ -149,7 +150,7 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
         const tables = (p.tables ?? []).map((t) => ({
           name: t.name,
           columns: t.columns,
-          data: Buffer.from(t.rowBinaryBase64 ?? t.tsvBase64, 'base64'),
+          data: base64Bytes(t.rowBinaryBase64 ?? t.tsvBase64),
           ...(t.rowBinaryBase64 !== undefined ? { format: 'RowBinary' as const } : {}),
           ...(t.kept ? { kept: true } : {}),
         }));

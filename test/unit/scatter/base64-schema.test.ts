@@ -1,9 +1,9 @@
 // The shard wire's base64 check: every buffer's base64 passes, anything Buffer.from would silently
-// skip or pad differently fails (checked against the definition: the alphabet, length a multiple of 4,
-// padding only at the end, and the unused bits of the last group zero).
+// skip, or cut at an early '=', fails; what passes decodes without loss. The decoded bytes of the last
+// check are handed to the next caller of base64Bytes for that text.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64Schema, isCanonicalBase64 } from '../../../core/protocol/base64-schema.js';
+import { base64Bytes, base64Schema, isCanonicalBase64 } from '../../../core/protocol/base64-schema.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
@@ -14,7 +14,7 @@ describe('canonical base64', () => {
 
   it('refuses a character outside the alphabet anywhere, which Buffer.from would skip', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 1, maxLength: 60 }), fc.nat(), fc.constantFrom('!', ' ', '\n', '-', '_', 'é'), (b, at, bad) => {
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 60 }), fc.nat(), fc.constantFrom('!', ' ', '\n', '.', '*', 'é'), (b, at, bad) => {
         // ('=' is not among them: replacing the last data character by '=' can spell other bytes'
         // canonical base64, 'AAA=' -> 'AA=='; '=' inside the data is checked below.)
         const s = Buffer.from(b).toString('base64');
@@ -24,14 +24,42 @@ describe('canonical base64', () => {
     );
   });
 
-  it('refuses missing padding and non-zero unused bits', () => {
+  it('refuses missing padding and an early =; lets through what decodes without loss', () => {
     expect(isCanonicalBase64('QQ==')).toBe(true);
     expect(isCanonicalBase64('QQ')).toBe(false);
-    expect(isCanonicalBase64('QR==')).toBe(false); // decodes to 'A' too, but is not how it is written
+    expect(isCanonicalBase64('QR==')).toBe(true); // unused bits set: still exactly 'A'
+    expect(Buffer.from('QR==', 'base64').toString()).toBe('A');
+    expect(isCanonicalBase64('-_-_')).toBe(true); // the URL-safe alphabet: decoded, not skipped
+    expect(Buffer.from('-_-_', 'base64').equals(Buffer.from('+/+/', 'base64'))).toBe(true);
     expect(isCanonicalBase64('Q=Q=')).toBe(false); // '=' inside the data
+    expect(isCanonicalBase64('QQ==QQ==')).toBe(false);
+    expect(isCanonicalBase64('====')).toBe(false);
     expect(isCanonicalBase64('QUJD=QUJD')).toBe(false);
     expect(isCanonicalBase64('')).toBe(true);
     expect(isCanonicalBase64(`${ALPHABET}`)).toBe(true);
+  });
+
+  it('property: whatever passes decodes to exactly as many bytes as its length says, and base64Bytes gives them once', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...'ABCDab01+/-_=.! '.split('')), maxLength: 24 }), (s) => {
+        if (!isCanonicalBase64(s)) return;
+        const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
+        const bytes = base64Bytes(s);
+        expect(bytes.length).toBe((s.length / 4) * 3 - pad);
+        expect(bytes.equals(Buffer.from(s, 'base64'))).toBe(true);
+      }),
+    );
+  });
+
+  it('hands the checked bytes to the next base64Bytes of the same text, once', () => {
+    const text = Buffer.from('stage rows').toString('base64');
+    expect(isCanonicalBase64(text)).toBe(true);
+    const first = base64Bytes(text);
+    const second = base64Bytes(text);
+    expect(first.toString()).toBe('stage rows');
+    expect(second.toString()).toBe('stage rows');
+    expect(second).not.toBe(first); // decoded again: the kept buffer is given once
+    expect(base64Bytes(Buffer.from('other').toString('base64')).toString()).toBe('other');
   });
 
   it('is the schema the shard wire uses: a failure names base64', () => {
