@@ -14,8 +14,20 @@
 // Only plans of one leaf keep: with several, each leaf would need the same replica's session.
 import type { SettingValue } from '../../clickhouse/port.js';
 import { KEEP_SETTING } from '../../plan/settings.js';
-import { initiatorOrder } from './final-stage.js';
-import { joinParts, runStageOne, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput } from './stage-one.js';
+import type { ShardOutcome } from '../call-shard.js';
+import type { Deadline } from '../deadline.js';
+import { missingOf } from '../gather.js';
+import { initiatorOrder, runKeptFinalStage, type FinalStageInput, type FinalStageResult } from './final-stage.js';
+import {
+  joinParts,
+  runStageOne,
+  type KeptPart,
+  type LeafAnswer,
+  type LeafOutcome,
+  type PlannedLeaf,
+  type StageOneInput,
+  type StageOneResult,
+} from './stage-one.js';
 
 /** The shard that keeps its own rows, or undefined (several leaves, or the request said 0). */
 export function keeperOf(leaves: readonly PlannedLeaf[], queryId: string, settings: Record<string, SettingValue> | undefined): number | undefined {
@@ -47,4 +59,35 @@ export async function refetchKept(
   const { kept: _gone, ...shipped } = answer;
   const rebuilt: LeafAnswer = { ...shipped, ...joinParts(part ? [...answer.parts, part] : answer.parts) };
   return { answer: rebuilt, outcome: again.outcomes[0]! };
+}
+
+export interface KeeperFinalInput {
+  one: StageOneResult;
+  kept: KeptPart;
+  leaf: PlannedLeaf;
+  finalInput(answers: LeafAnswer[], candidates: number[]): FinalStageInput;
+  stageInput: Omit<StageOneInput, 'leaves' | 'keep'>;
+  deadline: Deadline;
+  now(): number;
+  /** Stage one's verdict (stage-one-verdict.ts), run again when the refetch changed the answers. */
+  check(one: StageOneResult): void;
+}
+
+/**
+ * The final stage on the keeper, in its session. When the kept rows are out of reach, they are
+ * fetched again in half the time left and `one` is updated in place (the leaf, the keeper's outcome,
+ * the missing shards): the caller then runs the final stage as if nothing had been kept.
+ */
+export async function finalOnKeeper(input: KeeperFinalInput): Promise<{ fin?: FinalStageResult; lost?: ShardOutcome }> {
+  const { one, kept, now } = input;
+  const got = await runKeptFinalStage(input.finalInput(one.leaves, [kept.shard]), kept);
+  if (!('lost' in got)) return { fin: got };
+  const re = await refetchKept({ ...input.stageInput, deadlineAt: now() + Math.max(0, input.deadline.at - now()) / 2 }, input.leaf, one.leaves[0]!);
+  one.leaves[0] = re.answer;
+  one.outcomes = one.outcomes.map((o) => (o.outcome.shard === kept.shard ? re.outcome : o));
+  one.missing = missingOf(one.outcomes.map((o) => o.outcome));
+  // No shard's rows left at all: no table to build (the verdict says why).
+  if (re.answer.parts.length === 0) delete re.answer.columns;
+  input.check(one);
+  return { lost: got.lost };
 }

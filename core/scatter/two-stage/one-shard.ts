@@ -11,13 +11,18 @@ import { substituteTables } from '../../clickhouse/sql-text.js';
 import type { SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import type { ShardPlan } from '../../plan/types.js';
+import { ScatterError } from '../../errors.js';
 import { callShard, type HedgeSettings, type ShardOutcome } from '../call-shard.js';
-import { deadlineSignal } from '../deadline.js';
+import { deadlineSignal, type Deadline } from '../deadline.js';
 import type { Limiter } from '../fanout.js';
-import { shardCallFor } from '../gather.js';
+import { missingOf, shardCallFor } from '../gather.js';
 import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
-import type { PlannedLeaf } from './stage-one.js';
+import { tooLarge, type FinalStageResult } from './final-stage.js';
+import type { Stages } from './run-general.js';
+import type { LeafAnswer, PlannedLeaf, StageOneResult } from './stage-one.js';
+import { checkStageOne, summarizeLeaves } from './stage-one-verdict.js';
+import { rawBytes, withoutRaw } from './wire.js';
 
 /** The final SQL with the one leaf's table read as that shard's stage-one query, or undefined when it does not apply. */
 export function oneShardSql(leaves: readonly PlannedLeaf[], finalSql: string): { leaf: PlannedLeaf; shard: ShardPlan; sql: string } | undefined {
@@ -52,7 +57,7 @@ export interface OneShardInput {
 }
 
 /** Both stages on the one shard, under the query's whole deadline (hedged and retried as stage one is). */
-export async function runOneShard(input: OneShardInput): Promise<ShardOutcome> {
+async function runOneShard(input: OneShardInput): Promise<ShardOutcome> {
   const call = shardCallFor(input.leaf.plan, input.shard, input.topo, input.queryId, input.deadlineAt, { format: input.format });
   const deadline = deadlineSignal(input.deadlineAt, input.now, input.signal);
   try {
@@ -71,4 +76,49 @@ export async function runOneShard(input: OneShardInput): Promise<ShardOutcome> {
   } finally {
     deadline.dispose();
   }
+}
+
+export interface BothStagesContext extends Omit<OneShardInput, 'leaf' | 'shard' | 'sql' | 'deadlineAt'> {
+  deadline: Deadline;
+  requireComplete: boolean;
+  onShard?: (o: ShardOutcome) => void;
+}
+
+/**
+ * The general path's stages when one shard holds the rows: its one answer is the final answer, and
+ * its outcome is stage one's (partial, missing and error semantics as for any stage one).
+ */
+export async function bothStagesOnOneShard(fused: NonNullable<ReturnType<typeof oneShardSql>>, ctx: BothStagesContext): Promise<Stages> {
+  const finalStart = ctx.now();
+  const { deadline, requireComplete, onShard, ...rest } = ctx;
+  const outcome = await runOneShard({ ...rest, ...fused, deadlineAt: deadline.at });
+  if (outcome.code === 'TOO_LARGE') throw tooLarge(outcome);
+  let bytes: Buffer | undefined;
+  if (outcome.status === 'ok' && outcome.response) {
+    try {
+      bytes = rawBytes(outcome.response);
+    } catch (e) {
+      throw new ScatterError('SHARD_ERROR', `shard ${outcome.shard}, running both stages: ${(e as Error).message}`);
+    }
+    outcome.response = withoutRaw(outcome.response);
+  }
+  onShard?.(outcome);
+  // No rows were shipped: the leaf is empty, and has columns only when the shard answered.
+  const leaf: LeafAnswer = { name: fused.leaf.name, body: Buffer.alloc(0), format: 'TabSeparated', parts: [], rows: 0, ...(bytes ? { columns: [] } : {}) };
+  const one: StageOneResult = {
+    leaves: [leaf],
+    outcomes: [{ leaf: leaf.name, outcome }],
+    missing: missingOf([outcome]),
+    skipped: fused.leaf.plan.shards.filter((s) => s.skipped),
+  };
+  checkStageOne(one, [outcome], summarizeLeaves(ctx.topo.shards.length, one), requireComplete, deadline);
+  const fin: FinalStageResult = {
+    bytes: bytes!,
+    shard: outcome.shard,
+    replica: outcome.replica,
+    attempts: [outcome],
+    rowsRead: outcome.response?.statistics.rowsRead ?? 0,
+    bytesRead: outcome.response?.statistics.bytesRead ?? 0,
+  };
+  return { one, fin, finalStart, requestBytes: Buffer.byteLength(fused.sql), oneShard: true };
 }

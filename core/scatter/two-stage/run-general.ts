@@ -17,20 +17,19 @@ import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js
 import type { HedgeSettings, ShardOutcome } from '../call-shard.js';
 import type { Deadline } from '../deadline.js';
 import { createLimiter, type Limiter } from '../fanout.js';
-import { missingOf, type MissingShard } from '../gather.js';
+import type { MissingShard } from '../gather.js';
 import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
-import { isQueryFailure, queryFailureError } from '../query-errors.js';
 import type { ShardsSummary, ShardStat } from '../run-query.js';
 import { offsetMs, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
-import { tooLargeError } from '../too-large.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
-import { initiatorOrder, runFinalStage, runKeptFinalStage, tooLarge, type FinalStageInput, type FinalStageResult } from './final-stage.js';
-import { oneShardSql, runOneShard } from './one-shard.js';
-import { keeperOf, refetchKept } from './kept-stage.js';
+import { initiatorOrder, runFinalStage, type FinalStageInput, type FinalStageResult } from './final-stage.js';
+import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
+import { checkStageOne, summarizeLeaves } from './stage-one-verdict.js';
+import { finalOnKeeper, keeperOf } from './kept-stage.js';
 import { runStageOne, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
 import { StageBudget, transferLimits } from './transfer-limits.js';
-import { base64Length, rawBytes, wireRows, withoutRaw } from './wire.js';
+import { base64Length, wireRows } from './wire.js';
 
 /** The shards run each leaf as the planner wrote it: no partial split, the final stage merges. */
 export const passThroughSplitter: Splitter = (q) => ({
@@ -103,7 +102,7 @@ export interface FinalStageStat {
 }
 
 /** What running the stages gives the answer and its statistics. */
-interface Stages {
+export interface Stages {
   one: StageOneResult;
   fin: FinalStageResult;
   finalStart: number;
@@ -210,53 +209,6 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
       deadline,
     );
 
-  /** Both stages on the one shard that holds the rows (one-shard.ts). */
-  const oneShard = async (fused: NonNullable<ReturnType<typeof oneShardSql>>): Promise<Stages> => {
-    const finalStart = now();
-    const outcome = await runOneShard({
-      ...fused,
-      format,
-      settings,
-      topo,
-      invoker: deps.invoker,
-      queryId: deps.queryId,
-      deadlineAt: deadline.at,
-      now,
-      hedge: opts.hedge,
-      state: deps.hedgeState,
-      limiter,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
-    if (outcome.code === 'TOO_LARGE') throw tooLarge(outcome);
-    let bytes: Buffer | undefined;
-    if (outcome.status === 'ok' && outcome.response) {
-      try {
-        bytes = rawBytes(outcome.response);
-      } catch (e) {
-        throw new ScatterError('SHARD_ERROR', `shard ${outcome.shard}, running both stages: ${(e as Error).message}`);
-      }
-      outcome.response = withoutRaw(outcome.response);
-    }
-    deps.onShard?.(outcome);
-    const leaf: LeafAnswer = { name: fused.leaf.name, body: Buffer.alloc(0), format: 'TabSeparated', parts: [], rows: 0, ...(bytes ? { columns: [] } : {}) };
-    const one: StageOneResult = {
-      leaves: [leaf],
-      outcomes: [{ leaf: leaf.name, outcome }],
-      missing: missingOf([outcome]),
-      skipped: fused.leaf.plan.shards.filter((s) => s.skipped),
-    };
-    check(one);
-    const fin: FinalStageResult = {
-      bytes: bytes!,
-      shard: outcome.shard,
-      replica: outcome.replica,
-      attempts: [outcome],
-      rowsRead: outcome.response?.statistics.rowsRead ?? 0,
-      bytesRead: outcome.response?.statistics.bytesRead ?? 0,
-    };
-    return { one, fin, finalStart, requestBytes: Buffer.byteLength(fused.sql), oneShard: true };
-  };
-
   /** Stage one on every shard, then the final stage on one (the initiator keeping its own rows, kept-stage.ts). */
   const twoStages = async (): Promise<Stages> => {
     const keeper = keeperOf(leaves, deps.queryId, opts.settings);
@@ -278,32 +230,42 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
     const finalStart = now();
-    let fin: FinalStageResult | undefined;
-    let lostKept: ShardOutcome | undefined;
     const kept = one.leaves.length === 1 ? one.leaves[0]!.kept : undefined;
-    if (kept) {
-      const got = await runKeptFinalStage(finalInput(one.leaves, [kept.shard]), kept);
-      if ('lost' in got) {
-        // The kept rows are out of reach: fetch them again in half the time left, then run the final
-        // stage as if nothing had been kept.
-        lostKept = got.lost;
-        const re = await refetchKept({ ...stageInput, deadlineAt: now() + Math.max(0, deadline.at - now()) / 2 }, leaves[0]!, one.leaves[0]!);
-        one.leaves[0] = re.answer;
-        one.outcomes = one.outcomes.map((o) => (o.outcome.shard === kept.shard ? re.outcome : o));
-        one.missing = missingOf(one.outcomes.map((o) => o.outcome));
-        if (re.answer.parts.length === 0) delete re.answer.columns;
-        check(one);
-      } else fin = got;
-    }
+    const { fin: keptFin, lost: lostKept } = kept
+      ? await finalOnKeeper({ one, kept, leaf: leaves[0]!, finalInput, stageInput, deadline, now, check })
+      : { fin: undefined, lost: undefined };
     const answered = one.outcomes.filter((o) => o.outcome.status === 'ok').map((o) => o.outcome.shard);
-    fin ??= await runFinalStage(finalInput(one.leaves, initiatorOrder(deps.queryId, answered)));
+    const fin = keptFin ?? (await runFinalStage(finalInput(one.leaves, initiatorOrder(deps.queryId, answered))));
     if (lostKept) fin.attempts.unshift(lostKept);
     const requestBytes = one.leaves.reduce((n, l) => n + base64Length(l.body.length), 0) + Buffer.byteLength(plan.finalSql);
     return { one, fin, finalStart, requestBytes, ...(kept && !lostKept ? { kept: { shard: kept.shard, rows: kept.rows } } : {}) };
   };
 
   const fused = oneShardSql(leaves, plan.finalSql);
-  const { one, fin, finalStart, requestBytes, kept, oneShard: ranOnOneShard } = fused ? await oneShard(fused) : await twoStages();
+  const {
+    one,
+    fin,
+    finalStart,
+    requestBytes,
+    kept,
+    oneShard: ranOnOneShard,
+  } = fused
+    ? await bothStagesOnOneShard(fused, {
+        format,
+        settings,
+        topo,
+        invoker: deps.invoker,
+        queryId: deps.queryId,
+        deadline,
+        now,
+        hedge: opts.hedge,
+        state: deps.hedgeState,
+        limiter,
+        requireComplete: opts.requireComplete,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(deps.onShard ? { onShard: deps.onShard } : {}),
+      })
+    : await twoStages();
   const outcomes = one.outcomes.map((o) => o.outcome);
   const shards = summarizeLeaves(topo.shards.length, one);
   const finalEnd = now();
@@ -363,66 +325,6 @@ function transferSettings(_leaf: QueryPlan, topo: Topology, settings: Record<str
   return {
     maxRows: tighter(topo.query.maxRowsToTransfer, settings?.max_rows_to_transfer),
     maxBytes: tighter(topo.query.maxBytesToTransfer, settings?.max_bytes_to_transfer),
-  };
-}
-
-/** Stage one's verdict before the final stage: query errors, oversized answers, missing shards. */
-function checkStageOne(one: StageOneResult, outcomes: ShardOutcome[], shards: ShardsSummary, requireComplete: boolean, deadline: Deadline): void {
-  const bad = outcomes.find(isQueryFailure);
-  if (bad) throw queryFailureError(bad, { shards });
-  const big = tooLargeError(outcomes, 'query', { shards });
-  if (big) {
-    // A shard's stage-one rows over what a shard function may return: the transfer limit of the general path.
-    throw new ScatterError('TRANSFER_LIMIT', big.message.replace("the query's partial result", "the general path's stage-one answer"), {
-      details: { shards },
-    });
-  }
-  if (one.missing.length > 0 && requireComplete) {
-    throw new ScatterError(
-      'INCOMPLETE_RESULT',
-      `${one.missing.length} shard(s) did not answer: ${one.missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`,
-      {
-        details: { shards },
-      },
-    );
-  }
-  // A leaf no shard answered has no columns to build its table from: there is no answer to call partial.
-  const empty = one.leaves.find((l) => !l.columns);
-  if (empty) {
-    const lost = one.outcomes.filter((o) => o.leaf === empty.name).map((o) => o.outcome);
-    if (lost.every((o) => o.status === 'timeout')) {
-      throw new ScatterError('TIMEOUT', `no shard answered ${empty.name} within ${deadline.budgetMs} ms (less the final stage's reserve)`, {
-        details: { shards },
-      });
-    }
-    const first = lost.find((o) => o.status !== 'timeout') ?? lost[0];
-    throw new ScatterError(
-      'SHARD_ERROR',
-      `all ${lost.length} queried shard(s) failed for ${empty.name}${first ? `; shard ${first.shard}: ${first.message}` : ''}`,
-      {
-        details: { shards },
-      },
-    );
-  }
-}
-
-function summarizeLeaves(total: number, one: StageOneResult): ShardsSummary {
-  // Per shard: ok when it answered every leaf it was asked; otherwise its first failure.
-  const byShard = new Map<number, ShardOutcome>();
-  for (const { outcome } of one.outcomes) {
-    const prev = byShard.get(outcome.shard);
-    if (!prev || (prev.status === 'ok' && outcome.status !== 'ok')) byShard.set(outcome.shard, outcome);
-  }
-  const per = [...byShard.values()];
-  return {
-    total,
-    queried: per.length,
-    skipped: one.skipped.length,
-    succeeded: per.filter((o) => o.status === 'ok').length,
-    failed: per.filter((o) => o.status !== 'ok' && o.status !== 'timeout').length,
-    timedOut: per.filter((o) => o.status === 'timeout').length,
-    hedged: one.outcomes.filter((o) => o.outcome.hedged).length,
-    missing: one.missing,
   };
 }
 
