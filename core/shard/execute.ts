@@ -18,8 +18,8 @@
 //   function and never holds database credentials. exec is never served in AWS.
 import { randomBytes } from 'node:crypto';
 import { ClickHouseError } from '../clickhouse/port.js';
-import type { ClickHouseAccess, RawQueryOptions, SettingValue } from '../clickhouse/port.js';
-import type { ShardErrorKind, ShardFailure, ShardResponse } from '../protocol/shard-wire.js';
+import type { ClickHouseAccess, QueryStatistics, RawQueryOptions, SettingValue } from '../clickhouse/port.js';
+import type { ShardErrorKind, ShardFailure, ShardResponse, ShardSuccess } from '../protocol/shard-wire.js';
 import { shardPayloadSchema, type ShardPayload } from '../protocol/shard-request-schema.js';
 import { base64Bytes } from '../protocol/base64-schema.js';
 import { assignedSettings, trimStatement } from '../clickhouse/sql-text.js';
@@ -135,16 +135,7 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
           sessionTimeoutS: Math.max(1, Math.ceil((p.keep.until - opts.now()) / 1000) + 1),
         });
         if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
-        return {
-          ok: true,
-          shard: p.shard,
-          replica: p.replica,
-          meta: [],
-          rows: [],
-          raw: kept.header.toString('base64'),
-          kept: { session: kept.session, rows: kept.rows },
-          statistics: { elapsedMs: opts.now() - started, rowsRead: kept.statistics.rowsRead, bytesRead: kept.statistics.bytesRead },
-        };
+        return { ...rawSuccess(p, kept.header.toString('base64'), kept.statistics, started, opts), kept: { session: kept.session, rows: kept.rows } };
       }
       if (p.format !== undefined) {
         const tables = (p.tables ?? []).map((t) => ({
@@ -189,15 +180,7 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
             'TOO_LARGE',
           );
         }
-        return {
-          ok: true,
-          shard: p.shard,
-          replica: p.replica,
-          meta: [],
-          rows: [],
-          raw,
-          statistics: { elapsedMs: opts.now() - started, rowsRead: res.statistics.rowsRead, bytesRead: res.statistics.bytesRead },
-        };
+        return rawSuccess(p, raw, res.statistics, started, opts);
       }
       const res = await access.query(p.sql, { queryId: chQueryId, settings, external: p.external, signal: ac.signal, deadline: p.deadline });
       if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
@@ -261,6 +244,19 @@ async function runAdmin(
     meta: [{ name: 'inserted', type: 'UInt64' }],
     rows: [{ inserted: String(inserted) }],
     statistics: statistics(),
+  };
+}
+
+/** A raw answer (the engine's bytes in base64, no rows), with the time the shard took. */
+function rawSuccess(p: ShardPayload, raw: string, stats: QueryStatistics, started: number, opts: ShardExecOptions): ShardSuccess {
+  return {
+    ok: true,
+    shard: p.shard,
+    replica: p.replica,
+    meta: [],
+    rows: [],
+    raw,
+    statistics: { elapsedMs: opts.now() - started, rowsRead: stats.rowsRead, bytesRead: stats.bytesRead },
   };
 }
 

@@ -9,15 +9,12 @@
 // run twice, where the two-stage path runs it once.
 import { substituteTables } from '../../clickhouse/sql-text.js';
 import type { SettingValue } from '../../clickhouse/port.js';
-import type { Topology } from '../../config/schema.js';
 import type { ShardPlan } from '../../plan/types.js';
 import { ScatterError } from '../../errors.js';
-import { callShard, type HedgeSettings, type ShardOutcome } from '../call-shard.js';
+import { callShard, type ShardOutcome } from '../call-shard.js';
 import { deadlineSignal, type Deadline } from '../deadline.js';
 import type { Limiter } from '../fanout.js';
-import { missingOf, shardCallFor } from '../gather.js';
-import type { HedgeState } from '../hedge.js';
-import type { ShardInvoker } from '../invoker.js';
+import { missingOf, shardCallFor, type GatherInput } from '../gather.js';
 import { tooLarge, type FinalStageResult } from './final-stage.js';
 import type { Stages } from './run-general.js';
 import type { LeafAnswer, PlannedLeaf, StageOneResult } from './stage-one.js';
@@ -39,21 +36,14 @@ export function oneShardSql(leaves: readonly PlannedLeaf[], finalSql: string): {
   return reads === 1 ? { leaf, shard, sql } : undefined;
 }
 
-export interface OneShardInput {
+/** What gather takes, for the one shard's request. */
+export interface OneShardInput extends Omit<GatherInput, 'plan' | 'limiter' | 'onShard'> {
   leaf: PlannedLeaf;
   shard: ShardPlan;
   sql: string;
   format: string;
   settings: Record<string, SettingValue>;
-  topo: Topology;
-  invoker: ShardInvoker;
-  queryId: string;
-  deadlineAt: number;
-  now(): number;
-  hedge: HedgeSettings;
-  state: HedgeState;
   limiter: Limiter;
-  signal?: AbortSignal;
 }
 
 /** Both stages on the one shard, under the query's whole deadline (hedged and retried as stage one is). */
