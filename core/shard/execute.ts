@@ -18,7 +18,7 @@
 //   function and never holds database credentials. exec is never served in AWS.
 import { randomBytes } from 'node:crypto';
 import { ClickHouseError } from '../clickhouse/port.js';
-import type { ClickHouseAccess, QueryStatistics, RawQueryOptions, SettingValue } from '../clickhouse/port.js';
+import type { ClickHouseAccess, KeptResult, QueryStatistics, RawQueryOptions, SettingValue } from '../clickhouse/port.js';
 import type { ShardErrorKind, ShardFailure, ShardResponse, ShardSuccess } from '../protocol/shard-wire.js';
 import { shardPayloadSchema, type ShardPayload } from '../protocol/shard-request-schema.js';
 import { base64Bytes } from '../protocol/base64-schema.js';
@@ -46,6 +46,8 @@ const ENFORCED_IN_SQL = [...ENFORCED, 'max_execution_time_leaf', 'timeout_overfl
 /** ClickHouse's codes for a session that is not there, or busy with another request. */
 const SESSION_NOT_FOUND = 372;
 const SESSION_IS_LOCKED = 373;
+/** ClickHouse's default max_session_timeout, seconds: a longer session_timeout is refused (code 374). */
+const MAX_SESSION_TIMEOUT_S = 3600;
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 6 * 1024 * 1024 - 64 * 1024;
 
@@ -124,18 +126,29 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
       // Stage one on the shard that will run the final stage: the rows stay in its engine. Not with
       // shipped sets or scalars: 18.16 does not see external data from a CREATE ... AS SELECT.
       if (p.format !== undefined && p.keep && access.keepRaw && p.external.length === 0) {
-        const kept = await access.keepRaw(p.sql, {
-          queryId: chQueryId,
-          settings,
-          external: p.external,
-          signal: ac.signal,
-          deadline: p.deadline,
-          table: p.keep.table,
-          // The final stage comes within the query's deadline; a second more for the clocks.
-          sessionTimeoutS: Math.max(1, Math.ceil((p.keep.until - opts.now()) / 1000) + 1),
-        });
+        let kept: KeptResult | undefined;
+        try {
+          kept = await access.keepRaw(p.sql, {
+            queryId: chQueryId,
+            settings,
+            external: p.external,
+            signal: ac.signal,
+            deadline: p.deadline,
+            table: p.keep.table,
+            // The final stage comes within the query's deadline (a second more for the clocks), and
+            // no later than ClickHouse's default max_session_timeout allows.
+            sessionTimeoutS: Math.min(MAX_SESSION_TIMEOUT_S, Math.max(1, Math.ceil((p.keep.until - opts.now()) / 1000) + 1)),
+          });
+        } catch (e) {
+          // Keeping is an optimisation: a server that refuses it (a lower max_session_timeout, a
+          // result with two columns of one name, which a SELECT allows and a table does not) gets
+          // the query as if keep were not asked; a query error then comes from the query itself.
+          if (!(e instanceof ClickHouseError && e.kind === 'server') || deadlineAc.signal.aborted) throw e;
+        }
         if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
-        return { ...rawSuccess(p, kept.header.toString('base64'), kept.statistics, started, opts), kept: { session: kept.session, rows: kept.rows } };
+        if (kept) {
+          return { ...rawSuccess(p, kept.header.toString('base64'), kept.statistics, started, opts), kept: { session: kept.session, rows: kept.rows } };
+        }
       }
       if (p.format !== undefined) {
         const tables = (p.tables ?? []).map((t) => ({

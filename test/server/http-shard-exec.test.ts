@@ -183,6 +183,25 @@ describe('a kept stage on clickhouse-server 18.16 (the final stage shard keeps i
     expect(header(r)).toBe('c\nUInt64\n2\n');
   });
 
+  it('a server that refuses to keep (two columns of one name: a SELECT allows it, a table does not) gets the query as without keep', async () => {
+    const r = (await executeShardRequest(
+      req({ sql: 'SELECT number, number FROM numbers(2)', format: FORMAT, keep: { table: '_stage0', until: Date.now() + 5000 } }),
+      ch,
+      { now },
+    )) as ShardSuccess;
+    expect(r.ok).toBe(true);
+    expect(r.kept).toBeUndefined();
+    expect(header(r)).toBe('number\tnumber\nUInt64\tUInt64\n0\t0\n1\t1\n');
+    // A query error is still the query's, from the query itself.
+    const bad = (await executeShardRequest(
+      req({ sql: 'SELECT no_such_column FROM numbers(2)', format: FORMAT, keep: { table: '_stage0', until: Date.now() + 5000 } }),
+      ch,
+      { now },
+    )) as ShardFailure;
+    expect(bad.ok).toBe(false);
+    expect(bad.error.chCode).toBe(47);
+  });
+
   it('a keep with a malformed table name or session id is refused before ClickHouse', async () => {
     const bad = [
       req({ format: FORMAT, keep: { table: 'x; DROP TABLE y', until: Date.now() + 5000 } }),
