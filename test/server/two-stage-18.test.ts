@@ -227,6 +227,21 @@ describe('general path on 18.16: the final stage shard keeps its own rows', () =
     // Stage one asked the keeper twice: keeping, then for its rows.
     const toKeeper = d.sent.filter((p) => !p.tables && p.shard === keeper);
     expect(toKeeper.map((p) => Boolean(p.keep))).toEqual([true, false]);
+    // The final stage went to the kept session once: a second try there could add the shipped rows
+    // twice to the kept table. The answering final stage ran without a session.
+    expect(d.sent.filter((p) => p.session)).toHaveLength(1);
+    expect(d.sent.filter((p) => p.tables && !p.session)).toHaveLength(1);
+  });
+
+  it('the kept session unreachable (the invocation fails): never retried there, the rows fetched again, the same answer', async () => {
+    const keeper = initiatorOrder('q-18-down', [0, 1, 2])[0]!;
+    const d = deps((_shard, p) => (p.session ? Promise.reject(new InvokeError('unavailable', 'connection reset')) : undefined), 'q-18-down');
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' } }, d);
+    expect(r.status).toBe(200);
+    const b = r.body as Record<string, any>;
+    expectSameAnswer(b, await distributed(sql), c);
+    expect(b.partial).toBe(false);
+    expect(d.sent.filter((p) => p.session).map((p) => p.shard)).toEqual([keeper]);
   });
 
   it('the kept rows lost and the keeper down: partial without it, or 504 with requireComplete', async () => {
