@@ -10,6 +10,27 @@ export function quantile(xs: readonly number[], q: number): number {
 export const r2 = (x: number): number => Math.round(x * 100) / 100;
 export const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 
+/**
+ * Wall milliseconds of each variant, `reps` times, repetition i in `orders[i % orders.length]`, so
+ * no variant always runs first (on the coldest or the warmest cache). `run` does one variant once.
+ */
+export async function timeInOrders<K extends string>(
+  orders: readonly (readonly K[])[],
+  reps: number,
+  run: (k: K) => Promise<unknown>,
+): Promise<Record<K, number[]>> {
+  const ms = {} as Record<K, number[]>;
+  for (const k of orders[0]!) ms[k] = [];
+  for (let i = 0; i < reps; i++) {
+    for (const k of orders[i % orders.length]!) {
+      const t0 = performance.now();
+      await run(k);
+      ms[k].push(performance.now() - t0);
+    }
+  }
+  return ms;
+}
+
 /** Wall milliseconds since an hrtime.bigint() mark. */
 export function msSince(t0: bigint): number {
   return Number(process.hrtime.bigint() - t0) / 1e6;

@@ -26,7 +26,7 @@ import { generalSelect } from '../core/clickhouse-http/distributed.js';
 import type { RawQuery } from '../core/clickhouse-http/types.js';
 import { startLocalShards } from '../local/stack.js';
 import { chHttp, startCluster } from './_ch-cluster.js';
-import { quantile, r2, table } from './_stats.js';
+import { quantile, r2, table, timeInOrders } from './_stats.js';
 
 const PORT_BASE = 20040;
 const SHARDS = 3;
@@ -111,19 +111,16 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         general: () => jsonApi(sql, true),
         iface: () => iface(sql),
       } as const;
-      const ms: Record<keyof typeof paths, number[]> = { distributed: [], fast: [], general: [], iface: [] };
       const answers: Partial<Record<keyof typeof paths, string>> = {};
       for (const p of Object.keys(paths) as (keyof typeof paths)[]) answers[p] = canon((await paths[p]()).data); // warm-up
       const keys = Object.keys(paths) as (keyof typeof paths)[];
-      for (let i = 0; i < reps; i++) {
-        for (let j = 0; j < keys.length; j++) {
-          const p = keys[(i + j) % keys.length]!;
-          const t0 = performance.now();
-          const r = await paths[p]();
-          ms[p].push(performance.now() - t0);
-          answers[p] = canon(r.data);
-        }
-      }
+      // Repetition i starts at path i (mod 4): the rotation.
+      const rotations = keys.map((_, i) => keys.map((__, j) => keys[(i + j) % keys.length]!));
+      const last: Partial<Record<keyof typeof paths, Record<string, unknown>[]>> = {};
+      const ms = await timeInOrders(rotations, reps, async (p) => {
+        last[p] = (await paths[p]()).data;
+      });
+      for (const p of keys) answers[p] = canon(last[p]!);
       const same = answers.iface === answers.general && answers.general === answers.fast && answers.fast === answers.distributed;
       const m = (p: keyof typeof paths) => r2(quantile(ms[p], 0.5));
       const e = {

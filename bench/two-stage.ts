@@ -22,7 +22,7 @@ import { createHedgeState } from '../core/scatter/hedge.js';
 import { runQuery, type PlanFn, type QueryResponse } from '../core/scatter/run-query.js';
 import { startLocalShards } from '../local/stack.js';
 import { chHttp, startCluster } from './_ch-cluster.js';
-import { quantile, r2, table } from './_stats.js';
+import { quantile, r2, table, timeInOrders } from './_stats.js';
 import { normalize } from './_compare.js';
 
 const PORT_BASE = 19870;
@@ -120,7 +120,6 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     };
 
     for (const [name, q] of Object.entries(QUERIES)) {
-      const ms = { d: [] as number[], f: [] as number[], g: [] as number[], s: [] as number[] };
       const finalMs: number[] = [];
       const stageOneMs: number[] = [];
       let d = await distributed(q.sql); // warm-up
@@ -137,26 +136,22 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       }
       let g = await scatter('general', q);
       let shipped = await scatter('general', q, SHIP_ALL);
-      for (let i = 0; i < reps; i++) {
-        const orders = [
-          ['d', 'f', 'g', 's'],
-          ['s', 'g', 'd', 'f'],
-          ['f', 's', 'g', 'd'],
-          ['g', 'd', 'f', 's'],
-        ] as const;
-        for (const which of orders[i % 4]!) {
-          const t0 = performance.now();
-          if (which === 'd') d = await distributed(q.sql);
-          else if (which === 'f') f = await scatter('fast', q);
-          else if (which === 's') shipped = await scatter('general', q, SHIP_ALL);
-          else g = await scatter('general', q);
-          ms[which].push(performance.now() - t0);
-          if (which === 'g') {
-            finalMs.push(g.statistics.finalStage!.elapsedMs);
-            stageOneMs.push(g.statistics.finalStage!.startMs);
-          }
+      const orders = [
+        ['d', 'f', 'g', 's'],
+        ['s', 'g', 'd', 'f'],
+        ['f', 's', 'g', 'd'],
+        ['g', 'd', 'f', 's'],
+      ] as const;
+      const ms = await timeInOrders(orders, reps, async (which) => {
+        if (which === 'd') d = await distributed(q.sql);
+        else if (which === 'f') f = await scatter('fast', q);
+        else if (which === 's') shipped = await scatter('general', q, SHIP_ALL);
+        else {
+          g = await scatter('general', q);
+          finalMs.push(g.statistics.finalStage!.elapsedMs);
+          stageOneMs.push(g.statistics.finalStage!.startMs);
         }
-      }
+      });
       const fin = g.statistics.finalStage!;
       const e = {
         distributed_ms: r2(quantile(ms.d, 0.5)),
@@ -250,23 +245,18 @@ async function topCountSection(b: {
     let e = await every();
     let t = await tput();
     let x = await exact();
-    const ms = { d: [] as number[], e: [] as number[], t: [] as number[], x: [] as number[] };
     const orders = [
       ['d', 'e', 't', 'x'],
       ['x', 't', 'd', 'e'],
       ['e', 'x', 't', 'd'],
       ['t', 'd', 'x', 'e'],
     ] as const;
-    for (let i = 0; i < b.reps; i++) {
-      for (const which of orders[i % 4]!) {
-        const t0 = performance.now();
-        if (which === 'd') d = await b.distributed(sql);
-        else if (which === 'e') e = await every();
-        else if (which === 't') t = await tput();
-        else x = await exact();
-        ms[which].push(performance.now() - t0);
-      }
-    }
+    const ms = await timeInOrders(orders, b.reps, async (which) => {
+      if (which === 'd') d = await b.distributed(sql);
+      else if (which === 'e') e = await every();
+      else if (which === 't') t = await tput();
+      else x = await exact();
+    });
     const rounds = t.topCount?.rounds ?? [];
     const r = (n: number) => rounds.find((x) => x.round === n);
     const entry = {
