@@ -240,7 +240,6 @@ function makeAccess(o: Opened): ClickHouseAccess {
   };
 }
 
-/** The table expression an external table becomes: rows inline, structure explicit. */
 /**
  * RowBinary rows into a stage table. chdb's raw insert takes text formats only, so the bytes go in
  * a string literal read by the format() table function, every byte as \xHH: the statement is ASCII
@@ -260,6 +259,7 @@ function rowBinaryInsert(t: StageTable): string {
   return `INSERT INTO ${t.name} SELECT * FROM format(RowBinary, ${structure}, '${escaped.toString('latin1')}')`;
 }
 
+/** The table expression an external table becomes: rows inline, structure explicit. */
 export function formatTableExpr(t: ExternalTable): string {
   const structure = quoteStringLiteral(structureOf(t));
   // format() needs at least one row of data; null() is the empty table with a structure.

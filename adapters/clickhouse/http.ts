@@ -129,9 +129,7 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
       const post = (text: string, data: Buffer | undefined, id: string, extra: Record<string, string>, external: ExternalTable[] = []) =>
         postQuery(base, opts, agent, requestTimeout, text, id, { ...extra, ...(session ?? {}) }, external, qo.signal, data);
       try {
-        // Only readonly (=2 from the shard) travels with the DDL and the INSERT: under it a
-        // temporary table is the one thing that may be created and written.
-        const ro = settings.readonly !== undefined ? { readonly: settings.readonly } : ({} as Record<string, string>);
+        const ro = readonlyOf(settings);
         for (const t of tables) {
           if (!t.kept) await post(temporaryTableDdl(t), undefined, `${queryId}-t-${t.name}`, { ...ro, ...lowCardinalityOf(t.columns) });
           if (t.data.length > 0) await post(`INSERT INTO ${t.name} FORMAT ${t.format ?? 'TabSeparated'}`, t.data, `${queryId}-i-${t.name}`, ro);
@@ -169,7 +167,7 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
         { ...settings, allow_experimental_low_cardinality_type: '1' },
         qo.external ?? [],
       );
-      const ro = settings.readonly !== undefined ? { readonly: settings.readonly } : ({} as Record<string, string>);
+      const ro = readonlyOf(settings);
       const header = await post(`SELECT * FROM ${qo.table} LIMIT 0 FORMAT TabSeparatedWithNamesAndTypes`, `${queryId}-h`, ro);
       const count = await post(`SELECT count() FROM ${qo.table} FORMAT TabSeparated`, `${queryId}-n`, ro);
       const rows = Number(count.body.toString('utf8').trim());
@@ -292,6 +290,14 @@ function toClickHouseError(e: unknown, signal?: AbortSignal): ClickHouseError {
   const chCode = parseClickHouseCode(message) ?? (typeof err?.code === 'string' && /^\d+$/.test(err.code) ? Number(err.code) : undefined);
   if (chCode === undefined && /socket hang up|ECONNREFUSED|connect/i.test(message)) return connectionError(message);
   return serverError(message, chCode);
+}
+
+/**
+ * Only readonly (=2 from the shard) travels with a stage table's DDL, INSERT and reads: under it a
+ * temporary table is the one thing that may be created and written.
+ */
+function readonlyOf(settings: Record<string, string>): Record<string, string> {
+  return settings.readonly !== undefined ? { readonly: settings.readonly } : {};
 }
 
 /**

@@ -131,7 +131,6 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
           kept = await access.keepRaw(p.sql, {
             queryId: chQueryId,
             settings,
-            external: p.external,
             signal: ac.signal,
             deadline: p.deadline,
             table: p.keep.table,
