@@ -144,4 +144,9 @@ export const CORPUS: CorpusEntry[] = [
     rejectedBy18: /Expected non-empty parenthesized list/,
   },
   { sql: 'SELECT count() AS c FROM nums_dist WHERE k = 256 OR k IN (-1)', note: 'no value can exist: one shard answers (count 0 keeps its row)' },
+  {
+    sql: "SELECT sensor, value, cond FROM analytics.events_dist WHERE (sensor IN ('s-4', 's-5', 's-6') AS cond) AND value >= 0",
+    compare: true,
+    note: 'aliased node over values on two shards: both keep the whole set',
+  },
 ];

@@ -244,6 +244,21 @@ describe('per-shard texts', () => {
     expect(p.shards.every((s) => !s.skipped && s.sql!.includes("IN ('s-1', 's-2')"))).toBe(true);
   });
 
+  it('an aliased IN whose values live on several shards keeps its whole set on each (the same IN without the alias is pruned)', async () => {
+    const values = "('s-4', 's-5', 's-6')";
+    const bare = await plan(`SELECT sensor, value FROM analytics.events_dist WHERE sensor IN ${values} AND value >= 0`);
+    const bareQueried = bare.shards.filter((s) => !s.skipped);
+    // The premise: these values span more than one shard, so pruning would change some shard's set.
+    expect(bareQueried.length).toBeGreaterThan(1);
+    expect(bareQueried.some((s) => !s.sql!.includes(`IN ${values}`))).toBe(true);
+
+    const aliased = await plan(`SELECT sensor, value, cond FROM analytics.events_dist WHERE (sensor IN ${values} AS cond) AND value >= 0`);
+    const aliasedQueried = aliased.shards.filter((s) => !s.skipped);
+    // Skipping still applies (the same shards are asked), pruning does not.
+    expect(aliasedQueried.map((s) => s.shard)).toEqual(bareQueried.map((s) => s.shard));
+    for (const s of aliasedQueried) expect(s.sql).toContain(`(sensor IN ${values} AS cond)`);
+  });
+
   it('settings are forwarded, never printed into the shard text', async () => {
     const p = await plan("SELECT sensor FROM analytics.events_dist WHERE sensor = 's-1' SETTINGS max_threads = 3, join_use_nulls = 1", {
       settings: { max_memory_usage: 1000000 },
