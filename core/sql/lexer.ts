@@ -185,6 +185,17 @@ export function tokenize(src: string): Token[] {
     const start = i;
     tokLine = line;
     tokLineStart = lineStart;
+    // `.1` is a number unless the '.' can be a qualifier or tuple access (after a word, a quoted
+    // identifier, a number, `)` or `]`), as ClickHouse's lexer decides it.
+    if (c === 46 && isDigit(src.charCodeAt(i + 1)) && !canPrecedeDot(tokens[tokens.length - 1])) {
+      i = scanExponent(src, scanDigits(src, i + 1));
+      if (i < n && isIdentPart(src.charCodeAt(i))) {
+        throw syntaxError(src, i, `Unexpected character after number: expected an operator or separator, found '${src[i]}'`);
+      }
+      // With its leading zero: `SELECT .5` is a syntax error in ClickHouse, `SELECT 0.5` is not.
+      push('number', `0${src.slice(start, i)}`, start);
+      continue;
+    }
     // numbers (a '.' after a Dot token is a tuple index: `t.1.2` is not `t` `.` `1.2`)
     if (isDigit(c)) {
       const afterDot = tokens.length > 0 && tokens[tokens.length - 1]!.type === 'op' && tokens[tokens.length - 1]!.text === '.';
@@ -303,24 +314,32 @@ function scanNumber(src: string, i: number, integerOnly: boolean): number {
     while (i < n && (src.charCodeAt(i) === 48 || src.charCodeAt(i) === 49)) i++;
     return i;
   }
-  while (i < n && isDigit(src.charCodeAt(i))) i++;
+  i = scanDigits(src, i);
   if (integerOnly) return i;
-  if (src.charCodeAt(i) === 46 /* . */) {
-    // `1.` is a float; `1..` never occurs in valid SQL.
-    i++;
-    while (i < n && isDigit(src.charCodeAt(i))) i++;
-  }
-  const e = src.charCodeAt(i);
-  if (e === 101 || e === 69) {
-    let j = i + 1;
-    const s = src.charCodeAt(j);
-    if (s === 43 || s === 45) j++;
-    if (isDigit(src.charCodeAt(j))) {
-      while (j < n && isDigit(src.charCodeAt(j))) j++;
-      i = j;
-    }
-  }
+  // `1.` is a float; `1..` never occurs in valid SQL.
+  if (src.charCodeAt(i) === 46 /* . */) i = scanDigits(src, i + 1);
+  return scanExponent(src, i);
+}
+
+function scanDigits(src: string, i: number): number {
+  while (i < src.length && isDigit(src.charCodeAt(i))) i++;
   return i;
+}
+
+/** An exponent (`e5`, `E-3`) at i, if one is there. */
+function scanExponent(src: string, i: number): number {
+  const e = src.charCodeAt(i);
+  if (e !== 101 && e !== 69) return i;
+  let j = i + 1;
+  const s = src.charCodeAt(j);
+  if (s === 43 || s === 45) j++;
+  return isDigit(src.charCodeAt(j)) ? scanDigits(src, j) : i;
+}
+
+/** Tokens after which a '.' is a qualifier or tuple access, never the start of a number. */
+function canPrecedeDot(t: Token | undefined): boolean {
+  if (!t) return false;
+  return t.type === 'ident' || t.type === 'qident' || t.type === 'number' || (t.type === 'op' && (t.text === ')' || t.text === ']'));
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = {

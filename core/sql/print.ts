@@ -308,8 +308,11 @@ function printCall(f: FunctionCall): string {
         return `${operand(a[0]!, P_CMP + 1)} ${f.operator}`;
       case 'index':
         return `${postfixBase(a[0]!)}[${aliased(a[1]!)}]`;
-      case 'tupleIndex':
-        return `${postfixBase(a[0]!)}.${(a[1] as { value: string }).value}`;
+      case 'tupleIndex': {
+        // After a `{name:Type}` parameter ClickHouse lexes `.1` as a number: the base needs parentheses.
+        const base = postfixBase(a[0]!);
+        return `${base.endsWith('}') ? `(${base})` : base}.${(a[1] as { value: string }).value}`;
+      }
       case 'ternary':
         // ClickHouse 26 parses neither a ?: nor an OR unparenthesized in a branch (`a ? b : c OR d`
         // is a syntax error there): wrap every logical operand, in all three places.

@@ -26,6 +26,8 @@ const CORPUS = [
   '`a`',
   '"s"',
   'count()',
+  'avgWeighted(100., .1)',
+  'f * .5E-1',
   'count(*)',
   'COUNT()',
   'Sum(a)',

@@ -34,6 +34,10 @@ export const ROUND_TRIP_CORPUS: string[] = [
   'SELECT -a, -(5), -5, - 5, a - -5, -(-a) FROM db.t',
   'SELECT -a * b FROM db.t',
   'SELECT 0x1F, 0b101, 1e3, 1E+3, 1e-3, 1.5, 1., 100.0 FROM db.t',
+  // A leading-dot number where no qualifier can stand: after '(', ',', an operator or '['.
+  'SELECT avgWeighted(100., .1), avg(f * .5E-1) FROM db.t',
+  'SELECT 1 - .1, -.1, [.5], (.5e2), f * .5E-1 FROM db.t',
+  'SELECT t.1, (a, b).2, [t][1].2 FROM db.t',
   'SELECT 18446744073709551615, -9223372036854775808',
   'SELECT inf, -inf, nan, isNaN(nan)',
   "SELECT 'it''s', 'a\\\\b', 'line\\nbreak', 'tab\\t', '\\x41', x'4142'",
