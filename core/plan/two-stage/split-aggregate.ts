@@ -31,7 +31,17 @@ export function splitAggregating(q: SelectQuery, names: string[], from: string):
   const keys: Expr[] = [];
   // With GROUPING SETS the shards group by every key of every set; the final stage forms the sets.
   for (const k of q.groupBy ?? q.groupingSets?.flat() ?? []) if (!keys.some((x) => equalExpr(x, k))) keys.push(k);
-  const keyRef = (k: Expr) => col(`_k${keys.findIndex((x) => equalExpr(x, k))}`);
+  const keyIndex = (k: Expr) => keys.findIndex((x) => equalExpr(x, k));
+  // A constant key stays the constant in the final stage (totals, subtotal and grouping-set rows
+  // show it, not the type's default), and no ROLLUP or CUBE rolls it up: ClickHouse drops constant
+  // keys from the grouping. A set left with constant keys only groups by one of them, so that no
+  // input rows still means no group.
+  const constant = keys.map(isConstantKey);
+  const groupRefs = (set: Expr[]): Expr[] => {
+    const idx = set.map(keyIndex);
+    const kept = idx.filter((i) => !constant[i]);
+    return (kept.length > 0 ? kept : idx.slice(0, 1)).map((i) => col(`_k${i}`));
+  };
   const states: { sql: string; call: FunctionCall; plain: boolean }[] = [];
   // The leaf's column for a shard-side call, shared by identical calls.
   const partialColumn = (call: FunctionCall, plain: boolean): string => {
@@ -60,7 +70,8 @@ export function splitAggregating(q: SelectQuery, names: string[], from: string):
     mapExpr(e, (x) => {
       if (x.kind === 'lambda') return { ...x, params: [...x.params], body: rewrite(x.body, new Set([...scope, ...x.params])) };
       if (x.kind === 'column' && x.parts.length === 1 && scope.has(x.parts[0]!)) return undefined;
-      const k = keys.findIndex((key) => equalExpr(key, x));
+      const k = keyIndex(x);
+      if (k >= 0 && constant[k]) return x;
       if (k >= 0 && (scope.size === 0 || !mentions(x, scope))) return col(`_k${k}`);
       if (x.kind === 'function' && isAggregateCall(x)) {
         if (finalExprsHaveAggregate(x)) throw errorAt('QUERY_ERROR', `Aggregate function ${x.name} is found inside another aggregate function`, x);
@@ -70,9 +81,10 @@ export function splitAggregating(q: SelectQuery, names: string[], from: string):
     });
   const none = new Set<string>();
   const final = mapFinal(q, (e) => rewrite(e, none), from, names);
-  if (q.groupingSets) final.groupingSets = q.groupingSets.map((g) => g.map(keyRef));
-  else if (keys.length) final.groupBy = keys.map((_k, i) => col(`_k${i}`));
-  if (q.groupByModifier) final.groupByModifier = q.groupByModifier;
+  if (q.groupingSets) final.groupingSets = q.groupingSets.map((g) => (g.length > 0 ? groupRefs(g) : []));
+  else if (keys.length) final.groupBy = groupRefs(keys);
+  // ROLLUP or CUBE over constant keys only: one group, as ClickHouse answers it.
+  if (q.groupByModifier && (q.groupingSets || constant.some((c) => !c))) final.groupByModifier = q.groupByModifier;
   const allowed = (n: string) => /^_[ka]\d+$/.test(n);
   for (const e of finalExprs(final)) refuseLooseColumns(e, allowed);
 
@@ -118,6 +130,21 @@ const SAW_ROWS: Expr = {
 // An aggregate call's arguments may not hold another aggregate (ClickHouse refuses it too).
 function finalExprsHaveAggregate(f: FunctionCall): boolean {
   return [...f.args, ...(f.params ?? [])].some(hasAggregate);
+}
+
+// Functions whose value differs between calls or rows although no column is read.
+const VOLATILE =
+  /^(rand|random|generateuuid|generateulid|generatesnowflake|canonicalrand|fuzzbits|rownumber|blocknumber|blocksize|neighbor|runningdifference|runningaccumulate|nowinblock)/i;
+
+/** A key that reads no column and calls nothing volatile: the same value on every row of every shard. */
+function isConstantKey(k: Expr): boolean {
+  let constant = true;
+  walkExpr(k, (x) => {
+    if (x.kind === 'column' || x.kind === 'subquery' || x.kind === 'lambda' || x.kind === 'param' || x.kind === 'asterisk') constant = false;
+    else if (x.kind === 'function' && (isAggregateCall(x) || x.over || VOLATILE.test(x.name))) constant = false;
+    return constant;
+  });
+  return constant;
 }
 
 function mentions(e: Expr, names: ReadonlySet<string>): boolean {

@@ -122,6 +122,16 @@ export const QUERIES: StageQuery[] = [
   q('SELECT kind, sensor, count() FROM o.ev GROUP BY kind, sensor WITH ROLLUP WITH TOTALS ORDER BY kind, sensor'),
   q('SELECT kind, uid % 3 AS m, count(), sum(amount) FROM o.ev GROUP BY GROUPING SETS ((kind), (m, kind), ()) ORDER BY kind, m, count()'),
   q('SELECT kind, sensor, count() FROM o.ev GROUP BY GROUPING SETS (kind, (sensor)) ORDER BY kind, sensor'),
+  // Constant keys stay constants, as ClickHouse keeps them: in the totals, subtotal and grouping-set
+  // rows too, and a ROLLUP or CUBE never rolls them up.
+  q('SELECT count(), 42 AS z FROM o.ev GROUP BY z WITH TOTALS'),
+  q('SELECT count(), 42 AS z FROM o.ev WHERE amount < 0 GROUP BY z WITH TOTALS'),
+  q('SELECT count(), 42 AS z FROM o.ev WHERE amount < 0 GROUP BY z'),
+  q('SELECT count(), 42 AS z FROM o.ev GROUP BY z WITH ROLLUP'),
+  q("SELECT count(), 'a' AS z, kind FROM o.ev GROUP BY z, kind WITH ROLLUP ORDER BY kind, count()"),
+  q("SELECT count(), toDate('2020-01-01') AS z, kind FROM o.ev GROUP BY kind, z WITH CUBE WITH TOTALS ORDER BY kind, count()"),
+  q('SELECT count(), 42 AS z, kind FROM o.ev GROUP BY GROUPING SETS ((z), (kind)) ORDER BY kind, count()'),
+  q('SELECT sum(amount), 1 + 2 AS z, kind FROM o.ev GROUP BY kind, z WITH TOTALS ORDER BY kind'),
   q('SELECT sensor, count() AS c, rank() OVER (ORDER BY count() DESC, sensor) AS r FROM o.ev GROUP BY sensor ORDER BY sensor'),
   q('SELECT toDate(ts) AS d, count() AS c, sum(count()) OVER (ORDER BY toDate(ts)) AS running FROM o.ev GROUP BY d ORDER BY d'),
   q('SELECT toStartOfMonth(ts) AS mo, sum(amount) AS s, lagInFrame(sum(amount), 1) OVER (ORDER BY mo) AS prev FROM o.ev GROUP BY mo ORDER BY mo'),
