@@ -1,4 +1,6 @@
-// The one error type the core throws. Every failure a client can see carries a stable code
+// The error a client sees. The core throws a few others where a caller must tell them apart
+// (ConfigError, InvokeError, DeadlineExceeded, ClickHouseError, ChHttpError); the handlers map each
+// to this one's codes or to ClickHouse's. Every failure a client can see carries a stable code
 // (docs/api.md#2-http-api), an HTTP status and, for SQL problems, a 1-based line/column.
 // Handlers turn it into `{ error: { code, message, position } }`; anything that is not a
 // ScatterError becomes INTERNAL with a generic message (never a stack trace).

@@ -3,11 +3,12 @@
 // the time the client waits. It is the earliest of:
 //   - the request's timeoutMs (or the config's query.timeoutMs when the request has none),
 //   - the Lambda's remaining time minus a safety margin (time to merge, finalize and answer),
-//   - API Gateway's 29 s integration limit (after which the client gets a 503 we cannot shape).
+//   - 29 s, one second under API Gateway HTTP API's 30 s integration limit (after which the client
+//     gets a 503 we cannot shape).
 
 import { setMaxListeners } from 'node:events';
 
-/** API Gateway HTTP API's maximum integration timeout. */
+/** The coordinator's cap: one second under API Gateway HTTP API's 30 s maximum integration timeout. */
 export const API_GATEWAY_LIMIT_MS = 29_000;
 /** Kept back from the Lambda's remaining time to finalize, serialize and return. */
 export const DEFAULT_SAFETY_MARGIN_MS = 250;

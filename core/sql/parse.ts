@@ -1,6 +1,6 @@
 // Recursive-descent parser for one ClickHouse SELECT (with UNION ALL), producing the AST of
-// ast.ts. Expressions use precedence climbing with ClickHouse's operator table
-// (src/Parsers/ExpressionListParsers.cpp), and operators become the function calls ClickHouse
+// ast.ts. Expressions are parsed by one method per precedence level, the levels in the order of
+// ClickHouse's operator table (src/Parsers/ExpressionListParsers.cpp), and operators become the function calls ClickHouse
 // itself builds (`a + b` -> plus(a, b), `a OR b OR c` -> or(a, b, c), BETWEEN -> and(>=, <=)),
 // so that result-column names and rewrites see what ClickHouse sees.
 //

@@ -17,7 +17,7 @@ describe('computeDeadline', () => {
     expect(d.limitedBy).toBe('lambda');
     expect(d.at).toBe(3000 - DEFAULT_SAFETY_MARGIN_MS);
   });
-  it('never exceeds API Gateway 29 s, but scheduled runs are not bound by it', () => {
+  it("never exceeds the 29 s cap under API Gateway HTTP API's 30 s, but scheduled runs are not bound by it", () => {
     const d = computeDeadline({ now: 0, requestTimeoutMs: 60_000, configTimeoutMs: 5000 });
     expect(d.limitedBy).toBe('apiGateway');
     expect(d.at).toBeLessThan(API_GATEWAY_LIMIT_MS);
