@@ -28,65 +28,7 @@ export interface Typed {
   t: string;
 }
 
-/** Functions (and operators, by their function names) the coordinator evaluates. */
-export const COORDINATOR_FUNCTIONS = new Set([
-  'plus',
-  'minus',
-  'multiply',
-  'divide',
-  'intDiv',
-  'modulo',
-  'negate',
-  'abs',
-  'equals',
-  'notEquals',
-  'less',
-  'greater',
-  'lessOrEquals',
-  'greaterOrEquals',
-  'and',
-  'or',
-  'not',
-  'if',
-  'multiIf',
-  'isNull',
-  'isNotNull',
-  'ifNull',
-  'coalesce',
-  'round',
-  'floor',
-  'ceil',
-  'toFloat64',
-  'toInt64',
-  'toUInt64',
-  'least',
-  'greatest',
-  'in',
-  'notIn',
-  'tuple',
-  'toInt8',
-  'toInt16',
-  'toInt32',
-  'toUInt8',
-  'toUInt16',
-  'toUInt32',
-  'sqrt',
-  'exp',
-  'log',
-  'ln',
-  'log2',
-  'log10',
-  'pow',
-  'power',
-  'isNaN',
-  'isFinite',
-  'isInfinite',
-  'toString',
-  'concat',
-  'length',
-  'lower',
-  'upper',
-]);
+const COMPARISONS = ['equals', 'notEquals', 'less', 'greater', 'lessOrEquals', 'greaterOrEquals'];
 
 /** Can `e` be evaluated by the coordinator (given `bound` sub-expressions it already knows)? */
 export function canEvaluate(e: Expr, isBound: (e: Expr) => boolean): boolean {
@@ -354,199 +296,228 @@ function castStr(s: string, other: Typed): Value {
   return s;
 }
 
-function evalCall(e: FunctionCall, lookup: (e: Expr) => Typed | undefined): Typed {
-  if (!COORDINATOR_FUNCTIONS.has(e.name) || e.params) throw evalError(`function ${e.name} cannot be evaluated on the coordinator`, e);
-  const ev = (x: Expr) => evaluate(x, lookup);
-  const name = e.name;
-  switch (name) {
-    case 'and':
-    case 'or': {
-      const vals = e.args.map(ev);
-      const isAnd = name === 'and';
-      let sawNull = false;
-      const nul = vals.some((x) => isNullable(x.t));
-      for (const x of vals) {
-        if (x.v === null) {
-          sawNull = true;
-          continue;
-        }
-        if (truthy(x.v) !== isAnd) return { v: isAnd ? 0n : 1n, t: nul ? 'Nullable(UInt8)' : 'UInt8' };
-      }
-      return sawNull ? { v: null, t: 'Nullable(UInt8)' } : { v: isAnd ? 1n : 0n, t: nul ? 'Nullable(UInt8)' : 'UInt8' };
+type Ev = (x: Expr) => Typed;
+/** A function that evaluates its own arguments: short-circuits, and NULL handling of its own. */
+type LazyFn = (e: FunctionCall, ev: Ev) => Typed;
+/** A function over its evaluated arguments. */
+type StrictFn = (args: Typed[], e: FunctionCall) => Typed;
+
+function logical(e: FunctionCall, ev: Ev): Typed {
+  const vals = e.args.map(ev);
+  const isAnd = e.name === 'and';
+  let sawNull = false;
+  const nul = vals.some((x) => isNullable(x.t));
+  for (const x of vals) {
+    if (x.v === null) {
+      sawNull = true;
+      continue;
     }
-    case 'not': {
+    if (truthy(x.v) !== isAnd) return { v: isAnd ? 0n : 1n, t: nul ? 'Nullable(UInt8)' : 'UInt8' };
+  }
+  return sawNull ? { v: null, t: 'Nullable(UInt8)' } : { v: isAnd ? 1n : 0n, t: nul ? 'Nullable(UInt8)' : 'UInt8' };
+}
+
+function conditional(e: FunctionCall, ev: Ev): Typed {
+  const args = e.args;
+  const branches: Expr[] = [];
+  for (let i = 1; i < args.length; i += 2) branches.push(args[i]!);
+  if (e.name === 'if' || args.length % 2 === 1) branches.push(args[args.length - 1]!);
+  const t = supertype(branches.map((x) => ev(x).t));
+  for (let i = 0; i + 1 < args.length; i += 2) {
+    const c = ev(args[i]!);
+    if (c.v !== null && truthy(c.v)) return { v: castTo(ev(args[i + 1]!).v, stripNullable(t)), t };
+  }
+  return { v: castTo(ev(args[args.length - 1]!).v, stripNullable(t)), t };
+}
+
+function firstNonNull(e: FunctionCall, ev: Ev): Typed {
+  const vals = e.args.map(ev);
+  const last = vals[vals.length - 1]!;
+  const st = supertype(vals.map((x) => x.t));
+  const t = isNullable(last.t) ? st : stripNullable(st);
+  for (const x of vals) if (x.v !== null) return { v: castTo(x.v, stripNullable(t)), t };
+  return { v: null, t };
+}
+
+function membership(e: FunctionCall, ev: Ev): Typed {
+  const x = ev(e.args[0]!);
+  const rhs = e.args[1]!;
+  const items = rhs.kind === 'tuple' ? rhs.items.map(ev) : [ev(rhs)];
+  if (x.v === null) return { v: null, t: 'Nullable(UInt8)' };
+  const found = items.some((it) => cmp('equals', x, it).v === 1n);
+  return u8(e.name === 'in' ? found : !found);
+}
+
+// Maps, not plain objects: a function named `toString` or `constructor` must never find Object's.
+const LAZY = new Map<string, LazyFn>(
+  Object.entries({
+    and: logical,
+    or: logical,
+    not: (e, ev) => {
       const x = ev(e.args[0]!);
       if (x.v === null) return { v: null, t: 'Nullable(UInt8)' };
       return { v: truthy(x.v) ? 0n : 1n, t: isNullable(x.t) ? 'Nullable(UInt8)' : 'UInt8' };
-    }
-    case 'if':
-    case 'multiIf': {
-      const args = e.args;
-      const branches: Expr[] = [];
-      for (let i = 1; i < args.length; i += 2) branches.push(args[i]!);
-      if (name === 'if' || args.length % 2 === 1) branches.push(args[args.length - 1]!);
-      const types = branches.map((x) => ev(x).t);
-      const t = supertype(types);
-      for (let i = 0; i + 1 < args.length; i += 2) {
-        const c = ev(args[i]!);
-        if (c.v !== null && truthy(c.v)) return { v: castTo(ev(args[i + 1]!).v, stripNullable(t)), t };
-      }
-      return { v: castTo(ev(args[args.length - 1]!).v, stripNullable(t)), t };
-    }
-    case 'isNull':
-      return u8(ev(e.args[0]!).v === null);
-    case 'isNotNull':
-      return u8(ev(e.args[0]!).v !== null);
-    case 'ifNull':
-    case 'coalesce': {
-      const vals = e.args.map(ev);
-      const last = vals[vals.length - 1]!;
-      const st = supertype(vals.map((x) => x.t));
-      const t = isNullable(last.t) ? st : stripNullable(st);
-      for (const x of vals) if (x.v !== null) return { v: castTo(x.v, stripNullable(t)), t };
-      return { v: null, t };
-    }
-    case 'tuple': {
+    },
+    if: conditional,
+    multiIf: conditional,
+    isNull: (e, ev) => u8(ev(e.args[0]!).v === null),
+    isNotNull: (e, ev) => u8(ev(e.args[0]!).v !== null),
+    ifNull: firstNonNull,
+    coalesce: firstNonNull,
+    tuple: (e, ev) => {
       const items = e.args.map(ev);
       return { v: items.map((x) => x.v), t: `Tuple(${items.map((x) => x.t).join(', ')})` };
-    }
-    case 'in':
-    case 'notIn': {
-      const x = ev(e.args[0]!);
-      const rhs = e.args[1]!;
-      const items = rhs.kind === 'tuple' ? rhs.items.map(ev) : [ev(rhs)];
-      if (x.v === null) return { v: null, t: 'Nullable(UInt8)' };
-      const found = items.some((it) => cmp('equals', x, it).v === 1n);
-      return u8(name === 'in' ? found : !found);
-    }
-    default:
-      break;
+    },
+    in: membership,
+    notIn: membership,
+  } satisfies Record<string, LazyFn>),
+);
+
+/** `t`, Nullable when any argument is. */
+const nullIfAny = (args: Typed[], t: string): string => (args.some((x) => isNullable(x.t)) ? nullable(t) : t);
+
+const arithmetic: StrictFn = (args, e) => {
+  if (args.length !== 2) throw evalError(`${e.name} takes two arguments`, e);
+  return arith(e.name, args[0]!, args[1]!, e);
+};
+const comparison: StrictFn = (args, e) => cmp(e.name, args[0]!, args[1]!);
+
+const rounding: StrictFn = ([a, d], e) => {
+  const digits = d ? Number(d.v) : 0;
+  const t = stripNullable(a!.t);
+  if (a!.v === null) return { v: null, t: a!.t };
+  if (isIntType(t)) {
+    if (digits >= 0) return a!;
+    const f = 10n ** BigInt(-digits);
+    const x = a!.v as bigint;
+    let q = x / f;
+    const r = x % f;
+    if (e.name === 'floor' && r < 0n) q -= 1n;
+    if (e.name === 'ceil' && r > 0n) q += 1n;
+    if (e.name === 'round' && (r < 0n ? -r : r) * 2n >= f) q += x < 0n ? -1n : 1n;
+    return { v: wrapInt(q * f, t), t: a!.t };
   }
-  const args = e.args.map(ev);
-  // Decimal values are scaled bigints; only comparisons are evaluated on them here (arithmetic
-  // would need ClickHouse's Decimal result types).
-  const CMP = ['equals', 'notEquals', 'less', 'greater', 'lessOrEquals', 'greaterOrEquals'];
-  if (!CMP.includes(name) && args.some((x) => decimalScale(x.t) !== undefined)) {
-    throw evalError(`${name} over a Decimal value is not evaluated on the coordinator (compare it, or cast it to Float64 inside the aggregate)`, e);
-  }
-  // A bare NULL literal makes the whole call Nullable(Nothing), as in ClickHouse.
-  if (args.some((x) => x.t === 'Nullable(Nothing)')) return { v: null, t: 'Nullable(Nothing)' };
-  if (['plus', 'minus', 'multiply', 'divide', 'intDiv', 'modulo'].includes(name)) {
-    if (args.length !== 2) throw evalError(`${name} takes two arguments`, e);
-    return arith(name, args[0]!, args[1]!, e);
-  }
-  if (['equals', 'notEquals', 'less', 'greater', 'lessOrEquals', 'greaterOrEquals'].includes(name)) return cmp(name, args[0]!, args[1]!);
+  return { v: roundFloat(toNumber(a!.v), digits, e.name as 'round' | 'floor' | 'ceil'), t: a!.t };
+};
+
+const toInteger: StrictFn = (args, e) => {
   const a = args[0]!;
-  const nulT = (t: string) => (args.some((x) => isNullable(x.t)) ? nullable(t) : t);
-  switch (name) {
-    case 'negate': {
+  const t = e.name.slice(2);
+  if (typeof a.v === 'number' && !Number.isFinite(a.v)) throw evalError(`${e.name} of ${a.v}`, e);
+  return { v: castTo(a.v, t), t: nullIfAny(args, t) };
+};
+
+const MATH: Record<string, (x: number) => number> = { sqrt: Math.sqrt, exp: Math.exp, log: Math.log, ln: Math.log, log2: Math.log2, log10: Math.log10 };
+const math: StrictFn = (args, e) => ({ v: args[0]!.v === null ? null : MATH[e.name]!(toNumber(args[0]!.v)), t: nullIfAny(args, 'Float64') });
+const power: StrictFn = (args) => ({
+  v: args[0]!.v === null || args[1]!.v === null ? null : toNumber(args[0]!.v) ** toNumber(args[1]!.v),
+  t: nullIfAny(args, 'Float64'),
+});
+
+const floatClass: StrictFn = (args, e) => {
+  const a = args[0]!;
+  if (a.v === null) return { v: null, t: 'Nullable(UInt8)' };
+  const x = toNumber(a.v);
+  const r = e.name === 'isNaN' ? Number.isNaN(x) : e.name === 'isFinite' ? Number.isFinite(x) : !Number.isFinite(x) && !Number.isNaN(x);
+  return { v: r ? 1n : 0n, t: nullIfAny(args, 'UInt8') };
+};
+
+// ClickHouse's lower/upper change ASCII letters only (lowerUTF8/upperUTF8 do the rest).
+const letterCase: StrictFn = (args, e) => {
+  const a = args[0]!;
+  if (a.v === null) return { v: null, t: nullIfAny(args, 'String') };
+  if (typeof a.v !== 'string') throw evalError(`${e.name} of a non-string`, e);
+  const v = e.name === 'lower' ? a.v.replace(/[A-Z]/g, (c) => c.toLowerCase()) : a.v.replace(/[a-z]/g, (c) => c.toUpperCase());
+  return { v, t: nullIfAny(args, 'String') };
+};
+
+const extreme: StrictFn = (args, e) => {
+  const t = supertype(args.map((x) => x.t));
+  if (args.some((x) => x.v === null)) return { v: null, t: nullable(t) };
+  let best = args[0]!.v;
+  for (const x of args.slice(1)) {
+    const c = compareValues(x.v, best);
+    if (e.name === 'least' ? c < 0 : c > 0) best = x.v;
+  }
+  return { v: castTo(best, stripNullable(t)), t };
+};
+
+const STRICT = new Map<string, StrictFn>(
+  Object.entries({
+    ...Object.fromEntries(['plus', 'minus', 'multiply', 'divide', 'intDiv', 'modulo'].map((n) => [n, arithmetic])),
+    ...Object.fromEntries(COMPARISONS.map((n) => [n, comparison])),
+    negate: (args) => {
+      const a = args[0]!;
       const t = stripNullable(a.t);
       if (isIntType(t)) {
         const rt = signedT(t) ? t : `Int${up(bits(t))}`;
-        return { v: a.v === null ? null : wrapInt(-(a.v as bigint), rt), t: nulT(rt) };
+        return { v: a.v === null ? null : wrapInt(-(a.v as bigint), rt), t: nullIfAny(args, rt) };
       }
-      return { v: a.v === null ? null : -toNumber(a.v), t: nulT('Float64') };
-    }
-    case 'abs': {
+      return { v: a.v === null ? null : -toNumber(a.v), t: nullIfAny(args, 'Float64') };
+    },
+    abs: (args) => {
+      const a = args[0]!;
       const t = stripNullable(a.t);
       if (isIntType(t)) {
         const rt = `UInt${bits(t)}`;
-        return { v: a.v === null ? null : wrapInt((a.v as bigint) < 0n ? -(a.v as bigint) : (a.v as bigint), rt), t: nulT(rt) };
+        return { v: a.v === null ? null : wrapInt((a.v as bigint) < 0n ? -(a.v as bigint) : (a.v as bigint), rt), t: nullIfAny(args, rt) };
       }
-      return { v: a.v === null ? null : Math.abs(toNumber(a.v)), t: nulT(t) };
-    }
-    case 'round':
-    case 'floor':
-    case 'ceil': {
-      const digits = args[1] ? Number(args[1].v) : 0;
-      const t = stripNullable(a.t);
-      if (a.v === null) return { v: null, t: a.t };
-      if (isIntType(t)) {
-        if (digits >= 0) return a;
-        const f = 10n ** BigInt(-digits);
-        const x = a.v as bigint;
-        let q = x / f;
-        const r = x % f;
-        if (name === 'floor' && r < 0n) q -= 1n;
-        if (name === 'ceil' && r > 0n) q += 1n;
-        if (name === 'round' && (r < 0n ? -r : r) * 2n >= f) q += x < 0n ? -1n : 1n;
-        return { v: wrapInt(q * f, t), t: a.t };
-      }
-      return { v: roundFloat(toNumber(a.v), digits, name), t: a.t };
-    }
-    case 'toFloat64':
-      return { v: a.v === null ? null : toNumber(a.v), t: nulT('Float64') };
-    case 'toInt8':
-    case 'toInt16':
-    case 'toInt32':
-    case 'toInt64':
-    case 'toUInt8':
-    case 'toUInt16':
-    case 'toUInt32':
-    case 'toUInt64': {
-      const t = name.slice(2);
-      if (typeof a.v === 'number' && !Number.isFinite(a.v)) throw evalError(`${name} of ${a.v}`, e);
-      return { v: castTo(a.v, t), t: nulT(t) };
-    }
-    case 'sqrt':
-    case 'exp':
-    case 'log':
-    case 'ln':
-    case 'log2':
-    case 'log10': {
-      const f = { sqrt: Math.sqrt, exp: Math.exp, log: Math.log, ln: Math.log, log2: Math.log2, log10: Math.log10 }[name];
-      return { v: a.v === null ? null : f(toNumber(a.v)), t: nulT('Float64') };
-    }
-    case 'pow':
-    case 'power':
-      return { v: a.v === null || args[1]!.v === null ? null : toNumber(a.v) ** toNumber(args[1]!.v), t: nulT('Float64') };
-    case 'isNaN':
-    case 'isFinite':
-    case 'isInfinite': {
-      if (a.v === null) return { v: null, t: 'Nullable(UInt8)' };
-      const x = toNumber(a.v);
-      const r = name === 'isNaN' ? Number.isNaN(x) : name === 'isFinite' ? Number.isFinite(x) : !Number.isFinite(x) && !Number.isNaN(x);
-      return { v: r ? 1n : 0n, t: nulT('UInt8') };
-    }
-    case 'toString': {
+      return { v: a.v === null ? null : Math.abs(toNumber(a.v)), t: nullIfAny(args, t) };
+    },
+    round: rounding,
+    floor: rounding,
+    ceil: rounding,
+    toFloat64: (args) => ({ v: args[0]!.v === null ? null : toNumber(args[0]!.v), t: nullIfAny(args, 'Float64') }),
+    ...Object.fromEntries(['toInt8', 'toInt16', 'toInt32', 'toInt64', 'toUInt8', 'toUInt16', 'toUInt32', 'toUInt64'].map((n) => [n, toInteger])),
+    ...Object.fromEntries(Object.keys(MATH).map((n) => [n, math])),
+    pow: power,
+    power,
+    isNaN: floatClass,
+    isFinite: floatClass,
+    isInfinite: floatClass,
+    toString: ((args, e) => {
       // Integers and strings only: float text formatting differs between ClickHouse and JavaScript.
-      if (a.v === null) return { v: null, t: nulT('String') };
-      if (typeof a.v === 'bigint' || typeof a.v === 'string') return { v: String(a.v), t: nulT('String') };
+      const a = args[0]!;
+      if (a.v === null) return { v: null, t: nullIfAny(args, 'String') };
+      if (typeof a.v === 'bigint' || typeof a.v === 'string') return { v: String(a.v), t: nullIfAny(args, 'String') };
       throw evalError('toString of a non-integer value is not evaluated on the coordinator', e);
-    }
-    case 'concat': {
-      if (args.some((x) => x.v === null)) return { v: null, t: nulT('String') };
+    }) as StrictFn,
+    concat: (args, e) => {
+      if (args.some((x) => x.v === null)) return { v: null, t: nullIfAny(args, 'String') };
       if (!args.every((x) => typeof x.v === 'string')) throw evalError('concat of non-strings is not evaluated on the coordinator', e);
-      return { v: args.map((x) => x.v as string).join(''), t: nulT('String') };
-    }
-    case 'length': {
-      if (a.v === null) return { v: null, t: nulT('UInt64') };
-      if (typeof a.v === 'string') return { v: BigInt(Buffer.byteLength(a.v, 'utf8')), t: nulT('UInt64') };
-      if (Array.isArray(a.v)) return { v: BigInt(a.v.length), t: nulT('UInt64') };
+      return { v: args.map((x) => x.v as string).join(''), t: nullIfAny(args, 'String') };
+    },
+    length: (args, e) => {
+      const a = args[0]!;
+      if (a.v === null) return { v: null, t: nullIfAny(args, 'UInt64') };
+      if (typeof a.v === 'string') return { v: BigInt(Buffer.byteLength(a.v, 'utf8')), t: nullIfAny(args, 'UInt64') };
+      if (Array.isArray(a.v)) return { v: BigInt(a.v.length), t: nullIfAny(args, 'UInt64') };
       throw evalError('length of this value', e);
-    }
-    case 'lower':
-    case 'upper': {
-      if (a.v === null) return { v: null, t: nulT('String') };
-      if (typeof a.v !== 'string') throw evalError(`${name} of a non-string`, e);
-      // ClickHouse's lower/upper change ASCII letters only (lowerUTF8/upperUTF8 do the rest).
-      const v = name === 'lower' ? a.v.replace(/[A-Z]/g, (c) => c.toLowerCase()) : a.v.replace(/[a-z]/g, (c) => c.toUpperCase());
-      return { v, t: nulT('String') };
-    }
-    case 'least':
-    case 'greatest': {
-      const t = supertype(args.map((x) => x.t));
-      if (args.some((x) => x.v === null)) return { v: null, t: nullable(t) };
-      let best = args[0]!.v;
-      for (const x of args.slice(1)) {
-        const c = compareValues(x.v, best);
-        if (name === 'least' ? c < 0 : c > 0) best = x.v;
-      }
-      return { v: castTo(best, stripNullable(t)), t };
-    }
-    default:
-      throw evalError(`function ${name} cannot be evaluated on the coordinator`, e);
+    },
+    lower: letterCase,
+    upper: letterCase,
+    least: extreme,
+    greatest: extreme,
+  } satisfies Record<string, StrictFn>),
+);
+
+/** Functions (and operators, by their function names) the coordinator evaluates: the two tables' names. */
+export const COORDINATOR_FUNCTIONS: ReadonlySet<string> = new Set([...LAZY.keys(), ...STRICT.keys()]);
+
+function evalCall(e: FunctionCall, lookup: (e: Expr) => Typed | undefined): Typed {
+  if (!COORDINATOR_FUNCTIONS.has(e.name) || e.params) throw evalError(`function ${e.name} cannot be evaluated on the coordinator`, e);
+  const ev = (x: Expr) => evaluate(x, lookup);
+  const lazy = LAZY.get(e.name);
+  if (lazy) return lazy(e, ev);
+  const args = e.args.map(ev);
+  // Decimal values are scaled bigints; only comparisons are evaluated on them here (arithmetic
+  // would need ClickHouse's Decimal result types).
+  if (!COMPARISONS.includes(e.name) && args.some((x) => decimalScale(x.t) !== undefined)) {
+    throw evalError(`${e.name} over a Decimal value is not evaluated on the coordinator (compare it, or cast it to Float64 inside the aggregate)`, e);
   }
+  // A bare NULL literal makes the whole call Nullable(Nothing), as in ClickHouse.
+  if (args.some((x) => x.t === 'Nullable(Nothing)')) return { v: null, t: 'Nullable(Nothing)' };
+  return STRICT.get(e.name)!(args, e);
 }
 
 export interface SortSpec {

@@ -95,3 +95,12 @@ describe('ORDER BY comparison', () => {
     expect(sorted([2, null, NaN, 1], { direction: 'DESC', nulls: 'FIRST' })).toEqual([null, NaN, 2, 1]);
   });
 });
+
+describe('the function tables', () => {
+  test("names of Object's own members are functions like any other: unknown ones refused, toString evaluated", () => {
+    for (const name of ['constructor', 'hasOwnProperty', 'valueOf', '__proto__']) {
+      expect(() => ev(`${name}(1)`), name).toThrow(ScatterError);
+    }
+    expect(ev('toString(42)')).toEqual({ v: '42', t: 'String' });
+  });
+});
