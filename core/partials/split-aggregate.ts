@@ -38,11 +38,46 @@ interface AggSlot {
 
 type PushMode = 'none' | 'complete' | 'keys' | 'topk';
 
+/** A per-group expression the shard computes (__e<i>). */
+interface Pushed {
+  key: string;
+  expr: Expr;
+  col: string;
+}
+
 export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext, fam: FamilyContext): SplitQuery {
   const keyCanon = n.groupBy.map(canon);
-  // Identical partial expressions are computed once per shard and read by every aggregate that
-  // needs them: avg(x) beside sum(x) shares sum(x), min(x) beside max(x) shares count(x). The
-  // merger reads columns by name, so a shared column is simply named by more than one slot.
+  const { aggs, aggColumns } = aggregateSlots(n, ctx, fam);
+  const aggByKey = new Map(aggs.map((a) => [a.key, a]));
+  const pushed = pushedExpressions(n, keyCanon, aggByKey);
+  const { mode, topkAgg, wanted } = limitPushDown(q, n, ctx, keyCanon, aggByKey);
+  const { shardQuery, shardLimit } = shardQueryOf(q, n, ctx, { pushed, aggColumns, mode, topkAgg, wanted });
+
+  const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
+  const outNames = n.columns.map((c) => c.outName);
+  const describe = [
+    `shards: GROUP BY ${n.groupBy.length ? n.groupBy.map((e) => formatForName(e)).join(', ') : '(none)'} returning keys and partial states`,
+    ...aggs.map((a) => `  ${formatForName(a.impl.call)} -> ${a.cols.join(', ')}: ${a.impl.describe}`),
+    mode === 'none'
+      ? 'limit: applied on the coordinator only'
+      : `limit push-down: ${mode}${shardLimit !== undefined ? ` (each shard returns at most ${shardLimit} groups)` : ''}`,
+    'coordinator: merge partials on arrival, finalize, then HAVING, ORDER BY, DISTINCT, LIMIT BY, LIMIT',
+  ].join('\n');
+
+  return {
+    shardQuery,
+    describe,
+    createMerger: () => new GroupMerger({ n, aggs, pushed, keyCanon, mode, topkAgg, shardLimit, specs, outNames, ctx, distinct: q.distinct }),
+  };
+}
+
+/**
+ * Each aggregate's family and its partial columns (__a0..). Identical partial expressions are
+ * computed once per shard and read by every aggregate that needs them: avg(x) beside sum(x) shares
+ * sum(x), min(x) beside max(x) shares count(x). The merger reads columns by name, so a shared column
+ * is simply named by more than one slot.
+ */
+function aggregateSlots(n: Normalized, ctx: SplitContext, fam: FamilyContext): { aggs: AggSlot[]; aggColumns: Expr[] } {
   let next = 0;
   const colByExpr = new Map<string, string>();
   const aggColumns: Expr[] = [];
@@ -68,12 +103,16 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
     });
     return { impl, key: canon(call), cols };
   });
-  const aggByKey = new Map(aggs.map((a) => [a.key, a]));
-  const isBound = (e: Expr) => keyCanon.includes(canon(e)) || aggByKey.has(canon(e));
+  return { aggs, aggColumns };
+}
 
-  // Sub-expressions the coordinator cannot evaluate but that depend on group keys only: computed
-  // per group by the shard (__e0..). If they use non-key columns the shard fails like ClickHouse.
-  const pushed: { key: string; expr: Expr; col: string }[] = [];
+/**
+ * Sub-expressions the coordinator cannot evaluate but that depend on group keys only: computed
+ * per group by the shard (__e0..). If they use non-key columns the shard fails like ClickHouse.
+ */
+function pushedExpressions(n: Normalized, keyCanon: string[], aggByKey: ReadonlyMap<string, AggSlot>): Pushed[] {
+  const isBound = (e: Expr) => keyCanon.includes(canon(e)) || aggByKey.has(canon(e));
+  const pushed: Pushed[] = [];
   const prepare = (e: Expr, clause: string) => {
     if (isBound(e) || canEvaluate(e, isBound)) return;
     let hasAgg = false;
@@ -114,42 +153,59 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
   if (n.having) prepare(n.having, 'HAVING');
   for (const o of n.orderBy) prepare(o.expr, 'ORDER BY');
   for (const b of n.limitBy?.by ?? []) prepare(b, 'LIMIT BY');
+  return pushed;
+}
 
-  // LIMIT push-down decision.
-  let mode: PushMode = 'none';
-  let topkAgg: AggSlot | undefined;
+/** The LIMIT push-down decision (the modes are in the header). */
+function limitPushDown(
+  q: SelectQuery,
+  n: Normalized,
+  ctx: SplitContext,
+  keyCanon: string[],
+  aggByKey: ReadonlyMap<string, AggSlot>,
+): { mode: PushMode; topkAgg?: AggSlot; wanted?: number } {
   const wanted = n.limit === undefined ? undefined : n.offset + n.limit;
-  if (wanted !== undefined && !q.distinct && !n.limitBy) {
-    const complete = ctx.shardingKeyColumn !== undefined && n.groupBy.some((g) => g.kind === 'column' && g.parts[g.parts.length - 1] === ctx.shardingKeyColumn);
-    const orderCanon = n.orderBy.map((o) => canon(o.expr));
-    if (complete && n.orderBy.length > 0) mode = 'complete';
-    else if (
-      !n.having &&
-      n.orderBy.length > 0 &&
-      keyCanon.length > 0 &&
-      orderCanon.every((c) => keyCanon.includes(c)) &&
-      keyCanon.every((c) => orderCanon.includes(c))
-    )
-      mode = 'keys';
-    else if (!n.having && n.orderBy.length > 0 && n.orderBy[0]!.direction === 'DESC' && keyCanon.length > 0) {
-      const a = aggByKey.get(orderCanon[0]!);
-      if (a?.impl.countLike && a.impl.orderExpr) {
-        if (ctx.topCount === 'refuse') {
-          throw unsupportedAt(
-            `ORDER BY ${formatForName(a.impl.call)} DESC LIMIT over groups that span shards is approximate on the fast path (shard_size); ` +
-              `the general path answers it exactly. Set ch_scatter_top_count = 'shard_size' to accept the approximation and its error bound`,
-            n.orderBy[0]!.expr.pos,
-          );
-        }
-        if (ctx.topCount !== 'every_group') {
-          mode = 'topk';
-          topkAgg = a;
-        }
+  if (wanted === undefined || q.distinct || n.limitBy) return { mode: 'none', wanted };
+  const complete = ctx.shardingKeyColumn !== undefined && n.groupBy.some((g) => g.kind === 'column' && g.parts[g.parts.length - 1] === ctx.shardingKeyColumn);
+  const orderCanon = n.orderBy.map((o) => canon(o.expr));
+  if (complete && n.orderBy.length > 0) return { mode: 'complete', wanted };
+  if (
+    !n.having &&
+    n.orderBy.length > 0 &&
+    keyCanon.length > 0 &&
+    orderCanon.every((c) => keyCanon.includes(c)) &&
+    keyCanon.every((c) => orderCanon.includes(c))
+  ) {
+    return { mode: 'keys', wanted };
+  }
+  if (!n.having && n.orderBy.length > 0 && n.orderBy[0]!.direction === 'DESC' && keyCanon.length > 0) {
+    const a = aggByKey.get(orderCanon[0]!);
+    if (a?.impl.countLike && a.impl.orderExpr) {
+      if (ctx.topCount === 'refuse') {
+        throw unsupportedAt(
+          `ORDER BY ${formatForName(a.impl.call)} DESC LIMIT over groups that span shards is approximate on the fast path (shard_size); ` +
+            `the general path answers it exactly. Set ch_scatter_top_count = 'shard_size' to accept the approximation and its error bound`,
+          n.orderBy[0]!.expr.pos,
+        );
       }
+      if (ctx.topCount !== 'every_group') return { mode: 'topk', topkAgg: a, wanted };
     }
   }
+  return { mode: 'none', wanted };
+}
 
-  const shardColumns: Expr[] = [...n.groupBy.map((g, i) => ({ ...g, alias: `__k${i}` })), ...pushed.map((p) => ({ ...p.expr, alias: p.col })), ...aggColumns];
+/** The shards' query: keys, pushed expressions and partial columns, with the pushed-down ORDER BY and LIMIT. */
+function shardQueryOf(
+  q: SelectQuery,
+  n: Normalized,
+  ctx: SplitContext,
+  s: { pushed: Pushed[]; aggColumns: Expr[]; mode: PushMode; topkAgg?: AggSlot; wanted?: number },
+): { shardQuery: SelectQuery; shardLimit?: number } {
+  const shardColumns: Expr[] = [
+    ...n.groupBy.map((g, i) => ({ ...g, alias: `__k${i}` })),
+    ...s.pushed.map((p) => ({ ...p.expr, alias: p.col })),
+    ...s.aggColumns,
+  ];
   const shardQuery: SelectQuery = {
     kind: 'select',
     distinct: false,
@@ -172,35 +228,19 @@ export function splitAggregate(q: SelectQuery, n: Normalized, ctx: SplitContext,
   // sends the same groups.
   const ordered = new Set(n.orderBy.map((o) => canon(o.expr)));
   const keyTies: OrderItem[] = n.groupBy.filter((g) => !ordered.has(canon(g))).map((g) => ({ expr: g, direction: 'ASC' as const }));
-  if (mode === 'complete') {
+  if (s.mode === 'complete') {
     if (n.having) shardQuery.having = n.having;
     shardQuery.orderBy = [...n.orderBy.map(stripPos), ...keyTies];
-    shardLimit = wanted;
-  } else if (mode === 'keys') {
+    shardLimit = s.wanted;
+  } else if (s.mode === 'keys') {
     shardQuery.orderBy = n.orderBy.map(stripPos);
-    shardLimit = wanted;
-  } else if (mode === 'topk') {
-    shardLimit = shardSize(wanted!, ctx);
-    shardQuery.orderBy = [{ expr: topkAgg!.impl.orderExpr!, direction: 'DESC' }, ...keyTies];
+    shardLimit = s.wanted;
+  } else if (s.mode === 'topk') {
+    shardLimit = shardSize(s.wanted!, ctx);
+    shardQuery.orderBy = [{ expr: s.topkAgg!.impl.orderExpr!, direction: 'DESC' }, ...keyTies];
   }
   if (shardLimit !== undefined) shardQuery.limit = { limit: int(shardLimit) };
-
-  const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
-  const outNames = n.columns.map((c) => c.outName);
-  const describe = [
-    `shards: GROUP BY ${n.groupBy.length ? n.groupBy.map((e) => formatForName(e)).join(', ') : '(none)'} returning keys and partial states`,
-    ...aggs.map((a) => `  ${formatForName(a.impl.call)} -> ${a.cols.join(', ')}: ${a.impl.describe}`),
-    mode === 'none'
-      ? 'limit: applied on the coordinator only'
-      : `limit push-down: ${mode}${shardLimit !== undefined ? ` (each shard returns at most ${shardLimit} groups)` : ''}`,
-    'coordinator: merge partials on arrival, finalize, then HAVING, ORDER BY, DISTINCT, LIMIT BY, LIMIT',
-  ].join('\n');
-
-  return {
-    shardQuery,
-    describe,
-    createMerger: () => new GroupMerger({ n, aggs, pushed, keyCanon, mode, topkAgg, shardLimit, specs, outNames, ctx, distinct: q.distinct }),
-  };
+  return { shardQuery, shardLimit };
 }
 
 /** The first column reference in `e` that is not inside a group key expression (lambda parameters aside). */
