@@ -269,7 +269,7 @@ interface Group {
 interface MergerSetup {
   n: Normalized;
   aggs: AggSlot[];
-  pushed: { key: string; expr: Expr; col: string }[];
+  pushed: Pushed[];
   keyCanon: string[];
   mode: PushMode;
   topkAgg?: AggSlot;
