@@ -97,7 +97,8 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   const rows = opts.quick ? 200_000 : 4_000_000;
   /** CH_BENCH_SIZES=4,1024 (a comma list) measures only those shard counts. */
   const sizes = process.env.CH_BENCH_SIZES?.split(',').map(Number) ?? (opts.quick ? [4, 64] : [4, 64, 1024]);
-  const repsOf = (n: number) => (opts.quick ? 3 : n > 64 ? 5 : 9);
+  const repsOf = (n: number) => (opts.quick ? 2 : n > 64 ? 5 : 9);
+  const warmUps = opts.quick ? 1 : 2;
   const load0 = loadavg()[0]!;
   const shardEmfBytes = await shardMetricsBytes();
   const cluster = await startCluster(SERVERS, PORT_BASE, 'scatter');
@@ -206,7 +207,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         };
         const names = Object.keys(QUERIES);
         const runs: Record<string, (Run | Refused)[]> = Object.fromEntries(names.map((q) => [q, []]));
-        for (const q of names) for (let i = 0; i < 2; i++) await once(QUERIES[q]!, true); // warm-up (and, scaled, the one real execution)
+        for (const q of names) for (let i = 0; i < warmUps; i++) await once(QUERIES[q]!, true); // warm-up (and, scaled, the one real execution)
         for (let i = 0; i < repsOf(n); i++)
           for (const q of [...names.slice(i % names.length), ...names.slice(0, i % names.length)]) runs[q]!.push(await once(QUERIES[q]!));
 
