@@ -57,3 +57,32 @@ export async function chHttp(url: string, sql: string, params: Record<string, st
   if (!res.ok) throw new Error(`ClickHouse ${res.status}: ${text.slice(0, 300)} (SQL: ${sql.slice(0, 120)})`);
   return text;
 }
+
+/**
+ * The benches' data set, each server holding exactly its shard (`id % n = i`: identity placement
+ * over n slots), and the Distributed tables over them on server 0:
+ * default.events (id UInt64, user UInt32, sensor UInt32, amount Float64, day Date), `rows` rows, with
+ * user = floor(u^2 / 1e5) for a hashed u < 1e5 (~30k groups, a skewed count: the top 10 is clear-cut);
+ * with `users`, default.users (100k users, 1% 'NL'), sharded by user.
+ */
+export async function loadEvents(cluster: BenchCluster, rows: number, opts: { users?: boolean } = {}): Promise<void> {
+  const n = cluster.urls.length;
+  await Promise.all(
+    cluster.urls.map(async (url, i) => {
+      await chHttp(url, 'CREATE TABLE default.events (id UInt64, user UInt32, sensor UInt32, amount Float64, day Date) ENGINE = MergeTree ORDER BY id');
+      await chHttp(
+        url,
+        `INSERT INTO default.events SELECT number AS id, toUInt32(intDiv(u * u, 100000)) AS user, toUInt32(number % 1000) AS sensor, (number % 1000) / 10 AS amount, toDate('2024-01-01') + number % 365 AS day FROM (SELECT number, intHash32(number) % 100000 AS u FROM numbers(${rows})) WHERE number % ${n} = ${i}`,
+      );
+      if (!opts.users) return;
+      await chHttp(url, 'CREATE TABLE default.users (user UInt32, country String) ENGINE = MergeTree ORDER BY user');
+      await chHttp(
+        url,
+        `INSERT INTO default.users SELECT toUInt32(number) AS user, if(number % 100 = 0, 'NL', 'XX') AS country FROM numbers(100000) WHERE number % ${n} = ${i}`,
+      );
+    }),
+  );
+  const head = cluster.urls[0]!;
+  await chHttp(head, `CREATE TABLE default.events_dist AS default.events ENGINE = Distributed(${cluster.cluster}, default, events, id)`);
+  if (opts.users) await chHttp(head, `CREATE TABLE default.users_dist AS default.users ENGINE = Distributed(${cluster.cluster}, default, users, user)`);
+}

@@ -25,7 +25,7 @@ import { handleClickHouseHttp } from '../core/clickhouse-http/handle.js';
 import { generalSelect } from '../core/clickhouse-http/distributed.js';
 import type { RawQuery } from '../core/clickhouse-http/types.js';
 import { startLocalShards } from '../local/stack.js';
-import { chHttp, startCluster } from './_ch-cluster.js';
+import { chHttp, loadEvents, startCluster } from './_ch-cluster.js';
 import { quantile, r2, table, timeInOrders } from './_stats.js';
 
 const PORT_BASE = 20040;
@@ -50,17 +50,8 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   const out: (string | number)[][] = [];
   let shards: Awaited<ReturnType<typeof startLocalShards>> | undefined;
   try {
-    await Promise.all(
-      cluster.urls.map(async (url, i) => {
-        await chHttp(url, 'CREATE TABLE default.events (id UInt64, user UInt32, sensor UInt32, amount Float64, day Date) ENGINE = MergeTree ORDER BY id');
-        await chHttp(
-          url,
-          `INSERT INTO default.events SELECT number AS id, toUInt32(intDiv(u * u, 100000)) AS user, toUInt32(number % 1000) AS sensor, (number % 1000) / 10 AS amount, toDate('2024-01-01') + number % 365 AS day FROM (SELECT number, intHash32(number) % 100000 AS u FROM numbers(${rows})) WHERE number % ${SHARDS} = ${i}`,
-        );
-      }),
-    );
+    await loadEvents(cluster, rows);
     const head = cluster.urls[0]!;
-    await chHttp(head, 'CREATE TABLE default.events_dist AS default.events ENGINE = Distributed(scatter, default, events, id)');
     const topo = parseTopology({
       cluster: 'scatter',
       shards: cluster.urls.map((url) => ({ weight: 1, replicas: [{ url }] })),

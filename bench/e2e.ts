@@ -26,7 +26,7 @@ import { executeShardRequest } from '../core/shard/execute.js';
 import type { ShardInvoker } from '../core/scatter/invoker.js';
 import type { ShardResponse } from '../core/protocol/shard-wire.js';
 import { createLambdaInvoker } from '../adapters/aws/lambda-invoker.js';
-import { chHttp, startCluster } from './_ch-cluster.js';
+import { chHttp, loadEvents, startCluster } from './_ch-cluster.js';
 import { quantile, r2, table } from './_stats.js';
 import { normalize } from './_compare.js';
 
@@ -68,25 +68,8 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   const closers: Array<() => Promise<void>> = [];
   try {
     const tLoad = Date.now();
-    await Promise.all(
-      cluster.urls.map(async (url, i) => {
-        await chHttp(url, 'CREATE TABLE default.events (id UInt64, user UInt32, sensor UInt32, amount Float64, day Date) ENGINE = MergeTree ORDER BY id');
-        await chHttp(url, 'CREATE TABLE default.users (user UInt32, country String) ENGINE = MergeTree ORDER BY user');
-        // Each server generates exactly its own shard: id % 3 = i is identity placement over slots [0,1,2].
-        // user = floor(u^2 / 1e5) for a hashed u < 1e5: a skewed distribution, so the top 10 by count is clear-cut.
-        await chHttp(
-          url,
-          `INSERT INTO default.events SELECT number AS id, toUInt32(intDiv(u * u, 100000)) AS user, toUInt32(number % 1000) AS sensor, (number % 1000) / 10 AS amount, toDate('2024-01-01') + number % 365 AS day FROM (SELECT number, intHash32(number) % 100000 AS u FROM numbers(${rows})) WHERE number % ${SHARDS} = ${i}`,
-        );
-        await chHttp(
-          url,
-          `INSERT INTO default.users SELECT toUInt32(number) AS user, if(number % 100 = 0, 'NL', 'XX') AS country FROM numbers(100000) WHERE number % ${SHARDS} = ${i}`,
-        );
-      }),
-    );
+    await loadEvents(cluster, rows, { users: true });
     const head = cluster.urls[0]!;
-    await chHttp(head, 'CREATE TABLE default.events_dist AS default.events ENGINE = Distributed(scatter, default, events, id)');
-    await chHttp(head, 'CREATE TABLE default.users_dist AS default.users ENGINE = Distributed(scatter, default, users, user)');
     const loadMs = Date.now() - tLoad;
 
     const topo = parseTopology({

@@ -12,7 +12,7 @@ interface Section {
 
 const here = dirname(fileURLToPath(import.meta.url));
 // The default order: cheap sections first, so a partial run still reports something.
-const ORDER = ['merge', 'plan', 'fanout', 'tree', 'hedging', 'payload', 'coldstart', 'e2e'];
+const ORDER = ['merge', 'plan', 'fanout', 'tree', 'hedging', 'payload', 'coldstart', 'e2e', 'cost'];
 
 function available(): string[] {
   const names = readdirSync(here)

@@ -10,7 +10,10 @@
 //   it) plus a second to return what it has; the coordinator stops waiting at the deadline anyway.
 // - Lambda gives CPU in proportion to memory (1769 MB = one vCPU). The coordinator parses, plans and
 //   merges partials on arrival; tight deadlines and wide fan-outs are CPU-bound, so it gets a full vCPU
-//   there. Shard functions mostly wait on ClickHouse and relay one partial: 512 MB is plenty.
+//   there, and no more: it merges on one thread, so memory above 1769 MB bills more per ms and buys no
+//   speed. Shard functions mostly wait on ClickHouse and relay one partial: `npm run bench -- cost`
+//   (docs/cost.md) found 128-256 MB minimizing cost x latency; 256 MB keeps room to parse and
+//   re-serialize a partial of up to Lambda's 6 MB, which that model cannot see.
 import type { QueryDefaults } from '../core/config/schema.js';
 
 export const API_GATEWAY_MAX_S = 29;
@@ -18,6 +21,7 @@ export const HTTP_API_INTEGRATION_MAX_S = 30;
 export const COORDINATOR_MARGIN_MS = 3000;
 export const SHARD_MARGIN_MS = 1000;
 export const ONE_VCPU_MB = 1769;
+export const SHARD_MEMORY_MB = 256;
 
 export interface Sizing {
   coordinatorTimeoutS: number;
@@ -53,9 +57,7 @@ export function deriveSizing(
   const shardTimeoutS = Math.min(coordinatorTimeoutS, Math.ceil((t + SHARD_MARGIN_MS) / 1000));
   const integrationTimeoutS = Math.min(HTTP_API_INTEGRATION_MAX_S, coordinatorTimeoutS + 1);
   const cpuBound = t < 2000 || shardCount > 16;
-  const base = cpuBound ? ONE_VCPU_MB : 1024;
-  // Beyond 16 shards every extra shard adds an in-flight request and a partial to merge.
-  const coordinatorMemoryMb = overrides.coordinatorMb ?? Math.min(4096, base + 64 * Math.max(0, shardCount - 16));
-  const shardMemoryMb = overrides.shardMb ?? 512;
+  const coordinatorMemoryMb = overrides.coordinatorMb ?? (cpuBound ? ONE_VCPU_MB : 1024);
+  const shardMemoryMb = overrides.shardMb ?? SHARD_MEMORY_MB;
   return { coordinatorTimeoutS, shardTimeoutS, integrationTimeoutS, coordinatorMemoryMb, shardMemoryMb };
 }

@@ -96,6 +96,55 @@ describe('npm run bench -- <section> --quick --json', () => {
     }
   });
 
+  test('cost: dollars per million queries per shard count, recomputable from the printed inputs', { timeout: 240_000 }, async () => {
+    const j = await bench('cost');
+    const p = j.prices as unknown as {
+      lambdaArmPerGbSecond: number;
+      lambdaPerRequest: number;
+      httpApiPerRequest: number;
+      httpApiStepBytes: number;
+      logsIngestPerGb: number;
+    };
+    const queries = ['full_aggregate', 'top_count', 'pruned_in', 'global_in', 'general_uniq', 'general_totals', 'top_count_shard_size'];
+    let recomputed = 0;
+    for (const n of ['4', '64']) {
+      for (const q of queries) {
+        const e = j[n]![q] as {
+          refused?: { status: number; code: string };
+          usd_per_million: Record<string, number>;
+          inputs: { coordinator_mb: number; shard_mb: number; coordinator_ms: number[]; shard_ms: number[]; front_door_bytes: number; log_bytes: number };
+        };
+        expect(e, `${n}.${q}`).toBeDefined();
+        // A refusal is an answer (the general path's final stage outgrowing one invocation at 64 shards), never a crash.
+        if (e.refused) {
+          expect(n, `${q} refused at 4 shards`).not.toBe('4');
+          expect(e.refused.status).toBe(413);
+          continue;
+        }
+        const i = e.inputs;
+        // Lambda bills each invocation's duration rounded UP to the millisecond.
+        const gbs = (ms: number[], mb: number) => ms.reduce((a, x) => a + Math.ceil(x) / 1000, 0) * (mb / 1024);
+        const usd =
+          (gbs(i.coordinator_ms, i.coordinator_mb) + gbs(i.shard_ms, i.shard_mb)) * p.lambdaArmPerGbSecond +
+          (i.coordinator_ms.length + i.shard_ms.length) * p.lambdaPerRequest +
+          Math.max(1, Math.ceil(i.front_door_bytes / p.httpApiStepBytes)) * p.httpApiPerRequest +
+          (i.log_bytes / 1024 ** 3) * p.logsIngestPerGb;
+        expect(e.usd_per_million.total, `${n}.${q}`).toBeCloseTo(usd * 1e6, 2);
+        expect(i.shard_ms.length, `${n}.${q} shard invocations`).toBeGreaterThan(0);
+        recomputed++;
+      }
+      expect(positive((j[n]!.tuned as unknown as { coordinatorMb: number }).coordinatorMb)).toBe(true);
+    }
+    expect(recomputed).toBeGreaterThanOrEqual(queries.length + 2);
+    // Pruning: one shard asked at 4 shards; every shard at 64 for a full scan.
+    expect((j['4']!.pruned_in as unknown as { inputs: { shard_ms: number[] } }).inputs.shard_ms).toHaveLength(1);
+    expect((j['64']!.full_aggregate as unknown as { inputs: { shard_ms: number[] } }).inputs.shard_ms).toHaveLength(64);
+    for (const [q, x] of Object.entries(j.distributed_initiator as Record<string, { cpu_ms: number; same_answer: boolean }>)) {
+      expect(x.same_answer, q).toBe(true);
+      expect(positive(x.cpu_ms), q).toBe(true);
+    }
+  });
+
   test('plan and merge run', { timeout: 240_000 }, async () => {
     expect(Object.keys(await bench('plan')).length).toBeGreaterThan(0);
     expect(Object.keys(await bench('merge')).length).toBeGreaterThan(0);

@@ -1,12 +1,20 @@
 // Timeouts and memory derived from the query deadline: the invariants the stack relies on.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { API_GATEWAY_MAX_S, COORDINATOR_MARGIN_MS, deriveSizing, HTTP_API_INTEGRATION_MAX_S, ONE_VCPU_MB, SizingError } from '../../cdk/sizing.js';
+import {
+  API_GATEWAY_MAX_S,
+  COORDINATOR_MARGIN_MS,
+  deriveSizing,
+  HTTP_API_INTEGRATION_MAX_S,
+  ONE_VCPU_MB,
+  SHARD_MEMORY_MB,
+  SizingError,
+} from '../../cdk/sizing.js';
 
 describe('deriveSizing', () => {
   it('gives the default 5 s deadline a 9 s coordinator, a 6 s shard function and a 10 s integration', () => {
     const s = deriveSizing({ timeoutMs: 5000 }, 4);
-    expect(s).toEqual({ coordinatorTimeoutS: 9, shardTimeoutS: 6, integrationTimeoutS: 10, coordinatorMemoryMb: 1024, shardMemoryMb: 512 });
+    expect(s).toEqual({ coordinatorTimeoutS: 9, shardTimeoutS: 6, integrationTimeoutS: 10, coordinatorMemoryMb: 1024, shardMemoryMb: 256 });
   });
 
   it('holds the invariants for every deadline that fits under API Gateway', () => {
@@ -20,7 +28,9 @@ describe('deriveSizing', () => {
         expect(s.integrationTimeoutS).toBeGreaterThan(s.coordinatorTimeoutS);
         expect(s.integrationTimeoutS).toBeLessThanOrEqual(HTTP_API_INTEGRATION_MAX_S);
         expect(s.coordinatorMemoryMb).toBeGreaterThanOrEqual(1024);
-        expect(s.coordinatorMemoryMb).toBeLessThanOrEqual(4096);
+        // Never more than one vCPU's worth: the merge runs on one thread.
+        expect(s.coordinatorMemoryMb).toBeLessThanOrEqual(ONE_VCPU_MB);
+        expect(s.shardMemoryMb).toBe(SHARD_MEMORY_MB);
       }),
       { numRuns: 500 },
     );
@@ -32,11 +42,12 @@ describe('deriveSizing', () => {
     expect(deriveSizing({ timeoutMs: 25_999 }, 4).coordinatorTimeoutS).toBe(29);
   });
 
-  it('gives the coordinator a full vCPU for tight deadlines and wide fan-outs, more memory beyond 16 shards', () => {
+  it('gives the coordinator a full vCPU for tight deadlines and wide fan-outs, and no more', () => {
     expect(deriveSizing({ timeoutMs: 1500 }, 4).coordinatorMemoryMb).toBe(ONE_VCPU_MB);
     expect(deriveSizing({ timeoutMs: 5000 }, 16).coordinatorMemoryMb).toBe(1024);
-    expect(deriveSizing({ timeoutMs: 5000 }, 20).coordinatorMemoryMb).toBe(ONE_VCPU_MB + 4 * 64);
-    expect(deriveSizing({ timeoutMs: 5000 }, 1000).coordinatorMemoryMb).toBe(4096);
+    expect(deriveSizing({ timeoutMs: 5000 }, 17).coordinatorMemoryMb).toBe(ONE_VCPU_MB);
+    expect(deriveSizing({ timeoutMs: 5000 }, 1000).coordinatorMemoryMb).toBe(ONE_VCPU_MB);
+    expect(deriveSizing({ timeoutMs: 1500 }, 1000).coordinatorMemoryMb).toBe(ONE_VCPU_MB);
   });
 
   it('lets explicit memory overrides win', () => {

@@ -35,6 +35,7 @@ describe('the AWS example (4 shards, IAM auth, one schedule)', () => {
     expect(fns[coordinatorFn]!.Properties.Timeout).toBe(9);
     expect(fns[coordinatorFn]!.Properties.MemorySize).toBe(1024);
     for (const id of shardFns) expect(fns[id]!.Properties.Timeout).toBe(6);
+    for (const id of shardFns) expect(fns[id]!.Properties.MemorySize).toBe(256);
   });
 
   it('gives shard i its index, its replica URLs and its own secret ARN', () => {
