@@ -95,6 +95,16 @@ describe('the shard user on 18.16', () => {
     expect(r.bytes.toString()).toBe('12\n');
   });
 
+  it('drops its own temporary tables (the stage cleanup); a DROP of a missing one is refused on 18.16 (164)', async () => {
+    const url = servers.current.urls[0]!;
+    const post = async (sql: string) => (await fetch(`${url}/?session_id=shard-user-temp&session_timeout=5`, { method: 'POST', body: sql })).text();
+    expect(await post('CREATE TEMPORARY TABLE t (a UInt8)')).toBe('');
+    expect(await post('DROP TEMPORARY TABLE IF EXISTS t')).toBe('');
+    expect(await post('EXISTS TEMPORARY TABLE t')).toBe('0\n');
+    // 18.16 reads a temporary name it does not find as a persistent table's: readonly refuses that drop.
+    expect(await post('DROP TEMPORARY TABLE IF EXISTS t')).toMatch(/^Code: 164.*Cannot drop table in readonly mode/);
+  });
+
   it("runs with the profile's readonly=2 and limits", async () => {
     const rows = await shardUser.query(
       "SELECT name, value FROM system.settings WHERE name IN ('readonly', 'max_memory_usage', 'max_concurrent_queries_for_user', 'max_execution_time') ORDER BY name",
