@@ -48,11 +48,14 @@ export async function startCluster(n: number, basePort: number, cluster = 'scatt
   };
 }
 
-/** One statement or query over HTTP; returns the body text, throws with ClickHouse's message. */
+/**
+ * One statement or query over HTTP as the cluster's admin (a request without credentials is the
+ * read-only shard user, scripts/ch-cluster/config.sh); returns the body text, throws with ClickHouse's message.
+ */
 export async function chHttp(url: string, sql: string, params: Record<string, string> = {}): Promise<string> {
   const u = new URL(url);
   for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
-  const res = await fetch(u, { method: 'POST', body: sql });
+  const res = await fetch(u, { method: 'POST', body: sql, headers: { 'X-ClickHouse-User': 'admin', 'X-ClickHouse-Key': 'admin' } });
   const text = await res.text();
   if (!res.ok) throw new Error(`ClickHouse ${res.status}: ${text.slice(0, 300)} (SQL: ${sql.slice(0, 120)})`);
   return text;

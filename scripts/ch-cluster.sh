@@ -10,6 +10,10 @@
 #   CH_CLUSTER_NAME      cluster name in remote_servers (default: scatter)
 #   CH_EXTRA_CLUSTERS    more clusters over the same servers: "name=w1,w2,... other=..."
 #   CLICKHOUSE_SERVER    server binary (default: /usr/sbin/clickhouse-server)
+#   CH_SHARD_DATABASES   databases the shard user may read (default: "default analytics")
+#   CH_ADMIN_PASSWORD    the admin user's password (default: admin)
+# Users: a request without credentials is "default", the shard functions' read-only user
+# (readonly=2, those databases only, resource limits); "admin" creates tables and writes rows.
 # Idempotent: start leaves a server whose PID is alive and answers /ping alone; stop waits for
 # the process to exit (a restart on the same data dir must not overlap the old process).
 # Prints one URL per server on start and status.

@@ -12,6 +12,8 @@
 //   before starting the next query, so timings stay honest.
 // - chdb's result counters (rowsRead = result rows) are not read statistics; FORMAT JSON's
 //   `statistics` block is, so we take statistics from there.
+// - Settings, table functions and clauses that read or write files by name cannot take effect:
+//   the engine opens with its own config and users config (embedded-pinning.ts), checked at open.
 // - External tables are substituted by `(SELECT * FROM format(JSONEachRow, 'structure', '...'))`
 //   for one query: nothing is created, so concurrent queries cannot see each other's data.
 import fs from 'node:fs';
@@ -44,6 +46,7 @@ import {
   trimStatement,
 } from '../../core/clickhouse/sql-text.js';
 import { backquote, quoteStringLiteral } from '../../core/sql/quote.js';
+import { PINNING_PROBES, pinnedConnectionArgs, refuseFileReach, refusePinnedSettings } from './embedded-pinning.js';
 
 export interface EmbeddedAccessOptions {
   /** The engine's data directory (created if missing). One per process. */
@@ -58,6 +61,8 @@ interface Opened {
   session: ChdbSession;
   refs: number;
   queue: EngineQueue;
+  /** The pinning check at open (checkPinning); no access is handed out before it passes. */
+  ready?: Promise<void>;
 }
 
 let firstPath: string | undefined;
@@ -90,7 +95,9 @@ export async function createEmbeddedAccess(opts: EmbeddedAccessOptions): Promise
     const chdb = await loadChdb();
     if (opened === undefined) {
       firstPath = dir;
-      opened = { path: dir, session: new chdb.Session(dir), refs: 0, queue: new EngineQueue() };
+      const session = new chdb.Session(dir, { connectionArgs: pinnedConnectionArgs(dir) });
+      opened = { path: dir, session, refs: 0, queue: new EngineQueue() };
+      opened.ready = checkPinning(session);
     }
   }
   const o: Opened = opened!;
@@ -98,8 +105,33 @@ export async function createEmbeddedAccess(opts: EmbeddedAccessOptions): Promise
     // Two first calls with different directories raced through the import above.
     throw new ClickHouseError(`chdb allows one data directory per process: this process already uses ${o.path}, cannot open ${dir}`, 'connection');
   }
+  try {
+    await o.ready;
+  } catch (e) {
+    if (opened === o) {
+      opened = undefined;
+      o.session.close();
+    }
+    throw e;
+  }
   o.refs++;
   return makeAccess(o);
+}
+
+/** Every probe refused with its own code, or the engine is not served: it could reach files. */
+async function checkPinning(session: ChdbSession): Promise<void> {
+  for (const probe of PINNING_PROBES) {
+    const code = await session.queryAsync(probe.sql).then(
+      () => undefined,
+      (e: unknown) => toClickHouseError(e).chCode,
+    );
+    if (code !== probe.code) {
+      throw new ClickHouseError(
+        `the embedded engine did not refuse \`${probe.sql}\` (code ${code ?? 'none'}, wanted ${probe.code}): it is not served`,
+        'connection',
+      );
+    }
+  }
 }
 
 function makeAccess(o: Opened): ClickHouseAccess {
@@ -127,6 +159,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
     describe: `embedded:${o.path}`,
 
     async query(sql: string, qo: QueryOptions = {}): Promise<QueryResult> {
+      refuseFileReach(sql, qo.settings);
       const body = trimStatement(substituteTables(sql, qo.external, formatTableExpr));
       return run(qo.queryId, qo.signal, async () => {
         const settings: Record<string, SettingValue> = { ...qo.settings, ...ALWAYS };
@@ -151,6 +184,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
 
     async queryRaw(sql: string, qo: RawQueryOptions): Promise<RawResult> {
       const format = checkedFormat(qo.format);
+      refuseFileReach(sql, qo.settings);
       const body = trimStatement(substituteTables(sql, qo.external, formatTableExpr));
       const tables = qo.tables ?? [];
       // This engine keeps no stage (no keepRaw), so a kept table or session cannot be its own: a
@@ -197,6 +231,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
     },
 
     async exec(sql: string, qo: Omit<QueryOptions, 'external'> = {}): Promise<void> {
+      refuseFileReach(sql, qo.settings);
       // Settings only when asked: appended to DDL they would read as table settings.
       const text = trimStatement(sql) + settingsClause(qo.settings);
       await run(qo.queryId, qo.signal, async () => {
@@ -205,6 +240,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
     },
 
     async insert(table: string, rows: Record<string, unknown>[], qo: InsertOptions = {}): Promise<void> {
+      refusePinnedSettings(qo.settings);
       const payload = qo.jsonEachRow ?? (rows.length === 0 ? '' : toJsonEachRow(rows));
       if (payload.trim() === '') return;
       await run(qo.queryId, qo.signal, async () => {

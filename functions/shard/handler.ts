@@ -24,10 +24,20 @@ export { createShardHandler, type ShardHandlerDeps, type ShardHandlerFn } from '
 
 export { parseShardEnv, shardEnvSchema, type ShardEnv } from './env.js';
 
-/** Credentials from Secrets Manager ({"username","password"} JSON), cached by Powertools. */
+/**
+ * Credentials from Secrets Manager ({"username","password"} JSON), cached by Powertools. Parsed here,
+ * not by Powertools' json transform: a JSON parse error quotes the start of its input, which for a
+ * secret stored as a bare password is the password, and this message is logged and answered.
+ */
 export async function loadCredentials(secretArn: string): Promise<Credentials> {
   const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
-  const secretValue = (await getSecret(secretArn, { transform: 'json', maxAge: 300 })) as { username?: unknown; password?: unknown } | undefined;
+  const raw = await getSecret(secretArn, { maxAge: 300 });
+  let secretValue: { username?: unknown; password?: unknown } | undefined;
+  try {
+    secretValue = typeof raw === 'string' ? (JSON.parse(raw) as typeof secretValue) : undefined;
+  } catch {
+    secretValue = undefined;
+  }
   if (!secretValue || typeof secretValue.username !== 'string' || typeof secretValue.password !== 'string') {
     throw new Error(`secret ${secretArn} must be JSON {"username": "...", "password": "..."}`);
   }

@@ -14,7 +14,8 @@ ch_remote_servers() {
     echo "    <$name>"
     for ((i = 0; i < n; i++)); do
       echo "      <shard><weight>${w[$i]:-1}</weight><internal_replication>true</internal_replication>"
-      echo "        <replica><host>127.0.0.1</host><port>$((tcp_base + i))</port></replica></shard>"
+      # The Distributed tables the tests compare against write too: they reach the shards as admin.
+      echo "        <replica><host>127.0.0.1</host><port>$((tcp_base + i))</port><user>admin</user><password>${CH_ADMIN_PASSWORD:-admin}</password></replica></shard>"
     done
     echo "    </$name>"
   done
@@ -44,7 +45,7 @@ ch_write_config() {
   <user_files_path>$dir/data/user_files/</user_files_path>
   <format_schema_path>$dir/data/format_schemas/</format_schema_path>
   <users_config>$dir/users.xml</users_config>
-  <default_profile>default</default_profile>
+  <default_profile>admin</default_profile>
   <default_database>default</default_database>
   <!-- UTC so DateTime text means the same thing here as in the router (docs/api.md#4-placement). -->
   <timezone>UTC</timezone>
@@ -56,21 +57,44 @@ $remote
   <default_session_timeout>60</default_session_timeout>
 </yandex>
 XML
+  local db allowed=""
+  for db in ${CH_SHARD_DATABASES:-default analytics}; do allowed+="<database>$db</database>"; done
+  # Two users. "default" (what a request without credentials is) is the shard functions' user:
+  # readonly=2, only the databases of the local tables, resource limits; docs/deploy.md gives the
+  # same user for a current server. "admin" creates tables and loads data (test setup, the router's
+  # writes in tests): 18.16 has no per-table grants, so writing needs a user of its own.
   cat >"$dir/users.xml" <<XML
 <?xml version="1.0"?>
 <yandex>
   <profiles>
-    <default><max_memory_usage>2000000000</max_memory_usage><load_balancing>in_order</load_balancing></default>
-    <readonly><readonly>1</readonly></readonly>
+    <admin><max_memory_usage>2000000000</max_memory_usage><load_balancing>in_order</load_balancing></admin>
+    <shard>
+      <readonly>2</readonly>
+      <max_memory_usage>2000000000</max_memory_usage>
+      <max_memory_usage_for_user>4000000000</max_memory_usage_for_user>
+      <max_concurrent_queries_for_user>64</max_concurrent_queries_for_user>
+      <max_execution_time>60</max_execution_time>
+      <timeout_overflow_mode>throw</timeout_overflow_mode>
+      <load_balancing>in_order</load_balancing>
+    </shard>
   </profiles>
   <users>
     <default>
       <password></password>
       <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
-      <profile>default</profile><quota>default</quota>
+      <profile>shard</profile><quota>shard</quota>
+      <allow_databases>$allowed</allow_databases>
     </default>
+    <admin>
+      <password>${CH_ADMIN_PASSWORD:-admin}</password>
+      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <profile>admin</profile><quota>admin</quota>
+    </admin>
   </users>
-  <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
+  <quotas>
+    <admin><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></admin>
+    <shard><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></shard>
+  </quotas>
 </yandex>
 XML
 }

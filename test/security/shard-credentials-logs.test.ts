@@ -77,8 +77,16 @@ beforeAll(async () => {
   process.env.AWS_SECRET_ACCESS_KEY = 'test';
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG'; // the most a deployment could log
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-  process.env.CH_SCATTER_SHARD = JSON.stringify({ shard: 0, replicas: [{ url, secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ch-h9' }] });
+  // Replica 1's secret holds the bare password, not JSON: an operator's likely mistake.
+  process.env.CH_SCATTER_SHARD = JSON.stringify({
+    shard: 0,
+    replicas: [
+      { url, secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ch-h9' },
+      { url, secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ch-h9-bare' },
+    ],
+  });
   sm.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify({ username: USER, password: PASSWORD }) });
+  sm.on(GetSecretValueCommand, { SecretId: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ch-h9-bare' }).resolves({ SecretString: PASSWORD });
   for (const s of [process.stdout, process.stderr]) {
     const orig = s.write.bind(s);
     vi.spyOn(s, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
@@ -136,11 +144,21 @@ describe('shard handler: credentials from Secrets Manager, never logged; no row 
     expect(r.error.message).toContain(ROW_MARKER); // the caller needs the message
   });
 
+  it('a secret that is not JSON is answered unavailable without quoting any of it', async () => {
+    const r = (await handler(req({ queryId: 'h9-cred-bare', replica: 1 }), context())) as ShardFailure;
+    expect(r.ok).toBe(false);
+    expect(r.error.kind).toBe('unavailable');
+    expect(r.error.message).toMatch(/must be JSON \{"username"/);
+    expect(r.error.message).not.toContain(PASSWORD.slice(0, 6));
+  });
+
   it('no log line carries the password or row data (DEBUG level, success and failure paths)', () => {
     const all = logged.join('\n');
     expect(all).toMatch(/h9-cred-1/); // the handler did log, with the query id
     expect(all).toMatch(/h9-cred-err/);
     expect(all).not.toContain(PASSWORD);
+    expect(all).not.toContain(PASSWORD.slice(0, 6)); // a JSON parse error quotes the start of its input
+    expect(all).toMatch(/h9-cred-bare/);
     expect(all).not.toContain(Buffer.from(`${USER}:${PASSWORD}`).toString('base64'));
     expect(all).not.toContain(ROW_MARKER);
   });

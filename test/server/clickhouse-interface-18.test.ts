@@ -6,7 +6,7 @@ import { createAccess } from '../../adapters/clickhouse/factory.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import { parseTopology } from '../../core/config/load.js';
 import { handleClickHouseHttp, type ChHttpDeps } from '../../core/clickhouse-http/handle.js';
-import { useChServers } from '../support/ch-servers.js';
+import { chHttp, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 19640 });
 let ch: ClickHouseAccess;
@@ -20,9 +20,9 @@ const topo = parseTopology({
 
 beforeAll(async () => {
   ch = await createAccess({ url: servers.current.urls[0]! });
-  await ch.exec('CREATE DATABASE IF NOT EXISTS analytics');
-  await ch.exec('CREATE TABLE analytics.events (k String, v UInt32, ts DateTime) ENGINE = MergeTree ORDER BY k');
-  await ch.exec('CREATE TABLE analytics.events_dist (k String, v UInt32, ts DateTime) ENGINE = MergeTree ORDER BY k');
+  await chHttp(servers.current.urls[0]!, 'CREATE DATABASE IF NOT EXISTS analytics');
+  await chHttp(servers.current.urls[0]!, 'CREATE TABLE analytics.events (k String, v UInt32, ts DateTime) ENGINE = MergeTree ORDER BY k');
+  await chHttp(servers.current.urls[0]!, 'CREATE TABLE analytics.events_dist (k String, v UInt32, ts DateTime) ENGINE = MergeTree ORDER BY k');
   // The shard runs catalog reads as the shard function would: readonly=2.
   deps = { topo, raw: (sql, o) => ch.queryRaw(sql, { format: o.format, settings: { readonly: 2, ...o.settings } }) };
 });

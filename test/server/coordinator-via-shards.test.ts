@@ -11,7 +11,9 @@ import { startInvokeServer, type InvokeServer } from '../../local/invoke-server.
 import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
 import { createCoordinatorHandler, createTools } from '../../functions/coordinator/handler.js';
 import { loadDefaultDeps, parityTarget } from '../../functions/coordinator/deps.js';
-import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
+import { mockClient } from 'aws-sdk-client-mock';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { ADMIN, chHttp, chRows, useChServers } from '../support/ch-servers.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -40,6 +42,9 @@ function topology(over: { weights?: number[]; endpoint?: string } = {}): Topolog
   });
 }
 
+const secrets = mockClient(SecretsManagerClient);
+secrets.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify(ADMIN) });
+
 beforeAll(async () => {
   const urls = servers.current.urls;
   for (const [i, url] of urls.entries()) {
@@ -48,8 +53,10 @@ beforeAll(async () => {
     await chHttp(url, 'CREATE TABLE default.roll (id UInt64, c UInt64, _run_time DateTime, _partial UInt8) ENGINE = MergeTree() ORDER BY id');
     // The placement rule with weights 1,1: id % 2 is the shard.
     await chHttp(url, `INSERT INTO default.ev SELECT number, 1 FROM system.numbers WHERE number % 2 = ${i} LIMIT ${ROWS / 2}`);
-    // The AWS shard wiring: the same env the CDK stack sets (no secret: the test servers have no password).
-    const env = { CH_SCATTER_SHARD: JSON.stringify({ shard: i, replicas: [{ url }] }), CH_SCATTER_WRITABLE_TABLES: 'default.roll' };
+    // The AWS shard wiring: the same env the CDK stack sets, credentials from Secrets Manager. These
+    // shards insert scheduled rows, which 18.16 can grant only to a user that may write (the admin).
+    const secretArn = `arn:aws:secretsmanager:eu-west-1:123456789012:secret:ch-writer-${i}`;
+    const env = { CH_SCATTER_SHARD: JSON.stringify({ shard: i, replicas: [{ url, secretArn }] }), CH_SCATTER_WRITABLE_TABLES: 'default.roll' };
     shardFns.push(createShardHandler(envShardDeps(env)) as (e: unknown) => Promise<any>);
   }
   const recorded = (f: (e: unknown) => Promise<any>, i: number) => (e: unknown) => {
@@ -62,6 +69,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await invoke?.close();
+  secrets.restore();
 });
 
 const ctx = { getRemainingTimeInMillis: () => 30_000, functionName: 'coord', awsRequestId: 'r' } as unknown as Context;

@@ -6,13 +6,14 @@ import { createHttpAccess } from '../../adapters/clickhouse/http.js';
 import { createAccess } from '../../adapters/clickhouse/factory.js';
 import { encodedOnce } from '../../core/scatter/gather.js';
 import { ClickHouseError, type ClickHouseAccess, type ExternalTable } from '../../core/clickhouse/port.js';
-import { chRows, useChServers } from '../support/ch-servers.js';
+import { ADMIN, chRows, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 19200 });
 let ch: ClickHouseAccess;
 
 beforeAll(async () => {
-  ch = await createAccess({ url: servers.current.urls[0]! });
+  // The adapter's writes (exec, insert) are tested too: the admin user, not the read-only shard user.
+  ch = await createAccess({ url: servers.current.urls[0]! }, ADMIN);
   await ch.exec('CREATE TABLE t (k UInt64, s String, v Int32) ENGINE = MergeTree ORDER BY k');
   await ch.exec("INSERT INTO t SELECT number, concat('s-', toString(number % 10)), toInt32(number % 7) - 3 FROM numbers(100000)");
 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccess } from '../../adapters/clickhouse/factory.js';
 import { ClickHouseError, type ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { useChServers } from '../support/ch-servers.js';
+import { chHttp, useChServers } from '../support/ch-servers.js';
 import { expectStatesMergeLikeOneQuery } from '../support/raw-checks.js';
 
 const servers = useChServers({ n: 1, portBase: 19680 });
@@ -12,8 +12,8 @@ let ch: ClickHouseAccess;
 
 beforeAll(async () => {
   ch = await createAccess({ url: servers.current.urls[0]! });
-  await ch.exec('CREATE TABLE t (k UInt64, s String, v Int32) ENGINE = MergeTree ORDER BY k');
-  await ch.exec("INSERT INTO t SELECT number, concat('s-', toString(number % 10)), toInt32(number % 7) - 3 FROM numbers(10000)");
+  await chHttp(servers.current.urls[0]!, 'CREATE TABLE t (k UInt64, s String, v Int32) ENGINE = MergeTree ORDER BY k');
+  await chHttp(servers.current.urls[0]!, "INSERT INTO t SELECT number, concat('s-', toString(number % 10)), toInt32(number % 7) - 3 FROM numbers(10000)");
 });
 afterAll(async () => {
   await ch?.close();

@@ -7,14 +7,15 @@ import { createHttpAccess } from '../../adapters/clickhouse/http.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import { executeShardRequest } from '../../core/shard/execute.js';
 import type { ShardFailure, ShardRequest, ShardSuccess } from '../../core/protocol/shard-wire.js';
-import { chRows, useChServers } from '../support/ch-servers.js';
+import { ADMIN, chRows, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 19210 });
 let ch: ClickHouseAccess;
 const now = () => Date.now();
 
 beforeAll(() => {
-  ch = createHttpAccess({ url: servers.current.urls[0]! });
+  // Admin requests (exec, insert) are served here too: the admin user, not the read-only shard user.
+  ch = createHttpAccess({ url: servers.current.urls[0]!, ...ADMIN });
 });
 afterAll(async () => {
   await ch?.close();

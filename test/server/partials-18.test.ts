@@ -10,7 +10,7 @@ import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import { splitQuery, HLL_RSE, DDSKETCH_ALPHA } from '../../core/partials/index.js';
 import { parseSelect, printSelect } from '../../core/sql/index.js';
 import type { SelectQuery } from '../../core/sql/ast.js';
-import { useChServers } from '../support/ch-servers.js';
+import { ADMIN, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 19452 });
 let ch: ClickHouseAccess;
@@ -18,8 +18,9 @@ let ch: ClickHouseAccess;
 // Runs after useChServers' beforeAll (hooks run in the order registered), so the server answers.
 beforeAll(async () => {
   ch = createHttpAccess({ url: servers.current.urls[0]! });
+  const admin = createHttpAccess({ url: servers.current.urls[0]!, ...ADMIN });
   for (const t of ['t_all', 't_0', 't_1', 't_2']) {
-    await ch.exec(`CREATE TABLE ${t} (g String, k UInt16, x Int32, y Nullable(Int64), z Float64) ENGINE = MergeTree() ORDER BY tuple()`);
+    await admin.exec(`CREATE TABLE ${t} (g String, k UInt16, x Int32, y Nullable(Int64), z Float64) ENGINE = MergeTree() ORDER BY tuple()`);
   }
   let seed = 7;
   const r = () => {
@@ -33,16 +34,17 @@ beforeAll(async () => {
     y: r() < 0.2 ? null : String(Math.floor(r() * 1e9)),
     z: Math.floor(r() * 100000) / 16,
   }));
-  await ch.insert('t_all', rows);
+  await admin.insert('t_all', rows);
   // t_2 stays empty.
-  await ch.insert(
+  await admin.insert(
     't_0',
     rows.filter((_r, i) => i % 3 === 0),
   );
-  await ch.insert(
+  await admin.insert(
     't_1',
     rows.filter((_r, i) => i % 3 !== 0),
   );
+  await admin.close();
 }, 60_000);
 
 afterAll(async () => {

@@ -12,7 +12,7 @@ import { parseTopology } from '../../core/config/load.js';
 import { createHttpAccess } from '../../adapters/clickhouse/http.js';
 import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import { insertRows } from '../../core/router/index.js';
-import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
+import { ADMIN, chHttp, chRows, useChServers } from '../support/ch-servers.js';
 import { fcSeed } from '../support/fc-seed.js';
 
 const PORT_BASE = 19110;
@@ -78,7 +78,7 @@ describe('router writes where the Distributed engine would', () => {
       for (const url of servers.current.urls) await chHttp(url, 'TRUNCATE TABLE default.ev_ref').catch(() => undefined);
       const topo = parseTopology(topology(servers.current.urls, key));
       const result = await insertRows(lines, 'ev_dist', topo, (s) => {
-        const a = createHttpAccess({ url: servers.current.urls[s]! });
+        const a = createHttpAccess({ url: servers.current.urls[s]!, ...ADMIN });
         accesses.push(a);
         return a;
       });
@@ -99,7 +99,9 @@ describe('router writes where the Distributed engine would', () => {
 
 function runCli(args: string[], stdin: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/ch-scatter.mjs'), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    // The CLI's writes: the admin user (the shard user is read-only), as an operator would pass it.
+    const env = { ...process.env, CLICKHOUSE_USER: ADMIN.username, CLICKHOUSE_PASSWORD: ADMIN.password };
+    const child = spawn(process.execPath, [join(ROOT, 'bin/ch-scatter.mjs'), ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

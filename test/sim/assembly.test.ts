@@ -13,9 +13,9 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { PROJECT_ROOT } from '../../cdk/bundling.js';
 import { createChScatter } from '../../cdk/create.js';
 import { parseTopology } from '../../core/config/load.js';
-import { DEFAULT_SECRET_VALUE, startSim, type Sim } from '../../local/sim/index.js';
+import { startSim, type Sim } from '../../local/sim/index.js';
 import { startLocalStack, type LocalStack } from '../../local/stack.js';
-import { chHttp, useChServers } from '../support/ch-servers.js';
+import { ADMIN, chHttp, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 2, portBase: 19900 });
 const dir = mkdtempSync(join(tmpdir(), 'ch-scatter-sim-test-'));
@@ -47,6 +47,8 @@ async function post(base: string, path: string, body: unknown, headers: Record<s
 const BIG_ROWS_PER_SHARD = 45_000;
 /** Below the 8 s query deadline, and roomy enough for a cold start on a loaded 2-core machine. */
 const SHARD1_TIMEOUT_S = 3;
+/** The shards write scheduled rollups, which 18.16 grants only to a user that may write: the admin. */
+const WRITER_SECRET_VALUE = JSON.stringify(ADMIN);
 
 beforeAll(async () => {
   const urls = servers.current.urls;
@@ -88,7 +90,7 @@ beforeAll(async () => {
   sim = await startSim({
     cdkOut: outdir,
     log: (l) => logs.push(l),
-    secretValue: (s) => (stallShard1Secret && s.logicalId?.startsWith('Shard1') ? new Promise<string>(() => undefined) : DEFAULT_SECRET_VALUE),
+    secretValue: (s) => (stallShard1Secret && s.logicalId?.startsWith('Shard1') ? new Promise<string>(() => undefined) : WRITER_SECRET_VALUE),
   });
   shard1Name = sim.assembly.functions.find((f) => f.logicalId.startsWith('Shard1'))!.name;
   local = await startLocalStack({ topo: parseTopology(config), logLevel: 'SILENT' });

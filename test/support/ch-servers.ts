@@ -1,6 +1,9 @@
 // Local Debian clickhouse-server (18.16) clusters for vitest, through scripts/ch-cluster.sh.
 // `useChServers({ n, portBase, weights })` starts them in beforeAll and stops them in afterAll;
 // a missing server binary is a failure, never a skip (CI must exercise the real engine).
+// A request without credentials is the shard functions' user (readonly=2, only the databases in
+// SHARD_DATABASES; scripts/ch-cluster/config.sh), so every query path of a test runs as it; creating
+// tables and loading data takes ADMIN (`chHttp`, `chRows`, or an access made with `...ADMIN`).
 import { afterAll, beforeAll } from 'vitest';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,6 +14,12 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), '../../scripts/ch-cluster.sh');
+
+/** The user that creates tables and writes rows (18.16 cannot grant writes to the shard user per table). */
+export const ADMIN = { username: 'admin', password: 'admin' } as const;
+
+/** The databases the shard user may read in these clusters: the tests' local tables live there. */
+export const SHARD_DATABASES = ['default', 'analytics', 'oracle', 'o'] as const;
 
 export interface ChServersOptions {
   n: number;
@@ -41,7 +50,13 @@ function env(o: ChServersOptions): NodeJS.ProcessEnv {
   const extra = Object.entries(o.extraClusters ?? {})
     .map(([k, w]) => `${k}=${w.join(',')}`)
     .join(' ');
-  return { ...process.env, CH_CLUSTER_NAME: o.clusterName ?? 'scatter', CH_EXTRA_CLUSTERS: extra };
+  return {
+    ...process.env,
+    CH_CLUSTER_NAME: o.clusterName ?? 'scatter',
+    CH_EXTRA_CLUSTERS: extra,
+    CH_SHARD_DATABASES: SHARD_DATABASES.join(' '),
+    CH_ADMIN_PASSWORD: ADMIN.password,
+  };
 }
 
 /**
@@ -109,17 +124,18 @@ export function useChServers(o: ChServersOptions): { current: ChServers } {
   return holder;
 }
 
-/** Run one statement over HTTP (plain fetch, TabSeparated unless the SQL says otherwise). */
+/** Run one statement over HTTP as ADMIN (plain fetch, TabSeparated unless the SQL says otherwise). */
 export async function chHttp(url: string, sql: string, settings: Record<string, string | number> = {}): Promise<string> {
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(settings)) qs.set(k, String(v));
-  const res = await fetch(`${url}/?${qs}`, { method: 'POST', body: sql });
+  const headers = { 'X-ClickHouse-User': ADMIN.username, 'X-ClickHouse-Key': ADMIN.password };
+  const res = await fetch(`${url}/?${qs}`, { method: 'POST', body: sql, headers });
   const text = await res.text();
   if (!res.ok) throw new Error(`ClickHouse ${url}: ${text.trim()}`);
   return text;
 }
 
-/** Rows of a SELECT as objects (JSONEachRow; 64-bit integers come back as strings). */
+/** Rows of a SELECT as objects, as ADMIN (JSONEachRow; 64-bit integers come back as strings). */
 export async function chRows<T = Record<string, unknown>>(url: string, sql: string): Promise<T[]> {
   const text = await chHttp(url, `${sql} FORMAT JSONEachRow`, { output_format_json_quote_64bit_integers: 1 });
   return text

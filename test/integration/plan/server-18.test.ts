@@ -7,7 +7,7 @@ import { createHttpAccess } from '../../../adapters/clickhouse/http.js';
 import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
 import { planQueryWith } from '../../../core/plan/build.js';
 import type { QueryPlan, SubqueryRunner } from '../../../core/plan/types.js';
-import { useChServers } from '../../support/ch-servers.js';
+import { ADMIN, useChServers } from '../../support/ch-servers.js';
 import { CORPUS } from '../../unit/plan/corpus.js';
 import { LOCAL_DDL, passThroughSplit, testTopology } from '../../unit/plan/fixtures.js';
 import { externalsFor, generateData } from './cluster-fixture.js';
@@ -22,8 +22,10 @@ const SETTINGS_18 = { join_default_strictness: 'ALL' };
 // Runs after useChServers' beforeAll (hooks run in the order registered), so the server answers.
 beforeAll(async () => {
   ch = createHttpAccess({ url: servers.current.urls[0]! });
-  for (const ddl of LOCAL_DDL) await ch.exec(ddl);
-  for (const [table, rows] of Object.entries(generateData())) if (rows.length) await ch.insert(table, rows);
+  const admin = createHttpAccess({ url: servers.current.urls[0]!, ...ADMIN });
+  for (const ddl of LOCAL_DDL) await admin.exec(ddl);
+  for (const [table, rows] of Object.entries(generateData())) if (rows.length) await admin.insert(table, rows);
+  await admin.close();
 }, 60_000);
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'chdb';
+import { chHttp } from '../../../support/ch-servers.js';
 
 export interface JsonAnswer {
   meta: { name: string; type: string }[];
@@ -14,6 +15,7 @@ export interface JsonAnswer {
 }
 
 export interface StageEngine {
+  /** Setup (tables, rows): on a server as its admin; everything else runs as the read-only shard user. */
   exec(sql: string): Promise<void>;
   /** The query's output as FORMAT TabSeparatedWithNamesAndTypes bytes. */
   tsv(sql: string): Promise<Buffer>;
@@ -56,7 +58,17 @@ export function chdbEngine(): StageEngine {
 }
 
 export function httpEngine(url: string): StageEngine {
-  const sessionId = `two-stage-${process.pid}-${Date.now()}`;
+  // On 18.16 the read-only shard user's `DROP TEMPORARY TABLE IF EXISTS` of a missing table is refused
+  // (164): a name loaded again (the next query's tables) starts a new session instead, and the old
+  // one times out with its tables.
+  let sessions = 0;
+  let sessionId = '';
+  let loaded = new Set<string>();
+  const newSession = () => {
+    sessionId = `two-stage-${process.pid}-${Date.now()}-${sessions++}`;
+    loaded = new Set();
+  };
+  newSession();
   const post = async (query: string | undefined, body: string | Buffer): Promise<Buffer> => {
     const qs = new URLSearchParams({ session_id: sessionId });
     if (query !== undefined) qs.set('query', query);
@@ -67,7 +79,7 @@ export function httpEngine(url: string): StageEngine {
   };
   return {
     async exec(sql) {
-      await post(undefined, sql);
+      await chHttp(url, sql);
     },
     async tsv(sql) {
       return post(undefined, `${sql} FORMAT TabSeparatedWithNamesAndTypes`);
@@ -76,7 +88,8 @@ export function httpEngine(url: string): StageEngine {
       return JSON.parse((await post(undefined, `${sql} FORMAT JSONCompact`)).toString()) as JsonAnswer;
     },
     async loadTemp(name, columns, body) {
-      await post(undefined, `DROP TEMPORARY TABLE IF EXISTS ${name}`);
+      if (loaded.has(name)) newSession();
+      loaded.add(name);
       await post(undefined, `CREATE TEMPORARY TABLE ${name} (${ddlColumns(columns)})`);
       if (body.length) await post(`INSERT INTO ${name} FORMAT TabSeparated`, body);
     },
