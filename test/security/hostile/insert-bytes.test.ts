@@ -5,7 +5,7 @@
 // same stored bytes (hex), each row on the shard that ClickHouse's xxHash64 of its stored key
 // names, or the same error code with NOTHING committed on any shard.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClickHouseError, type ClickHouseAccess } from '../../../core/clickhouse/port.js';
+import type { ClickHouseAccess, ClickHouseError } from '../../../core/clickhouse/port.js';
 import { parseTopology } from '../../../core/config/load.js';
 import { handleClickHouseHttp, type ChHttpDeps } from '../../../core/clickhouse-http/handle.js';
 import type { ShardInvoker } from '../../../core/scatter/invoker.js';
