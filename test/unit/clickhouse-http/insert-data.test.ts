@@ -16,7 +16,9 @@ const csv = (b: Uint8Array) => `"${latin1(b).replace(/"/g, '""')}"`;
 const TSV_OUT: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\\': '\\\\', '\r': '\\r', '\0': '\\0', '\b': '\\b', '\f': '\\f' };
 const tsv = (b: Uint8Array, hex: boolean) =>
   hex ? [...b].map((c) => `\\x${c.toString(16).padStart(2, '0')}`).join('') : latin1(b).replace(/[\t\n\\\r\0\b\f]/g, (c) => TSV_OUT[c]!);
-const json = (b: Uint8Array) => `"${latin1(b).replace(/["\\\x00-\x1f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
+/** A JSON string: quotes, backslashes and control bytes as \u escapes, every other byte raw. */
+const json = (b: Uint8Array) =>
+  `"${[...b].map((c) => (c < 0x20 || c === 0x22 || c === 0x5c ? `\\u${c.toString(16).padStart(4, '0')}` : String.fromCharCode(c))).join('')}"`;
 
 describe('INSERT data rows (fast-check)', () => {
   it('the key field decodes to the encoded bytes in CSV, TabSeparated and JSONEachRow; rows stay as sent', () => {
