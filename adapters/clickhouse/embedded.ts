@@ -218,7 +218,10 @@ function makeAccess(o: Opened): ClickHouseAccess {
             ...(qo.settings ? { settings: qo.settings } : {}),
           });
         await run(qo.queryId, qo.signal, async () => {
-          if (!qo.checkOnly) return void (await send(table));
+          if (!qo.checkOnly) {
+            await send(table);
+            return;
+          }
           // Created, filled and dropped inside this one queue slot: no other query sees the copy.
           await o.session.queryAsync(checkCopyDdl(CHECK_TABLE, table));
           try {
