@@ -47,6 +47,7 @@ import {
 } from '../../core/clickhouse/sql-text.js';
 import { backquote, quoteStringLiteral } from '../../core/sql/quote.js';
 import { PINNING_PROBES, pinnedConnectionArgs, refuseFileReach, refusePinnedSettings } from './embedded-pinning.js';
+import { CHECK_TABLE, checkCopyDdl, insertBody } from '../../core/clickhouse/insert-text.js';
 
 export interface EmbeddedAccessOptions {
   /** The engine's data directory (created if missing). One per process. */
@@ -241,6 +242,32 @@ function makeAccess(o: Opened): ClickHouseAccess {
 
     async insert(table: string, rows: Record<string, unknown>[], qo: InsertOptions = {}): Promise<void> {
       refusePinnedSettings(qo.settings);
+      if (qo.data !== undefined) {
+        const data = qo.data;
+        if (data.rows.length === 0) return;
+        const send = (into: string) =>
+          o.session.insert({
+            table: into,
+            values: insertBody(data),
+            format: data.format,
+            ...(data.columns && data.columns.length > 0 ? { columns: [...data.columns] } : {}),
+            ...(qo.settings ? { settings: qo.settings } : {}),
+          });
+        await run(qo.queryId, qo.signal, async () => {
+          if (!qo.checkOnly) {
+            await send(table);
+            return;
+          }
+          // Created, filled and dropped inside this one queue slot: no other query sees the copy.
+          await o.session.queryAsync(checkCopyDdl(CHECK_TABLE, table));
+          try {
+            await send(CHECK_TABLE);
+          } finally {
+            await o.session.queryAsync(`DROP TEMPORARY TABLE IF EXISTS ${CHECK_TABLE}`).catch(() => undefined);
+          }
+        });
+        return;
+      }
       const payload = qo.jsonEachRow ?? (rows.length === 0 ? '' : toJsonEachRow(rows));
       if (payload.trim() === '') return;
       await run(qo.queryId, qo.signal, async () => {

@@ -43,6 +43,7 @@ import {
   trimStatement,
 } from '../../core/clickhouse/sql-text.js';
 import { quoteStringLiteral } from '../../core/sql/quote.js';
+import { CHECK_TABLE, checkCopyDdl, insertBody, insertHead } from '../../core/clickhouse/insert-text.js';
 
 export interface HttpAccessOptions {
   url: string;
@@ -190,6 +191,27 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
     },
 
     async insert(table: string, rows: Record<string, unknown>[], qo: InsertOptions = {}): Promise<void> {
+      if (qo.data !== undefined) {
+        if (qo.data.rows.length === 0) return;
+        const data = qo.data;
+        const id = qo.queryId ?? randomUUID();
+        const post = (sql: string, body: Buffer | undefined, suffix: string, extra: Record<string, string>) =>
+          postQuery(base, opts, agent, requestTimeout, sql, `${id}${suffix}`, extra, [], qo.signal, body);
+        if (!qo.checkOnly) {
+          await post(insertHead(table, data), insertBody(data), '', settingsOf(qo.settings, false));
+          return;
+        }
+        // The copy lives in a private session, so nothing else sees it; a DROP that never arrives
+        // leaves it to the session's timeout.
+        const session = { session_id: `chs-${randomUUID()}`, session_timeout: '60' };
+        await post(checkCopyDdl(CHECK_TABLE, table), undefined, '-c', session);
+        try {
+          await post(insertHead(CHECK_TABLE, data), insertBody(data), '', { ...settingsOf(qo.settings, false), ...session });
+        } finally {
+          await post(`DROP TEMPORARY TABLE IF EXISTS ${CHECK_TABLE}`, undefined, '-d', session).catch(() => undefined);
+        }
+        return;
+      }
       if (qo.jsonEachRow !== undefined) {
         // The client's own lines, byte for byte: the statement and the data in one POST body (the
         // client library would re-encode them from objects).

@@ -23,7 +23,9 @@ import { parseChRequest, type ChRequest, type HttpInput } from './request.js';
 import { classify, type Statement } from './statement.js';
 import { catalogSql, findTable, isCatalogSelect, unknownTable } from './catalog.js';
 import { credentialsOf, type Credentials } from './auth.js';
-import { INSERT_FORMATS, toJsonEachRow } from './insert-data.js';
+import { insertFormatOf, splitInsertData } from './insert-data.js';
+import { headerSafeFormat, insertData } from './insert-request.js';
+import { keyTypeInfo } from '../sharding/index.js';
 import type { DistributedSelect, InsertRows, MissingShardInfo, RawQuery } from './types.js';
 
 export type { HttpInput } from './request.js';
@@ -248,10 +250,11 @@ async function runInsert(st: Extract<Statement, { kind: 'insert' }>, req: ChRequ
   const cfg = Object.entries(deps.topo.tables).find(([k]) => qualifyTable(k) === name)![1];
   if (!cfg.insert || !deps.insert)
     throw new ChHttpError(164, `Cannot execute query in readonly mode: table ${name} does not take inserts (set "insert": true on it in the topology)`);
-  const format = st.format === 'TSV' ? 'TabSeparated' : st.format;
-  if (!(INSERT_FORMATS as readonly string[]).includes(format))
-    throw new ChHttpError(48, `INSERT ... FORMAT ${st.format} is not supported; use JSONEachRow, CSV or TabSeparated`);
-  const data = req.text.slice(st.dataOffset);
+  const format = insertFormatOf(st.format);
+  // The answer's headers are built after the rows are committed: anything in them that could fail
+  // is checked now, so a committed insert always answers 200 and a refused one committed nothing.
+  const answerFormat = headerSafeFormat(req.defaultFormat);
+  const data = insertData(req, st.dataOffset);
   let columns = st.columns;
   if (!columns && format !== 'JSONEachRow') {
     const r = await deps.raw(
@@ -264,12 +267,13 @@ async function runInsert(st: Extract<Statement, { kind: 'insert' }>, req: ChRequ
       .filter((l) => l.trim())
       .map((l) => String((JSON.parse(l) as { name: string }).name));
   }
-  const lines = toJsonEachRow(format, data, columns ?? []);
-  if (lines.trim() === '') return { bytes: Buffer.alloc(0), format: req.defaultFormat, readRows: 0, readBytes: 0, writtenRows: 0 };
-  const a = await deps.insert(name, lines, queryId);
+  const keyKind = keyTypeInfo(cfg.shardingKey.type).kind;
+  const rows = splitInsertData(format, data, columns ?? [], cfg.shardingKey.column, keyKind === 'string' || keyKind === 'fixedString');
+  if (rows.length === 0) return { bytes: Buffer.alloc(0), format: answerFormat, readRows: 0, readBytes: 0, writtenRows: 0 };
+  const a = await deps.insert(name, { format, ...(st.columns ? { columns: st.columns } : {}), rows }, queryId);
   return {
     bytes: Buffer.alloc(0),
-    format: req.defaultFormat,
+    format: answerFormat,
     readRows: 0,
     readBytes: 0,
     writtenRows: a.inserted,

@@ -1,91 +1,68 @@
-// INSERT data in the three formats the interface takes, as JSONEachRow lines for the router (which
-// routes by the sharding key, checks every row against the local table's types, and writes
-// JSONEachRow). JSONEachRow passes through byte for byte; CSV and TabSeparated fields become JSON
-// strings (ClickHouse's JSONEachRow reads numbers, dates and the like from strings), `\N` becomes
-// null. Columns are the statement's list, else the table's insertable columns in order.
+// INSERT data in the three formats the interface takes, cut into rows as bytes: each row goes to its
+// shard exactly as the client sent it (ClickHouse parses it there), and only the sharding key's field
+// is decoded here, to the bytes ClickHouse will store for it (placement hashes those). Nothing is
+// decoded as UTF-8 text: a byte that is not UTF-8 stays that byte.
+import type { InsertFormat } from '../clickhouse/port.js';
 import { ChHttpError } from './exception.js';
+import { csvRows } from './insert-csv.js';
+import { jsonKeyOf } from './insert-json.js';
+import { tsvKeyOf } from './insert-tsv.js';
 
 export const INSERT_FORMATS = ['JSONEachRow', 'CSV', 'TabSeparated', 'TSV'] as const;
 
-/** TabSeparated escapes as ClickHouse writes them. */
-const TSV_ESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '0': '\0', b: '\b', f: '\f', '\\': '\\', "'": "'", '"': '"', a: '\x07', v: '\v' };
-
-function tsvField(f: string): string | null {
-  if (f === '\\N') return null;
-  if (!f.includes('\\')) return f;
-  return f.replace(/\\(x[0-9a-fA-F]{2}|.)/gs, (_, c: string) => (c.length === 3 ? String.fromCharCode(parseInt(c.slice(1), 16)) : (TSV_ESCAPES[c] ?? c)));
+/** One row: its bytes (no line end), its 1-based number, and its key field (undefined: absent, null: NULL). */
+export interface DataRow {
+  bytes: Buffer;
+  line: number;
+  key: unknown;
 }
 
-function tsvRows(data: string): (string | null)[][] {
-  return data
-    .split('\n')
-    .filter((l, i, all) => !(l === '' && i === all.length - 1))
-    .map((l) => l.replace(/\r$/, '').split('\t').map(tsvField));
-}
+const NL = 0x0a;
 
-/** RFC 4180 with ClickHouse's defaults: `"` quotes, `""` inside quotes, `\N` (unquoted) is NULL. */
-function csvRows(data: string): (string | null)[][] {
-  const rows: (string | null)[][] = [];
-  let row: (string | null)[] = [];
-  let i = 0;
-  const n = data.length;
-  while (i < n) {
-    let field: string | null;
-    if (data[i] === '"') {
-      let out = '';
-      i++;
-      for (;;) {
-        if (i >= n) throw new ChHttpError(27, 'Cannot parse input: a quoted CSV field is not closed');
-        if (data[i] === '"') {
-          if (data[i + 1] === '"') {
-            out += '"';
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        out += data[i++];
-      }
-      field = out;
-    } else {
-      let j = i;
-      while (j < n && data[j] !== ',' && data[j] !== '\n' && data[j] !== '\r') j++;
-      const raw = data.slice(i, j);
-      field = raw === '\\N' || raw === 'NULL' ? null : raw;
-      i = j;
+/** Lines without their `\n` (a last empty line is no row). */
+function lines(data: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let start = 0;
+  for (;;) {
+    const end = data.indexOf(NL, start);
+    if (end < 0) {
+      if (start < data.length) out.push(data.subarray(start));
+      return out;
     }
-    row.push(field);
-    if (data[i] === ',') {
-      i++;
-      if (i >= n) row.push('');
-      continue;
-    }
-    if (data[i] === '\r') i++;
-    if (data[i] === '\n' || i >= n) {
-      rows.push(row);
-      row = [];
-      i++;
-      continue;
-    }
-    throw new ChHttpError(27, `Cannot parse input: expected ',' or the end of a line at offset ${i} of the CSV data`);
+    out.push(data.subarray(start, end));
+    start = end + 1;
   }
-  return rows;
 }
 
-/** The data as JSONEachRow lines (no trailing newline). */
-export function toJsonEachRow(format: string, data: string, columns: string[]): string {
-  if (format === 'JSONEachRow') return data;
-  const rows = format === 'CSV' ? csvRows(data) : tsvRows(data);
-  return rows
-    .map((r, i) => {
-      if (r.length !== columns.length)
-        throw new ChHttpError(27, `Cannot parse input: row ${i + 1} has ${r.length} field(s), expected ${columns.length} (${columns.join(', ')})`);
-      const o: Record<string, string | null> = {};
-      columns.forEach((c, k) => {
-        o[c] = r[k]!;
-      });
-      return JSON.stringify(o);
-    })
-    .join('\n');
+/** The sharding key's value as a value of its column: the stored bytes for a string type, else the field's text. */
+function keyValue(field: Buffer | null | undefined, keyIsString: boolean): unknown {
+  if (field === undefined || field === null) return field;
+  return keyIsString ? field : field.toString('latin1');
+}
+
+/**
+ * The rows of `data` in `format`. `columns` are the statement's (or the table's insertable ones,
+ * in order); `key` names the sharding key column, `keyIsString` whether its type stores bytes.
+ */
+export function splitInsertData(format: InsertFormat, data: Buffer, columns: readonly string[], key: string, keyIsString: boolean): DataRow[] {
+  if (format === 'JSONEachRow') {
+    const out: DataRow[] = [];
+    lines(data).forEach((bytes, i) => {
+      if (/^\s*$/.test(bytes.toString('latin1'))) return;
+      out.push({ bytes, line: i + 1, key: jsonKeyOf(bytes, key, keyIsString, i + 1) });
+    });
+    return out;
+  }
+  const at = columns.indexOf(key);
+  if (format === 'TabSeparated')
+    return lines(data).map((bytes, i) => ({ bytes, line: i + 1, key: at < 0 ? undefined : keyValue(tsvKeyOf(bytes, at, i + 1), keyIsString) }));
+  return csvRows(data, at).map((r, i) => ({ bytes: r.bytes, line: i + 1, key: keyValue(r.key, keyIsString) }));
+}
+
+/** The format as the adapters name it (TSV is TabSeparated), or 48 for one the interface does not take. */
+export function insertFormatOf(name: string): InsertFormat {
+  const f = name === 'TSV' ? 'TabSeparated' : name;
+  if (!(INSERT_FORMATS as readonly string[]).includes(f))
+    throw new ChHttpError(48, `INSERT ... FORMAT ${name} is not supported; use JSONEachRow, CSV or TabSeparated`);
+  return f as InsertFormat;
 }

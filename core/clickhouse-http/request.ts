@@ -30,6 +30,8 @@ export interface HttpInput {
 export interface ChRequest {
   /** The statement text (for INSERT, the data follows the FORMAT name in `text`). */
   text: string;
+  /** `text` as the bytes sent, which need not be UTF-8 (an INSERT's data); absent for a multipart body. */
+  bytes?: Buffer;
   database?: string;
   defaultFormat: string;
   queryId?: string;
@@ -95,6 +97,12 @@ function seconds(name: string, v: string): number {
   return n;
 }
 
+/** The statement's bytes as ClickHouse reads them: the URL's query, a newline, then the body. */
+function textBytes(fromUrl: string | null, body: Buffer): Buffer {
+  if (fromUrl === null) return body;
+  return body.length > 0 ? Buffer.concat([Buffer.from(`${fromUrl}\n`), body]) : Buffer.from(fromUrl);
+}
+
 export function parseChRequest(input: HttpInput): ChRequest {
   const h = input.headers;
   // A multipart body carries the query and parameters as form fields: they join the URL's.
@@ -109,6 +117,7 @@ export function parseChRequest(input: HttpInput): ChRequest {
 
   const out: ChRequest = {
     text,
+    ...(form ? {} : { bytes: textBytes(fromUrl, input.method === 'POST' ? input.body : Buffer.alloc(0)) }),
     defaultFormat: q.get('default_format') || h['x-clickhouse-format'] || 'TabSeparated',
     params: {},
     settings: {},

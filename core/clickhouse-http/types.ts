@@ -2,6 +2,7 @@
 // core stays free of Lambda and API Gateway (functions/coordinator wires them).
 import type { SettingValue, QueryStatistics } from '../clickhouse/port.js';
 import type { ParamValue } from '../plan/bind-params.js';
+import type { ByteInsert } from '../router/insert-data.js';
 
 /** One SELECT on one shard's engine (any replica), answered as the engine's own bytes in `format`. */
 export type RawQuery = (
@@ -44,5 +45,5 @@ export interface InsertAnswer {
   perShard: number[];
 }
 
-/** Rows (JSONEachRow lines) into a distributed table through the router. */
-export type InsertRows = (table: string, jsonEachRow: string, queryId: string) => Promise<InsertAnswer>;
+/** Rows, as the client's bytes, into a distributed table through the router. */
+export type InsertRows = (table: string, data: ByteInsert, queryId: string) => Promise<InsertAnswer>;

@@ -49,6 +49,24 @@ export interface InsertOptions extends Omit<QueryOptions, 'external'> {
    * `1e-10`, which 18.16 refuses).
    */
   jsonEachRow?: string;
+  /** The rows as bytes in a text input format, each as the client sent it (the adapters ignore `rows` then). */
+  data?: InsertData;
+  /**
+   * Parse the rows into a temporary table of the same structure and drop it: ClickHouse's own
+   * verdict on every value (its code and text), with nothing committed.
+   */
+  checkOnly?: boolean;
+}
+
+/** The input formats an insert carries verbatim. */
+export type InsertFormat = 'JSONEachRow' | 'CSV' | 'TabSeparated';
+
+/** Rows as bytes: each row's bytes without its line end; the adapters end each with a newline. */
+export interface InsertData {
+  format: InsertFormat;
+  /** The statement's column list (absent: the table's insertable columns, in order). */
+  columns?: readonly string[];
+  rows: readonly Uint8Array[];
 }
 
 export interface QueryStatistics {

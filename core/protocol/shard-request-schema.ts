@@ -63,6 +63,16 @@ export const shardAdminRequestSchema = z.object({
   jsonEachRow: z.string().max(6_000_000).optional(),
   /** insert: ClickHouse's insert_deduplication_token for this batch (a retry of it is not written twice). */
   dedupToken: z.string().min(1).max(256).optional(),
+  /** insert: the rows as bytes in a text input format, one base64 text a row (instead of `rows`). */
+  data: z
+    .object({
+      format: z.enum(['JSONEachRow', 'CSV', 'TabSeparated']),
+      columns: z.array(z.string().min(1).max(256)).max(4096).optional(),
+      rows: z.array(base64Schema).max(10_000_000),
+    })
+    .optional(),
+  /** insert: parse the rows into a temporary copy of the table and commit nothing. */
+  checkOnly: z.boolean().optional(),
 });
 
 export const shardPayloadSchema = z.discriminatedUnion('type', [

@@ -1,7 +1,7 @@
 // The wire format between the coordinator and a shard function (the Lambda Invoke payload).
 // Kept small and JSON-only: it crosses the Lambda boundary in AWS and a local HTTP hop in the
 // local stack, and both sides validate it.
-import type { ColumnMeta, ExternalTable, SettingValue, QueryStatistics } from '../clickhouse/port.js';
+import type { ColumnMeta, ExternalTable, InsertFormat, SettingValue, QueryStatistics } from '../clickhouse/port.js';
 
 /** Lambda's limit on an Invoke request payload (and on a synchronous response): 6 MB. */
 export const INVOKE_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
@@ -66,6 +66,8 @@ export interface ShardAdminRequest {
   rows?: Record<string, unknown>[]; // insert
   jsonEachRow?: string; // insert: the rows as JSONEachRow text, verbatim (instead of rows)
   dedupToken?: string; // insert: insert_deduplication_token
+  data?: { format: InsertFormat; columns?: readonly string[]; rows: string[] }; // insert: rows as bytes, base64 a row (instead of rows)
+  checkOnly?: boolean; // insert: parse into a temporary copy, commit nothing
   deadline: number;
 }
 

@@ -4,3 +4,4 @@ export { routeRows, tableFor, type BadRow, type RoutedBatches, type RouteInput, 
 export { writeRouted, type GetAccess, type ReplicaWriteResult, type ShardWriteResult, type ShardWriteStatus, type WriteReport } from './write.js';
 export { insertRows, type InsertOptions, type InsertResult } from './insert.js';
 export { parseRowLine, quoteBigIntegers } from './json-lines.js';
+export { checkBatch, insertBytes, type ByteInsert, type ByteRow } from './insert-data.js';

@@ -6,7 +6,8 @@ import { createPlacement } from '../sharding/index.js';
 import { routeRows, tableFor, type BadRow, type RouteInput } from './route.js';
 import { writeRouted, type GetAccess, type WriteReport } from './write.js';
 import { checkRows } from './validate.js';
-import type { ColumnMeta } from '../clickhouse/port.js';
+import type { ColumnMeta, InsertData } from '../clickhouse/port.js';
+import { checkBatch } from './insert-data.js';
 import { quoteStringLiteral as quoteString } from '../sql/quote.js';
 import { ScatterError } from '../errors.js';
 
@@ -30,6 +31,13 @@ async function readColumns(local: string, topo: Topology, getAccess: GetAccess):
     'SHARD_ERROR',
     `could not read the columns of ${local} from shard 0 to check the rows, so nothing was written: ${(last as Error)?.message ?? String(last)}`,
   );
+}
+
+/** Every shard's lines as one JSONEachRow batch, in input order. */
+function jsonData(texts: string[][], lines: number[][]): InsertData {
+  const all = texts.flatMap((t, s) => t.map((text, i) => ({ text, line: lines[s]![i]! })));
+  all.sort((a, b) => a.line - b.line);
+  return { format: 'JSONEachRow', rows: all.map((r) => Buffer.from(r.text, 'utf8')) };
 }
 
 export interface InsertOptions {
@@ -85,6 +93,9 @@ export async function insertRows(input: RouteInput, tableName: string, topo: Top
   const perShard = routed.batches.map((b) => b.length);
   const base = { table: routed.table, local: routed.local, perShard, bad: routed.bad };
   if (routed.bad.length > 0 && !opts.skipBadRows) return { ...base, inserted: 0, ok: false };
+  // Client text is also judged by ClickHouse itself, as one batch, before any shard commits: what
+  // the check above cannot tell (a Decimal's range, a date's words, an engine's own rules) is its.
+  if (routed.texts) await checkBatch(jsonData(routed.texts, routed.lines), routed.local, topo, getAccess);
   const batches = routed.batches.map((rows, i) => ({ rows, lines: routed.lines[i]!, ...(routed.texts ? { texts: routed.texts[i]! } : {}) }));
   const write = await writeRouted(batches, getAccess, topo.shards, routed.local);
   return { ...base, inserted: write.committedRows, write, ok: write.ok && routed.bad.length === 0 };

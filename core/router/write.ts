@@ -14,7 +14,7 @@
 // (18.16: UNKNOWN_SETTING) get the batch without it, and the report says `deduplicated: false`.
 import { createHash } from 'node:crypto';
 import type { ShardConfig } from '../config/schema.js';
-import type { ClickHouseAccess } from '../clickhouse/port.js';
+import type { ClickHouseAccess, InsertData } from '../clickhouse/port.js';
 import type { Row } from './route.js';
 
 export type ShardWriteStatus = 'committed' | 'failed' | 'partial' | 'empty';
@@ -55,12 +55,16 @@ export interface WriteReport {
 
 export type GetAccess = (shard: number, replica: number) => ClickHouseAccess | Promise<ClickHouseAccess>;
 
-/** One shard's batch: parsed rows, their input lines, and (for text input) the lines' own text. */
+/** One shard's batch: parsed rows, their input lines, and (for text input) the lines' own text or bytes. */
 export interface ShardBatch {
   rows: Row[];
   lines?: number[];
   texts?: string[];
+  /** The rows as the client's bytes in their input format (instead of `rows` and `texts`). */
+  data?: InsertData;
 }
+
+const sizeOf = (b: ShardBatch) => (b.data ? b.data.rows.length : b.rows.length);
 
 const UNKNOWN_TOKEN_SETTING = /Unknown setting insert_deduplication_token|Code: 115\b/;
 
@@ -87,7 +91,7 @@ async function writeOne(getAccess: GetAccess, shard: number, replica: number, ta
   const text = b.texts ? b.texts.join('\n') : undefined;
   const send = async (access: ClickHouseAccess, withToken: boolean) => {
     await access.insert(table, b.rows, {
-      ...(text !== undefined ? { jsonEachRow: text } : {}),
+      ...(b.data ? { data: b.data } : text !== undefined ? { jsonEachRow: text } : {}),
       ...(withToken ? { settings: { insert_deduplication_token: token } } : {}),
     });
   };
@@ -118,13 +122,14 @@ async function writeOne(getAccess: GetAccess, shard: number, replica: number, ta
 /** The batch's token: the same input routes to the same batch and the same token on every retry. */
 export function dedupTokenOf(table: string, shard: number, b: ShardBatch): string {
   const h = createHash('sha256').update(`${table}\n${shard}\n`);
-  if (b.texts) for (const t of b.texts) h.update(t).update('\n');
+  if (b.data) for (const r of b.data.rows) h.update(r).update('\n');
+  else if (b.texts) for (const t of b.texts) h.update(t).update('\n');
   else for (const r of b.rows) h.update(JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? v.toString() : v))).update('\n');
   return `ch-scatter-${h.digest('hex').slice(0, 40)}`;
 }
 
 async function writeShard(b: ShardBatch, shard: number, cfg: ShardConfig, table: string, getAccess: GetAccess): Promise<ShardWriteResult> {
-  if (b.rows.length === 0) return { shard, rows: 0, status: 'empty', replicas: [] };
+  if (sizeOf(b) === 0) return { shard, rows: 0, status: 'empty', replicas: [] };
   const dedupToken = dedupTokenOf(table, shard, b);
   const replicas: ReplicaWriteResult[] = [];
   let status: ShardWriteStatus;
@@ -140,8 +145,8 @@ async function writeShard(b: ShardBatch, shard: number, cfg: ShardConfig, table:
     const okCount = replicas.filter((r) => r.ok).length;
     status = okCount === replicas.length ? 'committed' : okCount === 0 ? 'failed' : 'partial';
   }
-  const out: ShardWriteResult = { shard, rows: b.rows.length, status, replicas, dedupToken };
-  if (status !== 'committed') out.failedLines = b.lines ?? b.rows.map((_, i) => i + 1);
+  const out: ShardWriteResult = { shard, rows: sizeOf(b), status, replicas, dedupToken };
+  if (status !== 'committed') out.failedLines = b.lines ?? Array.from({ length: sizeOf(b) }, (_, i) => i + 1);
   return out;
 }
 

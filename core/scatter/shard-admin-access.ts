@@ -65,10 +65,31 @@ export function chunkLines(text: string, maxBytes: number): string[] {
   return out;
 }
 
-function failureMessage(r: unknown): string | undefined {
+/** Rows as base64 texts, in consecutive slices whose text stays under `maxBytes` (a single larger row goes alone). */
+export function chunkBase64Rows(rows: readonly Uint8Array[], maxBytes: number): string[][] {
+  const out: string[][] = [];
+  let cur: string[] = [];
+  let size = 2;
+  for (const r of rows) {
+    const text = Buffer.from(r.buffer, r.byteOffset, r.byteLength).toString('base64');
+    const n = text.length + 3;
+    if (cur.length > 0 && size + n > maxBytes) {
+      out.push(cur);
+      cur = [];
+      size = 2;
+    }
+    cur.push(text);
+    size += n;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
+}
+
+/** A failed admin answer's message and ClickHouse code (the engine's verdict travels on). */
+function failureOf(r: unknown): { message: string; chCode?: number } | undefined {
   if (r && typeof r === 'object' && (r as { ok?: unknown }).ok === false) {
-    const e = (r as { error?: { message?: string } }).error;
-    return e?.message ?? 'admin request failed';
+    const e = (r as { error?: { message?: string; chCode?: number } }).error;
+    return { message: e?.message ?? 'admin request failed', ...(typeof e?.chCode === 'number' ? { chCode: e.chCode } : {}) };
   }
   return undefined;
 }
@@ -84,8 +105,8 @@ export function createAdminAccess(options: AdminAccessOptions): ClickHouseAccess
       { ...req, queryId: queryId ?? options.queryId ?? randomUUID(), shard: options.shard, replica: options.replica, deadline },
       sig,
     );
-    const msg = failureMessage(response);
-    if (msg) throw new ClickHouseError(`shard ${options.shard} replica ${options.replica}: ${msg}`, 'server');
+    const failed = failureOf(response);
+    if (failed) throw new ClickHouseError(`shard ${options.shard} replica ${options.replica}: ${failed.message}`, 'server', failed.chCode);
     return response;
   };
   return {
@@ -126,6 +147,23 @@ export function createAdminAccess(options: AdminAccessOptions): ClickHouseAccess
       const dedup = (i: number, n: number) => (typeof token === 'string' ? { dedupToken: n === 1 ? token : `${token}-${i}` } : {});
       // A Lambda request payload is capped at 6 MB: big batches go as several inserts, in order
       // (each chunk its own deduplication token, derived from the batch's).
+      if (opts?.data !== undefined) {
+        const { format, columns } = opts.data;
+        const chunks = chunkBase64Rows(opts.data.rows, options.maxPayloadBytes ?? MAX_INSERT_PAYLOAD_BYTES);
+        for (const [i, rows] of chunks.entries())
+          await send(
+            {
+              type: 'insert',
+              table,
+              data: { format, ...(columns ? { columns: [...columns] } : {}), rows },
+              ...(opts.checkOnly ? { checkOnly: true } : {}),
+              ...dedup(i, chunks.length),
+            },
+            opts.queryId,
+            opts.signal,
+          );
+        return;
+      }
       if (opts?.jsonEachRow !== undefined) {
         const chunks = chunkLines(opts.jsonEachRow, options.maxPayloadBytes ?? MAX_INSERT_PAYLOAD_BYTES);
         for (const [i, text] of chunks.entries())

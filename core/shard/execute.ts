@@ -242,13 +242,22 @@ async function runAdmin(
   }
   // The deduplication token is the only setting an insert carries (max_execution_time and the
   // like would be refused by servers that predate them on INSERT, and a write is not deadline-bound).
+  const data = p.data ? { format: p.data.format, ...(p.data.columns ? { columns: p.data.columns } : {}), rows: p.data.rows.map(base64Bytes) } : undefined;
   await access.insert(p.table, p.rows, {
     queryId: chQueryId,
     signal,
     ...(p.jsonEachRow !== undefined ? { jsonEachRow: p.jsonEachRow } : {}),
+    ...(data ? { data } : {}),
+    ...(p.checkOnly ? { checkOnly: true } : {}),
     ...(p.dedupToken ? { settings: { insert_deduplication_token: p.dedupToken } } : {}),
   });
-  const inserted = p.jsonEachRow !== undefined ? p.jsonEachRow.split('\n').filter((l) => l.trim() !== '').length : p.rows.length;
+  const inserted = p.checkOnly
+    ? 0
+    : data
+      ? data.rows.length
+      : p.jsonEachRow !== undefined
+        ? p.jsonEachRow.split('\n').filter((l) => l.trim() !== '').length
+        : p.rows.length;
   return {
     ok: true,
     shard: p.shard,

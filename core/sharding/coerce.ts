@@ -15,7 +15,13 @@ const utf8 = new TextEncoder();
 
 function bad(type: string, v: unknown, why: string): ScatterError {
   const shown =
-    typeof v === 'string' ? JSON.stringify(v.length > 80 ? v.slice(0, 80) + '...' : v) : typeof v === 'bigint' ? `${v}` : (JSON.stringify(v) ?? String(v));
+    typeof v === 'string'
+      ? JSON.stringify(v.length > 80 ? v.slice(0, 80) + '...' : v)
+      : typeof v === 'bigint'
+        ? `${v}`
+        : v instanceof Uint8Array
+          ? `0x${Buffer.from(v.subarray(0, 40)).toString('hex')}${v.length > 40 ? '...' : ''}`
+          : (JSON.stringify(v) ?? String(v));
   return new ScatterError('TYPE_MISMATCH', `${shown} is not a valid ${type}: ${why}`);
 }
 
@@ -28,12 +34,12 @@ export function coerceWith(v: unknown, type: string, info: KeyTypeInfo): KeyValu
   if (v === null || v === undefined) throw bad(type, v, 'the sharding key cannot be null or missing');
   switch (info.kind) {
     case 'string':
-      if (typeof v !== 'string') throw bad(type, v, 'expected a string');
+      if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw bad(type, v, 'expected a string');
       return v;
     case 'fixedString': {
-      if (typeof v !== 'string') throw bad(type, v, 'expected a string');
-      const len = utf8.encode(v).length;
-      if (len > info.n) throw bad(type, v, `${len} UTF-8 bytes do not fit in ${info.n}`);
+      if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw bad(type, v, 'expected a string');
+      const len = typeof v === 'string' ? utf8.encode(v).length : v.length;
+      if (len > info.n) throw bad(type, v, `${len} bytes do not fit in ${info.n}`);
       return v;
     }
     case 'int':

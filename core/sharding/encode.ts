@@ -21,11 +21,11 @@ export function leBytes(n: bigint, bytes: number): Uint8Array {
 export function encodeCanonical(v: KeyValue, info: KeyTypeInfo): Uint8Array {
   switch (info.kind) {
     case 'string':
-      return utf8.encode(v as string);
+      return v instanceof Uint8Array ? v : utf8.encode(v as string);
     case 'fixedString': {
       // FixedString(N) always holds N bytes: shorter values are padded with zero bytes.
       const out = new Uint8Array(info.n);
-      out.set(utf8.encode(v as string));
+      out.set(v instanceof Uint8Array ? v : utf8.encode(v as string));
       return out;
     }
     case 'int':

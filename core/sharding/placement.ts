@@ -31,8 +31,11 @@ function makeHash(key: ShardingKey, hasher: Hasher): (v: KeyValue) => bigint {
   }
   if (key.function !== 'xxHash64') throw new ScatterError('CONFIG_INVALID', `unsupported sharding function ${String(key.function)}`);
   if (info.kind === 'string') {
-    // Fast path: xxhash-wasm encodes UTF-8 itself.
-    return (v) => hasher.h64(coerceWith(v, key.type, info) as string);
+    // Fast path: xxhash-wasm encodes UTF-8 itself; stored bytes are hashed as they are.
+    return (v) => {
+      const c = coerceWith(v, key.type, info);
+      return c instanceof Uint8Array ? hasher.h64Raw(c) : hasher.h64(c as string);
+    };
   }
   if (info.kind === 'int' || info.kind === 'date' || info.kind === 'dateTime') {
     // Fixed-width little-endian values through one scratch buffer (hashing is synchronous, so

@@ -4,13 +4,14 @@ import type { ShardingKey } from '../config/schema.js';
 
 /**
  * A sharding-key value as JavaScript holds it, before encoding:
- * - String / FixedString(N): string (UTF-8 encoded; FixedString zero-padded to N bytes)
+ * - String / FixedString(N): string (UTF-8 encoded), or the stored bytes themselves (an insert's
+ *   value as ClickHouse will store it, which need not be UTF-8); FixedString zero-padded to N bytes
  * - (U)Int8..64: bigint, or a number that is a safe integer, or a decimal string
  * - Date: 'YYYY-MM-DD' or a number of days since 1970-01-01
  * - DateTime: 'YYYY-MM-DD hh:mm:ss' (UTC) or a number of seconds since the epoch
  * - UUID: the canonical 8-4-4-4-12 hex text
  */
-export type KeyValue = string | number | bigint;
+export type KeyValue = string | number | bigint | Uint8Array;
 
 export interface Placement {
   readonly key: ShardingKey;

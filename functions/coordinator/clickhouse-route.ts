@@ -106,18 +106,19 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
 }
 
 /**
- * INSERT through the router: rows checked against the local table's types, routed by the sharding
- * key, written through the shard functions (synchronously; the answer names each shard's count).
- * Bad rows refuse the whole insert (27, nothing written); a shard that could not commit is 279 with
- * the shards that did and did not commit in the message.
+ * INSERT through the router: rows placed by the sharding key's stored bytes, checked as one batch
+ * by ClickHouse on one shard, then written byte for byte through the shard functions (synchronously;
+ * the answer names each shard's count). A row that cannot be placed refuses the whole insert (27),
+ * a row ClickHouse refuses is its own error; either way nothing is written. A shard that could not
+ * commit is 279 with the shards that did and did not commit in the message.
  */
 export function routerInsert(
   topo: Topology,
   getAccess: (shard: number, replica: number) => import('../../core/clickhouse/port.js').ClickHouseAccess,
 ): InsertRows {
-  return async (table, lines) => {
-    const { insertRows } = await import('../../core/router/index.js');
-    const r = await insertRows(lines, table, topo, getAccess);
+  return async (table, data) => {
+    const { insertBytes } = await import('../../core/router/index.js');
+    const r = await insertBytes(data, table, topo, getAccess);
     if (r.bad.length > 0)
       throw new ChHttpError(
         27,

@@ -137,22 +137,31 @@ describe('handleClickHouseHttp', () => {
 
   it('INSERT: only into tables marked insert, CSV columns from the local table, per-shard counts', async () => {
     const { raw } = engine();
-    const inserted: { table: string; lines: string }[] = [];
+    const inserted: { table: string; rows: string[]; keys: string[] }[] = [];
     const deps: ChHttpDeps = {
       topo,
       raw,
-      insert: async (table, lines) => {
-        inserted.push({ table, lines });
+      insert: async (table, data) => {
+        inserted.push({
+          table,
+          rows: data.rows.map((r) => Buffer.from(r.bytes).toString()),
+          keys: data.rows.map((r) => Buffer.from(r.key as Uint8Array).toString()),
+        });
         return { inserted: 2, perShard: [1, 1] };
       },
     };
     const r = await ask(deps, { query: { query: 'INSERT INTO db.t_dist FORMAT CSV' }, body: 'a,1\nb,2\n' });
     expect(r.status, r.body.toString()).toBe(200);
-    expect(inserted).toEqual([{ table: 'db.t_dist', lines: '{"k":"a","v":"1"}\n{"k":"b","v":"2"}' }]);
+    expect(inserted).toEqual([{ table: 'db.t_dist', rows: ['a,1', 'b,2'], keys: ['a', 'b'] }]);
     expect(JSON.parse(r.headers['x-clickhouse-summary']!)).toMatchObject({ written_rows: '2', shards_written_rows: ['1', '1'] });
     expect((await ask(deps, { body: 'INSERT INTO db.r_dist FORMAT JSONEachRow\n{"k":"a"}' })).headers['x-clickhouse-exception-code']).toBe('164');
     expect((await ask(deps, { body: 'INSERT INTO db.nope FORMAT JSONEachRow\n{"k":"a"}' })).headers['x-clickhouse-exception-code']).toBe('60');
     expect((await ask(deps, { body: 'INSERT INTO db.t_dist FORMAT Parquet\nPAR1' })).headers['x-clickhouse-exception-code']).toBe('48');
+    // A default_format no header can carry is refused before anything is written.
+    const before = inserted.length;
+    const bad = await ask(deps, { query: { query: 'INSERT INTO db.t_dist FORMAT CSV', default_format: 'CSV\r\nX-Evil: 1' }, body: 'c,3\n' });
+    expect(bad.headers['x-clickhouse-exception-code']).toBe('73');
+    expect(inserted.length).toBe(before);
   });
 
   it('an internal failure says nothing of its cause', async () => {

@@ -7,7 +7,7 @@ import { parseChRequest } from '../../../core/clickhouse-http/request.js';
 import { classify } from '../../../core/clickhouse-http/statement.js';
 import { ChHttpError, exceptionBody, statusOf, toChException } from '../../../core/clickhouse-http/exception.js';
 import { answerCodec, compress, decompressBody } from '../../../core/clickhouse-http/compression.js';
-import { toJsonEachRow } from '../../../core/clickhouse-http/insert-data.js';
+import { splitInsertData } from '../../../core/clickhouse-http/insert-data.js';
 import { createUserCheck, credentialsOf, hashPassword } from '../../../core/clickhouse-http/auth.js';
 import { ScatterError } from '../../../core/errors.js';
 
@@ -172,12 +172,37 @@ describe('compression', () => {
 });
 
 describe('INSERT data', () => {
-  it('CSV and TabSeparated fields become JSON strings, \\N null', () => {
-    expect(toJsonEachRow('CSV', '"a ""q""",1,\\N\nb,2,x\n', ['k', 'v', 'n'])).toBe('{"k":"a \\"q\\"","v":"1","n":null}\n{"k":"b","v":"2","n":"x"}');
-    expect(toJsonEachRow('TabSeparated', 'a\\tb\t1\t\\N\n', ['k', 'v', 'n'])).toBe('{"k":"a\\tb","v":"1","n":null}');
-    expect(toJsonEachRow('JSONEachRow', '{"k":1}\n', [])).toBe('{"k":1}\n');
-    expect(code(() => toJsonEachRow('CSV', '1,2\n', ['a']))).toBe(27);
-    expect(code(() => toJsonEachRow('CSV', '"open,1\n', ['a', 'b']))).toBe(27);
+  const split = (format: 'CSV' | 'TabSeparated' | 'JSONEachRow', data: string, columns: string[] = ['k', 'v', 'n']) =>
+    splitInsertData(format, Buffer.from(data, 'latin1'), columns, 'k', true).map((r) => ({
+      row: r.bytes.toString('latin1'),
+      key: r.key instanceof Uint8Array ? Buffer.from(r.key).toString('hex') : r.key,
+    }));
+
+  it('rows stay the bytes sent; the key field is decoded to the bytes ClickHouse stores', () => {
+    expect(split('CSV', ' "a ""q""" ,1,\\N\r\nb\xff , 2,x\n')).toEqual([
+      { row: ' "a ""q""" ,1,\\N\r', key: Buffer.from('a "q"').toString('hex') },
+      { row: 'b\xff , 2,x', key: '62ff' },
+    ]);
+    expect(split('CSV', 'NULL,1\n\\N,2\n"x\ny",3', ['k', 'v'])).toEqual([
+      { row: 'NULL,1', key: '4e554c4c' },
+      { row: '\\N,2', key: null },
+      { row: '"x\ny",3', key: '780a79' },
+    ]);
+    expect(split('TabSeparated', '\\xFF\\tb\xfe\t1\t\\N\n\\N\t2\n')).toEqual([
+      { row: '\\xFF\\tb\xfe\t1\t\\N', key: 'ff0962fe' },
+      { row: '\\N\t2', key: null },
+    ]);
+    expect(split('JSONEachRow', '{"v":[1,{"k":"no"}],"k":"\xff\\u00ff\\ud83d\\ude00"}\n\n{"v":1}\n')).toEqual([
+      { row: '{"v":[1,{"k":"no"}],"k":"\xff\\u00ff\\ud83d\\ude00"}', key: 'ffc3bff09f9880' },
+      { row: '{"v":1}', key: undefined },
+    ]);
+  });
+
+  it('what ClickHouse versions read differently is refused (27), never guessed', () => {
+    expect(code(() => split('CSV', "'a',1\n", ['k', 'v']))).toBe(27);
+    expect(code(() => split('CSV', '"open,1\n', ['k', 'v']))).toBe(27);
+    expect(code(() => split('TabSeparated', 'a\\w\t1\n', ['k', 'v']))).toBe(27);
+    expect(code(() => split('JSONEachRow', '{"k":"a"}{"k":"b"}\n'))).toBe(27);
   });
 });
 

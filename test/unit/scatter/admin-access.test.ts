@@ -2,7 +2,9 @@
 // in order, each row exactly once.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { chunkRows, createAdminAccess } from '../../../core/scatter/shard-admin-access.js';
+import { chunkBase64Rows, chunkRows, createAdminAccess } from '../../../core/scatter/shard-admin-access.js';
+import { shardPayloadSchema } from '../../../core/protocol/shard-request-schema.js';
+import { ClickHouseError } from '../../../core/clickhouse/port.js';
 import type { ShardAdminRequest } from '../../../core/protocol/shard-wire.js';
 
 describe('admin access inserts', () => {
@@ -44,5 +46,39 @@ describe('admin access inserts', () => {
     expect(sent.length).toBeGreaterThan(1);
     expect(sent.every((p) => p.type === 'insert' && p.table === 'db.roll' && p.shard === 1 && p.replica === 2)).toBe(true);
     expect(sent.flatMap((p) => p.rows)).toEqual(rows);
+  });
+
+  it('rows as bytes: base64 chunks under the limit, every byte and row kept in order (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 80 }), { maxLength: 200 }), fc.integer({ min: 64, max: 2000 }), (rows, max) => {
+        const chunks = chunkBase64Rows(rows, max);
+        expect(chunks.flat().map((t) => Buffer.from(t, 'base64'))).toEqual(rows.map((r) => Buffer.from(r)));
+        for (const c of chunks) if (c.length > 1) expect(JSON.stringify(c).length).toBeLessThanOrEqual(max);
+      }),
+    );
+  });
+
+  it('a byte insert travels as a valid insert request, and the ClickHouse code of a refusal comes back', async () => {
+    const sent: unknown[] = [];
+    const access = createAdminAccess({
+      shard: 0,
+      replica: 0,
+      invoker: {
+        invoke: async () => {
+          throw new Error('no queries here');
+        },
+        invokeAdmin: async (_s, p) => {
+          sent.push(JSON.parse(JSON.stringify(p)));
+          return p.checkOnly ? { ok: false, error: { kind: 'error', chCode: 69, message: 'Code: 69. DB::Exception: Decimal value is too big' } } : { ok: true };
+        },
+      },
+    });
+    const rows = [Buffer.from('a\xff\t1', 'latin1'), Buffer.from([0xfe, 0x09, 0x32])];
+    await access.insert('db.t', [], { data: { format: 'TabSeparated', columns: ['k', 'v'], rows } });
+    const parsed = shardPayloadSchema.parse(sent[0]);
+    expect(parsed.type === 'insert' && parsed.data?.rows.map((r) => Buffer.from(r, 'base64'))).toEqual(rows);
+    const refused = await access.insert('db.t', [], { data: { format: 'CSV', rows }, checkOnly: true }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ClickHouseError);
+    expect((refused as ClickHouseError).chCode).toBe(69);
   });
 });
