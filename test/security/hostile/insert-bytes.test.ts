@@ -14,7 +14,7 @@ import { routerInsert } from '../../../functions/coordinator/clickhouse-route.js
 import { createShardHandler } from '../../../functions/shard/shard-function.js';
 import { createAccess } from '../../../adapters/clickhouse/factory.js';
 import { loadHasher, type Hasher } from '../../../core/sharding/index.js';
-import { useChServers } from '../../support/ch-servers.js';
+import { ADMIN, useChServers } from '../../support/ch-servers.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
 
 const COLUMNS = 'k String, s String, n UInt32, d Decimal(38, 10), ts DateTime';
@@ -204,13 +204,15 @@ describe('hostile inserts on chdb shards', () => {
 
 describe('hostile inserts on 18.16 shards', () => {
   const servers = useChServers({ n: 2, portBase: 19480 });
+  // Writes need the admin user: a request without credentials is the read-only shard user.
+  const asAdmin = { 'X-ClickHouse-User': ADMIN.username, 'X-ClickHouse-Key': ADMIN.password };
   let shards: ClickHouseAccess[];
   let deps: ChHttpDeps;
   let hasher: Hasher;
   /** The shard (weights 1, 1) of a stored key given as ClickHouse's hex of its bytes. */
   const shardOfHex = (hk: string) => Number(hasher.h64Raw(Buffer.from(hk, 'hex')) % 2n);
   beforeAll(async () => {
-    shards = await Promise.all(servers.current.urls.map((url) => createAccess({ url })));
+    shards = await Promise.all(servers.current.urls.map((url) => createAccess({ url }, ADMIN)));
     for (const s of shards) {
       await s.exec(`CREATE TABLE default.ev (${COLUMNS}) ENGINE = MergeTree ORDER BY tuple()`);
       await s.exec(`CREATE TABLE default.ref (${COLUMNS}) ENGINE = MergeTree ORDER BY tuple()`);
@@ -222,7 +224,7 @@ describe('hostile inserts on 18.16 shards', () => {
     await Promise.all((shards ?? []).map((s) => s.close()));
   });
   const tsv = async (i: number, sql: string) => {
-    const r = await fetch(`${servers.current.urls[i]}/`, { method: 'POST', body: `${sql} FORMAT TSV` });
+    const r = await fetch(`${servers.current.urls[i]}/`, { method: 'POST', headers: asAdmin, body: `${sql} FORMAT TSV` });
     return rowsOf(Buffer.from(await r.arrayBuffer()).toString('latin1'));
   };
 
@@ -231,6 +233,7 @@ describe('hostile inserts on 18.16 shards', () => {
     reference: async (c) => {
       const r = await fetch(`${servers.current.urls[0]}/`, {
         method: 'POST',
+        headers: asAdmin,
         body: Buffer.concat([bin(`INSERT INTO default.ref FORMAT ${c.format}\n`), c.body]),
       });
       const text = await r.text();
