@@ -40,7 +40,7 @@ export interface LocalStackOptions extends LocalShardsOptions {
   demo?: boolean;
   /** Rows for --demo (default DEMO_ROWS). */
   demoRows?: number;
-  /** Coordinator log level (default WARN: stdout stays clean for the `ready` line). */
+  /** Coordinator log level (default $CH_SCATTER_LOG_LEVEL, as the shard hosts', else WARN: stdout stays clean for the `ready` line). */
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   /** Run `rate(...)` schedules of the config on timers, as EventBridge would (dev does; tests fire them by hand). */
   runSchedules?: boolean;
@@ -183,7 +183,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       ...(opts.usersFile ? { CH_SCATTER_USERS_FILE: path.resolve(opts.usersFile) } : {}),
     };
     delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
-    const tools = createTools({ logLevel: opts.logLevel ?? 'WARN' });
+    const tools = createTools({ logLevel: opts.logLevel ?? envLogLevel(process.env.CH_SCATTER_LOG_LEVEL) ?? 'WARN' });
     const handler = createCoordinatorHandler(() => loadDefaultDeps(env, tools.tracer), tools);
     // Registered whether or not the tree is configured: what Lambda would serve under this name. A
     // sub-coordinator request runs the SAME handler (its own deps, cached like a warm container).
@@ -237,6 +237,12 @@ export function rateMs(expr: string): number | undefined {
   if (!m) return undefined;
   const unit = m[2]!.startsWith('minute') ? 60_000 : m[2]!.startsWith('hour') ? 3_600_000 : 86_400_000;
   return Number(m[1]) * unit;
+}
+
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
+
+function envLogLevel(v: string | undefined): (typeof LOG_LEVELS)[number] | undefined {
+  return LOG_LEVELS.find((l) => l === v?.toUpperCase());
 }
 
 function requireConfig(file: string | undefined): string {
