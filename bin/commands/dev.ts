@@ -2,7 +2,8 @@
 // --users: a users file the ClickHouse interface checks credentials against (docs/clients.md).
 // --data-dir: the embedded replicas' data elsewhere, for a second stack on the same config.
 // stdout carries exactly one line, `ready http://127.0.0.1:PORT` (scripts wait for it); the demo's
-// example queries and all logs go to stderr. SIGINT/SIGTERM stop every child process cleanly.
+// example queries and the logs at the default level (WARN) go to stderr (Powertools writes INFO and
+// DEBUG lines, with CH_SCATTER_LOG_LEVEL, to stdout). SIGINT/SIGTERM stop every child process cleanly.
 import path from 'node:path';
 import { parseArgs, flagPort, flagString, requiredFlag, UsageError, type FlagSpec } from '../args.js';
 import { serveUntilSignal } from '../foreground.js';
