@@ -22,6 +22,8 @@ import { lambdaContext, startApiServer, type CoordinatorFn } from './api-server.
 import { startInvokeServer, type LocalFunction } from './invoke-server.js';
 import { startShardHosts } from './shard-host.js';
 import { loadDemo } from './demo.js';
+import { claimDataDirs } from './data-dir-holders.js';
+import { embeddedDirs, withDataDir, type DataDirChoice } from './data-dir.js';
 import { PLAY_PAGE_ENV } from '../functions/coordinator/play-page.js';
 
 /** The web console's page (GET /play): always served by the local stack. */
@@ -38,7 +40,7 @@ export interface LocalStackOptions extends LocalShardsOptions {
   demo?: boolean;
   /** Rows for --demo (default DEMO_ROWS). */
   demoRows?: number;
-  /** Coordinator log level (default WARN: stdout stays clean for the `ready` line). */
+  /** Coordinator log level (default $CH_SCATTER_LOG_LEVEL, as the shard hosts', else WARN: stdout stays clean for the `ready` line). */
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   /** Run `rate(...)` schedules of the config on timers, as EventBridge would (dev does; tests fire them by hand). */
   runSchedules?: boolean;
@@ -48,6 +50,8 @@ export interface LocalStackOptions extends LocalShardsOptions {
   lambdaTimeoutMs?: number;
   /** A users file (salted password hashes) the ClickHouse interface checks credentials against; none: no check. */
   usersFile?: string;
+  /** Embedded replicas' data elsewhere than the config says (a second stack on the same config). */
+  dataDir?: DataDirChoice;
 }
 
 export interface LocalStack {
@@ -69,6 +73,8 @@ export interface LocalShards {
   invokeUrl: string;
   /** Serve one more function on the Invoke endpoint (the coordinator itself, for the aggregation tree). */
   register(name: string, fn: LocalFunction): void;
+  /** Name the stack's URL in its data directories, for a second stack started on them to report. */
+  announce(url: string): void;
   stop(): Promise<void>;
 }
 
@@ -92,7 +98,6 @@ export interface LocalShardsOptions {
   invoker?: QueryInvokerKind;
 }
 
-/** Shard hosts + the Invoke endpoint + the query invoker: what the CLI needs to reach shards with --config. */
 /** `topo` with every embedded replica path absolute: resolved against baseDir, or refused (ConfigError). */
 export function withAbsoluteEmbedded(topo: Topology, baseDir: string | undefined): Topology {
   const problems: string[] = [];
@@ -113,6 +118,7 @@ export function withAbsoluteEmbedded(topo: Topology, baseDir: string | undefined
   return { ...topo, shards };
 }
 
+/** Shard hosts + the Invoke endpoint + the query invoker: what the CLI needs to reach shards with --config. */
 export async function startLocalShards(topoIn: Topology, opts: LocalShardsOptions = {}): Promise<LocalShards> {
   const topo = withAbsoluteEmbedded(topoIn, opts.baseDir);
   // The SDK version is pinned on purpose (later releases need Node 22); its Node 22 notice is noise on
@@ -123,6 +129,9 @@ export async function startLocalShards(topoIn: Topology, opts: LocalShardsOption
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
   try {
+    // Before any shard process: a directory another stack serves is reported once, naming that stack.
+    const claim = claimDataDirs(embeddedDirs(topo));
+    cleanups.push(async () => claim.release());
     const hosts = await startShardHosts(topo, {});
     cleanups.push(() => hosts.stop());
     // A copy the endpoint reads per request, so register() can add functions after it starts.
@@ -139,7 +148,7 @@ export async function startLocalShards(topoIn: Topology, opts: LocalShardsOption
       if (Object.hasOwn(functions, name)) throw new Error(`function ${name} is already served`);
       functions[name] = fn;
     };
-    return { invoker, invokerKind, invokeUrl: invoke.url, register, stop };
+    return { invoker, invokerKind, invokeUrl: invoke.url, register, announce: claim.announce, stop };
   } catch (e) {
     await stop();
     throw e;
@@ -150,7 +159,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   // A config file's relative embedded paths are relative to the file (loadTopology resolves them);
   // a topology object's to opts.baseDir, defaulting to the config file's directory when one is named.
   const baseDir = opts.baseDir ?? (opts.configFile ? path.dirname(path.resolve(opts.configFile)) : undefined);
-  const topo = withAbsoluteEmbedded(opts.topo ?? loadTopology(requireConfig(opts.configFile)), baseDir);
+  const configured = withAbsoluteEmbedded(opts.topo ?? loadTopology(requireConfig(opts.configFile)), baseDir);
+  const topo = opts.dataDir ? withDataDir(configured, opts.dataDir) : configured;
   // Metrics go to CloudWatch in AWS; locally EMF lines would only clutter the terminal.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const cleanups: Array<() => Promise<void>> = [];
@@ -173,7 +183,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       ...(opts.usersFile ? { CH_SCATTER_USERS_FILE: path.resolve(opts.usersFile) } : {}),
     };
     delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
-    const tools = createTools({ logLevel: opts.logLevel ?? 'WARN' });
+    const tools = createTools({ logLevel: opts.logLevel ?? envLogLevel(process.env.CH_SCATTER_LOG_LEVEL) ?? 'WARN' });
     const handler = createCoordinatorHandler(() => loadDefaultDeps(env, tools.tracer), tools);
     // Registered whether or not the tree is configured: what Lambda would serve under this name. A
     // sub-coordinator request runs the SAME handler (its own deps, cached like a warm container).
@@ -192,6 +202,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       lambdaTimeoutMs: opts.lambdaTimeoutMs,
     });
     cleanups.push(() => api.close());
+    shards.announce(api.url);
 
     if (opts.runSchedules) {
       const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
@@ -226,6 +237,12 @@ export function rateMs(expr: string): number | undefined {
   if (!m) return undefined;
   const unit = m[2]!.startsWith('minute') ? 60_000 : m[2]!.startsWith('hour') ? 3_600_000 : 86_400_000;
   return Number(m[1]) * unit;
+}
+
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
+
+function envLogLevel(v: string | undefined): (typeof LOG_LEVELS)[number] | undefined {
+  return LOG_LEVELS.find((l) => l === v?.toUpperCase());
 }
 
 function requireConfig(file: string | undefined): string {

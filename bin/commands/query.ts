@@ -48,8 +48,9 @@ export async function run(args: string[]): Promise<number> {
   }
   if (res.status !== 200) {
     console.error(errorLine(res.body));
-    const shards = (res.body as { shards?: QueryResponse['shards'] }).shards;
-    for (const m of shards?.missing ?? []) console.error(`  missing shard ${m.shard}: ${m.reason} — ${m.message}`);
+    // A query error (ClickHouse's code on the answer) is the query's to fix: listing the shards it reached would read as an outage.
+    const { shards, clickhouse } = res.body as { shards?: QueryResponse['shards']; clickhouse?: unknown };
+    if (!clickhouse) for (const m of shards?.missing ?? []) console.error(`  missing shard ${m.shard}: ${m.reason} — ${m.message}`);
     return 1;
   }
   const r = res.body as QueryResponse;

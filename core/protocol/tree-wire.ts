@@ -38,6 +38,9 @@ export interface TreeShardOutcome {
   hedged: boolean;
   retried: boolean;
   message?: string;
+  /** As on ShardOutcome: ClickHouse's code and the shard's own, so the root classifies a failure as the flat path does. */
+  chCode?: number;
+  code?: string;
   rowsRead: number;
   bytesRead: number;
   attempts: number;
@@ -81,6 +84,8 @@ export const treeResponseSchema = z.object({
       hedged: z.boolean(),
       retried: z.boolean(),
       message: z.string().optional(),
+      chCode: z.number().int().optional(),
+      code: z.string().optional(),
       rowsRead: z.number(),
       bytesRead: z.number(),
       attempts: z.number().int(),

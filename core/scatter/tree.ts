@@ -125,12 +125,16 @@ function toTreeOutcome(o: ShardOutcome): TreeShardOutcome {
     attempts: o.attempts.length,
   };
   if (o.message !== undefined) t.message = o.message;
+  if (o.chCode !== undefined) t.chCode = o.chCode;
+  if (o.code !== undefined) t.code = o.code;
   return t;
 }
 
 function fromTreeOutcome(t: TreeShardOutcome): ShardOutcome {
   const o: ShardOutcome = { shard: t.shard, status: t.status, replica: t.replica, elapsedMs: t.elapsedMs, hedged: t.hedged, retried: t.retried, attempts: [] };
   if (t.message !== undefined) o.message = t.message;
+  if (t.chCode !== undefined) o.chCode = t.chCode;
+  if (t.code !== undefined) o.code = t.code;
   if (t.status === 'ok') {
     o.response = {
       ok: true,

@@ -28,7 +28,9 @@ export const METRIC = {
     latency: 'ShardLatency',
     success: 'ShardSuccess',
     timeout: 'ShardTimeout',
-    /** A failed or refused request (anything but a timeout). */
+    /** A failed or refused request (anything but a timeout or a query error). */
     error: 'ShardError',
+    /** ClickHouse rejected the query itself (the client's SQL, or a limit of its own): the query's error, not the shard's. */
+    queryError: 'QueryError',
   },
 } as const;

@@ -16,7 +16,7 @@ import { bodyOf, json, routeOf } from './http-event.js';
 import { runSchedule, type ScheduleRun } from './schedule.js';
 import { playResponse } from './play-page.js';
 import { onClickHouseHttp } from './clickhouse-route.js';
-import { METRIC, recordResult, recordShard } from './observe.js';
+import { isShardFault, METRIC, recordResult, recordShard } from './observe.js';
 import type { CoordinatorDeps } from './deps.js';
 
 export type { Tools };
@@ -58,6 +58,8 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
           retried: outcome.retried,
         };
         if (outcome.status === 'ok') logger.debug('shard answered', line);
+        // A query error (the client's SQL) is logged once, with the answer ('query done'), not per shard.
+        else if (!isShardFault(outcome)) logger.debug('shard answered: query error', { ...line, chCode: outcome.chCode });
         else {
           // ClickHouse error texts can quote row values ("Cannot parse string 'x' as UInt64"): logs carry
           // no row data by default, so the text goes out only at DEBUG.
@@ -80,8 +82,10 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     metrics.addMetric(METRIC.subCoordinator, MetricUnit.Count, 1);
     const coordinatorDeps = await deps();
     const res = await runSubCoordinator(req, { topo: coordinatorDeps.topo, invoker: coordinatorDeps.invoker, hedgeState: coordinatorDeps.hedgeState });
+    // The root reports a query error; only shards that failed it are this group's to warn about.
+    for (const o of res.outcomes.filter(isShardFault))
+      logger.warn('shard missing', { shard: o.shard, replica: o.replica, status: o.status, elapsedMs: Math.round(o.elapsedMs) });
     const missing = res.outcomes.filter((o) => o.status !== 'ok');
-    for (const o of missing) logger.warn('shard missing', { shard: o.shard, replica: o.replica, status: o.status, elapsedMs: Math.round(o.elapsedMs) });
     logger.info('sub-coordinator done', {
       group: req.group,
       shards: req.tasks.length,
@@ -146,13 +150,21 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     const t0 = Date.now();
     const res = route === 'query' ? await runQuery(bodyOf(event), queryDeps) : await runExplain(bodyOf(event), queryDeps);
     recordResult(metrics, res.status, res.body);
-    const body = res.body as { partial?: boolean; shards?: { missing?: unknown[] }; error?: { code: string; message: string } };
+    const body = res.body as {
+      partial?: boolean;
+      shards?: { missing?: unknown[] };
+      error?: { code: string; message: string };
+      clickhouse?: { code: number; name: string };
+    };
     logger.info(`${route} done`, {
       status: res.status,
       elapsedMs: Date.now() - t0,
       partial: body.partial,
-      missing: body.shards?.missing?.length,
+      // A query error lists every shard it reached as missing; the count would read as an outage.
+      missing: body.clickhouse ? undefined : body.shards?.missing?.length,
       error: body.error?.code,
+      // A query error's ClickHouse code and name (never its text: it may quote row data).
+      clickhouse: body.error ? body.clickhouse : undefined,
     });
     // The error message may quote row data (see onShard): DEBUG only.
     if (body.error) logger.debug(`${route} error message`, { errorMessage: body.error.message });

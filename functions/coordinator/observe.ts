@@ -3,9 +3,19 @@
 // names stay stable (the names live in functions/common/metric-names.ts, which the CDK alarms import too).
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { ShardOutcome } from '../../core/scatter/call-shard.js';
+import { isQueryFailure } from '../../core/scatter/query-errors.js';
 import { METRIC as ALL } from '../common/metric-names.js';
 
 export const METRIC = ALL.coordinator;
+
+/**
+ * A shard that failed the query, as opposed to one that answered it with ClickHouse's verdict on the
+ * query itself (unknown identifier, syntax, types, a limit of the query's own): that is the query's
+ * error, reported once with the answer (QueryError), not a shard failure in the logs or metrics.
+ */
+export function isShardFault(outcome: Pick<ShardOutcome, 'status' | 'chCode' | 'message'>): boolean {
+  return outcome.status !== 'ok' && !isQueryFailure(outcome);
+}
 
 export function recordShard(metrics: Metrics, outcome: ShardOutcome): void {
   const latencyMetric = metrics.singleMetric();
@@ -13,7 +23,7 @@ export function recordShard(metrics: Metrics, outcome: ShardOutcome): void {
   latencyMetric.addMetric(METRIC.shardLatency, MetricUnit.Milliseconds, outcome.elapsedMs);
   if (outcome.hedged) metrics.addMetric(METRIC.hedge, MetricUnit.Count, 1);
   if (outcome.retried) metrics.addMetric(METRIC.retry, MetricUnit.Count, 1);
-  if (outcome.status !== 'ok') {
+  if (isShardFault(outcome)) {
     const failureMetric = metrics.singleMetric();
     failureMetric.addDimension('reason', outcome.status);
     failureMetric.addMetric(METRIC.shardFailure, MetricUnit.Count, 1);

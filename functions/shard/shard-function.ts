@@ -9,6 +9,7 @@ import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
 import { executeShardRequest } from '../../core/shard/execute.js';
 import type { ShardFailure, ShardResponse } from '../../core/protocol/shard-wire.js';
 import { METRIC as ALL } from '../common/metric-names.js';
+import { isQueryFault } from '../../core/clickhouse/error-codes.js';
 
 const METRIC = ALL.shard;
 
@@ -80,6 +81,8 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
         },
       });
       const elapsedMs = now() - t0;
+      // ClickHouse rejecting the query itself (the client's SQL) is the query's error, not this shard's.
+      const queryError = !res.ok && res.error.chCode !== undefined && isQueryFault(res.error.chCode, res.error.message);
       if (res.ok) {
         logger.info('shard request done', {
           shard,
@@ -90,11 +93,14 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
           rowsRead: res.statistics.rowsRead,
         });
       } else {
-        logger.warn('shard request failed', { shard, replica, kind: res.error.kind, code: res.error.code, chCode: res.error.chCode, elapsedMs });
+        const line = { shard, replica, kind: res.error.kind, chCode: res.error.chCode, elapsedMs };
+        if (queryError) logger.info('shard request answered: query error', line);
+        else logger.warn('shard request failed', { ...line, code: res.error.code });
       }
       if (deps.metrics) {
         deps.metrics.addMetric(METRIC.latency, MetricUnit.Milliseconds, elapsedMs);
-        deps.metrics.addMetric(res.ok ? METRIC.success : res.error.kind === 'timeout' ? METRIC.timeout : METRIC.error, MetricUnit.Count, 1);
+        const outcome = res.ok ? METRIC.success : queryError ? METRIC.queryError : res.error.kind === 'timeout' ? METRIC.timeout : METRIC.error;
+        deps.metrics.addMetric(outcome, MetricUnit.Count, 1);
       }
       return res;
     } finally {

@@ -2,9 +2,9 @@
 // queryable through the HTTP API, and a clean stop on SIGINT (exit 0, no shard processes left).
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, expect, it } from 'vitest';
-import { post, tempDir } from './support.js';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, expect, it, vi } from 'vitest';
+import { post, spawnDev, tempDir } from './support.js';
 
 const dir = tempDir('dev');
 let child: ChildProcess | undefined;
@@ -27,22 +27,12 @@ it('dev --demo prints one ready line, serves the demo data and stops on SIGINT',
       tables: { 'analytics.sensor_events_dist': { local: 'analytics.sensor_events', shardingKey: { column: 'sensor', type: 'String' } } },
     }),
   );
-  const c = spawn(process.execPath, [path.resolve('bin/ch-scatter.mjs'), 'dev', '--config', config, '--port', '0', '--demo'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child = c;
-  let stdout = '';
-  let stderr = '';
-  c.stderr!.on('data', (d) => (stderr += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    c.stdout!.on('data', (d) => {
-      stdout += d;
-      const m = /^ready (http:\/\/127\.0\.0\.1:\d+)\n/.exec(stdout);
-      if (m) resolve(m[1]!);
-    });
-    c.once('exit', (code) => reject(new Error(`dev exited ${code}: ${stderr}`)));
-  });
-  expect(stderr).toMatch(/1,000,000 rows loaded/);
+  const dev = spawnDev(['--config', config, '--port', '0', '--demo']);
+  child = dev.child;
+  const url = await dev.ready;
+  expect(dev.stderr()).toMatch(/1,000,000 rows loaded/);
+  // No --users: said once, at startup.
+  await vi.waitFor(() => expect(dev.stderr().match(/no users file: every credential is accepted/g)).toHaveLength(1));
 
   const r = await post(`${url}/query`, { sql: 'SELECT count() AS c, uniqExact(sensor) AS u FROM analytics.sensor_events_dist' });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -50,11 +40,9 @@ it('dev --demo prints one ready line, serves the demo data and stops on SIGINT',
   expect(r.body.shards.total).toBe(2);
 
   const t0 = Date.now();
-  const exited = new Promise<number | null>((resolve) => c.once('exit', (code) => resolve(code)));
-  c.kill('SIGINT');
-  expect(await exited).toBe(0);
+  expect(await dev.stop()).toBe(0);
   expect(Date.now() - t0).toBeLessThan(10_000);
-  expect(stdout).toBe(`ready ${url}\n`); // exactly one line on stdout, ever
-  expect(stderr).toMatch(/example queries/);
+  expect(dev.stdout()).toBe(`ready ${url}\n`); // exactly one line on stdout, ever
+  expect(dev.stderr()).toMatch(/example queries/);
   await expect(fetch(`${url}/health`)).rejects.toThrow();
 });

@@ -1,6 +1,7 @@
 // Helpers for the end-to-end tests: a topology over fresh temp directories (one chdb directory
 // per shard process), the demo data at a small size, and a single-node oracle holding every row.
 import fs from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,4 +80,48 @@ export function expectSameRows(
       else expect(a, `${what}: row ${i} ${k}`).toEqual(b);
     }
   });
+}
+
+/** `ch-scatter dev` as a user runs it: a child process, its output as it arrives, its `ready` URL or its exit. */
+export interface DevProcess {
+  child: ChildProcess;
+  /** The URL of the `ready` line; rejects when dev exits first. */
+  ready: Promise<string>;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+  stdout(): string;
+  stderr(): string;
+  /** SIGINT, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export function spawnDev(args: string[], env: NodeJS.ProcessEnv = {}): DevProcess {
+  const child = spawn(process.execPath, [path.resolve('bin/ch-scatter.mjs'), 'dev', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /^ready (http:\/\/127\.0\.0\.1:\d+)\n/m.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then((code) => reject(new Error(`dev exited ${code}: ${err}`)));
+  });
+  ready.catch(() => undefined); // a test that expects the exit awaits `exited` instead
+  return {
+    child,
+    ready,
+    exited,
+    stdout: () => out,
+    stderr: () => err,
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      return exited;
+    },
+  };
 }

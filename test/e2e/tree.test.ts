@@ -89,6 +89,14 @@ describe(`local stack, ${SHARDS} shards, treeFanoutAbove 2: the tree answers wha
     });
   }
 
+  it("a query error through the sub-coordinators is the query's: 400 QUERY_ERROR, as on the flat path", async () => {
+    const sql = `SELECT sitee, count() AS c FROM ${DIST} GROUP BY sitee`;
+    const r = await post(`${stack.url}/query`, { sql });
+    const f = await flatAnswer(sql);
+    expect([r.status, r.body.error?.code, r.body.clickhouse]).toEqual([400, 'QUERY_ERROR', { code: 47, name: 'UNKNOWN_IDENTIFIER' }]);
+    expect([f.status, f.body.error?.code, f.body.clickhouse]).toEqual([400, 'QUERY_ERROR', { code: 47, name: 'UNKNOWN_IDENTIFIER' }]);
+  });
+
   it('a query pruned to fewer shards than the fanout runs flat (no sub-coordinator)', async () => {
     const before = stack.coordinatorInvocations();
     const r = await post(`${stack.url}/query`, { sql: `SELECT count() AS c FROM ${DIST} WHERE sensor = 's-7'` });

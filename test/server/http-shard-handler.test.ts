@@ -89,6 +89,39 @@ describe('shard handler (Lambda wiring)', () => {
     expect(Date.now() - t0).toBeLessThan(1200);
   });
 
+  it("a query error is the query's (INFO, QueryError); a failing replica stays a shard failure (WARN, ShardError)", async () => {
+    /** What one invocation printed: its JSON log lines and the names of the metrics in its EMF blobs. */
+    const emitted = async (r: ShardRequest) => {
+      const from = logged.length;
+      const res = (await handler(r, context())) as ShardFailure;
+      const lines = logged
+        .slice(from)
+        .join('')
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level?: string; message?: string; chCode?: number; _aws?: { CloudWatchMetrics: { Metrics: { Name: string }[] }[] } });
+      const metrics = lines.flatMap((l) => l._aws?.CloudWatchMetrics.flatMap((m) => m.Metrics.map((x) => x.Name)) ?? []);
+      return { res, logs: lines.filter((l) => l.level), metrics };
+    };
+    // 18.16's own codes: 47 UNKNOWN_IDENTIFIER, 43 ILLEGAL_TYPE_OF_ARGUMENT, 62 SYNTAX_ERROR.
+    for (const [sql, code] of [
+      ['SELECT nope FROM numbers(1)', 47],
+      ["SELECT sum('a') FROM numbers(1)", 43],
+      ['SELECT (1', 62],
+    ] as const) {
+      const { res, logs, metrics } = await emitted(req({ queryId: `hq-bad-${code}`, sql }));
+      expect(res.error.chCode).toBe(code);
+      expect(logs.map((l) => [l.level, l.message, l.chCode])).toEqual([['INFO', 'shard request answered: query error', code]]);
+      expect(metrics).toContain('QueryError');
+      expect(metrics).not.toContain('ShardError');
+    }
+    const { res, logs, metrics } = await emitted(req({ queryId: 'hq-pw', replica: 1 }));
+    expect(res.error.chCode).toBe(193); // WRONG_PASSWORD: the replica's, another one may answer
+    expect(logs.map((l) => [l.level, l.message])).toEqual([['WARN', 'shard request failed']]);
+    expect(metrics).toContain('ShardError');
+    expect(metrics).not.toContain('QueryError');
+  });
+
   it('logs neither row data nor credentials', () => {
     const all = logged.join('');
     expect(all).toMatch(/shard request done/);
