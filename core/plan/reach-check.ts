@@ -27,8 +27,8 @@ export interface Reach {
   tables: ReadonlySet<string>;
   /** Tables of the `system` database it may read (`one`; the catalog's engine tables). */
   systemTables?: ReadonlySet<string>;
-  /** Unqualified names the runtime creates for the query: `_stage<i>`, `_data_<hash>`. */
-  runtimeTables?: boolean;
+  /** Unqualified names the runtime creates for the query (`_stage<i>`, `_data_<hash>`), by shape. */
+  runtimeTables?: RegExp;
   /** Subtrees the runtime built itself (the catalog's views): taken as they are. */
   trusted?: ReadonlySet<SelectStatement>;
   /** Setting names a SETTINGS clause may carry; default: the settings forwarded to shards. */
@@ -36,6 +36,9 @@ export interface Reach {
 }
 
 const ONE: ReadonlySet<string> = new Set(['one']);
+/** The runtime's own tables: shipped GLOBAL data (`_data_<hash>`, globals.ts), the general path's stage tables. */
+const SHIPPED = /^_data_\d+$/;
+const STAGE_OR_SHIPPED = /^_(?:stage\d+|data_\d+)$/;
 const localTables = new WeakMap<Topology, ReadonlySet<string>>();
 
 /** What a shard query may read: the configured local tables, the shipped `_data_<hash>` tables, system.one. */
@@ -45,14 +48,11 @@ export function shardReach(topo: Topology): Reach {
     tables = new Set(Object.values(topo.tables).map((t) => qualifyTable(t.local)));
     localTables.set(topo, tables);
   }
-  return { what: 'a shard query', tables, systemTables: ONE, runtimeTables: true };
+  return { what: 'a shard query', tables, systemTables: ONE, runtimeTables: SHIPPED };
 }
 
 /** What the general path's final stage may read: its stage tables and shipped data, system.one. */
-export const FINAL_STAGE_REACH: Reach = { what: 'the final stage', tables: new Set(), systemTables: ONE, runtimeTables: true };
-
-/** Shapes of the runtime's own tables: stage tables of the general path, shipped GLOBAL data. */
-const RUNTIME_TABLE = /^_(?:stage\d+|data_\d+)$/;
+export const FINAL_STAGE_REACH: Reach = { what: 'the final stage', tables: new Set(), systemTables: ONE, runtimeTables: STAGE_OR_SHIPPED };
 
 /** Throws at the first thing in `stmt` that `reach` does not allow, with its position. */
 export function checkReach(stmt: SelectStatement, reach: Reach): void {
@@ -79,8 +79,10 @@ function visitSelect(q: SelectQuery, reach: Reach, outer: ReadonlySet<string>, d
         const why = refusalOf(e.name);
         if (why) throw deniedAt(`function ${e.name}() is not allowed: it ${why}`, e);
         const set = inTableOperand(e);
+        if (set && set.parts.length > 2)
+          throw errorAt('UNKNOWN_TABLE', `unknown table ${set.parts.join('.')}: ${reach.what} may read only the configured tables`, set);
         if (set && !(set.parts.length === 1 && (defined.has(set.parts[0]!) || ctes.has(set.parts[0]!)))) {
-          checkName(set.parts.length === 2 ? set.parts[0] : undefined, set.parts[set.parts.length - 1]!, reach, ctes, set, set.parts.length > 2);
+          checkName(set.parts.length === 2 ? set.parts[0] : undefined, set.parts[set.parts.length - 1]!, reach, ctes, set);
         }
       }
       if (e.kind === 'subquery') visitStatement(e.query, reach, ctes, defined);
@@ -92,15 +94,13 @@ function visitSelect(q: SelectQuery, reach: Reach, outer: ReadonlySet<string>, d
 function visitTable(t: TableExpr, reach: Reach, ctes: ReadonlySet<string>, defined: ReadonlySet<string>): void {
   if (t.kind === 'subqueryTable') visitStatement(t.query, reach, ctes, defined);
   else if (t.kind === 'tableFunction') throw errorAt('UNSUPPORTED', `table function ${t.name}() is not supported`, t);
-  else checkName(t.database, t.table, reach, ctes, t, false);
+  else checkName(t.database, t.table, reach, ctes, t);
 }
 
-function checkName(database: string | undefined, table: string, reach: Reach, ctes: ReadonlySet<string>, node: { pos?: Pos }, tooLong: boolean): void {
-  if (!tooLong) {
-    if (database === undefined && (ctes.has(table) || (reach.runtimeTables && RUNTIME_TABLE.test(table)))) return;
-    if (database !== undefined && reach.tables.has(`${database}.${table}`)) return;
-    if (database === 'system' && reach.systemTables?.has(table)) return;
-  }
+function checkName(database: string | undefined, table: string, reach: Reach, ctes: ReadonlySet<string>, node: { pos?: Pos }): void {
+  if (database === undefined && (ctes.has(table) || reach.runtimeTables?.test(table))) return;
+  if (database !== undefined && reach.tables.has(`${database}.${table}`)) return;
+  if (database === 'system' && reach.systemTables?.has(table)) return;
   const name = database !== undefined ? `${database}.${table}` : table;
   throw errorAt('UNKNOWN_TABLE', `unknown table ${name}: ${reach.what} may read only the configured tables`, node);
 }
