@@ -1,8 +1,13 @@
 // The reach corpus on two clickhouse-server 18.16 shards (a local stack whose replicas are the
 // servers): every forbidden read at every position, on every route, is refused before any shard
 // function is asked, and the unconfigured table's row never comes back; a subquery over the
-// configured table still runs in the final stage there.
+// configured table still runs in the final stage there; the file-naming settings and formats are
+// refused on every route before any server is asked, and no file is read or written.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../e2e/support.js';
+import { fileCases, runFileCases } from './reach-files-corpus.js';
 import { useChServers } from '../../support/ch-servers.js';
 import { DIST, LOCAL, reachCases } from './reach-corpus.js';
 import { runCorpus, startReachStack, type ReachStack } from './reach-stack.js';
@@ -10,6 +15,7 @@ import { runCorpus, startReachStack, type ReachStack } from './reach-stack.js';
 const servers = useChServers({ n: 2, portBase: 19600 });
 const ROWS_PER_SHARD = 40;
 let s: ReachStack;
+let dir: string;
 
 beforeAll(async () => {
   s = await startReachStack(
@@ -21,6 +27,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await s?.stack.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('reach corpus on 18.16', () => {
@@ -38,4 +45,16 @@ describe('reach corpus on 18.16', () => {
     // The recorder sees the shards' requests: the corpus's zero is a measurement, not a blind spot.
     expect(s.payloads.length).toBeGreaterThan(before);
   });
+});
+
+describe('file-naming settings and formats on 18.16', () => {
+  it('every route refuses them before any server is asked; nothing is read or written', async () => {
+    dir = tempDir('reach-files-18');
+    const text = `FILE-SECRET-18-${process.pid}`;
+    const secret = path.join(dir, 'secret.txt');
+    fs.writeFileSync(secret, `${text}\n`);
+    let n = 0;
+    const all = fileCases(secret, () => path.join(dir, `target-${++n}.proto`));
+    expect(await runFileCases(s, all, text)).toEqual([]);
+  }, 300_000);
 });
