@@ -12,7 +12,7 @@ import { useChServers } from '../../support/ch-servers.js';
 import { DIST, LOCAL, reachCases } from './reach-corpus.js';
 import { runCorpus, startReachStack, type ReachStack } from './reach-stack.js';
 
-const servers = useChServers({ n: 2, portBase: 19600 });
+const servers = useChServers({ n: 2, portBase: 19470 });
 const ROWS_PER_SHARD = 40;
 let s: ReachStack;
 let dir: string;
