@@ -172,7 +172,8 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
     if (!VIEWS.has(name))
       throw new ChHttpError(
         60,
-        `Table system.${t.table} does not exist in ch-scatter's catalog (it answers system.databases, tables, columns, settings, functions and the engine's own tables)`,
+        `Table system.${t.table} does not exist in ch-scatter's catalog (it answers system.databases, tables, columns, settings, functions and the engine's own tables)` +
+          (t.pos ? ` (line ${t.pos.line}, column ${t.pos.column})` : ''),
       );
     let v = views.get(name);
     if (!v) {

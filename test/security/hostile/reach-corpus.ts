@@ -190,7 +190,10 @@ export function judge(c: ReachCase, a: Answer, shardCalls: number): string[] {
     const ok = c.route === 'json /query fast' ? [c.json, 'UNSUPPORTED'] : [c.json];
     if (!ok.includes(a.code ?? '')) problems.push(`code ${a.code}, want ${ok.join('/')}`);
     if (!a.position) problems.push('no position');
-  } else if (a.code !== String(c.ch)) problems.push(`code ${a.code}, want ${c.ch}`);
+  } else {
+    if (a.code !== String(c.ch)) problems.push(`code ${a.code}, want ${c.ch}`);
+    if (!a.position) problems.push('no position');
+  }
   if (a.text.includes(SECRET_MARK)) problems.push('the secret came back');
   if (/\bat \S+\.(ts|js):\d+/.test(a.text)) problems.push('a stack trace');
   if (shardCalls > 0) problems.push(`${shardCalls} shard request(s) were sent`);
