@@ -70,7 +70,10 @@ export const FORBIDDEN: Forbidden[] = [
   { name: 'sleepEachRow', scalar: '(SELECT sleepEachRow(1))', json: 'UNSUPPORTED', ch: 497 },
 ];
 
-/** Positions of a scalar read in a query over the distributed table ({S}). */
+/**
+ * Positions of a scalar read in a query over the distributed table ({S}): every clause that holds
+ * an expression (the grammar's SAMPLE, LIMIT, OFFSET and SETTINGS take literals only, so no SQL).
+ */
 export const DISTRIBUTED_POSITIONS: Record<string, string> = {
   'SELECT list': `SELECT count() AS c, {S} AS t FROM ${DIST}`,
   WHERE: `SELECT count() AS c FROM ${DIST} WHERE length(toString({S})) >= 0`,
@@ -93,6 +96,7 @@ export const DISTRIBUTED_POSITIONS: Record<string, string> = {
   'nested scalar subqueries': `SELECT count() AS c, (SELECT (SELECT {S})) AS t FROM ${DIST}`,
   'lambda body': `SELECT count() AS c, arrayMap(x -> toString({S}), [1]) AS t FROM ${DIST}`,
   'CASE branch': `SELECT count() AS c, CASE WHEN count() > 0 THEN toString({S}) ELSE '' END AS t FROM ${DIST}`,
+  'ARRAY JOIN': `SELECT count() AS c FROM ${DIST} ARRAY JOIN [toString({S})] AS a`,
   'JOIN ON': `SELECT count() AS c FROM ${DIST} AS a GLOBAL JOIN (SELECT 1 AS j) AS b ON length(toString({S})) >= b.j`,
 };
 

@@ -160,6 +160,11 @@ const WRAPPERS = [
   'SELECT k FROM db.t WHERE k IN (SELECT {S})',
   'SELECT arrayMap(x -> {S}, [1]) FROM db.t',
   'SELECT CASE WHEN 1 THEN {S} END FROM db.t',
+  'SELECT k FROM db.t ARRAY JOIN [{S}] AS a',
+  'SELECT k FROM db.t LIMIT 1 BY k, {S}',
+  'SELECT k FROM db.t PREWHERE {S} > 0',
+  'SELECT k FROM db.t WINDOW w AS (ORDER BY {S})',
+  'SELECT k FROM db.t AS a GLOBAL JOIN (SELECT 1 AS j) AS b ON {S} = b.j',
 ];
 
 describe('checkReach: any nesting', () => {
