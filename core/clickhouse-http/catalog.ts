@@ -18,6 +18,7 @@ import { parseSelect } from '../sql/parse.js';
 import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral, backquote } from '../sql/quote.js';
 import { mapStatement, walkStatement } from '../sql/visit.js';
+import { checkReach } from '../plan/reach-check.js';
 import { ChHttpError } from './exception.js';
 import type { RawQuery } from './types.js';
 import type { Statement, TableName } from './statement.js';
@@ -49,6 +50,8 @@ export interface CatalogContext {
   /** The request's database (for unqualified names), default 'default'. */
   database: string;
   user: string;
+  /** The shards' version, answered for version() (the engine's own call is not the client's to make). */
+  version?: string;
   raw: RawQuery;
 }
 
@@ -148,19 +151,20 @@ export function isCatalogSelect(stmt: SelectStatement): boolean {
   return !distributed;
 }
 
-const CONTEXT_FUNCTIONS: Record<string, 'database' | 'user'> = {
+const CONTEXT_FUNCTIONS: Record<string, 'database' | 'user' | 'version'> = {
   currentdatabase: 'database',
   database: 'database',
   currentuser: 'user',
   user: 'user',
   current_user: 'user',
+  version: 'version',
 };
 
 /** The catalog SELECT as the shard runs it: views in place of system tables, context functions as values. */
 async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promise<string> {
   const views = new Map<string, SelectStatement>();
   const replaceTable = async (t: TableExpr): Promise<TableExpr> => {
-    if (t.kind === 'subqueryTable') return { ...t, query: await rewriteTables(t.query) };
+    if (t.kind === 'subqueryTable') return { ...t, query: await rewriteDeep(t.query) };
     if (t.kind !== 'table') return t;
     if ((t.database ?? '').toLowerCase() !== 'system') return t;
     const name = t.table.toLowerCase();
@@ -168,7 +172,8 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
     if (!VIEWS.has(name))
       throw new ChHttpError(
         60,
-        `Table system.${t.table} does not exist in ch-scatter's catalog (it answers system.databases, tables, columns, settings, functions and the engine's own tables)`,
+        `Table system.${t.table} does not exist in ch-scatter's catalog (it answers system.databases, tables, columns, settings, functions and the engine's own tables)` +
+          (t.pos ? ` (line ${t.pos.line}, column ${t.pos.column})` : ''),
       );
     let v = views.get(name);
     if (!v) {
@@ -192,41 +197,38 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
     }
     return q.kind === 'union' ? { ...q, selects: out } : out[0]!;
   };
-  // Expressions first (subqueries inside them included), then the FROM clauses.
+  // Every depth: the subqueries of expressions (copied), then the FROM/JOIN tables, whose subqueries
+  // are rewritten the same way; the views go in last, so the reach check knows them as the runtime's.
+  const rewriteDeep = async (q: SelectStatement): Promise<SelectStatement> => {
+    const pending: Promise<void>[] = [];
+    const mapped = mapStatement(q, (e) => {
+      if (e.kind !== 'subquery') return undefined;
+      const node = { ...e };
+      pending.push(
+        rewriteDeep(e.query).then((x) => {
+          node.query = x;
+        }),
+      );
+      return node;
+    });
+    await Promise.all(pending);
+    return rewriteTables(mapped);
+  };
+  const values = { database: ctx.database, user: ctx.user, version: ctx.version };
   const withValues = mapStatement(
     stmt,
     (e: Expr) => {
       if (e.kind !== 'function' || e.args.length !== 0) return undefined;
       const which = CONTEXT_FUNCTIONS[e.name.toLowerCase()];
-      if (!which) return undefined;
-      const value = which === 'database' ? ctx.database : ctx.user;
+      const value = which && values[which];
+      if (value === undefined) return undefined;
       return { kind: 'literal', type: 'string', value, alias: e.alias ?? `${e.name}()` };
     },
     { subqueries: true },
   );
-  return printSelect(await rewriteTablesDeep(withValues, rewriteTables));
-}
-
-/** rewriteTables on the statement and on every subquery inside its expressions. */
-async function rewriteTablesDeep(stmt: SelectStatement, rewriteTables: (q: SelectStatement) => Promise<SelectStatement>): Promise<SelectStatement> {
-  const top = await rewriteTables(stmt);
-  const pending: Promise<void>[] = [];
-  const done = mapStatement(
-    top,
-    (e) => {
-      if (e.kind !== 'subquery') return undefined;
-      const node = { ...e };
-      pending.push(
-        rewriteTablesDeep(e.query, rewriteTables).then((q) => {
-          node.query = q;
-        }),
-      );
-      return node;
-    },
-    { subqueries: false },
-  );
-  await Promise.all(pending);
-  return done;
+  const rewritten = await rewriteDeep(withValues);
+  checkReach(rewritten, { what: 'the catalog engine', tables: new Set(), systemTables: ENGINE_TABLES, trusted: new Set(views.values()) });
+  return printSelect(rewritten);
 }
 
 /** The SQL the shard runs for a catalog statement (without FORMAT: the format travels beside it). */

@@ -17,6 +17,7 @@ import { parseSelect } from '../sql/parse.js';
 import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral } from '../sql/quote.js';
 import { bindParams, fromEscapedParams } from '../plan/bind-params.js';
+import { checkEngineOptions } from '../plan/file-access.js';
 import { ChHttpError, exceptionBody, toChException } from './exception.js';
 import { answerCodec, compress, decompressBody } from './compression.js';
 import { parseChRequest, type ChRequest, type HttpInput } from './request.js';
@@ -157,7 +158,7 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
       extraSummary?: Record<string, unknown>;
     };
     if (st.kind === 'insert') out = await runInsert(st, req, database, deps, queryId);
-    else out = await runRead(st, req, database, user, deps, queryId);
+    else out = await runRead(st, req, database, user, deps, queryId, info?.version);
 
     const headers: Record<string, string> = {
       ...base,
@@ -196,17 +197,27 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
   }
 }
 
-async function runRead(st: Exclude<Statement, { kind: 'insert' }>, req: ChRequest, database: string, user: string, deps: ChHttpDeps, queryId: string) {
+async function runRead(
+  st: Exclude<Statement, { kind: 'insert' }>,
+  req: ChRequest,
+  database: string,
+  user: string,
+  deps: ChHttpDeps,
+  queryId: string,
+  version: string | undefined,
+) {
   let select: SelectStatement | undefined;
   let format = req.defaultFormat;
   if (st.kind === 'select') {
     select = parseSelect(req.text);
     if (select.format) format = select.format;
     select = { ...select, format: undefined };
+    checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
     if (!isCatalogSelect(select)) return runDistributed(select, format, req, database, deps, queryId);
     select = bindParams(select, fromEscapedParams(select, req.params));
   } else if (st.format) format = st.format;
-  const sql = await catalogSql({ topo: deps.topo, database, user, raw: deps.raw }, st, select);
+  checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
+  const sql = await catalogSql({ topo: deps.topo, database, user, raw: deps.raw, ...(version !== undefined ? { version } : {}) }, st, select);
   const r = await deps.raw(sql, { format, settings: req.formatSettings, queryId });
   return { bytes: r.bytes, format, readRows: r.statistics.rowsRead, readBytes: r.statistics.bytesRead };
 }

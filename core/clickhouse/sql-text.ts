@@ -154,8 +154,8 @@ export function substituteTables<T extends { name: string }>(sql: string, extern
  * whatever follows it. Throws the lexer's SYNTAX_ERROR for text the lexer cannot read (e.g.
  * `$$heredoc$$` strings): a guard must refuse what it cannot read, never guess.
  */
-export function assignedSettings(sql: string, names: readonly string[]): string[] {
-  const byLower = new Map(names.map((n) => [n.toLowerCase(), n]));
+export function assignedSettings(sql: string, names: readonly string[] | ((name: string) => boolean)): string[] {
+  const byLower = typeof names === 'function' ? undefined : new Map(names.map((n) => [n.toLowerCase(), n]));
   const found = new Set<string>();
   let inSettings = false;
   for (const t of tokenize(sql)) {
@@ -164,10 +164,21 @@ export function assignedSettings(sql: string, names: readonly string[]): string[
       continue;
     }
     if (!inSettings || (t.type !== 'ident' && t.type !== 'qident')) continue;
-    const name = byLower.get(t.text.toLowerCase());
+    const name = byLower ? byLower.get(t.text.toLowerCase()) : (names as (name: string) => boolean)(t.text) ? t.text : undefined;
     if (name !== undefined) found.add(name);
   }
   return [...found];
+}
+
+/** Every name that follows a FORMAT keyword in the text (wide, as assignedSettings: a guard, not a parser). */
+export function formatsNamed(sql: string): string[] {
+  const out: string[] = [];
+  let afterFormat = false;
+  for (const t of tokenize(sql)) {
+    if (afterFormat && (t.type === 'ident' || t.type === 'qident')) out.push(t.text);
+    afterFormat = t.type === 'ident' && t.upper === 'FORMAT';
+  }
+  return out;
 }
 
 /** A stage table's name: an identifier, spliced into DDL unquoted. */

@@ -29,6 +29,7 @@ import { externalOwners, type KeyContext } from './key-context.js';
 import { analyzeSkipping } from './skip-shards.js';
 import { localNaming, renameMain } from './rename.js';
 import { buildShardRewriter } from './prune-per-shard.js';
+import { checkReach, shardReach } from './reach-check.js';
 
 export type Splitter = (q: SelectQuery, ctx: SplitContext) => SplitQuery;
 
@@ -129,6 +130,8 @@ export async function planQueryWith(
   const renamed = renameMain(split.shardQuery, analysis.main);
   delete renamed.settings;
   delete renamed.format;
+  // Per-shard rewrites below only prune IN lists: what this tree reads is what every shard reads.
+  checkReach(renamed, shardReach(topo));
   const localCtx: KeyContext = { ...keyCtx, naming: localNaming(analysis.main) };
   const rewriter = buildShardRewriter(renamed, usable ? localCtx : undefined, { pruneIn: settings.rewriteIn && usable });
 

@@ -13,3 +13,17 @@ export function errorAt(code: ErrorCode, message: string, node?: { pos?: Pos }):
   const where = position ? ` (line ${position.line}, column ${position.column})` : '';
   return new ScatterError(code, message + where, position ? { position } : {});
 }
+
+/**
+ * UNSUPPORTED for what the client may not reach (a refused function, a file-naming setting or
+ * format): ClickHouse's ACCESS_DENIED (497, HTTP 403) on its interface, as a server answers a user
+ * without the grant such a read needs.
+ */
+export function deniedAt(message: string, node?: { pos?: Pos }): ScatterError {
+  const position = positionOf(node);
+  const where = position ? ` (line ${position.line}, column ${position.column})` : '';
+  return new ScatterError('UNSUPPORTED', message + where, {
+    ...(position ? { position } : {}),
+    details: { clickhouse: { code: 497, name: 'ACCESS_DENIED' } },
+  });
+}

@@ -9,7 +9,7 @@
 // in the statement.
 import type { SelectStatement } from '../sql/ast.js';
 import { walkStatement } from '../sql/visit.js';
-import { errorAt } from './position.js';
+import { deniedAt } from './position.js';
 
 const REFUSED = new Map<string, string>(
   [
@@ -112,14 +112,14 @@ export function refusalOf(name: string): string | undefined {
 /** Every refused name (lower case), and the refused prefixes, for docs and tests. */
 export const REFUSED_FUNCTIONS: ReadonlyMap<string, string> = REFUSED;
 
-/** Throws UNSUPPORTED (with its position) at the first refused function anywhere in the statement. */
+/** Throws UNSUPPORTED (ClickHouse's 497 on its interface; with its position) at the first refused function anywhere in the statement. */
 export function refuseDangerousFunctions(stmt: SelectStatement): void {
   walkStatement(
     stmt,
     (e) => {
       if (e.kind !== 'function') return;
       const why = refusalOf(e.name);
-      if (why) throw errorAt('UNSUPPORTED', `function ${e.name}() is not allowed: it ${why}`, e);
+      if (why) throw deniedAt(`function ${e.name}() is not allowed: it ${why}`, e);
     },
     { subqueries: true },
   );

@@ -14,6 +14,7 @@ import type { QueryDefaults } from '../config/schema.js';
 import { ScatterError } from '../errors.js';
 import { errorAt } from './position.js';
 import { forwardedValue, SETTING_SPECS } from './setting-values.js';
+import { fileSettingError, isFileSetting } from './file-access.js';
 
 /** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
 export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set(SETTING_SPECS.keys());
@@ -200,6 +201,7 @@ export function resolveSettings(
         continue;
       }
     }
+    if (isFileSetting(name)) throw fileSettingError(name, node ? 'in a SETTINGS clause' : 'in the request settings', node);
     if (isInitiatorOnly(name)) {
       throw errorAt(
         'UNSUPPORTED',

@@ -22,7 +22,8 @@ import type { ClickHouseAccess, KeptResult, QueryStatistics, RawQueryOptions, Se
 import type { ShardErrorKind, ShardFailure, ShardResponse, ShardSuccess } from '../protocol/shard-wire.js';
 import { shardPayloadSchema, type ShardPayload } from '../protocol/shard-request-schema.js';
 import { base64Bytes } from '../protocol/base64-schema.js';
-import { assignedSettings, trimStatement } from '../clickhouse/sql-text.js';
+import { assignedSettings, formatsNamed, trimStatement } from '../clickhouse/sql-text.js';
+import { isFileFormat, isFileSetting } from '../plan/file-access.js';
 
 export interface ShardExecOptions {
   now(): number;
@@ -73,6 +74,15 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
     }
     if (overridden.length > 0) {
       return failure(p.shard, p.replica, 'error', `the shard query may not set ${overridden.join(', ')} itself (the shard enforces them)`, 'BAD_REQUEST');
+    }
+    // Files on this host: the coordinator refuses these before planning; the shard does not rely on it.
+    const fileAccess = [
+      ...Object.keys(p.settings).filter(isFileSetting),
+      ...assignedSettings(p.sql, isFileSetting),
+      ...[p.format ?? '', ...formatsNamed(p.sql)].filter(isFileFormat).map((f) => `FORMAT ${f}`),
+    ];
+    if (fileAccess.length > 0) {
+      return failure(p.shard, p.replica, 'error', `the shard refuses ${fileAccess.join(', ')}: it names a file on the engine host`, 'ACCESS_DENIED', 497);
     }
     // An overflow mode other than 'throw' truncates silently: a short partial would pass for a whole
     // one. The planner refuses them; the shard does not rely on it (timeout_overflow_mode is forced).

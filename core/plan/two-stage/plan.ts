@@ -22,6 +22,7 @@ import type { MainOf } from './local-in.js';
 import { leafSubqueries } from './leaf-subqueries.js';
 import { isInFamily } from '../analyze.js';
 import { distributedTables } from './reads.js';
+import { checkReach, FINAL_STAGE_REACH } from '../reach-check.js';
 
 export interface TwoStageOptions {
   /** As ClickHouse's distributed_product_mode, for plain IN / JOIN over another distributed table that is not a local IN. */
@@ -45,6 +46,8 @@ export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoSta
   if (top.kind === 'union') top.selects = top.selects.map((q, i) => (i === top.selects.length - 1 ? { ...q, settings: undefined, format: undefined } : q));
   refuseTableFunctions(top);
   const final = planStatement(inlineCtes(top), ctx);
+  // A subquery that reads no distributed table stays in the final stage as written: it may read only what the stage may.
+  checkReach(final, FINAL_STAGE_REACH);
   if (ctx.leaves.length === 0) throw errorAt('UNSUPPORTED', 'a query that reads no distributed table; name one of the configured tables', stmt);
   const finalSql = printSelect(final);
   ctx.notes.push(`final stage: one ClickHouse engine runs ${finalSql.length > 300 ? finalSql.slice(0, 297) + '...' : finalSql}`);

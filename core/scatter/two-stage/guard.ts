@@ -12,10 +12,13 @@ import { errorAt } from '../../plan/position.js';
 import { refuseDangerousFunctions } from '../../plan/refused-functions.js';
 import { refuseHugeInLists } from '../../plan/in-list-cap.js';
 import { limitValues } from '../../plan/limit-check.js';
+import { checkNestedSettings } from '../../plan/nested-settings.js';
 
 export function refuseForAnyPath(stmt: SelectStatement, topo: Topology): void {
   refuseDangerousFunctions(stmt);
   refuseHugeInLists(stmt, topo.query.maxInListValues);
+  // A subquery's SETTINGS clause passes the fast path's rules too (a file-naming setting never does).
+  checkNestedSettings(stmt, topo.query);
   walkStatement(
     stmt,
     (e) => {

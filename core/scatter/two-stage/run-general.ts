@@ -8,6 +8,7 @@
 //      interface) or, parsed, the JSON API's meta/data/totals.
 // Missing shards keep the fast path's semantics: partial with the missing shards listed, or
 // INCOMPLETE_RESULT (504) when completeness is required.
+import { checkEngineOptions } from '../../plan/file-access.js';
 import type { ColumnMeta, SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
@@ -172,6 +173,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const planStart = opts.planStartedAt ?? t0;
   const { topo } = deps;
   const { deadline } = opts;
+  // The final stage's format and format settings go to an engine beside its text: none may name a file.
+  checkEngineOptions({ format: opts.format, settings: opts.formatSettings, where: 'the final stage' });
   const limiter = opts.limiter ?? createLimiter(topo.query.maxConcurrency);
   const planOpts: PlanOptions = {};
   if (opts.settings) planOpts.settings = opts.settings;

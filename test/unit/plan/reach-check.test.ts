@@ -1,0 +1,186 @@
+// The reach check alone, on parsed trees: which tables, functions, settings and formats a text may
+// name, at every position and depth, and the position it reports. A property nests a forbidden read
+// under any stack of SQL-bearing positions: it is always found, at its own line and column.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseSelect } from '../../../core/sql/parse.js';
+import { ScatterError } from '../../../core/errors.js';
+import { checkReach, FINAL_STAGE_REACH, shardReach, type Reach } from '../../../core/plan/reach-check.js';
+import { checkEngineOptions, FILE_FORMATS, isFileFormat, isFileSetting } from '../../../core/plan/file-access.js';
+import { parseTopology } from '../../../core/config/load.js';
+
+const topo = parseTopology({
+  cluster: 'c',
+  shards: [{ replicas: [{ url: 'http://x:8123' }] }],
+  tables: { 'db.t_dist': { local: 'db.t', shardingKey: { column: 'k', type: 'String', function: 'xxHash64' } } },
+});
+const SHARD = shardReach(topo);
+
+function refusal(sql: string, reach: Reach): ScatterError | undefined {
+  try {
+    checkReach(parseSelect(sql), reach);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof ScatterError)) throw e;
+    return e;
+  }
+}
+
+describe('checkReach: tables', () => {
+  it.each([
+    'SELECT k FROM db.t',
+    'SELECT k FROM db.t WHERE k IN _data_123',
+    'SELECT k FROM db.t AS a JOIN _data_9 AS b USING k',
+    'SELECT 1 FROM system.one',
+    'SELECT (SELECT 1), k FROM db.t',
+    'SELECT k FROM db.t WHERE k IN (SELECT 1)',
+    'WITH (1, 2) AS s SELECT k FROM db.t WHERE k IN s',
+    'SELECT k AS x FROM db.t WHERE k IN x',
+  ])('a shard query may run %s', (sql) => {
+    expect(refusal(sql, SHARD)).toBeUndefined();
+  });
+
+  it.each([
+    ['SELECT k FROM db.t_dist', 'db.t_dist'],
+    ['SELECT k FROM t', 't'],
+    ['SELECT k FROM db.t AS a CROSS JOIN default.secret AS b', 'default.secret'],
+    ['SELECT k FROM db.t WHERE k IN system.numbers', 'system.numbers'],
+    ['SELECT k, (SELECT groupArray(query) FROM system.processes) FROM db.t', 'system.processes'],
+    ['SELECT * FROM (SELECT (SELECT groupArray(name) FROM system.tables) AS t)', 'system.tables'],
+    ['SELECT k FROM db.t WINDOW w AS (ORDER BY (SELECT count() FROM default.s))', 'default.s'],
+    ['SELECT k FROM db.t ORDER BY (SELECT count() FROM default.s)', 'default.s'],
+    ['SELECT k FROM db.t GROUP BY k HAVING count() > (SELECT count() FROM default.s)', 'default.s'],
+    ['SELECT k FROM db.t UNION ALL SELECT toString((SELECT count() FROM default.s))', 'default.s'],
+    ['SELECT k FROM db.t AS a LEFT JOIN (SELECT (SELECT count() FROM default.s) AS n) AS b ON 1 = 1', 'default.s'],
+    ['SELECT arrayMap(x -> (SELECT count() FROM default.s), [1]) FROM db.t', 'default.s'],
+    ['SELECT k FROM db.t LIMIT 1 BY (SELECT count() FROM default.s)', 'default.s'],
+    ['SELECT k FROM db.t WHERE k IN db.t.c', 'db.t.c'],
+    ['SELECT k FROM _stage0', '_stage0'],
+  ])('a shard query may not run %s: UNKNOWN_TABLE at the table', (sql, name) => {
+    const e = refusal(sql, SHARD);
+    expect(e?.code).toBe('UNKNOWN_TABLE');
+    expect(e?.message).toContain(`unknown table ${name}`);
+    // The position is where the name starts.
+    const at = sql.split('\n')[0]!.indexOf(name) + 1;
+    expect(e?.position).toEqual({ line: 1, column: at });
+  });
+
+  it('the final stage reads its stage tables and shipped data, nothing configured', () => {
+    expect(refusal('SELECT * FROM _stage0 AS a JOIN _stage1 AS b USING k WHERE k IN _data_7', FINAL_STAGE_REACH)).toBeUndefined();
+    expect(refusal('SELECT c, (SELECT count() FROM db.t) FROM _stage0', FINAL_STAGE_REACH)?.code).toBe('UNKNOWN_TABLE');
+    expect(refusal('SELECT c FROM _stage0 CROSS JOIN _stagex', FINAL_STAGE_REACH)?.code).toBe('UNKNOWN_TABLE');
+  });
+
+  it('a CTE name is the CTE, not a table; its body is checked', () => {
+    expect(refusal('WITH a AS (SELECT k FROM db.t) SELECT * FROM a', SHARD)).toBeUndefined();
+    expect(refusal('WITH a AS (SELECT k FROM default.s) SELECT * FROM a', SHARD)?.code).toBe('UNKNOWN_TABLE');
+  });
+
+  it('table functions are refused', () => {
+    expect(refusal('SELECT * FROM numbers(10)', SHARD)?.code).toBe('UNSUPPORTED');
+    expect(refusal("SELECT k FROM db.t WHERE k IN (SELECT * FROM file('/etc/passwd'))", SHARD)?.code).toBe('UNSUPPORTED');
+  });
+
+  it('trusted subtrees (the catalog views) are taken as they are, and only those', () => {
+    const stmt = parseSelect('SELECT * FROM (SELECT name FROM system.tables) AS v');
+    const view = (stmt as unknown as { from: { table: { query: never } } }).from.table.query;
+    const reach: Reach = { what: 'the catalog engine', tables: new Set(), trusted: new Set([view]) };
+    expect(() => checkReach(stmt, reach)).not.toThrow();
+    expect(() => checkReach(parseSelect('SELECT * FROM (SELECT name FROM system.tables) AS v'), reach)).toThrow(/unknown table system.tables/);
+  });
+});
+
+describe('checkReach: functions, settings, formats', () => {
+  it.each([
+    "getServerSetting('path')",
+    'hostName()',
+    'uptime()',
+    "getSetting('max_threads')",
+    "hasColumnInTable('d', 't', 'c')",
+    'sleep(1)',
+    'sleepEachRow(1)',
+    'HOSTNAME()',
+  ])('%s is refused anywhere, with ClickHouse 497', (call) => {
+    const e = refusal(`SELECT * FROM (SELECT (SELECT ${call}) AS x)`, { what: 'the catalog engine', tables: new Set() });
+    expect(e?.code).toBe('UNSUPPORTED');
+    expect(e?.details).toEqual({ clickhouse: { code: 497, name: 'ACCESS_DENIED' } });
+    expect(e?.position?.column).toBe(`SELECT * FROM (SELECT (SELECT `.length + 1);
+  });
+
+  it('SETTINGS at any depth: allow-listed names only, never a file-naming one', () => {
+    expect(refusal('SELECT k FROM db.t WHERE k IN (SELECT 1 SETTINGS max_threads = 2)', SHARD)).toBeUndefined();
+    const file = refusal("SELECT k FROM db.t WHERE k IN (SELECT 1 SETTINGS format_template_row = '/etc/passwd')", SHARD);
+    expect(file?.details).toEqual({ clickhouse: { code: 497, name: 'ACCESS_DENIED' } });
+    expect(file?.message).toContain('format_template_row');
+    expect(refusal('SELECT 1 SETTINGS allow_ddl = 1', SHARD)?.code).toBe('UNSUPPORTED');
+  });
+
+  it('FORMAT that opens a file is refused, at the top and in a UNION', () => {
+    for (const f of FILE_FORMATS) expect(refusal(`SELECT 1 FORMAT ${f}`, SHARD)?.message, f).toContain(`FORMAT ${f}`);
+    expect(refusal('SELECT 1 UNION ALL SELECT 2 FORMAT Protobuf', SHARD)?.code).toBe('UNSUPPORTED');
+    expect(refusal('SELECT 1 FORMAT TabSeparated', SHARD)).toBeUndefined();
+  });
+
+  it('file-naming settings and formats, by name', () => {
+    for (const n of [
+      'format_schema',
+      'format_schema_path',
+      'output_format_schema',
+      'format_template_resultset',
+      'format_template_row',
+      'format_template_rows_between_delimiter',
+      'schema_inference_hints',
+      'input_format_protobuf_schema_cache',
+      'format_avro_schema_registry_url',
+      'user_files_path',
+      'FORMAT_SCHEMA',
+    ])
+      expect(isFileSetting(n), n).toBe(true);
+    for (const n of ['max_threads', 'max_rows_in_distinct', 'profile', 'output_format_json_quote_64bit_integers', 'format_csv_delimiter', 'join_algorithm'])
+      expect(isFileSetting(n), n).toBe(false);
+    expect(isFileFormat('template')).toBe(true);
+    expect(isFileFormat('CustomSeparated')).toBe(false);
+    expect(() => checkEngineOptions({ format: 'JSON', settings: { output_format_schema: '/x' }, where: 'the URL' })).toThrow(/output_format_schema/);
+    expect(() => checkEngineOptions({ format: 'CapnProto', where: 'the URL' })).toThrow(/FORMAT CapnProto/);
+    expect(() => checkEngineOptions({ format: 'JSON', settings: { output_format_json_quote_64bit_integers: 1 }, where: 'the URL' })).not.toThrow();
+  });
+});
+
+// Wrappers that put an expression {S} at a SQL-bearing position of a SELECT over `db.t`.
+const WRAPPERS = [
+  'SELECT {S} AS x',
+  'SELECT k FROM db.t WHERE length(toString({S})) > 0',
+  'SELECT k FROM db.t GROUP BY k HAVING count() > length(toString({S}))',
+  'SELECT k FROM db.t ORDER BY {S}',
+  'SELECT sum(1) OVER (PARTITION BY {S}) FROM db.t',
+  'SELECT * FROM (SELECT {S} AS x)',
+  'SELECT k FROM db.t AS a CROSS JOIN (SELECT {S} AS x) AS b',
+  'SELECT k FROM db.t UNION ALL SELECT toString({S})',
+  'WITH {S} AS w SELECT w FROM db.t',
+  'SELECT k FROM db.t WHERE k IN (SELECT {S})',
+  'SELECT arrayMap(x -> {S}, [1]) FROM db.t',
+  'SELECT CASE WHEN 1 THEN {S} END FROM db.t',
+  'SELECT k FROM db.t ARRAY JOIN [{S}] AS a',
+  'SELECT k FROM db.t LIMIT 1 BY k, {S}',
+  'SELECT k FROM db.t PREWHERE {S} > 0',
+  'SELECT k FROM db.t WINDOW w AS (ORDER BY {S})',
+  'SELECT k FROM db.t AS a GLOBAL JOIN (SELECT 1 AS j) AS b ON {S} = b.j',
+];
+
+describe('checkReach: any nesting', () => {
+  it('a forbidden read under any stack of positions is refused at its own position', () => {
+    const forbidden = fc.constantFrom('(SELECT count() FROM default.secret)', '(SELECT 1 FROM db.t_dist)', 'hostName()', "getServerSetting('path')");
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...WRAPPERS), { minLength: 1, maxLength: 5 }), forbidden, (stack, read) => {
+        // Each wrapper holds the previous text as a scalar subquery.
+        let sql: string = read;
+        for (const w of stack) sql = w.replace('{S}', sql.startsWith('SELECT') || sql.startsWith('WITH') ? `(${sql})` : sql);
+        const e = refusal(sql, SHARD);
+        expect(e, sql).toBeDefined();
+        const name = read.includes('FROM') ? read.slice(read.indexOf('FROM ') + 5, -1) : read.slice(0, read.indexOf('('));
+        expect(e!.position?.column, sql).toBe(sql.indexOf(name) + 1);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
