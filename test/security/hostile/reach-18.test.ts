@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../e2e/support.js';
 import { fileCases, runFileCases } from './reach-files-corpus.js';
-import { useChServers } from '../../support/ch-servers.js';
+import { chHttp, useChServers } from '../../support/ch-servers.js';
 import { DIST, LOCAL, reachCases } from './reach-corpus.js';
 import { runCorpus, startReachStack, type ReachStack } from './reach-stack.js';
 
@@ -22,6 +22,9 @@ beforeAll(async () => {
     servers.current.urls.map((url) => ({ replicas: [{ url }] })),
     undefined,
     `INSERT INTO ${LOCAL} SELECT concat('s-', toString(number)), concat('site-', toString(number % 3)), number FROM numbers(${ROWS_PER_SHARD})`,
+    async (sql) => {
+      for (const url of servers.current.urls) await chHttp(url, sql);
+    },
   );
 }, 180_000);
 

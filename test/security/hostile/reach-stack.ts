@@ -14,7 +14,16 @@ export interface ReachStack {
 /** The interface's own reads, the same for every request: its engine's version and the columns of its views. */
 const RUNTIME_READ = /^SELECT (version\(\) AS version, timezone\(\) AS timezone$|name FROM system\.columns WHERE database = 'system' AND table = )/;
 
-export async function startReachStack(shards: unknown[], baseDir: string | undefined, rowsSql: string): Promise<ReachStack> {
+/**
+ * `exec` runs the setup statements on every shard; by default through the stack's /admin/exec (embedded
+ * shards), while servers whose unauthenticated user only reads are set up as their admin user.
+ */
+export async function startReachStack(
+  shards: unknown[],
+  baseDir: string | undefined,
+  rowsSql: string,
+  exec?: (sql: string) => Promise<void>,
+): Promise<ReachStack> {
   const payloads: ReachStack['payloads'] = [];
   const stack = await startLocalStack({
     topo: parseTopology(reachTopology(shards)),
@@ -33,6 +42,10 @@ export async function startReachStack(shards: unknown[], baseDir: string | undef
       ),
   });
   for (const sql of [...SHARD_DDL, rowsSql]) {
+    if (exec) {
+      await exec(sql);
+      continue;
+    }
     const r = await fetch(`${stack.url}/admin/exec`, { method: 'POST', body: JSON.stringify({ sql }) });
     expect(r.status, await r.clone().text()).toBe(200);
   }
