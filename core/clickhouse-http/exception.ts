@@ -80,8 +80,9 @@ export function toChException(e: unknown): ChException {
     code = e.chCode;
     message = e.message;
   } else if (e instanceof ClickHouseError) {
-    // From a shard's engine (a catalog query): its own code; an unreachable shard is 279.
-    code = e.chCode ?? (e.kind === 'timeout' ? 159 : 279);
+    // From a shard's engine (a catalog query): its own code; a server that died on the query is
+    // 210 NETWORK_ERROR (what a ClickHouse client says then), an unreachable shard 279.
+    code = e.chCode ?? (e.kind === 'timeout' ? 159 : e.kind === 'died' ? 210 : 279);
     message = e.chCode !== undefined ? innerMessage(e.message) : e.message;
   } else if (e instanceof ScatterError) {
     const own = fromDetails(e);
