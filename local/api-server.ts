@@ -14,6 +14,8 @@ import type { ShardInvoker } from '../core/scatter/invoker.js';
 import { createAdminAccess } from '../core/scatter/shard-admin-access.js';
 import { MAX_BODY_BYTES } from '../core/protocol/api-request.js';
 import { toHttpApiEvent } from './http-api-event.js';
+import { jsonRouteUser, type Credentials } from '../core/clickhouse-http/auth.js';
+import type { ScatterError } from '../core/errors.js';
 
 /**
  * The API routes read at most the coordinator's own body cap (1 MiB): API Gateway would accept 10 MB,
@@ -41,6 +43,8 @@ export interface ApiServerOptions {
   invoker: ShardInvoker;
   /** The coordinator's Lambda timeout, for context.getRemainingTimeInMillis(). */
   lambdaTimeoutMs?: number;
+  /** The users file's check, when there is one: the admin routes ask for the same credentials as every other route. */
+  userCheck?: (c: Credentials) => Promise<string>;
 }
 
 export interface ApiServer {
@@ -215,6 +219,16 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const isAdmin = url.pathname.startsWith('/admin/');
+      if (isAdmin && opts.userCheck) {
+        // Before the body is read: a stranger's upload costs nothing.
+        try {
+          await jsonRouteUser(opts.userCheck, req.headers as Record<string, string | undefined>, url.searchParams);
+        } catch (e) {
+          const err = e as ScatterError;
+          res.once('finish', () => req.destroy());
+          return send(res, err.status, err.toBody(), { 'www-authenticate': 'Basic realm="ch-scatter"', connection: 'close' });
+        }
+      }
       let body: Buffer;
       const cap = isAdmin ? ADMIN_MAX_BODY_BYTES : url.pathname === '/' ? CLICKHOUSE_MAX_BODY_BYTES : API_MAX_BODY_BYTES;
       try {

@@ -23,6 +23,7 @@ import { startInvokeServer, type LocalFunction } from './invoke-server.js';
 import { startShardHosts } from './shard-host.js';
 import { loadDemo } from './demo.js';
 import { PLAY_PAGE_ENV } from '../functions/coordinator/play-page.js';
+import { usersFromEnv } from '../functions/coordinator/users-env.js';
 
 /** The web console's page (GET /play): always served by the local stack. */
 export const PLAY_PAGE_FILE = fileURLToPath(new URL('./play/index.html', import.meta.url));
@@ -190,6 +191,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       topo,
       invoker: adminInvoker,
       lambdaTimeoutMs: opts.lambdaTimeoutMs,
+      ...usersFromEnv(env),
     });
     cleanups.push(() => api.close());
 

@@ -36,7 +36,7 @@ export interface ChHttpDeps {
   select?: DistributedSelect;
   insert?: InsertRows;
   /** Checks credentials against a users list (the local stack's users file): the user's name, or throws 516. */
-  userCheck?: (c: Credentials) => string;
+  userCheck?: (c: Credentials) => Promise<string>;
   /** The user an authorizer in front already checked (API Gateway). */
   authorizedUser?: string;
   /** The request's id when the caller sent none (API Gateway's request id). */
@@ -134,7 +134,7 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
     if (input.method !== 'GET' && input.method !== 'POST') throw new ChHttpError(1, `HTTP method ${input.method} is not allowed`);
 
     const creds = credentialsOf(input.headers, input.query);
-    const user = deps.userCheck ? deps.userCheck(creds) : (deps.authorizedUser ?? creds.user ?? 'default');
+    const user = deps.userCheck ? await deps.userCheck(creds) : (deps.authorizedUser ?? creds.user ?? 'default');
 
     const body = decompressBody(input.body, input.headers['content-encoding'], deps.maxBodyBytes ?? 64 * 1024 * 1024);
     const req = parseChRequest({ ...input, body });

@@ -51,10 +51,16 @@ export interface ClickHouseRouteDeps {
   userCheck?: UserCheck;
 }
 
+/** An event's headers by lower-cased name. */
+export function lowerCased(eventHeaders: HttpEvent['headers']): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(eventHeaders ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+  return headers;
+}
+
 /** The event as the interface reads it: method, path, URL parameters, lower-cased headers, body bytes. */
 export function inputOf(event: HttpEvent) {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+  const headers = lowerCased(event.headers);
   const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
   return {
     method: event.requestContext.http.method.toUpperCase(),

@@ -15,7 +15,8 @@ import { classifyEvent, type HttpEvent } from './events.js';
 import { bodyOf, json, routeOf } from './http-event.js';
 import { runSchedule, type ScheduleRun } from './schedule.js';
 import { playResponse } from './play-page.js';
-import { onClickHouseHttp } from './clickhouse-route.js';
+import { lowerCased, onClickHouseHttp } from './clickhouse-route.js';
+import { jsonRouteUser } from '../../core/clickhouse-http/auth.js';
 import { METRIC, recordResult, recordShard } from './observe.js';
 import type { CoordinatorDeps } from './deps.js';
 
@@ -112,6 +113,17 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
       const err = e instanceof ScatterError ? e : new ScatterError('INTERNAL', `coordinator not ready: ${(e as Error).message ?? String(e)}`);
       recordResult(metrics, err.status, err.toBody());
       return json(err.status, err.toBody(), headers);
+    }
+    // Users configured: every route asks for the same credentials as the ClickHouse interface (which checks its own).
+    const userCheck = coordinatorDeps.clickhouse?.userCheck;
+    if (userCheck && route !== 'clickhouse') {
+      try {
+        await jsonRouteUser(userCheck, lowerCased(event.headers), new URLSearchParams(event.rawQueryString ?? ''));
+      } catch (e) {
+        const err = e as ScatterError;
+        recordResult(metrics, err.status, err.toBody());
+        return json(err.status, err.toBody(), { ...headers, 'www-authenticate': 'Basic realm="ch-scatter"' });
+      }
     }
     if (route === 'clickhouse') {
       if (!coordinatorDeps.clickhouse)
