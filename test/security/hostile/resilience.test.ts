@@ -39,7 +39,10 @@ beforeAll(async () => {
   const accesses = new Map<number, ClickHouseAccess>();
   const accessOf = async (server: number) => {
     let a = accesses.get(server);
-    if (!a) accesses.set(server, (a = await createAccess({ url: urls[server]! })));
+    if (!a) {
+      a = await createAccess({ url: urls[server]! });
+      accesses.set(server, a);
+    }
     return a;
   };
   const fns = LAYOUT.map((rs, shard) => createShardHandler({ shard, replicaCount: rs.length, getAccess: (r) => accessOf(rs[r]!) }));
