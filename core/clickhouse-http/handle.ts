@@ -21,7 +21,8 @@ import { ChHttpError, exceptionBody, toChException } from './exception.js';
 import { answerCodec, compress, decompressBody } from './compression.js';
 import { parseChRequest, type ChRequest, type HttpInput } from './request.js';
 import { classify, type Statement } from './statement.js';
-import { catalogSql, findTable, isCatalogSelect, unknownTable } from './catalog.js';
+import { CATALOG_LIMITS, catalogSql, checkCatalogSettings, findTable, isCatalogSelect, unknownTable } from './catalog.js';
+import { computeDeadline } from '../scatter/deadline.js';
 import { credentialsOf, type Credentials } from './auth.js';
 import { INSERT_FORMATS, toJsonEachRow } from './insert-data.js';
 import type { DistributedSelect, InsertRows, MissingShardInfo, RawQuery } from './types.js';
@@ -155,7 +156,7 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
       extraSummary?: Record<string, unknown>;
     };
     if (st.kind === 'insert') out = await runInsert(st, req, database, deps, queryId);
-    else out = await runRead(st, req, database, user, deps, queryId);
+    else out = await runRead(st, req, database, user, deps, queryId, t0);
 
     const headers: Record<string, string> = {
       ...base,
@@ -194,22 +195,38 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
   }
 }
 
-async function runRead(st: Exclude<Statement, { kind: 'insert' }>, req: ChRequest, database: string, user: string, deps: ChHttpDeps, queryId: string) {
+async function runRead(
+  st: Exclude<Statement, { kind: 'insert' }>,
+  req: ChRequest,
+  database: string,
+  user: string,
+  deps: ChHttpDeps,
+  queryId: string,
+  arrivedAt: number,
+) {
   let select: SelectStatement | undefined;
   let format = req.defaultFormat;
   if (st.kind === 'select') {
     select = parseSelect(req.text);
     if (select.format) format = select.format;
     select = { ...select, format: undefined };
-    if (!isCatalogSelect(select)) return runDistributed(select, format, req, database, deps, queryId);
+    if (!isCatalogSelect(select)) return runDistributed(select, format, req, database, deps, queryId, arrivedAt);
     select = bindParams(select, fromEscapedParams(select, req.params));
+    checkCatalogSettings(select, deps.topo);
   } else if (st.format) format = st.format;
   const sql = await catalogSql({ topo: deps.topo, database, user, raw: deps.raw }, st, select);
-  const r = await deps.raw(sql, { format, settings: req.formatSettings, queryId });
+  // One server, one absolute deadline from the request's arrival (max_execution_time, else the
+  // configured budget), and the catalog's read caps: the shard KILLs the query at the deadline.
+  const deadline = computeDeadline({
+    now: arrivedAt,
+    ...(req.maxExecutionTimeMs ? { requestTimeoutMs: req.maxExecutionTimeMs } : {}),
+    configTimeoutMs: deps.topo.query.timeoutMs,
+  });
+  const r = await deps.raw(sql, { format, settings: { ...CATALOG_LIMITS, ...req.formatSettings }, queryId, deadline: deadline.at });
   return { bytes: r.bytes, format, readRows: r.statistics.rowsRead, readBytes: r.statistics.bytesRead };
 }
 
-async function runDistributed(select: SelectStatement, format: string, req: ChRequest, database: string, deps: ChHttpDeps, queryId: string) {
+async function runDistributed(select: SelectStatement, format: string, req: ChRequest, database: string, deps: ChHttpDeps, queryId: string, arrivedAt: number) {
   if (!deps.select)
     throw new ChHttpError(48, 'SELECT over distributed tables through the ClickHouse interface needs the general query path, which this deployment lacks');
   const sql = printSelect(qualify(select, database));
@@ -222,6 +239,7 @@ async function runDistributed(select: SelectStatement, format: string, req: ChRe
     ...(req.maxExecutionTimeMs ? { timeoutMs: req.maxExecutionTimeMs } : {}),
     requireComplete: !req.skipUnavailableShards,
     queryId,
+    arrivedAt,
   });
   return {
     bytes: a.bytes,

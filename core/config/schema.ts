@@ -133,6 +133,12 @@ export const querySchema = z
      * this the query is 413 TOO_LARGE before any shard is asked. Raise it only with max_query_size
      * raised on every shard's user profile.
      */
+    /**
+     * The highest value a query may set for each resource limit it may only lower (max_memory_usage,
+     * max_rows_to_read...: core/plan/setting-values.ts LOWERABLE_LIMITS): your shard profile's values.
+     * Unset names keep the built-in ceiling (max_memory_usage: 10 GB, ClickHouse's default profile).
+     */
+    limitCeilings: z.record(z.string(), z.number().int().positive()).optional(),
     maxShardQueryBytes: z
       .number()
       .int()
