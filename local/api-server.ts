@@ -15,7 +15,8 @@ import { createAdminAccess } from '../core/scatter/shard-admin-access.js';
 import { MAX_BODY_BYTES } from '../core/protocol/api-request.js';
 import { toHttpApiEvent } from './http-api-event.js';
 import { jsonRouteUser, type Credentials } from '../core/clickhouse-http/auth.js';
-import type { ScatterError } from '../core/errors.js';
+import { ScatterError } from '../core/errors.js';
+import { exceptionAnswer } from '../core/clickhouse-http/handle.js';
 
 /**
  * The API routes read at most the coordinator's own body cap (1 MiB): API Gateway would accept 10 MB,
@@ -236,7 +237,14 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       } catch (e) {
         if (e instanceof BodyTooLarge) {
           res.once('finish', () => req.destroy());
-          return send(res, 413, { error: { code: 'TOO_LARGE', message: `request body is larger than ${cap} bytes` } }, { connection: 'close' });
+          const message = `request body is larger than ${cap} bytes`;
+          if (url.pathname === '/') {
+            // ClickHouse's interface answers in ClickHouse's terms, whatever refused the request.
+            const x = exceptionAnswer(new ScatterError('TOO_LARGE', message), { status: 413 });
+            res.writeHead(413, { ...x.headers, connection: 'close' });
+            return res.end(x.body);
+          }
+          return send(res, 413, { error: { code: 'TOO_LARGE', message } }, { connection: 'close' });
         }
         return send(res, 400, { error: { code: 'BAD_REQUEST', message: 'could not read the request body' } });
       }

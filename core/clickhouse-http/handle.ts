@@ -183,16 +183,23 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
     }
     return { status: 200, headers, body: bytes };
   } catch (e) {
-    const x = toChException(e);
-    const text = Buffer.from(exceptionBody(x, info?.version));
-    const headers: Record<string, string> = {
-      ...base,
-      'content-type': 'text/plain; charset=UTF-8',
-      'x-clickhouse-exception-code': String(x.code),
-      ...(x.code === 516 ? { 'www-authenticate': 'Basic realm="ch-scatter"' } : {}),
-    };
-    return { status: x.status, headers, body: text };
+    return exceptionAnswer(e, { headers: base, ...(info ? { version: info.version } : {}) });
   }
+}
+
+/**
+ * Any failure as ClickHouse's HTTP interface answers it: its status for the code (or `status`, for a
+ * refusal before the interface ran, such as an over-size body), X-ClickHouse-Exception-Code, the text body.
+ */
+export function exceptionAnswer(e: unknown, o: { headers?: Record<string, string>; version?: string; status?: number } = {}): HttpOutput {
+  const x = toChException(e);
+  const headers: Record<string, string> = {
+    ...o.headers,
+    'content-type': 'text/plain; charset=UTF-8',
+    'x-clickhouse-exception-code': String(x.code),
+    ...(x.code === 516 ? { 'www-authenticate': 'Basic realm="ch-scatter"' } : {}),
+  };
+  return { status: o.status ?? x.status, headers, body: Buffer.from(exceptionBody(x, o.version)) };
 }
 
 async function runRead(

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTopology } from '../../../core/config/load.js';
 import { createUserCheck, hashPassword, VERIFIED_MAX, VERIFIED_TTL_MS } from '../../../core/clickhouse-http/auth.js';
 import { startLocalStack, type LocalStack } from '../../../local/stack.js';
+import { CLICKHOUSE_MAX_BODY_BYTES } from '../../../local/api-server.js';
 
 const USER = 'analyst';
 const PASSWORD = 'right horse';
@@ -106,6 +107,18 @@ describe('every route asks for the credentials when users are configured', () =>
     expect(ins.status, ins.text).toBe(200);
     const ping = await fetch(`${stack.url}/ping`);
     expect([ping.status, await ping.text()]).toEqual([200, 'Ok.\n']);
+  });
+});
+
+describe('an over-size body', () => {
+  it("is 413 in ClickHouse's terms on ClickHouse's interface, and in the API's on the API", async () => {
+    const big = Buffer.alloc(CLICKHOUSE_MAX_BODY_BYTES + 1, 0x20);
+    const ch = await fetch(`${stack.url}/`, { method: 'POST', headers: basic(USER, PASSWORD), body: big });
+    const text = await ch.text();
+    expect([ch.status, ch.headers.get('x-clickhouse-exception-code'), ch.headers.get('content-type')]).toEqual([413, '396', 'text/plain; charset=UTF-8']);
+    expect(text).toMatch(/^Code: 396\. DB::Exception: request body is larger than \d+ bytes\. \(TOO_MANY_ROWS_OR_BYTES\)\n$/);
+    const api = await fetch(`${stack.url}/query`, { method: 'POST', headers: basic(USER, PASSWORD), body: big });
+    expect([api.status, ((await api.json()) as { error: { code: string } }).error.code]).toEqual([413, 'TOO_LARGE']);
   });
 });
 
