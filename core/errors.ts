@@ -25,9 +25,7 @@ export type ErrorCode =
   /** The query went over a limit of its own (max_memory_usage, max_rows_to_group_by, TOO_SLOW...): ClickHouse's code is named. */
   | 'LIMIT_EXCEEDED'
   /** Users are configured and the request's credentials are missing or wrong (the same answer for every cause). */
-  | 'UNAUTHORIZED'
-  /** More queries at once than this coordinator takes: shed rather than answered late. */
-  | 'TOO_MANY_QUERIES';
+  | 'UNAUTHORIZED';
 
 export interface SourcePosition {
   line: number; // 1-based
@@ -53,7 +51,6 @@ const STATUS: Record<ErrorCode, number> = {
   QUERY_ERROR: 400,
   LIMIT_EXCEEDED: 400,
   UNAUTHORIZED: 401,
-  TOO_MANY_QUERIES: 429,
 };
 
 export class ScatterError extends Error {

@@ -44,7 +44,6 @@ const CODE_OF: Record<ErrorCode, number> = {
   QUERY_ERROR: 1001,
   LIMIT_EXCEEDED: 290,
   UNAUTHORIZED: 516, // AUTHENTICATION_FAILED
-  TOO_MANY_QUERIES: 202, // TOO_MANY_SIMULTANEOUS_QUERIES
 };
 
 // ClickHouse's exceptionCodeToHTTPStatus (src/Server/HTTP/exceptionCodeToHTTPStatus.cpp), for the
@@ -60,8 +59,6 @@ export function statusOf(code: number): number {
   if (code === 48) return 501;
   if (code === 209) return 503;
   if (code === 159) return 408;
-  // Shed load: ask again later (ClickHouse itself answers 500 here; a proxy in front cannot tell that from a failure).
-  if (code === 202) return 429;
   return 500;
 }
 
