@@ -45,6 +45,8 @@ export interface ChHttpDeps {
   /** Largest request body after decompression. */
   maxBodyBytes?: number;
   now?: () => number;
+  /** When the request arrived (the clock of `now`), if before this call: deadlines count from here. */
+  arrivedAt?: number;
 }
 
 export interface HttpOutput {
@@ -118,7 +120,7 @@ function qualify(stmt: SelectStatement, database: string): SelectStatement {
 /** Answer one request. Never throws: every failure is a ClickHouse exception answer. */
 export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): Promise<HttpOutput> {
   const now = deps.now ?? Date.now;
-  const t0 = now();
+  const t0 = deps.arrivedAt ?? now();
   const asked = input.query.get('query_id') || input.headers['x-clickhouse-query-id'] || deps.requestId || randomUUID();
   // The id travels to the shards' ClickHouse query_id: only plain ids go there (the client still gets its own back).
   const queryId = /^[A-Za-z0-9._:-]{1,128}$/.test(asked) ? asked : randomUUID();

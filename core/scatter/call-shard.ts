@@ -365,7 +365,8 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
 
   return new Promise<ShardOutcome>((resolve) => {
     call.resolve = resolve;
-    if (signal.aborted) {
+    // Past the deadline (a request that waited longer than its budget): nothing is sent.
+    if (signal.aborted || input.deadlineAt <= call.started) {
       call.done = true;
       resolve({
         shard,

@@ -109,6 +109,7 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
     ...(deps.userCheck ? { userCheck: deps.userCheck } : {}),
     ...(user ? { authorizedUser: user } : {}),
     ...(event.requestContext.requestId ? { requestId: event.requestContext.requestId } : {}),
+    ...(run?.arrivedAt !== undefined ? { arrivedAt: run.arrivedAt } : {}),
   };
   return toResult(await handleClickHouseHttp(inputOf(event), chDeps));
 }

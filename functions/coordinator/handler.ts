@@ -37,9 +37,10 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
   let ready: Promise<CoordinatorDeps> | undefined;
   const deps = () => (ready ??= load());
 
-  function runDeps(coordinatorDeps: CoordinatorDeps, queryId: string, context: Context | undefined): RunDeps {
+  function runDeps(coordinatorDeps: CoordinatorDeps, queryId: string, context: Context | undefined, arrivedAt?: number): RunDeps {
     const remaining = context?.getRemainingTimeInMillis?.();
     return {
+      ...(arrivedAt !== undefined ? { arrivedAt } : {}),
       topo: coordinatorDeps.topo,
       invoker: coordinatorDeps.invoker,
       planQuery: coordinatorDeps.planQuery,
@@ -94,6 +95,8 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
   }
 
   async function onHttp(event: HttpEvent, context: Context | undefined): Promise<APIGatewayProxyStructuredResultV2> {
+    // Before loading, authenticating and parsing: the request's deadline counts from here.
+    const arrivedAt = Date.now();
     const route = routeOf(event);
     metrics.addMetric(METRIC.request, MetricUnit.Count, 1);
     // A caller may choose the query id (to find its logs); it travels to ClickHouse's query_id, so only plain ids pass.
@@ -128,7 +131,11 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
     if (route === 'clickhouse') {
       if (!coordinatorDeps.clickhouse)
         return json(404, { error: { code: 'BAD_REQUEST', message: `no route ${event.requestContext.http.method} ${event.rawPath}` } }, headers);
-      const res = await onClickHouseHttp(event, { topo: coordinatorDeps.topo, ...coordinatorDeps.clickhouse }, runDeps(coordinatorDeps, queryId, context));
+      const res = await onClickHouseHttp(
+        event,
+        { topo: coordinatorDeps.topo, ...coordinatorDeps.clickhouse },
+        runDeps(coordinatorDeps, queryId, context, arrivedAt),
+      );
       logger.info('clickhouse done', { status: res.statusCode, exceptionCode: res.headers?.['x-clickhouse-exception-code'] });
       return res;
     }
@@ -154,7 +161,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
         headers,
       );
     }
-    const queryDeps = runDeps(coordinatorDeps, queryId, context);
+    const queryDeps = runDeps(coordinatorDeps, queryId, context, arrivedAt);
     const t0 = Date.now();
     const res = route === 'query' ? await runQuery(bodyOf(event), queryDeps) : await runExplain(bodyOf(event), queryDeps);
     recordResult(metrics, res.status, res.body);

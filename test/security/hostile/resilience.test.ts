@@ -15,6 +15,8 @@ import { createHedgeState } from '../../../core/scatter/hedge.js';
 import type { ShardInvoker } from '../../../core/scatter/invoker.js';
 import { catalogEngine } from '../../../functions/coordinator/clickhouse-route.js';
 import { handleClickHouseHttp } from '../../../core/clickhouse-http/handle.js';
+import { runQuery } from '../../../core/scatter/run-query.js';
+import { oneEngineDeps } from '../../support/one-engine-deps.js';
 import { createShardHandler } from '../../../functions/shard/shard-function.js';
 import { useChServers } from '../../support/ch-servers.js';
 
@@ -178,5 +180,30 @@ describe('a catalog query that would read for ever', () => {
         },
       )
       .toBe('0\n');
+  });
+});
+
+describe("the deadline counts from the request's arrival", () => {
+  it('a request whose budget went before the query started is a timeout, not a late answer labelled complete', async () => {
+    const url = servers.current.urls[2]!;
+    const access = await createAccess({ url });
+    await access.exec('CREATE TABLE IF NOT EXISTS default.t_local (k UInt64) ENGINE = MergeTree ORDER BY k');
+    const sent: ShardRequest[] = [];
+    const deps = oneEngineDeps(
+      { cluster: 'scatter', table: 'default.t_dist', local: 'default.t_local', shardingKey: { column: 'k', type: 'UInt64', function: 'identity' } },
+      () => access,
+      sent,
+    );
+    const body = { sql: 'SELECT count() AS c FROM default.t_dist', timeoutMs: 1000 };
+    const fresh = await runQuery(body, { ...deps, arrivedAt: Date.now() });
+    expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
+    expect((fresh.body as { partial: boolean }).partial).toBe(false);
+    sent.length = 0;
+    // Queued behind authentication, parsing and other requests for longer than its budget.
+    const late = await runQuery(body, { ...deps, arrivedAt: Date.now() - 1001 });
+    expect(late.status, JSON.stringify(late.body)).toBe(504);
+    expect((late.body as { error: { code: string } }).error.code).toBe('TIMEOUT');
+    expect(sent).toHaveLength(0);
+    await access.close();
   });
 });
