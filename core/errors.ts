@@ -25,7 +25,9 @@ export type ErrorCode =
   /** The query went over a limit of its own (max_memory_usage, max_rows_to_group_by, TOO_SLOW...): ClickHouse's code is named. */
   | 'LIMIT_EXCEEDED'
   /** Users are configured and the request's credentials are missing or wrong (the same answer for every cause). */
-  | 'UNAUTHORIZED';
+  | 'UNAUTHORIZED'
+  /** More queries at once than query.maxInFlightQueries: shed at arrival rather than answered late. */
+  | 'TOO_MANY_QUERIES';
 
 export interface SourcePosition {
   line: number; // 1-based
@@ -51,6 +53,7 @@ const STATUS: Record<ErrorCode, number> = {
   QUERY_ERROR: 400,
   LIMIT_EXCEEDED: 400,
   UNAUTHORIZED: 401,
+  TOO_MANY_QUERIES: 429,
 };
 
 export class ScatterError extends Error {

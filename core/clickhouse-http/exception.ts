@@ -44,6 +44,7 @@ const CODE_OF: Record<ErrorCode, number> = {
   QUERY_ERROR: 1001,
   LIMIT_EXCEEDED: 290,
   UNAUTHORIZED: 516, // AUTHENTICATION_FAILED
+  TOO_MANY_QUERIES: 202, // TOO_MANY_SIMULTANEOUS_QUERIES
 };
 
 // ClickHouse's exceptionCodeToHTTPStatus (src/Server/HTTP/exceptionCodeToHTTPStatus.cpp), for the
@@ -59,6 +60,8 @@ export function statusOf(code: number): number {
   if (code === 48) return 501;
   if (code === 209) return 503;
   if (code === 159) return 408;
+  // Load shed at arrival: 429 tells a client or proxy to come back, where ClickHouse's 500 would read as a failure.
+  if (code === 202) return 429;
   return 500;
 }
 

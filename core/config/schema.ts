@@ -104,6 +104,12 @@ export const querySchema = z
       .strict()
       .default({ enabled: true, afterQuantile: 0.95, maxExtraPercent: 5 }),
     maxConcurrency: z.number().int().positive().default(64),
+    /**
+     * Queries one coordinator process runs at once (0 = no cap); more are refused at arrival with 429
+     * (TOO_MANY_QUERIES, ClickHouse's 202) rather than answered after their deadline. A Lambda container
+     * runs one at a time: there reserved concurrency and API Gateway's throttling play this part.
+     */
+    maxInFlightQueries: z.number().int().nonnegative().default(0),
     maxRowsToTransfer: z.number().int().nonnegative().default(1_000_000),
     maxBytesToTransfer: z.number().int().nonnegative().default(0),
     transferOverflowMode: z.enum(['throw', 'break']).default('throw'),

@@ -15,7 +15,8 @@ import { classifyEvent, type HttpEvent } from './events.js';
 import { bodyOf, json, routeOf } from './http-event.js';
 import { runSchedule, type ScheduleRun } from './schedule.js';
 import { playResponse } from './play-page.js';
-import { lowerCased, onClickHouseHttp } from './clickhouse-route.js';
+import { lowerCased, onClickHouseHttp, toResult } from './clickhouse-route.js';
+import { exceptionAnswer } from '../../core/clickhouse-http/handle.js';
 import { jsonRouteUser } from '../../core/clickhouse-http/auth.js';
 import { METRIC, recordResult, recordShard } from './observe.js';
 import type { CoordinatorDeps } from './deps.js';
@@ -35,6 +36,8 @@ export function createTools(opts: { logLevel?: LogLevel } = {}): Tools {
 export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, tools: Tools = createTools()) {
   const { logger, metrics } = tools;
   let ready: Promise<CoordinatorDeps> | undefined;
+  /** Queries running now (query.maxInFlightQueries sheds above it). */
+  let inFlight = 0;
   const deps = () => (ready ??= load());
 
   function runDeps(coordinatorDeps: CoordinatorDeps, queryId: string, context: Context | undefined, arrivedAt?: number): RunDeps {
@@ -128,6 +131,31 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
         return json(err.status, err.toBody(), { ...headers, 'www-authenticate': 'Basic realm="ch-scatter"' });
       }
     }
+    const isQuery = route === 'query' || route === 'explain' || (route === 'clickhouse' && !/\/ping\/?$/.test(event.rawPath ?? ''));
+    const cap = coordinatorDeps.topo.query.maxInFlightQueries;
+    if (isQuery && cap > 0 && inFlight >= cap) {
+      const err = new ScatterError('TOO_MANY_QUERIES', `Too many simultaneous queries. Maximum: ${cap}`);
+      recordResult(metrics, err.status, err.toBody());
+      if (route !== 'clickhouse') return json(err.status, err.toBody(), { ...headers, 'retry-after': '1' });
+      return toResult(exceptionAnswer(err, { headers: { 'retry-after': '1' } }));
+    }
+    if (isQuery) inFlight++;
+    try {
+      return await routeHttp(event, context, route, coordinatorDeps, queryId, headers, arrivedAt);
+    } finally {
+      if (isQuery) inFlight--;
+    }
+  }
+
+  async function routeHttp(
+    event: HttpEvent,
+    context: Context | undefined,
+    route: ReturnType<typeof routeOf>,
+    coordinatorDeps: CoordinatorDeps,
+    queryId: string,
+    headers: Record<string, string>,
+    arrivedAt: number,
+  ): Promise<APIGatewayProxyStructuredResultV2> {
     if (route === 'clickhouse') {
       if (!coordinatorDeps.clickhouse)
         return json(404, { error: { code: 'BAD_REQUEST', message: `no route ${event.requestContext.http.method} ${event.rawPath}` } }, headers);

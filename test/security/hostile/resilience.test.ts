@@ -1,6 +1,7 @@
 // Hostile resilience on real 18.16 servers: a query that kills the server it runs on is never sent
-// to another one (the catalog engine, a shard's replicas), and a catalog query that would read for
-// ever stops at the request's one deadline or a row cap with ClickHouse's own exception, on one server.
+// to another one (the catalog engine, a shard's replicas); a catalog query that would read for ever
+// stops at the request's one deadline or a row cap with ClickHouse's own exception, on one server;
+// the deadline counts from the request's arrival; over the in-flight cap a query is shed with 429.
 // 18.16 segfaults on arrayStringConcat(replicate('x', range(3))) once its memory cap is lifted;
 // the crashed server is started again after each case.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,9 +18,14 @@ import { catalogEngine } from '../../../functions/coordinator/clickhouse-route.j
 import { handleClickHouseHttp } from '../../../core/clickhouse-http/handle.js';
 import { runQuery } from '../../../core/scatter/run-query.js';
 import { oneEngineDeps } from '../../support/one-engine-deps.js';
+import { httpEvent } from '../../support/http-event.js';
+import { createCoordinatorHandler, createTools } from '../../../functions/coordinator/handler.js';
+import type { Context } from 'aws-lambda';
 import { createShardHandler } from '../../../functions/shard/shard-function.js';
 import { useChServers } from '../../support/ch-servers.js';
 
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 const servers = useChServers({ n: 3, portBase: 19580 });
 const CRASH = "SELECT arrayStringConcat(replicate('x', range(3)))";
 // Lifted below the planner, where no client can reach: only so that 18.16 crashes.
@@ -204,6 +210,53 @@ describe("the deadline counts from the request's arrival", () => {
     expect(late.status, JSON.stringify(late.body)).toBe(504);
     expect((late.body as { error: { code: string } }).error.code).toBe('TIMEOUT');
     expect(sent).toHaveLength(0);
+    await access.close();
+  });
+});
+
+describe('over the in-flight cap', () => {
+  it('a query is shed at arrival with 429 (TOO_MANY_QUERIES, ClickHouse 202), and the ones running are answered', async () => {
+    const url = servers.current.urls[2]!;
+    const access = await createAccess({ url });
+    await access.exec('CREATE TABLE IF NOT EXISTS default.t_local (k UInt64) ENGINE = MergeTree ORDER BY k');
+    const base = oneEngineDeps(
+      { cluster: 'scatter', table: 'default.t_dist', local: 'default.t_local', shardingKey: { column: 'k', type: 'UInt64', function: 'identity' } },
+      () => access,
+      [],
+      undefined,
+      { maxInFlightQueries: 1, timeoutMs: 20_000 },
+    );
+    // The first query's shard calls wait for the gate: it stays in flight while the next ones arrive.
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let held = 0;
+    const invoker = {
+      invoke: async (...a: Parameters<typeof base.invoker.invoke>) => {
+        held++;
+        await gate;
+        return base.invoker.invoke(...a);
+      },
+    };
+    const handler = createCoordinatorHandler(
+      async () => ({ ...base, explainPlan: base.explainPlan!, invoker, clickhouse: { raw: catalogEngine(base.topo, invoker) } }),
+      createTools({ logLevel: 'SILENT' }),
+    ) as (e: unknown, c: Context) => Promise<{ statusCode: number; body: string; headers: Record<string, string>; isBase64Encoded?: boolean }>;
+    const ctx = { getRemainingTimeInMillis: () => 30_000, functionName: 'coord', awsRequestId: 'r' } as unknown as Context;
+    const q = JSON.stringify({ sql: 'SELECT count() AS c FROM default.t_dist' });
+    const first = handler(httpEvent('POST', '/query', q), ctx);
+    await expect.poll(() => held, { timeout: 10_000 }).toBeGreaterThan(0);
+    const shed = await handler(httpEvent('POST', '/query', q), ctx);
+    expect(shed.statusCode).toBe(429);
+    expect(JSON.parse(shed.body).error.code).toBe('TOO_MANY_QUERIES');
+    const ch = await handler(httpEvent('POST', '/', 'SELECT 1'), ctx);
+    expect([ch.statusCode, ch.headers['x-clickhouse-exception-code']]).toEqual([429, '202']);
+    expect(Buffer.from(ch.body, 'base64').toString()).toMatch(
+      /^Code: 202\. DB::Exception: Too many simultaneous queries\. Maximum: 1\. \(TOO_MANY_SIMULTANEOUS_QUERIES\)/,
+    );
+    open();
+    const done = await first;
+    expect(done.statusCode, done.body).toBe(200);
+    expect((await handler(httpEvent('POST', '/query', q), ctx)).statusCode).toBe(200);
     await access.close();
   });
 });
