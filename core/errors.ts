@@ -25,7 +25,11 @@ export type ErrorCode =
   /** ClickHouse rejected the query itself (unknown column/function, bad types): the user's query, not a shard fault. */
   | 'QUERY_ERROR'
   /** The query went over a limit of its own (max_memory_usage, max_rows_to_group_by, TOO_SLOW...): ClickHouse's code is named. */
-  | 'LIMIT_EXCEEDED';
+  | 'LIMIT_EXCEEDED'
+  /** Users are configured and the request's credentials are missing or wrong (the same answer for every cause). */
+  | 'UNAUTHORIZED'
+  /** More queries at once than query.maxInFlightQueries: shed at arrival rather than answered late. */
+  | 'TOO_MANY_QUERIES';
 
 export interface SourcePosition {
   line: number; // 1-based
@@ -50,6 +54,8 @@ const STATUS: Record<ErrorCode, number> = {
   TIMEOUT: 504,
   QUERY_ERROR: 400,
   LIMIT_EXCEEDED: 400,
+  UNAUTHORIZED: 401,
+  TOO_MANY_QUERIES: 429,
 };
 
 export class ScatterError extends Error {

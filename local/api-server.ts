@@ -14,6 +14,9 @@ import type { ShardInvoker } from '../core/scatter/invoker.js';
 import { createAdminAccess } from '../core/scatter/shard-admin-access.js';
 import { MAX_BODY_BYTES } from '../core/protocol/api-request.js';
 import { toHttpApiEvent } from './http-api-event.js';
+import { jsonRouteUser, type Credentials } from '../core/clickhouse-http/auth.js';
+import { ScatterError } from '../core/errors.js';
+import { exceptionAnswer } from '../core/clickhouse-http/handle.js';
 
 /**
  * The API routes read at most the coordinator's own body cap (1 MiB): API Gateway would accept 10 MB,
@@ -41,6 +44,8 @@ export interface ApiServerOptions {
   invoker: ShardInvoker;
   /** The coordinator's Lambda timeout, for context.getRemainingTimeInMillis(). */
   lambdaTimeoutMs?: number;
+  /** The users file's check, when there is one: the admin routes ask for the same credentials as every other route. */
+  userCheck?: (c: Credentials) => Promise<string>;
 }
 
 export interface ApiServer {
@@ -215,6 +220,16 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const isAdmin = url.pathname.startsWith('/admin/');
+      if (isAdmin && opts.userCheck) {
+        // Before the body is read: a stranger's upload costs nothing.
+        try {
+          await jsonRouteUser(opts.userCheck, req.headers as Record<string, string | undefined>, url.searchParams);
+        } catch (e) {
+          const err = e as ScatterError;
+          res.once('finish', () => req.destroy());
+          return send(res, err.status, err.toBody(), { 'www-authenticate': 'Basic realm="ch-scatter"', connection: 'close' });
+        }
+      }
       let body: Buffer;
       const cap = isAdmin ? ADMIN_MAX_BODY_BYTES : url.pathname === '/' ? CLICKHOUSE_MAX_BODY_BYTES : API_MAX_BODY_BYTES;
       try {
@@ -222,7 +237,14 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       } catch (e) {
         if (e instanceof BodyTooLarge) {
           res.once('finish', () => req.destroy());
-          return send(res, 413, { error: { code: 'TOO_LARGE', message: `request body is larger than ${cap} bytes` } }, { connection: 'close' });
+          const message = `request body is larger than ${cap} bytes`;
+          if (url.pathname === '/') {
+            // ClickHouse's interface answers in ClickHouse's terms, whatever refused the request.
+            const x = exceptionAnswer(new ScatterError('TOO_LARGE', message), { status: 413 });
+            res.writeHead(413, { ...x.headers, connection: 'close' });
+            return res.end(x.body);
+          }
+          return send(res, 413, { error: { code: 'TOO_LARGE', message } }, { connection: 'close' });
         }
         return send(res, 400, { error: { code: 'BAD_REQUEST', message: 'could not read the request body' } });
       }

@@ -25,6 +25,7 @@ import { loadDemo } from './demo.js';
 import { claimDataDirs } from './data-dir-holders.js';
 import { embeddedDirs, withDataDir, type DataDirChoice } from './data-dir.js';
 import { PLAY_PAGE_ENV } from '../functions/coordinator/play-page.js';
+import { usersFromEnv } from '../functions/coordinator/users-env.js';
 
 /** The web console's page (GET /play): always served by the local stack. */
 export const PLAY_PAGE_FILE = fileURLToPath(new URL('./play/index.html', import.meta.url));
@@ -200,6 +201,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       topo,
       invoker: adminInvoker,
       lambdaTimeoutMs: opts.lambdaTimeoutMs,
+      ...usersFromEnv(env),
     });
     cleanups.push(() => api.close());
     shards.announce(api.url);

@@ -32,3 +32,8 @@ export function abortedError(what = 'query aborted'): ClickHouseError {
 export function connectionError(message: string): ClickHouseError {
   return new ClickHouseError(message, 'connection');
 }
+
+/** The server took the query and closed the connection without an answer (docs/operations.md#a-server-that-dies-on-a-query). */
+export function serverDiedError(message: string): ClickHouseError {
+  return new ClickHouseError(`ClickHouse closed the connection during the query (the server may have crashed on it): ${message}`, 'died');
+}

@@ -30,7 +30,7 @@ import type {
   RawResult,
   SettingValue,
 } from '../../core/clickhouse/port.js';
-import { abortedError, connectionError, parseClickHouseCode, serverError } from './errors.js';
+import { abortedError, connectionError, parseClickHouseCode, serverDiedError, serverError } from './errors.js';
 import { mayHaveReplacedBytes, parseEachRowRows, parseJsonResult, RAW_STRINGS_FORMAT } from './json-result.js';
 import {
   checkedFormat,
@@ -380,13 +380,23 @@ function postQuery(
     headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length, authorization: auth };
   }
   const mod = url.protocol === 'https:' ? https : http;
-  const attempt = (retriesLeft: number): Promise<{ body: Buffer; summary?: string }> =>
+  /**
+   * A connection failure after the server took the request (a fresh socket that connected, a reused
+   * one, or a retry after the server closed on us) means the server held the query when it went:
+   * 'died', which no caller re-sends elsewhere. Refused before connecting stays 'connection'.
+   */
+  const failed = (e: unknown, held: boolean): ClickHouseError => {
+    const err = toClickHouseError(e, signal);
+    return held && !signal?.aborted && (err.kind === 'connection' || err.kind === 'aborted') ? serverDiedError(err.message) : err;
+  };
+  const attempt = (retriesLeft: number, closedOnUs: boolean): Promise<{ body: Buffer; summary?: string }> =>
     new Promise<{ body: Buffer; summary?: string }>((resolve, reject) => {
       if (signal?.aborted) return reject(abortedError());
+      let connected = closedOnUs;
       const req = mod.request(url, { method: 'POST', headers, agent, timeout: timeoutMs, signal }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e) => reject(toClickHouseError(e, signal)));
+        res.on('error', (e) => reject(failed(e, true)));
         res.on('end', () => {
           const buf = Buffer.concat(chunks);
           if ((res.statusCode ?? 500) >= 400) reject(serverError(buf.toString('utf8')));
@@ -396,17 +406,21 @@ function postQuery(
           }
         });
       });
+      req.on('socket', (s) => {
+        if (req.reusedSocket) connected = true;
+        else s.once('connect', () => (connected = true));
+      });
       req.on('timeout', () => req.destroy(new ClickHouseError('ClickHouse request timed out', 'timeout')));
       req.on('error', (e: NodeJS.ErrnoException) => {
         // A kept-alive socket the server closed (18.16: keep_alive_timeout 3 s) fails on reuse
         // before anything was sent: retry once on a fresh socket (Node's documented pattern).
         if (req.reusedSocket && e.code === 'ECONNRESET' && retriesLeft > 0 && !signal?.aborted) {
-          attempt(retriesLeft - 1).then(resolve, reject);
+          attempt(retriesLeft - 1, true).then(resolve, reject);
           return;
         }
-        reject(toClickHouseError(e, signal));
+        reject(failed(e, connected));
       });
       req.end(body);
     });
-  return attempt(1);
+  return attempt(1, false);
 }

@@ -20,6 +20,8 @@ import { quoteStringLiteral, backquote } from '../sql/quote.js';
 import { mapStatement, walkStatement } from '../sql/visit.js';
 import { checkReach } from '../plan/reach-check.js';
 import { ChHttpError } from './exception.js';
+import { checkLowerable } from '../plan/setting-values.js';
+import { settingValueOf } from '../plan/settings.js';
 import type { RawQuery } from './types.js';
 import type { Statement, TableName } from './statement.js';
 
@@ -44,6 +46,25 @@ const ENGINE_TABLES = new Set([
   'keywords',
 ]);
 const VIEWS = new Set(['databases', 'tables', 'columns']);
+
+/**
+ * Caps on every catalog query, beside the request's one deadline: a read of system.numbers or zeros
+ * stops at them with ClickHouse's own 158 TOO_MANY_ROWS / 307 TOO_MANY_BYTES in milliseconds, instead
+ * of running to the deadline. A catalog answer needs a small part of either.
+ */
+export const CATALOG_LIMITS: Readonly<Record<string, number>> = { max_rows_to_read: 10_000_000, max_bytes_to_read: 1024 * 1024 * 1024 };
+
+/** A SETTINGS clause of a catalog query (any level) may lower the caps and the configured ceilings, never lift them. */
+export function checkCatalogSettings(stmt: SelectStatement, topo: Topology): void {
+  const ceilings: Record<string, number> = { ...topo.query.limitCeilings };
+  for (const [k, v] of Object.entries(CATALOG_LIMITS)) ceilings[k] = Math.min(v, ceilings[k] ?? v);
+  const visit = (q: SelectStatement) => {
+    for (const item of q.settings ?? []) checkLowerable(item.name, settingValueOf(item.value, item.name), ceilings, item.value);
+    for (const one of q.kind === 'union' ? q.selects : [q])
+      for (const t of one.from ? [one.from.table, ...one.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') visit(t.query);
+  };
+  visit(stmt);
+}
 
 export interface CatalogContext {
   topo: Topology;

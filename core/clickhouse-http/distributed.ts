@@ -35,7 +35,7 @@ export interface GeneralSelectDeps {
 export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
   return async (req) => {
     const now = deps.now ?? Date.now;
-    const t0 = now();
+    const t0 = req.arrivedAt ?? now();
     const { topo } = deps;
     const stmt: SelectStatement = bindParams(parseSelect(req.sql), req.params);
     // What no path may run (file(), getSetting(), LIMITs that are not integers...), on the whole

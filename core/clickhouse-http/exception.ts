@@ -43,6 +43,8 @@ const CODE_OF: Record<ErrorCode, number> = {
   TIMEOUT: 159, // TIMEOUT_EXCEEDED
   QUERY_ERROR: 1001,
   LIMIT_EXCEEDED: 290,
+  UNAUTHORIZED: 516, // AUTHENTICATION_FAILED
+  TOO_MANY_QUERIES: 202, // TOO_MANY_SIMULTANEOUS_QUERIES
 };
 
 // ClickHouse's exceptionCodeToHTTPStatus (src/Server/HTTP/exceptionCodeToHTTPStatus.cpp), for the
@@ -58,6 +60,8 @@ export function statusOf(code: number): number {
   if (code === 48) return 501;
   if (code === 209) return 503;
   if (code === 159) return 408;
+  // Load shed at arrival: 429 tells a client or proxy to come back, where ClickHouse's 500 would read as a failure.
+  if (code === 202) return 429;
   return 500;
 }
 
@@ -80,8 +84,9 @@ export function toChException(e: unknown): ChException {
     code = e.chCode;
     message = e.message;
   } else if (e instanceof ClickHouseError) {
-    // From a shard's engine (a catalog query): its own code; an unreachable shard is 279.
-    code = e.chCode ?? (e.kind === 'timeout' ? 159 : 279);
+    // From a shard's engine (a catalog query): its own code; a server that died on the query is
+    // 210 NETWORK_ERROR (what a ClickHouse client says then), an unreachable shard 279.
+    code = e.chCode ?? (e.kind === 'timeout' ? 159 : e.kind === 'died' ? 210 : 279);
     message = e.chCode !== undefined ? innerMessage(e.message) : e.message;
   } else if (e instanceof ScatterError) {
     const own = fromDetails(e);

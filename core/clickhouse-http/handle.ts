@@ -22,7 +22,8 @@ import { ChHttpError, exceptionBody, toChException } from './exception.js';
 import { answerCodec, compress, decompressBody } from './compression.js';
 import { parseChRequest, type ChRequest, type HttpInput } from './request.js';
 import { classify, type Statement } from './statement.js';
-import { catalogSql, findTable, isCatalogSelect, unknownTable } from './catalog.js';
+import { CATALOG_LIMITS, catalogSql, checkCatalogSettings, findTable, isCatalogSelect, unknownTable } from './catalog.js';
+import { computeDeadline } from '../scatter/deadline.js';
 import { credentialsOf, type Credentials } from './auth.js';
 import { insertFormatOf, splitInsertData } from './insert-data.js';
 import { headerSafeFormat, insertData } from './insert-request.js';
@@ -39,7 +40,7 @@ export interface ChHttpDeps {
   select?: DistributedSelect;
   insert?: InsertRows;
   /** Checks credentials against a users list (the local stack's users file): the user's name, or throws 516. */
-  userCheck?: (c: Credentials) => string;
+  userCheck?: (c: Credentials) => Promise<string>;
   /** The user an authorizer in front already checked (API Gateway). */
   authorizedUser?: string;
   /** The request's id when the caller sent none (API Gateway's request id). */
@@ -47,6 +48,8 @@ export interface ChHttpDeps {
   /** Largest request body after decompression. */
   maxBodyBytes?: number;
   now?: () => number;
+  /** When the request arrived (the clock of `now`), if before this call: deadlines count from here. */
+  arrivedAt?: number;
 }
 
 export interface HttpOutput {
@@ -120,7 +123,7 @@ function qualify(stmt: SelectStatement, database: string): SelectStatement {
 /** Answer one request. Never throws: every failure is a ClickHouse exception answer. */
 export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): Promise<HttpOutput> {
   const now = deps.now ?? Date.now;
-  const t0 = now();
+  const t0 = deps.arrivedAt ?? now();
   const asked = input.query.get('query_id') || input.headers['x-clickhouse-query-id'] || deps.requestId || randomUUID();
   // The id travels to the shards' ClickHouse query_id: only plain ids go there (the client still gets its own back).
   const queryId = /^[A-Za-z0-9._:-]{1,128}$/.test(asked) ? asked : randomUUID();
@@ -137,7 +140,7 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
     if (input.method !== 'GET' && input.method !== 'POST') throw new ChHttpError(1, `HTTP method ${input.method} is not allowed`);
 
     const creds = credentialsOf(input.headers, input.query);
-    const user = deps.userCheck ? deps.userCheck(creds) : (deps.authorizedUser ?? creds.user ?? 'default');
+    const user = deps.userCheck ? await deps.userCheck(creds) : (deps.authorizedUser ?? creds.user ?? 'default');
 
     const body = decompressBody(input.body, input.headers['content-encoding'], deps.maxBodyBytes ?? 64 * 1024 * 1024);
     const req = parseChRequest({ ...input, body });
@@ -158,7 +161,7 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
       extraSummary?: Record<string, unknown>;
     };
     if (st.kind === 'insert') out = await runInsert(st, req, database, deps, queryId);
-    else out = await runRead(st, req, database, user, deps, queryId, info?.version);
+    else out = await runRead(st, req, database, user, deps, queryId, t0, info?.version);
 
     const headers: Record<string, string> = {
       ...base,
@@ -185,16 +188,23 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
     }
     return { status: 200, headers, body: bytes };
   } catch (e) {
-    const x = toChException(e);
-    const text = Buffer.from(exceptionBody(x, info?.version));
-    const headers: Record<string, string> = {
-      ...base,
-      'content-type': 'text/plain; charset=UTF-8',
-      'x-clickhouse-exception-code': String(x.code),
-      ...(x.code === 516 ? { 'www-authenticate': 'Basic realm="ch-scatter"' } : {}),
-    };
-    return { status: x.status, headers, body: text };
+    return exceptionAnswer(e, { headers: base, ...(info ? { version: info.version } : {}) });
   }
+}
+
+/**
+ * Any failure as ClickHouse's HTTP interface answers it: its status for the code (or `status`, for a
+ * refusal before the interface ran, such as an over-size body), X-ClickHouse-Exception-Code, the text body.
+ */
+export function exceptionAnswer(e: unknown, o: { headers?: Record<string, string>; version?: string; status?: number } = {}): HttpOutput {
+  const x = toChException(e);
+  const headers: Record<string, string> = {
+    ...o.headers,
+    'content-type': 'text/plain; charset=UTF-8',
+    'x-clickhouse-exception-code': String(x.code),
+    ...(x.code === 516 ? { 'www-authenticate': 'Basic realm="ch-scatter"' } : {}),
+  };
+  return { status: o.status ?? x.status, headers, body: Buffer.from(exceptionBody(x, o.version)) };
 }
 
 async function runRead(
@@ -204,6 +214,7 @@ async function runRead(
   user: string,
   deps: ChHttpDeps,
   queryId: string,
+  arrivedAt: number,
   version: string | undefined,
 ) {
   let select: SelectStatement | undefined;
@@ -213,16 +224,24 @@ async function runRead(
     if (select.format) format = select.format;
     select = { ...select, format: undefined };
     checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
-    if (!isCatalogSelect(select)) return runDistributed(select, format, req, database, deps, queryId);
+    if (!isCatalogSelect(select)) return runDistributed(select, format, req, database, deps, queryId, arrivedAt);
     select = bindParams(select, fromEscapedParams(select, req.params));
+    checkCatalogSettings(select, deps.topo);
   } else if (st.format) format = st.format;
   checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
   const sql = await catalogSql({ topo: deps.topo, database, user, raw: deps.raw, ...(version !== undefined ? { version } : {}) }, st, select);
-  const r = await deps.raw(sql, { format, settings: req.formatSettings, queryId });
+  // One server, one absolute deadline from the request's arrival (max_execution_time, else the
+  // configured budget), and the catalog's read caps: the shard KILLs the query at the deadline.
+  const deadline = computeDeadline({
+    now: arrivedAt,
+    ...(req.maxExecutionTimeMs ? { requestTimeoutMs: req.maxExecutionTimeMs } : {}),
+    configTimeoutMs: deps.topo.query.timeoutMs,
+  });
+  const r = await deps.raw(sql, { format, settings: { ...CATALOG_LIMITS, ...req.formatSettings }, queryId, deadline: deadline.at });
   return { bytes: r.bytes, format, readRows: r.statistics.rowsRead, readBytes: r.statistics.bytesRead };
 }
 
-async function runDistributed(select: SelectStatement, format: string, req: ChRequest, database: string, deps: ChHttpDeps, queryId: string) {
+async function runDistributed(select: SelectStatement, format: string, req: ChRequest, database: string, deps: ChHttpDeps, queryId: string, arrivedAt: number) {
   if (!deps.select)
     throw new ChHttpError(48, 'SELECT over distributed tables through the ClickHouse interface needs the general query path, which this deployment lacks');
   const sql = printSelect(qualify(select, database));
@@ -235,6 +254,7 @@ async function runDistributed(select: SelectStatement, format: string, req: ChRe
     ...(req.maxExecutionTimeMs ? { timeoutMs: req.maxExecutionTimeMs } : {}),
     requireComplete: !req.skipUnavailableShards,
     queryId,
+    arrivedAt,
   });
   return {
     bytes: a.bytes,

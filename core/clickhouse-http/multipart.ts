@@ -1,6 +1,7 @@
 // multipart/form-data request bodies, as ClickHouse clients send long query parameters
 // (@clickhouse/client's use_multipart_params): a `query` part and `param_<name>` parts. Only named
 // text fields are read; a part with a filename (ClickHouse's external-data upload) is refused.
+// One pass over the body, each part read once; at most MAX_MULTIPART_PARTS parts.
 import { ChHttpError } from './exception.js';
 
 /** The boundary of a multipart/form-data Content-Type, or undefined for any other body. */
@@ -12,11 +13,16 @@ export function multipartBoundary(contentType: string | undefined): string | und
   return b;
 }
 
+/** More parts than any client's parameters need: past it the body is refused before the parts are read. */
+export const MAX_MULTIPART_PARTS = 10_000;
+
 export function parseMultipart(body: Buffer, boundary: string): Map<string, string> {
   const text = body.toString('utf8');
   const delim = `--${boundary}`;
   const fields = new Map<string, string>();
-  const chunks = text.split(delim);
+  const chunks = text.split(delim, MAX_MULTIPART_PARTS + 2);
+  if (chunks.length > MAX_MULTIPART_PARTS + 1 && !chunks[MAX_MULTIPART_PARTS + 1]!.startsWith('--'))
+    throw new ChHttpError(36, `a multipart/form-data body with more than ${MAX_MULTIPART_PARTS} parts`);
   // chunks[0] is the preamble; the last starts with "--" (the close delimiter).
   for (const chunk of chunks.slice(1)) {
     if (chunk.startsWith('--')) break;

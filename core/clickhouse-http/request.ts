@@ -108,8 +108,11 @@ export function parseChRequest(input: HttpInput): ChRequest {
   // A multipart body carries the query and parameters as form fields: they join the URL's.
   const boundary = input.method === 'POST' ? multipartBoundary(h['content-type']) : undefined;
   const form = boundary ? parseMultipart(input.body, boundary) : undefined;
-  const q = new URLSearchParams(input.query);
-  for (const [k, v] of form ?? []) if (k !== 'query') q.set(k, v);
+  // One pass: the URL's parameters the form does not name, then the form's (URLSearchParams.set per
+  // field would scan the whole list each time: quadratic in the number of parts).
+  const q = form
+    ? new URLSearchParams([...[...input.query].filter(([k]) => !form.has(k) || k === 'query'), ...[...form].filter(([k]) => k !== 'query')])
+    : new URLSearchParams(input.query);
   const fromUrl = q.get('query');
   const body = form ? (form.get('query') ?? '') : input.method === 'POST' ? input.body.toString('utf8') : '';
   const text = fromUrl !== null ? (body.length > 0 ? `${fromUrl}\n${body}` : fromUrl) : body;

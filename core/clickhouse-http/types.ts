@@ -38,6 +38,8 @@ export type DistributedSelect = (req: {
   /** skip_unavailable_shards=0: a missing shard fails the query. */
   requireComplete: boolean;
   queryId: string;
+  /** When the request arrived (epoch ms): the deadline counts from here, not from after parsing. */
+  arrivedAt?: number;
 }) => Promise<DistributedAnswer>;
 
 export interface InsertAnswer {

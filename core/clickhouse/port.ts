@@ -156,8 +156,12 @@ export interface ClickHouseAccess {
 /** A ClickHouse server error, with the server's numeric code when it gave one. */
 export class ClickHouseError extends Error {
   readonly chCode?: number;
-  /** 'server': ClickHouse said no; 'connection': could not reach it; 'aborted': cancelled by us. */
-  readonly kind: 'server' | 'connection' | 'aborted' | 'timeout';
+  /**
+   * 'server': ClickHouse said no; 'connection': could not reach it (nothing ran); 'aborted': cancelled
+   * by us; 'died': the server dropped the connection while it held the query (it crashed or was
+   * killed on it): never sent to another server, which the same query would take down too.
+   */
+  readonly kind: 'server' | 'connection' | 'aborted' | 'timeout' | 'died';
   constructor(message: string, kind: ClickHouseError['kind'], chCode?: number) {
     super(message);
     this.name = 'ClickHouseError';

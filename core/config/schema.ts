@@ -104,6 +104,12 @@ export const querySchema = z
       .strict()
       .default({ enabled: true, afterQuantile: 0.95, maxExtraPercent: 5 }),
     maxConcurrency: z.number().int().positive().default(64),
+    /**
+     * Queries one coordinator process runs at once (0 = no cap); more are refused at arrival with 429
+     * (TOO_MANY_QUERIES, ClickHouse's 202) rather than answered after their deadline. A Lambda container
+     * runs one at a time: there reserved concurrency and API Gateway's throttling play this part.
+     */
+    maxInFlightQueries: z.number().int().nonnegative().default(0),
     maxRowsToTransfer: z.number().int().nonnegative().default(1_000_000),
     maxBytesToTransfer: z.number().int().nonnegative().default(0),
     transferOverflowMode: z.enum(['throw', 'break']).default('throw'),
@@ -133,6 +139,12 @@ export const querySchema = z
      * this the query is 413 TOO_LARGE before any shard is asked. Raise it only with max_query_size
      * raised on every shard's user profile.
      */
+    /**
+     * The highest value a query may set for each resource limit it may only lower (max_memory_usage,
+     * max_rows_to_read...: core/plan/setting-values.ts LOWERABLE_LIMITS): your shard profile's values.
+     * Unset names keep the built-in ceiling (max_memory_usage: 10 GB, ClickHouse's default profile).
+     */
+    limitCeilings: z.record(z.string(), z.number().int().positive()).optional(),
     maxShardQueryBytes: z
       .number()
       .int()

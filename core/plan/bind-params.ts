@@ -12,6 +12,8 @@
 // Integers wrap to their width as ClickHouse's reader wraps them (300 as UInt8 is 44).
 import type { Expr, SelectStatement } from '../sql/ast.js';
 import { mapStatement } from '../sql/visit.js';
+import { parseExpression } from '../sql/parse.js';
+import { printExpr } from '../sql/print.js';
 import { ScatterError } from '../errors.js';
 import { positionOf } from './position.js';
 
@@ -115,8 +117,76 @@ function bindOne(node: Expr & { kind: 'param' }, raw: string | null): Expr {
   } else if (inner === 'Identifier') {
     throw paramError(48, 'NOT_IMPLEMENTED', `query parameter '${name}' of type Identifier is not supported: name tables and columns in the query text`, node);
   }
-  // Every other type (Enum, Array, Tuple, Map, dates...): the text, read by the engine as the type.
+  if (/^Array\s*\(/.test(inner)) {
+    const code = arrayReadFailure(raw, inner, node);
+    if (code === 27) throw bad(27, 'CANNOT_PARSE_INPUT_ASSERTION_FAILED', ": expected ']' at end of stream");
+    if (code === 130) throw bad(130, 'CANNOT_READ_ARRAY_FROM_TEXT');
+    if (code === 26) throw bad(26, 'CANNOT_PARSE_QUOTED_STRING');
+    if (code === 457) throw bad();
+  }
+  // Every other type (Enum, Tuple, Map, dates...) and a checked Array: the text, read by the engine as the type.
   return cast(lit('string', raw, node), type, node);
+}
+
+/**
+ * Why a parameter's text does not read as an Array of its element type, as ClickHouse's codes say
+ * (it reads the value before the query runs): 130 an element or the opening '[', 26 an element
+ * that must be quoted and is not, 27 an array not closed, 457 text after it; 0 when it reads. A bad value must not reach a shard as a CAST that fails
+ * there. Elements are checked by bindOne's rules (NULL reads as the default, as in ClickHouse);
+ * element types it does not check pass.
+ */
+function arrayReadFailure(raw: string, inner: string, node: Expr & { kind: 'param' }): 0 | 26 | 27 | 130 | 457 {
+  const elemType = /^Array\s*\((.*)\)$/s.exec(inner)?.[1]?.trim();
+  if (elemType === undefined || !raw.startsWith('[')) return 130;
+  const end = closingBracket(raw);
+  if (end < 0) return 27;
+  if (end !== raw.length - 1) return 457;
+  let e: Expr;
+  try {
+    e = parseExpression(raw);
+  } catch {
+    return 130;
+  }
+  if (e.kind !== 'array' || e.alias !== undefined) return 130;
+  const elem = unwrap(elemType).inner;
+  const int = INT.exec(elem);
+  const numeric = int !== null || /^(Float32|Float64|BFloat16|Bool)$/.test(elem) || /^Decimal/.test(elem);
+  let code: 0 | 26 | 130 = 0;
+  const ok = e.items.every((item) => {
+    // An element that must be quoted and is not: ClickHouse's quoted-string reader refuses it.
+    if (!numeric && !/^Array\s*\(/.test(elem) && !(item.kind === 'literal' && (item.type === 'string' || item.type === 'null'))) {
+      code = 26;
+      return false;
+    }
+    if (item.alias !== undefined) return false;
+    if (item.kind === 'literal' && item.type === 'null') return true;
+    if (/^Array\s*\(/.test(elem)) return item.kind === 'array' && arrayReadFailure(printExpr(item), elem, node) === 0;
+    const negative = item.kind === 'function' && item.name === 'negate' && item.args.length === 1 && item.args[0]!.kind === 'literal';
+    const value = negative ? (item.args[0] as Expr & { kind: 'literal' }) : item;
+    if (value.kind !== 'literal' || ((negative || value.value.startsWith('-')) && int?.[1] === 'U')) return false;
+    // Numbers unquoted, everything else quoted (ClickHouse's quoted text form of each element).
+    if (numeric !== (value.type === 'integer' || value.type === 'float' || value.type === 'bool')) return false;
+    try {
+      bindOne({ ...node, type: elem }, negative ? `-${value.value}` : value.value);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return ok ? 0 : code || 130;
+}
+
+/** The index of the ']' that closes the '[' at 0 (quoted strings skipped), or -1. */
+function closingBracket(text: string): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'") {
+      for (i++; i < text.length && text[i] !== "'"; i++) if (text[i] === '\\') i++;
+    } else if (c === '[') depth++;
+    else if (c === ']' && --depth === 0) return i;
+  }
+  return -1;
 }
 
 /** Names of the parameters a statement uses, in order of appearance (for checks and /explain). */

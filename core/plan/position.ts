@@ -8,10 +8,10 @@ export function positionOf(node: { pos?: Pos } | undefined): SourcePosition | un
 }
 
 /** A ScatterError whose message ends with "at line L, column C" when the node has a position. */
-export function errorAt(code: ErrorCode, message: string, node?: { pos?: Pos }): ScatterError {
+export function errorAt(code: ErrorCode, message: string, node?: { pos?: Pos }, details?: Record<string, unknown>): ScatterError {
   const position = positionOf(node);
   const where = position ? ` (line ${position.line}, column ${position.column})` : '';
-  return new ScatterError(code, message + where, position ? { position } : {});
+  return new ScatterError(code, message + where, { ...(position ? { position } : {}), ...(details ? { details } : {}) });
 }
 
 /**

@@ -139,6 +139,52 @@ export const TRUNCATING_MODES: ReadonlyMap<string, { values: readonly string[]; 
 ]);
 
 /**
+ * Resource limits a query may only lower. 0 means "unlimited" to ClickHouse: from a client it would
+ * lift the server profile's cap, so it is refused like any value over the ceiling.
+ */
+export const LOWERABLE_LIMITS: ReadonlySet<string> = new Set([
+  'max_memory_usage',
+  'max_rows_to_read',
+  'max_bytes_to_read',
+  'max_rows_to_group_by',
+  'max_rows_to_sort',
+  'max_bytes_to_sort',
+  'max_rows_in_set',
+  'max_bytes_in_set',
+  'max_rows_in_join',
+  'max_bytes_in_join',
+  'max_rows_in_distinct',
+  'max_bytes_in_distinct',
+]);
+
+/**
+ * Ceilings without configuration (query.limitCeilings replaces them by name): ClickHouse's shipped
+ * default profile caps a query's memory at 10 GB.
+ */
+export const DEFAULT_LIMIT_CEILINGS: Readonly<Record<string, number>> = { max_memory_usage: 10_000_000_000 };
+
+/** ClickHouse's code for a setting over its constraint. */
+const SETTING_CONSTRAINT_VIOLATION = 452;
+
+/**
+ * A checked lowerable limit: never 0, never over its ceiling (configured, else the default one).
+ * Refused as ClickHouse refuses a setting over a profile constraint: 452 SETTING_CONSTRAINT_VIOLATION.
+ */
+export function checkLowerable(name: string, value: SettingValue, ceilings: Readonly<Record<string, number>>, node?: Expr): void {
+  if (!LOWERABLE_LIMITS.has(name)) return;
+  const ceiling = ceilings[name] ?? DEFAULT_LIMIT_CEILINGS[name];
+  const n = typeof value === 'number' ? BigInt(value) : /^\d+$/.test(String(value).trim()) ? BigInt(String(value).trim()) : undefined;
+  const why =
+    n === 0n
+      ? `Setting ${name} shouldn't be 0 (unlimited): a query may lower the server's limit, not lift it`
+      : n !== undefined && ceiling !== undefined && n > BigInt(ceiling)
+        ? `Setting ${name} shouldn't be greater than ${ceiling}`
+        : undefined;
+  if (!why) return;
+  throw errorAt('BAD_REQUEST', why, node, { clickhouse: { code: SETTING_CONSTRAINT_VIOLATION, name: 'SETTING_CONSTRAINT_VIOLATION' } });
+}
+
+/**
  * The value to forward for an allow-listed setting, or undefined when `name` is not on the list.
  * Throws BAD_REQUEST naming the setting (and its SETTINGS position) when the value is out of type or range.
  */

@@ -13,7 +13,7 @@ import type { SettingValue } from '../clickhouse/port.js';
 import type { QueryDefaults } from '../config/schema.js';
 import { ScatterError } from '../errors.js';
 import { errorAt } from './position.js';
-import { forwardedValue, SETTING_SPECS } from './setting-values.js';
+import { checkLowerable, forwardedValue, SETTING_SPECS } from './setting-values.js';
 import { fileSettingError, isFileSetting } from './file-access.js';
 
 /** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
@@ -215,7 +215,9 @@ export function resolveSettings(
     if (!FORWARDED_SETTINGS.has(name)) {
       throw errorAt('UNSUPPORTED', `setting ${name} is not supported (not on the list of settings forwarded to shards)`, node);
     }
-    out.forward[name] = forwardedValue(name, value, node)!;
+    const checked = forwardedValue(name, value, node)!;
+    checkLowerable(name, checked, defaults.limitCeilings ?? {}, node);
+    out.forward[name] = checked;
   }
   if (preferGlobal) out.distributedProductMode = 'global'; // ClickHouse: upgrades local IN/JOIN to GLOBAL
   return out;

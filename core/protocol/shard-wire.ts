@@ -86,6 +86,12 @@ export interface ShardSuccess {
 
 export type ShardErrorKind = 'timeout' | 'error' | 'unavailable' | 'cancelled';
 
+/**
+ * A failure's code when the shard's ClickHouse took the query and dropped the connection (it crashed
+ * or was killed on it): kind 'error', never re-sent to another replica.
+ */
+export const SERVER_DIED = 'SERVER_DIED';
+
 export interface ShardFailure {
   ok: false;
   shard: number;

@@ -3,7 +3,7 @@
 // failure while time is left. The first success wins and every other attempt is aborted.
 // Resolves (never rejects) with a ShardOutcome saying what happened, so one bad shard can never
 // take the whole gather down.
-import type { ShardRequest, ShardSuccess, ShardResponse } from '../protocol/shard-wire.js';
+import { SERVER_DIED, type ShardRequest, type ShardSuccess, type ShardResponse } from '../protocol/shard-wire.js';
 import { InvokeError, type ShardInvoker } from './invoker.js';
 import { setMaxListeners } from 'node:events';
 import type { HedgeState, TokenBucket } from './hedge.js';
@@ -323,7 +323,9 @@ class ShardCall {
     this.lastFailure = failure;
     if (this.inflight.length > 0) return; // a hedge is still running: it may yet answer
     const next = this.untried();
-    const deterministic = tooLarge || isQueryFault(classified.chCode, classified.message); // another replica would say the same
+    // Another replica would say the same; or the replica's ClickHouse died holding the query, which
+    // would take the next one down too (docs/operations.md#a-server-that-dies-on-a-query).
+    const deterministic = tooLarge || classified.code === SERVER_DIED || isQueryFault(classified.chCode, classified.message);
     if (next !== undefined && !deterministic && input.deadlineAt - now() > 0 && !signal.aborted) {
       this.retried = true;
       this.launch(next, 'retry');
@@ -363,7 +365,8 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
 
   return new Promise<ShardOutcome>((resolve) => {
     call.resolve = resolve;
-    if (signal.aborted) {
+    // Past the deadline (a request that waited longer than its budget): nothing is sent.
+    if (signal.aborted || input.deadlineAt <= call.started) {
       call.done = true;
       resolve({
         shard,

@@ -38,6 +38,8 @@ export interface RunDeps {
   hedgeState: HedgeState;
   queryId: string;
   now?: () => number;
+  /** When the request arrived (epoch ms, the clock of `now`): the deadline counts from here. */
+  arrivedAt?: number;
   /** context.getRemainingTimeInMillis() at arrival, when in Lambda. */
   lambdaRemainingMs?: number;
   /** false for scheduled runs (no API Gateway in front). */
@@ -157,7 +159,8 @@ function planOptions(req: QueryRequest, topo: Topology, runSubquery?: SubqueryRu
  */
 export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<QueryResponse> {
   const now = deps.now ?? Date.now;
-  const t0 = now();
+  // The deadline counts from the request's arrival: time spent before this point is the client's too.
+  const t0 = deps.arrivedAt ?? now();
   const { topo } = deps;
   const { deadline, hedge, limiter } = queryBudget(topo, deps, req, t0);
   const requireComplete = req.requireComplete ?? topo.query.requireComplete;
@@ -337,7 +340,7 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const req = parseQueryRequest(rawBody);
     if (!deps.explainPlan) throw new ScatterError('INTERNAL', 'explain is not available');
     const now = deps.now ?? Date.now;
-    const { deadline, hedge, limiter } = queryBudget(deps.topo, deps, req, now());
+    const { deadline, hedge, limiter } = queryBudget(deps.topo, deps, req, deps.arrivedAt ?? now());
     const runSubquery = completeSubqueryRunner(
       { topo: deps.topo, invoker: deps.invoker, queryId: deps.queryId, deadlineAt: deadline.at, now, hedge, state: deps.hedgeState, limiter },
       (stmt, self) => deps.planQuery(stmt, deps.topo, planOptions({ ...req, cursor: undefined }, deps.topo, self)),

@@ -5,7 +5,7 @@
 // Replicas are tried in order until one answers (the system tables are the same on each).
 import { randomUUID } from 'node:crypto';
 import { ClickHouseError, type ClickHouseAccess, type QueryOptions, type QueryResult, type RawResult } from '../clickhouse/port.js';
-import type { ShardRequest, ShardSuccess } from '../protocol/shard-wire.js';
+import { SERVER_DIED, type ShardFailure, type ShardRequest, type ShardSuccess } from '../protocol/shard-wire.js';
 import { wireRows } from './two-stage/wire.js';
 import type { ShardInvoker } from './invoker.js';
 
@@ -45,15 +45,22 @@ export function createShardReadAccess(options: ShardReadAccessOptions): ClickHou
           },
           opts?.signal ?? AbortSignal.timeout(Math.max(1, deadline - Date.now())),
         )
-        .catch((e: unknown) => ({
-          ok: false as const,
-          shard: options.shard,
-          replica,
-          error: { kind: 'unavailable' as const, message: (e as Error)?.message ?? String(e), chCode: undefined as number | undefined },
-        }));
+        .catch(
+          (e: unknown): ShardFailure => ({
+            ok: false,
+            shard: options.shard,
+            replica,
+            error: { kind: 'unavailable', message: (e as Error)?.message ?? String(e) },
+          }),
+        );
       if (response.ok) return response;
+      // Its ClickHouse died holding the query: the next replica would go the same way.
+      if (response.error.code === SERVER_DIED) throw new ClickHouseError(`replica ${replica}: ${response.error.message}`, 'died');
       // The server answered and refused the SQL: another replica would say the same.
       if (response.error.kind === 'error') throw new ClickHouseError(`replica ${replica}: ${response.error.message}`, 'server', response.error.chCode);
+      // The caller's one deadline fell (it is the same for every replica): nothing is left to try.
+      if (opts?.deadline !== undefined && (response.error.kind === 'timeout' || response.error.kind === 'cancelled'))
+        throw new ClickHouseError(`replica ${replica}: ${response.error.message}`, 'timeout', response.error.chCode ?? 159); // TIMEOUT_EXCEEDED
       failures.push(`replica ${replica}: ${response.error.message}`);
     }
     throw new ClickHouseError(`no replica of shard ${options.shard} answered: ${failures.join('; ')}`, 'connection');

@@ -19,7 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { ClickHouseError } from '../clickhouse/port.js';
 import type { ClickHouseAccess, KeptResult, QueryStatistics, RawQueryOptions, SettingValue } from '../clickhouse/port.js';
-import type { ShardErrorKind, ShardFailure, ShardResponse, ShardSuccess } from '../protocol/shard-wire.js';
+import { SERVER_DIED, type ShardErrorKind, type ShardFailure, type ShardResponse, type ShardSuccess } from '../protocol/shard-wire.js';
 import { shardPayloadSchema, type ShardPayload } from '../protocol/shard-request-schema.js';
 import { base64Bytes } from '../protocol/base64-schema.js';
 import { assignedSettings, formatsNamed, trimStatement } from '../clickhouse/sql-text.js';
@@ -322,7 +322,16 @@ function timedOut(p: ShardPayload, started: number, opts: ShardExecOptions): Sha
 function fromError(p: ShardPayload, e: unknown, started: number, opts: ShardExecOptions): ShardFailure {
   if (e instanceof ClickHouseError) {
     const kind: ShardErrorKind = e.kind === 'timeout' ? 'timeout' : e.kind === 'connection' ? 'unavailable' : e.kind === 'aborted' ? 'cancelled' : 'error';
-    const code = kind === 'timeout' ? 'TIMEOUT' : kind === 'unavailable' ? 'UNAVAILABLE' : kind === 'cancelled' ? 'CANCELLED' : 'SHARD_ERROR';
+    const code =
+      e.kind === 'died'
+        ? SERVER_DIED
+        : kind === 'timeout'
+          ? 'TIMEOUT'
+          : kind === 'unavailable'
+            ? 'UNAVAILABLE'
+            : kind === 'cancelled'
+              ? 'CANCELLED'
+              : 'SHARD_ERROR';
     return failure(p.shard, p.replica, kind, e.message, code, e.chCode, started, opts);
   }
   return failure(p.shard, p.replica, 'error', `shard failed: ${e instanceof Error ? e.message : String(e)}`, 'INTERNAL', undefined, started, opts);

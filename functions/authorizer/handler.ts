@@ -2,16 +2,15 @@
 // responses): checks the credentials ClickHouse clients send (Basic auth, X-ClickHouse-User /
 // X-ClickHouse-Key, or ?user=&password=) against the users in a Secrets Manager secret, stored as
 // salted password hashes (the local stack's users-file format, see docs/clients.md). The secret is
-// cached for five minutes (Powertools), and each verified credential for one minute by its SHA-256,
-// so a dashboard's steady stream of requests costs one scrypt per minute, not one per request. The
+// cached for five minutes (Powertools), and each verified credential for one minute (the users
+// check's own bounded cache, core/clickhouse-http/auth.ts), so a dashboard's steady stream of
+// requests costs one scrypt per minute, not one per request. The
 // answer says only yes or no: API Gateway then answers 403 without saying which part was wrong.
-import { createHash } from 'node:crypto';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import { createUserCheck, credentialsOf, parseUsersFile, type Credentials } from '../../core/clickhouse-http/auth.js';
+import { createUserCheck, credentialsOf, parseUsersFile, type UserCheck } from '../../core/clickhouse-http/auth.js';
 
 export const SECRET_ENV = 'CH_SCATTER_USERS_SECRET_ARN';
 const SECRET_MAX_AGE_S = 300;
-const VERIFIED_TTL_MS = 60_000;
 
 export interface AuthorizerDeps {
   /** The secret's text (cached by the caller). */
@@ -25,28 +24,19 @@ export interface AuthorizerResult {
 }
 
 export function createAuthorizer(deps: AuthorizerDeps) {
-  const now = deps.now ?? Date.now;
-  let check: { text: string; fn: (c: Credentials) => string } | undefined;
-  const verified = new Map<string, { user: string; until: number }>();
+  let check: { text: string; fn: UserCheck } | undefined;
   return async (event: APIGatewayRequestAuthorizerEventV2): Promise<AuthorizerResult> => {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
     const creds = credentialsOf(headers, new URLSearchParams(event.rawQueryString ?? ''));
     if (creds.user === undefined || creds.bearer !== undefined) return { isAuthorized: false };
-    const key = createHash('sha256')
-      .update(`${creds.user}\0${creds.password ?? ''}`)
-      .digest('hex');
-    const hit = verified.get(key);
-    if (hit && hit.until > now()) return { isAuthorized: true, context: { user: hit.user } };
+    const hit = check?.fn.cached(creds);
+    if (hit !== undefined) return { isAuthorized: true, context: { user: hit } };
     const text = await deps.readSecret();
     // A rotated secret replaces the users (and forgets what was verified against the old one).
-    if (!check || check.text !== text) {
-      check = { text, fn: createUserCheck(parseUsersFile(text)) };
-      verified.clear();
-    }
+    if (!check || check.text !== text) check = { text, fn: createUserCheck(parseUsersFile(text), deps.now ? { now: deps.now } : {}) };
     try {
-      const user = check.fn(creds);
-      verified.set(key, { user, until: now() + VERIFIED_TTL_MS });
+      const user = await check.fn(creds);
       return { isAuthorized: true, context: { user } };
     } catch {
       return { isAuthorized: false };

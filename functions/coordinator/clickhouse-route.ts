@@ -9,7 +9,7 @@ import { createShardReadAccess } from '../../core/scatter/shard-read-access.js';
 import type { ShardInvoker } from '../../core/scatter/invoker.js';
 import { handleClickHouseHttp, type ChHttpDeps, type HttpOutput } from '../../core/clickhouse-http/handle.js';
 import type { RawQuery, DistributedSelect, InsertRows } from '../../core/clickhouse-http/types.js';
-import type { Credentials } from '../../core/clickhouse-http/auth.js';
+import type { UserCheck } from '../../core/clickhouse-http/auth.js';
 import type { HttpEvent } from './events.js';
 import type { RunDeps } from '../../core/scatter/run-query.js';
 import { generalSelect } from '../../core/clickhouse-http/distributed.js';
@@ -19,7 +19,8 @@ import { ChHttpError } from '../../core/clickhouse-http/exception.js';
 
 /**
  * One shard's engine for catalog answers: shard 0's replicas first, then the next shard's when none
- * of them answers (any shard's engine gives the same catalog answer).
+ * of them could be reached (any shard's engine gives the same catalog answer). Only 'connection'
+ * moves on: a query that ran into the deadline or whose server died on it runs nowhere else.
  */
 export function catalogEngine(topo: Topology, invoker: ShardInvoker): RawQuery {
   const shards = topo.shards.map((s, i) => createShardReadAccess({ invoker, shard: i, replicas: s.replicas.map((_, j) => j) }));
@@ -31,6 +32,7 @@ export function catalogEngine(topo: Topology, invoker: ShardInvoker): RawQuery {
           format: opts.format,
           ...(opts.settings ? { settings: opts.settings } : {}),
           ...(opts.queryId ? { queryId: opts.queryId } : {}),
+          ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
         });
       } catch (e) {
         if (!(e instanceof ClickHouseError) || e.kind !== 'connection') throw e;
@@ -46,13 +48,19 @@ export interface ClickHouseRouteDeps {
   raw: RawQuery;
   select?: DistributedSelect;
   insert?: InsertRows;
-  userCheck?: (c: Credentials) => string;
+  userCheck?: UserCheck;
+}
+
+/** An event's headers by lower-cased name. */
+export function lowerCased(eventHeaders: HttpEvent['headers']): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(eventHeaders ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+  return headers;
 }
 
 /** The event as the interface reads it: method, path, URL parameters, lower-cased headers, body bytes. */
 export function inputOf(event: HttpEvent) {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+  const headers = lowerCased(event.headers);
   const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
   return {
     method: event.requestContext.http.method.toUpperCase(),
@@ -101,6 +109,7 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
     ...(deps.userCheck ? { userCheck: deps.userCheck } : {}),
     ...(user ? { authorizedUser: user } : {}),
     ...(event.requestContext.requestId ? { requestId: event.requestContext.requestId } : {}),
+    ...(run?.arrivedAt !== undefined ? { arrivedAt: run.arrivedAt } : {}),
   };
   return toResult(await handleClickHouseHttp(inputOf(event), chDeps));
 }

@@ -15,7 +15,9 @@ import { classifyEvent, type HttpEvent } from './events.js';
 import { bodyOf, json, routeOf } from './http-event.js';
 import { runSchedule, type ScheduleRun } from './schedule.js';
 import { playResponse } from './play-page.js';
-import { onClickHouseHttp } from './clickhouse-route.js';
+import { lowerCased, onClickHouseHttp, toResult } from './clickhouse-route.js';
+import { exceptionAnswer } from '../../core/clickhouse-http/handle.js';
+import { jsonRouteUser } from '../../core/clickhouse-http/auth.js';
 import { isShardFault, METRIC, recordResult, recordShard } from './observe.js';
 import type { CoordinatorDeps } from './deps.js';
 
@@ -34,11 +36,14 @@ export function createTools(opts: { logLevel?: LogLevel } = {}): Tools {
 export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, tools: Tools = createTools()) {
   const { logger, metrics } = tools;
   let ready: Promise<CoordinatorDeps> | undefined;
+  /** Queries running now (query.maxInFlightQueries sheds above it). */
+  let inFlight = 0;
   const deps = () => (ready ??= load());
 
-  function runDeps(coordinatorDeps: CoordinatorDeps, queryId: string, context: Context | undefined): RunDeps {
+  function runDeps(coordinatorDeps: CoordinatorDeps, queryId: string, context: Context | undefined, arrivedAt?: number): RunDeps {
     const remaining = context?.getRemainingTimeInMillis?.();
     return {
+      ...(arrivedAt !== undefined ? { arrivedAt } : {}),
       topo: coordinatorDeps.topo,
       invoker: coordinatorDeps.invoker,
       planQuery: coordinatorDeps.planQuery,
@@ -97,6 +102,8 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
   }
 
   async function onHttp(event: HttpEvent, context: Context | undefined): Promise<APIGatewayProxyStructuredResultV2> {
+    // Before loading, authenticating and parsing: the request's deadline counts from here.
+    const arrivedAt = Date.now();
     const route = routeOf(event);
     metrics.addMetric(METRIC.request, MetricUnit.Count, 1);
     // A caller may choose the query id (to find its logs); it travels to ClickHouse's query_id, so only plain ids pass.
@@ -117,10 +124,50 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
       recordResult(metrics, err.status, err.toBody());
       return json(err.status, err.toBody(), headers);
     }
+    // Users configured: every route asks for the same credentials as the ClickHouse interface (which checks its own).
+    const userCheck = coordinatorDeps.clickhouse?.userCheck;
+    if (userCheck && route !== 'clickhouse') {
+      try {
+        await jsonRouteUser(userCheck, lowerCased(event.headers), new URLSearchParams(event.rawQueryString ?? ''));
+      } catch (e) {
+        const err = e as ScatterError;
+        recordResult(metrics, err.status, err.toBody());
+        return json(err.status, err.toBody(), { ...headers, 'www-authenticate': 'Basic realm="ch-scatter"' });
+      }
+    }
+    const isQuery = route === 'query' || route === 'explain' || (route === 'clickhouse' && !/\/ping\/?$/.test(event.rawPath ?? ''));
+    const cap = coordinatorDeps.topo.query.maxInFlightQueries;
+    if (isQuery && cap > 0 && inFlight >= cap) {
+      const err = new ScatterError('TOO_MANY_QUERIES', `Too many simultaneous queries. Maximum: ${cap}`);
+      recordResult(metrics, err.status, err.toBody());
+      if (route !== 'clickhouse') return json(err.status, err.toBody(), { ...headers, 'retry-after': '1' });
+      return toResult(exceptionAnswer(err, { headers: { 'retry-after': '1' } }));
+    }
+    if (isQuery) inFlight++;
+    try {
+      return await routeHttp(event, context, route, coordinatorDeps, queryId, headers, arrivedAt);
+    } finally {
+      if (isQuery) inFlight--;
+    }
+  }
+
+  async function routeHttp(
+    event: HttpEvent,
+    context: Context | undefined,
+    route: ReturnType<typeof routeOf>,
+    coordinatorDeps: CoordinatorDeps,
+    queryId: string,
+    headers: Record<string, string>,
+    arrivedAt: number,
+  ): Promise<APIGatewayProxyStructuredResultV2> {
     if (route === 'clickhouse') {
       if (!coordinatorDeps.clickhouse)
         return json(404, { error: { code: 'BAD_REQUEST', message: `no route ${event.requestContext.http.method} ${event.rawPath}` } }, headers);
-      const res = await onClickHouseHttp(event, { topo: coordinatorDeps.topo, ...coordinatorDeps.clickhouse }, runDeps(coordinatorDeps, queryId, context));
+      const res = await onClickHouseHttp(
+        event,
+        { topo: coordinatorDeps.topo, ...coordinatorDeps.clickhouse },
+        runDeps(coordinatorDeps, queryId, context, arrivedAt),
+      );
       logger.info('clickhouse done', { status: res.statusCode, exceptionCode: res.headers?.['x-clickhouse-exception-code'] });
       return res;
     }
@@ -146,7 +193,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
         headers,
       );
     }
-    const queryDeps = runDeps(coordinatorDeps, queryId, context);
+    const queryDeps = runDeps(coordinatorDeps, queryId, context, arrivedAt);
     const t0 = Date.now();
     const res = route === 'query' ? await runQuery(bodyOf(event), queryDeps) : await runExplain(bodyOf(event), queryDeps);
     recordResult(metrics, res.status, res.body);

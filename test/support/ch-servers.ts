@@ -39,6 +39,8 @@ export interface ChServers {
   readonly tcpPorts: number[];
   readonly clusterName: string;
   readonly dir: string;
+  /** Start again every server that is down (one that crashed); resolves once each answers /ping. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,9 @@ export async function startChServers(opts: ChServersOptions): Promise<ChServers>
     tcpPorts: Array.from({ length: o.n }, (_, i) => o.portBase + 50 + i),
     clusterName: o.clusterName ?? 'scatter',
     dir,
+    async restart() {
+      await run('bash', args('start', o, dir), { env: env(o), timeout: 120_000 });
+    },
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -5,7 +5,7 @@
 //   (aliases.ts, split-aggregate.ts, split-rows.ts); over a subquery, plan the subquery and run the outer SELECT in
 //   the final stage; UNION branches one by one. Subqueries inside a distributed SELECT: local IN
 //   (local-in.ts), GLOBAL IN (shipped by the ordinary GLOBAL machinery), or refused.
-import type { Expr, Pos, SelectQuery, SelectStatement, TableExpr } from '../../sql/ast.js';
+import type { Expr, Pos, SelectQuery, SelectStatement, SettingItem, TableExpr } from '../../sql/ast.js';
 import { columnName, qualifiersOf } from '../../sql/names.js';
 import { printSelect } from '../../sql/print.js';
 import { equalExpr, mapClausesShared, rewriteExpr, walkStatement } from '../../sql/visit.js';
@@ -45,6 +45,8 @@ export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoSta
   delete top.settings;
   if (top.kind === 'union') top.selects = top.selects.map((q, i) => (i === top.selects.length - 1 ? { ...q, settings: undefined, format: undefined } : q));
   refuseTableFunctions(top);
+  // The outer clause was taken off above (it applies to the whole query): any left is a subquery's.
+  refuseNestedSettings(top);
   const final = planStatement(inlineCtes(top), ctx);
   // A subquery that reads no distributed table stays in the final stage as written: it may read only what the stage may.
   checkReach(final, FINAL_STAGE_REACH);
@@ -65,6 +67,31 @@ function refuseTableFunctions(s: SelectStatement): void {
   }
   walkStatement(s, (e) => {
     if (e.kind === 'subquery') refuseTableFunctions(e.query);
+  });
+}
+
+/**
+ * ClickHouse applies a subquery's SETTINGS clause to that subquery alone; the cut into two stages has
+ * no place to apply it there, so it is refused rather than dropped (the outer clause and the
+ * request's settings apply to the whole query).
+ */
+function refuseNestedSettings(s: SelectStatement): void {
+  const refuse = (items: SettingItem[] | undefined) => {
+    if (items?.length)
+      throw errorAt(
+        'UNSUPPORTED',
+        `a SETTINGS clause inside a subquery (${items[0]!.name}) is not supported on the general path: set it on the outer query or in the request's settings`,
+        items[0]!.value,
+      );
+  };
+  refuse(s.settings);
+  for (const q of s.kind === 'union' ? s.selects : [s]) {
+    refuse(q.settings);
+    for (const w of q.with ?? []) if (w.expr.kind === 'subquery') refuseNestedSettings(w.expr.query);
+    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') refuseNestedSettings(t.query);
+  }
+  walkStatement(s, (e) => {
+    if (e.kind === 'subquery') refuseNestedSettings(e.query);
   });
 }
 

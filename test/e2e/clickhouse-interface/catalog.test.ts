@@ -5,7 +5,7 @@
 import { gunzipSync, brotliDecompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, ClickHouseError, type ClickHouseClient } from '@clickhouse/client';
-import { startHarness, raw, normalize, ROWS_SQL, type Harness } from './support.js';
+import { AUTH_HEADER, startHarness, raw, normalize, ROWS_SQL, type Harness } from './support.js';
 
 let h: Harness;
 let client: ClickHouseClient;
@@ -251,7 +251,11 @@ describe('authentication', () => {
 
 describe('INSERT', () => {
   const count = async () => {
-    const r = await fetch(`${h.stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql: 'SELECT count() AS c FROM analytics.events_dist' }) });
+    const r = await fetch(`${h.stack.url}/query`, {
+      method: 'POST',
+      headers: AUTH_HEADER,
+      body: JSON.stringify({ sql: 'SELECT count() AS c FROM analytics.events_dist' }),
+    });
     return Number(((await r.json()) as { data: { c: string }[] }).data[0]!.c);
   };
 
@@ -302,7 +306,7 @@ describe('INSERT', () => {
   });
 
   it('loads the rows the other tests read', async () => {
-    const r = await fetch(`${h.stack.url}/admin/exec`, { method: 'POST', body: JSON.stringify({ sql: ROWS_SQL('analytics.events') }) });
+    const r = await fetch(`${h.stack.url}/admin/exec`, { method: 'POST', headers: AUTH_HEADER, body: JSON.stringify({ sql: ROWS_SQL('analytics.events') }) });
     expect(r.status).toBe(200);
   });
 });

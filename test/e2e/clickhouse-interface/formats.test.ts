@@ -6,7 +6,7 @@
 // run to run is blanked: JSON's `statistics`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, ClickHouseError, type ClickHouseClient } from '@clickhouse/client';
-import { startHarness, raw, normalize, type Harness } from './support.js';
+import { AUTH_HEADER, startHarness, raw, normalize, type Harness } from './support.js';
 
 let h: Harness;
 let client: ClickHouseClient;
@@ -55,7 +55,7 @@ beforeAll(async () => {
   await h.oracle.exec(TYPES_DDL('analytics.types_src'));
   await h.oracle.exec(`INSERT INTO analytics.types_src SELECT ${COLUMNS} FROM (${ROWS})`);
   const exec = async (sql: string) => {
-    const r = await fetch(`${h.stack.url}/admin/exec`, { method: 'POST', body: JSON.stringify({ sql }) });
+    const r = await fetch(`${h.stack.url}/admin/exec`, { method: 'POST', headers: AUTH_HEADER, body: JSON.stringify({ sql }) });
     expect(r.status, await r.clone().text()).toBe(200);
   };
   await exec(TYPES_DDL('analytics.types'));
@@ -68,7 +68,7 @@ beforeAll(async () => {
   ).bytes;
   await h.oracle.exec(TYPES_DDL('analytics.types_dist'));
   await h.oracle.insert('analytics.types_dist', [], { jsonEachRow: lines.toString('utf8') });
-  const ins = await fetch(`${h.stack.url}/admin/insert?table=analytics.types_dist`, { method: 'POST', body: lines });
+  const ins = await fetch(`${h.stack.url}/admin/insert?table=analytics.types_dist`, { method: 'POST', headers: AUTH_HEADER, body: lines });
   expect(ins.status, await ins.clone().text()).toBe(200);
 }, 240_000);
 

@@ -6,7 +6,7 @@
 // completely even with skip_unavailable_shards=0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, ClickHouseError, type ClickHouseClient } from '@clickhouse/client';
-import { startHarness, raw, type Harness } from './support.js';
+import { AUTH_HEADER, startHarness, raw, type Harness } from './support.js';
 
 let h: Harness;
 let client: ClickHouseClient;
@@ -16,7 +16,7 @@ beforeAll(async () => {
   client = createClient({ url: h.stack.url, ...h.auth, request_timeout: 30_000 });
   // 200 rows, 10 per key, routed by the key; the faulty shard refuses its part, the others commit theirs.
   const lines = Array.from({ length: 200 }, (_, i) => JSON.stringify({ k: `k-${i % 20}`, v: i, x: i / 4, ts: '2024-01-01 00:00:00', tags: [] })).join('\n');
-  const r = await fetch(`${h.stack.url}/admin/insert?table=analytics.events_dist`, { method: 'POST', body: lines });
+  const r = await fetch(`${h.stack.url}/admin/insert?table=analytics.events_dist`, { method: 'POST', headers: AUTH_HEADER, body: lines });
   const out = (await r.json()) as { failedShards?: number[] };
   expect(r.status).toBe(502);
   expect(out.failedShards).toEqual([1]);
@@ -62,6 +62,7 @@ describe('skip_unavailable_shards', () => {
     const shardOf = new Map<string, number>();
     const explain = await fetch(`${h.stack.url}/explain`, {
       method: 'POST',
+      headers: AUTH_HEADER,
       body: JSON.stringify({ sql: 'SELECT count() FROM analytics.events_dist WHERE k = {k:String}', params: { k: 'k-3' } }),
     });
     const shards = ((await explain.json()) as { shards: { shard: number; skipped: boolean }[] }).shards.filter((s) => !s.skipped);
@@ -73,6 +74,7 @@ describe('skip_unavailable_shards', () => {
       key = `k-${i}`;
       const e = await fetch(`${h.stack.url}/explain`, {
         method: 'POST',
+        headers: AUTH_HEADER,
         body: JSON.stringify({ sql: 'SELECT count() FROM analytics.events_dist WHERE k = {k:String}', params: { k: key } }),
       });
       shardOf.set(key, ((await e.json()) as { shards: { shard: number; skipped: boolean }[] }).shards.find((s) => !s.skipped)!.shard);

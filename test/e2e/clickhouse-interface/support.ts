@@ -47,7 +47,7 @@ export async function startHarness(
   });
   const stack = await startLocalStack({ topo, baseDir: dir, logLevel: 'SILENT', usersFile });
   for (const sql of ['CREATE DATABASE IF NOT EXISTS analytics', TABLE_DDL('analytics.events')]) {
-    const r = await fetch(`${stack.url}/admin/exec`, { method: 'POST', body: JSON.stringify({ sql }) });
+    const r = await fetch(`${stack.url}/admin/exec`, { method: 'POST', headers: AUTH_HEADER, body: JSON.stringify({ sql }) });
     // A replica with an injected fault refuses the DDL too; the others must take it.
     expect(r.status, await r.clone().text()).toBe(opts.shardFault ? 502 : 200);
   }
@@ -67,6 +67,9 @@ export async function startHarness(
     },
   };
 }
+
+/** The harness user's Basic header: every route of a stack with users asks for it. */
+export const AUTH_HEADER = { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` };
 
 /** A raw HTTP request to the stack, answering status, headers and body bytes. */
 export async function raw(

@@ -17,7 +17,7 @@ export type EngineRequest =
 
 export interface WireError {
   message: string;
-  kind: 'server' | 'connection' | 'aborted' | 'timeout';
+  kind: 'server' | 'connection' | 'aborted' | 'timeout' | 'died';
   chCode?: number;
 }
 

@@ -75,7 +75,7 @@ describe('resolveSettings', () => {
     const s = resolveSettings(
       {
         max_threads: '8',
-        max_memory_usage: '18446744073709551615',
+        max_bytes_before_external_sort: '18446744073709551615',
         join_use_nulls: true,
         group_by_overflow_mode: 'THROW',
         join_default_strictness: 'any',
@@ -88,12 +88,35 @@ describe('resolveSettings', () => {
     );
     expect(s.forward).toEqual({
       max_threads: 8,
-      max_memory_usage: '18446744073709551615',
+      max_bytes_before_external_sort: '18446744073709551615',
       join_use_nulls: 1,
       group_by_overflow_mode: 'throw',
       join_default_strictness: 'ANY',
       use_uncompressed_cache: 0,
       max_streams_to_max_threads_ratio: 1.5,
+    });
+  });
+
+  it('resource limits are only lowered: 0 (unlimited) and values over the ceiling are 452, wherever they are set', () => {
+    const constraint = (f: () => unknown) => {
+      const e = refused(f);
+      expect(e.code).toBe('BAD_REQUEST');
+      expect((e.details as { clickhouse?: { code?: number } }).clickhouse?.code).toBe(452);
+      return e;
+    };
+    expect(constraint(() => resolveSettings({ max_memory_usage: '1000000000000000' }, undefined, defaults, {})).message).toBe(
+      "Setting max_memory_usage shouldn't be greater than 10000000000",
+    );
+    expect(constraint(() => resolveSettings({ max_rows_to_read: 0 }, undefined, defaults, {})).message).toMatch(/^Setting max_rows_to_read shouldn't be 0/);
+    const e = constraint(() => resolveSettings({}, [item('max_memory_usage', '0')], defaults, {}));
+    expect(e.position).toBeDefined();
+    const ceilings = { ...defaults, limitCeilings: { max_memory_usage: 2_000_000_000, max_rows_to_read: 1000 } };
+    constraint(() => resolveSettings({ max_memory_usage: 2_000_000_001 }, undefined, ceilings, {}));
+    constraint(() => resolveSettings({ max_rows_to_read: 1001 }, undefined, ceilings, {}));
+    expect(resolveSettings({ max_memory_usage: 2_000_000_000, max_rows_to_read: 1000, max_threads: 0 }, undefined, ceilings, {}).forward).toEqual({
+      max_memory_usage: 2_000_000_000,
+      max_rows_to_read: 1000,
+      max_threads: 0,
     });
   });
 

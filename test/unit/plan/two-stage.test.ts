@@ -170,6 +170,18 @@ describe('refusals name the construct and its position', () => {
     ['SELECT _a0, count() FROM analytics.events_dist GROUP BY _a0', 'UNSUPPORTED', /the name _a0 \(reserved/, { line: 1, column: 8 }],
     ['SELECT count() FROM analytics.nope', 'UNKNOWN_TABLE', /unknown table analytics\.nope/, { line: 1, column: 21 }],
     [
+      'SELECT count() FROM (SELECT sensor FROM analytics.events_dist SETTINGS max_threads = 1)',
+      'UNSUPPORTED',
+      /a SETTINGS clause inside a subquery \(max_threads\) is not supported on the general path/,
+      { line: 1, column: 86 },
+    ],
+    [
+      'SELECT count() FROM analytics.events_dist WHERE value > (SELECT 1 SETTINGS max_threads = 2)',
+      'UNSUPPORTED',
+      /a SETTINGS clause inside a subquery \(max_threads\)/,
+      { line: 1, column: 90 },
+    ],
+    [
       'SELECT count() FROM analytics.events_dist WHERE user_id IN (SELECT user_id FROM analytics.users_dist)',
       'UNSUPPORTED',
       /distributed_product_mode = 'deny'/,
