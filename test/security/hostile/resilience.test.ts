@@ -22,7 +22,7 @@ import { httpEvent } from '../../support/http-event.js';
 import { createCoordinatorHandler, createTools } from '../../../functions/coordinator/handler.js';
 import type { Context } from 'aws-lambda';
 import { createShardHandler } from '../../../functions/shard/shard-function.js';
-import { useChServers } from '../../support/ch-servers.js';
+import { chHttp, useChServers } from '../../support/ch-servers.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -193,7 +193,7 @@ describe("the deadline counts from the request's arrival", () => {
   it('a request whose budget went before the query started is a timeout, not a late answer labelled complete', async () => {
     const url = servers.current.urls[2]!;
     const access = await createAccess({ url });
-    await access.exec('CREATE TABLE IF NOT EXISTS default.t_local (k UInt64) ENGINE = MergeTree ORDER BY k');
+    await chHttp(url, 'CREATE TABLE IF NOT EXISTS default.t_local (k UInt64) ENGINE = MergeTree ORDER BY k');
     const sent: ShardRequest[] = [];
     const deps = oneEngineDeps(
       { cluster: 'scatter', table: 'default.t_dist', local: 'default.t_local', shardingKey: { column: 'k', type: 'UInt64', function: 'identity' } },
@@ -218,7 +218,7 @@ describe('over the in-flight cap', () => {
   it('a query is shed at arrival with 429 (TOO_MANY_QUERIES, ClickHouse 202), and the ones running are answered', async () => {
     const url = servers.current.urls[2]!;
     const access = await createAccess({ url });
-    await access.exec('CREATE TABLE IF NOT EXISTS default.t_local (k UInt64) ENGINE = MergeTree ORDER BY k');
+    await chHttp(url, 'CREATE TABLE IF NOT EXISTS default.t_local (k UInt64) ENGINE = MergeTree ORDER BY k');
     const base = oneEngineDeps(
       { cluster: 'scatter', table: 'default.t_dist', local: 'default.t_local', shardingKey: { column: 'k', type: 'UInt64', function: 'identity' } },
       () => access,
