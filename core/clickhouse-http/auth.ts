@@ -131,7 +131,14 @@ export async function jsonRouteUser(
 
 /** Parse a users file's JSON text (a bad file is a configuration error, named). */
 export function parseUsersFile(text: string): UsersFile {
-  const r = usersFileSchema.safeParse(JSON.parse(text));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // JSON.parse's message quotes the start of its input: the users secret's own text.
+    throw new Error('users file: not valid JSON');
+  }
+  const r = usersFileSchema.safeParse(json);
   if (!r.success) throw new Error(`users file: ${r.error.issues.map((i) => `$.${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return r.data;
 }

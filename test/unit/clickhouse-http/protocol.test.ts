@@ -8,7 +8,7 @@ import { classify } from '../../../core/clickhouse-http/statement.js';
 import { ChHttpError, exceptionBody, statusOf, toChException } from '../../../core/clickhouse-http/exception.js';
 import { answerCodec, compress, decompressBody } from '../../../core/clickhouse-http/compression.js';
 import { splitInsertData } from '../../../core/clickhouse-http/insert-data.js';
-import { createUserCheck, credentialsOf, hashPassword } from '../../../core/clickhouse-http/auth.js';
+import { createUserCheck, credentialsOf, hashPassword, parseUsersFile } from '../../../core/clickhouse-http/auth.js';
 import { MAX_MULTIPART_PARTS } from '../../../core/clickhouse-http/multipart.js';
 import { ScatterError } from '../../../core/errors.js';
 
@@ -231,6 +231,16 @@ describe('credentials', () => {
       messages.add((e as Error).message.replace(/^[^:]*:/, ''));
     }
     expect(messages.size).toBe(1);
+  });
+
+  it('a users file that is not JSON is refused without quoting its text (it is a secret)', () => {
+    const secretText = 'hunter2-not-json';
+    expect(() => parseUsersFile(secretText)).toThrow('users file: not valid JSON');
+    try {
+      parseUsersFile(secretText);
+    } catch (e) {
+      expect(String((e as Error).message)).not.toContain('hunter');
+    }
   });
 });
 
