@@ -4,7 +4,7 @@
 // last by default, strings by bytes). Out, the API's JSON (docs/architecture.md#the-value-model):
 // ClickHouse's conventions, with every value a JSON number would lose written as a string: (U)Int64
 // and wider, Decimals, nan/inf/-inf and -0; invalid UTF-8 as U+FFFD, as ClickHouse's JSON writes it.
-import { displayString, hasEscapedBytes, stringBytes } from '../protocol/exact-json.js';
+import { displayString, hasEscapedBytes, stringBytes } from '../surrogate-escape.js';
 
 export type Value = null | bigint | number | string | boolean | Value[];
 
