@@ -4,118 +4,24 @@
 import type { Topology } from '../config/schema.js';
 import type { SelectStatement } from '../sql/ast.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../plan/types.js';
-import type { ColumnMeta } from '../clickhouse/port.js';
-import type { ApproximateInfo } from '../partials/types.js';
 import { ScatterError, toClientError } from '../errors.js';
-import type { ShardInvoker } from './invoker.js';
 import { gather, type MissingShard } from './gather.js';
-import type { HedgeState } from './hedge.js';
 import type { ShardOutcome } from './call-shard.js';
-import type { Deadline } from './deadline.js';
 import { parseQueryRequest, type QueryRequest } from '../protocol/api-request.js';
-import { gatherTree, useTree, type TreeInvoker } from './tree.js';
+import { gatherTree, useTree } from './tree.js';
 import { isQueryFailure, queryFailureError } from './query-errors.js';
 import { completeSubqueryRunner } from './complete-subquery.js';
 import { tooLargeError } from './too-large.js';
-import { coordinatorSpans, shardStatOf, skippedStats, offsetMs, type AttemptStat, type CoordinatorSpan, type SkippedShardStat } from './timeline-stats.js';
+import { coordinatorSpans, shardStatOf, skippedStats, offsetMs } from './timeline-stats.js';
 import { parseSelect } from '../sql/parse.js';
 import { bindParams } from '../plan/bind-params.js';
-import { fastPathRefused, requestedPath, type QueryPath, type TwoStagePlanner } from './two-stage/path.js';
+import { fastPathRefused, requestedPath, type QueryPath } from './two-stage/path.js';
 import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
-import type { FinalStageStat } from './two-stage/run-general.js';
-import type { TopCountInfo } from '../plan/tput/describe.js';
 import { explainTopCountFor, prepassFor, withTopCount } from './tput/attach.js';
 import { queryBudget } from './query-budget.js';
+import type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat } from './query-types.js';
 
-export type PlanFn = (input: string | SelectStatement, topo: Topology, opts: PlanOptions) => Promise<QueryPlan>;
-
-export interface RunDeps {
-  topo: Topology;
-  invoker: ShardInvoker;
-  planQuery: PlanFn;
-  /** /explain: the explain answer for a plan (docs/api.md#post-explain). */
-  explainPlan?: (plan: QueryPlan) => unknown;
-  hedgeState: HedgeState;
-  queryId: string;
-  now?: () => number;
-  /** context.getRemainingTimeInMillis() at arrival, when in Lambda. */
-  lambdaRemainingMs?: number;
-  /** false for scheduled runs (no API Gateway in front). */
-  behindApiGateway?: boolean;
-  onShard?: (o: ShardOutcome) => void;
-  /** Log hook for failures the client only sees as INTERNAL. */
-  onInternalError?: (e: unknown) => void;
-  /** Sub-coordinators (core/scatter/tree.ts): used above topo.query.treeFanoutAbove queried shards. */
-  tree?: TreeInvoker;
-  /** The general (two-stage) path's planner; without it only the fast path answers (docs/api.md#choosing-the-path). */
-  planTwoStage?: TwoStagePlanner;
-}
-
-export interface ShardsSummary {
-  total: number;
-  queried: number;
-  skipped: number;
-  succeeded: number;
-  failed: number;
-  timedOut: number;
-  hedged: number;
-  missing: MissingShard[];
-}
-
-export interface ShardStat {
-  shard: number;
-  replica: number;
-  elapsedMs: number;
-  status: ShardOutcome['status'];
-  hedged: boolean;
-  retried: boolean;
-  rowsRead: number;
-  bytesRead: number;
-  /** When the shard was first asked and when its outcome settled, in ms from the query's start. */
-  startMs?: number;
-  endMs?: number;
-  /** Each invocation (primary, hedge, retry), in the order they started. */
-  attempts: AttemptStat[];
-  /** General path: the leaf of the two-stage plan this request ran. */
-  leaf?: string;
-}
-
-export interface QueryResponse {
-  meta: ColumnMeta[];
-  data: Record<string, unknown>[];
-  rows: number;
-  partial: boolean;
-  shards: ShardsSummary;
-  approximate?: Record<string, ApproximateInfo>;
-  cursor?: string;
-  /** GLOBAL IN / JOIN data cut by transferOverflowMode 'break': the answer is partial. */
-  truncated?: string[];
-  /** Which path answered: 'fast' (the coordinator's merge) or 'general' (two stages, a final stage on a shard's engine). */
-  path?: 'fast' | 'general';
-  /** WITH TOTALS (general path): the totals row, where ClickHouse's JSON puts it. */
-  totals?: Record<string, unknown>;
-  /** extremes = 1 (general path): min and max rows, as in ClickHouse's JSON. */
-  extremes?: { min: Record<string, unknown>; max: Record<string, unknown> };
-  /** A top count over groups that span shards: how it was answered (TPUT's rounds, every group, shard_size). */
-  topCount?: TopCountInfo;
-  statistics: {
-    elapsedMs: number;
-    rowsRead: number;
-    bytesRead: number;
-    deadlineMs: number;
-    deadlineLimitedBy: Deadline['limitedBy'];
-    shards: ShardStat[];
-    /** Where the deadline fell, in ms from the query's start. */
-    deadlineAtMs: number;
-    /** Shards the plan did not ask, and why. */
-    skipped: SkippedShardStat[];
-    /** The coordinator's own work: planning, each merge of a partial, the finalize. */
-    coordinator: CoordinatorSpan[];
-    /** General path: when stage one stopped waiting, and where and how the final stage ran. */
-    stageOneDeadlineAtMs?: number;
-    finalStage?: FinalStageStat;
-  };
-}
+export type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat };
 
 export interface HttpResult {
   status: number;

@@ -15,7 +15,7 @@ import type { ColumnMeta } from '../../clickhouse/port.js';
 import type { SelectQuery, SelectStatement } from '../../sql/ast.js';
 import { printExpr, printSelect } from '../../sql/print.js';
 import type { ShardOutcome } from '../call-shard.js';
-import type { ShardStat } from '../run-query.js';
+import type { ShardStat } from '../query-types.js';
 import { shardStatOf } from '../timeline-stats.js';
 import { planRound, runRound, type RoundContext, type RoundResult, type ShardRows } from './run-round.js';
 import { describeTopCount, type TopCountInfo, type TopCountRound } from '../../plan/tput/describe.js';

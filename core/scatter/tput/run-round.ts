@@ -14,8 +14,8 @@ import type { Limiter } from '../fanout.js';
 import { shardCallFor } from '../gather.js';
 import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
+import { passThroughSplitter } from '../plan-inputs.js';
 import { openFanOut } from '../shard-fanout.js';
-import { passThroughSplitter } from '../two-stage/run-general.js';
 
 export interface RoundContext {
   topo: Topology;

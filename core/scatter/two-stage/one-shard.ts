@@ -17,7 +17,7 @@ import type { Limiter } from '../fanout.js';
 import { missingOf, shardCallFor, type GatherInput } from '../gather.js';
 import { openFanOut } from '../shard-fanout.js';
 import { tooLarge, type FinalStageResult } from './final-stage.js';
-import type { Stages } from './run-general.js';
+import type { Stages } from '../query-types.js';
 import type { LeafAnswer, PlannedLeaf, StageOneResult } from './stage-one.js';
 import { checkStageOne, summarizeLeaves } from './stage-one-verdict.js';
 import { rawBytes } from './wire.js';
