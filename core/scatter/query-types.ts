@@ -14,6 +14,7 @@ import type { HedgeState } from './hedge.js';
 import type { ShardInvoker } from './invoker.js';
 import type { AttemptStat, CoordinatorSpan, SkippedShardStat } from './timeline-stats.js';
 import type { TreeInvoker } from './tree.js';
+import type { TopCountMemory } from './tput/memory.js';
 import type { FinalStageResult } from './two-stage/final-stage.js';
 import type { TwoStagePlanner } from './two-stage/path.js';
 import type { StageOneResult } from './two-stage/stage-one.js';
@@ -27,6 +28,8 @@ export interface RunDeps {
   /** /explain: the explain answer for a plan (docs/api.md#post-explain). */
   explainPlan?: (plan: QueryPlan) => unknown;
   hedgeState: HedgeState;
+  /** What TPUT's pre-pass remembers between queries (tput/memory.ts); absent: nothing past the request. */
+  topCountMemory?: TopCountMemory;
   queryId: string;
   now?: () => number;
   /** context.getRemainingTimeInMillis() at arrival, when in Lambda. */

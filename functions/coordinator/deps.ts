@@ -16,6 +16,7 @@ import { lazyInvoker } from '../../adapters/aws/lazy-invoker.js';
 import { shardFunctionNames } from '../../adapters/aws/shard-function-names.js';
 import { createSignedHttpInvoker } from '../../adapters/aws/signed-http-invoker.js';
 import { createHedgeState, type HedgeState } from '../../core/scatter/hedge.js';
+import { createTopCountMemory, type TopCountMemory } from '../../core/scatter/tput/memory.js';
 import type { PlanFn } from '../../core/scatter/run-query.js';
 import type { TwoStagePlanner } from '../../core/scatter/two-stage/path.js';
 import type { QueryPlan } from '../../core/plan/types.js';
@@ -41,6 +42,8 @@ export interface CoordinatorDeps {
   /** The general (two-stage) path's planner: what the fast path refuses runs there (docs/architecture.md#two-stage-runtime). */
   planTwoStage?: TwoStagePlanner;
   hedgeState: HedgeState;
+  /** What TPUT's pre-pass remembers between queries, for this coordinator's lifetime. */
+  topCountMemory?: TopCountMemory;
   /** Router sink for scheduled runs (and the local stack's /admin/insert). */
   writeRows?: RowWriter;
   /** Sub-coordinators (this same function) when query.treeFanoutAbove > 0 and the cluster is wider. */
@@ -219,6 +222,7 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
     invoker,
     ...PLANNERS,
     hedgeState: createHedgeState(),
+    topCountMemory: createTopCountMemory(),
     writeRows: routerWriter(topo, sinkAccess(sdkInvoker)),
     clickhouse: {
       raw: catalogEngine(topo, invoker),

@@ -45,6 +45,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
       explainPlan: coordinatorDeps.explainPlan,
       ...(coordinatorDeps.planTwoStage ? { planTwoStage: coordinatorDeps.planTwoStage } : {}),
       hedgeState: coordinatorDeps.hedgeState,
+      ...(coordinatorDeps.topCountMemory ? { topCountMemory: coordinatorDeps.topCountMemory } : {}),
       queryId,
       lambdaRemainingMs: typeof remaining === 'number' && Number.isFinite(remaining) ? remaining : undefined,
       onShard: (outcome) => {

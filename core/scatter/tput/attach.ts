@@ -45,6 +45,7 @@ export async function prepassFor(r: PrepassRequest): Promise<Prepass | undefined
     productMode: productModeOf(mergedSettings(r.req, r.stmt), deps.topo),
     deadlineAt: r.deadline.at,
     startedAt: r.startedAt,
+    ...(deps.topCountMemory ? { memory: deps.topCountMemory } : {}),
   });
 }
 

@@ -34,7 +34,7 @@ const LAYERS: Record<string, Layer> = {
  * folder or top-level file of core/ must be placed here.
  */
 const CORE_ORDER: string[][] = [
-  ['errors.ts', 'json-path.ts', 'surrogate-escape.ts'],
+  ['errors.ts', 'json-path.ts', 'surrogate-escape.ts', 'bounded-cache.ts'],
   ['config'],
   ['sql'],
   ['clickhouse'],
