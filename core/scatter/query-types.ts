@@ -30,6 +30,8 @@ export interface RunDeps {
   hedgeState: HedgeState;
   /** What TPUT's pre-pass remembers between queries (tput/memory.ts); absent: nothing past the request. */
   topCountMemory?: TopCountMemory;
+  /** The cursor signing key every coordinator of the deployment shares; absent: the process's own. */
+  cursorKey?: Buffer;
   queryId: string;
   now?: () => number;
   /** context.getRemainingTimeInMillis() at arrival, when in Lambda. */

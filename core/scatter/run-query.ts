@@ -1,7 +1,6 @@
 // POST /query and POST /explain as plain functions: body in, { status, body } out. The coordinator
 // handler (AWS and the local stack alike) and scheduled runs call these; nothing here knows about
 // API Gateway or Lambda, only about the invoker port.
-import type { Topology } from '../config/schema.js';
 import type { SelectStatement } from '../sql/ast.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../plan/types.js';
 import { ScatterError, toClientError } from '../errors.js';
@@ -47,8 +46,14 @@ function summarize(total: number, skipped: number, outcomes: ShardOutcome[], mis
   };
 }
 
-function planOptions(req: QueryRequest, topo: Topology, runSubquery?: SubqueryRunner, exactTopCount?: PlanOptions['exactTopCount']): PlanOptions {
-  const opts: PlanOptions = { distributedProductMode: topo.query.distributedProductMode };
+function planOptions(
+  req: QueryRequest,
+  deps: Pick<RunDeps, 'topo' | 'cursorKey'>,
+  runSubquery?: SubqueryRunner,
+  exactTopCount?: PlanOptions['exactTopCount'],
+): PlanOptions {
+  const opts: PlanOptions = { distributedProductMode: deps.topo.query.distributedProductMode };
+  if (deps.cursorKey) opts.cursorKey = deps.cursorKey;
   if (exactTopCount) opts.exactTopCount = exactTopCount;
   if (req.settings) opts.settings = req.settings;
   if (req.cursor) opts.cursor = req.cursor;
@@ -75,7 +80,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
 
   // GLOBAL IN / JOIN right-hand sides run once, through this same runtime and deadline.
   const runSubquery: SubqueryRunner = async (stmt) => {
-    const subPlan = await deps.planQuery(stmt, topo, planOptions({ ...req, cursor: undefined }, topo, runSubquery));
+    const subPlan = await deps.planQuery(stmt, topo, planOptions({ ...req, cursor: undefined }, deps, runSubquery));
     const gathered = await gather({ ...common, plan: subPlan, onShard: deps.onShard });
     subOutcomes.push(...gathered.outcomes);
     // An oversized shard partial: the set cannot be built, so the main query must not run.
@@ -94,7 +99,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   const path = requestedPath(req.settings, parsed);
   // An exact top count: TPUT's pre-pass round narrows the query to its candidate groups (round 2 is
   // the narrowed query, through the path below); absent, the query runs as it is (core/scatter/tput/).
-  const pre = await prepassFor({ req, deps, stmt: parsed, deadline, limiter, hedge, startedAt: t0, planOptions: planOptions(req, topo, runSubquery) });
+  const pre = await prepassFor({ req, deps, stmt: parsed, deadline, limiter, hedge, startedAt: t0, planOptions: planOptions(req, deps, runSubquery) });
   const stmt = pre?.statement ?? parsed;
   const general = async (s: SelectStatement, fastRefusal?: ScatterError): Promise<QueryResponse> =>
     withTopCount(
@@ -120,7 +125,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   if (path === 'general' && stmt) return general(stmt);
   let plan: QueryPlan;
   try {
-    plan = await deps.planQuery(stmt ?? req.sql, topo, planOptions(req, topo, runSubquery, fastTopCount(path, deps)));
+    plan = await deps.planQuery(stmt ?? req.sql, topo, planOptions(req, deps, runSubquery, fastTopCount(path, deps)));
   } catch (e) {
     const answered = refusedToGeneral(e);
     if (answered) return answered;
@@ -246,7 +251,7 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const { deadline, hedge, limiter } = queryBudget(deps.topo, deps, req, now());
     const runSubquery = completeSubqueryRunner(
       { topo: deps.topo, invoker: deps.invoker, queryId: deps.queryId, deadlineAt: deadline.at, now, hedge, state: deps.hedgeState, limiter },
-      (stmt, self) => deps.planQuery(stmt, deps.topo, planOptions({ ...req, cursor: undefined }, deps.topo, self)),
+      (stmt, self) => deps.planQuery(stmt, deps.topo, planOptions({ ...req, cursor: undefined }, deps, self)),
     );
     const stmt = parseOrUndefined(req.sql, req.params);
     const path = requestedPath(req.settings, stmt);
@@ -256,7 +261,7 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     if (path === 'general' && stmt) return { status: 200, body: withTop(await explainGeneral({ req, deps, stmt, runSubquery })) };
     let plan: QueryPlan;
     try {
-      plan = await deps.planQuery(stmt ?? req.sql, deps.topo, planOptions(req, deps.topo, runSubquery, fastTopCount(path, deps)));
+      plan = await deps.planQuery(stmt ?? req.sql, deps.topo, planOptions(req, deps, runSubquery, fastTopCount(path, deps)));
     } catch (e) {
       if (path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage)
         return { status: 200, body: withTop(await explainGeneral({ req, deps, stmt, runSubquery, fastRefusal: e })) };
