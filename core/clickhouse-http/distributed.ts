@@ -17,12 +17,15 @@ import type { ShardOutcome } from '../scatter/call-shard.js';
 import { clauseSettings, productModeOf, refuseForAnyPath, runGeneralQuery, type TwoStagePlanner } from '../scatter/two-stage/index.js';
 import type { DistributedSelect } from './types.js';
 import { requestedTopCount } from '../plan/tput/method.js';
+import type { TopCountMemory } from '../scatter/tput/memory.js';
 import { topCountPrepass } from '../scatter/tput/prepass.js';
 
 export interface GeneralSelectDeps {
   topo: Topology;
   invoker: ShardInvoker;
   hedgeState: HedgeState;
+  /** What TPUT's pre-pass remembers between queries; absent: nothing past the request. */
+  topCountMemory?: TopCountMemory;
   planQuery: PlanFn;
   planTwoStage: TwoStagePlanner;
   /** context.getRemainingTimeInMillis() at arrival, when in Lambda. */
@@ -79,6 +82,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       productMode,
       deadlineAt: deadline.at,
       startedAt: t0,
+      ...(deps.topCountMemory ? { memory: deps.topCountMemory } : {}),
     });
     const plan = deps.planTwoStage(pre?.statement ?? stmt, topo, { distributedProductMode: productMode });
     const r = await runGeneralQuery(

@@ -4,9 +4,10 @@
 // Opaque to clients: base64url of a small JSON document, bound to the query's shape, then a dot and
 // an HMAC-SHA256 tag of that text. The values in a cursor become literals in every shard's SQL, so a
 // cursor the coordinator did not issue (forged, edited, from another deployment) is refused with
-// 400 BAD_CURSOR before it is read. The key: setCursorKey (the coordinator's from its environment or
-// Secrets Manager, docs/api.md); without one, a random key per process (cursors then only work
-// against the process that issued them: fine for the local stack, not for a fleet of coordinators).
+// 400 BAD_CURSOR before it is read. The key is the coordinator's (from its environment or Secrets
+// Manager, docs/api.md), passed in with the plan options; without one, a random key per process
+// (cursors then only work against the process that issued them: fine for the local stack, not for a
+// fleet of coordinators).
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Expr } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
@@ -32,31 +33,32 @@ export function queryShapeHash(text: string): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, 16);
 }
 
-let cursorKey: Buffer = randomBytes(32);
+/** The key of a coordinator given none: fixed for the process's life. */
+const PROCESS_KEY: Buffer = randomBytes(32);
 
-/** The key cursors are signed and checked with (at least 16 bytes). Every coordinator of a deployment must share it. */
-export function setCursorKey(key: string | Buffer): void {
+/** A key cursors are signed and checked with (at least 16 bytes). Every coordinator of a deployment must share it. */
+export function cursorKeyOf(key: string | Buffer): Buffer {
   const k = typeof key === 'string' ? Buffer.from(key, 'utf8') : key;
   if (k.length < 16) throw new ScatterError('CONFIG_INVALID', 'the cursor key must be at least 16 bytes');
-  cursorKey = Buffer.from(k);
+  return Buffer.from(k);
 }
 
-const tagOf = (body: string): Buffer => createHmac('sha256', cursorKey).update(body).digest();
+const tagOf = (body: string, key: Buffer): Buffer => createHmac('sha256', key).update(body).digest();
 
 const badCursor = (why: string) => new ScatterError('BAD_CURSOR', `invalid cursor: ${why}`);
 
-export function encodeCursor(shape: string, keys: CursorKey[], dup = 1): string {
+export function encodeCursor(shape: string, keys: CursorKey[], dup = 1, key: Buffer = PROCESS_KEY): string {
   const doc: CursorDoc = { v: 1, q: shape, k: keys, d: dup };
   const body = Buffer.from(JSON.stringify(doc), 'utf8').toString('base64url');
-  return `${body}.${tagOf(body).toString('base64url')}`;
+  return `${body}.${tagOf(body, key).toString('base64url')}`;
 }
 
-export function decodeCursor(cursor: string, shape: string, n: number): { keys: CursorKey[]; dup: number } {
+export function decodeCursor(cursor: string, shape: string, n: number, key: Buffer = PROCESS_KEY): { keys: CursorKey[]; dup: number } {
   const dot = cursor.indexOf('.');
   if (dot < 0) throw badCursor('not a cursor this service issued');
   const body = cursor.slice(0, dot);
   const tag = Buffer.from(cursor.slice(dot + 1), 'base64url');
-  const want = tagOf(body);
+  const want = tagOf(body, key);
   if (tag.length !== want.length || !timingSafeEqual(tag, want)) throw badCursor('not a cursor this service issued, or altered');
   let doc: CursorDoc;
   try {

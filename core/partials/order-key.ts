@@ -2,10 +2,11 @@
 // IPv4 as a 32-bit number, IPv6 by its 16 bytes. `orderKey` maps such a value to one that
 // compareValues orders the ClickHouse way (and that is equal exactly when the values are), for the
 // merges that compare: min/max, argMin/argMax, ORDER BY and its ties. Other values are themselves.
-import { isArrayType, stripNullable, tupleTypes, type Value } from './values.js';
+import { BoundedCache } from '../bounded-cache.js';
+import { isArrayType, stripNullable, TYPE_CACHE_SIZE, tupleTypes, type Value } from './values.js';
 
 type Keyer = (v: Value) => Value;
-const keyers = new Map<string, Keyer | null>();
+const keyers = new BoundedCache<string, Keyer | null>(TYPE_CACHE_SIZE);
 
 export function orderKey(v: Value, t: string): Value {
   if (v === null) return v;

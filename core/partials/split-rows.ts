@@ -56,7 +56,7 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   let after: { keys: CursorKey[]; dup: number } | undefined;
   if (ctx.cursor) {
     if (!pageable) throw new ScatterError('BAD_REQUEST', 'a cursor needs ORDER BY ... LIMIT n over explicit columns (no LIMIT BY)');
-    after = decodeCursor(ctx.cursor, shape, n.orderBy.length + tieExprs.length);
+    after = decodeCursor(ctx.cursor, shape, n.orderBy.length + tieExprs.length, ctx.cursorKey);
     // Rows equal to the last row come back too (inclusive): identical rows may straddle pages.
     const pred = afterPredicate(
       [...n.orderBy.map((o) => o.expr), ...tieExprs],
@@ -124,6 +124,7 @@ class RowMerger implements Merger {
   private cmp: (a: Row, b: Row) => number;
   /** How many merged rows can matter: offset + limit + 1 (the +1 tells whether more follow). */
   private keep: number;
+  private cursorKey: Buffer | undefined;
   constructor(
     private n: Normalized,
     private specs: SortSpec[],
@@ -135,6 +136,7 @@ class RowMerger implements Merger {
     private o: { pageable: boolean; shape: string; offset: number; distinct: boolean; ordered: boolean; after?: { keys: CursorKey[]; dup: number } },
   ) {
     this.budget = new TransferBudget(ctx.maxRowsToTransfer, ctx.transferOverflowMode ?? 'throw', 'rows');
+    this.cursorKey = ctx.cursorKey;
     const base = rowComparator(specs);
     // Last resort for rows equal on every compared value: shard, then position, so the merge is
     // deterministic whatever the arrival order.
@@ -222,7 +224,7 @@ class RowMerger implements Merger {
       let dup = 0;
       for (let i = page.rows.length - 1; i >= 0 && keyText(page.rows[i] as Row) === lastText; i--) dup++;
       if (dup === page.rows.length && after && afterText === lastText) dup += after.dup;
-      res.cursor = encodeCursor(this.o.shape, keys, dup);
+      res.cursor = encodeCursor(this.o.shape, keys, dup, this.cursorKey);
     }
     return res;
   }

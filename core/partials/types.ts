@@ -11,6 +11,8 @@ export interface SplitContext {
   shardSizeFactor: number; // top-k: each shard is asked for n * factor + add groups
   shardSizeAdd: number;
   cursor?: string;
+  /** The coordinator's cursor signing key (cursor.ts); absent: the process's own. */
+  cursorKey?: Buffer;
   /** Cap on distinct-set sizes and rows held by the merger (transfer limits). */
   maxRowsToTransfer: number;
   /**

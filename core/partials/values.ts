@@ -4,7 +4,8 @@
 // last by default, strings by bytes). Out, the API's JSON (docs/architecture.md#the-value-model):
 // ClickHouse's conventions, with every value a JSON number would lose written as a string: (U)Int64
 // and wider, Decimals, nan/inf/-inf and -0; invalid UTF-8 as U+FFFD, as ClickHouse's JSON writes it.
-import { displayString, hasEscapedBytes, stringBytes } from '../protocol/exact-json.js';
+import { displayString, hasEscapedBytes, stringBytes } from '../surrogate-escape.js';
+import { BoundedCache } from '../bounded-cache.js';
 
 export type Value = null | bigint | number | string | boolean | Value[];
 
@@ -21,8 +22,11 @@ export function nullable(t: string): string {
   return isNullable(t) || t === 'Nothing' || /^Nullable/.test(t) ? t : `Nullable(${t})`;
 }
 
+/** Per-type caches: a query spells what types it likes (Decimal(38, s), Enum, DateTime('tz')), so each is bounded. */
+export const TYPE_CACHE_SIZE = 1000;
+
 const INT_RE = /^(U?)Int(8|16|32|64|128|256)$/;
-const intInfoCache = new Map<string, { signed: boolean; bits: number } | null>();
+const intInfoCache = new BoundedCache<string, { signed: boolean; bits: number } | null>(TYPE_CACHE_SIZE);
 export function intInfo(t: string): { signed: boolean; bits: number } | undefined {
   let r = intInfoCache.get(t);
   if (r === undefined) {
@@ -84,8 +88,8 @@ export function formatDecimal(v: bigint, scale: number): string {
   return `${neg ? '-' : ''}${ip}${fp ? `.${fp}` : ''}`;
 }
 
-const parsers = new Map<string, (v: unknown) => Value>();
-const printers = new Map<string, (v: Value) => unknown>();
+const parsers = new BoundedCache<string, (v: unknown) => Value>(TYPE_CACHE_SIZE);
+const printers = new BoundedCache<string, (v: Value) => unknown>(TYPE_CACHE_SIZE);
 
 /** Parse one JSON value of ClickHouse type `t` into the coordinator representation. */
 export function fromJson(v: unknown, t: string): Value {

@@ -119,6 +119,7 @@ export async function planQueryWith(
     shardSizeFactor: topo.query.shardSizeFactor,
     shardSizeAdd: topo.query.shardSizeAdd,
     ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}),
+    ...(opts.cursorKey ? { cursorKey: opts.cursorKey } : {}),
     maxRowsToTransfer: settings.maxRowsToTransfer,
     transferOverflowMode: settings.transferOverflowMode,
     topCount: settings.topCount === 'shard_size' ? 'shard_size' : opts.exactTopCount === 'general' ? 'refuse' : 'every_group',

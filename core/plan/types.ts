@@ -52,6 +52,8 @@ export interface PlanOptions {
   forceSkipUnusedShards?: boolean;
   distributedProductMode?: 'deny' | 'local' | 'global';
   cursor?: string;
+  /** The coordinator's cursor signing key; absent: the process's own. */
+  cursorKey?: Buffer;
   /**
    * An exact `ORDER BY count() DESC LIMIT n` over groups that span shards, on this (fast) path:
    * 'general' refuses it as UNSUPPORTED so the general path answers it; 'every-group' (default)

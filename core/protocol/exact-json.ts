@@ -9,10 +9,10 @@
 // - Strings that are not UTF-8: a server that writes raw bytes (18.16) would have them decoded to
 //   U+FFFD, and two group keys that differ only in those bytes would merge into one. Such a body is
 //   decoded with every byte of an invalid sequence kept as a lone surrogate U+DC80..U+DCFF
-//   ("surrogate escape", as Python's), which survives JSON (the shard -> coordinator hop) and maps
-//   back to the same bytes (`stringBytes`, used to order strings and to quote them into SQL).
-//   Valid UTF-8 never decodes to a lone surrogate, so the mapping is one to one.
+//   (the surrogate escape of core/surrogate-escape.ts), which survives JSON (the shard ->
+//   coordinator hop) and maps back to the same bytes.
 import { isUtf8 } from 'node:buffer';
+import { decodeEscaped } from '../surrogate-escape.js';
 
 const NUMBER_OR_STRING = /"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*/g;
 
@@ -66,40 +66,6 @@ export function fromLatin1Bytes(s: string): string {
   return decodeEscaped(Uint8Array.from(bytes));
 }
 
-/** UTF-8 bytes to text; every byte of an invalid sequence becomes U+DC80 + (byte - 0x80). */
-export function decodeEscaped(b: Uint8Array): string {
-  let out = '';
-  let i = 0;
-  while (i < b.length) {
-    const c = b[i]!;
-    const n = seqLength(b, i);
-    if (n === 0) {
-      out += String.fromCharCode(0xdc00 + c);
-      i++;
-      continue;
-    }
-    if (n === 1) out += String.fromCharCode(c);
-    else out += Buffer.from(b.subarray(i, i + n)).toString('utf8');
-    i += n;
-  }
-  return out;
-}
-
-/** Length of the valid UTF-8 sequence at b[i], or 0 when it is not one (RFC 3629 table). */
-function seqLength(b: Uint8Array, i: number): number {
-  const c = b[i]!;
-  if (c < 0x80) return 1;
-  const cont = (k: number, lo = 0x80, hi = 0xbf) => i + k < b.length && b[i + k]! >= lo && b[i + k]! <= hi;
-  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
-  if (c === 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
-  if ((c >= 0xe1 && c <= 0xec) || c === 0xee || c === 0xef) return cont(1) && cont(2) ? 3 : 0;
-  if (c === 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
-  if (c === 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (c >= 0xf1 && c <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (c === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
-
 /** Every string inside a parsed value re-decoded from latin1 bytes (see decodeBody). */
 export function escapeStringsDeep(v: unknown): unknown {
   if (typeof v === 'string') return fromLatin1Bytes(v);
@@ -110,52 +76,4 @@ export function escapeStringsDeep(v: unknown): unknown {
     return o;
   }
   return v;
-}
-
-const ESCAPED = /[\uDC80-\uDCFF]/;
-/** Whether `s` carries surrogate-escaped bytes (not valid UTF-8 at the source). */
-export function hasEscapedBytes(s: string): boolean {
-  return ESCAPED.test(s);
-}
-
-/** The bytes a string stands for: UTF-8, with surrogate escapes mapped back to their bytes. */
-export function stringBytes(s: string): Uint8Array {
-  if (!ESCAPED.test(s)) return Buffer.from(s, 'utf8');
-  const out: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const prevHigh = i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff;
-    if (c >= 0xdc80 && c <= 0xdcff && !prevHigh) {
-      out.push(c - 0xdc00);
-      continue;
-    }
-    const cp = s.codePointAt(i)!;
-    const ch = String.fromCodePoint(cp);
-    for (const b of Buffer.from(ch, 'utf8')) out.push(b);
-    if (cp > 0xffff) i++;
-  }
-  return Uint8Array.from(out);
-}
-
-/**
- * What the JSON API answers for a string with bytes that are not UTF-8: each maximal run of them
- * as one U+FFFD, as current ClickHouse's JSON output does (its WriteBufferValidUTF8; 18.16 wrote
- * the raw bytes, which is not valid JSON text).
- */
-export function displayString(s: string): string {
-  if (!ESCAPED.test(s)) return s;
-  let out = '';
-  let inRun = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const prevHigh = i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff;
-    if (c >= 0xdc80 && c <= 0xdcff && !prevHigh) {
-      if (!inRun) out += '\uFFFD';
-      inRun = true;
-      continue;
-    }
-    inRun = false;
-    out += s[i];
-  }
-  return out;
 }

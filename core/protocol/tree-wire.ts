@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { rowsSchema } from './row-schema.js';
 import type { ColumnMeta, ExternalTable, SettingValue } from '../clickhouse/port.js';
-import type { HedgeSettings, MissingReason, ShardOutcome } from '../scatter/call-shard.js';
+import type { HedgeSettings, MissingReason } from './shard-call.js';
 
 export interface TreeShardTask {
   shard: number;
@@ -29,10 +29,10 @@ export interface TreeRequest {
   premerge: boolean;
 }
 
-/** What one shard did, as the root's statistics need it (ShardOutcome without the rows). */
+/** What one shard did, as the root's statistics need it (core/scatter/call-shard.ts's ShardOutcome without the rows). */
 export interface TreeShardOutcome {
   shard: number;
-  status: ShardOutcome['status'];
+  status: 'ok' | MissingReason;
   replica: number;
   elapsedMs: number;
   hedged: boolean;

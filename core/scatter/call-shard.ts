@@ -4,14 +4,14 @@
 // Resolves (never rejects) with a ShardOutcome saying what happened, so one bad shard can never
 // take the whole gather down.
 import { SERVER_DIED, type ShardRequest, type ShardSuccess, type ShardResponse } from '../protocol/shard-wire.js';
+import type { HedgeSettings, MissingReason } from '../protocol/shard-call.js';
 import { InvokeError, type ShardInvoker } from './invoker.js';
 import { setMaxListeners } from 'node:events';
 import type { HedgeState, TokenBucket } from './hedge.js';
 import type { Limiter, LimiterTask } from './fanout.js';
 import { isQueryFault } from '../clickhouse/error-codes.js';
 
-/** Why a shard is missing from an answer (`shards.missing[].reason`, docs/api.md#post-query). */
-export type MissingReason = 'timeout' | 'error' | 'unavailable' | 'throttled';
+export type { HedgeSettings, MissingReason };
 
 export interface AttemptRecord {
   replica: number;
@@ -46,12 +46,6 @@ export interface ShardOutcome {
   /** When the shard was first asked and when its outcome was settled (the caller's now()). */
   startedAt?: number;
   endedAt?: number;
-}
-
-export interface HedgeSettings {
-  enabled: boolean;
-  afterQuantile: number;
-  maxExtraPercent: number;
 }
 
 export interface CallShardInput {

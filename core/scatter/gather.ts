@@ -10,9 +10,10 @@ import type { Topology } from '../config/schema.js';
 import type { ShardRequest } from '../protocol/shard-wire.js';
 import type { ShardInvoker } from './invoker.js';
 import { createLimiter, type Limiter } from './fanout.js';
-import { callShard, type HedgeSettings, type MissingReason, type ShardOutcome } from './call-shard.js';
+import type { HedgeSettings, MissingReason, ShardOutcome } from './call-shard.js';
 import type { HedgeState } from './hedge.js';
-import { DeadlineExceeded, deadlineSignal } from './deadline.js';
+import { DeadlineExceeded } from './deadline.js';
+import { openFanOut, type ShardAsk } from './shard-fanout.js';
 import { mergeBudget, partialUnits, type MergeBudget } from './merge-budget.js';
 
 export interface MissingShard {
@@ -99,7 +100,7 @@ export function shardCallFor(
   queryId: string,
   deadlineAt: number,
   extra?: Pick<ShardRequest, 'format' | 'keep' | 'describe'>,
-): { replicaCount: number; request: (replica: number, attempt: ShardRequest['attempt']) => ShardRequest } {
+): ShardAsk {
   const shardCfg = topo.shards[shardPlan.shard];
   if (!shardCfg) throw new Error(`plan names shard ${shardPlan.shard}, the topology has ${topo.shards.length}`);
   if (shardPlan.sql === undefined) throw new Error(`plan for shard ${shardPlan.shard} has no SQL`);
@@ -123,11 +124,7 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
   const merger = plan.createMerger();
   const limiter = input.limiter ?? createLimiter(topo.query.maxConcurrency);
   // A merge failure abandons the remaining shards at once, like the deadline would.
-  const stop = new AbortController();
-  const onParent = () => stop.abort(input.signal?.reason);
-  if (input.signal?.aborted) onParent();
-  else input.signal?.addEventListener('abort', onParent, { once: true });
-  const deadline = deadlineSignal(input.deadlineAt, now, stop.signal);
+  const fan = openFanOut({ ...input, limiter });
   const skipped = plan.shards.filter((s) => s.skipped);
   const queried = plan.shards.filter((s) => !s.skipped);
   let mergeError: unknown;
@@ -145,53 +142,39 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
     if (at > armedAt - 1) return;
     if (cutoffTimer) clearTimeout(cutoffTimer);
     armedAt = at;
-    cutoffTimer = setTimeout(() => stop.abort(new DeadlineExceeded(at)), Math.max(0, at - now()));
+    cutoffTimer = setTimeout(() => fan.stop(new DeadlineExceeded(at)), Math.max(0, at - now()));
     cutoffTimer.unref?.();
   };
   armCutoff();
 
+  const mergeOnArrival = (outcome: ShardOutcome) => {
+    if (outcome.status !== 'ok' || !outcome.response || mergeError !== undefined) return;
+    const startedAt = now();
+    const units = partialUnits(outcome.response.rows);
+    if (!budget.fits(units, startedAt)) {
+      // Too late to merge and still answer by the deadline: the answer goes without it.
+      Object.assign(outcome, { status: 'timeout', message: `shard ${outcome.shard} ${budget.describeDrop(units, startedAt)}` });
+      return;
+    }
+    try {
+      merger.add(outcome.shard, outcome.response.rows, outcome.response.meta); // merge on arrival
+    } catch (e) {
+      mergeError = e; // e.g. a transfer limit: stop everything, report it
+      fan.stop(e);
+    }
+    const endedAt = now();
+    merges.push({ shard: outcome.shard, startedAt, endedAt });
+    budget.recordMerge(units, endedAt - startedAt);
+    armCutoff();
+  };
+
   try {
     const outcomes = await Promise.all(
-      queried.map(async (shardPlan) => {
-        const outcome = await callShard({
-          shard: shardPlan.shard,
-          ...shardCallFor(plan, shardPlan, topo, input.queryId, input.deadlineAt),
-          invoker: input.invoker,
-          limiter,
-          deadlineAt: input.deadlineAt,
-          signal: deadline.signal,
-          now,
-          hedge: input.hedge,
-          state: input.state,
-        });
-        if (outcome.status === 'ok' && outcome.response && mergeError === undefined) {
-          const startedAt = now();
-          const units = partialUnits(outcome.response.rows);
-          if (!budget.fits(units, startedAt)) {
-            // Too late to merge and still answer by the deadline: the answer goes without it.
-            Object.assign(outcome, { status: 'timeout', message: `shard ${shardPlan.shard} ${budget.describeDrop(units, startedAt)}` });
-          } else {
-            try {
-              merger.add(shardPlan.shard, outcome.response.rows, outcome.response.meta); // merge on arrival
-            } catch (e) {
-              mergeError = e; // e.g. a transfer limit: stop everything, report it
-              stop.abort(e);
-            }
-            const endedAt = now();
-            merges.push({ shard: shardPlan.shard, startedAt, endedAt });
-            budget.recordMerge(units, endedAt - startedAt);
-            armCutoff();
-          }
-        }
-        // The rows are merged; drop them so a wide fan-out does not hold every partial twice.
-        if (outcome.response) outcome.response = { ...outcome.response, rows: [] };
-        input.onShard?.(outcome);
-        return outcome;
-      }),
+      queried.map((shardPlan) => fan.ask(shardPlan.shard, shardCallFor(plan, shardPlan, topo, input.queryId, input.deadlineAt), mergeOnArrival)),
     );
     if (mergeError !== undefined) throw mergeError;
     // Shards cut at the merge cutoff, before the deadline itself: say why they were not awaited.
-    const cut = stop.signal.reason instanceof DeadlineExceeded ? stop.signal.reason.at : undefined;
+    const cut = fan.stopped.reason instanceof DeadlineExceeded ? fan.stopped.reason.at : undefined;
     if (cut !== undefined && cut < input.deadlineAt) {
       const note = `; stopped waiting ${Math.round(input.deadlineAt - cut)} ms before the deadline, the time the finalize of the merged partials needs`;
       for (const o of outcomes) if (o.status === 'timeout' && o.response === undefined) o.message = `${o.message ?? 'timeout'}${note}`;
@@ -199,7 +182,6 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
     return { merger, outcomes, missing: missingOf(outcomes), skipped, merges, budget };
   } finally {
     if (cutoffTimer) clearTimeout(cutoffTimer);
-    deadline.dispose();
-    input.signal?.removeEventListener('abort', onParent);
+    fan.close();
   }
 }

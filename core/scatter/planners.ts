@@ -4,7 +4,7 @@
 import { explainPlan, planQuery } from '../plan/index.js';
 import type { QueryPlan } from '../plan/types.js';
 import { planTwoStage } from '../plan/two-stage/plan.js';
-import type { PlanFn, RunDeps } from './run-query.js';
+import type { PlanFn, RunDeps } from './query-types.js';
 
 export const PLANNERS: Required<Pick<RunDeps, 'planQuery' | 'explainPlan' | 'planTwoStage'>> = {
   planQuery: planQuery as PlanFn,

@@ -1,123 +1,26 @@
 // POST /query and POST /explain as plain functions: body in, { status, body } out. The coordinator
 // handler (AWS and the local stack alike) and scheduled runs call these; nothing here knows about
 // API Gateway or Lambda, only about the invoker port.
-import type { Topology } from '../config/schema.js';
 import type { SelectStatement } from '../sql/ast.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../plan/types.js';
-import type { ColumnMeta } from '../clickhouse/port.js';
-import type { ApproximateInfo } from '../partials/types.js';
 import { ScatterError, toClientError } from '../errors.js';
-import type { ShardInvoker } from './invoker.js';
 import { gather, type MissingShard } from './gather.js';
-import type { HedgeState } from './hedge.js';
 import type { ShardOutcome } from './call-shard.js';
-import type { Deadline } from './deadline.js';
 import { parseQueryRequest, type QueryRequest } from '../protocol/api-request.js';
-import { gatherTree, useTree, type TreeInvoker } from './tree.js';
+import { gatherTree, useTree } from './tree.js';
 import { isQueryFailure, queryFailureError } from './query-errors.js';
 import { completeSubqueryRunner } from './complete-subquery.js';
 import { tooLargeError } from './too-large.js';
-import { coordinatorSpans, shardStatOf, skippedStats, offsetMs, type AttemptStat, type CoordinatorSpan, type SkippedShardStat } from './timeline-stats.js';
+import { coordinatorSpans, shardStatOf, skippedStats, offsetMs } from './timeline-stats.js';
 import { parseSelect } from '../sql/parse.js';
 import { bindParams } from '../plan/bind-params.js';
-import { fastPathRefused, requestedPath, type QueryPath, type TwoStagePlanner } from './two-stage/path.js';
+import { fastPathRefused, requestedPath, type QueryPath } from './two-stage/path.js';
 import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
-import type { FinalStageStat } from './two-stage/run-general.js';
-import type { TopCountInfo } from '../plan/tput/describe.js';
 import { explainTopCountFor, prepassFor, withTopCount } from './tput/attach.js';
 import { queryBudget } from './query-budget.js';
+import type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat } from './query-types.js';
 
-export type PlanFn = (input: string | SelectStatement, topo: Topology, opts: PlanOptions) => Promise<QueryPlan>;
-
-export interface RunDeps {
-  topo: Topology;
-  invoker: ShardInvoker;
-  planQuery: PlanFn;
-  /** /explain: the explain answer for a plan (docs/api.md#post-explain). */
-  explainPlan?: (plan: QueryPlan) => unknown;
-  hedgeState: HedgeState;
-  queryId: string;
-  now?: () => number;
-  /** When the request arrived (epoch ms, the clock of `now`): the deadline counts from here. */
-  arrivedAt?: number;
-  /** context.getRemainingTimeInMillis() at arrival, when in Lambda. */
-  lambdaRemainingMs?: number;
-  /** false for scheduled runs (no API Gateway in front). */
-  behindApiGateway?: boolean;
-  onShard?: (o: ShardOutcome) => void;
-  /** Log hook for failures the client only sees as INTERNAL. */
-  onInternalError?: (e: unknown) => void;
-  /** Sub-coordinators (core/scatter/tree.ts): used above topo.query.treeFanoutAbove queried shards. */
-  tree?: TreeInvoker;
-  /** The general (two-stage) path's planner; without it only the fast path answers (docs/api.md#choosing-the-path). */
-  planTwoStage?: TwoStagePlanner;
-}
-
-export interface ShardsSummary {
-  total: number;
-  queried: number;
-  skipped: number;
-  succeeded: number;
-  failed: number;
-  timedOut: number;
-  hedged: number;
-  missing: MissingShard[];
-}
-
-export interface ShardStat {
-  shard: number;
-  replica: number;
-  elapsedMs: number;
-  status: ShardOutcome['status'];
-  hedged: boolean;
-  retried: boolean;
-  rowsRead: number;
-  bytesRead: number;
-  /** When the shard was first asked and when its outcome settled, in ms from the query's start. */
-  startMs?: number;
-  endMs?: number;
-  /** Each invocation (primary, hedge, retry), in the order they started. */
-  attempts: AttemptStat[];
-  /** General path: the leaf of the two-stage plan this request ran. */
-  leaf?: string;
-}
-
-export interface QueryResponse {
-  meta: ColumnMeta[];
-  data: Record<string, unknown>[];
-  rows: number;
-  partial: boolean;
-  shards: ShardsSummary;
-  approximate?: Record<string, ApproximateInfo>;
-  cursor?: string;
-  /** GLOBAL IN / JOIN data cut by transferOverflowMode 'break': the answer is partial. */
-  truncated?: string[];
-  /** Which path answered: 'fast' (the coordinator's merge) or 'general' (two stages, a final stage on a shard's engine). */
-  path?: 'fast' | 'general';
-  /** WITH TOTALS (general path): the totals row, where ClickHouse's JSON puts it. */
-  totals?: Record<string, unknown>;
-  /** extremes = 1 (general path): min and max rows, as in ClickHouse's JSON. */
-  extremes?: { min: Record<string, unknown>; max: Record<string, unknown> };
-  /** A top count over groups that span shards: how it was answered (TPUT's rounds, every group, shard_size). */
-  topCount?: TopCountInfo;
-  statistics: {
-    elapsedMs: number;
-    rowsRead: number;
-    bytesRead: number;
-    deadlineMs: number;
-    deadlineLimitedBy: Deadline['limitedBy'];
-    shards: ShardStat[];
-    /** Where the deadline fell, in ms from the query's start. */
-    deadlineAtMs: number;
-    /** Shards the plan did not ask, and why. */
-    skipped: SkippedShardStat[];
-    /** The coordinator's own work: planning, each merge of a partial, the finalize. */
-    coordinator: CoordinatorSpan[];
-    /** General path: when stage one stopped waiting, and where and how the final stage ran. */
-    stageOneDeadlineAtMs?: number;
-    finalStage?: FinalStageStat;
-  };
-}
+export type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat };
 
 export interface HttpResult {
   status: number;
@@ -143,8 +46,14 @@ function summarize(total: number, skipped: number, outcomes: ShardOutcome[], mis
   };
 }
 
-function planOptions(req: QueryRequest, topo: Topology, runSubquery?: SubqueryRunner, exactTopCount?: PlanOptions['exactTopCount']): PlanOptions {
-  const opts: PlanOptions = { distributedProductMode: topo.query.distributedProductMode };
+function planOptions(
+  req: QueryRequest,
+  deps: Pick<RunDeps, 'topo' | 'cursorKey'>,
+  runSubquery?: SubqueryRunner,
+  exactTopCount?: PlanOptions['exactTopCount'],
+): PlanOptions {
+  const opts: PlanOptions = { distributedProductMode: deps.topo.query.distributedProductMode };
+  if (deps.cursorKey) opts.cursorKey = deps.cursorKey;
   if (exactTopCount) opts.exactTopCount = exactTopCount;
   if (req.settings) opts.settings = req.settings;
   if (req.cursor) opts.cursor = req.cursor;
@@ -172,7 +81,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
 
   // GLOBAL IN / JOIN right-hand sides run once, through this same runtime and deadline.
   const runSubquery: SubqueryRunner = async (stmt) => {
-    const subPlan = await deps.planQuery(stmt, topo, planOptions({ ...req, cursor: undefined }, topo, runSubquery));
+    const subPlan = await deps.planQuery(stmt, topo, planOptions({ ...req, cursor: undefined }, deps, runSubquery));
     const gathered = await gather({ ...common, plan: subPlan, onShard: deps.onShard });
     subOutcomes.push(...gathered.outcomes);
     // An oversized shard partial: the set cannot be built, so the main query must not run.
@@ -191,7 +100,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   const path = requestedPath(req.settings, parsed);
   // An exact top count: TPUT's pre-pass round narrows the query to its candidate groups (round 2 is
   // the narrowed query, through the path below); absent, the query runs as it is (core/scatter/tput/).
-  const pre = await prepassFor({ req, deps, stmt: parsed, deadline, limiter, hedge, startedAt: t0, planOptions: planOptions(req, topo, runSubquery) });
+  const pre = await prepassFor({ req, deps, stmt: parsed, deadline, limiter, hedge, startedAt: t0, planOptions: planOptions(req, deps, runSubquery) });
   const stmt = pre?.statement ?? parsed;
   const general = async (s: SelectStatement, fastRefusal?: ScatterError): Promise<QueryResponse> =>
     withTopCount(
@@ -217,7 +126,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   if (path === 'general' && stmt) return general(stmt);
   let plan: QueryPlan;
   try {
-    plan = await deps.planQuery(stmt ?? req.sql, topo, planOptions(req, topo, runSubquery, fastTopCount(path, deps)));
+    plan = await deps.planQuery(stmt ?? req.sql, topo, planOptions(req, deps, runSubquery, fastTopCount(path, deps)));
   } catch (e) {
     const answered = refusedToGeneral(e);
     if (answered) return answered;
@@ -343,7 +252,7 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const { deadline, hedge, limiter } = queryBudget(deps.topo, deps, req, deps.arrivedAt ?? now());
     const runSubquery = completeSubqueryRunner(
       { topo: deps.topo, invoker: deps.invoker, queryId: deps.queryId, deadlineAt: deadline.at, now, hedge, state: deps.hedgeState, limiter },
-      (stmt, self) => deps.planQuery(stmt, deps.topo, planOptions({ ...req, cursor: undefined }, deps.topo, self)),
+      (stmt, self) => deps.planQuery(stmt, deps.topo, planOptions({ ...req, cursor: undefined }, deps, self)),
     );
     const stmt = parseOrUndefined(req.sql, req.params);
     const path = requestedPath(req.settings, stmt);
@@ -353,7 +262,7 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     if (path === 'general' && stmt) return { status: 200, body: withTop(await explainGeneral({ req, deps, stmt, runSubquery })) };
     let plan: QueryPlan;
     try {
-      plan = await deps.planQuery(stmt ?? req.sql, deps.topo, planOptions(req, deps.topo, runSubquery, fastTopCount(path, deps)));
+      plan = await deps.planQuery(stmt ?? req.sql, deps.topo, planOptions(req, deps, runSubquery, fastTopCount(path, deps)));
     } catch (e) {
       if (path === 'auto' && stmt && fastPathRefused(e) && deps.planTwoStage)
         return { status: 200, body: withTop(await explainGeneral({ req, deps, stmt, runSubquery, fastRefusal: e })) };

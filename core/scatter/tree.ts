@@ -16,9 +16,9 @@ import type { ShardInvoker } from './invoker.js';
 import type { Limiter } from './fanout.js';
 import { createLimiter } from './fanout.js';
 import { classifyFailure, type ShardOutcome, type MissingReason } from './call-shard.js';
-import { deadlineSignal } from './deadline.js';
 import { gather, missingOf, type GatherInput, type GatherResult, type MergeSpan } from './gather.js';
 import type { HedgeState } from './hedge.js';
+import { openFanOut } from './shard-fanout.js';
 import { PremergeMerger, RelayMerger, premergeSpec } from './tree-premerge.js';
 import type { TreeRequest, TreeResponse, TreeShardOutcome, TreeShardTask } from '../protocol/tree-wire.js';
 
@@ -165,11 +165,8 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
   const queried = plan.shards.filter((s) => !s.skipped);
   const groups = treeGroups(queried, fanout);
   const premerge = queried[0]?.sql !== undefined && premergeSpec(queried[0].sql) !== undefined;
-  const stop = new AbortController();
-  const deadline = deadlineSignal(input.deadlineAt, now, stop.signal);
-  const onParent = () => stop.abort(input.signal?.reason);
-  if (input.signal?.aborted) onParent();
-  else input.signal?.addEventListener('abort', onParent, { once: true });
+  // Its shards' outcomes are reported once every group has answered, in shard order.
+  const fan = openFanOut({ ...input, limiter: input.limiter ?? createLimiter(topo.query.maxConcurrency), onShard: undefined });
   const outcomes: ShardOutcome[] = [];
   const merges: MergeSpan[] = [];
   let mergeError: unknown;
@@ -197,10 +194,10 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
         const started = now();
         let res: TreeResponse;
         try {
-          res = await input.tree.invoke(gi, req, deadline.signal);
+          res = await input.tree.invoke(gi, req, fan.signal);
         } catch (e) {
           const failure =
-            deadline.signal.aborted && !stop.signal.aborted
+            fan.signal.aborted && !fan.stopped.aborted
               ? { status: 'timeout' as const, message: 'sub-coordinator did not answer before the deadline' }
               : classifyFailure(e);
           const status: MissingReason = failure.status === 'aborted' ? 'timeout' : failure.status;
@@ -228,7 +225,7 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
             for (const part of res.parts) merger.add(part.shard, part.rows, part.meta);
           } catch (e) {
             mergeError = e;
-            stop.abort(e);
+            fan.stop(e);
           }
           merges.push({ group: gi, startedAt: answeredAt, endedAt: now() });
         }
@@ -259,7 +256,6 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
     for (const o of outcomes) input.onShard?.(o);
     return { merger, outcomes, missing: missingOf(outcomes), skipped, merges };
   } finally {
-    deadline.dispose();
-    input.signal?.removeEventListener('abort', onParent);
+    fan.close();
   }
 }

@@ -5,6 +5,7 @@
 import { ScatterError } from '../errors.js';
 import type { KeyValue } from './types.js';
 import { keyTypeInfo, type KeyTypeInfo } from './types-info.js';
+import { BoundedCache } from '../bounded-cache.js';
 
 const MAX_DAYS = 65535; // Date is UInt16 days since 1970-01-01 (last day 2149-06-06)
 const MAX_SECONDS = 4294967295; // DateTime is UInt32 seconds
@@ -119,7 +120,7 @@ function coerceDateTime(v: unknown, type: string, tz: string | undefined): numbe
 
 // DateTime('Zone') text is wall-clock time in that zone. Find the epoch second whose local
 // time in `tz` is `wall` (seconds as if UTC); two passes settle DST offsets.
-const formatters = new Map<string, Intl.DateTimeFormat>();
+const formatters = new BoundedCache<string, Intl.DateTimeFormat>(1000);
 function offsetSeconds(epoch: number, tz: string, type: string): number {
   let f = formatters.get(tz);
   if (!f) {

@@ -1,6 +1,7 @@
 // What a sharding-key type text means for encoding: which family it belongs to and its width.
 // One parser, so coercion, encoding and identity agree on every type spelling.
 import { ScatterError } from '../errors.js';
+import { BoundedCache } from '../bounded-cache.js';
 
 export type KeyTypeInfo =
   | { kind: 'string' }
@@ -10,7 +11,8 @@ export type KeyTypeInfo =
   | { kind: 'dateTime'; tz?: string }
   | { kind: 'uuid' };
 
-const cache = new Map<string, KeyTypeInfo>();
+// Key types come from the topology and from literals' casts: bounded like every cache.
+const cache = new BoundedCache<string, KeyTypeInfo>(1000);
 
 export function keyTypeInfo(type: string): KeyTypeInfo {
   const hit = cache.get(type);

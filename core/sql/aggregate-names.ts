@@ -3,13 +3,15 @@
 // combinator suffixes (`sumIf`, `uniqArrayIf`, `SUM` -> `sum`). One recognizer for both paths: the
 // fast path must never mistake an aggregate it does not compute for a scalar function.
 import { AGGREGATE_COMBINATORS, AGGREGATE_FUNCTIONS, CASE_INSENSITIVE_AGGREGATES } from './aggregate-functions.js';
+import { BoundedCache } from '../bounded-cache.js';
 
 const EXACT = new Set(AGGREGATE_FUNCTIONS);
 const FOLDED = new Map(CASE_INSENSITIVE_AGGREGATES.map((n) => [n.toLowerCase(), n]));
 // Longest suffix first: `OrDefault` before a hypothetical shorter one ending the same way.
 const COMBINATORS = [...AGGREGATE_COMBINATORS].sort((a, b) => b.length - a.length);
 
-const memo = new Map<string, string | null>();
+// Bounded: names come from users, and a long-lived coordinator must not grow without limit.
+const memo = new BoundedCache<string, string | null>(10_000);
 
 /**
  * The name ClickHouse registers for `name` when it is an aggregate function (with any combinator
@@ -19,8 +21,7 @@ export function aggregateName(name: string): string | undefined {
   const hit = memo.get(name);
   if (hit !== undefined) return hit ?? undefined;
   const out = resolve(name, 0);
-  // Bounded: names come from users, and a long-lived coordinator must not grow without limit.
-  if (memo.size < 10_000) memo.set(name, out ?? null);
+  memo.set(name, out ?? null);
   return out;
 }
 

@@ -4,7 +4,7 @@
 // Errors are SYNTAX_ERROR with the 1-based line/column of the offending character.
 
 import { ScatterError } from '../errors.js';
-import { decodeEscaped } from '../protocol/exact-json.js';
+import { decodeEscaped } from '../surrogate-escape.js';
 
 export type TokenType =
   | 'ident' // bare word (keywords are idents; the parser decides by context)
@@ -376,7 +376,7 @@ function scanQuoted(
   let bytes: number[] | undefined;
   const flushBytes = (): void => {
     if (!bytes) return;
-    // Bytes that are not UTF-8 are kept as surrogate escapes (core/protocol/exact-json.ts), which
+    // Bytes that are not UTF-8 are kept as surrogate escapes (core/surrogate-escape.ts), which
     // the printer writes back as the same \\xHH bytes.
     out += decodeEscaped(Uint8Array.from(bytes));
     bytes = undefined;

@@ -20,7 +20,7 @@ function quoted(s: string, quote: number): string {
     if (c === quote) esc = '\\' + q;
     else if (c === 92) esc = '\\\\';
     else if (c < 32 || c === 127) esc = controlEscape(c);
-    // A byte that is not UTF-8, carried as a surrogate escape (core/protocol/exact-json.ts): the byte itself.
+    // A byte that is not UTF-8, carried as a surrogate escape (core/surrogate-escape.ts): the byte itself.
     else if (c >= 0xdc80 && c <= 0xdcff && !(k > 0 && s.charCodeAt(k - 1) >= 0xd800 && s.charCodeAt(k - 1) <= 0xdbff))
       esc = '\\x' + (c - 0xdc00).toString(16).toUpperCase();
     if (esc !== undefined) {

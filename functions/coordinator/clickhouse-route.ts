@@ -95,6 +95,7 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
           topo: run.topo,
           invoker: run.invoker,
           hedgeState: run.hedgeState,
+          ...(run.topCountMemory ? { topCountMemory: run.topCountMemory } : {}),
           planQuery: run.planQuery,
           planTwoStage: run.planTwoStage,
           ...(run.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: run.lambdaRemainingMs } : {}),

@@ -16,6 +16,7 @@ import { lazyInvoker } from '../../adapters/aws/lazy-invoker.js';
 import { shardFunctionNames } from '../../adapters/aws/shard-function-names.js';
 import { createSignedHttpInvoker } from '../../adapters/aws/signed-http-invoker.js';
 import { createHedgeState, type HedgeState } from '../../core/scatter/hedge.js';
+import { createTopCountMemory, type TopCountMemory } from '../../core/scatter/tput/memory.js';
 import type { PlanFn } from '../../core/scatter/run-query.js';
 import type { TwoStagePlanner } from '../../core/scatter/two-stage/path.js';
 import type { QueryPlan } from '../../core/plan/types.js';
@@ -23,7 +24,7 @@ import { createAdminAccess } from '../../core/scatter/shard-admin-access.js';
 // Static, not import(): this module is itself loaded on the first invocation (handler.ts), and every
 // first invocation runs these; one lazy boundary instead of several keeps the bundle's shared chunks
 // few (each module file costs the import a read, a compile and a source map of its own).
-import { setCursorKey } from '../../core/partials/cursor.js';
+import { cursorKeyOf } from '../../core/partials/cursor.js';
 import { assertParityAtStartup } from '../../core/sharding/parity.js';
 import { createShardReadAccess } from '../../core/scatter/shard-read-access.js';
 import { ScatterError } from '../../core/errors.js';
@@ -41,6 +42,10 @@ export interface CoordinatorDeps {
   /** The general (two-stage) path's planner: what the fast path refuses runs there (docs/architecture.md#two-stage-runtime). */
   planTwoStage?: TwoStagePlanner;
   hedgeState: HedgeState;
+  /** What TPUT's pre-pass remembers between queries, for this coordinator's lifetime. */
+  topCountMemory?: TopCountMemory;
+  /** The cursor signing key every coordinator of the deployment shares; absent: the process's own. */
+  cursorKey?: Buffer;
   /** Router sink for scheduled runs (and the local stack's /admin/insert). */
   writeRows?: RowWriter;
   /** Sub-coordinators (this same function) when query.treeFanoutAbove > 0 and the cluster is wider. */
@@ -179,24 +184,20 @@ function lazyLambdaClient(opts: { maxSockets: number; endpoint?: string; tracer?
  * Manager secret, what the CDK stack sets; read without the SDK where the environment decides the
  * endpoint and credentials, adapters/aws/secret-value.ts); without either, a random key per process.
  */
-export async function configureCursorKey(env: NodeJS.ProcessEnv): Promise<'env' | 'secret' | 'random'> {
-  if (env.CH_SCATTER_CURSOR_KEY) {
-    setCursorKey(env.CH_SCATTER_CURSOR_KEY);
-    return 'env';
-  }
+export async function cursorKeyFromEnv(env: NodeJS.ProcessEnv): Promise<{ source: 'env' | 'secret' | 'random'; key?: Buffer }> {
+  if (env.CH_SCATTER_CURSOR_KEY) return { source: 'env', key: cursorKeyOf(env.CH_SCATTER_CURSOR_KEY) };
   if (env.CH_SCATTER_CURSOR_SECRET_ARN) {
     const { readSecretString } = await import('../../adapters/aws/secret-value.js');
     const v = await readSecretString(env.CH_SCATTER_CURSOR_SECRET_ARN, env);
     if (typeof v !== 'string' || v.length < 16) throw new ScatterError('INTERNAL', 'the cursor key secret is missing or shorter than 16 characters');
-    setCursorKey(v);
-    return 'secret';
+    return { source: 'secret', key: cursorKeyOf(v) };
   }
-  return 'random';
+  return { source: 'random' };
 }
 
 export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): Promise<CoordinatorDeps> {
   const topo = topologyFromEnv(env);
-  await configureCursorKey(env);
+  const { key: cursorKey } = await cursorKeyFromEnv(env);
   const kind = queryInvokerKind(env);
   const maxSockets = Math.max(64, topo.query.maxConcurrency * 2);
   const endpoint = env.CH_SCATTER_LAMBDA_ENDPOINT;
@@ -219,6 +220,8 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
     invoker,
     ...PLANNERS,
     hedgeState: createHedgeState(),
+    topCountMemory: createTopCountMemory(),
+    ...(cursorKey ? { cursorKey } : {}),
     writeRows: routerWriter(topo, sinkAccess(sdkInvoker)),
     clickhouse: {
       raw: catalogEngine(topo, invoker),

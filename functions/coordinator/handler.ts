@@ -50,6 +50,8 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
       explainPlan: coordinatorDeps.explainPlan,
       ...(coordinatorDeps.planTwoStage ? { planTwoStage: coordinatorDeps.planTwoStage } : {}),
       hedgeState: coordinatorDeps.hedgeState,
+      ...(coordinatorDeps.topCountMemory ? { topCountMemory: coordinatorDeps.topCountMemory } : {}),
+      ...(coordinatorDeps.cursorKey ? { cursorKey: coordinatorDeps.cursorKey } : {}),
       queryId,
       lambdaRemainingMs: typeof remaining === 'number' && Number.isFinite(remaining) ? remaining : undefined,
       onShard: (outcome) => {

@@ -3,8 +3,7 @@
 // literals (strings with quotes and escapes, Date, DateTime, several keys as tuples) and the query over
 // the candidates on both paths, as 18.16 reads them.
 import fc from 'fast-check';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { forgetTopCountMemory } from '../../core/scatter/tput/prepass.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Topology } from '../../core/config/schema.js';
 import { runQuery, type PlanFn, type QueryResponse } from '../../core/scatter/run-query.js';
 import { generalSelect } from '../../core/clickhouse-http/distributed.js';
@@ -35,8 +34,6 @@ beforeAll(async () => {
   topo = topologyFor(3, (i) => ({ url: servers.current.urls[i]! }));
   fns = servers.current.urls.map((url, i) => createShardHandler(envShardDeps({ CH_SCATTER_SHARD: JSON.stringify({ shard: i, replicas: [{ url }] }) })));
 }, 120_000);
-// Each test loads its own rows: what an earlier test's round 1 taught the coordinator does not hold.
-beforeEach(() => forgetTopCountMemory());
 
 const QUERIES = [
   `SELECT user, count() AS c FROM ${T} GROUP BY user ORDER BY c DESC, user LIMIT 10`,

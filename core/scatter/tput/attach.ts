@@ -9,9 +9,8 @@ import type { SelectStatement } from '../../sql/ast.js';
 import type { HedgeSettings } from '../call-shard.js';
 import type { Deadline } from '../deadline.js';
 import type { Limiter } from '../fanout.js';
-import type { QueryResponse, RunDeps } from '../run-query.js';
-import { mergedSettings } from '../two-stage/general-request.js';
-import { productModeOf } from '../two-stage/path.js';
+import type { QueryResponse, RunDeps } from '../query-types.js';
+import { mergedSettings, productModeOf } from '../plan-inputs.js';
 import { topCountPrepass, type Prepass } from './prepass.js';
 
 export interface PrepassRequest {
@@ -46,6 +45,7 @@ export async function prepassFor(r: PrepassRequest): Promise<Prepass | undefined
     productMode: productModeOf(mergedSettings(r.req, r.stmt), deps.topo),
     deadlineAt: r.deadline.at,
     startedAt: r.startedAt,
+    ...(deps.topCountMemory ? { memory: deps.topCountMemory } : {}),
   });
 }
 

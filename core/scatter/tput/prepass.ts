@@ -15,8 +15,9 @@ import type { ColumnMeta } from '../../clickhouse/port.js';
 import type { SelectQuery, SelectStatement } from '../../sql/ast.js';
 import { printExpr, printSelect } from '../../sql/print.js';
 import type { ShardOutcome } from '../call-shard.js';
-import type { ShardStat } from '../run-query.js';
+import type { ShardStat } from '../query-types.js';
 import { shardStatOf } from '../timeline-stats.js';
+import { createTopCountMemory, type TopCountMemory } from './memory.js';
 import { planRound, runRound, type RoundContext, type RoundResult, type ShardRows } from './run-round.js';
 import { describeTopCount, type TopCountInfo, type TopCountRound } from '../../plan/tput/describe.js';
 
@@ -30,6 +31,8 @@ export interface PrepassInput {
   deadlineAt: number;
   /** The query's start (statistics offsets). */
   startedAt: number;
+  /** What earlier queries' rounds found (memory.ts); absent: nothing is remembered past this query. */
+  memory?: TopCountMemory;
 }
 
 export interface Prepass {
@@ -48,6 +51,7 @@ export interface Prepass {
  */
 export async function topCountPrepass(input: PrepassInput): Promise<Prepass | undefined> {
   const { ctx, stmt } = input;
+  const memory = input.memory ?? createTopCountMemory();
   const eligibility = tputEligibility(stmt, ctx.topo, input.productMode, ctx.planOptions.settings);
   if (!eligibility.ok && !eligibility.topCount) return undefined;
   const method = exactMethodOf(input.setting);
@@ -84,7 +88,7 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
 
   // Types the pre-pass found unfit before (a float key, a signed sum): no scan for a round that cannot help.
   const typeKey = typeCacheKey(shape);
-  const known = unfitTypes.get(typeKey);
+  const known = memory.unfitTypes.get(typeKey);
   if (known) return fallBack(`${known} (seen by an earlier query's round 1)`);
 
   // The pre-pass, one scan per shard: every group from the shard's own threshold ceil(s_j / m) up.
@@ -103,7 +107,7 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
   // The same query found the round not paying moments ago (a dashboard refreshing over a uniform
   // key): straight to every group, without the scan, until the verdict ages out.
   const roundText = wrap(printSelect(inner));
-  const recent = setting === 'exact' ? notPaying.get(roundText) : undefined;
+  const recent = setting === 'exact' ? memory.notPaying.get(roundText) : undefined;
   if (recent !== undefined && ctx.now() - recent < NOT_PAYING_TTL_MS) {
     return fallBack(
       `the pre-pass of the same query ${Math.round((ctx.now() - recent) / 1000)} s ago: the shards disagreed on their best groups, every group is cheaper`,
@@ -115,13 +119,13 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
   if (lost1) return fallBack(`round 1: ${lost1}; bounds from the other shards cannot be trusted`);
   const types = checkTypes(shape, r1.answers);
   if (typeof types === 'string') {
-    rememberUnfit(typeKey, types);
+    memory.unfitTypes.set(typeKey, types);
     return fallBack(types);
   }
   for (const [shard, a] of r1.answers) {
     if (a.rows.length <= rowCap) continue;
     if (setting === 'exact') {
-      remember(notPaying, roundText, ctx.now());
+      memory.notPaying.set(roundText, ctx.now());
       return fallBack(
         `round 1: shard ${shard} holds over ${rowCap} groups from its threshold up (the shards' scores are flat there), ` +
           "so every group in one round is cheaper (ch_scatter_top_count = 'tput' goes on up to " +
@@ -140,7 +144,7 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
     candidates: cands.keys.length,
   };
   if (setting === 'exact' && !oneRoundPays(shape.k, cands)) {
-    remember(notPaying, roundText, ctx.now());
+    memory.notPaying.set(roundText, ctx.now());
     return fallBack(
       `round 1: the shards disagree on their best groups (${cands.keys.length} of ${cands.seen} groups seen stay candidates), ` +
         "so every group in one round is cheaper (ch_scatter_top_count = 'tput' runs the query over the candidates anyway)",
@@ -164,43 +168,14 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
   return out;
 }
 
-/**
- * Key and score expressions (per table) whose types round 1 found unfit, so later queries skip the
- * round. Only negatives are kept, and round 1 checks the types every time it runs: a stale entry can
- * only cost TPUT's saving (the query runs over every group, exactly), never a wrong answer.
- */
-const unfitTypes = new Map<string, string>();
-const UNFIT_TYPES_MAX = 1000;
-
 function typeCacheKey(shape: TputShape): string {
   const from = shape.query.from!.table;
   const table = from.kind === 'table' ? `${from.database ?? ''}.${from.table}` : '';
   return [table, ...shape.keys.map(printExpr), printExpr(shape.score)].join('\u0000');
 }
 
-function rememberUnfit(key: string, reason: string): void {
-  remember(unfitTypes, key, reason);
-}
-
-/**
- * Pre-pass statements (their SQL text) whose shards disagreed on their best groups, and when. A
- * performance hint only: the query it skips TPUT for is answered exactly over every group; after
- * NOT_PAYING_TTL_MS round 1 looks again (the data may have changed).
- */
-const notPaying = new Map<string, number>();
+/** After this long, a pre-pass remembered as not paying is tried again. */
 export const NOT_PAYING_TTL_MS = 60_000;
-
-/** Forget both memories (unfit types, the pre-pass not paying): tests that reload data between queries. */
-export function forgetTopCountMemory(): void {
-  unfitTypes.clear();
-  notPaying.clear();
-}
-
-function remember<V>(m: Map<string, V>, key: string, value: V): void {
-  m.delete(key);
-  if (m.size >= UNFIT_TYPES_MAX) m.delete(m.keys().next().value!);
-  m.set(key, value);
-}
 
 /** The first shard a round asked that did not answer, described; undefined when all answered. */
 function missingFrom(r: RoundResult): string | undefined {

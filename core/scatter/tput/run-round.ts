@@ -9,13 +9,13 @@ import { planQueryWith } from '../../plan/build.js';
 import type { PlanOptions, QueryPlan } from '../../plan/types.js';
 import { printSelect } from '../../sql/print.js';
 import type { SelectQuery } from '../../sql/ast.js';
-import { callShard, type HedgeSettings, type ShardOutcome } from '../call-shard.js';
-import { deadlineSignal } from '../deadline.js';
+import type { HedgeSettings, ShardOutcome } from '../call-shard.js';
 import type { Limiter } from '../fanout.js';
 import { shardCallFor } from '../gather.js';
 import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
-import { passThroughSplitter } from '../two-stage/run-general.js';
+import { passThroughSplitter } from '../plan-inputs.js';
+import { openFanOut } from '../shard-fanout.js';
 
 export interface RoundContext {
   topo: Topology;
@@ -71,34 +71,26 @@ export async function runRound(
   const startedAt = ctx.now();
   const queried = plan.shards.filter((s) => !s.skipped).map((s) => s.shard);
   const asked = plan.shards.filter((s) => !s.skipped && (!only || only.has(s.shard)));
-  const deadline = deadlineSignal(deadlineAt, ctx.now, ctx.signal);
+  const fan = openFanOut({ ...ctx, state: ctx.hedgeState, deadlineAt });
   const answers = new Map<number, ShardRows>();
+  const keepRows = (outcome: ShardOutcome) => {
+    if (outcome.status !== 'ok' || !outcome.response) return;
+    const { meta, rows } = outcome.response;
+    answers.set(outcome.shard, { meta, rows, bytes: Buffer.byteLength(JSON.stringify(rows)) });
+  };
   try {
     const outcomes = await Promise.all(
-      asked.map(async (shardPlan) => {
-        const outcome = await callShard({
-          shard: shardPlan.shard,
-          ...shardCallFor(plan, shardPlan.sql === undefined ? shardPlan : { ...shardPlan, sql: wrap(shardPlan.sql) }, ctx.topo, ctx.queryId, deadlineAt),
-          invoker: ctx.invoker,
-          limiter: ctx.limiter,
-          deadlineAt,
-          signal: deadline.signal,
-          now: ctx.now,
-          hedge: ctx.hedge,
-          state: ctx.hedgeState,
-        });
-        if (outcome.status === 'ok' && outcome.response) {
-          const { meta, rows } = outcome.response;
-          answers.set(shardPlan.shard, { meta, rows, bytes: Buffer.byteLength(JSON.stringify(rows)) });
-          outcome.response = { ...outcome.response, rows: [] };
-        }
-        ctx.onShard?.(outcome);
-        return outcome;
-      }),
+      asked.map((shardPlan) =>
+        fan.ask(
+          shardPlan.shard,
+          shardCallFor(plan, shardPlan.sql === undefined ? shardPlan : { ...shardPlan, sql: wrap(shardPlan.sql) }, ctx.topo, ctx.queryId, deadlineAt),
+          keepRows,
+        ),
+      ),
     );
     // The text shown: the SETTINGS clause travels apart (plan.settings), not inside the wrapped subquery.
     return { sql: wrap(printSelect({ ...stmt, settings: undefined })), plan, queried, answers, outcomes, startedAt, endedAt: ctx.now() };
   } finally {
-    deadline.dispose();
+    fan.close();
   }
 }

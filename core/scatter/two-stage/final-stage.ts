@@ -12,11 +12,11 @@
 import type { SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
-import { callShard, type ShardOutcome } from '../call-shard.js';
-import { deadlineSignal } from '../deadline.js';
+import type { ShardOutcome } from '../call-shard.js';
 import type { Limiter } from '../fanout.js';
 import { createHedgeState, type HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
+import { openFanOut, type FanOut } from '../shard-fanout.js';
 import { isQueryFailure, queryFailureError, stripReplicaPrefix } from '../query-errors.js';
 import { rawBytes, type RawShardRequest, type StageTable } from './wire.js';
 
@@ -86,21 +86,25 @@ export interface FinalStagePin {
   session: string;
 }
 
+/** The final stage asks one shard at a time, without hedging, with its own replica memory. */
+function openFinalFanOut(input: FinalStageInput): FanOut {
+  return openFanOut({ ...input, hedge: { enabled: false, afterQuantile: 1, maxExtraPercent: 0 }, state: finalStateFor(input.state) });
+}
+
 /** One shard's attempt at the final stage: its result, or the outcome to fail over from. A query failure throws. */
 async function attemptOn(
   input: FinalStageInput,
+  fan: FanOut,
   shard: number,
-  signal: AbortSignal,
-  state: HedgeState,
   pin: FinalStagePin | undefined,
 ): Promise<{ result: FinalStageResult } | { outcome: ShardOutcome }> {
   const cfg = input.topo.shards[shard];
   if (!cfg) throw new Error(`final stage: no shard ${shard} in the topology`);
-  const outcome = await callShard({
-    shard,
+  let bytes: Buffer | undefined;
+  const how = {
     // A kept stage lives on one replica: no other can stand in for it.
     replicaCount: pin ? 1 : cfg.replicas.length,
-    request: (replica, attempt): RawShardRequest => ({
+    request: (replica: number, attempt: RawShardRequest['attempt']): RawShardRequest => ({
       type: 'query',
       queryId: `${input.queryId}-final`,
       shard,
@@ -114,22 +118,17 @@ async function attemptOn(
       tables: input.tables,
       ...(pin ? { session: pin.session } : {}),
     }),
-    invoker: input.invoker,
-    limiter: input.limiter,
-    deadlineAt: input.deadlineAt,
-    signal,
-    now: input.now,
-    hedge: { enabled: false, afterQuantile: 1, maxExtraPercent: 0 },
-    state,
-  });
-  if (pin) outcome.replica = pin.replica;
-  if (outcome.status === 'ok' && outcome.response) {
-    let bytes: Buffer;
+  };
+  const outcome = await fan.ask(shard, how, (o) => {
+    if (o.status !== 'ok' || !o.response) return;
     try {
-      bytes = rawBytes(outcome.response);
+      bytes = rawBytes(o.response);
     } catch (e) {
       throw new ScatterError('SHARD_ERROR', `the final stage on shard ${shard}: ${(e as Error).message}`);
     }
+  });
+  if (pin) outcome.replica = pin.replica;
+  if (bytes && outcome.response) {
     return {
       result: {
         bytes,
@@ -157,32 +156,31 @@ async function attemptOn(
  * in runFinalStage.
  */
 export async function runKeptFinalStage(input: FinalStageInput, pin: FinalStagePin): Promise<FinalStageResult | { lost: ShardOutcome }> {
-  const deadline = deadlineSignal(input.deadlineAt, input.now, input.signal);
+  const fan = openFinalFanOut(input);
   try {
-    const got = await attemptOn(input, pin.shard, deadline.signal, finalStateFor(input.state), pin);
+    const got = await attemptOn(input, fan, pin.shard, pin);
     if ('result' in got) return got.result;
     if (got.outcome.status === 'timeout' || input.now() >= input.deadlineAt) throw timedOut([got.outcome]);
     return { lost: got.outcome };
   } finally {
-    deadline.dispose();
+    fan.close();
   }
 }
 
 export async function runFinalStage(input: FinalStageInput): Promise<FinalStageResult> {
   const { now } = input;
   const attempts: ShardOutcome[] = [];
-  const state = finalStateFor(input.state);
-  const deadline = deadlineSignal(input.deadlineAt, now, input.signal);
+  const fan = openFinalFanOut(input);
   try {
     for (const shard of input.candidates) {
-      if (deadline.signal.aborted) break;
-      const got = await attemptOn(input, shard, deadline.signal, state, undefined);
+      if (fan.signal.aborted) break;
+      const got = await attemptOn(input, fan, shard, undefined);
       if ('result' in got) return { ...got.result, attempts: [...attempts, ...got.result.attempts] };
       attempts.push(got.outcome);
       if (got.outcome.status === 'timeout') break;
     }
   } finally {
-    deadline.dispose();
+    fan.close();
   }
   const last = attempts[attempts.length - 1];
   // Every shard tried said the same ClickHouse error: the final SQL's fault after all (a code not

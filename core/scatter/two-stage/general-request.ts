@@ -1,7 +1,3 @@
-// POST /query and /explain on the general path: the request's context (its one deadline, its
-// in-flight cap, its GLOBAL-subquery runner) handed to the two-stage runtime, and the answer in
-// the JSON API's shape (the fast path's fields, plus `totals` for WITH TOTALS and `path`).
-import type { SettingValue } from '../../clickhouse/port.js';
 import { ScatterError } from '../../errors.js';
 import { refuseOtherFormats } from '../../plan/format-check.js';
 import type { SubqueryRunner } from '../../plan/types.js';
@@ -10,8 +6,9 @@ import type { SelectStatement } from '../../sql/ast.js';
 import type { HedgeSettings } from '../call-shard.js';
 import type { Deadline } from '../deadline.js';
 import type { Limiter } from '../fanout.js';
-import type { QueryResponse, RunDeps } from '../run-query.js';
-import { clauseSettings, productModeOf, type QueryPath } from './path.js';
+import type { QueryResponse, RunDeps } from '../query-types.js';
+import { mergedSettings, productModeOf } from '../plan-inputs.js';
+import type { QueryPath } from './path.js';
 import { planLeaves, runGeneralQuery } from './run-general.js';
 import { keeperOf } from './kept-stage.js';
 import { oneShardSql } from './one-shard.js';
@@ -30,11 +27,6 @@ export interface GeneralRequestContext {
   startedAt: number;
   /** Why the fast path did not answer (its UNSUPPORTED refusal), when it was tried. */
   fastRefusal?: ScatterError;
-}
-
-/** The request's settings with the SQL's SETTINGS clause over them (the leaves carry no SETTINGS of their own). */
-export function mergedSettings(req: QueryRequest, stmt: SelectStatement): Record<string, SettingValue> {
-  return { ...(req.settings ?? {}), ...clauseSettings(stmt) };
 }
 
 function planner(ctx: Pick<GeneralRequestContext, 'deps' | 'fastRefusal'>) {

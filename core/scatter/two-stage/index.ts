@@ -7,8 +7,9 @@ export {
   type GeneralDeps,
   type GeneralOptions,
   type GeneralResult,
-  type FinalStageStat,
 } from './run-general.js';
-export { requestedPath, fastPathRefused, clauseSettings, productModeOf, PATH_SETTING, type QueryPath, type TwoStagePlanner } from './path.js';
+export type { FinalStageStat } from '../query-types.js';
+export { requestedPath, fastPathRefused, PATH_SETTING, type QueryPath, type TwoStagePlanner } from './path.js';
+export { clauseSettings, productModeOf } from '../plan-inputs.js';
 export { initiatorOrder } from './final-stage.js';
 export { refuseForAnyPath } from './guard.js';

@@ -11,15 +11,16 @@ import { substituteTables } from '../../clickhouse/sql-text.js';
 import type { SettingValue } from '../../clickhouse/port.js';
 import type { ShardPlan } from '../../plan/types.js';
 import { ScatterError } from '../../errors.js';
-import { callShard, type ShardOutcome } from '../call-shard.js';
-import { deadlineSignal, type Deadline } from '../deadline.js';
+import type { ShardOutcome } from '../call-shard.js';
+import type { Deadline } from '../deadline.js';
 import type { Limiter } from '../fanout.js';
 import { missingOf, shardCallFor, type GatherInput } from '../gather.js';
+import { openFanOut } from '../shard-fanout.js';
 import { tooLarge, type FinalStageResult } from './final-stage.js';
-import type { Stages } from './run-general.js';
+import type { Stages } from '../query-types.js';
 import type { LeafAnswer, PlannedLeaf, StageOneResult } from './stage-one.js';
 import { checkStageOne, summarizeLeaves } from './stage-one-verdict.js';
-import { rawBytes, withoutRaw } from './wire.js';
+import { rawBytes } from './wire.js';
 
 /** The final SQL with the one leaf's table read as that shard's stage-one query, or undefined when it does not apply. */
 export function oneShardSql(leaves: readonly PlannedLeaf[], finalSql: string): { leaf: PlannedLeaf; shard: ShardPlan; sql: string } | undefined {
@@ -37,41 +38,12 @@ export function oneShardSql(leaves: readonly PlannedLeaf[], finalSql: string): {
 }
 
 /** What gather takes, for the one shard's request. */
-export interface OneShardInput extends Omit<GatherInput, 'plan' | 'limiter' | 'onShard'> {
-  leaf: PlannedLeaf;
-  shard: ShardPlan;
-  sql: string;
+export interface BothStagesContext extends Omit<GatherInput, 'plan' | 'limiter' | 'deadlineAt'> {
   format: string;
   settings: Record<string, SettingValue>;
   limiter: Limiter;
-}
-
-/** Both stages on the one shard, under the query's whole deadline (hedged and retried as stage one is). */
-async function runOneShard(input: OneShardInput): Promise<ShardOutcome> {
-  const call = shardCallFor(input.leaf.plan, input.shard, input.topo, input.queryId, input.deadlineAt, { format: input.format });
-  const deadline = deadlineSignal(input.deadlineAt, input.now, input.signal);
-  try {
-    return await callShard({
-      shard: input.shard.shard,
-      replicaCount: call.replicaCount,
-      request: (replica, attempt) => ({ ...call.request(replica, attempt), sql: input.sql, settings: input.settings }),
-      invoker: input.invoker,
-      limiter: input.limiter,
-      deadlineAt: input.deadlineAt,
-      signal: deadline.signal,
-      now: input.now,
-      hedge: input.hedge,
-      state: input.state,
-    });
-  } finally {
-    deadline.dispose();
-  }
-}
-
-export interface BothStagesContext extends Omit<OneShardInput, 'leaf' | 'shard' | 'sql' | 'deadlineAt'> {
   deadline: Deadline;
   requireComplete: boolean;
-  onShard?: (o: ShardOutcome) => void;
 }
 
 /**
@@ -81,18 +53,28 @@ export interface BothStagesContext extends Omit<OneShardInput, 'leaf' | 'shard' 
 export async function bothStagesOnOneShard(fused: NonNullable<ReturnType<typeof oneShardSql>>, ctx: BothStagesContext): Promise<Stages> {
   const finalStart = ctx.now();
   const { deadline, requireComplete, onShard, ...rest } = ctx;
-  const outcome = await runOneShard({ ...rest, ...fused, deadlineAt: deadline.at });
-  if (outcome.code === 'TOO_LARGE') throw tooLarge(outcome);
+  const call = shardCallFor(fused.leaf.plan, fused.shard, rest.topo, rest.queryId, deadline.at, { format: rest.format });
+  // Both stages under the query's whole deadline, hedged and retried as stage one is.
+  const fan = openFanOut({ ...rest, deadlineAt: deadline.at, onShard });
   let bytes: Buffer | undefined;
-  if (outcome.status === 'ok' && outcome.response) {
-    try {
-      bytes = rawBytes(outcome.response);
-    } catch (e) {
-      throw new ScatterError('SHARD_ERROR', `shard ${outcome.shard}, running both stages: ${(e as Error).message}`);
-    }
-    outcome.response = withoutRaw(outcome.response);
+  let outcome: ShardOutcome;
+  try {
+    outcome = await fan.ask(
+      fused.shard.shard,
+      { replicaCount: call.replicaCount, request: (replica, attempt) => ({ ...call.request(replica, attempt), sql: fused.sql, settings: rest.settings }) },
+      (o) => {
+        if (o.code === 'TOO_LARGE') throw tooLarge(o);
+        if (o.status !== 'ok' || !o.response) return;
+        try {
+          bytes = rawBytes(o.response);
+        } catch (e) {
+          throw new ScatterError('SHARD_ERROR', `shard ${o.shard}, running both stages: ${(e as Error).message}`);
+        }
+      },
+    );
+  } finally {
+    fan.close();
   }
-  onShard?.(outcome);
   // No rows were shipped: the leaf is empty, and has columns only when the shard answered.
   const leaf: LeafAnswer = { name: fused.leaf.name, body: Buffer.alloc(0), format: 'TabSeparated', parts: [], rows: 0, ...(bytes ? { columns: [] } : {}) };
   const one: StageOneResult = {

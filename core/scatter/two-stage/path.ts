@@ -15,21 +15,6 @@ export const PATH_SETTING = 'ch_scatter_path';
 /** The two-stage planner (core/plan/two-stage), injected so the runtime does not depend on its module. */
 export type TwoStagePlanner = (stmt: SelectStatement, topo: Topology, opts?: { distributedProductMode?: 'deny' | 'local' | 'global' }) => TwoStagePlan;
 
-/** distributed_product_mode as a request asks for it (prefer_global_in_and_join upgrades to 'global', as in ClickHouse). */
-export function productModeOf(settings: Record<string, SettingValue>, topo: Topology): 'deny' | 'local' | 'global' {
-  const truthy = (v: SettingValue | undefined) => v !== undefined && !['0', 'false', ''].includes(String(v).toLowerCase());
-  if (truthy(settings.prefer_global_in_and_join)) return 'global';
-  const m = String(settings.distributed_product_mode ?? '').toLowerCase();
-  return m === 'deny' || m === 'local' || m === 'global' ? m : topo.query.distributedProductMode;
-}
-
-/** The SQL's SETTINGS clause as values (the last one wins, as in ClickHouse). */
-export function clauseSettings(stmt: SelectStatement): Record<string, SettingValue> {
-  const out: Record<string, SettingValue> = {};
-  for (const s of stmt.settings ?? []) out[s.name] = settingValueOf(s.value, s.name);
-  return out;
-}
-
 /** The path a request asks for: the SQL's SETTINGS clause over the request's settings, 'auto' when neither says. */
 export function requestedPath(requestSettings: Record<string, SettingValue> | undefined, stmt: SelectStatement | undefined): QueryPath {
   const clause = (stmt?.settings ?? []).filter((s) => s.name === PATH_SETTING).pop();

@@ -12,7 +12,7 @@ import { checkEngineOptions } from '../../plan/file-access.js';
 import type { ColumnMeta, SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
-import { planQueryWith, type Splitter } from '../../plan/build.js';
+import { planQueryWith } from '../../plan/build.js';
 import type { StageLeaf, TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js';
 import type { HedgeSettings, ShardOutcome } from '../call-shard.js';
@@ -21,25 +21,17 @@ import { createLimiter, type Limiter } from '../fanout.js';
 import type { MissingShard } from '../gather.js';
 import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
-import type { ShardsSummary, ShardStat } from '../run-query.js';
+import { passThroughSplitter } from '../plan-inputs.js';
+import type { FinalStageStat, ShardsSummary, ShardStat, Stages } from '../query-types.js';
 import { offsetMs, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
-import { initiatorOrder, runFinalStage, type FinalStageInput, type FinalStageResult } from './final-stage.js';
+import { initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
 import { checkStageOne, summarizeLeaves } from './stage-one-verdict.js';
 import { finalOnKeeper, keeperOf } from './kept-stage.js';
 import { runStageOne, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
 import { StageBudget, transferLimits } from './transfer-limits.js';
 import { base64Length, wireRows } from './wire.js';
-
-/** The shards run each leaf as the planner wrote it: no partial split, the final stage merges. */
-export const passThroughSplitter: Splitter = (q) => ({
-  shardQuery: q,
-  createMerger: () => {
-    throw new Error('the general path merges in its final stage, not in the coordinator');
-  },
-  describe: 'leaf of a two-stage plan: the shards run it as written, the final stage merges',
-});
 
 /**
  * Of the query's budget, what stage one leaves to the final stage: 10 % of the budget, at least
@@ -82,34 +74,6 @@ export interface GeneralOptions {
   signal?: AbortSignal;
   /** Time already spent before (parsing, choosing the path): the 'plan' span starts here. */
   planStartedAt?: number;
-}
-
-export interface FinalStageStat {
-  shard: number;
-  replica: number;
-  startMs: number;
-  endMs: number;
-  elapsedMs: number;
-  /** Shards asked before the one that answered, and why they did not. */
-  failedOver: { shard: number; status: string; message?: string }[];
-  /** What it was sent: the leaves' rows and bytes, and the request's size. */
-  inputRows: number;
-  inputBytes: number;
-  requestBytes: number;
-  /** The rows the final stage's shard kept from its own stage one (counted in inputRows, not in the bytes). */
-  kept?: { shard: number; rows: number };
-  /** One shard held every row: it ran both stages in one request (one-shard.ts), nothing was shipped. */
-  oneShard?: boolean;
-}
-
-/** What running the stages gives the answer and its statistics. */
-export interface Stages {
-  one: StageOneResult;
-  fin: FinalStageResult;
-  finalStart: number;
-  requestBytes: number;
-  kept?: { shard: number; rows: number };
-  oneShard?: boolean;
 }
 
 export interface GeneralStatistics {

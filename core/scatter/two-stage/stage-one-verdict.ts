@@ -7,7 +7,7 @@ import { ScatterError } from '../../errors.js';
 import type { ShardOutcome } from '../call-shard.js';
 import type { Deadline } from '../deadline.js';
 import { isQueryFailure, queryFailureError } from '../query-errors.js';
-import type { ShardsSummary } from '../run-query.js';
+import type { ShardsSummary } from '../query-types.js';
 import { tooLargeError } from '../too-large.js';
 import type { StageOneResult } from './stage-one.js';
 

@@ -10,13 +10,13 @@ import type { ColumnMeta, StageFormat } from '../../clickhouse/port.js';
 import type { ShardRequest } from '../../protocol/shard-wire.js';
 import { ScatterError } from '../../errors.js';
 import type { QueryPlan, ShardPlan } from '../../plan/types.js';
-import { callShard, type ShardOutcome } from '../call-shard.js';
-import { deadlineSignal } from '../deadline.js';
+import type { ShardOutcome } from '../call-shard.js';
 import type { Limiter } from '../fanout.js';
 import { type GatherInput, shardCallFor, type MissingShard } from '../gather.js';
+import { openFanOut } from '../shard-fanout.js';
 import type { StageBudget } from './transfer-limits.js';
 import { describeColumns, sameColumns, splitTsvAnswer, type TsvAnswer } from './tsv.js';
-import { rawBytes, withoutRaw } from './wire.js';
+import { rawBytes } from './wire.js';
 
 /** The format every stage-one answer is asked in: names, types, then rows, states as escaped bytes. */
 export const STAGE_ONE_FORMAT = 'TabSeparatedWithNamesAndTypes';
@@ -98,16 +98,12 @@ export interface StageOneResult {
 }
 
 export async function runStageOne(input: StageOneInput): Promise<StageOneResult> {
-  const { topo, now } = input;
-  const stop = new AbortController();
-  const onParent = () => stop.abort(input.signal?.reason);
-  if (input.signal?.aborted) onParent();
-  else input.signal?.addEventListener('abort', onParent, { once: true });
-  const deadline = deadlineSignal(input.deadlineAt, now, stop.signal);
+  const { topo } = input;
+  const fan = openFanOut(input);
   let failure: unknown;
   const fail = (e: unknown) => {
     if (failure === undefined) failure = e;
-    stop.abort(e);
+    fan.stop(e);
   };
   const answers = input.leaves.map(() => new Map<number, TsvAnswer>());
   const kept: (KeptPart | undefined)[] = input.leaves.map(() => undefined);
@@ -122,27 +118,15 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
           leaf.plan.shards
             .filter((s) => !s.skipped)
             .map(async (shardPlan): Promise<LeafOutcome> => {
-              const outcome = await callShard({
-                shard: shardPlan.shard,
-                ...shardCallFor(leaf.plan, shardPlan, topo, input.queryId, input.deadlineAt, { ...askFor(leaf), ...keepFor(shardPlan.shard, leaf) }),
-                invoker: input.invoker,
-                limiter: input.limiter,
-                deadlineAt: input.deadlineAt,
-                signal: deadline.signal,
-                now,
-                hedge: input.hedge,
-                state: input.state,
-              });
-              if (outcome.status === 'ok' && outcome.response && failure === undefined) {
+              const how = shardCallFor(leaf.plan, shardPlan, topo, input.queryId, input.deadlineAt, { ...askFor(leaf), ...keepFor(shardPlan.shard, leaf) });
+              const outcome = await fan.ask(shardPlan.shard, how, (o) => {
+                if (o.status !== 'ok' || !o.response || failure !== undefined) return;
                 try {
-                  accept(leaf.name, li, outcome);
+                  accept(leaf.name, li, o);
                 } catch (e) {
                   fail(e);
                 }
-              }
-              // The bytes are kept in `answers`; drop them from the outcome the caller may log or hold.
-              if (outcome.response) outcome.response = withoutRaw(outcome.response);
-              input.onShard?.(outcome);
+              });
               return { leaf: leaf.name, outcome };
             }),
         ),
@@ -163,8 +147,7 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
     });
     return { leaves, outcomes, missing: missingOfLeaves(outcomes, input.leaves.length > 1), skipped: skippedEverywhere(input.leaves) };
   } finally {
-    deadline.dispose();
-    input.signal?.removeEventListener('abort', onParent);
+    fan.close();
   }
 
   function accept(leaf: string, li: number, outcome: ShardOutcome): void {

@@ -21,9 +21,3 @@ export function wireRows(data: Buffer, format: StageFormat | undefined): Pick<Wi
 
 /** Length of the base64 text of n bytes. */
 export const base64Length = (n: number): number => 4 * Math.ceil(n / 3);
-
-/** The response without its bytes (kept in the outcome for statistics, not for the data). */
-export function withoutRaw(r: ShardSuccess): ShardSuccess {
-  const { raw: _raw, ...rest } = r;
-  return { ...rest, rows: [] };
-}

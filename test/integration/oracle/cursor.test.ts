@@ -87,3 +87,17 @@ test('a signed cursor whose key is not of its type is refused too', async () => 
   const cursor = encodeCursor(doc.q, [{ json: '2 OR 1=1', type: doc.k[0].type }], 1);
   await expect(o.scatter(sql, undefined, { cursor })).rejects.toMatchObject({ code: 'BAD_CURSOR', status: 400 });
 });
+
+test("a cursor verifies only under the coordinator's key it was issued with", async () => {
+  const { cursorKeyOf } = await import('../../../core/partials/cursor.js');
+  const k1 = cursorKeyOf('k1-0123456789abcdef');
+  const k2 = cursorKeyOf('k2-0123456789abcdef'); // another deployment, or a rotated key
+  const sql = 'SELECT uid, v FROM oracle.ev ORDER BY uid LIMIT 3';
+  const first = await o.scatter(sql, undefined, { cursorKey: k1 });
+  const cursor = first.cursor!;
+  await expect(o.scatter(sql, undefined, { cursor, cursorKey: k2 })).rejects.toMatchObject({ code: 'BAD_CURSOR', status: 400 });
+  await expect(o.scatter(sql, undefined, { cursor })).rejects.toMatchObject({ code: 'BAD_CURSOR', status: 400 });
+  const next = await o.scatter(sql, undefined, { cursor, cursorKey: k1 });
+  expect(next.data).toHaveLength(3);
+  expect(next.data).not.toEqual(first.data);
+});

@@ -24,7 +24,7 @@ export interface Oracle {
   topo: Topology;
   rows: Record<string, unknown>[];
   perShard: Record<string, number[]>;
-  scatter(sql: string, order?: number[], opts?: { cursor?: string }): Promise<FinalResult>;
+  scatter(sql: string, order?: number[], opts?: { cursor?: string; cursorKey?: Buffer }): Promise<FinalResult>;
   single(sql: string): Promise<QueryResult>;
   stop(): Promise<void>;
 }
@@ -62,7 +62,7 @@ export async function startOracle(rowCount: number): Promise<Oracle> {
     rows,
     perShard,
     async scatter(sql, order, opts = {}) {
-      const plan = await planQuery(sql, topo, opts.cursor ? { cursor: opts.cursor } : {});
+      const plan = await planQuery(sql, topo, { ...(opts.cursor ? { cursor: opts.cursor } : {}), ...(opts.cursorKey ? { cursorKey: opts.cursorKey } : {}) });
       const merger = plan.createMerger();
       const live = plan.shards.filter((s) => !s.skipped);
       const results = await Promise.all(live.map((s) => cluster.shards[s.shard]!.query(s.sql!, { settings: { ...plan.settings, ...SHARD_JSON } })));

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { backquote, quoteStringLiteral } from '../../../core/sql/quote.js';
 import { tokenize } from '../../../core/sql/lexer.js';
-import { stringBytes } from '../../../core/protocol/exact-json.js';
+import { stringBytes } from '../../../core/surrogate-escape.js';
 import { openEngine, type SqlTestEngine } from './chdb-session.js';
 
 const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -61,7 +61,7 @@ const storedHex = (literal: string): string => String(engine.json(`SELECT hex(${
 
 function checkString(s: string): void {
   for (const lit of [quoteStringLiteral(s), quoteStringLiteral(s, { rawControls: true })]) {
-    // Lone U+DC80..U+DCFF stand for the bytes 80..FF (surrogate escapes, core/protocol/exact-json.ts).
+    // Lone U+DC80..U+DCFF stand for the bytes 80..FF (surrogate escapes, core/surrogate-escape.ts).
     expect(storedHex(lit), JSON.stringify(s)).toBe(Buffer.from(stringBytes(s)).toString('hex').toUpperCase());
     const toks = tokenize(lit);
     expect(toks.map((t) => t.type)).toEqual(['string', 'eof']);

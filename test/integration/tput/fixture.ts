@@ -11,6 +11,7 @@ import type { ShardRequest, ShardResponse } from '../../../core/protocol/shard-w
 import { createHedgeState } from '../../../core/scatter/hedge.js';
 import type { ShardInvoker } from '../../../core/scatter/invoker.js';
 import { runQuery, type QueryResponse, type RunDeps } from '../../../core/scatter/run-query.js';
+import type { TopCountMemory } from '../../../core/scatter/tput/memory.js';
 import { createShardHandler, type ShardHandlerFn } from '../../../functions/shard/shard-function.js';
 
 export const DIST = 'default.tput_ev_dist';
@@ -87,6 +88,8 @@ export interface Wiring {
   /** Delay (ms) before shard `s` answers a request; may throw to fail it. */
   delay?: (s: number, req: ShardRequest) => number;
   fail?: (s: number, req: ShardRequest) => Error | undefined;
+  /** One coordinator's memory across several deps (without it, nothing is remembered past a request). */
+  memory?: TopCountMemory;
 }
 
 /** Shard functions over engines (chdb), or given (18.16 servers: the HTTP adapter). */
@@ -109,6 +112,7 @@ export function depsFor(topo: Topology, engines: ClickHouseAccess[] | ShardHandl
     invoker,
     ...PLANNERS,
     hedgeState: createHedgeState(),
+    ...(wiring.memory ? { topCountMemory: wiring.memory } : {}),
     queryId: 'q-tput',
     behindApiGateway: false,
   };

@@ -4,8 +4,8 @@
 // property over any split of the rows and any arrival order; a shard missing in each round.
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { forgetTopCountMemory } from '../../../core/scatter/tput/prepass.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTopCountMemory } from '../../../core/scatter/tput/memory.js';
 import type { Topology } from '../../../core/config/schema.js';
 import type { QueryResponse } from '../../../core/scatter/run-query.js';
 import { runExplain, runQuery } from '../../../core/scatter/run-query.js';
@@ -28,8 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop();
 });
-// Each test loads its own rows: what an earlier test's round 1 taught the coordinator does not hold.
-beforeEach(() => forgetTopCountMemory());
 
 const T = DIST;
 const QUERIES = [
@@ -106,12 +104,13 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
     const rows = events(3000, 'uniform', 13).map((r, i) => ({ ...r, user: (i % 3) * 100 + (r.user % 100) }));
     await load(cluster.shards, cluster.oracle!, rows, (r) => Math.floor(r.user / 100));
     const sql = QUERIES[0]!;
-    const x = await expectExact(depsFor(topo, cluster.shards), ref(), sql);
+    const memory = createTopCountMemory();
+    const x = await expectExact(depsFor(topo, cluster.shards, { memory }), ref(), sql);
     expect(x.topCount!.method).toBe('every_group');
     expect(x.topCount!.fellBack).toMatch(/disagree on their best groups/);
     expect(x.topCount!.rounds).toHaveLength(1);
-    // The same query again within a minute: straight to every group, no round 1.
-    const d2 = depsFor(topo, cluster.shards);
+    // The same query again within a minute, on the same coordinator: straight to every group, no round 1.
+    const d2 = depsFor(topo, cluster.shards, { memory });
     const again = await expectExact(d2, ref(), sql);
     expect(again.topCount!.fellBack).toMatch(/the pre-pass of the same query \d+ s ago/);
     expect(d2.sent.some((p) => p.sql.includes('_tput_'))).toBe(false);
@@ -149,13 +148,19 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
 
   it('a score that may be negative (sum of Int32) falls back to every group, still exact', async () => {
     await load(cluster.shards, cluster.oracle!, events(1000, 'skewed', 2), (_, i) => i % 3);
-    const b = await expectExact(depsFor(topo, cluster.shards), ref(), `SELECT user, sum(delta) AS s FROM ${T} GROUP BY user ORDER BY s DESC, user LIMIT 5`, {
-      ch_scatter_top_count: 'tput',
-    });
+    const memory = createTopCountMemory();
+    const b = await expectExact(
+      depsFor(topo, cluster.shards, { memory }),
+      ref(),
+      `SELECT user, sum(delta) AS s FROM ${T} GROUP BY user ORDER BY s DESC, user LIMIT 5`,
+      {
+        ch_scatter_top_count: 'tput',
+      },
+    );
     expect(b.topCount!.method).toBe('every_group');
     expect(b.topCount!.fellBack).toMatch(/Int64 may be negative/);
-    // The next query over the same expressions skips round 1: its types are known to be unfit.
-    const d = depsFor(topo, cluster.shards);
+    // The next query over the same expressions on the same coordinator skips round 1: its types are known to be unfit.
+    const d = depsFor(topo, cluster.shards, { memory });
     const again = await expectExact(d, ref(), `SELECT user, sum(delta) AS s FROM ${T} GROUP BY user ORDER BY s DESC, user LIMIT 7`, {
       ch_scatter_top_count: 'tput',
     });

@@ -3,6 +3,8 @@
 // A regular expression over the source is enough here: every import in this repository is a static
 // `import ... from '...'`, an `export ... from '...'` or a dynamic `import('...')` with a literal
 // specifier, and a test of this scanner below keeps it honest about all three forms.
+// Inside the core the same holds between its parts (CORE_ORDER, docs/architecture.md), and its
+// files import each other in no circle.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +28,95 @@ const LAYERS: Record<string, Layer> = {
   // The CDK app deploys the functions: it may read what they declare (their metric names).
   cdk: { folders: ['core', 'functions', 'cdk'], packages: ['*'] },
 };
+
+/**
+ * The core's parts, lowest first: a part may import only parts on a lower line (and itself). A new
+ * folder or top-level file of core/ must be placed here.
+ */
+const CORE_ORDER: string[][] = [
+  ['errors.ts', 'json-path.ts', 'surrogate-escape.ts', 'bounded-cache.ts'],
+  ['config'],
+  ['sql'],
+  ['clickhouse'],
+  ['protocol'],
+  ['sharding', 'shard'],
+  ['partials', 'router'],
+  ['plan'],
+  ['scatter'],
+  ['clickhouse-http'],
+];
+
+/** The part of the core a file belongs to: its folder under core/, or the file itself at the top. */
+function corePartOf(file: string): string | undefined {
+  const parts = file.split('/');
+  if (parts[0] !== 'core' || parts.length < 2) return undefined;
+  return parts[1]!;
+}
+
+function coreLevelOf(part: string): number {
+  return CORE_ORDER.findIndex((level) => level.includes(part));
+}
+
+/** Why an import from one core file to another breaks CORE_ORDER, or undefined when it does not. */
+function coreOrderViolation(from: string, to: string): string | undefined {
+  const a = corePartOf(from);
+  const b = corePartOf(to);
+  if (a === undefined || b === undefined || a === b) return undefined;
+  const la = coreLevelOf(a);
+  const lb = coreLevelOf(b);
+  if (la < 0) return `${from}: core/${a} is in no level of CORE_ORDER`;
+  if (lb < 0) return `${to}: core/${b} is in no level of CORE_ORDER`;
+  if (lb >= la) return `${from} -> ${to} (core/${a} may import only parts below it in CORE_ORDER, and core/${b} is ${lb > la ? 'above it' : 'beside it'})`;
+  return undefined;
+}
+
+/** Each import circle among `edges` (file -> the files it imports), as its files in sorted order. */
+function importCircles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's strongly connected components; a component of two or more files is a circle.
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!edges.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) circles.push(component.sort());
+  };
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
+  return circles;
+}
+
+/** Every core file and the core files it imports (repository paths, `.ts`). */
+function coreImports(): Map<string, string[]> {
+  const edges = new Map<string, string[]>();
+  for (const file of sourceFiles('core')) {
+    const targets = importsOf(readFileSync(join(ROOT, file), 'utf8'))
+      .filter((spec) => spec.startsWith('.'))
+      .map((spec) => relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\.js$/, '.ts'));
+    edges.set(file, targets);
+  }
+  return edges;
+}
 
 function layerOf(file: string): string | undefined {
   return Object.keys(LAYERS)
@@ -96,6 +187,49 @@ describe('import direction', () => {
       "// a comment that says we read from 'nowhere' is no import",
     ].join('\n');
     expect(importsOf(text)).toEqual(['./a.js', '../b.js', 'c', './d.js', './e.js']);
+  });
+
+  it('inside the core, no import points up or sideways in CORE_ORDER', () => {
+    const found: string[] = [];
+    for (const [file, targets] of coreImports()) {
+      const own = corePartOf(file)!;
+      if (coreLevelOf(own) < 0) found.push(`${file}: core/${own} is in no level of CORE_ORDER`);
+      for (const target of targets) {
+        const v = coreOrderViolation(file, target);
+        if (v) found.push(v);
+      }
+    }
+    expect([...new Set(found)]).toEqual([]);
+  });
+
+  it("the core's files import each other in no circle", () => {
+    expect(importCircles(coreImports())).toEqual([]);
+  });
+
+  it('the order rule refuses an upward or sideways edge and allows a downward one', () => {
+    expect(coreOrderViolation('core/sql/lexer.ts', 'core/protocol/exact-json.ts')).toMatch(/core\/protocol is above it/);
+    expect(coreOrderViolation('core/protocol/tree-wire.ts', 'core/scatter/call-shard.ts')).toMatch(/core\/scatter is above it/);
+    expect(coreOrderViolation('core/router/route.ts', 'core/partials/values.ts')).toMatch(/core\/partials is beside it/);
+    expect(coreOrderViolation('core/new-part/x.ts', 'core/sql/ast.ts')).toMatch(/core\/new-part is in no level/);
+    expect(coreOrderViolation('core/scatter/gather.ts', 'core/plan/types.ts')).toBeUndefined();
+    expect(coreOrderViolation('core/sql/lexer.ts', 'core/surrogate-escape.ts')).toBeUndefined();
+    expect(coreOrderViolation('core/scatter/tput/attach.ts', 'core/scatter/run-query.ts')).toBeUndefined();
+  });
+
+  it('the circle finder reports a circle and leaves a chain alone', () => {
+    const chain = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', []],
+    ]);
+    expect(importCircles(chain)).toEqual([]);
+    const circle = new Map([
+      ['run-query', ['attach', 'leaf']],
+      ['attach', ['prepass']],
+      ['prepass', ['run-query']],
+      ['leaf', []],
+    ]);
+    expect(importCircles(circle)).toEqual([['attach', 'prepass', 'run-query']]);
   });
 
   it('a core file importing an adapter or AWS would be caught', () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { getSecretValueSigned, readSecretString, SecretReadError } from '../../../adapters/aws/secret-value.js';
-import { configureCursorKey } from '../../../functions/coordinator/deps.js';
+import { cursorKeyFromEnv } from '../../../functions/coordinator/deps.js';
 
 interface Captured {
   url: string;
@@ -152,9 +152,9 @@ describe('GetSecretValue signed by hand', () => {
 
   it('the coordinator takes its cursor key from the secret, and refuses a short one', async () => {
     const env = lambdaEnv({ CH_SCATTER_CURSOR_SECRET_ARN: ARN });
-    expect(await configureCursorKey(env)).toBe('secret');
+    expect(await cursorKeyFromEnv(env)).toEqual({ source: 'secret', key: Buffer.from('cursor-key-0123456789abcdef') });
     expect(JSON.parse(captured[0]!.body)).toEqual({ SecretId: ARN });
     script.push([200, { ARN, SecretString: 'short' }]);
-    await expect(configureCursorKey(env)).rejects.toThrow(/missing or shorter than 16/);
+    await expect(cursorKeyFromEnv(env)).rejects.toThrow(/missing or shorter than 16/);
   });
 });

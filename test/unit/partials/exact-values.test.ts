@@ -2,7 +2,8 @@
 // the exact JSON reader, surrogate-escaped bytes, the API's spellings, group keys and orders.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { decodeEscaped, displayString, quoteInexactNumbers, stringBytes } from '../../../core/protocol/exact-json.js';
+import { quoteInexactNumbers } from '../../../core/protocol/exact-json.js';
+import { decodeEscaped, displayString, stringBytes } from '../../../core/surrogate-escape.js';
 import { compareStrings, fromJson, parseDecimal, toJson, valueKey, formatDecimal } from '../../../core/partials/values.js';
 import { orderKey } from '../../../core/partials/order-key.js';
 import { quoteStringLiteral } from '../../../core/sql/quote.js';

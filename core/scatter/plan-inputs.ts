@@ -1,0 +1,38 @@
+// What the general path and TPUT's rounds both hand the planner: the request's settings merged
+// with the SQL's SETTINGS clause, the distributed_product_mode they ask for, and the pass-through
+// split (the shards run each statement as planned; nothing merges in the coordinator).
+import type { SettingValue } from '../clickhouse/port.js';
+import type { Topology } from '../config/schema.js';
+import type { Splitter } from '../plan/build.js';
+import { settingValueOf } from '../plan/settings.js';
+import type { QueryRequest } from '../protocol/api-request.js';
+import type { SelectStatement } from '../sql/ast.js';
+
+/** distributed_product_mode as a request asks for it (prefer_global_in_and_join upgrades to 'global', as in ClickHouse). */
+export function productModeOf(settings: Record<string, SettingValue>, topo: Topology): 'deny' | 'local' | 'global' {
+  const truthy = (v: SettingValue | undefined) => v !== undefined && !['0', 'false', ''].includes(String(v).toLowerCase());
+  if (truthy(settings.prefer_global_in_and_join)) return 'global';
+  const m = String(settings.distributed_product_mode ?? '').toLowerCase();
+  return m === 'deny' || m === 'local' || m === 'global' ? m : topo.query.distributedProductMode;
+}
+
+/** The SQL's SETTINGS clause as values (the last one wins, as in ClickHouse). */
+export function clauseSettings(stmt: SelectStatement): Record<string, SettingValue> {
+  const out: Record<string, SettingValue> = {};
+  for (const s of stmt.settings ?? []) out[s.name] = settingValueOf(s.value, s.name);
+  return out;
+}
+
+/** The request's settings with the SQL's SETTINGS clause over them (the leaves carry no SETTINGS of their own). */
+export function mergedSettings(req: QueryRequest, stmt: SelectStatement): Record<string, SettingValue> {
+  return { ...(req.settings ?? {}), ...clauseSettings(stmt) };
+}
+
+/** The shards run each statement as the planner wrote it: no partial split, no merge here. */
+export const passThroughSplitter: Splitter = (q) => ({
+  shardQuery: q,
+  createMerger: () => {
+    throw new Error('the general path merges in its final stage, not in the coordinator');
+  },
+  describe: 'leaf of a two-stage plan: the shards run it as written, the final stage merges',
+});

@@ -1,0 +1,92 @@
+// The one fan-out primitive every runtime step asks its shards through (gather, the tree, TPUT
+// rounds, stage one, one-shard, the final stage). It owns what each used to wire itself: the
+// parent signal (the client went away), a stop of its own (a merge failure, a merge cutoff), the
+// deadline signal under both, the limiter, callShard with its fields, dropping an answer's data
+// once the caller has taken it, and onShard.
+import type { ShardRequest, ShardSuccess } from '../protocol/shard-wire.js';
+import { callShard, type HedgeSettings, type ShardOutcome } from './call-shard.js';
+import { deadlineSignal } from './deadline.js';
+import type { Limiter } from './fanout.js';
+import type { HedgeState } from './hedge.js';
+import type { ShardInvoker } from './invoker.js';
+
+export interface FanOutInput {
+  invoker: ShardInvoker;
+  /** Shared by every fan-out of one request, so the in-flight cap holds for all of them. */
+  limiter: Limiter;
+  /** The instant this fan-out stops waiting (the query's deadline, or a part of it). */
+  deadlineAt: number;
+  now(): number;
+  hedge: HedgeSettings;
+  state: HedgeState;
+  /** Abandon everything (e.g. the client went away). */
+  signal?: AbortSignal;
+  /** Called as each shard's call settles, after its data was taken and dropped (logs, metrics). */
+  onShard?(o: ShardOutcome): void;
+}
+
+/** How to ask one shard: its replica count and the request for each attempt (gather.ts shardCallFor). */
+export interface ShardAsk {
+  replicaCount: number;
+  request(replica: number, attempt: ShardRequest['attempt']): ShardRequest;
+}
+
+export interface FanOut {
+  /** Fires at the deadline, on stop(), or when the parent signal fires. */
+  readonly signal: AbortSignal;
+  /** Fires on stop() or with the parent; its reason tells a stop from the deadline itself. */
+  readonly stopped: AbortSignal;
+  /** Abandon the calls still running (their shards end as at the deadline). */
+  stop(reason: unknown): void;
+  /**
+   * Ask one shard. `take` sees the outcome with its data (rows, raw bytes) and may throw, which
+   * rejects this call before onShard; afterwards the outcome keeps its statistics only.
+   */
+  ask(shard: number, how: ShardAsk, take?: (o: ShardOutcome) => void): Promise<ShardOutcome>;
+  /** Clear the deadline timer and the parent listener. */
+  close(): void;
+}
+
+export function openFanOut(input: FanOutInput): FanOut {
+  const stop = new AbortController();
+  const parent = input.signal;
+  const onParent = () => stop.abort(parent?.reason);
+  if (parent?.aborted) onParent();
+  else parent?.addEventListener('abort', onParent, { once: true });
+  const deadline = deadlineSignal(input.deadlineAt, input.now, stop.signal);
+  return {
+    signal: deadline.signal,
+    stopped: stop.signal,
+    stop: (reason) => stop.abort(reason),
+    async ask(shard, how, take) {
+      const outcome = await callShard({
+        shard,
+        replicaCount: how.replicaCount,
+        request: how.request,
+        invoker: input.invoker,
+        limiter: input.limiter,
+        deadlineAt: input.deadlineAt,
+        signal: deadline.signal,
+        now: input.now,
+        hedge: input.hedge,
+        state: input.state,
+      });
+      take?.(outcome);
+      // The caller holds what it took: a wide fan-out must not hold every answer twice.
+      if (outcome.response) outcome.response = withoutData(outcome.response);
+      input.onShard?.(outcome);
+      return outcome;
+    },
+    close() {
+      deadline.dispose();
+      parent?.removeEventListener('abort', onParent);
+    },
+  };
+}
+
+/** The answer without its rows and raw bytes (kept in the outcome for its statistics). */
+export function withoutData(r: ShardSuccess): ShardSuccess {
+  if (r.raw === undefined) return { ...r, rows: [] };
+  const { raw: _raw, ...rest } = r;
+  return { ...rest, rows: [] };
+}

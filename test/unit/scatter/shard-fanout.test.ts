@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { ShardOutcome } from '../../../core/scatter/call-shard.js';
+import { createLimiter } from '../../../core/scatter/fanout.js';
+import { createHedgeState } from '../../../core/scatter/hedge.js';
+import { openFanOut, type FanOutInput, type ShardAsk } from '../../../core/scatter/shard-fanout.js';
+import { fakeInvoker, type Behaviour } from './fakes.js';
+
+const NO_HEDGE = { enabled: false, afterQuantile: 0.95, maxExtraPercent: 0 };
+const ask: ShardAsk = {
+  replicaCount: 1,
+  request: (replica) => ({ type: 'query', queryId: 'q', shard: 0, replica, sql: 'SELECT 1', deadline: 0, settings: {}, external: [], attempt: 'primary' }),
+};
+
+function input(behaviour: (s: number) => Behaviour, over: Partial<FanOutInput> = {}) {
+  const invoker = fakeInvoker((s) => behaviour(s));
+  const seen: ShardOutcome[] = [];
+  const fan: FanOutInput = {
+    invoker,
+    limiter: createLimiter(4),
+    deadlineAt: Date.now() + 5_000,
+    now: Date.now,
+    hedge: NO_HEDGE,
+    state: createHedgeState(),
+    onShard: (o) => seen.push(structuredClone(o)),
+    ...over,
+  };
+  return { fan, invoker, seen };
+}
+
+describe('openFanOut', () => {
+  it('hands the caller the rows, then keeps only the statistics, and reports after the take', async () => {
+    const { fan, seen } = input(() => ({ kind: 'ok', c: 7 }));
+    const f = openFanOut(fan);
+    let taken: unknown;
+    const o = await f.ask(0, ask, (x) => {
+      taken = x.response?.rows;
+    });
+    f.close();
+    expect(taken).toEqual([{ c: '7' }]);
+    expect(o.response?.rows).toEqual([]);
+    expect(o.response?.statistics.rowsRead).toBe(10);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.response?.rows).toEqual([]);
+  });
+
+  it('a take that throws rejects the call before onShard', async () => {
+    const { fan, seen } = input(() => ({ kind: 'ok' }));
+    const f = openFanOut(fan);
+    await expect(
+      f.ask(0, ask, () => {
+        throw new Error('unreadable');
+      }),
+    ).rejects.toThrow('unreadable');
+    f.close();
+    expect(seen).toEqual([]);
+  });
+
+  it('stop() ends the calls still running as at the deadline, and says it was a stop', async () => {
+    const { fan, invoker } = input(() => ({ kind: 'hang' }));
+    const f = openFanOut(fan);
+    const pending = f.ask(0, ask);
+    f.stop(new Error('merge failed'));
+    const o = await pending;
+    f.close();
+    expect(o.status).toBe('timeout');
+    expect(invoker.calls[0]!.aborted).toBe(true);
+    expect(f.stopped.aborted).toBe(true);
+  });
+
+  it('the parent signal stops it; the deadline alone fires the signal but not the stop', async () => {
+    const parent = new AbortController();
+    const a = input(() => ({ kind: 'hang' }), { signal: parent.signal });
+    const f = openFanOut(a.fan);
+    const pending = f.ask(0, ask);
+    parent.abort(new Error('client went away'));
+    expect((await pending).status).toBe('timeout');
+    expect(f.stopped.aborted).toBe(true);
+    f.close();
+
+    const b = input(() => ({ kind: 'hang' }), { deadlineAt: Date.now() + 30 });
+    const g = openFanOut(b.fan);
+    const o = await g.ask(0, ask);
+    g.close();
+    expect(o.status).toBe('timeout');
+    expect(g.signal.aborted).toBe(true);
+    expect(g.stopped.aborted).toBe(false);
+  });
+
+  it('asks through the limiter it is given: never more in flight than its cap', async () => {
+    const limiter = createLimiter(2);
+    let peak = 0;
+    const { fan } = input(() => ({ kind: 'ok', delayMs: 5 }), { limiter });
+    const f = openFanOut(fan);
+    const watch = setInterval(() => {
+      peak = Math.max(peak, limiter.active);
+    }, 1);
+    await Promise.all([0, 1, 2, 3, 4, 5].map(() => f.ask(0, ask, () => (peak = Math.max(peak, limiter.active)))));
+    clearInterval(watch);
+    f.close();
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(2);
+  });
+});
