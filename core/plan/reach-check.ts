@@ -16,7 +16,8 @@ import { deniedAt, errorAt } from './position.js';
 import { refusalOf } from './refused-functions.js';
 import { FORWARDED_SETTINGS } from './settings.js';
 import { expressionNames } from './in-table.js';
-import { fileFormatError, fileSettingError, isFileFormat, isFileSetting } from './file-access.js';
+import { fileFormatError, fileSettingError } from './file-access.js';
+import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import type { Topology } from '../config/schema.js';
 import { qualifyTable } from '../config/schema.js';
 

@@ -14,7 +14,8 @@ import type { QueryDefaults } from '../config/schema.js';
 import { ScatterError } from '../errors.js';
 import { errorAt } from './position.js';
 import { checkLowerable, forwardedValue, SETTING_SPECS } from './setting-values.js';
-import { fileSettingError, isFileSetting } from './file-access.js';
+import { fileSettingError } from './file-access.js';
+import { isFileSetting } from '../clickhouse/file-names.js';
 
 /** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
 export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set(SETTING_SPECS.keys());

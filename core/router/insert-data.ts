@@ -8,10 +8,9 @@ import type { Topology } from '../config/schema.js';
 import { ClickHouseError, type InsertData, type InsertFormat } from '../clickhouse/port.js';
 import { ScatterError, isScatterError } from '../errors.js';
 import { createPlacement, type KeyValue } from '../sharding/index.js';
-import type { InsertResult } from './insert.js';
 import type { BadRow } from './route.js';
 import { tableFor } from './route.js';
-import { writeRouted, type GetAccess } from './write.js';
+import { writeRouted, type GetAccess, type InsertResult } from './write.js';
 
 /** One row: its bytes without the line end, its 1-based number, its key field (undefined: absent). */
 export interface ByteRow {

@@ -3,8 +3,8 @@
 // (like ClickHouse refusing a malformed INSERT), unless the caller opts into skipping them.
 import type { Topology } from '../config/schema.js';
 import { createPlacement } from '../sharding/index.js';
-import { routeRows, tableFor, type BadRow, type RouteInput } from './route.js';
-import { writeRouted, type GetAccess, type WriteReport } from './write.js';
+import { routeRows, tableFor, type RouteInput } from './route.js';
+import { writeRouted, type GetAccess, type InsertResult } from './write.js';
 import { checkRows } from './validate.js';
 import type { ColumnMeta, InsertData } from '../clickhouse/port.js';
 import { checkBatch } from './insert-data.js';
@@ -50,18 +50,7 @@ export interface InsertOptions {
   columns?: ColumnMeta[];
 }
 
-export interface InsertResult {
-  table: string;
-  local: string;
-  /** Rows committed (on every replica that should hold them). */
-  inserted: number;
-  /** Rows routed to each shard, in shard order. */
-  perShard: number[];
-  bad: BadRow[];
-  /** Undefined when nothing was written because of bad rows. */
-  write?: WriteReport;
-  ok: boolean;
-}
+export type { InsertResult } from './write.js';
 
 export async function insertRows(input: RouteInput, tableName: string, topo: Topology, getAccess: GetAccess, opts: InsertOptions = {}): Promise<InsertResult> {
   const { table } = tableFor(topo, tableName);

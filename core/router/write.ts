@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { ShardConfig } from '../config/schema.js';
 import type { ClickHouseAccess, InsertData } from '../clickhouse/port.js';
-import type { Row } from './route.js';
+import type { BadRow, Row } from './route.js';
 
 export type ShardWriteStatus = 'committed' | 'failed' | 'partial' | 'empty';
 
@@ -168,4 +168,18 @@ export async function writeRouted(batches: (Row[] | ShardBatch)[], getAccess: Ge
     failedLines: failed.flatMap((r) => r.failedLines ?? []).sort((a, b) => a - b),
     ok: failedRows === 0,
   };
+}
+
+/** What a routed insert did: rows per shard, rows refused, the write's report. */
+export interface InsertResult {
+  table: string;
+  local: string;
+  /** Rows committed (on every replica that should hold them). */
+  inserted: number;
+  /** Rows routed to each shard, in shard order. */
+  perShard: number[];
+  bad: BadRow[];
+  /** Undefined when nothing was written because of bad rows. */
+  write?: WriteReport;
+  ok: boolean;
 }

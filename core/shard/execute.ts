@@ -23,7 +23,7 @@ import { SERVER_DIED, type ShardErrorKind, type ShardFailure, type ShardResponse
 import { shardPayloadSchema, type ShardPayload } from '../protocol/shard-request-schema.js';
 import { base64Bytes } from '../protocol/base64-schema.js';
 import { assignedSettings, formatsNamed, trimStatement } from '../clickhouse/sql-text.js';
-import { isFileFormat, isFileSetting } from '../plan/file-access.js';
+import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 
 export interface ShardExecOptions {
   now(): number;

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { parseSelect } from '../../../core/sql/parse.js';
 import { ScatterError } from '../../../core/errors.js';
 import { checkReach, FINAL_STAGE_REACH, shardReach, type Reach } from '../../../core/plan/reach-check.js';
-import { checkEngineOptions, FILE_FORMATS, isFileFormat, isFileSetting } from '../../../core/plan/file-access.js';
+import { checkEngineOptions } from '../../../core/plan/file-access.js';
+import { FILE_FORMATS, isFileFormat, isFileSetting } from '../../../core/clickhouse/file-names.js';
 import { parseTopology } from '../../../core/config/load.js';
 
 const topo = parseTopology({
