@@ -18,7 +18,7 @@ export default defineConfig({
     // counted: shard processes and CLI runs that tests spawn are not instrumented.
     coverage: {
       provider: 'v8',
-      include: ['core/**/*.ts', 'adapters/**/*.ts', 'functions/**/*.ts', 'local/**/*.ts', 'bin/**/*.ts'],
+      include: ['shared/**/*.ts', 'functions/**/*.ts', 'local/**/*.ts', 'bin/**/*.ts'],
       exclude: ['**/*.test.ts'],
       reporter: ['text-summary', 'html'],
       reportsDirectory: '.tmp/coverage',

@@ -4,14 +4,14 @@
 // in the bench. Prints per path: p50 wall ms, coordinator CPU us per invocation, p50 ratio to raw.
 import http from 'node:http';
 import { setMaxListeners } from 'node:events';
-import { createSignedHttpInvoker } from '../adapters/aws/signed-http-invoker.js';
-import { createLambdaInvoker } from '../adapters/aws/lambda-invoker.js';
-import { gather } from '../core/scatter/gather.js';
-import { deadlineSignal } from '../core/scatter/deadline.js';
-import { callShard } from '../core/scatter/call-shard.js';
-import { createLimiter } from '../core/scatter/fanout.js';
-import { createHedgeState } from '../core/scatter/hedge.js';
-import type { ShardRequest } from '../core/protocol/shard-wire.js';
+import { createSignedHttpInvoker } from '../shared/adapters/aws/signed-http-invoker.js';
+import { createLambdaInvoker } from '../shared/adapters/aws/lambda-invoker.js';
+import { gather } from '../shared/core/scatter/gather.js';
+import { deadlineSignal } from '../shared/core/scatter/deadline.js';
+import { callShard } from '../shared/core/scatter/call-shard.js';
+import { createLimiter } from '../shared/core/scatter/fanout.js';
+import { createHedgeState } from '../shared/core/scatter/hedge.js';
+import type { ShardRequest } from '../shared/core/protocol/shard-wire.js';
 import { startChild } from './_fork.js';
 import { postJson } from './_http.js';
 import { stubPlan, stubTopology, countingMerger } from './_stub-plan.js';

@@ -4,8 +4,8 @@
 // partials one by one through the real merger, as gather does (merge on arrival, rows dropped).
 // Reports to the parent over IPC (as the `ready` message of bench/_fork.ts).
 import { gzipSync } from 'node:zlib';
-import { parseTopology } from '../core/config/load.js';
-import { planQuery } from '../core/plan/index.js';
+import { parseTopology } from '../shared/core/config/load.js';
+import { planQuery } from '../shared/core/plan/index.js';
 
 interface Spec {
   shards: number;

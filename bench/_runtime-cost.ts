@@ -2,10 +2,10 @@
 // in-process invoker that answers at once: no HTTP, no signing, so what is left is the runtime's own
 // bookkeeping. `npx tsx bench/_runtime-cost.ts [shards] [queries] [hedge 0|1] [replicas]`.
 import { setMaxListeners } from 'node:events';
-import { gather } from '../core/scatter/gather.js';
-import { createHedgeState } from '../core/scatter/hedge.js';
-import type { ShardInvoker } from '../core/scatter/invoker.js';
-import type { ShardRequest, ShardResponse } from '../core/protocol/shard-wire.js';
+import { gather } from '../shared/core/scatter/gather.js';
+import { createHedgeState } from '../shared/core/scatter/hedge.js';
+import type { ShardInvoker } from '../shared/core/scatter/invoker.js';
+import type { ShardRequest, ShardResponse } from '../shared/core/protocol/shard-wire.js';
 import { stubPlan, stubTopology, countingMerger } from './_stub-plan.js';
 
 const n = Number(process.argv[2] ?? 64);

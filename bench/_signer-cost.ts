@@ -1,10 +1,10 @@
 // CPU per SigV4 signature of one Invoke request: the hand-written signer the coordinator's query
-// invoker uses (adapters/aws/sigv4.ts) against the AWS SDK's own @smithy/signature-v4, which it
+// invoker uses (shared/adapters/aws/sigv4.ts) against the AWS SDK's own @smithy/signature-v4, which it
 // replaced for that path. Same request (a 64-shard fan-out's typical body, a full ARN, a session
 // token), interleaved rounds, median per signer. Both produce the same signature
 // (test/unit/scatter/sigv4.test.ts); this says what each costs.
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { signPost } from '../adapters/aws/sigv4.js';
+import { signPost } from '../shared/adapters/aws/sigv4.js';
 
 /**
  * Median microseconds of CPU per signature, per signer; `smithy` is absent when @smithy/signature-v4

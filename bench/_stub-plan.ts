@@ -1,10 +1,10 @@
 // A topology of N shards x R replicas and a QueryPlan that asks every shard one fixed query,
 // for benches that measure the scatter runtime (gather, callShard, limiter, hedging) without
 // the planner: the shard functions are stubs (_shard-stub-child.ts), so the SQL never runs.
-import { parseTopology } from '../core/config/load.js';
-import type { Topology } from '../core/config/schema.js';
-import type { QueryPlan } from '../core/plan/types.js';
-import type { Merger } from '../core/partials/types.js';
+import { parseTopology } from '../shared/core/config/load.js';
+import type { Topology } from '../shared/core/config/schema.js';
+import type { QueryPlan } from '../shared/core/plan/types.js';
+import type { Merger } from '../shared/core/partials/types.js';
 
 export function stubTopology(shards: number, replicas: number, query: Record<string, unknown> = {}): Topology {
   return parseTopology({

@@ -4,9 +4,9 @@
 // _shard-stub-child.ts at spec.shardEndpoint.
 import { setMaxListeners } from 'node:events';
 import { startInvokeServer } from '../local/invoke-server.js';
-import { createSignedHttpInvoker } from '../adapters/aws/signed-http-invoker.js';
-import { createHedgeState } from '../core/scatter/hedge.js';
-import { createSubCoordinatorFunction } from '../adapters/aws/tree-lambda-invoker.js';
+import { createSignedHttpInvoker } from '../shared/adapters/aws/signed-http-invoker.js';
+import { createHedgeState } from '../shared/core/scatter/hedge.js';
+import { createSubCoordinatorFunction } from '../shared/adapters/aws/tree-lambda-invoker.js';
 import { stubTopology } from './_stub-plan.js';
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as { shards: number; shardEndpoint: string; maxConcurrency: number };

@@ -15,15 +15,15 @@
 // checked against the JSON API's (the same rows) so a fast wrong answer would not count.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { parseTopology } from '../core/config/load.js';
-import { planQuery } from '../core/plan/index.js';
-import { planTwoStage } from '../core/plan/two-stage/plan.js';
-import { runQuery, type QueryResponse } from '../core/scatter/run-query.js';
-import { createHedgeState } from '../core/scatter/hedge.js';
-import { createShardReadAccess } from '../core/scatter/shard-read-access.js';
-import { handleClickHouseHttp } from '../core/clickhouse-http/handle.js';
-import { generalSelect } from '../core/clickhouse-http/distributed.js';
-import type { RawQuery } from '../core/clickhouse-http/types.js';
+import { parseTopology } from '../shared/core/config/load.js';
+import { planQuery } from '../shared/core/plan/index.js';
+import { planTwoStage } from '../shared/core/plan/two-stage/plan.js';
+import { runQuery, type QueryResponse } from '../shared/core/scatter/run-query.js';
+import { createHedgeState } from '../shared/core/scatter/hedge.js';
+import { createShardReadAccess } from '../shared/core/scatter/shard-read-access.js';
+import { handleClickHouseHttp } from '../shared/core/clickhouse-http/handle.js';
+import { generalSelect } from '../shared/core/clickhouse-http/distributed.js';
+import type { RawQuery } from '../shared/core/clickhouse-http/types.js';
 import { startLocalShards } from '../local/stack.js';
 import { chHttp, loadEvents, startCluster } from './_ch-cluster.js';
 import { quantile, r2, table, timeInOrders } from './_stats.js';

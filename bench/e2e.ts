@@ -16,16 +16,16 @@
 // compared (floats to 9 significant digits): a fast wrong answer would not count.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { parseTopology } from '../core/config/load.js';
-import { planQuery } from '../core/plan/index.js';
-import { runQuery, type QueryResponse } from '../core/scatter/run-query.js';
-import { createHedgeState } from '../core/scatter/hedge.js';
+import { parseTopology } from '../shared/core/config/load.js';
+import { planQuery } from '../shared/core/plan/index.js';
+import { runQuery, type QueryResponse } from '../shared/core/scatter/run-query.js';
+import { createHedgeState } from '../shared/core/scatter/hedge.js';
 import { startLocalShards } from '../local/stack.js';
-import { createHttpAccess } from '../adapters/clickhouse/http.js';
-import { executeShardRequest } from '../core/shard/execute.js';
-import type { ShardInvoker } from '../core/scatter/invoker.js';
-import type { ShardResponse } from '../core/protocol/shard-wire.js';
-import { createLambdaInvoker } from '../adapters/aws/lambda-invoker.js';
+import { createHttpAccess } from '../shared/adapters/clickhouse/http.js';
+import { executeShardRequest } from '../shared/core/shard/execute.js';
+import type { ShardInvoker } from '../shared/core/scatter/invoker.js';
+import type { ShardResponse } from '../shared/core/protocol/shard-wire.js';
+import { createLambdaInvoker } from '../shared/adapters/aws/lambda-invoker.js';
 import { chHttp, loadEvents, startCluster } from './_ch-cluster.js';
 import { quantile, r2, table } from './_stats.js';
 import { normalize } from './_compare.js';

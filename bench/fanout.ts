@@ -22,11 +22,11 @@
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import { setMaxListeners } from 'node:events';
-import { createLambdaInvoker } from '../adapters/aws/lambda-invoker.js';
-import { createSignedHttpInvoker } from '../adapters/aws/signed-http-invoker.js';
-import { gather } from '../core/scatter/gather.js';
-import { createHedgeState } from '../core/scatter/hedge.js';
-import type { ShardRequest } from '../core/protocol/shard-wire.js';
+import { createLambdaInvoker } from '../shared/adapters/aws/lambda-invoker.js';
+import { createSignedHttpInvoker } from '../shared/adapters/aws/signed-http-invoker.js';
+import { gather } from '../shared/core/scatter/gather.js';
+import { createHedgeState } from '../shared/core/scatter/hedge.js';
+import type { ShardRequest } from '../shared/core/protocol/shard-wire.js';
 import { startChild } from './_fork.js';
 import { stubPlan, stubTopology, countingMerger } from './_stub-plan.js';
 import { signerCost } from './_signer-cost.js';

@@ -9,19 +9,19 @@
 //   off     hedging disabled;
 //   on      the config defaults (hedge after max(the shard's p95, 2 x its median), at most 5% extra);
 //   on_p99  hedge after max(p99, 2 x median) with a 3% budget (the target budget).
-// (The 2 x median floor and the fan-out-sized token bucket live in core/scatter/hedge.ts.)
+// (The 2 x median floor and the fan-out-sized token bucket live in shared/core/scatter/hedge.ts.)
 // The same three modes also run over an IN-PROCESS invoker (inproc_*: a setTimeout per request, no
 // HTTP, no signing, no second process): it isolates the hedging algorithm from this machine's CPU
 // contention, as a pure simulation would; the Invoke-endpoint figures are what the system delivers here.
 // Each mode keeps its own warm HedgeState (as a warm coordinator container would), warmed with
 // 50 untimed queries. extra_percent = hedge + retry attempts / primary attempts.
 import { setMaxListeners } from 'node:events';
-import { createSignedHttpInvoker } from '../adapters/aws/signed-http-invoker.js';
-import { gather } from '../core/scatter/gather.js';
-import { createHedgeState, type HedgeState } from '../core/scatter/hedge.js';
-import type { HedgeSettings } from '../core/scatter/call-shard.js';
-import type { ShardInvoker } from '../core/scatter/invoker.js';
-import { InvokeError } from '../core/scatter/invoker.js';
+import { createSignedHttpInvoker } from '../shared/adapters/aws/signed-http-invoker.js';
+import { gather } from '../shared/core/scatter/gather.js';
+import { createHedgeState, type HedgeState } from '../shared/core/scatter/hedge.js';
+import type { HedgeSettings } from '../shared/core/scatter/call-shard.js';
+import type { ShardInvoker } from '../shared/core/scatter/invoker.js';
+import { InvokeError } from '../shared/core/scatter/invoker.js';
 import { startChild } from './_fork.js';
 import { stubPlan, stubTopology } from './_stub-plan.js';
 import { msSince, quantile, r2, table } from './_stats.js';

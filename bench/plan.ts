@@ -5,9 +5,9 @@
 // p90 of per-iteration wall time (process.hrtime.bigint) and the fastest batch mean (the machine is
 // shared by several processes; the fastest batch is the best estimate of the uncontended cost). No
 // engine is involved: this is coordinator CPU before the first byte.
-import { parseTopology } from '../core/config/load.js';
-import { planQuery } from '../core/plan/index.js';
-import { parseSelect } from '../core/sql/parse.js';
+import { parseTopology } from '../shared/core/config/load.js';
+import { planQuery } from '../shared/core/plan/index.js';
+import { parseSelect } from '../shared/core/sql/parse.js';
 
 function topology(shards: number) {
   return parseTopology({

@@ -1,4 +1,4 @@
-// The aggregation tree (core/scatter/tree*.ts) against the flat fan-out at 256 and 1,024 simulated
+// The aggregation tree (shared/core/scatter/tree*.ts) against the flat fan-out at 256 and 1,024 simulated
 // shards (docs/benchmarks.md#5-aggregation-tree-tree). Shards are stub functions (no engine) in one
 // child process behind the local Invoke endpoint, each answering a GROUP BY partial of GROUPS groups
 // (the partial columns the real planner asks for). Per query, alternating:
@@ -13,13 +13,13 @@
 // two cores, so the wall figures understate what separate Lambda environments would give; the
 // root CPU figure is the one the tree exists to cut.
 import { setMaxListeners } from 'node:events';
-import { createSignedHttpInvoker } from '../adapters/aws/signed-http-invoker.js';
-import { gather } from '../core/scatter/gather.js';
-import { createHedgeState } from '../core/scatter/hedge.js';
-import { gatherTree, type TreeInvoker } from '../core/scatter/tree.js';
-import { createTreeLambdaInvoker } from '../adapters/aws/tree-lambda-invoker.js';
-import { premergeSpec } from '../core/scatter/tree-premerge.js';
-import { planQuery } from '../core/plan/index.js';
+import { createSignedHttpInvoker } from '../shared/adapters/aws/signed-http-invoker.js';
+import { gather } from '../shared/core/scatter/gather.js';
+import { createHedgeState } from '../shared/core/scatter/hedge.js';
+import { gatherTree, type TreeInvoker } from '../shared/core/scatter/tree.js';
+import { createTreeLambdaInvoker } from '../shared/adapters/aws/tree-lambda-invoker.js';
+import { premergeSpec } from '../shared/core/scatter/tree-premerge.js';
+import { planQuery } from '../shared/core/plan/index.js';
 import { startChild, type Child } from './_fork.js';
 import { stubTopology } from './_stub-plan.js';
 import { cpuMsSince, msSince, quantile, r2, table } from './_stats.js';

@@ -15,11 +15,11 @@
 // (`uuser`), with the rows and bytes each round moved (docs/benchmarks.md#exact-top-count-tput-vs-every-group).
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { parseTopology } from '../core/config/load.js';
-import { planQuery } from '../core/plan/index.js';
-import { planTwoStage } from '../core/plan/two-stage/plan.js';
-import { createHedgeState } from '../core/scatter/hedge.js';
-import { runQuery, type PlanFn, type QueryResponse } from '../core/scatter/run-query.js';
+import { parseTopology } from '../shared/core/config/load.js';
+import { planQuery } from '../shared/core/plan/index.js';
+import { planTwoStage } from '../shared/core/plan/two-stage/plan.js';
+import { createHedgeState } from '../shared/core/scatter/hedge.js';
+import { runQuery, type PlanFn, type QueryResponse } from '../shared/core/scatter/run-query.js';
 import { startLocalShards } from '../local/stack.js';
 import { chHttp, startCluster } from './_ch-cluster.js';
 import { quantile, r2, table, timeInOrders } from './_stats.js';

@@ -1,7 +1,7 @@
 // The CLI side of the HTTP API, shared by query/explain/exec: where the command's answer comes from. --url talks to a running
 // stack (local or API Gateway); --config starts what it needs in-process and stops it afterwards.
-import { loadTopology } from '../core/config/load.js';
-import type { Topology } from '../core/config/schema.js';
+import { loadTopology } from '../shared/core/config/load.js';
+import type { Topology } from '../shared/core/config/schema.js';
 
 export interface Target {
   url?: string;

@@ -1,7 +1,7 @@
 // Command dispatch for `ch-scatter`. Each command lives in bin/commands/<name>.ts and exports
 // `run(args: string[]): Promise<number>` (the exit code), a one-line `summary`, its `usage` and its `flags`.
-import { ConfigError } from '../core/config/load.js';
-import { isScatterError } from '../core/errors.js';
+import { ConfigError } from '../shared/core/config/load.js';
+import { isScatterError } from '../shared/core/errors.js';
 import { UsageError, type FlagSpec } from './args.js';
 
 const COMMANDS = ['dev', 'sim', 'query', 'explain', 'exec', 'insert', 'check'] as const;

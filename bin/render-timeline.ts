@@ -2,7 +2,7 @@
 // drawn from the same `statistics` fields and scaled to the terminal's width. One lane per shard
 // (a second row when a hedge was sent), skipped shards with their reason, the coordinator's lane
 // (plan, each merge, finalize) and the deadline as a vertical rule.
-import type { QueryResponse } from '../core/scatter/run-query.js';
+import type { QueryResponse } from '../shared/core/scatter/run-query.js';
 
 type Stats = QueryResponse['statistics'];
 

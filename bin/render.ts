@@ -1,6 +1,6 @@
 // (Used by the CLI.) Human-readable rendering of a /query answer: an aligned table, then the shard summary (what
 // was skipped, missing and why, hedges, timings). Numbers right-aligned, like clickhouse-client.
-import type { QueryResponse } from '../core/scatter/run-query.js';
+import type { QueryResponse } from '../shared/core/scatter/run-query.js';
 
 const NUMERIC = /^(Nullable\()?(U?Int\d+|Float\d+|Decimal)/;
 

@@ -1,7 +1,7 @@
 // `cdk synth` / `cdk deploy` entry (cdk.json: "npx tsx cdk/app.ts"). Config problems are printed one per
 // line with their JSON path or context key, and synthesis stops with exit code 1.
 import { App } from 'aws-cdk-lib';
-import { ConfigError } from '../core/config/load.js';
+import { ConfigError } from '../shared/core/config/load.js';
 import { createChScatter } from './create.js';
 
 const app = new App();

@@ -21,7 +21,7 @@ const FORBIDDEN_PACKAGES = [
   'aws-sdk-client-mock',
 ];
 /** Project folders whose code may be bundled: the handlers and what they import. */
-const ALLOWED_PROJECT_FOLDERS = ['core', 'adapters', 'functions'];
+const ALLOWED_PROJECT_FOLDERS = ['shared', 'functions'];
 
 /** The package a source path belongs to ('@scope/name' or 'name'), or undefined for project code. */
 export function packageOf(source: string): string | undefined {
@@ -82,7 +82,7 @@ export function sourcesOf(assetDir: string, outputs: string[]): string[] {
 /**
  * Every source that must not be in a Lambda bundle, with the reason. `projectRoot` is the absolute
  * project directory. Source paths are relative to a bundling directory that no longer exists (say
- * `../../../ci1/core/x.ts` for a project at /tmp/ci1), so a project file is recognized by the
+ * `../../../ci1/shared/core/x.ts` for a project at /tmp/ci1), so a project file is recognized by the
  * longest run of the root's last path segments that starts the path once its `../` are gone.
  */
 export function forbiddenSources(sources: string[], projectRoot: string): string[] {

@@ -4,8 +4,8 @@
 import { resolve } from 'node:path';
 import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ConfigError, loadTopology } from '../core/config/load.js';
-import type { Topology } from '../core/config/schema.js';
+import { ConfigError, loadTopology } from '../shared/core/config/load.js';
+import type { Topology } from '../shared/core/config/schema.js';
 import { PROJECT_ROOT } from './bundling.js';
 import { type DeployOptions, DeployOptionsError, parseDeployOptions } from './deploy-options.js';
 import { deployProblems } from './deploy-problems.js';

@@ -2,8 +2,8 @@
 // at once, one line per problem with its JSON path, like every other config problem: options only
 // the local stack understands, replicas of one shard naming different secrets, a deadline that does
 // not fit under API Gateway, a topology too large for the coordinator's environment.
-import { localOnlyProblems } from '../core/config/load.js';
-import type { Topology } from '../core/config/schema.js';
+import { localOnlyProblems } from '../shared/core/config/load.js';
+import type { Topology } from '../shared/core/config/schema.js';
 import { coordinatorEnvironmentProblem } from './constructs/coordinator.js';
 import { shardSecretProblem } from './constructs/shard-function.js';
 import type { DeployOptions } from './deploy-options.js';

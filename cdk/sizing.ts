@@ -14,7 +14,7 @@
 //   speed. Shard functions mostly wait on ClickHouse and relay one partial: `npm run bench -- cost`
 //   (docs/cost.md) found 128-256 MB minimizing cost x latency; 256 MB keeps room to parse and
 //   re-serialize a partial of up to Lambda's 6 MB, which that model cannot see.
-import type { QueryDefaults } from '../core/config/schema.js';
+import type { QueryDefaults } from '../shared/core/config/schema.js';
 
 export const API_GATEWAY_MAX_S = 29;
 export const HTTP_API_INTEGRATION_MAX_S = 30;

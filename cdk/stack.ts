@@ -3,8 +3,8 @@
 import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { Construct } from 'constructs';
-import { ConfigError } from '../core/config/load.js';
-import type { Topology } from '../core/config/schema.js';
+import { ConfigError } from '../shared/core/config/load.js';
+import type { Topology } from '../shared/core/config/schema.js';
 import type { DeployOptions } from './deploy-options.js';
 import { deployProblems } from './deploy-problems.js';
 import { deriveSizing, type Sizing } from './sizing.js';

@@ -9,14 +9,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { Topology } from '../core/config/schema.js';
-import type { ShardInvoker } from '../core/scatter/invoker.js';
-import { createAdminAccess } from '../core/scatter/shard-admin-access.js';
-import { MAX_BODY_BYTES } from '../core/protocol/api-request.js';
+import type { Topology } from '../shared/core/config/schema.js';
+import type { ShardInvoker } from '../shared/core/scatter/invoker.js';
+import { createAdminAccess } from '../shared/core/scatter/shard-admin-access.js';
+import { MAX_BODY_BYTES } from '../shared/core/protocol/api-request.js';
 import { toHttpApiEvent } from './http-api-event.js';
-import { jsonRouteUser, type Credentials } from '../core/clickhouse-http/auth.js';
-import { ScatterError } from '../core/errors.js';
-import { exceptionAnswer } from '../core/clickhouse-http/handle.js';
+import { jsonRouteUser, type Credentials } from '../shared/core/clickhouse-http/auth.js';
+import { ScatterError } from '../shared/core/errors.js';
+import { exceptionAnswer } from '../shared/core/clickhouse-http/handle.js';
 
 /**
  * The API routes read at most the coordinator's own body cap (1 MiB): API Gateway would accept 10 MB,
@@ -166,7 +166,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   async function adminInsert(url: URL, body: Buffer): Promise<[number, unknown]> {
     const table = url.searchParams.get('table');
     if (!table) return [400, { error: { code: 'BAD_REQUEST', message: 'the table= query parameter is required' } }];
-    const { insertRows } = await import('../core/router/index.js');
+    const { insertRows } = await import('../shared/core/router/index.js');
     try {
       const skipBadRows = ['1', 'true'].includes(url.searchParams.get('skipBadRows') ?? '');
       const r = await insertRows(body.toString('utf8'), table, topo, (s, rep) => admin[s]![rep]!, { skipBadRows });

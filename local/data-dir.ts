@@ -1,7 +1,7 @@
 // Where a local stack's embedded replicas keep their data: where the config says, or elsewhere for a
 // second stack on the same config (`ch-scatter dev --data-dir`). A directory serves one stack at a time.
 import path from 'node:path';
-import type { Topology } from '../core/config/schema.js';
+import type { Topology } from '../shared/core/config/schema.js';
 
 /**
  * `dir`: every embedded directory moved under it, keeping its path below the directory all of them

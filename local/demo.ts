@@ -3,8 +3,8 @@
 // filtered to the rows whose sharding key lands on that shard (xxHash64(sensor) mod slots, the
 // same rule as the router and ClickHouse's Distributed engine). Nothing crosses the wire but SQL,
 // so a million rows load in about a second.
-import type { ClickHouseAccess } from '../core/clickhouse/port.js';
-import type { Topology } from '../core/config/schema.js';
+import type { ClickHouseAccess } from '../shared/core/clickhouse/port.js';
+import type { Topology } from '../shared/core/config/schema.js';
 
 export const DEMO_ROWS = 1_000_000;
 export const DEMO_TABLE = 'analytics.sensor_events_dist';

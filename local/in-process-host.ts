@@ -6,8 +6,8 @@
 // pruned point lookup; docs/benchmarks.md#the-machine-and-the-run).
 // A replica with `fault.crash` still gets a process (only a process can die mid-invoke).
 import { Logger } from '@aws-lambda-powertools/logger';
-import { createAccess } from '../adapters/clickhouse/factory.js';
-import type { ClickHouseAccess } from '../core/clickhouse/port.js';
+import { createAccess } from '../shared/adapters/clickhouse/factory.js';
+import type { ClickHouseAccess } from '../shared/core/clickhouse/port.js';
 import { createShardHandler, type ShardHandlerFn } from '../functions/shard/shard-function.js';
 import type { ShardHostSpec } from './shard-host-protocol.js';
 import { applyFault } from './shard-fault.js';

@@ -1,7 +1,7 @@
 // A replica's injected `fault` (local stack only), applied before the shard handler runs: the same
 // rules whether the shard function lives in its own host process or in the Invoke endpoint's.
 import type { z } from 'zod';
-import type { faultSchema } from '../core/config/schema.js';
+import type { faultSchema } from '../shared/core/config/schema.js';
 
 export type Fault = z.infer<typeof faultSchema>;
 

@@ -3,8 +3,8 @@
 // replica's adapter (embedded chdb dir opened in this process, or HTTP), and applies the
 // replica's `fault` config: delayMs (with delayProbability), error (with errorProbability),
 // crash (the process exits mid-invoke; the parent answers Runtime.ExitError and restarts it).
-import { createAccess } from '../adapters/clickhouse/factory.js';
-import type { ClickHouseAccess } from '../core/clickhouse/port.js';
+import { createAccess } from '../shared/adapters/clickhouse/factory.js';
+import type { ClickHouseAccess } from '../shared/core/clickhouse/port.js';
 import { createShardHandler } from '../functions/shard/shard-function.js';
 import type { HostReply, HostRequest, ShardHostSpec } from './shard-host-protocol.js';
 import { applyFault } from './shard-fault.js';

@@ -1,5 +1,5 @@
 // IPC between a shard host process (shard-host-child.ts) and the local stack (shard-host.ts).
-import type { ReplicaConfig } from '../core/config/schema.js';
+import type { ReplicaConfig } from '../shared/core/config/schema.js';
 
 export interface ShardHostSpec {
   shard: number;

@@ -13,7 +13,7 @@
 //   is restarted (a cold start) and later invocations wait for it.
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import type { Topology, ReplicaConfig } from '../core/config/schema.js';
+import type { Topology, ReplicaConfig } from '../shared/core/config/schema.js';
 import { forkModule, siblingModule } from './fork-module.js';
 import type { HostReply, ShardHostSpec } from './shard-host-protocol.js';
 import type { LocalFunction } from './invoke-server.js';

@@ -11,13 +11,13 @@
 // coordinator runs in this process, so its warm state lives as long as the stack.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadTopology } from '../core/config/load.js';
-import type { Topology } from '../core/config/schema.js';
+import { ConfigError, loadTopology } from '../shared/core/config/load.js';
+import type { Topology } from '../shared/core/config/schema.js';
 import { createCoordinatorHandler, createTools } from '../functions/coordinator/handler.js';
 import { createQueryInvoker, loadDefaultDeps, queryInvokerKind, type QueryInvokerKind } from '../functions/coordinator/deps.js';
-import { shardFunctionNames } from '../adapters/aws/lambda-invoker.js';
-import type { ShardInvoker } from '../core/scatter/invoker.js';
-import { createAdminAccess } from '../core/scatter/shard-admin-access.js';
+import { shardFunctionNames } from '../shared/adapters/aws/lambda-invoker.js';
+import type { ShardInvoker } from '../shared/core/scatter/invoker.js';
+import { createAdminAccess } from '../shared/core/scatter/shard-admin-access.js';
 import { lambdaContext, startApiServer, type CoordinatorFn } from './api-server.js';
 import { startInvokeServer, type LocalFunction } from './invoke-server.js';
 import { startShardHosts } from './shard-host.js';

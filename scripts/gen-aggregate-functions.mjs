@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes core/sql/aggregate-functions.ts from the embedded ClickHouse (chdb):
+// Writes shared/core/sql/aggregate-functions.ts from the embedded ClickHouse (chdb):
 // system.functions WHERE is_aggregate, and system.aggregate_function_combinators.
 // Run: node scripts/gen-aggregate-functions.mjs (test/integration/plan/two-stage-aggregate-list.test.ts
 // fails when the committed list and chdb disagree).
@@ -39,6 +39,6 @@ export const AGGREGATE_COMBINATORS: readonly string[] = [
 ${list(comb)}
 ];
 `;
-const target = resolve(dirname(fileURLToPath(import.meta.url)), '../core/sql/aggregate-functions.ts');
+const target = resolve(dirname(fileURLToPath(import.meta.url)), '../shared/core/sql/aggregate-functions.ts');
 writeFileSync(target, out);
 console.log(`wrote ${fns.length} aggregate functions and ${comb.length} combinators to ${target}`);

@@ -13,8 +13,8 @@
 // Message {report: true} -> {report: {invocations, cpuMs, logBytes}} since the previous report.
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { parseTopology } from '../../core/config/load.js';
-import type { ShardRequest, ShardResponse } from '../../core/protocol/shard-wire.js';
+import { parseTopology } from '../../shared/core/config/load.js';
+import type { ShardRequest, ShardResponse } from '../../shared/core/protocol/shard-wire.js';
 import { startLocalShards, type LocalFunction } from '../../local/stack.js';
 import { swallowOutput } from './logs.js';
 

@@ -1,9 +1,9 @@
 // `ch-scatter check`: the Distributed parity check (docs/parity.md#the-check). Compares the
 // topology with the cluster's system.clusters and the Distributed table's DDL; prints every
 // difference and exits 1 when there is one. Warnings (shard order hints) never fail it.
-import { loadTopology } from '../../core/config/load.js';
-import { createHttpAccess } from '../../adapters/clickhouse/http.js';
-import { checkParity } from '../../core/sharding/parity.js';
+import { loadTopology } from '../../shared/core/config/load.js';
+import { createHttpAccess } from '../../shared/adapters/clickhouse/http.js';
+import { checkParity } from '../../shared/core/sharding/parity.js';
 import { flagString, parseArgs, type FlagSpec } from '../args.js';
 
 export const summary = 'the Distributed parity check: shard count, weights and sharding expression vs the cluster; exit 1 on any difference';

@@ -1,15 +1,15 @@
 // `ch-scatter explain (--config FILE | --url URL) [--json] "SQL"`: how the query would run, per
 // shard, without running it. With --config it plans locally and contacts no shard, except to run
 // GLOBAL IN / JOIN subqueries: only then are temporary shard processes started.
-import { PLANNERS } from '../../core/scatter/planners.js';
+import { PLANNERS } from '../../shared/core/scatter/planners.js';
 import { randomUUID } from 'node:crypto';
 import { parseArgs, type FlagSpec } from '../args.js';
 import { errorLine, postJson, targetOf, loadConfig } from '../api-client.js';
-import { runExplain } from '../../core/scatter/run-query.js';
-import { createHedgeState } from '../../core/scatter/hedge.js';
-import type { ShardInvoker } from '../../core/scatter/invoker.js';
-import type { Topology } from '../../core/config/schema.js';
-import { renderExplainText, type ExplainResponse } from '../../core/plan/index.js';
+import { runExplain } from '../../shared/core/scatter/run-query.js';
+import { createHedgeState } from '../../shared/core/scatter/hedge.js';
+import type { ShardInvoker } from '../../shared/core/scatter/invoker.js';
+import type { Topology } from '../../shared/core/config/schema.js';
+import { renderExplainText, type ExplainResponse } from '../../shared/core/plan/index.js';
 
 export const summary =
   'show the per-shard SQL, skipped shards, shipped data and the merge, without running the query (--config plans locally; shard processes start only for GLOBAL subqueries)';

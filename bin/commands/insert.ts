@@ -1,11 +1,11 @@
 // `ch-scatter insert`: route JSONEachRow rows from stdin to their shards. With --config the
-// rows go straight to each shard's local table over HTTP (core/router); with --url the body
+// rows go straight to each shard's local table over HTTP (shared/core/router); with --url the body
 // is posted to a running local stack's /admin/insert, which routes it the same way.
-import type { Topology } from '../../core/config/schema.js';
-import { loadTopology } from '../../core/config/load.js';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { createAccess } from '../../adapters/clickhouse/factory.js';
-import { insertRows, type InsertResult } from '../../core/router/index.js';
+import type { Topology } from '../../shared/core/config/schema.js';
+import { loadTopology } from '../../shared/core/config/load.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import { createAccess } from '../../shared/adapters/clickhouse/factory.js';
+import { insertRows, type InsertResult } from '../../shared/core/router/index.js';
 import { flagString, parseArgs, type FlagSpec } from '../args.js';
 
 export const summary = 'route JSONEachRow rows (stdin) to their shards, one batch per shard; prints per-shard counts';

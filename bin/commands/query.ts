@@ -3,7 +3,7 @@ import { parseArgs, flagString, type FlagSpec } from '../args.js';
 import { errorLine, postJson, targetOf, loadConfig } from '../api-client.js';
 import { renderSummary, renderTable } from '../render.js';
 import { renderTimeline } from '../render-timeline.js';
-import type { QueryResponse } from '../../core/scatter/run-query.js';
+import type { QueryResponse } from '../../shared/core/scatter/run-query.js';
 
 export const summary =
   "run a SELECT and print a table and a shard summary (--json: the raw response; --timeline: each shard's attempts over time, as text bars as wide as the terminal). With --config the local stack is started in-process for the one query: embedded replicas get temporary shard processes, so the directories must not be in use by a running `ch-scatter dev`";

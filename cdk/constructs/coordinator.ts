@@ -9,8 +9,8 @@ import { ArnFormat, Duration, Names, RemovalPolicy, Stack, Validations } from 'a
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { ConfigError } from '../../core/config/load.js';
-import type { Topology } from '../../core/config/schema.js';
+import { ConfigError } from '../../shared/core/config/load.js';
+import type { Topology } from '../../shared/core/config/schema.js';
 import { ENTRY, PLAY_PAGE_BUNDLED, PLAY_PAGE_SOURCE } from '../bundling.js';
 import { PLAY_PAGE_ENV } from '../../functions/coordinator/play-page.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';

@@ -5,7 +5,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import type { Schedule } from '../../core/config/schema.js';
+import type { Schedule } from '../../shared/core/config/schema.js';
 import { SCHEDULE_EVENT_KIND, type ScheduleInput } from '../../functions/coordinator/events.js';
 
 export interface SchedulesProps {

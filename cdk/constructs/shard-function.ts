@@ -5,8 +5,8 @@
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { ConfigError } from '../../core/config/load.js';
-import type { ShardConfig } from '../../core/config/schema.js';
+import { ConfigError } from '../../shared/core/config/load.js';
+import type { ShardConfig } from '../../shared/core/config/schema.js';
 import type { ShardEnv } from '../../functions/shard/env.js';
 import { ENTRY } from '../bundling.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';

@@ -3,11 +3,11 @@
 // X-ClickHouse-Key, or ?user=&password=) against the users in a Secrets Manager secret, stored as
 // salted password hashes (the local stack's users-file format, see docs/clients.md). The secret is
 // cached for five minutes (Powertools), and each verified credential for one minute (the users
-// check's own bounded cache, core/clickhouse-http/auth.ts), so a dashboard's steady stream of
+// check's own bounded cache, shared/core/clickhouse-http/auth.ts), so a dashboard's steady stream of
 // requests costs one scrypt per minute, not one per request. The
 // answer says only yes or no: API Gateway then answers 403 without saying which part was wrong.
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import { createUserCheck, credentialsOf, parseUsersFile, type UserCheck } from '../../core/clickhouse-http/auth.js';
+import { createUserCheck, credentialsOf, parseUsersFile, type UserCheck } from '../../shared/core/clickhouse-http/auth.js';
 
 export const SECRET_ENV = 'CH_SCATTER_USERS_SECRET_ARN';
 const SECRET_MAX_AGE_S = 300;

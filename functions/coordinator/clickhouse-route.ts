@@ -1,21 +1,21 @@
 // The ClickHouse HTTP interface's routes (`/` and `/ping`) on the coordinator: an API Gateway
-// HTTP API event in, core/clickhouse-http's answer out. The answer body is always base64
+// HTTP API event in, shared/core/clickhouse-http's answer out. The answer body is always base64
 // (isBase64Encoded): formats like Native and RowBinary are binary, and API Gateway (and the local
 // API server) decode it back to the exact bytes.
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { Topology } from '../../core/config/schema.js';
-import { ClickHouseError } from '../../core/clickhouse/port.js';
-import { createShardReadAccess } from '../../core/scatter/shard-read-access.js';
-import type { ShardInvoker } from '../../core/scatter/invoker.js';
-import { handleClickHouseHttp, type ChHttpDeps, type HttpOutput } from '../../core/clickhouse-http/handle.js';
-import type { RawQuery, DistributedSelect, InsertRows } from '../../core/clickhouse-http/types.js';
-import type { UserCheck } from '../../core/clickhouse-http/auth.js';
+import type { Topology } from '../../shared/core/config/schema.js';
+import { ClickHouseError } from '../../shared/core/clickhouse/port.js';
+import { createShardReadAccess } from '../../shared/core/scatter/shard-read-access.js';
+import type { ShardInvoker } from '../../shared/core/scatter/invoker.js';
+import { handleClickHouseHttp, type ChHttpDeps, type HttpOutput } from '../../shared/core/clickhouse-http/handle.js';
+import type { RawQuery, DistributedSelect, InsertRows } from '../../shared/core/clickhouse-http/types.js';
+import type { UserCheck } from '../../shared/core/clickhouse-http/auth.js';
 import type { HttpEvent } from './events.js';
-import type { RunDeps } from '../../core/scatter/run-query.js';
-import { generalSelect } from '../../core/clickhouse-http/distributed.js';
+import type { RunDeps } from '../../shared/core/scatter/run-query.js';
+import { generalSelect } from '../../shared/core/clickhouse-http/distributed.js';
 // Static: the interface's handler (handle.ts, above) imports it already; an import() of it would only
 // split it and what it shares into chunks of their own (cdk/bundling.ts).
-import { ChHttpError } from '../../core/clickhouse-http/exception.js';
+import { ChHttpError } from '../../shared/core/clickhouse-http/exception.js';
 
 /**
  * One shard's engine for catalog answers: shard 0's replicas first, then the next shard's when none
@@ -124,10 +124,10 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
  */
 export function routerInsert(
   topo: Topology,
-  getAccess: (shard: number, replica: number) => import('../../core/clickhouse/port.js').ClickHouseAccess,
+  getAccess: (shard: number, replica: number) => import('../../shared/core/clickhouse/port.js').ClickHouseAccess,
 ): InsertRows {
   return async (table, data) => {
-    const { insertBytes } = await import('../../core/router/index.js');
+    const { insertBytes } = await import('../../shared/core/router/index.js');
     const r = await insertBytes(data, table, topo, getAccess);
     if (r.bad.length > 0)
       throw new ChHttpError(

@@ -5,29 +5,29 @@
 // credentials and endpoint from Lambda's environment) the AWS SDK's Lambda client is never loaded;
 // it is made on first use, by admin requests, the tree, or CH_SCATTER_INVOKER=sdk. Everything that
 // touches ClickHouse goes through the shard functions: the coordinator holds no database credentials.
-import { PLANNERS } from '../../core/scatter/planners.js';
-import type { Topology } from '../../core/config/schema.js';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import type { ShardInvoker } from '../../core/scatter/invoker.js';
+import { PLANNERS } from '../../shared/core/scatter/planners.js';
+import type { Topology } from '../../shared/core/config/schema.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import type { ShardInvoker } from '../../shared/core/scatter/invoker.js';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import type { TreeInvoker } from '../../core/scatter/tree.js';
-import { lazyInvoker } from '../../adapters/aws/lazy-invoker.js';
-import { shardFunctionNames } from '../../adapters/aws/shard-function-names.js';
-import { createSignedHttpInvoker } from '../../adapters/aws/signed-http-invoker.js';
-import { createHedgeState, type HedgeState } from '../../core/scatter/hedge.js';
-import { createTopCountMemory, type TopCountMemory } from '../../core/scatter/tput/memory.js';
-import type { PlanFn } from '../../core/scatter/run-query.js';
-import type { TwoStagePlanner } from '../../core/scatter/two-stage/path.js';
-import type { QueryPlan } from '../../core/plan/types.js';
-import { createAdminAccess } from '../../core/scatter/shard-admin-access.js';
+import type { TreeInvoker } from '../../shared/core/scatter/tree.js';
+import { lazyInvoker } from '../../shared/adapters/aws/lazy-invoker.js';
+import { shardFunctionNames } from '../../shared/adapters/aws/shard-function-names.js';
+import { createSignedHttpInvoker } from '../../shared/adapters/aws/signed-http-invoker.js';
+import { createHedgeState, type HedgeState } from '../../shared/core/scatter/hedge.js';
+import { createTopCountMemory, type TopCountMemory } from '../../shared/core/scatter/tput/memory.js';
+import type { PlanFn } from '../../shared/core/scatter/run-query.js';
+import type { TwoStagePlanner } from '../../shared/core/scatter/two-stage/path.js';
+import type { QueryPlan } from '../../shared/core/plan/types.js';
+import { createAdminAccess } from '../../shared/core/scatter/shard-admin-access.js';
 // Static, not import(): this module is itself loaded on the first invocation (handler.ts), and every
 // first invocation runs these; one lazy boundary instead of several keeps the bundle's shared chunks
 // few (each module file costs the import a read, a compile and a source map of its own).
-import { cursorKeyOf } from '../../core/partials/cursor.js';
-import { assertParityAtStartup } from '../../core/sharding/parity.js';
-import { createShardReadAccess } from '../../core/scatter/shard-read-access.js';
-import { ScatterError } from '../../core/errors.js';
+import { cursorKeyOf } from '../../shared/core/partials/cursor.js';
+import { assertParityAtStartup } from '../../shared/core/sharding/parity.js';
+import { createShardReadAccess } from '../../shared/core/scatter/shard-read-access.js';
+import { ScatterError } from '../../shared/core/errors.js';
 import type { RowWriter } from './schedule.js';
 import { topologyFromEnv } from './topology-env.js';
 import { playPageFromEnv, type PlayPage } from './play-page.js';
@@ -81,14 +81,14 @@ export async function treeDeps(topo: Topology, env: NodeJS.ProcessEnv, client: L
       'INTERNAL',
       `query.treeFanoutAbove is ${above} with ${topo.shards.length} shards, but the coordinator does not know its own function name (set CH_SCATTER_SELF_FUNCTION)`,
     );
-  const { createTreeLambdaInvoker } = await import('../../adapters/aws/tree-lambda-invoker.js');
+  const { createTreeLambdaInvoker } = await import('../../shared/adapters/aws/tree-lambda-invoker.js');
   return createTreeLambdaInvoker({ functionName: () => self, client: typeof client === 'function' ? await client() : client });
 }
 
 /** A RowWriter over the router, writing through `getAccess(shard, replica)`. */
 export function routerWriter(topo: Topology, getAccess: (shard: number, replica: number) => ClickHouseAccess | Promise<ClickHouseAccess>): RowWriter {
   return async (table, rows) => {
-    const { insertRows } = await import('../../core/router/index.js');
+    const { insertRows } = await import('../../shared/core/router/index.js');
     const result = await insertRows(rows, table, topo, getAccess);
     if (!result.ok) {
       const bad = result.bad.slice(0, 3).map((b) => `line ${b.line}: ${b.message}`);
@@ -158,7 +158,7 @@ export async function createQueryInvoker(
   opts: { client?: LambdaClient; endpoint?: string; functionNames?: string[]; maxSockets?: number },
 ): Promise<ShardInvoker & { close(): void }> {
   if (kind === 'http') return createSignedHttpInvoker(shardCount, opts);
-  const { createLambdaInvoker } = await import('../../adapters/aws/lambda-invoker.js');
+  const { createLambdaInvoker } = await import('../../shared/adapters/aws/lambda-invoker.js');
   return createLambdaInvoker(shardCount, opts);
 }
 
@@ -169,7 +169,7 @@ export async function createQueryInvoker(
 function lazyLambdaClient(opts: { maxSockets: number; endpoint?: string; tracer?: Tracer }): () => Promise<LambdaClient> {
   let client: Promise<LambdaClient> | undefined;
   return () =>
-    (client ??= import('../../adapters/aws/lambda-invoker.js').then(({ createLambdaClient }) => {
+    (client ??= import('../../shared/adapters/aws/lambda-invoker.js').then(({ createLambdaClient }) => {
       const c = createLambdaClient({ maxSockets: opts.maxSockets, endpoint: opts.endpoint });
       // X-Ray: one AWS subsegment per SDK invoke (a no-op outside Lambda, where tracing is off). The lean
       // query invoker does not go through the SDK client: the Tracer's node:http/https capture traces its
@@ -182,12 +182,12 @@ function lazyLambdaClient(opts: { maxSockets: number; endpoint?: string; tracer?
 /**
  * The cursor signing key: CH_SCATTER_CURSOR_KEY (the value), or CH_SCATTER_CURSOR_SECRET_ARN (a Secrets
  * Manager secret, what the CDK stack sets; read without the SDK where the environment decides the
- * endpoint and credentials, adapters/aws/secret-value.ts); without either, a random key per process.
+ * endpoint and credentials, shared/adapters/aws/secret-value.ts); without either, a random key per process.
  */
 export async function cursorKeyFromEnv(env: NodeJS.ProcessEnv): Promise<{ source: 'env' | 'secret' | 'random'; key?: Buffer }> {
   if (env.CH_SCATTER_CURSOR_KEY) return { source: 'env', key: cursorKeyOf(env.CH_SCATTER_CURSOR_KEY) };
   if (env.CH_SCATTER_CURSOR_SECRET_ARN) {
-    const { readSecretString } = await import('../../adapters/aws/secret-value.js');
+    const { readSecretString } = await import('../../shared/adapters/aws/secret-value.js');
     const v = await readSecretString(env.CH_SCATTER_CURSOR_SECRET_ARN, env);
     if (typeof v !== 'string' || v.length < 16) throw new ScatterError('INTERNAL', 'the cursor key secret is missing or shorter than 16 characters');
     return { source: 'secret', key: cursorKeyOf(v) };
@@ -205,7 +205,7 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
   const functionNames = shardFunctionNames(topo.shards.length, env);
   // The SDK invoker: admin requests (the parity guard's reads, the schedule sink's inserts), built on the first one.
   const sdkInvoker = lazyInvoker(async () => {
-    const [{ createLambdaInvoker }, c] = await Promise.all([import('../../adapters/aws/lambda-invoker.js'), client()]);
+    const [{ createLambdaInvoker }, c] = await Promise.all([import('../../shared/adapters/aws/lambda-invoker.js'), client()]);
     return createLambdaInvoker(topo.shards.length, { client: c, functionNames });
   });
   // The query fan-out: the lean invoker unless CH_SCATTER_INVOKER=sdk.

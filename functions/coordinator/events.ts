@@ -12,7 +12,7 @@ import { parse } from '@aws-lambda-powertools/parser';
 import { APIGatewayProxyEventV2Schema, APIGatewayRequestContextV2Schema } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { EventBridgeSchema } from '@aws-lambda-powertools/parser/schemas/eventbridge';
 import { z } from 'zod';
-import { jsonPath } from '../../core/json-path.js';
+import { jsonPath } from '../../shared/core/json-path.js';
 
 export const SCHEDULE_EVENT_KIND = 'ch-scatter.schedule';
 

@@ -6,18 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ScatterError, toClientError } from '../../core/errors.js';
-import { runExplain, runQuery, type RunDeps } from '../../core/scatter/run-query.js';
-import { runSubCoordinator } from '../../core/scatter/tree.js';
-import type { TreeRequest, TreeResponse } from '../../core/protocol/tree-wire.js';
+import { ScatterError, toClientError } from '../../shared/core/errors.js';
+import { runExplain, runQuery, type RunDeps } from '../../shared/core/scatter/run-query.js';
+import { runSubCoordinator } from '../../shared/core/scatter/tree.js';
+import type { TreeRequest, TreeResponse } from '../../shared/core/protocol/tree-wire.js';
 import { createTools as createFunctionTools, type LogLevel, type Tools, withPowertools } from '../common/powertools.js';
 import { classifyEvent, type HttpEvent } from './events.js';
 import { bodyOf, json, routeOf } from './http-event.js';
 import { runSchedule, type ScheduleRun } from './schedule.js';
 import { playResponse } from './play-page.js';
 import { lowerCased, onClickHouseHttp, toResult } from './clickhouse-route.js';
-import { exceptionAnswer } from '../../core/clickhouse-http/handle.js';
-import { jsonRouteUser } from '../../core/clickhouse-http/auth.js';
+import { exceptionAnswer } from '../../shared/core/clickhouse-http/handle.js';
+import { jsonRouteUser } from '../../shared/core/clickhouse-http/auth.js';
 import { isShardFault, METRIC, recordResult, recordShard } from './observe.js';
 import type { CoordinatorDeps } from './deps.js';
 
@@ -80,7 +80,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
   }
 
   /**
-   * A sub-coordinator request from a root coordinator (the aggregation tree, core/scatter/tree.ts):
+   * A sub-coordinator request from a root coordinator (the aggregation tree, shared/core/scatter/tree.ts):
    * fan out to the named shards under the root's deadline and answer their (pre-)merged partials.
    * It never fans out further (runSubCoordinator uses the flat gather), so the tree has two levels.
    */
@@ -278,7 +278,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
   return withPowertools(core, tools);
 }
 
-/** A TreeRequest (core/protocol/tree-wire.ts) as a root coordinator sends it to its own function. */
+/** A TreeRequest (shared/core/protocol/tree-wire.ts) as a root coordinator sends it to its own function. */
 export function isTreeRequest(e: unknown): e is TreeRequest {
   const p = e as Partial<TreeRequest> | null;
   return !!p && typeof p === 'object' && p.type === 'tree' && Array.isArray(p.tasks) && typeof p.deadline === 'number' && typeof p.queryId === 'string';

@@ -2,8 +2,8 @@
 // for shard latency, partial results, hedges and errors. Kept apart from the handler so the
 // names stay stable (the names live in functions/common/metric-names.ts, which the CDK alarms import too).
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import type { ShardOutcome } from '../../core/scatter/call-shard.js';
-import { isQueryFailure } from '../../core/scatter/query-errors.js';
+import type { ShardOutcome } from '../../shared/core/scatter/call-shard.js';
+import { isQueryFailure } from '../../shared/core/scatter/query-errors.js';
 import { METRIC as ALL } from '../common/metric-names.js';
 
 export const METRIC = ALL.coordinator;

@@ -7,9 +7,9 @@
 // A failed or partial run is logged and counted; a failed run also throws, so the invocation is
 // recorded as failed. It is NOT retried: the CDK stack sets the coordinator's async retries to 0
 // (a retried rollup would write its rows twice), so the next scheduled run is the retry.
-import { ScatterError } from '../../core/errors.js';
-import { executeQuery, type RunDeps } from '../../core/scatter/run-query.js';
-import type { Topology } from '../../core/config/schema.js';
+import { ScatterError } from '../../shared/core/errors.js';
+import { executeQuery, type RunDeps } from '../../shared/core/scatter/run-query.js';
+import type { Topology } from '../../shared/core/config/schema.js';
 
 export type RowWriter = (table: string, rows: Record<string, unknown>[]) => Promise<{ inserted: number; perShard: number[] }>;
 

@@ -1,8 +1,8 @@
 // Where the coordinator finds its topology: CH_SCATTER_TOPOLOGY (the config JSON inline, what
 // the CDK app sets) or CH_SCATTER_CONFIG (a file path, handy locally). Invalid config fails the
 // invocation with every problem listed, never a half-read topology.
-import { loadTopology, parseTopology, ConfigError } from '../../core/config/load.js';
-import type { Topology } from '../../core/config/schema.js';
+import { loadTopology, parseTopology, ConfigError } from '../../shared/core/config/load.js';
+import type { Topology } from '../../shared/core/config/schema.js';
 
 export function topologyFromEnv(env: NodeJS.ProcessEnv = process.env): Topology {
   const inline = env.CH_SCATTER_TOPOLOGY;

@@ -1,4 +1,4 @@
-// The shard function: middy wiring around the core shard execution (core/shard/execute.ts).
+// The shard function: middy wiring around the core shard execution (shared/core/shard/execute.ts).
 // It parses the Invoke payload, picks (and caches, per warm container) the ClickHouse access
 // for the replica named in the payload, and answers with a ShardResponse. It never throws for a
 // bad request or a ClickHouse failure: those are typed failures the coordinator can merge.
@@ -11,9 +11,9 @@
 // Logs carry ids, sizes, timings and error kinds: never row data, SQL literals or credentials.
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { createAccess, type Credentials } from '../../adapters/clickhouse/factory.js';
-import { parseWritableTables } from '../../core/shard/execute.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import { createAccess, type Credentials } from '../../shared/adapters/clickhouse/factory.js';
+import { parseWritableTables } from '../../shared/core/shard/execute.js';
 import { createTools, withPowertools } from '../common/powertools.js';
 import { createShardHandler, type ShardHandlerDeps } from './shard-function.js';
 import { parseShardEnv, type ShardEnv } from './env.js';

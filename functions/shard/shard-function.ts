@@ -5,11 +5,11 @@
 import type { Context } from 'aws-lambda';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { executeShardRequest } from '../../core/shard/execute.js';
-import type { ShardFailure, ShardResponse } from '../../core/protocol/shard-wire.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import { executeShardRequest } from '../../shared/core/shard/execute.js';
+import type { ShardFailure, ShardResponse } from '../../shared/core/protocol/shard-wire.js';
 import { METRIC as ALL } from '../common/metric-names.js';
-import { isQueryFault } from '../../core/clickhouse/error-codes.js';
+import { isQueryFault } from '../../shared/core/clickhouse/error-codes.js';
 
 const METRIC = ALL.shard;
 

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseTopology } from '../../core/config/load.js';
-import { createPlacement } from '../../core/sharding/index.js';
+import { parseTopology } from '../../shared/core/config/load.js';
+import { createPlacement } from '../../shared/core/sharding/index.js';
 import { post, spawnDev, tempDir, type DevProcess } from './support.js';
 
 interface Line {

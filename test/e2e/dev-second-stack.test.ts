@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it, vi } from 'vitest';
-import { hashPassword } from '../../core/clickhouse-http/auth.js';
+import { hashPassword } from '../../shared/core/clickhouse-http/auth.js';
 import { HOLDER_FILE } from '../../local/data-dir-holders.js';
 import { spawnDev, tempDir, type DevProcess } from './support.js';
 

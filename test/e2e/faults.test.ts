@@ -10,10 +10,10 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.js';
 import type { EngineProcess } from '../support/engine-process/engine-process.js';
-import { createPlacement } from '../../core/sharding/index.js';
+import { createPlacement } from '../../shared/core/sharding/index.js';
 import { DEMO_DDL, DEMO_LOCAL, demoInsertFor } from '../../local/demo.js';
-import { createLambdaInvoker, shardFunctionNames } from '../../adapters/aws/lambda-invoker.js';
-import { createAdminAccess } from '../../core/scatter/shard-admin-access.js';
+import { createLambdaInvoker, shardFunctionNames } from '../../shared/adapters/aws/lambda-invoker.js';
+import { createAdminAccess } from '../../shared/core/scatter/shard-admin-access.js';
 import { e2eTopology, post, startOracle, tempDir, type ShardSpec } from './support.js';
 
 const ROWS = 30_000;

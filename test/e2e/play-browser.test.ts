@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../core/config/load.js';
+import { parseTopology } from '../../shared/core/config/load.js';
 import { startLocalStack, type LocalStack } from '../../local/stack.js';
 import { launchChromium } from '../support/browser.js';
 import { tempDir } from './support.js';

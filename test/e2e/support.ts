@@ -5,8 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
-import { parseTopology } from '../../core/config/load.js';
-import type { Topology } from '../../core/config/schema.js';
+import { parseTopology } from '../../shared/core/config/load.js';
+import type { Topology } from '../../shared/core/config/schema.js';
 import { spawnEngine, type EngineProcess } from '../support/engine-process/engine-process.js';
 import { DEMO_DDL, DEMO_LOCAL, demoSelect } from '../../local/demo.js';
 

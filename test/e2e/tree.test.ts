@@ -9,10 +9,10 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.js';
 import type { EngineProcess } from '../support/engine-process/engine-process.js';
-import { createLambdaInvoker } from '../../adapters/aws/lambda-invoker.js';
-import { createHedgeState } from '../../core/scatter/hedge.js';
-import { runQuery, type PlanFn } from '../../core/scatter/run-query.js';
-import { planQuery } from '../../core/plan/index.js';
+import { createLambdaInvoker } from '../../shared/adapters/aws/lambda-invoker.js';
+import { createHedgeState } from '../../shared/core/scatter/hedge.js';
+import { runQuery, type PlanFn } from '../../shared/core/scatter/run-query.js';
+import { planQuery } from '../../shared/core/plan/index.js';
 import { e2eTopology, expectSameRows, post, startOracle, tempDir } from './support.js';
 
 const ROWS = 20_000;

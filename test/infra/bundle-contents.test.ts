@@ -30,13 +30,14 @@ describe('Lambda bundle contents', () => {
     expect(forbiddenSources(bad, root)).toHaveLength(bad.length);
     const good = [
       '../../../../work/proj/node_modules/@aws-sdk/client-lambda/dist-es/index.js',
-      '../../../../work/proj/core/errors.ts',
+      '../../../../work/proj/shared/core/errors.ts',
+      '../../../../work/proj/shared/adapters/aws/sigv4.ts',
       '../../../../work/proj/functions/shard/handler.ts',
     ];
     expect(forbiddenSources(good, root)).toEqual([]);
     // A checkout one level under the filesystem root's child (/tmp/ci1), bundled from /tmp/cdk-x/a/b:
     // the paths name only the checkout's last segment.
-    expect(forbiddenSources(['../../../ci1/core/errors.ts', '../../../ci1/functions/shard/handler.ts'], '/tmp/ci1')).toEqual([]);
+    expect(forbiddenSources(['../../../ci1/shared/core/errors.ts', '../../../ci1/functions/shard/handler.ts'], '/tmp/ci1')).toEqual([]);
     expect(forbiddenSources(['../../../ci1/bench/fanout.ts', '../../../ci1/local/stack.ts'], '/tmp/ci1')).toHaveLength(2);
     expect(packageOf('../x/node_modules/@smithy/core/dist/a.js')).toBe('@smithy/core');
   });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { awsExample, build, resourcesOf } from './support.js';
 import { parseDeployOptions } from '../../cdk/deploy-options.js';
 import { scheduleWriteTables } from '../../cdk/stack.js';
-import { parseTopology } from '../../core/config/load.js';
+import { parseTopology } from '../../shared/core/config/load.js';
 
 const ROUTE = 'AWS::ApiGatewayV2::Route';
 const AUTHZ = 'AWS::ApiGatewayV2::Authorizer';

@@ -1,7 +1,7 @@
 // Assertions on the synthesized template: what the issue asks the CDK app to guarantee.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
-import { ConfigError, parseTopology } from '../../core/config/load.js';
+import { ConfigError, parseTopology } from '../../shared/core/config/load.js';
 import { parseShardEnv } from '../../functions/shard/env.js';
 import { awsExample, build, logicalId, render, resourcesOf, type Built } from './support.js';
 

@@ -5,7 +5,7 @@
 // digits, nan against NULL, -0 against 0, Float32 0.1 against Float64 0.1).
 // Floats compare exactly unless the query states a relative tolerance (see corpus.ts: only where the
 // float result depends on summation order, which differs between one node and any split into shards).
-import type { ColumnMeta } from '../../core/clickhouse/port.js';
+import type { ColumnMeta } from '../../shared/core/clickhouse/port.js';
 
 export interface Answer {
   meta: ColumnMeta[];

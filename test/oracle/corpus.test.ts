@@ -7,7 +7,7 @@
 //   (reversed, in seven parts): the exact marks hold for any row order;
 // - the comparator catches a mutated row, a missing row, a changed type, a lost Decimal digit, ...
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSlots } from '../../core/sharding/index.js';
+import { buildSlots } from '../../shared/core/sharding/index.js';
 import { type ChdbOracle, reorderedName, startChdbOracle } from '../support/oracle-cluster.js';
 import { type Answer, compareAnswers } from './compare.js';
 import { CORPUS } from './corpus.js';

@@ -8,8 +8,8 @@
 // - events.duration is a multiple of 1/16 and events.ratio a Float32, so their sums are exact in
 //   Float64 in any order; sensor value (round(x, 3)) is not, so float summation order shows there;
 // - users that have no events and events whose user has no row;
-// - the sensor table's sensors all live off shard 3 (placement decided by core/sharding).
-import type { Placement } from '../../core/sharding/index.js';
+// - the sensor table's sensors all live off shard 3 (placement decided by shared/core/sharding).
+import type { Placement } from '../../shared/core/sharding/index.js';
 import { type Column, EMPTY_SENSOR_SHARD, EVENTS, type OracleTable, SENSORS, USERS } from './schema.js';
 
 export type Value = string | number | null | Value[];

@@ -7,8 +7,8 @@
 //   singleNodeRunner(engine)   a chdb JSON engine holding every row under the local names
 //   http18Runner(url, rename)  an 18.16 server (Distributed tables, or every row under other names)
 //   queryApiRunner(url)        POST /query of a ch-scatter stack (local or deployed)
-import type { ColumnMeta } from '../../core/clickhouse/port.js';
-import { quoteInexactNumbers } from '../../core/protocol/exact-json.js';
+import type { ColumnMeta } from '../../shared/core/clickhouse/port.js';
+import { quoteInexactNumbers } from '../../shared/core/protocol/exact-json.js';
 import type { JsonEngine } from '../support/json-engine/json-engine.js';
 import { type Answer, compareAnswers } from './compare.js';
 import type { OracleQuery } from './corpus-types.js';

@@ -5,8 +5,8 @@
 //   analytics.sensor_events_dist the demo's table, keyed by xxHash64(sensor); its rows avoid shard 3,
 //                               which stays EMPTY
 // Queries name the Distributed tables; the single node holds every row under the local names.
-import type { Topology } from '../../core/config/schema.js';
-import { topologySchema } from '../../core/config/schema.js';
+import type { Topology } from '../../shared/core/config/schema.js';
+import { topologySchema } from '../../shared/core/config/schema.js';
 
 export const WEIGHTS = [1, 2, 1, 1] as const;
 /** The shard of the sensor table that holds no row. */

@@ -3,14 +3,14 @@
 // engine (FORMAT TabSeparatedWithNamesAndTypes), the shards' bodies (headers stripped, concatenated in
 // `arrival` order) as the final stage's stage tables, and finalSql on shard 0's engine as FORMAT JSON.
 // GLOBAL IN right sides run through this same runner (what a scatter of them returns).
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import type { Topology } from '../../core/config/schema.js';
-import { planQueryWith } from '../../core/plan/build.js';
-import { planTwoStage } from '../../core/plan/two-stage/plan.js';
-import { splitTsvAnswer } from '../../core/scatter/two-stage/tsv.js';
-import type { SubqueryRunner } from '../../core/plan/types.js';
-import { parseSelect } from '../../core/sql/parse.js';
-import { printSelect } from '../../core/sql/print.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import type { Topology } from '../../shared/core/config/schema.js';
+import { planQueryWith } from '../../shared/core/plan/build.js';
+import { planTwoStage } from '../../shared/core/plan/two-stage/plan.js';
+import { splitTsvAnswer } from '../../shared/core/scatter/two-stage/tsv.js';
+import type { SubqueryRunner } from '../../shared/core/plan/types.js';
+import { parseSelect } from '../../shared/core/sql/parse.js';
+import { printSelect } from '../../shared/core/sql/print.js';
 import { parseJsonBody } from '../support/json-engine/json-engine.js';
 import { passThroughSplit } from '../unit/plan/fixtures.js';
 import { type Answer, EXACT_JSON_SETTINGS, type Runner } from './harness.js';

@@ -2,7 +2,7 @@
 // the local stack and AWS run, built from the environment the CDK app sets, with a fake Lambda
 // context whose remaining time the test chooses.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { Topology } from '../../core/config/schema.js';
+import type { Topology } from '../../shared/core/config/schema.js';
 import { createCoordinatorHandler, createTools } from '../../functions/coordinator/handler.js';
 import { loadDefaultDeps } from '../../functions/coordinator/deps.js';
 

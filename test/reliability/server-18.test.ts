@@ -15,13 +15,13 @@
 //   parity guard  a coordinator whose config disagrees with the cluster (weights, shard count,
 //                 sharding expression) refuses to serve when distributedCheck is on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../core/config/load.js';
-import type { Topology } from '../../core/config/schema.js';
+import { parseTopology } from '../../shared/core/config/load.js';
+import type { Topology } from '../../shared/core/config/schema.js';
 import { startLocalShards, startLocalStack, type LocalShards, type LocalStack } from '../../local/stack.js';
-import { createHttpAccess } from '../../adapters/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { executeShardRequest } from '../../core/shard/execute.js';
-import type { ShardFailure, ShardRequest, ShardSuccess } from '../../core/protocol/shard-wire.js';
+import { createHttpAccess } from '../../shared/adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import { executeShardRequest } from '../../shared/core/shard/execute.js';
+import type { ShardFailure, ShardRequest, ShardSuccess } from '../../shared/core/protocol/shard-wire.js';
 import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
 import { directCoordinator, httpEvent } from './coordinator-direct.js';
 

@@ -4,11 +4,11 @@
 // response's completeness claim can be checked against the rows it should contain.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Topology } from '../../core/config/schema.js';
+import type { Topology } from '../../shared/core/config/schema.js';
 import { spawnEngine } from '../support/engine-process/engine-process.js';
 import { DEMO_DDL, DEMO_LOCAL, demoInsertFor } from '../../local/demo.js';
-import { createPlacement } from '../../core/sharding/index.js';
-import { parseTopology } from '../../core/config/load.js';
+import { createPlacement } from '../../shared/core/sharding/index.js';
+import { parseTopology } from '../../shared/core/config/load.js';
 
 export type ReplicaSpec = { fault?: Record<string, unknown>; url?: string };
 export interface ShardSpec {

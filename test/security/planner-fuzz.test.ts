@@ -13,13 +13,13 @@
 //     never one the runtime owns (readonly, max_execution_time, ...).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ScatterError } from '../../core/errors.js';
-import { planQuery, FORWARDED_SETTINGS } from '../../core/plan/index.js';
-import type { QueryPlan, SubqueryRunner } from '../../core/plan/types.js';
-import { parseSelect } from '../../core/sql/parse.js';
-import type { SelectQuery, SelectStatement, TableExpr } from '../../core/sql/ast.js';
-import { walkStatement } from '../../core/sql/visit.js';
-import { parseQueryRequest } from '../../core/protocol/api-request.js';
+import { ScatterError } from '../../shared/core/errors.js';
+import { planQuery, FORWARDED_SETTINGS } from '../../shared/core/plan/index.js';
+import type { QueryPlan, SubqueryRunner } from '../../shared/core/plan/types.js';
+import { parseSelect } from '../../shared/core/sql/parse.js';
+import type { SelectQuery, SelectStatement, TableExpr } from '../../shared/core/sql/ast.js';
+import { walkStatement } from '../../shared/core/sql/visit.js';
+import { parseQueryRequest } from '../../shared/core/protocol/api-request.js';
 import { CORPUS } from '../unit/plan/corpus.js';
 import { testTopology } from '../unit/plan/fixtures.js';
 

@@ -2,10 +2,10 @@
 // system.tables / system.columns, SHOW, DESCRIBE, EXISTS and the handshake SELECTs are SQL that 18.16
 // runs (its system tables have other columns than today's), rendered by 18.16 itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccess } from '../../adapters/clickhouse/factory.js';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { parseTopology } from '../../core/config/load.js';
-import { handleClickHouseHttp, type ChHttpDeps } from '../../core/clickhouse-http/handle.js';
+import { createAccess } from '../../shared/adapters/clickhouse/factory.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import { parseTopology } from '../../shared/core/config/load.js';
+import { handleClickHouseHttp, type ChHttpDeps } from '../../shared/core/clickhouse-http/handle.js';
 import { chHttp, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 19640 });

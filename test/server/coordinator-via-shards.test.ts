@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpEvent } from '../support/http-event.js';
 import type { Context } from 'aws-lambda';
-import { parseTopology } from '../../core/config/load.js';
-import type { Topology } from '../../core/config/schema.js';
+import { parseTopology } from '../../shared/core/config/load.js';
+import type { Topology } from '../../shared/core/config/schema.js';
 import { startInvokeServer, type InvokeServer } from '../../local/invoke-server.js';
 import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
 import { createCoordinatorHandler, createTools } from '../../functions/coordinator/handler.js';

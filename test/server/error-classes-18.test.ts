@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oneEngineDeps } from '../support/one-engine-deps.js';
 import { describeQuerySizeLimits } from '../support/query-size-limits.js';
-import { createHttpAccess } from '../../adapters/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { runQuery, type RunDeps } from '../../core/scatter/run-query.js';
-import type { ShardRequest } from '../../core/protocol/shard-wire.js';
+import { createHttpAccess } from '../../shared/adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import { runQuery, type RunDeps } from '../../shared/core/scatter/run-query.js';
+import type { ShardRequest } from '../../shared/core/protocol/shard-wire.js';
 import { chHttp, useChServers } from '../support/ch-servers.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';

@@ -2,10 +2,10 @@
 // settings, error codes (including an error in the middle of a streamed body), external tables
 // over multipart/form-data, inserts, KILL-based cancel, abort, and connection refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpAccess } from '../../adapters/clickhouse/http.js';
-import { createAccess } from '../../adapters/clickhouse/factory.js';
-import { encodedOnce } from '../../core/scatter/gather.js';
-import { ClickHouseError, type ClickHouseAccess, type ExternalTable } from '../../core/clickhouse/port.js';
+import { createHttpAccess } from '../../shared/adapters/clickhouse/http.js';
+import { createAccess } from '../../shared/adapters/clickhouse/factory.js';
+import { encodedOnce } from '../../shared/core/scatter/gather.js';
+import { ClickHouseError, type ClickHouseAccess, type ExternalTable } from '../../shared/core/clickhouse/port.js';
 import { ADMIN, chRows, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 19200 });

@@ -2,8 +2,8 @@
 // as TEMPORARY tables in a private session under readonly=2 (external-data parameters cannot spell
 // types with commas there), and errors as ClickHouseError with the server's code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccess } from '../../adapters/clickhouse/factory.js';
-import { ClickHouseError, type ClickHouseAccess } from '../../core/clickhouse/port.js';
+import { createAccess } from '../../shared/adapters/clickhouse/factory.js';
+import { ClickHouseError, type ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
 import { chHttp, useChServers } from '../support/ch-servers.js';
 import { expectStatesMergeLikeOneQuery } from '../support/raw-checks.js';
 

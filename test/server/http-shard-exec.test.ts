@@ -3,10 +3,10 @@
 // system.processes (gone right after the deadline) and system.query_log (ended by a cancel,
 // code 394, not by the server's timeout 159).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpAccess } from '../../adapters/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { executeShardRequest } from '../../core/shard/execute.js';
-import type { ShardFailure, ShardRequest, ShardSuccess } from '../../core/protocol/shard-wire.js';
+import { createHttpAccess } from '../../shared/adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import { executeShardRequest } from '../../shared/core/shard/execute.js';
+import type { ShardFailure, ShardRequest, ShardSuccess } from '../../shared/core/protocol/shard-wire.js';
 import { ADMIN, chRows, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 19210 });

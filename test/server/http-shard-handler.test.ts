@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
-import type { ShardFailure, ShardRequest, ShardSuccess } from '../../core/protocol/shard-wire.js';
+import type { ShardFailure, ShardRequest, ShardSuccess } from '../../shared/core/protocol/shard-wire.js';
 import { useChServers } from '../support/ch-servers.js';
 import { fakeLambdaContext } from '../support/lambda-context.js';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { startInvokeServer, type InvokeServer } from '../../local/invoke-server.js';
 import { startShardHosts, type ShardHosts } from '../../local/shard-host.js';
-import type { ShardFailure, ShardRequest, ShardSuccess } from '../../core/protocol/shard-wire.js';
+import type { ShardFailure, ShardRequest, ShardSuccess } from '../../shared/core/protocol/shard-wire.js';
 import { chRows, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 19230 });

@@ -3,11 +3,11 @@
 // shard function code, compared with a fifth 18.16 server holding every row. Every answer the
 // general path gives must equal the single node's, except those listed with their reason; at least
 // 180 of the corpus's queries must come out exact overall (the run prints the rest, by path).
-import { PLANNERS } from '../../core/scatter/planners.js';
+import { PLANNERS } from '../../shared/core/scatter/planners.js';
 import { describe, expect, it } from 'vitest';
-import { createHedgeState } from '../../core/scatter/hedge.js';
-import type { ShardInvoker } from '../../core/scatter/invoker.js';
-import { runQuery } from '../../core/scatter/run-query.js';
+import { createHedgeState } from '../../shared/core/scatter/hedge.js';
+import type { ShardInvoker } from '../../shared/core/scatter/invoker.js';
+import { runQuery } from '../../shared/core/scatter/run-query.js';
 import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
 import { CORPUS } from '../oracle/corpus.js';
 import { http18Runner, runOracle, type Runner } from '../oracle/harness.js';

@@ -8,9 +8,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseTopology } from '../../core/config/load.js';
-import { createHttpAccess } from '../../adapters/clickhouse/http.js';
-import { checkParity } from '../../core/sharding/index.js';
+import { parseTopology } from '../../shared/core/config/load.js';
+import { createHttpAccess } from '../../shared/adapters/clickhouse/http.js';
+import { checkParity } from '../../shared/core/sharding/index.js';
 import { chHttp, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 3, portBase: 19120, weights: [1, 2, 1] });

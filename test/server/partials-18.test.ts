@@ -5,11 +5,11 @@
 // (18.16's sumMap takes numeric keys only). One server through
 // test/support/ch-servers.ts: HTTP 19452, TCP 19502 (this file's own range).
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createHttpAccess } from '../../adapters/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { splitQuery, HLL_RSE, DDSKETCH_ALPHA } from '../../core/partials/index.js';
-import { parseSelect, printSelect } from '../../core/sql/index.js';
-import type { SelectQuery } from '../../core/sql/ast.js';
+import { createHttpAccess } from '../../shared/adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import { splitQuery, HLL_RSE, DDSKETCH_ALPHA } from '../../shared/core/partials/index.js';
+import { parseSelect, printSelect } from '../../shared/core/sql/index.js';
+import type { SelectQuery } from '../../shared/core/sql/ast.js';
 import { ADMIN, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 19452 });
@@ -71,7 +71,7 @@ async function both(sql: string) {
   return { got: m.finalize(), single };
 }
 
-/** nan/inf as strings, as the shard function asks (core/shard/execute.ts). */
+/** nan/inf as strings, as the shard function asks (shared/core/shard/execute.ts). */
 const QUOTED = { output_format_json_quote_denormals: 1 };
 
 const EXACT = [

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'chdb';
-import { createPlacement, type KeyValue } from '../../core/sharding/index.js';
+import { createPlacement, type KeyValue } from '../../shared/core/sharding/index.js';
 import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
 import { fcSeed } from '../support/fc-seed.js';
 

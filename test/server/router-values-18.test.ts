@@ -3,10 +3,10 @@
 // `0.0000000001`) reach the shards as sent; a type error is refused before any shard commits; and
 // 18.16, which predates insert_deduplication_token, gets the batch without it, said so in the report.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../core/config/load.js';
-import { createHttpAccess } from '../../adapters/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { insertRows } from '../../core/router/index.js';
+import { parseTopology } from '../../shared/core/config/load.js';
+import { createHttpAccess } from '../../shared/adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import { insertRows } from '../../shared/core/router/index.js';
 import { ADMIN, chHttp, chRows, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 2, portBase: 19320 });

@@ -1,5 +1,5 @@
 // The router against real 18.16 servers: rows written straight to shard-local tables by
-// core/router (and by `ch-scatter insert --config`) must sit on exactly the servers where a
+// shared/core/router (and by `ch-scatter insert --config`) must sit on exactly the servers where a
 // Distributed table on the same cluster puts the same rows; a down shard is reported, not hidden.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseTopology } from '../../core/config/load.js';
-import { createHttpAccess } from '../../adapters/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { insertRows } from '../../core/router/index.js';
+import { parseTopology } from '../../shared/core/config/load.js';
+import { createHttpAccess } from '../../shared/adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import { insertRows } from '../../shared/core/router/index.js';
 import { ADMIN, chHttp, chRows, useChServers } from '../support/ch-servers.js';
 import { fcSeed } from '../support/fc-seed.js';
 

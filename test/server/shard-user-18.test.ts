@@ -4,11 +4,11 @@
 // every query path of the 18.16 suites runs as it; here is what it can and cannot do, and what 18.16
 // cannot restrict at all (the limits of users.xml, checked so a change shows up).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpAccess } from '../../adapters/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { ClickHouseError } from '../../core/clickhouse/port.js';
-import { executeShardRequest } from '../../core/shard/execute.js';
-import type { ShardRequest, ShardSuccess } from '../../core/protocol/shard-wire.js';
+import { createHttpAccess } from '../../shared/adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import { ClickHouseError } from '../../shared/core/clickhouse/port.js';
+import { executeShardRequest } from '../../shared/core/shard/execute.js';
+import type { ShardRequest, ShardSuccess } from '../../shared/core/protocol/shard-wire.js';
 import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 19780 });

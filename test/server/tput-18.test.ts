@@ -4,12 +4,12 @@
 // the candidates on both paths, as 18.16 reads them.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Topology } from '../../core/config/schema.js';
-import { runQuery, type PlanFn, type QueryResponse } from '../../core/scatter/run-query.js';
-import { generalSelect } from '../../core/clickhouse-http/distributed.js';
-import { planQuery } from '../../core/plan/index.js';
-import { planTwoStage } from '../../core/plan/two-stage/plan.js';
-import { createHedgeState } from '../../core/scatter/hedge.js';
+import type { Topology } from '../../shared/core/config/schema.js';
+import { runQuery, type PlanFn, type QueryResponse } from '../../shared/core/scatter/run-query.js';
+import { generalSelect } from '../../shared/core/clickhouse-http/distributed.js';
+import { planQuery } from '../../shared/core/plan/index.js';
+import { planTwoStage } from '../../shared/core/plan/two-stage/plan.js';
+import { createHedgeState } from '../../shared/core/scatter/hedge.js';
 import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
 import type { ShardHandlerFn } from '../../functions/shard/shard-function.js';
 import { DIST, JSON_SETTINGS, LOCAL, depsFor, events, expectExact, load, topologyFor, type Reference } from '../integration/tput/fixture.js';

@@ -3,15 +3,15 @@
 // a session under readonly=2), compared with the same servers' Distributed table. States written
 // by 18.16 are merged by 18.16 (the final stage runs on one of the shards).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../core/config/load.js';
-import type { Topology } from '../../core/config/schema.js';
-import { explainPlan, planQuery } from '../../core/plan/index.js';
-import type { ShardRequest } from '../../core/protocol/shard-wire.js';
-import { createHedgeState } from '../../core/scatter/hedge.js';
-import { InvokeError, type ShardInvoker } from '../../core/scatter/invoker.js';
-import { runExplain, runQuery, type PlanFn, type RunDeps } from '../../core/scatter/run-query.js';
-import { initiatorOrder } from '../../core/scatter/two-stage/final-stage.js';
-import { planTwoStage } from '../../core/plan/two-stage/plan.js';
+import { parseTopology } from '../../shared/core/config/load.js';
+import type { Topology } from '../../shared/core/config/schema.js';
+import { explainPlan, planQuery } from '../../shared/core/plan/index.js';
+import type { ShardRequest } from '../../shared/core/protocol/shard-wire.js';
+import { createHedgeState } from '../../shared/core/scatter/hedge.js';
+import { InvokeError, type ShardInvoker } from '../../shared/core/scatter/invoker.js';
+import { runExplain, runQuery, type PlanFn, type RunDeps } from '../../shared/core/scatter/run-query.js';
+import { initiatorOrder } from '../../shared/core/scatter/two-stage/final-stage.js';
+import { planTwoStage } from '../../shared/core/plan/two-stage/plan.js';
 import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
 import { CASES, JSON_SETTINGS, casePlanner, expectSameAnswer, planOf, sqlOf } from '../integration/two-stage/cases.js';
 import { chHttp, useChServers } from '../support/ch-servers.js';

@@ -5,10 +5,10 @@
 // output_format_json_quote_decimals) and String bytes raw: both must still arrive exactly.
 // HTTP 19660, TCP 19710 (this file's own range).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpAccess } from '../../adapters/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import type { RunDeps } from '../../core/scatter/run-query.js';
-import type { ShardRequest } from '../../core/protocol/shard-wire.js';
+import { createHttpAccess } from '../../shared/adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import type { RunDeps } from '../../shared/core/scatter/run-query.js';
+import type { ShardRequest } from '../../shared/core/protocol/shard-wire.js';
 import { oneEngineDeps } from '../support/one-engine-deps.js';
 import { chHttp, useChServers } from '../support/ch-servers.js';
 import { compareOne, corpusColumns, corpusDdl, corpusInsertSelects, corpusQueries, referenceOn, type CorpusOutcome } from '../support/type-corpus.js';

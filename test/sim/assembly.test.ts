@@ -12,7 +12,7 @@ import { App } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { PROJECT_ROOT } from '../../cdk/bundling.js';
 import { createChScatter } from '../../cdk/create.js';
-import { parseTopology } from '../../core/config/load.js';
+import { parseTopology } from '../../shared/core/config/load.js';
 import { startSim, type Sim } from '../../local/sim/index.js';
 import { startLocalStack, type LocalStack } from '../../local/stack.js';
 import { ADMIN, chHttp, useChServers } from '../support/ch-servers.js';

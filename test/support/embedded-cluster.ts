@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
 import { spawnEngine, type EngineProcess } from './engine-process/engine-process.js';
 
 export interface EmbeddedClusterOptions {

@@ -1,13 +1,13 @@
 // runQuery's dependencies for tests that put every shard and replica on one ClickHouse engine:
 // two shards of two replicas, each shard's function the real shard handler over `access`. Every
 // request the coordinator sends is recorded in `sent` (after `edit`, which may change it on its way).
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import { parseTopology } from '../../core/config/load.js';
-import { explainPlan, planQuery } from '../../core/plan/index.js';
-import type { ShardRequest } from '../../core/protocol/shard-wire.js';
-import { createHedgeState } from '../../core/scatter/hedge.js';
-import type { ShardInvoker } from '../../core/scatter/invoker.js';
-import type { PlanFn, RunDeps } from '../../core/scatter/run-query.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import { parseTopology } from '../../shared/core/config/load.js';
+import { explainPlan, planQuery } from '../../shared/core/plan/index.js';
+import type { ShardRequest } from '../../shared/core/protocol/shard-wire.js';
+import { createHedgeState } from '../../shared/core/scatter/hedge.js';
+import type { ShardInvoker } from '../../shared/core/scatter/invoker.js';
+import type { PlanFn, RunDeps } from '../../shared/core/scatter/run-query.js';
 import { createShardHandler } from '../../functions/shard/shard-function.js';
 
 export interface OneEngineTable {

@@ -1,6 +1,6 @@
 // The oracle's engines, filled with the same rows:
 //   chdb: one "single node" holding every row under the local names, and one engine per shard
-//         holding the rows the router places there (core/router's routeRows over the oracle topology,
+//         holding the rows the router places there (shared/core/router's routeRows over the oracle topology,
 //         the same call the router and /admin/insert make);
 //   18.16: the same on Debian's clickhouse-server, where the types exist (no DateTime64 there), plus
 //         Distributed tables over the shard servers, so 18.16's own Distributed engine can answer the
@@ -10,10 +10,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ClickHouseAccess } from '../../core/clickhouse/port.js';
-import type { Topology } from '../../core/config/schema.js';
-import { routeRows } from '../../core/router/index.js';
-import { createPlacement, type Placement } from '../../core/sharding/index.js';
+import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import type { Topology } from '../../shared/core/config/schema.js';
+import { routeRows } from '../../shared/core/router/index.js';
+import { createPlacement, type Placement } from '../../shared/core/sharding/index.js';
 import { generateData, type OracleData, type Row, toTsv } from '../oracle/data.js';
 import { columnsFor, createTable, DATABASES, type Engine, type OracleTable, oracleTopology, SENSORS, TABLES } from '../oracle/schema.js';
 import { chHttp } from './ch-servers.js';

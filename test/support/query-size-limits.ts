@@ -2,8 +2,8 @@
 // engine (chdb and Debian's 18.16): the engine's refusal is what maxShardQueryBytes exists for,
 // ch-scatter refuses first, and the defaults stay under it.
 import { describe, expect, it } from 'vitest';
-import type { ShardRequest } from '../../core/protocol/shard-wire.js';
-import { runQuery, type RunDeps } from '../../core/scatter/run-query.js';
+import type { ShardRequest } from '../../shared/core/protocol/shard-wire.js';
+import { runQuery, type RunDeps } from '../../shared/core/scatter/run-query.js';
 
 type ErrBody = { error: { code: string; message: string } };
 type Deps = (edit?: (p: ShardRequest) => ShardRequest, query?: Record<string, unknown>) => RunDeps;

@@ -1,7 +1,7 @@
 // Checks of the raw-output primitive shared by the chdb and the 18.16 suites: the same assertions
 // on both engines, so the two adapters are held to one behaviour.
 import { expect } from 'vitest';
-import type { ClickHouseAccess, StageTable } from '../../core/clickhouse/port.js';
+import type { ClickHouseAccess, StageTable } from '../../shared/core/clickhouse/port.js';
 
 /** Split a TabSeparatedWithNamesAndTypes answer into its header (names, types) and its row bytes. */
 export function splitTsvWithNamesAndTypes(bytes: Buffer): { columns: { name: string; type: string }[]; body: Buffer } {

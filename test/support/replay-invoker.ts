@@ -4,8 +4,8 @@
 // JSON, which in AWS happens in another Lambda) then no longer blocks the coordinator's thread, so
 // what a test times is the coordinator: its merges, its finalize and its deadline. Faults (delay,
 // error, crash) are applied on the way, as the local stack's replica faults are.
-import type { ShardRequest, ShardResponse } from '../../core/protocol/shard-wire.js';
-import type { ShardInvoker } from '../../core/scatter/invoker.js';
+import type { ShardRequest, ShardResponse } from '../../shared/core/protocol/shard-wire.js';
+import type { ShardInvoker } from '../../shared/core/scatter/invoker.js';
 
 export interface ReplayFault {
   delayMs?: number;

@@ -7,10 +7,10 @@
 //
 // Used by test/integration/scatter/type-corpus.test.ts (chdb) and test/server/type-corpus-18.test.ts
 // (18.16, with the types it has).
-import { decimalScale, formatDecimal, isArrayType, mapTypes, parseDecimal, stripNullable, tupleTypes } from '../../core/partials/values.js';
-import { displayString } from '../../core/surrogate-escape.js';
-import type { ClickHouseAccess, ColumnMeta } from '../../core/clickhouse/port.js';
-import { runQuery, type RunDeps } from '../../core/scatter/run-query.js';
+import { decimalScale, formatDecimal, isArrayType, mapTypes, parseDecimal, stripNullable, tupleTypes } from '../../shared/core/partials/values.js';
+import { displayString } from '../../shared/core/surrogate-escape.js';
+import type { ClickHouseAccess, ColumnMeta } from '../../shared/core/clickhouse/port.js';
+import { runQuery, type RunDeps } from '../../shared/core/scatter/run-query.js';
 
 export type Engine = 'chdb' | '18.16';
 

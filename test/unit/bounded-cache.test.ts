@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BoundedCache } from '../../core/bounded-cache.js';
+import { BoundedCache } from '../../shared/core/bounded-cache.js';
 
 describe('BoundedCache', () => {
   it('never holds more than its bound, and forgets the entry put in first', () => {

@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { parseTopology } from '../../../core/config/load.js';
-import { hashPassword } from '../../../core/clickhouse-http/auth.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import { hashPassword } from '../../../shared/core/clickhouse-http/auth.js';
 import { startLocalStack, type LocalStack } from '../../../local/stack.js';
 import { spawnEngine, type EngineProcess } from '../../support/engine-process/engine-process.js';
 

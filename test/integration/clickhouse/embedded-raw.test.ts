@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import { ClickHouseError, type ClickHouseAccess } from '../../../core/clickhouse/port.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import { ClickHouseError, type ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
 import { expectStatesMergeLikeOneQuery } from '../../support/raw-checks.js';
 
 let dir: string;

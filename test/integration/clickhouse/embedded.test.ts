@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import { encodedOnce } from '../../../core/scatter/gather.js';
-import { ClickHouseError, type ClickHouseAccess, type ExternalTable } from '../../../core/clickhouse/port.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import { encodedOnce } from '../../../shared/core/scatter/gather.js';
+import { ClickHouseError, type ClickHouseAccess, type ExternalTable } from '../../../shared/core/clickhouse/port.js';
 
 let dir: string;
 let ch: ClickHouseAccess;
@@ -169,7 +169,7 @@ describe('quoting against the real engine (fast-check)', () => {
 
   it('any string survives as a literal and as shipped external data', async () => {
     const { default: fc } = await import('fast-check');
-    const { quoteStringLiteral: quoteString } = await import('../../../core/sql/quote.js');
+    const { quoteStringLiteral: quoteString } = await import('../../../shared/core/sql/quote.js');
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 40 }), async (s) => {
         const lit = await ch.query(`SELECT ${quoteString(s)} AS v`);

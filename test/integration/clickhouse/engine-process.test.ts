@@ -1,7 +1,7 @@
 // Engines in child processes: several directories at once (impossible in one process),
 // overlapping calls, BigInt over IPC, and a crashed child rejecting pending calls.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClickHouseError } from '../../../core/clickhouse/port.js';
+import { ClickHouseError } from '../../../shared/core/clickhouse/port.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
 
 let cluster: EmbeddedCluster;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { startInvokeServer, type InvokeServer } from '../../../local/invoke-server.js';
 import { startShardHosts, type ShardHosts } from '../../../local/shard-host.js';
-import type { ShardFailure, ShardRequest, ShardSuccess } from '../../../core/protocol/shard-wire.js';
+import type { ShardFailure, ShardRequest, ShardSuccess } from '../../../shared/core/protocol/shard-wire.js';
 
 let dir: string;
 let hosts: ShardHosts;

@@ -6,10 +6,10 @@
 // an abort mid-flight that leaves a sibling call alone, and a malformed answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInvokeServer, type InvokeServer } from '../../../local/invoke-server.js';
-import { createLambdaInvoker } from '../../../adapters/aws/lambda-invoker.js';
-import { createSignedHttpInvoker } from '../../../adapters/aws/signed-http-invoker.js';
-import { InvokeError } from '../../../core/scatter/invoker.js';
-import type { ShardRequest, ShardSuccess } from '../../../core/protocol/shard-wire.js';
+import { createLambdaInvoker } from '../../../shared/adapters/aws/lambda-invoker.js';
+import { createSignedHttpInvoker } from '../../../shared/adapters/aws/signed-http-invoker.js';
+import { InvokeError } from '../../../shared/core/scatter/invoker.js';
+import type { ShardRequest, ShardSuccess } from '../../../shared/core/protocol/shard-wire.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 

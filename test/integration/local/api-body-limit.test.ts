@@ -3,7 +3,7 @@
 // the cap, answered 413 and the connection closed, instead of being read to 10 MiB first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
-import { parseTopology } from '../../../core/config/load.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
 import { API_MAX_BODY_BYTES, startApiServer, type ApiServer } from '../../../local/api-server.js';
 
 let api: ApiServer;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseTopology } from '../../../core/config/load.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
 import { startLocalStack } from '../../../local/stack.js';
 
 let dir: string;

@@ -2,7 +2,7 @@
 // yields exactly the single node's full sorted result, page by page, and each page's shard query
 // asks every shard for one page (LIMIT size + 1, no OFFSET) after the cursor.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { planQuery } from '../../../core/plan/index.js';
+import { planQuery } from '../../../shared/core/plan/index.js';
 import { startOracle, type Oracle } from './harness.js';
 
 let o: Oracle;
@@ -80,7 +80,7 @@ test('a forged or altered cursor is a 400 BAD_CURSOR before any value in it is r
 });
 
 test('a signed cursor whose key is not of its type is refused too', async () => {
-  const { encodeCursor } = await import('../../../core/partials/cursor.js');
+  const { encodeCursor } = await import('../../../shared/core/partials/cursor.js');
   const sql = 'SELECT uid, v FROM oracle.ev ORDER BY uid LIMIT 3';
   const a = await o.scatter(sql);
   const doc = JSON.parse(Buffer.from(a.cursor!.split('.')[0]!, 'base64url').toString('utf8'));
@@ -89,7 +89,7 @@ test('a signed cursor whose key is not of its type is refused too', async () => 
 });
 
 test("a cursor verifies only under the coordinator's key it was issued with", async () => {
-  const { cursorKeyOf } = await import('../../../core/partials/cursor.js');
+  const { cursorKeyOf } = await import('../../../shared/core/partials/cursor.js');
   const k1 = cursorKeyOf('k1-0123456789abcdef');
   const k2 = cursorKeyOf('k2-0123456789abcdef'); // another deployment, or a rotated key
   const sql = 'SELECT uid, v FROM oracle.ev ORDER BY uid LIMIT 3';

@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import { evaluate } from '../../../core/partials/evaluator.js';
-import { toJson } from '../../../core/partials/values.js';
-import { parseExpression } from '../../../core/sql/index.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import { evaluate } from '../../../shared/core/partials/evaluator.js';
+import { toJson } from '../../../shared/core/partials/values.js';
+import { parseExpression } from '../../../shared/core/sql/index.js';
 
 let ch: ClickHouseAccess;
 let dir: string;

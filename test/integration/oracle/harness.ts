@@ -2,13 +2,13 @@
 // shard its own chdb process) and in ONE embedded node holding every row. A query runs both
 // ways: planQuery -> each shard's SQL on its shard -> Merger.add in a shuffled arrival order ->
 // finalize; and as written (Distributed name -> local name) on the single node.
-import type { Topology } from '../../../core/config/schema.js';
-import { topologySchema } from '../../../core/config/schema.js';
-import type { ClickHouseAccess, QueryResult } from '../../../core/clickhouse/port.js';
-import { planQuery } from '../../../core/plan/index.js';
-import type { FinalResult } from '../../../core/partials/types.js';
-import { routeRows } from '../../../core/router/index.js';
-import { createPlacement } from '../../../core/sharding/index.js';
+import type { Topology } from '../../../shared/core/config/schema.js';
+import { topologySchema } from '../../../shared/core/config/schema.js';
+import type { ClickHouseAccess, QueryResult } from '../../../shared/core/clickhouse/port.js';
+import { planQuery } from '../../../shared/core/plan/index.js';
+import type { FinalResult } from '../../../shared/core/partials/types.js';
+import { routeRows } from '../../../shared/core/router/index.js';
+import { createPlacement } from '../../../shared/core/sharding/index.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
 import { ddl, generateRows } from './data.js';
 
@@ -75,7 +75,7 @@ export async function startOracle(rowCount: number): Promise<Oracle> {
   };
 }
 
-/** What the shard function adds to every query (core/shard/execute.ts): nan/inf as strings. */
+/** What the shard function adds to every query (shared/core/shard/execute.ts): nan/inf as strings. */
 const SHARD_JSON = { output_format_json_quote_denormals: 1 };
 /** The single node answers in the API's JSON spellings (docs/architecture.md#the-value-model). */
 const API_JSON = { output_format_json_quote_denormals: 1, output_format_json_quote_decimals: 1 };

@@ -3,9 +3,9 @@
 // on one embedded node holding every row: same column names and types, same rows; floats within
 // 1e-9 relative; approximate columns within their stated bound of the exact truth.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ScatterError } from '../../../core/errors.js';
-import type { FinalResult } from '../../../core/partials/types.js';
-import { HLL_RSE, DDSKETCH_ALPHA } from '../../../core/partials/index.js';
+import { ScatterError } from '../../../shared/core/errors.js';
+import type { FinalResult } from '../../../shared/core/partials/types.js';
+import { HLL_RSE, DDSKETCH_ALPHA } from '../../../shared/core/partials/index.js';
 import { CORPUS, type Case } from './corpus.js';
 import { rng } from './data.js';
 import { startOracle, SHARDS, type Oracle } from './harness.js';

@@ -8,11 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import { splitQuery } from '../../../core/partials/index.js';
-import { parseSelect, printSelect } from '../../../core/sql/index.js';
-import type { SelectQuery } from '../../../core/sql/ast.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import { splitQuery } from '../../../shared/core/partials/index.js';
+import { parseSelect, printSelect } from '../../../shared/core/sql/index.js';
+import type { SelectQuery } from '../../../shared/core/sql/ast.js';
 
 const SHARDS = 4;
 let ch: ClickHouseAccess;
@@ -85,7 +85,7 @@ test('any split of the rows and any arrival order give the single-node answer', 
         const q = parseSelect(sql) as SelectQuery;
         const split = splitQuery(q, { shardCount: SHARDS, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 100000 });
         const answers = [];
-        // As the shard function asks (core/shard/execute.ts): nan/inf as strings.
+        // As the shard function asks (shared/core/shard/execute.ts): nan/inf as strings.
         for (let s = 0; s < SHARDS; s++)
           answers.push(await ch.query(onTable(split.shardQuery, `t_${s}`), { settings: { output_format_json_quote_denormals: 1 } }));
         // Two arrival orders: a random permutation and its reverse.

@@ -9,11 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { ClickHouseAccess, QueryResult } from '../../../core/clickhouse/port.js';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import { splitQuery, type SplitContext } from '../../../core/partials/index.js';
-import { parseSelect, printSelect } from '../../../core/sql/index.js';
-import type { SelectQuery } from '../../../core/sql/ast.js';
+import type { ClickHouseAccess, QueryResult } from '../../../shared/core/clickhouse/port.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import { splitQuery, type SplitContext } from '../../../shared/core/partials/index.js';
+import { parseSelect, printSelect } from '../../../shared/core/sql/index.js';
+import type { SelectQuery } from '../../../shared/core/sql/ast.js';
 
 const SHARDS = 4;
 let ch: ClickHouseAccess;

@@ -3,10 +3,10 @@
 // and hold only what the data supports (every kept group's count at most its true count, never an
 // invented group); 'throw' stays TRANSFER_LIMIT; with room to spare both equal the single node.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { splitQuery } from '../../../core/partials/index.js';
-import type { SplitContext } from '../../../core/partials/types.js';
-import { parseSelect, printSelect } from '../../../core/sql/index.js';
-import type { SelectQuery } from '../../../core/sql/ast.js';
+import { splitQuery } from '../../../shared/core/partials/index.js';
+import type { SplitContext } from '../../../shared/core/partials/types.js';
+import { parseSelect, printSelect } from '../../../shared/core/sql/index.js';
+import type { SelectQuery } from '../../../shared/core/sql/ast.js';
 import { startOracle, toLocal, type Oracle } from './harness.js';
 
 let o: Oracle;

@@ -2,11 +2,11 @@
 // pass, with the same result, and the same values fail, with ClickHouse's code (chdb is the reference:
 // `SET param_a = ...; SELECT {a:...}` is ClickHouse's own reading).
 import { afterAll, describe, expect, it } from 'vitest';
-import { bindParams } from '../../../core/plan/bind-params.js';
-import { ScatterError } from '../../../core/errors.js';
-import { parseSelect } from '../../../core/sql/parse.js';
-import { printSelect } from '../../../core/sql/print.js';
-import { quoteStringLiteral } from '../../../core/sql/quote.js';
+import { bindParams } from '../../../shared/core/plan/bind-params.js';
+import { ScatterError } from '../../../shared/core/errors.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
+import { quoteStringLiteral } from '../../../shared/core/sql/quote.js';
 import { openEngine } from '../sql/chdb-session.js';
 
 const engine = openEngine('array-params');

@@ -2,11 +2,11 @@
 // the same Placement the planner prunes with, and a tiny executor for ShardPlans: each shard's
 // SQL runs on its own engine with the shipped tables (per-shard overrides applied).
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
-import { createPlacement } from '../../../core/sharding/index.js';
-import type { Topology } from '../../../core/config/schema.js';
-import type { QueryPlan, SubqueryRunner } from '../../../core/plan/types.js';
-import type { ExternalTable } from '../../../core/clickhouse/port.js';
-import { planQueryWith } from '../../../core/plan/build.js';
+import { createPlacement } from '../../../shared/core/sharding/index.js';
+import type { Topology } from '../../../shared/core/config/schema.js';
+import type { QueryPlan, SubqueryRunner } from '../../../shared/core/plan/types.js';
+import type { ExternalTable } from '../../../shared/core/clickhouse/port.js';
+import { planQueryWith } from '../../../shared/core/plan/build.js';
 import { LOCAL_DDL, passThroughSplit } from '../../unit/plan/fixtures.js';
 
 export type Row = Record<string, unknown>;

@@ -3,10 +3,10 @@
 // the shards' rows must equal the single-node answer over all rows (the oracle).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedCluster } from '../../support/embedded-cluster.js';
-import { planQueryWith } from '../../../core/plan/build.js';
-import { parseSelect } from '../../../core/sql/parse.js';
-import { printSelect } from '../../../core/sql/print.js';
-import type { QueryPlan } from '../../../core/plan/types.js';
+import { planQueryWith } from '../../../shared/core/plan/build.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
+import type { QueryPlan } from '../../../shared/core/plan/types.js';
 import { CORPUS } from '../../unit/plan/corpus.js';
 import { passThroughSplit, testTopology } from '../../unit/plan/fixtures.js';
 import { canon, clusterRunner, generateData, loadCluster, runPlanRows } from './cluster-fixture.js';

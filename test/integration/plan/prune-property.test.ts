@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { EmbeddedCluster } from '../../support/embedded-cluster.js';
-import { planQueryWith } from '../../../core/plan/build.js';
+import { planQueryWith } from '../../../shared/core/plan/build.js';
 import { passThroughSplit, testTopology } from '../../unit/plan/fixtures.js';
 import { canon, clusterRunner, loadCluster, runPlanRows, type Row } from './cluster-fixture.js';
 import { fcSeed } from '../../support/fc-seed.js';

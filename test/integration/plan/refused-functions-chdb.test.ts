@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import { REFUSED_FUNCTIONS, refusalOf } from '../../../core/plan/refused-functions.js';
-import { planQueryWith } from '../../../core/plan/index.js';
-import { ScatterError } from '../../../core/errors.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import { REFUSED_FUNCTIONS, refusalOf } from '../../../shared/core/plan/refused-functions.js';
+import { planQueryWith } from '../../../shared/core/plan/index.js';
+import { ScatterError } from '../../../shared/core/errors.js';
 import { passThroughSplit, testTopology } from '../../unit/plan/fixtures.js';
 
 let dir: string;

@@ -3,10 +3,10 @@
 // every shard's local tables (this checks the text, not placement: 18.16 has no xxHash64).
 // One server through test/support/ch-servers.ts: HTTP 19400, TCP 19450 (this area's range).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpAccess } from '../../../adapters/clickhouse/http.js';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import { planQueryWith } from '../../../core/plan/build.js';
-import type { QueryPlan, SubqueryRunner } from '../../../core/plan/types.js';
+import { createHttpAccess } from '../../../shared/adapters/clickhouse/http.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import { planQueryWith } from '../../../shared/core/plan/build.js';
+import type { QueryPlan, SubqueryRunner } from '../../../shared/core/plan/types.js';
 import { ADMIN, useChServers } from '../../support/ch-servers.js';
 import { CORPUS } from '../../unit/plan/corpus.js';
 import { LOCAL_DDL, passThroughSplit, testTopology } from '../../unit/plan/fixtures.js';

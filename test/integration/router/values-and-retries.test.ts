@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import { parseTopology } from '../../../core/config/load.js';
-import { insertRows } from '../../../core/router/index.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import { insertRows } from '../../../shared/core/router/index.js';
 
 let dir: string;
 let ch: ClickHouseAccess;

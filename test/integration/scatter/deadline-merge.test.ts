@@ -1,4 +1,4 @@
-// The deadline covers the merge and the finalize (core/scatter/merge-budget.ts): heavy partials
+// The deadline covers the merge and the finalize (shared/core/scatter/merge-budget.ts): heavy partials
 // (uniqExact sets and quantileExact values of every row) at small timeouts answer by the deadline
 // + 150 ms, complete answers equal the unhurried one, and a partial that arrives too late to be
 // merged in time is left out and named. Real planner, runtime and shard function over chdb (both
@@ -7,16 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
-import { runQuery, type RunDeps } from '../../../core/scatter/run-query.js';
-import { mergeRates } from '../../../core/scatter/merge-budget.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
+import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { mergeRates } from '../../../shared/core/scatter/merge-budget.js';
 import { DEMO_DDL, DEMO_LOCAL, demoSelect } from '../../../local/demo.js';
 import { oneEngineDeps } from '../../support/one-engine-deps.js';
 import { replayInvoker } from '../../support/replay-invoker.js';
 import { runqueueWaitMs } from '../../support/cpu-wait.js';
-import type { ShardInvoker } from '../../../core/scatter/invoker.js';
+import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const T = 'analytics.sensor_events_dist';

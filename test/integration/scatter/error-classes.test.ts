@@ -1,4 +1,4 @@
-// ClickHouse errors reach the client in the class core/clickhouse/error-codes.ts gives them: the
+// ClickHouse errors reach the client in the class shared/core/clickhouse/error-codes.ts gives them: the
 // query's own faults (FINAL/SAMPLE where the table cannot, column counts, types) are 400 QUERY_ERROR,
 // limits the query hit (max_memory_usage, max_rows_to_group_by, TOO_SLOW) 400 LIMIT_EXCEEDED, both
 // naming ClickHouse's code and never retried on another replica; a replica's own trouble is retried
@@ -10,12 +10,12 @@ import { describeQuerySizeLimits } from '../../support/query-size-limits.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import { CLICKHOUSE_ERROR_CODES } from '../../../core/clickhouse/error-codes.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import { CLICKHOUSE_ERROR_CODES } from '../../../shared/core/clickhouse/error-codes.js';
 import { DEMO_DDL, DEMO_LOCAL, demoSelect } from '../../../local/demo.js';
-import { runQuery, type RunDeps } from '../../../core/scatter/run-query.js';
-import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
+import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const T = 'analytics.sensor_events_dist';

@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import type { RunDeps } from '../../../core/scatter/run-query.js';
-import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
-import { runQuery } from '../../../core/scatter/run-query.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import type { RunDeps } from '../../../shared/core/scatter/run-query.js';
+import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
+import { runQuery } from '../../../shared/core/scatter/run-query.js';
 import { oneEngineDeps } from '../../support/one-engine-deps.js';
 import { compareOne, corpusColumns, corpusDdl, corpusInsert, corpusQueries, referenceOn, type CorpusOutcome } from '../../support/type-corpus.js';
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'chdb';
-import { createPlacement, type KeyValue } from '../../../core/sharding/index.js';
+import { createPlacement, type KeyValue } from '../../../shared/core/sharding/index.js';
 
 const N = 1500;
 let dir: string;

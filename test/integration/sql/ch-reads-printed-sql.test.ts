@@ -4,10 +4,10 @@
 // argument order. This catches precedence and quoting mistakes that a self-round-trip cannot.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { Expr } from '../../../core/sql/ast.js';
-import { printExpr, printSelect } from '../../../core/sql/print.js';
-import { parseExpression, parseSelect } from '../../../core/sql/parse.js';
-import { walkExpr, walkStatement } from '../../../core/sql/visit.js';
+import type { Expr } from '../../../shared/core/sql/ast.js';
+import { printExpr, printSelect } from '../../../shared/core/sql/print.js';
+import { parseExpression, parseSelect } from '../../../shared/core/sql/parse.js';
+import { walkExpr, walkStatement } from '../../../shared/core/sql/visit.js';
 import { exprArb, statementArb } from '../../unit/sql/ast-arbitrary.js';
 import { ROUND_TRIP_CORPUS } from './corpus.js';
 import { openEngine, type SqlTestEngine } from './chdb-session.js';

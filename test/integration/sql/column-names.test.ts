@@ -1,12 +1,12 @@
 // columnName() must equal the name ClickHouse itself gives each result column: every expression
 // of this corpus runs on chdb (ClickHouse 26.x) and the JSON meta name is compared.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { columnName, qualifiersOf } from '../../../core/sql/names.js';
-import { normalize } from '../../../core/partials/analyze.js';
-import { splitQuery } from '../../../core/partials/index.js';
-import { printSelect } from '../../../core/sql/print.js';
-import { parseSelect } from '../../../core/sql/parse.js';
-import type { SelectQuery } from '../../../core/sql/ast.js';
+import { columnName, qualifiersOf } from '../../../shared/core/sql/names.js';
+import { normalize } from '../../../shared/core/partials/analyze.js';
+import { splitQuery } from '../../../shared/core/partials/index.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import type { SelectQuery } from '../../../shared/core/sql/ast.js';
 import { openEngine, type SqlTestEngine } from './chdb-session.js';
 
 let engine: SqlTestEngine;

@@ -1,4 +1,4 @@
-// The one string quoter and the one identifier quoter (core/sql/quote.ts) against ClickHouse (chdb):
+// The one string quoter and the one identifier quoter (shared/core/sql/quote.ts) against ClickHouse (chdb):
 // whatever JS string goes in, ClickHouse stores exactly the bytes Node sends for it (its UTF-8
 // encoding: a lone surrogate, which no UTF-8 can carry, is U+FFFD on the wire as everywhere in
 // Node), and our own lexer reads the quoted text back to the same JS string. Non-UTF-8 bytes cannot
@@ -7,9 +7,9 @@
 // fast-check seed: FC_SEED, printed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { backquote, quoteStringLiteral } from '../../../core/sql/quote.js';
-import { tokenize } from '../../../core/sql/lexer.js';
-import { stringBytes } from '../../../core/surrogate-escape.js';
+import { backquote, quoteStringLiteral } from '../../../shared/core/sql/quote.js';
+import { tokenize } from '../../../shared/core/sql/lexer.js';
+import { stringBytes } from '../../../shared/core/surrogate-escape.js';
 import { openEngine, type SqlTestEngine } from './chdb-session.js';
 
 const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -61,7 +61,7 @@ const storedHex = (literal: string): string => String(engine.json(`SELECT hex(${
 
 function checkString(s: string): void {
   for (const lit of [quoteStringLiteral(s), quoteStringLiteral(s, { rawControls: true })]) {
-    // Lone U+DC80..U+DCFF stand for the bytes 80..FF (surrogate escapes, core/surrogate-escape.ts).
+    // Lone U+DC80..U+DCFF stand for the bytes 80..FF (surrogate escapes, shared/core/surrogate-escape.ts).
     expect(storedHex(lit), JSON.stringify(s)).toBe(Buffer.from(stringBytes(s)).toString('hex').toUpperCase());
     const toks = tokenize(lit);
     expect(toks.map((t) => t.type)).toEqual(['string', 'eof']);

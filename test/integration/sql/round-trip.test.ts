@@ -2,9 +2,9 @@
 // aside), prints identically again, and the printed text runs on chdb (ClickHouse 26) with the
 // same result (columns, types and rows) as the original text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSelect } from '../../../core/sql/parse.js';
-import { printSelect } from '../../../core/sql/print.js';
-import { equalStatement } from '../../../core/sql/visit.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
+import { equalStatement } from '../../../shared/core/sql/visit.js';
 import { ROUND_TRIP_CORPUS } from './corpus.js';
 import { openEngine, type SqlTestEngine } from './chdb-session.js';
 

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'chdb';
-import { parseSelect } from '../../../core/sql/parse.js';
-import { printSelect } from '../../../core/sql/print.js';
-import { ScatterError } from '../../../core/errors.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
+import { ScatterError } from '../../../shared/core/errors.js';
 
 let dir: string;
 let session: Session;

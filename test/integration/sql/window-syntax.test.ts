@@ -3,10 +3,10 @@
 // SQL that parses to the same tree, names its columns as ClickHouse does (the JSON meta names of
 // chdb), and the printed SQL returns what the original returns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { columnName, qualifiersOf } from '../../../core/sql/names.js';
-import { printSelect } from '../../../core/sql/print.js';
-import { parseSelect } from '../../../core/sql/parse.js';
-import { equalStatement } from '../../../core/sql/visit.js';
+import { columnName, qualifiersOf } from '../../../shared/core/sql/names.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { equalStatement } from '../../../shared/core/sql/visit.js';
 import { openEngine, type SqlTestEngine } from './chdb-session.js';
 
 let engine: SqlTestEngine;

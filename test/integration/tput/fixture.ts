@@ -2,16 +2,16 @@
 // likes (any split is a valid input to TPUT: no query here filters on the sharding key), the same
 // rows on one engine as the reference, and a runQuery wired to shard functions over the engines,
 // with per-shard delays so answers arrive in any order.
-import { PLANNERS } from '../../../core/scatter/planners.js';
+import { PLANNERS } from '../../../shared/core/scatter/planners.js';
 import { expect } from 'vitest';
-import { parseTopology } from '../../../core/config/load.js';
-import type { Topology } from '../../../core/config/schema.js';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import type { ShardRequest, ShardResponse } from '../../../core/protocol/shard-wire.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
-import type { ShardInvoker } from '../../../core/scatter/invoker.js';
-import { runQuery, type QueryResponse, type RunDeps } from '../../../core/scatter/run-query.js';
-import type { TopCountMemory } from '../../../core/scatter/tput/memory.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import type { Topology } from '../../../shared/core/config/schema.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import type { ShardRequest, ShardResponse } from '../../../shared/core/protocol/shard-wire.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
+import { runQuery, type QueryResponse, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import type { TopCountMemory } from '../../../shared/core/scatter/tput/memory.js';
 import { createShardHandler, type ShardHandlerFn } from '../../../functions/shard/shard-function.js';
 
 export const DIST = 'default.tput_ev_dist';

@@ -5,13 +5,13 @@
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTopCountMemory } from '../../../core/scatter/tput/memory.js';
-import type { Topology } from '../../../core/config/schema.js';
-import type { QueryResponse } from '../../../core/scatter/run-query.js';
-import { runExplain, runQuery } from '../../../core/scatter/run-query.js';
-import { InvokeError } from '../../../core/scatter/invoker.js';
+import { createTopCountMemory } from '../../../shared/core/scatter/tput/memory.js';
+import type { Topology } from '../../../shared/core/config/schema.js';
+import type { QueryResponse } from '../../../shared/core/scatter/run-query.js';
+import { runExplain, runQuery } from '../../../shared/core/scatter/run-query.js';
+import { InvokeError } from '../../../shared/core/scatter/invoker.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
-import { renderExplainText, type ExplainResponse } from '../../../core/plan/explain.js';
+import { renderExplainText, type ExplainResponse } from '../../../shared/core/plan/explain.js';
 import { renderSummary } from '../../../bin/render.js';
 import { DDL, DIST, chdbReference, depsFor, events, expectExact, load, topologyFor } from './fixture.js';
 

@@ -3,10 +3,10 @@
 // chdb suite and the 18.16 suite. `{T}` is the distributed table. Each case is compared with one
 // engine holding every row (chdb) or the Distributed table itself (18.16).
 import { expect } from 'vitest';
-import type { TwoStagePlan } from '../../../core/plan/two-stage/types.js';
-import type { SelectQuery } from '../../../core/sql/ast.js';
-import { parseSelect } from '../../../core/sql/parse.js';
-import type { TwoStagePlanner } from '../../../core/scatter/two-stage/path.js';
+import type { TwoStagePlan } from '../../../shared/core/plan/two-stage/types.js';
+import type { SelectQuery } from '../../../shared/core/sql/ast.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import type { TwoStagePlanner } from '../../../shared/core/scatter/two-stage/path.js';
 
 export interface TwoStageCase {
   name: string;

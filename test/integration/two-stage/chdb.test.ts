@@ -4,17 +4,17 @@
 // a deadline that falls during the final stage, and a transfer limit, on real engines.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../core/config/load.js';
-import type { Topology } from '../../../core/config/schema.js';
-import { explainPlan, planQuery } from '../../../core/plan/index.js';
-import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
-import { InvokeError, type ShardInvoker } from '../../../core/scatter/invoker.js';
-import { runQuery, type PlanFn, type RunDeps } from '../../../core/scatter/run-query.js';
-import { initiatorOrder } from '../../../core/scatter/two-stage/final-stage.js';
-import { planTwoStage } from '../../../core/plan/two-stage/plan.js';
-import { computeDeadline } from '../../../core/scatter/deadline.js';
-import { runGeneralQuery } from '../../../core/scatter/two-stage/index.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import type { Topology } from '../../../shared/core/config/schema.js';
+import { explainPlan, planQuery } from '../../../shared/core/plan/index.js';
+import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import { InvokeError, type ShardInvoker } from '../../../shared/core/scatter/invoker.js';
+import { runQuery, type PlanFn, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { initiatorOrder } from '../../../shared/core/scatter/two-stage/final-stage.js';
+import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
+import { computeDeadline } from '../../../shared/core/scatter/deadline.js';
+import { runGeneralQuery } from '../../../shared/core/scatter/two-stage/index.js';
 import { createShardHandler } from '../../../functions/shard/shard-function.js';
 import { DEMO_DDL, DEMO_LOCAL, DEMO_TABLE, demoInsertFor, demoSelect } from '../../../local/demo.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
@@ -90,7 +90,7 @@ describe('general path on chdb shards = one engine holding every row', () => {
       // Stage one went out as TabSeparatedWithNamesAndTypes to every shard, the final stage once.
       const finals = d.sent.filter((p) => p.tables);
       expect(finals).toHaveLength(1);
-      // (TPUT's rounds before a top count, core/scatter/tput/, ask for rows: not stage one.)
+      // (TPUT's rounds before a top count, shared/core/scatter/tput/, ask for rows: not stage one.)
       expect(d.sent.filter((p) => !p.tables && !p.sql.includes('_tput_')).every((p) => p.format === 'TabSeparatedWithNamesAndTypes')).toBe(true);
       expect(b.statistics.finalStage.inputRows).toBeGreaterThan(0);
     });

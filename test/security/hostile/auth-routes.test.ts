@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { scryptSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../core/config/load.js';
-import { createUserCheck, hashPassword, VERIFIED_MAX, VERIFIED_TTL_MS } from '../../../core/clickhouse-http/auth.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import { createUserCheck, hashPassword, VERIFIED_MAX, VERIFIED_TTL_MS } from '../../../shared/core/clickhouse-http/auth.js';
 import { startLocalStack, type LocalStack } from '../../../local/stack.js';
 import { CLICKHOUSE_MAX_BODY_BYTES } from '../../../local/api-server.js';
 

@@ -8,9 +8,9 @@ import fc from 'fast-check';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import { ACCESS_DENIED, PINNED_SETTINGS, SETTING_CONSTRAINT_VIOLATION } from '../../../adapters/clickhouse/embedded-pinning.js';
-import { ClickHouseError, type ClickHouseAccess } from '../../../core/clickhouse/port.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import { ACCESS_DENIED, PINNED_SETTINGS, SETTING_CONSTRAINT_VIOLATION } from '../../../shared/adapters/clickhouse/embedded-pinning.js';
+import { ClickHouseError, type ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
 
 let dir: string;
 let files: string;

@@ -5,15 +5,15 @@
 // same stored bytes (hex), each row on the shard that ClickHouse's xxHash64 of its stored key
 // names, or the same error code with NOTHING committed on any shard.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClickHouseAccess, ClickHouseError } from '../../../core/clickhouse/port.js';
-import { parseTopology } from '../../../core/config/load.js';
-import { handleClickHouseHttp, type ChHttpDeps } from '../../../core/clickhouse-http/handle.js';
-import type { ShardInvoker } from '../../../core/scatter/invoker.js';
-import { createAdminAccess } from '../../../core/scatter/shard-admin-access.js';
+import type { ClickHouseAccess, ClickHouseError } from '../../../shared/core/clickhouse/port.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import { handleClickHouseHttp, type ChHttpDeps } from '../../../shared/core/clickhouse-http/handle.js';
+import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
+import { createAdminAccess } from '../../../shared/core/scatter/shard-admin-access.js';
 import { routerInsert } from '../../../functions/coordinator/clickhouse-route.js';
 import { createShardHandler } from '../../../functions/shard/shard-function.js';
-import { createAccess } from '../../../adapters/clickhouse/factory.js';
-import { loadHasher, type Hasher } from '../../../core/sharding/index.js';
+import { createAccess } from '../../../shared/adapters/clickhouse/factory.js';
+import { loadHasher, type Hasher } from '../../../shared/core/sharding/index.js';
 import { ADMIN, useChServers } from '../../support/ch-servers.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
 

@@ -3,7 +3,7 @@
 // depth; the JSON API's settings and SETTINGS clauses on each path). Shared by the chdb run
 // (reach-files.test.ts) and the 18.16 run (reach-18.test.ts).
 import fs from 'node:fs';
-import { FILE_FORMATS } from '../../../core/clickhouse/file-names.js';
+import { FILE_FORMATS } from '../../../shared/core/clickhouse/file-names.js';
 import { DIST } from './reach-corpus.js';
 import type { ReachStack } from './reach-stack.js';
 

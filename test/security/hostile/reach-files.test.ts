@@ -8,10 +8,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import type { ShardFailure, ShardRequest } from '../../../core/protocol/shard-wire.js';
-import { executeShardRequest } from '../../../core/shard/execute.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import type { ShardFailure, ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
+import { executeShardRequest } from '../../../shared/core/shard/execute.js';
 import { tempDir } from '../../e2e/support.js';
 import { LOCAL } from './reach-corpus.js';
 import { fileCases, runFileCases } from './reach-files-corpus.js';

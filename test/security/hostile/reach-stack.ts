@@ -1,7 +1,7 @@
 // A local stack for the reach corpus: the stack's shard functions wrapped so every payload they
 // receive is recorded (the only way from ch-scatter to an engine), tables created through /admin/exec.
 import { expect } from 'vitest';
-import { parseTopology } from '../../../core/config/load.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
 import { startLocalStack, type LocalStack } from '../../../local/stack.js';
 import { judge, reachCases, reachTopology, send, SHARD_DDL, type ReachCase } from './reach-corpus.js';
 

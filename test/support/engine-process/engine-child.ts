@@ -1,8 +1,8 @@
 // The child side of an engine process: owns one chdb data directory (chdb allows one per
 // process) and answers requests from the parent over IPC. Started by engine-process.ts with
 // the directory in argv[2]. Exits when the parent goes away, so no orphan keeps the lock.
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import { ClickHouseError } from '../../../core/clickhouse/port.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import { ClickHouseError } from '../../../shared/core/clickhouse/port.js';
 import type { EngineReply, EngineRequest, WireError } from './engine-protocol.js';
 
 const send = (m: EngineReply) => {

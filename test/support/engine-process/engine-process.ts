@@ -4,8 +4,8 @@
 // other; many calls may be in flight at once (the child queues them for its engine).
 // If the child dies, every pending call rejects with ClickHouseError kind 'connection'.
 import type { ChildProcess } from 'node:child_process';
-import { ClickHouseError } from '../../../core/clickhouse/port.js';
-import type { ClickHouseAccess, QueryOptions, QueryResult, RawResult } from '../../../core/clickhouse/port.js';
+import { ClickHouseError } from '../../../shared/core/clickhouse/port.js';
+import type { ClickHouseAccess, QueryOptions, QueryResult, RawResult } from '../../../shared/core/clickhouse/port.js';
 import { forkModule, siblingModule } from '../../../local/fork-module.js';
 import type { EngineReply, EngineRequest, WireQueryOptions } from './engine-protocol.js';
 

@@ -1,6 +1,6 @@
 // IPC messages between an engine child process (engine-child.ts) and its parent
 // (engine-process.ts). Sent with `serialization: 'advanced'`, so BigInt survives.
-import type { QueryOptions, RawQueryOptions } from '../../../core/clickhouse/port.js';
+import type { QueryOptions, RawQueryOptions } from '../../../shared/core/clickhouse/port.js';
 
 /** QueryOptions without the AbortSignal (not cloneable); aborts travel as their own message. */
 export type WireQueryOptions = Omit<QueryOptions, 'signal'>;

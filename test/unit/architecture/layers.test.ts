@@ -19,19 +19,19 @@ interface Layer {
 }
 const CORE_PACKAGES = ['zod', 'xxhash-wasm'];
 const LAYERS: Record<string, Layer> = {
-  core: { folders: ['core'], packages: CORE_PACKAGES },
-  'adapters/aws': { folders: ['core', 'adapters/aws'], packages: [...CORE_PACKAGES, '@aws-sdk/', '@smithy/'] },
-  'adapters/clickhouse': { folders: ['core', 'adapters/clickhouse'], packages: [...CORE_PACKAGES, '@clickhouse/client', 'chdb'] },
-  functions: { folders: ['core', 'adapters', 'functions'], packages: ['*'] },
-  local: { folders: ['core', 'adapters', 'functions', 'local'], packages: ['*'] },
-  bin: { folders: ['core', 'adapters', 'local', 'bin'], packages: ['*'] },
+  'shared/core': { folders: ['shared/core'], packages: CORE_PACKAGES },
+  'shared/adapters/aws': { folders: ['shared/core', 'shared/adapters/aws'], packages: [...CORE_PACKAGES, '@aws-sdk/', '@smithy/'] },
+  'shared/adapters/clickhouse': { folders: ['shared/core', 'shared/adapters/clickhouse'], packages: [...CORE_PACKAGES, '@clickhouse/client', 'chdb'] },
+  functions: { folders: ['shared/core', 'shared/adapters', 'functions'], packages: ['*'] },
+  local: { folders: ['shared/core', 'shared/adapters', 'functions', 'local'], packages: ['*'] },
+  bin: { folders: ['shared/core', 'shared/adapters', 'local', 'bin'], packages: ['*'] },
   // The CDK app deploys the functions: it may read what they declare (their metric names).
-  cdk: { folders: ['core', 'functions', 'cdk'], packages: ['*'] },
+  cdk: { folders: ['shared/core', 'functions', 'cdk'], packages: ['*'] },
 };
 
 /**
  * The core's parts, lowest first: a part may import only parts on a lower line (and itself). A new
- * folder or top-level file of core/ must be placed here.
+ * folder or top-level file of shared/core/ must be placed here.
  */
 const CORE_ORDER: string[][] = [
   ['errors.ts', 'json-path.ts', 'surrogate-escape.ts', 'bounded-cache.ts'],
@@ -46,11 +46,11 @@ const CORE_ORDER: string[][] = [
   ['clickhouse-http'],
 ];
 
-/** The part of the core a file belongs to: its folder under core/, or the file itself at the top. */
+/** The part of the core a file belongs to: its folder under shared/core/, or the file itself at the top. */
 function corePartOf(file: string): string | undefined {
   const parts = file.split('/');
-  if (parts[0] !== 'core' || parts.length < 2) return undefined;
-  return parts[1]!;
+  if (parts[0] !== 'shared' || parts[1] !== 'core' || parts.length < 3) return undefined;
+  return parts[2]!;
 }
 
 function coreLevelOf(part: string): number {
@@ -64,9 +64,10 @@ function coreOrderViolation(from: string, to: string): string | undefined {
   if (a === undefined || b === undefined || a === b) return undefined;
   const la = coreLevelOf(a);
   const lb = coreLevelOf(b);
-  if (la < 0) return `${from}: core/${a} is in no level of CORE_ORDER`;
-  if (lb < 0) return `${to}: core/${b} is in no level of CORE_ORDER`;
-  if (lb >= la) return `${from} -> ${to} (core/${a} may import only parts below it in CORE_ORDER, and core/${b} is ${lb > la ? 'above it' : 'beside it'})`;
+  if (la < 0) return `${from}: shared/core/${a} is in no level of CORE_ORDER`;
+  if (lb < 0) return `${to}: shared/core/${b} is in no level of CORE_ORDER`;
+  if (lb >= la)
+    return `${from} -> ${to} (shared/core/${a} may import only parts below it in CORE_ORDER, and shared/core/${b} is ${lb > la ? 'above it' : 'beside it'})`;
   return undefined;
 }
 
@@ -109,7 +110,7 @@ function importCircles(edges: ReadonlyMap<string, readonly string[]>): string[][
 /** Every core file and the core files it imports (repository paths, `.ts`). */
 function coreImports(): Map<string, string[]> {
   const edges = new Map<string, string[]>();
-  for (const file of sourceFiles('core')) {
+  for (const file of sourceFiles('shared/core')) {
     const targets = importsOf(readFileSync(join(ROOT, file), 'utf8'))
       .filter((spec) => spec.startsWith('.'))
       .map((spec) => relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\.js$/, '.ts'));
@@ -146,7 +147,7 @@ function importsOf(text: string): string[] {
 
 function violations(): string[] {
   const found: string[] = [];
-  for (const top of ['core', 'adapters', 'functions', 'local', 'bin', 'cdk']) {
+  for (const top of ['shared', 'functions', 'local', 'bin', 'cdk']) {
     for (const file of sourceFiles(top)) {
       const layer = layerOf(file);
       if (!layer) {
@@ -193,7 +194,7 @@ describe('import direction', () => {
     const found: string[] = [];
     for (const [file, targets] of coreImports()) {
       const own = corePartOf(file)!;
-      if (coreLevelOf(own) < 0) found.push(`${file}: core/${own} is in no level of CORE_ORDER`);
+      if (coreLevelOf(own) < 0) found.push(`${file}: shared/core/${own} is in no level of CORE_ORDER`);
       for (const target of targets) {
         const v = coreOrderViolation(file, target);
         if (v) found.push(v);
@@ -207,13 +208,13 @@ describe('import direction', () => {
   });
 
   it('the order rule refuses an upward or sideways edge and allows a downward one', () => {
-    expect(coreOrderViolation('core/sql/lexer.ts', 'core/protocol/exact-json.ts')).toMatch(/core\/protocol is above it/);
-    expect(coreOrderViolation('core/protocol/tree-wire.ts', 'core/scatter/call-shard.ts')).toMatch(/core\/scatter is above it/);
-    expect(coreOrderViolation('core/router/route.ts', 'core/partials/values.ts')).toMatch(/core\/partials is beside it/);
-    expect(coreOrderViolation('core/new-part/x.ts', 'core/sql/ast.ts')).toMatch(/core\/new-part is in no level/);
-    expect(coreOrderViolation('core/scatter/gather.ts', 'core/plan/types.ts')).toBeUndefined();
-    expect(coreOrderViolation('core/sql/lexer.ts', 'core/surrogate-escape.ts')).toBeUndefined();
-    expect(coreOrderViolation('core/scatter/tput/attach.ts', 'core/scatter/run-query.ts')).toBeUndefined();
+    expect(coreOrderViolation('shared/core/sql/lexer.ts', 'shared/core/protocol/exact-json.ts')).toMatch(/core\/protocol is above it/);
+    expect(coreOrderViolation('shared/core/protocol/tree-wire.ts', 'shared/core/scatter/call-shard.ts')).toMatch(/core\/scatter is above it/);
+    expect(coreOrderViolation('shared/core/router/route.ts', 'shared/core/partials/values.ts')).toMatch(/core\/partials is beside it/);
+    expect(coreOrderViolation('shared/core/new-part/x.ts', 'shared/core/sql/ast.ts')).toMatch(/core\/new-part is in no level/);
+    expect(coreOrderViolation('shared/core/scatter/gather.ts', 'shared/core/plan/types.ts')).toBeUndefined();
+    expect(coreOrderViolation('shared/core/sql/lexer.ts', 'shared/core/surrogate-escape.ts')).toBeUndefined();
+    expect(coreOrderViolation('shared/core/scatter/tput/attach.ts', 'shared/core/scatter/run-query.ts')).toBeUndefined();
   });
 
   it('the circle finder reports a circle and leaves a chain alone', () => {
@@ -233,10 +234,10 @@ describe('import direction', () => {
   });
 
   it('a core file importing an adapter or AWS would be caught', () => {
-    expect(layerOf('core/scatter/gather.ts')).toBe('core');
-    expect(layerOf('adapters/aws/sigv4.ts')).toBe('adapters/aws');
-    const core = LAYERS.core!;
-    expect(core.folders.includes('adapters')).toBe(false);
+    expect(layerOf('shared/core/scatter/gather.ts')).toBe('shared/core');
+    expect(layerOf('shared/adapters/aws/sigv4.ts')).toBe('shared/adapters/aws');
+    const core = LAYERS['shared/core']!;
+    expect(core.folders.includes('shared/adapters')).toBe(false);
     expect(core.packages.some((p) => '@aws-sdk/client-lambda'.startsWith(p))).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 // `ch-scatter query --timeline`: the same lanes as /play, as text scaled to the terminal width.
 import { describe, expect, it } from 'vitest';
 import { renderTimeline } from '../../../bin/render-timeline.js';
-import type { QueryResponse } from '../../../core/scatter/run-query.js';
+import type { QueryResponse } from '../../../shared/core/scatter/run-query.js';
 
 type Stats = QueryResponse['statistics'];
 const shard = (o: Partial<Stats['shards'][number]>): Stats['shards'][number] => ({

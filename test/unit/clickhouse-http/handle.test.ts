@@ -3,10 +3,10 @@
 // tested against real engines in test/e2e/clickhouse-interface/.
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../core/config/load.js';
-import { handleClickHouseHttp, type ChHttpDeps } from '../../../core/clickhouse-http/handle.js';
-import { ChHttpError } from '../../../core/clickhouse-http/exception.js';
-import type { RawQuery } from '../../../core/clickhouse-http/types.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import { handleClickHouseHttp, type ChHttpDeps } from '../../../shared/core/clickhouse-http/handle.js';
+import { ChHttpError } from '../../../shared/core/clickhouse-http/exception.js';
+import type { RawQuery } from '../../../shared/core/clickhouse-http/types.js';
 
 const topo = parseTopology({
   cluster: 'c',

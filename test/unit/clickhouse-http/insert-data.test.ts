@@ -2,7 +2,7 @@
 // the bytes the format encodes (what ClickHouse stores), and each row is the bytes sent.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { splitInsertData } from '../../../core/clickhouse-http/insert-data.js';
+import { splitInsertData } from '../../../shared/core/clickhouse-http/insert-data.js';
 
 const latin1 = (b: Uint8Array) => Buffer.from(b).toString('latin1');
 /** Any bytes, often ones that matter to the formats (quotes, separators, escapes, line ends, non-UTF-8). */

@@ -3,14 +3,14 @@
 import { gzipSync, deflateSync, brotliCompressSync, gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseError } from '@clickhouse/client-common';
-import { parseChRequest } from '../../../core/clickhouse-http/request.js';
-import { classify } from '../../../core/clickhouse-http/statement.js';
-import { ChHttpError, exceptionBody, statusOf, toChException } from '../../../core/clickhouse-http/exception.js';
-import { answerCodec, compress, decompressBody } from '../../../core/clickhouse-http/compression.js';
-import { splitInsertData } from '../../../core/clickhouse-http/insert-data.js';
-import { createUserCheck, credentialsOf, hashPassword, parseUsersFile } from '../../../core/clickhouse-http/auth.js';
-import { MAX_MULTIPART_PARTS } from '../../../core/clickhouse-http/multipart.js';
-import { ScatterError } from '../../../core/errors.js';
+import { parseChRequest } from '../../../shared/core/clickhouse-http/request.js';
+import { classify } from '../../../shared/core/clickhouse-http/statement.js';
+import { ChHttpError, exceptionBody, statusOf, toChException } from '../../../shared/core/clickhouse-http/exception.js';
+import { answerCodec, compress, decompressBody } from '../../../shared/core/clickhouse-http/compression.js';
+import { splitInsertData } from '../../../shared/core/clickhouse-http/insert-data.js';
+import { createUserCheck, credentialsOf, hashPassword, parseUsersFile } from '../../../shared/core/clickhouse-http/auth.js';
+import { MAX_MULTIPART_PARTS } from '../../../shared/core/clickhouse-http/multipart.js';
+import { ScatterError } from '../../../shared/core/errors.js';
 
 const req = (query: Record<string, string>, body = '', headers: Record<string, string> = {}, method = 'POST') =>
   parseChRequest({ method, path: '/', query: new URLSearchParams(query), headers, body: Buffer.from(body) });

@@ -1,8 +1,8 @@
 // The one code table: classes, the message-dependent memory limit, unknown codes, and the kind the
 // adapters give a server error (a late shard vs a query fault).
 import { describe, expect, it } from 'vitest';
-import { CLICKHOUSE_ERROR_CODES, classOf, clickHouseErrorName, isQueryFault } from '../../../core/clickhouse/error-codes.js';
-import { serverError } from '../../../adapters/clickhouse/errors.js';
+import { CLICKHOUSE_ERROR_CODES, classOf, clickHouseErrorName, isQueryFault } from '../../../shared/core/clickhouse/error-codes.js';
+import { serverError } from '../../../shared/adapters/clickhouse/errors.js';
 
 describe('ClickHouse error classes', () => {
   it("the examples users met: FINAL, SAMPLE, column count, memory, TOO_SLOW are the query's fault", () => {

@@ -2,10 +2,10 @@
 // comments, aliases kept), the SETTINGS clause, and error-code parsing of every server form.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { assignedSettings, settingsClause, substituteTables, trimStatement } from '../../../core/clickhouse/sql-text.js';
-import { quoteStringLiteral as quoteString } from '../../../core/sql/quote.js';
-import { parseClickHouseCode, serverError } from '../../../adapters/clickhouse/errors.js';
-import type { ExternalTable } from '../../../core/clickhouse/port.js';
+import { assignedSettings, settingsClause, substituteTables, trimStatement } from '../../../shared/core/clickhouse/sql-text.js';
+import { quoteStringLiteral as quoteString } from '../../../shared/core/sql/quote.js';
+import { parseClickHouseCode, serverError } from '../../../shared/adapters/clickhouse/errors.js';
+import type { ExternalTable } from '../../../shared/core/clickhouse/port.js';
 
 const ext: ExternalTable = { name: '_data_x1', columns: [{ name: 'k', type: 'UInt64' }], rows: [] };
 const sub = (sql: string) => substituteTables(sql, [ext], () => '(SUB)');

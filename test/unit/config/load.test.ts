@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadTopology, localOnlyProblems, parseTopology, qualifyTable } from '../../../core/config/load.js';
+import { ConfigError, loadTopology, localOnlyProblems, parseTopology, qualifyTable } from '../../../shared/core/config/load.js';
 
 const valid = {
   cluster: 'sensors',

@@ -3,9 +3,9 @@ import { httpEvent } from '../../support/http-event.js';
 import type { Context } from 'aws-lambda';
 import { createCoordinatorHandler, createTools } from '../../../functions/coordinator/handler.js';
 import type { CoordinatorDeps } from '../../../functions/coordinator/deps.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
 import { fakeInvoker, sumPlan, topo } from '../scatter/fakes.js';
-import { parseTopology } from '../../../core/config/load.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
 
 beforeAll(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';

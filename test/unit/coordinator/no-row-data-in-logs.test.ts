@@ -5,7 +5,7 @@ import { httpEvent } from '../../support/http-event.js';
 import type { Context } from 'aws-lambda';
 import { createCoordinatorHandler, createTools } from '../../../functions/coordinator/handler.js';
 import type { CoordinatorDeps } from '../../../functions/coordinator/deps.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
 import { fakeInvoker, sumPlan, topo } from '../scatter/fakes.js';
 
 beforeAll(() => {

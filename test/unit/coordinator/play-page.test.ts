@@ -9,7 +9,7 @@ import type { Context } from 'aws-lambda';
 import { createCoordinatorHandler, createTools } from '../../../functions/coordinator/handler.js';
 import type { CoordinatorDeps } from '../../../functions/coordinator/deps.js';
 import { contentSecurityPolicy, playPageFromEnv } from '../../../functions/coordinator/play-page.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
 import { fakeInvoker, sumPlan, topo } from '../scatter/fakes.js';
 
 beforeAll(() => {

@@ -3,10 +3,10 @@
 // the hostile-request corpus saw these reach ClickHouse and come back as 502 SHARD_ERROR (or, for
 // LIMIT -1, as a 200 with no rows). Real planner, recording fake invoker.
 import { describe, expect, it } from 'vitest';
-import { runQuery } from '../../../core/scatter/run-query.js';
-import { planQuery } from '../../../core/plan/index.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
-import type { PlanFn } from '../../../core/scatter/run-query.js';
+import { runQuery } from '../../../shared/core/scatter/run-query.js';
+import { planQuery } from '../../../shared/core/plan/index.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import type { PlanFn } from '../../../shared/core/scatter/run-query.js';
 import { fakeInvoker, topo } from '../scatter/fakes.js';
 
 const T = 'db.t_dist';

@@ -1,4 +1,4 @@
-// The coordinator's cursor key read (adapters/aws/secret-value.ts): in Lambda's environment one
+// The coordinator's cursor key read (shared/adapters/aws/secret-value.ts): in Lambda's environment one
 // hand-signed GetSecretValue, which must be the request the SDK's Secrets Manager client sends, signed
 // identically (so AWS accepts it); transient failures retried as the SDK does, others final; and,
 // where the environment does not decide, the SDK's SecretsManagerClient does the read.
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { getSecretValueSigned, readSecretString, SecretReadError } from '../../../adapters/aws/secret-value.js';
+import { getSecretValueSigned, readSecretString, SecretReadError } from '../../../shared/adapters/aws/secret-value.js';
 import { cursorKeyFromEnv } from '../../../functions/coordinator/deps.js';
 
 interface Captured {

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { selfFunctionName, treeDeps } from '../../../functions/coordinator/deps.js';
-import { createLambdaClient } from '../../../adapters/aws/lambda-invoker.js';
-import type { TreeRequest } from '../../../core/protocol/tree-wire.js';
+import { createLambdaClient } from '../../../shared/adapters/aws/lambda-invoker.js';
+import type { TreeRequest } from '../../../shared/core/protocol/tree-wire.js';
 import { topo } from '../scatter/fakes.js';
 
 describe('coordinator tree deps', () => {

@@ -4,8 +4,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from 'aws-lambda';
 import { createCoordinatorHandler, createTools, isTreeRequest } from '../../../functions/coordinator/handler.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
-import type { TreeRequest, TreeResponse } from '../../../core/protocol/tree-wire.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import type { TreeRequest, TreeResponse } from '../../../shared/core/protocol/tree-wire.js';
 import { fakeInvoker, sumPlan, topo } from '../scatter/fakes.js';
 
 beforeAll(() => {

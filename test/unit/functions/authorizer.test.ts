@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import { hashPassword } from '../../../core/clickhouse-http/auth.js';
+import { hashPassword } from '../../../shared/core/clickhouse-http/auth.js';
 import { createAuthorizer, handler, SECRET_ENV } from '../../../functions/authorizer/handler.js';
 
 const sm = mockClient(SecretsManagerClient);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../core/config/load.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
 import { claimDataDirs, DataDirHeldError, HOLDER_FILE, readHolder } from '../../../local/data-dir-holders.js';
 import { embeddedDirs, withDataDir } from '../../../local/data-dir.js';
 

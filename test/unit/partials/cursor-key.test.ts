@@ -1,7 +1,7 @@
 // Cursors are signed: a cursor verifies only under the key it was issued with, the key comes from
 // the coordinator's environment (or its Secrets Manager secret), and a short key is refused.
 import { describe, expect, it } from 'vitest';
-import { cursorKeyOf, decodeCursor, encodeCursor } from '../../../core/partials/cursor.js';
+import { cursorKeyOf, decodeCursor, encodeCursor } from '../../../shared/core/partials/cursor.js';
 import { cursorKeyFromEnv } from '../../../functions/coordinator/deps.js';
 
 describe('cursor keys', () => {

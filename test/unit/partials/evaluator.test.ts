@@ -1,10 +1,10 @@
 // The coordinator's evaluator: ClickHouse result types and values for the documented functions,
 // NULL and NaN semantics, and ORDER BY comparison (NULLS LAST by default in both directions).
 import { describe, expect, test } from 'vitest';
-import { parseExpression } from '../../../core/sql/index.js';
-import { compareForSort, evaluate, supertype, type Typed } from '../../../core/partials/evaluator.js';
-import { canon } from '../../../core/partials/ast-build.js';
-import { ScatterError } from '../../../core/errors.js';
+import { parseExpression } from '../../../shared/core/sql/index.js';
+import { compareForSort, evaluate, supertype, type Typed } from '../../../shared/core/partials/evaluator.js';
+import { canon } from '../../../shared/core/partials/ast-build.js';
+import { ScatterError } from '../../../shared/core/errors.js';
 
 function ev(sql: string, env: Record<string, Typed> = {}): Typed {
   const bound = new Map(Object.entries(env).map(([k, v]) => [canon(parseExpression(k)), v]));

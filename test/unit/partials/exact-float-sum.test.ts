@@ -3,7 +3,7 @@
 // than sequential addition.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { ExactFloatSum } from '../../../core/partials/families/exact-float-sum.js';
+import { ExactFloatSum } from '../../../shared/core/partials/families/exact-float-sum.js';
 
 const sumOf = (xs: number[]) => {
   const s = new ExactFloatSum();

@@ -2,12 +2,12 @@
 // the exact JSON reader, surrogate-escaped bytes, the API's spellings, group keys and orders.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { quoteInexactNumbers } from '../../../core/protocol/exact-json.js';
-import { decodeEscaped, displayString, stringBytes } from '../../../core/surrogate-escape.js';
-import { compareStrings, fromJson, parseDecimal, toJson, valueKey, formatDecimal } from '../../../core/partials/values.js';
-import { orderKey } from '../../../core/partials/order-key.js';
-import { quoteStringLiteral } from '../../../core/sql/quote.js';
-import { tokenize } from '../../../core/sql/lexer.js';
+import { quoteInexactNumbers } from '../../../shared/core/protocol/exact-json.js';
+import { decodeEscaped, displayString, stringBytes } from '../../../shared/core/surrogate-escape.js';
+import { compareStrings, fromJson, parseDecimal, toJson, valueKey, formatDecimal } from '../../../shared/core/partials/values.js';
+import { orderKey } from '../../../shared/core/partials/order-key.js';
+import { quoteStringLiteral } from '../../../shared/core/sql/quote.js';
+import { tokenize } from '../../../shared/core/sql/lexer.js';
 
 describe('quoteInexactNumbers', () => {
   it('keeps a number a double cannot spell back as its own text, and leaves the rest alone', () => {

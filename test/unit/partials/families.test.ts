@@ -3,14 +3,14 @@
 // sketches meet their stated error on synthetic data, and the limits hold.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { ScatterError } from '../../../core/errors.js';
-import type { FamilyContext } from '../../../core/partials/families/family.js';
-import { resolveAggregate } from '../../../core/partials/families/index.js';
-import { HLL_M, HLL_RSE, hllEstimate } from '../../../core/partials/families/hll.js';
-import { DDSKETCH_ALPHA, sketchQuantiles } from '../../../core/partials/families/quantile.js';
-import { parseExpression, printExpr } from '../../../core/sql/index.js';
-import type { FunctionCall } from '../../../core/sql/ast.js';
-import type { Value } from '../../../core/partials/values.js';
+import { ScatterError } from '../../../shared/core/errors.js';
+import type { FamilyContext } from '../../../shared/core/partials/families/family.js';
+import { resolveAggregate } from '../../../shared/core/partials/families/index.js';
+import { HLL_M, HLL_RSE, hllEstimate } from '../../../shared/core/partials/families/hll.js';
+import { DDSKETCH_ALPHA, sketchQuantiles } from '../../../shared/core/partials/families/quantile.js';
+import { parseExpression, printExpr } from '../../../shared/core/sql/index.js';
+import type { FunctionCall } from '../../../shared/core/sql/ast.js';
+import type { Value } from '../../../shared/core/partials/values.js';
 
 const CTX: FamilyContext = { maxRowsToTransfer: 1000, shardSizeFactor: 1.5, shardSizeAdd: 10, hllEncoding: 'maxMap' };
 const agg = (sql: string, ctx = CTX) => resolveAggregate(parseExpression(sql) as FunctionCall, ctx);
@@ -168,7 +168,7 @@ describe('exact families', () => {
     );
   });
 
-  test('the tie rules, written down in core/partials/README.md', () => {
+  test('the tie rules, written down in shared/core/partials/README.md', () => {
     const two = (sql: string, types: string[], p: [number, Value[]][]) => {
       const st = agg(sql).newState();
       for (const [shard, vals] of p) st.add(vals, types, shard);

@@ -1,11 +1,11 @@
 // The split itself: what each shard is asked for (partials only, never raw rows, for an aggregate
 // query), where LIMIT is pushed down (only where exact or bounded), and what is refused.
 import { describe, expect, test } from 'vitest';
-import { ScatterError } from '../../../core/errors.js';
-import { splitQuery } from '../../../core/partials/index.js';
-import type { SplitContext } from '../../../core/partials/types.js';
-import { parseSelect, printSelect } from '../../../core/sql/index.js';
-import type { SelectQuery } from '../../../core/sql/ast.js';
+import { ScatterError } from '../../../shared/core/errors.js';
+import { splitQuery } from '../../../shared/core/partials/index.js';
+import type { SplitContext } from '../../../shared/core/partials/types.js';
+import { parseSelect, printSelect } from '../../../shared/core/sql/index.js';
+import type { SelectQuery } from '../../../shared/core/sql/ast.js';
 
 const CTX: SplitContext = { shardCount: 4, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 1000, shardingKeyColumn: 'uid' };
 const shardSql = (sql: string, ctx: Partial<SplitContext> = {}) => printSelect(splitQuery(parseSelect(sql) as SelectQuery, { ...CTX, ...ctx }).shardQuery);

@@ -1,10 +1,10 @@
 // transfer_overflow_mode: past maxRowsToTransfer, 'throw' fails with TRANSFER_LIMIT; 'break' keeps
 // what fits, drops the rest and says so in FinalResult.truncated (the runtime labels it partial).
 import { describe, expect, test } from 'vitest';
-import { splitQuery } from '../../../core/partials/index.js';
-import type { SplitContext } from '../../../core/partials/types.js';
-import { parseSelect } from '../../../core/sql/index.js';
-import type { SelectQuery } from '../../../core/sql/ast.js';
+import { splitQuery } from '../../../shared/core/partials/index.js';
+import type { SplitContext } from '../../../shared/core/partials/types.js';
+import { parseSelect } from '../../../shared/core/sql/index.js';
+import type { SelectQuery } from '../../../shared/core/sql/ast.js';
 
 const CTX: SplitContext = { shardCount: 4, shardSizeFactor: 1.5, shardSizeAdd: 10, maxRowsToTransfer: 5 };
 const merger = (sql: string, ctx: Partial<SplitContext> = {}) => splitQuery(parseSelect(sql) as SelectQuery, { ...CTX, ...ctx }).createMerger();

@@ -2,13 +2,13 @@
 // against their type with ClickHouse's codes, and pruning shards exactly as the same literal does.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { planQueryWith } from '../../../core/plan/index.js';
-import { bindParams, fromEscapedParams } from '../../../core/plan/bind-params.js';
-import { parseSelect } from '../../../core/sql/parse.js';
-import { printSelect } from '../../../core/sql/print.js';
-import { ScatterError } from '../../../core/errors.js';
+import { planQueryWith } from '../../../shared/core/plan/index.js';
+import { bindParams, fromEscapedParams } from '../../../shared/core/plan/bind-params.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
+import { ScatterError } from '../../../shared/core/errors.js';
 import { passThroughSplit, testTopology } from './fixtures.js';
-import { quoteStringLiteral } from '../../../core/sql/quote.js';
+import { quoteStringLiteral } from '../../../shared/core/sql/quote.js';
 
 const topo = testTopology();
 const plan = (sql: string, params?: Record<string, string | number | null>) => planQueryWith(sql, topo, params ? { params } : {}, passThroughSplit);

@@ -1,7 +1,7 @@
 // The planner's golden corpus: queries over the fixtures' topology, each planned per shard.
 // `compare`: the union of the shards' rows equals the single-node answer (row queries only:
 // no aggregate, ORDER BY/LIMIT or DISTINCT across shards), checked on real engines.
-import type { PlanOptions } from '../../../core/plan/types.js';
+import type { PlanOptions } from '../../../shared/core/plan/types.js';
 
 export interface CorpusEntry {
   sql: string;

@@ -1,10 +1,10 @@
 // A shared test topology for the planner: four shards with weights 1,2,1,1 (so slots are
 // uneven), a String key hashed with xxHash64, a UInt64 key, and UInt8 / Int8 identity keys for
 // the boundary-value cases of ClickHouse's optimize_skip_unused_shards_rewrite_in tests.
-import { parseTopology } from '../../../core/config/load.js';
-import type { Topology } from '../../../core/config/schema.js';
-import type { SelectQuery } from '../../../core/sql/ast.js';
-import type { SplitQuery } from '../../../core/partials/types.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import type { Topology } from '../../../shared/core/config/schema.js';
+import type { SelectQuery } from '../../../shared/core/sql/ast.js';
+import type { SplitQuery } from '../../../shared/core/partials/types.js';
 
 export function testTopology(overrides: Record<string, unknown> = {}): Topology {
   return parseTopology({

@@ -2,10 +2,10 @@
 // TOO_LARGE at the list's position, wherever the list is (WHERE, SELECT, NOT IN, a subquery),
 // checked before any shard is asked. Real planner and runtime, recording fake invoker.
 import { describe, expect, it } from 'vitest';
-import { planQuery } from '../../../core/plan/index.js';
-import { runQuery, type PlanFn } from '../../../core/scatter/run-query.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
-import { ScatterError } from '../../../core/errors.js';
+import { planQuery } from '../../../shared/core/plan/index.js';
+import { runQuery, type PlanFn } from '../../../shared/core/scatter/run-query.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import { ScatterError } from '../../../shared/core/errors.js';
 import { fakeInvoker, topo } from '../scatter/fakes.js';
 
 const T = 'db.t_dist';

@@ -1,8 +1,8 @@
 // Literal -> sharding-key value, the intent of ClickHouse's 01756 test: conversion to the key's
 // declared type first; out-of-range values live nowhere; unconvertible ones are TYPE_MISMATCH.
 import { describe, expect, it } from 'vitest';
-import { keyLiteral, NOWHERE, UNKNOWN } from '../../../core/plan/key-literal.js';
-import type { Expr } from '../../../core/sql/ast.js';
+import { keyLiteral, NOWHERE, UNKNOWN } from '../../../shared/core/plan/key-literal.js';
+import type { Expr } from '../../../shared/core/sql/ast.js';
 
 const pos = { line: 2, column: 7, offset: 12 };
 const int = (v: string): Expr => ({ kind: 'literal', type: 'integer', value: v, pos });

@@ -2,11 +2,11 @@
 // transfer limits, forced skipping, the print-once template against per-shard printing, and
 // that planning never mutates the caller's tree.
 import { describe, expect, it } from 'vitest';
-import { planQuery, planQueryWith, explainPlan, renderExplainText } from '../../../core/plan/index.js';
-import type { PlanOptions, SubqueryRunner } from '../../../core/plan/types.js';
-import { parseSelect } from '../../../core/sql/parse.js';
-import { printSelect } from '../../../core/sql/print.js';
-import { ScatterError } from '../../../core/errors.js';
+import { planQuery, planQueryWith, explainPlan, renderExplainText } from '../../../shared/core/plan/index.js';
+import type { PlanOptions, SubqueryRunner } from '../../../shared/core/plan/types.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
+import { ScatterError } from '../../../shared/core/errors.js';
 import { CORPUS } from './corpus.js';
 import { passThroughSplit, testTopology } from './fixtures.js';
 

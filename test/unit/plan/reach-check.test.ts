@@ -3,12 +3,12 @@
 // under any stack of SQL-bearing positions: it is always found, at its own line and column.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSelect } from '../../../core/sql/parse.js';
-import { ScatterError } from '../../../core/errors.js';
-import { checkReach, FINAL_STAGE_REACH, shardReach, type Reach } from '../../../core/plan/reach-check.js';
-import { checkEngineOptions } from '../../../core/plan/file-access.js';
-import { FILE_FORMATS, isFileFormat, isFileSetting } from '../../../core/clickhouse/file-names.js';
-import { parseTopology } from '../../../core/config/load.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { ScatterError } from '../../../shared/core/errors.js';
+import { checkReach, FINAL_STAGE_REACH, shardReach, type Reach } from '../../../shared/core/plan/reach-check.js';
+import { checkEngineOptions } from '../../../shared/core/plan/file-access.js';
+import { FILE_FORMATS, isFileFormat, isFileSetting } from '../../../shared/core/clickhouse/file-names.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
 
 const topo = parseTopology({
   cluster: 'c',

@@ -1,8 +1,8 @@
 // Functions that reach the file system, the network or the server's internals are refused by the
 // planner, wherever they stand, before any shard is asked (readonly=2 does not stop reads).
 import { describe, expect, it } from 'vitest';
-import { planQueryWith } from '../../../core/plan/index.js';
-import { ScatterError } from '../../../core/errors.js';
+import { planQueryWith } from '../../../shared/core/plan/index.js';
+import { ScatterError } from '../../../shared/core/errors.js';
 import { passThroughSplit, testTopology } from './fixtures.js';
 
 const topo = testTopology();

@@ -1,9 +1,9 @@
 // Settings: merge order, initiator-only stripping, allowlist, refusals, planner-read knobs.
 import { describe, expect, it } from 'vitest';
-import { resolveSettings } from '../../../core/plan/settings.js';
-import { querySchema } from '../../../core/config/schema.js';
-import type { SettingItem } from '../../../core/sql/ast.js';
-import { ScatterError } from '../../../core/errors.js';
+import { resolveSettings } from '../../../shared/core/plan/settings.js';
+import { querySchema } from '../../../shared/core/config/schema.js';
+import type { SettingItem } from '../../../shared/core/sql/ast.js';
+import { ScatterError } from '../../../shared/core/errors.js';
 
 const defaults = querySchema.parse({});
 const lit = (v: string, type: 'integer' | 'string' | 'float' | 'bool' = 'integer') => ({

@@ -3,11 +3,11 @@
 // returns leaves and a final SELECT that print and parse back. Seeded by the run's fast-check seed.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SelectQuery, SelectStatement, TableExpr } from '../../../core/sql/ast.js';
-import { ScatterError } from '../../../core/errors.js';
-import { planTwoStage } from '../../../core/plan/two-stage/plan.js';
-import { parseSelect } from '../../../core/sql/parse.js';
-import { printSelect } from '../../../core/sql/print.js';
+import type { SelectQuery, SelectStatement, TableExpr } from '../../../shared/core/sql/ast.js';
+import { ScatterError } from '../../../shared/core/errors.js';
+import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
 import { statementArb } from '../sql/ast-arbitrary.js';
 import { testTopology } from './fixtures.js';
 

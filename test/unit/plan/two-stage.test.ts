@@ -2,10 +2,10 @@
 // the notes /explain shows, and every refusal (UNSUPPORTED or QUERY_ERROR naming the construct and
 // where it is). Results are checked against ClickHouse in test/integration/plan/two-stage-*.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { ScatterError } from '../../../core/errors.js';
-import { planTwoStage } from '../../../core/plan/two-stage/plan.js';
-import { parseSelect } from '../../../core/sql/parse.js';
-import { printSelect } from '../../../core/sql/print.js';
+import type { ScatterError } from '../../../shared/core/errors.js';
+import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
 import { testTopology } from './fixtures.js';
 
 const topo = testTopology();

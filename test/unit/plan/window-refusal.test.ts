@@ -2,8 +2,8 @@
 // as UNSUPPORTED with the position of the call, before any shard is asked (the two-stage path
 // answers such queries).
 import { describe, expect, it } from 'vitest';
-import { planQuery } from '../../../core/plan/index.js';
-import type { ScatterError } from '../../../core/errors.js';
+import { planQuery } from '../../../shared/core/plan/index.js';
+import type { ScatterError } from '../../../shared/core/errors.js';
 import { testTopology } from './fixtures.js';
 
 async function refusal(sql: string): Promise<ScatterError> {

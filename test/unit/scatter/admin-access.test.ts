@@ -2,10 +2,10 @@
 // in order, each row exactly once.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { chunkBase64Rows, chunkRows, createAdminAccess } from '../../../core/scatter/shard-admin-access.js';
-import { shardPayloadSchema } from '../../../core/protocol/shard-request-schema.js';
-import { ClickHouseError } from '../../../core/clickhouse/port.js';
-import type { ShardAdminRequest } from '../../../core/protocol/shard-wire.js';
+import { chunkBase64Rows, chunkRows, createAdminAccess } from '../../../shared/core/scatter/shard-admin-access.js';
+import { shardPayloadSchema } from '../../../shared/core/protocol/shard-request-schema.js';
+import { ClickHouseError } from '../../../shared/core/clickhouse/port.js';
+import type { ShardAdminRequest } from '../../../shared/core/protocol/shard-wire.js';
 
 describe('admin access inserts', () => {
   it('chunks stay under the byte limit and keep every row in order (fast-check)', () => {

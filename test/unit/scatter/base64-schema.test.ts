@@ -3,7 +3,7 @@
 // check are handed to the next caller of base64Bytes for that text.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64Bytes, base64Schema, isCanonicalBase64 } from '../../../core/protocol/base64-schema.js';
+import { base64Bytes, base64Schema, isCanonicalBase64 } from '../../../shared/core/protocol/base64-schema.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test as fcTest } from '@fast-check/vitest';
-import { API_GATEWAY_LIMIT_MS, computeDeadline, deadlineSignal, DEFAULT_SAFETY_MARGIN_MS } from '../../../core/scatter/deadline.js';
+import { API_GATEWAY_LIMIT_MS, computeDeadline, deadlineSignal, DEFAULT_SAFETY_MARGIN_MS } from '../../../shared/core/scatter/deadline.js';
 
 describe('computeDeadline', () => {
   it('uses the request timeout when it is the earliest', () => {

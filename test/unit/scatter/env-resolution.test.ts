@@ -1,5 +1,5 @@
 // The coordinator's default path reads the endpoint and credentials the AWS SDK would use straight
-// from the environment (adapters/aws/env-resolution.ts), so it never loads the SDK. Whenever it gives
+// from the environment (shared/adapters/aws/env-resolution.ts), so it never loads the SDK. Whenever it gives
 // an answer, the answer must be the SDK's own for the same environment; where it cannot be sure (a
 // shared config file, a profile, FIPS, dual-stack, another partition) it must give none, and the
 // caller asks the SDK. Checked here against real LambdaClient / SecretsManagerClient instances.
@@ -9,8 +9,15 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { credentialsFromEnv, endpointFromEnv, environmentDecides, LAMBDA, SECRETS_MANAGER, type ServiceNames } from '../../../adapters/aws/env-resolution.js';
-import { lambdaEndpointOf } from '../../../adapters/aws/lambda-sdk-target.js';
+import {
+  credentialsFromEnv,
+  endpointFromEnv,
+  environmentDecides,
+  LAMBDA,
+  SECRETS_MANAGER,
+  type ServiceNames,
+} from '../../../shared/adapters/aws/env-resolution.js';
+import { lambdaEndpointOf } from '../../../shared/adapters/aws/lambda-sdk-target.js';
 
 const saved = { ...process.env };
 const home = mkdtempSync(join(tmpdir(), 'ch-scatter-env-home-'));

@@ -1,11 +1,11 @@
 // Small fakes for the scatter runtime's unit tests: a plan whose merger sums a `c` column, and an
 // invoker whose per-(shard, replica) behaviour is scripted (delay, failure, abort observation).
-import type { QueryPlan, ShardPlan } from '../../../core/plan/types.js';
-import type { Merger } from '../../../core/partials/types.js';
-import type { ShardRequest, ShardResponse } from '../../../core/protocol/shard-wire.js';
-import { InvokeError, type ShardInvoker } from '../../../core/scatter/invoker.js';
-import { parseTopology } from '../../../core/config/load.js';
-import type { Topology } from '../../../core/config/schema.js';
+import type { QueryPlan, ShardPlan } from '../../../shared/core/plan/types.js';
+import type { Merger } from '../../../shared/core/partials/types.js';
+import type { ShardRequest, ShardResponse } from '../../../shared/core/protocol/shard-wire.js';
+import { InvokeError, type ShardInvoker } from '../../../shared/core/scatter/invoker.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import type { Topology } from '../../../shared/core/config/schema.js';
 
 export function topo(replicas: number[], query: Record<string, unknown> = {}): Topology {
   return parseTopology({

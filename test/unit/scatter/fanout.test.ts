@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test as fcTest } from '@fast-check/vitest';
-import { createLimiter } from '../../../core/scatter/fanout.js';
+import { createLimiter } from '../../../shared/core/scatter/fanout.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -4,9 +4,9 @@
 // the cap on that signal alone (setMaxListeners(0, signal)); these tests fail if the warning returns,
 // through a scripted invoker (hedges and the deadline firing) and through the real SDK invoker.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runQuery, type RunDeps } from '../../../core/scatter/run-query.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
-import { createLambdaInvoker } from '../../../adapters/aws/lambda-invoker.js';
+import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import { createLambdaInvoker } from '../../../shared/adapters/aws/lambda-invoker.js';
 import { startInvokeServer } from '../../../local/invoke-server.js';
 import { fakeInvoker, sumPlan, topo } from './fakes.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runQuery, type RunDeps } from '../../../core/scatter/run-query.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
-import { InvokeError } from '../../../core/scatter/invoker.js';
+import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import { InvokeError } from '../../../shared/core/scatter/invoker.js';
 import { fakeInvoker, sumPlan, topo, type Behaviour } from './fakes.js';
 
 function deps(replicas: number[], behaviour: (s: number, r: number, n: number) => Behaviour, o: { skipped?: number[]; query?: Record<string, unknown> } = {}) {

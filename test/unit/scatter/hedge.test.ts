@@ -7,11 +7,11 @@ import {
   COLD_START_HEDGE_DELAY_MS,
   MEDIAN_HEDGE_FACTOR,
   FANOUT_BANK_QUERIES,
-} from '../../../core/scatter/hedge.js';
-import { callShard } from '../../../core/scatter/call-shard.js';
-import { createLimiter } from '../../../core/scatter/fanout.js';
-import { InvokeError } from '../../../core/scatter/invoker.js';
-import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
+} from '../../../shared/core/scatter/hedge.js';
+import { callShard } from '../../../shared/core/scatter/call-shard.js';
+import { createLimiter } from '../../../shared/core/scatter/fanout.js';
+import { InvokeError } from '../../../shared/core/scatter/invoker.js';
+import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
 import { fakeInvoker, type Behaviour } from './fakes.js';
 
 const req =

@@ -2,13 +2,13 @@
 // explain shows the pruned shards and the shard SQL carries the value; a missing one is a 400 that
 // names ClickHouse's code.
 import { describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../core/config/load.js';
-import { planQuery, explainPlan } from '../../../core/plan/index.js';
-import { runExplain, runQuery, type PlanFn, type RunDeps } from '../../../core/scatter/run-query.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
-import type { ShardInvoker } from '../../../core/scatter/invoker.js';
-import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
-import { parseQueryRequest } from '../../../core/protocol/api-request.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import { planQuery, explainPlan } from '../../../shared/core/plan/index.js';
+import { runExplain, runQuery, type PlanFn, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
+import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
+import { parseQueryRequest } from '../../../shared/core/protocol/api-request.js';
 
 const topo = parseTopology({
   cluster: 'c',
@@ -74,7 +74,7 @@ describe('JSON API params', () => {
 
 describe('JSON API params on the general path', () => {
   it('a query the fast path refuses still binds its parameters (leaves and final stage alike)', async () => {
-    const { planTwoStage } = await import('../../../core/plan/two-stage/plan.js');
+    const { planTwoStage } = await import('../../../shared/core/plan/two-stage/plan.js');
     const d = { ...deps([]), planTwoStage: (s: Parameters<typeof planTwoStage>[0], t: typeof topo) => planTwoStage(s, t) };
     const r = await runExplain(
       { sql: 'SELECT k, count() AS c FROM db.t_dist WHERE k = {k:UInt64} GROUP BY k WITH ROLLUP HAVING c > {min:UInt8}', params: { k: 4, min: 0 } },

@@ -2,8 +2,8 @@
 // sends back reaches ClickHouse as a URL parameter, so only its own shape passes, both ways.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { shardPayloadSchema } from '../../../core/protocol/shard-request-schema.js';
-import { parseShardResponse } from '../../../core/protocol/shard-response-schema.js';
+import { shardPayloadSchema } from '../../../shared/core/protocol/shard-request-schema.js';
+import { parseShardResponse } from '../../../shared/core/protocol/shard-response-schema.js';
 
 const SESSION = 'chs-0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9';
 const success = (kept: unknown) => ({

@@ -6,9 +6,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InvokeCommand } from '@aws-sdk/client-lambda';
 import { addUserAgentMiddleware } from '@aws-lambda-powertools/commons';
-import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../../../adapters/aws/lambda-invoker.js';
-import { InvokeError } from '../../../core/scatter/invoker.js';
-import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
+import { createLambdaClient, createLambdaInvoker, shardFunctionNames } from '../../../shared/adapters/aws/lambda-invoker.js';
+import { InvokeError } from '../../../shared/core/scatter/invoker.js';
+import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
 
 let server: Server;
 let url = '';

@@ -1,10 +1,10 @@
-// The coordinator's SDK invoker is built on its first request (adapters/aws/lazy-invoker.ts): built
+// The coordinator's SDK invoker is built on its first request (shared/adapters/aws/lazy-invoker.ts): built
 // once however many requests race for it, never built without a request, closed even when closed
 // before it was built, and a failed build answers InvokeError 'unavailable' and is retried later.
 import { describe, expect, it } from 'vitest';
-import { lazyInvoker } from '../../../adapters/aws/lazy-invoker.js';
-import { InvokeError, type ShardInvoker } from '../../../core/scatter/invoker.js';
-import type { ShardRequest, ShardResponse } from '../../../core/protocol/shard-wire.js';
+import { lazyInvoker } from '../../../shared/adapters/aws/lazy-invoker.js';
+import { InvokeError, type ShardInvoker } from '../../../shared/core/scatter/invoker.js';
+import type { ShardRequest, ShardResponse } from '../../../shared/core/protocol/shard-wire.js';
 
 const request = { type: 'query', shard: 0, replica: 0 } as unknown as ShardRequest;
 const answer = { ok: true, shard: 0, replica: 0, meta: [], rows: [], statistics: { elapsedMs: 0, rowsRead: 0, bytesRead: 0 } } as ShardResponse;

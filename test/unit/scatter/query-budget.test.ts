@@ -1,7 +1,7 @@
 // One query's budget: the deadline the request, the configuration and the platform allow; the
 // request's hedge switch over the configured policy; one concurrency cap for everything it runs.
 import { describe, expect, it } from 'vitest';
-import { queryBudget } from '../../../core/scatter/query-budget.js';
+import { queryBudget } from '../../../shared/core/scatter/query-budget.js';
 import { topo } from './fakes.js';
 
 describe('queryBudget', () => {

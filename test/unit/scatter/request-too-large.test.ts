@@ -2,13 +2,13 @@
 // alone is too large, and, should Lambda still refuse a request (413), reported as a 413 TOO_LARGE
 // naming the request, never as an unavailable shard that is retried and then missing.
 import { describe, expect, it } from 'vitest';
-import { assertShippable, type Materialized } from '../../../core/plan/globals.js';
-import { INVOKE_PAYLOAD_LIMIT_BYTES, MAX_SHIPPED_BYTES } from '../../../core/protocol/shard-wire.js';
-import { classifyFailure } from '../../../core/scatter/call-shard.js';
-import { InvokeError } from '../../../core/scatter/invoker.js';
-import { tooLargeError } from '../../../core/scatter/too-large.js';
-import { ScatterError } from '../../../core/errors.js';
-import type { SelectStatement } from '../../../core/sql/ast.js';
+import { assertShippable, type Materialized } from '../../../shared/core/plan/globals.js';
+import { INVOKE_PAYLOAD_LIMIT_BYTES, MAX_SHIPPED_BYTES } from '../../../shared/core/protocol/shard-wire.js';
+import { classifyFailure } from '../../../shared/core/scatter/call-shard.js';
+import { InvokeError } from '../../../shared/core/scatter/invoker.js';
+import { tooLargeError } from '../../../shared/core/scatter/too-large.js';
+import { ScatterError } from '../../../shared/core/errors.js';
+import type { SelectStatement } from '../../../shared/core/sql/ast.js';
 
 function shipped(values: number, width: number): Map<string, Materialized> {
   const rows = Array.from({ length: values }, (_, i) => ({ s: String(i).padStart(width, 'x') }));

@@ -2,8 +2,8 @@
 // walk); anything else is refused with the path of the bad row.
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { parseShardResponse } from '../../../core/protocol/shard-response-schema.js';
-import { shardPayloadSchema } from '../../../core/protocol/shard-request-schema.js';
+import { parseShardResponse } from '../../../shared/core/protocol/shard-response-schema.js';
+import { shardPayloadSchema } from '../../../shared/core/protocol/shard-request-schema.js';
 
 const success = (rows: unknown) => ({
   ok: true,
@@ -48,8 +48,8 @@ describe('rows in shard responses and requests', () => {
 
 describe('shipped sets encoded once per query', () => {
   test('encodedOnce: one shared JSONEachRow text per table, rows dropped, idempotent; the shard accepts it', async () => {
-    const { encodedOnce } = await import('../../../core/scatter/gather.js');
-    const { toJsonEachRow } = await import('../../../core/clickhouse/sql-text.js');
+    const { encodedOnce } = await import('../../../shared/core/scatter/gather.js');
+    const { toJsonEachRow } = await import('../../../shared/core/clickhouse/sql-text.js');
     const t = { name: '_data_1', columns: [{ name: 'u', type: 'UInt64' }], rows: [{ u: '18446744073709551615' }, { u: 3 }] };
     const e = encodedOnce(t);
     expect(e).toBe(encodedOnce(t));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ShardOutcome } from '../../../core/scatter/call-shard.js';
-import { createLimiter } from '../../../core/scatter/fanout.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
-import { openFanOut, type FanOutInput, type ShardAsk } from '../../../core/scatter/shard-fanout.js';
+import type { ShardOutcome } from '../../../shared/core/scatter/call-shard.js';
+import { createLimiter } from '../../../shared/core/scatter/fanout.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import { openFanOut, type FanOutInput, type ShardAsk } from '../../../shared/core/scatter/shard-fanout.js';
 import { fakeInvoker, type Behaviour } from './fakes.js';
 
 const NO_HEDGE = { enabled: false, afterQuantile: 0.95, maxExtraPercent: 0 };

@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import { createLambdaClient, createLambdaInvoker } from '../../../adapters/aws/lambda-invoker.js';
-import { createSignedHttpInvoker } from '../../../adapters/aws/signed-http-invoker.js';
-import { lambdaEndpointOf } from '../../../adapters/aws/lambda-sdk-target.js';
-import { signPost } from '../../../adapters/aws/sigv4.js';
-import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
+import { createLambdaClient, createLambdaInvoker } from '../../../shared/adapters/aws/lambda-invoker.js';
+import { createSignedHttpInvoker } from '../../../shared/adapters/aws/signed-http-invoker.js';
+import { lambdaEndpointOf } from '../../../shared/adapters/aws/lambda-sdk-target.js';
+import { signPost } from '../../../shared/adapters/aws/sigv4.js';
+import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
 
 interface Captured {
   url: string;

@@ -14,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { createSignedHttpInvoker } from '../../../adapters/aws/signed-http-invoker.js';
+import { createSignedHttpInvoker } from '../../../shared/adapters/aws/signed-http-invoker.js';
 import { createTools } from '../../../functions/coordinator/handler.js';
-import type { ShardRequest } from '../../../core/protocol/shard-wire.js';
+import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
 
 interface XraySegment {
   trace_id: string;

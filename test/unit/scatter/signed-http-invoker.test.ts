@@ -9,9 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLambdaInvoker } from '../../../adapters/aws/lambda-invoker.js';
-import { createSignedHttpInvoker, invocationPath } from '../../../adapters/aws/signed-http-invoker.js';
-import { InvokeError } from '../../../core/scatter/invoker.js';
+import { createLambdaInvoker } from '../../../shared/adapters/aws/lambda-invoker.js';
+import { createSignedHttpInvoker, invocationPath } from '../../../shared/adapters/aws/signed-http-invoker.js';
+import { InvokeError } from '../../../shared/core/scatter/invoker.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 

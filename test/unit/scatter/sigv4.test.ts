@@ -1,4 +1,4 @@
-// The hand-written SigV4 signer (adapters/aws/sigv4.ts) against the SDK's own signer,
+// The hand-written SigV4 signer (shared/adapters/aws/sigv4.ts) against the SDK's own signer,
 // @smithy/signature-v4 (what @aws-sdk/client-lambda signs every request with): for any function
 // name, body, credential set (with and without a session token), region and instant, both produce
 // the same Authorization header for the same request. The signer's per-call cost against the
@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { canonicalUri, signPost, uriEncode } from '../../../adapters/aws/sigv4.js';
+import { canonicalUri, signPost, uriEncode } from '../../../shared/adapters/aws/sigv4.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'; // the pinned SDK's Node 22 notice
 // The hash the SDK's own Lambda client signs with (its resolved config.sha256).

@@ -2,10 +2,10 @@
 // skipped shards and the coordinator's spans. Assertions are about order and containment, never
 // about exact milliseconds, so a slow machine cannot fail them.
 import { describe, expect, it } from 'vitest';
-import { runQuery, type RunDeps } from '../../../core/scatter/run-query.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
-import { InvokeError } from '../../../core/scatter/invoker.js';
-import { coordinatorSpans, offsetMs, shardTimes } from '../../../core/scatter/timeline-stats.js';
+import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import { InvokeError } from '../../../shared/core/scatter/invoker.js';
+import { coordinatorSpans, offsetMs, shardTimes } from '../../../shared/core/scatter/timeline-stats.js';
 import { fakeInvoker, sumPlan, topo, type Behaviour } from './fakes.js';
 
 function deps(replicas: number[], behaviour: (s: number, r: number, n: number) => Behaviour, o: { skipped?: number[]; query?: Record<string, unknown> } = {}) {

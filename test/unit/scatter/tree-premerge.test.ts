@@ -5,8 +5,8 @@
 // string minima.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { PremergeMerger, type PremergeSpec } from '../../../core/scatter/tree-premerge.js';
-import { ExactFloatSum } from '../../../core/partials/families/exact-float-sum.js';
+import { PremergeMerger, type PremergeSpec } from '../../../shared/core/scatter/tree-premerge.js';
+import { ExactFloatSum } from '../../../shared/core/partials/families/exact-float-sum.js';
 
 const spec: PremergeSpec = {
   keys: ['__k0'],

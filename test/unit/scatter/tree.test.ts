@@ -1,4 +1,4 @@
-// The aggregation tree (core/scatter/tree*.ts) against the flat gather, on a real engine: 12
+// The aggregation tree (shared/core/scatter/tree*.ts) against the flat gather, on a real engine: 12
 // shards' data live in one chdb session as default.events_<i> (one chdb dir per process), and a
 // shard "function" runs the planned shard SQL with the table renamed to its own. Root merges of
 // sub-coordinator answers must finalize to what the flat fan-out gives (and, for exact queries,
@@ -8,19 +8,19 @@ import fc from 'fast-check';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseTopology } from '../../../core/config/load.js';
-import { planQuery } from '../../../core/plan/index.js';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import { executeShardRequest } from '../../../core/shard/execute.js';
-import { gather } from '../../../core/scatter/gather.js';
-import { createHedgeState } from '../../../core/scatter/hedge.js';
-import type { ShardInvoker } from '../../../core/scatter/invoker.js';
-import { InvokeError } from '../../../core/scatter/invoker.js';
-import type { ShardResponse } from '../../../core/protocol/shard-wire.js';
-import { gatherTree, runSubCoordinator, treeGroups, useTree, type TreeInvoker } from '../../../core/scatter/tree.js';
-import { premergeSpec } from '../../../core/scatter/tree-premerge.js';
-import { createSubCoordinatorFunction, createTreeLambdaInvoker } from '../../../adapters/aws/tree-lambda-invoker.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import { planQuery } from '../../../shared/core/plan/index.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import { executeShardRequest } from '../../../shared/core/shard/execute.js';
+import { gather } from '../../../shared/core/scatter/gather.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
+import { InvokeError } from '../../../shared/core/scatter/invoker.js';
+import type { ShardResponse } from '../../../shared/core/protocol/shard-wire.js';
+import { gatherTree, runSubCoordinator, treeGroups, useTree, type TreeInvoker } from '../../../shared/core/scatter/tree.js';
+import { premergeSpec } from '../../../shared/core/scatter/tree-premerge.js';
+import { createSubCoordinatorFunction, createTreeLambdaInvoker } from '../../../shared/adapters/aws/tree-lambda-invoker.js';
 import { startInvokeServer } from '../../../local/invoke-server.js';
 
 const SHARDS = 12;
@@ -281,7 +281,7 @@ describe('gatherTree vs flat gather (chdb, 12 shards, 3 sub-coordinators of 4)',
 
 describe('runQuery with deps.tree (the coordinator hook)', () => {
   it('goes through sub-coordinators above treeFanoutAbove and answers as the flat coordinator does', async () => {
-    const { runQuery } = await import('../../../core/scatter/run-query.js');
+    const { runQuery } = await import('../../../shared/core/scatter/run-query.js');
     const sql = 'SELECT user, count() AS c, sum(qty) AS q FROM default.events_dist GROUP BY user ORDER BY c DESC, user LIMIT 3';
     const deps = { topo, invoker: shardInvoker, planQuery, hedgeState: createHedgeState(), queryId: 'q1', behindApiGateway: false };
     const inv = inProcessTree();

@@ -6,10 +6,10 @@ import fc from 'fast-check';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEmbeddedAccess } from '../../../adapters/clickhouse/embedded.js';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import { executeShardRequest } from '../../../core/shard/execute.js';
-import type { ShardFailure, ShardRequest, ShardSuccess } from '../../../core/protocol/shard-wire.js';
+import { createEmbeddedAccess } from '../../../shared/adapters/clickhouse/embedded.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import { executeShardRequest } from '../../../shared/core/shard/execute.js';
+import type { ShardFailure, ShardRequest, ShardSuccess } from '../../../shared/core/protocol/shard-wire.js';
 
 let dir: string;
 let ch: ClickHouseAccess;

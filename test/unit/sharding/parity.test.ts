@@ -2,10 +2,10 @@
 // normalization, the xxHash64 path (18.16 cannot create such a Distributed table) and the
 // shard-order warning. The same checks run against real 18.16 in test/server/parity.test.ts.
 import { describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../core/config/load.js';
-import type { ClickHouseAccess, QueryResult } from '../../../core/clickhouse/port.js';
-import { ScatterError } from '../../../core/errors.js';
-import { assertParityAtStartup, checkParity, distributedArgs, normalizeExpr, unquoteName } from '../../../core/sharding/index.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import type { ClickHouseAccess, QueryResult } from '../../../shared/core/clickhouse/port.js';
+import { ScatterError } from '../../../shared/core/errors.js';
+import { assertParityAtStartup, checkParity, distributedArgs, normalizeExpr, unquoteName } from '../../../shared/core/sharding/index.js';
 
 describe('engine_full parsing and normalization', () => {
   it('splits top-level arguments, keeping nested calls and quoted commas whole', () => {

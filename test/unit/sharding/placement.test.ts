@@ -3,8 +3,8 @@
 // test/integration/sharding (chdb) and test/server/placement (18.16).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ScatterError } from '../../../core/errors.js';
-import { buildSlots, coerceKeyValue, createPlacement, encodeKey, identityValue } from '../../../core/sharding/index.js';
+import { ScatterError } from '../../../shared/core/errors.js';
+import { buildSlots, coerceKeyValue, createPlacement, encodeKey, identityValue } from '../../../shared/core/sharding/index.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 

@@ -2,10 +2,10 @@
 // integers survive parsing, and the write report never hides a failed or half-written shard.
 // (Real-engine routing parity: test/server/router.test.ts.)
 import { describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../core/config/load.js';
-import type { ClickHouseAccess } from '../../../core/clickhouse/port.js';
-import { createPlacement } from '../../../core/sharding/index.js';
-import { insertRows, quoteBigIntegers, routeRows, writeRouted, type Row } from '../../../core/router/index.js';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
+import { createPlacement } from '../../../shared/core/sharding/index.js';
+import { insertRows, quoteBigIntegers, routeRows, writeRouted, type Row } from '../../../shared/core/router/index.js';
 
 const topo = parseTopology({
   cluster: 'c',

@@ -2,7 +2,17 @@
 // ClickHouse function names and spelling, BETWEEN as and(>=, <=) over the same operand, ...),
 // with odd identifiers and aliases sprinkled in to exercise quoting and parenthesization.
 import fc from 'fast-check';
-import type { Expr, FrameBound, JoinClause, OrderItem, SelectQuery, SelectStatement, SettingItem, TableExpr, WindowSpec } from '../../../core/sql/ast.js';
+import type {
+  Expr,
+  FrameBound,
+  JoinClause,
+  OrderItem,
+  SelectQuery,
+  SelectStatement,
+  SettingItem,
+  TableExpr,
+  WindowSpec,
+} from '../../../shared/core/sql/ast.js';
 
 const plainName = fc.constantFrom('a', 'b', 'x', 'col_1', 'Sensor', 'ts', 'date', 'value');
 const oddName = fc.oneof(

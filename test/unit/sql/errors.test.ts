@@ -2,8 +2,8 @@
 // expected and found; NOT_READ_ONLY for anything but one SELECT; UNSUPPORTED naming the construct;
 // TOO_LARGE and depth guards that never overflow the stack.
 import { describe, expect, it } from 'vitest';
-import { ScatterError } from '../../../core/errors.js';
-import { parseSelect } from '../../../core/sql/parse.js';
+import { ScatterError } from '../../../shared/core/errors.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
 
 function failure(sql: string, opts?: Parameters<typeof parseSelect>[1]): ScatterError {
   try {

@@ -3,11 +3,11 @@
 // generated ASTs (of the shapes the parser produces) round-trip print -> parse.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ScatterError } from '../../../core/errors.js';
-import { parseSelect } from '../../../core/sql/parse.js';
-import { printSelect } from '../../../core/sql/print.js';
-import { equalStatement } from '../../../core/sql/visit.js';
-import type { SelectQuery, SelectStatement } from '../../../core/sql/ast.js';
+import { ScatterError } from '../../../shared/core/errors.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
+import { equalStatement } from '../../../shared/core/sql/visit.js';
+import type { SelectQuery, SelectStatement } from '../../../shared/core/sql/ast.js';
 import { exprArb, statementArb } from './ast-arbitrary.js';
 import { ROUND_TRIP_CORPUS } from '../../integration/sql/corpus.js';
 

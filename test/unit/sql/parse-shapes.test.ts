@@ -1,8 +1,8 @@
 // The parser builds the ASTs ClickHouse builds: operators as ClickHouse function names.
 import { describe, expect, it } from 'vitest';
-import { parseExpression, parseSelect } from '../../../core/sql/parse.js';
-import { printExprBare, printSelect } from '../../../core/sql/print.js';
-import type { Expr, SelectQuery } from '../../../core/sql/ast.js';
+import { parseExpression, parseSelect } from '../../../shared/core/sql/parse.js';
+import { printExprBare, printSelect } from '../../../shared/core/sql/print.js';
+import type { Expr, SelectQuery } from '../../../shared/core/sql/ast.js';
 
 // A compact functional form of an expression, independent of the printer's infix choices.
 function sx(e: Expr): string {

@@ -2,9 +2,9 @@
 // raised later by the planner point at, so they must be exact, across newlines in strings,
 // comments and quoted identifiers.
 import { describe, expect, it } from 'vitest';
-import { parseSelect } from '../../../core/sql/parse.js';
-import type { Expr, SelectQuery } from '../../../core/sql/ast.js';
-import { walkStatement } from '../../../core/sql/visit.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import type { Expr, SelectQuery } from '../../../shared/core/sql/ast.js';
+import { walkStatement } from '../../../shared/core/sql/visit.js';
 
 function find(q: SelectQuery, pred: (e: Expr) => boolean): Expr {
   let hit: Expr | undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { exprArb, selectArb } from './ast-arbitrary.js';
-import type { Expr, SelectQuery } from '../../../core/sql/ast.js';
+import type { Expr, SelectQuery } from '../../../shared/core/sql/ast.js';
 import {
   childrenOf,
   equalExpr,
@@ -14,7 +14,7 @@ import {
   SKIP,
   walkExpr,
   walkStatement,
-} from '../../../core/sql/visit.js';
+} from '../../../shared/core/sql/visit.js';
 
 const col = (...parts: string[]): Expr => ({ kind: 'column', parts });
 const int = (v: string): Expr => ({ kind: 'literal', type: 'integer', value: v });
@@ -236,8 +236,8 @@ describe('equalExpr', () => {
 
 describe('copies are cheap enough for per-shard rewrites', () => {
   it('cloneAst and mapExpr copy a 1,000-value IN list deeply, in well under a millisecond (best of 30)', async () => {
-    const { parseSelect } = await import('../../../core/sql/parse.js');
-    const { cloneAst } = await import('../../../core/sql/ast.js');
+    const { parseSelect } = await import('../../../shared/core/sql/parse.js');
+    const { cloneAst } = await import('../../../shared/core/sql/ast.js');
     const q = parseSelect(`SELECT count() FROM t WHERE k IN (${Array.from({ length: 1000 }, (_, i) => `'s-${i}'`).join(', ')})`) as SelectQuery;
     const c = cloneAst(q);
     expect(c).toEqual(q);

@@ -5,16 +5,16 @@
 // final stage's temporary table; then finalSql runs. The reference is the query itself over the
 // all-rows tables. Names, types, rows and WITH TOTALS rows are compared.
 import { expect } from 'vitest';
-import { parseTopology } from '../../../../core/config/load.js';
-import type { Topology } from '../../../../core/config/schema.js';
-import { planQueryWith } from '../../../../core/plan/build.js';
-import { planTwoStage, type TwoStageOptions } from '../../../../core/plan/two-stage/plan.js';
-import type { TwoStagePlan } from '../../../../core/plan/two-stage/types.js';
-import { splitTsvAnswer } from '../../../../core/scatter/two-stage/tsv.js';
-import { parseSelect } from '../../../../core/sql/parse.js';
-import { printSelect } from '../../../../core/sql/print.js';
-import type { SubqueryRunner } from '../../../../core/plan/types.js';
-import { createPlacement } from '../../../../core/sharding/index.js';
+import { parseTopology } from '../../../../shared/core/config/load.js';
+import type { Topology } from '../../../../shared/core/config/schema.js';
+import { planQueryWith } from '../../../../shared/core/plan/build.js';
+import { planTwoStage, type TwoStageOptions } from '../../../../shared/core/plan/two-stage/plan.js';
+import type { TwoStagePlan } from '../../../../shared/core/plan/two-stage/types.js';
+import { splitTsvAnswer } from '../../../../shared/core/scatter/two-stage/tsv.js';
+import { parseSelect } from '../../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../../shared/core/sql/print.js';
+import type { SubqueryRunner } from '../../../../shared/core/plan/types.js';
+import { createPlacement } from '../../../../shared/core/sharding/index.js';
 import { passThroughSplit } from '../../../unit/plan/fixtures.js';
 import type { JsonAnswer, StageEngine } from './engines.js';
 

@@ -5,7 +5,7 @@
 // the boundary included), and every group no shard returned is below tau.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidatesAfterOneRound, kthLargest, oneRoundPays, shardThresholds, type ScoredGroup } from '../../../../core/plan/tput/bounds.js';
+import { candidatesAfterOneRound, kthLargest, oneRoundPays, shardThresholds, type ScoredGroup } from '../../../../shared/core/plan/tput/bounds.js';
 
 /** Shards' local scores: shard -> group -> score (>= 0; 0 kept, as countIf gives it). */
 const scoresArb = fc

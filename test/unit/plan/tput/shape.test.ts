@@ -1,11 +1,11 @@
 // Which statements the TPUT pre-pass takes, and the reason it gives for the others.
 import { describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../../core/config/load.js';
-import { tputEligibility } from '../../../../core/plan/tput/shape.js';
-import { roundBase, candidatesQuery } from '../../../../core/plan/tput/rounds.js';
-import { oneRoundRowCap, oneRoundSql } from '../../../../core/plan/tput/one-round.js';
-import { parseSelect } from '../../../../core/sql/parse.js';
-import { printSelect } from '../../../../core/sql/print.js';
+import { parseTopology } from '../../../../shared/core/config/load.js';
+import { tputEligibility } from '../../../../shared/core/plan/tput/shape.js';
+import { roundBase, candidatesQuery } from '../../../../shared/core/plan/tput/rounds.js';
+import { oneRoundRowCap, oneRoundSql } from '../../../../shared/core/plan/tput/one-round.js';
+import { parseSelect } from '../../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../../shared/core/sql/print.js';
 
 const topo = parseTopology({
   cluster: 'c',

@@ -1,12 +1,12 @@
 // Fakes for the general path's runtime: an invoker whose stage-one and final-stage answers are
 // scripted per (shard, replica), and hand-written two-stage plans (what the planner produces for
 // real queries). The bytes are ClickHouse's TabSeparatedWithNamesAndTypes as the shards write it.
-import type { ShardResponse } from '../../../../core/protocol/shard-wire.js';
-import { InvokeError, type ShardInvoker } from '../../../../core/scatter/invoker.js';
-import type { RawShardRequest } from '../../../../core/scatter/two-stage/wire.js';
-import type { TwoStagePlan } from '../../../../core/plan/two-stage/types.js';
-import { parseSelect } from '../../../../core/sql/parse.js';
-import type { SelectQuery } from '../../../../core/sql/ast.js';
+import type { ShardResponse } from '../../../../shared/core/protocol/shard-wire.js';
+import { InvokeError, type ShardInvoker } from '../../../../shared/core/scatter/invoker.js';
+import type { RawShardRequest } from '../../../../shared/core/scatter/two-stage/wire.js';
+import type { TwoStagePlan } from '../../../../shared/core/plan/two-stage/types.js';
+import { parseSelect } from '../../../../shared/core/sql/parse.js';
+import type { SelectQuery } from '../../../../shared/core/sql/ast.js';
 
 export type Answer =
   | { kind: 'raw'; bytes: Buffer; delayMs?: number }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFinalJson } from '../../../../core/scatter/two-stage/final-output.js';
+import { parseFinalJson } from '../../../../shared/core/scatter/two-stage/final-output.js';
 
 describe("the final stage's JSON", () => {
   it('lifts meta, data, totals and extremes where ClickHouse puts them', () => {

@@ -2,10 +2,10 @@
 // hash over the shards asked), for a plan of one leaf, unless the request says 0.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { QueryPlan, ShardPlan } from '../../../../core/plan/types.js';
-import { initiatorOrder } from '../../../../core/scatter/two-stage/final-stage.js';
-import { keeperOf } from '../../../../core/scatter/two-stage/kept-stage.js';
-import type { PlannedLeaf } from '../../../../core/scatter/two-stage/stage-one.js';
+import type { QueryPlan, ShardPlan } from '../../../../shared/core/plan/types.js';
+import { initiatorOrder } from '../../../../shared/core/scatter/two-stage/final-stage.js';
+import { keeperOf } from '../../../../shared/core/scatter/two-stage/kept-stage.js';
+import type { PlannedLeaf } from '../../../../shared/core/scatter/two-stage/stage-one.js';
 
 const leaf = (name: string, asked: number[], total = 4): PlannedLeaf => ({
   name,

@@ -1,9 +1,9 @@
 // When one shard holds every row, the final SQL reads the stage-one query as a subquery where it
 // would read the shipped table: only for one leaf, one shard, read once.
 import { describe, expect, it } from 'vitest';
-import type { QueryPlan, ShardPlan } from '../../../../core/plan/types.js';
-import { oneShardSql } from '../../../../core/scatter/two-stage/one-shard.js';
-import type { PlannedLeaf } from '../../../../core/scatter/two-stage/stage-one.js';
+import type { QueryPlan, ShardPlan } from '../../../../shared/core/plan/types.js';
+import { oneShardSql } from '../../../../shared/core/scatter/two-stage/one-shard.js';
+import type { PlannedLeaf } from '../../../../shared/core/scatter/two-stage/stage-one.js';
 
 const shard = (i: number, sql?: string): ShardPlan => (sql ? { shard: i, skipped: false, sql, external: [] } : { shard: i, skipped: true, external: [] });
 const leaf = (name: string, shards: ShardPlan[]): PlannedLeaf => ({ name, plan: { shards } as unknown as QueryPlan });

@@ -1,11 +1,11 @@
 // Which path answers: the fast path what it covers, the general path what the fast path refuses
 // as UNSUPPORTED, ch_scatter_path forcing either; exact top count by default.
 import { describe, expect, it } from 'vitest';
-import { explainPlan, planQuery } from '../../../../core/plan/index.js';
-import { planTwoStage } from '../../../../core/plan/two-stage/plan.js';
-import { createHedgeState } from '../../../../core/scatter/hedge.js';
-import { runExplain, runQuery, type PlanFn, type RunDeps } from '../../../../core/scatter/run-query.js';
-import type { TwoStagePlanner } from '../../../../core/scatter/two-stage/path.js';
+import { explainPlan, planQuery } from '../../../../shared/core/plan/index.js';
+import { planTwoStage } from '../../../../shared/core/plan/two-stage/plan.js';
+import { createHedgeState } from '../../../../shared/core/scatter/hedge.js';
+import { runExplain, runQuery, type PlanFn, type RunDeps } from '../../../../shared/core/scatter/run-query.js';
+import type { TwoStagePlanner } from '../../../../shared/core/scatter/two-stage/path.js';
 import { topo } from '../fakes.js';
 import { FINAL_OK, STATE_COLUMNS, scriptedInvoker, stateRows, tsv, uniqPlan } from './fakes.js';
 
@@ -109,7 +109,7 @@ describe('path choice', () => {
       expect(r.status).toBe(200);
       expect((r.body as Record<string, unknown>).path).toBe('fast');
       expect((r.body as Record<string, unknown>).approximate).toBeUndefined();
-      // TPUT's rounds (core/scatter/tput/) go first; the query's own shard SQL has no push-down.
+      // TPUT's rounds (shared/core/scatter/tput/) go first; the query's own shard SQL has no push-down.
       const shardSql = d.inv.calls.map((c) => c.payload.sql).filter((s) => !s.includes('_tput_'));
       expect(shardSql.every((s) => !/LIMIT/.test(s))).toBe(true); // no shard_size push-down
     }

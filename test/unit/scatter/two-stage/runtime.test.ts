@@ -3,13 +3,13 @@
 // shards, the final stage's failover and its deadline.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ScatterError } from '../../../../core/errors.js';
-import { computeDeadline } from '../../../../core/scatter/deadline.js';
-import { createHedgeState } from '../../../../core/scatter/hedge.js';
-import { initiatorOrder } from '../../../../core/scatter/two-stage/final-stage.js';
-import { finalStageReserveMs, planLeaves, runGeneralQuery, type GeneralOptions } from '../../../../core/scatter/two-stage/run-general.js';
-import type { SelectQuery } from '../../../../core/sql/ast.js';
-import { parseSelect } from '../../../../core/sql/parse.js';
+import { ScatterError } from '../../../../shared/core/errors.js';
+import { computeDeadline } from '../../../../shared/core/scatter/deadline.js';
+import { createHedgeState } from '../../../../shared/core/scatter/hedge.js';
+import { initiatorOrder } from '../../../../shared/core/scatter/two-stage/final-stage.js';
+import { finalStageReserveMs, planLeaves, runGeneralQuery, type GeneralOptions } from '../../../../shared/core/scatter/two-stage/run-general.js';
+import type { SelectQuery } from '../../../../shared/core/sql/ast.js';
+import { parseSelect } from '../../../../shared/core/sql/parse.js';
 import { topo } from '../fakes.js';
 import { FINAL_OK, STATE_COLUMNS, scriptedInvoker, stateRows, tsv, uniqPlan, type Answer } from './fakes.js';
 

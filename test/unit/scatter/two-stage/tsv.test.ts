@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countRows, rowBoundary, sameColumns, splitTsvAnswer, unescapeTsv } from '../../../../core/scatter/two-stage/tsv.js';
+import { countRows, rowBoundary, sameColumns, splitTsvAnswer, unescapeTsv } from '../../../../shared/core/scatter/two-stage/tsv.js';
 
 describe('TabSeparatedWithNamesAndTypes answers', () => {
   it('splits header and body; types keep their commas and spaces; rows are counted by newline', () => {

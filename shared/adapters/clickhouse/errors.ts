@@ -1,0 +1,39 @@
+// Turning what an engine or server said into a ClickHouseError with its numeric code, for
+// every error text form we meet: 18.16 (`Code: 60, e.displayText() = DB::Exception: ...`),
+// newer servers and chdb (`Code: 60. DB::Exception: ...`).
+import { ClickHouseError } from '../../core/clickhouse/port.js';
+import { classOf } from '../../core/clickhouse/error-codes.js';
+
+const CODE_PATTERNS = [/^\s*Code: (\d+), e\.displayText\(\) = /, /^\s*Code: (\d+)\. /, /Code: (\d+)[.,] /];
+
+export function parseClickHouseCode(message: string): number | undefined {
+  for (const re of CODE_PATTERNS) {
+    const m = re.exec(message);
+    if (m) return Number(m[1]);
+  }
+  return undefined;
+}
+
+/** A server-side error message as a ClickHouseError with the right kind. */
+export function serverError(message: string, code = parseClickHouseCode(message)): ClickHouseError {
+  // 159 TIMEOUT_EXCEEDED (max_execution_time, the deadline, fired) is a late shard; 394 a KILL (ours,
+  // at the deadline). TOO_SLOW (160) is not: ClickHouse estimated the query cannot finish in time,
+  // a limit the user's query hit (shared/core/clickhouse/error-codes.ts).
+  const cls = classOf(code, message);
+  const kind = cls === 'timeout' ? 'timeout' : cls === 'cancelled' ? 'aborted' : 'server';
+  // 18.16 appends `, e.what() = DB::Exception`: noise for a reader.
+  return new ClickHouseError(message.trim().replace(/, e\.what\(\) = [\w:]+$/, ''), kind, code);
+}
+
+export function abortedError(what = 'query aborted'): ClickHouseError {
+  return new ClickHouseError(what, 'aborted');
+}
+
+export function connectionError(message: string): ClickHouseError {
+  return new ClickHouseError(message, 'connection');
+}
+
+/** The server took the query and closed the connection without an answer (docs/operations.md#a-server-that-dies-on-a-query). */
+export function serverDiedError(message: string): ClickHouseError {
+  return new ClickHouseError(`ClickHouse closed the connection during the query (the server may have crashed on it): ${message}`, 'died');
+}

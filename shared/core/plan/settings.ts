@@ -1,0 +1,225 @@
+// Settings of one query: request settings merged with the SQL SETTINGS clause (the clause wins, as in
+// ClickHouse, where it is applied last). Three fates (as ClickHouse's stripInitiatorOnlySettings sorts
+// them):
+//  - initiator-only (output format, compression, result shaping): never sent to shards, and refused
+//    (ClickHouse would apply them at the initiator; ch-scatter's answer format is fixed);
+//  - ch-scatter's own knobs (skipping, product mode, transfer limits): read here, not forwarded;
+//  - the allowlist: forwarded to every shard query, each value checked for type and range.
+// Anything else is refused by name. An allowlist, not a denylist, because a shard query runs
+// with the runtime's readonly/timeout guard, and an unknown setting could loosen it (readonly,
+// allow_ddl, max_execution_time belong to the runtime) or break an older shard (UNKNOWN_SETTING).
+import type { Expr, SettingItem } from '../sql/ast.js';
+import type { SettingValue } from '../clickhouse/port.js';
+import type { QueryDefaults } from '../config/schema.js';
+import { ScatterError } from '../errors.js';
+import { errorAt } from './position.js';
+import { checkLowerable, forwardedValue, SETTING_SPECS } from './setting-values.js';
+import { fileSettingError } from './file-access.js';
+import { isFileSetting } from '../clickhouse/file-names.js';
+
+/** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
+export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set(SETTING_SPECS.keys());
+
+/**
+ * Interpreted only by the initiator (ClickHouse's list, by name and by prefix). ClickHouse strips them
+ * before the shards and applies them itself; ch-scatter's answer format is fixed (ClickHouse JSON
+ * conventions, 64-bit integers quoted) and it does not implement the query-shaping ones, so a user
+ * who sets one is told so (UNSUPPORTED) rather than silently getting an answer that ignores it.
+ */
+const INITIATOR_ONLY_NAMES = new Set([
+  'default_format',
+  'select',
+  'order',
+  'sort',
+  'filter',
+  'limit',
+  'offset',
+  'page',
+  'additional_result_filter',
+  'extremes',
+  'output_format_json_quote_64bit_integers',
+]);
+const INITIATOR_ONLY_PREFIXES = ['format', 'output_format_', 'input_format_'];
+const isInitiatorOnly = (n: string): boolean =>
+  INITIATOR_ONLY_NAMES.has(n) || INITIATOR_ONLY_PREFIXES.some((p) => n.startsWith(p)) || n.includes('compression');
+
+/** Owned by the runtime (deadline, read-only guard): a user may not set them. */
+const RUNTIME_OWNED = new Set([
+  'readonly',
+  'allow_ddl',
+  'max_execution_time',
+  'timeout_overflow_mode',
+  'max_concurrent_queries_for_user',
+  'skip_unavailable_shards',
+  'allow_introspection_functions',
+]);
+
+export interface PlannerSettings {
+  /** What every shard query carries. */
+  forward: Record<string, SettingValue>;
+  /** optimize_skip_unused_shards (default on). */
+  skipUnusedShards: boolean;
+  /** optimize_skip_unused_shards_rewrite_in (default on). */
+  rewriteIn: boolean;
+  /** force_optimize_skip_unused_shards (or PlanOptions.forceSkipUnusedShards). */
+  forceSkip: boolean;
+  distributedProductMode: 'deny' | 'local' | 'global';
+  maxRowsToTransfer: number; // 0 = unlimited
+  maxBytesToTransfer: number; // 0 = unlimited
+  transferOverflowMode: 'throw' | 'break';
+  /**
+   * `ORDER BY count() DESC LIMIT n` over a GROUP BY without the sharding key: 'exact' (default),
+   * 'tput' and 'every_group' are exact (the TPUT pre-pass, shared/core/scatter/tput/, narrows the groups
+   * first or not; here the fast path refuses it and the general path answers it) and 'shard_size'
+   * (ch_scatter_top_count: the fast path's approximate shard_size method, labelled with its error bound).
+   */
+  topCount: 'exact' | 'tput' | 'every_group' | 'shard_size';
+  /**
+   * uniq/uniqCombined/uniqHLL12 and quantile/quantiles/median/quantileTDigest: 'states' (default:
+   * the fast path refuses them when the general path can take them, which merges ClickHouse's own
+   * states, so the answer is the one ClickHouse's Distributed table gives) or 'sketches'
+   * (ch_scatter_approximate: the fast path's HyperLogLog / DDSketch, labelled with their error).
+   */
+  approximate: 'states' | 'sketches';
+}
+
+/**
+ * 1 (the default): the shard that will run the final stage keeps its own stage-one rows in its
+ * engine; 0: it ships them like every other shard (docs/architecture.md#the-initiator-keeps-its-own-rows).
+ */
+export const KEEP_SETTING = 'ch_scatter_keep_initiator_rows';
+
+/** A SETTINGS value expression as a setting value. */
+export function settingValueOf(e: Expr, name: string): SettingValue {
+  if (e.kind === 'literal') {
+    if (e.type === 'string') return e.value;
+    if (e.type === 'bool') return e.value.toLowerCase() === 'true';
+    if (e.type === 'integer') {
+      const n = Number(e.value);
+      return Number.isSafeInteger(n) ? n : e.value;
+    }
+    if (e.type === 'float') return Number(e.value);
+  }
+  if (e.kind === 'function' && e.name === 'negate' && e.args[0]?.kind === 'literal') {
+    const v = settingValueOf(e.args[0], name);
+    if (typeof v === 'number') return -v;
+  }
+  throw errorAt('UNSUPPORTED', `setting ${name} must be a literal value`, e);
+}
+
+const truthy = (v: SettingValue): boolean => (typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : !['0', 'false', ''].includes(v.toLowerCase()));
+
+function nonNegInt(name: string, v: SettingValue): number {
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new ScatterError('BAD_REQUEST', `setting ${name} must be a non-negative integer, not ${String(v)}`);
+  return n;
+}
+
+/** The tighter of two limits where 0 means unlimited: a request may lower the operator's limit, never raise it. */
+const tighter = (config: number, asked: number): number => (config === 0 ? asked : asked === 0 ? config : Math.min(config, asked));
+
+export function resolveSettings(
+  request: Record<string, SettingValue> | undefined,
+  clause: SettingItem[] | undefined,
+  defaults: QueryDefaults,
+  opts: { forceSkipUnusedShards?: boolean; distributedProductMode?: 'deny' | 'local' | 'global' },
+): PlannerSettings {
+  const merged = new Map<string, { value: SettingValue; node?: Expr }>();
+  for (const [k, v] of Object.entries(request ?? {})) merged.set(k, { value: v });
+  for (const s of clause ?? []) merged.set(s.name, { value: settingValueOf(s.value, s.name), node: s.value });
+
+  const out: PlannerSettings = {
+    forward: {},
+    skipUnusedShards: true,
+    rewriteIn: true,
+    forceSkip: opts.forceSkipUnusedShards ?? false,
+    distributedProductMode: opts.distributedProductMode ?? defaults.distributedProductMode ?? 'deny',
+    maxRowsToTransfer: defaults.maxRowsToTransfer,
+    maxBytesToTransfer: defaults.maxBytesToTransfer,
+    transferOverflowMode: defaults.transferOverflowMode,
+    topCount: defaults.topCount ?? 'exact',
+    approximate: 'states',
+  };
+  let preferGlobal = false;
+
+  for (const [name, { value, node }] of merged) {
+    switch (name) {
+      case 'optimize_skip_unused_shards':
+        out.skipUnusedShards = truthy(value);
+        continue;
+      case 'optimize_skip_unused_shards_rewrite_in':
+        out.rewriteIn = truthy(value);
+        continue;
+      case 'force_optimize_skip_unused_shards':
+        out.forceSkip = out.forceSkip || truthy(value);
+        continue;
+      case 'prefer_global_in_and_join':
+        preferGlobal = truthy(value);
+        continue;
+      case 'distributed_product_mode': {
+        const m = String(value).toLowerCase();
+        if (m !== 'deny' && m !== 'local' && m !== 'global') {
+          throw errorAt('UNSUPPORTED', `distributed_product_mode '${String(value)}' is not supported; use 'deny', 'local' or 'global'`, node);
+        }
+        out.distributedProductMode = m;
+        continue;
+      }
+      case 'max_rows_to_transfer':
+        out.maxRowsToTransfer = tighter(defaults.maxRowsToTransfer, nonNegInt(name, value));
+        continue;
+      case 'max_bytes_to_transfer':
+        out.maxBytesToTransfer = tighter(defaults.maxBytesToTransfer, nonNegInt(name, value));
+        continue;
+      case 'ch_scatter_top_count': {
+        const m = String(value).toLowerCase();
+        if (m !== 'exact' && m !== 'shard_size' && m !== 'tput' && m !== 'every_group')
+          throw errorAt('BAD_REQUEST', `ch_scatter_top_count must be 'exact', 'tput', 'every_group' or 'shard_size'`, node);
+        out.topCount = m;
+        continue;
+      }
+      case 'ch_scatter_approximate': {
+        const m = String(value).toLowerCase();
+        if (m !== 'states' && m !== 'sketches') throw errorAt('BAD_REQUEST', `ch_scatter_approximate must be 'states' or 'sketches'`, node);
+        out.approximate = m;
+        continue;
+      }
+      case 'ch_scatter_path': {
+        // Read by the runtime before planning (shared/core/scatter/two-stage/path.ts); checked here too.
+        const m = String(value).toLowerCase();
+        if (m !== 'auto' && m !== 'fast' && m !== 'general') throw errorAt('BAD_REQUEST', `ch_scatter_path must be 'auto', 'fast' or 'general'`, node);
+        continue;
+      }
+      case KEEP_SETTING: {
+        // Read by the runtime (shared/core/scatter/two-stage/kept-stage.ts); checked here.
+        const m = String(value).toLowerCase();
+        if (!['0', '1', 'true', 'false'].includes(m)) throw errorAt('BAD_REQUEST', `${KEEP_SETTING} must be 1 or 0`, node);
+        continue;
+      }
+      case 'transfer_overflow_mode': {
+        const m = String(value).toLowerCase();
+        if (m !== 'throw' && m !== 'break') throw errorAt('BAD_REQUEST', `transfer_overflow_mode must be 'throw' or 'break'`, node);
+        out.transferOverflowMode = m;
+        continue;
+      }
+    }
+    if (isFileSetting(name)) throw fileSettingError(name, node ? 'in a SETTINGS clause' : 'in the request settings', node);
+    if (isInitiatorOnly(name)) {
+      throw errorAt(
+        'UNSUPPORTED',
+        `setting ${name} shapes the answer's format or rows at the initiator; ch-scatter's answer format is fixed (ClickHouse JSON conventions: 64-bit integers as strings) and it does not apply such settings: remove it`,
+        node,
+      );
+    }
+    if (RUNTIME_OWNED.has(name)) {
+      throw errorAt('UNSUPPORTED', `setting ${name} is set by ch-scatter's runtime for every shard query and cannot be changed per query`, node);
+    }
+    if (!FORWARDED_SETTINGS.has(name)) {
+      throw errorAt('UNSUPPORTED', `setting ${name} is not supported (not on the list of settings forwarded to shards)`, node);
+    }
+    const checked = forwardedValue(name, value, node)!;
+    checkLowerable(name, checked, defaults.limitCeilings ?? {}, node);
+    out.forward[name] = checked;
+  }
+  if (preferGlobal) out.distributedProductMode = 'global'; // ClickHouse: upgrades local IN/JOIN to GLOBAL
+  return out;
+}

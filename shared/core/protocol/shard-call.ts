@@ -1,0 +1,12 @@
+// What a shard call's result says on the wire: why a shard is missing from an answer, and the
+// hedge settings a sub-coordinator is handed. Declared here, under the runtime that produces them
+// (shared/core/scatter/call-shard.ts), so the wire formats need nothing from it.
+
+/** Why a shard is missing from an answer (`shards.missing[].reason`, docs/api.md#post-query). */
+export type MissingReason = 'timeout' | 'error' | 'unavailable' | 'throttled';
+
+export interface HedgeSettings {
+  enabled: boolean;
+  afterQuantile: number;
+  maxExtraPercent: number;
+}
