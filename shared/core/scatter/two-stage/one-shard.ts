@@ -19,7 +19,7 @@ import { openFanOut } from '../shard-fanout.js';
 import { tooLarge, type FinalStageResult } from './final-stage.js';
 import type { Stages } from '../query-types.js';
 import type { LeafAnswer, PlannedLeaf, StageOneResult } from './stage-one.js';
-import { checkStageOne, summarizeLeaves } from './stage-one-verdict.js';
+import { checkStageOne } from './stage-one-verdict.js';
 import { rawBytes } from './wire.js';
 
 /** The final SQL with the one leaf's table read as that shard's stage-one query, or undefined when it does not apply. */
@@ -83,7 +83,7 @@ export async function bothStagesOnOneShard(fused: NonNullable<ReturnType<typeof 
     missing: missingOf([outcome]),
     skipped: fused.leaf.plan.shards.filter((s) => s.skipped),
   };
-  checkStageOne(one, [outcome], summarizeLeaves(ctx.topo.shards.length, one), requireComplete, deadline);
+  checkStageOne(one, [outcome], ctx.topo.shards.length, requireComplete, deadline);
   const fin: FinalStageResult = {
     bytes: bytes!,
     shard: outcome.shard,

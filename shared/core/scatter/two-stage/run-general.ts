@@ -27,7 +27,7 @@ import { offsetMs, shardStatOf, skippedStats, type CoordinatorSpan, type Skipped
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
 import { initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
-import { checkStageOne, summarizeLeaves } from './stage-one-verdict.js';
+import { checkStageOne, summarizeStageOne } from './stage-one-verdict.js';
 import { finalOnKeeper, keeperOf } from './kept-stage.js';
 import { runStageOne, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
 import { StageBudget, transferLimits } from './transfer-limits.js';
@@ -171,7 +171,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     checkStageOne(
       one,
       one.outcomes.map((o) => o.outcome),
-      summarizeLeaves(topo.shards.length, one),
+      topo.shards.length,
       opts.requireComplete,
       deadline,
     );
@@ -234,7 +234,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
       })
     : await twoStages();
   const outcomes = one.outcomes.map((o) => o.outcome);
-  const shards = summarizeLeaves(topo.shards.length, one);
+  const shards = summarizeStageOne(topo.shards.length, one);
   const finalEnd = now();
 
   const last = fin.attempts[fin.attempts.length - 1]!;
