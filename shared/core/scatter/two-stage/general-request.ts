@@ -31,6 +31,15 @@ function planner(s: QuerySession, fastRefusal: ScatterError | undefined) {
   return plan;
 }
 
+/** The request's two-stage plan, after what neither path may run; and its settings with the SQL's SETTINGS clause. */
+function generalPlan(s: QuerySession, g: GeneralRequest): { settings: ReturnType<typeof mergedSettings>; plan: TwoStagePlan } {
+  const { topo } = s.deps;
+  refuseOtherFormats(g.stmt);
+  refuseForAnyPath(g.stmt, topo);
+  const settings = mergedSettings(g.req, g.stmt);
+  return { settings, plan: planner(s, g.fastRefusal)(g.stmt, topo, { distributedProductMode: productModeOf(settings, topo) }) };
+}
+
 /** The general path's runtime under the session: its deadline, hedge policy, in-flight cap and GLOBAL runner. */
 export function runGeneralInSession(
   s: QuerySession,
@@ -53,13 +62,8 @@ export function runGeneralInSession(
 }
 
 export async function executeGeneral(s: QuerySession, g: GeneralRequest, requireComplete: boolean): Promise<QueryResponse> {
-  const { req, stmt } = g;
-  const { topo } = s.deps;
-  if (req.cursor) throw new ScatterError('BAD_REQUEST', 'cursor pagination is for row queries on the fast path; this query runs on the general path');
-  refuseOtherFormats(stmt);
-  refuseForAnyPath(stmt, topo);
-  const settings = mergedSettings(req, stmt);
-  const plan = planner(s, g.fastRefusal)(stmt, topo, { distributedProductMode: productModeOf(settings, topo) });
+  if (g.req.cursor) throw new ScatterError('BAD_REQUEST', 'cursor pagination is for row queries on the fast path; this query runs on the general path');
+  const { settings, plan } = generalPlan(s, g);
   const r = await runGeneralInSession(s, plan, { settings, requireComplete });
   const body: QueryResponse = {
     meta: r.meta!,
@@ -77,12 +81,8 @@ export async function executeGeneral(s: QuerySession, g: GeneralRequest, require
 
 /** /explain on the general path: each leaf's per-shard SQL, the final-stage SQL and where it runs, the planner's notes. */
 export async function explainGeneral(s: QuerySession, g: GeneralRequest, explainPlan: RunDeps['explainPlan']): Promise<unknown> {
-  const { req, stmt } = g;
   const { deps } = s;
-  refuseOtherFormats(stmt);
-  refuseForAnyPath(stmt, deps.topo);
-  const settings = mergedSettings(req, stmt);
-  const plan = planner(s, g.fastRefusal)(stmt, deps.topo, { distributedProductMode: productModeOf(settings, deps.topo) });
+  const { settings, plan } = generalPlan(s, g);
   const leaves = await planLeaves(plan, deps.topo, {
     settings,
     runSubquery: s.runSubquery,
