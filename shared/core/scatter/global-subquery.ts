@@ -50,3 +50,10 @@ export function globalSubqueryRunner(
   };
   return { run, ledger };
 }
+
+/** Forget what earlier runs left: a path that plans the query again runs its GLOBAL subqueries again. */
+export function clearLedger(ledger: SubqueryLedger): void {
+  ledger.outcomes.length = 0;
+  ledger.missing.length = 0;
+  ledger.truncated.length = 0;
+}

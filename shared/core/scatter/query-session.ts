@@ -11,7 +11,7 @@ import type { PlanOptions, SubqueryRunner } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
 import { parseSelect } from '../sql/parse.js';
 import type { GatherInput } from './gather.js';
-import { globalSubqueryRunner, type SubqueryLedger, type SubqueryPolicy } from './global-subquery.js';
+import { clearLedger, globalSubqueryRunner, type SubqueryLedger, type SubqueryPolicy } from './global-subquery.js';
 import { queryBudget, type QueryBudget } from './query-budget.js';
 import type { RunDeps } from './query-types.js';
 import { topCountPrepass, type Prepass } from './tput/prepass.js';
@@ -153,5 +153,10 @@ export interface PathStrategies<T> {
  */
 export function onChosenPath<T>(s: QuerySession, stmt: SelectStatement | undefined, ways: PathStrategies<T>): Promise<T> {
   if (s.path === 'general' && stmt) return ways.general(stmt);
-  return ways.fast((e) => (s.path === 'auto' && stmt && fastPathRefused(e) && s.deps.planTwoStage ? ways.general(stmt, e) : undefined));
+  return ways.fast((e) => {
+    if (!(s.path === 'auto' && stmt && fastPathRefused(e) && s.deps.planTwoStage)) return undefined;
+    // The general path plans the query anew, its GLOBAL subqueries included: what the fast path's left is not its.
+    clearLedger(s.subqueries);
+    return ways.general(stmt, e);
+  });
 }

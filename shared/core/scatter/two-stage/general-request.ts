@@ -44,7 +44,7 @@ function generalPlan(s: QuerySession, g: GeneralRequest): { settings: ReturnType
 export function runGeneralInSession(
   s: QuerySession,
   plan: TwoStagePlan,
-  opts: Omit<GeneralOptions, 'deadline' | 'startedAt' | 'hedge' | 'runSubquery' | 'limiter'>,
+  opts: Omit<GeneralOptions, 'deadline' | 'startedAt' | 'hedge' | 'runSubquery' | 'subqueries' | 'limiter'>,
 ): Promise<GeneralResult> {
   const { deps } = s;
   return runGeneralQuery(
@@ -57,7 +57,7 @@ export function runGeneralInSession(
       ...(deps.onShard ? { onShard: deps.onShard } : {}),
     },
     plan,
-    { ...opts, deadline: s.deadline, startedAt: s.startedAt, hedge: s.hedge, runSubquery: s.runSubquery, limiter: s.limiter },
+    { ...opts, deadline: s.deadline, startedAt: s.startedAt, hedge: s.hedge, runSubquery: s.runSubquery, subqueries: s.subqueries, limiter: s.limiter },
   );
 }
 
@@ -76,6 +76,7 @@ export async function executeGeneral(s: QuerySession, g: GeneralRequest, require
   };
   if (r.totals) body.totals = r.totals;
   if (r.extremes) body.extremes = r.extremes;
+  if (r.truncated) body.truncated = r.truncated;
   return body;
 }
 
