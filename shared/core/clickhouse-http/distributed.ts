@@ -1,24 +1,20 @@
-// A SELECT over distributed tables through the ClickHouse interface: always the general
+// A SELECT over distributed tables through the ClickHouse interface, a thin adapter over the
+// request's session (shared/core/scatter/query-session.ts): always the general
 // (two-stage) path, because its final stage runs on a shard's ClickHouse engine and renders the
 // answer in the requested format, so the bytes are ClickHouse's own for every format and type.
 // The request's one deadline (max_execution_time, capped like the JSON API's timeoutMs), its
 // parameters bound before planning (so they prune shards), its settings through the planner's
 // allowlist, and skip_unavailable_shards deciding whether a missing shard fails the query.
 import type { Topology } from '../config/schema.js';
-import { parseSelect } from '../sql/parse.js';
-import type { SelectStatement } from '../sql/ast.js';
-import { bindParams } from '../plan/bind-params.js';
-import type { PlanFn } from '../scatter/run-query.js';
-import { queryBudget } from '../scatter/query-budget.js';
-import { completeSubqueryRunner } from '../scatter/complete-subquery.js';
+import type { PlanFn } from '../scatter/query-types.js';
+import { boundStatement, openQuerySession, prepassOf } from '../scatter/query-session.js';
+import { runGeneralInSession } from '../scatter/two-stage/general-request.js';
 import type { HedgeState } from '../scatter/hedge.js';
 import type { ShardInvoker } from '../scatter/invoker.js';
 import type { ShardOutcome } from '../scatter/call-shard.js';
-import { clauseSettings, productModeOf, refuseForAnyPath, runGeneralQuery, type TwoStagePlanner } from '../scatter/two-stage/index.js';
+import { clauseSettings, productModeOf, refuseForAnyPath, type TwoStagePlanner } from '../scatter/two-stage/index.js';
 import type { DistributedSelect } from './types.js';
-import { requestedTopCount } from '../plan/tput/method.js';
 import type { TopCountMemory } from '../scatter/tput/memory.js';
-import { topCountPrepass } from '../scatter/tput/prepass.js';
 
 export interface GeneralSelectDeps {
   topo: Topology;
@@ -37,70 +33,32 @@ export interface GeneralSelectDeps {
 
 export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
   return async (req) => {
-    const now = deps.now ?? Date.now;
-    const t0 = req.arrivedAt ?? now();
     const { topo } = deps;
-    const stmt: SelectStatement = bindParams(parseSelect(req.sql), req.params);
+    const stmt = boundStatement(req.sql, req.params)!; // throws a syntax error, never undefined
     // What no path may run (file(), getSetting(), LIMITs that are not integers...), on the whole
     // statement: the final stage runs its outer expressions on a shard's engine.
-    refuseForAnyPath(stmt, deps.topo);
-    const { deadline, hedge, limiter } = queryBudget(topo, deps, { timeoutMs: req.timeoutMs }, t0);
+    refuseForAnyPath(stmt, topo);
     const settings = { ...req.settings, ...clauseSettings(stmt) };
-    // GLOBAL IN / JOIN right-hand sides run once, under the same deadline, as on the JSON API.
-    const runSubquery = completeSubqueryRunner(
-      {
-        topo,
-        invoker: deps.invoker,
-        queryId: req.queryId,
-        deadlineAt: deadline.at,
-        now,
-        hedge,
-        state: deps.hedgeState,
-        limiter,
-        ...(deps.onShard ? { onShard: deps.onShard } : {}),
-      },
-      (sub, self) => deps.planQuery(sub, topo, { settings, runSubquery: self, distributedProductMode: productModeOf(settings, topo) }),
-      { missingInDetails: true },
-    );
     const productMode = productModeOf(settings, topo);
-    // An exact top count: TPUT's one-round pre-pass narrows the statement to its candidate groups first
-    // (shared/core/scatter/tput/; unchanged when the query is not eligible or a round cannot be trusted).
-    const pre = await topCountPrepass({
-      ctx: {
-        topo,
-        invoker: deps.invoker,
-        queryId: req.queryId,
-        now,
-        hedge,
-        hedgeState: deps.hedgeState,
-        limiter,
-        planOptions: { settings, distributedProductMode: productMode },
-        ...(deps.onShard ? { onShard: deps.onShard } : {}),
-      },
-      stmt,
-      setting: requestedTopCount(settings, stmt, topo),
+    const s = openQuerySession({ ...deps, queryId: req.queryId, ...(req.arrivedAt !== undefined ? { arrivedAt: req.arrivedAt } : {}) }, stmt, {
+      timeoutMs: req.timeoutMs,
+      path: 'general',
+      topCountSettings: settings,
       productMode,
-      deadlineAt: deadline.at,
-      startedAt: t0,
-      ...(deps.topCountMemory ? { memory: deps.topCountMemory } : {}),
+      // GLOBAL IN / JOIN right-hand sides and TPUT's round are planned with the request's settings.
+      planOptions: (use, run) =>
+        use === 'prepass' ? { settings, distributedProductMode: productMode } : { settings, runSubquery: run, distributedProductMode: productMode },
+      subqueries: { partial: false, missingInDetails: true },
     });
+    const pre = await prepassOf(s);
     const plan = deps.planTwoStage(pre?.statement ?? stmt, topo, { distributedProductMode: productMode });
-    const r = await runGeneralQuery(
-      { topo, invoker: deps.invoker, hedgeState: deps.hedgeState, queryId: req.queryId, now, ...(deps.onShard ? { onShard: deps.onShard } : {}) },
-      plan,
-      {
-        deadline,
-        startedAt: t0,
-        format: req.format,
-        formatSettings: req.formatSettings,
-        settings,
-        requireComplete: req.requireComplete,
-        hedge,
-        distributedProductMode: productMode,
-        runSubquery,
-        limiter,
-      },
-    );
+    const r = await runGeneralInSession(s, plan, {
+      format: req.format,
+      formatSettings: req.formatSettings,
+      settings,
+      requireComplete: req.requireComplete,
+      distributedProductMode: productMode,
+    });
     return {
       bytes: r.bytes ?? Buffer.alloc(0),
       rowsRead: r.statistics.rowsRead + (pre?.rowsRead ?? 0),

@@ -158,6 +158,27 @@ describe('general path on chdb: missing shards, failover, deadline, limits', () 
     expectSameAnswer(b, want, c);
   });
 
+  it('a GLOBAL subquery missing a shard: partial on either path, with the shard listed; 504 with requireComplete', async () => {
+    // The set lacks shard 1's sensors, so IN pruning skips shard 1 in the main query: without the
+    // subquery's missing shard in the verdict, the general path's answer would look complete.
+    const q = `SELECT site, count() AS n FROM ${DEMO_TABLE} WHERE sensor GLOBAL IN (SELECT sensor FROM ${DEMO_TABLE} WHERE status = 200) GROUP BY site ORDER BY site`;
+    const subqueryOnShard1 = (shard: number, p: ShardRequest) =>
+      shard === 1 && p.sql.includes('DISTINCT sensor') ? Promise.reject(new InvokeError('unavailable', 'connection refused')) : undefined;
+    for (const path of ['fast', 'general']) {
+      const d = deps(subqueryOnShard1);
+      d.planTwoStage = planTwoStage;
+      const r = await runQuery({ sql: q, settings: { ch_scatter_path: path } }, d);
+      expect(r.status, path).toBe(200);
+      const b = r.body as Record<string, any>;
+      expect(b.path).toBe(path);
+      expect(b.partial, path).toBe(true);
+      expect(b.shards.missing, path).toEqual([expect.objectContaining({ shard: 1, reason: 'unavailable', subquery: true })]);
+      const strict = await runQuery({ sql: q, settings: { ch_scatter_path: path }, requireComplete: true }, { ...deps(subqueryOnShard1), planTwoStage });
+      expect(strict.status, path).toBe(504);
+      expect((strict.body as any).error.code).toBe('INCOMPLETE_RESULT');
+    }
+  });
+
   it('requireComplete: the same missing shard is 504 INCOMPLETE_RESULT', async () => {
     const d = deps((shard, p) => (shard === 2 && !p.tables ? Promise.reject(new InvokeError('unavailable', 'connection refused')) : undefined));
     const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' }, requireComplete: true }, d);

@@ -1,70 +1,70 @@
+// The general (two-stage) path as a strategy of the session (shared/core/scatter/query-session.ts):
+// for POST /query the JSON answer, for /explain each leaf's shard SQL and the final stage; the
+// ClickHouse interface runs the same runtime through runGeneralInSession for any FORMAT's bytes.
 import { ScatterError } from '../../errors.js';
 import { refuseOtherFormats } from '../../plan/format-check.js';
-import type { SubqueryRunner } from '../../plan/types.js';
+import type { TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { QueryRequest } from '../../protocol/api-request.js';
 import type { SelectStatement } from '../../sql/ast.js';
-import type { HedgeSettings } from '../call-shard.js';
-import type { Deadline } from '../deadline.js';
-import type { Limiter } from '../fanout.js';
 import type { QueryResponse, RunDeps } from '../query-types.js';
+import type { QuerySession } from '../query-session.js';
 import { mergedSettings, productModeOf } from '../plan-inputs.js';
-import type { QueryPath } from './path.js';
-import { planLeaves, runGeneralQuery } from './run-general.js';
+import { planLeaves, runGeneralQuery, type GeneralOptions, type GeneralResult } from './run-general.js';
 import { keeperOf } from './kept-stage.js';
 import { oneShardSql } from './one-shard.js';
 import { refuseForAnyPath } from './guard.js';
 
-export interface GeneralRequestContext {
+/** What the JSON API asks of the general path: its request, and why the fast path did not answer, when it was tried. */
+export interface GeneralRequest {
   req: QueryRequest;
-  deps: RunDeps;
   stmt: SelectStatement;
-  path: QueryPath;
-  deadline: Deadline;
-  limiter: Limiter;
-  hedge: HedgeSettings;
-  requireComplete: boolean;
-  runSubquery: SubqueryRunner;
-  startedAt: number;
-  /** Why the fast path did not answer (its UNSUPPORTED refusal), when it was tried. */
+  /** The fast path's UNSUPPORTED refusal, when it was tried. */
   fastRefusal?: ScatterError;
 }
 
-function planner(ctx: Pick<GeneralRequestContext, 'deps' | 'fastRefusal'>) {
-  const plan = ctx.deps.planTwoStage;
+function planner(s: QuerySession, fastRefusal: ScatterError | undefined) {
+  const plan = s.deps.planTwoStage;
   if (!plan) {
     // Without a two-stage planner there is only the fast path: its refusal stands.
-    throw ctx.fastRefusal ?? new ScatterError('UNSUPPORTED', 'the general (two-stage) path is not available in this deployment');
+    throw fastRefusal ?? new ScatterError('UNSUPPORTED', 'the general (two-stage) path is not available in this deployment');
   }
   return plan;
 }
 
-export async function executeGeneral(ctx: GeneralRequestContext): Promise<QueryResponse> {
-  const { req, deps, stmt } = ctx;
-  if (req.cursor) throw new ScatterError('BAD_REQUEST', 'cursor pagination is for row queries on the fast path; this query runs on the general path');
-  refuseOtherFormats(stmt);
-  refuseForAnyPath(stmt, deps.topo);
-  const settings = mergedSettings(req, stmt);
-  const plan = planner(ctx)(stmt, deps.topo, { distributedProductMode: productModeOf(settings, deps.topo) });
-  const r = await runGeneralQuery(
+/** The request's two-stage plan, after what neither path may run; and its settings with the SQL's SETTINGS clause. */
+function generalPlan(s: QuerySession, g: GeneralRequest): { settings: ReturnType<typeof mergedSettings>; plan: TwoStagePlan } {
+  const { topo } = s.deps;
+  refuseOtherFormats(g.stmt);
+  refuseForAnyPath(g.stmt, topo);
+  const settings = mergedSettings(g.req, g.stmt);
+  return { settings, plan: planner(s, g.fastRefusal)(g.stmt, topo, { distributedProductMode: productModeOf(settings, topo) }) };
+}
+
+/** The general path's runtime under the session: its deadline, hedge policy, in-flight cap and GLOBAL runner. */
+export function runGeneralInSession(
+  s: QuerySession,
+  plan: TwoStagePlan,
+  opts: Omit<GeneralOptions, 'deadline' | 'startedAt' | 'hedge' | 'runSubquery' | 'subqueries' | 'limiter'>,
+): Promise<GeneralResult> {
+  const { deps } = s;
+  return runGeneralQuery(
     {
       topo: deps.topo,
       invoker: deps.invoker,
       hedgeState: deps.hedgeState,
       queryId: deps.queryId,
-      ...(deps.now ? { now: deps.now } : {}),
+      now: s.now,
       ...(deps.onShard ? { onShard: deps.onShard } : {}),
     },
     plan,
-    {
-      deadline: ctx.deadline,
-      startedAt: ctx.startedAt,
-      settings,
-      requireComplete: ctx.requireComplete,
-      hedge: ctx.hedge,
-      runSubquery: ctx.runSubquery,
-      limiter: ctx.limiter,
-    },
+    { ...opts, deadline: s.deadline, startedAt: s.startedAt, hedge: s.hedge, runSubquery: s.runSubquery, subqueries: s.subqueries, limiter: s.limiter },
   );
+}
+
+export async function executeGeneral(s: QuerySession, g: GeneralRequest, requireComplete: boolean): Promise<QueryResponse> {
+  if (g.req.cursor) throw new ScatterError('BAD_REQUEST', 'cursor pagination is for row queries on the fast path; this query runs on the general path');
+  const { settings, plan } = generalPlan(s, g);
+  const r = await runGeneralInSession(s, plan, { settings, requireComplete });
   const body: QueryResponse = {
     meta: r.meta!,
     data: r.data!,
@@ -76,22 +76,20 @@ export async function executeGeneral(ctx: GeneralRequestContext): Promise<QueryR
   };
   if (r.totals) body.totals = r.totals;
   if (r.extremes) body.extremes = r.extremes;
+  if (r.truncated) body.truncated = r.truncated;
   return body;
 }
 
 /** /explain on the general path: each leaf's per-shard SQL, the final-stage SQL and where it runs, the planner's notes. */
-export async function explainGeneral(ctx: Pick<GeneralRequestContext, 'req' | 'deps' | 'stmt' | 'runSubquery' | 'fastRefusal'>): Promise<unknown> {
-  const { req, deps, stmt } = ctx;
-  refuseOtherFormats(stmt);
-  refuseForAnyPath(stmt, deps.topo);
-  const settings = mergedSettings(req, stmt);
-  const plan = planner(ctx)(stmt, deps.topo, { distributedProductMode: productModeOf(settings, deps.topo) });
+export async function explainGeneral(s: QuerySession, g: GeneralRequest, explainPlan: RunDeps['explainPlan']): Promise<unknown> {
+  const { deps } = s;
+  const { settings, plan } = generalPlan(s, g);
   const leaves = await planLeaves(plan, deps.topo, {
     settings,
-    runSubquery: ctx.runSubquery,
+    runSubquery: s.runSubquery,
     ...(deps.topo.query.distributedProductMode ? { distributedProductMode: deps.topo.query.distributedProductMode } : {}),
   });
-  const explain = deps.explainPlan ?? ((p) => ({ shards: p.shards }));
+  const explain = explainPlan ?? ((p) => ({ shards: p.shards }));
   const perLeaf = leaves.map((l) => ({ name: l.name, ...(explain(l.plan) as Record<string, unknown>) }) as Record<string, unknown>);
   const first = perLeaf[0] as { shards?: unknown; external?: unknown };
   const fused = oneShardSql(leaves, plan.finalSql);
@@ -103,7 +101,7 @@ export async function explainGeneral(ctx: Pick<GeneralRequestContext, 'req' | 'd
       (keeps ? '; that shard keeps its own stage-one rows in a session of its server instead of shipping them (if they are lost, they are fetched again)' : '');
   return {
     path: 'general',
-    ...(ctx.fastRefusal ? { fastPathRefused: ctx.fastRefusal.message } : {}),
+    ...(g.fastRefusal ? { fastPathRefused: g.fastRefusal.message } : {}),
     shards: first.shards,
     external: first.external ?? [],
     leaves: perLeaf.map(({ merge: _m, ...rest }) => rest),

@@ -17,9 +17,10 @@ import type { Limiter } from '../fanout.js';
 import { missingOf, shardCallFor, type GatherInput } from '../gather.js';
 import { openFanOut } from '../shard-fanout.js';
 import { tooLarge, type FinalStageResult } from './final-stage.js';
+import type { SubqueryLedger } from '../global-subquery.js';
 import type { Stages } from '../query-types.js';
 import type { LeafAnswer, PlannedLeaf, StageOneResult } from './stage-one.js';
-import { checkStageOne, summarizeLeaves } from './stage-one-verdict.js';
+import { checkStageOne } from './stage-one-verdict.js';
 import { rawBytes } from './wire.js';
 
 /** The final SQL with the one leaf's table read as that shard's stage-one query, or undefined when it does not apply. */
@@ -44,6 +45,8 @@ export interface BothStagesContext extends Omit<GatherInput, 'plan' | 'limiter' 
   limiter: Limiter;
   deadline: Deadline;
   requireComplete: boolean;
+  /** What the request's GLOBAL subqueries left: missing shards there make this answer partial too. */
+  subqueries?: SubqueryLedger;
 }
 
 /**
@@ -52,7 +55,7 @@ export interface BothStagesContext extends Omit<GatherInput, 'plan' | 'limiter' 
  */
 export async function bothStagesOnOneShard(fused: NonNullable<ReturnType<typeof oneShardSql>>, ctx: BothStagesContext): Promise<Stages> {
   const finalStart = ctx.now();
-  const { deadline, requireComplete, onShard, ...rest } = ctx;
+  const { deadline, requireComplete, onShard, subqueries, ...rest } = ctx;
   const call = shardCallFor(fused.leaf.plan, fused.shard, rest.topo, rest.queryId, deadline.at, { format: rest.format });
   // Both stages under the query's whole deadline, hedged and retried as stage one is.
   const fan = openFanOut({ ...rest, deadlineAt: deadline.at, onShard });
@@ -83,7 +86,7 @@ export async function bothStagesOnOneShard(fused: NonNullable<ReturnType<typeof 
     missing: missingOf([outcome]),
     skipped: fused.leaf.plan.shards.filter((s) => s.skipped),
   };
-  checkStageOne(one, [outcome], summarizeLeaves(ctx.topo.shards.length, one), requireComplete, deadline);
+  checkStageOne(one, [outcome], ctx.topo.shards.length, requireComplete, deadline, subqueries);
   const fin: FinalStageResult = {
     bytes: bytes!,
     shard: outcome.shard,

@@ -22,12 +22,13 @@ import type { MissingShard } from '../gather.js';
 import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
 import { passThroughSplitter } from '../plan-inputs.js';
+import type { SubqueryLedger } from '../global-subquery.js';
 import type { FinalStageStat, ShardsSummary, ShardStat, Stages } from '../query-types.js';
 import { offsetMs, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
 import { initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
-import { checkStageOne, summarizeLeaves } from './stage-one-verdict.js';
+import { checkStageOne, summarizeStageOne } from './stage-one-verdict.js';
 import { finalOnKeeper, keeperOf } from './kept-stage.js';
 import { runStageOne, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
 import { StageBudget, transferLimits } from './transfer-limits.js';
@@ -69,6 +70,8 @@ export interface GeneralOptions {
   hedge: HedgeSettings;
   distributedProductMode?: 'deny' | 'local' | 'global';
   runSubquery?: SubqueryRunner;
+  /** What the request's GLOBAL subqueries left (missing shards, cuts): the answer is partial with them too. */
+  subqueries?: SubqueryLedger;
   /** One in-flight cap for the whole request (shared with GLOBAL subqueries). */
   limiter?: Limiter;
   signal?: AbortSignal;
@@ -103,6 +106,8 @@ export interface GeneralResult {
   rows?: number;
   partial: boolean;
   missing: MissingShard[];
+  /** GLOBAL IN / JOIN data cut by transferOverflowMode 'break'. */
+  truncated?: string[];
   shards: ShardsSummary;
   statistics: GeneralStatistics;
 }
@@ -167,13 +172,15 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(deps.onShard ? { onShard: deps.onShard } : {}),
   };
+  const sub = opts.subqueries;
   const check = (one: StageOneResult) =>
     checkStageOne(
       one,
       one.outcomes.map((o) => o.outcome),
-      summarizeLeaves(topo.shards.length, one),
+      topo.shards.length,
       opts.requireComplete,
       deadline,
+      sub,
     );
 
   /** Stage one on every shard, then the final stage on one (the initiator keeping its own rows, kept-stage.ts). */
@@ -229,12 +236,13 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
         state: deps.hedgeState,
         limiter,
         requireComplete: opts.requireComplete,
+        ...(sub ? { subqueries: sub } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
         ...(deps.onShard ? { onShard: deps.onShard } : {}),
       })
     : await twoStages();
   const outcomes = one.outcomes.map((o) => o.outcome);
-  const shards = summarizeLeaves(topo.shards.length, one);
+  const shards = summarizeStageOne(topo.shards.length, one, sub);
   const finalEnd = now();
 
   const last = fin.attempts[fin.attempts.length - 1]!;
@@ -251,7 +259,9 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     ...(kept ? { kept } : {}),
     ...(ranOnOneShard ? { oneShard: true } : {}),
   };
-  const partial = one.missing.length > 0;
+  const missing = [...one.missing, ...(sub?.missing ?? [])];
+  const truncated = sub?.truncated ?? [];
+  const partial = missing.length > 0 || truncated.length > 0;
   const statistics: GeneralStatistics = {
     elapsedMs: round1(now() - t0),
     rowsRead: outcomes.reduce((a, o) => a + (o.response?.statistics.rowsRead ?? 0), 0),
@@ -268,7 +278,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     ],
     finalStage,
   };
-  const result: GeneralResult = { path: 'general', partial, missing: one.missing, shards, statistics };
+  const result: GeneralResult = { path: 'general', partial, missing, shards, statistics };
+  if (truncated.length > 0) result.truncated = [...truncated];
   if (opts.format) {
     result.bytes = fin.bytes;
     return result;

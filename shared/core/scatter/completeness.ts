@@ -1,0 +1,96 @@
+// The one completeness verdict and the one shard summary, for both paths: the fast path judges its
+// gathered partials before finalizing, the general path its stage one before the final stage. A
+// ClickHouse user error on a shard is the query's (400), an answer over the response limit is 413,
+// missing shards are partial or, with requireComplete, 504, and when no shard answered there is no
+// answer to call partial (504 when all timed out, else 502).
+import { ScatterError } from '../errors.js';
+import type { ShardOutcome } from './call-shard.js';
+import type { Deadline } from './deadline.js';
+import type { MissingShard } from './gather.js';
+import { isQueryFailure, queryFailureError } from './query-errors.js';
+import type { ShardsSummary } from './query-types.js';
+import { tooLargeError } from './too-large.js';
+
+/**
+ * The shards' summary. A shard asked several times (one request per leaf of the general path) is
+ * ok when every request answered, otherwise it counts as its first failure; hedges count per request.
+ */
+export function summarizeShards(total: number, skipped: number, outcomes: readonly ShardOutcome[], missing: MissingShard[]): ShardsSummary {
+  const byShard = new Map<number, ShardOutcome>();
+  for (const o of outcomes) {
+    const prev = byShard.get(o.shard);
+    if (!prev || (prev.status === 'ok' && o.status !== 'ok')) byShard.set(o.shard, o);
+  }
+  const per = [...byShard.values()];
+  return {
+    total,
+    queried: per.length,
+    skipped,
+    succeeded: per.filter((o) => o.status === 'ok').length,
+    failed: per.filter((o) => o.status !== 'ok' && o.status !== 'timeout').length,
+    timedOut: per.filter((o) => o.status === 'timeout').length,
+    hedged: outcomes.filter((o) => o.hedged).length,
+    missing,
+  };
+}
+
+/** Shards of one request (the query, or one leaf) none of which answered. */
+export interface Unanswered {
+  /** The general path's leaf; absent on the fast path. */
+  leaf?: string;
+  lost: readonly { shard: number; timedOut: boolean; message?: string }[];
+}
+
+export interface ShardsVerdictInput {
+  /** Every outcome a ClickHouse user error may come from (GLOBAL subqueries' included). */
+  outcomes: readonly ShardOutcome[];
+  /** The outcomes whose answers must fit a shard function's response. */
+  answers: readonly ShardOutcome[];
+  /** The fast path's partial is a query's; the general path's stage one answers under its transfer limit. */
+  tooLarge: 'query' | 'stage one';
+  shards: ShardsSummary;
+  missing: readonly MissingShard[];
+  requireComplete: boolean;
+  deadline: Deadline;
+  unanswered?: Unanswered;
+}
+
+/** Throws the client error the shards' outcomes make of the query; returns when its answer may be built. */
+export function judgeShards(v: ShardsVerdictInput): void {
+  const details = { shards: v.shards };
+  const bad = v.outcomes.find(isQueryFailure);
+  if (bad) throw queryFailureError(bad, details);
+  const big = tooLargeError(v.answers, 'query', details);
+  if (big && v.tooLarge === 'query') throw big;
+  // A shard's stage-one rows over what a shard function may return: the transfer limit of the general path.
+  if (big) throw new ScatterError('TRANSFER_LIMIT', big.message.replace("the query's partial result", "the general path's stage-one answer"), { details });
+  if (v.missing.length > 0 && v.requireComplete) {
+    throw new ScatterError(
+      'INCOMPLETE_RESULT',
+      `${v.missing.length} shard(s) did not answer: ${v.missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`,
+      {
+        details,
+      },
+    );
+  }
+  if (!v.unanswered) return;
+  const { leaf, lost } = v.unanswered;
+  if (lost.every((l) => l.timedOut)) {
+    const what = leaf ? ` ${leaf}` : '';
+    const reserve = leaf ? " (less the final stage's reserve)" : '';
+    throw new ScatterError('TIMEOUT', `no shard answered${what} within ${v.deadline.budgetMs} ms${reserve}`, { details });
+  }
+  const first = lost.find((l) => !l.timedOut) ?? lost[0];
+  throw new ScatterError(
+    'SHARD_ERROR',
+    `all ${lost.length} queried shard(s) failed${leaf ? ` for ${leaf}` : ''}${first ? `; shard ${first.shard}: ${first.message}` : ''}`,
+    { details },
+  );
+}
+
+/** transferOverflowMode 'break' cut something: the answer is partial, refused when completeness is required. */
+export function judgeTruncation(truncated: readonly string[], requireComplete: boolean, shards: ShardsSummary): void {
+  if (truncated.length > 0 && requireComplete) {
+    throw new ScatterError('INCOMPLETE_RESULT', `data was truncated (transferOverflowMode 'break'): ${truncated.join('; ')}`, { details: { shards } });
+  }
+}

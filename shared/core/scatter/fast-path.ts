@@ -1,0 +1,114 @@
+// The fast path as a strategy of the session (query-session.ts): the planner's split, one gather
+// (or the tree of sub-coordinators above topo.query.treeFanoutAbove shards), the coordinator's merge,
+// judged by the one completeness verdict. A refusal while planning or finalizing goes to `fallBack`
+// (the general path, when the session's path choice allows it).
+import type { PlanOptions, QueryPlan } from '../plan/types.js';
+import type { SelectStatement } from '../sql/ast.js';
+import { judgeShards, judgeTruncation, summarizeShards } from './completeness.js';
+import { gather } from './gather.js';
+import type { QueryResponse, RunDeps, ShardStat } from './query-types.js';
+import type { QuerySession } from './query-session.js';
+import { coordinatorSpans, offsetMs, shardStatOf, skippedStats } from './timeline-stats.js';
+import { gatherTree, useTree } from './tree.js';
+
+type FallBack<T> = (e: unknown) => Promise<T> | undefined;
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** Where an exact top count goes: the general path when it can take it, else every group on the fast path. */
+function fastTopCount(s: QuerySession): PlanOptions['exactTopCount'] {
+  return s.path === 'auto' && s.deps.planTwoStage ? 'general' : 'every-group';
+}
+
+/** The fast path's plan; a refusal the general path takes is answered there. */
+export async function planFastPath<T>(
+  s: QuerySession,
+  stmt: SelectStatement | undefined,
+  sql: string,
+  fallBack: FallBack<T>,
+): Promise<{ plan: QueryPlan } | { answered: T }> {
+  try {
+    return { plan: await s.deps.planQuery(stmt ?? sql, s.deps.topo, { ...s.request.planOptions('query', s.runSubquery), exactTopCount: fastTopCount(s) }) };
+  } catch (e) {
+    const answered = fallBack(e);
+    if (answered) return { answered: await answered };
+    throw e;
+  }
+}
+
+export interface FastRun {
+  sql: string;
+  requireComplete: boolean;
+  tree?: RunDeps['tree'];
+}
+
+export async function runFastPath(s: QuerySession, stmt: SelectStatement | undefined, run: FastRun, fallBack: FallBack<QueryResponse>): Promise<QueryResponse> {
+  const { now, deadline, subqueries: sub } = s;
+  const t0 = s.startedAt;
+  const { topo } = s.deps;
+  const planning = await planFastPath(s, stmt, run.sql, fallBack);
+  if ('answered' in planning) return planning.answered;
+  const { plan } = planning;
+  const planned = now();
+  const gathered =
+    run.tree && useTree(topo, plan.shards.filter((sh) => !sh.skipped).length)
+      ? await gatherTree({ ...s.fanout, plan, tree: run.tree })
+      : await gather({ ...s.fanout, plan });
+  const missing = [...gathered.missing, ...sub.missing];
+  const shards = summarizeShards(plan.shards.length, gathered.skipped.length, gathered.outcomes, missing);
+  judgeShards({
+    outcomes: [...gathered.outcomes, ...sub.outcomes],
+    answers: gathered.outcomes,
+    tooLarge: 'query',
+    shards,
+    missing,
+    requireComplete: run.requireComplete,
+    deadline,
+    // No queried shard answered: there is no result to call partial. Elasticsearch's "all shards failed".
+    ...(gathered.outcomes.length > 0 && shards.succeeded === 0
+      ? { unanswered: { lost: gathered.missing.map((m) => ({ shard: m.shard, timedOut: m.reason === 'timeout', message: m.message })) } }
+      : {}),
+  });
+
+  const finalizeAt = now();
+  let fin: ReturnType<typeof gathered.merger.finalize>;
+  try {
+    fin = gathered.merger.finalize();
+  } catch (e) {
+    // A refusal found only when finalizing (an expression the coordinator cannot evaluate over these values).
+    const answered = fallBack(e);
+    if (answered) return answered;
+    throw e;
+  }
+  const finalized = now();
+  gathered.budget?.recordFinalize(finalized - finalizeAt); // the next query's estimate (merge-budget.ts)
+  // transferOverflowMode 'break' cut something: shipped GLOBAL data (the plan) or groups/rows the
+  // merger stopped accepting (the finalize). Either way the answer is partial, never complete.
+  const truncated = [...(plan.truncated ?? []), ...sub.truncated, ...(fin.truncated ?? [])];
+  judgeTruncation(truncated, run.requireComplete, shards);
+  const all = [...gathered.outcomes, ...sub.outcomes];
+  const stats: ShardStat[] = gathered.outcomes.map((o) => shardStatOf(o, t0));
+  const body: QueryResponse = {
+    meta: fin.meta,
+    data: fin.data,
+    rows: fin.data.length,
+    partial: missing.length > 0 || truncated.length > 0,
+    shards,
+    path: 'fast',
+    statistics: {
+      elapsedMs: round1(now() - t0),
+      rowsRead: all.reduce((a, o) => a + (o.response?.statistics.rowsRead ?? 0), 0),
+      bytesRead: all.reduce((a, o) => a + (o.response?.statistics.bytesRead ?? 0), 0),
+      deadlineMs: deadline.budgetMs,
+      deadlineLimitedBy: deadline.limitedBy,
+      shards: stats,
+      deadlineAtMs: offsetMs(deadline.at, t0),
+      skipped: skippedStats(gathered.skipped),
+      coordinator: coordinatorSpans(t0, { startedAt: t0, endedAt: planned }, gathered.merges, { startedAt: finalizeAt, endedAt: finalized }),
+    },
+  };
+  if (fin.approximate && Object.keys(fin.approximate).length > 0) body.approximate = fin.approximate;
+  if (fin.cursor) body.cursor = fin.cursor;
+  if (truncated.length > 0) body.truncated = truncated;
+  return body;
+}

@@ -1,0 +1,59 @@
+// The one GLOBAL IN / JOIN runner: a right-hand side is planned and gathered once per request, under
+// the request's deadline and in-flight cap, and its rows are handed to the planner. An oversized
+// shard partial refuses the query (TOO_LARGE: the set cannot be built). Missing shards make a
+// partial set where the request accepts a partial answer (POST /query: the main answer is then
+// partial too), and INCOMPLETE_RESULT where it never does (/explain, the ClickHouse interface).
+import { ScatterError } from '../errors.js';
+import type { QueryPlan, SubqueryRunner } from '../plan/types.js';
+import type { SelectStatement } from '../sql/ast.js';
+import type { ShardOutcome } from './call-shard.js';
+import { gather, type GatherInput, type MissingShard } from './gather.js';
+import { tooLargeError } from './too-large.js';
+
+/** What a request's GLOBAL subqueries left for its answer: their outcomes, missing shards and cuts. */
+export interface SubqueryLedger {
+  outcomes: ShardOutcome[];
+  missing: MissingShard[];
+  truncated: string[];
+}
+
+export interface SubqueryPolicy {
+  /** A subquery with missing shards is partial (listed in the ledger) rather than refused. */
+  partial: boolean;
+  /** The refusal names the missing shards in its details (the ClickHouse interface's exception text). */
+  missingInDetails?: boolean;
+}
+
+export function globalSubqueryRunner(
+  base: Omit<GatherInput, 'plan'>,
+  planSubquery: (stmt: SelectStatement, self: SubqueryRunner) => Promise<QueryPlan>,
+  policy: SubqueryPolicy,
+): { run: SubqueryRunner; ledger: SubqueryLedger } {
+  const ledger: SubqueryLedger = { outcomes: [], missing: [], truncated: [] };
+  const run: SubqueryRunner = async (stmt) => {
+    const g = await gather({ ...base, plan: await planSubquery(stmt, run) });
+    ledger.outcomes.push(...g.outcomes);
+    const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
+    if (big) throw big;
+    if (g.missing.length > 0 && !policy.partial) {
+      throw new ScatterError(
+        'INCOMPLETE_RESULT',
+        `GLOBAL subquery incomplete: ${g.missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`,
+        policy.missingInDetails ? { details: { shards: { missing: g.missing } } } : undefined,
+      );
+    }
+    for (const m of g.missing) ledger.missing.push({ ...m, subquery: true, message: `GLOBAL subquery: ${m.message}` });
+    const fin = g.merger.finalize();
+    // A subquery cut by 'break' ships an incomplete set: the main answer is partial too.
+    for (const t of fin.truncated ?? []) ledger.truncated.push(`GLOBAL subquery: ${t}`);
+    return { meta: fin.meta, rows: fin.data };
+  };
+  return { run, ledger };
+}
+
+/** Forget what earlier runs left: a path that plans the query again runs its GLOBAL subqueries again. */
+export function clearLedger(ledger: SubqueryLedger): void {
+  ledger.outcomes.length = 0;
+  ledger.missing.length = 0;
+  ledger.truncated.length = 0;
+}

@@ -1,0 +1,162 @@
+// One request's pipeline, built once whatever interface asked (POST /query, /explain, scheduled
+// runs, the ClickHouse interface): the statement parsed with its parameters bound, the budget (one
+// deadline, the hedge policy, one in-flight cap), the GLOBAL subquery runner, the TPUT pre-pass and
+// the path choice. The paths are strategies run under it: the fast path (fast-path.ts) and the
+// general path (two-stage/), each judged by the one completeness verdict (completeness.ts).
+import type { SettingValue } from '../clickhouse/port.js';
+import type { ScatterError } from '../errors.js';
+import { bindParams } from '../plan/bind-params.js';
+import { requestedTopCount } from '../plan/tput/method.js';
+import type { PlanOptions, SubqueryRunner } from '../plan/types.js';
+import type { SelectStatement } from '../sql/ast.js';
+import { parseSelect } from '../sql/parse.js';
+import type { GatherInput } from './gather.js';
+import { clearLedger, globalSubqueryRunner, type SubqueryLedger, type SubqueryPolicy } from './global-subquery.js';
+import { queryBudget, type QueryBudget } from './query-budget.js';
+import type { RunDeps } from './query-types.js';
+import { topCountPrepass, type Prepass } from './tput/prepass.js';
+import { fastPathRefused, requestedPath, type QueryPath } from './two-stage/path.js';
+
+/** What a session runs with: the coordinator's ports and state, and the request's arrival. */
+export type SessionDeps = Pick<
+  RunDeps,
+  | 'topo'
+  | 'invoker'
+  | 'hedgeState'
+  | 'queryId'
+  | 'planQuery'
+  | 'planTwoStage'
+  | 'topCountMemory'
+  | 'now'
+  | 'arrivedAt'
+  | 'lambdaRemainingMs'
+  | 'behindApiGateway'
+  | 'onShard'
+>;
+
+/** Where the planner is asked: the main query (fast path), a GLOBAL subquery, or TPUT's round. */
+export type PlanUse = 'query' | 'subquery' | 'prepass';
+
+/** How an interface asks: its budget inputs, its planner options, and what it accepts. */
+export interface SessionRequest {
+  timeoutMs?: number | undefined;
+  hedge?: boolean | undefined;
+  /** The request's settings, where ch_scatter_path is read (the SQL's SETTINGS clause wins). */
+  settings?: Record<string, SettingValue> | undefined;
+  /** The path this interface always takes; absent: the request chooses (requestedPath). */
+  path?: QueryPath;
+  /** A cursor continues a row query on the fast path: no TPUT pre-pass. */
+  cursor?: string | undefined;
+  /** The settings a top count's method is read from, and the distributed_product_mode asked for. */
+  topCountSettings: Record<string, SettingValue> | undefined;
+  productMode: 'deny' | 'local' | 'global';
+  planOptions(use: PlanUse, runSubquery: SubqueryRunner): PlanOptions;
+  subqueries: SubqueryPolicy;
+}
+
+export interface QuerySession extends QueryBudget {
+  deps: SessionDeps;
+  now: () => number;
+  /** The request's arrival: the deadline and every statistics offset count from here. */
+  startedAt: number;
+  /** Undefined when the SQL does not parse: the planner then reports the error with its position. */
+  statement: SelectStatement | undefined;
+  path: QueryPath;
+  request: SessionRequest;
+  runSubquery: SubqueryRunner;
+  subqueries: SubqueryLedger;
+  /** What every fan-out of this request takes (a plan aside). */
+  fanout: Omit<GatherInput, 'plan'>;
+}
+
+/**
+ * The statement with its `{name:Type}` parameters bound (shared/core/plan/bind-params.ts), so both paths,
+ * the general path's final stage included, see constants. A syntax error is thrown with its position,
+ * or, `deferSyntaxError`, left to the planner to report (undefined).
+ */
+export function boundStatement(sql: string, params: Parameters<typeof bindParams>[1], deferSyntaxError = false): SelectStatement | undefined {
+  let stmt: SelectStatement;
+  try {
+    stmt = parseSelect(sql);
+  } catch (e) {
+    if (deferSyntaxError) return undefined;
+    throw e;
+  }
+  return bindParams(stmt, params);
+}
+
+export function openQuerySession(deps: SessionDeps, statement: SelectStatement | undefined, request: SessionRequest): QuerySession {
+  const now = deps.now ?? Date.now;
+  // The deadline counts from the request's arrival: time spent before this point is the client's too.
+  const startedAt = deps.arrivedAt ?? now();
+  const budget = queryBudget(deps.topo, deps, request, startedAt);
+  const path = request.path ?? requestedPath(request.settings, statement);
+  const fanout: Omit<GatherInput, 'plan'> = {
+    topo: deps.topo,
+    invoker: deps.invoker,
+    queryId: deps.queryId,
+    deadlineAt: budget.deadline.at,
+    now,
+    hedge: budget.hedge,
+    state: deps.hedgeState,
+    limiter: budget.limiter,
+    ...(deps.onShard ? { onShard: deps.onShard } : {}),
+  };
+  // GLOBAL IN / JOIN right-hand sides run once, through this same runtime and deadline.
+  const { run, ledger } = globalSubqueryRunner(
+    fanout,
+    (stmt, self) => deps.planQuery(stmt, deps.topo, request.planOptions('subquery', self)),
+    request.subqueries,
+  );
+  return { ...budget, deps, now, startedAt, statement, path, request, runSubquery: run, subqueries: ledger, fanout };
+}
+
+/**
+ * An exact top count: TPUT's pre-pass round narrows the statement to its candidate groups (the narrowed
+ * query then runs on the path below); undefined when the statement is no top count over groups that
+ * span shards (shared/core/scatter/tput/).
+ */
+export function prepassOf(s: QuerySession): Promise<Prepass | undefined> {
+  const { deps, statement } = s;
+  if (!statement || s.request.cursor) return Promise.resolve(undefined);
+  return topCountPrepass({
+    ctx: {
+      topo: deps.topo,
+      invoker: deps.invoker,
+      queryId: deps.queryId,
+      now: s.now,
+      hedge: s.hedge,
+      hedgeState: deps.hedgeState,
+      limiter: s.limiter,
+      planOptions: s.request.planOptions('prepass', s.runSubquery),
+      ...(deps.onShard ? { onShard: deps.onShard } : {}),
+    },
+    stmt: statement,
+    setting: requestedTopCount(s.request.topCountSettings, statement, deps.topo),
+    productMode: s.request.productMode,
+    deadlineAt: s.deadline.at,
+    startedAt: s.startedAt,
+    ...(deps.topCountMemory ? { memory: deps.topCountMemory } : {}),
+  });
+}
+
+/** The two paths a request may take; `fallBack` hands a fast-path refusal to the general path when allowed. */
+export interface PathStrategies<T> {
+  fast(fallBack: (e: unknown) => Promise<T> | undefined): Promise<T>;
+  general(stmt: SelectStatement, fastRefusal?: ScatterError): Promise<T>;
+}
+
+/**
+ * The path choice: the fast path answers what it covers; what it refuses as UNSUPPORTED, while
+ * planning or while finalizing, the general path answers under the same deadline (when this
+ * deployment has it and ch_scatter_path leaves the choice); ch_scatter_path forces either.
+ */
+export function onChosenPath<T>(s: QuerySession, stmt: SelectStatement | undefined, ways: PathStrategies<T>): Promise<T> {
+  if (s.path === 'general' && stmt) return ways.general(stmt);
+  return ways.fast((e) => {
+    if (!(s.path === 'auto' && stmt && fastPathRefused(e) && s.deps.planTwoStage)) return undefined;
+    // The general path plans the query anew, its GLOBAL subqueries included: what the fast path's left is not its.
+    clearLedger(s.subqueries);
+    return ways.general(stmt, e);
+  });
+}
