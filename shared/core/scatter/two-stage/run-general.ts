@@ -23,7 +23,7 @@ import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
 import { passThroughSplitter } from '../plan-inputs.js';
 import type { FinalStageStat, ShardsSummary, ShardStat, Stages } from '../query-types.js';
-import { offsetMs, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
+import { offsetMs, roundToTenth, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
 import { initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
@@ -106,8 +106,6 @@ export interface GeneralResult {
   shards: ShardsSummary;
   statistics: GeneralStatistics;
 }
-
-const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** Plan every leaf per shard (the ordinary pipeline, pass-through split). */
 export async function planLeaves(plan: TwoStagePlan, topo: Topology, opts: PlanOptions): Promise<PlannedLeaf[]> {
@@ -243,7 +241,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     replica: fin.replica,
     startMs: offsetMs(finalStart, t0),
     endMs: offsetMs(finalEnd, t0),
-    elapsedMs: round1(last.elapsedMs),
+    elapsedMs: roundToTenth(last.elapsedMs),
     failedOver: fin.attempts.slice(0, -1).map((a) => ({ shard: a.shard, status: a.status, ...(a.message ? { message: a.message } : {}) })),
     inputRows: budget.rows,
     inputBytes: budget.bytes,
@@ -253,7 +251,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   };
   const partial = one.missing.length > 0;
   const statistics: GeneralStatistics = {
-    elapsedMs: round1(now() - t0),
+    elapsedMs: roundToTenth(now() - t0),
     rowsRead: outcomes.reduce((a, o) => a + (o.response?.statistics.rowsRead ?? 0), 0),
     bytesRead: outcomes.reduce((a, o) => a + (o.response?.statistics.bytesRead ?? 0), 0),
     deadlineMs: deadline.budgetMs,
