@@ -1,6 +1,7 @@
 // Recursive-descent parser for one ClickHouse SELECT (with UNION ALL), producing the AST of
 // ast.ts. Expressions are parsed by one method per precedence level, the levels in the order of
-// ClickHouse's operator table (src/Parsers/ExpressionListParsers.cpp), and operators become the function calls ClickHouse
+// ClickHouse's operator table (operators.ts, shared with the printer: each level asks it which
+// spellings it reads and what they build), and operators become the function calls ClickHouse
 // itself builds (`a + b` -> plus(a, b), `a OR b OR c` -> or(a, b, c), BETWEEN -> and(>=, <=)),
 // so that result-column names and rewrites see what ClickHouse sees.
 //
@@ -9,6 +10,7 @@
 
 import { ScatterError } from '../errors.js';
 import { cloneAst } from './ast.js';
+import { operatorAt, PREC, spellingsAt, type Operator } from './operators.js';
 import { backquote, quoteStringLiteral } from './quote.js';
 import type {
   ArrayJoinClause,
@@ -237,17 +239,34 @@ const INTERVAL_UNITS: Record<string, string> = {
   YY: 'YEAR',
 };
 
-const COMPARISONS: Record<string, string> = {
-  '=': 'equals',
-  '==': 'equals',
-  '!=': 'notEquals',
-  '<>': 'notEquals',
-  '<': 'less',
-  '<=': 'lessOrEquals',
-  '>': 'greater',
-  '>=': 'greaterOrEquals',
-  '<=>': 'isNotDistinctFrom',
-};
+/** One level's infix operators by their first token (a symbol, or a keyword in upper case), longest first. */
+type LevelOperators = Map<string, { op: Operator; words: string[] }[]>;
+
+function levelOperators(prec: number): LevelOperators {
+  const byFirst: LevelOperators = new Map();
+  for (const op of spellingsAt(prec)) {
+    const words = /^[A-Z]/.test(op.spelling) ? op.spelling.split(' ') : [op.spelling];
+    const list = byFirst.get(words[0]!) ?? [];
+    list.push({ op, words });
+    byFirst.set(words[0]!, list);
+  }
+  return byFirst;
+}
+
+const OR_LEVEL = levelOperators(PREC.or);
+const AND_LEVEL = levelOperators(PREC.and);
+const COMPARE_LEVEL = levelOperators(PREC.compare);
+const CONCAT_LEVEL = levelOperators(PREC.concat);
+const ADD_LEVEL = levelOperators(PREC.add);
+const MULTIPLY_LEVEL = levelOperators(PREC.multiply);
+const TERNARY = operatorAt(PREC.ternary, '?:');
+const NOT = operatorAt(PREC.not, 'NOT');
+const IS_NULL = operatorAt(PREC.isNull, 'IS NULL');
+const IS_NOT_NULL = operatorAt(PREC.isNull, 'IS NOT NULL');
+const BETWEEN = operatorAt(PREC.between, 'BETWEEN');
+const NOT_BETWEEN = operatorAt(PREC.between, 'NOT BETWEEN');
+const [LESS, GREATER, AT_LEAST, AT_MOST] = ['<', '>', '>=', '<='].map((x) => operatorAt(PREC.compare, x)) as [Operator, Operator, Operator, Operator];
+const NEGATE = operatorAt(PREC.unary, '-');
 
 /** Parses exactly one SELECT statement (optionally with UNION, SETTINGS, FORMAT and one trailing ';'). */
 export function parseSelect(sql: string, opts: ParseOptions = {}): SelectStatement {
@@ -947,26 +966,58 @@ class Parser {
     const then = this.parseExpr();
     this.expectOp(':', "':' of the ?: operator");
     const otherwise = this.parseExpr();
-    return { kind: 'function', name: 'if', args: [cond, then, otherwise], operator: '?:', pos: this.pos(q) };
+    return { kind: 'function', name: TERNARY.name, args: [cond, then, otherwise], operator: TERNARY.spelling, pos: this.pos(q) };
   }
 
-  // n-ary, as ClickHouse builds them: a OR b OR c is or(a, b, c)
   private parseOr(): Expr {
-    const first = this.parseAnd();
-    if (!this.isKw('OR')) return first;
-    const op = this.t;
-    const args = [first];
-    while (this.acceptKw('OR')) args.push(this.parseAnd());
-    return { kind: 'function', name: 'or', args, operator: 'OR', pos: this.pos(op) };
+    return this.parseNary(OR_LEVEL, () => this.parseAnd());
   }
 
   private parseAnd(): Expr {
-    const first = this.parseNot();
-    if (!this.isKw('AND')) return first;
-    const op = this.t;
+    return this.parseNary(AND_LEVEL, () => this.parseNot());
+  }
+
+  /** The level's operator that starts at the current token, and how many tokens it spans. */
+  private operatorHere(level: LevelOperators): { op: Operator; width: number } | undefined {
+    const t = this.t;
+    if (t.type === 'op') {
+      const found = level.get(t.text);
+      return found ? { op: found[0]!.op, width: 1 } : undefined;
+    }
+    if (t.type !== 'ident') return undefined;
+    for (const { op, words } of level.get(t.upper) ?? []) {
+      if (words.every((w, k) => this.isKw(w, this.peek(k)))) return { op, width: words.length };
+    }
+    return undefined;
+  }
+
+  // n-ary, as ClickHouse builds them: a OR b OR c is or(a, b, c)
+  private parseNary(level: LevelOperators, next: () => Expr): Expr {
+    const first = next();
+    const found = this.operatorHere(level);
+    if (!found) return first;
+    const t = this.t;
     const args = [first];
-    while (this.acceptKw('AND')) args.push(this.parseNot());
-    return { kind: 'function', name: 'and', args, operator: 'AND', pos: this.pos(op) };
+    while (this.operatorHere(level)?.op === found.op) {
+      this.i += found.width;
+      args.push(next());
+    }
+    return { kind: 'function', name: found.op.name, args, operator: found.op.spelling, pos: this.pos(t) };
+  }
+
+  // left-associative, one call per operator: a - b + c is plus(minus(a, b), c)
+  private parseBinary(level: LevelOperators, next: () => Expr, right: (op: Operator) => Expr = next): Expr {
+    let e = next();
+    let chain = 0;
+    while (true) {
+      const t = this.t;
+      const found = this.operatorHere(level);
+      if (!found) return e;
+      this.i += found.width;
+      const r = right(found.op);
+      if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
+      e = { kind: 'function', name: found.op.name, args: [e, r], operator: found.op.spelling, pos: this.pos(t) };
+    }
   }
 
   private parseNot(): Expr {
@@ -976,7 +1027,7 @@ class Parser {
       this.i++;
       this.enter();
       try {
-        return { kind: 'function', name: 'not', args: [this.parseNot()], operator: 'NOT', pos: this.pos(t) };
+        return { kind: 'function', name: NOT.name, args: [this.parseNot()], operator: NOT.spelling, pos: this.pos(t) };
       } finally {
         this.leave();
       }
@@ -991,7 +1042,8 @@ class Parser {
       this.i++;
       const not = this.acceptKw('NOT');
       this.expectKw('NULL');
-      e = { kind: 'function', name: not ? 'isNotNull' : 'isNull', args: [e], operator: not ? 'IS NOT NULL' : 'IS NULL', pos: this.pos(t) };
+      const op = not ? IS_NOT_NULL : IS_NULL;
+      e = { kind: 'function', name: op.name, args: [e], operator: op.spelling, pos: this.pos(t) };
     }
     return e;
   }
@@ -1010,22 +1062,22 @@ class Parser {
       e = not
         ? {
             kind: 'function',
-            name: 'or',
-            operator: 'NOT BETWEEN',
+            name: NOT_BETWEEN.name,
+            operator: NOT_BETWEEN.spelling,
             pos: p,
             args: [
-              { kind: 'function', name: 'less', args: [e, lo], operator: '<', pos: p },
-              { kind: 'function', name: 'greater', args: [x2, hi], operator: '>', pos: p },
+              { kind: 'function', name: LESS.name, args: [e, lo], operator: LESS.spelling, pos: p },
+              { kind: 'function', name: GREATER.name, args: [x2, hi], operator: GREATER.spelling, pos: p },
             ],
           }
         : {
             kind: 'function',
-            name: 'and',
-            operator: 'BETWEEN',
+            name: BETWEEN.name,
+            operator: BETWEEN.spelling,
             pos: p,
             args: [
-              { kind: 'function', name: 'greaterOrEquals', args: [e, lo], operator: '>=', pos: p },
-              { kind: 'function', name: 'lessOrEquals', args: [x2, hi], operator: '<=', pos: p },
+              { kind: 'function', name: AT_LEAST.name, args: [e, lo], operator: AT_LEAST.spelling, pos: p },
+              { kind: 'function', name: AT_MOST.name, args: [x2, hi], operator: AT_MOST.spelling, pos: p },
             ],
           };
     }
@@ -1033,70 +1085,11 @@ class Parser {
   }
 
   private parseComparison(): Expr {
-    let e = this.parseConcat();
-    let chain = 0;
-    while (true) {
-      const t = this.t;
-      let name: string | undefined;
-      let operator: string | undefined;
-      let width = 1;
-      if (t.type === 'op' && COMPARISONS[t.text]) {
-        name = COMPARISONS[t.text];
-        operator = t.text;
-      } else if (t.type === 'ident') {
-        const n1 = this.peek();
-        const n2 = this.peek(2);
-        switch (t.upper) {
-          case 'LIKE':
-            name = 'like';
-            operator = 'LIKE';
-            break;
-          case 'ILIKE':
-            name = 'ilike';
-            operator = 'ILIKE';
-            break;
-          case 'REGEXP':
-            name = 'match';
-            operator = 'REGEXP';
-            break;
-          case 'IN':
-            name = 'in';
-            operator = 'IN';
-            break;
-          case 'NOT':
-            if (this.isKw('LIKE', n1)) {
-              name = 'notLike';
-              operator = 'NOT LIKE';
-              width = 2;
-            } else if (this.isKw('ILIKE', n1)) {
-              name = 'notILike';
-              operator = 'NOT ILIKE';
-              width = 2;
-            } else if (this.isKw('IN', n1)) {
-              name = 'notIn';
-              operator = 'NOT IN';
-              width = 2;
-            }
-            break;
-          case 'GLOBAL':
-            if (this.isKw('IN', n1)) {
-              name = 'globalIn';
-              operator = 'GLOBAL IN';
-              width = 2;
-            } else if (this.isKw('NOT', n1) && this.isKw('IN', n2)) {
-              name = 'globalNotIn';
-              operator = 'GLOBAL NOT IN';
-              width = 3;
-            }
-            break;
-        }
-      }
-      if (!name) return e;
-      this.i += width;
-      const right = operator!.endsWith('IN') ? this.parseInRight() : this.parseConcat();
-      if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
-      e = { kind: 'function', name, args: [e, right], operator, pos: this.pos(t) };
-    }
+    return this.parseBinary(
+      COMPARE_LEVEL,
+      () => this.parseConcat(),
+      (op) => (op.spelling.endsWith('IN') ? this.parseInRight() : this.parseConcat()),
+    );
   }
 
   private tooDeep(t: Token): ScatterError {
@@ -1163,41 +1156,15 @@ class Parser {
   }
 
   private parseConcat(): Expr {
-    const first = this.parseAdditive();
-    if (!this.isOp('||')) return first;
-    const op = this.t;
-    const args = [first];
-    while (this.acceptOp('||')) args.push(this.parseAdditive());
-    return { kind: 'function', name: 'concat', args, operator: '||', pos: this.pos(op) };
+    return this.parseNary(CONCAT_LEVEL, () => this.parseAdditive());
   }
 
   private parseAdditive(): Expr {
-    let e = this.parseMultiplicative();
-    let chain = 0;
-    while (this.isOp('+') || this.isOp('-')) {
-      const t = this.t;
-      this.i++;
-      const right = this.parseMultiplicative();
-      if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
-      e = { kind: 'function', name: t.text === '+' ? 'plus' : 'minus', args: [e, right], operator: t.text, pos: this.pos(t) };
-    }
-    return e;
+    return this.parseBinary(ADD_LEVEL, () => this.parseMultiplicative());
   }
 
   private parseMultiplicative(): Expr {
-    let e = this.parseUnary();
-    let chain = 0;
-    while (true) {
-      const t = this.t;
-      let name: string | undefined;
-      if (t.type === 'op') name = t.text === '*' ? 'multiply' : t.text === '/' ? 'divide' : t.text === '%' ? 'modulo' : undefined;
-      else if (t.type === 'ident') name = t.upper === 'MOD' ? 'modulo' : t.upper === 'DIV' ? 'intDiv' : undefined;
-      if (!name) return e;
-      this.i++;
-      const right = this.parseUnary();
-      if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
-      e = { kind: 'function', name, args: [e, right], operator: t.type === 'op' ? t.text : t.upper, pos: this.pos(t) };
-    }
+    return this.parseBinary(MULTIPLY_LEVEL, () => this.parseUnary());
   }
 
   private parseUnary(): Expr {
@@ -1216,7 +1183,7 @@ class Parser {
       this.i++;
       this.enter();
       try {
-        return { kind: 'function', name: 'negate', args: [this.parseUnary()], operator: '-', pos: this.pos(t) };
+        return { kind: 'function', name: NEGATE.name, args: [this.parseUnary()], operator: NEGATE.spelling, pos: this.pos(t) };
       } finally {
         this.leave();
       }
