@@ -81,11 +81,14 @@ export const OPERATORS: readonly Operator[] = [
   op('.', 'tupleElement', 2, PREC.postfix, 'tupleIndex'),
 ];
 
-const BY_CALL = new Map(OPERATORS.map((o) => [`${o.spelling}\u0000${o.name}`, o]));
+const BY_SPELLING = new Map<string, Operator[]>();
+for (const o of OPERATORS) BY_SPELLING.set(o.spelling, [...(BY_SPELLING.get(o.spelling) ?? []), o]);
 
 /** The operator a call was parsed from (its `operator` and function name), if the table has it. */
 export function operatorOf(spelling: string, name: string): Operator | undefined {
-  return BY_CALL.get(`${spelling}\u0000${name}`);
+  const same = BY_SPELLING.get(spelling);
+  if (same) for (const o of same) if (o.name === name) return o;
+  return undefined;
 }
 
 /** The operator of one level with this spelling: the parser's name for what it just read. */

@@ -239,18 +239,25 @@ const INTERVAL_UNITS: Record<string, string> = {
   YY: 'YEAR',
 };
 
-/** One level's infix operators by their first token (a symbol, or a keyword in upper case), longest first. */
-type LevelOperators = Map<string, { op: Operator; words: string[] }[]>;
+/** One level's infix operators: symbols by their text, keyword spellings by their first word (longest first). */
+interface LevelOperators {
+  symbols: Map<string, Operator>;
+  words: Map<string, { op: Operator; words: string[] }[]>;
+}
 
 function levelOperators(prec: number): LevelOperators {
-  const byFirst: LevelOperators = new Map();
+  const level: LevelOperators = { symbols: new Map(), words: new Map() };
   for (const op of spellingsAt(prec)) {
-    const words = /^[A-Z]/.test(op.spelling) ? op.spelling.split(' ') : [op.spelling];
-    const list = byFirst.get(words[0]!) ?? [];
+    if (!/^[A-Z]/.test(op.spelling)) {
+      level.symbols.set(op.spelling, op);
+      continue;
+    }
+    const words = op.spelling.split(' ');
+    const list = level.words.get(words[0]!) ?? [];
     list.push({ op, words });
-    byFirst.set(words[0]!, list);
+    level.words.set(words[0]!, list);
   }
-  return byFirst;
+  return level;
 }
 
 const OR_LEVEL = levelOperators(PREC.or);
@@ -291,6 +298,8 @@ export function parseExpression(sql: string, opts: ParseOptions = {}): Expr {
 
 class Parser {
   private i = 0;
+  /** How many tokens the operator operatorHere last found spans. */
+  private operatorWidth = 1;
   private depth = 0;
 
   constructor(
@@ -969,55 +978,60 @@ class Parser {
     return { kind: 'function', name: TERNARY.name, args: [cond, then, otherwise], operator: TERNARY.spelling, pos: this.pos(q) };
   }
 
+  // Each level below is its own method, operatorHere giving it the spellings the table puts at its
+  // level (one generic loop re-entered for every level parsed measurably slower).
+
+  // n-ary, as ClickHouse builds them: a OR b OR c is or(a, b, c)
   private parseOr(): Expr {
-    return this.parseNary(OR_LEVEL, () => this.parseAnd());
+    const first = this.parseAnd();
+    const op = this.operatorHere(OR_LEVEL);
+    if (op === undefined) return first;
+    const t = this.t;
+    const args = [first];
+    while (this.operatorHere(OR_LEVEL) === op) {
+      this.i += this.operatorWidth;
+      args.push(this.parseAnd());
+    }
+    return this.operatorCall(op, args, t);
   }
 
   private parseAnd(): Expr {
-    return this.parseNary(AND_LEVEL, () => this.parseNot());
-  }
-
-  /** The level's operator that starts at the current token, and how many tokens it spans. */
-  private operatorHere(level: LevelOperators): { op: Operator; width: number } | undefined {
-    const t = this.t;
-    if (t.type === 'op') {
-      const found = level.get(t.text);
-      return found ? { op: found[0]!.op, width: 1 } : undefined;
-    }
-    if (t.type !== 'ident') return undefined;
-    for (const { op, words } of level.get(t.upper) ?? []) {
-      if (words.every((w, k) => this.isKw(w, this.peek(k)))) return { op, width: words.length };
-    }
-    return undefined;
-  }
-
-  // n-ary, as ClickHouse builds them: a OR b OR c is or(a, b, c)
-  private parseNary(level: LevelOperators, next: () => Expr): Expr {
-    const first = next();
-    const found = this.operatorHere(level);
-    if (!found) return first;
+    const first = this.parseNot();
+    const op = this.operatorHere(AND_LEVEL);
+    if (op === undefined) return first;
     const t = this.t;
     const args = [first];
-    while (this.operatorHere(level)?.op === found.op) {
-      this.i += found.width;
-      args.push(next());
+    while (this.operatorHere(AND_LEVEL) === op) {
+      this.i += this.operatorWidth;
+      args.push(this.parseNot());
     }
-    return { kind: 'function', name: found.op.name, args, operator: found.op.spelling, pos: this.pos(t) };
+    return this.operatorCall(op, args, t);
   }
 
-  // left-associative, one call per operator: a - b + c is plus(minus(a, b), c)
-  private parseBinary(level: LevelOperators, next: () => Expr, right: (op: Operator) => Expr = next): Expr {
-    let e = next();
-    let chain = 0;
-    while (true) {
-      const t = this.t;
-      const found = this.operatorHere(level);
-      if (!found) return e;
-      this.i += found.width;
-      const r = right(found.op);
-      if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
-      e = { kind: 'function', name: found.op.name, args: [e, r], operator: found.op.spelling, pos: this.pos(t) };
+  private operatorCall(op: Operator, args: Expr[], t: Token): Expr {
+    return { kind: 'function', name: op.name, args, operator: op.spelling, pos: this.pos(t) };
+  }
+
+  /** The level's operator that starts at the current token (its token count in `operatorWidth`). */
+  private operatorHere(level: LevelOperators): Operator | undefined {
+    const t = this.t;
+    if (t.type === 'op') {
+      this.operatorWidth = 1;
+      return level.symbols.get(t.text);
     }
+    if (t.type !== 'ident') return undefined;
+    const candidates = level.words.get(t.upper);
+    if (candidates === undefined) return undefined;
+    for (let c = 0; c < candidates.length; c++) {
+      const words = candidates[c]!.words;
+      let k = 1;
+      while (k < words.length && this.isKw(words[k]!, this.peek(k))) k++;
+      if (k === words.length) {
+        this.operatorWidth = k;
+        return candidates[c]!.op;
+      }
+    }
+    return undefined;
   }
 
   private parseNot(): Expr {
@@ -1084,12 +1098,19 @@ class Parser {
     return e;
   }
 
+  // left-associative, one call per operator: a = b = c is equals(equals(a, b), c); IN reads its own right side
   private parseComparison(): Expr {
-    return this.parseBinary(
-      COMPARE_LEVEL,
-      () => this.parseConcat(),
-      (op) => (op.spelling.endsWith('IN') ? this.parseInRight() : this.parseConcat()),
-    );
+    let e = this.parseConcat();
+    let chain = 0;
+    while (true) {
+      const t = this.t;
+      const op = this.operatorHere(COMPARE_LEVEL);
+      if (op === undefined) return e;
+      this.i += this.operatorWidth;
+      const right = op.spelling.endsWith('IN') ? this.parseInRight() : this.parseConcat();
+      if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
+      e = this.operatorCall(op, [e, right], t);
+    }
   }
 
   private tooDeep(t: Token): ScatterError {
@@ -1156,15 +1177,45 @@ class Parser {
   }
 
   private parseConcat(): Expr {
-    return this.parseNary(CONCAT_LEVEL, () => this.parseAdditive());
+    const first = this.parseAdditive();
+    const op = this.operatorHere(CONCAT_LEVEL);
+    if (op === undefined) return first;
+    const t = this.t;
+    const args = [first];
+    while (this.operatorHere(CONCAT_LEVEL) === op) {
+      this.i += this.operatorWidth;
+      args.push(this.parseAdditive());
+    }
+    return this.operatorCall(op, args, t);
   }
 
+  // a - b + c is plus(minus(a, b), c)
   private parseAdditive(): Expr {
-    return this.parseBinary(ADD_LEVEL, () => this.parseMultiplicative());
+    let e = this.parseMultiplicative();
+    let chain = 0;
+    while (true) {
+      const t = this.t;
+      const op = this.operatorHere(ADD_LEVEL);
+      if (op === undefined) return e;
+      this.i += this.operatorWidth;
+      const right = this.parseMultiplicative();
+      if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
+      e = this.operatorCall(op, [e, right], t);
+    }
   }
 
   private parseMultiplicative(): Expr {
-    return this.parseBinary(MULTIPLY_LEVEL, () => this.parseUnary());
+    let e = this.parseUnary();
+    let chain = 0;
+    while (true) {
+      const t = this.t;
+      const op = this.operatorHere(MULTIPLY_LEVEL);
+      if (op === undefined) return e;
+      this.i += this.operatorWidth;
+      const right = this.parseUnary();
+      if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
+      e = this.operatorCall(op, [e, right], t);
+    }
   }
 
   private parseUnary(): Expr {

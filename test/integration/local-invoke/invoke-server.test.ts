@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { startInvokeServer, type InvokeServer } from '../../../local/invoke-server.js';
-import { startShardHosts, type ShardHosts } from '../../../local/shard-host.js';
+import { ShardHost, startShardHosts, type ShardHosts } from '../../../local/shard-host.js';
 import type { ShardFailure, ShardRequest, ShardSuccess } from '../../../shared/core/protocol/shard-wire.js';
 
 let dir: string;
@@ -171,6 +171,7 @@ describe('local Invoke endpoint (shard host processes)', () => {
 
   it('serves again after a host process is killed (restart with its data)', async () => {
     const host = hosts.hosts[0]![0]!;
+    if (!(host instanceof ShardHost)) throw new Error('shard 0 is served by a host process');
     const pid = host.pid;
     const inflight = invoke(lambda, 'ch-scatter-shard-0', q(0, 0, { sql: 'SELECT sleep(1) AS z' }));
     await expect.poll(() => host.inFlight, { timeout: 5000, interval: 10 }).toBe(1);
