@@ -35,13 +35,14 @@ beforeAll(async () => {
   // row with v = 1 that the WHERE drops; o'b's groups are the largest.
   const values: string[] = [];
   let id = 0;
-  NAMES.forEach((name, n) =>
-    DAYS.forEach((day, d) => {
+  for (const [n, name] of NAMES.entries()) {
+    for (const [d, day] of DAYS.entries()) {
       const g = n * DAYS.length + d;
-      for (let i = 0; i < 3 + 2 * g; i++) values.push(`(${id++}, '${name.replace("'", "\\'")}', '${day}', ${2 + i})`);
-      values.push(`(${id++}, '${name.replace("'", "\\'")}', '${day}', 1)`);
-    }),
-  );
+      const literal = name.replace("'", "\\'");
+      for (let i = 0; i < 3 + 2 * g; i++) values.push(`(${id++}, '${literal}', '${day}', ${2 + i})`);
+      values.push(`(${id++}, '${literal}', '${day}', 1)`);
+    }
+  }
   await engine.exec(`INSERT INTO ${LOCAL} VALUES ${values.join(', ')}`);
 }, 120_000);
 afterAll(async () => {
