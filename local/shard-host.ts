@@ -119,6 +119,11 @@ export class ShardHost {
   starts = 0;
   pid = 0;
 
+  /** Invocations sent to the process and not answered yet. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
   constructor(
     readonly spec: ShardHostSpec,
     private readonly opts: ShardHostsOptions,

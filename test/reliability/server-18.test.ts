@@ -128,10 +128,9 @@ describe('fault matrix on clickhouse-server 18.16 through the coordinator', () =
     const qid = `h9-slow-${Date.now()}`;
     const pending = post({ sql: SLOW_SQL, timeoutMs, settings: { max_block_size: 8 } }, { 'x-query-id': qid });
     // while the request waits, the query runs on the server (so "gone afterwards" means killed)
-    await new Promise((res) => setTimeout(res, 600));
-    const during = Number((await chRows<{ c: string }>(urls[1]!, `SELECT count() AS c FROM system.processes WHERE query_id LIKE '${qid}%'`))[0]!.c);
+    const during = async () => Number((await chRows<{ c: string }>(urls[1]!, `SELECT count() AS c FROM system.processes WHERE query_id LIKE '${qid}%'`))[0]!.c);
+    await expect.poll(during, { timeout: timeoutMs, interval: 25 }).toBe(1);
     const r = await pending;
-    expect(during).toBe(1);
     expect(r.ms).toBeLessThan(timeoutMs + 500);
     expect(r.status, JSON.stringify(r.body)).toBe(504); // the only queried shard timed out: no partial to give
     expect(r.body.error.code).toBe('TIMEOUT');

@@ -53,14 +53,12 @@ describe('HTTP access (clickhouse-server 18.16)', () => {
     await ch.query('SELECT 42 AS answer', { queryId: 'h5-http-qid-1', settings: { log_queries: 1 } });
     // 18.16 writes query_log from a background thread: SYSTEM FLUSH LOGS can return before the
     // entry of a query that has just answered is queued. Ask again for a bounded time (5 s).
-    let logged = 0;
-    for (let i = 0; i < 25 && logged === 0; i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, 200));
+    const logged = async () => {
       await ch.exec('SYSTEM FLUSH LOGS');
       const seen = await chRows(servers.current.urls[0]!, "SELECT count() AS c FROM system.query_log WHERE query_id = 'h5-http-qid-1'");
-      logged = Number(seen[0]!.c);
-    }
-    expect(logged).toBeGreaterThan(0);
+      return Number(seen[0]!.c);
+    };
+    await expect.poll(logged, { timeout: 5000, interval: 200 }).toBeGreaterThan(0);
   });
 
   it('parses error codes, also from an error in the middle of a 200 body', async () => {
@@ -129,20 +127,20 @@ describe('HTTP access (clickhouse-server 18.16)', () => {
     const url = servers.current.urls[0]!;
     const running = async (id: string) =>
       Number((await chRows<{ c: string }>(url, `SELECT count() AS c FROM system.processes WHERE query_id = '${id}'`))[0]!.c);
+    const elapsedS = async (id: string) => (await chRows<{ e: number }>(url, `SELECT elapsed AS e FROM system.processes WHERE query_id = '${id}'`))[0]?.e ?? -1;
     const ac = new AbortController();
-    const p = ch.query('SELECT count() FROM system.numbers', { queryId: 'h5-kill-1', signal: ac.signal });
-    await new Promise((r) => setTimeout(r, 300));
+    const p = errorOf(ch.query('SELECT count() FROM system.numbers', { queryId: 'h5-kill-1', signal: ac.signal }));
+    await expect.poll(() => running('h5-kill-1'), { timeout: 5000, interval: 25 }).toBe(1);
     ac.abort();
-    expect((await errorOf(p)).kind).toBe('aborted');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await running('h5-kill-1')).toBe(1); // still running on the server
+    const abortedAt = await elapsedS('h5-kill-1');
+    expect((await p).kind).toBe('aborted');
+    // Still running on the server: it goes on well past the abort (-1 would be a query gone).
+    await expect.poll(() => elapsedS('h5-kill-1'), { timeout: 5000, interval: 25 }).toBeGreaterThan(abortedAt + 0.3);
     await ch.cancel('h5-kill-1');
-    const t0 = Date.now();
-    while ((await running('h5-kill-1')) > 0 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 50));
-    expect(await running('h5-kill-1')).toBe(0);
+    await expect.poll(() => running('h5-kill-1'), { timeout: 5000, interval: 50 }).toBe(0);
 
     const p2 = errorOf(ch.query('SELECT count() FROM system.numbers', { queryId: 'h5-kill-2' }));
-    await new Promise((r) => setTimeout(r, 300));
+    await expect.poll(() => running('h5-kill-2'), { timeout: 5000, interval: 25 }).toBe(1);
     await ch.cancel('h5-kill-2');
     const e2 = await p2;
     expect(e2.chCode).toBe(394);

@@ -37,3 +37,19 @@ export function connectionError(message: string): ClickHouseError {
 export function serverDiedError(message: string): ClickHouseError {
   return new ClickHouseError(`ClickHouse closed the connection during the query (the server may have crashed on it): ${message}`, 'died');
 }
+
+/** Whatever a request or the client threw, as a ClickHouseError of the right kind. */
+export function toClickHouseError(e: unknown, signal?: AbortSignal): ClickHouseError {
+  if (e instanceof ClickHouseError) return e;
+  const err = e as { message?: string; code?: string | number; name?: string; cause?: { code?: string } };
+  const message = String(err?.message ?? e);
+  if (signal?.aborted || err?.name === 'AbortError' || (/aborted/i.test(message) && !/Code: \d+/.test(message))) return abortedError(message);
+  const sysCode = typeof err?.code === 'string' ? err.code : err?.cause?.code;
+  if (sysCode && /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|ETIMEDOUT|EPIPE|EAI_AGAIN|UND_ERR_SOCKET)$/.test(sysCode)) {
+    return connectionError(`cannot reach ClickHouse: ${message}`);
+  }
+  if (/timeout/i.test(message) && parseClickHouseCode(message) === undefined) return new ClickHouseError(message, 'timeout');
+  const chCode = parseClickHouseCode(message) ?? (typeof err?.code === 'string' && /^\d+$/.test(err.code) ? Number(err.code) : undefined);
+  if (chCode === undefined && /socket hang up|ECONNREFUSED|connect/i.test(message)) return connectionError(message);
+  return serverError(message, chCode);
+}

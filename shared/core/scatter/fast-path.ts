@@ -8,12 +8,11 @@ import { judgeShards, judgeTruncation, summarizeShards } from './completeness.js
 import { gather } from './gather.js';
 import type { QueryResponse, RunDeps, ShardStat } from './query-types.js';
 import type { QuerySession } from './query-session.js';
-import { coordinatorSpans, offsetMs, shardStatOf, skippedStats } from './timeline-stats.js';
+import { coordinatorSpans, offsetMs, roundToTenth, shardStatOf, skippedStats } from './timeline-stats.js';
 import { gatherTree, useTree } from './tree.js';
 
 type FallBack<T> = (e: unknown) => Promise<T> | undefined;
 
-const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** Where an exact top count goes: the general path when it can take it, else every group on the fast path. */
 function fastTopCount(s: QuerySession): PlanOptions['exactTopCount'] {
@@ -96,7 +95,7 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
     shards,
     path: 'fast',
     statistics: {
-      elapsedMs: round1(now() - t0),
+      elapsedMs: roundToTenth(now() - t0),
       rowsRead: all.reduce((a, o) => a + (o.response?.statistics.rowsRead ?? 0), 0),
       bytesRead: all.reduce((a, o) => a + (o.response?.statistics.bytesRead ?? 0), 0),
       deadlineMs: deadline.budgetMs,

@@ -30,11 +30,12 @@ export interface SkippedShardStat {
   reason: string;
 }
 
-const round1 = (x: number) => Math.round(x * 10) / 10;
+/** Milliseconds as the answer reports them: to the nearest 0.1 ms. */
+export const roundToTenth = (x: number) => Math.round(x * 10) / 10;
 
 /** Offset of `at` from `t0`, rounded to 0.1 ms and never negative. */
 export function offsetMs(at: number, t0: number): number {
-  return Math.max(0, round1(at - t0));
+  return Math.max(0, roundToTenth(at - t0));
 }
 
 /** The shard's span and its attempts, in the order they started. */

@@ -1,6 +1,7 @@
 // Recursive-descent parser for one ClickHouse SELECT (with UNION ALL), producing the AST of
 // ast.ts. Expressions are parsed by one method per precedence level, the levels in the order of
-// ClickHouse's operator table (src/Parsers/ExpressionListParsers.cpp), and operators become the function calls ClickHouse
+// ClickHouse's operator table (operators.ts, shared with the printer: each level asks it which
+// spellings it reads and what they build), and operators become the function calls ClickHouse
 // itself builds (`a + b` -> plus(a, b), `a OR b OR c` -> or(a, b, c), BETWEEN -> and(>=, <=)),
 // so that result-column names and rewrites see what ClickHouse sees.
 //
@@ -9,6 +10,7 @@
 
 import { ScatterError } from '../errors.js';
 import { cloneAst } from './ast.js';
+import { operatorAt, PREC, spellingsAt, type Operator } from './operators.js';
 import { backquote, quoteStringLiteral } from './quote.js';
 import type {
   ArrayJoinClause,
@@ -237,17 +239,41 @@ const INTERVAL_UNITS: Record<string, string> = {
   YY: 'YEAR',
 };
 
-const COMPARISONS: Record<string, string> = {
-  '=': 'equals',
-  '==': 'equals',
-  '!=': 'notEquals',
-  '<>': 'notEquals',
-  '<': 'less',
-  '<=': 'lessOrEquals',
-  '>': 'greater',
-  '>=': 'greaterOrEquals',
-  '<=>': 'isNotDistinctFrom',
-};
+/** One level's infix operators: symbols by their text, keyword spellings by their first word (longest first). */
+interface LevelOperators {
+  symbols: Map<string, Operator>;
+  words: Map<string, { op: Operator; words: string[] }[]>;
+}
+
+function levelOperators(prec: number): LevelOperators {
+  const level: LevelOperators = { symbols: new Map(), words: new Map() };
+  for (const op of spellingsAt(prec)) {
+    if (!/^[A-Z]/.test(op.spelling)) {
+      level.symbols.set(op.spelling, op);
+      continue;
+    }
+    const words = op.spelling.split(' ');
+    const list = level.words.get(words[0]!) ?? [];
+    list.push({ op, words });
+    level.words.set(words[0]!, list);
+  }
+  return level;
+}
+
+const OR_LEVEL = levelOperators(PREC.or);
+const AND_LEVEL = levelOperators(PREC.and);
+const COMPARE_LEVEL = levelOperators(PREC.compare);
+const CONCAT_LEVEL = levelOperators(PREC.concat);
+const ADD_LEVEL = levelOperators(PREC.add);
+const MULTIPLY_LEVEL = levelOperators(PREC.multiply);
+const TERNARY = operatorAt(PREC.ternary, '?:');
+const NOT = operatorAt(PREC.not, 'NOT');
+const IS_NULL = operatorAt(PREC.isNull, 'IS NULL');
+const IS_NOT_NULL = operatorAt(PREC.isNull, 'IS NOT NULL');
+const BETWEEN = operatorAt(PREC.between, 'BETWEEN');
+const NOT_BETWEEN = operatorAt(PREC.between, 'NOT BETWEEN');
+const [LESS, GREATER, AT_LEAST, AT_MOST] = ['<', '>', '>=', '<='].map((x) => operatorAt(PREC.compare, x)) as [Operator, Operator, Operator, Operator];
+const NEGATE = operatorAt(PREC.unary, '-');
 
 /** Parses exactly one SELECT statement (optionally with UNION, SETTINGS, FORMAT and one trailing ';'). */
 export function parseSelect(sql: string, opts: ParseOptions = {}): SelectStatement {
@@ -272,6 +298,8 @@ export function parseExpression(sql: string, opts: ParseOptions = {}): Expr {
 
 class Parser {
   private i = 0;
+  /** How many tokens the operator operatorHere last found spans. */
+  private operatorWidth = 1;
   private depth = 0;
 
   constructor(
@@ -947,26 +975,63 @@ class Parser {
     const then = this.parseExpr();
     this.expectOp(':', "':' of the ?: operator");
     const otherwise = this.parseExpr();
-    return { kind: 'function', name: 'if', args: [cond, then, otherwise], operator: '?:', pos: this.pos(q) };
+    return { kind: 'function', name: TERNARY.name, args: [cond, then, otherwise], operator: TERNARY.spelling, pos: this.pos(q) };
   }
+
+  // Each level below is its own method, operatorHere giving it the spellings the table puts at its
+  // level (one generic loop re-entered for every level parsed measurably slower).
 
   // n-ary, as ClickHouse builds them: a OR b OR c is or(a, b, c)
   private parseOr(): Expr {
     const first = this.parseAnd();
-    if (!this.isKw('OR')) return first;
-    const op = this.t;
+    const op = this.operatorHere(OR_LEVEL);
+    if (op === undefined) return first;
+    const t = this.t;
     const args = [first];
-    while (this.acceptKw('OR')) args.push(this.parseAnd());
-    return { kind: 'function', name: 'or', args, operator: 'OR', pos: this.pos(op) };
+    while (this.operatorHere(OR_LEVEL) === op) {
+      this.i += this.operatorWidth;
+      args.push(this.parseAnd());
+    }
+    return this.operatorCall(op, args, t);
   }
 
   private parseAnd(): Expr {
     const first = this.parseNot();
-    if (!this.isKw('AND')) return first;
-    const op = this.t;
+    const op = this.operatorHere(AND_LEVEL);
+    if (op === undefined) return first;
+    const t = this.t;
     const args = [first];
-    while (this.acceptKw('AND')) args.push(this.parseNot());
-    return { kind: 'function', name: 'and', args, operator: 'AND', pos: this.pos(op) };
+    while (this.operatorHere(AND_LEVEL) === op) {
+      this.i += this.operatorWidth;
+      args.push(this.parseNot());
+    }
+    return this.operatorCall(op, args, t);
+  }
+
+  private operatorCall(op: Operator, args: Expr[], t: Token): Expr {
+    return { kind: 'function', name: op.name, args, operator: op.spelling, pos: this.pos(t) };
+  }
+
+  /** The level's operator that starts at the current token (its token count in `operatorWidth`). */
+  private operatorHere(level: LevelOperators): Operator | undefined {
+    const t = this.t;
+    if (t.type === 'op') {
+      this.operatorWidth = 1;
+      return level.symbols.get(t.text);
+    }
+    if (t.type !== 'ident') return undefined;
+    const candidates = level.words.get(t.upper);
+    if (candidates === undefined) return undefined;
+    for (let c = 0; c < candidates.length; c++) {
+      const words = candidates[c]!.words;
+      let k = 1;
+      while (k < words.length && this.isKw(words[k]!, this.peek(k))) k++;
+      if (k === words.length) {
+        this.operatorWidth = k;
+        return candidates[c]!.op;
+      }
+    }
+    return undefined;
   }
 
   private parseNot(): Expr {
@@ -976,7 +1041,7 @@ class Parser {
       this.i++;
       this.enter();
       try {
-        return { kind: 'function', name: 'not', args: [this.parseNot()], operator: 'NOT', pos: this.pos(t) };
+        return { kind: 'function', name: NOT.name, args: [this.parseNot()], operator: NOT.spelling, pos: this.pos(t) };
       } finally {
         this.leave();
       }
@@ -991,7 +1056,8 @@ class Parser {
       this.i++;
       const not = this.acceptKw('NOT');
       this.expectKw('NULL');
-      e = { kind: 'function', name: not ? 'isNotNull' : 'isNull', args: [e], operator: not ? 'IS NOT NULL' : 'IS NULL', pos: this.pos(t) };
+      const op = not ? IS_NOT_NULL : IS_NULL;
+      e = { kind: 'function', name: op.name, args: [e], operator: op.spelling, pos: this.pos(t) };
     }
     return e;
   }
@@ -1010,92 +1076,40 @@ class Parser {
       e = not
         ? {
             kind: 'function',
-            name: 'or',
-            operator: 'NOT BETWEEN',
+            name: NOT_BETWEEN.name,
+            operator: NOT_BETWEEN.spelling,
             pos: p,
             args: [
-              { kind: 'function', name: 'less', args: [e, lo], operator: '<', pos: p },
-              { kind: 'function', name: 'greater', args: [x2, hi], operator: '>', pos: p },
+              { kind: 'function', name: LESS.name, args: [e, lo], operator: LESS.spelling, pos: p },
+              { kind: 'function', name: GREATER.name, args: [x2, hi], operator: GREATER.spelling, pos: p },
             ],
           }
         : {
             kind: 'function',
-            name: 'and',
-            operator: 'BETWEEN',
+            name: BETWEEN.name,
+            operator: BETWEEN.spelling,
             pos: p,
             args: [
-              { kind: 'function', name: 'greaterOrEquals', args: [e, lo], operator: '>=', pos: p },
-              { kind: 'function', name: 'lessOrEquals', args: [x2, hi], operator: '<=', pos: p },
+              { kind: 'function', name: AT_LEAST.name, args: [e, lo], operator: AT_LEAST.spelling, pos: p },
+              { kind: 'function', name: AT_MOST.name, args: [x2, hi], operator: AT_MOST.spelling, pos: p },
             ],
           };
     }
     return e;
   }
 
+  // left-associative, one call per operator: a = b = c is equals(equals(a, b), c); IN reads its own right side
   private parseComparison(): Expr {
     let e = this.parseConcat();
     let chain = 0;
     while (true) {
       const t = this.t;
-      let name: string | undefined;
-      let operator: string | undefined;
-      let width = 1;
-      if (t.type === 'op' && COMPARISONS[t.text]) {
-        name = COMPARISONS[t.text];
-        operator = t.text;
-      } else if (t.type === 'ident') {
-        const n1 = this.peek();
-        const n2 = this.peek(2);
-        switch (t.upper) {
-          case 'LIKE':
-            name = 'like';
-            operator = 'LIKE';
-            break;
-          case 'ILIKE':
-            name = 'ilike';
-            operator = 'ILIKE';
-            break;
-          case 'REGEXP':
-            name = 'match';
-            operator = 'REGEXP';
-            break;
-          case 'IN':
-            name = 'in';
-            operator = 'IN';
-            break;
-          case 'NOT':
-            if (this.isKw('LIKE', n1)) {
-              name = 'notLike';
-              operator = 'NOT LIKE';
-              width = 2;
-            } else if (this.isKw('ILIKE', n1)) {
-              name = 'notILike';
-              operator = 'NOT ILIKE';
-              width = 2;
-            } else if (this.isKw('IN', n1)) {
-              name = 'notIn';
-              operator = 'NOT IN';
-              width = 2;
-            }
-            break;
-          case 'GLOBAL':
-            if (this.isKw('IN', n1)) {
-              name = 'globalIn';
-              operator = 'GLOBAL IN';
-              width = 2;
-            } else if (this.isKw('NOT', n1) && this.isKw('IN', n2)) {
-              name = 'globalNotIn';
-              operator = 'GLOBAL NOT IN';
-              width = 3;
-            }
-            break;
-        }
-      }
-      if (!name) return e;
-      this.i += width;
-      const right = operator!.endsWith('IN') ? this.parseInRight() : this.parseConcat();
+      const op = this.operatorHere(COMPARE_LEVEL);
+      if (op === undefined) return e;
+      this.i += this.operatorWidth;
+      const right = op.spelling.endsWith('IN') ? this.parseInRight() : this.parseConcat();
       if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
-      e = { kind: 'function', name, args: [e, right], operator, pos: this.pos(t) };
+      e = this.operatorCall(op, [e, right], t);
     }
   }
 
@@ -1164,24 +1178,30 @@ class Parser {
 
   private parseConcat(): Expr {
     const first = this.parseAdditive();
-    if (!this.isOp('||')) return first;
-    const op = this.t;
+    const op = this.operatorHere(CONCAT_LEVEL);
+    if (op === undefined) return first;
+    const t = this.t;
     const args = [first];
-    while (this.acceptOp('||')) args.push(this.parseAdditive());
-    return { kind: 'function', name: 'concat', args, operator: '||', pos: this.pos(op) };
+    while (this.operatorHere(CONCAT_LEVEL) === op) {
+      this.i += this.operatorWidth;
+      args.push(this.parseAdditive());
+    }
+    return this.operatorCall(op, args, t);
   }
 
+  // a - b + c is plus(minus(a, b), c)
   private parseAdditive(): Expr {
     let e = this.parseMultiplicative();
     let chain = 0;
-    while (this.isOp('+') || this.isOp('-')) {
+    while (true) {
       const t = this.t;
-      this.i++;
+      const op = this.operatorHere(ADD_LEVEL);
+      if (op === undefined) return e;
+      this.i += this.operatorWidth;
       const right = this.parseMultiplicative();
       if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
-      e = { kind: 'function', name: t.text === '+' ? 'plus' : 'minus', args: [e, right], operator: t.text, pos: this.pos(t) };
+      e = this.operatorCall(op, [e, right], t);
     }
-    return e;
   }
 
   private parseMultiplicative(): Expr {
@@ -1189,14 +1209,12 @@ class Parser {
     let chain = 0;
     while (true) {
       const t = this.t;
-      let name: string | undefined;
-      if (t.type === 'op') name = t.text === '*' ? 'multiply' : t.text === '/' ? 'divide' : t.text === '%' ? 'modulo' : undefined;
-      else if (t.type === 'ident') name = t.upper === 'MOD' ? 'modulo' : t.upper === 'DIV' ? 'intDiv' : undefined;
-      if (!name) return e;
-      this.i++;
+      const op = this.operatorHere(MULTIPLY_LEVEL);
+      if (op === undefined) return e;
+      this.i += this.operatorWidth;
       const right = this.parseUnary();
       if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
-      e = { kind: 'function', name, args: [e, right], operator: t.type === 'op' ? t.text : t.upper, pos: this.pos(t) };
+      e = this.operatorCall(op, [e, right], t);
     }
   }
 
@@ -1216,7 +1234,7 @@ class Parser {
       this.i++;
       this.enter();
       try {
-        return { kind: 'function', name: 'negate', args: [this.parseUnary()], operator: '-', pos: this.pos(t) };
+        return { kind: 'function', name: NEGATE.name, args: [this.parseUnary()], operator: NEGATE.spelling, pos: this.pos(t) };
       } finally {
         this.leave();
       }

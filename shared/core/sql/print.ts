@@ -5,94 +5,24 @@
 // leaves a choice (LIMIT m, n rather than LIMIT n OFFSET m; USING (a, b); backquoted names).
 
 import type { CaseExpr, Expr, FunctionCall, JoinClause, OrderItem, SelectQuery, SelectStatement, SettingItem, TableExpr } from './ast.js';
+import { operatorOf, PREC, type Operator } from './operators.js';
 import { NON_ALIAS_KEYWORDS } from './parse.js';
 import { backquote, quoteStringLiteral } from './quote.js';
 import { formatWindow } from './window.js';
 
-// Precedence levels, higher binds tighter (ClickHouse's operator table).
-const P_LAMBDA = 1;
-const P_TERNARY = 2;
-const P_OR = 3;
-const P_AND = 4;
-const P_NOT = 5;
-const P_ISNULL = 6;
-const P_BETWEEN = 7;
-const P_CMP = 9;
-const P_CONCAT = 10;
-const P_ADD = 11;
-const P_MUL = 12;
-const P_UNARY = 13;
-const P_POSTFIX = 14;
-const P_PRIMARY = 15;
-
-interface Infix {
-  prec: number;
-  kind: 'nary' | 'binary' | 'cmp' | 'prefix' | 'postfixWord' | 'index' | 'tupleIndex' | 'ternary' | 'between';
-  word: string; // the printed operator
-}
-
-// operator spelling -> [function name, arity ('n' = 2 or more)]
-const INFIX: Record<string, { name: string; arity: number | 'n'; spec: Infix }> = {};
-function def(op: string, name: string, arity: number | 'n', prec: number, kind: Infix['kind'], word = op): void {
-  INFIX[op] = { name, arity, spec: { prec, kind, word } };
-}
-def('OR', 'or', 'n', P_OR, 'nary');
-def('AND', 'and', 'n', P_AND, 'nary');
-def('||', 'concat', 'n', P_CONCAT, 'nary');
-def('NOT', 'not', 1, P_NOT, 'prefix');
-def('IS NULL', 'isNull', 1, P_ISNULL, 'postfixWord');
-def('IS NOT NULL', 'isNotNull', 1, P_ISNULL, 'postfixWord');
-for (const [op, name] of [
-  ['=', 'equals'],
-  ['==', 'equals'],
-  ['!=', 'notEquals'],
-  ['<>', 'notEquals'],
-  ['<', 'less'],
-  ['<=', 'lessOrEquals'],
-  ['>', 'greater'],
-  ['>=', 'greaterOrEquals'],
-  ['<=>', 'isNotDistinctFrom'],
-  ['LIKE', 'like'],
-  ['ILIKE', 'ilike'],
-  ['NOT LIKE', 'notLike'],
-  ['NOT ILIKE', 'notILike'],
-  ['REGEXP', 'match'],
-  ['IN', 'in'],
-  ['NOT IN', 'notIn'],
-  ['GLOBAL IN', 'globalIn'],
-  ['GLOBAL NOT IN', 'globalNotIn'],
-] as const)
-  def(op, name, 2, P_CMP, 'cmp');
-def('+', 'plus', 2, P_ADD, 'binary');
-def('*', 'multiply', 2, P_MUL, 'binary');
-def('/', 'divide', 2, P_MUL, 'binary');
-def('%', 'modulo', 2, P_MUL, 'binary');
-def('MOD', 'modulo', 2, P_MUL, 'binary');
-def('DIV', 'intDiv', 2, P_MUL, 'binary');
-def('[]', 'arrayElement', 2, P_POSTFIX, 'index');
-def('.', 'tupleElement', 2, P_POSTFIX, 'tupleIndex');
-def('?:', 'if', 3, P_TERNARY, 'ternary');
-def('BETWEEN', 'and', 2, P_BETWEEN, 'between');
-def('NOT BETWEEN', 'or', 2, P_BETWEEN, 'between');
-
 /** The infix form of a call, or undefined when it must print as `name(args)`. */
-function infixOf(f: FunctionCall): Infix | undefined {
+function infixOf(f: FunctionCall): Operator | undefined {
   const op = f.operator;
   if (op === undefined || f.params || f.distinct || f.over) return undefined;
-  if (op === '-') {
-    if (f.name === 'negate' && f.args.length === 1) return { prec: P_UNARY, kind: 'prefix', word: '-' };
-    if (f.name === 'minus' && f.args.length === 2) return { prec: P_ADD, kind: 'binary', word: '-' };
-    return undefined;
-  }
-  const d = INFIX[op];
-  if (!d || d.name !== f.name) return undefined;
+  const d = operatorOf(op, f.name);
+  if (!d) return undefined;
   if (d.arity === 'n' ? f.args.length < 2 : f.args.length !== d.arity) return undefined;
-  if (d.spec.kind === 'tupleIndex') {
+  if (d.form === 'tupleIndex') {
     const idx = f.args[1]!;
     if (idx.kind !== 'literal' || idx.type !== 'integer' || !/^\d+$/.test(idx.value) || idx.alias !== undefined) return undefined;
   }
-  if (d.spec.kind === 'between' && !betweenShape(f)) return undefined;
-  return d.spec;
+  if (d.form === 'between' && !betweenShape(f)) return undefined;
+  return d;
 }
 
 // and(greaterOrEquals(x, lo), lessOrEquals(x, hi)) / or(less(x, lo), greater(x, hi)) with the same x.
@@ -141,19 +71,19 @@ export function quoteIdent(name: string): string {
 function precOf(e: Expr): number {
   switch (e.kind) {
     case 'literal':
-      return (e.type === 'integer' || e.type === 'float') && e.value.startsWith('-') ? P_UNARY : P_PRIMARY;
+      return (e.type === 'integer' || e.type === 'float') && e.value.startsWith('-') ? PREC.unary : PREC.primary;
     case 'lambda':
-      return P_LAMBDA;
+      return PREC.lambda;
     case 'cast':
-      return e.syntax === 'colons' ? P_POSTFIX : P_PRIMARY;
+      return e.syntax === 'colons' ? PREC.postfix : PREC.primary;
     case 'interval':
-      return P_UNARY;
+      return PREC.unary;
     case 'function': {
       const inf = infixOf(e);
-      return inf ? inf.prec : P_PRIMARY;
+      return inf ? inf.prec : PREC.primary;
     }
     default:
-      return P_PRIMARY;
+      return PREC.primary;
   }
 }
 
@@ -225,7 +155,7 @@ function bare(e: Expr): string {
         // `-1::Int8` is CAST('-1', 'Int8'); `(-1)::Int8` would cast the text '(-1)' and fail.
         const x = e.expr;
         const negLit = x.kind === 'literal' && x.alias === undefined && x.value.startsWith('-');
-        return `${negLit ? bare(x) : operand(x, P_POSTFIX + 1)}::${e.type}`;
+        return `${negLit ? bare(x) : operand(x, PREC.postfix + 1)}::${e.type}`;
       }
       // An aliased operand needs parentheses: `CAST(x AS y AS T)` would read y as the type.
       if (e.syntax === 'comma') return `CAST(${operand(e.expr, 0)}, ${quoteStringLiteral(e.type)})`;
@@ -233,7 +163,7 @@ function bare(e: Expr): string {
     case 'lambda': {
       const ps = e.params.map(quoteIdent);
       // A lambda body that is itself a lambda needs parentheses (`x -> (y -> 1)`).
-      return `${ps.length === 1 ? ps[0] : `(${ps.join(', ')})`} -> ${operand(e.body, P_LAMBDA + 1)}`;
+      return `${ps.length === 1 ? ps[0] : `(${ps.join(', ')})`} -> ${operand(e.body, PREC.lambda + 1)}`;
     }
     case 'interval':
       return `INTERVAL ${intervalValue(e.value)} ${e.unit}`;
@@ -248,7 +178,7 @@ function intervalValue(v: Expr): string {
   // INTERVAL 'text' UNIT is ClickHouse's string form (`INTERVAL '1:2' MINUTE TO SECOND`): a string
   // value as an expression needs parentheses.
   if (v.kind === 'literal' && v.type === 'string' && v.alias === undefined) return `(${bare(v)})`;
-  return operand(v, P_UNARY);
+  return operand(v, PREC.unary);
 }
 
 function printCase(e: CaseExpr): string {
@@ -264,18 +194,18 @@ function printCall(f: FunctionCall): string {
   if (inf) {
     const a = f.args;
     const p = inf.prec;
-    switch (inf.kind) {
+    switch (inf.form) {
       case 'nary': {
         let out = operand(a[0]!, p + 1);
-        for (let i = 1; i < a.length; i++) out += ` ${inf.word} ${operand(a[i]!, p + 1)}`;
+        for (let i = 1; i < a.length; i++) out += ` ${inf.spelling} ${operand(a[i]!, p + 1)}`;
         return out;
       }
       case 'binary':
-        return `${operand(a[0]!, p)} ${inf.word} ${operand(a[1]!, p + 1)}`;
+        return `${operand(a[0]!, p)} ${inf.spelling} ${operand(a[1]!, p + 1)}`;
       case 'cmp': {
         const right = a[1]!;
         let r: string;
-        if (inf.word.endsWith('IN')) {
+        if (inf.spelling.endsWith('IN')) {
           // IN's right side: a tuple or subquery prints with its own parentheses, a table name bare,
           // anything else inside parentheses (`x IN (1)` is in(x, 1) on every version).
           if (
@@ -285,27 +215,27 @@ function printCall(f: FunctionCall): string {
             r = bare(right);
           else r = `(${aliased(right)})`;
         } else r = operand(right, p + 1);
-        return `${operand(a[0]!, p + 1)} ${inf.word} ${r}`;
+        return `${operand(a[0]!, p + 1)} ${inf.spelling} ${r}`;
       }
       case 'prefix': {
-        if (inf.word === '-') {
+        if (inf.spelling === '-') {
           const x = a[0]!;
           // Print the operand ONCE (printing it twice would be exponential in nested negations).
           const inner = aliased(x);
           // -(5) must not print as -5 (that is the literal -5), and "--" would start a comment.
           const wrap =
             x.alias !== undefined ||
-            precOf(x) < P_UNARY ||
+            precOf(x) < PREC.unary ||
             (x.kind === 'literal' && (x.type === 'integer' || x.type === 'float')) ||
             // `-0x1F::UInt8` and `-inf::T` fold the minus into the number before the cast or index:
             /^(-|[0-9.]|inf|nan)/i.test(inner);
           return wrap ? `-(${inner})` : `-${inner}`;
         }
         // NOT: parenthesize anything looser than a postfix operand, for readability and for 18.16.
-        return `NOT ${operand(a[0]!, P_CMP + 1)}`;
+        return `NOT ${operand(a[0]!, PREC.compare + 1)}`;
       }
       case 'postfixWord':
-        return `${operand(a[0]!, P_CMP + 1)} ${f.operator}`;
+        return `${operand(a[0]!, PREC.compare + 1)} ${f.operator}`;
       case 'index':
         return `${postfixBase(a[0]!)}[${aliased(a[1]!)}]`;
       case 'tupleIndex': {
@@ -316,11 +246,11 @@ function printCall(f: FunctionCall): string {
       case 'ternary':
         // ClickHouse 26 parses neither a ?: nor an OR unparenthesized in a branch (`a ? b : c OR d`
         // is a syntax error there): wrap every logical operand, in all three places.
-        return `${operand(a[0]!, P_ISNULL)} ? ${operand(a[1]!, P_ISNULL)} : ${operand(a[2]!, P_ISNULL)}`;
+        return `${operand(a[0]!, PREC.isNull)} ? ${operand(a[1]!, PREC.isNull)} : ${operand(a[2]!, PREC.isNull)}`;
       case 'between': {
         const lo = a[0] as FunctionCall;
         const hi = a[1] as FunctionCall;
-        return `${operand(lo.args[0]!, P_CONCAT)} ${f.operator} ${operand(lo.args[1]!, P_CONCAT)} AND ${operand(hi.args[1]!, P_CONCAT)}`;
+        return `${operand(lo.args[0]!, PREC.concat)} ${f.operator} ${operand(lo.args[1]!, PREC.concat)} AND ${operand(hi.args[1]!, PREC.concat)}`;
       }
     }
   }
@@ -333,7 +263,7 @@ function printCall(f: FunctionCall): string {
 // The base of `x[i]`, `x.1`, `x::T`: negative literals need parentheses (`(-1)[1]`), as does
 // anything looser than a postfix operator.
 function postfixBase(e: Expr): string {
-  return operand(e, P_POSTFIX + (e.kind === 'literal' ? 2 : 0));
+  return operand(e, PREC.postfix + (e.kind === 'literal' ? 2 : 0));
 }
 
 /** One expression as ClickHouse SQL, with its alias if it has one. */
@@ -355,8 +285,8 @@ function printTable(t: TableExpr): string {
   if (t.kind === 'table') {
     if (t.final) out += ' FINAL';
     if (t.sample) {
-      out += ` SAMPLE ${operand(t.sample.ratio, P_MUL)}`;
-      if (t.sample.offset) out += ` OFFSET ${operand(t.sample.offset, P_MUL)}`;
+      out += ` SAMPLE ${operand(t.sample.ratio, PREC.multiply)}`;
+      if (t.sample.offset) out += ` OFFSET ${operand(t.sample.offset, PREC.multiply)}`;
     }
   }
   return out;
@@ -384,7 +314,7 @@ function printOrder(o: OrderItem): string {
 }
 
 function printSettings(s: SettingItem[]): string {
-  return s.map((x) => `${quoteIdent(x.name)} = ${operand(x.value, P_UNARY)}`).join(', ');
+  return s.map((x) => `${quoteIdent(x.name)} = ${operand(x.value, PREC.unary)}`).join(', ');
 }
 
 // Format names are not keywords in that position (FORMAT Null is fine); quote only odd ones.
@@ -393,7 +323,7 @@ function printFormatName(f: string): string {
 }
 
 function limitValue(e: Expr): string {
-  return operand(e, P_UNARY);
+  return operand(e, PREC.unary);
 }
 
 function printQuery(q: SelectQuery): string {

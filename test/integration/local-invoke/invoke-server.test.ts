@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { startInvokeServer, type InvokeServer } from '../../../local/invoke-server.js';
-import { startShardHosts, type ShardHosts } from '../../../local/shard-host.js';
+import { ShardHost, startShardHosts, type ShardHosts } from '../../../local/shard-host.js';
 import type { ShardFailure, ShardRequest, ShardSuccess } from '../../../shared/core/protocol/shard-wire.js';
 
 let dir: string;
@@ -166,16 +166,15 @@ describe('local Invoke endpoint (shard host processes)', () => {
     const r = await invoke(lambda, 'ch-scatter-shard-2', q(2, 0, { sql: 'SELECT 1' }));
     expect(r.functionError).toBe('Unhandled');
     expect(r.body).toMatchObject({ errorType: 'Runtime.ExitError', errorMessage: expect.stringMatching(/Runtime exited with error: exit status 1/) });
-    const t0 = Date.now();
-    while (host.starts === before && Date.now() - t0 < 5000) await sleep(20);
-    expect(host.starts).toBe(before + 1);
+    await expect.poll(() => host.starts, { timeout: 5000, interval: 20 }).toBe(before + 1);
   });
 
   it('serves again after a host process is killed (restart with its data)', async () => {
     const host = hosts.hosts[0]![0]!;
+    if (!(host instanceof ShardHost)) throw new Error('shard 0 is served by a host process');
     const pid = host.pid;
     const inflight = invoke(lambda, 'ch-scatter-shard-0', q(0, 0, { sql: 'SELECT sleep(1) AS z' }));
-    await sleep(200);
+    await expect.poll(() => host.inFlight, { timeout: 5000, interval: 10 }).toBe(1);
     host.kill();
     const r = await inflight;
     expect(r.body).toMatchObject({ errorType: 'Runtime.ExitError' });

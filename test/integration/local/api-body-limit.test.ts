@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import { parseTopology } from '../../../shared/core/config/load.js';
-import { API_MAX_BODY_BYTES, startApiServer, type ApiServer } from '../../../local/api-server.js';
+import { startApiServer, type ApiServer } from '../../../local/api-server.js';
 
 let api: ApiServer;
 let calls = 0;
@@ -52,7 +52,17 @@ function stream(total: number): Promise<{ status: number; body: string; written:
 }
 
 describe('local API body cap', () => {
-  it('is the coordinator cap, 1 MiB', () => expect(API_MAX_BODY_BYTES).toBe(1_048_576));
+  it("the cap is the coordinator's 1 MiB: a body of exactly 1 MiB reaches the handler, one byte more is 413", async () => {
+    const json = Buffer.from(JSON.stringify({ sql: 'SELECT 1' }));
+    const sized = (n: number) => Buffer.concat([json, Buffer.alloc(n - json.length, 0x20)]);
+    calls = 0;
+    const at = await fetch(`${api.url}/query`, { method: 'POST', body: sized(1_048_576) });
+    expect(at.status).toBe(200);
+    expect(calls).toBe(1);
+    const over = await fetch(`${api.url}/query`, { method: 'POST', body: sized(1_048_577) });
+    expect(over.status).toBe(413);
+    expect(calls).toBe(1);
+  });
 
   it('a declared length over the cap: 413 at once, the handler never called', async () => {
     calls = 0;

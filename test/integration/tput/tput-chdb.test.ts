@@ -65,7 +65,7 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
     }, 120_000);
   }
 
-  it('a skewed key: round 3 reads far fewer groups than every group', async () => {
+  it('a skewed key: round 2 reads far fewer groups than every group, and its SQL answers the query', async () => {
     await load(cluster.shards, cluster.oracle!, events(6000, 'skewed', 3), (_, i) => i % 3);
     const sql = QUERIES[0]!;
     const t = await expectExact(depsFor(topo, cluster.shards), ref(), sql, { ch_scatter_top_count: 'tput' });
@@ -73,6 +73,11 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
     expect(t.topCount!.candidates!).toBeLessThan(60);
     expect(t.statistics.finalStage!.inputRows).toBeLessThan(e.statistics.finalStage!.inputRows / 5);
     expect(t.statistics.shards.filter((s) => s.leaf === 'tput round 1')).toHaveLength(3);
+    // The query over the candidates, run by the engine holding every row, is the query's answer.
+    const candidatesSql = t.topCount!.candidatesSql!;
+    expect(candidatesSql).toMatch(/\bIN\b/);
+    expect(await ref()(candidatesSql)).toEqual(await ref()(sql));
+    expect(t.topCount!.round3Sql).toBe(candidatesSql);
   });
 
   it('ties at the boundary: every group has the same count', async () => {
@@ -213,8 +218,8 @@ describe('TPUT on chdb shards = one engine holding every row', () => {
 });
 
 describe('TPUT: a shard missing in a round', () => {
-  // Round 1: the pre-pass; round 3: the query over the candidates (or the query itself, after a fallback).
-  const round = (req: { sql: string }) => (!req.sql.includes('_tput_s') ? 3 : 1);
+  // Round 1: the pre-pass; round 2: the query over the candidates (or the query itself, after a fallback).
+  const round = (req: { sql: string }) => (!req.sql.includes('_tput_s') ? 2 : 1);
 
   for (const lost of [1] as const) {
     it(`missing in round ${lost}: the bounds are not trusted, every group answers, exactly`, async () => {
@@ -246,9 +251,9 @@ describe('TPUT: a shard missing in a round', () => {
     expect(took).toBeLessThan(3000);
   });
 
-  it('missing in round 3: partial with the shard named, or 504 when completeness is required', async () => {
+  it('missing in round 2: partial with the shard named, or 504 when completeness is required', async () => {
     await load(cluster.shards, cluster.oracle!, events(3000, 'skewed', 8), (_, i) => i % 3);
-    const fail = (s: number, req: { sql: string }) => (s === 2 && round(req) === 3 ? new InvokeError('unavailable', 'shard 2 is down') : undefined);
+    const fail = (s: number, req: { sql: string }) => (s === 2 && round(req) === 2 ? new InvokeError('unavailable', 'shard 2 is down') : undefined);
     const r = await runQuery({ sql: QUERIES[0]!, settings: { ch_scatter_top_count: 'tput' } }, depsFor(topo, cluster.shards, { fail }));
     expect(r.status).toBe(200);
     const b = r.body as QueryResponse;

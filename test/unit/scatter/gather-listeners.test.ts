@@ -20,7 +20,8 @@ afterEach(() => {
   process.off('warning', onWarning);
 });
 const listenerWarnings = async () => {
-  await new Promise((r) => setTimeout(r, 20)); // process.emitWarning delivers on a later tick
+  // process.emitWarning delivers on process.nextTick: every warning is in before the next setImmediate.
+  await new Promise((r) => setImmediate(r));
   return warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message);
 };
 

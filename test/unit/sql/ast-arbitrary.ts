@@ -13,6 +13,7 @@ import type {
   TableExpr,
   WindowSpec,
 } from '../../../shared/core/sql/ast.js';
+import { OPERATORS } from '../../../shared/core/sql/operators.js';
 
 const plainName = fc.constantFrom('a', 'b', 'x', 'col_1', 'Sensor', 'ts', 'date', 'value');
 const oddName = fc.oneof(
@@ -83,39 +84,9 @@ function windowArb(expr: fc.Arbitrary<Expr>): fc.Arbitrary<WindowSpec> {
   return fc.oneof({ weight: 1, arbitrary: plainName.map((n) => ({ name: n })) }, { weight: 3, arbitrary: body });
 }
 
-const BINARY: [string, string][] = [
-  ['+', 'plus'],
-  ['-', 'minus'],
-  ['*', 'multiply'],
-  ['/', 'divide'],
-  ['%', 'modulo'],
-  ['MOD', 'modulo'],
-  ['DIV', 'intDiv'],
-  ['=', 'equals'],
-  ['==', 'equals'],
-  ['!=', 'notEquals'],
-  ['<>', 'notEquals'],
-  ['<', 'less'],
-  ['<=', 'lessOrEquals'],
-  ['>', 'greater'],
-  ['>=', 'greaterOrEquals'],
-  ['<=>', 'isNotDistinctFrom'],
-  ['LIKE', 'like'],
-  ['ILIKE', 'ilike'],
-  ['NOT LIKE', 'notLike'],
-  ['NOT ILIKE', 'notILike'],
-  ['REGEXP', 'match'],
-  ['IN', 'in'],
-  ['NOT IN', 'notIn'],
-  ['GLOBAL IN', 'globalIn'],
-  ['GLOBAL NOT IN', 'globalNotIn'],
-  ['[]', 'arrayElement'],
-];
-const NARY: [string, string][] = [
-  ['AND', 'and'],
-  ['OR', 'or'],
-  ['||', 'concat'],
-];
+// Every two-operand and n-ary operator of the parser's and printer's table.
+const BINARY: [string, string][] = OPERATORS.filter((o) => o.arity === 2 && ['binary', 'cmp', 'index'].includes(o.form)).map((o) => [o.spelling, o.name]);
+const NARY: [string, string][] = OPERATORS.filter((o) => o.form === 'nary').map((o) => [o.spelling, o.name]);
 const FUNCS = ['f', 'sum', 'plus', 'if', 'arrayMap', 'quantile', 'my_func', 'count', 'concat', 'and', 'ALL'];
 const TYPES = ['UInt8', 'Nullable(String)', "DateTime64(3, 'UTC')", 'Array(Tuple(UInt8, String))', 'Decimal(10, 2)'];
 const UNITS = ['SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR'];

@@ -37,6 +37,8 @@ export interface TopCountInfo {
   groupsSeen?: number;
   candidates?: number;
   /** Round 2: the query restricted to the candidates. */
+  candidatesSql?: string;
+  /** The same text as `candidatesSql`, under the name earlier answers gave it (kept for their readers). */
   round3Sql?: string;
 }
 
@@ -69,13 +71,13 @@ export function explainTopCount(
   const keys: Expr = shape.keys.length === 1 ? shape.keys[0]! : { kind: 'tuple', items: shape.keys };
   const restrict: Expr = { ...fn('in', [{ ...keys, alias: undefined } as Expr, { kind: 'param', name: 'candidates', type: 'Set' }]), operator: 'IN' };
   const q = shape.query;
-  const round3 = { ...q, where: q.where ? ({ ...fn('and', [q.where, restrict]), operator: 'AND' } as Expr) : restrict };
+  const overCandidates = { ...q, where: q.where ? ({ ...fn('and', [q.where, restrict]), operator: 'AND' } as Expr) : restrict };
   return {
     ...info,
     roundSql: [
       `round 1 (every shard, one scan: each group whose local score reaches ceil(the shard's k-th best score / the shards asked), k = ${shape.k}, ` +
         `or all its groups when it has fewer than ${shape.k}): ${oneRoundSql(printSelect({ ...oneRoundInner(shape), settings: undefined }), shape.keys.length, shape.k, undefined, oneRoundRowCap(shape.k, setting))}`,
-      `round 2 (the query over the candidates: groups whose upper bound reaches the k-th best lower bound; the normal path below runs it): ${printSelect(round3)}`,
+      `round 2 (the query over the candidates: groups whose upper bound reaches the k-th best lower bound; the normal path below runs it): ${printSelect(overCandidates)}`,
     ],
   };
 }

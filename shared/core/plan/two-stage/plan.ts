@@ -1,8 +1,8 @@
 // The general path's planner: any SELECT a Distributed table answers becomes leaves (what every
 // shard computes, each read by the final stage as a temporary table `_stage<i>`) and one final
 // SELECT over them that a ClickHouse engine runs (docs/architecture.md#two-stage-execution).
-//   ctes.ts (WITH name AS (subquery) inlined) -> per SELECT: over a distributed table, split it
-//   (aliases.ts, split-aggregate.ts, split-rows.ts); over a subquery, plan the subquery and run the outer SELECT in
+//   ctes.ts (WITH name AS (subquery) inlined) -> per SELECT: over a distributed table, cut it
+//   (aliases.ts, cut-aggregate.ts, cut-rows.ts); over a subquery, plan the subquery and run the outer SELECT in
 //   the final stage; UNION branches one by one. Subqueries inside a distributed SELECT: local IN
 //   (local-in.ts), GLOBAL IN (shipped by the ordinary GLOBAL machinery), or refused.
 import type { Expr, Pos, SelectQuery, SelectStatement, SettingItem, TableExpr } from '../../sql/ast.js';
@@ -15,9 +15,9 @@ import { lookupTable, refName, resolveTable, splitName, type BoundTable } from '
 import type { StageLeaf, TwoStagePlan } from './types.js';
 import { inlineCtes } from './ctes.js';
 import { expandAliases } from './aliases.js';
-import { splitAggregating } from './split-aggregate.js';
-import { isAggregating } from './split-common.js';
-import { splitRows } from './split-rows.js';
+import { cutAggregating } from './cut-aggregate.js';
+import { isAggregating } from './cut-common.js';
+import { cutRows } from './cut-rows.js';
 import type { MainOf } from './local-in.js';
 import { leafSubqueries } from './leaf-subqueries.js';
 import { isInFamily } from '../analyze.js';
@@ -190,13 +190,13 @@ function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound
   // Reserve the leaf's slot now: subqueries planned below may add leaves of their own.
   const slot = ctx.leaves.push({ name: leafName, query: expanded }) - 1;
   const finalOnly = (e: Expr) => e.kind === 'subquery' && distributedTables(e.query, ctx.topo).length > 0;
-  const split = isAggregating(expanded) ? splitAggregating(expanded, names, leafName) : splitRows(expanded, names, leafName, finalOnly);
-  const shard = leafSubqueries(split.leaf, main, { topo: ctx.topo, mode: ctx.mode, note: (n) => ctx.notes.push(`${leafName}: ${n}`) });
+  const cut = isAggregating(expanded) ? cutAggregating(expanded, names, leafName) : cutRows(expanded, names, leafName, finalOnly);
+  const shard = leafSubqueries(cut.leaf, main, { topo: ctx.topo, mode: ctx.mode, note: (n) => ctx.notes.push(`${leafName}: ${n}`) });
   const leaf: StageLeaf = { name: leafName, query: shard.query };
   if (shard.local) leaf.distributedProductMode = 'local';
   if (isAggregating(expanded) && !shard.query.groupBy?.length && !shard.query.groupingSets?.length) leaf.oneRowPerShard = true;
   ctx.leaves[slot] = leaf;
   ctx.notes.push(`${leafName}: each shard runs ${printSelect(shard.query)}`);
-  for (const n of split.notes) ctx.notes.push(`${leafName}: ${n}`);
-  return planFinalSubqueries(split.final, ctx);
+  for (const n of cut.notes) ctx.notes.push(`${leafName}: ${n}`);
+  return planFinalSubqueries(cut.final, ctx);
 }

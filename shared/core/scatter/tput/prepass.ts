@@ -155,16 +155,17 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
   if (cands.keys.length === 0) return out;
   const cap = Math.min(MAX_TPUT_GROUPS, ctx.topo.query.maxInListValues);
   if (cands.keys.length > cap) return fallBack(`${cands.keys.length} candidate groups, over ${cap}`);
-  const q3 = candidatesQuery(
+  const overCandidates = candidatesQuery(
     shape,
     cands.keys.map((k) => values.get(k)!),
     types,
   );
   // The candidates travel as literals in the shard SQL: keep well inside ClickHouse's max_query_size.
-  const bytes = Buffer.byteLength(printSelect(q3));
+  const candidatesSql = printSelect(overCandidates);
+  const bytes = Buffer.byteLength(candidatesSql);
   if (bytes > ctx.topo.query.maxShardQueryBytes / 2) return fallBack(`the candidate list would make a ${bytes}-byte query`);
-  out.statement = q3;
-  out.info = { ...out.info, round3Sql: printSelect(q3) };
+  out.statement = overCandidates;
+  out.info = { ...out.info, candidatesSql, round3Sql: candidatesSql };
   return out;
 }
 

@@ -24,7 +24,7 @@ import type { ShardInvoker } from '../invoker.js';
 import { passThroughSplitter } from '../plan-inputs.js';
 import type { SubqueryLedger } from '../global-subquery.js';
 import type { FinalStageStat, ShardsSummary, ShardStat, Stages } from '../query-types.js';
-import { offsetMs, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
+import { offsetMs, roundToTenth, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
 import { initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
@@ -111,8 +111,6 @@ export interface GeneralResult {
   shards: ShardsSummary;
   statistics: GeneralStatistics;
 }
-
-const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** Plan every leaf per shard (the ordinary pipeline, pass-through split). */
 export async function planLeaves(plan: TwoStagePlan, topo: Topology, opts: PlanOptions): Promise<PlannedLeaf[]> {
@@ -251,7 +249,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     replica: fin.replica,
     startMs: offsetMs(finalStart, t0),
     endMs: offsetMs(finalEnd, t0),
-    elapsedMs: round1(last.elapsedMs),
+    elapsedMs: roundToTenth(last.elapsedMs),
     failedOver: fin.attempts.slice(0, -1).map((a) => ({ shard: a.shard, status: a.status, ...(a.message ? { message: a.message } : {}) })),
     inputRows: budget.rows,
     inputBytes: budget.bytes,
@@ -263,7 +261,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const truncated = sub?.truncated ?? [];
   const partial = missing.length > 0 || truncated.length > 0;
   const statistics: GeneralStatistics = {
-    elapsedMs: round1(now() - t0),
+    elapsedMs: roundToTenth(now() - t0),
     rowsRead: outcomes.reduce((a, o) => a + (o.response?.statistics.rowsRead ?? 0), 0),
     bytesRead: outcomes.reduce((a, o) => a + (o.response?.statistics.bytesRead ?? 0), 0),
     deadlineMs: deadline.budgetMs,

@@ -10,7 +10,7 @@ import { equalExpr, mapExpr, walkExpr } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
 import { isAggregateCall, stageNames, stateBase } from './aggregates.js';
 import { plainPartial } from './plain-partials.js';
-import { col, finalExprs, finalSteps, hasAggregate, leafBase, mapFinal, type SplitSelect } from './split-common.js';
+import { col, finalExprs, finalSteps, hasAggregate, leafBase, mapFinal, type CutSelect } from './cut-common.js';
 
 /** Column references left in the final stage that are neither keys, states, nor lambda parameters. */
 function refuseLooseColumns(e: Expr, allowed: (name: string) => boolean, scope: ReadonlySet<string> = new Set()): void {
@@ -26,7 +26,7 @@ function refuseLooseColumns(e: Expr, allowed: (name: string) => boolean, scope: 
   });
 }
 
-export function splitAggregating(q: SelectQuery, names: string[], from: string): SplitSelect {
+export function cutAggregating(q: SelectQuery, names: string[], from: string): CutSelect {
   for (const c of q.columns) if (c.kind === 'asterisk') throw errorAt('UNSUPPORTED', 'SELECT * in an aggregating query', c);
   const keys: Expr[] = [];
   // With GROUPING SETS the shards group by every key of every set; the final stage forms the sets.

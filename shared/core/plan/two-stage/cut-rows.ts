@@ -7,7 +7,7 @@ import type { Expr, SelectQuery } from '../../sql/ast.js';
 import { printExpr } from '../../sql/print.js';
 import { equalExpr, mapExpr } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
-import { col, finalExprs, finalSteps, hasColumn, hasFinalOnly, hasWindow, leafBase, mapFinal, type SplitSelect } from './split-common.js';
+import { col, finalExprs, finalSteps, hasColumn, hasFinalOnly, hasWindow, leafBase, mapFinal, type CutSelect } from './cut-common.js';
 
 /** limit + offset as one integer literal, when both are integer literals. */
 function pushedLimit(q: SelectQuery): Expr | undefined {
@@ -21,11 +21,11 @@ function pushedLimit(q: SelectQuery): Expr | undefined {
   return { kind: 'literal', type: 'integer', value: String(a + b) };
 }
 
-export function splitRows(q: SelectQuery, names: string[], from: string, finalOnly: (e: Expr) => boolean = () => false): SplitSelect {
+export function cutRows(q: SelectQuery, names: string[], from: string, finalOnly: (e: Expr) => boolean = () => false): CutSelect {
   const readsRow = (e: Expr) => hasColumn(e, finalOnly);
   const windowed = finalExprs(q).some(hasWindow);
   const star = q.columns.some((c) => c.kind === 'asterisk');
-  if (star) return splitStar(q, from, windowed);
+  if (star) return cutStar(q, from, windowed);
   const leafCols: Expr[] = [];
   const leafCol = (e: Expr): Expr => {
     let i = leafCols.findIndex((x) => equalExpr(x, e));
@@ -92,7 +92,7 @@ function pushedLimitBy(q: SelectQuery): Expr | undefined {
 }
 
 /** `SELECT * ...` without aggregates: the shards return whole rows; the final stage re-evaluates the rest over them. */
-function splitStar(q: SelectQuery, from: string, windowed: boolean): SplitSelect {
+function cutStar(q: SelectQuery, from: string, windowed: boolean): CutSelect {
   const c0 = q.columns.find((c) => c.kind === 'asterisk')!;
   if (q.columns.length !== 1) throw errorAt('UNSUPPORTED', 'SELECT * together with other columns in the two-stage path (list the columns)', c0);
   if (q.from?.joins.length || q.from?.arrayJoin)

@@ -1,4 +1,4 @@
-// What both cuts of a SELECT share (split-aggregate.ts, split-rows.ts): the result type, what an
+// What both cuts of a SELECT share (cut-aggregate.ts, cut-rows.ts): the result type, what an
 // expression holds (window calls, aggregates, reads of the row), the final stage's clauses and the
 // leaf's base, and the /explain line for what the final stage runs.
 import type { ColumnRef, Expr, OrderItem, SelectQuery } from '../../sql/ast.js';
@@ -6,7 +6,7 @@ import { exprsOfSelect, walkExpr } from '../../sql/visit.js';
 import { mapWindow } from '../../sql/window.js';
 import { isAggregateCall } from './aggregates.js';
 
-export interface SplitSelect {
+export interface CutSelect {
   leaf: SelectQuery;
   final: SelectQuery;
   notes: string[];
@@ -91,7 +91,7 @@ export function leafBase(q: SelectQuery, columns: Expr[]): SelectQuery {
   return leaf;
 }
 
-/** `merge`: how the final stage combines the shards' aggregates (split-aggregate.ts names it). */
+/** `merge`: how the final stage combines the shards' aggregates (cut-aggregate.ts names it). */
 export function finalSteps(q: SelectQuery, merge = '-Merge of the states'): string {
   const steps: string[] = [];
   if (isAggregating(q)) steps.push(merge + (q.groupBy || q.groupingSets ? ' grouped by the keys' : ''));

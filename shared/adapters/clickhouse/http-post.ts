@@ -1,0 +1,136 @@
+// One statement POSTed to ClickHouse over node:http: the URL (query id, database, settings, external
+// tables' structure), the body (the SQL, data after a statement in the URL, or multipart/form-data
+// with external tables) and the request, with its one retry on a socket the server closed.
+// Reads do not go through @clickhouse/client: its request path (1.23, socket_pool.js) awaits
+// `sleep(0)` - a setTimeout, so at least 1 ms - before every request (clickhouse-js#294, to let idle
+// socket timers run), which is a large share of a small shard query
+// (docs/benchmarks.md#the-machine-and-the-run). exec/insert/KILL stay on the client.
+import http from 'node:http';
+import https from 'node:https';
+import { randomUUID } from 'node:crypto';
+import { ClickHouseError, type ExternalTable, type SettingValue } from '../../core/clickhouse/port.js';
+import { externalIsEmpty, externalJsonEachRow, structureOf } from '../../core/clickhouse/sql-text.js';
+import { abortedError, serverDiedError, serverError, toClickHouseError } from './errors.js';
+
+/** The server one access talks to, and how. */
+export interface HttpTarget {
+  base: URL;
+  username?: string;
+  password?: string;
+  database?: string;
+  agent: http.Agent;
+  /** Upper bound for one HTTP request. */
+  timeoutMs: number;
+}
+
+export interface PostRequest {
+  sql: string;
+  queryId: string;
+  settings: Record<string, string>;
+  /** Shipped GLOBAL sets and scalars, sent as form parts beside the SQL. */
+  external?: readonly ExternalTable[];
+  signal?: AbortSignal;
+  /** Data after the statement: the statement goes in the URL then (INSERT ... FORMAT x with binary rows). */
+  data?: Buffer;
+}
+
+export interface PostAnswer {
+  body: Buffer;
+  /** X-ClickHouse-Summary, when the server sends it. */
+  summary?: string;
+}
+
+const ALWAYS: Record<string, SettingValue> = { output_format_json_quote_64bit_integers: 1 };
+
+/** Settings as URL parameters; `always` adds what every JSON read needs (64-bit integers quoted). */
+export function urlSettings(s: Record<string, SettingValue> | undefined, always = true): Record<string, string> {
+  const all = { ...(s ?? {}), ...(always ? ALWAYS : {}) };
+  return Object.fromEntries(Object.entries(all).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v)]));
+}
+
+export function postQuery(target: HttpTarget, req: PostRequest): Promise<PostAnswer> {
+  const { body, headers } = requestBody(target, req);
+  const url = requestUrl(target, req);
+  const mod = url.protocol === 'https:' ? https : http;
+  const signal = req.signal;
+  /**
+   * A connection failure after the server took the request (a fresh socket that connected, a reused
+   * one, or a retry after the server closed on us) means the server held the query when it went:
+   * 'died', which no caller re-sends elsewhere. Refused before connecting stays 'connection'.
+   */
+  const failed = (e: unknown, held: boolean): ClickHouseError => {
+    const err = toClickHouseError(e, signal);
+    return held && !signal?.aborted && (err.kind === 'connection' || err.kind === 'aborted') ? serverDiedError(err.message) : err;
+  };
+  const attempt = (retriesLeft: number, closedOnUs: boolean): Promise<PostAnswer> =>
+    new Promise<PostAnswer>((resolve, reject) => {
+      if (signal?.aborted) return reject(abortedError());
+      let connected = closedOnUs;
+      const r = mod.request(url, { method: 'POST', headers, agent: target.agent, timeout: target.timeoutMs, signal }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (e) => reject(failed(e, true)));
+        res.on('end', () => {
+          const buf = Buffer.concat(chunks);
+          if ((res.statusCode ?? 500) >= 400) reject(serverError(buf.toString('utf8')));
+          else {
+            const summary = res.headers['x-clickhouse-summary'];
+            resolve({ body: buf, ...(typeof summary === 'string' ? { summary } : {}) });
+          }
+        });
+      });
+      r.on('socket', (s) => {
+        if (r.reusedSocket) connected = true;
+        else s.once('connect', () => (connected = true));
+      });
+      r.on('timeout', () => r.destroy(new ClickHouseError('ClickHouse request timed out', 'timeout')));
+      r.on('error', (e: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed (18.16: keep_alive_timeout 3 s) fails on reuse
+        // before anything was sent: retry once on a fresh socket (Node's documented pattern).
+        if (r.reusedSocket && e.code === 'ECONNRESET' && retriesLeft > 0 && !signal?.aborted) {
+          attempt(retriesLeft - 1, true).then(resolve, reject);
+          return;
+        }
+        reject(failed(e, connected));
+      });
+      r.end(body);
+    });
+  return attempt(1, false);
+}
+
+function requestUrl(target: HttpTarget, req: PostRequest): URL {
+  const url = new URL(target.base.href);
+  if (req.data) url.searchParams.set('query', req.sql);
+  url.searchParams.set('query_id', req.queryId);
+  if (target.database) url.searchParams.set('database', target.database);
+  for (const [k, v] of Object.entries(req.settings)) url.searchParams.set(k, v);
+  for (const t of req.external ?? []) {
+    url.searchParams.set(`${t.name}_structure`, structureOf(t));
+    url.searchParams.set(`${t.name}_format`, 'JSONEachRow');
+  }
+  return url;
+}
+
+function requestBody(target: HttpTarget, req: PostRequest): { body: Buffer; headers: http.OutgoingHttpHeaders } {
+  const authorization = `Basic ${Buffer.from(`${target.username ?? 'default'}:${target.password ?? ''}`).toString('base64')}`;
+  const external = req.external ?? [];
+  const sized = (body: Buffer, contentType: string) => ({ body, headers: { 'content-type': contentType, 'content-length': body.length, authorization } });
+  if (req.data) return sized(req.data, 'application/octet-stream');
+  if (external.length === 0) return sized(Buffer.from(req.sql), 'text/plain; charset=utf-8');
+  const boundary = `----chscatter${randomUUID().replace(/-/g, '')}`;
+  const parts: Buffer[] = [];
+  const field = (name: string, text: string, filename?: string) => {
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n` +
+          `Content-Type: ${filename ? 'application/octet-stream' : 'text/plain; charset=utf-8'}\r\n\r\n`,
+      ),
+      Buffer.from(text),
+      Buffer.from('\r\n'),
+    );
+  };
+  field('query', req.sql);
+  for (const t of external) field(t.name, externalIsEmpty(t) ? '' : externalJsonEachRow(t) + '\n', `${t.name}.jsonl`);
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return sized(Buffer.concat(parts), `multipart/form-data; boundary=${boundary}`);
+}
