@@ -30,7 +30,8 @@ import { initiatorOrder, runFinalStage, type FinalStageInput } from './final-sta
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
 import { checkStageOne, summarizeStageOne } from './stage-one-verdict.js';
 import { finalOnKeeper, keeperOf } from './kept-stage.js';
-import { runStageOne, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
+import { runStageOne, type KeptPart, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
+import { releaseKept } from '../shard-cancel.js';
 import { StageBudget, transferLimits } from './transfer-limits.js';
 import { base64Length, wireRows } from './wire.js';
 
@@ -185,6 +186,19 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const twoStages = async (): Promise<Stages> => {
     const keeper = keeperOf(leaves, deps.queryId, opts.settings);
     const one = await runStageOne({ ...stageInput, leaves, ...(keeper !== undefined ? { keep: { shard: keeper, until: deadline.at } } : {}) });
+    const kept = one.leaves.length === 1 ? one.leaves[0]!.kept : undefined;
+    if (!kept) return finalStages(one);
+    // The final stage on the keeper reads and drops the kept rows; any other end drops them here.
+    let read = false;
+    try {
+      const stages = await finalStages(one, kept);
+      read = stages.kept !== undefined;
+      return stages;
+    } finally {
+      if (!read) releaseKept(deps.invoker, deps.queryId, kept, leaves[0]!.name, now);
+    }
+  };
+  const finalStages = async (one: StageOneResult, kept?: KeptPart): Promise<Stages> => {
     check(one);
     const finalInput = (answers: LeafAnswer[], candidates: number[]): FinalStageInput => ({
       tables: answers.map((l) => ({ name: l.name, columns: l.columns!, ...wireRows(l.body, l.format), ...(l.kept ? { kept: true } : {}) })),
@@ -202,7 +216,6 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
     const finalStart = now();
-    const kept = one.leaves.length === 1 ? one.leaves[0]!.kept : undefined;
     const { fin: keptFin, lost: lostKept } = kept
       ? await finalOnKeeper({ one, kept, leaf: leaves[0]!, finalInput, stageInput, deadline, now, check })
       : { fin: undefined, lost: undefined };
