@@ -32,6 +32,7 @@ import { checkStageOne, summarizeStageOne } from './stage-one-verdict.js';
 import { finalOnKeeper, keeperOf } from './kept-stage.js';
 import { runStageOne, type KeptPart, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
 import { releaseKept } from '../shard-cancel.js';
+import { judgeLateness, lateBy } from '../completeness.js';
 import { StageBudget, transferLimits } from './transfer-limits.js';
 import { base64Length, wireRows } from './wire.js';
 
@@ -88,6 +89,8 @@ export interface GeneralStatistics {
   deadlineLimitedBy: Deadline['limitedBy'];
   shards: (ShardStat & { leaf: string })[];
   deadlineAtMs: number;
+  /** The final stage answered this long after the deadline (the answer is partial then). */
+  lateMs?: number;
   /** When stage one stopped waiting (the final stage's reserve before the deadline). */
   stageOneDeadlineAtMs: number;
   skipped: SkippedShardStat[];
@@ -270,7 +273,12 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     ...(kept ? { kept } : {}),
     ...(ranOnOneShard ? { oneShard: true } : {}),
   };
-  const missing = [...one.missing, ...(sub?.missing ?? [])];
+  // The final stage's shard answered after the deadline: it is the part that did not come in time.
+  const late = lateBy(deadline, finalEnd);
+  judgeLateness(late, opts.requireComplete, shards);
+  const lateFinal: MissingShard[] =
+    late > 0 ? [{ shard: fin.shard, reason: 'timeout', message: `the final stage answered ${late} ms after the deadline` }] : [];
+  const missing = [...one.missing, ...(sub?.missing ?? []), ...lateFinal];
   const truncated = sub?.truncated ?? [];
   const partial = missing.length > 0 || truncated.length > 0;
   const statistics: GeneralStatistics = {
@@ -281,6 +289,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     deadlineLimitedBy: deadline.limitedBy,
     shards: one.outcomes.map((lo) => shardStat(lo, t0)),
     deadlineAtMs: offsetMs(deadline.at, t0),
+    ...(late > 0 ? { lateMs: late } : {}),
     stageOneDeadlineAtMs: offsetMs(stageOneAt, t0),
     skipped: skippedStats(one.skipped),
     coordinator: [
