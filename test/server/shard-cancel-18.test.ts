@@ -21,7 +21,7 @@ import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
-const servers = useChServers({ n: 2, portBase: 19610 });
+const servers = useChServers({ n: 2, portBase: 20310 });
 /** A row takes ROW_SLEEP_S on the slow replica, one row a block: a KILL is seen within one row. */
 const ROW_SLEEP_S = 0.02;
 const SLOW_ROWS = 150;
