@@ -7,11 +7,10 @@ import { SERVER_DIED, type ShardRequest, type ShardSuccess, type ShardResponse }
 import type { HedgeSettings, MissingReason } from '../protocol/shard-call.js';
 import { InvokeError, type ShardInvoker } from './invoker.js';
 import { setMaxListeners } from 'node:events';
-import { randomBytes } from 'node:crypto';
 import type { HedgeState, TokenBucket } from './hedge.js';
 import type { Limiter, LimiterTask } from './fanout.js';
 import { isQueryFault } from '../clickhouse/error-codes.js';
-import { cancelLoser } from './shard-cancel.js';
+import { cancelLoser, nextAttemptId } from './shard-cancel.js';
 
 export type { HedgeSettings, MissingReason };
 
@@ -157,7 +156,7 @@ class Attempt implements LimiterTask {
     let p: Promise<ShardResponse>;
     try {
       // Named by the coordinator, so a cancel can stop this attempt and nothing else of the query.
-      this.sent = { ...input.request(this.replica, this.kind), attemptId: randomBytes(4).toString('hex') };
+      this.sent = { ...input.request(this.replica, this.kind), attemptId: nextAttemptId() };
       p = input.invoker.invoke(input.shard, this.sent, this.ctl ? this.ctl.signal : input.signal);
     } catch (e) {
       p = Promise.reject(e);

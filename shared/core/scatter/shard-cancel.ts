@@ -3,8 +3,21 @@
 // for a final stage that will not come. One cancel invocation of the shard function, the same in
 // AWS and on the local stack; fire and forget: the answer never waits for it, and its failure
 // only leaves the work to the deadline (and the session's timeout) as before.
+import { randomBytes } from 'node:crypto';
 import type { ShardCancelRequest, ShardRequest } from '../protocol/shard-wire.js';
 import type { ShardInvoker } from './invoker.js';
+
+/**
+ * Attempt ids: this container's random tag and a counter (16 hex digits). Unique among the attempts
+ * of one query id even when two coordinators are sent the same one (a client's own query_id), and
+ * no random draw per shard call (the fan-out's hot path).
+ */
+const CONTAINER_TAG = randomBytes(4).toString('hex');
+let attempts = 0;
+export function nextAttemptId(): string {
+  attempts = (attempts + 1) >>> 0;
+  return CONTAINER_TAG + attempts.toString(16).padStart(8, '0');
+}
 
 /** How long a cancel invocation may take: it only KILLs and drops. */
 export const CANCEL_TIMEOUT_MS = 5_000;

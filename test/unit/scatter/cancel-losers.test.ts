@@ -58,7 +58,7 @@ describe('hedge losers', () => {
     expect(out.replica).toBe(1);
     expect(sent.map((s) => s.attempt)).toEqual(['primary', 'hedge']);
     const [primary, hedge] = sent as [ShardRequest, ShardRequest];
-    expect(primary.attemptId).toMatch(/^[0-9a-f]{8}$/);
+    expect(primary.attemptId).toMatch(/^[0-9a-f]{16}$/);
     expect(hedge.attemptId).not.toBe(primary.attemptId);
     expect(cancels).toEqual([{ type: 'cancel', queryId: 'q-1', shard: 3, replica: 0, attemptId: primary.attemptId, deadline: expect.any(Number) }]);
   });
