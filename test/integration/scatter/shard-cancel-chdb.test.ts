@@ -72,6 +72,26 @@ describe('a cancel on an embedded shard', () => {
     expect(l.at - sentAt).toBeLessThan(100);
   }, 30_000);
 
+  it('refuses a malformed cancel with BAD_REQUEST; one for rows chdb never keeps is a no-op', async () => {
+    const bad = await executeShardRequest({ type: 'cancel', queryId: 'q', shard: 0, replica: 0, attemptId: "x' OR 1", deadline: Date.now() + 5000 }, ch, {
+      now: Date.now,
+    });
+    expect(!bad.ok && bad.error.code).toBe('BAD_REQUEST');
+    const noKeep = await executeShardRequest(
+      {
+        type: 'cancel',
+        queryId: 'q',
+        shard: 0,
+        replica: 0,
+        kept: { session: 'chs-00000000-0000-0000-0000-000000000000', table: '_stage0' },
+        deadline: Date.now() + 5000,
+      },
+      ch,
+      { now: Date.now },
+    );
+    expect(noKeep.ok).toBe(true);
+  });
+
   it('stops an attempt that arrives after its cancel (the cancel overtook it)', async () => {
     await cancel('q-late', 'd0000001');
     const l = await run(query('q-late', 'd0000001', 'SELECT 1 AS x'));
