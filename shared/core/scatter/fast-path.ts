@@ -13,7 +13,6 @@ import { gatherTree, useTree } from './tree.js';
 
 type FallBack<T> = (e: unknown) => Promise<T> | undefined;
 
-
 /** Where an exact top count goes: the general path when it can take it, else every group on the fast path. */
 function fastTopCount(s: QuerySession): PlanOptions['exactTopCount'] {
   return s.path === 'auto' && s.deps.planTwoStage ? 'general' : 'every-group';
