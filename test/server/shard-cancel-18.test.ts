@@ -116,8 +116,14 @@ describe('the loser of a hedge', () => {
     const out = await hedgedCall('hedge-cancel-off', false);
     expect(out.status).toBe('ok');
     expect(out.replica).toBe(1);
-    // Still running well past 100 ms: the slow replica needs ~3 s for its rows.
-    await new Promise((r) => setTimeout(r, 300));
+    // Still running 300 ms after the winner answered (the slow replica needs ~3 s for its rows):
+    // polled until the server says the loser has run that long since the answer.
+    const answeredAt = performance.now();
+    const ranOn = await msUntil(async () => {
+      const rows = await chRows<{ e: number }>(url0, "SELECT elapsed AS e FROM system.processes WHERE substring(query_id, 1, 21) = 'hedge-cancel-off-s0r0'");
+      return rows.length === 1 && performance.now() - answeredAt >= 300;
+    }, 3000);
+    expect(ranOn).toBeDefined();
     expect(await running(url0, 'hedge-cancel-off-s0r0-')).toBe(1);
     await chHttp(url0, "KILL QUERY WHERE substring(query_id, 1, 21) = 'hedge-cancel-off-s0r0' SYNC");
   }, 30_000);
@@ -183,7 +189,7 @@ describe('rows kept for a final stage that never comes', () => {
   it('without the release, stay in their session after the query failed', async () => {
     const { status, session, table, url } = await failedAfterKeeping('kept-release-off', false);
     expect(status).toBe(504);
-    await new Promise((r) => setTimeout(r, 200));
+    // Nothing was sent to drop them (the invoker has no cancel), so what is there now stays.
     const held = await inSession(url, session, table);
     expect(held.rows).toBeGreaterThan(0);
   }, 30_000);

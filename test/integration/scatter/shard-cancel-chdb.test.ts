@@ -33,8 +33,31 @@ function query(queryId: string, attemptId: string, sql: string): ShardRequest {
   return { type: 'query', queryId, shard: 0, replica: 0, sql, deadline: Date.now() + 10_000, settings: {}, external: [], attempt: 'primary', attemptId };
 }
 
+/** Query ids the engine was asked for, and who waits for one to be asked. */
+const asked = new Set<string>();
+const waiters: { prefix: string; resolve: () => void }[] = [];
+function watched(): ClickHouseAccess {
+  return new Proxy(ch, {
+    get(target, key, receiver) {
+      const v = Reflect.get(target, key, receiver);
+      if (key !== 'query' || typeof v !== 'function') return v;
+      return (sql: string, o?: { queryId?: string }) => {
+        const id = o?.queryId ?? '';
+        asked.add(id);
+        for (const w of waiters.filter((x) => id.startsWith(x.prefix))) w.resolve();
+        return (v as ClickHouseAccess['query']).call(target, sql, o);
+      };
+    },
+  });
+}
+/** Resolves once the engine was asked for a query of `queryId`. */
+function entered(queryId: string): Promise<void> {
+  if ([...asked].some((id) => id.startsWith(queryId))) return Promise.resolve();
+  return new Promise((resolve) => waiters.push({ prefix: queryId, resolve }));
+}
+
 function run(p: ShardRequest): Promise<{ r: ShardResponse; at: number }> {
-  return executeShardRequest(p, ch, { now: Date.now, inflight }).then((r) => ({ r, at: performance.now() }));
+  return executeShardRequest(p, watched(), { now: Date.now, inflight }).then((r) => ({ r, at: performance.now() }));
 }
 
 async function cancel(queryId: string, attemptId: string): Promise<ShardResponse> {
@@ -47,7 +70,8 @@ describe('a cancel on an embedded shard', () => {
     const ahead = run(query('q-other', 'a0000001', `SELECT sleep(${SLEEP_S}) AS s`));
     const loser = run(query('q-lose', 'b0000001', `SELECT sleep(${SLEEP_S}) AS s`));
     const sibling = run(query('q-lose', 'b0000002', 'SELECT 42 AS x'));
-    await new Promise((r) => setTimeout(r, 50));
+    // The loser waits behind `ahead` from its first call: the engine takes one query at a time.
+    await entered('q-other');
     const sentAt = performance.now();
     const c = await cancel('q-lose', 'b0000001');
     expect(c.ok).toBe(true);
@@ -64,7 +88,7 @@ describe('a cancel on an embedded shard', () => {
 
   it('answers a loser inside the engine within 100 ms (its query runs out in the engine)', async () => {
     const loser = run(query('q-inside', 'c0000001', `SELECT sleep(${SLEEP_S}) AS s`));
-    await new Promise((r) => setTimeout(r, 100));
+    await entered('q-inside'); // the engine's queue is empty: asked is inside
     const sentAt = performance.now();
     await cancel('q-inside', 'c0000001');
     const l = await loser;
