@@ -15,6 +15,7 @@
 // contention, as a pure simulation would; the Invoke-endpoint figures are what the system delivers here.
 // Each mode keeps its own warm HedgeState (as a warm coordinator container would), warmed with
 // 50 untimed queries. extra_percent = hedge + retry attempts / primary attempts.
+// Then the server time the losers consume on a real engine, their cancel off and on (_loser-time.ts).
 import { setMaxListeners } from 'node:events';
 import { createSignedHttpInvoker } from '../shared/adapters/aws/signed-http-invoker.js';
 import { gather } from '../shared/core/scatter/gather.js';
@@ -25,6 +26,7 @@ import { InvokeError } from '../shared/core/scatter/invoker.js';
 import { startChild } from './_fork.js';
 import { stubPlan, stubTopology } from './_stub-plan.js';
 import { msSince, quantile, r2, table } from './_stats.js';
+import { loserServerTime } from './_loser-time.js';
 
 const BASE_MS = 2;
 const SLOW_MS = 50;
@@ -141,6 +143,9 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       ]);
     }
   }
+  // The server time the losers consume, cancel off and on (real engines: the stubs above have none).
+  const losers = await loserServerTime(opts);
+  json.loser_server_time = losers.json;
   json.method = `stub shard functions (no engine) sleep ${BASE_MS} ms, ${SLOW_PROB * 100}% of requests ${SLOW_MS} ms; 2 replicas per shard; runtime + the default (signed node:http) invoker + local Invoke endpoint; modes interleaved per query; nearest-rank quantiles of per-query wall time`;
   json.target = 'on_p99 <= 2 x on_p50, extra_percent <= 3';
   // A pure simulation of the same workload at 4, 16 and 64 shards (sampled latencies, no network,
@@ -166,7 +171,8 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         ],
         rows,
       ) +
-      `\n(ms per query; on = hedge after max(p95, 2 x median), budget 5%; on@p99 = after max(p99, 2 x median), budget 3%; ${SLOW_PROB * 100}% of shard requests take ${SLOW_MS} ms instead of ${BASE_MS})`,
+      `\n(ms per query; on = hedge after max(p95, 2 x median), budget 5%; on@p99 = after max(p99, 2 x median), budget 3%; ${SLOW_PROB * 100}% of shard requests take ${SLOW_MS} ms instead of ${BASE_MS})` +
+      `\n\nThe losers' server time, their cancel off and on:\n${losers.table}`,
     json,
   };
 }

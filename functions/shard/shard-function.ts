@@ -7,6 +7,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
 import { executeShardRequest } from '../../shared/core/shard/execute.js';
+import { InflightAttempts } from '../../shared/core/shard/inflight.js';
 import type { ShardFailure, ShardResponse } from '../../shared/core/protocol/shard-wire.js';
 import { METRIC as ALL } from '../common/metric-names.js';
 import { isQueryFault } from '../../shared/core/clickhouse/error-codes.js';
@@ -36,6 +37,8 @@ export type ShardHandlerFn = (event: unknown, context?: Partial<Context>) => Pro
 export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? new Logger({ serviceName: 'ch-scatter-shard' });
+  // One per handler: a cancel request finds the attempts this process runs (the local stack's hosts).
+  const inflight = new InflightAttempts();
   return async (event, context) => {
     const request = (typeof event === 'object' && event !== null ? { ...(event as Record<string, unknown>) } : event) as Record<string, unknown> | unknown;
     const shard = num((request as { shard?: unknown })?.shard);
@@ -76,6 +79,7 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
         allowAdmin: deps.allowAdmin,
         writableTables: deps.writableTables,
         maxResponseBytes: deps.maxResponseBytes,
+        inflight,
         onEvent: (e) => {
           if (e.event !== 'start') logger.warn(`shard query ${e.event}`, { chQueryId: e.chQueryId, detail: e.message });
         },

@@ -4,7 +4,7 @@
 //   429 / throttling error name -> 'throttled' (the runtime retries on another replica)
 //   any other service error      -> 'unavailable' with the AWS error name
 //   a body that is not JSON      -> 'malformed'; a JSON body that is not a ShardResponse -> 'malformed'
-import type { ShardAdminRequest, ShardRequest, ShardResponse } from '../../core/protocol/shard-wire.js';
+import type { ShardAdminRequest, ShardCancelRequest, ShardRequest, ShardResponse } from '../../core/protocol/shard-wire.js';
 import { InvokeError, type ShardInvoker } from '../../core/scatter/invoker.js';
 import { parseShardResponse } from '../../core/protocol/shard-response-schema.js';
 
@@ -49,6 +49,9 @@ export function shardInvokerOver(send: InvokeSend, close: () => void): ShardInvo
       const parsed = parseShardResponse(await send(shard, payload, signal));
       if (!parsed.ok) throw new InvokeError('malformed', `malformed shard response: ${parsed.problem}`);
       return parsed.value;
+    },
+    async cancel(shard: number, payload: ShardCancelRequest, signal: AbortSignal): Promise<unknown> {
+      return send(shard, payload, signal);
     },
     async invokeAdmin(shard: number, payload: ShardAdminRequest, signal: AbortSignal): Promise<unknown> {
       return send(shard, payload, signal);

@@ -275,10 +275,10 @@ function makeAccess(o: Opened): ClickHouseAccess {
       });
     },
 
-    async cancel(queryId: string): Promise<void> {
+    async cancel(queryId: string, co?: { prefix?: boolean }): Promise<void> {
       // Best effort: a query still queued is dropped; one inside the engine runs on until
       // max_execution_time stops it (chdb cannot interrupt a single-shot query).
-      o.queue.cancel(queryId);
+      o.queue.cancel(queryId, co?.prefix === true);
     },
 
     async ping(): Promise<boolean> {
@@ -392,9 +392,10 @@ class EngineQueue {
     });
   }
 
-  cancel(queryId: string): void {
-    for (const j of [...this.waiting]) if (j.queryId === queryId) j.fail(abortedError(`query ${queryId} cancelled`));
-    this.running.get(queryId)?.(abortedError(`query ${queryId} cancelled`));
+  cancel(queryId: string, prefix = false): void {
+    const matches = (id: string | undefined) => id !== undefined && (prefix ? id.startsWith(queryId) : id === queryId);
+    for (const j of [...this.waiting]) if (matches(j.queryId)) j.fail(abortedError(`query ${j.queryId} cancelled`));
+    for (const [id, fail] of [...this.running]) if (matches(id)) fail(abortedError(`query ${id} cancelled`));
   }
 
   idle(): Promise<void> {

@@ -73,6 +73,34 @@ export async function keepRawOverHttp(target: HttpTarget, sql: string, qo: KeepO
   return { session: session.session_id, header: header.body, rows, statistics: summaryStatistics(created.summary, Date.now() - started) };
 }
 
+/** ClickHouse's codes for a session that is not there or busy, and a table that is not there. */
+const SESSION_NOT_FOUND = 372;
+const SESSION_IS_LOCKED = 373;
+const UNKNOWN_TABLE = 60;
+/** How long dropKeptOverHttp waits for a kept stage's session that is busy with another statement. */
+const DROP_KEPT_PATIENCE_MS = 2_000;
+
+/**
+ * Drop a kept stage's table when no final stage will read it. Without IF EXISTS: 18.16 refuses that
+ * form under readonly when the table is missing. A session or table already gone (it timed out, the
+ * final stage dropped it) is what was asked; a session busy with another statement (373) is asked
+ * again for a while: it is ours alone.
+ */
+export async function dropKeptOverHttp(target: HttpTarget, session: string, table: string): Promise<void> {
+  if (!STAGE_TABLE_NAME.test(table)) throw new TypeError(`invalid kept table name ${JSON.stringify(table)}`);
+  const until = Date.now() + DROP_KEPT_PATIENCE_MS;
+  for (;;) {
+    try {
+      await postQuery(target, { sql: `DROP TEMPORARY TABLE ${table}`, queryId: `${session}-drop`, settings: { session_id: session, session_check: '1' } });
+      return;
+    } catch (e) {
+      if (e instanceof ClickHouseError && (e.chCode === SESSION_NOT_FOUND || e.chCode === UNKNOWN_TABLE)) return;
+      if (!(e instanceof ClickHouseError && e.chCode === SESSION_IS_LOCKED) || Date.now() >= until) throw e;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /**
  * Only readonly (=2 from the shard) travels with a stage table's DDL, INSERT and reads: under it a
  * temporary table is the one thing that may be created and written.

@@ -34,7 +34,7 @@ import { quoteStringLiteral } from '../../core/sql/quote.js';
 import { serverError, toClickHouseError } from './errors.js';
 import { insertOverHttp } from './http-insert.js';
 import { postQuery, urlSettings, type HttpTarget } from './http-post.js';
-import { keepRawOverHttp, queryRawOverHttp } from './http-stages.js';
+import { dropKeptOverHttp, keepRawOverHttp, queryRawOverHttp } from './http-stages.js';
 import { mayHaveReplacedBytes, parseEachRowRows, parseJsonResult, RAW_STRINGS_FORMAT } from './json-result.js';
 
 export interface HttpAccessOptions {
@@ -91,6 +91,8 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
 
     keepRaw: (sql: string, qo: KeepOptions): Promise<KeptResult> => keepRawOverHttp(target, sql, qo),
 
+    dropKept: (session: string, table: string): Promise<void> => dropKeptOverHttp(target, session, table),
+
     async exec(sql: string, qo: Omit<QueryOptions, 'external'> = {}): Promise<void> {
       try {
         await client.command({
@@ -106,10 +108,13 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
 
     insert: (table: string, rows: Record<string, unknown>[], qo: InsertOptions = {}): Promise<void> => insertOverHttp(target, client, table, rows, qo),
 
-    async cancel(queryId: string): Promise<void> {
-      // A separate request: aborting the original HTTP request leaves the query running.
+    async cancel(queryId: string, co?: { prefix?: boolean }): Promise<void> {
+      // A separate request: aborting the original HTTP request leaves the query running. A prefix
+      // is compared as bytes (substring, not LIKE: an id may hold _ or %; 18.16 has no startsWith).
+      const id = quoteStringLiteral(queryId);
+      const where = co?.prefix ? `substring(query_id, 1, ${Buffer.byteLength(queryId)}) = ${id}` : `query_id = ${id}`;
       try {
-        await client.command({ query: `KILL QUERY WHERE query_id = ${quoteStringLiteral(queryId)} ASYNC` });
+        await client.command({ query: `KILL QUERY WHERE ${where} ASYNC` });
       } catch (e) {
         throw toClickHouseError(e);
       }

@@ -145,8 +145,16 @@ export interface ClickHouseAccess {
   exec(sql: string, opts?: Omit<QueryOptions, 'external'>): Promise<void>;
   /** Insert rows (JSON objects) into a table, as one batch; with `opts.jsonEachRow`, that text verbatim instead. */
   insert(table: string, rows: Record<string, unknown>[], opts?: InsertOptions): Promise<void>;
-  /** Stop a running query by its id (KILL QUERY on a server; best effort embedded). */
-  cancel(queryId: string): Promise<void>;
+  /**
+   * Stop a running query by its id (KILL QUERY on a server; best effort embedded): with
+   * `{ prefix: true }`, every query whose id starts with `queryId` (an attempt's several statements).
+   */
+  cancel(queryId: string, opts?: { prefix?: boolean }): Promise<void>;
+  /**
+   * Drop a table keepRaw kept in `session`, when its final stage will not come. A session or table
+   * already gone is not an error. Only engines with sessions have it.
+   */
+  dropKept?(session: string, table: string): Promise<void>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
   /** What this adapter talks to, for logs (never contains credentials). */

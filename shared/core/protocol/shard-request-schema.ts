@@ -28,6 +28,8 @@ export const stageTableSchema = z.object({
 });
 
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an identifier');
+/** The coordinator's name for one attempt: the tail of its ClickHouse query ids, which a cancel names. */
+const attemptId = z.string().regex(/^[0-9a-f]{8,32}$/, 'an attempt id (hex)');
 
 const common = {
   queryId: z.string().min(1).max(256),
@@ -43,6 +45,7 @@ export const shardQueryRequestSchema = z.object({
   settings: z.record(settingName, settingValue).default({}),
   external: z.array(externalTableSchema).default([]),
   attempt: z.enum(['primary', 'hedge', 'retry']).default('primary'),
+  attemptId: attemptId.optional(),
   format: z
     .string()
     .regex(/^[A-Za-z][A-Za-z0-9]{0,63}$/, 'a ClickHouse format name')
@@ -75,8 +78,23 @@ export const shardAdminRequestSchema = z.object({
   checkOnly: z.boolean().optional(),
 });
 
+/**
+ * Stop what an attempt started on this shard's replica: its ClickHouse queries (their ids start
+ * with the attempt's prefix) and, with `kept`, the stage-one rows a session keeps for a final stage
+ * that will not come. Served to any caller that may invoke the function: it ends only queries of
+ * the query id it names.
+ */
+export const shardCancelRequestSchema = z.object({
+  type: z.literal('cancel'),
+  ...common,
+  /** The attempt whose queries are KILLed; absent, none are (only `kept` is dropped). */
+  attemptId: attemptId.optional(),
+  kept: z.object({ session: sessionIdSchema, table: identifier }).optional(),
+});
+
 export const shardPayloadSchema = z.discriminatedUnion('type', [
   shardQueryRequestSchema,
+  shardCancelRequestSchema,
   shardAdminRequestSchema.extend({ type: z.literal('exec'), sql: z.string().min(1) }),
   shardAdminRequestSchema.extend({ type: z.literal('insert'), table: z.string().min(1).max(512), rows: rowsSchema.default([]) }),
 ]);

@@ -19,6 +19,11 @@ export interface ShardRequest {
   external: ExternalTable[]; // shipped GLOBAL IN / JOIN data
   attempt: 'primary' | 'hedge' | 'retry';
   /**
+   * This attempt's name (hex), the tail of its ClickHouse query ids, so a cancel stops this attempt
+   * and no other of the same query on that replica (another leaf, a final stage).
+   */
+  attemptId?: string;
+  /**
    * Answer in this ClickHouse output format, as the engine's bytes (ShardSuccess.raw), instead of
    * rows: the general path's first stage (TabSeparatedWithNamesAndTypes carries every type and
    * aggregate state exactly) and any answer rendered for a ClickHouse client.
@@ -53,6 +58,21 @@ export interface WireStageTable {
   rowBinaryBase64?: string;
   /** The table already holds this shard's own stage-one rows (kept in `session`): insert only. */
   kept?: boolean;
+}
+
+/**
+ * Stop an attempt's work on one replica (the loser of a hedge, a query that ended before its final
+ * stage): its ClickHouse queries, found by their id's prefix, and the rows kept in `kept.session`.
+ */
+export interface ShardCancelRequest {
+  type: 'cancel';
+  queryId: string;
+  shard: number;
+  replica: number;
+  deadline: number;
+  /** The attempt to stop (ShardRequest.attemptId); absent, only `kept` is dropped. */
+  attemptId?: string;
+  kept?: { session: string; table: string };
 }
 
 /** Admin statements from the local stack's /admin routes and the CLI `exec`/`insert` commands. */

@@ -10,6 +10,7 @@ import { setMaxListeners } from 'node:events';
 import type { HedgeState, TokenBucket } from './hedge.js';
 import type { Limiter, LimiterTask } from './fanout.js';
 import { isQueryFault } from '../clickhouse/error-codes.js';
+import { cancelLoser, nextAttemptId } from './shard-cancel.js';
 
 export type { HedgeSettings, MissingReason };
 
@@ -140,6 +141,8 @@ type Failure = { replica: number; status: MissingReason; message: string; chCode
 class Attempt implements LimiterTask {
   closed = false;
   t0 = 0;
+  /** What was sent, once it was (a loser's cancel names its query, shard and replica). */
+  sent: ShardRequest | undefined;
   constructor(
     readonly call: ShardCall,
     readonly replica: number,
@@ -152,7 +155,9 @@ class Attempt implements LimiterTask {
     const input = c.input;
     let p: Promise<ShardResponse>;
     try {
-      p = input.invoker.invoke(input.shard, input.request(this.replica, this.kind), this.ctl ? this.ctl.signal : input.signal);
+      // Named by the coordinator, so a cancel can stop this attempt and nothing else of the query.
+      this.sent = { ...input.request(this.replica, this.kind), attemptId: nextAttemptId() };
+      p = input.invoker.invoke(input.shard, this.sent, this.ctl ? this.ctl.signal : input.signal);
     } catch (e) {
       p = Promise.reject(e);
     }
@@ -214,6 +219,9 @@ class ShardCall {
     for (const attempt of this.inflight) {
       this.record(attempt, outcome.status === 'timeout' ? 'timeout' : 'aborted', end);
       attempt.ctl?.abort(new Error('superseded'));
+      // The loser of a hedge: aborting our Invoke call leaves its shard function and ClickHouse
+      // query running, so the replica is told to stop them (shard-cancel.ts).
+      if (outcome.status === 'ok' && attempt.sent) cancelLoser(this.input.invoker, attempt.sent, this.input.now);
     }
     this.inflight.length = 0;
     const { shard } = this.input;

@@ -94,3 +94,19 @@ export function judgeTruncation(truncated: readonly string[], requireComplete: b
     throw new ScatterError('INCOMPLETE_RESULT', `data was truncated (transferOverflowMode 'break'): ${truncated.join('; ')}`, { details: { shards } });
   }
 }
+
+/**
+ * How many ms after the deadline the answer was ready (0: in time). A late answer is never complete:
+ * ClickHouse fails a query past max_execution_time with 159 TIMEOUT_EXCEEDED (timeout_overflow_mode
+ * 'throw'), and `partial: false` promises every needed part answered in time.
+ */
+export function lateBy(deadline: Deadline, now: number): number {
+  return Math.max(0, Math.ceil(now - deadline.at));
+}
+
+/** A late answer is partial; refused as 504 TIMEOUT when completeness is required, as ClickHouse would. */
+export function judgeLateness(late: number, requireComplete: boolean, shards: ShardsSummary): void {
+  if (late > 0 && requireComplete) {
+    throw new ScatterError('TIMEOUT', `the answer was ready ${late} ms after the query's deadline`, { details: { shards } });
+  }
+}

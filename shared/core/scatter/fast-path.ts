@@ -4,7 +4,7 @@
 // (the general path, when the session's path choice allows it).
 import type { PlanOptions, QueryPlan } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
-import { judgeShards, judgeTruncation, summarizeShards } from './completeness.js';
+import { judgeLateness, judgeShards, judgeTruncation, lateBy, summarizeShards } from './completeness.js';
 import { gather } from './gather.js';
 import type { QueryResponse, RunDeps, ShardStat } from './query-types.js';
 import type { QuerySession } from './query-session.js';
@@ -84,13 +84,15 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
   // merger stopped accepting (the finalize). Either way the answer is partial, never complete.
   const truncated = [...(plan.truncated ?? []), ...sub.truncated, ...(fin.truncated ?? [])];
   judgeTruncation(truncated, run.requireComplete, shards);
+  const late = lateBy(deadline, now());
+  judgeLateness(late, run.requireComplete, shards);
   const all = [...gathered.outcomes, ...sub.outcomes];
   const stats: ShardStat[] = gathered.outcomes.map((o) => shardStatOf(o, t0));
   const body: QueryResponse = {
     meta: fin.meta,
     data: fin.data,
     rows: fin.data.length,
-    partial: missing.length > 0 || truncated.length > 0,
+    partial: missing.length > 0 || truncated.length > 0 || late > 0,
     shards,
     path: 'fast',
     statistics: {
@@ -101,6 +103,7 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
       deadlineLimitedBy: deadline.limitedBy,
       shards: stats,
       deadlineAtMs: offsetMs(deadline.at, t0),
+      ...(late > 0 ? { lateMs: late } : {}),
       skipped: skippedStats(gathered.skipped),
       coordinator: coordinatorSpans(t0, { startedAt: t0, endedAt: planned }, gathered.merges, { startedAt: finalizeAt, endedAt: finalized }),
     },

@@ -3,7 +3,7 @@
 // shard's own answer (ShardSuccess or ShardFailure: the shard ran and said so) and REJECTS with an
 // InvokeError when the invocation itself failed (throttled, crashed runtime, bad payload, ...),
 // so the runtime can tell "the shard said no" from "we never got a usable answer".
-import type { ShardAdminRequest, ShardRequest, ShardResponse } from '../protocol/shard-wire.js';
+import type { ShardAdminRequest, ShardCancelRequest, ShardRequest, ShardResponse } from '../protocol/shard-wire.js';
 
 export type InvokeFailureKind =
   | 'throttled' // Lambda 429 TooManyRequestsException: concurrency exhausted
@@ -27,6 +27,11 @@ export class InvokeError extends Error {
 export interface ShardInvoker {
   /** Send one query request to shard `shard` (the replica is inside the payload). */
   invoke(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardResponse>;
+  /**
+   * Stop an attempt's work on a replica (shard-wire.ts ShardCancelRequest). Invokers without it
+   * (test fakes) leave losers to their deadline.
+   */
+  cancel?(shard: number, payload: ShardCancelRequest, signal: AbortSignal): Promise<unknown>;
   /** Admin statements (local stack only); resolves with the raw response. */
   invokeAdmin?(shard: number, payload: ShardAdminRequest, signal: AbortSignal): Promise<unknown>;
 }

@@ -105,6 +105,8 @@ export interface QueryResponse {
     shards: ShardStat[];
     /** Where the deadline fell, in ms from the query's start. */
     deadlineAtMs: number;
+    /** The answer was ready this long after the deadline (it is partial then): completeness.ts. */
+    lateMs?: number;
     /** Shards the plan did not ask, and why. */
     skipped: SkippedShardStat[];
     /** The coordinator's own work: planning, each merge of a partial, the finalize. */

@@ -16,7 +16,6 @@
 //   insert is served only into a table on writableTables (CH_SCATTER_WRITABLE_TABLES: the local
 //   tables of schedule destinations), so the coordinator writes scheduled rows through the shard
 //   function and never holds database credentials. exec is never served in AWS.
-import { randomBytes } from 'node:crypto';
 import { ClickHouseError } from '../clickhouse/port.js';
 import type { ClickHouseAccess, KeptResult, QueryStatistics, RawQueryOptions, SettingValue } from '../clickhouse/port.js';
 import { SERVER_DIED, type ShardErrorKind, type ShardFailure, type ShardResponse, type ShardSuccess } from '../protocol/shard-wire.js';
@@ -24,6 +23,7 @@ import { shardPayloadSchema, type ShardPayload } from '../protocol/shard-request
 import { base64Bytes } from '../protocol/base64-schema.js';
 import { assignedSettings, formatsNamed, trimStatement } from '../clickhouse/sql-text.js';
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
+import { attemptQueryId, type InflightAttempts } from './inflight.js';
 
 export interface ShardExecOptions {
   now(): number;
@@ -35,6 +35,8 @@ export interface ShardExecOptions {
   signal?: AbortSignal;
   /** Refuse successful results whose JSON exceeds this (Lambda's response limit is 6 MB). */
   maxResponseBytes?: number;
+  /** This function's running attempts, so a cancel request stops one in this process at once. */
+  inflight?: InflightAttempts;
   /** Called with the ClickHouse query id once known, and on cancel (for logs; no row data). */
   onEvent?: (e: { event: 'start' | 'deadline' | 'cancel-failed'; chQueryId: string; message?: string }) => void;
 }
@@ -61,6 +63,8 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
   }
   const p = parsed.data;
   const started = opts.now();
+  // Before the deadline check: a cancel matters most for work past it (kept rows, a late attempt).
+  if (p.type === 'cancel') return cancelAttempt(p, access, opts, started);
   const left = p.deadline - started;
   if (left <= 0) return failure(p.shard, p.replica, 'timeout', `deadline passed ${Math.round(-left)} ms before the shard started`, 'TIMEOUT');
   if (p.type === 'query') {
@@ -104,9 +108,10 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
 
   // Unique per attempt: a hedge or retry may reach the same server while the first still runs,
   // and ClickHouse refuses a second running query with the same id.
-  const chQueryId = `${p.queryId}-s${p.shard}r${p.replica}-${randomBytes(4).toString('hex')}`;
+  const chQueryId = attemptQueryId(p);
   const deadlineAc = new AbortController();
   const ac = new AbortController();
+  const unregister = opts.inflight?.add(chQueryId, ac);
   const onOuterAbort = () => ac.abort();
   opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
   const timer = setTimeout(() => {
@@ -154,7 +159,11 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
           // the query as if keep were not asked; a query error then comes from the query itself.
           if (!(e instanceof ClickHouseError && e.kind === 'server') || deadlineAc.signal.aborted) throw e;
         }
-        if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
+        if (deadlineAc.signal.aborted) {
+          // Nobody waits for these rows any more: the coordinator will never name the session.
+          if (kept && access.dropKept) access.dropKept(kept.session, p.keep.table).catch(() => undefined);
+          return timedOut(p, started, opts);
+        }
         if (kept) {
           return { ...rawSuccess(p, kept.header.toString('base64'), kept.statistics, started, opts), kept: { session: kept.session, rows: kept.rows } };
         }
@@ -228,16 +237,51 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
     return await runAdmin(p, access, chQueryId, ac.signal, started, opts);
   } catch (e) {
     if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
-    if (opts.signal?.aborted) return failure(p.shard, p.replica, 'cancelled', 'shard request cancelled', 'CANCELLED', undefined, started, opts);
+    if (opts.signal?.aborted || ac.signal.aborted)
+      return failure(p.shard, p.replica, 'cancelled', 'shard request cancelled', 'CANCELLED', undefined, started, opts);
     return fromError(p, e, started, opts);
   } finally {
+    unregister?.();
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onOuterAbort);
   }
 }
 
+/**
+ * A cancel request: the attempt's ClickHouse queries KILLed by their id's prefix (every statement
+ * of it: the kept stage's, DESCRIBE's), the attempt aborted if it runs in this process, and the
+ * rows a session kept for a final stage that will not come dropped.
+ */
+async function cancelAttempt(
+  p: Extract<ShardPayload, { type: 'cancel' }>,
+  access: ClickHouseAccess,
+  opts: ShardExecOptions,
+  started: number,
+): Promise<ShardResponse> {
+  let here = 0;
+  try {
+    if (p.attemptId !== undefined) {
+      const prefix = attemptQueryId(p);
+      here = opts.inflight?.cancel(prefix) ?? 0;
+      await access.cancel(prefix, { prefix: true });
+    }
+    // After the KILL: a statement still running in the session would hold it (373) and the drop wait.
+    if (p.kept && access.dropKept) await access.dropKept(p.kept.session, p.kept.table);
+  } catch (e) {
+    return fromError(p, e, started, opts);
+  }
+  return {
+    ok: true,
+    shard: p.shard,
+    replica: p.replica,
+    meta: [{ name: 'running_here', type: 'UInt64' }],
+    rows: [{ running_here: String(here) }],
+    statistics: { elapsedMs: opts.now() - started, rowsRead: 0, bytesRead: 0 },
+  };
+}
+
 async function runAdmin(
-  p: Exclude<ShardPayload, { type: 'query' }>,
+  p: Exclude<ShardPayload, { type: 'query' | 'cancel' }>,
   access: ClickHouseAccess,
   chQueryId: string,
   signal: AbortSignal,

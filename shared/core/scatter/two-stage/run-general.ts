@@ -30,7 +30,9 @@ import { initiatorOrder, runFinalStage, type FinalStageInput } from './final-sta
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
 import { checkStageOne, summarizeStageOne } from './stage-one-verdict.js';
 import { finalOnKeeper, keeperOf } from './kept-stage.js';
-import { runStageOne, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
+import { runStageOne, type KeptPart, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
+import { releaseKept } from '../shard-cancel.js';
+import { judgeLateness, lateBy } from '../completeness.js';
 import { StageBudget, transferLimits } from './transfer-limits.js';
 import { base64Length, wireRows } from './wire.js';
 
@@ -87,6 +89,8 @@ export interface GeneralStatistics {
   deadlineLimitedBy: Deadline['limitedBy'];
   shards: (ShardStat & { leaf: string })[];
   deadlineAtMs: number;
+  /** The final stage answered this long after the deadline (the answer is partial then). */
+  lateMs?: number;
   /** When stage one stopped waiting (the final stage's reserve before the deadline). */
   stageOneDeadlineAtMs: number;
   skipped: SkippedShardStat[];
@@ -185,6 +189,19 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const twoStages = async (): Promise<Stages> => {
     const keeper = keeperOf(leaves, deps.queryId, opts.settings);
     const one = await runStageOne({ ...stageInput, leaves, ...(keeper !== undefined ? { keep: { shard: keeper, until: deadline.at } } : {}) });
+    const kept = one.leaves.length === 1 ? one.leaves[0]!.kept : undefined;
+    if (!kept) return finalStages(one);
+    // The final stage on the keeper reads and drops the kept rows; any other end drops them here.
+    let read = false;
+    try {
+      const stages = await finalStages(one, kept);
+      read = stages.kept !== undefined;
+      return stages;
+    } finally {
+      if (!read) releaseKept(deps.invoker, deps.queryId, kept, leaves[0]!.name, now);
+    }
+  };
+  const finalStages = async (one: StageOneResult, kept?: KeptPart): Promise<Stages> => {
     check(one);
     const finalInput = (answers: LeafAnswer[], candidates: number[]): FinalStageInput => ({
       tables: answers.map((l) => ({ name: l.name, columns: l.columns!, ...wireRows(l.body, l.format), ...(l.kept ? { kept: true } : {}) })),
@@ -202,7 +219,6 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
     const finalStart = now();
-    const kept = one.leaves.length === 1 ? one.leaves[0]!.kept : undefined;
     const { fin: keptFin, lost: lostKept } = kept
       ? await finalOnKeeper({ one, kept, leaf: leaves[0]!, finalInput, stageInput, deadline, now, check })
       : { fin: undefined, lost: undefined };
@@ -257,7 +273,12 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     ...(kept ? { kept } : {}),
     ...(ranOnOneShard ? { oneShard: true } : {}),
   };
-  const missing = [...one.missing, ...(sub?.missing ?? [])];
+  // The final stage's shard answered after the deadline: it is the part that did not come in time.
+  const late = lateBy(deadline, finalEnd);
+  judgeLateness(late, opts.requireComplete, shards);
+  const lateFinal: MissingShard[] =
+    late > 0 ? [{ shard: fin.shard, reason: 'timeout', message: `the final stage answered ${late} ms after the deadline` }] : [];
+  const missing = [...one.missing, ...(sub?.missing ?? []), ...lateFinal];
   const truncated = sub?.truncated ?? [];
   const partial = missing.length > 0 || truncated.length > 0;
   const statistics: GeneralStatistics = {
@@ -268,6 +289,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     deadlineLimitedBy: deadline.limitedBy,
     shards: one.outcomes.map((lo) => shardStat(lo, t0)),
     deadlineAtMs: offsetMs(deadline.at, t0),
+    ...(late > 0 ? { lateMs: late } : {}),
     stageOneDeadlineAtMs: offsetMs(stageOneAt, t0),
     skipped: skippedStats(one.skipped),
     coordinator: [

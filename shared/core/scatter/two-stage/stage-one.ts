@@ -6,6 +6,7 @@
 // other shards and its size against the transfer limits; at the end each leaf's bodies are
 // concatenated in SHARD order (never arrival order), so the final stage sees the same input
 // however the shards raced.
+import { releaseKept } from '../shard-cancel.js';
 import type { ColumnMeta, StageFormat } from '../../clickhouse/port.js';
 import type { ShardRequest } from '../../protocol/shard-wire.js';
 import { ScatterError } from '../../errors.js';
@@ -120,7 +121,13 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
             .map(async (shardPlan): Promise<LeafOutcome> => {
               const how = shardCallFor(leaf.plan, shardPlan, topo, input.queryId, input.deadlineAt, { ...askFor(leaf), ...keepFor(shardPlan.shard, leaf) });
               const outcome = await fan.ask(shardPlan.shard, how, (o) => {
-                if (o.status !== 'ok' || !o.response || failure !== undefined) return;
+                if (o.status !== 'ok' || !o.response) return;
+                if (failure !== undefined) {
+                  // Stage one failed already: rows kept for its final stage are dropped, not left to time out.
+                  const k = o.response.kept;
+                  if (k) releaseKept(input.invoker, input.queryId, { shard: o.shard, replica: o.response.replica, session: k.session }, leaf.name, input.now);
+                  return;
+                }
                 try {
                   accept(leaf.name, li, o);
                 } catch (e) {
@@ -132,7 +139,10 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
         ),
       ),
     );
-    if (failure !== undefined) throw failure;
+    if (failure !== undefined) {
+      for (const [li, k] of kept.entries()) if (k) releaseKept(input.invoker, input.queryId, k, input.leaves[li]!.name, input.now);
+      throw failure;
+    }
     const outcomes = perLeaf.flat();
     const leaves = input.leaves.map((leaf, li): LeafAnswer => {
       const parts = [...answers[li]!.entries()].sort((a, b) => a[0] - b[0]).map(([shard, a]): LeafPart => ({ shard, body: a.body, rows: a.rows }));
