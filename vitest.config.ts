@@ -25,7 +25,7 @@ export default defineConfig({
       // A failing test must not hide the coverage numbers (vitest prints none on failure by default).
       reportOnFailure: true,
       // The floor: a little under what the full suite measures (docs/contributing.md has the numbers).
-      thresholds: { statements: 85, branches: 79, functions: 86, lines: 88 },
+      thresholds: { statements: 88, branches: 82, functions: 89, lines: 91 },
     },
   },
 });
