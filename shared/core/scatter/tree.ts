@@ -192,6 +192,22 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
           premerge,
         };
         const started = now();
+        /** A shard of this group with no outcome of its own: the group failed, or forgot it. */
+        const groupMissing = (shard: number, status: MissingReason, message: string): ShardOutcome => {
+          const end = now();
+          return {
+            shard,
+            status,
+            replica: 0,
+            elapsedMs: end - started,
+            startedAt: started,
+            endedAt: end,
+            hedged: false,
+            retried: false,
+            attempts: [],
+            message,
+          };
+        };
         let res: TreeResponse;
         try {
           res = await input.tree.invoke(gi, req, fan.signal);
@@ -202,20 +218,7 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
               : classifyFailure(e);
           const status: MissingReason = failure.status === 'aborted' ? 'timeout' : failure.status;
           input.onGroup?.({ group: gi, error: failure.message });
-          for (const shardPlan of group) {
-            outcomes.push({
-              shard: shardPlan.shard,
-              status,
-              replica: 0,
-              elapsedMs: now() - started,
-              startedAt: started,
-              endedAt: now(),
-              hedged: false,
-              retried: false,
-              attempts: [],
-              message: `sub-coordinator ${gi}: ${failure.message}`,
-            });
-          }
+          for (const shardPlan of group) outcomes.push(groupMissing(shardPlan.shard, status, `sub-coordinator ${gi}: ${failure.message}`));
           return;
         }
         input.onGroup?.(res);
@@ -236,18 +239,7 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
         const answered = new Set(res.outcomes.map((t) => t.shard));
         for (const shardPlan of group) {
           if (!answered.has(shardPlan.shard))
-            outcomes.push({
-              shard: shardPlan.shard,
-              status: 'error',
-              replica: 0,
-              elapsedMs: now() - started,
-              startedAt: started,
-              endedAt: now(),
-              hedged: false,
-              retried: false,
-              attempts: [],
-              message: `sub-coordinator ${gi} did not report shard ${shardPlan.shard}`,
-            });
+            outcomes.push(groupMissing(shardPlan.shard, 'error', `sub-coordinator ${gi} did not report shard ${shardPlan.shard}`));
         }
       }),
     );
