@@ -17,7 +17,7 @@ import type { Expr, SelectStatement, TableExpr } from '../sql/ast.js';
 import { parseSelect } from '../sql/parse.js';
 import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral, backquote } from '../sql/quote.js';
-import { mapStatement, walkStatement } from '../sql/visit.js';
+import { forEachSettingsClause, mapStatement, walkStatement } from '../sql/visit.js';
 import { checkReach } from '../plan/reach-check.js';
 import { ChHttpError } from './exception.js';
 import { checkLowerable } from '../plan/setting-values.js';
@@ -58,12 +58,9 @@ export const CATALOG_LIMITS: Readonly<Record<string, number>> = { max_rows_to_re
 export function checkCatalogSettings(stmt: SelectStatement, topo: Topology): void {
   const ceilings: Record<string, number> = { ...topo.query.limitCeilings };
   for (const [k, v] of Object.entries(CATALOG_LIMITS)) ceilings[k] = Math.min(v, ceilings[k] ?? v);
-  const visit = (q: SelectStatement) => {
-    for (const item of q.settings ?? []) checkLowerable(item.name, settingValueOf(item.value, item.name), ceilings, item.value);
-    for (const one of q.kind === 'union' ? q.selects : [q])
-      for (const t of one.from ? [one.from.table, ...one.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') visit(t.query);
-  };
-  visit(stmt);
+  forEachSettingsClause(stmt, (items) => {
+    for (const item of items) checkLowerable(item.name, settingValueOf(item.value, item.name), ceilings, item.value);
+  });
 }
 
 export interface CatalogContext {

@@ -7,7 +7,7 @@
 // Pass `{ subqueries: true }` to cross it.
 
 import { cloneAst } from './ast.js';
-import type { Expr, JoinClause, OrderItem, Pos, SelectQuery, SelectStatement, TableExpr } from './ast.js';
+import type { Expr, JoinClause, OrderItem, Pos, SelectQuery, SelectStatement, SettingItem, TableExpr } from './ast.js';
 import { mapWindow, windowExprs } from './window.js';
 
 export interface VisitOptions {
@@ -451,3 +451,29 @@ function equalValue(a: unknown, b: unknown, strict: boolean): boolean {
 }
 
 const EXPR_KINDS = new Set(['literal', 'array', 'tuple', 'column', 'asterisk', 'function', 'subquery', 'case', 'cast', 'lambda', 'interval', 'param']);
+
+/**
+ * Every SETTINGS clause of a statement, at any depth: its own (`nested` false; for a UNION, its
+ * clause and its branches'), then those of FROM / JOIN subqueries and of subqueries in any clause.
+ */
+export function forEachSettingsClause(stmt: SelectStatement, fn: (items: SettingItem[], nested: boolean) => void): void {
+  const ofStatement = (s: SelectStatement, nested: boolean): void => {
+    if (s.kind !== 'union') {
+      ofSelect(s, nested);
+      return;
+    }
+    if (s.settings?.length) fn(s.settings, nested);
+    for (const q of s.selects) ofSelect(q, nested);
+  };
+  const ofSelect = (q: SelectQuery, nested: boolean): void => {
+    if (q.settings?.length) fn(q.settings, nested);
+    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') ofStatement(t.query, true);
+    for (const { expr } of exprsOfSelect(q)) {
+      walkExpr(expr, (e) => {
+        if (e.kind === 'subquery') ofStatement(e.query, true);
+        return undefined;
+      });
+    }
+  };
+  ofStatement(stmt, false);
+}

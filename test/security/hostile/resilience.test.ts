@@ -162,6 +162,9 @@ describe('a catalog query that would read for ever', () => {
     expect(lifted.text).toMatch(/Setting max_rows_to_read shouldn't be 0.*\(SETTING_CONSTRAINT_VIOLATION\)/);
     const nested = await ask('SELECT * FROM (SELECT count() FROM system.numbers SETTINGS max_rows_to_read = 100000000000)');
     expect(nested.code, nested.text).toBe('452');
+    // A scalar subquery's clause too, not only a FROM subquery's.
+    const scalar = await ask('SELECT (SELECT count() FROM system.numbers SETTINGS max_rows_to_read = 100000000000) AS c');
+    expect(scalar.code, scalar.text).toBe('452');
     const lower = await ask('SELECT count() FROM (SELECT number FROM system.numbers LIMIT 2000) SETTINGS max_rows_to_read = 1000');
     expect(lower.code, lower.text).toBe('158');
     expect(reached).toEqual([0]); // the refused ones reached no server
