@@ -26,6 +26,10 @@ import { claimDataDirs } from './data-dir-holders.js';
 import { embeddedDirs, withDataDir, type DataDirChoice } from './data-dir.js';
 import { PLAY_PAGE_ENV } from '../functions/coordinator/play-page.js';
 import { usersFromEnv } from '../functions/coordinator/users-env.js';
+import { serveStreaming } from '../functions/coordinator/stream-handler.js';
+import { replicaStreamer } from '../shared/adapters/clickhouse/replica-stream.js';
+import { wholeAnswerStreamer } from '../shared/core/scatter/shard-stream.js';
+import { startStreamServer } from './stream-server.js';
 
 /** The web console's page (GET /play): always served by the local stack. */
 export const PLAY_PAGE_FILE = fileURLToPath(new URL('./play/index.html', import.meta.url));
@@ -53,10 +57,14 @@ export interface LocalStackOptions extends LocalShardsOptions {
   usersFile?: string;
   /** Embedded replicas' data elsewhere than the config says (a second stack on the same config). */
   dataDir?: DataDirChoice;
+  /** The streaming front door's port (0: any free one; false: none). Default: none. */
+  streamPort?: number | false;
 }
 
 export interface LocalStack {
   url: string;
+  /** The streaming front door (ClickHouse's interface, answers written as produced), when asked for. */
+  streamUrl?: string;
   invokeUrl: string;
   topo: Topology;
   /** The coordinator's query invoker (LocalStackOptions.invoker, else CH_SCATTER_INVOKER, else 'http'). */
@@ -206,6 +214,13 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     cleanups.push(() => api.close());
     shards.announce(api.url);
 
+    let streamUrl: string | undefined;
+    if (opts.streamPort !== undefined && opts.streamPort !== false) {
+      const door = await startStreamingDoor(env, tools, topo, adminInvoker, opts.streamPort, lambdaTimeoutMs);
+      cleanups.push(() => door.close());
+      streamUrl = door.url;
+    }
+
     if (opts.runSchedules) {
       const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
       for (const sch of topo.schedules) {
@@ -226,11 +241,45 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     let demo: LocalStack['demo'];
     if (opts.demo) demo = await loadDemo(topo, (s, r) => createAdminAccess({ invoker: adminInvoker, shard: s, replica: r }), opts.demoRows);
-    return { url: api.url, invokeUrl: invoke.url, topo, invokerKind: shards.invokerKind, demo, coordinatorInvocations: () => selfInvocations, stop };
+    return {
+      url: api.url,
+      ...(streamUrl ? { streamUrl } : {}),
+      invokeUrl: invoke.url,
+      topo,
+      invokerKind: shards.invokerKind,
+      demo,
+      coordinatorInvocations: () => selfInvocations,
+      stop,
+    };
   } catch (e) {
     await stop();
     throw e;
   }
+}
+
+/**
+ * The streaming front door: the same coordinator code with deps of its own (a second function in
+ * AWS). Shards with a `url` replica stream straight from its ClickHouse (replica-stream.ts, the
+ * stand-in for a streaming shard invoke); embedded ones answer each part whole through their host.
+ */
+async function startStreamingDoor(
+  env: NodeJS.ProcessEnv,
+  tools: ReturnType<typeof createTools>,
+  topo: Topology,
+  invoker: ShardInvoker,
+  port: number,
+  lambdaTimeoutMs: number,
+) {
+  let ready: ReturnType<typeof loadDefaultDeps> | undefined;
+  const streamer = replicaStreamer((shard) => topo.shards[shard]?.replicas[0], wholeAnswerStreamer(invoker));
+  return startStreamServer({
+    port,
+    handler: async (input, sink, arrivedAt) => {
+      ready ??= loadDefaultDeps(env, tools.tracer);
+      const deps = await ready;
+      await serveStreaming(deps, streamer, input, sink, { arrivedAt, lambdaRemainingMs: lambdaContext(lambdaTimeoutMs).getRemainingTimeInMillis() });
+    },
+  });
 }
 
 /** Milliseconds of an EventBridge rate() expression, undefined for cron(). */

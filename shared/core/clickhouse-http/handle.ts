@@ -70,13 +70,13 @@ export function contentTypeOf(format: string): string {
   return 'text/plain; charset=UTF-8';
 }
 
-interface ServerInfo {
+export interface ServerInfo {
   version: string;
   timezone: string;
 }
 const infoCache = new WeakMap<RawQuery, Promise<ServerInfo>>();
 /** The shards' version and time zone (asked once per engine handle; a failure is asked again next time). */
-function serverInfo(raw: RawQuery): Promise<ServerInfo> {
+export function serverInfo(raw: RawQuery): Promise<ServerInfo> {
   let p = infoCache.get(raw);
   if (!p) {
     p = raw('SELECT version() AS version, timezone() AS timezone', { format: 'JSONEachRow' }).then((r) => JSON.parse(r.bytes.toString('utf8')) as ServerInfo);
@@ -87,9 +87,12 @@ function serverInfo(raw: RawQuery): Promise<ServerInfo> {
 }
 
 /** Header-safe text: printable ASCII only. */
-const headerText = (s: string) => s.replace(/[^\x20-\x7e]/g, '?');
+export const headerText = (s: string) => s.replace(/[^\x20-\x7e]/g, '?');
 
-function summary(o: { readRows: number; readBytes: number; writtenRows?: number; resultRows?: number; resultBytes: number; elapsedNs: number }, extra = {}) {
+export function summary(
+  o: { readRows: number; readBytes: number; writtenRows?: number; resultRows?: number; resultBytes: number; elapsedNs: number },
+  extra = {},
+) {
   return JSON.stringify({
     read_rows: String(o.readRows),
     read_bytes: String(o.readBytes),
@@ -105,7 +108,7 @@ function summary(o: { readRows: number; readBytes: number; writtenRows?: number;
 }
 
 /** Unqualified FROM/JOIN tables read from the request's database (WITH names excepted). */
-function qualify(stmt: SelectStatement, database: string): SelectStatement {
+export function qualify(stmt: SelectStatement, database: string): SelectStatement {
   const withNames = new Set<string>();
   const fix = (t: TableExpr): TableExpr =>
     t.kind === 'table' && t.database === undefined && !withNames.has(t.table)

@@ -44,6 +44,8 @@ export interface ChRequest {
   maxExecutionTimeMs?: number;
   skipUnavailableShards: boolean;
   compression: { enabled: boolean; level?: number };
+  /** The HTTP layer's own settings: buffer the whole answer, and progress headers at an interval. */
+  http: { waitEndOfQuery: boolean; sendProgress: boolean; progressIntervalMs: number };
 }
 
 /** URL parameters that are not settings. */
@@ -127,6 +129,11 @@ export function parseChRequest(input: HttpInput): ChRequest {
     formatSettings: {},
     skipUnavailableShards: false,
     compression: { enabled: false },
+    http: {
+      waitEndOfQuery: truthy(q.get('wait_end_of_query') ?? q.get('http_wait_end_of_query') ?? '0'),
+      sendProgress: truthy(q.get('send_progress_in_http_headers') ?? '0'),
+      progressIntervalMs: Math.max(1, Number(q.get('http_headers_progress_interval_ms') ?? 100) || 100),
+    },
   };
   const db = q.get('database') || h['x-clickhouse-database'];
   if (db) out.database = db;

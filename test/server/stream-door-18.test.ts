@@ -1,0 +1,174 @@
+// The streaming front door on Debian's clickhouse-server 18.16 (two shards, one server each), in
+// the local stack (local/stream-server.ts over the coordinator's stream handler):
+//  - a 1M-row export read through @clickhouse/client's stream: its row count and checksum as chdb
+//    computes them over the same rows, and the coordinator's heap bounded well under the answer;
+//  - a shard failing after the first byte ends the body with ClickHouse's exception block, and the
+//    client raises ClickHouse's code and text;
+//  - X-ClickHouse-Progress headers before the first byte, in ClickHouse's shape, growing;
+//  - a client that closes the connection: every shard's query leaves system.processes within 100 ms.
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { parseTopology } from '../../shared/core/config/load.js';
+import { startLocalStack, type LocalStack } from '../../local/stack.js';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../support/embedded-cluster.js';
+import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+
+const servers = useChServers({ n: 2, portBase: 20400 });
+const ROWS = 1_000_000;
+/** Each row: its id and an 80-character text derived from it (the answer is ~90 MB as TSV). */
+const PAD = 'x'.repeat(80);
+const ROW_SQL = (from: string) => `SELECT number AS id, concat(toString(number), substring('${PAD}', 1, 80 - length(toString(number)))) AS s FROM ${from}`;
+/** A row query that hashes each row's text `n` times and matches no row (the engine cannot know). */
+const BUSY = (n: number) => `SELECT id FROM default.big_dist ARRAY JOIN range(${n}) AS k WHERE cityHash64(s, k) = 0`;
+let stack: LocalStack;
+let oracle: EmbeddedCluster;
+
+beforeAll(async () => {
+  const urls = servers.current.urls;
+  for (const [i, url] of urls.entries()) {
+    await chHttp(url, 'CREATE TABLE default.big (id UInt64, s String) ENGINE = MergeTree() ORDER BY id');
+    await chHttp(url, `INSERT INTO default.big ${ROW_SQL('system.numbers')} WHERE number % 2 = ${i} LIMIT ${ROWS / 2}`);
+    await chHttp(url, 'CREATE TABLE default.slow (n UInt64) ENGINE = MergeTree() ORDER BY n SETTINGS index_granularity = 1');
+    await chHttp(url, 'INSERT INTO default.slow SELECT number FROM system.numbers LIMIT 400');
+  }
+  const topo = parseTopology({
+    cluster: 'scatter',
+    shards: urls.map((url) => ({ replicas: [{ url }] })),
+    tables: {
+      'default.big_dist': { local: 'default.big', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } },
+      'default.slow_dist': { local: 'default.slow', shardingKey: { column: 'n', type: 'UInt64', function: 'identity' } },
+    },
+    query: { timeoutMs: 20_000 },
+  });
+  stack = await startLocalStack({ topo, logLevel: 'SILENT', streamPort: 0 });
+  oracle = await startEmbeddedCluster({ shards: 1 });
+}, 180_000);
+afterAll(async () => {
+  await stack?.stop();
+  await oracle?.stop();
+});
+
+describe('the streaming front door on 18.16', () => {
+  it('a 1M-row export through @clickhouse/client: count and checksum as chdb, the heap bounded', async () => {
+    const client = createClient({ url: stack.streamUrl!, request_timeout: 120_000 });
+    let peak = 0;
+    const base = process.memoryUsage().heapUsed;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().heapUsed - base);
+    }, 10);
+    let rows = 0;
+    let idSum = 0n;
+    let textBytes = 0;
+    try {
+      const rs = await client.query({ query: 'SELECT id, s FROM default.big_dist', format: 'TabSeparated' });
+      for await (const batch of rs.stream()) {
+        for (const row of batch as { text: string }[]) {
+          const tab = row.text.indexOf('\t');
+          idSum += BigInt(row.text.slice(0, tab));
+          textBytes += row.text.length - tab - 1;
+          rows++;
+        }
+      }
+    } finally {
+      clearInterval(sampler);
+      await client.close();
+    }
+    const want = await oracle.shards[0]!.queryRaw(`SELECT count(), sum(id), sum(length(s)) FROM (${ROW_SQL(`numbers(${ROWS})`)})`, { format: 'TSV' });
+    expect(`${rows}\t${idSum}\t${textBytes}\n`).toBe(want.bytes.toString('utf8'));
+    // The answer is ~90 MB; the coordinator (this process, the client too) never held more than a fraction.
+    expect(textBytes).toBeGreaterThan(75_000_000);
+    expect(peak).toBeLessThan(48 * 1024 * 1024);
+  }, 180_000);
+
+  it('a shard failing after the first byte: the body ends with the exception block, the client raises it', async () => {
+    const client = createClient({ url: stack.streamUrl!, log: { level: ClickHouseLogLevel.OFF } });
+    try {
+      const rs = await client.query({ query: 'SELECT id, throwIf(id = 400000) FROM default.big_dist', format: 'TabSeparated' });
+      expect(rs.response_headers['x-clickhouse-exception-tag']).toMatch(/^[a-z]{16}$/);
+      let rows = 0;
+      const read = (async () => {
+        for await (const batch of rs.stream()) rows += (batch as unknown[]).length;
+      })();
+      await expect(read).rejects.toMatchObject({ code: '395', message: expect.stringMatching(/throwIf/) });
+      expect(rows).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+    const raw = await post('SELECT id, throwIf(id = 400000) FROM default.big_dist FORMAT TSV');
+    const tag = raw.headers['x-clickhouse-exception-tag'] as string;
+    const tail = raw.body.subarray(raw.body.length - 400).toString('latin1');
+    const m = new RegExp(`\\r\\n__exception__\\r\\n${tag}\\r\\n(Code: 395\\. DB::Exception: [^\\n]*)\\n(\\d+) ${tag}\\r\\n__exception__\\r\\n$`).exec(tail);
+    expect(m, tail).not.toBeNull();
+    expect(Number(m![2])).toBe(Buffer.byteLength(m![1]!) + 1);
+  }, 60_000);
+
+  it('send_progress_in_http_headers=1: X-ClickHouse-Progress headers before the first byte, growing', async () => {
+    // Seconds of hashing before the one matching row: progress goes out meanwhile.
+    const r = await post(`${BUSY(30)} OR (id = 999999 AND k = 0) SETTINGS max_threads = 1`, {
+      send_progress_in_http_headers: '1',
+      http_headers_progress_interval_ms: '300',
+    });
+    expect(r.status, r.body.toString()).toBe(200);
+    const progress: Record<string, string>[] = [];
+    for (let i = 0; i < r.raw.length; i += 2) if (r.raw[i]!.toLowerCase() === 'x-clickhouse-progress') progress.push(JSON.parse(r.raw[i + 1]!));
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    for (const p of progress) {
+      expect(Object.keys(p)).toEqual([
+        'read_rows',
+        'read_bytes',
+        'written_rows',
+        'written_bytes',
+        'total_rows_to_read',
+        'result_rows',
+        'result_bytes',
+        'elapsed_ns',
+      ]);
+      for (const v of Object.values(p)) expect(v).toMatch(/^\d+$/);
+    }
+    const reads = progress.map((p) => Number(p.read_rows));
+    expect(reads).toEqual([...reads].sort((a, b) => a - b));
+    expect(reads.at(-1)!).toBeGreaterThan(reads[0]!);
+    expect(r.body.toString()).toBe('999999\n');
+  }, 60_000);
+
+  it('a client that closes the connection: every shard query leaves system.processes within 100 ms', async () => {
+    const qid = `door-cancel-${Date.now()}`;
+    // Both servers asked at once; the time measured ends when the answer saying 0 arrived (an upper bound).
+    const running = async () => {
+      const counts = await Promise.all(
+        servers.current.urls.map((url) =>
+          chRows<{ n: string }>(url, `SELECT count() AS n FROM system.processes WHERE substring(query_id, 1, ${qid.length + 1}) = '${qid}-'`),
+        ),
+      );
+      return counts.reduce((n, rows) => n + Number(rows[0]!.n), 0);
+    };
+    // An export the client stops reading after its first piece: both shards' queries wait on their writes.
+    const req = http.request(`${stack.streamUrl}/?query_id=${qid}`, { method: 'POST' }, (res) => res.once('data', () => res.pause()));
+    req.on('error', () => undefined);
+    req.end('SELECT id, s FROM default.big_dist');
+    await expect.poll(running, { timeout: 10_000, interval: 20 }).toBe(2);
+    const t0 = performance.now();
+    req.destroy();
+    await expect.poll(running, { timeout: 5_000, interval: 5 }).toBe(0);
+    const ms = performance.now() - t0;
+    process.stdout.write(`client close to every shard query gone: ${ms.toFixed(1)} ms\n`);
+    expect(ms).toBeLessThan(100);
+  }, 60_000);
+});
+
+function post(sql: string, query: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; raw: string[]; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${stack.streamUrl}/?${new URLSearchParams(query)}`, { method: 'POST' }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, raw: res.rawHeaders, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(sql);
+  });
+}
