@@ -106,6 +106,14 @@ describe('the streaming front door on 18.16', () => {
     expect(Number(m![2])).toBe(Buffer.byteLength(m![1]!) + 1);
   }, 60_000);
 
+  it('wait_end_of_query=1 buffers as ClickHouse does: the late failure is the status and the whole body', async () => {
+    const r = await post('SELECT id, throwIf(id = 400000) FROM default.big_dist FORMAT TSV', { wait_end_of_query: '1' });
+    expect(r.status).toBe(500);
+    expect(r.headers['x-clickhouse-exception-code']).toBe('395');
+    expect(r.headers['x-clickhouse-exception-tag']).toBeUndefined();
+    expect(r.body.toString()).toMatch(/^Code: 395\. DB::Exception: .*throwIf.*\n$/);
+  }, 60_000);
+
   it('send_progress_in_http_headers=1: X-ClickHouse-Progress headers before the first byte, growing', async () => {
     // Seconds of hashing before the one matching row: progress goes out meanwhile.
     const r = await post(`${BUSY(30)} OR (id = 999999 AND k = 0) SETTINGS max_threads = 1`, {

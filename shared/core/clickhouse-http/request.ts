@@ -105,6 +105,13 @@ function textBytes(fromUrl: string | null, body: Buffer): Buffer {
   return body.length > 0 ? Buffer.concat([Buffer.from(`${fromUrl}\n`), body]) : Buffer.from(fromUrl);
 }
 
+/** The HTTP layer's settings the streaming front door honours (the buffered interface answers whole anyway). */
+function httpSetting(h: ChRequest['http'], name: string, value: string): void {
+  if (name === 'wait_end_of_query' || name === 'http_wait_end_of_query') h.waitEndOfQuery = truthy(value);
+  else if (name === 'send_progress_in_http_headers') h.sendProgress = truthy(value);
+  else if (name === 'http_headers_progress_interval_ms') h.progressIntervalMs = Math.max(1, Number(value) || 100);
+}
+
 export function parseChRequest(input: HttpInput): ChRequest {
   const h = input.headers;
   // A multipart body carries the query and parameters as form fields: they join the URL's.
@@ -129,11 +136,7 @@ export function parseChRequest(input: HttpInput): ChRequest {
     formatSettings: {},
     skipUnavailableShards: false,
     compression: { enabled: false },
-    http: {
-      waitEndOfQuery: truthy(q.get('wait_end_of_query') ?? q.get('http_wait_end_of_query') ?? '0'),
-      sendProgress: truthy(q.get('send_progress_in_http_headers') ?? '0'),
-      progressIntervalMs: Math.max(1, Number(q.get('http_headers_progress_interval_ms') ?? 100) || 100),
-    },
+    http: { waitEndOfQuery: false, sendProgress: false, progressIntervalMs: 100 },
   };
   const db = q.get('database') || h['x-clickhouse-database'];
   if (db) out.database = db;
@@ -145,7 +148,10 @@ export function parseChRequest(input: HttpInput): ChRequest {
       out.params[name.slice('param_'.length)] = value;
       continue;
     }
-    if (NOT_SETTINGS.has(name) || IGNORED_SETTINGS.has(name)) continue;
+    if (NOT_SETTINGS.has(name) || IGNORED_SETTINGS.has(name)) {
+      httpSetting(out.http, name, value);
+      continue;
+    }
     switch (name) {
       case 'max_execution_time':
         out.maxExecutionTimeMs = seconds(name, value) * 1000;
