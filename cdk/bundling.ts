@@ -25,6 +25,7 @@ export const TSCONFIG = join(PROJECT_ROOT, 'tsconfig.json');
 export const ENTRY = {
   coordinator: join(PROJECT_ROOT, 'functions', 'coordinator', 'handler.ts'),
   shard: join(PROJECT_ROOT, 'functions', 'shard', 'handler.ts'),
+  stream: join(PROJECT_ROOT, 'functions', 'coordinator', 'stream-entry.ts'),
 } as const;
 
 /** zod as the bundles get it: without its translations and JSON Schema code (see that file). */

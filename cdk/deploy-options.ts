@@ -95,6 +95,20 @@ export const deployOptionsSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * The streaming front door (off by default): a second function sharing the coordinator's code,
+     * behind a Lambda Function URL in RESPONSE_STREAM mode, serving ClickHouse's HTTP interface with
+     * answers written as they are produced and queries up to `timeoutS`. `auth`: 'iam' (the URL's
+     * AWS_IAM auth type: SigV4-signed requests) or 'users' (the function checks ClickHouse credentials
+     * against `clickhouse.usersSecretArn`, as the API's authorizer does).
+     */
+    streaming: z
+      .object({
+        auth: z.enum(['iam', 'users']).default('iam'),
+        timeoutS: z.number().int().min(30).max(900).default(900),
+      })
+      .strict()
+      .optional(),
     /** Run cdk-nag's AwsSolutions checks during synthesis (default on). */
     nag: z.boolean().default(true),
   })

@@ -11,9 +11,11 @@ import { deriveSizing, SizingError } from './sizing.js';
 
 export function deployProblems(
   topology: Topology,
-  options: Pick<DeployOptions, 'metricsNamespace' | 'memory'> & Partial<Pick<DeployOptions, 'play'>>,
+  options: Pick<DeployOptions, 'metricsNamespace' | 'memory'> & Partial<Pick<DeployOptions, 'play' | 'streaming' | 'clickhouse'>>,
 ): string[] {
   const problems = [...localOnlyProblems(topology)];
+  const door = streamingProblem(options);
+  if (door) problems.push(door);
   topology.shards.forEach((shard, i) => {
     const p = shardSecretProblem(shard, i);
     if (p) problems.push(p);
@@ -27,4 +29,10 @@ export function deployProblems(
   const env = coordinatorEnvironmentProblem(topology, topology.shards.length, options.metricsNamespace, options.play);
   if (env) problems.push(env);
   return problems;
+}
+
+/** The streaming door checks ClickHouse credentials itself only against a users secret: without one, nothing would. */
+export function streamingProblem(options: Partial<Pick<DeployOptions, 'streaming' | 'clickhouse'>>): string | undefined {
+  if (options.streaming?.auth !== 'users' || options.clickhouse?.usersSecretArn) return undefined;
+  return "streaming.auth: 'users' checks ClickHouse credentials against clickhouse.usersSecretArn, which is not set (set it, or use auth 'iam')";
 }

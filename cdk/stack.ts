@@ -13,6 +13,7 @@ import { Coordinator, COORDINATOR_SERVICE_NAME } from './constructs/coordinator.
 import { QueryApi } from './constructs/query-api.js';
 import { ClickHouseAuthorizer } from './constructs/clickhouse-authorizer.js';
 import { Schedules } from './constructs/schedules.js';
+import { StreamingDoor } from './constructs/streaming-door.js';
 import { ShardFunction } from './constructs/shard-function.js';
 
 export interface ChScatterStackProps extends StackProps {
@@ -53,6 +54,8 @@ export class ChScatterStack extends Stack {
   readonly clickhouseAuthorizer: ClickHouseAuthorizer | undefined;
   readonly schedules: Schedules;
   readonly alarms: Alarms;
+  /** With the `streaming` deploy option: the Function URL that streams answers. */
+  readonly streamingDoor: StreamingDoor | undefined;
 
   constructor(scope: Construct, id: string, props: ChScatterStackProps) {
     super(scope, id, props);
@@ -116,6 +119,19 @@ export class ChScatterStack extends Stack {
       play: options.play,
       ...(options.clickhouse ? { clickhouse: this.clickhouseAuthorizer ? { authorizer: this.clickhouseAuthorizer.authorizer } : {} } : {}),
     });
+
+    this.streamingDoor = options.streaming
+      ? new StreamingDoor(this, 'StreamingDoor', {
+          coordinator: this.coordinator,
+          shards: this.shards,
+          auth: options.streaming.auth,
+          timeoutS: options.streaming.timeoutS,
+          ...(options.streaming.auth === 'users' && usersSecretArn ? { usersSecretArn } : {}),
+          memoryMb: this.sizing.coordinatorMemoryMb,
+          logRetentionDays: options.logRetentionDays,
+          vpc: options.vpc?.includeCoordinator ? vpc : undefined,
+        })
+      : undefined;
 
     this.schedules = new Schedules(this, 'Schedules', { coordinator: coordinatorFn, schedules: topology.schedules });
 

@@ -78,6 +78,10 @@ export class Coordinator extends Construct {
   readonly function: ScatterFunction;
   /** Set when the aggregation tree applies: the function's explicit name, which it invokes itself by. */
   readonly selfFunctionName: string | undefined;
+  /** What its environment holds (the streaming door plans and fans out with the same). */
+  readonly environment: Record<string, string>;
+  /** The cursor signing key (the streaming door reads it too). */
+  readonly cursorKey: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: CoordinatorProps) {
     super(scope, id);
@@ -102,6 +106,16 @@ export class Coordinator extends Construct {
     // Deterministic and unique per stack and construct path, within Lambda's 64 characters.
     const selfName = tree ? Names.uniqueResourceName(this, { maxLength: MAX_FUNCTION_NAME, separator: '-' }) : undefined;
     this.selfFunctionName = selfName;
+    this.cursorKey = cursorKey;
+    this.environment = {
+      CH_SCATTER_TOPOLOGY: topologyJson,
+      CH_SCATTER_SHARD_FUNCTIONS: Stack.of(this).toJsonString(names),
+      POWERTOOLS_SERVICE_NAME: COORDINATOR_SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
+      ...(selfName ? { CH_SCATTER_SELF_FUNCTION: selfName } : {}),
+      ...(props.play ? { [PLAY_PAGE_ENV]: PLAY_PAGE_BUNDLED } : {}),
+      CH_SCATTER_CURSOR_SECRET_ARN: cursorKey.secretArn,
+    };
     this.function = new ScatterFunction(this, 'Lambda', {
       ...(selfName ? { functionName: selfName } : {}),
       entry: props.entry ?? ENTRY.coordinator,
@@ -111,15 +125,7 @@ export class Coordinator extends Construct {
       logRetentionDays: props.logRetentionDays,
       vpc: props.vpc,
       ...(props.play ? { copyFiles: { [PLAY_PAGE_BUNDLED]: PLAY_PAGE_SOURCE } } : {}),
-      environment: {
-        CH_SCATTER_TOPOLOGY: topologyJson,
-        CH_SCATTER_SHARD_FUNCTIONS: Stack.of(this).toJsonString(names),
-        POWERTOOLS_SERVICE_NAME: COORDINATOR_SERVICE_NAME,
-        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
-        ...(selfName ? { CH_SCATTER_SELF_FUNCTION: selfName } : {}),
-        ...(props.play ? { [PLAY_PAGE_ENV]: PLAY_PAGE_BUNDLED } : {}),
-        CH_SCATTER_CURSOR_SECRET_ARN: cursorKey.secretArn,
-      },
+      environment: this.environment,
     });
     cursorKey.grantRead(this.function.role);
     if (selfName) {
