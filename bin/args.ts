@@ -46,10 +46,10 @@ export function flagString(p: ParsedArgs, name: string): string | undefined {
 }
 
 /** `--port N` (default 3000): 0 picks a free port. */
-export function flagPort(p: ParsedArgs, usage: string): number {
-  const text = flagString(p, 'port') ?? '3000';
+export function flagPort(p: ParsedArgs, usage: string, name = 'port', fallback = 3000): number {
+  const text = flagString(p, name) ?? String(fallback);
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: not a port number: ${text}; usage: ch-scatter ${usage}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--${name}: not a port number: ${text}; usage: ch-scatter ${usage}`);
   return port;
 }
 

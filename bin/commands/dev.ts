@@ -1,4 +1,4 @@
-// `ch-scatter dev --config FILE [--port 3000] [--demo] [--users FILE] [--data-dir DIR|auto]`: the local stack in the foreground.
+// `ch-scatter dev --config FILE [--port 3000] [--stream-port PORT] [--demo] [--users FILE] [--data-dir DIR|auto]`: the local stack in the foreground.
 // --users: a users file the ClickHouse interface checks credentials against (docs/clients.md).
 // --data-dir: the embedded replicas' data elsewhere, for a second stack on the same config.
 // stdout carries exactly one line, `ready http://127.0.0.1:PORT` (scripts wait for it); the demo's
@@ -14,14 +14,16 @@ import type { DataDirChoice } from '../../local/data-dir.js';
 
 export const summary =
   'run the local stack: every shard an engine in its own process, a local Lambda Invoke endpoint, the coordinator behind the HTTP API. ' +
-  '--data-dir DIR keeps the embedded replicas under DIR instead (auto: beside the configured ones, one set per --port), for a second stack on the same config';
-export const usage = 'dev --config FILE [--port 3000] [--demo] [--users FILE] [--data-dir DIR|auto]';
-export const flags: FlagSpec = { config: 'string', port: 'string', demo: 'boolean', users: 'string', 'data-dir': 'string' };
+  '--data-dir DIR keeps the embedded replicas under DIR instead (auto: beside the configured ones, one set per --port), for a second stack on the same config. ' +
+  "The streaming front door (ClickHouse's interface, answers streamed) listens on --stream-port (default: --port + 100)";
+export const usage = 'dev --config FILE [--port 3000] [--stream-port PORT] [--demo] [--users FILE] [--data-dir DIR|auto]';
+export const flags: FlagSpec = { config: 'string', port: 'string', 'stream-port': 'string', demo: 'boolean', users: 'string', 'data-dir': 'string' };
 
 export async function run(args: string[]): Promise<number> {
   const p = parseArgs(args, flags, usage);
   const config = requiredFlag(p, 'config', usage);
   const port = flagPort(p, usage);
+  const streamPort = flagPort(p, usage, 'stream-port', port === 0 ? 0 : port + 100);
   const dataDir = dataDirOf(flagString(p, 'data-dir'), port);
   const demo = p.flags.demo === true;
   if (demo) process.stderr.write('starting shard processes and loading demo data...\n');
@@ -31,6 +33,7 @@ export async function run(args: string[]): Promise<number> {
     stack = await startLocalStack({
       configFile: config,
       port,
+      streamPort,
       demo,
       runSchedules: true,
       ...(users ? { usersFile: users } : {}),
@@ -46,6 +49,7 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`demo: ${stack.demo.rows.toLocaleString('en-US')} rows loaded into analytics.sensor_events_dist in ${stack.demo.ms} ms\n`);
   if (!users) process.stderr.write(`no users file: every credential is accepted (the ClickHouse interface at ${stack.url}/; --users FILE checks them)\n`);
   process.stdout.write(`ready ${stack.url}\n`);
+  if (stack.streamUrl) process.stderr.write(`streaming front door (ClickHouse's interface, answers streamed): ${stack.streamUrl}/\n`);
   if (demo) process.stderr.write(demoExamples(stack.url) + '\n');
 
   return serveUntilSignal(() => stack.stop());
