@@ -4,7 +4,7 @@ import { ConfigError } from '../shared/core/config/load.js';
 import { isScatterError } from '../shared/core/errors.js';
 import { UsageError, type FlagSpec } from './args.js';
 
-const COMMANDS = ['dev', 'sim', 'query', 'explain', 'exec', 'insert', 'check'] as const;
+const COMMANDS = ['dev', 'sim', 'query', 'export', 'explain', 'exec', 'insert', 'check'] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 interface CommandModule {

@@ -17,7 +17,7 @@ import * as sim from '../../../bin/commands/sim.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = join(ROOT, 'bin/ch-scatter.mjs');
-const COMMANDS = ['dev', 'sim', 'query', 'explain', 'exec', 'insert', 'check'] as const;
+const COMMANDS = ['dev', 'sim', 'query', 'export', 'explain', 'exec', 'insert', 'check'] as const;
 const MISSING_CONFIG = join(tmpdir(), 'ch-scatter-no-such-config.json');
 
 interface CommandModule {

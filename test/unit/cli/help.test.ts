@@ -14,7 +14,7 @@ describe('ch-scatter CLI', () => {
   it('--help lists every documented command, each loadable', () => {
     const r = run('--help');
     expect(r.status).toBe(0);
-    for (const cmd of ['dev', 'sim', 'query', 'explain', 'exec', 'insert', 'check']) expect(r.stdout).toMatch(new RegExp(`^  ${cmd} `, 'm'));
+    for (const cmd of ['dev', 'sim', 'query', 'export', 'explain', 'exec', 'insert', 'check']) expect(r.stdout).toMatch(new RegExp(`^  ${cmd} `, 'm'));
     expect(r.stdout).not.toMatch(/cannot load|not available/);
   });
 
