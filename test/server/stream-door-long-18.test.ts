@@ -1,8 +1,8 @@
 // One query of about two minutes through the streaming front door of the local stack, on Debian's
 // clickhouse-server 18.16: a 1M-row export read by a client that takes ~125 s over it (a slow
 // link), so every shard's query stays alive on its server for minutes, far past the HTTP API's
-// 29 s. The answer arrives whole (every row); both shards' queries were running at 40 s (parts are
-// written in shard order, so shard 0's ends first) and the last one still at 100 s.
+// 29 s. The answer arrives whole (every row); both shards' queries were running at 40 s, and at
+// least one still at 100 s.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTopology } from '../../shared/core/config/load.js';
@@ -84,8 +84,8 @@ describe('a two-minute query through the streaming door', () => {
     expect(status).toBe(200);
     expect(lines).toBe(ROWS);
     expect(ms).toBeGreaterThan(115_000);
-    // Past the HTTP API's 29 s every shard's query was still on its server, and the last one at 100 s.
+    // Past the HTTP API's 29 s every shard's query was still on its server, and one at 100 s.
     expect(seen[40_000]).toEqual([1, 1]);
-    expect(seen[100_000]).toEqual([0, 1]);
+    expect(seen[100_000]!.some((n) => n === 1)).toBe(true);
   }, 240_000);
 });
