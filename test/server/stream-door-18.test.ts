@@ -106,6 +106,21 @@ describe('the streaming front door on 18.16', () => {
     expect(Number(m![2])).toBe(Buffer.byteLength(m![1]!) + 1);
   }, 60_000);
 
+  it('parts interleaved at row ends: the header lines once, first, every row once', async () => {
+    const r = await post('SELECT id, s FROM default.big_dist WHERE id < 200000 FORMAT TSVWithNamesAndTypes');
+    expect(r.status).toBe(200);
+    const lines = r.body.toString().split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.slice(0, 2)).toEqual(['id\ts', 'UInt64\tString']);
+    const ids = lines.slice(2).map((l) => Number(l.slice(0, l.indexOf('\t'))));
+    expect(ids.length).toBe(200_000);
+    expect(new Set(ids).size).toBe(200_000);
+    expect(ids.reduce((a, b) => Math.max(a, b), 0)).toBe(199_999);
+    // Both shards' rows are mixed through the answer (read at once), not one part after the other.
+    const firstHalfOdd = ids.slice(0, 100_000).filter((id) => id % 2 === 1).length;
+    expect(firstHalfOdd).toBeGreaterThan(0);
+  }, 60_000);
+
   it('wait_end_of_query=1 buffers as ClickHouse does: the late failure is the status and the whole body', async () => {
     const r = await post('SELECT id, throwIf(id = 400000) FROM default.big_dist FORMAT TSV', { wait_end_of_query: '1' });
     expect(r.status).toBe(500);

@@ -25,8 +25,27 @@ const BARE: Record<string, string> = {
   native: 'Native',
 };
 
+/** Formats whose every 0x0A byte ends a row (TabSeparated escapes newlines, JSON lines hold none raw): parts may be interleaved there. */
+const ROW_PER_LINE = new Set(['TabSeparated', 'JSONEachRow', 'JSONStringsEachRow', 'JSONCompactEachRow', 'JSONCompactStringsEachRow']);
+
+/** The header lines a format's first part starts with. */
+function headerLines(format: string): number {
+  const f = format.toLowerCase();
+  return f.endsWith('withnamesandtypes') ? 2 : f.endsWith('withnames') ? 1 : 0;
+}
+
+export interface PartFormats {
+  /** The first queried shard's format (with the header). */
+  first: string;
+  /** The others' (bare rows). */
+  rest: string;
+  /** Set when parts may be interleaved at row ends: the first part's header lines, which go first. */
+  lineRows?: { headerLines: number };
+}
+
 /** How to ask the shards for `format` so their parts concatenate; undefined: it does not. */
-export function concatenatingFormats(format: string): { first: string; rest: string } | undefined {
+export function concatenatingFormats(format: string): PartFormats | undefined {
   const rest = BARE[format.toLowerCase()];
-  return rest === undefined ? undefined : { first: format, rest };
+  if (rest === undefined) return undefined;
+  return { first: format, rest, ...(ROW_PER_LINE.has(rest) ? { lineRows: { headerLines: headerLines(format) } } : {}) };
 }

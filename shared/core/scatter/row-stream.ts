@@ -23,8 +23,11 @@ export interface RowStreamInput {
   queryId: string;
   deadlineAt: number;
   now(): number;
-  /** The first queried shard's format (with the header) and the others' (bare rows). */
-  formats: { first: string; rest: string };
+  /**
+   * The first queried shard's format (with the header) and the others' (bare rows); `lineRows`: every
+   * newline ends a row, so parts read at once are interleaved at row ends (the header first).
+   */
+  formats: { first: string; rest: string; lineRows?: { headerLines: number } };
   /** Settings for the shards' engines besides the plan's (the client's format settings). */
   formatSettings?: ShardRequest['settings'];
   /** The client went away. */
@@ -82,8 +85,16 @@ export async function streamRows(input: RowStreamInput): Promise<ReadProgress & 
     parts[i] = part;
   };
   let bytes = 0;
+  const written = (n: number) => {
+    bytes += n;
+  };
   try {
     for (let i = 0; i < Math.min(ahead, queried.length); i++) open(i);
+    const lines = input.formats.lineRows;
+    if (lines && input.streamer.incremental && ahead >= queried.length) {
+      await interleaved(parts, lines.headerLines, input.write, stop.signal, written);
+      return { ...report(), bytes };
+    }
     for (let i = 0; i < queried.length; i++) {
       const part = parts[i]!;
       for (;;) {
@@ -111,6 +122,48 @@ export async function streamRows(input: RowStreamInput): Promise<ReadProgress & 
     deadline.dispose();
     for (const p of parts) if (p && !p.done) p.iterator.return?.().catch(() => undefined);
   }
+}
+
+/**
+ * Every part read at once, each written up to its last complete row as it arrives (one write at a
+ * time, so rows never mix), the first part's header lines before any other part's rows: the
+ * shards stream in parallel, as a Distributed table reads them.
+ */
+async function interleaved(parts: OpenPart[], headerLines: number, write: (c: Uint8Array) => Promise<void>, signal: AbortSignal, written: (n: number) => void) {
+  let queue: Promise<void> = Promise.resolve();
+  const put = (c: Uint8Array) => {
+    queue = queue.then(() => abortable(write(c), signal));
+    written(c.byteLength);
+    return queue;
+  };
+  let headerSeen!: () => void;
+  const header = headerLines === 0 ? Promise.resolve() : new Promise<void>((r) => (headerSeen = r));
+  let headerLeft = headerLines;
+  await Promise.all(
+    parts.map(async (part, i) => {
+      let carry: Buffer = Buffer.alloc(0);
+      if (i > 0) await abortable(header, signal);
+      for (;;) {
+        const r = await abortable(part.next, signal);
+        if (r.done) break;
+        const buf = carry.length ? Buffer.concat([carry, r.value]) : Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength);
+        const cut = buf.lastIndexOf(10) + 1;
+        carry = buf.subarray(cut);
+        if (cut > 0) {
+          const rows = buf.subarray(0, cut);
+          if (i === 0 && headerLeft > 0) {
+            for (let at = rows.indexOf(10); at >= 0 && headerLeft > 0; at = rows.indexOf(10, at + 1)) headerLeft--;
+            await put(rows);
+            if (headerLeft === 0) headerSeen();
+          } else await put(rows);
+        }
+        part.next = part.iterator.next();
+      }
+      if (carry.length) await put(carry);
+      if (i === 0 && headerLeft > 0) headerSeen?.();
+      part.done = true;
+    }),
+  );
 }
 
 /** `p`, or the signal's reason as soon as it fires. */
