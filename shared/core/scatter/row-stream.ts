@@ -1,9 +1,11 @@
 // A row query streamed from the shards to the client: each shard runs its rewritten SELECT in the
-// client's format and its bytes are written on as they come, shard after shard (the formats that
-// concatenate: the first shard writes the *WithNames header, the others the bare rows). Parts are
-// read ahead (every shard's stream is open, bounded by backpressure), never gathered. No hedge or
-// retry: a part already written cannot be asked again elsewhere. The client leaving, a shard's
-// error or the deadline stop every shard still running, its ClickHouse query KILLed (shard-cancel.ts).
+// client's format and its bytes are written on as they come (the formats that concatenate: the
+// first shard writes the *WithNames header, the others the bare rows). Line formats are interleaved
+// at row ends, every shard at once; the others go shard after shard, the next parts read ahead
+// (bounded by backpressure), never gathered. No hedge or retry: a part already written cannot be
+// asked again elsewhere. The client leaving, a shard's error or the deadline stop every shard still
+// running, its ClickHouse query KILLed (shard-cancel.ts).
+import { setMaxListeners } from 'node:events';
 import { ScatterError } from '../errors.js';
 import type { Topology } from '../config/schema.js';
 import type { QueryPlan } from '../plan/types.js';
@@ -50,6 +52,8 @@ export async function streamRows(input: RowStreamInput): Promise<ReadProgress & 
   const queried = plan.shards.filter((s) => !s.skipped);
   if (queried.length === 0) throw new ScatterError('INTERNAL', 'a streamed row query with no shard to ask');
   const stop = new AbortController();
+  // Every part's read and write waits on this one signal at once: by design, not a leak.
+  setMaxListeners(0, stop.signal);
   const deadline = deadlineSignal(input.deadlineAt, now, input.signal);
   const onDeadline = () => stop.abort(deadline.signal.reason);
   deadline.signal.addEventListener('abort', onDeadline, { once: true });
