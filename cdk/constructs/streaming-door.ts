@@ -8,7 +8,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENTRY } from '../bundling.js';
-import { USERS_SECRET_ENV } from '../../functions/coordinator/stream-entry.js';
+import { USERS_SECRET_ENV } from './clickhouse-authorizer.js';
 import { PLAY_PAGE_ENV } from '../../functions/coordinator/play-page.js';
 import type { Coordinator } from './coordinator.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';

@@ -5,7 +5,7 @@ import type { CoordinatorDeps } from './deps.js';
 import { createTools } from './handler.js';
 import { lambdaStreamingHandler } from './stream-handler.js';
 
-export const USERS_SECRET_ENV = 'CH_SCATTER_USERS_SECRET_ARN';
+const USERS_SECRET_ENV = 'CH_SCATTER_USERS_SECRET_ARN';
 const SECRET_MAX_AGE_S = 300;
 
 async function load(): Promise<CoordinatorDeps> {

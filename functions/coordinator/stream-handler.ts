@@ -114,8 +114,10 @@ export function lambdaSink(raw: LambdaResponseStream, from: AwsLambdaGlobal['Htt
 
 /** The Function URL's handler, when running in Lambda's Node runtime (which provides `awslambda`). */
 export function lambdaStreamingHandler(load: () => Promise<CoordinatorDeps>, streamer?: ShardStreamer): unknown {
-  const aws = (globalThis as { awslambda?: AwsLambdaGlobal }).awslambda;
-  if (!aws) return undefined;
+  const aws = (globalThis as { awslambda?: Partial<AwsLambdaGlobal> }).awslambda;
+  // Other code (Powertools' invoke store) may set `awslambda` without the runtime's streaming API.
+  if (typeof aws?.streamifyResponse !== 'function' || !aws.HttpResponseStream) return undefined;
+  const from = aws.HttpResponseStream.from;
   let ready: Promise<CoordinatorDeps> | undefined;
   return aws.streamifyResponse(async (event, stream, context) => {
     const arrivedAt = Date.now();
@@ -123,7 +125,7 @@ export function lambdaStreamingHandler(load: () => Promise<CoordinatorDeps>, str
     const deps = await ready;
     const e = event as HttpEvent & { requestContext: { authorizer?: { iam?: { userArn?: string } } } };
     const iamUser = e.requestContext.authorizer?.iam?.userArn;
-    await serveStreaming(deps, streamer, inputOf(e), lambdaSink(stream, aws.HttpResponseStream.from), {
+    await serveStreaming(deps, streamer, inputOf(e), lambdaSink(stream, from), {
       arrivedAt,
       lambdaRemainingMs: context.getRemainingTimeInMillis(),
       ...(e.requestContext.requestId ? { requestId: e.requestContext.requestId } : {}),
