@@ -80,6 +80,19 @@ function lambdaError(e: unknown): { errorMessage: string; errorType: string } {
   return { errorMessage: err.message, errorType: err.name && err.name !== 'Error' ? err.name : 'Error' };
 }
 
+/** The response took what was written, or its caller went away. */
+function drainedOrClosed(res: http.ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 const sizeExceeded = (limit: number) => ({
   errorMessage: `Response payload size exceeded maximum allowed payload size (${limit} bytes).`,
   errorType: 'Function.ResponseSizeTooLarge',
@@ -113,7 +126,7 @@ export async function startInvokeServer(opts: InvokeServerOptions): Promise<Invo
           break;
         }
         sent += chunk.byteLength;
-        if (!res.write(encodePayloadChunk(chunk))) await new Promise<void>((r) => res.once('drain', r).once('close', r));
+        if (!res.write(encodePayloadChunk(chunk))) await drainedOrClosed(res);
         // Past the burst the stream is held to the bandwidth cap, as Lambda holds it.
         if (rate > 0 && sent > burst) {
           burstEndedAt ??= Date.now();
