@@ -20,6 +20,7 @@ import type { LocalFunction } from './invoke-server.js';
 import { InProcessShardHost } from './in-process-host.js';
 import { streamedResponse } from './response-stream.mjs';
 import { cutStream } from './shard-fault.js';
+import { oneChunk } from '../shared/core/protocol/byte-chunks.js';
 
 export interface ShardHostsOptions {
   /** exec/insert admin requests allowed (the local stack's /admin routes). Default true. */
@@ -151,7 +152,7 @@ export class ShardHost {
       this.pending.delete(reply.id);
       if (reply.ok && 'streamed' in reply) {
         const { contentType, data } = reply.streamed;
-        waiter.resolve(cutStream(this.spec.faults ? this.spec.config.fault : undefined, streamedResponse(contentType, once(data))));
+        waiter.resolve(cutStream(this.spec.faults ? this.spec.config.fault : undefined, streamedResponse(contentType, oneChunk(data))));
       } else if (reply.ok) waiter.resolve(reply.result);
       else {
         const e = new Error(reply.error.message);
@@ -231,8 +232,4 @@ export class ShardHost {
     await exited;
     clearTimeout(t);
   }
-}
-
-async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  if (bytes.byteLength > 0) yield bytes;
 }

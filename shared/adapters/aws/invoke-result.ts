@@ -7,6 +7,7 @@
 import type { ShardAdminRequest, ShardCancelRequest, ShardRequest, ShardResponse } from '../../core/protocol/shard-wire.js';
 import { InvokeError, type ShardInvoker, type ShardStreamAnswer } from '../../core/scatter/invoker.js';
 import { parseShardResponse } from '../../core/protocol/shard-response-schema.js';
+import { oneChunk } from '../../core/protocol/byte-chunks.js';
 import type { ResponseStreamEvent } from './response-stream-wire.js';
 
 /** The function threw: Lambda's error payload is {errorMessage, errorType}; a crashed runtime says Runtime.ExitError. */
@@ -79,10 +80,6 @@ async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  if (bytes.byteLength > 0) yield bytes;
-}
-
 /**
  * A shard's streamed answer: raw bytes (any content type but JSON) pass through as they come; a JSON
  * stream is the shard's ShardResponse whole (its failure before the first byte, or a buffered answer).
@@ -94,7 +91,7 @@ export async function shardStreamAnswer(shard: number, replica: number, s: Strea
   const r = parsed.value;
   if (!r.ok) return r;
   if (r.raw === undefined) throw new InvokeError('malformed', 'a streamed shard answer carries rows, not the raw bytes asked for');
-  return { ok: true, shard: r.shard, replica: r.replica, chunks: once(Buffer.from(r.raw, 'base64')) };
+  return { ok: true, shard: r.shard, replica: r.replica, chunks: oneChunk(Buffer.from(r.raw, 'base64')) };
 }
 
 /** The ShardInvoker port over a send function: query answers are validated, admin answers passed through. */

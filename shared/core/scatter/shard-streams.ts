@@ -5,6 +5,7 @@
 // after its first byte (the function failed mid-stream, the stream was cut, the deadline fell)
 // rejects that shard's chunks: the shard is missing, never a shorter answer (pipeShardStreams).
 import type { ShardFailure, ShardRequest, ShardResponse, ShardSuccess } from '../protocol/shard-wire.js';
+import { oneChunk } from '../protocol/byte-chunks.js';
 import type { ShardOutcome } from './call-shard.js';
 import { summarizeShards } from './completeness.js';
 import type { MissingShard } from './gather.js';
@@ -30,10 +31,6 @@ export interface ShardStreams {
 }
 
 async function* none(): AsyncGenerator<Uint8Array> {}
-
-async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  if (bytes.byteLength > 0) yield bytes;
-}
 
 /**
  * The invoker the fan-out asks: a shard's streamed answer opens as a ShardSuccess (its bytes kept
@@ -62,7 +59,7 @@ function streamOpening(inner: ShardInvoker, fanOutSignal: () => AbortSignal) {
     },
   };
   const streamOf = (r: ShardSuccess | undefined): AsyncIterable<Uint8Array> =>
-    (r && streams.get(r)) ?? (r?.raw !== undefined ? once(Buffer.from(r.raw, 'base64')) : none());
+    (r && streams.get(r)) ?? (r?.raw !== undefined ? oneChunk(Buffer.from(r.raw, 'base64')) : none());
   return { invoker, streamOf };
 }
 

@@ -21,6 +21,7 @@ import type { ClickHouseAccess, KeptResult, QueryStatistics, RawQueryOptions, Se
 import { SERVER_DIED, type ShardErrorKind, type ShardFailure, type ShardResponse, type ShardSuccess } from '../protocol/shard-wire.js';
 import { shardPayloadSchema, type ShardPayload } from '../protocol/shard-request-schema.js';
 import { base64Bytes } from '../protocol/base64-schema.js';
+import { oneChunk } from '../protocol/byte-chunks.js';
 import { assignedSettings, formatsNamed, trimStatement } from '../clickhouse/sql-text.js';
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import { attemptQueryId, type InflightAttempts } from './inflight.js';
@@ -347,7 +348,7 @@ async function streamRaw(
   const header = p.describe
     ? await describedHeader(access, p.sql, { queryId: `${r.chQueryId}-d`, settings: r.settings, external: p.external, signal })
     : undefined;
-  const chunks = access.queryRawStream ? (await access.queryRawStream(p.sql, qo)).chunks : once((await access.queryRaw(p.sql, qo)).bytes);
+  const chunks = access.queryRawStream ? (await access.queryRawStream(p.sql, qo)).chunks : oneChunk((await access.queryRaw(p.sql, qo)).bytes);
   try {
     await sink(header ? prepended(header, chunks) : chunks);
   } catch (e) {
@@ -358,10 +359,6 @@ async function streamRaw(
   }
   if (r.deadline.aborted) return timedOut(p, r.started, r.opts);
   return rawSuccess(p, '', { elapsedMs: 0, rowsRead: 0, bytesRead: 0 }, r.started, r.opts);
-}
-
-async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  if (bytes.byteLength > 0) yield bytes;
 }
 
 async function* prepended(first: Uint8Array, rest: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
