@@ -80,6 +80,21 @@ function lambdaError(e: unknown): { errorMessage: string; errorType: string } {
   return { errorMessage: err.message, errorType: err.name && err.name !== 'Error' ? err.name : 'Error' };
 }
 
+/** A stream's bytes for a buffered answer, read no further than `limit` (the stream is cancelled there). */
+async function collectUpTo(s: StreamedResponse, limit: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const c of s.body) {
+    parts.push(Buffer.from(c));
+    size += c.byteLength;
+    if (size >= limit) {
+      s.cancel();
+      break;
+    }
+  }
+  return Buffer.concat(parts);
+}
+
 /** The response took what was written, or its caller went away. */
 function drainedOrClosed(res: http.ServerResponse): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -244,7 +259,9 @@ export async function startInvokeServer(opts: InvokeServerOptions): Promise<Invo
       }
       run
         .then(async (result) => {
-          const bytes = isStreamed(result) ? await collectStreamed(result) : Buffer.from(JSON.stringify(result === undefined ? null : result), 'utf8');
+          const bytes = isStreamed(result)
+            ? await collectUpTo(result, maxBytes + 1)
+            : Buffer.from(JSON.stringify(result === undefined ? null : result), 'utf8');
           done();
           if (bytes.length > maxBytes) return unhandled(sizeExceeded(maxBytes));
           send(200, bytes, { 'x-amz-executed-version': '$LATEST' });

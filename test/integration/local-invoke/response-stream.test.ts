@@ -155,6 +155,10 @@ describe('the real SDK against the local InvokeWithResponseStream', () => {
     const out = await client.send(new InvokeCommand({ FunctionName: 'streamer', Payload: Buffer.from(JSON.stringify({ n: 3, size: 10 })) }));
     expect([out.StatusCode, out.FunctionError]).toEqual([200, undefined]);
     expect(Buffer.from(out.Payload!).equals(pattern(3, 10))).toBe(true);
+    // Past the buffered 6 MB the stream is cut there and the answer is Lambda's size error.
+    const big = await client.send(new InvokeCommand({ FunctionName: 'streamer', Payload: Buffer.from(JSON.stringify({ n: 7, size: 1024 * 1024 })) }));
+    expect(big.FunctionError).toBe('Unhandled');
+    expect(JSON.parse(Buffer.from(big.Payload!).toString())).toMatchObject({ errorType: 'Function.ResponseSizeTooLarge' });
     client.destroy();
   });
 });
