@@ -27,7 +27,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const servers = useChServers({ n: 1, portBase: 20410 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** About 8.5 MB of TabSeparated: more than a buffered Invoke answer may carry. */
+/** About 13 MB of TabSeparated: more than a buffered Invoke answer may carry. */
 const BIG_SQL = 'SELECT number, toString(number * 7919) AS s, toString(number % 1000) AS k FROM system.numbers LIMIT 600000';
 /** Two KB a row (TSV escapes the padding), 50 ms a block of 50 rows: a long answer whose bytes start early, KILLable between blocks. */
 const SLOW_SQL = "SELECT number, toFixedString('a', 1000) AS pad FROM system.numbers WHERE sleepEachRow(0.001) = 0 LIMIT 200000";
