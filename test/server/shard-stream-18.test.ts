@@ -4,7 +4,8 @@
 //  - a raw answer over 6 MB arrives whole, byte for byte ClickHouse's own, where the buffered hop refuses it;
 //  - a ClickHouse error before the first byte is the shard's typed failure (its code);
 //  - an error ClickHouse writes into the body after 200 (throwIf) fails the hop, never a shorter answer;
-//  - a hop cut mid-stream (fault cutStreamAfterBytes) makes its shard missing in the verdict;
+//  - a hop cut mid-stream (fault cutStreamAfterBytes) makes its shard missing in the verdict, and the
+//    deadline falling mid-stream makes it missing as timed out (its query stops);
 //  - an abort mid-stream stops the shard's ClickHouse query (it leaves system.processes).
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,18 +160,47 @@ describe('the coordinator side: per-shard streams through the one fan-out', () =
         [0, 1].map((shard) => ({ shard, how: { replicaCount: 1, request: (replica: number) => ({ ...req(shard, sql), replica }) } })),
       );
       const got: Buffer[][] = [[], []];
-      const summary = await pipeShardStreams(
-        streams,
-        2,
-        (shard, c) => void got[shard]!.push(Buffer.from(c)),
-        () => false,
-      );
+      const summary = await pipeShardStreams(streams, 2, (shard, c) => void got[shard]!.push(Buffer.from(c)));
       streams.close();
       expect(Buffer.concat(got[0]!).toString()).toBe(expected);
       // Shard 1 delivered its first bytes, then its hop died: missing, not a shorter answer.
       expect(Buffer.concat(got[1]!).length).toBe(CUT_AFTER);
       expect(summary).toMatchObject({ total: 2, succeeded: 1, failed: 1, missing: [{ shard: 1, reason: 'error' }] });
       expect(summary.missing[0]!.message).toContain('Runtime.ExitError');
+    } finally {
+      inv.close();
+    }
+  });
+
+  it('the deadline falling mid-stream makes the shard missing as timed out, and its query stops', async () => {
+    const inv = createSignedHttpInvoker(2, { endpoint: endpoint.url });
+    try {
+      const deadlineAt = Date.now() + 1_500;
+      const r = { ...req(0, SLOW_SQL, { max_block_size: 50 }), deadline: deadlineAt };
+      const streams = openShardStreams(
+        {
+          invoker: inv,
+          limiter: createLimiter(8),
+          deadlineAt,
+          now: Date.now,
+          hedge: { enabled: false, afterQuantile: 0.95, maxExtraPercent: 0 },
+          state: createHedgeState(),
+        },
+        [{ shard: 0, how: { replicaCount: 1, request: (replica: number) => ({ ...r, replica }) } }],
+      );
+      let bytes = 0;
+      const summary = await pipeShardStreams(streams, 1, (_shard, c) => {
+        bytes += c.byteLength;
+      });
+      streams.close();
+      expect(bytes).toBeGreaterThan(0); // it had started
+      expect(summary).toMatchObject({ succeeded: 0, timedOut: 1, missing: [{ shard: 0, reason: 'timeout' }] });
+      const url = servers.current.urls[0]!;
+      const t0 = Date.now();
+      while ((await chRows<{ n: string }>(url, `SELECT count() AS n FROM system.processes WHERE query_id LIKE '${r.queryId}%'`))[0]!.n !== '0') {
+        if (Date.now() - t0 > 5_000) throw new Error('the shard query still runs 5 s after the deadline');
+        await sleep(5);
+      }
     } finally {
       inv.close();
     }

@@ -24,6 +24,10 @@ export interface ShardStream {
 export interface ShardStreams {
   /** One per asked shard, settled when its answer starts (or is missing). */
   shards: Promise<ShardStream>[];
+  /** Fires at the deadline, on stop(), or with the parent signal: every open stream ends then. */
+  signal: AbortSignal;
+  /** Fires on stop() or with the parent (not at the deadline). */
+  stopped: AbortSignal;
   /** Abandon every stream still open (the consumer went away). */
   stop(reason: unknown): void;
   /** Clear the deadline timer; call once every stream was read or given up. */
@@ -76,7 +80,7 @@ export function openShardStreams(input: FanOutInput, asks: readonly { shard: num
     });
     return { shard, outcome, chunks };
   });
-  return { shards, stop: (reason) => fan.stop(reason), close: () => fan.close() };
+  return { shards, signal: fan.signal, stopped: fan.stopped, stop: (reason) => fan.stop(reason), close: () => fan.close() };
 }
 
 /**
@@ -88,8 +92,8 @@ export async function pipeShardStreams(
   streams: ShardStreams,
   total: number,
   onChunk: (shard: number, chunk: Uint8Array) => void | Promise<void>,
-  deadlineFell: () => boolean,
 ): Promise<ShardsSummary> {
+  const deadlineFell = () => streams.signal.aborted && !streams.stopped.aborted;
   const outcomes: ShardOutcome[] = [];
   const missing: MissingShard[] = [];
   await Promise.all(
