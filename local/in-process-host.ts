@@ -8,9 +8,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createAccess } from '../shared/adapters/clickhouse/factory.js';
 import type { ClickHouseAccess } from '../shared/core/clickhouse/port.js';
-import { createShardHandler, type ShardHandlerFn } from '../functions/shard/shard-function.js';
+import { createShardHandler, createStreamingShardHandler, type ShardHandlerFn } from '../functions/shard/shard-function.js';
+import type { StreamingHandler } from '../functions/common/awslambda-global.mjs';
+import { runStreamingHandler } from './response-stream.mjs';
 import type { ShardHostSpec } from './shard-host-protocol.js';
-import { applyFault } from './shard-fault.js';
+import { applyFault, cutStream } from './shard-fault.js';
 
 type LogLevel = ConstructorParameters<typeof Logger>[0] extends infer O ? (O extends { logLevel?: infer L } ? L : never) : never;
 
@@ -20,6 +22,8 @@ export class InProcessShardHost {
   readonly pid = process.pid;
   private access?: ClickHouseAccess;
   private handle?: ShardHandlerFn;
+  /** The same handler as a stream: requests asking for a streamed answer (`stream`). */
+  private streaming?: StreamingHandler;
   private stopping = false;
 
   constructor(
@@ -31,19 +35,22 @@ export class InProcessShardHost {
     this.starts++;
     const access = await createAccess(this.spec.config);
     this.access = access;
-    this.handle = createShardHandler({
+    const deps = {
       getAccess: async () => access,
       shard: this.spec.shard,
       replicaCount: this.spec.replicaCount,
       allowAdmin: this.spec.allowAdmin,
       logger: new Logger({ serviceName: 'ch-scatter-shard', logLevel: this.logLevel as LogLevel }),
-    });
+    };
+    this.handle = createShardHandler(deps);
+    this.streaming = createStreamingShardHandler(deps);
   }
 
   async invoke(payload: unknown): Promise<unknown> {
     if (this.stopping || !this.handle) throw new Error('shard host is stopping');
     // `payload` is the Invoke endpoint's own parse of the request body: the handler may not share it with anyone.
     if (this.spec.faults) await applyFault(this.spec.config.fault);
+    if (asksStream(payload)) return cutStream(this.spec.faults ? this.spec.config.fault : undefined, await runStreamingHandler(this.streaming!, payload));
     return this.handle(payload);
   }
 
@@ -56,4 +63,9 @@ export class InProcessShardHost {
     this.stopping = true;
     await this.access?.close();
   }
+}
+
+/** A request for a streamed answer: served by the streaming handler (the other requests stay buffered). */
+export function asksStream(payload: unknown): boolean {
+  return typeof payload === 'object' && payload !== null && (payload as { stream?: unknown }).stream === true;
 }

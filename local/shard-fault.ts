@@ -2,6 +2,7 @@
 // rules whether the shard function lives in its own host process or in the Invoke endpoint's.
 import type { z } from 'zod';
 import type { faultSchema } from '../shared/core/config/schema.js';
+import { streamedResponse, type StreamedResponse } from './response-stream.mjs';
 
 export type Fault = z.infer<typeof faultSchema>;
 
@@ -17,4 +18,26 @@ export async function applyFault(fault: Fault | undefined, random: () => number 
   if (fault.error !== undefined && random() < (fault.errorProbability ?? 1)) {
     throw new Error(fault.error);
   }
+}
+
+/**
+ * A streamed answer as `cutStreamAfterBytes` leaves it: its first bytes, then the runtime's exit
+ * (Runtime.ExitError) as if the function died mid-stream; untouched without that fault.
+ */
+export function cutStream(fault: Fault | undefined, s: StreamedResponse): StreamedResponse {
+  const limit = fault?.cutStreamAfterBytes;
+  if (limit === undefined) return s;
+  async function* cut(): AsyncGenerator<Uint8Array> {
+    let left = limit!;
+    for await (const c of s.body) {
+      if (c.byteLength >= left) {
+        if (left > 0) yield c.subarray(0, left);
+        s.cancel();
+        throw Object.assign(new Error(`Runtime exited with error: the stream was cut after ${limit} bytes (fault)`), { name: 'Runtime.ExitError' });
+      }
+      left -= c.byteLength;
+      yield c;
+    }
+  }
+  return streamedResponse(s.contentType, cut(), (e) => s.cancel(e));
 }

@@ -5,7 +5,9 @@
 // crash (the process exits mid-invoke; the parent answers Runtime.ExitError and restarts it).
 import { createAccess } from '../shared/adapters/clickhouse/factory.js';
 import type { ClickHouseAccess } from '../shared/core/clickhouse/port.js';
-import { createShardHandler } from '../functions/shard/shard-function.js';
+import { createShardHandler, createStreamingShardHandler } from '../functions/shard/shard-function.js';
+import { asksStream } from './in-process-host.js';
+import { collectStreamed, runStreamingHandler } from './response-stream.mjs';
 import type { HostReply, HostRequest, ShardHostSpec } from './shard-host-protocol.js';
 import { applyFault } from './shard-fault.js';
 
@@ -16,12 +18,9 @@ const send = (m: HostReply) => {
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '') as ShardHostSpec;
   const access: ClickHouseAccess = await createAccess(spec.config);
-  const handle = createShardHandler({
-    getAccess: async () => access,
-    shard: spec.shard,
-    replicaCount: spec.replicaCount,
-    allowAdmin: spec.allowAdmin,
-  });
+  const deps = { getAccess: async () => access, shard: spec.shard, replicaCount: spec.replicaCount, allowAdmin: spec.allowAdmin };
+  const handle = createShardHandler(deps);
+  const streaming = createStreamingShardHandler(deps);
   const fault = spec.faults ? spec.config.fault : undefined;
 
   process.on('disconnect', () => {
@@ -35,6 +34,11 @@ async function main(): Promise<void> {
           process.exit(1);
         }
         await applyFault(fault);
+        if (asksStream(request.payload)) {
+          const s = await runStreamingHandler(streaming, request.payload);
+          send({ id: request.id, ok: true, streamed: { contentType: s.contentType, data: await collectStreamed(s) } });
+          return;
+        }
         const result = await handle(request.payload);
         send({ id: request.id, ok: true, result });
       } catch (e) {

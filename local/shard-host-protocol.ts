@@ -15,6 +15,8 @@ export type HostRequest = { id: number; payload: unknown };
 
 export type HostReply =
   | { id: number; ok: true; result: unknown }
+  /** A streamed answer, whole (the embedded engine answers whole anyway). */
+  | { id: number; ok: true; streamed: { contentType: string; data: Uint8Array } }
   | { id: number; ok: false; error: { name: string; message: string } }
   | { ready: true; pid: number }
   | { fatal: string };

@@ -18,6 +18,9 @@ import { forkModule, siblingModule } from './fork-module.js';
 import type { HostReply, ShardHostSpec } from './shard-host-protocol.js';
 import type { LocalFunction } from './invoke-server.js';
 import { InProcessShardHost } from './in-process-host.js';
+import { streamedResponse } from './response-stream.mjs';
+import { cutStream } from './shard-fault.js';
+import { oneChunk } from '../shared/core/protocol/byte-chunks.js';
 
 export interface ShardHostsOptions {
   /** exec/insert admin requests allowed (the local stack's /admin routes). Default true. */
@@ -147,7 +150,10 @@ export class ShardHost {
       const waiter = this.pending.get(reply.id);
       if (!waiter) return;
       this.pending.delete(reply.id);
-      if (reply.ok) waiter.resolve(reply.result);
+      if (reply.ok && 'streamed' in reply) {
+        const { contentType, data } = reply.streamed;
+        waiter.resolve(cutStream(this.spec.faults ? this.spec.config.fault : undefined, streamedResponse(contentType, oneChunk(data))));
+      } else if (reply.ok) waiter.resolve(reply.result);
       else {
         const e = new Error(reply.error.message);
         e.name = reply.error.name;

@@ -15,10 +15,10 @@ import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
 import { createAccess, type Credentials } from '../../shared/adapters/clickhouse/factory.js';
 import { parseWritableTables } from '../../shared/core/shard/execute.js';
 import { createTools, withPowertools } from '../common/powertools.js';
-import { createShardHandler, type ShardHandlerDeps } from './shard-function.js';
+import { createShardHandler, createStreamingShardHandler, type ShardHandlerDeps } from './shard-function.js';
 import { parseShardEnv, type ShardEnv } from './env.js';
 
-export { createShardHandler, type ShardHandlerDeps, type ShardHandlerFn } from './shard-function.js';
+export { createShardHandler, createStreamingShardHandler, type ShardHandlerDeps, type ShardHandlerFn } from './shard-function.js';
 
 // ---- AWS wiring ---------------------------------------------------------------------------
 
@@ -87,3 +87,11 @@ export function envShardDeps(env: NodeJS.ProcessEnv = process.env, logger?: Logg
 const tools = createTools('ch-scatter-shard');
 
 export const handler = withPowertools(createShardHandler(envShardDeps(process.env, tools.logger, tools.metrics)), tools);
+
+/**
+ * The same function as a streaming handler (Handler `index.streamingHandler`, invoked with
+ * InvokeWithResponseStream): raw answers asked with `stream` leave as the engine's bytes, with no
+ * 6 MB cap. Its own deps (a warm container caches its accesses once per handler); its metrics are
+ * not published (no middy flush around a stream), its logs are.
+ */
+export const streamingHandler = createStreamingShardHandler(envShardDeps(process.env, tools.logger));

@@ -2,6 +2,8 @@
 // access, run the core shard execution, log (ids, sizes, timings, error kinds; never row data,
 // SQL literals or credentials) and count. handler.ts wraps it with middy + Powertools for AWS;
 // the local stack's shard hosts call it directly (no middy/tracer to load per host process).
+// createStreamingShardHandler is the same logic as a streaming handler (awslambda.streamifyResponse):
+// a request with `stream` gets the engine's bytes as they are read, with no 6 MB cap.
 import type { Context } from 'aws-lambda';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
@@ -11,6 +13,7 @@ import { InflightAttempts } from '../../shared/core/shard/inflight.js';
 import type { ShardFailure, ShardResponse } from '../../shared/core/protocol/shard-wire.js';
 import { METRIC as ALL } from '../common/metric-names.js';
 import { isQueryFault } from '../../shared/core/clickhouse/error-codes.js';
+import { awslambda, type ResponseStream, type StreamingHandler } from '../common/awslambda-global.mjs';
 
 const METRIC = ALL.shard;
 
@@ -32,14 +35,21 @@ export interface ShardHandlerDeps {
   lambdaSafetyMarginMs?: number;
 }
 
-export type ShardHandlerFn = (event: unknown, context?: Partial<Context>) => Promise<ShardResponse>;
+/** `sink`: where a streamed raw answer's bytes go (the streaming handler's response stream). */
+/** `signal`: the caller went away (the streaming handler's response stream closed). */
+export type ShardHandlerFn = (
+  event: unknown,
+  context?: Partial<Context>,
+  sink?: (chunks: AsyncIterable<Uint8Array>) => Promise<void>,
+  signal?: AbortSignal,
+) => Promise<ShardResponse>;
 
 export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? new Logger({ serviceName: 'ch-scatter-shard' });
   // One per handler: a cancel request finds the attempts this process runs (the local stack's hosts).
   const inflight = new InflightAttempts();
-  return async (event, context) => {
+  return async (event, context, sink, signal) => {
     const request = (typeof event === 'object' && event !== null ? { ...(event as Record<string, unknown>) } : event) as Record<string, unknown> | unknown;
     const shard = num((request as { shard?: unknown })?.shard);
     const replica = num((request as { replica?: unknown })?.replica);
@@ -80,6 +90,8 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
         writableTables: deps.writableTables,
         maxResponseBytes: deps.maxResponseBytes,
         inflight,
+        ...(sink ? { sink } : {}),
+        ...(signal ? { signal } : {}),
         onEvent: (e) => {
           if (e.event !== 'start') logger.warn(`shard query ${e.event}`, { chQueryId: e.chQueryId, detail: e.message });
         },
@@ -111,6 +123,60 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
       if (queryId) logger.removeKeys(['queryId']);
     }
   };
+}
+
+/**
+ * The shard function as a streaming handler. A raw answer asked with `stream` is written as the
+ * engine's bytes (application/octet-stream) as they are read; any other answer, and a failure
+ * before the first byte, is the ShardResponse as JSON (application/json). A failure after the first
+ * byte fails the invocation (the caller's hop fails: the answer is missing, never shorter).
+ */
+export function createStreamingShardHandler(deps: ShardHandlerDeps): StreamingHandler {
+  const handle = createShardHandler(deps);
+  return awslambda.streamifyResponse(async (event: unknown, responseStream: ResponseStream, context) => {
+    let wrote = false;
+    // The caller went away (locally the Invoke endpoint closes the stream at once): the attempt
+    // is cancelled and its ClickHouse query KILLed, not read to its end.
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!responseStream.writableFinished) gone.abort();
+    };
+    responseStream.once('close', onClose);
+    const sink = async (chunks: AsyncIterable<Uint8Array>) => {
+      for await (const c of chunks) {
+        wrote = true;
+        if (!responseStream.write(c)) await drained(responseStream);
+      }
+    };
+    const res = await handle(event, context, sink, gone.signal).finally(() => responseStream.off('close', onClose));
+    if (!wrote) {
+      responseStream.setContentType('application/json');
+      responseStream.end(JSON.stringify(res));
+      return;
+    }
+    if (!res.ok)
+      throw Object.assign(new Error(`the shard's answer failed after its first bytes: ${res.error.message}`), { name: res.error.code ?? 'SHARD_ERROR' });
+    responseStream.end();
+  });
+}
+
+/** The stream took what was written; rejects if it closed first (its reader went away). */
+function drained(stream: ResponseStream): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (stream.destroyed) return reject(new Error('the response stream closed before it took the answer'));
+    const done = (e?: Error) => {
+      stream.off('drain', onDrain);
+      stream.off('close', onClose);
+      stream.off('error', onClose);
+      if (e) reject(e);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = (e?: Error) => done(e instanceof Error ? e : new Error('the response stream closed before it took the answer'));
+    stream.on('drain', onDrain);
+    stream.on('close', onClose);
+    stream.on('error', onClose);
+  });
 }
 
 function count(failure: ShardFailure, logger: Logger, metrics?: Metrics): ShardFailure {

@@ -8,12 +8,16 @@
 // Timeout: the invocation is killed at the function's Timeout and answered as Lambda does (errorType
 // Sandbox.Timedout, "Task timed out after N.NN seconds"); the environment is discarded, so the next
 // invocation starts cold. A process that exits mid-invocation is Runtime.ExitError.
+// A streaming handler (awslambda.streamifyResponse) answers a StreamedResponse: its chunks come over
+// IPC as the handler writes them, and a timeout or exit mid-stream fails the stream.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SimFunction } from './assembly.js';
+import { streamedResponse } from '../response-stream.mjs';
 
 const RUNTIME_CHILD = fileURLToPath(new URL('./runtime-child.mjs', import.meta.url));
 /** Lambda's limit on an environment's init phase. */
@@ -47,7 +51,14 @@ export class FunctionError extends Error {
 interface Environment {
   child: ChildProcess;
   ready: Promise<{ initMs: number; error?: { errorType: string; errorMessage: string } }>;
-  current?: { id: string; resolve: (v: unknown) => void; reject: (e: Error) => void };
+  current?: {
+    id: string;
+    resolve: (v: unknown) => void;
+    reject: (e: Error) => void;
+    /** The answer turned into a stream: the pipe its chunks go into. */
+    stream: (contentType: string) => PassThrough;
+    pipe?: PassThrough;
+  };
   dead: boolean;
 }
 
@@ -133,8 +144,19 @@ export function createFunctionRuntime(fn: SimFunction, s: RuntimeSettings): Func
         resolve({ initMs: 0, error: { errorType: 'Runtime.ExitError', errorMessage: `Runtime exited during init: ${signal ?? `exit status ${code}`}` } }),
       );
     });
-    child.on('message', (m: { type?: string; id?: string; result?: unknown; error?: { errorType: string; errorMessage: string } }) => {
-      if (m?.type !== 'result' || !e.current || e.current.id !== m.id) return;
+    type ChildMessage = {
+      type?: string;
+      id?: string;
+      result?: unknown;
+      error?: { errorType: string; errorMessage: string };
+      contentType?: string;
+      data?: string;
+    };
+    child.on('message', (m: ChildMessage) => {
+      if (!e.current || e.current.id !== m?.id) return;
+      if (m.type === 'stream') e.current.pipe = e.current.stream(m.contentType ?? 'application/octet-stream');
+      if (m.type === 'chunk') e.current.pipe?.write(Buffer.from(m.data ?? '', 'base64'));
+      if (m.type !== 'result') return;
       const cur = e.current;
       e.current = undefined;
       if (!stopped && !e.dead) idle.push(e);
@@ -179,23 +201,46 @@ export function createFunctionRuntime(fn: SimFunction, s: RuntimeSettings): Func
     }
     const timeoutMs = fn.timeoutS * 1000;
     return new Promise<unknown>((resolve, reject) => {
+      // Once the answer streams, the outcome goes to the stream: its end, or its failure after the bytes so far.
+      let settle = { resolve, reject };
       const timer = setTimeout(() => {
         if (e.current?.id !== id) return;
         stats.timeouts++;
         e.current = undefined;
         e.dead = true;
         e.child.kill('SIGKILL');
-        reject(new FunctionError('Sandbox.Timedout', `RequestId: ${id} Error: Task timed out after ${fn.timeoutS.toFixed(2)} seconds`));
+        settle.reject(new FunctionError('Sandbox.Timedout', `RequestId: ${id} Error: Task timed out after ${fn.timeoutS.toFixed(2)} seconds`));
       }, timeoutMs);
       e.current = {
         id,
         resolve: (v) => {
           clearTimeout(timer);
-          resolve(v);
+          settle.resolve(v);
         },
         reject: (err) => {
           clearTimeout(timer);
-          reject(err);
+          settle.reject(err);
+        },
+        stream: (contentType) => {
+          const pipe = new PassThrough();
+          let failure: Error | undefined;
+          const body = async function* (): AsyncGenerator<Uint8Array> {
+            for await (const c of pipe) yield c as Buffer;
+            if (failure) throw failure;
+          };
+          resolve(
+            streamedResponse(contentType, body(), () => {
+              if (e.current?.id === id && e.child.connected) e.child.send({ type: 'cancel', id });
+            }),
+          );
+          settle = {
+            resolve: () => pipe.end(),
+            reject: (err) => {
+              failure = err;
+              pipe.end();
+            },
+          };
+          return pipe;
         },
       };
       e.child.send({

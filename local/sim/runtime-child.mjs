@@ -4,6 +4,9 @@
 // (`index.handler` -> index.mjs, index.js or index.cjs) and export, then serves one invocation at a
 // time, sent by the parent over IPC with an absolute deadline for getRemainingTimeInMillis().
 //
+// Like the runtime it defines the global `awslambda` before the handler loads; a handler marked by
+// awslambda.streamifyResponse gets a response stream, and its chunks go to the parent as written.
+//
 // A resolve hook refuses any module file outside the task root: what the bundle does not carry is
 // not there in Lambda either, so it fails here as Runtime.ImportModuleError instead of quietly
 // loading from a node_modules further up the disk. Plain JavaScript on purpose: it must run as is.
@@ -11,6 +14,9 @@ import { existsSync } from 'node:fs';
 import { register } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+// Static imports: resolved before the hook below, from the project (the runtime's own code, not the bundle's).
+import '../../functions/common/awslambda-global.mjs';
+import { isStreamingHandler, runStreamingHandler } from '../response-stream.mjs';
 
 const taskRoot = process.env.LAMBDA_TASK_ROOT ?? process.cwd();
 const rootUrl = pathToFileURL(taskRoot + '/').href;
@@ -66,7 +72,24 @@ try {
 }
 process.send({ type: 'ready', initMs: performance.now() - t0, ...(initError ? { error: initError } : {}) });
 
+/** Streams in progress, by request id: the parent cancels one when its caller goes away. */
+const streams = new Map();
+const sendAsync = (m) => new Promise((resolve) => process.send(m, undefined, {}, () => resolve()));
+
+async function stream(m, context) {
+  const s = await runStreamingHandler(handler, m.payload, context);
+  streams.set(m.id, s);
+  try {
+    await sendAsync({ type: 'stream', id: m.id, contentType: s.contentType });
+    for await (const c of s.body) await sendAsync({ type: 'chunk', id: m.id, data: Buffer.from(c).toString('base64') });
+    process.send({ type: 'result', id: m.id, result: null });
+  } finally {
+    streams.delete(m.id);
+  }
+}
+
 process.on('message', async (m) => {
+  if (m?.type === 'cancel') streams.get(m.id)?.cancel();
   if (m?.type !== 'invoke') return;
   if (initError) {
     process.send({ type: 'result', id: m.id, error: initError });
@@ -87,6 +110,10 @@ process.on('message', async (m) => {
     fail: () => undefined,
     succeed: () => undefined,
   };
+  if (!initError && isStreamingHandler(handler)) {
+    await stream(m, context).catch((e) => process.send({ type: 'result', id: m.id, error: errorOf(e) }));
+    return;
+  }
   try {
     // Callback-style handlers (three parameters) are supported as the Node.js runtime does.
     const result =

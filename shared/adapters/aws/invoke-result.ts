@@ -5,8 +5,10 @@
 //   any other service error      -> 'unavailable' with the AWS error name
 //   a body that is not JSON      -> 'malformed'; a JSON body that is not a ShardResponse -> 'malformed'
 import type { ShardAdminRequest, ShardCancelRequest, ShardRequest, ShardResponse } from '../../core/protocol/shard-wire.js';
-import { InvokeError, type ShardInvoker } from '../../core/scatter/invoker.js';
+import { InvokeError, type ShardInvoker, type ShardStreamAnswer } from '../../core/scatter/invoker.js';
 import { parseShardResponse } from '../../core/protocol/shard-response-schema.js';
+import { oneChunk } from '../../core/protocol/byte-chunks.js';
+import type { ResponseStreamEvent } from './response-stream-wire.js';
 
 /** The function threw: Lambda's error payload is {errorMessage, errorType}; a crashed runtime says Runtime.ExitError. */
 export function functionError(functionErrorHeader: string, text: string): InvokeError {
@@ -42,9 +44,70 @@ export function payloadJson(text: string): unknown {
 /** One invocation of shard `shard`'s function with `payload`: its JSON result, or an InvokeError. */
 export type InvokeSend = (shard: number, payload: unknown, signal: AbortSignal) => Promise<unknown>;
 
+/** A streaming invocation's answer: the function's stream content type and its bytes as they come. */
+export interface StreamedInvoke {
+  contentType: string;
+  /** Rejects with an InvokeError: 'unhandled' for an InvokeComplete with ErrorCode, 'unavailable' for a cut stream, 'aborted'. */
+  chunks: AsyncIterable<Uint8Array>;
+}
+
+/**
+ * A stream's bytes out of its events: the completion's error surfaced as an InvokeError, a stream
+ * ending without InvokeComplete (cut on the way) too, and `failure(e)` naming what else broke it.
+ */
+export async function* streamChunks(events: AsyncIterable<ResponseStreamEvent>, failure: (e: unknown) => InvokeError): AsyncGenerator<Uint8Array> {
+  let completed = false;
+  try {
+    for await (const e of events) {
+      if ('PayloadChunk' in e) {
+        if (e.PayloadChunk.byteLength > 0) yield e.PayloadChunk;
+        continue;
+      }
+      completed = true;
+      const { ErrorCode, ErrorDetails } = e.InvokeComplete;
+      if (ErrorCode) throw new InvokeError('unhandled', `shard function failed mid-stream (${ErrorCode}): ${ErrorDetails ?? ''}`.trim(), ErrorCode);
+      break;
+    }
+  } catch (e) {
+    throw e instanceof InvokeError ? e : failure(e);
+  }
+  if (!completed) throw new InvokeError('unavailable', 'the response stream ended without InvokeComplete (cut on the way)', 'TruncatedStream');
+}
+
+async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of chunks) parts.push(Buffer.from(c));
+  return Buffer.concat(parts);
+}
+
+/**
+ * A shard's streamed answer: raw bytes (any content type but JSON) pass through as they come; a JSON
+ * stream is the shard's ShardResponse whole (its failure before the first byte, or a buffered answer).
+ */
+export async function shardStreamAnswer(shard: number, replica: number, s: StreamedInvoke): Promise<ShardStreamAnswer> {
+  if (!s.contentType.startsWith('application/json')) return { ok: true, shard, replica, chunks: s.chunks };
+  const parsed = parseShardResponse(payloadJson((await collect(s.chunks)).toString('utf8')));
+  if (!parsed.ok) throw new InvokeError('malformed', `malformed shard response: ${parsed.problem}`);
+  const r = parsed.value;
+  if (!r.ok) return r;
+  if (r.raw === undefined) throw new InvokeError('malformed', 'a streamed shard answer carries rows, not the raw bytes asked for');
+  return { ok: true, shard: r.shard, replica: r.replica, chunks: oneChunk(Buffer.from(r.raw, 'base64')) };
+}
+
 /** The ShardInvoker port over a send function: query answers are validated, admin answers passed through. */
-export function shardInvokerOver(send: InvokeSend, close: () => void): ShardInvoker & { close(): void } {
+export function shardInvokerOver(
+  send: InvokeSend,
+  close: () => void,
+  sendStream?: (shard: number, payload: unknown, signal: AbortSignal) => Promise<StreamedInvoke>,
+): ShardInvoker & { close(): void } {
   return {
+    ...(sendStream
+      ? {
+          async invokeStream(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardStreamAnswer> {
+            return shardStreamAnswer(payload.shard, payload.replica, await sendStream(shard, { ...payload, stream: true }, signal));
+          },
+        }
+      : {}),
     async invoke(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardResponse> {
       const parsed = parseShardResponse(await send(shard, payload, signal));
       if (!parsed.ok) throw new InvokeError('malformed', `malformed shard response: ${parsed.problem}`);

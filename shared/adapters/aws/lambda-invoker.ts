@@ -17,9 +17,16 @@
 //      pass-through keeps its name, which Powertools' tracer positions its own middleware by).
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
+import {
+  InvokeCommand,
+  InvokeWithResponseStreamCommand,
+  LambdaClient,
+  type InvokeCommandOutput,
+  type InvokeWithResponseStreamCommandOutput,
+} from '@aws-sdk/client-lambda';
 import { InvokeError, type ShardInvoker } from '../../core/scatter/invoker.js';
-import { functionError, payloadJson, serviceError, shardInvokerOver } from './invoke-result.js';
+import { functionError, payloadJson, serviceError, shardInvokerOver, streamChunks, type StreamedInvoke } from './invoke-result.js';
+import type { ResponseStreamEvent } from './response-stream-wire.js';
 import { shardFunctionNames } from './shard-function-names.js';
 
 export interface LambdaInvokerOptions {
@@ -106,12 +113,22 @@ export function createLambdaClient(opts: { endpoint?: string; region?: string; m
  * beside the options (keyed to command.input) so the SDK's middleware cache stays in use; any other client (a mock,
  * a caller's own) gets the ordinary `{ abortSignal }` option.
  */
-export function sendWithSignal(client: LambdaClient, command: InvokeCommand, signal: AbortSignal): Promise<InvokeCommandOutput> {
+export function sendWithSignal(client: LambdaClient, command: InvokeCommand, signal: AbortSignal): Promise<InvokeCommandOutput>;
+export function sendWithSignal(
+  client: LambdaClient,
+  command: InvokeWithResponseStreamCommand,
+  signal: AbortSignal,
+): Promise<InvokeWithResponseStreamCommandOutput>;
+export function sendWithSignal(
+  client: LambdaClient,
+  command: InvokeCommand | InvokeWithResponseStreamCommand,
+  signal: AbortSignal,
+): Promise<InvokeCommandOutput | InvokeWithResponseStreamCommandOutput> {
   if (signalAware.has(client)) {
     inputSignals.set(command.input, signal);
-    return client.send(command);
+    return client.send(command as InvokeCommand);
   }
-  return client.send(command, { abortSignal: signal });
+  return client.send(command as InvokeCommand, { abortSignal: signal });
 }
 
 function isAbort(e: unknown, signal: AbortSignal): boolean {
@@ -148,5 +165,37 @@ export function createLambdaInvoker(shardCount: number, opts: LambdaInvokerOptio
     return payloadJson(text);
   }
 
-  return shardInvokerOver(send, () => client.destroy());
+  /** InvokeWithResponseStream: the SDK's own event-stream reader, its events as the wire's (response-stream-wire.ts). */
+  async function sendStream(shard: number, payload: unknown, signal: AbortSignal): Promise<StreamedInvoke> {
+    const fn = names[shard];
+    if (!fn) throw new InvokeError('unavailable', `no shard function configured for shard ${shard}`);
+    if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
+    let out: InvokeWithResponseStreamCommandOutput;
+    try {
+      out = await sendWithSignal(
+        client,
+        new InvokeWithResponseStreamCommand({
+          FunctionName: fn,
+          InvocationType: 'RequestResponse',
+          Payload: new TextEncoder().encode(JSON.stringify(payload)),
+        }),
+        signal,
+      );
+    } catch (e) {
+      if (isAbort(e, signal)) throw new InvokeError('aborted', 'invoke aborted');
+      throw classifySdkError(e);
+    }
+    const stream = out.EventStream;
+    const events = (async function* (): AsyncGenerator<ResponseStreamEvent> {
+      if (!stream) return;
+      for await (const e of stream) {
+        if (e.PayloadChunk) yield { PayloadChunk: e.PayloadChunk.Payload ?? new Uint8Array(0) };
+        else if (e.InvokeComplete) yield { InvokeComplete: e.InvokeComplete };
+      }
+    })();
+    const fail = (e: unknown) => (isAbort(e, signal) ? new InvokeError('aborted', 'invoke aborted') : classifySdkError(e));
+    return { contentType: out.ResponseStreamContentType ?? 'application/octet-stream', chunks: streamChunks(events, fail) };
+  }
+
+  return shardInvokerOver(send, () => client.destroy(), sendStream);
 }

@@ -28,7 +28,8 @@ import https from 'node:https';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { InvokeError, type ShardInvoker } from '../../core/scatter/invoker.js';
 import { credentialsFromEnv, endpointFromEnv, LAMBDA } from './env-resolution.js';
-import { functionError, payloadJson, serviceError, shardInvokerOver } from './invoke-result.js';
+import { functionError, payloadJson, serviceError, shardInvokerOver, streamChunks, type StreamedInvoke } from './invoke-result.js';
+import { decodeResponseStream, responseStreamPath } from './response-stream-wire.js';
 import { shardFunctionNames } from './shard-function-names.js';
 import { signPost, uriEncode, type SigV4Credentials } from './sigv4.js';
 
@@ -188,7 +189,8 @@ export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvo
     });
   }
 
-  async function send(shard: number, payload: unknown, signal: AbortSignal): Promise<unknown> {
+  /** The signed request of one invocation: the path (by `pathOf`), headers and body. */
+  async function signed(shard: number, payload: unknown, signal: AbortSignal, pathOf: (fn: string) => string) {
     const fn = names[shard];
     if (!fn) throw new InvokeError('unavailable', `no shard function configured for shard ${shard}`);
     if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
@@ -203,11 +205,7 @@ export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvo
       if (signal.aborted) throw new InvokeError('aborted', 'aborted before invoke');
     } else creds = t.credentials;
     const body = JSON.stringify(payload);
-    let path = paths.get(fn);
-    if (path === undefined) {
-      path = t.basePath + invocationPath(fn);
-      paths.set(fn, path);
-    }
+    const path = pathOf(fn);
     const headers = signPost({
       host: t.url.host,
       path,
@@ -223,12 +221,78 @@ export function createSignedHttpInvoker(shardCount: number, opts: SignedHttpInvo
       credentials: creds,
       now: now(),
     });
+    return { t, path, headers, body };
+  }
+
+  const bufferedPath = (fn: string) => {
+    let path = paths.get(fn);
+    if (path === undefined) {
+      path = target!.basePath + invocationPath(fn);
+      paths.set(fn, path);
+    }
+    return path;
+  };
+
+  async function send(shard: number, payload: unknown, signal: AbortSignal): Promise<unknown> {
+    const { t, path, headers, body } = await signed(shard, payload, signal, bufferedPath);
     return classify(await post(t, path, headers, body, signal));
   }
 
-  return shardInvokerOver(send, () => {
-    closed = true;
-    for (const a of agents) a.destroy();
-    closeSdk?.();
-  });
+  /**
+   * InvokeWithResponseStream: resolves when the answer's headers arrive; its chunks come as the
+   * function writes them. Abort destroys the request (and its socket) at any point of the stream.
+   */
+  async function sendStream(shard: number, payload: unknown, signal: AbortSignal): Promise<StreamedInvoke> {
+    const { t, path, headers, body } = await signed(shard, payload, signal, (fn) => target!.basePath + responseStreamPath(fn));
+    return new Promise<StreamedInvoke>((resolve, reject) => {
+      const aborted = () => new InvokeError('aborted', 'invoke aborted');
+      const fail = (e: Error & { code?: string }) => (signal.aborted ? aborted() : serviceError(undefined, e.code ?? e.name, e.message));
+      const req = t.request({ protocol: t.url.protocol, hostname: t.url.hostname, port: t.url.port, method: 'POST', path, headers, agent: t.agent }, (res) => {
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status >= 300) {
+          const parts: Buffer[] = [];
+          res.on('data', (c: Buffer) => parts.push(c));
+          res.on('end', () => {
+            try {
+              classify({ status, headers: res.headers, text: Buffer.concat(parts).toString('utf8') });
+            } catch (e) {
+              reject(e);
+            }
+          });
+          res.on('error', (e) => reject(fail(e)));
+          return;
+        }
+        const contentType = String(res.headers['content-type'] ?? 'application/octet-stream');
+        const chunks = (async function* () {
+          try {
+            yield* streamChunks(decodeResponseStream(res), (e) => fail(e as Error));
+          } finally {
+            signal.removeEventListener('abort', onAbort);
+            if (!res.complete) req.destroy();
+          }
+        })();
+        resolve({ contentType, chunks });
+      });
+      function onAbort() {
+        reject(aborted());
+        req.destroy(aborted());
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.on('error', (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(fail(e));
+      });
+      req.end(body);
+    });
+  }
+
+  return shardInvokerOver(
+    send,
+    () => {
+      closed = true;
+      for (const a of agents) a.destroy();
+      closeSdk?.();
+    },
+    sendStream,
+  );
 }

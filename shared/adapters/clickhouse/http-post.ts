@@ -49,6 +49,62 @@ export function urlSettings(s: Record<string, SettingValue> | undefined, always 
 }
 
 export function postQuery(target: HttpTarget, req: PostRequest): Promise<PostAnswer> {
+  return post(target, req, (res, resolve, reject, failed) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('error', (e) => reject(failed(e, true)));
+    res.on('end', () => {
+      const buf = Buffer.concat(chunks);
+      if ((res.statusCode ?? 500) >= 400) reject(serverError(buf.toString('utf8')));
+      else {
+        const summary = res.headers['x-clickhouse-summary'];
+        resolve({ body: buf, ...(typeof summary === 'string' ? { summary } : {}) });
+      }
+    });
+  });
+}
+
+/** An answer read as it arrives: the body's chunks (they reject as the connection fails). */
+export interface PostStream {
+  chunks: AsyncIterable<Buffer>;
+  summary?: string;
+}
+
+/**
+ * The same request, its answer resolved at the response's headers: an error status is still a
+ * ClickHouseError here; the body then streams (abort on the signal destroys it).
+ */
+export function postQueryStream(target: HttpTarget, req: PostRequest): Promise<PostStream> {
+  return post(target, req, (res, resolve, reject, failed) => {
+    if ((res.statusCode ?? 500) >= 400) {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('error', (e) => reject(failed(e, true)));
+      res.on('end', () => reject(serverError(Buffer.concat(parts).toString('utf8'))));
+      return;
+    }
+    const summary = res.headers['x-clickhouse-summary'];
+    const chunks = (async function* () {
+      try {
+        for await (const c of res) yield c as Buffer;
+      } catch (e) {
+        throw failed(e, true);
+      }
+      // A body cut without its last chunk: the server went away mid-answer.
+      if (!res.complete) throw failed(new Error('the answer was cut before its end'), true);
+    })();
+    resolve({ chunks, ...(typeof summary === 'string' ? { summary } : {}) });
+  });
+}
+
+type OnResponse<T> = (
+  res: http.IncomingMessage,
+  resolve: (v: T) => void,
+  reject: (e: unknown) => void,
+  failed: (e: unknown, held: boolean) => ClickHouseError,
+) => void;
+
+function post<T>(target: HttpTarget, req: PostRequest, onResponse: OnResponse<T>): Promise<T> {
   const { body, headers } = requestBody(target, req);
   const url = requestUrl(target, req);
   const mod = url.protocol === 'https:' ? https : http;
@@ -62,23 +118,13 @@ export function postQuery(target: HttpTarget, req: PostRequest): Promise<PostAns
     const err = toClickHouseError(e, signal);
     return held && !signal?.aborted && (err.kind === 'connection' || err.kind === 'aborted') ? serverDiedError(err.message) : err;
   };
-  const attempt = (retriesLeft: number, closedOnUs: boolean): Promise<PostAnswer> =>
-    new Promise<PostAnswer>((resolve, reject) => {
+  const attempt = (retriesLeft: number, closedOnUs: boolean): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
       if (signal?.aborted) return reject(abortedError());
       let connected = closedOnUs;
-      const r = mod.request(url, { method: 'POST', headers, agent: target.agent, timeout: target.timeoutMs, signal }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e) => reject(failed(e, true)));
-        res.on('end', () => {
-          const buf = Buffer.concat(chunks);
-          if ((res.statusCode ?? 500) >= 400) reject(serverError(buf.toString('utf8')));
-          else {
-            const summary = res.headers['x-clickhouse-summary'];
-            resolve({ body: buf, ...(typeof summary === 'string' ? { summary } : {}) });
-          }
-        });
-      });
+      const r = mod.request(url, { method: 'POST', headers, agent: target.agent, timeout: target.timeoutMs, signal }, (res) =>
+        onResponse(res, resolve, reject, failed),
+      );
       r.on('socket', (s) => {
         if (r.reusedSocket) connected = true;
         else s.once('connect', () => (connected = true));

@@ -35,6 +35,7 @@ import { serverError, toClickHouseError } from './errors.js';
 import { insertOverHttp } from './http-insert.js';
 import { postQuery, urlSettings, type HttpTarget } from './http-post.js';
 import { dropKeptOverHttp, keepRawOverHttp, queryRawOverHttp } from './http-stages.js';
+import { queryRawStreamOverHttp } from './http-raw-stream.js';
 import { mayHaveReplacedBytes, parseEachRowRows, parseJsonResult, RAW_STRINGS_FORMAT } from './json-result.js';
 
 export interface HttpAccessOptions {
@@ -88,6 +89,8 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
     },
 
     queryRaw: (sql: string, qo: RawQueryOptions): Promise<RawResult> => queryRawOverHttp(target, sql, qo),
+
+    queryRawStream: (sql, qo) => queryRawStreamOverHttp(target, sql, qo),
 
     keepRaw: (sql: string, qo: KeepOptions): Promise<KeptResult> => keepRawOverHttp(target, sql, qo),
 

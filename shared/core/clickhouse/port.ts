@@ -131,11 +131,23 @@ export interface RawResult {
   statistics: QueryStatistics;
 }
 
+/** A raw answer read as it arrives. */
+export interface RawStream {
+  /** The engine's bytes in chunks; rejects with a ClickHouseError when the answer fails after its start. */
+  chunks: AsyncIterable<Uint8Array>;
+}
+
 export interface ClickHouseAccess {
   /** Run one SELECT and return all rows. Throws ClickHouseError on a server error. */
   query(sql: string, opts?: QueryOptions): Promise<QueryResult>;
   /** Run one SELECT and return the engine's output bytes in `opts.format`, byte for byte. */
   queryRaw(sql: string, opts: RawQueryOptions): Promise<RawResult>;
+  /**
+   * The same as queryRaw (without stage tables or a session), the bytes handed on as the engine
+   * writes them: resolves when the engine has started the answer (an error before it rejects as
+   * queryRaw does). Only engines that stream have it (embedded answers whole).
+   */
+  queryRawStream?(sql: string, opts: Omit<RawQueryOptions, 'tables' | 'session'>): Promise<RawStream>;
   /**
    * Run one SELECT into a temporary table of a new private session and keep it there (stage one on
    * the shard that will also run the final stage). Only engines with sessions have it.

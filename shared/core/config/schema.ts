@@ -10,6 +10,8 @@ export const faultSchema = z
     error: z.string().optional(),
     errorProbability: z.number().min(0).max(1).optional(),
     crash: z.boolean().optional(),
+    /** A streamed answer dies after this many bytes (the function failed mid-stream). */
+    cutStreamAfterBytes: z.number().int().nonnegative().optional(),
   })
   .strict();
 

@@ -54,6 +54,7 @@ export const shardQueryRequestSchema = z.object({
   keep: z.object({ table: identifier, until: z.number().finite().positive() }).optional(),
   session: sessionIdSchema.optional(),
   describe: z.boolean().optional(),
+  stream: z.boolean().optional(),
 });
 
 export const shardAdminRequestSchema = z.object({

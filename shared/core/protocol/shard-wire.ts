@@ -46,6 +46,12 @@ export interface ShardRequest {
    * of its own, still says what it holds.
    */
   describe?: boolean;
+  /**
+   * With `format`, over a streaming hop (ShardInvoker.invokeStream): the engine's bytes are written
+   * as the shard reads them, instead of one ShardSuccess.raw (no 6 MB cap). A failure before the first
+   * byte is still a ShardFailure; after it, the hop fails.
+   */
+  stream?: boolean;
 }
 
 /** A StageTable on the wire: its rows in base64 (they need not be UTF-8), TabSeparated or RowBinary. */

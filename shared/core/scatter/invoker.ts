@@ -3,7 +3,7 @@
 // shard's own answer (ShardSuccess or ShardFailure: the shard ran and said so) and REJECTS with an
 // InvokeError when the invocation itself failed (throttled, crashed runtime, bad payload, ...),
 // so the runtime can tell "the shard said no" from "we never got a usable answer".
-import type { ShardAdminRequest, ShardCancelRequest, ShardRequest, ShardResponse } from '../protocol/shard-wire.js';
+import type { ShardAdminRequest, ShardCancelRequest, ShardFailure, ShardRequest, ShardResponse } from '../protocol/shard-wire.js';
 
 export type InvokeFailureKind =
   | 'throttled' // Lambda 429 TooManyRequestsException: concurrency exhausted
@@ -24,6 +24,14 @@ export class InvokeError extends Error {
   }
 }
 
+/**
+ * A shard's raw answer as it streams (a request with `stream: true`): the engine's bytes in chunks as
+ * the shard reads them, or the shard's typed failure when it said no before its first byte. The
+ * chunks REJECT with an InvokeError when the hop fails after that (the function failed mid-stream,
+ * the stream was cut, our signal fired): the answer is then missing, never a shorter one.
+ */
+export type ShardStreamAnswer = { ok: true; shard: number; replica: number; chunks: AsyncIterable<Uint8Array> } | ShardFailure;
+
 export interface ShardInvoker {
   /** Send one query request to shard `shard` (the replica is inside the payload). */
   invoke(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardResponse>;
@@ -32,6 +40,11 @@ export interface ShardInvoker {
    * (test fakes) leave losers to their deadline.
    */
   cancel?(shard: number, payload: ShardCancelRequest, signal: AbortSignal): Promise<unknown>;
+  /**
+   * The same request over a streaming hop (Lambda's InvokeWithResponseStream): no 6 MB cap on the
+   * answer. Invokers without it answer only buffered.
+   */
+  invokeStream?(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardStreamAnswer>;
   /** Admin statements (local stack only); resolves with the raw response. */
   invokeAdmin?(shard: number, payload: ShardAdminRequest, signal: AbortSignal): Promise<unknown>;
 }

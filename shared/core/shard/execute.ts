@@ -21,6 +21,7 @@ import type { ClickHouseAccess, KeptResult, QueryStatistics, RawQueryOptions, Se
 import { SERVER_DIED, type ShardErrorKind, type ShardFailure, type ShardResponse, type ShardSuccess } from '../protocol/shard-wire.js';
 import { shardPayloadSchema, type ShardPayload } from '../protocol/shard-request-schema.js';
 import { base64Bytes } from '../protocol/base64-schema.js';
+import { oneChunk } from '../protocol/byte-chunks.js';
 import { assignedSettings, formatsNamed, trimStatement } from '../clickhouse/sql-text.js';
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import { attemptQueryId, type InflightAttempts } from './inflight.js';
@@ -37,6 +38,11 @@ export interface ShardExecOptions {
   maxResponseBytes?: number;
   /** This function's running attempts, so a cancel request stops one in this process at once. */
   inflight?: InflightAttempts;
+  /**
+   * Where a raw answer's bytes go as the engine writes them, for a request with `stream` (the shard
+   * function's response stream). It rejects when the bytes cannot be taken (the reader went away).
+   */
+  sink?: (chunks: AsyncIterable<Uint8Array>) => Promise<void>;
   /** Called with the ClickHouse query id once known, and on cancel (for logs; no row data). */
   onEvent?: (e: { event: 'start' | 'deadline' | 'cancel-failed'; chQueryId: string; message?: string }) => void;
 }
@@ -167,6 +173,9 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
         if (kept) {
           return { ...rawSuccess(p, kept.header.toString('base64'), kept.statistics, started, opts), kept: { session: kept.session, rows: kept.rows } };
         }
+      }
+      if (p.format !== undefined && p.stream && opts.sink && (p.tables ?? []).length === 0 && p.session === undefined) {
+        return await streamRaw(p, p.format, opts.sink, access, { chQueryId, settings, ac, started, opts, deadline: deadlineAc.signal });
       }
       if (p.format !== undefined) {
         const tables = (p.tables ?? []).map((t) => ({
@@ -320,6 +329,41 @@ async function runAdmin(
     rows: [{ inserted: String(inserted) }],
     statistics: statistics(),
   };
+}
+
+/**
+ * A raw answer handed to the sink as the engine writes it (an engine that answers whole gives one
+ * chunk). When the sink stops taking bytes, or the engine fails mid-answer, the server query is
+ * KILLed: nobody reads the rest. The ShardSuccess that follows carries no bytes of its own.
+ */
+async function streamRaw(
+  p: Extract<ShardPayload, { type: 'query' }>,
+  format: string,
+  sink: (chunks: AsyncIterable<Uint8Array>) => Promise<void>,
+  access: ClickHouseAccess,
+  r: { chQueryId: string; settings: Record<string, SettingValue>; ac: AbortController; started: number; opts: ShardExecOptions; deadline: AbortSignal },
+): Promise<ShardResponse> {
+  const signal = r.ac.signal;
+  const qo = { queryId: r.chQueryId, settings: r.settings, external: p.external, signal, deadline: p.deadline, format };
+  const header = p.describe
+    ? await describedHeader(access, p.sql, { queryId: `${r.chQueryId}-d`, settings: r.settings, external: p.external, signal })
+    : undefined;
+  const chunks = access.queryRawStream ? (await access.queryRawStream(p.sql, qo)).chunks : oneChunk((await access.queryRaw(p.sql, qo)).bytes);
+  try {
+    await sink(header ? prepended(header, chunks) : chunks);
+  } catch (e) {
+    // A reader that went away cancels the attempt (a ClickHouse error mid-answer stays that error).
+    if (!(e instanceof ClickHouseError)) r.ac.abort();
+    access.cancel(r.chQueryId).catch(() => undefined);
+    throw e;
+  }
+  if (r.deadline.aborted) return timedOut(p, r.started, r.opts);
+  return rawSuccess(p, '', { elapsedMs: 0, rowsRead: 0, bytesRead: 0 }, r.started, r.opts);
+}
+
+async function* prepended(first: Uint8Array, rest: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  yield first;
+  yield* rest;
 }
 
 /** A raw answer (the engine's bytes in base64, no rows), with the time the shard took. */
