@@ -8,6 +8,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createAccess } from '../shared/adapters/clickhouse/factory.js';
 import type { ClickHouseAccess } from '../shared/core/clickhouse/port.js';
+import { createExchangeStore } from '../functions/shard/exchange-env.js';
 import { createShardHandler, type ShardHandlerFn } from '../functions/shard/shard-function.js';
 import type { ShardHostSpec } from './shard-host-protocol.js';
 import { applyFault } from './shard-fault.js';
@@ -36,6 +37,14 @@ export class InProcessShardHost {
       shard: this.spec.shard,
       replicaCount: this.spec.replicaCount,
       allowAdmin: this.spec.allowAdmin,
+      ...(this.spec.exchange
+        ? {
+            exchange: (
+              (store) => () =>
+                store
+            )(createExchangeStore(this.spec.exchange)),
+          }
+        : {}),
       logger: new Logger({ serviceName: 'ch-scatter-shard', logLevel: this.logLevel as LogLevel }),
     });
   }

@@ -5,6 +5,7 @@
 // crash (the process exits mid-invoke; the parent answers Runtime.ExitError and restarts it).
 import { createAccess } from '../shared/adapters/clickhouse/factory.js';
 import type { ClickHouseAccess } from '../shared/core/clickhouse/port.js';
+import { createExchangeStore } from '../functions/shard/exchange-env.js';
 import { createShardHandler } from '../functions/shard/shard-function.js';
 import type { HostReply, HostRequest, ShardHostSpec } from './shard-host-protocol.js';
 import { applyFault } from './shard-fault.js';
@@ -12,6 +13,14 @@ import { applyFault } from './shard-fault.js';
 const send = (m: HostReply) => {
   if (process.connected) process.send!(m);
 };
+
+/** The shard function's exchange, created once per host as a warm Lambda keeps it. */
+function exchangeOf(spec: ShardHostSpec) {
+  const env = spec.exchange;
+  if (!env) return {};
+  const store = createExchangeStore(env);
+  return { exchange: () => store };
+}
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '') as ShardHostSpec;
@@ -21,6 +30,7 @@ async function main(): Promise<void> {
     shard: spec.shard,
     replicaCount: spec.replicaCount,
     allowAdmin: spec.allowAdmin,
+    ...exchangeOf(spec),
   });
   const fault = spec.faults ? spec.config.fault : undefined;
 
