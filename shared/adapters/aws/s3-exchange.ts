@@ -33,7 +33,20 @@ export function createS3Exchange(config: S3ExchangeConfig, codec: Codec, now: ()
     return c;
   };
 
-  function send(method: 'GET' | 'PUT' | 'DELETE', key: string, body: Buffer | undefined, signal?: AbortSignal): Promise<{ status: number; body: Buffer }> {
+  /**
+   * One request, sent again once when a kept-alive socket turns out closed by the server before it
+   * read the request (ECONNRESET on reuse): each of these requests is idempotent.
+   */
+  async function send(method: 'GET' | 'PUT' | 'DELETE', key: string, body: Buffer | undefined, signal?: AbortSignal): Promise<{ status: number; body: Buffer }> {
+    try {
+      return await sendOnce(method, key, body, signal);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ECONNRESET' || signal?.aborted) throw e;
+      return sendOnce(method, key, body, signal);
+    }
+  }
+
+  function sendOnce(method: 'GET' | 'PUT' | 'DELETE', key: string, body: Buffer | undefined, signal?: AbortSignal): Promise<{ status: number; body: Buffer }> {
     const path = pathOf(key);
     const extra: Record<string, string> = body ? { 'content-length': String(body.length), 'content-encoding': codec.name } : {};
     const headers = signS3({

@@ -4,18 +4,10 @@
 // the reference. Shapes a 6 MB invoke could not carry: a GROUP BY with 1M distinct keys, ClickBench's
 // high-cardinality GROUP BY ... ORDER BY c DESC LIMIT, a 1M-row plain SELECT, one shard's answer
 // over 6 MB; and an object cut or deleted before the final stage reads it (partial, or 504).
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTopology } from '../../../shared/core/config/load.js';
 import type { Topology } from '../../../shared/core/config/schema.js';
-import type { ShardRequest, ShardResponse } from '../../../shared/core/protocol/shard-wire.js';
-import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
-import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
-import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
-import { parseSelect } from '../../../shared/core/sql/parse.js';
-import { computeDeadline } from '../../../shared/core/scatter/deadline.js';
-import { runGeneralQuery, type GeneralResult } from '../../../shared/core/scatter/two-stage/index.js';
 import { ScatterError } from '../../../shared/core/errors.js';
 import type { ExchangeStore } from '../../../shared/core/shard/exchange.js';
 import { createShardHandler } from '../../../functions/shard/shard-function.js';
@@ -23,6 +15,8 @@ import { createExchangeStore } from '../../../functions/shard/exchange-env.js';
 import { startLocalExchange, type LocalExchange } from '../../../local/exchange-server.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
 import { JSON_SETTINGS } from './cases.js';
+import { damageObject, exchangedOf, runGeneralOver, storedObjects, type GeneralRunOptions } from '../../support/exchange-harness.js';
+import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 /** Rows of `t`: key k = n % 1M, so 1M distinct keys, each on two shards (n % 3 places a row). */
@@ -68,38 +62,7 @@ afterAll(async () => {
   await Promise.all([cluster?.stop(), exchange?.stop()]);
 });
 
-interface Run {
-  result: GeneralResult;
-  sent: ShardRequest[];
-  answers: ShardResponse[];
-}
-
-/** The query on the general path; `beforeFinal` runs once when the final stage is about to be asked. */
-async function general(sql: string, opts: { requireComplete?: boolean; beforeFinal?: (sent: ShardRequest) => void; queryId?: string } = {}): Promise<Run> {
-  const sent: ShardRequest[] = [];
-  const answers: ShardResponse[] = [];
-  let finalSeen = false;
-  const invoker: ShardInvoker = {
-    invoke: async (shard, payload) => {
-      sent.push(payload);
-      if (payload.tables && !finalSeen) {
-        finalSeen = true;
-        opts.beforeFinal?.(payload);
-      }
-      const r = await fns[shard]!(payload);
-      answers.push(r);
-      return r;
-    },
-    cancel: async (shard, payload) => fns[shard]!(payload),
-  };
-  const queryId = opts.queryId ?? `q-x-${Math.random().toString(16).slice(2)}`;
-  const result = await runGeneralQuery({ topo, invoker, hedgeState: createHedgeState(), queryId }, planTwoStage(parseSelect(sql), topo), {
-    deadline: computeDeadline({ now: Date.now(), requestTimeoutMs: 60_000, configTimeoutMs: 60_000, behindApiGateway: false }),
-    requireComplete: opts.requireComplete ?? true,
-    hedge: { enabled: false, afterQuantile: 0.95, maxExtraPercent: 5 },
-  });
-  return { result, sent, answers };
-}
+const general = (sql: string, opts: GeneralRunOptions = {}) => runGeneralOver(fns, topo, sql, opts);
 
 async function reference(sql: string): Promise<{ meta: unknown; data: unknown[] }> {
   const local = sql.replace(/\bFROM t\b/g, 'FROM t_local').replace(/\bFROM hits\b/g, 'FROM hits_local');
@@ -108,21 +71,7 @@ async function reference(sql: string): Promise<{ meta: unknown; data: unknown[] 
   return { meta: doc.meta, data: doc.data };
 }
 
-/** The objects the s3rver directory holds now (its files end with the object suffix). */
-function storedObjects(): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('._S3rver_object')) out.push(p);
-    }
-  };
-  walk(exchange.directory);
-  return out;
-}
-
-const exchangedOf = (answers: ShardResponse[]) => answers.flatMap((a) => (a.ok && a.exchanged ? [a.exchanged] : []));
+const storedNow = () => storedObjects(exchange.directory);
 
 describe('stage-one answers through the exchange (chdb shards, s3rver) = one engine holding every row', () => {
   it('a GROUP BY over 1M distinct keys: every group merged, each shard answer over 6 MB went through the exchange', async () => {
@@ -160,18 +109,17 @@ describe('stage-one answers through the exchange (chdb shards, s3rver) = one eng
   }, 180_000);
 
   it('the objects are deleted when the query ends', async () => {
-    const before = new Set(storedObjects());
+    const before = new Set(storedNow());
     const { answers } = await general('SELECT count() FROM (SELECT k, count() FROM t GROUP BY k)');
     const keys = exchangedOf(answers).map((r) => r.key);
     expect(keys.length).toBe(3);
     // The deletes are sent as the query ends and not waited for.
-    await expect.poll(() => storedObjects().filter((f) => !before.has(f)).length, { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => storedNow().filter((f) => !before.has(f)).length, { timeout: 10_000 }).toBe(0);
   }, 180_000);
 });
 
 describe('an exchange object the final stage cannot read whole: that shard is missing, never a short complete answer', () => {
   const sql = 'SELECT count() AS groups, sum(c) AS rows FROM (SELECT k, count() AS c FROM t GROUP BY k)';
-  const objectFile = (key: string) => storedObjects().find((f) => f.includes(path.join(...key.split('/').slice(0, -1))) && f.includes(key.split('/').pop()!));
 
   for (const fault of ['cut mid-way', 'deleted'] as const) {
     it(`${fault}: partial with the shard missing; 504 INCOMPLETE_RESULT with requireComplete`, async () => {
@@ -179,10 +127,7 @@ describe('an exchange object the final stage cannot read whole: that shard is mi
       const beforeFinal = (final: ShardRequest) => {
         const ref = final.tables![0]!.objects![1]!;
         cutShard = ref.shard;
-        const file = objectFile(ref.key);
-        expect(file, ref.key).toBeDefined();
-        if (fault === 'deleted') fs.rmSync(file!);
-        else fs.truncateSync(file!, Math.floor(fs.statSync(file!).size / 2));
+        damageObject(exchange.directory, ref.key, fault);
       };
       const { result } = await general(sql, { requireComplete: false, beforeFinal });
       expect(result.partial).toBe(true);
