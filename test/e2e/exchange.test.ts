@@ -20,9 +20,14 @@ let oracle: EngineProcess;
 
 beforeAll(async () => {
   const dir = tempDir('exchange');
-  const topo = e2eTopology(dir, [{ replicas: [{}] }, { replicas: [{}] }, { replicas: [{}] }], { maxRowsToTransfer: 0, timeoutMs: 25_000 }, {
-    tables: { hits: { local: 'default.hits', shardingKey: { column: 'WatchID', type: 'UInt64', function: 'identity' } } },
-  });
+  const topo = e2eTopology(
+    dir,
+    [{ replicas: [{}] }, { replicas: [{}] }, { replicas: [{}] }],
+    { maxRowsToTransfer: 0, timeoutMs: 25_000 },
+    {
+      tables: { hits: { local: 'default.hits', shardingKey: { column: 'WatchID', type: 'UInt64', function: 'identity' } } },
+    },
+  );
   [stack, oracle] = await Promise.all([startLocalStack({ topo, logLevel: 'SILENT' }), spawnEngine({ path: path.join(dir, 'oracle') })]);
   for (const sql of [DDL, FILL]) {
     const r = await fetch(`${stack.url}/admin/exec`, { method: 'POST', body: JSON.stringify({ sql }) });

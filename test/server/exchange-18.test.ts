@@ -36,7 +36,10 @@ beforeAll(async () => {
       await chHttp(url, `CREATE TABLE default.${table} (k UInt32, v UInt64) ENGINE = MergeTree() ORDER BY k`);
     }
     for (const table of i === 0 ? ['xhits', 'xhits_all'] : ['xhits']) {
-      await chHttp(url, `CREATE TABLE default.${table} (WatchID UInt64, ClientIP UInt32, IsRefresh UInt8, ResolutionWidth UInt16) ENGINE = MergeTree() ORDER BY WatchID`);
+      await chHttp(
+        url,
+        `CREATE TABLE default.${table} (WatchID UInt64, ClientIP UInt32, IsRefresh UInt8, ResolutionWidth UInt16) ENGINE = MergeTree() ORDER BY WatchID`,
+      );
     }
     await chHttp(url, tRows('xt', `number % 3 = ${i}`));
     await chHttp(url, hitsRows('xhits', `number % 3 = ${i}`));
@@ -52,7 +55,10 @@ beforeAll(async () => {
     },
     query: { hedge: { enabled: false }, maxRowsToTransfer: 0, timeoutMs: 60_000 },
   });
-  const env = (i: number, url: string) => ({ CH_SCATTER_SHARD: JSON.stringify({ shard: i, replicas: [{ url }] }), CH_SCATTER_EXCHANGE: JSON.stringify(exchange.env) });
+  const env = (i: number, url: string) => ({
+    CH_SCATTER_SHARD: JSON.stringify({ shard: i, replicas: [{ url }] }),
+    CH_SCATTER_EXCHANGE: JSON.stringify(exchange.env),
+  });
   fns = urls.map((url, i) => createShardHandler(envShardDeps(env(i, url))) as ShardFn);
 }, 300_000);
 afterAll(async () => {
@@ -63,7 +69,10 @@ const general = (sql: string, opts: GeneralRunOptions = {}) => runGeneralOver(fn
 
 async function reference(sql: string): Promise<unknown[]> {
   const local = sql.replace(/\bFROM t\b/g, 'FROM default.xt_all').replace(/\bFROM hits\b/g, 'FROM default.xhits_all');
-  const text = await chHttp(servers.current.urls[0]!, `${local} FORMAT JSON`, { output_format_json_quote_64bit_integers: 1, output_format_json_quote_denormals: 1 });
+  const text = await chHttp(servers.current.urls[0]!, `${local} FORMAT JSON`, {
+    output_format_json_quote_64bit_integers: 1,
+    output_format_json_quote_denormals: 1,
+  });
   return (JSON.parse(text) as { data: unknown[] }).data;
 }
 

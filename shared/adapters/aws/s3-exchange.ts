@@ -37,7 +37,12 @@ export function createS3Exchange(config: S3ExchangeConfig, codec: Codec, now: ()
    * One request, sent again once when a kept-alive socket turns out closed by the server before it
    * read the request (ECONNRESET on reuse): each of these requests is idempotent.
    */
-  async function send(method: 'GET' | 'PUT' | 'DELETE', key: string, body: Buffer | undefined, signal?: AbortSignal): Promise<{ status: number; body: Buffer }> {
+  async function send(
+    method: 'GET' | 'PUT' | 'DELETE',
+    key: string,
+    body: Buffer | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ status: number; body: Buffer }> {
     try {
       return await sendOnce(method, key, body, signal);
     } catch (e) {
