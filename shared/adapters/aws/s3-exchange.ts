@@ -15,7 +15,7 @@ import type { Codec } from './zstd-codec.js';
 export interface S3ExchangeConfig {
   bucket: string;
   region: string;
-  /** A local S3-compatible server (path-style URLs); absent, S3's regional endpoint. */
+  /** A local S3-compatible server (path-style URLs); absent, AWS_ENDPOINT_URL_S3 (path-style too), else S3's regional endpoint. */
   endpoint?: string;
   /** Absent: the function's own (AWS_ACCESS_KEY_ID, ...), read per request so rotated keys apply. */
   credentials?: SigV4Credentials;
@@ -24,8 +24,10 @@ export interface S3ExchangeConfig {
 const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
 export function createS3Exchange(config: S3ExchangeConfig, codec: Codec, now: () => number = Date.now): ExchangeStore {
-  const base = new URL(config.endpoint ?? `https://${config.bucket}.s3.${config.region}.amazonaws.com`);
-  const pathStyle = config.endpoint !== undefined;
+  // An endpoint set in the environment is the simulation's S3 (as AWS_ENDPOINT_URL_LAMBDA is its Lambda).
+  const configured = config.endpoint ?? process.env.AWS_ENDPOINT_URL_S3;
+  const base = new URL(configured ?? `https://${config.bucket}.s3.${config.region}.amazonaws.com`);
+  const pathStyle = configured !== undefined;
   const pathOf = (key: string) => `${pathStyle ? `/${uriEncode(config.bucket)}` : ''}/${key.split('/').map(uriEncode).join('/')}`;
   const credentials = () => {
     const c = config.credentials ?? credentialsFromEnv();
