@@ -37,7 +37,8 @@ export function createS3Exchange(config: S3ExchangeConfig, codec: Codec, now: ()
 
   /**
    * One request, sent again once when a kept-alive socket turns out closed by the server before it
-   * read the request (ECONNRESET on reuse): each of these requests is idempotent.
+   * read the request (ECONNRESET on reuse), or when the server answers 500 or 503, which S3 asks
+   * clients to retry (s3rver answers 500 to deletes racing in one prefix): each request is idempotent.
    */
   async function send(
     method: 'GET' | 'PUT' | 'DELETE',
@@ -45,12 +46,14 @@ export function createS3Exchange(config: S3ExchangeConfig, codec: Codec, now: ()
     body: Buffer | undefined,
     signal?: AbortSignal,
   ): Promise<{ status: number; body: Buffer }> {
+    let r: { status: number; body: Buffer };
     try {
-      return await sendOnce(method, key, body, signal);
+      r = await sendOnce(method, key, body, signal);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ECONNRESET' || signal?.aborted) throw e;
       return sendOnce(method, key, body, signal);
     }
+    return r.status === 500 || r.status === 503 ? sendOnce(method, key, body, signal) : r;
   }
 
   function sendOnce(method: 'GET' | 'PUT' | 'DELETE', key: string, body: Buffer | undefined, signal?: AbortSignal): Promise<{ status: number; body: Buffer }> {
