@@ -110,9 +110,11 @@ export class HandlerBundling implements BundlingOptions {
 /** The shipped packages, copied into `<outputDir>/node_modules` (Node resolves them from every chunk there). */
 export function shipPackages(outputDir: string): void {
   for (const name of SHIPPED_PACKAGES) {
+    // Node takes the CommonJS build (the package's `exports` for node): the browser and ESM builds and the maps stay behind.
+    const skip = [join('dist', 'web'), join('dist', 'esm')];
     cpSync(join(PROJECT_ROOT, 'node_modules', name), join(outputDir, 'node_modules', name), {
       recursive: true,
-      filter: (src) => !src.includes(`${join('dist', 'web')}`),
+      filter: (src) => !skip.some((s) => src.includes(s)) && !src.endsWith('.map'),
     });
   }
 }
