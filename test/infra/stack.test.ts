@@ -102,6 +102,15 @@ describe('the AWS example (4 shards, IAM auth, one schedule)', () => {
     expect(statements(b).filter(({ s }) => asArray(s.Action).some((a: string) => /^s3:(Put|Delete|\*)/.test(a)) && s.Effect === 'Allow')).toHaveLength(4);
   });
 
+  it("sizes the exchange's bounds to the shard functions' memory: theirs and the coordinator's final-stage bound", () => {
+    const small = build(awsExample(), { memory: { shardMb: 128 } });
+    const fns = resourcesOf(small.template, FN);
+    const shard0 = fns[logicalId(small.template, FN, 'Shard0LambdaFunction')]!.Properties.Environment.Variables;
+    expect(shard0.CH_SCATTER_MAX_EXCHANGE_BYTES).toBe(String(32 * 1024 * 1024));
+    const coordinator = fns[logicalId(small.template, FN, 'CoordinatorLambdaFunction')]!.Properties.Environment.Variables;
+    expect(JSON.parse(coordinator.CH_SCATTER_TOPOLOGY).query.maxFinalStageBytes).toBe(32 * 1024 * 1024);
+  });
+
   it('gives the coordinator the topology without secret names and the shard function names in shard order', () => {
     const env = resourcesOf(b.template, FN)[coordinatorFn]!.Properties.Environment.Variables;
     const expected = JSON.parse(JSON.stringify(parseTopology(awsExample())));
