@@ -10,7 +10,7 @@
 // aws-lambda-nodejs' NodejsFunction cannot split (it always passes esbuild a single --outfile), so the
 // functions take their code from Code.fromAsset with this local bundling; the asset hash is the
 // output's, as NodejsFunction's is.
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, cpSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, relative } from 'node:path';
 import { AssetHashType, DockerImage, type BundlingOptions, type ILocalBundling } from 'aws-cdk-lib';
@@ -33,8 +33,14 @@ export const ZOD_FOR_BUNDLES = join(PROJECT_ROOT, 'functions', 'common', 'zod-fo
 /** The esbuild aliases that make it so: `zod` itself, and `zod-files`, zod's files by path (not in its `exports`). */
 export const ZOD_ALIASES: Record<string, string> = { zod: ZOD_FOR_BUNDLES, 'zod-files': join(PROJECT_ROOT, 'node_modules', 'zod') };
 
-/** Modules that must never be bundled (see header). */
-export const EXTERNAL_MODULES = ['chdb', '@chdb/*'];
+/**
+ * Packages shipped as they are in the asset's node_modules instead of bundled: the exchange's zstd
+ * codec reads its WebAssembly from beside its own file (`__dirname`), which a bundle does not have.
+ */
+export const SHIPPED_PACKAGES = ['@bokuweb/zstd-wasm'];
+
+/** Modules that must never be bundled (see header), and the shipped ones. */
+export const EXTERNAL_MODULES = ['chdb', '@chdb/*', ...SHIPPED_PACKAGES];
 
 // ESM output has no `require`; some CommonJS dependencies (bundled as-is by esbuild) call it for Node
 // built-ins. The alias avoids clashing with any `createRequire` the bundle itself imports. Every
@@ -95,9 +101,22 @@ export class HandlerBundling implements BundlingOptions {
       tryBundle: (outputDir: string) => {
         buildSync(esbuildOptions(entry, outputDir));
         for (const [name, src] of Object.entries(copyFiles)) copyFileSync(src, join(outputDir, name));
+        shipPackages(outputDir);
         return true;
       },
     };
+  }
+}
+
+/** The shipped packages, copied into `<outputDir>/node_modules` (Node resolves them from every chunk there). */
+export function shipPackages(outputDir: string): void {
+  for (const name of SHIPPED_PACKAGES) {
+    // Node takes the CommonJS build (the package's `exports` for node): the browser and ESM builds and the maps stay behind.
+    const skip = [join('dist', 'web'), join('dist', 'esm')];
+    cpSync(join(PROJECT_ROOT, 'node_modules', name), join(outputDir, 'node_modules', name), {
+      recursive: true,
+      filter: (src) => !skip.some((s) => src.includes(s)) && !src.endsWith('.map'),
+    });
   }
 }
 

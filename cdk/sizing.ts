@@ -23,6 +23,15 @@ export const SHARD_MARGIN_MS = 1000;
 export const ONE_VCPU_MB = 1769;
 export const SHARD_MEMORY_MB = 256;
 
+/**
+ * What a shard function holds for the exchange (bytes): a stage-one answer before it is compressed
+ * and written, or a final stage's input read back, beside its compressed copy and the engine
+ * client's buffers. A quarter of its memory: 64 MiB of 256 MB.
+ */
+export function exchangeBytesFor(shardMemoryMb: number): number {
+  return Math.floor(shardMemoryMb / 4) * 1024 * 1024;
+}
+
 export interface Sizing {
   coordinatorTimeoutS: number;
   shardTimeoutS: number;

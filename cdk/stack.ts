@@ -7,7 +7,8 @@ import { ConfigError } from '../shared/core/config/load.js';
 import type { Topology } from '../shared/core/config/schema.js';
 import type { DeployOptions } from './deploy-options.js';
 import { deployProblems } from './deploy-problems.js';
-import { deriveSizing, type Sizing } from './sizing.js';
+import { deriveSizing, exchangeBytesFor, type Sizing } from './sizing.js';
+import { ExchangeBucket } from './constructs/exchange-bucket.js';
 import { Alarms } from './constructs/alarms.js';
 import { Coordinator, COORDINATOR_SERVICE_NAME } from './constructs/coordinator.js';
 import { QueryApi } from './constructs/query-api.js';
@@ -45,9 +46,15 @@ export function scheduleWriteTables(topology: Topology): string[] {
   return [...out].sort();
 }
 
+/** The configured bound on the final stage's input, at most what a shard function holds (0 is unlimited: the function's bound). */
+export function finalStageBytes(configured: number, functionBytes: number): number {
+  return configured === 0 ? functionBytes : Math.min(configured, functionBytes);
+}
+
 export class ChScatterStack extends Stack {
   readonly sizing: Sizing;
   readonly shards: ShardFunction[];
+  readonly exchange: ExchangeBucket;
   readonly coordinator: Coordinator;
   readonly api: QueryApi;
   /** With the `clickhouse` deploy option and a users secret: the Lambda authorizer of the ClickHouse routes. */
@@ -78,6 +85,9 @@ export class ChScatterStack extends Stack {
         }
       : undefined;
 
+    // Stage-one answers too large to travel inline, and the bound every function holds of them.
+    this.exchange = new ExchangeBucket(this, 'Exchange');
+    const exchangeBytes = exchangeBytesFor(this.sizing.shardMemoryMb);
     this.shards = topology.shards.map(
       (shard, index) =>
         new ShardFunction(this, `Shard${index}`, {
@@ -90,11 +100,13 @@ export class ChScatterStack extends Stack {
           logRetentionDays: options.logRetentionDays,
           vpc,
           writableTables,
+          exchange: { bucket: this.exchange, maxBytes: exchangeBytes },
         }),
     );
 
     this.coordinator = new Coordinator(this, 'Coordinator', {
-      topology,
+      // The final stage's input is held by a shard function: never more than its memory allows.
+      topology: { ...topology, query: { ...topology.query, maxFinalStageBytes: finalStageBytes(topology.query.maxFinalStageBytes, exchangeBytes) } },
       shards: this.shards,
       entry: props.entries?.coordinator,
       vpc: options.vpc?.includeCoordinator ? vpc : undefined,

@@ -10,6 +10,7 @@ import { createAccess } from '../shared/adapters/clickhouse/factory.js';
 import type { ClickHouseAccess } from '../shared/core/clickhouse/port.js';
 import { createShardHandler, createStreamingShardHandler, type ShardHandlerFn } from '../functions/shard/shard-function.js';
 import type { StreamingHandler } from '../functions/common/awslambda-global.mjs';
+import { createExchangeStore } from '../functions/shard/exchange-env.js';
 import { runStreamingHandler } from './response-stream.mjs';
 import type { ShardHostSpec } from './shard-host-protocol.js';
 import { applyFault, cutStream } from './shard-fault.js';
@@ -40,6 +41,14 @@ export class InProcessShardHost {
       shard: this.spec.shard,
       replicaCount: this.spec.replicaCount,
       allowAdmin: this.spec.allowAdmin,
+      ...(this.spec.exchange
+        ? {
+            exchange: (
+              (store) => () =>
+                store
+            )(createExchangeStore(this.spec.exchange)),
+          }
+        : {}),
       logger: new Logger({ serviceName: 'ch-scatter-shard', logLevel: this.logLevel as LogLevel }),
     };
     this.handle = createShardHandler(deps);

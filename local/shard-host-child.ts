@@ -5,6 +5,7 @@
 // crash (the process exits mid-invoke; the parent answers Runtime.ExitError and restarts it).
 import { createAccess } from '../shared/adapters/clickhouse/factory.js';
 import type { ClickHouseAccess } from '../shared/core/clickhouse/port.js';
+import { createExchangeStore } from '../functions/shard/exchange-env.js';
 import { createShardHandler, createStreamingShardHandler } from '../functions/shard/shard-function.js';
 import { asksStream } from './in-process-host.js';
 import { collectStreamed, runStreamingHandler } from './response-stream.mjs';
@@ -15,10 +16,18 @@ const send = (m: HostReply) => {
   if (process.connected) process.send!(m);
 };
 
+/** The shard function's exchange, created once per host as a warm Lambda keeps it. */
+function exchangeOf(spec: ShardHostSpec) {
+  const env = spec.exchange;
+  if (!env) return {};
+  const store = createExchangeStore(env);
+  return { exchange: () => store };
+}
+
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '') as ShardHostSpec;
   const access: ClickHouseAccess = await createAccess(spec.config);
-  const deps = { getAccess: async () => access, shard: spec.shard, replicaCount: spec.replicaCount, allowAdmin: spec.allowAdmin };
+  const deps = { getAccess: async () => access, shard: spec.shard, replicaCount: spec.replicaCount, allowAdmin: spec.allowAdmin, ...exchangeOf(spec) };
   const handle = createShardHandler(deps);
   const streaming = createStreamingShardHandler(deps);
   const fault = spec.faults ? spec.config.fault : undefined;

@@ -1,5 +1,6 @@
 // IPC between a shard host process (shard-host-child.ts) and the local stack (shard-host.ts).
 import type { ReplicaConfig } from '../shared/core/config/schema.js';
+import type { ExchangeEnv } from '../functions/shard/exchange-env.js';
 
 export interface ShardHostSpec {
   shard: number;
@@ -9,6 +10,8 @@ export interface ShardHostSpec {
   allowAdmin: boolean;
   /** Apply the replica's `fault` (delay, error, crash). */
   faults: boolean;
+  /** The exchange bucket (the stack's s3rver), as CH_SCATTER_EXCHANGE says it in AWS. */
+  exchange?: ExchangeEnv;
 }
 
 export type HostRequest = { id: number; payload: unknown };

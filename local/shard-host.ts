@@ -15,6 +15,7 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { Topology, ReplicaConfig } from '../shared/core/config/schema.js';
 import { forkModule, siblingModule } from './fork-module.js';
+import type { ExchangeEnv } from '../functions/shard/exchange-env.js';
 import type { HostReply, ShardHostSpec } from './shard-host-protocol.js';
 import type { LocalFunction } from './invoke-server.js';
 import { InProcessShardHost } from './in-process-host.js';
@@ -36,6 +37,8 @@ export interface ShardHostsOptions {
   startTimeoutMs?: number;
   /** Serve HTTP replicas (without fault.crash) in this process rather than a host process. Default true. */
   inProcessHttp?: boolean;
+  /** The exchange bucket every shard function writes large stage-one answers to. */
+  exchange?: ExchangeEnv;
 }
 
 /** What the stack needs of a host, in a process of its own or not. */
@@ -70,6 +73,7 @@ export async function startShardHosts(topo: Pick<Topology, 'shards'>, opts: Shar
         config: resolveReplica(r, opts.baseDir),
         allowAdmin: opts.allowAdmin ?? true,
         faults: opts.faults ?? true,
+        ...(opts.exchange ? { exchange: opts.exchange } : {}),
       };
       const inProcess = (opts.inProcessHttp ?? true) && r.url !== undefined && !(spec.faults && r.fault?.crash);
       return inProcess ? new InProcessShardHost(spec, hostLogLevel(opts)) : new ShardHost(spec, opts);

@@ -2,6 +2,7 @@
 //   shard hosts      the shard function per (shard, replica) with its adapter and the replica's
 //                    `fault` config: a child process for an embedded (chdb) replica, in this
 //                    process for an HTTP one (shard-host.ts, in-process-host.ts);
+//   exchange         s3rver on loopback, the bucket large stage-one answers go through (exchange-server.ts);
 //   Invoke endpoint  POST /2015-03-31/functions/{name}/invocations, answering like Lambda;
 //   coordinator      the SAME handler as the Lambda, reached through api-server.ts, whose query
 //                    invoker is the one AWS runs (the lean signed node:http client by default,
@@ -21,6 +22,7 @@ import { createAdminAccess } from '../shared/core/scatter/shard-admin-access.js'
 import { lambdaContext, startApiServer, type CoordinatorFn } from './api-server.js';
 import { startInvokeServer, type LocalFunction } from './invoke-server.js';
 import { startShardHosts } from './shard-host.js';
+import { startLocalExchange, type LocalExchange } from './exchange-server.js';
 import { loadDemo } from './demo.js';
 import { claimDataDirs } from './data-dir-holders.js';
 import { embeddedDirs, withDataDir, type DataDirChoice } from './data-dir.js';
@@ -72,6 +74,8 @@ export interface LocalStack {
   demo?: { rows: number; ms: number };
   /** Invocations of the coordinator function through the Invoke endpoint (sub-coordinator requests). */
   coordinatorInvocations(): number;
+  /** The exchange bucket's server, when started. */
+  exchange?: LocalExchange;
   stop(): Promise<void>;
 }
 
@@ -84,6 +88,8 @@ export interface LocalShards {
   register(name: string, fn: LocalFunction): void;
   /** Name the stack's URL in its data directories, for a second stack started on them to report. */
   announce(url: string): void;
+  /** The exchange bucket's server, when started. */
+  exchange?: LocalExchange;
   stop(): Promise<void>;
 }
 
@@ -100,6 +106,8 @@ export interface LocalShardsOptions {
   shardConcurrency?: number | Record<string, number>;
   /** Tests: replace or wrap shard functions (a malformed answer, an injected stall) before they are served. */
   wrapFunctions?: (fns: Record<string, LocalFunction>) => Record<string, LocalFunction>;
+  /** Start the exchange bucket (s3rver) for large stage-one answers, as the CDK app deploys one. Default true. */
+  exchange?: boolean;
   /**
    * The query invoker, for the coordinator and for `invoker` (default: as the coordinator in AWS
    * chooses, env CH_SCATTER_INVOKER, else the lean signed HTTP one), so the stack runs what AWS runs.
@@ -141,7 +149,9 @@ export async function startLocalShards(topoIn: Topology, opts: LocalShardsOption
     // Before any shard process: a directory another stack serves is reported once, naming that stack.
     const claim = claimDataDirs(embeddedDirs(topo));
     cleanups.push(async () => claim.release());
-    const hosts = await startShardHosts(topo, {});
+    const exchange = opts.exchange === false ? undefined : await startLocalExchange();
+    if (exchange) cleanups.push(() => exchange.stop());
+    const hosts = await startShardHosts(topo, exchange ? { exchange: exchange.env } : {});
     cleanups.push(() => hosts.stop());
     // A copy the endpoint reads per request, so register() can add functions after it starts.
     const functions: Record<string, LocalFunction> = { ...(opts.wrapFunctions ? opts.wrapFunctions({ ...hosts.functions }) : hosts.functions) };
@@ -157,7 +167,7 @@ export async function startLocalShards(topoIn: Topology, opts: LocalShardsOption
       if (Object.hasOwn(functions, name)) throw new Error(`function ${name} is already served`);
       functions[name] = fn;
     };
-    return { invoker, invokerKind, invokeUrl: invoke.url, register, announce: claim.announce, stop };
+    return { invoker, invokerKind, invokeUrl: invoke.url, register, announce: claim.announce, ...(exchange ? { exchange } : {}), stop };
   } catch (e) {
     await stop();
     throw e;
@@ -249,6 +259,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       invokerKind: shards.invokerKind,
       demo,
       coordinatorInvocations: () => selfInvocations,
+      ...(shards.exchange ? { exchange: shards.exchange } : {}),
       stop,
     };
   } catch (e) {

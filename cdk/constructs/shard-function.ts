@@ -10,6 +10,8 @@ import type { ShardConfig } from '../../shared/core/config/schema.js';
 import type { ShardEnv } from '../../functions/shard/env.js';
 import { ENTRY } from '../bundling.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
+import type { ExchangeBucket } from './exchange-bucket.js';
+import type { ExchangeEnv } from '../../functions/shard/exchange-env.js';
 
 export interface ShardFunctionProps extends Pick<ScatterFunctionProps, 'memoryMb' | 'timeoutS' | 'logRetentionDays' | 'vpc'> {
   index: number;
@@ -19,6 +21,8 @@ export interface ShardFunctionProps extends Pick<ScatterFunctionProps, 'memoryMb
   entry?: string;
   /** Local tables this function may INSERT into (schedule destinations); nothing else is ever written. */
   writableTables?: string[];
+  /** The exchange bucket, and the largest answer or final-stage input this function holds for it (bytes). */
+  exchange?: { bucket: ExchangeBucket; maxBytes: number };
 }
 
 export const SHARD_SERVICE_NAME = 'ch-scatter-shard';
@@ -104,8 +108,18 @@ export class ShardFunction extends Construct {
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
         // Scheduled rows arrive as insert requests from the coordinator (which holds no credentials).
         ...(props.writableTables?.length ? { CH_SCATTER_WRITABLE_TABLES: props.writableTables.join(',') } : {}),
+        ...(props.exchange
+          ? {
+              CH_SCATTER_EXCHANGE: Stack.of(this).toJsonString({
+                bucket: props.exchange.bucket.bucket.bucketName,
+                region: Stack.of(this).region,
+              } satisfies ExchangeEnv),
+              CH_SCATTER_MAX_EXCHANGE_BYTES: String(props.exchange.maxBytes),
+            }
+          : {}),
       },
     });
+    props.exchange?.bucket.grantShard(this, this.function.role, props.index);
     this.secret.grantRead(this.function.role);
     if (named && !named.startsWith('arn:')) {
       Validations.of(this.function.role).acknowledge({

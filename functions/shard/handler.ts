@@ -17,6 +17,8 @@ import { parseWritableTables } from '../../shared/core/shard/execute.js';
 import { createTools, withPowertools } from '../common/powertools.js';
 import { createShardHandler, createStreamingShardHandler, type ShardHandlerDeps } from './shard-function.js';
 import { parseShardEnv, type ShardEnv } from './env.js';
+import { createExchangeStore, parseExchangeEnv, parseMaxExchangeBytes } from './exchange-env.js';
+import type { ExchangeStore } from '../../shared/core/shard/exchange.js';
 
 export { createShardHandler, createStreamingShardHandler, type ShardHandlerDeps, type ShardHandlerFn } from './shard-function.js';
 
@@ -56,10 +58,21 @@ export function envShardDeps(env: NodeJS.ProcessEnv = process.env, logger?: Logg
       return undefined; // getAccess reports the problem as 'unavailable'
     }
   };
+  let exchange: Promise<ExchangeStore | undefined> | undefined;
+  const maxExchangeBytes = parseMaxExchangeBytes(env.CH_SCATTER_MAX_EXCHANGE_BYTES);
   const deps: ShardHandlerDeps = {
     logger,
     metrics,
     writableTables: parseWritableTables(env.CH_SCATTER_WRITABLE_TABLES),
+    exchange: () => {
+      exchange ??= (async () => {
+        const cfg = parseExchangeEnv(env.CH_SCATTER_EXCHANGE);
+        return cfg ? createExchangeStore(cfg) : undefined;
+      })();
+      exchange.catch(() => (exchange = undefined)); // a failed setup is retried on the next request
+      return exchange;
+    },
+    ...(maxExchangeBytes ? { maxExchangeBytes } : {}),
     get shard() {
       return tryCfg()?.shard;
     },

@@ -8,6 +8,7 @@ import type { Context } from 'aws-lambda';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
+import type { ExchangeStore } from '../../shared/core/shard/exchange.js';
 import { executeShardRequest } from '../../shared/core/shard/execute.js';
 import { InflightAttempts } from '../../shared/core/shard/inflight.js';
 import type { ShardFailure, ShardResponse } from '../../shared/core/protocol/shard-wire.js';
@@ -31,6 +32,10 @@ export interface ShardHandlerDeps {
   logger?: Logger;
   metrics?: Metrics;
   maxResponseBytes?: number;
+  /** The exchange bucket's store (functions/shard/exchange-env.ts); none: every answer inline. */
+  exchange?: () => Promise<ExchangeStore | undefined>;
+  /** CH_SCATTER_MAX_EXCHANGE_BYTES: the largest answer or final-stage input held for the exchange. */
+  maxExchangeBytes?: number;
   /** Stop this long before the Lambda's own timeout, so the answer still gets out. */
   lambdaSafetyMarginMs?: number;
 }
@@ -83,8 +88,17 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
         logger.error('shard access setup failed', { shard, replica, error: failure.error.message });
         return count(failure, logger, deps.metrics);
       }
+      let exchange: ExchangeStore | undefined;
+      try {
+        exchange = await deps.exchange?.();
+      } catch (e) {
+        // Answers still go inline (within the response limit); only the exchange is out of reach.
+        logger.error('exchange setup failed', { error: (e as Error)?.message ?? String(e) });
+      }
       const t0 = now();
       const res = await executeShardRequest(request, access, {
+        ...(exchange ? { exchange } : {}),
+        ...(deps.maxExchangeBytes ? { maxExchangeBytes: deps.maxExchangeBytes } : {}),
         now,
         allowAdmin: deps.allowAdmin,
         writableTables: deps.writableTables,

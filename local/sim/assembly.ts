@@ -62,6 +62,8 @@ export interface SimAssembly {
   throttle?: { rateLimit: number; burstLimit: number };
   rules: SimRule[];
   secrets: SimSecret[];
+  /** The S3 buckets' names (the exchange's), created on the simulation's S3 server. */
+  buckets: string[];
 }
 
 export class AssemblyError extends Error {
@@ -100,7 +102,7 @@ export function readAssembly(dirIn: string): SimAssembly {
   const stacks = Object.entries(manifest.artifacts ?? {}).filter(([, a]: [string, any]) => a.type === 'aws:cloudformation:stack') as [string, any][];
   if (stacks.length === 0) throw new AssemblyError(`${manifestFile}: no CloudFormation stack in the assembly`);
 
-  const out: SimAssembly = { dir, region: DEFAULT_REGION, functions: [], routes: [], rules: [], secrets: [] };
+  const out: SimAssembly = { dir, region: DEFAULT_REGION, functions: [], routes: [], rules: [], secrets: [], buckets: [] };
   for (const [artifactId, artifact] of stacks) {
     const stackName: string = artifact.displayName ?? artifactId;
     const envRegion = /^aws:\/\/[^/]+\/(.+)$/.exec(artifact.environment ?? '')?.[1];
@@ -169,6 +171,12 @@ function readStack(
     const arn = `arn:aws:secretsmanager:${s.region}:${SIM_ACCOUNT}:secret:${name}-${suffix6(name)}`;
     secretArns.set(id, arn);
     out.secrets.push({ logicalId: id, name, arn, generated: !!r.Properties?.GenerateSecretString });
+  }
+  for (const [id, r] of byType('AWS::S3::Bucket')) {
+    // A bucket name is lower case, at most 63 characters (CloudFormation generates one so).
+    const name = r.Properties?.BucketName ? String(resolveAt(r.Properties.BucketName, `${id}.BucketName`)) : generatedName(id).toLowerCase().slice(0, 63);
+    physical.set(id, name);
+    out.buckets.push(name);
   }
   for (const [id, r] of byType('AWS::Lambda::Function')) {
     if (r.Properties?.FunctionName) physical.set(id, String(resolveAt(r.Properties.FunctionName, `${id}.FunctionName`)));

@@ -10,7 +10,9 @@
 //                  caller gives; a secret given none is answered as {"username":"default","password":""},
 //                  what a ClickHouse server on loopback accepts out of the box;
 //   HTTP API       the API Gateway routes (http-api.ts), plus admin routes under /_sim/;
-//   rules          EventBridge rules with their exact Input (rules.ts).
+//   rules          EventBridge rules with their exact Input (rules.ts);
+//   S3             the stack's buckets (the exchange) on s3rver (../exchange-server.ts), reached through
+//                  AWS_ENDPOINT_URL_S3 with the functions' dummy credentials.
 // Not simulated: IAM policy evaluation, VPC networking, Lambda's real cold starts and CPU share.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,7 @@ import { createFunctionRuntime, type FunctionRuntime } from './function-runtime.
 import { startHttpApi } from './http-api.js';
 import { fireRule, startRuleTimers, type TargetAnswer } from './rules.js';
 import { startSecretsServer, type SecretValueOf } from './secrets-server.js';
+import { startLocalExchange, type LocalExchange } from '../exchange-server.js';
 
 export const DEFAULT_SECRET_VALUE = JSON.stringify({ username: 'default', password: '' });
 
@@ -42,6 +45,8 @@ export interface Sim {
   url: string;
   invokeUrl: string;
   secretsUrl: string;
+  /** The buckets' S3 server, when the stack has buckets. */
+  s3?: LocalExchange;
   assembly: SimAssembly;
   functions: Map<string, FunctionRuntime>;
   /** Invocations of a function in progress (by function name). */
@@ -108,12 +113,16 @@ export async function startSim(o: SimOptions): Promise<Sim> {
     const invoke = await startInvokeServer({ port: 0, functions: served, concurrency });
     cleanups.push(() => invoke.close());
 
+    const credentials = { accessKeyId: 'ASIASIMULATION000000', secretAccessKey: 'simulation' };
+    const s3 = assembly.buckets.length > 0 ? await startLocalExchange({ buckets: assembly.buckets, accessKeys: [credentials] }) : undefined;
+    if (s3) cleanups.push(() => s3.stop());
     const baseEnv = {
       AWS_ENDPOINT_URL_LAMBDA: invoke.url,
+      ...(s3 ? { AWS_ENDPOINT_URL_S3: s3.env.endpoint! } : {}),
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url,
       // Dummy credentials: the endpoints check no signature, but the SDK signs every request.
-      AWS_ACCESS_KEY_ID: 'ASIASIMULATION000000',
-      AWS_SECRET_ACCESS_KEY: 'simulation',
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
       AWS_SESSION_TOKEN: 'simulation',
       // The functions target Lambda's Node.js 22 runtime; this machine's Node may be older, and the
       // SDK's notice about that would be repeated by every environment.
@@ -152,6 +161,7 @@ export async function startSim(o: SimOptions): Promise<Sim> {
       url: api.url,
       invokeUrl: invoke.url,
       secretsUrl: secrets.url,
+      ...(s3 ? { s3 } : {}),
       assembly,
       functions,
       inFlight: (name) => invoke.inFlight(name),

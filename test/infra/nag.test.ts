@@ -25,7 +25,7 @@ describe('cdk-nag AwsSolutions', () => {
     expect(report.success).toBe(true);
     const acks = acknowledgments(stack);
     expect(new Set(acks.map((a) => a.id.replace(/^annotation::/i, '').replace(/\[.*$/, '')))).toEqual(
-      new Set(['AwsSolutions-L1', 'AwsSolutions-IAM5', 'AwsSolutions-SMG4']),
+      new Set(['AwsSolutions-L1', 'AwsSolutions-IAM5', 'AwsSolutions-SMG4', 'AwsSolutions-S1']),
     );
     for (const a of acks) expect(a.reason.length, `${a.path} ${a.id}`).toBeGreaterThan(60);
   });

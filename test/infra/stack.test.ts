@@ -69,6 +69,48 @@ describe('the AWS example (4 shards, IAM auth, one schedule)', () => {
     b.template.resourceCountIs('AWS::SecretsManager::Secret', 3 + 1); // + the coordinator's cursor key
   });
 
+  it('has one exchange bucket: encrypted, no public access, TLS only, objects expired after a day; shard i writes only under its own prefix', () => {
+    const buckets = resourcesOf(b.template, 'AWS::S3::Bucket');
+    expect(Object.keys(buckets)).toHaveLength(1);
+    const [bucketId, bucket] = Object.entries(buckets)[0]!;
+    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.Properties.LifecycleConfiguration.Rules).toEqual([expect.objectContaining({ Prefix: 'q/', ExpirationInDays: 1, Status: 'Enabled' })]);
+    const bucketPolicy = Object.values(resourcesOf(b.template, 'AWS::S3::BucketPolicy'))[0]!;
+    expect(bucketPolicy.Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+    const fns = resourcesOf(b.template, FN);
+    for (const id of shardFns) {
+      const env = fns[id]!.Properties.Environment.Variables;
+      expect(render(env.CH_SCATTER_EXCHANGE)).toContain(`"bucket":"<Ref:${bucketId}>"`);
+      expect(env.CH_SCATTER_MAX_EXCHANGE_BYTES).toBe(String(64 * 1024 * 1024));
+    }
+    const writes = statements(b).filter(({ s }) => asArray(s.Action).includes('s3:PutObject'));
+    expect(writes).toHaveLength(4);
+    for (const [i] of shardFns.entries()) {
+      const own = writes.filter(({ s }) => render(s.Resource).includes(`/q/*/s${i}/*`));
+      expect(own, `shard ${i}`).toHaveLength(1);
+      expect(asArray(own[0]!.s.Action).sort()).toEqual(['s3:DeleteObject', 's3:PutObject']);
+    }
+    // Nothing else in the stack may write to the bucket.
+    expect(statements(b).filter(({ s }) => asArray(s.Action).some((a: string) => /^s3:(Put|Delete|\*)/.test(a)) && s.Effect === 'Allow')).toHaveLength(4);
+  });
+
+  it("sizes the exchange's bounds to the shard functions' memory: theirs and the coordinator's final-stage bound", () => {
+    const small = build(awsExample(), { memory: { shardMb: 128 } });
+    const fns = resourcesOf(small.template, FN);
+    const shard0 = fns[logicalId(small.template, FN, 'Shard0LambdaFunction')]!.Properties.Environment.Variables;
+    expect(shard0.CH_SCATTER_MAX_EXCHANGE_BYTES).toBe(String(32 * 1024 * 1024));
+    const coordinator = fns[logicalId(small.template, FN, 'CoordinatorLambdaFunction')]!.Properties.Environment.Variables;
+    expect(JSON.parse(coordinator.CH_SCATTER_TOPOLOGY).query.maxFinalStageBytes).toBe(32 * 1024 * 1024);
+  });
+
   it('gives the coordinator the topology without secret names and the shard function names in shard order', () => {
     const env = resourcesOf(b.template, FN)[coordinatorFn]!.Properties.Environment.Variables;
     const expected = JSON.parse(JSON.stringify(parseTopology(awsExample())));

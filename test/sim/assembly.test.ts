@@ -45,6 +45,7 @@ async function post(base: string, path: string, body: unknown, headers: Record<s
 }
 
 const BIG_ROWS_PER_SHARD = 45_000;
+const XG_ROWS_PER_SHARD = 300_000;
 /** Below the 8 s query deadline, and roomy enough for a cold start on a loaded 2-core machine. */
 const SHARD1_TIMEOUT_S = 3;
 /** The shards write scheduled rollups, which 18.16 grants only to a user that may write: the admin. */
@@ -56,6 +57,9 @@ beforeAll(async () => {
     await chHttp(url, 'CREATE TABLE default.ev (id UInt64, n UInt8) ENGINE = MergeTree() ORDER BY id');
     await chHttp(url, 'CREATE TABLE default.roll (n UInt8, c UInt64, _run_time DateTime, _partial UInt8) ENGINE = MergeTree() ORDER BY n');
     await chHttp(url, 'CREATE TABLE default.big (s String) ENGINE = MergeTree() ORDER BY s');
+    // One group a row: each shard's stage-one answer is megabytes, over the inline threshold.
+    await chHttp(url, 'CREATE TABLE default.xg (k UInt64, v UInt64) ENGINE = MergeTree() ORDER BY k');
+    await chHttp(url, `INSERT INTO default.xg SELECT number * 2 + ${i}, number FROM system.numbers LIMIT ${XG_ROWS_PER_SHARD}`);
     // Placement with weights 1,1 and the identity key: id % 2 is the shard.
     await chHttp(url, `INSERT INTO default.ev SELECT number, number % 5 FROM system.numbers WHERE number % 2 = ${i} LIMIT 500`);
     // ~80 bytes per value as JSON: each shard's share fits a Lambda response, the union (the GLOBAL IN
@@ -69,6 +73,7 @@ beforeAll(async () => {
       'default.ev_dist': { local: 'default.ev', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } },
       'default.roll_dist': { local: 'default.roll', shardingKey: { column: 'n', type: 'UInt8', function: 'identity' } },
       'default.big_dist': { local: 'default.big', shardingKey: { column: 's', type: 'String', function: 'xxHash64' } },
+      'default.xg_dist': { local: 'default.xg', shardingKey: { column: 'k', type: 'UInt64', function: 'identity' } },
     },
     query: { timeoutMs: 8000, hedge: { enabled: false } },
     schedules: [
@@ -158,6 +163,20 @@ describe('the synthesized assembly, run as Lambda runs it', () => {
     let total = 0;
     for (const url of servers.current.urls) total += Number((await chHttp(url, 'SELECT sum(c) FROM default.roll')).trim());
     expect(total).toBe(1000);
+  });
+
+  it("moves a stage-one answer over the inline threshold through the stack's exchange bucket (s3rver): the final stage reads it, the coordinator never holds it", async () => {
+    expect(sim.assembly.buckets).toHaveLength(1);
+    const sql = 'SELECT count() AS groups, sum(c) AS rows, sum(s) AS total FROM (SELECT k, count() AS c, sum(v) AS s FROM default.xg_dist GROUP BY k)';
+    const r = await post(sim.url, '/query', { sql, requireComplete: true });
+    expect(r.status, JSON.stringify(r.body).slice(0, 600)).toBe(200);
+    const n = XG_ROWS_PER_SHARD;
+    expect(r.body.data).toEqual([{ groups: String(2 * n), rows: String(2 * n), total: String(n * (n - 1)) }]);
+    // The initiator kept its own rows; the other shard's went through the exchange.
+    const fin = r.body.statistics.finalStage;
+    expect(fin.kept.rows).toBe(n);
+    expect(fin.exchangedBytes).toBeGreaterThan(1024 * 1024);
+    expect(fin.requestBytes).toBeLessThan(64 * 1024);
   });
 
   it('refuses a GLOBAL IN set larger than a Lambda request with a clear 413, not a partial answer', async () => {

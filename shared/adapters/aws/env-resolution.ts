@@ -31,6 +31,7 @@ export interface ServiceNames {
 }
 export const LAMBDA: ServiceNames = { envSuffix: 'LAMBDA', prefix: 'lambda' };
 export const SECRETS_MANAGER: ServiceNames = { envSuffix: 'SECRETS_MANAGER', prefix: 'secretsmanager' };
+export const S3: ServiceNames = { envSuffix: 'S3', prefix: 's3' };
 
 /** The SDK's home directory (HOME, USERPROFILE, HOMEDRIVE+HOMEPATH, else the OS's). */
 function homeDir(env: NodeJS.ProcessEnv): string {

@@ -175,3 +175,41 @@ export function signPost(input: SignPostInput): Record<string, string> {
   headers.authorization = `${ALGORITHM} Credential=${input.credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
   return headers;
 }
+
+export interface SignS3Input {
+  method: 'GET' | 'PUT' | 'DELETE' | 'HEAD';
+  host: string;
+  /** `/bucket/key` or `/key`, each segment URI-encoded once (S3 signs the path as sent, not encoded again). */
+  path: string;
+  /** SHA-256 (hex) of the body ('' hashes for none). */
+  payloadHash: string;
+  /** Further headers to send and sign, lower-case names. */
+  headers: Record<string, string>;
+  region: string;
+  credentials: SigV4Credentials;
+  now: number;
+}
+
+/** The SHA-256 of an empty payload, as S3 wants it for a GET or DELETE. */
+export const EMPTY_PAYLOAD_SHA256 = sha256Hex('');
+
+/**
+ * The same signature for the exchange's S3 requests (shared/adapters/aws/s3-exchange.ts): any method,
+ * no query string, the path signed as sent. Few per query, so no header-order cache.
+ */
+export function signS3(input: SignS3Input): Record<string, string> {
+  const date = amzDate(input.now);
+  const shortDate = date.slice(0, 8);
+  const headers: Record<string, string> = { ...input.headers, host: input.host, 'x-amz-date': date, 'x-amz-content-sha256': input.payloadHash };
+  if (input.credentials.sessionToken) headers['x-amz-security-token'] = input.credentials.sessionToken;
+  const names = Object.keys(headers).sort();
+  const signedHeaders = names.join(';');
+  const canonical = `${input.method}\n${input.path}\n\n${names.map((n) => `${n}:${canonicalValue(headers[n]!)}\n`).join('')}\n${signedHeaders}\n${input.payloadHash}`;
+  const scope = `${shortDate}/${input.region}/s3/aws4_request`;
+  const stringToSign = `${ALGORITHM}\n${date}\n${scope}\n${sha256Hex(canonical)}`;
+  const signature = createHmac('sha256', signingKey(input.credentials.secretAccessKey, shortDate, input.region, 's3'))
+    .update(stringToSign)
+    .digest('hex');
+  headers.authorization = `${ALGORITHM} Credential=${input.credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
+  return headers;
+}

@@ -114,6 +114,21 @@ export const querySchema = z
     maxInFlightQueries: z.number().int().nonnegative().default(0),
     maxRowsToTransfer: z.number().int().nonnegative().default(1_000_000),
     maxBytesToTransfer: z.number().int().nonnegative().default(0),
+    /**
+     * The general path's stage-one rows the final stage's function may hold (bytes, inline and from the
+     * exchange together, 0 = unlimited): 64 MiB fits a 256 MB shard function beside its engine client.
+     * Over it the query is 413 TRANSFER_LIMIT as the shards answer, before the final stage runs.
+     */
+    maxFinalStageBytes: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(64 * 1024 * 1024),
+    /**
+     * A shard's stage-one answer over this many bytes goes through the exchange (object store) instead
+     * of inline; absent, the shards' share of the final-stage request (at most 1 MiB each).
+     */
+    exchangeInlineBytes: z.number().int().nonnegative().optional(),
     transferOverflowMode: z.enum(['throw', 'break']).default('throw'),
     /** distributed_product_mode for a plain IN/JOIN against another distributed table. */
     distributedProductMode: z.enum(['deny', 'local', 'global']).default('deny'),

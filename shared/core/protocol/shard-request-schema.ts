@@ -19,12 +19,21 @@ export const externalTableSchema = z.object({
   jsonEachRow: z.string().optional(),
 });
 
+export const exchangeRefSchema = z.object({
+  shard: z.number().int().nonnegative(),
+  key: z.string().regex(/^q\/[A-Za-z0-9._/-]{1,900}$/, 'an exchange key'),
+  rows: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 (hex)'),
+});
+
 export const stageTableSchema = z.object({
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an identifier'),
   columns: z.array(columnMetaSchema).min(1).max(4096),
   tsvBase64: base64Schema,
   rowBinaryBase64: base64Schema.optional(),
   kept: z.boolean().optional(),
+  objects: z.array(exchangeRefSchema).max(4096).optional(),
 });
 
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an identifier');
@@ -55,6 +64,7 @@ export const shardQueryRequestSchema = z.object({
   session: sessionIdSchema.optional(),
   describe: z.boolean().optional(),
   stream: z.boolean().optional(),
+  exchange: z.object({ inlineBytes: z.number().int().nonnegative() }).optional(),
 });
 
 export const shardAdminRequestSchema = z.object({
@@ -91,6 +101,7 @@ export const shardCancelRequestSchema = z.object({
   /** The attempt whose queries are KILLed; absent, none are (only `kept` is dropped). */
   attemptId: attemptId.optional(),
   kept: z.object({ session: sessionIdSchema, table: identifier }).optional(),
+  exchanged: z.array(exchangeRefSchema.shape.key).max(64).optional(),
 });
 
 export const shardPayloadSchema = z.discriminatedUnion('type', [

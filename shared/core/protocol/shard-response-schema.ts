@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { base64Schema } from './base64-schema.js';
 import { rowsSchema } from './row-schema.js';
+import { exchangeRefSchema } from './shard-request-schema.js';
 import { sessionIdSchema } from './session-id-schema.js';
 import type { ShardResponse } from './shard-wire.js';
 
@@ -19,6 +20,7 @@ const success = z.object({
   statistics: stats,
   raw: base64Schema.optional(),
   kept: z.object({ session: sessionIdSchema, rows: z.number().int().nonnegative() }).optional(),
+  exchanged: exchangeRefSchema.optional(),
 });
 
 const failure = z.object({

@@ -3,6 +3,15 @@
 // local stack, and both sides validate it.
 import type { ColumnMeta, ExternalTable, InsertFormat, SettingValue, QueryStatistics } from '../clickhouse/port.js';
 
+/** A stage-one answer left in the exchange (shared/core/shard/exchange.ts). */
+export interface WireExchangeRef {
+  shard: number;
+  key: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+}
+
 /** Lambda's limit on an Invoke request payload (and on a synchronous response): 6 MB. */
 export const INVOKE_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
 /** Of a shard request, what the shipped GLOBAL data may take: the rest is kept for the SQL, settings and ids. */
@@ -52,6 +61,12 @@ export interface ShardRequest {
    * byte is still a ShardFailure; after it, the hop fails.
    */
   stream?: boolean;
+  /**
+   * Stage one: an answer of more than `inlineBytes` (its rows, without the header) is written to
+   * the exchange and answered as a reference (ShardSuccess.exchanged). A shard without an exchange
+   * answers inline, within its response limit.
+   */
+  exchange?: { inlineBytes: number };
 }
 
 /** A StageTable on the wire: its rows in base64 (they need not be UTF-8), TabSeparated or RowBinary. */
@@ -64,6 +79,8 @@ export interface WireStageTable {
   rowBinaryBase64?: string;
   /** The table already holds this shard's own stage-one rows (kept in `session`): insert only. */
   kept?: boolean;
+  /** Rows in the exchange, inserted after the inline ones in this order (read by the final stage's function). */
+  objects?: WireExchangeRef[];
 }
 
 /**
@@ -79,6 +96,8 @@ export interface ShardCancelRequest {
   /** The attempt to stop (ShardRequest.attemptId); absent, only `kept` is dropped. */
   attemptId?: string;
   kept?: { session: string; table: string };
+  /** Exchange objects this shard wrote for the query, deleted (only keys under its own prefix). */
+  exchanged?: string[];
 }
 
 /** Admin statements from the local stack's /admin routes and the CLI `exec`/`insert` commands. */
@@ -108,6 +127,8 @@ export interface ShardSuccess {
   raw?: string;
   /** With a request `keep`: the rows stayed in the session's table; `raw` holds only the header. */
   kept?: { session: string; rows: number };
+  /** With a request `exchange`: the rows went to the exchange; `raw` holds only the header. */
+  exchanged?: WireExchangeRef;
 }
 
 export type ShardErrorKind = 'timeout' | 'error' | 'unavailable' | 'cancelled';

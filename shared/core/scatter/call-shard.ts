@@ -312,7 +312,8 @@ class ShardCall {
     // A replica that cannot serve (down, crashed, erroring) is avoided as primary for a while;
     // a throttle is about the function, and a query error about the query, not the replica.
     // An oversized partial is about the query too: every replica holds the same rows.
-    const tooLarge = classified.code === 'TOO_LARGE';
+    // ...and so is an answer over a bound of the function (its memory): the same on every replica.
+    const tooLarge = classified.code === 'TOO_LARGE' || classified.code === 'TRANSFER_LIMIT';
     if (classified.status === 'unavailable' || (classified.status === 'error' && !tooLarge && !isQueryFault(classified.chCode, classified.message)))
       state.replicaResult(shard, replica, false);
     const failure: Failure = {

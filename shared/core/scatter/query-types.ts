@@ -129,6 +129,8 @@ export interface FinalStageStat {
   inputRows: number;
   inputBytes: number;
   requestBytes: number;
+  /** Of inputBytes, what the final stage's function read from the exchange (uncompressed), not in the request. */
+  exchangedBytes?: number;
   /** The rows the final stage's shard kept from its own stage one (counted in inputRows, not in the bytes). */
   kept?: { shard: number; rows: number };
   /** One shard held every row: it ran both stages in one request (one-shard.ts), nothing was shipped. */
@@ -141,6 +143,7 @@ export interface Stages {
   fin: FinalStageResult;
   finalStart: number;
   requestBytes: number;
+  exchangedBytes?: number;
   kept?: { shard: number; rows: number };
   oneShard?: boolean;
 }

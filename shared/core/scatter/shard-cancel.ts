@@ -63,3 +63,26 @@ export function releaseKept(
     deadline: now() + CANCEL_TIMEOUT_MS,
   });
 }
+
+/**
+ * Delete the stage-one answers shards left in the exchange for a query that has ended (answered or
+ * not): each writer deletes its own objects, the only ones its function may write. The bucket's
+ * expiry rule is the backstop (a cancel that fails, a hedge loser's object).
+ */
+export function releaseExchanged(
+  invoker: ShardInvoker,
+  queryId: string,
+  objects: readonly { shard: number; replica: number; key: string }[],
+  now: () => number,
+): void {
+  const byWriter = new Map<string, { shard: number; replica: number; keys: string[] }>();
+  for (const o of objects) {
+    const id = `${o.shard}/${o.replica}`;
+    const w = byWriter.get(id) ?? { shard: o.shard, replica: o.replica, keys: [] };
+    w.keys.push(o.key);
+    byWriter.set(id, w);
+  }
+  for (const w of byWriter.values()) {
+    sendCancel(invoker, { type: 'cancel', queryId, shard: w.shard, replica: w.replica, exchanged: w.keys, deadline: now() + CANCEL_TIMEOUT_MS });
+  }
+}

@@ -25,6 +25,7 @@ import { oneChunk } from '../protocol/byte-chunks.js';
 import { assignedSettings, formatsNamed, trimStatement } from '../clickhouse/sql-text.js';
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import { attemptQueryId, type InflightAttempts } from './inflight.js';
+import { ExchangeLostError, exchangeKey, exchangePrefix, readRef, sha256Hex, splitHeader, type ExchangeStore } from './exchange.js';
 
 export interface ShardExecOptions {
   now(): number;
@@ -36,6 +37,13 @@ export interface ShardExecOptions {
   signal?: AbortSignal;
   /** Refuse successful results whose JSON exceeds this (Lambda's response limit is 6 MB). */
   maxResponseBytes?: number;
+  /** The object store large stage-one answers go to (and final stages read them from); none: inline only. */
+  exchange?: ExchangeStore;
+  /**
+   * Largest answer this function holds in memory to write to the exchange, and largest final-stage
+   * input it reads from it (bytes, uncompressed): sized to the function's memory.
+   */
+  maxExchangeBytes?: number;
   /** This function's running attempts, so a cancel request stops one in this process at once. */
   inflight?: InflightAttempts;
   /**
@@ -59,6 +67,8 @@ const SESSION_IS_LOCKED = 373;
 const MAX_SESSION_TIMEOUT_S = 3600;
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 6 * 1024 * 1024 - 64 * 1024;
+/** Of a 256 MB function: the answer, its compressed copy and the engine client's buffers must fit beside it. */
+export const DEFAULT_MAX_EXCHANGE_BYTES = 64 * 1024 * 1024;
 
 export async function executeShardRequest(req: unknown, access: ClickHouseAccess, opts: ShardExecOptions): Promise<ShardResponse> {
   const parsed = shardPayloadSchema.safeParse(req);
@@ -178,13 +188,14 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
         return await streamRaw(p, p.format, opts.sink, access, { chQueryId, settings, ac, started, opts, deadline: deadlineAc.signal });
       }
       if (p.format !== undefined) {
-        const tables = (p.tables ?? []).map((t) => ({
-          name: t.name,
-          columns: t.columns,
-          data: base64Bytes(t.rowBinaryBase64 ?? t.tsvBase64),
-          ...(t.rowBinaryBase64 !== undefined ? { format: 'RowBinary' as const } : {}),
-          ...(t.kept ? { kept: true } : {}),
-        }));
+        let tables: StageTableInput[];
+        try {
+          // Every object is read and checked before the engine sees a row: a kept session stays untouched.
+          tables = await stageTables(p, opts, ac.signal);
+        } catch (e) {
+          if (!(e instanceof ExchangeLostError) || deadlineAc.signal.aborted) throw e;
+          return failure(p.shard, p.replica, 'unavailable', e.message, 'EXCHANGE_LOST', undefined, started, opts);
+        }
         let res: Awaited<ReturnType<ClickHouseAccess['queryRaw']>>;
         try {
           const [answer, header] = await Promise.all([
@@ -210,6 +221,9 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
           throw e;
         }
         if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
+        if (p.exchange && opts.exchange && res.bytes.length > p.exchange.inlineBytes && p.format === STAGE_ONE_FORMAT) {
+          return await toExchange(p, res.bytes, res.statistics, opts.exchange, ac.signal, started, opts);
+        }
         const raw = res.bytes.toString('base64');
         if (raw.length > max) {
           return failure(
@@ -246,6 +260,7 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
     return await runAdmin(p, access, chQueryId, ac.signal, started, opts);
   } catch (e) {
     if (deadlineAc.signal.aborted) return timedOut(p, started, opts);
+    if (e instanceof TransferBound) return failure(p.shard, p.replica, 'error', e.message, 'TRANSFER_LIMIT', undefined, started, opts);
     if (opts.signal?.aborted || ac.signal.aborted)
       return failure(p.shard, p.replica, 'cancelled', 'shard request cancelled', 'CANCELLED', undefined, started, opts);
     return fromError(p, e, started, opts);
@@ -276,6 +291,10 @@ async function cancelAttempt(
     }
     // After the KILL: a statement still running in the session would hold it (373) and the drop wait.
     if (p.kept && access.dropKept) await access.dropKept(p.kept.session, p.kept.table);
+    // Only what this shard wrote for this query: the caller may invoke the function, not name any object.
+    const own = exchangePrefix(p.queryId, p.shard);
+    const keys = (p.exchanged ?? []).filter((k) => k.startsWith(own) && !k.slice(own.length).includes('/'));
+    if (keys.length > 0 && opts.exchange) await opts.exchange.delete(keys);
   } catch (e) {
     return fromError(p, e, started, opts);
   }
@@ -364,6 +383,88 @@ async function streamRaw(
 async function* prepended(first: Uint8Array, rest: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   yield first;
   yield* rest;
+}
+
+type StageTableInput = NonNullable<RawQueryOptions['tables']>[number];
+type QueryPayload = Extract<ShardPayload, { type: 'query' }>;
+
+/** The only format a stage-one answer goes to the exchange in: its header says what the rows hold. */
+const STAGE_ONE_FORMAT = 'TabSeparatedWithNamesAndTypes';
+
+/** The final stage's tables: the inline rows, then each exchange object's, read and checked. */
+async function stageTables(p: QueryPayload, opts: ShardExecOptions, signal: AbortSignal): Promise<StageTableInput[]> {
+  const limit = opts.maxExchangeBytes ?? DEFAULT_MAX_EXCHANGE_BYTES;
+  const total = (p.tables ?? []).reduce((n, t) => n + (t.objects ?? []).reduce((m, o) => m + o.bytes, 0), 0);
+  if (total > limit) {
+    throw new TransferBound(
+      `the final stage's input from the exchange is ${total} bytes, over this function's ${limit}-byte limit (CH_SCATTER_MAX_EXCHANGE_BYTES)`,
+    );
+  }
+  return Promise.all(
+    (p.tables ?? []).map(async (t): Promise<StageTableInput> => {
+      const inline = base64Bytes(t.rowBinaryBase64 ?? t.tsvBase64);
+      const store = opts.exchange;
+      if (t.objects?.length && !store) throw new ExchangeLostError(t.objects[0]!.key, 'this function has no exchange configured');
+      const objects = store ? await Promise.all((t.objects ?? []).map((o) => readRef(store, o, signal))) : [];
+      return {
+        name: t.name,
+        columns: t.columns,
+        data: objects.length > 0 ? Buffer.concat([inline, ...objects]) : inline,
+        ...(t.rowBinaryBase64 !== undefined ? { format: 'RowBinary' as const } : {}),
+        ...(t.kept ? { kept: true } : {}),
+      };
+    }),
+  );
+}
+
+/** A bound of this function (its memory) that an answer or input goes over: TRANSFER_LIMIT, never retried elsewhere. */
+class TransferBound extends Error {}
+
+/**
+ * A stage-one answer over the inline threshold: its rows written to the exchange under this shard's
+ * prefix for the query, answered as the header and a reference. A store that refuses the write makes
+ * the attempt unavailable (another replica, or the shard missing), never a short answer.
+ */
+async function toExchange(
+  p: QueryPayload,
+  answer: Buffer,
+  stats: QueryStatistics,
+  store: ExchangeStore,
+  signal: AbortSignal,
+  started: number,
+  opts: ShardExecOptions,
+): Promise<ShardResponse> {
+  const limit = opts.maxExchangeBytes ?? DEFAULT_MAX_EXCHANGE_BYTES;
+  if (answer.length > limit) {
+    return failure(
+      p.shard,
+      p.replica,
+      'error',
+      `shard answer of ${answer.length} bytes exceeds this function's ${limit}-byte exchange limit (CH_SCATTER_MAX_EXCHANGE_BYTES, sized to its memory); aggregate or filter on the shard`,
+      'TRANSFER_LIMIT',
+    );
+  }
+  const { header, body, rows } = splitHeader(answer);
+  const key = exchangeKey(p.queryId, p.shard, p.attemptId ?? `${p.attempt}${p.replica}`, p.keep?.table ?? 'stage');
+  try {
+    await store.put(key, body, signal);
+  } catch (e) {
+    if (signal.aborted) throw e;
+    return failure(
+      p.shard,
+      p.replica,
+      'unavailable',
+      `the exchange refused ${key}: ${(e as Error)?.message ?? String(e)}`,
+      'EXCHANGE_UNAVAILABLE',
+      undefined,
+      started,
+      opts,
+    );
+  }
+  return {
+    ...rawSuccess(p, header.toString('base64'), stats, started, opts),
+    exchanged: { shard: p.shard, key, rows, bytes: body.length, sha256: sha256Hex(body) },
+  };
 }
 
 /** A raw answer (the engine's bytes in base64, no rows), with the time the shard took. */

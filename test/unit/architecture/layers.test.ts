@@ -20,7 +20,7 @@ interface Layer {
 const CORE_PACKAGES = ['zod', 'xxhash-wasm'];
 const LAYERS: Record<string, Layer> = {
   'shared/core': { folders: ['shared/core'], packages: CORE_PACKAGES },
-  'shared/adapters/aws': { folders: ['shared/core', 'shared/adapters/aws'], packages: [...CORE_PACKAGES, '@aws-sdk/', '@smithy/'] },
+  'shared/adapters/aws': { folders: ['shared/core', 'shared/adapters/aws'], packages: [...CORE_PACKAGES, '@aws-sdk/', '@smithy/', '@bokuweb/zstd-wasm'] },
   'shared/adapters/clickhouse': { folders: ['shared/core', 'shared/adapters/clickhouse'], packages: [...CORE_PACKAGES, '@clickhouse/client', 'chdb'] },
   functions: { folders: ['shared/core', 'shared/adapters', 'functions'], packages: ['*'] },
   local: { folders: ['shared/core', 'shared/adapters', 'functions', 'local'], packages: ['*'] },

@@ -18,7 +18,16 @@ import { createHedgeState, type HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
 import { openFanOut, type FanOut } from '../shard-fanout.js';
 import { isQueryFailure, queryFailureError, stripReplicaPrefix } from '../query-errors.js';
+import { limitError } from './transfer-limits.js';
 import { rawBytes, type RawShardRequest, type StageTable } from './wire.js';
+
+/** The final stage could not read a stage-one answer from the exchange (its message names the object). */
+export class ExchangeLost extends Error {
+  constructor(readonly outcome: ShardOutcome) {
+    super(outcome.message ?? 'an exchange object is unreadable');
+    this.name = 'ExchangeLost';
+  }
+}
 
 export interface FinalStageInput {
   tables: StageTable[];
@@ -146,6 +155,9 @@ async function attemptOn(
     throw new ScatterError(e.code, e.message.replace(`on shard ${shard}`, `in the final stage (shard ${shard})`), { details: e.details });
   }
   if (outcome.code === 'TOO_LARGE') throw tooLarge(outcome);
+  if (outcome.code === 'TRANSFER_LIMIT') throw limitError(`the final stage on shard ${shard}: ${stripReplicaPrefix(outcome.message ?? '')}`);
+  // Another shard would read the same objects: the caller leaves the lost parts out instead.
+  if (outcome.code === 'EXCHANGE_LOST') throw new ExchangeLost(outcome);
   return { outcome };
 }
 

@@ -79,7 +79,15 @@ export async function bothStagesOnOneShard(fused: NonNullable<ReturnType<typeof 
     fan.close();
   }
   // No rows were shipped: the leaf is empty, and has columns only when the shard answered.
-  const leaf: LeafAnswer = { name: fused.leaf.name, body: Buffer.alloc(0), format: 'TabSeparated', parts: [], rows: 0, ...(bytes ? { columns: [] } : {}) };
+  const leaf: LeafAnswer = {
+    name: fused.leaf.name,
+    body: Buffer.alloc(0),
+    objects: [],
+    format: 'TabSeparated',
+    parts: [],
+    rows: 0,
+    ...(bytes ? { columns: [] } : {}),
+  };
   const one: StageOneResult = {
     leaves: [leaf],
     outcomes: [{ leaf: leaf.name, outcome }],

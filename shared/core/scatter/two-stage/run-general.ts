@@ -26,14 +26,25 @@ import type { SubqueryLedger } from '../global-subquery.js';
 import type { FinalStageStat, ShardsSummary, ShardStat, Stages } from '../query-types.js';
 import { offsetMs, roundToTenth, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
-import { initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
+import { ExchangeLost, initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
 import { checkStageOne, summarizeStageOne } from './stage-one-verdict.js';
 import { finalOnKeeper, keeperOf } from './kept-stage.js';
-import { runStageOne, type KeptPart, type LeafAnswer, type LeafOutcome, type PlannedLeaf, type StageOneInput, type StageOneResult } from './stage-one.js';
-import { releaseKept } from '../shard-cancel.js';
+import {
+  exchangedBy,
+  joinParts,
+  runStageOne,
+  type KeptPart,
+  type LeafAnswer,
+  type LeafOutcome,
+  type PlannedLeaf,
+  type StageOneInput,
+  type StageOneResult,
+} from './stage-one.js';
+import { releaseExchanged, releaseKept } from '../shard-cancel.js';
+import { missingOf } from '../gather.js';
 import { judgeLateness, lateBy } from '../completeness.js';
-import { StageBudget, transferLimits } from './transfer-limits.js';
+import { defaultInlineBytes, StageBudget, transferLimits } from './transfer-limits.js';
 import { base64Length, wireRows } from './wire.js';
 
 /**
@@ -156,7 +167,10 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const planned = now();
   const forward = leaves[0]!.plan.settings;
   const { maxRows, maxBytes } = transferSettings(leaves[0]!.plan, topo, opts.settings);
-  const budget = new StageBudget(transferLimits(maxRows, maxBytes, Buffer.byteLength(plan.finalSql)));
+  const limits = transferLimits(maxRows, maxBytes, Buffer.byteLength(plan.finalSql), undefined, topo.query.maxFinalStageBytes);
+  const budget = new StageBudget(limits);
+  const asked = Math.max(...leaves.map((l) => l.plan.shards.filter((s) => !s.skipped).length));
+  const exchangeInlineBytes = topo.query.exchangeInlineBytes ?? defaultInlineBytes(asked * leaves.length, limits);
   const stageOneAt = deadline.at - finalStageReserveMs(deadline.budgetMs);
 
   const format = opts.format ?? JSON_FINAL_FORMAT;
@@ -171,6 +185,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     state: deps.hedgeState,
     limiter,
     budget,
+    exchangeInlineBytes,
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(deps.onShard ? { onShard: deps.onShard } : {}),
   };
@@ -190,21 +205,48 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     const keeper = keeperOf(leaves, deps.queryId, opts.settings);
     const one = await runStageOne({ ...stageInput, leaves, ...(keeper !== undefined ? { keep: { shard: keeper, until: deadline.at } } : {}) });
     const kept = one.leaves.length === 1 ? one.leaves[0]!.kept : undefined;
-    if (!kept) return finalStages(one);
-    // The final stage on the keeper reads and drops the kept rows; any other end drops them here.
-    let read = false;
+    // The exchange's objects are deleted when the query ends, however it ends (the refetch of a
+    // kept part may add one: read at the end).
     try {
-      const stages = await finalStages(one, kept);
-      read = stages.kept !== undefined;
-      return stages;
+      if (!kept) return await finalStages(one);
+      // The final stage on the keeper reads and drops the kept rows; any other end drops them here.
+      let read = false;
+      try {
+        const stages = await finalStages(one, kept);
+        read = stages.kept !== undefined;
+        return stages;
+      } finally {
+        if (!read) releaseKept(deps.invoker, deps.queryId, kept, leaves[0]!.name, now);
+      }
     } finally {
-      if (!read) releaseKept(deps.invoker, deps.queryId, kept, leaves[0]!.name, now);
+      releaseExchanged(deps.invoker, deps.queryId, exchangedBy(one.outcomes), now);
     }
   };
+  /**
+   * The final stage; when its function cannot read a shard's answer from the exchange (the object
+   * is gone, cut, or the store is down), that shard is missing and the final stage runs again
+   * without it (or the query is 504 with requireComplete): never an answer short of rows but complete.
+   */
   const finalStages = async (one: StageOneResult, kept?: KeptPart): Promise<Stages> => {
     check(one);
+    for (;;) {
+      try {
+        return await finalStageOver(one, kept);
+      } catch (e) {
+        if (!(e instanceof ExchangeLost) || !dropLost(one, e.outcome)) throw e;
+        check(one);
+      }
+    }
+  };
+  const finalStageOver = async (one: StageOneResult, kept?: KeptPart): Promise<Stages> => {
     const finalInput = (answers: LeafAnswer[], candidates: number[]): FinalStageInput => ({
-      tables: answers.map((l) => ({ name: l.name, columns: l.columns!, ...wireRows(l.body, l.format), ...(l.kept ? { kept: true } : {}) })),
+      tables: answers.map((l) => ({
+        name: l.name,
+        columns: l.columns!,
+        ...wireRows(l.body, l.format),
+        ...(l.kept ? { kept: true } : {}),
+        ...(l.objects.length > 0 ? { objects: l.objects } : {}),
+      })),
       sql: plan.finalSql,
       format,
       settings,
@@ -226,7 +268,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     const fin = keptFin ?? (await runFinalStage(finalInput(one.leaves, initiatorOrder(deps.queryId, answered))));
     if (lostKept) fin.attempts.unshift(lostKept);
     const requestBytes = one.leaves.reduce((n, l) => n + base64Length(l.body.length), 0) + Buffer.byteLength(plan.finalSql);
-    return { one, fin, finalStart, requestBytes, ...(kept && !lostKept ? { kept: { shard: kept.shard, rows: kept.rows } } : {}) };
+    const exchangedBytes = one.leaves.reduce((n, l) => n + l.objects.reduce((m, o) => m + o.bytes, 0), 0);
+    return { one, fin, finalStart, requestBytes, exchangedBytes, ...(kept && !lostKept ? { kept: { shard: kept.shard, rows: kept.rows } } : {}) };
   };
 
   const fused = oneShardSql(leaves, plan.finalSql);
@@ -235,6 +278,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     fin,
     finalStart,
     requestBytes,
+    exchangedBytes,
     kept,
     oneShard: ranOnOneShard,
   } = fused
@@ -270,6 +314,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     inputRows: budget.rows,
     inputBytes: budget.bytes,
     requestBytes,
+    ...(exchangedBytes ? { exchangedBytes } : {}),
     ...(kept ? { kept } : {}),
     ...(ranOnOneShard ? { oneShard: true } : {}),
   };
@@ -311,6 +356,32 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   if (json.totals) result.totals = json.totals;
   if (json.extremes) result.extremes = json.extremes;
   return result;
+}
+
+/**
+ * Leave out of `one` (in place) the parts whose exchange object the final stage could not read (its
+ * message names each key), their shards missing with that reason. False when none is named.
+ */
+function dropLost(one: StageOneResult, lost: ShardOutcome): boolean {
+  const message = lost.message ?? '';
+  const gone = new Set<number>();
+  one.leaves = one.leaves.map((leaf) => {
+    const keep = leaf.parts.filter((p) => !(p.ref && message.includes(p.ref.key)));
+    if (keep.length === leaf.parts.length) return leaf;
+    for (const p of leaf.parts) if (!keep.includes(p)) gone.add(p.shard);
+    return { ...leaf, ...joinParts(keep), rows: leaf.rows - leaf.parts.filter((p) => !keep.includes(p)).reduce((n, p) => n + p.rows, 0) };
+  });
+  if (gone.size === 0) return false;
+  one.outcomes = one.outcomes.map((o) =>
+    gone.has(o.outcome.shard) && o.outcome.status === 'ok'
+      ? {
+          ...o,
+          outcome: { ...o.outcome, status: 'unavailable', message: `its stage-one answer in the exchange could not be read by the final stage: ${message}` },
+        }
+      : o,
+  );
+  one.missing = missingOf(one.outcomes.map((o) => o.outcome));
+  return true;
 }
 
 /** maxRowsToTransfer / maxBytesToTransfer as the request tightened them (settings.ts rules: never above the config). */

@@ -8,6 +8,7 @@ import type { ShardOutcome } from '../call-shard.js';
 import type { Deadline } from '../deadline.js';
 import type { ShardsSummary } from '../query-types.js';
 import type { StageOneResult } from './stage-one.js';
+import { limitError } from './transfer-limits.js';
 
 /** The shards' summary over every leaf: a shard is ok when it answered every leaf it was asked. */
 export function summarizeStageOne(total: number, one: StageOneResult, sub: SubqueryLedger | undefined): ShardsSummary {
@@ -28,6 +29,9 @@ export function checkStageOne(
   deadline: Deadline,
   sub: SubqueryLedger | undefined,
 ): void {
+  // A shard's answer over a bound of its function (the exchange's memory limit): the query's, on any replica.
+  const bound = outcomes.find((o) => o.code === 'TRANSFER_LIMIT');
+  if (bound) throw limitError(`shard ${bound.shard}: ${(bound.message ?? '').replace(/^replica \d+: /, '')}`);
   const empty = one.leaves.find((l) => !l.columns);
   const lost = empty ? one.outcomes.filter((o) => o.leaf === empty.name).map((o) => o.outcome) : [];
   const shards = summarizeStageOne(total, one, sub);

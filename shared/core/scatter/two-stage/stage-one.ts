@@ -6,9 +6,10 @@
 // other shards and its size against the transfer limits; at the end each leaf's bodies are
 // concatenated in SHARD order (never arrival order), so the final stage sees the same input
 // however the shards raced.
-import { releaseKept } from '../shard-cancel.js';
+import { releaseExchanged, releaseKept } from '../shard-cancel.js';
 import type { ColumnMeta, StageFormat } from '../../clickhouse/port.js';
 import type { ShardRequest } from '../../protocol/shard-wire.js';
+import type { ExchangeRef } from '../../shard/exchange.js';
 import { ScatterError } from '../../errors.js';
 import type { QueryPlan, ShardPlan } from '../../plan/types.js';
 import type { ShardOutcome } from '../call-shard.js';
@@ -52,6 +53,11 @@ export interface StageOneInput extends Omit<GatherInput, 'plan' | 'limiter'> {
    * (kept-stage.ts); `until` is the query's deadline. Only for a plan of one leaf.
    */
   keep?: { shard: number; until: number };
+  /**
+   * A shard's answer with more rows' bytes than this goes to the exchange (exchange.ts) and is
+   * answered as a reference; absent, every answer travels inline.
+   */
+  exchangeInlineBytes?: number;
 }
 
 /** Where a shard kept its stage-one rows: a temporary table of that replica's session. */
@@ -62,19 +68,22 @@ export interface KeptPart {
   rows: number;
 }
 
-/** One shard's rows of a leaf. */
+/** One shard's rows of a leaf: inline (`body`), or left in the exchange (`ref`, `body` empty). */
 export interface LeafPart {
   shard: number;
   body: Buffer;
   rows: number;
+  ref?: ExchangeRef;
 }
 
 export interface LeafAnswer {
   name: string;
   /** The leaf's columns as the shards reported them (undefined when no shard answered it). */
   columns?: ColumnMeta[];
-  /** Every answering shard's rows, concatenated in shard order (a kept part adds none), in `format`. */
+  /** Every answering shard's inline rows, concatenated in shard order (a kept part adds none), in `format`. */
   body: Buffer;
+  /** The parts left in the exchange, in shard order: the final stage inserts them after `body`. */
+  objects: ExchangeRef[];
   format: StageFormat;
   /** The same, per shard, in shard order. */
   parts: LeafPart[];
@@ -106,7 +115,7 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
     if (failure === undefined) failure = e;
     fan.stop(e);
   };
-  const answers = input.leaves.map(() => new Map<number, TsvAnswer>());
+  const answers = input.leaves.map(() => new Map<number, LeafPart>());
   const kept: (KeptPart | undefined)[] = input.leaves.map(() => undefined);
   const keepFor = (shard: number, leaf: PlannedLeaf) =>
     input.keep && input.keep.shard === shard && input.leaves.length === 1 ? { keep: { table: leaf.name, until: input.keep.until } } : {};
@@ -119,13 +128,18 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
           leaf.plan.shards
             .filter((s) => !s.skipped)
             .map(async (shardPlan): Promise<LeafOutcome> => {
-              const how = shardCallFor(leaf.plan, shardPlan, topo, input.queryId, input.deadlineAt, { ...askFor(leaf), ...keepFor(shardPlan.shard, leaf) });
+              const how = shardCallFor(leaf.plan, shardPlan, topo, input.queryId, input.deadlineAt, {
+                ...askFor(leaf, input.exchangeInlineBytes),
+                ...keepFor(shardPlan.shard, leaf),
+              });
               const outcome = await fan.ask(shardPlan.shard, how, (o) => {
                 if (o.status !== 'ok' || !o.response) return;
                 if (failure !== undefined) {
                   // Stage one failed already: rows kept for its final stage are dropped, not left to time out.
                   const k = o.response.kept;
                   if (k) releaseKept(input.invoker, input.queryId, { shard: o.shard, replica: o.response.replica, session: k.session }, leaf.name, input.now);
+                  const x = o.response.exchanged;
+                  if (x) releaseExchanged(input.invoker, input.queryId, [{ shard: o.shard, replica: o.response.replica, key: x.key }], input.now);
                   return;
                 }
                 try {
@@ -139,13 +153,14 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
         ),
       ),
     );
+    const outcomes = perLeaf.flat();
     if (failure !== undefined) {
       for (const [li, k] of kept.entries()) if (k) releaseKept(input.invoker, input.queryId, k, input.leaves[li]!.name, input.now);
+      releaseExchanged(input.invoker, input.queryId, exchangedBy(outcomes), input.now);
       throw failure;
     }
-    const outcomes = perLeaf.flat();
     const leaves = input.leaves.map((leaf, li): LeafAnswer => {
-      const parts = [...answers[li]!.entries()].sort((a, b) => a[0] - b[0]).map(([shard, a]): LeafPart => ({ shard, body: a.body, rows: a.rows }));
+      const parts = [...answers[li]!.entries()].sort((a, b) => a[0] - b[0]).map(([, a]) => a);
       const answer: LeafAnswer = { name: leaf.name, format: leafFormat(leaf), ...joinParts(parts) };
       if (reference[li]) answer.columns = reference[li];
       const k = kept[li];
@@ -164,7 +179,9 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
     let answer: TsvAnswer;
     try {
       // A kept answer is the header alone, as TabSeparatedWithNamesAndTypes without rows.
-      answer = splitTsvAnswer(rawBytes(outcome.response!), outcome.response!.kept ? 'TabSeparated' : leafFormat(input.leaves[li]!));
+      // So is an exchanged one: its rows are in the object.
+      const headerOnly = outcome.response!.kept !== undefined || outcome.response!.exchanged !== undefined;
+      answer = splitTsvAnswer(rawBytes(outcome.response!), headerOnly ? 'TabSeparated' : leafFormat(input.leaves[li]!));
     } catch (e) {
       throw new ScatterError('SHARD_ERROR', `shard ${outcome.shard}'s answer to ${leaf} is unreadable: ${(e as Error).message}`);
     }
@@ -182,24 +199,46 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
     if (k) {
       // The rows stayed in the shard's engine: they count towards the final stage's input rows,
       // and no byte of them travels.
-      input.budget.add(leaf, outcome.shard, k.rows, 0);
+      input.budget.add(leaf, outcome.shard, k.rows, 0, 'kept');
       kept[li] = { shard: outcome.shard, replica: outcome.response!.replica, session: k.session, rows: k.rows };
       return;
     }
-    input.budget.add(leaf, outcome.shard, answer.rows, answer.body.length);
-    answers[li]!.set(outcome.shard, answer);
+    const object = outcome.response!.exchanged;
+    if (object) {
+      // The rows wait in the exchange for the final stage's function: only the reference travels on.
+      if (object.shard !== outcome.shard) throw new ScatterError('SHARD_ERROR', `shard ${outcome.shard} answered with another shard's exchange object`);
+      input.budget.add(leaf, outcome.shard, object.rows, object.bytes, 'exchange');
+      answers[li]!.set(outcome.shard, { shard: outcome.shard, body: Buffer.alloc(0), rows: object.rows, ref: object });
+      return;
+    }
+    input.budget.add(leaf, outcome.shard, answer.rows, answer.body.length, 'inline');
+    answers[li]!.set(outcome.shard, { shard: outcome.shard, body: answer.body, rows: answer.rows });
   }
 }
 
-/** What each shard is asked for: its answer's format, and for RowBinary the DESCRIBE header before it. */
-function askFor(leaf: PlannedLeaf): Pick<ShardRequest, 'format' | 'describe'> {
-  return leafFormat(leaf) === 'RowBinary' ? { format: 'RowBinary', describe: true } : { format: STAGE_ONE_FORMAT };
+/**
+ * What each shard is asked for: its answer's format, and for RowBinary the DESCRIBE header before it
+ * (one row: never large enough for the exchange).
+ */
+function askFor(leaf: PlannedLeaf, inlineBytes: number | undefined): Pick<ShardRequest, 'format' | 'describe' | 'exchange'> {
+  if (leafFormat(leaf) === 'RowBinary') return { format: 'RowBinary', describe: true };
+  return { format: STAGE_ONE_FORMAT, ...(inlineBytes !== undefined ? { exchange: { inlineBytes } } : {}) };
 }
 
 /** A leaf's parts, in shard order, as one body (what the final stage's table is filled with). */
-export function joinParts(parts: LeafPart[]): Pick<LeafAnswer, 'body' | 'parts' | 'rows'> {
+export function joinParts(parts: LeafPart[]): Pick<LeafAnswer, 'body' | 'objects' | 'parts' | 'rows'> {
   const sorted = [...parts].sort((a, b) => a.shard - b.shard);
-  return { parts: sorted, body: Buffer.concat(sorted.map((p) => p.body)), rows: sorted.reduce((n, p) => n + p.rows, 0) };
+  return {
+    parts: sorted,
+    body: Buffer.concat(sorted.map((p) => p.body)),
+    objects: sorted.flatMap((p) => (p.ref ? [p.ref] : [])),
+    rows: sorted.reduce((n, p) => n + p.rows, 0),
+  };
+}
+
+/** The exchange objects stage one's answers name, with their writers: deleted when the query ends. */
+export function exchangedBy(outcomes: readonly LeafOutcome[]): { shard: number; replica: number; key: string }[] {
+  return outcomes.flatMap(({ outcome: o }) => (o.response?.exchanged ? [{ shard: o.shard, replica: o.response.replica, key: o.response.exchanged.key }] : []));
 }
 
 /** The missing shards of every leaf, once per shard (the first leaf's reason), leaf named when there are several. */

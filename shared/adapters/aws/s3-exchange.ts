@@ -1,0 +1,127 @@
+// The exchange (shared/core/shard/exchange.ts) over S3's REST API: one signed PUT, GET or DELETE
+// per object over node:http(s), signed by the hand-written SigV4 signer (sigv4.ts) rather than
+// @aws-sdk/client-s3, which would add its middleware stack and XML parsers to the shard bundle for
+// three calls. Objects are compressed by `codec` (zstd); the same code talks to S3 in AWS (virtual
+// host addressing, the function role's credentials from its environment) and to a local
+// S3-compatible server (path-style, `endpoint` set).
+import http from 'node:http';
+import https from 'node:https';
+import { createHash } from 'node:crypto';
+import type { ExchangeStore } from '../../core/shard/exchange.js';
+import { credentialsFromEnv } from './env-resolution.js';
+import { EMPTY_PAYLOAD_SHA256, signS3, uriEncode, type SigV4Credentials } from './sigv4.js';
+import type { Codec } from './zstd-codec.js';
+
+export interface S3ExchangeConfig {
+  bucket: string;
+  region: string;
+  /** A local S3-compatible server (path-style URLs); absent, AWS_ENDPOINT_URL_S3 (path-style too), else S3's regional endpoint. */
+  endpoint?: string;
+  /** Absent: the function's own (AWS_ACCESS_KEY_ID, ...), read per request so rotated keys apply. */
+  credentials?: SigV4Credentials;
+}
+
+const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+
+export function createS3Exchange(config: S3ExchangeConfig, codec: Codec, now: () => number = Date.now): ExchangeStore {
+  // An endpoint set in the environment is the simulation's S3 (as AWS_ENDPOINT_URL_LAMBDA is its Lambda).
+  const configured = config.endpoint ?? process.env.AWS_ENDPOINT_URL_S3;
+  const base = new URL(configured ?? `https://${config.bucket}.s3.${config.region}.amazonaws.com`);
+  const pathStyle = configured !== undefined;
+  const pathOf = (key: string) => `${pathStyle ? `/${uriEncode(config.bucket)}` : ''}/${key.split('/').map(uriEncode).join('/')}`;
+  const credentials = () => {
+    const c = config.credentials ?? credentialsFromEnv();
+    if (!c) throw new Error('no AWS credentials in the environment for the exchange bucket');
+    return c;
+  };
+
+  /**
+   * One request, sent again once when a kept-alive socket turns out closed by the server before it
+   * read the request (ECONNRESET on reuse), or when the server answers 500 or 503, which S3 asks
+   * clients to retry (s3rver answers 500 to deletes racing in one prefix): each request is idempotent.
+   */
+  async function send(
+    method: 'GET' | 'PUT' | 'DELETE',
+    key: string,
+    body: Buffer | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ status: number; body: Buffer }> {
+    let r: { status: number; body: Buffer };
+    try {
+      r = await sendOnce(method, key, body, signal);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ECONNRESET' || signal?.aborted) throw e;
+      return sendOnce(method, key, body, signal);
+    }
+    return r.status === 500 || r.status === 503 ? sendOnce(method, key, body, signal) : r;
+  }
+
+  function sendOnce(method: 'GET' | 'PUT' | 'DELETE', key: string, body: Buffer | undefined, signal?: AbortSignal): Promise<{ status: number; body: Buffer }> {
+    const path = pathOf(key);
+    const extra: Record<string, string> = body ? { 'content-length': String(body.length), 'content-encoding': codec.name } : {};
+    const headers = signS3({
+      method,
+      host: base.host,
+      path,
+      payloadHash: body ? createHash('sha256').update(body).digest('hex') : EMPTY_PAYLOAD_SHA256,
+      headers: extra,
+      region: config.region,
+      credentials: credentials(),
+      now: now(),
+    });
+    const client = base.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = client.request(
+        {
+          protocol: base.protocol,
+          hostname: base.hostname,
+          port: base.port,
+          method,
+          path,
+          headers,
+          agent: base.protocol === 'https:' ? agents.https : agents.http,
+          signal,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          // A response cut mid-way (the server died): an error, never a short object.
+          res.on('error', reject);
+          res.on('aborted', () => reject(new Error(`the ${method} of ${key} was cut mid-way`)));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  const failed = (what: string, r: { status: number; body: Buffer }) =>
+    new Error(`${what}: HTTP ${r.status} ${/<Code>([^<]*)<\/Code>/.exec(r.body.toString('utf8'))?.[1] ?? ''}`.trim());
+
+  return {
+    async put(key, data, signal) {
+      const body = codec.compress(data);
+      const r = await send('PUT', key, body, signal);
+      if (r.status !== 200) throw failed(`PUT ${key}`, r);
+      return { storedBytes: body.length };
+    },
+    async get(key, signal) {
+      const r = await send('GET', key, undefined, signal);
+      if (r.status !== 200) throw failed(`GET ${key}`, r);
+      try {
+        return codec.decompress(r.body);
+      } catch (e) {
+        throw new Error(`${key} does not decompress (${codec.name}): ${(e as Error).message}`);
+      }
+    },
+    async delete(keys) {
+      await Promise.all(
+        keys.map(async (key) => {
+          const r = await send('DELETE', key, undefined);
+          if (r.status !== 204 && r.status !== 200 && r.status !== 404) throw failed(`DELETE ${key}`, r);
+        }),
+      );
+    },
+  };
+}
