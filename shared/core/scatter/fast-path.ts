@@ -4,7 +4,7 @@
 // (the general path, when the session's path choice allows it).
 import type { PlanOptions, QueryPlan } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
-import { judgeLateness, judgeShards, judgeTruncation, lateBy, summarizeShards } from './completeness.js';
+import { coverageOf, judgeCoverage, judgeLateness, judgeShards, judgeTruncation, lateBy, summarizeShards } from './completeness.js';
 import { gather } from './gather.js';
 import type { QueryResponse, RunDeps, ShardStat } from './query-types.js';
 import type { QuerySession } from './query-session.js';
@@ -37,6 +37,8 @@ export async function planFastPath<T>(
 export interface FastRun {
   sql: string;
   requireComplete: boolean;
+  /** The least share of each table's rows the answering shards must hold, when the answer is partial. */
+  requireCoverage?: number | undefined;
   tree?: RunDeps['tree'];
 }
 
@@ -86,14 +88,26 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
   judgeTruncation(truncated, run.requireComplete, shards);
   const late = lateBy(deadline, now());
   judgeLateness(late, run.requireComplete, shards);
+  const partial = missing.length > 0 || truncated.length > 0 || late > 0;
+  // The main query's own shards: a GLOBAL subquery's missing shards are another table's.
+  const coverage = [
+    coverageOf(
+      plan.tables[0]?.distributed ?? '',
+      plan.statistics,
+      plan.shards.filter((p) => !p.skipped).map((p) => p.shard),
+      gathered.missing.map((m) => m.shard),
+    ),
+  ];
+  judgeCoverage(coverage, run.requireCoverage, partial, shards);
   const all = [...gathered.outcomes, ...sub.outcomes];
   const stats: ShardStat[] = gathered.outcomes.map((o) => shardStatOf(o, t0));
   const body: QueryResponse = {
     meta: fin.meta,
     data: fin.data,
     rows: fin.data.length,
-    partial: missing.length > 0 || truncated.length > 0 || late > 0,
+    partial,
     shards,
+    ...(partial || plan.statistics ? { coverage } : {}),
     path: 'fast',
     statistics: {
       elapsedMs: roundToTenth(now() - t0),
