@@ -99,6 +99,7 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
           ...(run.topCountMemory ? { topCountMemory: run.topCountMemory } : {}),
           planQuery: run.planQuery,
           planTwoStage: run.planTwoStage,
+          ...(run.statistics ? { statistics: run.statistics } : {}),
           ...(run.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: run.lambdaRemainingMs } : {}),
           ...(run.onShard ? { onShard: run.onShard } : {}),
         })

@@ -5,6 +5,7 @@
 // answer to call partial (504 when all timed out, else 502).
 import { ScatterError } from '../errors.js';
 import type { TableStatistics } from '../plan/statistics.js';
+import type { QueryPlan } from '../plan/types.js';
 import type { ShardOutcome } from './call-shard.js';
 import type { Deadline } from './deadline.js';
 import type { MissingShard } from './gather.js';
@@ -52,6 +53,18 @@ export function coverageOf(table: string, stats: TableStatistics | undefined, as
   return { table, share, rowsAnswered: String(answered), rowsAsked: String(all) };
 }
 
+/** The coverage of each table the plans read (the first plan of a table decides which shards were asked). */
+export function coverageOfPlans(plans: readonly QueryPlan[], missing: readonly number[]): TableCoverage[] {
+  const seen = new Map<string, TableCoverage>();
+  for (const p of plans) {
+    const table = p.tables[0]?.distributed;
+    if (!table || seen.has(table)) continue;
+    const asked = p.shards.filter((s) => !s.skipped).map((s) => s.shard);
+    seen.set(table, coverageOf(table, p.statistics, asked, missing));
+  }
+  return [...seen.values()];
+}
+
 /** requireCoverage: refused with 504 INCOMPLETE_RESULT naming the share when the shards that answered hold less (or an unknown share). */
 export function judgeCoverage(coverage: readonly TableCoverage[], required: number | undefined, partial: boolean, shards: ShardsSummary): void {
   if (required === undefined || !partial) return;
@@ -94,11 +107,13 @@ export interface ShardsVerdictInput {
   requireComplete: boolean;
   deadline: Deadline;
   unanswered?: Unanswered;
+  /** The share of each table's rows the answering shards hold: in a refusal's details too. */
+  coverage?: readonly TableCoverage[];
 }
 
 /** Throws the client error the shards' outcomes make of the query; returns when its answer may be built. */
 export function judgeShards(v: ShardsVerdictInput): void {
-  const details = { shards: v.shards };
+  const details = { shards: v.shards, ...(v.coverage ? { coverage: v.coverage } : {}) };
   const bad = v.outcomes.find(isQueryFailure);
   if (bad) throw queryFailureError(bad, details);
   const big = tooLargeError(v.answers, 'query', details);

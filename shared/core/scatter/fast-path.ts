@@ -4,7 +4,7 @@
 // (the general path, when the session's path choice allows it).
 import type { PlanOptions, QueryPlan } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
-import { coverageOf, judgeCoverage, judgeLateness, judgeShards, judgeTruncation, lateBy, summarizeShards } from './completeness.js';
+import { coverageOfPlans, judgeCoverage, judgeLateness, judgeShards, judgeTruncation, lateBy, summarizeShards } from './completeness.js';
 import { gather } from './gather.js';
 import type { QueryResponse, RunDeps, ShardStat } from './query-types.js';
 import type { QuerySession } from './query-session.js';
@@ -56,6 +56,11 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
       : await gather({ ...s.fanout, plan });
   const missing = [...gathered.missing, ...sub.missing];
   const shards = summarizeShards(plan.shards.length, gathered.skipped.length, gathered.outcomes, missing);
+  // The main query's own shards: a GLOBAL subquery's missing shards are another table's.
+  const coverage = coverageOfPlans(
+    [plan],
+    gathered.missing.map((m) => m.shard),
+  );
   judgeShards({
     outcomes: [...gathered.outcomes, ...sub.outcomes],
     answers: gathered.outcomes,
@@ -64,6 +69,7 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
     missing,
     requireComplete: run.requireComplete,
     deadline,
+    coverage,
     // No queried shard answered: there is no result to call partial. Elasticsearch's "all shards failed".
     ...(gathered.outcomes.length > 0 && shards.succeeded === 0
       ? { unanswered: { lost: gathered.missing.map((m) => ({ shard: m.shard, timedOut: m.reason === 'timeout', message: m.message })) } }
@@ -89,15 +95,6 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
   const late = lateBy(deadline, now());
   judgeLateness(late, run.requireComplete, shards);
   const partial = missing.length > 0 || truncated.length > 0 || late > 0;
-  // The main query's own shards: a GLOBAL subquery's missing shards are another table's.
-  const coverage = [
-    coverageOf(
-      plan.tables[0]?.distributed ?? '',
-      plan.statistics,
-      plan.shards.filter((p) => !p.skipped).map((p) => p.shard),
-      gathered.missing.map((m) => m.shard),
-    ),
-  ];
   judgeCoverage(coverage, run.requireCoverage, partial, shards);
   const all = [...gathered.outcomes, ...sub.outcomes];
   const stats: ShardStat[] = gathered.outcomes.map((o) => shardStatOf(o, t0));

@@ -18,6 +18,8 @@ import { runExplain, runQuery, type QueryResponse, type RunDeps } from '../../..
 import { createStatisticsCache, type StatisticsCache } from '../../../shared/core/scatter/table-statistics.js';
 import { createPlacement, type Placement } from '../../../shared/core/sharding/index.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
+import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const DIST = 'default.st_dist';
@@ -280,5 +282,68 @@ describe('statistics: refresh, reasons and coverage', () => {
     const refused = await runQuery({ sql: `SELECT count() AS c FROM ${DIST}`, requireCoverage: 0.5 }, deps);
     expect(refused.status).toBe(504);
     expect(JSON.stringify(refused.body)).toContain("the share of default.st_dist's rows answered is unknown");
+  });
+});
+
+describe('statistics on the general path and the ClickHouse interface', () => {
+  const chQuery = async (deps: RunDeps, sql: string, params: Record<string, string> = {}) => {
+    const select = generalSelect({ ...deps, planTwoStage: deps.planTwoStage! });
+    return handleClickHouseHttp(
+      { method: 'POST', path: '/', query: new URLSearchParams(params), headers: {}, body: Buffer.from(sql) },
+      {
+        topo,
+        raw: async () => {
+          throw new Error('no catalog here');
+        },
+        select,
+      },
+    );
+  };
+
+  it('the general path prunes by statistics and states coverage; requireCoverage refuses under it', async () => {
+    const statistics = createStatisticsCache();
+    await loadBands(statistics);
+    const counts = await shardCounts('1');
+    const sql = `SELECT n FROM ${DIST} WHERE n >= 200 ORDER BY n LIMIT 3 SETTINGS ch_scatter_path = 'general'`;
+    const ex = (await runExplain({ sql }, depsFor(statistics))).body as { leaves?: { shards: ExplainResponse['shards'] }[] };
+    expect(JSON.stringify(ex)).toContain('statistics: n lies in [0, 9] on this shard, where n >= 200 matches no row');
+    const all = counts.reduce((a, b) => a + b, 0);
+    const down = depsFor(statistics, (s) => s === 0);
+    const b = (await runQuery({ sql: `SELECT count() AS c FROM ${DIST} SETTINGS ch_scatter_path = 'general'` }, down)).body as QueryResponse;
+    expect(b.path).toBe('general');
+    expect(b.partial).toBe(true);
+    expect(b.coverage?.[0]).toMatchObject({ table: DIST, rowsAnswered: String(all - counts[0]!), rowsAsked: String(all) });
+    const refused = await runQuery({ sql: `SELECT count() AS c FROM ${DIST} SETTINGS ch_scatter_path = 'general'`, requireCoverage: 0.9 }, down);
+    expect(refused.status).toBe(504);
+    expect(JSON.stringify(refused.body)).toContain('under requireCoverage 0.9');
+  });
+
+  it('ClickHouse-interface headers name skipped and missing shards and the coverage, with skip_unavailable_shards 1 and 0', async () => {
+    const statistics = createStatisticsCache();
+    await loadBands(statistics);
+    const counts = await shardCounts('1');
+    const all = counts.reduce((a, b) => a + b, 0);
+    const ok = await chQuery(depsFor(statistics), `SELECT count() FROM ${DIST} WHERE n >= 200`);
+    expect(ok.status).toBe(200);
+    expect(ok.body.toString()).toBe(`${counts[2]}\n`);
+    expect(JSON.parse(ok.headers['x-ch-scatter-skipped-shards']!).map((s: { shard: number }) => s.shard)).toEqual([0, 1]);
+    expect(JSON.parse(ok.headers['x-ch-scatter-coverage']!)).toEqual([
+      { table: DIST, share: 1, rowsAnswered: String(counts[2]), rowsAsked: String(counts[2]) },
+    ]);
+    const down = depsFor(statistics, (s) => s === 1);
+    const partial = await chQuery(down, `SELECT count() FROM ${DIST} WHERE n < 200`, { skip_unavailable_shards: '1' });
+    expect(partial.status).toBe(200);
+    expect(partial.headers['x-ch-scatter-partial']).toBe('1');
+    expect(JSON.parse(partial.headers['x-ch-scatter-missing-shards']!)).toEqual([{ shard: 1, reason: 'unavailable' }]);
+    expect(JSON.parse(partial.headers['x-ch-scatter-skipped-shards']!).map((s: { shard: number }) => s.shard)).toEqual([2]);
+    const asked = counts[0]! + counts[1]!;
+    expect(JSON.parse(partial.headers['x-ch-scatter-coverage']!)[0]).toMatchObject({ rowsAnswered: String(counts[0]), rowsAsked: String(asked) });
+    // skip_unavailable_shards=0: ClickHouse's error, with the same shards named.
+    const failed = await chQuery(down, `SELECT count() FROM ${DIST} WHERE n < 200`);
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(failed.headers['x-clickhouse-exception-code']).toBe('279');
+    expect(JSON.parse(failed.headers['x-ch-scatter-missing-shards']!)).toEqual([{ shard: 1, reason: 'unavailable' }]);
+    expect(JSON.parse(failed.headers['x-ch-scatter-coverage']!)[0]).toMatchObject({ rowsAnswered: String(counts[0]), rowsAsked: String(asked) });
+    expect(all).toBeGreaterThan(asked);
   });
 });
