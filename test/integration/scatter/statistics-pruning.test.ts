@@ -50,13 +50,19 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-function depsFor(statistics: StatisticsCache, fail?: (shard: number, p: ShardRequest) => boolean): RunDeps & { sent: ShardRequest[] } {
+function depsFor(
+  statistics: StatisticsCache,
+  fail?: (shard: number, p: ShardRequest) => boolean,
+  delayMs?: (p: ShardRequest) => number,
+): RunDeps & { sent: ShardRequest[] } {
   const fns = cluster.shards.map((e, shard) => createShardHandler({ shard, getAccess: async () => e }));
   const sent: ShardRequest[] = [];
   const invoker: ShardInvoker = {
     invoke: async (shard, payload): Promise<ShardResponse> => {
       sent.push(payload);
       if (fail?.(shard, payload)) return { ok: false, shard, replica: 0, error: { kind: 'unavailable', message: 'down for the test' } };
+      const ms = delayMs?.(payload) ?? 0;
+      if (ms > 0) await new Promise((r) => setTimeout(r, ms));
       return fns[shard]!(payload);
     },
   };
@@ -282,6 +288,25 @@ describe('statistics: refresh, reasons and coverage', () => {
     const refused = await runQuery({ sql: `SELECT count() AS c FROM ${DIST}`, requireCoverage: 0.5 }, deps);
     expect(refused.status).toBe(504);
     expect(JSON.stringify(refused.body)).toContain("the share of default.st_dist's rows answered is unknown");
+  });
+});
+
+describe('a slow statistics read', () => {
+  it('holds no query: it plans without the statistics not yet read (unknown, nothing pruned), and the next query has them', async () => {
+    const statistics = createStatisticsCache();
+    await loadBands(statistics);
+    const isRead = (p: ShardRequest) => p.type === 'query' && p.sql.startsWith('SELECT count() AS rows, timezone()');
+    const deps = depsFor(statistics, undefined, (p) => (isRead(p) ? 1500 : 0));
+    const t0 = Date.now();
+    const first = (await runQuery({ sql: `SELECT count() AS c FROM ${DIST} WHERE n >= 200` }, deps)).body as QueryResponse;
+    expect(Date.now() - t0).toBeLessThan(1200);
+    expect(first.shards.skipped).toBe(0);
+    expect(first.coverage?.[0]?.unknown).toMatch(/row count could not be read/);
+    await expect
+      .poll(async () => ((await runQuery({ sql: `SELECT count() AS c FROM ${DIST} WHERE n >= 200` }, deps)).body as QueryResponse).shards.skipped, {
+        timeout: 5000,
+      })
+      .toBe(2);
   });
 });
 
