@@ -44,7 +44,7 @@ export function coverageOf(table: string, stats: TableStatistics | undefined, as
   let all = 0n;
   for (const s of asked) {
     const rows = stats.shards[s]?.rows;
-    if (rows === undefined) return { table, unknown: `shard ${s}'s row count could not be read` };
+    if (rows === undefined) return { table, unknown: `shard ${s}'s row count is unknown (its statistics failed or were not read in time)` };
     all += rows;
     if (!lost.has(s)) answered += rows;
   }

@@ -20,6 +20,7 @@ import { createPlacement, type Placement } from '../../../shared/core/sharding/i
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
 import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
 import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
+import { renderSummary } from '../../../bin/render.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const DIST = 'default.st_dist';
@@ -269,6 +270,7 @@ describe('statistics: refresh, reasons and coverage', () => {
     expect(b.partial).toBe(true);
     const share = Math.floor(((all - counts[1]!) / all) * 10_000) / 10_000;
     expect(b.coverage).toEqual([{ table: DIST, share, rowsAnswered: String(all - counts[1]!), rowsAsked: String(all) }]);
+    expect(renderSummary(b)).toContain(`coverage of ${DIST}: ${(share * 100).toFixed(2)}% of its rows (${all - counts[1]!} of ${all} in the shards asked)`);
     const refused = await runQuery({ sql: `SELECT count() AS c FROM ${DIST}`, requireCoverage: 0.99 }, deps);
     expect(refused.status).toBe(504);
     expect(JSON.stringify(refused.body)).toContain(`the shards that answered hold ${(share * 100).toFixed(2)}% of ${DIST}'s rows`);
@@ -284,7 +286,8 @@ describe('statistics: refresh, reasons and coverage', () => {
     const deps = depsFor(createStatisticsCache(), (s) => s === 1);
     const b = (await runQuery({ sql: `SELECT count() AS c FROM ${DIST}` }, deps)).body as QueryResponse;
     expect(b.partial).toBe(true);
-    expect(b.coverage).toEqual([{ table: DIST, unknown: "shard 1's row count could not be read" }]);
+    expect(b.coverage).toEqual([{ table: DIST, unknown: "shard 1's row count is unknown (its statistics failed or were not read in time)" }]);
+    expect(renderSummary(b)).toContain("coverage of default.st_dist: unknown (shard 1's row count is unknown");
     const refused = await runQuery({ sql: `SELECT count() AS c FROM ${DIST}`, requireCoverage: 0.5 }, deps);
     expect(refused.status).toBe(504);
     expect(JSON.stringify(refused.body)).toContain("the share of default.st_dist's rows answered is unknown");
@@ -301,7 +304,7 @@ describe('a slow statistics read', () => {
     const first = (await runQuery({ sql: `SELECT count() AS c FROM ${DIST} WHERE n >= 200` }, deps)).body as QueryResponse;
     expect(Date.now() - t0).toBeLessThan(1200);
     expect(first.shards.skipped).toBe(0);
-    expect(first.coverage?.[0]?.unknown).toMatch(/row count could not be read/);
+    expect(first.coverage?.[0]?.unknown).toMatch(/row count is unknown/);
     await expect
       .poll(async () => ((await runQuery({ sql: `SELECT count() AS c FROM ${DIST} WHERE n >= 200` }, deps)).body as QueryResponse).shards.skipped, {
         timeout: 5000,
