@@ -79,7 +79,7 @@ function literalPoint(k: Kind, e: Expr): bigint | undefined {
   const cast = k.kind === 'date' ? 'toDate' : k.kind === 'datetime' ? 'toDateTime' : undefined;
   if (e.kind === 'function' && e.name === cast && e.args.length === 1 && !e.params) return literalPoint(k, e.args[0]!);
   if (e.kind !== 'literal') return undefined;
-  if (k.kind === 'int') return e.type === 'integer' && /^\d+$/.test(e.value) ? BigInt(e.value) : undefined;
+  if (k.kind === 'int') return e.type === 'integer' && /^-?\d+$/.test(e.value) ? BigInt(e.value) : undefined;
   return e.type === 'string' ? textPoint(k, e.value) : undefined;
 }
 
