@@ -10,6 +10,8 @@ import type { QueryResponse, RunDeps, ShardStat } from './query-types.js';
 import type { QuerySession } from './query-session.js';
 import { coordinatorSpans, offsetMs, roundToTenth, shardStatOf, skippedStats } from './timeline-stats.js';
 import { gatherTree, useTree } from './tree.js';
+import { cursorReplicas, pinCursor } from '../partials/cursor.js';
+import { replicaChanges, replicasRead } from './pinned-paging.js';
 
 type FallBack<T> = (e: unknown) => Promise<T> | undefined;
 
@@ -50,10 +52,10 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
   if ('answered' in planning) return planning.answered;
   const { plan } = planning;
   const planned = now();
-  const gathered =
-    run.tree && useTree(topo, plan.shards.filter((sh) => !sh.skipped).length)
-      ? await gatherTree({ ...s.fanout, plan, tree: run.tree })
-      : await gather({ ...s.fanout, plan });
+  const tree = run.tree && useTree(topo, plan.shards.filter((sh) => !sh.skipped).length);
+  // A cursor page reads the replicas the earlier pages read (the plan has checked the cursor's signature).
+  const pinned = s.request.cursor && !tree ? cursorReplicas(s.request.cursor, s.deps.cursorKey) : undefined;
+  const gathered = tree && run.tree ? await gatherTree({ ...s.fanout, plan, tree: run.tree }) : await gather({ ...s.fanout, plan, pinned });
   const missing = [...gathered.missing, ...sub.missing];
   const shards = summarizeShards(plan.shards.length, gathered.skipped.length, gathered.outcomes, missing);
   // The main query's own shards: a GLOBAL subquery's missing shards are another table's.
@@ -120,7 +122,9 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
     },
   };
   if (fin.approximate && Object.keys(fin.approximate).length > 0) body.approximate = fin.approximate;
-  if (fin.cursor) body.cursor = fin.cursor;
+  if (fin.cursor) body.cursor = tree ? fin.cursor : pinCursor(fin.cursor, replicasRead(plan.shards.length, gathered.outcomes, pinned), s.deps.cursorKey);
+  const changed = pinned ? replicaChanges(pinned, gathered.outcomes) : [];
+  if (changed.length > 0) body.replicaChanged = changed;
   if (truncated.length > 0) body.truncated = truncated;
   return body;
 }

@@ -33,6 +33,7 @@ export type SessionDeps = Pick<
   | 'behindApiGateway'
   | 'onShard'
   | 'statistics'
+  | 'cursorKey'
 >;
 
 /** Where the planner is asked: the main query (fast path), a GLOBAL subquery, or TPUT's round. */

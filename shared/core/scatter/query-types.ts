@@ -65,6 +65,14 @@ export interface TableCoverage {
   unknown?: string;
 }
 
+/** A shard whose cursor page was read from another replica than the earlier pages (pinned-paging.ts). */
+export interface ReplicaChange {
+  shard: number;
+  pinned: number;
+  read: number;
+  reason: string;
+}
+
 export interface ShardsSummary {
   total: number;
   queried: number;
@@ -102,6 +110,8 @@ export interface QueryResponse {
   shards: ShardsSummary;
   approximate?: Record<string, ApproximateInfo>;
   cursor?: string;
+  /** Cursor pages: the shards this page read from another replica than the earlier pages, and why. */
+  replicaChanged?: ReplicaChange[];
   /** GLOBAL IN / JOIN data cut by transferOverflowMode 'break': the answer is partial. */
   truncated?: string[];
   /** The share of each table's rows the shards that answered hold (completeness.ts): on every partial answer, and wherever statistics are known. */
