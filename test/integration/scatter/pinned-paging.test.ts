@@ -50,7 +50,11 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-function depsFor(down: () => { shard: number; replica: number } | undefined): RunDeps & { sent: ShardRequest[] } {
+function depsFor(
+  down: () => { shard: number; replica: number } | undefined,
+  slow?: () => { shard: number; replica: number } | undefined,
+  hedged = false,
+): RunDeps & { sent: ShardRequest[] } {
   const fns = engines.map((reps, shard) => createShardHandler({ shard, getAccess: async (replica) => reps[replica]! }));
   const sent: ShardRequest[] = [];
   const invoker: ShardInvoker = {
@@ -59,10 +63,13 @@ function depsFor(down: () => { shard: number; replica: number } | undefined): Ru
       const d = down();
       if (d && d.shard === shard && d.replica === p.replica)
         return { ok: false, shard, replica: p.replica, error: { kind: 'unavailable', message: 'replica down for the test' } };
+      const w = slow?.();
+      if (w && w.shard === shard && w.replica === p.replica) await new Promise((r) => setTimeout(r, 1500));
       return fns[shard]!(p);
     },
   };
-  return { sent, topo, invoker, ...PLANNERS, hedgeState: createHedgeState(), queryId: 'q-pin', behindApiGateway: false };
+  const t = hedged ? { ...topo, query: { ...topo.query, hedge: { enabled: true, afterQuantile: 0.95, maxExtraPercent: 100 } } } : topo;
+  return { sent, topo: t, invoker, ...PLANNERS, hedgeState: createHedgeState(), queryId: 'q-pin', behindApiGateway: false };
 }
 
 const SQL = `SELECT id FROM ${DIST} ORDER BY id LIMIT 4`;
@@ -120,6 +127,28 @@ describe('pinned paging', () => {
     const p3 = (await runQuery({ sql: SQL, cursor: p2.cursor }, deps)).body as QueryResponse;
     expect(shard0Replicas(deps.sent)).toEqual([1 - pinned]);
     expect(p3.replicaChanged).toBeUndefined();
+  });
+
+  it('a hedge to the other replica that answers first is said too', async () => {
+    let slow: { shard: number; replica: number } | undefined;
+    const deps = depsFor(
+      () => undefined,
+      () => slow,
+      true,
+    );
+    const p1 = (await runQuery({ sql: SQL }, deps)).body as QueryResponse;
+    const pinned = shard0Replicas(deps.sent)[0]!;
+    slow = { shard: 0, replica: pinned };
+    const p2 = (await runQuery({ sql: SQL, cursor: p1.cursor }, deps)).body as QueryResponse;
+    expect(p2.partial).toBe(false);
+    expect(p2.replicaChanged).toEqual([
+      {
+        shard: 0,
+        pinned,
+        read: 1 - pinned,
+        reason: `a hedge to replica ${1 - pinned} answered first; rows of this shard may be skipped or repeated between pages (the replicas may hold different rows)`,
+      },
+    ]);
   });
 
   it('a cursor whose replicas were edited is refused like any altered cursor', async () => {
