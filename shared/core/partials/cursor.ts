@@ -56,18 +56,7 @@ export function encodeCursor(shape: string, keys: CursorKey[], dup = 1, key: Buf
 }
 
 export function decodeCursor(cursor: string, shape: string, n: number, key: Buffer = PROCESS_KEY): { keys: CursorKey[]; dup: number } {
-  const dot = cursor.indexOf('.');
-  if (dot < 0) throw badCursor('not a cursor this service issued');
-  const body = cursor.slice(0, dot);
-  const tag = Buffer.from(cursor.slice(dot + 1), 'base64url');
-  const want = tagOf(body, key);
-  if (tag.length !== want.length || !timingSafeEqual(tag, want)) throw badCursor('not a cursor this service issued, or altered');
-  let doc: CursorDoc;
-  try {
-    doc = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CursorDoc;
-  } catch {
-    throw badCursor('unreadable');
-  }
+  const doc = signedDoc(cursor, key);
   if (doc?.v !== 1 || !Array.isArray(doc.k) || doc.k.length !== n) throw badCursor('it does not fit this query');
   if (doc.q !== shape) throw new ScatterError('BAD_CURSOR', 'the cursor belongs to a different query');
   const dup = doc.d ?? 1;
@@ -79,10 +68,11 @@ export function decodeCursor(cursor: string, shape: string, n: number, key: Buff
 /** The signed document of a cursor this coordinator issued, or BAD_CURSOR. */
 function signedDoc(cursor: string, key: Buffer): CursorDoc {
   const dot = cursor.indexOf('.');
-  const body = cursor.slice(0, Math.max(0, dot));
+  if (dot < 0) throw badCursor('not a cursor this service issued');
+  const body = cursor.slice(0, dot);
   const tag = Buffer.from(cursor.slice(dot + 1), 'base64url');
   const want = tagOf(body, key);
-  if (dot < 0 || tag.length !== want.length || !timingSafeEqual(tag, want)) throw badCursor('not a cursor this service issued, or altered');
+  if (tag.length !== want.length || !timingSafeEqual(tag, want)) throw badCursor('not a cursor this service issued, or altered');
   try {
     return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CursorDoc;
   } catch {
