@@ -1,6 +1,7 @@
 // (Used by the CLI.) Human-readable rendering of a /query answer: an aligned table, then the shard summary (what
 // was skipped, missing and why, hedges, timings). Numbers right-aligned, like clickhouse-client.
 import type { QueryResponse } from '../shared/core/scatter/run-query.js';
+import type { TableCoverage } from '../shared/core/scatter/query-types.js';
 
 const NUMERIC = /^(Nullable\()?(U?Int\d+|Float\d+|Decimal)/;
 
@@ -35,6 +36,7 @@ export function renderSummary(r: QueryResponse): string {
     `shards: ${s.total} total, ${s.queried} queried, ${s.skipped} skipped, ${s.succeeded} succeeded, ${s.failed} failed, ${s.timedOut} timed out, ${s.hedged} hedged`,
   ];
   for (const m of s.missing) lines.push(`  missing shard ${m.shard}: ${m.reason}${m.subquery ? ' (GLOBAL subquery)' : ''} — ${m.message}`);
+  for (const c of r.coverage ?? []) lines.push(`  ${coverageLine(c)}`);
   for (const st of r.statistics.shards) {
     lines.push(`  shard ${st.shard} replica ${st.replica}: ${st.status} ${st.elapsedMs} ms${st.hedged ? ' (hedged)' : ''}${st.retried ? ' (retried)' : ''}`);
   }
@@ -59,4 +61,10 @@ export function renderSummary(r: QueryResponse): string {
   }
   if (r.cursor) lines.push(`  more rows: continue with "cursor": "${r.cursor}"`);
   return lines.join('\n');
+}
+
+/** One table's coverage: the share of its rows the answering shards hold, or why it is unknown. */
+export function coverageLine(c: TableCoverage): string {
+  if (c.share === undefined) return `coverage of ${c.table}: unknown (${c.unknown})`;
+  return `coverage of ${c.table}: ${(c.share * 100).toFixed(2)}% of its rows (${c.rowsAnswered} of ${c.rowsAsked} in the shards asked)`;
 }

@@ -46,6 +46,8 @@ export interface ApiServerOptions {
   lambdaTimeoutMs?: number;
   /** The users file's check, when there is one: the admin routes ask for the same credentials as every other route. */
   userCheck?: (c: Credentials) => Promise<string>;
+  /** Told the table /admin/insert wrote to (the coordinator's statistics read it anew). */
+  onWritten?: (table: string) => void;
 }
 
 export interface ApiServer {
@@ -169,7 +171,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     const { insertRows } = await import('../shared/core/router/index.js');
     try {
       const skipBadRows = ['1', 'true'].includes(url.searchParams.get('skipBadRows') ?? '');
-      const r = await insertRows(body.toString('utf8'), table, topo, (s, rep) => admin[s]![rep]!, { skipBadRows });
+      const r = await insertRows(body.toString('utf8'), table, topo, (s, rep) => admin[s]![rep]!, {
+        skipBadRows,
+        ...(opts.onWritten ? { onWritten: opts.onWritten } : {}),
+      });
       const out = {
         inserted: r.inserted,
         perShard: r.perShard,

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, loadTopology } from '../shared/core/config/load.js';
 import type { Topology } from '../shared/core/config/schema.js';
 import { createCoordinatorHandler, createTools } from '../functions/coordinator/handler.js';
-import { createQueryInvoker, loadDefaultDeps, queryInvokerKind, type QueryInvokerKind } from '../functions/coordinator/deps.js';
+import { createQueryInvoker, loadDefaultDeps, queryInvokerKind, type CoordinatorDeps, type QueryInvokerKind } from '../functions/coordinator/deps.js';
 import { shardFunctionNames } from '../shared/adapters/aws/lambda-invoker.js';
 import type { ShardInvoker } from '../shared/core/scatter/invoker.js';
 import { createAdminAccess } from '../shared/core/scatter/shard-admin-access.js';
@@ -203,7 +203,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     };
     delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
     const tools = createTools({ logLevel: opts.logLevel ?? envLogLevel(process.env.CH_SCATTER_LOG_LEVEL) ?? 'WARN' });
-    const handler = createCoordinatorHandler(() => loadDefaultDeps(env, tools.tracer), tools);
+    // The coordinator's deps, once loaded: /admin/insert tells its statistics what it wrote (as the router's other callers do).
+    let coordinator: CoordinatorDeps | undefined;
+    const handler = createCoordinatorHandler(async () => (coordinator = await loadDefaultDeps(env, tools.tracer)), tools);
     // Registered whether or not the tree is configured: what Lambda would serve under this name. A
     // sub-coordinator request runs the SAME handler (its own deps, cached like a warm container).
     const lambdaTimeoutMs = opts.lambdaTimeoutMs ?? 30_000;
@@ -219,6 +221,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       topo,
       invoker: adminInvoker,
       lambdaTimeoutMs: opts.lambdaTimeoutMs,
+      onWritten: (table) => coordinator?.statistics?.invalidate(table),
       ...usersFromEnv(env),
     });
     cleanups.push(() => api.close());

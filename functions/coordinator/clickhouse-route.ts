@@ -7,6 +7,7 @@ import type { Topology } from '../../shared/core/config/schema.js';
 import { ClickHouseError } from '../../shared/core/clickhouse/port.js';
 import { createShardReadAccess } from '../../shared/core/scatter/shard-read-access.js';
 import type { ShardInvoker } from '../../shared/core/scatter/invoker.js';
+import type { StatisticsCache } from '../../shared/core/scatter/table-statistics.js';
 import { handleClickHouseHttp, type ChHttpDeps, type HttpOutput } from '../../shared/core/clickhouse-http/handle.js';
 import type { RawQuery, DistributedSelect, InsertRows } from '../../shared/core/clickhouse-http/types.js';
 import type { UserCheck } from '../../shared/core/clickhouse-http/auth.js';
@@ -98,6 +99,7 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
           ...(run.topCountMemory ? { topCountMemory: run.topCountMemory } : {}),
           planQuery: run.planQuery,
           planTwoStage: run.planTwoStage,
+          ...(run.statistics ? { statistics: run.statistics } : {}),
           ...(run.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: run.lambdaRemainingMs } : {}),
           ...(run.onShard ? { onShard: run.onShard } : {}),
         })
@@ -125,10 +127,11 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
 export function routerInsert(
   topo: Topology,
   getAccess: (shard: number, replica: number) => import('../../shared/core/clickhouse/port.js').ClickHouseAccess,
+  statistics?: StatisticsCache,
 ): InsertRows {
   return async (table, data) => {
     const { insertBytes } = await import('../../shared/core/router/index.js');
-    const r = await insertBytes(data, table, topo, getAccess);
+    const r = await insertBytes(data, table, topo, getAccess, statistics ? { onWritten: (t) => statistics.invalidate(t) } : {});
     if (r.bad.length > 0)
       throw new ChHttpError(
         27,

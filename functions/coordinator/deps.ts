@@ -27,6 +27,7 @@ import { createAdminAccess } from '../../shared/core/scatter/shard-admin-access.
 import { cursorKeyOf } from '../../shared/core/partials/cursor.js';
 import { assertParityAtStartup } from '../../shared/core/sharding/parity.js';
 import { createShardReadAccess } from '../../shared/core/scatter/shard-read-access.js';
+import { createStatisticsCache, type StatisticsCache } from '../../shared/core/scatter/table-statistics.js';
 import { ScatterError } from '../../shared/core/errors.js';
 import type { RowWriter } from './schedule.js';
 import { topologyFromEnv } from './topology-env.js';
@@ -46,6 +47,8 @@ export interface CoordinatorDeps {
   topCountMemory?: TopCountMemory;
   /** The cursor signing key every coordinator of the deployment shares; absent: the process's own. */
   cursorKey?: Buffer;
+  /** Per-shard table statistics, kept for this coordinator's lifetime (statistics pruning, coverage). */
+  statistics?: StatisticsCache;
   /** Router sink for scheduled runs (and the local stack's /admin/insert). */
   writeRows?: RowWriter;
   /** Sub-coordinators (this same function) when query.treeFanoutAbove > 0 and the cluster is wider. */
@@ -86,10 +89,14 @@ export async function treeDeps(topo: Topology, env: NodeJS.ProcessEnv, client: L
 }
 
 /** A RowWriter over the router, writing through `getAccess(shard, replica)`. */
-export function routerWriter(topo: Topology, getAccess: (shard: number, replica: number) => ClickHouseAccess | Promise<ClickHouseAccess>): RowWriter {
+export function routerWriter(
+  topo: Topology,
+  getAccess: (shard: number, replica: number) => ClickHouseAccess | Promise<ClickHouseAccess>,
+  statistics?: StatisticsCache,
+): RowWriter {
   return async (table, rows) => {
     const { insertRows } = await import('../../shared/core/router/index.js');
-    const result = await insertRows(rows, table, topo, getAccess);
+    const result = await insertRows(rows, table, topo, getAccess, statistics ? { onWritten: (t) => statistics.invalidate(t) } : {});
     if (!result.ok) {
       const bad = result.bad.slice(0, 3).map((b) => `line ${b.line}: ${b.message}`);
       const failed =
@@ -213,6 +220,7 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
   if (topo.distributedCheck) await parityGuard(topo, sdkInvoker);
   const tree = await treeDeps(topo, env, client);
   const playPage = playPageFromEnv(env);
+  const statistics = createStatisticsCache();
   return {
     ...(tree ? { tree } : {}),
     ...(playPage ? { playPage } : {}),
@@ -222,10 +230,11 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
     hedgeState: createHedgeState(),
     topCountMemory: createTopCountMemory(),
     ...(cursorKey ? { cursorKey } : {}),
-    writeRows: routerWriter(topo, sinkAccess(sdkInvoker)),
+    statistics,
+    writeRows: routerWriter(topo, sinkAccess(sdkInvoker), statistics),
     clickhouse: {
       raw: catalogEngine(topo, invoker),
-      insert: routerInsert(topo, sinkAccess(sdkInvoker)),
+      insert: routerInsert(topo, sinkAccess(sdkInvoker), statistics),
       ...usersFromEnv(env),
     },
   };

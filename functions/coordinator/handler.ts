@@ -52,6 +52,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
       hedgeState: coordinatorDeps.hedgeState,
       ...(coordinatorDeps.topCountMemory ? { topCountMemory: coordinatorDeps.topCountMemory } : {}),
       ...(coordinatorDeps.cursorKey ? { cursorKey: coordinatorDeps.cursorKey } : {}),
+      ...(coordinatorDeps.statistics ? { statistics: coordinatorDeps.statistics } : {}),
       queryId,
       lambdaRemainingMs: typeof remaining === 'number' && Number.isFinite(remaining) ? remaining : undefined,
       onShard: (outcome) => {

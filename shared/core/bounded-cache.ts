@@ -36,6 +36,11 @@ export class BoundedCache<K, V> {
     return value;
   }
 
+  /** The keys, oldest first. */
+  keys(): IterableIterator<K> {
+    return this.#entries.keys();
+  }
+
   delete(key: K): void {
     this.#entries.delete(key);
   }

@@ -163,6 +163,9 @@ describe('/play in headless Chromium', () => {
     expect(flags).toContain('partial');
     expect(flags).toContain('missing shard 2: timeout');
     expect(flags).toMatch(/approximate sites: hll, relative std error/);
+    // a partial answer says how much of the rows it covers; this table configures no statistics, so: unknown
+    expect(flags).toContain('coverage unknown');
+    expect(flags).toContain('coverage of db.readings_dist: unknown (no statistics are configured for db.readings_dist');
     const cells = await page.$$eval('#table td', (tds) => tds.map((t) => t.textContent));
     expect(cells).toHaveLength(3);
 

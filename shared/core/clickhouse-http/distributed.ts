@@ -15,6 +15,7 @@ import type { ShardOutcome } from '../scatter/call-shard.js';
 import { clauseSettings, productModeOf, refuseForAnyPath, type TwoStagePlanner } from '../scatter/two-stage/index.js';
 import type { DistributedSelect } from './types.js';
 import type { TopCountMemory } from '../scatter/tput/memory.js';
+import type { StatisticsCache } from '../scatter/table-statistics.js';
 
 export interface GeneralSelectDeps {
   topo: Topology;
@@ -24,6 +25,8 @@ export interface GeneralSelectDeps {
   topCountMemory?: TopCountMemory;
   planQuery: PlanFn;
   planTwoStage: TwoStagePlanner;
+  /** Per-shard table statistics (pruning, the answer's coverage). */
+  statistics?: StatisticsCache;
   /** context.getRemainingTimeInMillis() at arrival, when in Lambda. */
   lambdaRemainingMs?: number;
   behindApiGateway?: boolean;
@@ -64,6 +67,8 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       rowsRead: r.statistics.rowsRead + (pre?.rowsRead ?? 0),
       bytesRead: r.statistics.bytesRead + (pre?.bytesRead ?? 0),
       missing: r.missing.map((m) => ({ shard: m.shard, reason: m.reason, ...(m.message ? { message: m.message } : {}) })),
+      skipped: r.statistics.skipped,
+      ...(r.coverage ? { coverage: r.coverage } : {}),
     };
   };
 }

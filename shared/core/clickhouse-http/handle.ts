@@ -29,6 +29,8 @@ import { insertFormatOf, splitInsertData } from './insert-data.js';
 import { headerSafeFormat, insertData } from './insert-request.js';
 import { keyTypeInfo } from '../sharding/index.js';
 import type { DistributedSelect, InsertRows, MissingShardInfo, RawQuery } from './types.js';
+import type { TableCoverage } from '../scatter/query-types.js';
+import { ScatterError } from '../errors.js';
 
 export type { HttpInput } from './request.js';
 
@@ -201,8 +203,15 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
  */
 export function exceptionAnswer(e: unknown, o: { headers?: Record<string, string>; version?: string; status?: number } = {}): HttpOutput {
   const x = toChException(e);
+  // A query refused for its missing shards (skip_unavailable_shards=0, requireCoverage) names them as a partial answer would.
+  const d = e instanceof ScatterError ? (e.details as { shards?: { missing?: MissingShardInfo[] }; coverage?: TableCoverage[] } | undefined) : undefined;
+  const { 'x-ch-scatter-partial': _partial, ...shards } = shardHeaders({
+    ...(d?.shards?.missing ? { missing: d.shards.missing } : {}),
+    ...(d?.coverage ? { coverage: d.coverage } : {}),
+  });
   const headers: Record<string, string> = {
     ...o.headers,
+    ...shards,
     'content-type': 'text/plain; charset=UTF-8',
     'x-clickhouse-exception-code': String(x.code),
     ...(x.code === 516 ? { 'www-authenticate': 'Basic realm="ch-scatter"' } : {}),
@@ -265,16 +274,28 @@ async function runDistributed(select: SelectStatement, format: string, req: ChRe
     readRows: a.rowsRead,
     readBytes: a.bytesRead,
     ...(a.resultRows !== undefined ? { resultRows: a.resultRows } : {}),
-    ...(a.missing.length > 0 ? { extraHeaders: partialHeaders(a.missing) } : {}),
+    extraHeaders: shardHeaders(a),
   };
 }
 
-/** skip_unavailable_shards=1 and some shards missing: say so, shard by shard. */
-export function partialHeaders(missing: MissingShardInfo[]): Record<string, string> {
-  return {
-    'x-ch-scatter-partial': '1',
-    'x-ch-scatter-missing-shards': headerText(JSON.stringify(missing.map((m) => ({ shard: m.shard, reason: m.reason })))),
-  };
+/**
+ * What the answer left out, shard by shard: the missing shards (skip_unavailable_shards=1; with 0 a
+ * missing shard is an error, whose answer carries the same headers), the skipped ones, and the share of
+ * each table's rows the answering shards hold.
+ */
+export function shardHeaders(a: {
+  missing?: readonly MissingShardInfo[];
+  skipped?: readonly { shard: number; reason: string }[];
+  coverage?: readonly TableCoverage[];
+}): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (a.missing?.length) {
+    h['x-ch-scatter-partial'] = '1';
+    h['x-ch-scatter-missing-shards'] = headerText(JSON.stringify(a.missing.map((m) => ({ shard: m.shard, reason: m.reason }))));
+  }
+  if (a.skipped?.length) h['x-ch-scatter-skipped-shards'] = headerText(JSON.stringify(a.skipped.map((s) => ({ shard: s.shard, reason: s.reason }))));
+  if (a.coverage?.length) h['x-ch-scatter-coverage'] = headerText(JSON.stringify(a.coverage));
+  return h;
 }
 
 async function runInsert(st: Extract<Statement, { kind: 'insert' }>, req: ChRequest, database: string, deps: ChHttpDeps, queryId: string) {

@@ -3,6 +3,7 @@
 import type { SettingValue, QueryStatistics } from '../clickhouse/port.js';
 import type { ParamValue } from '../plan/bind-params.js';
 import type { ByteInsert } from '../router/insert-data.js';
+import type { TableCoverage } from '../scatter/query-types.js';
 
 /** One SELECT on one shard's engine (any replica), answered as the engine's own bytes in `format`. */
 export type RawQuery = (
@@ -24,6 +25,10 @@ export interface DistributedAnswer {
   rowsRead: number;
   bytesRead: number;
   missing: MissingShardInfo[];
+  /** Shards the plan did not ask (no matching row can live there), and why. */
+  skipped?: { shard: number; reason: string }[];
+  /** The share of each table's rows the answering shards hold, when known or partial. */
+  coverage?: TableCoverage[];
 }
 
 /** A SELECT over distributed tables, rendered in `format` by a ClickHouse engine (the general path). */

@@ -90,6 +90,12 @@ export const tableSchema = z
     shardingKey: shardingKeySchema,
     /** Accept `INSERT INTO <this table> FORMAT ...` through the ClickHouse HTTP interface (routed by the router). */
     insert: z.boolean().default(false),
+    /**
+     * Columns whose per-shard min/max the coordinator reads (with each shard's row count), to skip
+     * shards a range predicate on them cannot match and to say how much of the rows a partial answer
+     * covers. `[]`: row counts only. Absent: no statistics for this table.
+     */
+    statistics: z.array(z.string().min(1)).optional(),
   })
   .strict();
 
@@ -97,6 +103,10 @@ export const querySchema = z
   .object({
     timeoutMs: z.number().int().positive().max(900_000).default(5000),
     requireComplete: z.boolean().default(false),
+    /** Answer only when the shards that answered hold at least this share of each table's rows (statistics needed). */
+    requireCoverage: z.number().min(0).max(1).optional(),
+    /** How long a coordinator keeps a table's statistics before reading them again (router inserts refresh them at once). */
+    statisticsTtlMs: z.number().int().positive().default(60_000),
     hedge: z
       .object({
         enabled: z.boolean().default(true),

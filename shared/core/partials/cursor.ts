@@ -27,6 +27,8 @@ interface CursorDoc {
   k: CursorKey[];
   /** How many rows equal to k (on every sort and tie value) the previous pages already returned. */
   d?: number;
+  /** Per shard, the replica the earlier pages read (null: none, the shard was skipped or missing): pinned paging. */
+  r?: (number | null)[];
 }
 
 export function queryShapeHash(text: string): string {
@@ -54,24 +56,43 @@ export function encodeCursor(shape: string, keys: CursorKey[], dup = 1, key: Buf
 }
 
 export function decodeCursor(cursor: string, shape: string, n: number, key: Buffer = PROCESS_KEY): { keys: CursorKey[]; dup: number } {
-  const dot = cursor.indexOf('.');
-  if (dot < 0) throw badCursor('not a cursor this service issued');
-  const body = cursor.slice(0, dot);
-  const tag = Buffer.from(cursor.slice(dot + 1), 'base64url');
-  const want = tagOf(body, key);
-  if (tag.length !== want.length || !timingSafeEqual(tag, want)) throw badCursor('not a cursor this service issued, or altered');
-  let doc: CursorDoc;
-  try {
-    doc = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CursorDoc;
-  } catch {
-    throw badCursor('unreadable');
-  }
+  const doc = signedDoc(cursor, key);
   if (doc?.v !== 1 || !Array.isArray(doc.k) || doc.k.length !== n) throw badCursor('it does not fit this query');
   if (doc.q !== shape) throw new ScatterError('BAD_CURSOR', 'the cursor belongs to a different query');
   const dup = doc.d ?? 1;
   if (!Number.isSafeInteger(dup) || dup < 1 || dup > 1_000_000) throw badCursor('bad duplicate count');
   for (const k of doc.k) checkKey(k);
   return { keys: doc.k, dup };
+}
+
+/** The signed document of a cursor this coordinator issued, or BAD_CURSOR. */
+function signedDoc(cursor: string, key: Buffer): CursorDoc {
+  const dot = cursor.indexOf('.');
+  if (dot < 0) throw badCursor('not a cursor this service issued');
+  const body = cursor.slice(0, dot);
+  const tag = Buffer.from(cursor.slice(dot + 1), 'base64url');
+  const want = tagOf(body, key);
+  if (tag.length !== want.length || !timingSafeEqual(tag, want)) throw badCursor('not a cursor this service issued, or altered');
+  try {
+    return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CursorDoc;
+  } catch {
+    throw badCursor('unreadable');
+  }
+}
+
+/** The replica each shard's earlier pages read (pinned paging), or undefined when the cursor names none. */
+export function cursorReplicas(cursor: string, key: Buffer = PROCESS_KEY): (number | null)[] | undefined {
+  const r = signedDoc(cursor, key).r;
+  if (r === undefined) return undefined;
+  if (!Array.isArray(r) || !r.every((x) => x === null || (Number.isSafeInteger(x) && x >= 0))) throw badCursor('bad replicas');
+  return r;
+}
+
+/** The cursor naming, per shard, the replica this page read: the next page reads the same ones while they are healthy. */
+export function pinCursor(cursor: string, replicas: (number | null)[], key: Buffer = PROCESS_KEY): string {
+  const doc: CursorDoc = { ...signedDoc(cursor, key), r: replicas };
+  const body = Buffer.from(JSON.stringify(doc), 'utf8').toString('base64url');
+  return `${body}.${tagOf(body, key).toString('base64url')}`;
 }
 
 /** Even a signed cursor's values are checked against their types before they become SQL literals. */

@@ -222,7 +222,7 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
     tables: [...tables.values()],
     keyColumn: key.column,
     keyType: key.type,
-    keyShadowed: keyIsShadowed(q, key.column, main.naming),
+    keyShadowed: columnIsShadowed(q, key.column, main.naming),
   };
 }
 
@@ -241,8 +241,8 @@ function analyzeJoin(j: JoinClause, topo: Topology, mode: ProductMode, note: (b:
   return { ...j, table: copy };
 }
 
-/** `SELECT lower(sensor) AS sensor ... WHERE sensor = 'a'`: the WHERE compares the alias, not the key. */
-function keyIsShadowed(q: SelectQuery, key: string, naming: TableNaming): boolean {
+/** `SELECT lower(sensor) AS sensor ... WHERE sensor = 'a'`: the WHERE compares the alias, not the column. */
+export function columnIsShadowed(q: SelectQuery, key: string, naming: TableNaming): boolean {
   let shadowed = false;
   for (const w of q.with ?? []) if (w.name === key && !isColumnOfMain(w.expr, key, naming)) shadowed = true;
   // A lambda parameter named like the key shadows it only inside the lambda; pruning never enters lambdas.

@@ -17,7 +17,7 @@ import type { SplitContext, SplitQuery } from '../partials/types.js';
 import type { ExternalTable } from '../clickhouse/port.js';
 import { ScatterError } from '../errors.js';
 import type { PlanOptions, QueryPlan, ShardPlan } from './types.js';
-import { analyze } from './analyze.js';
+import { analyze, columnIsShadowed } from './analyze.js';
 import { bindParams } from './bind-params.js';
 import { resolveSettings } from './settings.js';
 import { checkNestedSettings } from './nested-settings.js';
@@ -27,9 +27,11 @@ import { refuseOtherFormats } from './format-check.js';
 import { materializeGlobals } from './globals.js';
 import { externalOwners, type KeyContext } from './key-context.js';
 import { analyzeSkipping } from './skip-shards.js';
+import { statisticsApply, statisticsSkipping } from './statistics.js';
 import { localNaming, renameMain } from './rename.js';
 import { buildShardRewriter } from './prune-per-shard.js';
 import { checkReach, shardReach } from './reach-check.js';
+import { lookupTable } from './tables.js';
 
 export type Splitter = (q: SelectQuery, ctx: SplitContext) => SplitQuery;
 
@@ -106,6 +108,23 @@ export async function planQueryWith(
     throw new ScatterError('UNABLE_TO_SKIP_SHARDS', `cannot skip unused shards: ${why} (force_optimize_skip_unused_shards)`);
   }
   let mask = skip.mask;
+  // Statistics: shards whose ranges of a configured column no AND-ed range predicate can match.
+  const stats = opts.statistics ? await opts.statistics(analysis.main.distributed) : undefined;
+  const statsSkipped = new Map<number, string>();
+  if (stats && settings.skipUnusedShards) {
+    const q = globals.query;
+    const columns = statisticsApply(
+      q,
+      (c) => columnIsShadowed(q, c, analysis.main.naming),
+      lookupTable(topo, analysis.main.distributed)?.config.statistics ?? [],
+    );
+    for (const [s, why] of statisticsSkipping(stats, columns, analysis.main.naming, [q.prewhere, q.where]).skipped) {
+      if (mask && mask[s] !== 1) continue;
+      mask ??= new Uint8Array(shardCount).fill(1);
+      mask[s] = 0;
+      statsSkipped.set(s, why);
+    }
+  }
   // Every shard excluded (e.g. only out-of-range values): one shard still answers, so a query
   // like `SELECT count() ... WHERE key IN (256)` keeps its shape (one row, 0) instead of none.
   if (mask && !mask.some((x) => x === 1)) {
@@ -144,6 +163,11 @@ export async function planQueryWith(
   const shards: ShardPlan[] = [];
   for (let s = 0; s < shardCount; s++) {
     if (mask && mask[s] !== 1) {
+      const byStatistics = statsSkipped.get(s);
+      if (byStatistics) {
+        shards.push({ shard: s, skipped: true, reason: byStatistics, external: [] });
+        continue;
+      }
       reason ??= skipReason(skip.atoms.map((a) => a()));
       shards.push({ shard: s, skipped: true, reason, external: [] });
       continue;
@@ -179,6 +203,7 @@ export async function planQueryWith(
     createMerger: () => split.createMerger(),
     mergeDescription: split.describe,
     truncated: globals.truncated,
+    ...(stats ? { statistics: stats } : {}),
     ...(unmaterialized.length ? { unmaterialized } : {}),
   };
 }

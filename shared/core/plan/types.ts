@@ -3,6 +3,7 @@
 import type { SelectStatement, SelectQuery } from '../sql/ast.js';
 import type { ColumnMeta, ExternalTable, SettingValue } from '../clickhouse/port.js';
 import type { Merger } from '../partials/types.js';
+import type { StatisticsSource, TableStatistics } from './statistics.js';
 
 export interface ShardPlan {
   shard: number; // 0-based
@@ -40,6 +41,8 @@ export interface QueryPlan {
   truncated: string[];
   /** Names of external tables that were not run because no runSubquery was given (explain only). */
   unmaterialized?: string[];
+  /** The main table's per-shard statistics, when configured and given: the answer's coverage is counted from them. */
+  statistics?: TableStatistics;
 }
 
 /** Runs a GLOBAL IN / GLOBAL JOIN right-hand side once on the coordinator (may itself scatter). */
@@ -64,6 +67,8 @@ export interface PlanOptions {
   params?: Readonly<Record<string, string | number | boolean | null>>;
   /** Needed only when the query has GLOBAL subqueries; absent = plan without running them (explain may pass one). */
   runSubquery?: SubqueryRunner;
+  /** Per-shard statistics of the tables that configure them: shards a range predicate cannot match are skipped (statistics.ts). */
+  statistics?: StatisticsSource;
 }
 
 export type { SelectQuery };

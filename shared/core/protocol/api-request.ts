@@ -12,6 +12,8 @@ export const queryRequestSchema = z
     sql: z.string().refine((s) => s.trim().length > 0, 'sql must be a non-empty string'),
     timeoutMs: z.number().int().positive().max(900_000).optional(),
     requireComplete: z.boolean().optional(),
+    /** Answer only when the shards that answered hold at least this share of each table's rows (504 INCOMPLETE_RESULT otherwise). */
+    requireCoverage: z.number().min(0).max(1).optional(),
     hedge: z.boolean().optional(),
     settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
     cursor: z.string().min(1).optional(),

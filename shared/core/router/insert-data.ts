@@ -45,7 +45,13 @@ export async function checkBatch(data: InsertData, local: string, topo: Topology
   throw new ScatterError('SHARD_ERROR', `no shard could check the rows against ${local}, so nothing was written: ${(last as Error)?.message ?? String(last)}`);
 }
 
-export async function insertBytes(input: ByteInsert, tableName: string, topo: Topology, getAccess: GetAccess): Promise<InsertResult> {
+export async function insertBytes(
+  input: ByteInsert,
+  tableName: string,
+  topo: Topology,
+  getAccess: GetAccess,
+  opts: { onWritten?: (table: string) => void } = {},
+): Promise<InsertResult> {
   const { name, table } = tableFor(topo, tableName);
   const placement = await createPlacement(topo.shards, table.shardingKey);
   const column = table.shardingKey.column;
@@ -72,6 +78,6 @@ export async function insertBytes(input: ByteInsert, tableName: string, topo: To
   const dataOf = (rows: readonly Uint8Array[]): InsertData => ({ format: input.format, ...(input.columns ? { columns: input.columns } : {}), rows });
   await checkBatch(dataOf(input.rows.map((r) => r.bytes)), table.local, topo, getAccess);
   const batches = perShardRows.map((rows, i) => ({ rows: [], lines: lines[i]!, data: dataOf(rows) }));
-  const write = await writeRouted(batches, getAccess, topo.shards, table.local);
+  const write = await writeRouted(batches, getAccess, topo.shards, table.local).finally(() => opts.onWritten?.(name));
   return { ...base, inserted: write.committedRows, write, ok: write.ok };
 }

@@ -48,6 +48,8 @@ export interface InsertOptions {
    * from shard 0 (system.columns). An insert whose columns cannot be read is refused, not guessed at.
    */
   columns?: ColumnMeta[];
+  /** Told the distributed table's name once rows may have reached a shard (the coordinator's statistics read it anew). */
+  onWritten?: (table: string) => void;
 }
 
 export type { InsertResult } from './write.js';
@@ -86,6 +88,6 @@ export async function insertRows(input: RouteInput, tableName: string, topo: Top
   // the check above cannot tell (a Decimal's range, a date's words, an engine's own rules) is its.
   if (routed.texts) await checkBatch(jsonData(routed.texts, routed.lines), routed.local, topo, getAccess);
   const batches = routed.batches.map((rows, i) => ({ rows, lines: routed.lines[i]!, ...(routed.texts ? { texts: routed.texts[i]! } : {}) }));
-  const write = await writeRouted(batches, getAccess, topo.shards, routed.local);
+  const write = await writeRouted(batches, getAccess, topo.shards, routed.local).finally(() => opts.onWritten?.(routed.table));
   return { ...base, inserted: write.committedRows, write, ok: write.ok && routed.bad.length === 0 };
 }

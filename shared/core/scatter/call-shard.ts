@@ -61,6 +61,8 @@ export interface CallShardInput {
   now(): number;
   hedge: HedgeSettings;
   state: HedgeState;
+  /** The replica a cursor's earlier page read: asked first while it is healthy (pinned paging). */
+  pinned?: number | undefined;
 }
 
 /** The error names Lambda gives a request payload over its limit (413): the documented one and the one it sends. */
@@ -386,7 +388,8 @@ export function callShard(input: CallShardInput): Promise<ShardOutcome> {
       return;
     }
     scope.live.add(call);
-    call.primary = state.nextReplica(shard, replicaCount);
+    const { pinned } = input;
+    call.primary = pinned !== undefined && pinned < replicaCount && state.healthy(shard, pinned) ? pinned : state.nextReplica(shard, replicaCount);
     // A hedge is possible only with another replica and a delay that ends before the deadline;
     // then (and only then) each attempt needs a controller of its own, so a loser can be cancelled
     // alone. Otherwise at most one attempt runs at a time, and it only ever stops with the query.

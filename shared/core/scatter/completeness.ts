@@ -4,11 +4,13 @@
 // missing shards are partial or, with requireComplete, 504, and when no shard answered there is no
 // answer to call partial (504 when all timed out, else 502).
 import { ScatterError } from '../errors.js';
+import type { TableStatistics } from '../plan/statistics.js';
+import type { QueryPlan } from '../plan/types.js';
 import type { ShardOutcome } from './call-shard.js';
 import type { Deadline } from './deadline.js';
 import type { MissingShard } from './gather.js';
 import { isQueryFailure, queryFailureError } from './query-errors.js';
-import type { ShardsSummary } from './query-types.js';
+import type { ShardsSummary, TableCoverage } from './query-types.js';
 import { tooLargeError } from './too-large.js';
 
 /**
@@ -34,6 +36,58 @@ export function summarizeShards(total: number, skipped: number, outcomes: readon
   };
 }
 
+/** The coverage of one table, for the shards asked and those of them that did not answer. */
+export function coverageOf(table: string, stats: TableStatistics | undefined, asked: readonly number[], missing: readonly number[]): TableCoverage {
+  if (!stats) return { table, unknown: `no statistics are configured for ${table} (tables.<name>.statistics)` };
+  const lost = new Set(missing);
+  let answered = 0n;
+  let all = 0n;
+  for (const s of asked) {
+    const rows = stats.shards[s]?.rows;
+    if (rows === undefined) return { table, unknown: `shard ${s}'s row count is unknown (its statistics failed or were not read in time)` };
+    all += rows;
+    if (!lost.has(s)) answered += rows;
+  }
+  // Four decimals, rounded down: a share under the floor never prints as the floor.
+  const share = all === 0n ? 1 : Number((answered * 10_000n) / all) / 10_000;
+  return { table, share, rowsAnswered: String(answered), rowsAsked: String(all) };
+}
+
+/** The coverage of each table the plans read (the first plan of a table decides which shards were asked). */
+export function coverageOfPlans(plans: readonly QueryPlan[], missing: readonly number[]): TableCoverage[] {
+  const seen = new Map<string, TableCoverage>();
+  for (const p of plans) {
+    const table = p.tables[0]?.distributed;
+    if (!table || seen.has(table)) continue;
+    const asked = p.shards.filter((s) => !s.skipped).map((s) => s.shard);
+    seen.set(table, coverageOf(table, p.statistics, asked, missing));
+  }
+  return [...seen.values()];
+}
+
+/** requireCoverage: refused with 504 INCOMPLETE_RESULT naming the share when the shards that answered hold less (or an unknown share). */
+export function judgeCoverage(coverage: readonly TableCoverage[], required: number | undefined, partial: boolean, shards: ShardsSummary): void {
+  if (required === undefined || !partial) return;
+  for (const c of coverage) {
+    if (c.share === undefined) {
+      throw new ScatterError('INCOMPLETE_RESULT', `the share of ${c.table}'s rows answered is unknown (${c.unknown}); requireCoverage is ${required}`, {
+        details: { shards, coverage },
+      });
+    }
+    if (c.share < required) {
+      throw new ScatterError(
+        'INCOMPLETE_RESULT',
+        `the shards that answered hold ${formatShare(c.share)} of ${c.table}'s rows (${c.rowsAnswered} of ${c.rowsAsked}), under requireCoverage ${required}`,
+        { details: { shards, coverage } },
+      );
+    }
+  }
+}
+
+export function formatShare(share: number): string {
+  return `${(share * 100).toFixed(2)}%`;
+}
+
 /** Shards of one request (the query, or one leaf) none of which answered. */
 export interface Unanswered {
   /** The general path's leaf; absent on the fast path. */
@@ -53,11 +107,13 @@ export interface ShardsVerdictInput {
   requireComplete: boolean;
   deadline: Deadline;
   unanswered?: Unanswered;
+  /** The share of each table's rows the answering shards hold: in a refusal's details too. */
+  coverage?: readonly TableCoverage[];
 }
 
 /** Throws the client error the shards' outcomes make of the query; returns when its answer may be built. */
 export function judgeShards(v: ShardsVerdictInput): void {
-  const details = { shards: v.shards };
+  const details = { shards: v.shards, ...(v.coverage ? { coverage: v.coverage } : {}) };
   const bad = v.outcomes.find(isQueryFailure);
   if (bad) throw queryFailureError(bad, details);
   const big = tooLargeError(v.answers, 'query', details);

@@ -4,12 +4,14 @@
 // (the general path, when the session's path choice allows it).
 import type { PlanOptions, QueryPlan } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
-import { judgeLateness, judgeShards, judgeTruncation, lateBy, summarizeShards } from './completeness.js';
+import { coverageOfPlans, judgeCoverage, judgeLateness, judgeShards, judgeTruncation, lateBy, summarizeShards } from './completeness.js';
 import { gather } from './gather.js';
 import type { QueryResponse, RunDeps, ShardStat } from './query-types.js';
 import type { QuerySession } from './query-session.js';
 import { coordinatorSpans, offsetMs, roundToTenth, shardStatOf, skippedStats } from './timeline-stats.js';
 import { gatherTree, useTree } from './tree.js';
+import { cursorReplicas, pinCursor } from '../partials/cursor.js';
+import { replicaChanges, replicasRead } from './pinned-paging.js';
 
 type FallBack<T> = (e: unknown) => Promise<T> | undefined;
 
@@ -37,6 +39,8 @@ export async function planFastPath<T>(
 export interface FastRun {
   sql: string;
   requireComplete: boolean;
+  /** The least share of each table's rows the answering shards must hold, when the answer is partial. */
+  requireCoverage?: number | undefined;
   tree?: RunDeps['tree'];
 }
 
@@ -48,12 +52,17 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
   if ('answered' in planning) return planning.answered;
   const { plan } = planning;
   const planned = now();
-  const gathered =
-    run.tree && useTree(topo, plan.shards.filter((sh) => !sh.skipped).length)
-      ? await gatherTree({ ...s.fanout, plan, tree: run.tree })
-      : await gather({ ...s.fanout, plan });
+  const tree = run.tree && useTree(topo, plan.shards.filter((sh) => !sh.skipped).length);
+  // A cursor page reads the replicas the earlier pages read (the plan has checked the cursor's signature).
+  const pinned = s.request.cursor && !tree ? cursorReplicas(s.request.cursor, s.deps.cursorKey) : undefined;
+  const gathered = tree && run.tree ? await gatherTree({ ...s.fanout, plan, tree: run.tree }) : await gather({ ...s.fanout, plan, pinned });
   const missing = [...gathered.missing, ...sub.missing];
   const shards = summarizeShards(plan.shards.length, gathered.skipped.length, gathered.outcomes, missing);
+  // The main query's own shards: a GLOBAL subquery's missing shards are another table's.
+  const coverage = coverageOfPlans(
+    [plan],
+    gathered.missing.map((m) => m.shard),
+  );
   judgeShards({
     outcomes: [...gathered.outcomes, ...sub.outcomes],
     answers: gathered.outcomes,
@@ -62,6 +71,7 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
     missing,
     requireComplete: run.requireComplete,
     deadline,
+    coverage,
     // No queried shard answered: there is no result to call partial. Elasticsearch's "all shards failed".
     ...(gathered.outcomes.length > 0 && shards.succeeded === 0
       ? { unanswered: { lost: gathered.missing.map((m) => ({ shard: m.shard, timedOut: m.reason === 'timeout', message: m.message })) } }
@@ -86,14 +96,17 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
   judgeTruncation(truncated, run.requireComplete, shards);
   const late = lateBy(deadline, now());
   judgeLateness(late, run.requireComplete, shards);
+  const partial = missing.length > 0 || truncated.length > 0 || late > 0;
+  judgeCoverage(coverage, run.requireCoverage, partial, shards);
   const all = [...gathered.outcomes, ...sub.outcomes];
   const stats: ShardStat[] = gathered.outcomes.map((o) => shardStatOf(o, t0));
   const body: QueryResponse = {
     meta: fin.meta,
     data: fin.data,
     rows: fin.data.length,
-    partial: missing.length > 0 || truncated.length > 0 || late > 0,
+    partial,
     shards,
+    ...(partial || plan.statistics ? { coverage } : {}),
     path: 'fast',
     statistics: {
       elapsedMs: roundToTenth(now() - t0),
@@ -109,7 +122,9 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
     },
   };
   if (fin.approximate && Object.keys(fin.approximate).length > 0) body.approximate = fin.approximate;
-  if (fin.cursor) body.cursor = fin.cursor;
+  if (fin.cursor) body.cursor = tree ? fin.cursor : pinCursor(fin.cursor, replicasRead(plan.shards.length, gathered.outcomes, pinned), s.deps.cursorKey);
+  const changed = pinned ? replicaChanges(pinned, gathered.outcomes) : [];
+  if (changed.length > 0) body.replicaChanged = changed;
   if (truncated.length > 0) body.truncated = truncated;
   return body;
 }

@@ -39,6 +39,8 @@ export interface GatherInput {
   signal?: AbortSignal;
   /** Called as each shard finishes (logs, metrics). */
   onShard?(o: ShardOutcome): void;
+  /** Per shard, the replica a cursor's earlier pages read (pinned paging; undefined: any). */
+  pinned?: readonly (number | null)[] | undefined;
 }
 
 /** One fold of partials into the merger (the caller's now()): a shard's, or a sub-coordinator group's. */
@@ -114,6 +116,10 @@ export function shardCallFor(
   };
 }
 
+function pinnedAsk(ask: ShardAsk, pinned: number | null | undefined): ShardAsk {
+  return pinned === undefined || pinned === null ? ask : { ...ask, pinned };
+}
+
 /** Every shard that did not answer, with its reason (the `shards.missing` of a response). */
 export function missingOf(outcomes: readonly ShardOutcome[]): MissingShard[] {
   return outcomes.filter((o) => o.status !== 'ok').map((o) => ({ shard: o.shard, reason: o.status as MissingReason, message: o.message ?? o.status }));
@@ -170,7 +176,13 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
 
   try {
     const outcomes = await Promise.all(
-      queried.map((shardPlan) => fan.ask(shardPlan.shard, shardCallFor(plan, shardPlan, topo, input.queryId, input.deadlineAt), mergeOnArrival)),
+      queried.map((shardPlan) =>
+        fan.ask(
+          shardPlan.shard,
+          pinnedAsk(shardCallFor(plan, shardPlan, topo, input.queryId, input.deadlineAt), input.pinned?.[shardPlan.shard]),
+          mergeOnArrival,
+        ),
+      ),
     );
     if (mergeError !== undefined) throw mergeError;
     // Shards cut at the merge cutoff, before the deadline itself: say why they were not awaited.

@@ -131,6 +131,8 @@ export interface HedgeState {
   nextReplica(shard: number, replicas: number): number;
   /** Outcome of one attempt against a replica (feeds the skip-recently-failed rule). */
   replicaResult(shard: number, replica: number, ok: boolean): void;
+  /** Whether a replica has not failed within the last SUSPECT_MS (a pinned page reads it only then). */
+  healthy(shard: number, replica: number): boolean;
   /** Delay after which a request to `shard` gets hedged: max(quantile, MEDIAN_HEDGE_FACTOR x median, MIN_HEDGE_DELAY_MS). */
   hedgeDelayMs(shard: number, quantile: number): number;
 }
@@ -178,6 +180,10 @@ export function createHedgeState(
         if (f === undefined || t - f > SUSPECT_MS) return r;
       }
       return i % replicas; // every replica failed recently: plain round-robin
+    },
+    healthy(shard, replica) {
+      const f = failedAt.get(`${shard}/${replica}`);
+      return f === undefined || now() - f > SUSPECT_MS;
     },
     replicaResult(shard, replica, ok) {
       if (ok) {

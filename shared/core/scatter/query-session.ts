@@ -32,6 +32,8 @@ export type SessionDeps = Pick<
   | 'lambdaRemainingMs'
   | 'behindApiGateway'
   | 'onShard'
+  | 'statistics'
+  | 'cursorKey'
 >;
 
 /** Where the planner is asked: the main query (fast path), a GLOBAL subquery, or TPUT's round. */

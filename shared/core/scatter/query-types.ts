@@ -15,6 +15,7 @@ import type { ShardInvoker } from './invoker.js';
 import type { AttemptStat, CoordinatorSpan, SkippedShardStat } from './timeline-stats.js';
 import type { TreeInvoker } from './tree.js';
 import type { TopCountMemory } from './tput/memory.js';
+import type { StatisticsCache } from './table-statistics.js';
 import type { FinalStageResult } from './two-stage/final-stage.js';
 import type { TwoStagePlanner } from './two-stage/path.js';
 import type { StageOneResult } from './two-stage/stage-one.js';
@@ -32,6 +33,8 @@ export interface RunDeps {
   topCountMemory?: TopCountMemory;
   /** The cursor signing key every coordinator of the deployment shares; absent: the process's own. */
   cursorKey?: Buffer;
+  /** Per-shard table statistics this coordinator keeps (table-statistics.ts); absent: no statistics pruning or coverage. */
+  statistics?: StatisticsCache;
   queryId: string;
   now?: () => number;
   /** When the request arrived (epoch ms, the clock of `now`): the deadline counts from here. */
@@ -47,6 +50,27 @@ export interface RunDeps {
   tree?: TreeInvoker;
   /** The general (two-stage) path's planner; without it only the fast path answers (docs/api.md#choosing-the-path). */
   planTwoStage?: TwoStagePlanner;
+}
+
+/**
+ * How much of a table's rows an answer covers: the rows of the shards that answered over the rows of
+ * every shard asked, from the shards' statistics (their counts). `share` is absent when a count is
+ * unknown (no statistics configured, or a shard's could not be read): `unknown` says which.
+ */
+export interface TableCoverage {
+  table: string;
+  share?: number;
+  rowsAnswered?: string;
+  rowsAsked?: string;
+  unknown?: string;
+}
+
+/** A shard whose cursor page was read from another replica than the earlier pages (pinned-paging.ts). */
+export interface ReplicaChange {
+  shard: number;
+  pinned: number;
+  read: number;
+  reason: string;
 }
 
 export interface ShardsSummary {
@@ -86,8 +110,12 @@ export interface QueryResponse {
   shards: ShardsSummary;
   approximate?: Record<string, ApproximateInfo>;
   cursor?: string;
+  /** Cursor pages: the shards this page read from another replica than the earlier pages, and why. */
+  replicaChanged?: ReplicaChange[];
   /** GLOBAL IN / JOIN data cut by transferOverflowMode 'break': the answer is partial. */
   truncated?: string[];
+  /** The share of each table's rows the shards that answered hold (completeness.ts): on every partial answer, and wherever statistics are known. */
+  coverage?: TableCoverage[];
   /** Which path answered: 'fast' (the coordinator's merge) or 'general' (two stages, a final stage on a shard's engine). */
   path?: 'fast' | 'general';
   /** WITH TOTALS (general path): the totals row, where ClickHouse's JSON puts it. */

@@ -21,8 +21,9 @@ export interface HttpResult {
 }
 
 /** The JSON API's planner options: the request's settings, cursor (not for a subquery) and parameters. */
-function planOptions(req: QueryRequest, deps: RunDeps, use: PlanUse, runSubquery: SubqueryRunner): PlanOptions {
+function planOptions(req: QueryRequest, deps: RunDeps, use: PlanUse, runSubquery: SubqueryRunner, deadlineAt: number): PlanOptions {
   const opts: PlanOptions = { distributedProductMode: deps.topo.query.distributedProductMode };
+  if (deps.statistics) opts.statistics = deps.statistics.source(deps.topo, deps.invoker, deadlineAt);
   if (deps.cursorKey) opts.cursorKey = deps.cursorKey;
   if (req.settings) opts.settings = req.settings;
   if (req.cursor && use !== 'subquery') opts.cursor = req.cursor;
@@ -35,16 +36,17 @@ function planOptions(req: QueryRequest, deps: RunDeps, use: PlanUse, runSubquery
 function jsonSession(req: QueryRequest, deps: RunDeps, subqueriesMayBePartial: boolean): QuerySession {
   // A syntax error is the planner's to report, with its position.
   const stmt = boundStatement(req.sql, req.params, true);
-  return openQuerySession(deps, stmt, {
+  const session: QuerySession = openQuerySession(deps, stmt, {
     timeoutMs: req.timeoutMs,
     hedge: req.hedge,
     settings: req.settings,
     cursor: req.cursor,
     topCountSettings: req.settings,
     productMode: stmt ? productModeOf(mergedSettings(req, stmt), deps.topo) : deps.topo.query.distributedProductMode,
-    planOptions: (use, run) => planOptions(req, deps, use, run),
+    planOptions: (use, run) => planOptions(req, deps, use, run, session.deadline.at),
     subqueries: { partial: subqueriesMayBePartial },
   });
+  return session;
 }
 
 /**
@@ -58,7 +60,13 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<Qu
   // Round 2 of a top count: the query narrowed to its candidates, on the path below.
   const stmt = pre?.statement ?? s.statement;
   const body = await onChosenPath<QueryResponse>(s, stmt, {
-    fast: (fallBack) => runFastPath(s, stmt, { sql: req.sql, requireComplete, ...(deps.tree ? { tree: deps.tree } : {}) }, fallBack),
+    fast: (fallBack) =>
+      runFastPath(
+        s,
+        stmt,
+        { sql: req.sql, requireComplete, requireCoverage: req.requireCoverage ?? deps.topo.query.requireCoverage, ...(deps.tree ? { tree: deps.tree } : {}) },
+        fallBack,
+      ),
     general: (st, fastRefusal) => executeGeneral(s, { req, stmt: st, ...(fastRefusal ? { fastRefusal } : {}) }, requireComplete),
   });
   return withTopCount(body, pre);

@@ -28,6 +28,8 @@ export interface FanOutInput {
 /** How to ask one shard: its replica count and the request for each attempt (gather.ts shardCallFor). */
 export interface ShardAsk {
   replicaCount: number;
+  /** The replica to ask first while it is healthy (a cursor's pinned replica). */
+  pinned?: number | undefined;
   request(replica: number, attempt: ShardRequest['attempt']): ShardRequest;
 }
 
@@ -70,6 +72,7 @@ export function openFanOut(input: FanOutInput): FanOut {
         now: input.now,
         hedge: input.hedge,
         state: input.state,
+        pinned: how.pinned,
       });
       take?.(outcome);
       // The caller holds what it took: a wide fan-out must not hold every answer twice.

@@ -139,6 +139,15 @@ describe('every flag reaches its command', () => {
     expect(lastRequest()).toEqual({ path: '/query', body: { sql: 'SELECT 2', timeoutMs: 250 } });
   });
 
+  it('query: --require-coverage takes a share of the rows, checked by the command', async () => {
+    const r = await cli('query', '--url', url, '--json', '--require-coverage', '0.99', 'SELECT', '1');
+    expect(r.code).toBe(0);
+    expect(lastRequest()).toEqual({ path: '/query', body: { sql: 'SELECT 1', requireCoverage: 0.99 } });
+    const bad = await cli('query', '--url', url, '--require-coverage', '99%', 'SELECT 1');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('--require-coverage: a share of the rows from 0 to 1 (0.99), not 99%\n');
+  });
+
   it('query: a bad --timeout value is still checked by the command', async () => {
     const r = await cli('query', '--url', url, '--timeout', 'soon', 'SELECT 1');
     expect(r.code).toBe(2);
@@ -206,6 +215,6 @@ it('the installed binary refuses a mistyped flag with exit 2 and a single line',
   });
   expect(r.status).toBe(2);
   expect(r.stderr).toBe(
-    'ch-scatter query: unknown option --require-completed; usage: ch-scatter query (--config FILE | --url URL) [--json] [--timeline] [--timeout MS] [--require-complete] "SQL"\n',
+    'ch-scatter query: unknown option --require-completed; usage: ch-scatter query (--config FILE | --url URL) [--json] [--timeline] [--timeout MS] [--require-complete] [--require-coverage SHARE] "SQL"\n',
   );
 });

@@ -4,6 +4,7 @@
 import { ScatterError } from '../../errors.js';
 import { refuseOtherFormats } from '../../plan/format-check.js';
 import type { TwoStagePlan } from '../../plan/two-stage/types.js';
+import type { StatisticsSource } from '../../plan/statistics.js';
 import type { QueryRequest } from '../../protocol/api-request.js';
 import type { SelectStatement } from '../../sql/ast.js';
 import type { QueryResponse, RunDeps } from '../query-types.js';
@@ -40,11 +41,17 @@ function generalPlan(s: QuerySession, g: GeneralRequest): { settings: ReturnType
   return { settings, plan: planner(s, g.fastRefusal)(g.stmt, topo, { distributedProductMode: productModeOf(settings, topo) }) };
 }
 
+/** The coordinator's table statistics, read under the session's deadline, for the leaves' planner. */
+function statisticsOf(s: QuerySession): { statistics?: StatisticsSource } {
+  const { statistics, topo, invoker } = s.deps;
+  return statistics ? { statistics: statistics.source(topo, invoker, s.deadline.at) } : {};
+}
+
 /** The general path's runtime under the session: its deadline, hedge policy, in-flight cap and GLOBAL runner. */
 export function runGeneralInSession(
   s: QuerySession,
   plan: TwoStagePlan,
-  opts: Omit<GeneralOptions, 'deadline' | 'startedAt' | 'hedge' | 'runSubquery' | 'subqueries' | 'limiter'>,
+  opts: Omit<GeneralOptions, 'deadline' | 'startedAt' | 'hedge' | 'runSubquery' | 'subqueries' | 'limiter' | 'statistics'>,
 ): Promise<GeneralResult> {
   const { deps } = s;
   return runGeneralQuery(
@@ -57,14 +64,23 @@ export function runGeneralInSession(
       ...(deps.onShard ? { onShard: deps.onShard } : {}),
     },
     plan,
-    { ...opts, deadline: s.deadline, startedAt: s.startedAt, hedge: s.hedge, runSubquery: s.runSubquery, subqueries: s.subqueries, limiter: s.limiter },
+    {
+      ...opts,
+      deadline: s.deadline,
+      startedAt: s.startedAt,
+      hedge: s.hedge,
+      runSubquery: s.runSubquery,
+      subqueries: s.subqueries,
+      limiter: s.limiter,
+      ...statisticsOf(s),
+    },
   );
 }
 
 export async function executeGeneral(s: QuerySession, g: GeneralRequest, requireComplete: boolean): Promise<QueryResponse> {
   if (g.req.cursor) throw new ScatterError('BAD_REQUEST', 'cursor pagination is for row queries on the fast path; this query runs on the general path');
   const { settings, plan } = generalPlan(s, g);
-  const r = await runGeneralInSession(s, plan, { settings, requireComplete });
+  const r = await runGeneralInSession(s, plan, { settings, requireComplete, requireCoverage: g.req.requireCoverage });
   const body: QueryResponse = {
     meta: r.meta!,
     data: r.data!,
@@ -77,6 +93,7 @@ export async function executeGeneral(s: QuerySession, g: GeneralRequest, require
   if (r.totals) body.totals = r.totals;
   if (r.extremes) body.extremes = r.extremes;
   if (r.truncated) body.truncated = r.truncated;
+  if (r.coverage) body.coverage = r.coverage;
   return body;
 }
 
@@ -87,6 +104,7 @@ export async function explainGeneral(s: QuerySession, g: GeneralRequest, explain
   const leaves = await planLeaves(plan, deps.topo, {
     settings,
     runSubquery: s.runSubquery,
+    ...statisticsOf(s),
     ...(deps.topo.query.distributedProductMode ? { distributedProductMode: deps.topo.query.distributedProductMode } : {}),
   });
   const explain = explainPlan ?? ((p) => ({ shards: p.shards }));

@@ -15,6 +15,7 @@ import { ScatterError } from '../../errors.js';
 import { planQueryWith } from '../../plan/build.js';
 import type { StageLeaf, TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js';
+import type { StatisticsSource } from '../../plan/statistics.js';
 import type { HedgeSettings, ShardOutcome } from '../call-shard.js';
 import type { Deadline } from '../deadline.js';
 import { createLimiter, type Limiter } from '../fanout.js';
@@ -23,7 +24,7 @@ import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
 import { passThroughSplitter } from '../plan-inputs.js';
 import type { SubqueryLedger } from '../global-subquery.js';
-import type { FinalStageStat, ShardsSummary, ShardStat, Stages } from '../query-types.js';
+import type { FinalStageStat, ShardsSummary, ShardStat, Stages, TableCoverage } from '../query-types.js';
 import { offsetMs, roundToTenth, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
 import { ExchangeLost, initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
@@ -43,7 +44,7 @@ import {
 } from './stage-one.js';
 import { releaseExchanged, releaseKept } from '../shard-cancel.js';
 import { missingOf } from '../gather.js';
-import { judgeLateness, lateBy } from '../completeness.js';
+import { coverageOfPlans, judgeLateness, lateBy } from '../completeness.js';
 import { defaultInlineBytes, StageBudget, transferLimits } from './transfer-limits.js';
 import { base64Length, wireRows } from './wire.js';
 
@@ -90,6 +91,10 @@ export interface GeneralOptions {
   signal?: AbortSignal;
   /** Time already spent before (parsing, choosing the path): the 'plan' span starts here. */
   planStartedAt?: number;
+  /** Per-shard table statistics (pruning the leaves, the answer's coverage). */
+  statistics?: StatisticsSource;
+  /** The least share of each table's rows the answering shards must hold (default: the topology's). */
+  requireCoverage?: number | undefined;
 }
 
 export interface GeneralStatistics {
@@ -125,6 +130,8 @@ export interface GeneralResult {
   truncated?: string[];
   shards: ShardsSummary;
   statistics: GeneralStatistics;
+  /** The share of each table's rows the answering shards hold: on every partial answer, and wherever statistics are known. */
+  coverage?: TableCoverage[];
 }
 
 /** Plan every leaf per shard (the ordinary pipeline, pass-through split). */
@@ -163,6 +170,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const productMode = opts.distributedProductMode ?? topo.query.distributedProductMode;
   if (productMode) planOpts.distributedProductMode = productMode;
   if (opts.runSubquery) planOpts.runSubquery = opts.runSubquery;
+  if (opts.statistics) planOpts.statistics = opts.statistics;
   const leaves = await planLeaves(plan, topo, planOpts);
   const planned = now();
   const forward = leaves[0]!.plan.settings;
@@ -190,6 +198,13 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     ...(deps.onShard ? { onShard: deps.onShard } : {}),
   };
   const sub = opts.subqueries;
+  // The leaves' own missing shards: a GLOBAL subquery's are another table's.
+  const coverageOf = (one: StageOneResult) =>
+    coverageOfPlans(
+      leaves.map((l) => l.plan),
+      one.missing.map((m) => m.shard),
+    );
+  const required = opts.requireCoverage ?? topo.query.requireCoverage;
   const check = (one: StageOneResult) =>
     checkStageOne(
       one,
@@ -198,6 +213,10 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
       opts.requireComplete,
       deadline,
       sub,
+      {
+        tables: coverageOf(one),
+        required,
+      },
     );
 
   /** Stage one on every shard, then the final stage on one (the initiator keeping its own rows, kept-stage.ts). */
@@ -343,7 +362,9 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     ],
     finalStage,
   };
-  const result: GeneralResult = { path: 'general', partial, missing, shards, statistics };
+  const coverage = coverageOf(one);
+  const known = leaves.some((l) => l.plan.statistics);
+  const result: GeneralResult = { path: 'general', partial, missing, shards, statistics, ...(partial || known ? { coverage } : {}) };
   if (truncated.length > 0) result.truncated = [...truncated];
   if (opts.format) {
     result.bytes = fin.bytes;

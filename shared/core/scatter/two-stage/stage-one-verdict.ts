@@ -2,11 +2,11 @@
 // final stage runs: every leaf's outcomes, the missing shards (the GLOBAL subqueries' too, as on the
 // fast path), and a leaf no shard answered (it has no columns to build its table from; the time it had
 // was the deadline less the final stage's reserve).
-import { judgeShards, judgeTruncation, summarizeShards } from '../completeness.js';
+import { judgeCoverage, judgeShards, judgeTruncation, summarizeShards } from '../completeness.js';
 import type { SubqueryLedger } from '../global-subquery.js';
 import type { ShardOutcome } from '../call-shard.js';
 import type { Deadline } from '../deadline.js';
-import type { ShardsSummary } from '../query-types.js';
+import type { ShardsSummary, TableCoverage } from '../query-types.js';
 import type { StageOneResult } from './stage-one.js';
 import { limitError } from './transfer-limits.js';
 
@@ -28,6 +28,7 @@ export function checkStageOne(
   requireComplete: boolean,
   deadline: Deadline,
   sub: SubqueryLedger | undefined,
+  coverage?: { tables: readonly TableCoverage[]; required: number | undefined },
 ): void {
   // A shard's answer over a bound of its function (the exchange's memory limit): the query's, on any replica.
   const bound = outcomes.find((o) => o.code === 'TRANSFER_LIMIT');
@@ -43,7 +44,9 @@ export function checkStageOne(
     missing: shards.missing,
     requireComplete,
     deadline,
+    ...(coverage ? { coverage: coverage.tables } : {}),
     ...(empty ? { unanswered: { leaf: empty.name, lost: lost.map((o) => ({ shard: o.shard, timedOut: o.status === 'timeout', message: o.message })) } } : {}),
   });
   judgeTruncation(sub?.truncated ?? [], requireComplete, shards);
+  if (coverage) judgeCoverage(coverage.tables, coverage.required, shards.missing.length > 0 || (sub?.truncated.length ?? 0) > 0, shards);
 }
