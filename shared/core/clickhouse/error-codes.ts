@@ -44,6 +44,7 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [36, 'BAD_ARGUMENTS', 'user'],
   [37, 'UNKNOWN_ELEMENT_IN_AST', 'user'],
   [38, 'CANNOT_PARSE_DATE', 'user'],
+  [40, 'CHECKSUM_DOESNT_MATCH', 'user'],
   [41, 'CANNOT_PARSE_DATETIME', 'user'],
   [42, 'NUMBER_OF_ARGUMENTS_DOESNT_MATCH', 'user'],
   [43, 'ILLEGAL_TYPE_OF_ARGUMENT', 'user'],
@@ -65,6 +66,7 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [72, 'CANNOT_PARSE_NUMBER', 'user'],
   [73, 'UNKNOWN_FORMAT', 'user'],
   [81, 'UNKNOWN_DATABASE', 'server'],
+  [89, 'UNKNOWN_COMPRESSION_METHOD', 'user'],
   [115, 'UNKNOWN_SETTING', 'user'],
   [117, 'INCORRECT_DATA', 'user'],
   [125, 'INCORRECT_RESULT_OF_SCALAR_SUBQUERY', 'user'],
@@ -99,6 +101,7 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [215, 'NOT_AN_AGGREGATE', 'user'],
   // Per query (max_memory_usage). The server-wide and per-user forms are the server's: see classOf.
   [241, 'MEMORY_LIMIT_EXCEEDED', 'limit'],
+  [271, 'CANNOT_DECOMPRESS', 'user'],
   [242, 'TABLE_IS_READ_ONLY', 'server'],
   [252, 'TOO_MANY_PARTS', 'server'],
   [279, 'ALL_CONNECTION_TRIES_FAILED', 'server'],

@@ -1,0 +1,57 @@
+// The codecs of ClickHouse's wire (shared/core/clickhouse-http/block-compression.ts): LZ4's raw block
+// format and frames from lz4js, ZSTD from @bokuweb/zstd-wasm. Both are pure JavaScript or WebAssembly,
+// so the Lambda bundle needs no native module for its architecture. Loaded on the first request that
+// needs them (the WebAssembly module compiles once per process).
+import type { WireCodecs } from '../../shared/core/clickhouse-http/block-compression.js';
+
+let loading: Promise<WireCodecs> | undefined;
+
+export function loadWireCodecs(): Promise<WireCodecs> {
+  loading ??= build();
+  loading.catch(() => {
+    loading = undefined;
+  });
+  return loading;
+}
+
+/** An LZ4 block of one literal run: lz4js answers 0 for input it cannot shorten, ClickHouse still needs a block. */
+function literalsOnly(data: Buffer): Buffer {
+  const len: number[] = [];
+  if (data.length >= 15) {
+    len.push(0xf0);
+    let n = data.length - 15;
+    for (; n >= 255; n -= 255) len.push(255);
+    len.push(n);
+  } else len.push(data.length << 4);
+  return Buffer.concat([Buffer.from(len), data]);
+}
+
+async function build(): Promise<WireCodecs> {
+  const [lz4, zstd] = await Promise.all([import('lz4js'), import('@bokuweb/zstd-wasm')]);
+  await zstd.init();
+  const hashTable = new Uint32Array(1 << 16);
+  return {
+    lz4Block: {
+      compress(data) {
+        const dst = Buffer.alloc(lz4.compressBound(data.length));
+        hashTable.fill(0);
+        const n = lz4.compressBlock(data, dst, 0, data.length, hashTable);
+        return n > 0 ? dst.subarray(0, n) : literalsOnly(data);
+      },
+      decompress(data, size) {
+        const dst = Buffer.alloc(size);
+        // lz4js writes past a typed array's end without complaint: the sizes are checked by the caller.
+        const n = lz4.decompressBlock(data, dst, 0, data.length, 0);
+        return n === size ? dst : dst.subarray(0, Math.min(n, size));
+      },
+    },
+    zstd: {
+      compress: (data, level) => Buffer.from(zstd.compress(data, level)),
+      decompress: (data) => Buffer.from(zstd.decompress(data)),
+    },
+    lz4Frame: {
+      compress: (data) => Buffer.from(lz4.compress(data)),
+      decompress: (data) => Buffer.from(lz4.decompress(data)),
+    },
+  };
+}
