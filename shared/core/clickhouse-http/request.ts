@@ -15,6 +15,7 @@ import { PLANNER_KNOBS } from '../plan/nested-settings.js';
 import { TOP_COUNT_SETTING } from '../plan/tput/method.js';
 import { ChHttpError } from './exception.js';
 import { multipartBoundary, parseMultipart } from './multipart.js';
+import { clientRevision, engineSettingsFor } from './native-revision.js';
 
 export interface HttpInput {
   method: string;
@@ -44,6 +45,8 @@ export interface ChRequest {
   maxExecutionTimeMs?: number;
   skipUnavailableShards: boolean;
   compression: { enabled: boolean; level?: number };
+  /** `compress=1`: the answer in ClickHouse's compressed blocks; `client_protocol_version`: Native's framing. */
+  wire: { compressBlocks: boolean; revision: number };
 }
 
 /** URL parameters that are not settings. */
@@ -127,7 +130,9 @@ export function parseChRequest(input: HttpInput): ChRequest {
     formatSettings: {},
     skipUnavailableShards: false,
     compression: { enabled: false },
+    wire: { compressBlocks: truthy(q.get('compress') ?? '0'), revision: clientRevision(q.get('client_protocol_version')) },
   };
+  Object.assign(out.formatSettings, engineSettingsFor(out.wire.revision));
   const db = q.get('database') || h['x-clickhouse-database'];
   if (db) out.database = db;
   const qid = q.get('query_id') || h['x-clickhouse-query-id'];
