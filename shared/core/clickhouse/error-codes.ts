@@ -39,6 +39,7 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [25, 'CANNOT_PARSE_ESCAPE_SEQUENCE', 'user'],
   [26, 'CANNOT_PARSE_QUOTED_STRING', 'user'],
   [27, 'CANNOT_PARSE_INPUT_ASSERTION_FAILED', 'user'],
+  [33, 'CANNOT_READ_ALL_DATA', 'server'],
   [34, 'TOO_MANY_ARGUMENTS_FOR_FUNCTION', 'user'],
   [35, 'TOO_FEW_ARGUMENTS_FOR_FUNCTION', 'user'],
   [36, 'BAD_ARGUMENTS', 'user'],
