@@ -1,7 +1,7 @@
 // Native as ClickHouse's HTTP interface writes it for the revision a client names in
 // `client_protocol_version` (NativeWriter): from revision 1 each block starts with its BlockInfo, from
 // 54454 each column's type is followed by the custom-serialization byte, below 54337 DateTime drops
-// its time zone, below 54405 LowCardinality is sent as its plain type. The engines cannot be asked
+// its time zone (below 54405 LowCardinality would be its plain type: refused, 48). The engines cannot be asked
 // for this: the revision is not a setting (chdb and 18.16 both answer 115 for it; ClickHouse's HTTP
 // handler sets it on the query's context), so the engine writes revision 0 and this adds the framing.
 import { ChHttpError } from './exception.js';
@@ -23,11 +23,6 @@ export function clientRevision(v: string | null | undefined): number {
   if (v === null || v === undefined || v.trim() === '') return 0;
   if (!/^\d{1,15}$/.test(v.trim())) throw new ChHttpError(27, `Cannot parse input: expected an unsigned number for client_protocol_version, got '${v}'`);
   return Number(v.trim());
-}
-
-/** Settings the engine needs so that its revision-0 bytes carry what `revision` expects (LowCardinality as plain types below 54405). */
-export function engineSettingsFor(revision: number): Record<string, string> {
-  return revision > 0 && revision < REVISION.lowCardinality ? { low_cardinality_allow_in_native_format: '0' } : {};
 }
 
 /** BlockInfo as BlockInfo::write writes a result block's defaults: is_overflows=false, bucket_num=-1, no out-of-order buckets. */
@@ -69,6 +64,13 @@ export function nativeForRevision(native: Buffer, revision: number): Buffer {
       c.string();
       out.push(native.subarray(nameAt, c.pos));
       const type = c.string();
+      // NativeWriter sends LowCardinality as its plain type below 54405; neither engine can be asked to
+      // (both keep it under low_cardinality_allow_in_native_format=0), and rewriting it is not done here.
+      if (revision < REVISION.lowCardinality && type.includes('LowCardinality('))
+        throw new ChHttpError(
+          48,
+          `Native for client_protocol_version ${revision} (below ${REVISION.lowCardinality}) needs ${type} as its plain type, which this engine does not write: cast the column or ask for a later revision`,
+        );
       out.push(stringBinary(revision < REVISION.timeZoneInDateTime && type.startsWith('DateTime(') ? 'DateTime' : type));
       if (revision >= REVISION.customSerialization) out.push(Buffer.of(0));
       if (rows > 0) {

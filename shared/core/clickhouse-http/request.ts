@@ -15,7 +15,7 @@ import { PLANNER_KNOBS } from '../plan/nested-settings.js';
 import { TOP_COUNT_SETTING } from '../plan/tput/method.js';
 import { ChHttpError } from './exception.js';
 import { multipartBoundary, parseMultipart } from './multipart.js';
-import { clientRevision, engineSettingsFor } from './native-revision.js';
+import { clientRevision } from './native-revision.js';
 
 export interface HttpInput {
   method: string;
@@ -132,7 +132,6 @@ export function parseChRequest(input: HttpInput): ChRequest {
     compression: { enabled: false },
     wire: { compressBlocks: truthy(q.get('compress') ?? '0'), revision: clientRevision(q.get('client_protocol_version')) },
   };
-  Object.assign(out.formatSettings, engineSettingsFor(out.wire.revision));
   const db = q.get('database') || h['x-clickhouse-database'];
   if (db) out.database = db;
   const qid = q.get('query_id') || h['x-clickhouse-query-id'];
