@@ -1,7 +1,7 @@
 // The codecs of ClickHouse's wire (shared/core/clickhouse-http/block-compression.ts): LZ4's raw block
-// format and frames from lz4js, ZSTD from @bokuweb/zstd-wasm. Both are pure JavaScript or WebAssembly,
-// so the Lambda bundle needs no native module for its architecture. Loaded on the first request that
-// needs them (the WebAssembly module compiles once per process).
+// format and frames from lz4js (pure JavaScript: the Lambda bundle needs no native module for its
+// architecture), ZSTD from node:zlib where Node has it, else @bokuweb/zstd-wasm. Loaded on the first
+// request that needs them.
 import type { WireCodecs } from '../../shared/core/clickhouse-http/block-compression.js';
 
 let loading: Promise<WireCodecs> | undefined;
@@ -26,9 +26,26 @@ function literalsOnly(data: Buffer): Buffer {
   return Buffer.concat([Buffer.from(len), data]);
 }
 
-async function build(): Promise<WireCodecs> {
-  const [lz4, zstd] = await Promise.all([import('lz4js'), import('@bokuweb/zstd-wasm')]);
+/** Node's own ZSTD (node:zlib from Node 22.15, Lambda's runtime), else the WebAssembly build (Node 20 here). */
+async function zstdCodec(): Promise<WireCodecs['zstd']> {
+  const z = (await import('node:zlib')) as unknown as {
+    zstdCompressSync?: (b: Buffer, o: object) => Buffer;
+    zstdDecompressSync?: (b: Buffer, o?: object) => Buffer;
+    constants: Record<string, number>;
+  };
+  if (z.zstdCompressSync && z.zstdDecompressSync) {
+    const { zstdCompressSync, zstdDecompressSync } = z;
+    const levelKey = z.constants.ZSTD_c_compressionLevel!;
+    return { compress: (data, level) => zstdCompressSync(data, { params: { [levelKey]: level } }), decompress: (data) => zstdDecompressSync(data) };
+  }
+  // The WebAssembly build reads zstd.wasm beside its own file: that works from node_modules, not from a bundle.
+  const zstd = await import('@bokuweb/zstd-wasm');
   await zstd.init();
+  return { compress: (data, level) => Buffer.from(zstd.compress(data, level)), decompress: (data) => Buffer.from(zstd.decompress(data)) };
+}
+
+async function build(): Promise<WireCodecs> {
+  const [lz4, zstd] = await Promise.all([import('lz4js'), zstdCodec()]);
   const hashTable = new Uint32Array(1 << 16);
   return {
     lz4Block: {
@@ -45,10 +62,7 @@ async function build(): Promise<WireCodecs> {
         return n === size ? dst : dst.subarray(0, Math.min(n, size));
       },
     },
-    zstd: {
-      compress: (data, level) => Buffer.from(zstd.compress(data, level)),
-      decompress: (data) => Buffer.from(zstd.decompress(data)),
-    },
+    zstd,
     lz4Frame: {
       compress: (data) => Buffer.from(lz4.compress(data)),
       decompress: (data) => Buffer.from(lz4.decompress(data)),
