@@ -240,6 +240,21 @@ describe('clickhouse-go v2 (HTTP)', () => {
       .map((l) => JSON.parse(l) as [string, string, string]);
     expect(rows.map(([k, c, s]) => [k, String(c), String(s)])).toEqual(want.map(([k, c, s]) => [k, String(c), String(s)]));
   });
+
+  // grafana/clickhouse-datasource pkg/plugin/driver.go: over HTTP, Compression GZIP, which conn_http_query.go
+  // query() sends as Accept-Encoding: gzip alone (ClickHouse then answers plain, and NewReader reads it
+  // raw); a data source custom setting enable_http_compression=1 turns the gzip on.
+  it.each<Record<string, string>>([{}, { enable_http_compression: '1' }])("Grafana's HTTP data source (gzip asked, %o)", async (extra) => {
+    const sql = 'SELECT k, count() AS c FROM analytics.events_dist GROUP BY k ORDER BY k';
+    const r = await raw(h.stack.url, { query: { ...GO_PARAMS, ...extra }, headers: { 'accept-encoding': 'gzip' }, body: sql, auth: h.auth });
+    expect(r.status).toBe(200);
+    const gz = r.headers.get('content-encoding') === 'gzip';
+    expect(gz).toBe('enable_http_compression' in extra);
+    // fetch undoes a gzip Content-Encoding itself, as Go's reader does (conn_http.go NewReader).
+    const rows = goDecode(r.body, revision || 54460).flatMap((b) => b.rows);
+    expect(rows).toHaveLength(20);
+    expect(rows[0]).toEqual(['k-0', 10n]);
+  });
 });
 
 /**
