@@ -41,7 +41,7 @@ export function parseType(t: string): TypeNode {
 }
 
 /** A tuple element without its name (`a UInt8` -> `UInt8`). */
-function elementType(e: string): string {
+export function elementType(e: string): string {
   const m = /^(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`\\]|\\.)*`)\s+(\S.*)$/s.exec(e);
   return m ? m[1]! : e;
 }
@@ -81,7 +81,7 @@ const FIXED: Record<string, number> = {
   Decimal256: 32,
 };
 
-function fixedWidth(n: TypeNode): number | undefined {
+export function fixedWidth(n: TypeNode): number | undefined {
   if (n.name.startsWith('Interval')) return 8;
   if (n.name === 'Decimal') {
     const p = Number(n.args[0]);
@@ -92,8 +92,8 @@ function fixedWidth(n: TypeNode): number | undefined {
 }
 
 /** Flags of a LowCardinality chunk's index type (SerializationLowCardinality). */
-const NEED_GLOBAL_DICTIONARY = 1n << 8n;
-const HAS_ADDITIONAL_KEYS = 1n << 9n;
+export const NEED_GLOBAL_DICTIONARY = 1n << 8n;
+export const HAS_ADDITIONAL_KEYS = 1n << 9n;
 
 /** A cursor over one Native answer; running past the end is an error, never a wrong offset. */
 export class NativeCursor {
@@ -133,7 +133,7 @@ export class NativeCursor {
   }
 }
 
-const refused = (t: string) =>
+export const refused = (t: string) =>
   new ChHttpError(48, `Native with client_protocol_version for a column of type ${t} is not implemented: ask for client_protocol_version=0 or another format`);
 
 /** The serialization state prefix every stream of `type` writes before the column's data. */

@@ -1,11 +1,12 @@
 // Native as ClickHouse's HTTP interface writes it for the revision a client names in
 // `client_protocol_version` (NativeWriter): from revision 1 each block starts with its BlockInfo, from
 // 54454 each column's type is followed by the custom-serialization byte, below 54337 DateTime drops
-// its time zone (below 54405 LowCardinality would be its plain type: refused, 48). The engines cannot be asked
+// its time zone, below 54405 LowCardinality is sent as its plain type. The engines cannot be asked
 // for this: the revision is not a setting (chdb and 18.16 both answer 115 for it; ClickHouse's HTTP
 // handler sets it on the query's context), so the engine writes revision 0 and this adds the framing.
 import { ChHttpError } from './exception.js';
 import { NativeCursor, skipData, skipPrefix } from './native-columns.js';
+import { plainData, plainPrefix, plainType } from './native-plain.js';
 
 /** ClickHouse's protocol revisions that change Native's bytes (src/Core/ProtocolDefines.h). */
 export const REVISION = {
@@ -64,16 +65,15 @@ export function nativeForRevision(native: Buffer, revision: number): Buffer {
       c.string();
       out.push(native.subarray(nameAt, c.pos));
       const type = c.string();
-      // NativeWriter sends LowCardinality as its plain type below 54405; neither engine can be asked to
-      // (both keep it under low_cardinality_allow_in_native_format=0), and rewriting it is not done here.
-      if (revision < REVISION.lowCardinality && type.includes('LowCardinality('))
-        throw new ChHttpError(
-          48,
-          `Native for client_protocol_version ${revision} (below ${REVISION.lowCardinality}) needs ${type} as its plain type, which this engine does not write: cast the column or ask for a later revision`,
-        );
-      out.push(stringBinary(revision < REVISION.timeZoneInDateTime && type.startsWith('DateTime(') ? 'DateTime' : type));
+      // Below 54405 NativeWriter sends LowCardinality as its plain type (native-plain.ts).
+      const plain = revision < REVISION.lowCardinality && type.includes('LowCardinality(');
+      const sent = plain ? plainType(type) : type;
+      out.push(stringBinary(revision < REVISION.timeZoneInDateTime && sent.startsWith('DateTime(') ? 'DateTime' : sent));
       if (revision >= REVISION.customSerialization) out.push(Buffer.of(0));
-      if (rows > 0) {
+      if (rows > 0 && plain) {
+        plainPrefix(c, type, out);
+        plainData(c, type, rows, out);
+      } else if (rows > 0) {
         const dataAt = c.pos;
         skipPrefix(c, type);
         skipData(c, type, rows);

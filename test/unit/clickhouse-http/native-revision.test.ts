@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Session } from 'chdb';
 import { nativeForRevision } from '../../../shared/core/clickhouse-http/native-revision.js';
+import { plainType } from '../../../shared/core/clickhouse-http/native-plain.js';
 import { NativeCursor, skipData, skipPrefix } from '../../../shared/core/clickhouse-http/native-columns.js';
 import { ChHttpError } from '../../../shared/core/clickhouse-http/exception.js';
 
@@ -95,6 +96,41 @@ describe('the Native walk over ClickHouse bytes', () => {
         },
       ),
       { numRuns: 150 },
+    );
+  });
+
+  it('below 54405 a LowCardinality column is written exactly as ClickHouse writes its CAST to the plain type', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(typeArb, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 1, max: 1e6 }),
+        async (types, rows, seed) => {
+          const structure = types.map((t, i) => `c${i} ${t}`).join(', ');
+          const pairs = types.map((t, i) => `c${i}, CAST(c${i} AS ${plainType(t)}) AS p${i}`).join(', ');
+          const native = await nativeOf(
+            `SELECT ${pairs} FROM generateRandom('${structure.replace(/'/g, "\\'")}', ${seed}, 8, 3) LIMIT ${rows} SETTINGS max_block_size = 97, allow_suspicious_low_cardinality_types = 1`,
+          );
+          const framed = nativeForRevision(native, 54404);
+          const c = new NativeCursor(framed);
+          while (c.pos < framed.length) {
+            c.skip(8);
+            const n = c.varUInt();
+            const r = c.varUInt();
+            const cols: { type: string; bytes: string }[] = [];
+            for (let i = 0; i < n; i++) {
+              c.string();
+              const type = c.string();
+              const at = c.pos;
+              skipPrefix(c, type);
+              skipData(c, type, r);
+              cols.push({ type, bytes: framed.subarray(at, c.pos).toString('hex') });
+            }
+            for (let i = 0; i < n; i += 2) expect(cols[i]).toEqual(cols[i + 1]);
+          }
+        },
+      ),
+      { numRuns: 80 },
     );
   });
 
