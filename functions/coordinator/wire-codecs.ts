@@ -3,8 +3,15 @@
 // architecture), ZSTD from node:zlib where Node has it, else @bokuweb/zstd-wasm. Loaded on the first
 // request that needs them.
 import type { WireCodecs } from '../../shared/core/clickhouse-http/block-compression.js';
+import { ChHttpError } from '../../shared/core/clickhouse-http/exception.js';
 
 let loading: Promise<WireCodecs> | undefined;
+
+/** A CommonJS module's exports: Node names them on the namespace, an esbuild bundle only under `default`. */
+function cjs<T extends object>(ns: T): T {
+  const d = (ns as { default?: T }).default;
+  return d && typeof d === 'object' ? d : ns;
+}
 
 export function loadWireCodecs(): Promise<WireCodecs> {
   loading ??= build();
@@ -38,14 +45,22 @@ async function zstdCodec(): Promise<WireCodecs['zstd']> {
     const levelKey = z.constants.ZSTD_c_compressionLevel!;
     return { compress: (data, level) => zstdCompressSync(data, { params: { [levelKey]: level } }), decompress: (data) => zstdDecompressSync(data) };
   }
-  // The WebAssembly build reads zstd.wasm beside its own file: that works from node_modules, not from a bundle.
-  const zstd = await import('@bokuweb/zstd-wasm');
-  await zstd.init();
-  return { compress: (data, level) => Buffer.from(zstd.compress(data, level)), decompress: (data) => Buffer.from(zstd.decompress(data)) };
+  // The WebAssembly build reads zstd.wasm beside its own file: that works from node_modules, not from a
+  // bundle. Without it LZ4 still works, and what needs ZSTD is 48.
+  try {
+    const zstd = cjs(await import('@bokuweb/zstd-wasm'));
+    await zstd.init();
+    return { compress: (data, level) => Buffer.from(zstd.compress(data, level)), decompress: (data) => Buffer.from(zstd.decompress(data)) };
+  } catch (e) {
+    const missing = () => {
+      throw new ChHttpError(48, `ZSTD is not available in this runtime (${(e as Error).message})`);
+    };
+    return { compress: missing, decompress: missing };
+  }
 }
 
 async function build(): Promise<WireCodecs> {
-  const [lz4, zstd] = await Promise.all([import('lz4js'), zstdCodec()]);
+  const [lz4, zstd] = await Promise.all([import('lz4js').then(cjs), zstdCodec()]);
   const hashTable = new Uint32Array(1 << 16);
   return {
     lz4Block: {
