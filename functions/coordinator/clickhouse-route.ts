@@ -113,6 +113,7 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
     ...(user ? { authorizedUser: user } : {}),
     ...(event.requestContext.requestId ? { requestId: event.requestContext.requestId } : {}),
     ...(run?.arrivedAt !== undefined ? { arrivedAt: run.arrivedAt } : {}),
+    loadCodecs: () => import('./wire-codecs.js').then((m) => m.loadWireCodecs()),
   };
   return toResult(await handleClickHouseHttp(inputOf(event), chDeps));
 }

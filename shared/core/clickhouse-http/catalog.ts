@@ -23,6 +23,7 @@ import { ChHttpError } from './exception.js';
 import { checkLowerable } from '../plan/setting-values.js';
 import { settingValueOf } from '../plan/settings.js';
 import type { RawQuery } from './types.js';
+import { HANDSHAKE_REVISION } from './native-revision.js';
 import type { Statement, TableName } from './statement.js';
 
 /** System tables passed to the shard as they are: they describe the engine, not the cluster. */
@@ -178,6 +179,16 @@ const CONTEXT_FUNCTIONS: Record<string, 'database' | 'user' | 'version'> = {
   version: 'version',
 };
 
+/**
+ * The drivers' handshake (clickhouse-go's `SELECT displayName(), version(), revision(), timezone()`):
+ * no shard host's name, and as revision the protocol revision whose Native framing this interface
+ * writes (clickhouse-go decodes later answers at the revision it reads here; native-revision.ts).
+ */
+const HANDSHAKE_VALUES: Record<string, Expr> = {
+  displayname: { kind: 'literal', type: 'string', value: 'ch-scatter' },
+  revision: { kind: 'function', name: 'toUInt32', args: [{ kind: 'literal', type: 'integer', value: String(HANDSHAKE_REVISION) }] },
+};
+
 /** The catalog SELECT as the shard runs it: views in place of system tables, context functions as values. */
 async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promise<string> {
   const views = new Map<string, SelectStatement>();
@@ -237,6 +248,8 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
     stmt,
     (e: Expr) => {
       if (e.kind !== 'function' || e.args.length !== 0) return undefined;
+      const fixed = HANDSHAKE_VALUES[e.name.toLowerCase()];
+      if (fixed) return { ...fixed, alias: e.alias ?? `${e.name}()` };
       const which = CONTEXT_FUNCTIONS[e.name.toLowerCase()];
       const value = which && values[which];
       if (value === undefined) return undefined;

@@ -19,7 +19,9 @@ import { quoteStringLiteral } from '../sql/quote.js';
 import { bindParams, fromEscapedParams } from '../plan/bind-params.js';
 import { checkEngineOptions } from '../plan/file-access.js';
 import { ChHttpError, exceptionBody, toChException } from './exception.js';
-import { answerCodec, compress, decompressBody } from './compression.js';
+import { answerCodec, compress, decompressBody, needsWireCodecs } from './compression.js';
+import { compressBlocks, decompressBlocks, type WireCodecs } from './block-compression.js';
+import { nativeForRevision } from './native-revision.js';
 import { parseChRequest, type ChRequest, type HttpInput } from './request.js';
 import { classify, type Statement } from './statement.js';
 import { CATALOG_LIMITS, catalogSql, checkCatalogSettings, findTable, isCatalogSelect, unknownTable } from './catalog.js';
@@ -49,6 +51,8 @@ export interface ChHttpDeps {
   requestId?: string;
   /** Largest request body after decompression. */
   maxBodyBytes?: number;
+  /** LZ4 and ZSTD, for `compress=1`, `decompress=1` and those HTTP encodings; absent: they are refused. */
+  loadCodecs?: () => Promise<WireCodecs>;
   now?: () => number;
   /** When the request arrived (the clock of `now`), if before this call: deadlines count from here. */
   arrivedAt?: number;
@@ -147,10 +151,17 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
     const creds = credentialsOf(input.headers, input.query);
     const user = deps.userCheck ? await deps.userCheck(creds) : (deps.authorizedUser ?? creds.user ?? 'default');
 
-    const body = decompressBody(input.body, input.headers['content-encoding'], deps.maxBodyBytes ?? 64 * 1024 * 1024);
+    const maxBody = deps.maxBodyBytes ?? 64 * 1024 * 1024;
+    const blocksIn = ['1', 'true'].includes((input.query.get('decompress') ?? '').trim().toLowerCase());
+    const encIn = input.headers['content-encoding'];
+    let codecs = needsWireCodecs(encIn?.trim().toLowerCase()) || blocksIn ? await wireCodecs(deps) : undefined;
+    // ClickHouse undoes the HTTP encoding first, then its own blocks (decompress=1) inside it.
+    let body = decompressBody(input.body, encIn, maxBody, codecs);
+    if (blocksIn && codecs) body = decompressBlocks(body, codecs, maxBody);
     const req = parseChRequest({ ...input, body });
     codec = answerCodec(req.compression.enabled, input.headers['accept-encoding']);
     level = req.compression.level;
+    if (!codecs && (req.wire.compressBlocks || needsWireCodecs(codec))) codecs = await wireCodecs(deps);
     const database = req.database ?? 'default';
     const st = classify(req.text);
     info = await serverInfo(deps.raw).catch(() => undefined);
@@ -187,14 +198,22 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
       ),
     };
     let bytes = out.bytes;
+    if (req.wire.revision > 0 && out.format.toLowerCase() === 'native') bytes = nativeForRevision(bytes, req.wire.revision);
+    // compress=1: ClickHouse's blocks (LZ4, its default codec), inside any HTTP encoding.
+    if (req.wire.compressBlocks && codecs) bytes = compressBlocks(bytes, 'lz4', codecs);
     if (codec && bytes.length > 0) {
-      bytes = compress(bytes, codec, level);
+      bytes = compress(bytes, codec, level, codecs);
       headers['content-encoding'] = codec;
     }
     return { status: 200, headers, body: bytes };
   } catch (e) {
     return exceptionAnswer(e, { headers: base, ...(info ? { version: info.version } : {}) });
   }
+}
+
+async function wireCodecs(deps: ChHttpDeps): Promise<WireCodecs> {
+  if (!deps.loadCodecs) throw new ChHttpError(48, 'LZ4 and ZSTD (compress, decompress, Content-Encoding zstd or lz4) are not available in this deployment');
+  return deps.loadCodecs();
 }
 
 /**

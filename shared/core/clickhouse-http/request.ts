@@ -15,6 +15,7 @@ import { PLANNER_KNOBS } from '../plan/nested-settings.js';
 import { TOP_COUNT_SETTING } from '../plan/tput/method.js';
 import { ChHttpError } from './exception.js';
 import { multipartBoundary, parseMultipart } from './multipart.js';
+import { clientRevision } from './native-revision.js';
 
 export interface HttpInput {
   method: string;
@@ -46,6 +47,8 @@ export interface ChRequest {
   compression: { enabled: boolean; level?: number };
   /** The HTTP layer's own settings: buffer the whole answer, and progress headers at an interval. */
   http: { waitEndOfQuery: boolean; sendProgress: boolean; progressIntervalMs: number };
+  /** `compress=1`: the answer in ClickHouse's compressed blocks; `client_protocol_version`: Native's framing. */
+  wire: { compressBlocks: boolean; revision: number };
 }
 
 /** URL parameters that are not settings. */
@@ -137,6 +140,7 @@ export function parseChRequest(input: HttpInput): ChRequest {
     skipUnavailableShards: false,
     compression: { enabled: false },
     http: { waitEndOfQuery: false, sendProgress: false, progressIntervalMs: 100 },
+    wire: { compressBlocks: truthy(q.get('compress') ?? '0'), revision: clientRevision(q.get('client_protocol_version')) },
   };
   const db = q.get('database') || h['x-clickhouse-database'];
   if (db) out.database = db;

@@ -7,6 +7,8 @@ import { parseTopology } from '../../../shared/core/config/load.js';
 import { handleClickHouseHttp, type ChHttpDeps } from '../../../shared/core/clickhouse-http/handle.js';
 import { ChHttpError } from '../../../shared/core/clickhouse-http/exception.js';
 import type { RawQuery } from '../../../shared/core/clickhouse-http/types.js';
+import { decompressBlocks } from '../../../shared/core/clickhouse-http/block-compression.js';
+import { loadWireCodecs } from '../../../functions/coordinator/wire-codecs.js';
 
 const topo = parseTopology({
   cluster: 'c',
@@ -86,6 +88,35 @@ describe('handleClickHouseHttp', () => {
     expect(gunzipSync(r.body).toString()).toBe('x'.repeat(2000));
     expect(JSON.parse(r.headers['x-clickhouse-summary']!)).toMatchObject({ read_rows: '7', read_bytes: '70', result_bytes: '2000' });
     expect(JSON.parse(r.headers['x-clickhouse-summary']!).result_rows).toBeUndefined();
+  });
+
+  it('compress=1 with gzip: ClickHouse blocks first, the HTTP encoding around them, as ClickHouse nests them', async () => {
+    const { raw } = engine();
+    const loadCodecs = loadWireCodecs;
+    const r = await ask(
+      { topo, raw, loadCodecs },
+      { query: { compress: '1', enable_http_compression: '1' }, headers: { 'accept-encoding': 'gzip' }, body: 'SELECT 1 FORMAT CSV' },
+    );
+    expect(r.headers['content-encoding']).toBe('gzip');
+    const blocks = gunzipSync(r.body);
+    expect(blocks[16]).toBe(0x82);
+    expect(decompressBlocks(blocks, await loadCodecs(), 1 << 20).toString()).toBe('x'.repeat(2000));
+  });
+
+  it('client_protocol_version frames Native only; without LZ4 and ZSTD loaded, what needs them is 48', async () => {
+    const { raw } = engine();
+    const csv = await ask({ topo, raw }, { query: { client_protocol_version: '54460' }, body: 'SELECT 1 FORMAT CSV' });
+    expect(csv.body.toString()).toBe('x'.repeat(2000));
+    const cases: { query?: Record<string, string>; headers?: Record<string, string> }[] = [
+      { query: { compress: '1' } },
+      { query: { decompress: '1' } },
+      { headers: { 'content-encoding': 'zstd' } },
+      { query: { enable_http_compression: '1' }, headers: { 'accept-encoding': 'lz4' } },
+    ];
+    for (const o of cases) {
+      const r = await ask({ topo, raw }, { ...o, body: 'SELECT 1' });
+      expect(r.headers['x-clickhouse-exception-code']).toBe('48');
+    }
   });
 
   it('a query id that is not a plain id is echoed, but the shards get a fresh one', async () => {

@@ -149,13 +149,16 @@ describe('exceptions', () => {
 });
 
 describe('compression', () => {
-  it('only with enable_http_compression and an accepted codec; gzip first', () => {
+  it("only with enable_http_compression and an accepted codec, in chooseHTTPCompressionMethod's order", () => {
     expect(answerCodec(false, 'gzip')).toBeUndefined();
     expect(answerCodec(true, undefined)).toBeUndefined();
-    expect(answerCodec(true, 'br, deflate, gzip;q=0.5')).toBe('gzip');
-    expect(answerCodec(true, 'br, deflate')).toBe('deflate');
-    expect(answerCodec(true, 'br')).toBe('br');
-    expect(answerCodec(true, 'zstd')).toBeUndefined();
+    expect(answerCodec(true, 'deflate, gzip;q=0.5')).toBe('gzip');
+    expect(answerCodec(true, 'br, deflate, gzip;q=0.5')).toBe('br');
+    expect(answerCodec(true, 'gzip, lz4')).toBe('lz4');
+    expect(answerCodec(true, 'lz4, br')).toBe('br');
+    expect(answerCodec(true, 'gzip, zstd, br')).toBe('zstd');
+    expect(answerCodec(true, 'deflate')).toBe('deflate');
+    expect(answerCodec(true, 'identity, xz')).toBeUndefined();
   });
 
   it('round trips each codec, and reads compressed request bodies', () => {
