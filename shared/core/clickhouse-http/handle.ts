@@ -18,11 +18,13 @@ import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral } from '../sql/quote.js';
 import { bindParams, fromEscapedParams } from '../plan/bind-params.js';
 import { checkEngineOptions } from '../plan/file-access.js';
+import { applyResultLimit } from '../plan/result-limit.js';
 import { ChHttpError, exceptionBody, toChException } from './exception.js';
 import { answerCodec, compress, decompressBody } from './compression.js';
+import { allowedOrigin, corsHeaders, preflightHeaders } from './cors.js';
 import { parseChRequest, type ChRequest, type HttpInput } from './request.js';
 import { classify, type Statement } from './statement.js';
-import { CATALOG_LIMITS, catalogSql, checkCatalogSettings, findTable, isCatalogSelect, unknownTable } from './catalog.js';
+import { CATALOG_LIMITS, catalogSql, checkCatalogSettings, findTable, isCatalogSelect, unknownTable, withContextValues } from './catalog.js';
 import { computeDeadline } from '../scatter/deadline.js';
 import { credentialsOf, type Credentials } from './auth.js';
 import { insertFormatOf, splitInsertData } from './insert-data.js';
@@ -120,6 +122,26 @@ function qualify(stmt: SelectStatement, database: string): SelectStatement {
   return stmt.kind === 'union' ? { ...stmt, selects: stmt.selects.map(one) } : one(stmt);
 }
 
+const OK = (contentType: string): HttpOutput => ({ status: 200, headers: { 'content-type': contentType }, body: Buffer.from('Ok.\n') });
+
+/**
+ * ClickHouse's fixed answers: /ping, `GET /` or `HEAD /` without a query (its http_server_default_response)
+ * and /replicas_status (a healthy server's: ch-scatter holds no replicated tables of its own).
+ */
+function staticAnswer(path: string, input: HttpInput): HttpOutput | undefined {
+  const getOrHead = input.method === 'GET' || input.method === 'HEAD';
+  if (path.endsWith('/ping')) {
+    if (!getOrHead) throw new ChHttpError(1, `HTTP method ${input.method} is not allowed on /ping`);
+    return OK('text/html; charset=UTF-8');
+  }
+  if (path.endsWith('/replicas_status')) {
+    if (!getOrHead) throw new ChHttpError(1, `HTTP method ${input.method} is not allowed on /replicas_status`);
+    return OK('text/plain; charset=UTF-8');
+  }
+  if (path === '/' && getOrHead && !input.query.has('query')) return OK('text/html; charset=UTF-8');
+  return undefined;
+}
+
 /** Answer one request. Never throws: every failure is a ClickHouse exception answer. */
 export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): Promise<HttpOutput> {
   const now = deps.now ?? Date.now;
@@ -127,16 +149,21 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
   const asked = input.query.get('query_id') || input.headers['x-clickhouse-query-id'] || deps.requestId || randomUUID();
   // The id travels to the shards' ClickHouse query_id: only plain ids go there (the client still gets its own back).
   const queryId = /^[A-Za-z0-9._:-]{1,128}$/.test(asked) ? asked : randomUUID();
-  const base: Record<string, string> = { 'x-clickhouse-query-id': headerText(asked) };
+  const origin = allowedOrigin(deps.topo, input.headers);
+  const base: Record<string, string> = {
+    'x-clickhouse-query-id': headerText(asked),
+    'x-clickhouse-server-display-name': headerText(deps.topo.clickhouseHttp?.displayName ?? 'ch-scatter'),
+    ...corsHeaders(origin),
+  };
   let info: ServerInfo | undefined;
   let codec: ReturnType<typeof answerCodec>;
   let level: number | undefined;
   try {
     const path = input.path.replace(/\/+$/, '') || '/';
-    if (path.endsWith('/ping')) {
-      if (input.method !== 'GET' && input.method !== 'HEAD') throw new ChHttpError(1, `HTTP method ${input.method} is not allowed on /ping`);
-      return { status: 200, headers: { 'content-type': 'text/html; charset=UTF-8' }, body: Buffer.from('Ok.\n') };
-    }
+    // A browser's preflight carries no credentials: answered before they are asked for.
+    if (input.method === 'OPTIONS') return { status: 204, headers: preflightHeaders(origin, input.headers), body: Buffer.alloc(0) };
+    const fixed = staticAnswer(path, input);
+    if (fixed) return { ...fixed, headers: { ...corsHeaders(origin), ...fixed.headers } };
     if (input.method !== 'GET' && input.method !== 'POST') throw new ChHttpError(1, `HTTP method ${input.method} is not allowed`);
 
     const creds = credentialsOf(input.headers, input.query);
@@ -222,9 +249,10 @@ async function runRead(
   if (st.kind === 'select') {
     select = parseSelect(req.text);
     if (select.format) format = select.format;
-    select = { ...select, format: undefined };
+    select = applyResultLimit({ ...select, format: undefined }, req.resultLimit);
     checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
-    if (!isCatalogSelect(select)) return runDistributed(select, format, req, database, deps, queryId, arrivedAt);
+    if (!isCatalogSelect(select))
+      return runDistributed(withContextValues(select, { database, user, version }), format, req, database, deps, queryId, arrivedAt);
     select = bindParams(select, fromEscapedParams(select, req.params));
     checkCatalogSettings(select, deps.topo);
   } else if (st.format) format = st.format;

@@ -8,14 +8,15 @@ import { handleClickHouseHttp, type ChHttpDeps } from '../../../shared/core/clic
 import { ChHttpError } from '../../../shared/core/clickhouse-http/exception.js';
 import type { RawQuery } from '../../../shared/core/clickhouse-http/types.js';
 
-const topo = parseTopology({
+const topoInput = {
   cluster: 'c',
   shards: [{ replicas: [{ url: 'http://a:8123' }] }, { replicas: [{ url: 'http://b:8123' }] }],
   tables: {
     'db.t_dist': { local: 'db.t', shardingKey: { column: 'k', type: 'String', function: 'xxHash64' }, insert: true },
     'db.r_dist': { local: 'db.r', shardingKey: { column: 'k', type: 'String', function: 'xxHash64' } },
   },
-});
+};
+const topo = parseTopology(topoInput);
 
 function engine() {
   const calls: { sql: string; format: string; queryId?: string }[] = [];
@@ -50,6 +51,67 @@ describe('handleClickHouseHttp', () => {
     expect([r.status, r.body.toString()]).toEqual([200, 'Ok.\n']);
     expect((await ask(deps, { method: 'POST', path: '/ping' })).headers['x-clickhouse-exception-code']).toBe('1');
     expect((await ask(deps, { method: 'PUT', body: 'SELECT 1' })).status).toBe(500);
+  });
+
+  it('GET / and HEAD / without a query, and /replicas_status, answer Ok. as ClickHouse does', async () => {
+    const { raw, calls } = engine();
+    const deps: ChHttpDeps = { topo, raw };
+    for (const [method, path] of [
+      ['GET', '/'],
+      ['HEAD', '/'],
+      ['GET', '/replicas_status'],
+      ['HEAD', '/ping'],
+    ] as const) {
+      const r = await ask(deps, { method, path });
+      expect([r.status, r.body.toString()], `${method} ${path}`).toEqual([200, 'Ok.\n']);
+    }
+    expect((await ask(deps, { method: 'GET', path: '/', query: { query: 'SELECT 1' } })).headers['x-clickhouse-format']).toBe('TabSeparated');
+    expect((await ask(deps, { method: 'POST', path: '/replicas_status' })).headers['x-clickhouse-exception-code']).toBe('1');
+    expect(calls.filter((c) => !c.sql.startsWith('SELECT version()')).map((c) => c.sql)).toEqual(['SELECT 1']);
+  });
+
+  it('CORS: an allowed origin gets its headers on answers and errors, and a preflight without credentials; others none', async () => {
+    const { raw } = engine();
+    const cors = parseTopology({ ...topoInput, clickhouseHttp: { corsOrigins: ['https://app.example.com'], displayName: 'analytics-ch' } });
+    const deps: ChHttpDeps = {
+      topo: cors,
+      raw,
+      userCheck: async (c) => {
+        if (c.user !== 'u') throw new ChHttpError(516, 'u: Authentication failed');
+        return 'u';
+      },
+    };
+    const origin = { origin: 'https://app.example.com' };
+    const pre = await ask(deps, { method: 'OPTIONS', headers: { ...origin, 'access-control-request-headers': 'authorization, content-type' } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers).toMatchObject({
+      'access-control-allow-origin': 'https://app.example.com',
+      'access-control-allow-methods': 'POST, GET, OPTIONS',
+      'access-control-allow-headers': 'authorization, content-type',
+      'access-control-max-age': '86400',
+    });
+    const ok = await ask(deps, { headers: { ...origin, 'x-clickhouse-user': 'u' }, body: 'SELECT 1', query: { add_http_cors_header: '1' } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    expect(ok.headers['access-control-expose-headers']).toContain('X-ClickHouse-Summary');
+    expect(ok.headers['x-clickhouse-server-display-name']).toBe('analytics-ch');
+    const denied = await ask(deps, { headers: origin, body: 'SELECT 1' });
+    expect([denied.status, denied.headers['access-control-allow-origin'], denied.headers['x-clickhouse-exception-code']]).toEqual([
+      401,
+      'https://app.example.com',
+      '516',
+    ]);
+    const stranger = await ask(deps, {
+      headers: { origin: 'https://evil.example', 'x-clickhouse-user': 'u' },
+      body: 'SELECT 1',
+      query: { add_http_cors_header: '1' },
+    });
+    expect(stranger.status).toBe(200);
+    expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
+    expect((await ask(deps, { method: 'OPTIONS', headers: { origin: 'https://evil.example' } })).headers['access-control-allow-origin']).toBeUndefined();
+    // Without an allowlist, no CORS header at all; the display name defaults to ch-scatter.
+    const plain = await ask({ topo, raw }, { headers: origin, body: 'SELECT 1' });
+    expect([plain.headers['access-control-allow-origin'], plain.headers['x-clickhouse-server-display-name']]).toEqual([undefined, 'ch-scatter']);
   });
 
   it('credentials are checked before the body is read: a bad body from a stranger is 516, not 62', async () => {
