@@ -153,9 +153,13 @@ describe('resolveSettings', () => {
   });
 
   it('refuses settings that are not on the allowlist', () => {
-    const e = refused(() => resolveSettings({ allow_experimental_analyzer: 1 }, undefined, defaults, {}));
+    const e = refused(() => resolveSettings({ cast_string_to_dynamic_use_inference: 1 }, undefined, defaults, {}));
     expect(e.code).toBe('UNSUPPORTED');
-    expect(e.message).toContain('allow_experimental_analyzer');
+    expect(e.message).toContain('cast_string_to_dynamic_use_inference');
+    expect(e.details).toMatchObject({ clickhouse: { code: 452 } });
+    // A name ClickHouse does not know is its 115; a client's or logging setting is accepted and not forwarded.
+    expect(refused(() => resolveSettings({ no_such_setting: 1 }, undefined, defaults, {})).details).toMatchObject({ clickhouse: { code: 115 } });
+    expect(resolveSettings({ log_comment: 'x', allow_experimental_analyzer: 1 }, undefined, defaults, {}).forward).toEqual({});
   });
 
   it('reads the planner knobs and does not forward them', () => {
