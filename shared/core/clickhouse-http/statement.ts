@@ -1,5 +1,5 @@
 // What kind of statement an interface request holds, read with the project's one lexer. Reads are
-// SELECT (distributed or catalog), SHOW DATABASES / SHOW TABLES, DESCRIBE and EXISTS; INSERT ...
+// SELECT (distributed or catalog), SHOW DATABASES / TABLES / CREATE TABLE, DESCRIBE and EXISTS [DATABASE]; INSERT ...
 // FORMAT writes through the router; every other statement that would change something is 164
 // READONLY (ch-scatter is a read-only view of the cluster), and the rest is 48 NOT_IMPLEMENTED.
 import { tokenize, type Token } from '../sql/lexer.js';
@@ -16,6 +16,8 @@ export type Statement =
   | { kind: 'showTables'; database?: string; like?: string; format?: string }
   | { kind: 'describe'; table: TableName; format?: string }
   | { kind: 'exists'; table: TableName; format?: string }
+  | { kind: 'existsDatabase'; database: string; format?: string }
+  | { kind: 'showCreate'; table: TableName; format?: string }
   | { kind: 'insert'; table: TableName; columns?: string[]; format: string; dataOffset: number };
 
 const WRITES = new Set([
@@ -133,7 +135,15 @@ export function classify(text: string): Statement {
       const like = r.kw('LIKE') ? r.string('a LIKE pattern') : undefined;
       return { kind: 'showTables', ...opt('database', database), ...opt('like', like), ...opt('format', r.tail()) };
     }
-    throw new ChHttpError(48, `SHOW ${r.peek().text} is not supported by ch-scatter's ClickHouse interface (SHOW DATABASES and SHOW TABLES are)`);
+    if (r.kw('CREATE')) {
+      r.kw('TABLE');
+      const table = r.tableName();
+      return { kind: 'showCreate', table, ...opt('format', r.tail()) };
+    }
+    throw new ChHttpError(
+      48,
+      `SHOW ${r.peek().text} is not supported by ch-scatter's ClickHouse interface (SHOW DATABASES, SHOW TABLES and SHOW CREATE TABLE are)`,
+    );
   }
   if (r.kw('DESCRIBE', 'DESC')) {
     r.kw('TABLE');
@@ -141,6 +151,10 @@ export function classify(text: string): Statement {
     return { kind: 'describe', table, ...opt('format', r.tail()) };
   }
   r.expectKw('EXISTS');
+  if (r.kw('DATABASE')) {
+    const database = r.name('a database name');
+    return { kind: 'existsDatabase', database, ...opt('format', r.tail()) };
+  }
   if (r.kw('TEMPORARY')) r.expectKw('TABLE');
   else r.kw('TABLE');
   const table = r.tableName();
