@@ -159,3 +159,108 @@ describe('the catalog schema browsers read', () => {
     expect(r.text).toBe('analytics\tdefault\t1\n');
   });
 });
+
+// The catalog requests the drivers send, copied from their sources (the file named on each), with
+// the catalog placeholders and prepared-statement values as the driver fills them in. Long generated
+// lists (JDBC's engine and type tables) are cut to a few entries of the same form.
+describe('driver catalog replays', () => {
+  const json = async (sql: string, query: Record<string, string> = {}) => {
+    const r = await ask(`${sql} FORMAT JSONEachRow`, query);
+    expect(r.status, `${sql}\n${r.text}`).toBe(200);
+    return rows(r.text);
+  };
+
+  // clickhouse-java jdbc-v2/src/main/java/com/clickhouse/jdbc/metadata/DatabaseMetaDataImpl.java
+  it('JDBC v2 getSchemas, getTables (system.tables t JOIN system.databases d ON system.tables.database = ...)', async () => {
+    expect(await json("SELECT name AS TABLE_SCHEM, '' AS TABLE_CATALOG FROM system.databases ORDER BY name")).toEqual([
+      { TABLE_SCHEM: 'analytics', TABLE_CATALOG: '' },
+    ]);
+    const tables = await json(
+      "SELECT '' AS TABLE_CAT, t.database AS TABLE_SCHEM, t.name AS TABLE_NAME, if(t.is_temporary = 1, concat('Temporary', t.engine), t.engine) AS TABLE_TYPE, " +
+        't.comment AS REMARKS, CAST(null as Nullable(String)) AS TYPE_CAT, d.engine AS TYPE_SCHEM, CAST(null as Nullable(String)) AS TYPE_NAME, ' +
+        'CAST(null as Nullable(String)) AS SELF_REFERENCING_COL_NAME, CAST(null as Nullable(String)) AS REF_GENERATION' +
+        ' FROM system.tables t JOIN system.databases d ON system.tables.database = system.databases.name' +
+        " WHERE t.database LIKE '%' AND t.name LIKE '%'" +
+        " AND ( (t.engine IN ('Distributed','MergeTree')) OR (t.engine NOT IN ('Log','Memory','Distributed','MergeTree') AND NOT t.engine LIKE 'System%' AND NOT t.engine LIKE 'Async%' AND t.is_temporary = 0)) AND (t.is_temporary = 0)",
+    );
+    expect(tables).toHaveLength(1);
+    expect(tables[0]).toMatchObject({ TABLE_SCHEM: 'analytics', TABLE_NAME: 'events_dist', TABLE_TYPE: 'Distributed', TYPE_CAT: null });
+  });
+
+  it('JDBC v2 getColumns (system.columns.type, system.columns.position)', async () => {
+    const sizes =
+      "multiIf(character_octet_length IS NOT NULL, character_octet_length, system.columns.type == 'UInt32', 4, system.columns.type == 'DateTime', 4, numeric_precision IS NOT NULL, numeric_precision, 0)";
+    const cols = await json(
+      `SELECT '' AS TABLE_CAT, database AS TABLE_SCHEM, table AS TABLE_NAME, name AS COLUMN_NAME, toInt32(1111) AS DATA_TYPE, type AS TYPE_NAME, toInt32(${sizes}) AS COLUMN_SIZE, ` +
+        'toInt32(0) AS BUFFER_LENGTH, toInt32(IF (numeric_scale == 0, NULL, numeric_scale)) as DECIMAL_DIGITS,  toInt32(numeric_precision_radix) AS NUM_PREC_RADIX, ' +
+        "toInt32(position(type, 'Nullable(') >= 1 ?1 : 0) as NULLABLE, system.columns.comment AS REMARKS, system.columns.default_expression AS COLUMN_DEF, " +
+        'toInt32(0) AS SQL_DATA_TYPE, toInt32(0) AS SQL_DATETIME_SUB, character_octet_length::Nullable(Int32) AS CHAR_OCTET_LENGTH, toInt32(system.columns.position) AS ORDINAL_POSITION, ' +
+        "position(upper(type), 'NULLABLE') >= 1 ? 'YES' : 'NO' AS IS_NULLABLE,CAST(NULL as Nullable(String)) AS SCOPE_CATALOG, CAST(NULL as Nullable(String)) AS SCOPE_SCHEMA, " +
+        "CAST(NULL as Nullable(String)) AS SCOPE_TABLE, CAST(NULL as Nullable(Int16)) AS SOURCE_DATA_TYPE, 'NO' as IS_AUTOINCREMENT, 'NO' as IS_GENERATEDCOLUMN " +
+        " FROM system.columns WHERE database LIKE 'analytics' AND table LIKE 'events\\_dist' AND name LIKE '%' ORDER BY TABLE_SCHEM, TABLE_NAME, ORDINAL_POSITION",
+    );
+    expect(cols.map((c) => [c.COLUMN_NAME, c.TYPE_NAME, c.COLUMN_SIZE, c.ORDINAL_POSITION, c.COLUMN_DEF, c.REMARKS])).toEqual([
+      ['k', 'String', 0, 1, '', ''],
+      ['v', 'UInt32', 4, 2, '3', 'a (note)'],
+      ['ts', "DateTime('UTC')", 0, 3, '', ''],
+    ]);
+  });
+
+  it('JDBC v2 getTypeInfo (system.data_type_families joined with a VALUES table)', async () => {
+    const types = await json(
+      'SELECT name AS TYPE_NAME, CAST(0 as Int32) AS DATA_TYPE, CAST(attrs.c2 AS Nullable(Int32)) AS PRECISION, CAST(NULL as Nullable(String)) AS LITERAL_PREFIX, ' +
+        'CAST(NULL as Nullable(String)) AS LITERAL_SUFFIX, CAST(NULL as Nullable(String)) AS CREATE_PARAMS, CAST(0 AS Int16) AS NULLABLE, ' +
+        'CAST(not(dt.case_insensitive) AS Boolean) AS CASE_SENSITIVE, 3::Int16 AS SEARCHABLE, CAST( not(attrs.c3) AS Boolean) AS UNSIGNED_ATTRIBUTE, ' +
+        'false AS FIXED_PREC_SCALE, false AS AUTO_INCREMENT, if(empty(alias_to), name, alias_to) AS LOCAL_TYPE_NAME, CAST(attrs.c4 AS Nullable(Int16)) AS MINIMUM_SCALE, ' +
+        'CAST(attrs.c5 AS Nullable(Int16)) AS MAXIMUM_SCALE, CAST(0 AS Nullable(Int32)) AS SQL_DATA_TYPE, CAST(0 AS Nullable(Int32)) AS SQL_DATETIME_SUB, ' +
+        "CAST(0 AS Nullable(Int32)) AS NUM_PREC_RADIX FROM system.data_type_families dt  LEFT JOIN (SELECT * FROM VALUES ( ('UInt8',3,false,0,0),('Int32',10,true,0,0),('String',0,false,0,0)) ) as attrs ON (dt.name = attrs.c1) WHERE alias_to == ''  ORDER BY name",
+    );
+    const byName = new Map(types.map((t) => [t.TYPE_NAME, t]));
+    expect(byName.get('Int32')).toMatchObject({ PRECISION: 10, UNSIGNED_ATTRIBUTE: false });
+    expect(byName.get('UInt8')).toMatchObject({ PRECISION: 3, UNSIGNED_ATTRIBUTE: true });
+    expect(types.length).toBeGreaterThan(30);
+  });
+
+  // DBeaver's DDL tab asks the JDBC driver for SHOW CREATE TABLE with quoted names.
+  it('DBeaver DDL tab: SHOW CREATE TABLE `db`.`table`', async () => {
+    const [row] = await json('SHOW CREATE TABLE `analytics`.`events_dist`');
+    expect(row!.statement).toMatch(/ENGINE = Distributed\('iface', 'analytics', 'events', xxHash64\(k\)\)$/);
+  });
+
+  // clickhouse-connect clickhouse_connect/driver/_backend/orchestration.py (init_sequence),
+  // clickhouse_connect/cc_sqlalchemy/dialect.py and inspector.py (the SQLAlchemy inspector).
+  it('clickhouse-connect: connect, then the SQLAlchemy inspector', async () => {
+    expect(await json('SELECT version(), timezone()')).toHaveLength(1);
+    const settings = await json('SELECT name, value, readonly FROM system.settings LIMIT 10000');
+    const status = new Map(settings.map((x) => [x.name, x.readonly]));
+    // What init_sequence then sends: date_time_input_format (readonly 0), never cast_string_to_dynamic_use_inference (readonly 1).
+    expect([status.get('date_time_input_format'), status.get('cast_string_to_dynamic_use_inference')]).toEqual([0, 1]);
+    const q = { date_time_input_format: 'best_effort' };
+    expect(await json('SELECT currentDatabase()', q)).toEqual([{ 'currentDatabase()': 'default' }]);
+    expect(await json('SHOW DATABASES', q)).toEqual([{ name: 'analytics' }]);
+    expect(await json('EXISTS DATABASE `analytics`', q)).toEqual([{ result: 1 }]);
+    expect(await json('SHOW TABLES FROM `analytics`', q)).toEqual([{ name: 'events_dist' }]);
+    expect(await json('EXISTS TABLE `analytics`.`events_dist`', q)).toEqual([{ result: 1 }]);
+    expect((await json('DESCRIBE TABLE `analytics`.`events_dist`', q)).map((c) => [c.name, c.type, c.default_type])).toEqual([
+      ['k', 'String', ''],
+      ['v', 'UInt32', 'DEFAULT'],
+      ['ts', "DateTime('UTC')", ''],
+    ]);
+    expect(await json("SELECT engine, engine_full, comment FROM system.tables WHERE database = 'analytics' AND name = 'events_dist'", q)).toEqual([
+      { engine: 'Distributed', engine_full: "Distributed('iface', 'analytics', 'events', xxHash64(k))", comment: '' },
+    ]);
+  });
+
+  // grafana/clickhouse-datasource src/data/CHDatasource.ts (the query editor's schema lookups).
+  it("Grafana's schema queries", async () => {
+    expect(await json('SHOW DATABASES')).toEqual([{ name: 'analytics' }]);
+    expect(await json('SHOW TABLES FROM "analytics"')).toEqual([{ name: 'events_dist' }]);
+    expect((await json('DESC TABLE "analytics"."events_dist"')).map((c) => c.name)).toEqual(['k', 'v', 'ts']);
+    expect(await json("SELECT name, type, table FROM system.columns WHERE database = 'analytics' AND table = 'events_dist'")).toEqual([
+      { name: 'k', type: 'String', table: 'events_dist' },
+      { name: 'v', type: 'UInt32', table: 'events_dist' },
+      { name: 'ts', type: "DateTime('UTC')", table: 'events_dist' },
+    ]);
+    expect(await json('SELECT version()')).toHaveLength(1);
+  });
+});
