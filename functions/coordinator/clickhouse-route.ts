@@ -13,6 +13,7 @@ import type { UserCheck } from '../../shared/core/clickhouse-http/auth.js';
 import type { HttpEvent } from './events.js';
 import type { RunDeps } from '../../shared/core/scatter/run-query.js';
 import { generalSelect } from '../../shared/core/clickhouse-http/distributed.js';
+import { shardTableSizes } from '../../shared/core/clickhouse-http/table-sizes.js';
 // Static: the interface's handler (handle.ts, above) imports it already; an import() of it would only
 // split it and what it shares into chunks of their own (cdk/bundling.ts).
 import { ChHttpError } from '../../shared/core/clickhouse-http/exception.js';
@@ -111,6 +112,12 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
     ...(user ? { authorizedUser: user } : {}),
     ...(event.requestContext.requestId ? { requestId: event.requestContext.requestId } : {}),
     ...(run?.arrivedAt !== undefined ? { arrivedAt: run.arrivedAt } : {}),
+    ...(run
+      ? {
+          tableSizes: (queryId: string, deadlineAt: number) =>
+            shardTableSizes({ topo: run.topo, invoker: run.invoker, hedgeState: run.hedgeState, queryId }, deadlineAt),
+        }
+      : {}),
   };
   return toResult(await handleClickHouseHttp(inputOf(event), chDeps));
 }

@@ -24,6 +24,7 @@ import { checkLowerable } from '../plan/setting-values.js';
 import { settingValueOf } from '../plan/settings.js';
 import type { RawQuery } from './types.js';
 import { changeableSettings } from '../plan/setting-fate.js';
+import type { TableSizes } from './table-sizes.js';
 import type { Statement, TableName } from './statement.js';
 
 /** System tables passed to the shard as they are: they describe the engine, not the cluster. */
@@ -82,6 +83,8 @@ export interface CatalogContext {
   /** The shards' version, answered for version() (the engine's own call is not the client's to make). */
   version?: string;
   raw: RawQuery;
+  /** Sizes over every shard, asked only when a query reads system.tables. */
+  sizes?: () => Promise<TableSizes | undefined>;
 }
 
 interface Configured {
@@ -161,16 +164,29 @@ async function viewSql(ctx: CatalogContext, which: ViewName): Promise<string> {
         .map(([dist, local]) => `SELECT ${list({ ...paths, name: s(dist) })} FROM (${inner(`name = ${s(local)}`)})`);
       return parts.join(' UNION ALL ');
     }
-    case 'tables':
+    case 'tables': {
+      const sizes = cols.includes('total_rows') ? await ctx.sizes?.() : undefined;
+      const size = (v: bigint | undefined) => `CAST(${v === undefined ? 'NULL' : v.toString()} AS Nullable(UInt64))`;
       return tables
         .map((t) => {
+          const sum = sizes?.get(`${t.localDb}.${t.localTable}`);
+          const totals: Record<string, string> = cols.includes('total_rows') ? { total_rows: size(sum?.rows), total_bytes: size(sum?.bytes) } : {};
           const engineFull = s(t.engineFull);
           // The local table's column list in its own DDL, under the distributed name and engine.
           const ddl = `concat(${s(`CREATE TABLE ${backquoteIfNeeded(t.distDb)}.${backquoteIfNeeded(t.distTable)} `)}, substring(_ddl, position(_ddl, '('), position(_ddl, ') ENGINE = ') - position(_ddl, '(') + 1), ' ENGINE = ', ${engineFull})`;
-          const over = { ...paths, database: s(t.distDb), name: s(t.distTable), engine: "'Distributed'", engine_full: engineFull, create_table_query: ddl };
+          const over = {
+            ...paths,
+            ...totals,
+            database: s(t.distDb),
+            name: s(t.distTable),
+            engine: "'Distributed'",
+            engine_full: engineFull,
+            create_table_query: ddl,
+          };
           return `SELECT ${list(over)} FROM (${inner(`database = ${s(t.localDb)} AND name = ${s(t.localTable)}`, ', create_table_query AS _ddl')})`;
         })
         .join(' UNION ALL ');
+    }
     case 'columns':
       return tables
         .map(

@@ -31,6 +31,7 @@ import { insertFormatOf, splitInsertData } from './insert-data.js';
 import { headerSafeFormat, insertData } from './insert-request.js';
 import { keyTypeInfo } from '../sharding/index.js';
 import type { DistributedSelect, InsertRows, MissingShardInfo, RawQuery } from './types.js';
+import type { TableSizes } from './table-sizes.js';
 
 export type { HttpInput } from './request.js';
 
@@ -41,6 +42,8 @@ export interface ChHttpDeps {
   /** The general path; absent: SELECTs over distributed tables are 48 NOT_IMPLEMENTED. */
   select?: DistributedSelect;
   insert?: InsertRows;
+  /** The configured tables' sizes summed over every shard (system.tables' total_rows / total_bytes); absent: unknown (NULL). */
+  tableSizes?: (queryId: string, deadlineAt: number) => Promise<TableSizes | undefined>;
   /** Checks credentials against a users list (the local stack's users file): the user's name, or throws 516. */
   userCheck?: (c: Credentials) => Promise<string>;
   /** The user an authorizer in front already checked (API Gateway). */
@@ -257,7 +260,6 @@ async function runRead(
     checkCatalogSettings(select, deps.topo);
   } else if (st.format) format = st.format;
   checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
-  const sql = await catalogSql({ topo: deps.topo, database, user, raw: deps.raw, ...(version !== undefined ? { version } : {}) }, st, select);
   // One server, one absolute deadline from the request's arrival (max_execution_time, else the
   // configured budget), and the catalog's read caps: the shard KILLs the query at the deadline.
   const deadline = computeDeadline({
@@ -265,6 +267,19 @@ async function runRead(
     ...(req.maxExecutionTimeMs ? { requestTimeoutMs: req.maxExecutionTimeMs } : {}),
     configTimeoutMs: deps.topo.query.timeoutMs,
   });
+  const tableSizes = deps.tableSizes;
+  const sql = await catalogSql(
+    {
+      topo: deps.topo,
+      database,
+      user,
+      raw: deps.raw,
+      ...(version !== undefined ? { version } : {}),
+      ...(tableSizes ? { sizes: () => tableSizes(queryId, deadline.at) } : {}),
+    },
+    st,
+    select,
+  );
   const r = await deps.raw(sql, { format, settings: { ...CATALOG_LIMITS, ...req.formatSettings }, queryId, deadline: deadline.at });
   return { bytes: r.bytes, format, readRows: r.statistics.rowsRead, readBytes: r.statistics.bytesRead };
 }
