@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { parseError } from '@clickhouse/client-common';
 import { parseChRequest } from '../../../shared/core/clickhouse-http/request.js';
 import { classify } from '../../../shared/core/clickhouse-http/statement.js';
-import { ChHttpError, exceptionBody, statusOf, toChException } from '../../../shared/core/clickhouse-http/exception.js';
+import { ChHttpError, exceptionBody, statusOf, toChException, withoutQueryText } from '../../../shared/core/clickhouse-http/exception.js';
+import { ClickHouseError } from '../../../shared/core/clickhouse/port.js';
 import { answerCodec, compress, decompressBody } from '../../../shared/core/clickhouse-http/compression.js';
 import { splitInsertData } from '../../../shared/core/clickhouse-http/insert-data.js';
 import { createUserCheck, credentialsOf, hashPassword, parseUsersFile } from '../../../shared/core/clickhouse-http/auth.js';
@@ -124,6 +125,24 @@ describe('statement kinds', () => {
 });
 
 describe('exceptions', () => {
+  it("an engine's message loses the rewritten query it quotes (current and 18.16 spellings)", () => {
+    expect(
+      withoutQueryText(
+        "Unknown expression identifier `nope` in scope SELECT nope AS _c0 FROM analytics.sensor_events SETTINGS max_execution_time = 4.498, readonly = 2. Maybe you meant: ['none']",
+      ),
+    ).toBe("Unknown expression identifier `nope`. Maybe you meant: ['none']");
+    expect(withoutQueryText('Function with name `f` does not exist. In scope SELECT f(1) SETTINGS readonly = 2')).toBe(
+      'Function with name `f` does not exist.',
+    );
+    expect(
+      withoutQueryText("Missing columns: 'nope' while processing query: 'SELECT nope FROM analytics.events WHERE k = \\'x\\'', required columns: 'nope'"),
+    ).toBe("Missing columns: 'nope', required columns: 'nope'");
+    const x = toChException(
+      new ClickHouseError('Code: 47. DB::Exception: Unknown identifier `a` in scope SELECT a SETTINGS readonly = 2. (UNKNOWN_IDENTIFIER)', 'server', 47),
+    );
+    expect(x.message).toBe('Unknown identifier `a`');
+  });
+
   it('the body is what @clickhouse/client parses into a typed error', () => {
     for (const e of [
       new ChHttpError(62, 'Syntax error: failed at position 1'),
