@@ -83,7 +83,7 @@ export async function shardTableSizes(deps: TableSizeDeps, deadlineAt: number): 
       sum.bytes = r.total_bytes === null || sum.bytes === undefined ? undefined : sum.bytes + BigInt(r.total_bytes);
     }
     // A shard without the table: its size is not known.
-    for (const [key, sum] of sums) if (!seen.has(key)) sums.set(key, {});
+    for (const key of sums.keys()) if (!seen.has(key)) sums.set(key, {});
   }
   return sums;
 }
