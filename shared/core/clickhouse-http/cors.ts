@@ -7,7 +7,8 @@ import type { Topology } from '../config/schema.js';
 
 /** The headers ClickHouse allows in a CORS request (its addHeaderCORS), plus what the JavaScript clients send. */
 const ALLOW_HEADERS = 'origin, x-requested-with, x-clickhouse-format, x-clickhouse-user, x-clickhouse-key, Authorization, content-type';
-const EXPOSE_HEADERS = [
+/** The interface's headers a page on another origin may read (API Gateway's preflight exposes the same: cdk/constructs/query-api.ts). */
+export const CORS_EXPOSE_HEADERS: readonly string[] = [
   'X-ClickHouse-Query-Id',
   'X-ClickHouse-Format',
   'X-ClickHouse-Timezone',
@@ -15,7 +16,8 @@ const EXPOSE_HEADERS = [
   'X-ClickHouse-Exception-Code',
   'X-ClickHouse-Server-Display-Name',
   'X-ClickHouse-Progress',
-].join(', ');
+];
+const EXPOSE_HEADERS = CORS_EXPOSE_HEADERS.join(', ');
 
 /** The origin the request names when the allowlist admits it. */
 export function allowedOrigin(topo: Topology, headers: Readonly<Record<string, string | undefined>>): string | undefined {
