@@ -10,6 +10,7 @@ import type { ShardInvoker } from '../../shared/core/scatter/invoker.js';
 import { handleClickHouseHttp, type ChHttpDeps, type HttpOutput } from '../../shared/core/clickhouse-http/handle.js';
 import type { RawQuery, DistributedSelect, InsertRows } from '../../shared/core/clickhouse-http/types.js';
 import type { UserCheck } from '../../shared/core/clickhouse-http/auth.js';
+import type { RunningQueries } from '../../shared/core/clickhouse-http/running-queries.js';
 import type { HttpEvent } from './events.js';
 import type { RunDeps } from '../../shared/core/scatter/run-query.js';
 import { generalSelect } from '../../shared/core/clickhouse-http/distributed.js';
@@ -50,6 +51,7 @@ export interface ClickHouseRouteDeps {
   select?: DistributedSelect;
   insert?: InsertRows;
   userCheck?: UserCheck;
+  running?: RunningQueries;
 }
 
 /** An event's headers by lower-cased name. */
@@ -109,6 +111,7 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
     ...(select ? { select } : {}),
     ...(deps.insert ? { insert: deps.insert } : {}),
     ...(deps.userCheck ? { userCheck: deps.userCheck } : {}),
+    ...(deps.running ? { running: deps.running } : {}),
     ...(user ? { authorizedUser: user } : {}),
     ...(event.requestContext.requestId ? { requestId: event.requestContext.requestId } : {}),
     ...(run?.arrivedAt !== undefined ? { arrivedAt: run.arrivedAt } : {}),

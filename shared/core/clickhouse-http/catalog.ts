@@ -417,8 +417,9 @@ export async function catalogSql(ctx: CatalogContext, st: Statement, select?: Se
       if (!t) throw new ChHttpError(390, `Table ${st.table.database ?? ctx.database}.${st.table.table} doesn't exist`);
       return `SELECT create_table_query AS statement FROM (${await viewSql(ctx, 'tables')}) WHERE database = ${s(t.distDb)} AND name = ${s(t.distTable)}`;
     }
+    case 'killQuery':
     case 'insert':
-      throw new ChHttpError(49, 'an INSERT is not a catalog statement');
+      throw new ChHttpError(49, `${st.kind} is not a catalog statement`);
   }
 }
 

@@ -32,6 +32,7 @@ import { headerSafeFormat, insertData } from './insert-request.js';
 import { keyTypeInfo } from '../sharding/index.js';
 import type { DistributedSelect, InsertRows, MissingShardInfo, RawQuery } from './types.js';
 import type { TableSizes } from './table-sizes.js';
+import type { RunningQueries } from './running-queries.js';
 
 export type { HttpInput } from './request.js';
 
@@ -44,6 +45,8 @@ export interface ChHttpDeps {
   insert?: InsertRows;
   /** The configured tables' sizes summed over every shard (system.tables' total_rows / total_bytes); absent: unknown (NULL). */
   tableSizes?: (queryId: string, deadlineAt: number) => Promise<TableSizes | undefined>;
+  /** The queries running in this coordinator (KILL QUERY); absent: KILL QUERY finds none. */
+  running?: RunningQueries;
   /** Checks credentials against a users list (the local stack's users file): the user's name, or throws 516. */
   userCheck?: (c: Credentials) => Promise<string>;
   /** The user an authorizer in front already checked (API Gateway). */
@@ -191,7 +194,20 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
       extraSummary?: Record<string, unknown>;
     };
     if (st.kind === 'insert') out = await runInsert(st, req, database, deps, queryId);
-    else out = await runRead(st, req, database, user, deps, queryId, t0, info?.version);
+    else if (st.kind === 'killQuery') out = await runKill(st, req, user, deps);
+    else {
+      // Registered by the id the client asked for: that is what its KILL QUERY names.
+      const running = deps.running?.start(asked, user);
+      try {
+        out = await runRead(st, req, database, user, deps, queryId, t0, info?.version, running?.signal);
+      } catch (e) {
+        if (running?.killed) throw new ChHttpError(394, 'Query was cancelled');
+        throw e;
+      } finally {
+        running?.done();
+      }
+      if (running?.killed) throw new ChHttpError(394, 'Query was cancelled');
+    }
 
     const headers: Record<string, string> = {
       ...base,
@@ -246,6 +262,7 @@ async function runRead(
   queryId: string,
   arrivedAt: number,
   version: string | undefined,
+  signal?: AbortSignal,
 ) {
   let select: SelectStatement | undefined;
   let format = req.defaultFormat;
@@ -255,7 +272,7 @@ async function runRead(
     select = applyResultLimit({ ...select, format: undefined }, req.resultLimit);
     checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
     if (!isCatalogSelect(select))
-      return runDistributed(withContextValues(select, { database, user, version }), format, req, database, deps, queryId, arrivedAt);
+      return runDistributed(withContextValues(select, { database, user, version }), format, req, database, deps, queryId, arrivedAt, signal);
     select = bindParams(select, fromEscapedParams(select, req.params));
     checkCatalogSettings(select, deps.topo);
   } else if (st.format) format = st.format;
@@ -284,7 +301,16 @@ async function runRead(
   return { bytes: r.bytes, format, readRows: r.statistics.rowsRead, readBytes: r.statistics.bytesRead };
 }
 
-async function runDistributed(select: SelectStatement, format: string, req: ChRequest, database: string, deps: ChHttpDeps, queryId: string, arrivedAt: number) {
+async function runDistributed(
+  select: SelectStatement,
+  format: string,
+  req: ChRequest,
+  database: string,
+  deps: ChHttpDeps,
+  queryId: string,
+  arrivedAt: number,
+  signal?: AbortSignal,
+) {
   if (!deps.select)
     throw new ChHttpError(48, 'SELECT over distributed tables through the ClickHouse interface needs the general query path, which this deployment lacks');
   const sql = printSelect(qualify(select, database));
@@ -298,6 +324,7 @@ async function runDistributed(select: SelectStatement, format: string, req: ChRe
     requireComplete: !req.skipUnavailableShards,
     queryId,
     arrivedAt,
+    ...(signal ? { signal } : {}),
   });
   return {
     bytes: a.bytes,
@@ -307,6 +334,20 @@ async function runDistributed(select: SelectStatement, format: string, req: ChRe
     ...(a.resultRows !== undefined ? { resultRows: a.resultRows } : {}),
     ...(a.missing.length > 0 ? { extraHeaders: partialHeaders(a.missing) } : {}),
   };
+}
+
+/**
+ * KILL QUERY WHERE query_id = '...': cancels the user's query with that id running in this
+ * coordinator, answered as ClickHouse answers (a row per query found, none otherwise), rendered by an engine.
+ */
+async function runKill(st: Extract<Statement, { kind: 'killQuery' }>, req: ChRequest, user: string, deps: ChHttpDeps) {
+  const format = st.format ?? req.defaultFormat;
+  checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
+  const found = deps.running?.kill(st.queryId, user) ?? false;
+  const q = quoteStringLiteral;
+  const sql = `SELECT 'waiting' AS kill_status, ${q(st.queryId)} AS query_id, ${q(user)} AS user, '' AS query${found ? '' : ' WHERE 0'}`;
+  const r = await deps.raw(sql, { format, settings: { ...req.formatSettings } });
+  return { bytes: r.bytes, format, readRows: 0, readBytes: 0 };
 }
 
 /** skip_unavailable_shards=1 and some shards missing: say so, shard by shard. */

@@ -18,6 +18,7 @@ export type Statement =
   | { kind: 'exists'; table: TableName; format?: string }
   | { kind: 'existsDatabase'; database: string; format?: string }
   | { kind: 'showCreate'; table: TableName; format?: string }
+  | { kind: 'killQuery'; queryId: string; format?: string }
   | { kind: 'insert'; table: TableName; columns?: string[]; format: string; dataOffset: number };
 
 const WRITES = new Set([
@@ -110,6 +111,7 @@ export function classify(text: string): Statement {
   const head = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase();
   if (head === 'SELECT' || head === 'WITH' || /^\s*\(/.test(text)) return { kind: 'select' };
   if (head === 'INSERT') return insertStatement(text);
+  if (head === 'KILL' && /^\s*KILL\s+QUERY\b/i.test(text)) return killStatement(text);
   if (head && WRITES.has(head)) throw new ChHttpError(164, `Cannot execute query in readonly mode: ch-scatter answers reads only (${head} is not one)`);
   if (head && OTHER_STATEMENTS.has(head))
     throw new ChHttpError(48, `${head} is not supported by ch-scatter's ClickHouse interface (docs/clients.md lists what is answered)`);
@@ -197,4 +199,23 @@ function insertStatement(text: string): Statement {
   while (dataOffset < text.length && (text[dataOffset] === ' ' || text[dataOffset] === '\t' || text[dataOffset] === '\r')) dataOffset++;
   if (text[dataOffset] === '\n') dataOffset++;
   return { kind: 'insert', table, ...(columns ? { columns } : {}), format: fm[1]!, dataOffset };
+}
+
+/** `KILL QUERY WHERE query_id = '<id>' [SYNC | ASYNC | TEST] [FORMAT name]`: the form clients send to cancel one query. */
+function killStatement(text: string): Statement {
+  let toks: Token[];
+  try {
+    toks = tokenize(text);
+  } catch (e) {
+    throw new ChHttpError(62, (e as Error).message);
+  }
+  const r = new Reader(toks, text);
+  r.expectKw('KILL');
+  r.expectKw('QUERY');
+  const t = r.peek();
+  if (!(r.kw('WHERE') && r.kw('QUERY_ID') && r.op('=')))
+    throw new ChHttpError(48, `KILL QUERY is answered only as KILL QUERY WHERE query_id = '<id>' (position ${t.start + 1})`);
+  const queryId = r.string('a query id');
+  r.kw('SYNC', 'ASYNC', 'TEST');
+  return { kind: 'killQuery', queryId, ...opt('format', r.tail()) };
 }

@@ -7,6 +7,7 @@ import { parseTopology } from '../../../shared/core/config/load.js';
 import { handleClickHouseHttp, type ChHttpDeps } from '../../../shared/core/clickhouse-http/handle.js';
 import { ChHttpError } from '../../../shared/core/clickhouse-http/exception.js';
 import type { RawQuery } from '../../../shared/core/clickhouse-http/types.js';
+import { createRunningQueries } from '../../../shared/core/clickhouse-http/running-queries.js';
 
 const topoInput = {
   cluster: 'c',
@@ -112,6 +113,42 @@ describe('handleClickHouseHttp', () => {
     // Without an allowlist, no CORS header at all; the display name defaults to ch-scatter.
     const plain = await ask({ topo, raw }, { headers: origin, body: 'SELECT 1' });
     expect([plain.headers['access-control-allow-origin'], plain.headers['x-clickhouse-server-display-name']]).toEqual([undefined, 'ch-scatter']);
+  });
+
+  it("KILL QUERY WHERE query_id cancels the same user's running query (394), not another user's", async () => {
+    const { raw, calls } = engine();
+    const running = createRunningQueries();
+    let started!: () => void;
+    const isRunning = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const deps: ChHttpDeps = {
+      topo,
+      raw,
+      running,
+      userCheck: async (c) => c.user ?? 'default',
+      // A distributed query that runs until its signal stops it, as the fan-out does.
+      select: (req) =>
+        new Promise((_resolve, reject) => {
+          started();
+          req.signal?.addEventListener('abort', () => reject(new Error('the fan-out stopped')));
+        }),
+    };
+    const slow = ask(deps, { query: { query_id: 'cube-1' }, headers: { 'x-clickhouse-user': 'cube' }, body: 'SELECT count() FROM db.t_dist' });
+    await isRunning;
+    const other = await ask(deps, { headers: { 'x-clickhouse-user': 'mallory' }, body: "KILL QUERY WHERE query_id = 'cube-1'" });
+    expect(other.status).toBe(200);
+    expect(calls.at(-1)!.sql).toMatch(/ WHERE 0$/); // no row: not mallory's query
+    const kill = await ask(deps, { headers: { 'x-clickhouse-user': 'cube' }, body: "KILL QUERY WHERE query_id = 'cube-1' SYNC FORMAT JSONEachRow" });
+    expect([kill.status, kill.headers['x-clickhouse-format']]).toEqual([200, 'JSONEachRow']);
+    expect(calls.at(-1)!.sql).toBe("SELECT 'waiting' AS kill_status, 'cube-1' AS query_id, 'cube' AS user, '' AS query");
+    const r = await slow;
+    expect([r.headers['x-clickhouse-exception-code'], r.body.toString()]).toEqual([
+      '394',
+      'Code: 394. DB::Exception: Query was cancelled. (QUERY_WAS_CANCELLED) (version 26.7.2.1)\n',
+    ]);
+    expect((await ask(deps, { body: 'KILL QUERY WHERE user = 1' })).headers['x-clickhouse-exception-code']).toBe('48');
+    expect((await ask(deps, { body: 'KILL MUTATION WHERE 1' })).headers['x-clickhouse-exception-code']).toBe('164');
   });
 
   it('credentials are checked before the body is read: a bad body from a stranger is 516, not 62', async () => {
