@@ -51,8 +51,14 @@ const CATALOG_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(['values']);
 /** System tables answered by a view of ch-scatter's own (viewSql). */
 type ViewName = 'databases' | 'tables' | 'columns' | 'settings' | 'parts';
 const VIEWS: ReadonlySet<string> = new Set<ViewName>(['databases', 'tables', 'columns', 'settings', 'parts']);
+/** The views a client names; `parts` (empty) serves only information_schema's own definitions. */
+const CLIENT_VIEWS: ReadonlySet<string> = new Set<ViewName>(['databases', 'tables', 'columns', 'settings']);
 /** information_schema's views (both databases, both cases, as ClickHouse has them): its definitions over the views above. */
 const INFO_SCHEMA_VIEWS = new Set(['schemata', 'tables', 'columns', 'views']);
+/** information_schema's views by every name a client may use, for the reach check. */
+const INFO_SCHEMA_NAMES: ReadonlySet<string> = new Set(
+  ['information_schema', 'INFORMATION_SCHEMA'].flatMap((db) => [...INFO_SCHEMA_VIEWS].flatMap((v) => [`${db}.${v}`, `${db}.${v.toUpperCase()}`])),
+);
 const isInfoSchema = (db: string | undefined) => db === 'information_schema' || db === 'INFORMATION_SCHEMA';
 const infoSchemaView = (t: { database?: string; table: string }): string | undefined =>
   isInfoSchema(t.database) && (t.table === t.table.toLowerCase() || t.table === t.table.toUpperCase()) && INFO_SCHEMA_VIEWS.has(t.table.toLowerCase())
@@ -301,8 +307,8 @@ function requalify(sel: SelectQuery, qualified: ReadonlyMap<string, string>): Se
 async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promise<string> {
   const views = new Map<string, SelectStatement>();
   const infoViews = new Map<string, SelectStatement>();
-  const replaceTable = async (t: TableExpr): Promise<TableExpr> => {
-    if (t.kind === 'subqueryTable') return { ...t, query: await rewriteDeep(t.query) };
+  const replaceTable = async (t: TableExpr, internal: boolean): Promise<TableExpr> => {
+    if (t.kind === 'subqueryTable') return { ...t, query: await rewriteDeep(t.query, internal) };
     if (t.kind !== 'table') return t;
     const at = t.pos ? ` (line ${t.pos.line}, column ${t.pos.column})` : '';
     if (isInfoSchema(t.database)) {
@@ -315,7 +321,7 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
       let v = infoViews.get(info);
       if (!v) {
         // ClickHouse's own definition, its system tables replaced by the views above (checked by the reach check, not trusted).
-        v = await rewriteDeep(parseSelect(await infoSchemaSql(ctx.raw, info)));
+        v = await rewriteDeep(parseSelect(await infoSchemaSql(ctx.raw, info)), true);
         infoViews.set(info, v);
       }
       return { kind: 'subqueryTable', query: v, alias: t.alias ?? t.table, ...(t.pos ? { pos: t.pos } : {}) };
@@ -323,7 +329,7 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
     if ((t.database ?? '').toLowerCase() !== 'system') return t;
     const name = t.table.toLowerCase();
     if (ENGINE_TABLES.has(name)) return t;
-    if (!VIEWS.has(name))
+    if (!(internal ? VIEWS : CLIENT_VIEWS).has(name))
       throw new ChHttpError(
         60,
         `Table system.${t.table} does not exist in ch-scatter's catalog (it answers system.databases, tables, columns, settings, functions and the engine's own tables)${at}`,
@@ -335,7 +341,7 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
     }
     return { kind: 'subqueryTable', query: v, alias: t.alias ?? t.table, ...(t.pos ? { pos: t.pos } : {}) };
   };
-  const rewriteTables = async (q: SelectStatement): Promise<SelectStatement> => {
+  const rewriteTables = async (q: SelectStatement, internal: boolean): Promise<SelectStatement> => {
     const selects = q.kind === 'union' ? q.selects : [q];
     const out = [];
     for (const sel of selects) {
@@ -347,7 +353,7 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
       // `FROM system.tables t ... system.tables.database`): it becomes `<alias>.column`.
       const qualified = new Map<string, string>();
       const replace = async (t: TableExpr) => {
-        const r = await replaceTable(t);
+        const r = await replaceTable(t, internal);
         if (r !== t && t.kind === 'table' && t.database !== undefined && r.kind === 'subqueryTable' && r.alias)
           qualified.set(`${t.database.toLowerCase()}.${t.table}`, r.alias);
         return r;
@@ -362,22 +368,31 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
   };
   // Every depth: the subqueries of expressions (copied), then the FROM/JOIN tables, whose subqueries
   // are rewritten the same way; the views go in last, so the reach check knows them as the runtime's.
-  const rewriteDeep = async (q: SelectStatement): Promise<SelectStatement> => {
+  const rewriteDeep = async (q: SelectStatement, internal = false): Promise<SelectStatement> => {
     const pending: Promise<void>[] = [];
     const mapped = mapStatement(q, (e) => {
       if (e.kind !== 'subquery') return undefined;
       const node = { ...e };
       pending.push(
-        rewriteDeep(e.query).then((x) => {
+        rewriteDeep(e.query, internal).then((x) => {
           node.query = x;
         }),
       );
       return node;
     });
     await Promise.all(pending);
-    return rewriteTables(mapped);
+    return rewriteTables(mapped, internal);
   };
-  const rewritten = await rewriteDeep(withContextValues(stmt, ctx));
+  // The client's statement first, before anything is asked of a shard (the views' columns, the sizes):
+  // the system tables it may name and information_schema's views, nothing else.
+  const valued = withContextValues(stmt, ctx);
+  checkReach(valued, {
+    what: 'the catalog engine',
+    tables: INFO_SCHEMA_NAMES,
+    systemTables: new Set([...ENGINE_TABLES, ...CLIENT_VIEWS]),
+    tableFunctions: CATALOG_TABLE_FUNCTIONS,
+  });
+  const rewritten = await rewriteDeep(valued);
   checkReach(rewritten, {
     what: 'the catalog engine',
     tables: new Set(),
