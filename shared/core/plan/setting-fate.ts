@@ -5,7 +5,8 @@
 //  - interface: read by the HTTP interface itself (the deadline, partial answers, compression, CORS);
 //  - result: shape the answer where ClickHouse's initiator applies them (limit/offset, result caps,
 //    output format settings): the final stage's engine, or the interface;
-//  - ignored: concern only the client, the connection, logging or the session: accepted, no effect;
+//  - ignored: concern only the client, the connection, logging or the session: accepted with no effect
+//    as ClickHouse-interface URL parameters (the JSON API and SETTINGS clauses still refuse them);
 //  - refused: would lift a protection (read-only, the deadline, files, introspection): refused by name;
 //  - fixed: any other setting ClickHouse knows: 452 "should not be changed", as ClickHouse answers a
 //    setting its profile constrains, and `readonly = 1` in system.settings so drivers do not send it;

@@ -216,7 +216,6 @@ export function resolveSettings(
     }
     if (!FORWARDED_SETTINGS.has(name)) {
       const fate = settingFate(name);
-      if (fate === 'ignored') continue; // the client's, the connection's or logging's: no effect on the answer
       if (fate === 'unknown') throw errorAt('UNSUPPORTED', `Unknown setting ${name}`, node, { clickhouse: { code: 115, name: 'UNKNOWN_SETTING' } });
       throw errorAt('UNSUPPORTED', `setting ${name} is not supported (not on the list of settings forwarded to shards)`, node, {
         clickhouse: { code: 452, name: 'SETTING_CONSTRAINT_VIOLATION' },
