@@ -129,7 +129,14 @@ export class ChScatterStack extends Stack {
       jwt: options.jwt,
       logRetentionDays: options.logRetentionDays,
       play: options.play,
-      ...(options.clickhouse ? { clickhouse: this.clickhouseAuthorizer ? { authorizer: this.clickhouseAuthorizer.authorizer } : {} } : {}),
+      ...(options.clickhouse
+        ? {
+            clickhouse: {
+              ...(this.clickhouseAuthorizer ? { authorizer: this.clickhouseAuthorizer.authorizer } : {}),
+              corsOrigins: topology.clickhouseHttp.corsOrigins,
+            },
+          }
+        : {}),
     });
 
     this.streamingDoor = options.streaming

@@ -11,6 +11,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { DeployOptions } from '../deploy-options.js';
+import { CORS_EXPOSE_HEADERS } from '../../shared/core/clickhouse-http/cors.js';
 
 export const ROUTES = [
   { method: apigw.HttpMethod.POST, path: '/query' },
@@ -23,7 +24,9 @@ export const PLAY_ROUTE = { method: apigw.HttpMethod.GET, path: '/play' } as con
 export const CLICKHOUSE_ROUTES = [
   { method: apigw.HttpMethod.GET, path: '/' },
   { method: apigw.HttpMethod.POST, path: '/' },
+  { method: apigw.HttpMethod.HEAD, path: '/' },
   { method: apigw.HttpMethod.GET, path: '/ping' },
+  { method: apigw.HttpMethod.GET, path: '/replicas_status' },
 ] as const;
 
 export interface QueryApiProps {
@@ -38,7 +41,7 @@ export interface QueryApiProps {
    * Add ClickHouse's HTTP interface routes. `authorizer`: a Lambda authorizer for them (ClickHouse
    * credentials); absent, they take the API's own authorizer.
    */
-  clickhouse?: { authorizer?: apigw.IHttpRouteAuthorizer };
+  clickhouse?: { authorizer?: apigw.IHttpRouteAuthorizer; corsOrigins?: readonly string[] };
 }
 
 // HTTP APIs support a subset of $context variables; these are all valid for them.
@@ -66,9 +69,23 @@ export class QueryApi extends Construct {
 
   constructor(scope: Construct, id: string, props: QueryApiProps) {
     super(scope, id);
+    const corsOrigins = props.clickhouse?.corsOrigins ?? [];
     this.api = new apigw.HttpApi(this, 'Api', {
       description: 'ch-scatter: scatter-gather SELECT over sharded ClickHouse',
       createDefaultStage: false,
+      // A browser's preflight carries no credentials: API Gateway answers it before any authorizer,
+      // for the topology's allowed origins (clickhouseHttp.corsOrigins), as the interface does locally.
+      ...(corsOrigins.length > 0
+        ? {
+            corsPreflight: {
+              allowOrigins: [...corsOrigins],
+              allowMethods: [apigw.CorsHttpMethod.GET, apigw.CorsHttpMethod.POST, apigw.CorsHttpMethod.OPTIONS],
+              allowHeaders: ['authorization', 'content-type', 'x-clickhouse-format', 'x-clickhouse-user', 'x-clickhouse-key', 'x-requested-with'],
+              exposeHeaders: [...CORS_EXPOSE_HEADERS],
+              maxAge: Duration.days(1),
+            },
+          }
+        : {}),
     });
     this.accessLogs = new logs.LogGroup(this, 'AccessLogs', {
       retention: props.logRetentionDays as logs.RetentionDays,

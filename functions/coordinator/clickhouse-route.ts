@@ -11,9 +11,11 @@ import type { StatisticsCache } from '../../shared/core/scatter/table-statistics
 import { handleClickHouseHttp, type ChHttpDeps, type HttpOutput } from '../../shared/core/clickhouse-http/handle.js';
 import type { RawQuery, DistributedSelect, InsertRows } from '../../shared/core/clickhouse-http/types.js';
 import type { UserCheck } from '../../shared/core/clickhouse-http/auth.js';
+import type { RunningQueries } from '../../shared/core/clickhouse-http/running-queries.js';
 import type { HttpEvent } from './events.js';
 import type { RunDeps } from '../../shared/core/scatter/run-query.js';
 import { generalSelect } from '../../shared/core/clickhouse-http/distributed.js';
+import { shardTableSizes } from '../../shared/core/clickhouse-http/table-sizes.js';
 // Static: the interface's handler (handle.ts, above) imports it already; an import() of it would only
 // split it and what it shares into chunks of their own (cdk/bundling.ts).
 import { ChHttpError } from '../../shared/core/clickhouse-http/exception.js';
@@ -50,6 +52,7 @@ export interface ClickHouseRouteDeps {
   select?: DistributedSelect;
   insert?: InsertRows;
   userCheck?: UserCheck;
+  running?: RunningQueries;
 }
 
 /** An event's headers by lower-cased name. */
@@ -110,10 +113,17 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
     ...(select ? { select } : {}),
     ...(deps.insert ? { insert: deps.insert } : {}),
     ...(deps.userCheck ? { userCheck: deps.userCheck } : {}),
+    ...(deps.running ? { running: deps.running } : {}),
     ...(user ? { authorizedUser: user } : {}),
     ...(event.requestContext.requestId ? { requestId: event.requestContext.requestId } : {}),
     ...(run?.arrivedAt !== undefined ? { arrivedAt: run.arrivedAt } : {}),
     loadCodecs: () => import('./wire-codecs.js').then((m) => m.loadWireCodecs()),
+    ...(run
+      ? {
+          tableSizes: (queryId: string, deadlineAt: number) =>
+            shardTableSizes({ topo: run.topo, invoker: run.invoker, hedgeState: run.hedgeState, queryId }, deadlineAt),
+        }
+      : {}),
   };
   return toResult(await handleClickHouseHttp(inputOf(event), chDeps));
 }

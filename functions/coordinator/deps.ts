@@ -33,6 +33,7 @@ import type { RowWriter } from './schedule.js';
 import { topologyFromEnv } from './topology-env.js';
 import { playPageFromEnv, type PlayPage } from './play-page.js';
 import { catalogEngine, routerInsert, type ClickHouseRouteDeps } from './clickhouse-route.js';
+import { createRunningQueries } from '../../shared/core/clickhouse-http/running-queries.js';
 import { usersFromEnv } from './users-env.js';
 
 export interface CoordinatorDeps {
@@ -235,6 +236,7 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
     clickhouse: {
       raw: catalogEngine(topo, invoker),
       insert: routerInsert(topo, sinkAccess(sdkInvoker), statistics),
+      running: createRunningQueries(),
       ...usersFromEnv(env),
     },
   };

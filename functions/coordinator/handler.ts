@@ -138,7 +138,10 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
         return json(err.status, err.toBody(), { ...headers, 'www-authenticate': 'Basic realm="ch-scatter"' });
       }
     }
-    const isQuery = route === 'query' || route === 'explain' || (route === 'clickhouse' && !/\/ping\/?$/.test(event.rawPath ?? ''));
+    const isQuery =
+      route === 'query' ||
+      route === 'explain' ||
+      (route === 'clickhouse' && !/\/(ping|replicas_status)\/?$/.test(event.rawPath ?? '') && event.requestContext.http.method !== 'OPTIONS');
     const cap = coordinatorDeps.topo.query.maxInFlightQueries;
     if (isQuery && cap > 0 && inFlight >= cap) {
       const err = new ScatterError('TOO_MANY_QUERIES', `Too many simultaneous queries. Maximum: ${cap}`);

@@ -14,8 +14,9 @@ export function routeOf(event: HttpEvent): Route {
     '/health': ['health', 'GET'],
     '/play': ['play', 'GET'],
   };
-  // ClickHouse's HTTP interface: `/` (GET or POST) and `/ping` (it answers other methods itself, as ClickHouse does).
-  if (path === '/' || path === '/ping') return 'clickhouse';
+  // ClickHouse's HTTP interface: `/` (GET, HEAD, POST, a preflight OPTIONS), `/ping` and `/replicas_status`
+  // (it answers other methods itself, as ClickHouse does).
+  if (path === '/' || path === '/ping' || path === '/replicas_status') return 'clickhouse';
   for (const [suffix, [route, m]] of Object.entries(want)) {
     if (path === suffix || path.endsWith(suffix)) return method === m ? route : 'method';
   }

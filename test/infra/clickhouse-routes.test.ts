@@ -24,10 +24,10 @@ describe('the clickhouse deploy option', () => {
 
   it('with a users secret: the three routes behind a simple-response Lambda authorizer that may read only that secret', () => {
     const b = build(awsExample(), { clickhouse: JSON.stringify({ usersSecretArn: SECRET }) });
-    expect(routeKeys(b.template)).toEqual(['GET /', 'GET /health', 'GET /ping', 'POST /', 'POST /explain', 'POST /query']);
+    expect(routeKeys(b.template)).toEqual(['GET /', 'GET /health', 'GET /ping', 'GET /replicas_status', 'HEAD /', 'POST /', 'POST /explain', 'POST /query']);
     const routes = Object.values(resourcesOf(b.template, ROUTE));
     const query = routes.find((r) => r.Properties.RouteKey === 'POST /query')!;
-    for (const key of ['GET /', 'POST /', 'GET /ping']) {
+    for (const key of ['GET /', 'HEAD /', 'POST /', 'GET /ping', 'GET /replicas_status']) {
       const r = routes.find((x) => x.Properties.RouteKey === key)!;
       expect(r.Properties.AuthorizationType).toBe('CUSTOM');
       expect(r.Properties.Target).toEqual(query.Properties.Target);
@@ -49,9 +49,24 @@ describe('the clickhouse deploy option', () => {
   it('without a secret and with a JWT issuer: the routes take the JWT authorizer (bearer tokens)', () => {
     const b = build(awsExample(), { clickhouse: '{}', jwt: '{"issuer":"https://auth.example.com/","audience":["ch-scatter"]}' });
     const routes = Object.values(resourcesOf(b.template, ROUTE));
-    expect(routes).toHaveLength(6);
+    expect(routes).toHaveLength(8);
     for (const r of routes) expect(r.Properties.AuthorizationType).toBe('JWT');
     expect(Object.values(resourcesOf(b.template, AUTHZ))).toHaveLength(1);
+  });
+
+  it("the topology's CORS origins: API Gateway answers the preflight (no authorizer) and exposes the interface's headers", () => {
+    const topo = awsExample();
+    const b = build({ ...topo, clickhouseHttp: { ...topo.clickhouseHttp, corsOrigins: ['https://grafana.example.com'] } }, { clickhouse: '{}' });
+    const [api] = Object.values(resourcesOf(b.template, 'AWS::ApiGatewayV2::Api'));
+    expect(api!.Properties.CorsConfiguration).toMatchObject({
+      AllowOrigins: ['https://grafana.example.com'],
+      AllowMethods: ['GET', 'POST', 'OPTIONS'],
+      ExposeHeaders: expect.arrayContaining(['X-ClickHouse-Summary', 'X-ClickHouse-Exception-Code']),
+      MaxAge: 86400,
+    });
+    expect(
+      Object.values(resourcesOf(build(awsExample(), { clickhouse: '{}' }).template, 'AWS::ApiGatewayV2::Api'))[0]!.Properties.CorsConfiguration,
+    ).toBeUndefined();
   });
 
   it('refuses a secret ARN that is not one', () => {

@@ -60,6 +60,38 @@ describe('catalog answers on 18.16', () => {
     expect(c.text).toBe(own.bytes.toString('utf8'));
   });
 
+  it('system.tables gives the Distributed engine and DDL over 18.16s own columns; SHOW CREATE TABLE; EXISTS DATABASE', async () => {
+    const t = await ask("SELECT engine_full, create_table_query, data_path, metadata_path FROM system.tables WHERE name = 'events_dist' FORMAT JSONEachRow");
+    expect(t.status, t.text).toBe(200);
+    const row = JSON.parse(t.text) as Record<string, string>;
+    expect(row.engine_full).toBe("Distributed('c', 'analytics', 'events', xxHash64(k))");
+    expect(row.create_table_query).toMatch(
+      /^CREATE TABLE analytics\.events_dist \(.*k String.*\) ENGINE = Distributed\('c', 'analytics', 'events', xxHash64\(k\)\)$/,
+    );
+    expect([row.data_path, row.metadata_path]).toEqual(['', '']);
+    expect((await ask('SHOW CREATE TABLE analytics.events_dist FORMAT TSVRaw')).text).toBe(`${row.create_table_query}\n`);
+    expect((await ask('EXISTS DATABASE analytics')).text).toBe('1\n');
+  });
+
+  it('system.settings has a readonly column on 18.16 too: 0 for what a request may send', async () => {
+    const r = await ask("SELECT name, readonly FROM system.settings WHERE name IN ('max_threads', 'allow_ddl', 'max_execution_time') ORDER BY name FORMAT TSV");
+    expect(r.status, r.text).toBe(200);
+    expect(r.text).toBe('allow_ddl\t1\nmax_execution_time\t0\nmax_threads\t0\n');
+  });
+
+  it('GET /, HEAD / and /replicas_status answer what 18.16 answers', async () => {
+    for (const [method, p] of [
+      ['GET', '/'],
+      ['HEAD', '/'],
+      ['GET', '/replicas_status'],
+    ] as const) {
+      const theirs = await fetch(new URL(p, servers.current.urls[0]!), { method });
+      const mine = await handleClickHouseHttp({ method, path: p, query: new URLSearchParams(), headers: {}, body: Buffer.alloc(0) }, deps);
+      expect(mine.status, `${method} ${p}`).toBe(theirs.status);
+      if (method === 'GET') expect(mine.body.toString()).toBe(await theirs.text());
+    }
+  });
+
   it('an unknown column is 18.16s own code and name', async () => {
     const r = await ask('SELECT nope FROM system.one');
     expect(r.headers['x-clickhouse-exception-code']).toBe('47');

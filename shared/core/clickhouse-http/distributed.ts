@@ -61,6 +61,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       settings,
       requireComplete: req.requireComplete,
       distributedProductMode: productMode,
+      ...(req.signal ? { signal: req.signal } : {}),
     });
     return {
       bytes: r.bytes ?? Buffer.alloc(0),

@@ -76,6 +76,16 @@ function innerMessage(message: string): string {
   return m ? m[1]! : message;
 }
 
+/**
+ * An engine's message without the query it quotes: that is ch-scatter's rewrite of the user's query
+ * (shard SQL, the final stage, the runtime's SETTINGS: readonly, deadline, read caps), not what the
+ * user sent. ClickHouse quotes it as `in scope <query>` (before a "Maybe you meant" hint, if any)
+ * and, in older releases, `while processing query: '<query>'`.
+ */
+export function withoutQueryText(message: string): string {
+  return message.replace(/,?\s+[Ii]n scope [\s\S]*?(?=\. Maybe you meant|$)/, '').replace(/,?\s*while processing query: '(?:[^'\\]|\\.)*'/, '');
+}
+
 /** Any thrown value in ClickHouse's terms. Internal errors say nothing of their cause. */
 export function toChException(e: unknown): ChException {
   let code: number;
@@ -87,12 +97,12 @@ export function toChException(e: unknown): ChException {
     // From a shard's engine (a catalog query): its own code; a server that died on the query is
     // 210 NETWORK_ERROR (what a ClickHouse client says then), an unreachable shard 279.
     code = e.chCode ?? (e.kind === 'timeout' ? 159 : e.kind === 'died' ? 210 : 279);
-    message = e.chCode !== undefined ? innerMessage(e.message) : e.message;
+    message = e.chCode !== undefined ? withoutQueryText(innerMessage(e.message)) : e.message;
   } else if (e instanceof ScatterError) {
     const own = fromDetails(e);
     if (own !== undefined) {
       code = own;
-      message = e.code === 'QUERY_ERROR' || e.code === 'LIMIT_EXCEEDED' ? innerMessage(e.message) : e.message;
+      message = e.code === 'QUERY_ERROR' || e.code === 'LIMIT_EXCEEDED' ? withoutQueryText(innerMessage(e.message)) : e.message;
     } else {
       code = CODE_OF[e.code];
       if (e.code === 'INCOMPLETE_RESULT') {

@@ -18,13 +18,15 @@ import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral } from '../sql/quote.js';
 import { bindParams, fromEscapedParams } from '../plan/bind-params.js';
 import { checkEngineOptions } from '../plan/file-access.js';
+import { applyResultLimit } from '../plan/result-limit.js';
 import { ChHttpError, exceptionBody, toChException } from './exception.js';
 import { answerCodec, compress, decompressBody, needsWireCodecs } from './compression.js';
 import { compressBlocks, decompressBlocks, type WireCodecs } from './block-compression.js';
 import { nativeForRevision } from './native-revision.js';
+import { allowedOrigin, corsHeaders, preflightHeaders } from './cors.js';
 import { parseChRequest, type ChRequest, type HttpInput } from './request.js';
 import { classify, type Statement } from './statement.js';
-import { CATALOG_LIMITS, catalogSql, checkCatalogSettings, findTable, isCatalogSelect, unknownTable } from './catalog.js';
+import { CATALOG_LIMITS, catalogSql, checkCatalogSettings, findTable, isCatalogSelect, unknownTable, withContextValues } from './catalog.js';
 import { computeDeadline } from '../scatter/deadline.js';
 import { credentialsOf, type Credentials } from './auth.js';
 import { insertFormatOf, splitInsertData } from './insert-data.js';
@@ -33,6 +35,8 @@ import { keyTypeInfo } from '../sharding/index.js';
 import type { DistributedSelect, InsertRows, MissingShardInfo, RawQuery } from './types.js';
 import type { TableCoverage } from '../scatter/query-types.js';
 import { ScatterError } from '../errors.js';
+import type { TableSizes } from './table-sizes.js';
+import type { RunningQueries } from './running-queries.js';
 
 export type { HttpInput } from './request.js';
 
@@ -43,6 +47,10 @@ export interface ChHttpDeps {
   /** The general path; absent: SELECTs over distributed tables are 48 NOT_IMPLEMENTED. */
   select?: DistributedSelect;
   insert?: InsertRows;
+  /** The configured tables' sizes summed over every shard (system.tables' total_rows / total_bytes); absent: unknown (NULL). */
+  tableSizes?: (queryId: string, deadlineAt: number) => Promise<TableSizes | undefined>;
+  /** The queries running in this coordinator (KILL QUERY); absent: KILL QUERY finds none. */
+  running?: RunningQueries;
   /** Checks credentials against a users list (the local stack's users file): the user's name, or throws 516. */
   userCheck?: (c: Credentials) => Promise<string>;
   /** The user an authorizer in front already checked (API Gateway). */
@@ -129,6 +137,26 @@ export function qualify(stmt: SelectStatement, database: string): SelectStatemen
   return stmt.kind === 'union' ? { ...stmt, selects: stmt.selects.map(one) } : one(stmt);
 }
 
+const OK = (contentType: string): HttpOutput => ({ status: 200, headers: { 'content-type': contentType }, body: Buffer.from('Ok.\n') });
+
+/**
+ * ClickHouse's fixed answers: /ping, `GET /` or `HEAD /` without a query (its http_server_default_response)
+ * and /replicas_status (a healthy server's: ch-scatter holds no replicated tables of its own).
+ */
+function staticAnswer(path: string, input: HttpInput): HttpOutput | undefined {
+  const getOrHead = input.method === 'GET' || input.method === 'HEAD';
+  if (path.endsWith('/ping')) {
+    if (!getOrHead) throw new ChHttpError(1, `HTTP method ${input.method} is not allowed on /ping`);
+    return OK('text/html; charset=UTF-8');
+  }
+  if (path.endsWith('/replicas_status')) {
+    if (!getOrHead) throw new ChHttpError(1, `HTTP method ${input.method} is not allowed on /replicas_status`);
+    return OK('text/plain; charset=UTF-8');
+  }
+  if (path === '/' && getOrHead && !input.query.has('query')) return OK('text/html; charset=UTF-8');
+  return undefined;
+}
+
 /** Answer one request. Never throws: every failure is a ClickHouse exception answer. */
 export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): Promise<HttpOutput> {
   const now = deps.now ?? Date.now;
@@ -136,16 +164,21 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
   const asked = input.query.get('query_id') || input.headers['x-clickhouse-query-id'] || deps.requestId || randomUUID();
   // The id travels to the shards' ClickHouse query_id: only plain ids go there (the client still gets its own back).
   const queryId = /^[A-Za-z0-9._:-]{1,128}$/.test(asked) ? asked : randomUUID();
-  const base: Record<string, string> = { 'x-clickhouse-query-id': headerText(asked) };
+  const origin = allowedOrigin(deps.topo, input.headers);
+  const base: Record<string, string> = {
+    'x-clickhouse-query-id': headerText(asked),
+    'x-clickhouse-server-display-name': headerText(deps.topo.clickhouseHttp?.displayName ?? 'ch-scatter'),
+    ...corsHeaders(origin),
+  };
   let info: ServerInfo | undefined;
   let codec: ReturnType<typeof answerCodec>;
   let level: number | undefined;
   try {
     const path = input.path.replace(/\/+$/, '') || '/';
-    if (path.endsWith('/ping')) {
-      if (input.method !== 'GET' && input.method !== 'HEAD') throw new ChHttpError(1, `HTTP method ${input.method} is not allowed on /ping`);
-      return { status: 200, headers: { 'content-type': 'text/html; charset=UTF-8' }, body: Buffer.from('Ok.\n') };
-    }
+    // A browser's preflight carries no credentials: answered before they are asked for.
+    if (input.method === 'OPTIONS') return { status: 204, headers: preflightHeaders(origin, input.headers), body: Buffer.alloc(0) };
+    const fixed = staticAnswer(path, input);
+    if (fixed) return { ...fixed, headers: { ...corsHeaders(origin), ...fixed.headers } };
     if (input.method !== 'GET' && input.method !== 'POST') throw new ChHttpError(1, `HTTP method ${input.method} is not allowed`);
 
     const creds = credentialsOf(input.headers, input.query);
@@ -177,7 +210,20 @@ export async function handleClickHouseHttp(input: HttpInput, deps: ChHttpDeps): 
       extraSummary?: Record<string, unknown>;
     };
     if (st.kind === 'insert') out = await runInsert(st, req, database, deps, queryId);
-    else out = await runRead(st, req, database, user, deps, queryId, t0, info?.version);
+    else if (st.kind === 'killQuery') out = await runKill(st, req, user, deps);
+    else {
+      // Registered by the id the client asked for: that is what its KILL QUERY names.
+      const running = deps.running?.start(asked, user);
+      try {
+        out = await runRead(st, req, database, user, deps, queryId, t0, info?.version, running?.signal);
+      } catch (e) {
+        if (running?.killed) throw new ChHttpError(394, 'Query was cancelled');
+        throw e;
+      } finally {
+        running?.done();
+      }
+      if (running?.killed) throw new ChHttpError(394, 'Query was cancelled');
+    }
 
     const headers: Record<string, string> = {
       ...base,
@@ -247,20 +293,21 @@ async function runRead(
   queryId: string,
   arrivedAt: number,
   version: string | undefined,
+  signal?: AbortSignal,
 ) {
   let select: SelectStatement | undefined;
   let format = req.defaultFormat;
   if (st.kind === 'select') {
     select = parseSelect(req.text);
     if (select.format) format = select.format;
-    select = { ...select, format: undefined };
+    select = applyResultLimit({ ...select, format: undefined }, req.resultLimit);
     checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
-    if (!isCatalogSelect(select)) return runDistributed(select, format, req, database, deps, queryId, arrivedAt);
+    if (!isCatalogSelect(select))
+      return runDistributed(withContextValues(select, { database, user, version }), format, req, database, deps, queryId, arrivedAt, signal);
     select = bindParams(select, fromEscapedParams(select, req.params));
     checkCatalogSettings(select, deps.topo);
   } else if (st.format) format = st.format;
   checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
-  const sql = await catalogSql({ topo: deps.topo, database, user, raw: deps.raw, ...(version !== undefined ? { version } : {}) }, st, select);
   // One server, one absolute deadline from the request's arrival (max_execution_time, else the
   // configured budget), and the catalog's read caps: the shard KILLs the query at the deadline.
   const deadline = computeDeadline({
@@ -268,11 +315,33 @@ async function runRead(
     ...(req.maxExecutionTimeMs ? { requestTimeoutMs: req.maxExecutionTimeMs } : {}),
     configTimeoutMs: deps.topo.query.timeoutMs,
   });
+  const tableSizes = deps.tableSizes;
+  const sql = await catalogSql(
+    {
+      topo: deps.topo,
+      database,
+      user,
+      raw: deps.raw,
+      ...(version !== undefined ? { version } : {}),
+      ...(tableSizes ? { sizes: () => tableSizes(queryId, deadline.at) } : {}),
+    },
+    st,
+    select,
+  );
   const r = await deps.raw(sql, { format, settings: { ...CATALOG_LIMITS, ...req.formatSettings }, queryId, deadline: deadline.at });
   return { bytes: r.bytes, format, readRows: r.statistics.rowsRead, readBytes: r.statistics.bytesRead };
 }
 
-async function runDistributed(select: SelectStatement, format: string, req: ChRequest, database: string, deps: ChHttpDeps, queryId: string, arrivedAt: number) {
+async function runDistributed(
+  select: SelectStatement,
+  format: string,
+  req: ChRequest,
+  database: string,
+  deps: ChHttpDeps,
+  queryId: string,
+  arrivedAt: number,
+  signal?: AbortSignal,
+) {
   if (!deps.select)
     throw new ChHttpError(48, 'SELECT over distributed tables through the ClickHouse interface needs the general query path, which this deployment lacks');
   const sql = printSelect(qualify(select, database));
@@ -286,6 +355,7 @@ async function runDistributed(select: SelectStatement, format: string, req: ChRe
     requireComplete: !req.skipUnavailableShards,
     queryId,
     arrivedAt,
+    ...(signal ? { signal } : {}),
   });
   return {
     bytes: a.bytes,
@@ -315,6 +385,20 @@ export function shardHeaders(a: {
   if (a.skipped?.length) h['x-ch-scatter-skipped-shards'] = headerText(JSON.stringify(a.skipped.map((s) => ({ shard: s.shard, reason: s.reason }))));
   if (a.coverage?.length) h['x-ch-scatter-coverage'] = headerText(JSON.stringify(a.coverage));
   return h;
+}
+
+/**
+ * KILL QUERY WHERE query_id = '...': cancels the user's query with that id running in this
+ * coordinator, answered as ClickHouse answers (a row per query found, none otherwise), rendered by an engine.
+ */
+async function runKill(st: Extract<Statement, { kind: 'killQuery' }>, req: ChRequest, user: string, deps: ChHttpDeps) {
+  const format = st.format ?? req.defaultFormat;
+  checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
+  const found = deps.running?.kill(st.queryId, user) ?? false;
+  const q = quoteStringLiteral;
+  const sql = `SELECT 'waiting' AS kill_status, ${q(st.queryId)} AS query_id, ${q(user)} AS user, '' AS query${found ? '' : ' WHERE 0'}`;
+  const r = await deps.raw(sql, { format, settings: { ...req.formatSettings } });
+  return { bytes: r.bytes, format, readRows: 0, readBytes: 0 };
 }
 
 async function runInsert(st: Extract<Statement, { kind: 'insert' }>, req: ChRequest, database: string, deps: ChHttpDeps, queryId: string) {

@@ -2,17 +2,17 @@
 // and/or the POST body (both: the URL part, a newline, then the body), the database for unqualified
 // names, the default output format (`default_format`, else the X-ClickHouse-Format header, else
 // TabSeparated; a FORMAT clause still wins), the query id, `param_<name>` values, and every other URL
-// parameter as a setting. Settings fall in four groups:
+// parameter as a setting, by its fate (shared/core/plan/setting-fate.ts):
 //  - read here: max_execution_time (the deadline), skip_unavailable_shards (partial answers),
 //    enable_http_compression and http_zlib_compression_level (the answer's compression);
-//  - format settings (output_format_*, format_*, date_time_output_format...): given to the engine
-//    that renders the answer;
-//  - harmless to ignore here (progress headers, wait_end_of_query...): accepted, no effect;
-//  - the rest: the planner's settings (allowlist, ch-scatter's knobs, ch_scatter_top_count); an unknown
-//    name is 115.
-import { FORWARDED_SETTINGS, KEEP_SETTING } from '../plan/settings.js';
-import { PLANNER_KNOBS } from '../plan/nested-settings.js';
-import { TOP_COUNT_SETTING } from '../plan/tput/method.js';
+//  - result settings: `limit` / `offset` applied to the statement's LIMIT; the result caps and the
+//    format settings given to the engine that renders the answer;
+//  - client, connection and logging settings: accepted, no effect;
+//  - forwarded and planner settings: the planner's (allowlist, ch-scatter's knobs);
+//  - a protection: 164; another setting ClickHouse knows: 452; a name ClickHouse does not know: 115.
+import { settingFate } from '../plan/setting-fate.js';
+import { fileSettingError } from '../plan/file-access.js';
+import { isFileSetting } from '../clickhouse/file-names.js';
 import { ChHttpError } from './exception.js';
 import { multipartBoundary, parseMultipart } from './multipart.js';
 import { clientRevision } from './native-revision.js';
@@ -39,8 +39,10 @@ export interface ChRequest {
   params: Record<string, string>;
   /** For the planner (allow-listed, validated there). */
   settings: Record<string, string>;
-  /** For the engine that renders the answer. */
+  /** For the engine that renders the answer (format settings, max_result_rows / result_overflow_mode). */
   formatSettings: Record<string, string>;
+  /** The `limit` and `offset` settings: applied to the statement's own LIMIT (result-limit.ts). */
+  resultLimit: { limit?: number; offset?: number };
   /** max_execution_time in ms (0 or absent: the configured deadline). */
   maxExecutionTimeMs?: number;
   skipUnavailableShards: boolean;
@@ -73,28 +75,13 @@ const NOT_SETTINGS = new Set([
   'with_stacktrace',
 ]);
 
-/** Settings of the HTTP layer that change nothing in ch-scatter's answer. */
-const IGNORED_SETTINGS = new Set([
-  'send_progress_in_http_headers',
-  'http_headers_progress_interval_ms',
-  'http_wait_end_of_query',
-  'http_response_buffer_size',
-  'cancel_http_readonly_queries_on_client_close',
-  'log_queries',
-  'log_comment',
-  'async_insert',
-  'wait_for_async_insert',
-  'insert_deduplicate',
-  'date_time_input_format',
-  'http_write_exception_in_output_format',
-  'allow_experimental_analyzer',
-  'enable_analyzer',
-]);
-
-const isFormatSetting = (n: string) =>
-  n.startsWith('output_format_') || n.startsWith('format_') || n.startsWith('input_format_') || n === 'date_time_output_format' || n === 'extremes';
-
 const truthy = (v: string) => !['0', 'false', ''].includes(v.trim().toLowerCase());
+
+function rowCount(name: string, v: string): number {
+  const n = Number(v);
+  if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n)) throw new ChHttpError(72, `Cannot parse '${v}' as a number of rows for setting ${name}`);
+  return n;
+}
 
 function seconds(name: string, v: string): number {
   const n = Number(v);
@@ -137,6 +124,7 @@ export function parseChRequest(input: HttpInput): ChRequest {
     params: {},
     settings: {},
     formatSettings: {},
+    resultLimit: {},
     skipUnavailableShards: false,
     compression: { enabled: false },
     http: { waitEndOfQuery: false, sendProgress: false, progressIntervalMs: 100 },
@@ -152,8 +140,8 @@ export function parseChRequest(input: HttpInput): ChRequest {
       out.params[name.slice('param_'.length)] = value;
       continue;
     }
-    if (NOT_SETTINGS.has(name) || IGNORED_SETTINGS.has(name)) {
-      httpSetting(out.http, name, value);
+    if (NOT_SETTINGS.has(name)) {
+      httpSetting(out.http, name, value); // wait_end_of_query
       continue;
     }
     switch (name) {
@@ -174,15 +162,32 @@ export function parseChRequest(input: HttpInput): ChRequest {
         if (!['1', '2'].includes(value)) throw new ChHttpError(164, `Cannot modify 'readonly' setting in readonly mode`);
         continue;
     }
-    if (isFormatSetting(name)) {
-      out.formatSettings[name] = value;
-      continue;
+    switch (settingFate(name)) {
+      case 'interface':
+      case 'ignored':
+        // The HTTP layer's own (progress headers, wait_end_of_query) are read for the streaming door;
+        // add_http_cors_header: the CORS allowlist decides (cors.ts).
+        httpSetting(out.http, name, value);
+        continue;
+      case 'result':
+        if (name === 'limit' || name === 'offset') out.resultLimit[name] = rowCount(name, value);
+        // The rest (result caps, format settings) take effect on the engine that renders the answer.
+        else out.formatSettings[name] = value;
+        continue;
+      case 'refused':
+        if (isFileSetting(name)) throw fileSettingError(name, 'a URL parameter');
+        throw new ChHttpError(164, `Cannot modify '${name}' setting in readonly mode: ch-scatter's runtime sets it for every query`);
+      case 'fixed':
+        throw new ChHttpError(452, `Setting ${name} should not be changed: ch-scatter does not apply it (system.settings lists it with readonly = 1)`);
+      case 'unknown':
+        throw new ChHttpError(115, `Unknown setting ${name}`);
+      case 'planner':
+        // ch-scatter's fast-path choices: this interface always takes the general path.
+        if (name === 'ch_scatter_path' || name === 'ch_scatter_approximate') throw new ChHttpError(115, `Unknown setting ${name}`);
+        break;
+      case 'forwarded':
+        break;
     }
-    // ch-scatter's own settings that apply on this interface: how an exact top count is answered,
-    // and whether the final stage's shard keeps its own rows (its other settings choose the fast
-    // path, which this interface never takes).
-    if (!FORWARDED_SETTINGS.has(name) && !PLANNER_KNOBS.has(name) && name !== TOP_COUNT_SETTING && name !== KEEP_SETTING)
-      throw new ChHttpError(115, `Unknown setting ${name}: ch-scatter takes only the settings it forwards to shards and its own (docs/api.md)`);
     out.settings[name] = value;
   }
   return out;

@@ -1,5 +1,5 @@
 // What kind of statement an interface request holds, read with the project's one lexer. Reads are
-// SELECT (distributed or catalog), SHOW DATABASES / SHOW TABLES, DESCRIBE and EXISTS; INSERT ...
+// SELECT (distributed or catalog), SHOW DATABASES / TABLES / CREATE TABLE, DESCRIBE and EXISTS [DATABASE]; INSERT ...
 // FORMAT writes through the router; every other statement that would change something is 164
 // READONLY (ch-scatter is a read-only view of the cluster), and the rest is 48 NOT_IMPLEMENTED.
 import { tokenize, type Token } from '../sql/lexer.js';
@@ -16,6 +16,9 @@ export type Statement =
   | { kind: 'showTables'; database?: string; like?: string; format?: string }
   | { kind: 'describe'; table: TableName; format?: string }
   | { kind: 'exists'; table: TableName; format?: string }
+  | { kind: 'existsDatabase'; database: string; format?: string }
+  | { kind: 'showCreate'; table: TableName; format?: string }
+  | { kind: 'killQuery'; queryId: string; format?: string }
   | { kind: 'insert'; table: TableName; columns?: string[]; format: string; dataOffset: number };
 
 const WRITES = new Set([
@@ -108,6 +111,7 @@ export function classify(text: string): Statement {
   const head = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase();
   if (head === 'SELECT' || head === 'WITH' || /^\s*\(/.test(text)) return { kind: 'select' };
   if (head === 'INSERT') return insertStatement(text);
+  if (head === 'KILL' && /^\s*KILL\s+QUERY\b/i.test(text)) return killStatement(text);
   if (head && WRITES.has(head)) throw new ChHttpError(164, `Cannot execute query in readonly mode: ch-scatter answers reads only (${head} is not one)`);
   if (head && OTHER_STATEMENTS.has(head))
     throw new ChHttpError(48, `${head} is not supported by ch-scatter's ClickHouse interface (docs/clients.md lists what is answered)`);
@@ -133,7 +137,15 @@ export function classify(text: string): Statement {
       const like = r.kw('LIKE') ? r.string('a LIKE pattern') : undefined;
       return { kind: 'showTables', ...opt('database', database), ...opt('like', like), ...opt('format', r.tail()) };
     }
-    throw new ChHttpError(48, `SHOW ${r.peek().text} is not supported by ch-scatter's ClickHouse interface (SHOW DATABASES and SHOW TABLES are)`);
+    if (r.kw('CREATE')) {
+      r.kw('TABLE');
+      const table = r.tableName();
+      return { kind: 'showCreate', table, ...opt('format', r.tail()) };
+    }
+    throw new ChHttpError(
+      48,
+      `SHOW ${r.peek().text} is not supported by ch-scatter's ClickHouse interface (SHOW DATABASES, SHOW TABLES and SHOW CREATE TABLE are)`,
+    );
   }
   if (r.kw('DESCRIBE', 'DESC')) {
     r.kw('TABLE');
@@ -141,6 +153,10 @@ export function classify(text: string): Statement {
     return { kind: 'describe', table, ...opt('format', r.tail()) };
   }
   r.expectKw('EXISTS');
+  if (r.kw('DATABASE')) {
+    const database = r.name('a database name');
+    return { kind: 'existsDatabase', database, ...opt('format', r.tail()) };
+  }
   if (r.kw('TEMPORARY')) r.expectKw('TABLE');
   else r.kw('TABLE');
   const table = r.tableName();
@@ -183,4 +199,23 @@ function insertStatement(text: string): Statement {
   while (dataOffset < text.length && (text[dataOffset] === ' ' || text[dataOffset] === '\t' || text[dataOffset] === '\r')) dataOffset++;
   if (text[dataOffset] === '\n') dataOffset++;
   return { kind: 'insert', table, ...(columns ? { columns } : {}), format: fm[1]!, dataOffset };
+}
+
+/** `KILL QUERY WHERE query_id = '<id>' [SYNC | ASYNC | TEST] [FORMAT name]`: the form clients send to cancel one query. */
+function killStatement(text: string): Statement {
+  let toks: Token[];
+  try {
+    toks = tokenize(text);
+  } catch (e) {
+    throw new ChHttpError(62, (e as Error).message);
+  }
+  const r = new Reader(toks, text);
+  r.expectKw('KILL');
+  r.expectKw('QUERY');
+  const t = r.peek();
+  if (!(r.kw('WHERE') && r.kw('QUERY_ID') && r.op('=')))
+    throw new ChHttpError(48, `KILL QUERY is answered only as KILL QUERY WHERE query_id = '<id>' (position ${t.start + 1})`);
+  const queryId = r.string('a query id');
+  r.kw('SYNC', 'ASYNC', 'TEST');
+  return { kind: 'killQuery', queryId, ...opt('format', r.tail()) };
 }

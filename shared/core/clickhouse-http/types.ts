@@ -45,6 +45,8 @@ export type DistributedSelect = (req: {
   queryId: string;
   /** When the request arrived (epoch ms): the deadline counts from here, not from after parsing. */
   arrivedAt?: number;
+  /** Stops the query (KILL QUERY): the fan-out abandons its shards. */
+  signal?: AbortSignal;
 }) => Promise<DistributedAnswer>;
 
 export interface InsertAnswer {

@@ -194,6 +194,20 @@ export const scheduleSchema = z
   })
   .strict();
 
+/** ClickHouse's HTTP interface: who may read it from a browser, and the name it gives itself. */
+export const clickhouseHttpSchema = z
+  .object({
+    /**
+     * Origins whose pages may call the interface from a browser (CORS): exact origins
+     * (`https://grafana.example.com`) or `*` for any. Empty (the default): no CORS headers, as
+     * ClickHouse without add_http_cors_header.
+     */
+    corsOrigins: z.array(z.string().regex(/^(\*|https?:\/\/[^/\s]+)$/, 'an origin (scheme://host[:port]) or *')).default([]),
+    /** X-ClickHouse-Server-Display-Name (ClickHouse's display_name; never a shard's host name). */
+    displayName: z.string().min(1).max(128).default('ch-scatter'),
+  })
+  .strict();
+
 export const topologySchema = z
   .object({
     cluster: z.string().min(1),
@@ -205,6 +219,7 @@ export const topologySchema = z
       .optional(),
     query: querySchema.default(querySchema.parse({})),
     schedules: z.array(scheduleSchema).default([]),
+    clickhouseHttp: clickhouseHttpSchema.default(clickhouseHttpSchema.parse({})),
   })
   .strict()
   .check(z.superRefine(crossReferenceProblems, onAnyObject));

@@ -7,18 +7,9 @@ import type { QueryDefaults } from '../config/schema.js';
 import { forEachSettingsClause } from '../sql/visit.js';
 import { errorAt } from './position.js';
 import { resolveSettings } from './settings.js';
+import { PLANNER_KNOBS } from './setting-fate.js';
 
-/** ch-scatter's planner knobs among ClickHouse's setting names: read by the planner (settings.ts), never forwarded. */
-export const PLANNER_KNOBS: ReadonlySet<string> = new Set([
-  'optimize_skip_unused_shards',
-  'optimize_skip_unused_shards_rewrite_in',
-  'force_optimize_skip_unused_shards',
-  'prefer_global_in_and_join',
-  'distributed_product_mode',
-  'max_rows_to_transfer',
-  'max_bytes_to_transfer',
-  'transfer_overflow_mode',
-]);
+export { PLANNER_KNOBS } from './setting-fate.js';
 
 /** Throws (as resolveSettings does, with the position) at the first bad SETTINGS item in any subquery. */
 export function checkNestedSettings(stmt: SelectStatement, defaults: QueryDefaults): void {

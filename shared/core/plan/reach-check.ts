@@ -9,7 +9,7 @@
 //   - FORMAT: never one that reads or writes files.
 // The values beside the text (output format, settings) pass `checkEngineOptions`. A text this
 // check did not see must not reach an engine; shared/core/shard/execute.ts repeats the file rules itself.
-import type { Pos, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
+import type { Expr, Pos, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
 import { inTableOperand } from '../sql/in-operators.js';
 import { exprsOfSelect, walkExpr } from '../sql/visit.js';
 import { deniedAt, errorAt } from './position.js';
@@ -30,6 +30,8 @@ export interface Reach {
   systemTables?: ReadonlySet<string>;
   /** Unqualified names the runtime creates for the query (`_stage<i>`, `_data_<hash>`), by shape. */
   runtimeTables?: RegExp;
+  /** Table functions (lower-cased) that read only their arguments (the catalog's `values`); their arguments are checked like any expression. */
+  tableFunctions?: ReadonlySet<string>;
   /** Subtrees the runtime built itself (the catalog's views): taken as they are. */
   trusted?: ReadonlySet<SelectStatement>;
   /** Setting names a SETTINGS clause may carry; default: the settings forwarded to shards. */
@@ -74,28 +76,32 @@ function visitSelect(q: SelectQuery, reach: Reach, outer: ReadonlySet<string>, d
   for (const w of q.with ?? []) if (w.cte) ctes.add(w.name);
   checkClause(q.format, q.settings, reach, q);
   if (q.from) for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) visitTable(t, reach, ctes, defined);
-  for (const { expr } of exprsOfSelect(q)) {
-    walkExpr(expr, (e) => {
-      if (e.kind === 'function') {
-        const why = refusalOf(e.name);
-        if (why) throw deniedAt(`function ${e.name}() is not allowed: it ${why}`, e);
-        const set = inTableOperand(e);
-        if (set && set.parts.length > 2)
-          throw errorAt('UNKNOWN_TABLE', `unknown table ${set.parts.join('.')}: ${reach.what} may read only the configured tables`, set);
-        if (set && !(set.parts.length === 1 && (defined.has(set.parts[0]!) || ctes.has(set.parts[0]!)))) {
-          checkName(set.parts.length === 2 ? set.parts[0] : undefined, set.parts[set.parts.length - 1]!, reach, ctes, set);
-        }
+  for (const { expr } of exprsOfSelect(q)) checkExpr(expr, reach, ctes, defined);
+}
+
+function checkExpr(expr: Expr, reach: Reach, ctes: ReadonlySet<string>, defined: ReadonlySet<string>): void {
+  walkExpr(expr, (e) => {
+    if (e.kind === 'function') {
+      const why = refusalOf(e.name);
+      if (why) throw deniedAt(`function ${e.name}() is not allowed: it ${why}`, e);
+      const set = inTableOperand(e);
+      if (set && set.parts.length > 2)
+        throw errorAt('UNKNOWN_TABLE', `unknown table ${set.parts.join('.')}: ${reach.what} may read only the configured tables`, set);
+      if (set && !(set.parts.length === 1 && (defined.has(set.parts[0]!) || ctes.has(set.parts[0]!)))) {
+        checkName(set.parts.length === 2 ? set.parts[0] : undefined, set.parts[set.parts.length - 1]!, reach, ctes, set);
       }
-      if (e.kind === 'subquery') visitStatement(e.query, reach, ctes, defined);
-      return undefined;
-    });
-  }
+    }
+    if (e.kind === 'subquery') visitStatement(e.query, reach, ctes, defined);
+    return undefined;
+  });
 }
 
 function visitTable(t: TableExpr, reach: Reach, ctes: ReadonlySet<string>, defined: ReadonlySet<string>): void {
   if (t.kind === 'subqueryTable') visitStatement(t.query, reach, ctes, defined);
-  else if (t.kind === 'tableFunction') throw errorAt('UNSUPPORTED', `table function ${t.name}() is not supported`, t);
-  else checkName(t.database, t.table, reach, ctes, t);
+  else if (t.kind === 'tableFunction') {
+    if (!reach.tableFunctions?.has(t.name.toLowerCase())) throw errorAt('UNSUPPORTED', `table function ${t.name}() is not supported`, t);
+    for (const a of t.args) checkExpr(a, reach, ctes, defined);
+  } else checkName(t.database, t.table, reach, ctes, t);
 }
 
 function checkName(database: string | undefined, table: string, reach: Reach, ctes: ReadonlySet<string>, node: { pos?: Pos }): void {

@@ -16,6 +16,7 @@ import { errorAt } from './position.js';
 import { checkLowerable, forwardedValue, SETTING_SPECS } from './setting-values.js';
 import { fileSettingError } from './file-access.js';
 import { isFileSetting } from '../clickhouse/file-names.js';
+import { settingFate } from './setting-fate.js';
 
 /** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
 export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set(SETTING_SPECS.keys());
@@ -214,7 +215,11 @@ export function resolveSettings(
       throw errorAt('UNSUPPORTED', `setting ${name} is set by ch-scatter's runtime for every shard query and cannot be changed per query`, node);
     }
     if (!FORWARDED_SETTINGS.has(name)) {
-      throw errorAt('UNSUPPORTED', `setting ${name} is not supported (not on the list of settings forwarded to shards)`, node);
+      const fate = settingFate(name);
+      if (fate === 'unknown') throw errorAt('UNSUPPORTED', `Unknown setting ${name}`, node, { clickhouse: { code: 115, name: 'UNKNOWN_SETTING' } });
+      throw errorAt('UNSUPPORTED', `setting ${name} is not supported (not on the list of settings forwarded to shards)`, node, {
+        clickhouse: { code: 452, name: 'SETTING_CONSTRAINT_VIOLATION' },
+      });
     }
     const checked = forwardedValue(name, value, node)!;
     checkLowerable(name, checked, defaults.limitCeilings ?? {}, node);

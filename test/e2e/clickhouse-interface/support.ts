@@ -27,7 +27,13 @@ export interface Harness {
 }
 
 export async function startHarness(
-  opts: { shards?: number; shardFault?: Record<number, Record<string, unknown>>; tables?: Record<string, unknown>; query?: Record<string, unknown> } = {},
+  opts: {
+    shards?: number;
+    shardFault?: Record<number, Record<string, unknown>>;
+    tables?: Record<string, unknown>;
+    query?: Record<string, unknown>;
+    clickhouseHttp?: Record<string, unknown>;
+  } = {},
 ): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-iface-'));
   const usersFile = path.join(dir, 'users.json');
@@ -44,6 +50,7 @@ export async function startHarness(
       ...opts.tables,
     },
     ...(opts.query ? { query: opts.query } : {}),
+    ...(opts.clickhouseHttp ? { clickhouseHttp: opts.clickhouseHttp } : {}),
   });
   const stack = await startLocalStack({ topo, baseDir: dir, logLevel: 'SILENT', usersFile });
   for (const sql of ['CREATE DATABASE IF NOT EXISTS analytics', TABLE_DDL('analytics.events')]) {

@@ -9,15 +9,17 @@ import { ChHttpError } from '../../../shared/core/clickhouse-http/exception.js';
 import type { RawQuery } from '../../../shared/core/clickhouse-http/types.js';
 import { decompressBlocks } from '../../../shared/core/clickhouse-http/block-compression.js';
 import { loadWireCodecs } from '../../../functions/coordinator/wire-codecs.js';
+import { createRunningQueries } from '../../../shared/core/clickhouse-http/running-queries.js';
 
-const topo = parseTopology({
+const topoInput = {
   cluster: 'c',
   shards: [{ replicas: [{ url: 'http://a:8123' }] }, { replicas: [{ url: 'http://b:8123' }] }],
   tables: {
     'db.t_dist': { local: 'db.t', shardingKey: { column: 'k', type: 'String', function: 'xxHash64' }, insert: true },
     'db.r_dist': { local: 'db.r', shardingKey: { column: 'k', type: 'String', function: 'xxHash64' } },
   },
-});
+};
+const topo = parseTopology(topoInput);
 
 function engine() {
   const calls: { sql: string; format: string; queryId?: string }[] = [];
@@ -52,6 +54,103 @@ describe('handleClickHouseHttp', () => {
     expect([r.status, r.body.toString()]).toEqual([200, 'Ok.\n']);
     expect((await ask(deps, { method: 'POST', path: '/ping' })).headers['x-clickhouse-exception-code']).toBe('1');
     expect((await ask(deps, { method: 'PUT', body: 'SELECT 1' })).status).toBe(500);
+  });
+
+  it('GET / and HEAD / without a query, and /replicas_status, answer Ok. as ClickHouse does', async () => {
+    const { raw, calls } = engine();
+    const deps: ChHttpDeps = { topo, raw };
+    for (const [method, path] of [
+      ['GET', '/'],
+      ['HEAD', '/'],
+      ['GET', '/replicas_status'],
+      ['HEAD', '/ping'],
+    ] as const) {
+      const r = await ask(deps, { method, path });
+      expect([r.status, r.body.toString()], `${method} ${path}`).toEqual([200, 'Ok.\n']);
+    }
+    expect((await ask(deps, { method: 'GET', path: '/', query: { query: 'SELECT 1' } })).headers['x-clickhouse-format']).toBe('TabSeparated');
+    expect((await ask(deps, { method: 'POST', path: '/replicas_status' })).headers['x-clickhouse-exception-code']).toBe('1');
+    expect(calls.filter((c) => !c.sql.startsWith('SELECT version()')).map((c) => c.sql)).toEqual(['SELECT 1']);
+  });
+
+  it('CORS: an allowed origin gets its headers on answers and errors, and a preflight without credentials; others none', async () => {
+    const { raw } = engine();
+    const cors = parseTopology({ ...topoInput, clickhouseHttp: { corsOrigins: ['https://app.example.com'], displayName: 'analytics-ch' } });
+    const deps: ChHttpDeps = {
+      topo: cors,
+      raw,
+      userCheck: async (c) => {
+        if (c.user !== 'u') throw new ChHttpError(516, 'u: Authentication failed');
+        return 'u';
+      },
+    };
+    const origin = { origin: 'https://app.example.com' };
+    const pre = await ask(deps, { method: 'OPTIONS', headers: { ...origin, 'access-control-request-headers': 'authorization, content-type' } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers).toMatchObject({
+      'access-control-allow-origin': 'https://app.example.com',
+      'access-control-allow-methods': 'POST, GET, OPTIONS',
+      'access-control-allow-headers': 'authorization, content-type',
+      'access-control-max-age': '86400',
+    });
+    const ok = await ask(deps, { headers: { ...origin, 'x-clickhouse-user': 'u' }, body: 'SELECT 1', query: { add_http_cors_header: '1' } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    expect(ok.headers['access-control-expose-headers']).toContain('X-ClickHouse-Summary');
+    expect(ok.headers['x-clickhouse-server-display-name']).toBe('analytics-ch');
+    const denied = await ask(deps, { headers: origin, body: 'SELECT 1' });
+    expect([denied.status, denied.headers['access-control-allow-origin'], denied.headers['x-clickhouse-exception-code']]).toEqual([
+      401,
+      'https://app.example.com',
+      '516',
+    ]);
+    const stranger = await ask(deps, {
+      headers: { origin: 'https://evil.example', 'x-clickhouse-user': 'u' },
+      body: 'SELECT 1',
+      query: { add_http_cors_header: '1' },
+    });
+    expect(stranger.status).toBe(200);
+    expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
+    expect((await ask(deps, { method: 'OPTIONS', headers: { origin: 'https://evil.example' } })).headers['access-control-allow-origin']).toBeUndefined();
+    // Without an allowlist, no CORS header at all; the display name defaults to ch-scatter.
+    const plain = await ask({ topo, raw }, { headers: origin, body: 'SELECT 1' });
+    expect([plain.headers['access-control-allow-origin'], plain.headers['x-clickhouse-server-display-name']]).toEqual([undefined, 'ch-scatter']);
+  });
+
+  it("KILL QUERY WHERE query_id cancels the same user's running query (394), not another user's", async () => {
+    const { raw, calls } = engine();
+    const running = createRunningQueries();
+    let started!: () => void;
+    const isRunning = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const deps: ChHttpDeps = {
+      topo,
+      raw,
+      running,
+      userCheck: async (c) => c.user ?? 'default',
+      // A distributed query that runs until its signal stops it, as the fan-out does.
+      select: (req) =>
+        new Promise((_resolve, reject) => {
+          started();
+          req.signal?.addEventListener('abort', () => reject(new Error('the fan-out stopped')));
+        }),
+    };
+    const slow = ask(deps, { query: { query_id: 'cube-1' }, headers: { 'x-clickhouse-user': 'cube' }, body: 'SELECT count() FROM db.t_dist' });
+    await isRunning;
+    const other = await ask(deps, { headers: { 'x-clickhouse-user': 'mallory' }, body: "KILL QUERY WHERE query_id = 'cube-1'" });
+    expect(other.status).toBe(200);
+    expect(calls.at(-1)!.sql).toMatch(/ WHERE 0$/); // no row: not mallory's query
+    const kill = await ask(deps, { headers: { 'x-clickhouse-user': 'cube' }, body: "KILL QUERY WHERE query_id = 'cube-1' SYNC FORMAT JSONEachRow" });
+    expect([kill.status, kill.headers['x-clickhouse-format']]).toEqual([200, 'JSONEachRow']);
+    expect(calls.at(-1)!.sql).toBe("SELECT 'waiting' AS kill_status, 'cube-1' AS query_id, 'cube' AS user, '' AS query");
+    const r = await slow;
+    expect([r.headers['x-clickhouse-exception-code'], r.body.toString()]).toEqual([
+      '394',
+      'Code: 394. DB::Exception: Query was cancelled. (QUERY_WAS_CANCELLED) (version 26.7.2.1)\n',
+    ]);
+    expect((await ask(deps, { body: 'KILL QUERY WHERE user = 1' })).headers['x-clickhouse-exception-code']).toBe('48');
+    expect((await ask(deps, { body: 'KILL MUTATION WHERE 1' })).headers['x-clickhouse-exception-code']).toBe('164');
   });
 
   it('credentials are checked before the body is read: a bad body from a stranger is 516, not 62', async () => {

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { parseError } from '@clickhouse/client-common';
 import { parseChRequest } from '../../../shared/core/clickhouse-http/request.js';
 import { classify } from '../../../shared/core/clickhouse-http/statement.js';
-import { ChHttpError, exceptionBody, statusOf, toChException } from '../../../shared/core/clickhouse-http/exception.js';
+import { ChHttpError, exceptionBody, statusOf, toChException, withoutQueryText } from '../../../shared/core/clickhouse-http/exception.js';
+import { ClickHouseError } from '../../../shared/core/clickhouse/port.js';
 import { answerCodec, compress, decompressBody } from '../../../shared/core/clickhouse-http/compression.js';
 import { splitInsertData } from '../../../shared/core/clickhouse-http/insert-data.js';
 import { createUserCheck, credentialsOf, hashPassword, parseUsersFile } from '../../../shared/core/clickhouse-http/auth.js';
@@ -47,6 +48,14 @@ describe('reading a request', () => {
     expect(req({}, 'SELECT 1').defaultFormat).toBe('TabSeparated');
   });
 
+  it('limit and offset are folded into the LIMIT; the result caps go to the engine that renders the answer', () => {
+    const r = req({ limit: '10', offset: '5', max_result_rows: '100', result_overflow_mode: 'throw' }, 'SELECT 1');
+    expect(r.resultLimit).toEqual({ limit: 10, offset: 5 });
+    expect(r.formatSettings).toEqual({ max_result_rows: '100', result_overflow_mode: 'throw' });
+    expect(r.settings).toEqual({});
+    expect(code(() => req({ limit: '-1' }, 'SELECT 1'))).toBe(72);
+  });
+
   it('max_execution_time is the deadline; skip_unavailable_shards and compression are read here', () => {
     const r = req({ max_execution_time: '1.5', skip_unavailable_shards: '1', enable_http_compression: '1', http_zlib_compression_level: '6' }, 'SELECT 1');
     expect(r).toMatchObject({ maxExecutionTimeMs: 1500, skipUnavailableShards: true, compression: { enabled: true, level: 6 } });
@@ -56,6 +65,10 @@ describe('reading a request', () => {
 
   it('an unknown setting is 115; HTTP-only ones the client sends are accepted', () => {
     expect(code(() => req({ no_such: '1' }, 'SELECT 1'))).toBe(115);
+    // Known to ClickHouse but not taken: 452, as a setting a profile constrains; a protection: 164.
+    expect(code(() => req({ cast_string_to_dynamic_use_inference: '1' }, 'SELECT 1'))).toBe(452);
+    expect(code(() => req({ allow_ddl: '1' }, 'SELECT 1'))).toBe(164);
+    expect(code(() => req({ add_http_cors_header: '1', log_comment: 'grafana', http_headers_progress_interval_ms: '100' }, 'SELECT 1'))).toBeUndefined();
     expect(code(() => req({ send_progress_in_http_headers: '1', wait_end_of_query: '1', readonly: '1' }, 'SELECT 1'))).toBeUndefined();
     expect(code(() => req({ readonly: '0' }, 'SELECT 1'))).toBe(164);
   });
@@ -77,6 +90,9 @@ describe('statement kinds', () => {
     ['DESC analytics.t', 'describe'],
     ['DESCRIBE TABLE `a b`.t FORMAT TSV;', 'describe'],
     ['EXISTS TABLE t', 'exists'],
+    ['EXISTS DATABASE analytics', 'existsDatabase'],
+    ['SHOW CREATE TABLE analytics.t FORMAT TSVRaw', 'showCreate'],
+    ['SHOW CREATE t', 'showCreate'],
   ])('%s -> %s', (sql, kind) => {
     expect(classify(sql).kind).toBe(kind);
   });
@@ -99,7 +115,8 @@ describe('statement kinds', () => {
     ['INSERT INTO t VALUES (1)', 48],
     ['INSERT INTO t SELECT 1', 48],
     ['EXPLAIN SELECT 1', 48],
-    ['SHOW CREATE TABLE t', 48],
+    ['SHOW CREATE DATABASE d', 62],
+    ['SHOW GRANTS', 48],
     ['SELEC 1', 62],
     ['DESCRIBE', 62],
   ])('%s is %i', (sql, c) => {
@@ -108,6 +125,24 @@ describe('statement kinds', () => {
 });
 
 describe('exceptions', () => {
+  it("an engine's message loses the rewritten query it quotes (current and 18.16 spellings)", () => {
+    expect(
+      withoutQueryText(
+        "Unknown expression identifier `nope` in scope SELECT nope AS _c0 FROM analytics.sensor_events SETTINGS max_execution_time = 4.498, readonly = 2. Maybe you meant: ['none']",
+      ),
+    ).toBe("Unknown expression identifier `nope`. Maybe you meant: ['none']");
+    expect(withoutQueryText('Function with name `f` does not exist. In scope SELECT f(1) SETTINGS readonly = 2')).toBe(
+      'Function with name `f` does not exist.',
+    );
+    expect(
+      withoutQueryText("Missing columns: 'nope' while processing query: 'SELECT nope FROM analytics.events WHERE k = \\'x\\'', required columns: 'nope'"),
+    ).toBe("Missing columns: 'nope', required columns: 'nope'");
+    const x = toChException(
+      new ClickHouseError('Code: 47. DB::Exception: Unknown identifier `a` in scope SELECT a SETTINGS readonly = 2. (UNKNOWN_IDENTIFIER)', 'server', 47),
+    );
+    expect(x.message).toBe('Unknown identifier `a`');
+  });
+
   it('the body is what @clickhouse/client parses into a typed error', () => {
     for (const e of [
       new ChHttpError(62, 'Syntax error: failed at position 1'),

@@ -153,9 +153,14 @@ describe('resolveSettings', () => {
   });
 
   it('refuses settings that are not on the allowlist', () => {
-    const e = refused(() => resolveSettings({ allow_experimental_analyzer: 1 }, undefined, defaults, {}));
+    const e = refused(() => resolveSettings({ cast_string_to_dynamic_use_inference: 1 }, undefined, defaults, {}));
     expect(e.code).toBe('UNSUPPORTED');
-    expect(e.message).toContain('allow_experimental_analyzer');
+    expect(e.message).toContain('cast_string_to_dynamic_use_inference');
+    expect(e.details).toMatchObject({ clickhouse: { code: 452 } });
+    // A name ClickHouse does not know is its 115. Client and logging settings are refused here too (the
+    // ClickHouse interface accepts them as URL parameters before the planner: request.ts).
+    expect(refused(() => resolveSettings({ no_such_setting: 1 }, undefined, defaults, {})).details).toMatchObject({ clickhouse: { code: 115 } });
+    expect(refused(() => resolveSettings({ log_comment: 'x' }, undefined, defaults, {})).code).toBe('UNSUPPORTED');
   });
 
   it('reads the planner knobs and does not forward them', () => {
