@@ -51,7 +51,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       subqueries: { partial: false, missingInDetails: true },
     });
     const pre = await prepassOf(s);
-    const plan = deps.planTwoStage(pre?.statement ?? stmt, topo, { distributedProductMode: productMode });
+    const plan = deps.planTwoStage(pre?.statement ?? s.statement!, topo, { distributedProductMode: productMode });
     const r = await runGeneralInSession(s, plan, {
       format: req.format,
       formatSettings: req.formatSettings,

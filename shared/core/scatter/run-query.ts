@@ -90,7 +90,12 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const stmt = s.statement;
     // How a top count over groups that span shards is answered (TPUT's round SQL, or why not).
     const top = explainTopCountFor(req, deps, stmt);
-    const withTop = (body: unknown) => (top ? { ...(body as Record<string, unknown>), topCount: top } : body);
+    const withTop = (body: unknown) => {
+      const b = body as Record<string, unknown> & { notes?: string[] };
+      // The subquery folds come first: they say which statement the plan below is of.
+      const notes = s.folds.length ? { notes: [...s.folds, ...(b.notes ?? [])] } : {};
+      return { ...b, ...notes, ...(top ? { topCount: top } : {}) };
+    };
     const general = (st: SelectStatement, fastRefusal?: ScatterError) =>
       explainGeneral(s, { req, stmt: st, ...(fastRefusal ? { fastRefusal } : {}) }, explainPlan);
     const body = await onChosenPath<unknown>(s, stmt, {

@@ -157,7 +157,7 @@ function planFinalSubqueries(q: SelectQuery, ctx: Ctx): SelectQuery {
  * is named `uid`, `u.uid`. So a later column whose name collides with an earlier, different one keeps
  * its qualifier (one alias cannot name two expressions in the final stage).
  */
-function outputNames(q: SelectQuery): string[] {
+export function outputNames(q: SelectQuery): string[] {
   const quals = qualifiersOf(q);
   const seen = new Map<string, Expr>();
   return q.columns.map((c) => {
