@@ -17,6 +17,7 @@ import { shardFunctionNames } from '../../shared/adapters/aws/shard-function-nam
 import { createSignedHttpInvoker } from '../../shared/adapters/aws/signed-http-invoker.js';
 import { createHedgeState, type HedgeState } from '../../shared/core/scatter/hedge.js';
 import { createTopCountMemory, type TopCountMemory } from '../../shared/core/scatter/tput/memory.js';
+import { createTableColumns, type TableColumns } from '../../shared/core/scatter/table-columns.js';
 import type { PlanFn } from '../../shared/core/scatter/run-query.js';
 import type { TwoStagePlanner } from '../../shared/core/scatter/two-stage/path.js';
 import type { QueryPlan } from '../../shared/core/plan/types.js';
@@ -46,6 +47,8 @@ export interface CoordinatorDeps {
   topCountMemory?: TopCountMemory;
   /** The cursor signing key every coordinator of the deployment shares; absent: the process's own. */
   cursorKey?: Buffer;
+  /** The distributed tables' columns, read from a shard when a query needs them spelled out, for this coordinator's lifetime. */
+  tableColumns?: TableColumns;
   /** Router sink for scheduled runs (and the local stack's /admin/insert). */
   writeRows?: RowWriter;
   /** Sub-coordinators (this same function) when query.treeFanoutAbove > 0 and the cluster is wider. */
@@ -221,6 +224,7 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
     ...PLANNERS,
     hedgeState: createHedgeState(),
     topCountMemory: createTopCountMemory(),
+    tableColumns: createTableColumns(),
     ...(cursorKey ? { cursorKey } : {}),
     writeRows: routerWriter(topo, sinkAccess(sdkInvoker)),
     clickhouse: {

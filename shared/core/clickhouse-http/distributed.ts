@@ -15,9 +15,11 @@ import type { ShardOutcome } from '../scatter/call-shard.js';
 import { clauseSettings, productModeOf, refuseForAnyPath, type TwoStagePlanner } from '../scatter/two-stage/index.js';
 import type { DistributedSelect } from './types.js';
 import type { TopCountMemory } from '../scatter/tput/memory.js';
+import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../scatter/table-columns.js';
 
 export interface GeneralSelectDeps {
   topo: Topology;
+  tableColumns?: TableColumns;
   invoker: ShardInvoker;
   hedgeState: HedgeState;
   /** What TPUT's pre-pass remembers between queries; absent: nothing past the request. */
@@ -34,7 +36,9 @@ export interface GeneralSelectDeps {
 export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
   return async (req) => {
     const { topo } = deps;
-    const stmt = boundStatement(req.sql, req.params)!; // throws a syntax error, never undefined
+    // A syntax error is thrown here, never undefined; `*` and its kin spelled out where the plan needs the columns.
+    const expanded = await withTableColumns(boundStatement(req.sql, req.params)!, deps);
+    const stmt = expanded.statement;
     // What no path may run (file(), getSetting(), LIMITs that are not integers...), on the whole
     // statement: the final stage runs its outer expressions on a shard's engine.
     refuseForAnyPath(stmt, topo);
@@ -52,12 +56,16 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     });
     const pre = await prepassOf(s);
     const plan = deps.planTwoStage(pre?.statement ?? s.statement!, topo, { distributedProductMode: productMode });
+    // A shard's unknown column for a statement spelled from cached columns: the next query reads them again.
     const r = await runGeneralInSession(s, plan, {
       format: req.format,
       formatSettings: req.formatSettings,
       settings,
       requireComplete: req.requireComplete,
       distributedProductMode: productMode,
+    }).catch((e: unknown) => {
+      forgetOnUnknownColumn(e, expanded, deps.tableColumns);
+      throw e;
     });
     return {
       bytes: r.bytes ?? Buffer.alloc(0),

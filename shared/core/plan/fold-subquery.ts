@@ -6,12 +6,11 @@
 // columns replaced by what the inner SELECT computes, the filters joined with AND (as ClickHouse's
 // own predicate push-down joins them), and each output column keeps the name it had.
 import type { ColumnRef, Expr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
-import { columnName, qualifiersOf } from '../sql/names.js';
+import { columnName, outputNames, qualifiersOf } from '../sql/names.js';
 import { exprsOfSelect, mapClausesShared, mapExpr, mapSelectExprs, rewriteExpr, walkExpr } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
 import { expandAliases } from './two-stage/aliases.js';
 import { isAggregateCall } from './two-stage/aggregates.js';
-import { outputNames } from './two-stage/plan.js';
 import { lookupTable, refName } from './tables.js';
 
 export interface Folded {

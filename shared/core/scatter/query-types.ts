@@ -14,6 +14,7 @@ import type { HedgeState } from './hedge.js';
 import type { ShardInvoker } from './invoker.js';
 import type { AttemptStat, CoordinatorSpan, SkippedShardStat } from './timeline-stats.js';
 import type { TreeInvoker } from './tree.js';
+import type { TableColumns } from './table-columns.js';
 import type { TopCountMemory } from './tput/memory.js';
 import type { FinalStageResult } from './two-stage/final-stage.js';
 import type { TwoStagePlanner } from './two-stage/path.js';
@@ -32,6 +33,8 @@ export interface RunDeps {
   topCountMemory?: TopCountMemory;
   /** The cursor signing key every coordinator of the deployment shares; absent: the process's own. */
   cursorKey?: Buffer;
+  /** The distributed tables' columns this coordinator has read (table-columns.ts); absent: `*` is spelled out nowhere. */
+  tableColumns?: TableColumns;
   queryId: string;
   now?: () => number;
   /** When the request arrived (epoch ms, the clock of `now`): the deadline counts from here. */
