@@ -26,7 +26,7 @@ import { createAdminAccess } from '../../shared/core/scatter/shard-admin-access.
 // first invocation runs these; one lazy boundary instead of several keeps the bundle's shared chunks
 // few (each module file costs the import a read, a compile and a source map of its own).
 import { cursorKeyOf } from '../../shared/core/partials/cursor.js';
-import { assertParityAtStartup } from '../../shared/core/sharding/parity.js';
+import { assertParityAtStartup, checkColumnParity } from '../../shared/core/sharding/parity.js';
 import { createShardReadAccess } from '../../shared/core/scatter/shard-read-access.js';
 import { ScatterError } from '../../shared/core/errors.js';
 import type { RowWriter } from './schedule.js';
@@ -263,6 +263,11 @@ async function parityGuard(topo: Topology, invoker: ShardInvoker): Promise<void>
   const access = createShardReadAccess({ invoker, shard: target.shard, replicas: target.replicas });
   try {
     await assertParityAtStartup(topo, access);
+    // `*` is spelled out from one shard's columns: every shard's local table must have the same.
+    const columns = await checkColumnParity(topo, (shard) =>
+      createShardReadAccess({ invoker, shard, replicas: topo.shards[shard]!.replicas.map((_, i) => i) }),
+    );
+    if (columns.length) throw new ScatterError('CONFIG_INVALID', `the shards' tables differ:\n${columns.join('\n')}`, { details: { problems: columns } });
   } catch (e) {
     throw new ScatterError('INTERNAL', `Distributed parity check failed, refusing to serve: ${(e as Error).message}`, { cause: e });
   }

@@ -7,14 +7,10 @@ import type { Asterisk, ColumnRef, Expr, SelectQuery, SelectStatement, TableExpr
 import { outputNames } from '../sql/names.js';
 import { mapClausesShared, rewriteExpr, walkExpr } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
+import type { TableColumn } from '../clickhouse/describe-columns.js';
 import { errorAt } from './position.js';
 import { hasAggregate } from './two-stage/cut-common.js';
 import { lookupTable, refName } from './tables.js';
-
-export interface TableColumn {
-  name: string;
-  type: string;
-}
 
 /** The ordinary columns of a distributed table (`db.table`), or undefined when they are not known. */
 export type ColumnsOf = (distributed: string) => readonly TableColumn[] | undefined;

@@ -7,9 +7,9 @@ import { BoundedCache } from '../bounded-cache.js';
 import type { ClickHouseAccess } from '../clickhouse/port.js';
 import type { Topology } from '../config/schema.js';
 import { ScatterError } from '../errors.js';
-import { expandColumns, tablesNeedingColumns, type TableColumn } from '../plan/expand-columns.js';
+import { describeColumns, type TableColumn } from '../clickhouse/describe-columns.js';
+import { expandColumns, tablesNeedingColumns } from '../plan/expand-columns.js';
 import { lookupTable } from '../plan/tables.js';
-import { backquote } from '../sql/quote.js';
 import type { SelectStatement } from '../sql/ast.js';
 import type { ShardInvoker } from './invoker.js';
 import { createShardReadAccess } from './shard-read-access.js';
@@ -22,18 +22,6 @@ export interface TableColumns {
 
 export function createTableColumns(ttlMs = 60_000, maxTables = 256): TableColumns {
   return { entries: new BoundedCache(maxTables), ttlMs };
-}
-
-/** `SELECT *` returns the ordinary columns: not MATERIALIZED, ALIAS or EPHEMERAL ones. */
-const ORDINARY = new Set(['', 'DEFAULT']);
-
-/** DESCRIBE TABLE of a local table on one engine: its ordinary columns in DDL order. */
-export async function describeColumns(access: ClickHouseAccess, local: string): Promise<TableColumn[]> {
-  const [db, table] = [local.slice(0, local.indexOf('.')), local.slice(local.indexOf('.') + 1)];
-  const r = await access.query(`DESCRIBE TABLE ${backquote(db)}.${backquote(table)}`);
-  return (r.rows as { name: string; type: string; default_type?: string }[])
-    .filter((c) => ORDINARY.has(c.default_type ?? ''))
-    .map((c) => ({ name: c.name, type: c.type }));
 }
 
 /** The shards asked in turn, until one answers (every shard holds the same DDL; the startup check says so). */
