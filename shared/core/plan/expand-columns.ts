@@ -82,7 +82,19 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Se
   if (q.groupByAll) {
     delete out.groupByAll;
     // ClickHouse groups by every SELECT expression that holds no aggregate.
-    const keys = columns.filter((c) => !hasAggregate(c)).map((c): Expr => ({ ...c, alias: undefined }) as Expr);
+    // A key that reads a column an alias of the list names (`v % 3 AS v`) is written as its alias, the
+    // same node: written out, the alias would capture its column and group by `(v % 3) % 3`.
+    const aliases = new Set(columns.map((c) => c.alias).filter((a): a is string => a !== undefined));
+    const captured = (c: Expr) => {
+      let hit = false;
+      walkExpr(c, (x) => {
+        if (x.kind === 'column' && x.parts.length === 1 && aliases.has(x.parts[0]!)) hit = true;
+      });
+      return hit;
+    };
+    const keys = columns
+      .filter((c) => !hasAggregate(c))
+      .map((c): Expr => (c.alias !== undefined && captured(c) ? { kind: 'column', parts: [c.alias] } : ({ ...c, alias: undefined } as Expr)));
     if (keys.length) out.groupBy = keys;
   }
   return out;

@@ -65,3 +65,21 @@ describe("Superset's virtual-dataset shapes: folded, and ClickHouse's bytes", ()
     expect(JSON.parse(mine.body.toString()).rows).toBe(10);
   });
 });
+
+// The table's columns, read from a shard by the stack's coordinator, spell out what ClickHouse expands.
+describe("the table's columns through the ClickHouse interface", () => {
+  for (const sql of [
+    `SELECT * EXCEPT (v, x, ts, tags), count() AS c FROM ${T} GROUP BY ALL ORDER BY k`,
+    `SELECT COLUMNS('^(k|v)$') REPLACE (v % 3 AS v), count() AS c FROM ${T} GROUP BY ALL ORDER BY k, v`,
+    `SELECT *, toString(v) AS s FROM ${T} WHERE k = 'k-3' ORDER BY v LIMIT 3`,
+  ]) {
+    it(sql, async () => {
+      const mine = await raw(h.stack.url, { query: { default_format: 'JSONCompact' }, body: sql, auth: h.auth });
+      expect(mine.status, mine.body.toString()).toBe(200);
+      const theirs = await h.oracle.queryRaw(sql, { format: 'JSONCompact' });
+      // (the row query's shards limit their rows: rows_before_limit_at_least counts what they kept, as above)
+      expect(beforeLimit(mine.body)).toBe(beforeLimit(theirs.bytes));
+      expect(JSON.parse(mine.body.toString()).rows).toBeGreaterThan(0);
+    });
+  }
+});

@@ -44,6 +44,11 @@ describe('spelled out', () => {
     ['SELECT * EXCEPT (value, k) FROM db.dist', 'SELECT site, status FROM db.dist'],
     ['SELECT * REPLACE (upper(site) AS site) FROM db.dist', 'SELECT k, upper(site) AS site, value, status FROM db.dist'],
     ['SELECT site, count() FROM db.dist GROUP BY ALL', 'SELECT site, count() FROM db.dist GROUP BY site'],
+    // A replaced column groups by its alias, the same node (its expression would be captured by the alias).
+    [
+      "SELECT COLUMNS('^(k|value)$') REPLACE (value % 3 AS value), count() FROM db.dist GROUP BY ALL",
+      'SELECT k, value % 3 AS value, count() FROM db.dist GROUP BY k, value',
+    ],
     // Over a JOIN: each table's columns, qualified; `b.*` names a shared column with its qualifier.
     [
       'SELECT * FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k',
