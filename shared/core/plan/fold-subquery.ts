@@ -11,6 +11,7 @@ import { exprsOfSelect, mapClausesShared, mapExpr, mapSelectExprs, rewriteExpr, 
 import type { Topology } from '../config/schema.js';
 import { expandAliases } from './two-stage/aliases.js';
 import { isAggregateCall } from './two-stage/aggregates.js';
+import { hasAggregate } from './two-stage/cut-common.js';
 import { lookupTable, refName } from './tables.js';
 
 export interface Folded {
@@ -118,6 +119,10 @@ function notFoldable(outer: SelectQuery, inner: SelectQuery): string | undefined
   for (const [hit, reason] of checks) if (hit) return reason;
   const stars = inner.columns.filter((c) => c.kind === 'asterisk');
   if (stars.length && inner.columns.length > 1) return '* with other columns';
+  // The outer `*` would then need the table's columns, which were spelled out (or not) before the fold.
+  const outerStar = outer.columns.some((c) => c.kind === 'asterisk');
+  if (stars.length && outerStar && (outer.columns.length > 1 || outer.groupBy !== undefined || outer.columns.some(hasAggregate)))
+    return 'its * under an outer * beside other columns';
   for (const { expr } of exprsOfSelect(inner)) {
     let reason: string | undefined;
     walkExpr(expr, (x) => {

@@ -70,6 +70,7 @@ describe('not folded', () => {
     ['SELECT count() FROM (SELECT * FROM db.dist ORDER BY x)', 'ORDER BY'],
     ['SELECT count() FROM (SELECT * FROM db.dist) PREWHERE x = 1', 'PREWHERE over a subquery'],
     ['SELECT count() FROM (SELECT *, x AS y FROM db.dist)', '* with other columns'],
+    ['SELECT *, x + 1 FROM (SELECT * FROM db.dist)', 'its * under an outer * beside other columns'],
   ];
   for (const [sql, reason] of cases) {
     it(`${sql}: ${reason}`, () => {
