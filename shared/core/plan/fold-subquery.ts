@@ -123,6 +123,17 @@ function notFoldable(outer: SelectQuery, inner: SelectQuery): string | undefined
   const outerStar = outer.columns.some((c) => c.kind === 'asterisk');
   if (stars.length && outerStar && (outer.columns.length > 1 || outer.groupBy !== undefined || outer.columns.some(hasAggregate)))
     return 'its * under an outer * beside other columns';
+  // An alias that names a column another expression reads (`site AS status, status AS site`): ClickHouse
+  // resolves such chains and cycles its own way, which the fold does not try to reproduce.
+  const aliases = new Set(inner.columns.map((c) => c.alias).filter((a): a is string => a !== undefined));
+  for (const { clause, expr } of exprsOfSelect(inner)) {
+    const own = clause === 'columns' ? expr.alias : undefined;
+    let crossed = false;
+    walkExpr(expr, (x) => {
+      if (x.kind === 'column' && x.parts.length === 1 && aliases.has(x.parts[0]!) && x.parts[0] !== own) crossed = true;
+    });
+    if (crossed) return 'an alias names a column another of its expressions reads';
+  }
   for (const { expr } of exprsOfSelect(inner)) {
     let reason: string | undefined;
     walkExpr(expr, (x) => {

@@ -71,6 +71,8 @@ describe('not folded', () => {
     ['SELECT count() FROM (SELECT * FROM db.dist) PREWHERE x = 1', 'PREWHERE over a subquery'],
     ['SELECT count() FROM (SELECT *, x AS y FROM db.dist)', '* with other columns'],
     ['SELECT *, x + 1 FROM (SELECT * FROM db.dist)', 'its * under an outer * beside other columns'],
+    ['SELECT status FROM (SELECT site AS status, status AS site FROM db.dist)', 'an alias names a column'],
+    ['SELECT a FROM (SELECT x AS a, y AS x FROM db.dist WHERE x > 1)', 'an alias names a column'],
   ];
   for (const [sql, reason] of cases) {
     it(`${sql}: ${reason}`, () => {
