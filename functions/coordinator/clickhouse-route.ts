@@ -100,6 +100,7 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
           invoker: run.invoker,
           hedgeState: run.hedgeState,
           ...(run.topCountMemory ? { topCountMemory: run.topCountMemory } : {}),
+          ...(run.tableColumns ? { tableColumns: run.tableColumns } : {}),
           planQuery: run.planQuery,
           planTwoStage: run.planTwoStage,
           ...(run.statistics ? { statistics: run.statistics } : {}),

@@ -17,6 +17,7 @@ import { shardFunctionNames } from '../../shared/adapters/aws/shard-function-nam
 import { createSignedHttpInvoker } from '../../shared/adapters/aws/signed-http-invoker.js';
 import { createHedgeState, type HedgeState } from '../../shared/core/scatter/hedge.js';
 import { createTopCountMemory, type TopCountMemory } from '../../shared/core/scatter/tput/memory.js';
+import { createTableColumns, type TableColumns } from '../../shared/core/scatter/table-columns.js';
 import type { PlanFn } from '../../shared/core/scatter/run-query.js';
 import type { TwoStagePlanner } from '../../shared/core/scatter/two-stage/path.js';
 import type { QueryPlan } from '../../shared/core/plan/types.js';
@@ -25,7 +26,7 @@ import { createAdminAccess } from '../../shared/core/scatter/shard-admin-access.
 // first invocation runs these; one lazy boundary instead of several keeps the bundle's shared chunks
 // few (each module file costs the import a read, a compile and a source map of its own).
 import { cursorKeyOf } from '../../shared/core/partials/cursor.js';
-import { assertParityAtStartup } from '../../shared/core/sharding/parity.js';
+import { assertParityAtStartup, checkColumnParity } from '../../shared/core/sharding/parity.js';
 import { createShardReadAccess } from '../../shared/core/scatter/shard-read-access.js';
 import { createStatisticsCache, type StatisticsCache } from '../../shared/core/scatter/table-statistics.js';
 import { ScatterError } from '../../shared/core/errors.js';
@@ -50,6 +51,8 @@ export interface CoordinatorDeps {
   cursorKey?: Buffer;
   /** Per-shard table statistics, kept for this coordinator's lifetime (statistics pruning, coverage). */
   statistics?: StatisticsCache;
+  /** The distributed tables' columns, read from a shard when a query needs them spelled out, for this coordinator's lifetime. */
+  tableColumns?: TableColumns;
   /** Router sink for scheduled runs (and the local stack's /admin/insert). */
   writeRows?: RowWriter;
   /** Sub-coordinators (this same function) when query.treeFanoutAbove > 0 and the cluster is wider. */
@@ -230,6 +233,7 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
     ...PLANNERS,
     hedgeState: createHedgeState(),
     topCountMemory: createTopCountMemory(),
+    tableColumns: createTableColumns(),
     ...(cursorKey ? { cursorKey } : {}),
     statistics,
     writeRows: routerWriter(topo, sinkAccess(sdkInvoker), statistics),
@@ -270,6 +274,11 @@ async function parityGuard(topo: Topology, invoker: ShardInvoker): Promise<void>
   const access = createShardReadAccess({ invoker, shard: target.shard, replicas: target.replicas });
   try {
     await assertParityAtStartup(topo, access);
+    // `*` is spelled out from one shard's columns: every shard's local table must have the same.
+    const columns = await checkColumnParity(topo, (shard) =>
+      createShardReadAccess({ invoker, shard, replicas: topo.shards[shard]!.replicas.map((_, i) => i) }),
+    );
+    if (columns.length) throw new ScatterError('CONFIG_INVALID', `the shards' tables differ:\n${columns.join('\n')}`, { details: { problems: columns } });
   } catch (e) {
     throw new ScatterError('INTERNAL', `Distributed parity check failed, refusing to serve: ${(e as Error).message}`, { cause: e });
   }

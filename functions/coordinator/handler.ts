@@ -51,6 +51,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
       ...(coordinatorDeps.planTwoStage ? { planTwoStage: coordinatorDeps.planTwoStage } : {}),
       hedgeState: coordinatorDeps.hedgeState,
       ...(coordinatorDeps.topCountMemory ? { topCountMemory: coordinatorDeps.topCountMemory } : {}),
+      ...(coordinatorDeps.tableColumns ? { tableColumns: coordinatorDeps.tableColumns } : {}),
       ...(coordinatorDeps.cursorKey ? { cursorKey: coordinatorDeps.cursorKey } : {}),
       ...(coordinatorDeps.statistics ? { statistics: coordinatorDeps.statistics } : {}),
       queryId,

@@ -82,12 +82,27 @@ function coordinator(topo: Topology) {
 }
 
 describe('coordinator -> shard functions only', () => {
-  it("the parity guard reads system tables through shard 0's function and passes", async () => {
+  it("the parity guard reads system tables through shard 0's function, each shard's columns through its own, and passes", async () => {
     seen.length = 0;
     const res = (await coordinator(topology())(health as any, ctx)) as { statusCode: number; body: string };
     expect(res.statusCode, res.body).toBe(200);
     expect(seen.some((x) => x.startsWith('0 query SELECT shard_num, shard_weight'))).toBe(true);
-    expect(seen.every((x) => x.startsWith('0 query '))).toBe(true);
+    for (const i of [0, 1]) expect(seen).toContain(`${i} query DESCRIBE TABLE \`default\`.\`ev\``);
+    expect(seen.filter((x) => !x.includes('DESCRIBE TABLE')).every((x) => x.startsWith('0 query '))).toBe(true);
+  });
+
+  it("a shard whose local table has other columns is refused by the guard (the plan spells * out from one shard's)", async () => {
+    const url = servers.current.urls[1]!;
+    await chHttp(url, 'ALTER TABLE default.roll ADD COLUMN extra String');
+    try {
+      const res = (await coordinator(topology())(health as any, ctx)) as { statusCode: number; body: string };
+      expect(res.statusCode).toBe(500);
+      expect(JSON.parse(res.body).error.message).toMatch(
+        /shards' tables differ.*shard 1's default\.roll has \(id UInt64, c UInt64, _run_time DateTime, _partial UInt8, extra String\)/s,
+      );
+    } finally {
+      await chHttp(url, 'ALTER TABLE default.roll DROP COLUMN extra');
+    }
   });
 
   it('a topology that disagrees with the cluster is refused by the guard (it really read the servers)', async () => {

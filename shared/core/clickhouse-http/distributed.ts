@@ -16,9 +16,11 @@ import { clauseSettings, productModeOf, refuseForAnyPath, type TwoStagePlanner }
 import type { DistributedSelect } from './types.js';
 import type { TopCountMemory } from '../scatter/tput/memory.js';
 import type { StatisticsCache } from '../scatter/table-statistics.js';
+import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../scatter/table-columns.js';
 
 export interface GeneralSelectDeps {
   topo: Topology;
+  tableColumns?: TableColumns;
   invoker: ShardInvoker;
   hedgeState: HedgeState;
   /** What TPUT's pre-pass remembers between queries; absent: nothing past the request. */
@@ -37,7 +39,9 @@ export interface GeneralSelectDeps {
 export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
   return async (req) => {
     const { topo } = deps;
-    const stmt = boundStatement(req.sql, req.params)!; // throws a syntax error, never undefined
+    // A syntax error is thrown here, never undefined; `*` and its kin spelled out where the plan needs the columns.
+    const expanded = await withTableColumns(boundStatement(req.sql, req.params)!, deps);
+    const stmt = expanded.statement;
     // What no path may run (file(), getSetting(), LIMITs that are not integers...), on the whole
     // statement: the final stage runs its outer expressions on a shard's engine.
     refuseForAnyPath(stmt, topo);
@@ -54,7 +58,8 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       subqueries: { partial: false, missingInDetails: true },
     });
     const pre = await prepassOf(s);
-    const plan = deps.planTwoStage(pre?.statement ?? stmt, topo, { distributedProductMode: productMode });
+    const plan = deps.planTwoStage(pre?.statement ?? s.statement!, topo, { distributedProductMode: productMode });
+    // A shard's unknown column for a statement spelled from cached columns: the next query reads them again.
     const r = await runGeneralInSession(s, plan, {
       format: req.format,
       formatSettings: req.formatSettings,
@@ -62,6 +67,9 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       requireComplete: req.requireComplete,
       distributedProductMode: productMode,
       ...(req.signal ? { signal: req.signal } : {}),
+    }).catch((e: unknown) => {
+      forgetOnUnknownColumn(e, expanded, deps.tableColumns);
+      throw e;
     });
     return {
       bytes: r.bytes ?? Buffer.alloc(0),

@@ -3,6 +3,7 @@
 // ClickHouse: 'deny' refuses because the answer would be wrong; 'global' materializes the right side on the
 // coordinator; 'local' reads the right side's shard-local table on each shard).
 // Works on a clone: the caller's statement is never changed.
+import { refuseUnexpanded } from './expand-columns.js';
 import {
   cloneAst,
   type ColumnRef,
@@ -63,6 +64,7 @@ function makeGlobal(f: FunctionCall): void {
 const unsupported = (what: string, node?: { pos?: import('../sql/ast.js').Pos }) => errorAt('UNSUPPORTED', `${what} is not supported`, node);
 
 function checkSelectShape(q: SelectQuery, top: boolean): void {
+  refuseUnexpanded(q);
   if (q.distinctOn) throw unsupported('SELECT DISTINCT ON', q.distinctOn[0] ?? q);
   if (q.groupByModifier) throw unsupported(`GROUP BY ... WITH ${q.groupByModifier}`, q.groupBy?.[0] ?? q);
   if (q.groupingSets) throw unsupported('GROUP BY GROUPING SETS', q.groupingSets.flat()[0] ?? q);

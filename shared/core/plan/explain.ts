@@ -23,6 +23,8 @@ export interface ExplainResponse {
   settings?: Record<string, string | number | boolean>;
   /** A top count over groups that span shards: the method, and TPUT's round SQL (shared/core/plan/tput/describe.ts). */
   topCount?: { description: string; notTput?: string; roundSql?: string[] };
+  /** What the planner did to the statement first (a subquery in FROM folded, or why not). */
+  notes?: string[];
 }
 
 export function explainPlan(plan: QueryPlan): ExplainResponse {
@@ -46,6 +48,7 @@ export function explainPlan(plan: QueryPlan): ExplainResponse {
 export function renderExplainText(resp: ExplainResponse): string {
   const lines: string[] = [];
   if (resp.path) lines.push(`path: ${resp.path}`);
+  for (const n of resp.notes ?? []) lines.push(`note: ${n}`);
   const total = resp.shards.length;
   const skipped = resp.shards.filter((s) => s.skipped).length;
   lines.push(`shards: ${total} (${total - skipped} queried, ${skipped} skipped)`);

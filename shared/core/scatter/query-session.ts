@@ -6,6 +6,7 @@
 import type { SettingValue } from '../clickhouse/port.js';
 import type { ScatterError } from '../errors.js';
 import { bindParams } from '../plan/bind-params.js';
+import { foldSubqueries } from '../plan/fold-subquery.js';
 import { requestedTopCount } from '../plan/tput/method.js';
 import type { PlanOptions, SubqueryRunner } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
@@ -61,8 +62,10 @@ export interface QuerySession extends QueryBudget {
   now: () => number;
   /** The request's arrival: the deadline and every statistics offset count from here. */
   startedAt: number;
-  /** Undefined when the SQL does not parse: the planner then reports the error with its position. */
+  /** Undefined when the SQL does not parse: the planner then reports the error with its position. Subqueries folded. */
   statement: SelectStatement | undefined;
+  /** For /explain: which subqueries in FROM were folded into their outer SELECT (fold-subquery.ts), or why not. */
+  folds: string[];
   path: QueryPath;
   request: SessionRequest;
   runSubquery: SubqueryRunner;
@@ -87,7 +90,10 @@ export function boundStatement(sql: string, params: Parameters<typeof bindParams
   return bindParams(stmt, params);
 }
 
-export function openQuerySession(deps: SessionDeps, statement: SelectStatement | undefined, request: SessionRequest): QuerySession {
+export function openQuerySession(deps: SessionDeps, written: SelectStatement | undefined, request: SessionRequest): QuerySession {
+  // Both paths and every interface see the statement with its projection-and-filter subqueries folded.
+  const folded = written ? foldSubqueries(written, deps.topo) : undefined;
+  const statement = folded?.statement;
   const now = deps.now ?? Date.now;
   // The deadline counts from the request's arrival: time spent before this point is the client's too.
   const startedAt = deps.arrivedAt ?? now();
@@ -110,7 +116,7 @@ export function openQuerySession(deps: SessionDeps, statement: SelectStatement |
     (stmt, self) => deps.planQuery(stmt, deps.topo, request.planOptions('subquery', self)),
     request.subqueries,
   );
-  return { ...budget, deps, now, startedAt, statement, path, request, runSubquery: run, subqueries: ledger, fanout };
+  return { ...budget, deps, now, startedAt, statement, folds: folded?.notes ?? [], path, request, runSubquery: run, subqueries: ledger, fanout };
 }
 
 /**

@@ -14,6 +14,7 @@ import type { HedgeState } from './hedge.js';
 import type { ShardInvoker } from './invoker.js';
 import type { AttemptStat, CoordinatorSpan, SkippedShardStat } from './timeline-stats.js';
 import type { TreeInvoker } from './tree.js';
+import type { TableColumns } from './table-columns.js';
 import type { TopCountMemory } from './tput/memory.js';
 import type { StatisticsCache } from './table-statistics.js';
 import type { FinalStageResult } from './two-stage/final-stage.js';
@@ -35,6 +36,8 @@ export interface RunDeps {
   cursorKey?: Buffer;
   /** Per-shard table statistics this coordinator keeps (table-statistics.ts); absent: no statistics pruning or coverage. */
   statistics?: StatisticsCache;
+  /** The distributed tables' columns this coordinator has read (table-columns.ts); absent: `*` is spelled out nowhere. */
+  tableColumns?: TableColumns;
   queryId: string;
   now?: () => number;
   /** When the request arrived (epoch ms, the clock of `now`): the deadline counts from here. */

@@ -11,6 +11,7 @@ import { boundStatement, onChosenPath, openQuerySession, prepassOf, type PlanUse
 import { mergedSettings, productModeOf } from './plan-inputs.js';
 import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
 import { explainTopCountFor, withTopCount } from './tput/attach.js';
+import { forgetOnUnknownColumn, withTableColumns, type Expanded } from './table-columns.js';
 import type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat } from './query-types.js';
 
 export type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat };
@@ -33,9 +34,12 @@ function planOptions(req: QueryRequest, deps: RunDeps, use: PlanUse, runSubquery
 }
 
 /** The JSON API's session: a syntax error is the planner's to report; a partial GLOBAL set makes a partial answer. */
-function jsonSession(req: QueryRequest, deps: RunDeps, subqueriesMayBePartial: boolean): QuerySession {
+async function jsonSession(req: QueryRequest, deps: RunDeps, subqueriesMayBePartial: boolean): Promise<QuerySession & { expanded?: Expanded }> {
   // A syntax error is the planner's to report, with its position.
-  const stmt = boundStatement(req.sql, req.params, true);
+  const bound = boundStatement(req.sql, req.params, true);
+  // `*` and its kin spelled out where the plan needs the tables' columns.
+  const expanded = bound ? await withTableColumns(bound, deps) : undefined;
+  const stmt = expanded?.statement;
   const session: QuerySession = openQuerySession(deps, stmt, {
     timeoutMs: req.timeoutMs,
     hedge: req.hedge,
@@ -46,15 +50,25 @@ function jsonSession(req: QueryRequest, deps: RunDeps, subqueriesMayBePartial: b
     planOptions: (use, run) => planOptions(req, deps, use, run, session.deadline.at),
     subqueries: { partial: subqueriesMayBePartial },
   });
-  return session;
+  return expanded ? { ...session, expanded } : session;
 }
 
 /**
  * Run a validated request. Throws ScatterError for client-visible failures (including
  * INCOMPLETE_RESULT with `shards` in its details). Used by POST /query and scheduled runs.
  */
-export async function executeQuery(req: QueryRequest, deps: RunDeps): Promise<QueryResponse> {
-  const s = jsonSession(req, deps, true);
+export async function executeQuery(req: QueryRequest, deps: RunDeps, retried = false): Promise<QueryResponse> {
+  const s = await jsonSession(req, deps, true);
+  try {
+    return await executeInSession(s, req, deps);
+  } catch (e) {
+    // A shard says a column is unknown where `*` was spelled from cached columns: read them again, once.
+    if (s.expanded && forgetOnUnknownColumn(e, s.expanded, deps.tableColumns) && !retried) return executeQuery(req, deps, true);
+    throw e;
+  }
+}
+
+async function executeInSession(s: QuerySession, req: QueryRequest, deps: RunDeps): Promise<QueryResponse> {
   const requireComplete = req.requireComplete ?? deps.topo.query.requireComplete;
   const pre = await prepassOf(s);
   // Round 2 of a top count: the query narrowed to its candidates, on the path below.
@@ -94,11 +108,16 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const req = parseQueryRequest(rawBody);
     const { explainPlan } = deps;
     if (!explainPlan) throw new ScatterError('INTERNAL', 'explain is not available');
-    const s = jsonSession(req, deps, false);
+    const s = await jsonSession(req, deps, false);
     const stmt = s.statement;
     // How a top count over groups that span shards is answered (TPUT's round SQL, or why not).
     const top = explainTopCountFor(req, deps, stmt);
-    const withTop = (body: unknown) => (top ? { ...(body as Record<string, unknown>), topCount: top } : body);
+    const withTop = (body: unknown) => {
+      const b = body as Record<string, unknown> & { notes?: string[] };
+      // The subquery folds come first: they say which statement the plan below is of.
+      const notes = s.folds.length ? { notes: [...s.folds, ...(b.notes ?? [])] } : {};
+      return { ...b, ...notes, ...(top ? { topCount: top } : {}) };
+    };
     const general = (st: SelectStatement, fastRefusal?: ScatterError) =>
       explainGeneral(s, { req, stmt: st, ...(fastRefusal ? { fastRefusal } : {}) }, explainPlan);
     const body = await onChosenPath<unknown>(s, stmt, {

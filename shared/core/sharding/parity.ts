@@ -10,6 +10,7 @@ import type { ClickHouseAccess } from '../clickhouse/port.js';
 import { ScatterError } from '../errors.js';
 import { quoteStringLiteral } from '../sql/quote.js';
 import { distributedArgs, normalizeExpr, unquoteName } from './ddl-args.js';
+import { describeColumns } from '../clickhouse/describe-columns.js';
 
 export interface ParityReport {
   ok: boolean;
@@ -159,4 +160,32 @@ export async function assertParityAtStartup(
     throw new ScatterError('CONFIG_INVALID', `Distributed parity check failed:\n${report.problems.join('\n')}`, { details: { problems: report.problems } });
   }
   return report;
+}
+
+/**
+ * Every shard's local table has the same columns (names, types, order) as the first shard's: the
+ * plan spells `*` out from one shard's DESCRIBE, which holds for all only if their DDL agrees.
+ * `shardAccess(i)` reads shard i (through its shard function on the coordinator).
+ */
+export async function checkColumnParity(topo: Topology, shardAccess: (shard: number) => ClickHouseAccess): Promise<string[]> {
+  const problems: string[] = [];
+  for (const [dist, cfg] of Object.entries(topo.tables)) {
+    const local = qualifyTable(cfg.local);
+    const seen = await Promise.all(
+      topo.shards.map((_, i) =>
+        describeColumns(shardAccess(i), local).then(
+          (cols) => cols.map((c) => `${c.name} ${c.type}`).join(', '),
+          (e: unknown) => {
+            problems.push(`cannot read the columns of ${local} on shard ${i}: ${(e as Error).message}`);
+            return undefined;
+          },
+        ),
+      ),
+    );
+    const first = seen.findIndex((s) => s !== undefined);
+    for (const [i, s] of seen.entries())
+      if (s !== undefined && first >= 0 && s !== seen[first])
+        problems.push(`columns of ${qualifyTable(dist)}: shard ${i}'s ${local} has (${s}), shard ${first}'s has (${seen[first]})`);
+  }
+  return problems;
 }

@@ -50,6 +50,12 @@ export interface ColumnRef extends Base {
 export interface Asterisk extends Base {
   kind: 'asterisk';
   table?: string[];
+  /** `COLUMNS('regexp')`: the columns whose names match (re2, as ClickHouse matches them). */
+  regexp?: string;
+  /** `* EXCEPT (a, b)`: the columns left out. */
+  except?: string[];
+  /** `* REPLACE (expr AS name, ...)`: those columns computed instead, in their places. */
+  replace?: { name: string; expr: Expr }[];
 }
 
 /**
@@ -252,6 +258,8 @@ export interface SelectQuery {
   groupingSets?: Expr[][];
   /** GROUP BY ... WITH ROLLUP/CUBE (the fast path refuses them; the two-stage path runs them in its final stage). */
   groupByModifier?: 'ROLLUP' | 'CUBE';
+  /** `GROUP BY ALL`: every SELECT expression that holds no aggregate (expanded before planning). */
+  groupByAll?: boolean;
   withTotals: boolean;
   having?: Expr;
   /** `WINDOW w AS (...), v AS (...)`: named windows for `OVER w`. */

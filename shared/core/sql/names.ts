@@ -6,6 +6,7 @@
 // Verified against chdb (ClickHouse 26.7) in test/integration/sql/column-names.test.ts.
 
 import type { Expr, Literal, SelectQuery, TableExpr } from './ast.js';
+import { equalExpr } from './visit.js';
 import { formatWindow } from './window.js';
 
 export interface NameOptions {
@@ -240,4 +241,23 @@ export function quoteNameString(s: string): string {
     }
   }
   return out + "'";
+}
+
+/**
+ * A SELECT's output column names, as ClickHouse gives them (the general path's final stage aliases its columns with them). ClickHouse drops a
+ * table qualifier from a name unless that would make two columns one: `SELECT e.uid, u.uid ... JOIN`
+ * is named `uid`, `u.uid`. So a later column whose name collides with an earlier, different one keeps
+ * its qualifier (one alias cannot name two expressions in the final stage).
+ */
+export function outputNames(q: SelectQuery): string[] {
+  const quals = qualifiersOf(q);
+  const seen = new Map<string, Expr>();
+  return q.columns.map((c) => {
+    if (c.kind === 'asterisk') return '*';
+    let name = columnName(c, { qualifiers: quals });
+    const before = seen.get(name);
+    if (before && !equalExpr(before, c)) name = columnName(c);
+    if (!seen.has(name)) seen.set(name, c);
+    return name;
+  });
 }

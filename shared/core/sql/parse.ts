@@ -14,6 +14,7 @@ import { operatorAt, PREC, spellingsAt, type Operator } from './operators.js';
 import { backquote, quoteStringLiteral } from './quote.js';
 import type {
   ArrayJoinClause,
+  Asterisk,
   CaseExpr,
   Expr,
   FromClause,
@@ -534,8 +535,10 @@ class Parser {
     if (this.isKw('GROUP')) {
       this.i++;
       this.expectKw('BY');
-      if (this.isKw('ALL') && !this.isOp('(', this.peek())) throw this.unsupported('GROUP BY ALL');
-      if (this.isKw('GROUPING') && this.isKw('SETS', this.peek())) {
+      if (this.isKw('ALL') && !this.isOp('(', this.peek())) {
+        this.i++;
+        q.groupByAll = true;
+      } else if (this.isKw('GROUPING') && this.isKw('SETS', this.peek())) {
         this.i += 2;
         q.groupingSets = this.parseGroupingSets();
       } else if ((this.isKw('ROLLUP') || this.isKw('CUBE')) && this.isOp('(', this.peek())) {
@@ -1442,8 +1445,29 @@ class Parser {
     throw this.error('an expression');
   }
 
-  private parseAsteriskModifiers(e: Expr): Expr {
-    if (this.isKw('EXCEPT') || this.isKw('REPLACE') || this.isKw('APPLY')) throw this.unsupported(`* ${this.t.upper}`);
+  /** `* EXCEPT (a, b)` / `EXCEPT a`, then `REPLACE (expr AS name, ...)`, as ClickHouse reads them. */
+  private parseAsteriskModifiers(e: Asterisk): Expr {
+    const parenthesized = <T>(one: () => T): T[] => {
+      if (!this.acceptOp('(')) return [one()];
+      const out: T[] = [];
+      do out.push(one());
+      while (this.acceptOp(','));
+      this.expectOp(')', "',' or ')'");
+      return out;
+    };
+    if (this.acceptKw('EXCEPT')) {
+      if (this.isKw('STRICT')) throw this.unsupported('* EXCEPT STRICT');
+      e.except = parenthesized(() => this.ident('a column name'));
+    }
+    if (this.acceptKw('REPLACE')) {
+      if (this.isKw('STRICT')) throw this.unsupported('* REPLACE STRICT');
+      e.replace = parenthesized(() => {
+        const expr = this.parseTernary();
+        this.expectKw('AS');
+        return { expr, name: this.ident('a column name') };
+      });
+    }
+    if (this.isKw('APPLY') || this.isKw('EXCEPT') || this.isKw('REPLACE')) throw this.unsupported(`* ${this.t.upper}`);
     return e;
   }
 
@@ -1469,7 +1493,13 @@ class Parser {
 
   private parseCall(nameTok: Token): Expr {
     const name = nameTok.text;
-    if (nameTok.type === 'ident' && nameTok.upper === 'COLUMNS') throw this.unsupported('COLUMNS matcher', nameTok);
+    if (nameTok.type === 'ident' && nameTok.upper === 'COLUMNS') {
+      // COLUMNS('regexp'): a matcher over the table's columns (the list form COLUMNS(a, b) is not read yet).
+      const re = this.peek();
+      if (re.type !== 'string' || !this.isOp(')', this.peek(2))) throw this.unsupported("COLUMNS matcher other than COLUMNS('regexp')", nameTok);
+      this.i += 3;
+      return this.parseAsteriskModifiers({ kind: 'asterisk', regexp: re.text, pos: this.pos(nameTok) });
+    }
     const open = this.t;
     this.i++; // (
     try {

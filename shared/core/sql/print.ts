@@ -137,8 +137,12 @@ function bare(e: Expr): string {
       }
     case 'column':
       return e.parts.map(quoteIdent).join('.');
-    case 'asterisk':
-      return e.table ? `${e.table.map(quoteIdent).join('.')}.*` : '*';
+    case 'asterisk': {
+      let out = e.regexp !== undefined ? `COLUMNS(${quoteStringLiteral(e.regexp)})` : e.table ? `${e.table.map(quoteIdent).join('.')}.*` : '*';
+      if (e.except) out += ` EXCEPT (${e.except.map(quoteIdent).join(', ')})`;
+      if (e.replace) out += ` REPLACE (${e.replace.map((r) => `${printExpr(r.expr)} AS ${quoteIdent(r.name)}`).join(', ')})`;
+      return out;
+    }
     case 'array':
       return `[${list(e.items)}]`;
     case 'tuple':
@@ -347,6 +351,7 @@ function printQuery(q: SelectQuery): string {
   if (q.prewhere) out += ' PREWHERE ' + aliased(q.prewhere);
   if (q.where) out += ' WHERE ' + aliased(q.where);
   if (q.groupingSets) out += ` GROUP BY GROUPING SETS (${q.groupingSets.map((g) => `(${list(g)})`).join(', ')})`;
+  if (q.groupByAll) out += ' GROUP BY ALL';
   if (q.groupBy) {
     out += ' GROUP BY ' + list(q.groupBy);
     if (q.groupByModifier) out += ` WITH ${q.groupByModifier}`;

@@ -40,10 +40,11 @@ export function childrenOf(e: Expr): Expr[] {
   switch (e.kind) {
     case 'literal':
     case 'column':
-    case 'asterisk':
     case 'param':
     case 'subquery':
       return [];
+    case 'asterisk':
+      return e.replace ? e.replace.map((r) => r.expr) : [];
     case 'array':
     case 'tuple':
       return e.items;
@@ -136,9 +137,15 @@ function rebuild(e: Expr, fn: RewriteFn, copy: CopyMode | undefined): Expr {
   switch (e.kind) {
     case 'literal':
     case 'column':
-    case 'asterisk':
     case 'param':
       return copy ? copyLeaf(e) : e;
+    case 'asterisk': {
+      if (!e.replace) return copy ? copyLeaf(e) : e;
+      const exprs = list(e.replace.map((r) => r.expr));
+      if (!copy && exprs.every((x, i) => x === e.replace![i]!.expr)) return e;
+      out = { ...copyLeaf(e), replace: e.replace.map((r, i) => ({ name: r.name, expr: exprs[i]! })) } as Expr;
+      break;
+    }
     case 'subquery':
       if (!copy) return e;
       out = { ...e, query: copy.subqueries ? mapStatement(e.query, copy.map, { subqueries: true }) : cloneAst(e.query) };
@@ -225,7 +232,11 @@ function copyLeaf(e: Expr): Expr {
   const out = { ...e };
   if (e.pos) out.pos = { ...e.pos };
   if (e.kind === 'column') (out as typeof e).parts = [...e.parts];
-  else if (e.kind === 'asterisk' && e.table) (out as typeof e).table = [...e.table];
+  else if (e.kind === 'asterisk') {
+    const a = out as typeof e;
+    if (e.table) a.table = [...e.table];
+    if (e.except) a.except = [...e.except];
+  }
   return out;
 }
 

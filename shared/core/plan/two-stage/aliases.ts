@@ -21,6 +21,10 @@ export function expandAliases(q: SelectQuery): SelectQuery {
 
   const expand = (e: Expr, scope: ReadonlySet<string>, expanding: ReadonlySet<string>): Expr =>
     mapExpr(e, (x) => {
+      // An aliased node is expanded under its own name: `sum(x) AS x` reads the column x inside, and
+      // in `site AS status, status AS site` the first is the column status, as ClickHouse resolves the cycle.
+      if (x.alias !== undefined && defs.get(x.alias) === x && !expanding.has(x.alias))
+        return expand({ ...x, alias: undefined } as Expr, scope, new Set([...expanding, x.alias]));
       if (x.kind === 'column' && x.parts.length === 1) {
         const name = x.parts[0]!;
         const def = defs.get(name);
@@ -28,9 +32,6 @@ export function expandAliases(q: SelectQuery): SelectQuery {
         return undefined;
       }
       if (x.kind === 'lambda') return { ...x, params: [...x.params], body: expand(x.body, new Set([...scope, ...x.params]), expanding) };
-      // An aliased node is expanded under its own name: `sum(x) AS x` reads the column x inside.
-      if (x.alias !== undefined && defs.get(x.alias) === x && !expanding.has(x.alias))
-        return expand({ ...x, alias: undefined } as Expr, scope, new Set([...expanding, x.alias]));
       return undefined;
     });
   const none = new Set<string>();

@@ -6,9 +6,9 @@
 //   the final stage; UNION branches one by one. Subqueries inside a distributed SELECT: local IN
 //   (local-in.ts), GLOBAL IN (shipped by the ordinary GLOBAL machinery), or refused.
 import type { Expr, Pos, SelectQuery, SelectStatement, SettingItem, TableExpr } from '../../sql/ast.js';
-import { columnName, qualifiersOf } from '../../sql/names.js';
+import { outputNames } from '../../sql/names.js';
 import { printSelect } from '../../sql/print.js';
-import { equalExpr, mapClausesShared, rewriteExpr, walkStatement } from '../../sql/visit.js';
+import { mapClausesShared, rewriteExpr, walkStatement } from '../../sql/visit.js';
 import type { Topology } from '../../config/schema.js';
 import { errorAt } from '../position.js';
 import { lookupTable, refName, resolveTable, splitName, type BoundTable } from '../tables.js';
@@ -22,6 +22,7 @@ import type { MainOf } from './local-in.js';
 import { leafSubqueries } from './leaf-subqueries.js';
 import { isInFamily } from '../analyze.js';
 import { distributedTables } from './reads.js';
+import { refuseUnexpanded } from '../expand-columns.js';
 import { checkReach, FINAL_STAGE_REACH } from '../reach-check.js';
 
 export interface TwoStageOptions {
@@ -104,6 +105,7 @@ function planStatement(s: SelectStatement, ctx: Ctx): SelectStatement {
 }
 
 function planSelect(q: SelectQuery, ctx: Ctx): SelectQuery {
+  refuseUnexpanded(q);
   if (q.distinctOn) throw unsupported('SELECT DISTINCT ON', q.distinctOn[0] ?? q);
   const t = q.from?.table;
   if (t?.kind === 'table') {
@@ -149,25 +151,6 @@ function planFinalSubqueries(q: SelectQuery, ctx: Ctx): SelectQuery {
       return distributedTables(x.query, ctx.topo).length ? { ...x, query: planStatement(x.query, ctx) } : x;
     }),
   );
-}
-
-/**
- * The original columns' names (the final stage aliases its columns with them). ClickHouse drops a
- * table qualifier from a name unless that would make two columns one: `SELECT e.uid, u.uid ... JOIN`
- * is named `uid`, `u.uid`. So a later column whose name collides with an earlier, different one keeps
- * its qualifier (one alias cannot name two expressions in the final stage).
- */
-function outputNames(q: SelectQuery): string[] {
-  const quals = qualifiersOf(q);
-  const seen = new Map<string, Expr>();
-  return q.columns.map((c) => {
-    if (c.kind === 'asterisk') return '*';
-    let name = columnName(c, { qualifiers: quals });
-    const before = seen.get(name);
-    if (before && !equalExpr(before, c)) name = columnName(c);
-    if (!seen.has(name)) seen.set(name, c);
-    return name;
-  });
 }
 
 // The stages name their columns _k<i> (keys), _a<i> (states) and _c<i> (row values).

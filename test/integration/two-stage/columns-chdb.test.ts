@@ -1,0 +1,143 @@
+// The distributed table's columns, read from a shard, spelled out as ClickHouse expands them: `*` in
+// aggregating queries, beside other columns and over a JOIN, `COLUMNS('re')`, `* EXCEPT`, `* REPLACE`
+// and GROUP BY ALL, on three embedded shard engines behind the real shard function (POST /query,
+// path auto), against one engine holding every row. A MATERIALIZED column stays out of `*`; a
+// column dropped after the columns were cached is read again when a shard says it is unknown.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import type { Topology } from '../../../shared/core/config/schema.js';
+import { explainPlan, planQuery } from '../../../shared/core/plan/index.js';
+import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
+import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
+import { runQuery, type PlanFn, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { createTableColumns, type TableColumns } from '../../../shared/core/scatter/table-columns.js';
+import { createShardHandler } from '../../../functions/shard/shard-function.js';
+import { DEMO_DDL, DEMO_LOCAL, DEMO_TABLE, demoInsertFor, demoSelect } from '../../../local/demo.js';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { JSON_SETTINGS, expectSameAnswer } from './cases.js';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+const ROWS = 20_000;
+const D = DEMO_TABLE;
+let cluster: EmbeddedCluster;
+let topo: Topology;
+let fns: ReturnType<typeof createShardHandler>[];
+
+beforeAll(async () => {
+  cluster = await startEmbeddedCluster({ shards: 3, withOracle: true });
+  topo = parseTopology({
+    cluster: 'c',
+    shards: [0, 1, 2].map((i) => ({ replicas: [{ embedded: path.join(cluster.dir, `shard-${i}`) }] })),
+    tables: { [D]: { local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
+    query: { hedge: { enabled: false } },
+  });
+  for (const ddl of DEMO_DDL) await cluster.execAll(ddl);
+  await Promise.all(cluster.shards.map((s, i) => s.exec(demoInsertFor(topo, i, ROWS))));
+  await cluster.oracle!.exec(`INSERT INTO ${DEMO_LOCAL} ${demoSelect(ROWS)}`);
+  for (const e of [...cluster.shards, cluster.oracle!]) await e.exec(`ALTER TABLE ${DEMO_LOCAL} ADD COLUMN doubled Float64 MATERIALIZED value * 2`);
+  fns = [0, 1, 2].map((shard) => createShardHandler({ shard, getAccess: async () => cluster.shards[shard]! }));
+}, 120_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+const columns: TableColumns = createTableColumns();
+
+function deps(): RunDeps & { sent: ShardRequest[] } {
+  const sent: ShardRequest[] = [];
+  const invoker: ShardInvoker = {
+    invoke: async (shard, payload) => {
+      sent.push(payload);
+      return fns[shard]!(payload);
+    },
+  };
+  return {
+    sent,
+    topo,
+    invoker,
+    planQuery: planQuery as PlanFn,
+    explainPlan,
+    planTwoStage,
+    hedgeState: createHedgeState(),
+    queryId: 'q-columns',
+    tableColumns: columns,
+    behindApiGateway: false,
+  };
+}
+
+type Row = Record<string, unknown>;
+async function reference(sql: string): Promise<{ meta: unknown; data: Row[]; totals?: Row } | { error: string }> {
+  try {
+    const r = await cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
+    const doc = JSON.parse(r.bytes.toString('utf8'));
+    return { meta: doc.meta, data: doc.data, ...(doc.totals ? { totals: doc.totals } : {}) };
+  } catch (e) {
+    return { error: String(e) };
+  }
+}
+
+async function expectAnswered(sql: string, unordered = false, settings?: Record<string, string>): Promise<Record<string, any>> {
+  const want = await reference(sql);
+  if ('error' in want) throw new Error(`the reference refuses ${sql}: ${want.error}`);
+  const r = await runQuery({ sql, ...(settings ? { settings } : {}) }, deps());
+  expect(r.status, `${sql}: ${JSON.stringify(r.body).slice(0, 400)}`).toBe(200);
+  const b = r.body as Record<string, any>;
+  expect(b.partial).toBe(false);
+  expectSameAnswer(b, want, { name: sql, sql, unordered } as never);
+  return b;
+}
+
+const QUERIES = [
+  `SELECT * EXCEPT (ts, value, sensor), count() AS c FROM ${D} GROUP BY ALL ORDER BY site, metric, status`,
+  `SELECT COLUMNS('^s'), count() FROM ${D} WHERE status = 500 GROUP BY ALL ORDER BY 1, 2, 3`,
+  `SELECT * REPLACE (value + 1 AS value, upper(site) AS site) FROM ${D} WHERE sensor = 's-1' ORDER BY ts LIMIT 5`,
+  `SELECT *, value * 2 AS v2 FROM ${D} WHERE sensor = 's-3' ORDER BY ts LIMIT 3`,
+  `SELECT site, count() AS c FROM ${D} GROUP BY ALL ORDER BY site`,
+  `SELECT count() AS c, * FROM ${D} WHERE sensor = 's-5' GROUP BY ALL ORDER BY ts`,
+  `SELECT max(value) AS m, COLUMNS('^(site|metric)$') FROM ${D} GROUP BY ALL ORDER BY site, metric`,
+  `SELECT * FROM ${D} AS a GLOBAL JOIN (SELECT sensor, ts, status FROM ${D} WHERE status = 500) AS b ON a.sensor = b.sensor AND a.ts = b.ts ORDER BY a.ts LIMIT 4`,
+  `SELECT site, c FROM (SELECT *, count() AS c FROM ${D} WHERE sensor = 's-9' GROUP BY ALL) ORDER BY ts LIMIT 3`,
+];
+
+describe("the table's columns, spelled out as ClickHouse spells them", () => {
+  for (const sql of QUERIES) it(sql, () => expectAnswered(sql));
+
+  // Over a JOIN each table's columns, the later of two equal names qualified (`b.sensor`), on the
+  // general path too, whose leaves must name every column.
+  for (const path of ['fast', 'general'])
+    it(`* over a JOIN on the ${path} path`, () =>
+      expectAnswered(
+        `SELECT * FROM ${D} AS a GLOBAL JOIN (SELECT sensor, ts, status FROM ${D} WHERE status = 500) AS b ON a.sensor = b.sensor AND a.ts = b.ts ORDER BY a.ts LIMIT 4`,
+        false,
+        { ch_scatter_path: path },
+      ));
+  it('* with an aggregate over a JOIN, GROUP BY ALL', () =>
+    expectAnswered(
+      `SELECT b.*, count() AS c FROM ${D} AS a GLOBAL JOIN (SELECT site, metric FROM ${D} WHERE status = 500 GROUP BY site, metric) AS b ON a.site = b.site AND a.metric = b.metric GROUP BY ALL ORDER BY b.site, b.metric`,
+    ));
+
+  it('a column matcher that matches nothing is refused as ClickHouse refuses it', async () => {
+    expect('error' in (await reference(`SELECT COLUMNS('^nothing') FROM ${D}`))).toBe(true);
+    const r = await runQuery({ sql: `SELECT COLUMNS('^nothing'), count() FROM ${D} GROUP BY ALL` }, deps());
+    expect(r.status).toBe(400);
+  });
+
+  it('a column dropped after its table was cached: the shard says 47, the columns are read again, the query answers', async () => {
+    const sql = `SELECT * EXCEPT (ts, sensor, value), count() AS c FROM ${D} GROUP BY ALL ORDER BY site, metric`;
+    await expectAnswered(sql, true);
+    const before = columns.entries.get(D);
+    expect(before).toBeDefined();
+    for (const e of [...cluster.shards, cluster.oracle!]) await e.exec(`ALTER TABLE ${DEMO_LOCAL} DROP COLUMN status`);
+    try {
+      const b = await expectAnswered(sql, true);
+      expect(b.meta.map((m: { name: string }) => m.name)).toEqual(['site', 'metric', 'c']);
+      expect(columns.entries.get(D)).not.toBe(before);
+    } finally {
+      for (const e of [...cluster.shards, cluster.oracle!]) await e.exec(`ALTER TABLE ${DEMO_LOCAL} ADD COLUMN status UInt16 DEFAULT 200 AFTER value`);
+      columns.entries.delete(D);
+    }
+  });
+});

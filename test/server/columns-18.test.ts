@@ -1,0 +1,99 @@
+// The tables' columns on Debian clickhouse-server 18.16 shards, which have neither COLUMNS(),
+// * EXCEPT / REPLACE nor GROUP BY ALL: the coordinator reads the columns through a shard function
+// and sends the shards plain column lists. Each answer equals the Distributed table's answer to the
+// same query with the columns written out by hand, as ClickHouse would expand them.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseTopology } from '../../shared/core/config/load.js';
+import type { Topology } from '../../shared/core/config/schema.js';
+import { explainPlan, planQuery } from '../../shared/core/plan/index.js';
+import { planTwoStage } from '../../shared/core/plan/two-stage/plan.js';
+import { createHedgeState } from '../../shared/core/scatter/hedge.js';
+import { runQuery, type PlanFn, type RunDeps } from '../../shared/core/scatter/run-query.js';
+import { createTableColumns } from '../../shared/core/scatter/table-columns.js';
+import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
+import { JSON_SETTINGS, expectSameAnswer } from '../integration/two-stage/cases.js';
+import { chHttp, useChServers } from '../support/ch-servers.js';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+
+const servers = useChServers({ n: 2, portBase: 20100 });
+const T = 'default.ev_dist';
+let topo: Topology;
+let fns: Array<(e: unknown) => Promise<any>>;
+const tableColumns = createTableColumns();
+
+beforeAll(async () => {
+  const urls = servers.current.urls;
+  for (const [i, url] of urls.entries()) {
+    await chHttp(
+      url,
+      'CREATE TABLE default.ev (id UInt64, site String, value Float64, status UInt16, doubled Float64 MATERIALIZED value * 2) ENGINE = MergeTree() ORDER BY id',
+    );
+    await chHttp(url, 'CREATE TABLE default.ev_dist AS default.ev ENGINE = Distributed(scatter, default, ev, id)');
+    await chHttp(
+      url,
+      `INSERT INTO default.ev (id, site, value, status) SELECT number, ['ams', 'fra', 'iad'][number % 3 + 1], number / 4, toUInt16(if(number % 7 = 0, 500, 200))
+       FROM system.numbers WHERE number % 2 = ${i} LIMIT 500`,
+    );
+  }
+  topo = parseTopology({
+    cluster: 'scatter',
+    shards: urls.map((url) => ({ replicas: [{ url }] })),
+    tables: { [T]: { local: 'default.ev', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } } },
+    query: { hedge: { enabled: false } },
+  });
+  fns = urls.map(
+    (url, i) => createShardHandler(envShardDeps({ CH_SCATTER_SHARD: JSON.stringify({ shard: i, replicas: [{ url }] }) })) as (e: unknown) => Promise<any>,
+  );
+}, 120_000);
+
+function deps(): RunDeps {
+  return {
+    topo,
+    invoker: { invoke: async (shard, payload) => fns[shard]!(payload) },
+    planQuery: planQuery as PlanFn,
+    explainPlan,
+    planTwoStage,
+    hedgeState: createHedgeState(),
+    queryId: 'q-columns-18',
+    behindApiGateway: false,
+    tableColumns,
+  };
+}
+
+async function distributed(sql: string): Promise<{ meta: unknown; data: Record<string, unknown>[] }> {
+  const doc = JSON.parse(await chHttp(servers.current.urls[0]!, `${sql} FORMAT JSON`, JSON_SETTINGS));
+  return { meta: doc.meta, data: doc.data };
+}
+
+// The query, and the same query as ClickHouse expands it (18.16 answers only the second).
+const PAIRS: [string, string][] = [
+  [
+    `SELECT * EXCEPT (id, value), count() AS c FROM ${T} GROUP BY ALL ORDER BY site, status`,
+    `SELECT site, status, count() AS c FROM ${T} GROUP BY site, status ORDER BY site, status`,
+  ],
+  [
+    `SELECT COLUMNS('^s'), sum(value) AS v FROM ${T} GROUP BY ALL ORDER BY site, status`,
+    `SELECT site, status, sum(value) AS v FROM ${T} GROUP BY site, status ORDER BY site, status`,
+  ],
+  [
+    `SELECT * REPLACE (value * 10 AS value) FROM ${T} WHERE id < 6 ORDER BY id`,
+    `SELECT id, site, value * 10 AS value, status FROM ${T} WHERE id < 6 ORDER BY id`,
+  ],
+  [
+    `SELECT count() AS c, * FROM ${T} WHERE id < 4 GROUP BY ALL ORDER BY id`,
+    `SELECT count() AS c, id, site, value, status FROM ${T} WHERE id < 4 GROUP BY id, site, value, status ORDER BY id`,
+  ],
+];
+
+describe('spelled out for 18.16 shards = the Distributed table over the written-out query', () => {
+  for (const [sql, written] of PAIRS)
+    it(sql, async () => {
+      for (const path of ['fast', 'general']) {
+        const r = await runQuery({ sql, settings: { ch_scatter_path: path } }, deps());
+        expect(r.status, `${path}: ${JSON.stringify(r.body).slice(0, 300)}`).toBe(200);
+        expectSameAnswer(r.body as any, await distributed(written), { name: `${path}: ${sql}`, sql } as never);
+      }
+    });
+});

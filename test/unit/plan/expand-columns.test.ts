@@ -1,0 +1,76 @@
+// Spelling out `*`, COLUMNS('re'), * EXCEPT / REPLACE and GROUP BY ALL from a table's columns, as
+// ClickHouse expands them (the answers are checked on chdb in test/integration/two-stage/columns-chdb.test.ts);
+// the syntax round-trips through the printer.
+import { describe, expect, it } from 'vitest';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import { expandColumns, tablesNeedingColumns } from '../../../shared/core/plan/expand-columns.js';
+import { parseSelect, printSelect } from '../../../shared/core/sql/index.js';
+
+const topo = parseTopology({
+  cluster: 'c',
+  shards: [{ replicas: [{ embedded: '/nonexistent/0' }] }],
+  tables: {
+    'db.dist': { local: 'db.local', shardingKey: { column: 'k', type: 'String', function: 'xxHash64' } },
+    'db.other': { local: 'db.other_local', shardingKey: { column: 'k', type: 'String', function: 'xxHash64' } },
+  },
+});
+const COLUMNS = {
+  'db.dist': ['k', 'site', 'value', 'status'].map((name) => ({ name, type: 'String' })),
+  'db.other': ['k', 'label'].map((name) => ({ name, type: 'String' })),
+};
+const expand = (sql: string) => printSelect(expandColumns(parseSelect(sql), topo, (t) => COLUMNS[t as keyof typeof COLUMNS]));
+
+describe('the syntax', () => {
+  for (const sql of [
+    'SELECT * EXCEPT (a, b) FROM t',
+    'SELECT * EXCEPT (a) REPLACE (x + 1 AS x) FROM t',
+    'SELECT t.* REPLACE (x * 2 AS x) FROM t',
+    "SELECT COLUMNS('^v') EXCEPT (vx), count() FROM t GROUP BY ALL WITH TOTALS",
+  ])
+    it(sql, () => {
+      const printed = printSelect(parseSelect(sql));
+      expect(printed).toBe(sql);
+      expect(printSelect(parseSelect(printed))).toBe(printed);
+    });
+  it('the short forms read as ClickHouse reads them', () => {
+    expect(printSelect(parseSelect('SELECT * EXCEPT a REPLACE x + 1 AS x FROM t'))).toBe('SELECT * EXCEPT (a) REPLACE (x + 1 AS x) FROM t');
+  });
+});
+
+describe('spelled out', () => {
+  const cases: [string, string][] = [
+    ['SELECT *, count() FROM db.dist GROUP BY ALL', 'SELECT k, site, value, status, count() FROM db.dist GROUP BY k, site, value, status'],
+    ["SELECT COLUMNS('^s'), max(value) FROM db.dist GROUP BY ALL", 'SELECT site, status, max(value) FROM db.dist GROUP BY site, status'],
+    ['SELECT * EXCEPT (value, k) FROM db.dist', 'SELECT site, status FROM db.dist'],
+    ['SELECT * REPLACE (upper(site) AS site) FROM db.dist', 'SELECT k, upper(site) AS site, value, status FROM db.dist'],
+    ['SELECT site, count() FROM db.dist GROUP BY ALL', 'SELECT site, count() FROM db.dist GROUP BY site'],
+    // A replaced column groups by its alias, the same node (its expression would be captured by the alias).
+    [
+      "SELECT COLUMNS('^(k|value)$') REPLACE (value % 3 AS value), count() FROM db.dist GROUP BY ALL",
+      'SELECT k, value % 3 AS value, count() FROM db.dist GROUP BY k, value',
+    ],
+    // Over a JOIN: each table's columns, qualified; `b.*` names a shared column with its qualifier.
+    [
+      'SELECT * FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k',
+      'SELECT a.k, a.site, a.value, a.status, b.k, b.label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k',
+    ],
+    [
+      'SELECT b.*, count() FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k GROUP BY ALL',
+      'SELECT b.k AS `b.k`, b.label, count() FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k GROUP BY b.k, b.label',
+    ],
+  ];
+  for (const [sql, want] of cases) it(sql, () => expect(expand(sql)).toBe(want));
+
+  it('a plain SELECT * is left to the planner, which carries it whole', () => {
+    expect(tablesNeedingColumns(parseSelect('SELECT * FROM db.dist WHERE k = 1'), topo)).toEqual([]);
+    expect(tablesNeedingColumns(parseSelect('SELECT *, 1 FROM db.dist'), topo)).toEqual(['db.dist']);
+  });
+  it('a matcher that matches nothing, a bad regexp, an unknown t.*: errors with a position', () => {
+    for (const sql of ["SELECT COLUMNS('^zzz') FROM db.dist", "SELECT COLUMNS('(') FROM db.dist", 'SELECT x.*, 1 FROM db.dist']) {
+      expect(() => expand(sql), sql).toThrow(expect.objectContaining({ code: 'QUERY_ERROR', position: expect.objectContaining({ line: 1 }) }));
+    }
+  });
+  it('unknown columns: left as written, and refused by the planners', () => {
+    expect(printSelect(expandColumns(parseSelect('SELECT * EXCEPT (k) FROM db.dist'), topo, () => undefined))).toBe('SELECT * EXCEPT (k) FROM db.dist');
+  });
+});
