@@ -45,6 +45,9 @@ export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   ['max_bytes_in_join', UINT],
   ['join_overflow_mode', OVERFLOW],
   ['join_use_nulls', BOOL],
+  // Keys of ROLLUP / CUBE / GROUPING SETS become Nullable: it takes effect in the final stage, which gets every forwarded setting.
+  ['group_by_use_nulls', BOOL],
+  ['optimize_group_by_function_keys', BOOL],
   [
     'join_algorithm',
     {

@@ -6,6 +6,7 @@
 import type { SettingValue } from '../clickhouse/port.js';
 import type { ScatterError } from '../errors.js';
 import { bindParams } from '../plan/bind-params.js';
+import { settlePositions } from '../plan/positional.js';
 import { requestedTopCount } from '../plan/tput/method.js';
 import type { PlanOptions, SubqueryRunner } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
@@ -108,7 +109,9 @@ export function openQuerySession(deps: SessionDeps, statement: SelectStatement |
     (stmt, self) => deps.planQuery(stmt, deps.topo, request.planOptions('subquery', self)),
     request.subqueries,
   );
-  return { ...budget, deps, now, startedAt, statement, path, request, runSubquery: run, subqueries: ledger, fanout };
+  // Positions are settled once, for every path and engine (plan/positional.ts).
+  const settled = statement && settlePositions(statement, request.settings);
+  return { ...budget, deps, now, startedAt, statement: settled, path, request, runSubquery: run, subqueries: ledger, fanout };
 }
 
 /**
