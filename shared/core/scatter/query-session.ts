@@ -6,11 +6,13 @@
 import type { SettingValue } from '../clickhouse/port.js';
 import type { ScatterError } from '../errors.js';
 import { bindParams } from '../plan/bind-params.js';
+import { distinctOnAsLimitBy } from '../plan/distinct-on.js';
 import { settlePositions } from '../plan/positional.js';
 import { requestedTopCount } from '../plan/tput/method.js';
 import type { PlanOptions, SubqueryRunner } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
 import { parseSelect } from '../sql/parse.js';
+import { numberSubqueries } from '../sql/subquery-numbers.js';
 import type { GatherInput } from './gather.js';
 import { clearLedger, globalSubqueryRunner, type SubqueryLedger, type SubqueryPolicy } from './global-subquery.js';
 import { queryBudget, type QueryBudget } from './query-budget.js';
@@ -109,8 +111,9 @@ export function openQuerySession(deps: SessionDeps, statement: SelectStatement |
     (stmt, self) => deps.planQuery(stmt, deps.topo, request.planOptions('subquery', self)),
     request.subqueries,
   );
-  // Positions are settled once, for every path and engine (plan/positional.ts).
-  const settled = statement && settlePositions(statement, request.settings);
+  // Rewritten once, for every path and engine: DISTINCT ON as LIMIT 1 BY, positions settled, subqueries numbered.
+  const settled = statement && settlePositions(distinctOnAsLimitBy(statement), request.settings);
+  if (settled) numberSubqueries(settled);
   return { ...budget, deps, now, startedAt, statement: settled, path, request, runSubquery: run, subqueries: ledger, fanout };
 }
 

@@ -93,6 +93,8 @@ export interface WindowSpec {
 export interface SubqueryExpr extends Base {
   kind: 'subquery';
   query: SelectStatement;
+  /** ClickHouse's number for it (`_subquery_3` in column names): subquery-numbers.ts. */
+  ordinal?: number;
 }
 
 /** `CASE [operand] WHEN .. THEN .. [ELSE ..] END` */

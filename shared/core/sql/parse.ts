@@ -33,6 +33,9 @@ import type {
   WithItem,
 } from './ast.js';
 import { EXTRACT_FUNCTIONS, type FrameBound } from './window.js';
+
+/** The LIMIT an OFFSET without LIMIT stands for. */
+const UINT64_MAX_TEXT = '18446744073709551615';
 import { positionAt, tokenize, type Token } from './lexer.js';
 
 export interface ParseOptions {
@@ -604,8 +607,9 @@ class Parser {
       const off = this.parseExpr();
       this.acceptKw('ROWS') || this.acceptKw('ROW');
       if (this.isKw('FETCH')) throw this.unsupported('OFFSET ... FETCH');
+      // OFFSET alone is ClickHouse's LIMIT off, 2^64-1: every row after the first `off`.
       if (q.limit) q.limit.offset = off;
-      else throw this.unsupported('OFFSET without LIMIT');
+      else q.limit = { limit: { kind: 'literal', type: 'integer', value: UINT64_MAX_TEXT }, offset: off };
     }
     if (this.acceptKw('SETTINGS')) q.settings = this.parseSettings();
     return q;

@@ -104,16 +104,9 @@ export const EXPECTED: Record<string, Expected> = {
     kind: 'refused',
     why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
   },
-  '01244_optimize_distributed_group_by_sharding_key#22': { kind: 'refused', why: 'DISTINCT ON is not planned yet' },
-  '01244_optimize_distributed_group_by_sharding_key#24': { kind: 'refused', why: 'OFFSET without LIMIT is not parsed yet' },
-  '01272_offset_without_limit#1': { kind: 'refused', why: 'OFFSET without LIMIT is not parsed yet' },
   '01813_distributed_scalar_subqueries_alias#1': {
     kind: 'refused',
     why: 'a constant table (numbers()) inside a distributed query is refused: not evaluated where ClickHouse evaluates it yet',
-  },
-  '01813_distributed_scalar_subqueries_alias#2': {
-    kind: 'differs',
-    why: "ClickHouse numbers a scalar subquery's column name (_subquery_1); the planner names it _subquery",
   },
   '01813_distributed_scalar_subqueries_alias#3': {
     kind: 'refused',
