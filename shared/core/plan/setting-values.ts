@@ -48,6 +48,8 @@ export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   // Keys of ROLLUP / CUBE / GROUPING SETS become Nullable: it takes effect in the final stage, which gets every forwarded setting.
   ['group_by_use_nulls', BOOL],
   ['optimize_group_by_function_keys', BOOL],
+  // Whether a JOIN subquery needs an alias: read where the query is analyzed, on every engine.
+  ['joined_subquery_requires_alias', BOOL],
   [
     'join_algorithm',
     {

@@ -172,6 +172,9 @@ export function resolveSettings(
       case 'max_distributed_connections':
       case 'distributed_aggregation_memory_efficient':
       case 'optimize_distributed_group_by_sharding_key':
+      case 'distributed_push_down_limit':
+      // Caps how many key values skipping considers; past it ClickHouse reads every shard: the same answer.
+      case 'optimize_skip_unused_shards_limit':
         // How a Distributed table reaches its shards: no meaning for an answer ch-scatter merges itself.
         boolOrUint(name, value, node);
         continue;

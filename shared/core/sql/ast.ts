@@ -66,6 +66,8 @@ export interface FunctionCall extends Base {
   operator?: string; // '+', '=', 'IN', 'NOT', 'AND', 'LIKE', 'BETWEEN', '[]', '.', ...
   /** `f(...) OVER (...)` or `f(...) OVER w`: a window function call. */
   over?: WindowSpec;
+  /** The name ClickHouse gives the call as the user wrote it, kept when a rewrite changes the call (GLOBAL IN a shipped set). */
+  nameAs?: string;
 }
 
 /** One end of a window frame: `UNBOUNDED PRECEDING`, `CURRENT ROW`, `<offset> FOLLOWING`, ... */

@@ -261,6 +261,96 @@ from(
   ),
 );
 
+from('00171_shard_array_of_tuple_remote.sql', `SELECT arrayMap((x, y) -> (x, y), [1, 2, 3], [4, 5, 6]) FROM ${ONE} ORDER BY rand()`);
+from(
+  '00217_shard_global_subquery_columns_with_same_name.sql',
+  `SELECT k, a FROM (SELECT 42 AS k FROM ${ONE}) GLOBAL ALL FULL OUTER JOIN (SELECT 42 AS k, 1 AS a, a) USING k SETTINGS joined_subquery_requires_alias = 0`,
+  `SELECT 1 FROM ${ONE} WHERE (1, 1) GLOBAL IN (SELECT 1 AS a, a) SETTINGS joined_subquery_requires_alias = 0`,
+);
+from('00252_shard_global_in_aggregate_function.sql', `SELECT sum(UserID GLOBAL IN (SELECT UserID FROM cht.storage_dist)) FROM cht.storage_dist`);
+from('00266_shard_global_subquery_and_aliases.sql', `SELECT 1 GLOBAL IN (SELECT 1) AS s, s FROM ${ONE}`);
+from(
+  '00290_shard_aggregation_memory_efficient.sql',
+  o(
+    `SELECT concat(toString(number), arrayStringConcat(arrayMap(x -> '.', range(number % 10)))) AS k FROM ${NUM} WHERE number < (randConstant() % 2 ? 4999 : 10000) GROUP BY k ORDER BY k LIMIT 10 SETTINGS distributed_aggregation_memory_efficient = 1`,
+  ),
+);
+from(
+  '00295_global_in_one_shard_rows_before_limit.sql',
+  o(`SELECT arrayJoin(range(100)) AS x FROM ${ONE} WHERE x GLOBAL IN (SELECT toUInt8(arrayJoin(range(100)) + 50)) GROUP BY x ORDER BY x LIMIT 10`),
+);
+from(
+  '00506_shard_global_in_union.sql',
+  `SELECT * FROM (SELECT CounterID FROM cht.globalin_dist WHERE (CounterID GLOBAL IN (SELECT toUInt32(34))) GROUP BY CounterID)`,
+  `SELECT CounterID FROM cht.globalin_dist WHERE (CounterID GLOBAL IN (SELECT toUInt32(34))) GROUP BY CounterID UNION ALL SELECT CounterID FROM cht.globalin_dist WHERE (CounterID GLOBAL IN (SELECT toUInt32(34))) GROUP BY CounterID`,
+  `SELECT * FROM (SELECT CounterID FROM cht.globalin_dist WHERE (CounterID GLOBAL IN (SELECT toUInt32(34))) GROUP BY CounterID UNION ALL SELECT CounterID FROM cht.globalin_dist WHERE (CounterID GLOBAL IN (SELECT toUInt32(34))) GROUP BY CounterID)`,
+  o(`SELECT * FROM (SELECT * FROM cht.union_bug_dist WHERE Event = 'A' UNION ALL SELECT * FROM cht.union_bug_dist WHERE Event = 'B') ORDER BY Datetime`),
+  o(
+    `SELECT * FROM (SELECT Event, Datetime FROM cht.union_bug_dist WHERE Event = 'A' UNION ALL SELECT * FROM cht.union_bug_dist WHERE Event = 'B') ORDER BY Datetime`,
+  ),
+  o(
+    `SELECT * FROM (SELECT * FROM cht.union_bug_dist WHERE Event = 'A' UNION ALL SELECT Event, Datetime FROM cht.union_bug_dist WHERE Event = 'B') ORDER BY Datetime`,
+  ),
+  o(
+    `SELECT * FROM (SELECT Event, Datetime FROM cht.union_bug_dist WHERE Event = 'A' UNION ALL SELECT Event, Datetime FROM cht.union_bug_dist WHERE Event = 'B') ORDER BY Datetime`,
+  ),
+);
+from('00614_shard_same_header_for_local_and_remote_node_in_distributed_query.sql', `SELECT time FROM cht.tab_dist WHERE date = '2018-01-21' LIMIT 2`);
+from('00675_shard_remote_with_table_function.sql', `SELECT COUNT(*) FROM cht.remote_test_dist`);
+from(
+  '00678_shard_funnel_window.sql',
+  `SELECT level, COUNT() FROM (SELECT uid, windowFunnel(3600)(toUInt32(its), action_code != '', action_code = '2') AS level FROM cht.funnel_dist GROUP BY uid) GROUP BY level`,
+);
+from(
+  '00697_in_subquery_shard.sql',
+  `SELECT dummy IN (SELECT 0) FROM ${ONE}`,
+  `SELECT dummy IN (SELECT 1) FROM ${ONE}`,
+  `SELECT number IN (SELECT toUInt64(arrayJoin([1, 8]))) FROM ${N10}`,
+  `SELECT arrayExists(x -> (x IN (SELECT 1)), [1]) FROM ${ONE}`,
+  `SELECT sumIf(number, arrayExists(x -> (x IN (SELECT 1)), [1])) FROM ${N10}`,
+  `SELECT dummy IN (SELECT 0) FROM ${ONE} SETTINGS prefer_localhost_replica = 0`,
+  `SELECT dummy IN (SELECT 1) FROM ${ONE} SETTINGS prefer_localhost_replica = 0`,
+  `SELECT number IN (SELECT toUInt64(arrayJoin([1, 8]))) FROM ${N10} SETTINGS prefer_localhost_replica = 0`,
+  `SELECT arrayExists(x -> (x IN (SELECT 1)), [1]) FROM ${ONE} SETTINGS prefer_localhost_replica = 0`,
+  `SELECT sumIf(number, arrayExists(x -> (x IN (SELECT 1)), [1])) FROM ${N10} SETTINGS prefer_localhost_replica = 0`,
+);
+from('00976_shard_low_cardinality_achimbab.sql', `SELECT k, uniq(date_dt) FROM cht.han_dist GROUP BY k`);
+from('01121_remote_scalar_subquery.sql', `SELECT (SELECT 1) FROM ${ONE}`);
+from(
+  '01757_optimize_skip_unused_shards_limit.sql',
+  `SELECT * FROM ${ONE} WHERE dummy IN (0,)`,
+  `SELECT * FROM ${ONE} WHERE dummy IN (0, 1) SETTINGS optimize_skip_unused_shards_limit = 2`,
+  `SELECT * FROM ${ONE} WHERE dummy IN (0, 1) SETTINGS optimize_skip_unused_shards_limit = 0`,
+  `SELECT * FROM ${ONE} WHERE dummy = 0 AND dummy = 1 SETTINGS optimize_skip_unused_shards_limit = 1`,
+);
+from(
+  '01952_optimize_distributed_group_by_sharding_key.sql',
+  `SELECT DISTINCT k1 FROM cht.kkv_dist`,
+  `SELECT DISTINCT k1, k2 FROM cht.kkv_dist`,
+  `SELECT DISTINCT ON (k1) k2 FROM cht.kkv_dist`,
+  `SELECT DISTINCT ON (k1, k2) v FROM cht.kkv_dist`,
+  `SELECT DISTINCT k1 FROM cht.kkv_dist ORDER BY v`,
+  `SELECT DISTINCT k1, k2 FROM cht.kkv_dist ORDER BY v`,
+  `SELECT DISTINCT ON (k1) k2 FROM cht.kkv_dist ORDER BY v`,
+  `SELECT DISTINCT ON (k1, k2) v FROM cht.kkv_dist ORDER BY v`,
+  `SELECT k1, k2, sum(v) FROM cht.kkv_dist GROUP BY k1, k2`,
+  `SELECT k1, any(k2), sum(v) FROM cht.kkv_dist GROUP BY k1`,
+);
+from(
+  '02001_dist_on_dist_WithMergeableStateAfterAggregation.sql',
+  `SELECT dummy AS foo FROM ${ONE} LIMIT 1 SETTINGS prefer_localhost_replica = 0, distributed_push_down_limit = 0`,
+  `SELECT dummy AS foo FROM ${ONE} LIMIT 1 SETTINGS prefer_localhost_replica = 0, distributed_push_down_limit = 1`,
+  `SELECT dummy AS foo FROM ${ONE} LIMIT 1 SETTINGS prefer_localhost_replica = 0, distributed_group_by_no_merge = 1`,
+);
+from('02346_additional_filters_distr.sql', o(`SELECT * FROM cht.xy_dist ORDER BY x SETTINGS additional_table_filters = {'cht.xy_dist' : 'x > 3 and x < 7'}`));
+from('02887_tuple_element_distributed.sql', `SELECT equals(tupleElement(tuple('a', 10) AS x, 1), 'a') FROM ${N10} WHERE number < 2`);
+from(
+  '02971_limit_by_distributed.sql',
+  o(`SELECT k FROM cht.tlb_dist ORDER BY k ASC LIMIT 1 BY k LIMIT 100`),
+  o(`SELECT k FROM cht.tlb_dist ORDER BY k ASC LIMIT 1 BY k`),
+);
+from('03018_analyzer_distributed_query_with_positional_arguments.sql', `SELECT 0 AS x FROM ${ONE} GROUP BY x`, o(`SELECT 0 AS x FROM ${ONE} ORDER BY x`));
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;

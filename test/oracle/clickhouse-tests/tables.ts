@@ -142,6 +142,103 @@ export const CHT_TABLES: readonly ChtTable[] = [
     orderBy: 'id',
     rows: [...range(100), ...range(30), ...range(10)].map((A, id) => ({ id, A })),
   },
+  {
+    // 02971_limit_by_distributed: 100 zeros and a one.
+    dist: 'cht.tlb_dist',
+    local: 'cht.tlb',
+    key: { column: 'id', type: 'UInt32', function: 'identity' },
+    columns: 'id UInt32, k UInt64',
+    orderBy: 'id',
+    rows: range(101).map((id) => ({ id, k: id === 100 ? 1 : 0 })),
+  },
+  {
+    // 00614_shard_same_header_for_local_and_remote_node_in_distributed_query
+    dist: 'cht.tab_dist',
+    local: 'cht.tab',
+    key: { column: 'data', type: 'String', function: 'xxHash64' },
+    columns: 'date Date, time DateTime, data String',
+    orderBy: '(time, data)',
+    rows: [{ date: '2018-01-21', time: '2018-01-21 15:12:13', data: 'test' }],
+  },
+  {
+    // 00252_shard_global_in_aggregate_function
+    dist: 'cht.storage_dist',
+    local: 'cht.storage',
+    key: { column: 'id', type: 'UInt32', function: 'identity' },
+    columns: 'id UInt32, UserID UInt64',
+    orderBy: 'id',
+    rows: range(10).map((id) => ({ id, UserID: id < 7 ? '6460432721393873721' : '402895971392036118' })),
+  },
+  {
+    // 00675_shard_remote_with_table_function
+    dist: 'cht.remote_test_dist',
+    local: 'cht.remote_test',
+    key: { column: 'a1', type: 'UInt8', function: 'identity' },
+    columns: 'a1 UInt8',
+    orderBy: 'a1',
+    rows: [1, 2, 3, 4].map((a1) => ({ a1 })),
+  },
+  {
+    // 01244_optimize_distributed_group_by_sharding_key and 01952_*: view(select 1 k1, 2 k2, 3 v from numbers(2)).
+    dist: 'cht.kkv_dist',
+    local: 'cht.kkv',
+    key: { column: 'id', type: 'UInt32', function: 'identity' },
+    columns: 'id UInt32, k1 UInt8, k2 UInt8, v UInt8',
+    orderBy: 'id',
+    rows: [0, 1].map((id) => ({ id, k1: 1, k2: 2, v: 3 })),
+  },
+  {
+    // 00976_shard_low_cardinality_achimbab
+    dist: 'cht.han_dist',
+    local: 'cht.han',
+    key: { column: 'k', type: 'Int32', function: 'xxHash64' },
+    columns: 'k Int32, date_dt LowCardinality(Nullable(String))',
+    orderBy: 'k',
+    rows: [{ k: 1, date_dt: '2019-07-31' }],
+  },
+  {
+    // 00678_shard_funnel_window (1000 of the test's 10000 users)
+    dist: 'cht.funnel_dist',
+    local: 'cht.funnel',
+    key: { column: 'uid', type: 'String', function: 'xxHash64' },
+    columns: 'uid String, its UInt32, action_code String, day Date',
+    orderBy: '(uid, its)',
+    rows: range(1000).map((n) => ({ uid: String(n), its: n % 3, action_code: String(n % 3), day: '2000-01-01' })),
+  },
+  {
+    // 00506_shard_global_in_union
+    dist: 'cht.globalin_dist',
+    local: 'cht.globalin',
+    key: { column: 'CounterID', type: 'UInt32', function: 'xxHash64' },
+    columns: 'CounterID UInt32, StartDate Date',
+    orderBy: 'CounterID',
+    rows: [
+      { CounterID: 34, StartDate: '2017-10-02' },
+      { CounterID: 42, StartDate: '2017-10-02' },
+      { CounterID: 55, StartDate: '2017-10-01' },
+    ],
+  },
+  {
+    // 00506_shard_global_in_union
+    dist: 'cht.union_bug_dist',
+    local: 'cht.union_bug',
+    key: { column: 'Event', type: 'String', function: 'xxHash64' },
+    columns: "Event String, Datetime DateTime('Europe/Moscow')",
+    orderBy: 'Event',
+    rows: [
+      { Event: 'A', Datetime: 1 },
+      { Event: 'B', Datetime: 2 },
+    ],
+  },
+  {
+    // 02346_additional_filters_distr
+    dist: 'cht.xy_dist',
+    local: 'cht.xy',
+    key: { column: 'x', type: 'UInt32', function: 'identity' },
+    columns: 'x UInt32, y String',
+    orderBy: 'x',
+    rows: [1, 2, 3, 4, 5, 6, 7, 8].map((x) => ({ x, y: ['a', 'bb', 'ccc', 'dddd'][(x - 1) % 4] })),
+  },
 ];
 
 export const CHT_DATABASE = 'cht';
