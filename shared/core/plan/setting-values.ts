@@ -64,6 +64,8 @@ export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   ['optimize_move_to_prewhere', BOOL],
   ['enable_optimize_predicate_expression', BOOL],
   ['aggregation_memory_efficient_merge_threads', { kind: 'uint', max: 1024 }],
+  ['group_by_two_level_threshold', UINT],
+  ['group_by_two_level_threshold_bytes', UINT],
   ['max_rows_in_distinct', UINT],
   ['max_bytes_in_distinct', UINT],
   ['distinct_overflow_mode', OVERFLOW],

@@ -24,6 +24,8 @@ type Entry = string | { sql: string; ordered: true };
 const ONE = 'cht.one_dist';
 const NUM = 'cht.numbers_dist';
 const N10 = 'cht.numbers10_dist';
+const A = 'cht.alias10_dist';
+const K = 'cht.key3_dist';
 
 const groups: Array<[string, Entry[]]> = [];
 const from = (source: string, ...entries: Entry[]) => groups.push([source, entries]);
@@ -350,6 +352,72 @@ from(
   o(`SELECT k FROM cht.tlb_dist ORDER BY k ASC LIMIT 1 BY k`),
 );
 from('03018_analyzer_distributed_query_with_positional_arguments.sql', `SELECT 0 AS x FROM ${ONE} GROUP BY x`, o(`SELECT 0 AS x FROM ${ONE} ORDER BY x`));
+
+from('00123_shard_unmerged_result_when_max_distributed_connections_is_one.sql', `SELECT count() + 1 FROM ${ONE} SETTINGS max_distributed_connections = 1`);
+from(
+  '00163_shard_join_with_empty_table.sql',
+  o(
+    `SELECT * FROM (SELECT number, n, j1, j2 FROM (SELECT dummy + 2 AS number, number / 2 AS n FROM ${ONE}) ANY INNER JOIN (SELECT number / 3 AS n, number AS j1, 'Hello' AS j2 FROM ${NUM} LIMIT 0) USING n LIMIT 10) ORDER BY number SETTINGS any_join_distinct_right_table_keys = 1, joined_subquery_requires_alias = 0, join_algorithm = 'hash'`,
+  ),
+  o(
+    `SELECT * FROM (SELECT number, n, j1, j2 FROM (SELECT dummy + 2 AS number, number / 2 AS n FROM ${ONE}) GLOBAL ANY INNER JOIN (SELECT number / 3 AS n, number AS j1, 'Hello' AS j2 FROM ${NUM} LIMIT 0) USING n LIMIT 10) ORDER BY number SETTINGS any_join_distinct_right_table_keys = 1, joined_subquery_requires_alias = 0, join_algorithm = 'hash'`,
+  ),
+  o(
+    `SELECT * FROM (SELECT number, n, j1, j2 FROM (SELECT dummy + 2 AS number, number / 2 AS n FROM ${ONE}) GLOBAL ANY INNER JOIN (SELECT number / 3 AS n, number AS j1, 'Hello' AS j2 FROM ${NUM} LIMIT 0) USING n LIMIT 10) ORDER BY number SETTINGS any_join_distinct_right_table_keys = 1, joined_subquery_requires_alias = 0, max_threads = 6`,
+  ),
+);
+from(
+  '00224_shard_distributed_aggregation_memory_efficient_and_overflows.sql',
+  o(`SELECT count() = 200000 FROM ${NUM} GROUP BY number WITH TOTALS ORDER BY number LIMIT 10`),
+  o(
+    `SELECT count() = 200000 FROM ${NUM} GROUP BY number WITH TOTALS ORDER BY number LIMIT 10 SETTINGS distributed_aggregation_memory_efficient = 1, group_by_two_level_threshold = 1000, group_by_overflow_mode = 'any', max_rows_to_group_by = 1000, totals_mode = 'after_having_auto'`,
+  ),
+);
+from('00588_shard_distributed_prewhere.sql', o(`SELECT * FROM cht.xs_dist PREWHERE x = 1 WHERE s LIKE '%l%' ORDER BY x, s`));
+from(
+  '00594_alias_in_distributed.sql',
+  `SELECT field1, field2, field3 FROM ${A}`,
+  `SELECT field1, field2, field3 FROM ${A} WHERE EventDate = '2000-01-01'`,
+  `SELECT field1, field2 FROM ${A} WHERE EventDate = '2000-01-01'`,
+  `SELECT field2, field3 FROM ${A} WHERE EventDate = '2000-01-01'`,
+  `SELECT field3 FROM ${A} WHERE EventDate = '2000-01-01'`,
+  `SELECT field2, field3 FROM ${A}`,
+  `SELECT field3 FROM ${A}`,
+  `SELECT field1 FROM ${A} WHERE field3 = '12345'`,
+  `SELECT field2 FROM ${A} WHERE field3 = '12345'`,
+  `SELECT field3 FROM ${A} WHERE field3 = '12345'`,
+);
+from(
+  '00980_shard_aggregation_state_deserialization.sql',
+  `SELECT count(*) FROM ${NUM} WHERE bitmapContains((SELECT groupBitmapState(number) FROM ${NUM}), toUInt32(number))`,
+);
+from(
+  '01223_dist_on_dist.sql',
+  o(`SELECT DISTINCT key FROM ${K} ORDER BY key`),
+  o(`SELECT key FROM ${K} GROUP BY key ORDER BY key`),
+  o(`SELECT key FROM ${K} GROUP BY key ORDER BY key LIMIT 1`),
+  `SELECT key FROM ${K} HAVING key = 1`,
+  `SELECT key FROM ${K} GROUP BY key HAVING key = 1`,
+  o(`SELECT key FROM ${K} ORDER BY key`),
+  o(`SELECT key FROM ${K} ORDER BY key LIMIT 1`),
+  o(`SELECT key FROM ${K} ORDER BY key LIMIT 1 BY key`),
+  o(`SELECT key FROM ${K} GROUP BY key ORDER BY key SETTINGS group_by_two_level_threshold = 1, group_by_two_level_threshold_bytes = 1`),
+  o(`SELECT key FROM ${K} GROUP BY key ORDER BY key SETTINGS distributed_aggregation_memory_efficient = 1`),
+  o(
+    `SELECT key FROM ${K} GROUP BY key ORDER BY key SETTINGS group_by_two_level_threshold = 1, group_by_two_level_threshold_bytes = 1, distributed_aggregation_memory_efficient = 1`,
+  ),
+  `SELECT count() FROM ${K}`,
+  `SELECT count() FROM ${K} SETTINGS distributed_group_by_no_merge = 1`,
+  `SELECT DISTINCT key FROM ${K} WHERE key GLOBAL IN (SELECT toInt32(1))`,
+  o(`SELECT a.key, b.key FROM (SELECT toInt32(number) key FROM numbers(2)) a LEFT JOIN (SELECT DISTINCT key FROM ${K}) b USING key ORDER BY b.key`),
+  o(`SELECT a.key, b.key FROM (SELECT toInt32(number) key FROM numbers(2)) a RIGHT JOIN (SELECT DISTINCT key FROM ${K}) b USING key ORDER BY b.key`),
+);
+from('01787_map_remote.sql', `SELECT map('a', 1, 'b', 2) FROM ${ONE}`);
+from(
+  '01901_in_literal_shard_prune.sql',
+  `SELECT * FROM cht.d_dist WHERE i IN (1)`,
+  `SELECT * FROM cht.d_dist WHERE i IN (1) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+);
 
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {

@@ -239,6 +239,49 @@ export const CHT_TABLES: readonly ChtTable[] = [
     orderBy: 'x',
     rows: [1, 2, 3, 4, 5, 6, 7, 8].map((x) => ({ x, y: ['a', 'bb', 'ccc', 'dddd'][(x - 1) % 4] })),
   },
+  {
+    // 00588_shard_distributed_prewhere
+    dist: 'cht.xs_dist',
+    local: 'cht.xs',
+    key: { column: 'x', type: 'UInt64', function: 'identity' },
+    columns: 'x UInt64, s String',
+    orderBy: 'x',
+    rows: [
+      { x: 1, s: 'hello' },
+      { x: 2, s: 'world' },
+    ],
+  },
+  {
+    // 00594_alias_in_distributed: an ALIAS column, resolved by each shard.
+    dist: 'cht.alias10_dist',
+    local: 'cht.alias10',
+    key: { column: 'Id', type: 'Int8', function: 'xxHash64' },
+    columns: "Id Int8, EventDate Date DEFAULT '2000-01-01', field1 Int8, field2 String, field3 ALIAS CASE WHEN field1 = 1 THEN field2 ELSE '0' END",
+    orderBy: '(Id, EventDate)',
+    rows: [
+      { Id: 1, EventDate: '2000-01-01', field1: 1, field2: '12345' },
+      { Id: 2, EventDate: '2000-01-01', field1: 2, field2: '54321' },
+      { Id: 3, EventDate: '2000-01-01', field1: 0, field2: '' },
+    ],
+  },
+  {
+    // 01901_in_literal_shard_prune
+    dist: 'cht.d_dist',
+    local: 'cht.d',
+    key: { column: 'i', type: 'UInt8', function: 'identity' },
+    columns: 'i UInt8',
+    orderBy: 'i',
+    rows: [{ i: 1 }, { i: 2 }],
+  },
+  {
+    // 01223_dist_on_dist: numbers(3), then number % 3 of numbers(30).
+    dist: 'cht.key3_dist',
+    local: 'cht.key3',
+    key: { column: 'id', type: 'UInt32', function: 'identity' },
+    columns: 'id UInt32, key Int32',
+    orderBy: 'id',
+    rows: [0, 1, 2, ...range(30).map((n) => n % 3)].map((key, id) => ({ id, key })),
+  },
 ];
 
 export const CHT_DATABASE = 'cht';
