@@ -3,7 +3,8 @@
 // (enable_positional_arguments = 1, the default) or as a constant (= 0). Both paths then send the
 // engines keys that mean the same on every engine and setting: a position becomes the column it
 // names, and a constant key (a literal, or an alias of one: `42 AS z ... GROUP BY z`) becomes
-// CAST(42, 'UInt8'), which no engine reads as a position and 18.16 reads alike.
+// CAST(42, 'UInt8'), which no engine reads as a position and 18.16 reads alike; a NULL key becomes
+// CAST(NULL, 'Nullable(UInt8)'), a type a stage table can hold.
 import type { Expr, Literal, SelectQuery, SelectStatement } from '../sql/ast.js';
 import type { SettingValue } from '../clickhouse/port.js';
 import { cloneAst } from '../sql/ast.js';
@@ -40,6 +41,9 @@ function settleSelect(q: SelectQuery, positional: boolean): SelectQuery {
   for (const w of q.with ?? []) if (!w.cte && isUnsignedInt(w.expr)) literalAliases.set(w.name, w.expr);
   for (const c of q.columns) if (c.alias !== undefined && isUnsignedInt(c)) literalAliases.set(c.alias, c);
   const settle = (e: Expr): Expr => {
+    // A NULL key has type Nullable(Nothing), which no table can hold (the general path's stage table would refuse it, 370).
+    if (e.kind === 'literal' && e.type === 'null' && e.alias === undefined)
+      return { kind: 'cast', expr: e, type: 'Nullable(UInt8)', syntax: 'comma', ...(e.pos ? { pos: e.pos } : {}) };
     if (isUnsignedInt(e) && e.alias === undefined) {
       if (!positional) return constantKey(e);
       if (hasAsterisk) return e;

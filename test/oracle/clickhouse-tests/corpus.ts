@@ -419,6 +419,70 @@ from(
   `SELECT * FROM cht.d_dist WHERE i IN (1) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
 );
 
+from(
+  '00613_shard_distributed_max_execution_time.sql',
+  `SELECT DISTINCT * FROM ${NUM} WHERE number < 10 SETTINGS max_execution_time = 1, timeout_overflow_mode = 'break'`,
+);
+from(
+  '00850_global_join_dups.sql',
+  `SELECT * FROM cht.t_local_dist GLOBAL INNER JOIN (SELECT * FROM (SELECT * FROM cht.t_local_dist) INNER JOIN (SELECT * FROM cht.t_local_dist) USING dummy) USING dummy SETTINGS joined_subquery_requires_alias = 0`,
+  `SELECT * FROM ${ONE} GLOBAL INNER JOIN (SELECT * FROM (SELECT dummy FROM ${ONE}) t1_00850 GLOBAL INNER JOIN (SELECT dummy FROM ${ONE}) t2_00850 USING dummy) USING dummy`,
+  `SELECT * FROM ${ONE} GLOBAL INNER JOIN (SELECT *, dummy FROM (SELECT dummy FROM ${ONE}) t1_00850 GLOBAL INNER JOIN (SELECT dummy FROM ${ONE}) t2_00850 USING dummy) USING dummy`,
+  `SELECT * FROM ${ONE} GLOBAL INNER JOIN (SELECT *, t1_00850.*, t2_00850.* FROM (SELECT toUInt8(0) AS dummy) t1_00850 INNER JOIN (SELECT toUInt8(0) AS dummy) t2_00850 USING dummy) USING dummy`,
+  `SELECT * FROM ${ONE} GLOBAL INNER JOIN (SELECT *, dummy FROM (SELECT toUInt8(0) AS dummy) t1_00850 INNER JOIN (SELECT toUInt8(0) AS dummy) t2_00850 USING dummy) USING dummy`,
+  `SELECT * FROM ${ONE} GLOBAL INNER JOIN (SELECT *, dummy AS other FROM (SELECT dummy FROM ${ONE}) t1_00850 GLOBAL INNER JOIN (SELECT toUInt8(0) AS dummy) t2_00850 USING dummy) USING dummy`,
+  `SELECT * FROM ${ONE} GLOBAL INNER JOIN (SELECT *, dummy, dummy AS other FROM (SELECT toUInt8(0) AS dummy) t1_00850 GLOBAL INNER JOIN (SELECT dummy FROM ${ONE}) t2_00850 USING dummy) USING dummy`,
+);
+from(
+  '01103_distributed_product_mode_local_column_renames.sql',
+  `SELECT d0.id FROM cht.t1d_dist d0 WHERE d0.id IN (SELECT d1.id FROM cht.t1d_dist AS d1 INNER JOIN cht.t2d_dist AS d2 ON d1.id = d2.id WHERE d1.id > 0 ORDER BY d1.id) SETTINGS distributed_product_mode = 'local'`,
+  `SELECT d0.id FROM cht.t1d_dist d0 JOIN (SELECT d1.id FROM cht.t1d_dist AS d1 INNER JOIN cht.t2d_dist AS d2 ON d1.id = d2.id WHERE d1.id > 0 ORDER BY d1.id) s0 USING id SETTINGS distributed_product_mode = 'local'`,
+);
+from('01227_distributed_global_in_issue_2610.sql', `SELECT * FROM cht.k10_dist PREWHERE key GLOBAL IN (SELECT key FROM cht.k10_dist PREWHERE key = 2)`);
+from(
+  '01231_distributed_aggregation_memory_efficient_mix_levels.sql',
+  o(
+    `SELECT x, count() FROM cht.xc_dist GROUP BY x ORDER BY x SETTINGS distributed_aggregation_memory_efficient = 1, group_by_two_level_threshold = 2, max_bytes_before_external_group_by = 16`,
+  ),
+);
+from(
+  '01455_shard_leaf_max_rows_bytes_to_read.sql',
+  `SELECT count() FROM (SELECT * FROM ${NUM} LIMIT 100) SETTINGS max_rows_to_read_leaf = 1, prefer_localhost_replica = 0`,
+  `SELECT count() FROM (SELECT * FROM ${NUM} LIMIT 100) SETTINGS max_rows_to_read_leaf = 100000, prefer_localhost_replica = 0`,
+  `SELECT count() FROM (SELECT * FROM ${NUM} LIMIT 100) SETTINGS max_bytes_to_read_leaf = 1000000, prefer_localhost_replica = 0`,
+);
+from(
+  '02183_combinator_if.sql',
+  `SELECT anyIf(toNullable('Hello'), arrayJoin([1, NULL]) = 0) FROM ${ONE}`,
+  `SELECT anyIf(toNullable('Hello'), arrayJoin([1, 1]) = 0) FROM ${ONE}`,
+  `SELECT anyIf(toNullable('Hello'), arrayJoin([1, 0]) = 0) FROM ${ONE}`,
+  `SELECT anyIf(toNullable('Hello'), arrayJoin([0, 1]) = 0) FROM ${ONE}`,
+  `SELECT anyIf(toNullable('Hello'), arrayJoin([0, 0]) = 0) FROM ${ONE}`,
+  `SELECT anyIf('Hello', arrayJoin([1, NULL]) = 0) FROM ${ONE}`,
+  `SELECT anyIf('Hello', arrayJoin([1, NULL]) = 1) FROM ${ONE}`,
+  `SELECT anyIf('Hello', arrayJoin([1, NULL]) IS NULL) FROM ${ONE}`,
+  o(`SELECT number, anyIf(toNullable('Hello'), arrayJoin([1, NULL]) = 0) FROM ${N10} WHERE number < 2 GROUP BY number ORDER BY number`),
+  o(`SELECT number, anyIf(toNullable('Hello'), arrayJoin([1, NULL, 0]) = 0) FROM ${N10} WHERE number < 2 GROUP BY number ORDER BY number`),
+  o(`SELECT number, anyIf('Hello', arrayJoin([1, NULL]) = 0) FROM ${N10} WHERE number < 2 GROUP BY number ORDER BY number`),
+  o(`SELECT number, anyIf('Hello', arrayJoin([1, NULL, 0]) = 0) FROM ${N10} WHERE number < 2 GROUP BY number ORDER BY number`),
+  o(`SELECT number, anyIf(toNullable('Hello'), arrayJoin([1, 1]) = 0) FROM ${N10} WHERE number < 2 GROUP BY number ORDER BY number`),
+  o(`SELECT number, anyIf(toNullable('Hello'), arrayJoin([1, 0]) = 0) FROM ${N10} WHERE number < 2 GROUP BY number ORDER BY number`),
+);
+from(
+  '02295_global_with_in_subquery.sql',
+  `SELECT number FROM ${N10} WHERE number IN (WITH (SELECT 1) AS v1, (SELECT 2) AS v2 SELECT v1 AS v UNION ALL SELECT v2 AS v) SETTINGS use_index_for_in_with_subqueries = 0`,
+);
+from(
+  '02596_build_set_and_remote.sql',
+  `SELECT arrayExists(x -> (x IN (SELECT '2')), [2]) FROM ${ONE}`,
+  `SELECT arrayExists(x -> (x IN (SELECT '2')), [2]) FROM ${ONE} GROUP BY NULL`,
+  `SELECT arrayExists(x -> (x IN (SELECT '2')), [2]) FROM ${ONE} GROUP BY 1`,
+  `SELECT arrayExists(x -> (x IN (SELECT '2')), [2]) FROM ${ONE} GROUP BY 'A'`,
+  `SELECT 1 IN (SELECT 1) FROM ${ONE} GROUP BY dummy`,
+  `SELECT 1000.0001, toUInt64(arrayJoin([NULL, 257, 65536, NULL])), arrayExists(x -> (x IN (SELECT '2.55')), [-9223372036854775808]) FROM ${ONE} GROUP BY NULL, NULL, NULL, NULL`,
+);
+from('02844_distributed_virtual_columns.sql', `SELECT * FROM cht.kv_dist WHERE key = 0 AND _part = '0'`);
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;

@@ -282,6 +282,51 @@ export const CHT_TABLES: readonly ChtTable[] = [
     orderBy: 'id',
     rows: [0, 1, 2, ...range(30).map((n) => n % 3)].map((key, id) => ({ id, key })),
   },
+  {
+    // 01231_distributed_aggregation_memory_efficient_mix_levels: numbers(1) on one shard, numbers(10) on the other.
+    dist: 'cht.xc_dist',
+    local: 'cht.xc',
+    key: { column: 'id', type: 'UInt32', function: 'identity' },
+    columns: 'id UInt32, x UInt64',
+    orderBy: 'id',
+    rows: [0, ...range(10)].map((x, id) => ({ id, x })),
+  },
+  {
+    // 00850_global_join_dups: t_local (dummy UInt8) holding 1.
+    dist: 'cht.t_local_dist',
+    local: 'cht.t_local',
+    key: { column: 'dummy', type: 'UInt8', function: 'identity' },
+    columns: 'dummy UInt8',
+    orderBy: 'dummy',
+    rows: [{ dummy: 1 }],
+  },
+  {
+    // 01227_distributed_global_in_issue_2610: numbers(10) as key Int32.
+    dist: 'cht.k10_dist',
+    local: 'cht.k10',
+    key: { column: 'key', type: 'Int32', function: 'xxHash64' },
+    columns: 'key Int32',
+    orderBy: 'key',
+    rows: range(10).map((key) => ({ key })),
+  },
+  {
+    // 01103_distributed_product_mode_local_column_renames: t1_shard (id Int32) holding 42.
+    dist: 'cht.t1d_dist',
+    local: 'cht.t1d',
+    key: { column: 'id', type: 'Int32', function: 'xxHash64' },
+    columns: 'id Int32',
+    orderBy: 'id',
+    rows: [{ id: 42 }],
+  },
+  {
+    // 01103_distributed_product_mode_local_column_renames: t2_shard (id Int32) holding 42, sharded alike.
+    dist: 'cht.t2d_dist',
+    local: 'cht.t2d',
+    key: { column: 'id', type: 'Int32', function: 'xxHash64' },
+    columns: 'id Int32',
+    orderBy: 'id',
+    rows: [{ id: 42 }],
+  },
 ];
 
 export const CHT_DATABASE = 'cht';
