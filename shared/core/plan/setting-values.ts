@@ -49,6 +49,9 @@ export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   ['join_use_nulls', BOOL],
   // Keys of ROLLUP / CUBE / GROUPING SETS become Nullable: it takes effect in the final stage, which gets every forwarded setting.
   ['group_by_use_nulls', BOOL],
+  // WITH TOTALS against HAVING: the fast path refuses TOTALS, so they take effect in the final stage.
+  ['totals_mode', { kind: 'enum', values: ['before_having', 'after_having_exclusive', 'after_having_inclusive', 'after_having_auto'] }],
+  ['totals_auto_threshold', { kind: 'float', min: 0, max: 1 }],
   ['optimize_group_by_function_keys', BOOL],
   // Whether a JOIN subquery needs an alias: read where the query is analyzed, on every engine.
   ['joined_subquery_requires_alias', BOOL],

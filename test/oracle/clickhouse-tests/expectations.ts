@@ -7,10 +7,6 @@ export interface Expected {
 }
 
 export const EXPECTED: Record<string, Expected> = {
-  '00108_shard_totals_after_having#1': { kind: 'refused', why: 'setting totals_mode is not on the list of settings ch-scatter applies or forwards yet' },
-  '00108_shard_totals_after_having#2': { kind: 'refused', why: 'setting totals_mode is not on the list of settings ch-scatter applies or forwards yet' },
-  '00108_shard_totals_after_having#3': { kind: 'refused', why: 'setting totals_mode is not on the list of settings ch-scatter applies or forwards yet' },
-  '00108_shard_totals_after_having#4': { kind: 'refused', why: 'setting totals_mode is not on the list of settings ch-scatter applies or forwards yet' },
   '00184_shard_distributed_group_by_no_merge#1': {
     kind: 'refused',
     why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
