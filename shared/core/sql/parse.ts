@@ -1509,12 +1509,20 @@ class Parser {
         this.expectOp(')', "',' or ')'");
       }
       if (this.isKw('RESPECT') || this.isKw('IGNORE')) throw this.unsupported(`${this.t.upper} NULLS`);
-      if (this.isKw('FILTER') && this.isOp('(', this.peek())) throw this.unsupported('FILTER (WHERE ...)');
+      let fname = name;
+      if (this.isKw('FILTER') && this.isOp('(', this.peek())) {
+        // `f(x) FILTER (WHERE c)` is ClickHouse's `fIf(x, c)`, rewritten so by its parser (and named so).
+        this.i += 2;
+        if (!this.acceptKw('WHERE')) throw this.error('WHERE after FILTER (');
+        args = [...args, this.parseExpr()];
+        this.expectOp(')', "')' closing FILTER (WHERE ...)");
+        fname = `${name}If`;
+      }
       const over = this.acceptKw('OVER') ? this.parseOver() : undefined;
       if (!over && !params && !distinct && name.toLowerCase() === 'tuple' && nameTok.type === 'ident') {
         return { kind: 'tuple', items: args, explicit: true, pos: this.pos(nameTok) };
       }
-      const f: FunctionCall = { kind: 'function', name, args, pos: this.pos(nameTok) };
+      const f: FunctionCall = { kind: 'function', name: fname, args, pos: this.pos(nameTok) };
       if (params) f.params = params;
       if (distinct) f.distinct = true;
       if (over) f.over = over;

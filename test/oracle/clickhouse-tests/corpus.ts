@@ -6,7 +6,8 @@
 //   system.numbers, numbers_mt, numbers_1001, numbers_memory    -> cht.numbers_dist (0..1000)
 //   numbers(10), data_00184                                     -> cht.numbers10_dist (0..9)
 //   a test's own small table                                    -> the table of tables.ts made from its CREATE and INSERT
-// A session SET of the test is written as the query's SETTINGS. Queries whose answer depends on
+// A few come from tests of constructs over numbers(N) (02001_select_with_filter), run here over the
+// shards. A session SET of the test is written as the query's SETTINGS. Queries whose answer depends on
 // which rows an unordered LIMIT picks, on _shard_num, on the host or on a table ClickHouse's test
 // creates outside the configured tables are left out.
 export interface ChtQuery {
@@ -482,6 +483,14 @@ from(
   `SELECT 1000.0001, toUInt64(arrayJoin([NULL, 257, 65536, NULL])), arrayExists(x -> (x IN (SELECT '2.55')), [-9223372036854775808]) FROM ${ONE} GROUP BY NULL, NULL, NULL, NULL`,
 );
 from('02844_distributed_virtual_columns.sql', `SELECT * FROM cht.kv_dist WHERE key = 0 AND _part = '0'`);
+
+from(
+  '02001_select_with_filter.sql',
+  `SELECT argMax(number, number + 1) FILTER(WHERE number != 99) FROM ${NUM} WHERE number < 100`,
+  `SELECT sum(number) FILTER(WHERE number % 2 == 0) FROM ${NUM} WHERE number < 100`,
+  `SELECT sumIfOrNull(number, number % 2 == 1) FILTER(WHERE 0) FROM ${NUM} WHERE number < 100`,
+  `SELECT sumIfOrNull(number, number % 2 == 1) FILTER(WHERE 1) FROM ${NUM} WHERE number < 100`,
+);
 
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
