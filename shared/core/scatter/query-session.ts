@@ -7,6 +7,7 @@ import type { SettingValue } from '../clickhouse/port.js';
 import type { ScatterError } from '../errors.js';
 import { bindParams } from '../plan/bind-params.js';
 import { distinctOnAsLimitBy } from '../plan/distinct-on.js';
+import { propagateWith } from '../plan/global-with.js';
 import { settlePositions } from '../plan/positional.js';
 import { requestedTopCount } from '../plan/tput/method.js';
 import type { PlanOptions, SubqueryRunner } from '../plan/types.js';
@@ -111,9 +112,13 @@ export function openQuerySession(deps: SessionDeps, statement: SelectStatement |
     (stmt, self) => deps.planQuery(stmt, deps.topo, request.planOptions('subquery', self)),
     request.subqueries,
   );
-  // Rewritten once, for every path and engine: DISTINCT ON as LIMIT 1 BY, positions settled, subqueries numbered.
+  // Rewritten once, for every path and engine: DISTINCT ON as LIMIT 1 BY, positions settled, subqueries
+  // numbered, WITH names carried into the subqueries that see them.
   const settled = statement && settlePositions(distinctOnAsLimitBy(statement), request.settings);
-  if (settled) numberSubqueries(settled);
+  if (settled) {
+    numberSubqueries(settled);
+    propagateWith(settled);
+  }
   return { ...budget, deps, now, startedAt, statement: settled, path, request, runSubquery: run, subqueries: ledger, fanout };
 }
 
