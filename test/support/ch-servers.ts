@@ -19,7 +19,7 @@ const SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), '../../scripts/c
 export const ADMIN = { username: 'admin', password: 'admin' } as const;
 
 /** The databases the shard user may read in these clusters: the tests' local tables live there. */
-export const SHARD_DATABASES = ['default', 'analytics', 'oracle', 'o'] as const;
+export const SHARD_DATABASES = ['default', 'analytics', 'oracle', 'o', 'cht'] as const;
 
 export interface ChServersOptions {
   n: number;

@@ -110,6 +110,7 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [307, 'TOO_MANY_BYTES', 'limit'],
   [321, 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE', 'user'],
   [352, 'AMBIGUOUS_COLUMN_NAME', 'user'],
+  [370, 'DATA_TYPE_CANNOT_BE_USED_IN_TABLES', 'user'],
   [376, 'CANNOT_PARSE_UUID', 'user'],
   [386, 'NO_COMMON_TYPE', 'user'],
   [394, 'QUERY_WAS_CANCELLED', 'cancelled'],

@@ -42,6 +42,8 @@ function constInt(e: Expr | undefined, what: string): number | undefined {
   if (e.kind === 'literal' && e.type === 'integer') {
     const n = Number(e.value);
     if (Number.isSafeInteger(n)) return n;
+    // A limit past 2^53 rows (OFFSET alone is LIMIT 2^64-1) keeps every row there is.
+    if (/^\d+$/.test(e.value)) return Number.MAX_SAFE_INTEGER;
   }
   throw unsupportedAt(`${what} must be an integer literal`, e.pos);
 }

@@ -41,7 +41,7 @@ export function canon(e: Expr | undefined): string {
   if (e === undefined) return 'undefined';
   let c = canonCache.get(e);
   if (c === undefined) {
-    c = JSON.stringify(e, (k, v) => (k === 'pos' || k === 'alias' || k === 'operator' ? undefined : v));
+    c = JSON.stringify(e, (k, v) => (k === 'pos' || k === 'alias' || k === 'operator' || k === 'ordinal' || k === 'nameAs' ? undefined : v));
     canonCache.set(e, c);
   }
   return c;

@@ -23,7 +23,12 @@ import { TransferBudget } from './transfer-budget.js';
 export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): SplitQuery {
   const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
   // Tie-breaker expressions: configured unique key columns, else the selected columns.
-  const tieExprs: Expr[] = ctx.tieBreaker?.length ? ctx.tieBreaker.map((c) => col(c)) : n.hasAsterisk ? [] : n.columns.map((c) => c.expr);
+  // A constant column breaks no tie, and a bare integer in ORDER BY would be read as a position.
+  const tieExprs: Expr[] = ctx.tieBreaker?.length
+    ? ctx.tieBreaker.map((c) => col(c))
+    : n.hasAsterisk
+      ? []
+      : n.columns.map((c) => c.expr).filter((e) => e.kind !== 'literal');
   // Sort keys, tie-breakers and LIMIT BY keys travel once per distinct expression: one already
   // selected is read from its SELECT column (by position: the shard names it), one repeated among
   // them is sent once under its first hidden name. `SELECT ts ... ORDER BY ts` no longer ships ts

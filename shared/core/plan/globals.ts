@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Expr, FunctionCall, SelectQuery, SelectStatement, TableRef } from '../sql/ast.js';
 import { printSelect } from '../sql/print.js';
+import { formatForName } from '../sql/names.js';
 import type { ColumnMeta, ExternalTable } from '../clickhouse/port.js';
 import { ScatterError } from '../errors.js';
 import type { Topology } from '../config/schema.js';
@@ -202,6 +203,7 @@ export async function materializeGlobals(
       const lhs = rewriteExpr(x.args[0]!, () => undefined);
       const out: FunctionCall = {
         ...x,
+        nameAs: x.nameAs ?? formatForName(x),
         name: x.name === 'globalIn' ? 'in' : 'notIn',
         args: [lhs, { kind: 'column', parts: [nameFor(stmt, 'set')], ...(rhs.pos ? { pos: rhs.pos } : {}) }],
       };

@@ -32,6 +32,8 @@ export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   ['max_bytes_before_external_sort', UINT],
   ['max_rows_to_read', UINT],
   ['max_bytes_to_read', UINT],
+  ['max_rows_to_read_leaf', UINT],
+  ['max_bytes_to_read_leaf', UINT],
   ['read_overflow_mode', OVERFLOW],
   ['max_rows_to_group_by', UINT],
   ['group_by_overflow_mode', OVERFLOW],
@@ -45,6 +47,14 @@ export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   ['max_bytes_in_join', UINT],
   ['join_overflow_mode', OVERFLOW],
   ['join_use_nulls', BOOL],
+  // Keys of ROLLUP / CUBE / GROUPING SETS become Nullable: it takes effect in the final stage, which gets every forwarded setting.
+  ['group_by_use_nulls', BOOL],
+  // WITH TOTALS against HAVING: the fast path refuses TOTALS, so they take effect in the final stage.
+  ['totals_mode', { kind: 'enum', values: ['before_having', 'after_having_exclusive', 'after_having_inclusive', 'after_having_auto'] }],
+  ['totals_auto_threshold', { kind: 'float', min: 0, max: 1 }],
+  ['optimize_group_by_function_keys', BOOL],
+  // Whether a JOIN subquery needs an alias: read where the query is analyzed, on every engine.
+  ['joined_subquery_requires_alias', BOOL],
   [
     'join_algorithm',
     {
@@ -59,6 +69,8 @@ export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   ['optimize_move_to_prewhere', BOOL],
   ['enable_optimize_predicate_expression', BOOL],
   ['aggregation_memory_efficient_merge_threads', { kind: 'uint', max: 1024 }],
+  ['group_by_two_level_threshold', UINT],
+  ['group_by_two_level_threshold_bytes', UINT],
   ['max_rows_in_distinct', UINT],
   ['max_bytes_in_distinct', UINT],
   ['distinct_overflow_mode', OVERFLOW],
@@ -146,6 +158,8 @@ export const LOWERABLE_LIMITS: ReadonlySet<string> = new Set([
   'max_memory_usage',
   'max_rows_to_read',
   'max_bytes_to_read',
+  'max_rows_to_read_leaf',
+  'max_bytes_to_read_leaf',
   'max_rows_to_group_by',
   'max_rows_to_sort',
   'max_bytes_to_sort',

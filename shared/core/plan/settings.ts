@@ -116,6 +116,17 @@ function nonNegInt(name: string, v: SettingValue): number {
   return n;
 }
 
+function boolSetting(name: string, v: SettingValue, node?: Expr): void {
+  if (!['0', '1', 'true', 'false'].includes(String(v).trim().toLowerCase()))
+    throw errorAt('BAD_REQUEST', `setting ${name} must be 0, 1, true or false, not ${JSON.stringify(v)}`, node);
+}
+
+function boolOrUint(name: string, v: SettingValue, node?: Expr): void {
+  const s = String(v).trim().toLowerCase();
+  if (!/^\d{1,20}$/.test(s) && s !== 'true' && s !== 'false')
+    throw errorAt('BAD_REQUEST', `setting ${name} must be a non-negative integer, not ${JSON.stringify(v)}`, node);
+}
+
 /** The tighter of two limits where 0 means unlimited: a request may lower the operator's limit, never raise it. */
 const tighter = (config: number, asked: number): number => (config === 0 ? asked : asked === 0 ? config : Math.min(config, asked));
 
@@ -153,6 +164,20 @@ export function resolveSettings(
         continue;
       case 'force_optimize_skip_unused_shards':
         out.forceSkip = out.forceSkip || truthy(value);
+        continue;
+      case 'enable_positional_arguments':
+        // Settled before planning (positional.ts): engines get resolved columns and pinned constants.
+        boolSetting(name, value, node);
+        continue;
+      case 'prefer_localhost_replica':
+      case 'max_distributed_connections':
+      case 'distributed_aggregation_memory_efficient':
+      case 'optimize_distributed_group_by_sharding_key':
+      case 'distributed_push_down_limit':
+      // Caps how many key values skipping considers; past it ClickHouse reads every shard: the same answer.
+      case 'optimize_skip_unused_shards_limit':
+        // How a Distributed table reaches its shards: no meaning for an answer ch-scatter merges itself.
+        boolOrUint(name, value, node);
         continue;
       case 'prefer_global_in_and_join':
         preferGlobal = truthy(value);

@@ -7,10 +7,14 @@ import type { SettingValue } from '../clickhouse/port.js';
 import type { ScatterError } from '../errors.js';
 import { bindParams } from '../plan/bind-params.js';
 import { foldSubqueries } from '../plan/fold-subquery.js';
+import { distinctOnAsLimitBy } from '../plan/distinct-on.js';
+import { propagateWith } from '../plan/global-with.js';
+import { settlePositions } from '../plan/positional.js';
 import { requestedTopCount } from '../plan/tput/method.js';
 import type { PlanOptions, SubqueryRunner } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
 import { parseSelect } from '../sql/parse.js';
+import { numberSubqueries } from '../sql/subquery-numbers.js';
 import type { GatherInput } from './gather.js';
 import { clearLedger, globalSubqueryRunner, type SubqueryLedger, type SubqueryPolicy } from './global-subquery.js';
 import { queryBudget, type QueryBudget } from './query-budget.js';
@@ -91,8 +95,15 @@ export function boundStatement(sql: string, params: Parameters<typeof bindParams
 }
 
 export function openQuerySession(deps: SessionDeps, written: SelectStatement | undefined, request: SessionRequest): QuerySession {
-  // Both paths and every interface see the statement with its projection-and-filter subqueries folded.
-  const folded = written ? foldSubqueries(written, deps.topo) : undefined;
+  // Rewritten once, for every path, interface and engine: DISTINCT ON as LIMIT 1 BY, positions
+  // settled, subqueries numbered as ClickHouse numbers the query as written, WITH names carried into
+  // the subqueries that see them; then the projection-and-filter subqueries in FROM folded.
+  const settled = written && settlePositions(distinctOnAsLimitBy(written), request.settings);
+  if (settled) {
+    numberSubqueries(settled);
+    propagateWith(settled);
+  }
+  const folded = settled ? foldSubqueries(settled, deps.topo) : undefined;
   const statement = folded?.statement;
   const now = deps.now ?? Date.now;
   // The deadline counts from the request's arrival: time spent before this point is the client's too.

@@ -72,6 +72,8 @@ export interface FunctionCall extends Base {
   operator?: string; // '+', '=', 'IN', 'NOT', 'AND', 'LIKE', 'BETWEEN', '[]', '.', ...
   /** `f(...) OVER (...)` or `f(...) OVER w`: a window function call. */
   over?: WindowSpec;
+  /** The name ClickHouse gives the call as the user wrote it, kept when a rewrite changes the call (GLOBAL IN a shipped set). */
+  nameAs?: string;
 }
 
 /** One end of a window frame: `UNBOUNDED PRECEDING`, `CURRENT ROW`, `<offset> FOLLOWING`, ... */
@@ -99,6 +101,8 @@ export interface WindowSpec {
 export interface SubqueryExpr extends Base {
   kind: 'subquery';
   query: SelectStatement;
+  /** ClickHouse's number for it (`_subquery_3` in column names): subquery-numbers.ts. */
+  ordinal?: number;
 }
 
 /** `CASE [operand] WHEN .. THEN .. [ELSE ..] END` */

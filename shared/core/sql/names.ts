@@ -58,6 +58,7 @@ export function qualifiersOf(q: SelectQuery): Set<string> {
 
 /** ClickHouse's functional formatting of `e`, ignoring its own alias (inner aliases still apply). */
 export function formatForName(e: Expr, opts: NameOptions = {}): string {
+  if (e.kind === 'function' && e.nameAs !== undefined) return e.nameAs;
   const columnName = (x: Expr): string => (x.alias !== undefined ? x.alias : formatForName(x, opts));
   const names = (items: Expr[]): string => {
     let out = '';
@@ -85,9 +86,8 @@ export function formatForName(e: Expr, opts: NameOptions = {}): string {
       return e.over ? `${call} OVER ${formatWindow(e.over, columnName, (n) => n, true)}` : call;
     }
     case 'subquery':
-      // ClickHouse numbers scalar subqueries by their place in the analyzed query (`_subquery_2`);
-      // that number is not knowable from the AST alone, so this is a stable stand-in.
-      return '_subquery';
+      // ClickHouse numbers subqueries in the order its analyzer resolves them (subquery-numbers.ts).
+      return e.ordinal !== undefined ? `_subquery_${e.ordinal}` : '_subquery';
     case 'case': {
       const parts: string[] = [];
       if (e.operand) parts.push(columnName(e.operand));

@@ -34,6 +34,9 @@ import type {
   WithItem,
 } from './ast.js';
 import { EXTRACT_FUNCTIONS, type FrameBound } from './window.js';
+
+/** The LIMIT an OFFSET without LIMIT stands for. */
+const UINT64_MAX_TEXT = '18446744073709551615';
 import { positionAt, tokenize, type Token } from './lexer.js';
 
 export interface ParseOptions {
@@ -607,8 +610,9 @@ class Parser {
       const off = this.parseExpr();
       this.acceptKw('ROWS') || this.acceptKw('ROW');
       if (this.isKw('FETCH')) throw this.unsupported('OFFSET ... FETCH');
+      // OFFSET alone is ClickHouse's LIMIT off, 2^64-1: every row after the first `off`.
       if (q.limit) q.limit.offset = off;
-      else throw this.unsupported('OFFSET without LIMIT');
+      else q.limit = { limit: { kind: 'literal', type: 'integer', value: UINT64_MAX_TEXT }, offset: off };
     }
     if (this.acceptKw('SETTINGS')) q.settings = this.parseSettings();
     return q;
@@ -1535,12 +1539,20 @@ class Parser {
         this.expectOp(')', "',' or ')'");
       }
       if (this.isKw('RESPECT') || this.isKw('IGNORE')) throw this.unsupported(`${this.t.upper} NULLS`);
-      if (this.isKw('FILTER') && this.isOp('(', this.peek())) throw this.unsupported('FILTER (WHERE ...)');
+      let fname = name;
+      if (this.isKw('FILTER') && this.isOp('(', this.peek())) {
+        // `f(x) FILTER (WHERE c)` is ClickHouse's `fIf(x, c)`, rewritten so by its parser (and named so).
+        this.i += 2;
+        if (!this.acceptKw('WHERE')) throw this.error('WHERE after FILTER (');
+        args = [...args, this.parseExpr()];
+        this.expectOp(')', "')' closing FILTER (WHERE ...)");
+        fname = `${name}If`;
+      }
       const over = this.acceptKw('OVER') ? this.parseOver() : undefined;
       if (!over && !params && !distinct && name.toLowerCase() === 'tuple' && nameTok.type === 'ident') {
         return { kind: 'tuple', items: args, explicit: true, pos: this.pos(nameTok) };
       }
-      const f: FunctionCall = { kind: 'function', name, args, pos: this.pos(nameTok) };
+      const f: FunctionCall = { kind: 'function', name: fname, args, pos: this.pos(nameTok) };
       if (params) f.params = params;
       if (distinct) f.distinct = true;
       if (over) f.over = over;

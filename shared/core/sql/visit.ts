@@ -449,7 +449,7 @@ function equalValue(a: unknown, b: unknown, strict: boolean): boolean {
   // Only expression nodes (with `kind`) have spelling-only fields; `alias` on a TableRef or a
   // WithItem's `name` is meaningful, so loose mode only ignores them on expressions.
   const isExpr = typeof ao.kind === 'string' && EXPR_KINDS.has(ao.kind);
-  const ignored = (k: string): boolean => k === 'pos' || (!strict && isExpr && LOOSE_IGNORED.has(k));
+  const ignored = (k: string): boolean => k === 'pos' || k === 'ordinal' || k === 'nameAs' || (!strict && isExpr && LOOSE_IGNORED.has(k));
   for (const k of Object.keys(ao)) {
     if (ignored(k) || ao[k] === undefined) continue;
     if (!equalValue(ao[k], bo[k], strict)) return false;

@@ -5,6 +5,7 @@ import { columnName, qualifiersOf } from '../../../shared/core/sql/names.js';
 import { normalize } from '../../../shared/core/partials/analyze.js';
 import { splitQuery } from '../../../shared/core/partials/index.js';
 import { printSelect } from '../../../shared/core/sql/print.js';
+import { numberSubqueries } from '../../../shared/core/sql/subquery-numbers.js';
 import { parseSelect } from '../../../shared/core/sql/parse.js';
 import type { SelectQuery } from '../../../shared/core/sql/ast.js';
 import { openEngine, type SqlTestEngine } from './chdb-session.js';
@@ -27,6 +28,9 @@ const CORPUS = [
   '"s"',
   'count()',
   'avgWeighted(100., .1)',
+  'count() FILTER (WHERE a > 1)',
+  "sum(b) FILTER (WHERE s = 'x')",
+  'quantile(0.5)(f) FILTER (WHERE a > 0)',
   'f * .5E-1',
   'count(*)',
   'COUNT()',
@@ -252,6 +256,30 @@ describe('columnName matches ClickHouse (chdb) for every corpus expression', () 
       const ours = columnName(q.columns[0]!, { qualifiers: qualifiersOf(q) });
       const theirs = engine.json(`${sql}${aggregates.test(expr) ? '' : ' LIMIT 1'} FORMAT JSON`).meta[0]!.name;
       expect(ours).toBe(theirs);
+    });
+  }
+});
+
+// ClickHouse numbers subqueries (_subquery_N) in the order its analyzer resolves them: every one of
+// these statements' column names, as numberSubqueries and columnName give them, against chdb's.
+describe('subquery numbers in column names match ClickHouse (chdb)', () => {
+  const STATEMENTS = [
+    'SELECT (SELECT 1), (SELECT 2) AS x, (SELECT 3), 1 < (SELECT 4) FROM db.t',
+    'SELECT a IN (SELECT 1), (SELECT 2) FROM db.t',
+    'SELECT (SELECT 1) FROM db.t WHERE a < (SELECT 5)',
+    'SELECT (SELECT (SELECT 1)), (SELECT 7) FROM db.t',
+    'SELECT sum(a IN (SELECT 0)), (SELECT 2) FROM db.t',
+    'SELECT (SELECT 1) FROM (SELECT a FROM db.t WHERE a < (SELECT 3))',
+    'SELECT (SELECT 1) + (SELECT 1) FROM db.t',
+    'SELECT a < (SELECT 1) FROM db.t',
+    'SELECT (SELECT max(a) FROM db.t) - a, (SELECT 2) FROM db.t AS x JOIN (SELECT a FROM db.t) AS y ON x.a = y.a',
+  ];
+  for (const sql of STATEMENTS) {
+    it(sql, () => {
+      const q = parseSelect(sql) as SelectQuery;
+      numberSubqueries(q);
+      const theirs = engine.json(`${sql} LIMIT 1 FORMAT JSON`).meta.map((m) => m.name);
+      expect(q.columns.map((c) => columnName(c, { qualifiers: qualifiersOf(q) }))).toEqual(theirs);
     });
   }
 });

@@ -1,0 +1,500 @@
+// SELECTs taken from ClickHouse's own stateless tests that read Distributed tables, remote() or
+// cluster() (tests/queries/0_stateless in github.com/ClickHouse/ClickHouse, Apache License 2.0,
+// Copyright ClickHouse, Inc.), each under its source test's file name. Only the SELECTs are taken,
+// with their tables renamed onto the tables of tables.ts:
+//   remote('127.0.0.{2,3}', system.one)                        -> cht.one_dist (two rows, dummy = 0)
+//   system.numbers, numbers_mt, numbers_1001, numbers_memory    -> cht.numbers_dist (0..1000)
+//   numbers(10), data_00184                                     -> cht.numbers10_dist (0..9)
+//   a test's own small table                                    -> the table of tables.ts made from its CREATE and INSERT
+// A few come from tests of constructs over numbers(N) (02001_select_with_filter), run here over the
+// shards. A session SET of the test is written as the query's SETTINGS. Queries whose answer depends on
+// which rows an unordered LIMIT picks, on _shard_num, on the host or on a table ClickHouse's test
+// creates outside the configured tables are left out.
+export interface ChtQuery {
+  /** `<source file without .sql>#<n>`. */
+  id: string;
+  source: string;
+  /** Over the Distributed names of tables.ts. */
+  sql: string;
+  /** The query has a total ORDER BY: rows compare in order. */
+  ordered?: boolean;
+}
+
+type Entry = string | { sql: string; ordered: true };
+
+const ONE = 'cht.one_dist';
+const NUM = 'cht.numbers_dist';
+const N10 = 'cht.numbers10_dist';
+const A = 'cht.alias10_dist';
+const K = 'cht.key3_dist';
+
+const groups: Array<[string, Entry[]]> = [];
+const from = (source: string, ...entries: Entry[]) => groups.push([source, entries]);
+const o = (sql: string): Entry => ({ sql, ordered: true });
+
+from('00004_shard_format_ast_and_remote_table.sql', `SELECT (dummy AS x) - 1 FROM ${ONE}`);
+from('00005_shard_format_ast_and_remote_table_lambda.sql', `SELECT count() FROM ${ONE} WHERE arrayExists((x) -> x = 1, [1, 2, 3])`);
+from(
+  '00019_shard_quantiles_totals_distributed.sql',
+  `SELECT quantilesTiming(0.1, 0.5, 0.9)(dummy) FROM ${ONE} GROUP BY 1 WITH TOTALS SETTINGS enable_positional_arguments = 0`,
+);
+from('00026_shard_something_distributed.sql', `SELECT NOT dummy FROM ${ONE} WHERE NOT dummy`);
+from('00065_shard_float_literals_formatting.sql', `SELECT toTypeName(1.0) FROM ${ONE}`);
+from('00075_shard_formatting_negate_of_negative_literal.sql', `SELECT -(-1) FROM ${ONE}`);
+from(
+  '00108_shard_totals_after_having.sql',
+  `SELECT dummy, count() FROM ${ONE} GROUP BY dummy WITH TOTALS SETTINGS totals_mode = 'after_having_auto'`,
+  `SELECT dummy, count() FROM ${ONE} GROUP BY dummy WITH TOTALS SETTINGS totals_mode = 'after_having_inclusive'`,
+  `SELECT dummy, count() FROM ${ONE} GROUP BY dummy WITH TOTALS SETTINGS totals_mode = 'after_having_exclusive'`,
+  `SELECT dummy, count() FROM ${ONE} GROUP BY dummy WITH TOTALS SETTINGS totals_mode = 'before_having'`,
+);
+from(
+  '00113_shard_group_array.sql',
+  o(`SELECT intDiv(number, 100) AS k, length(groupArray(number)) FROM ${NUM} GROUP BY k WITH TOTALS ORDER BY k LIMIT 10`),
+  `SELECT count(), sum(ns), max(ns) FROM (SELECT intDiv(number, 100) AS k, groupArray(number) AS ns FROM ${NUM} GROUP BY k) ARRAY JOIN ns`,
+  `SELECT count(), sum(toUInt64(ns)), max(toUInt64(ns)) FROM (SELECT intDiv(number, 100) AS k, groupArray(toString(number)) AS ns FROM ${NUM} GROUP BY k) ARRAY JOIN ns`,
+  `SELECT count(), sum(toUInt64(ns[1])), max(toUInt64(ns[1])), sum(toUInt64(ns[2]))/10 FROM (SELECT intDiv(number, 100) AS k, groupArray([toString(number), toString(number*10)]) AS ns FROM ${NUM} GROUP BY k) ARRAY JOIN ns`,
+  `SELECT count(), sum(ns[1]), max(ns[1]), sum(ns[2])/10 FROM (SELECT intDiv(number, 100) AS k, groupArray([number, number*10]) AS ns FROM ${NUM} GROUP BY k) ARRAY JOIN ns`,
+  o(
+    `SELECT roundToExp2(number) AS k, length(groupArray(1)(number AS i)), length(groupArray(1500)(i)), length(groupArray(70000)(i)) AS s FROM ${NUM} GROUP BY k ORDER BY k LIMIT 9, 11`,
+  ),
+  o(
+    `SELECT roundToExp2(number) AS k, length(groupArray(1)(hex(number) AS i)), length(groupArray(1500)(i)), length(groupArray(70000)(i)) AS s FROM ${NUM} GROUP BY k ORDER BY k LIMIT 9, 11`,
+  ),
+  o(
+    `SELECT roundToExp2(number) AS k, length(groupArray(1)([hex(number)] AS i)), length(groupArray(1500)(i)), length(groupArray(70000)(i)) AS s FROM ${NUM} GROUP BY k ORDER BY k LIMIT 9, 11`,
+  ),
+);
+from(
+  '00184_shard_distributed_group_by_no_merge.sql',
+  o(`SELECT dummy AS d FROM ${ONE} ORDER BY d SETTINGS distributed_group_by_no_merge = 2`),
+  o(`SELECT number FROM ${N10} ORDER BY number DESC SETTINGS distributed_group_by_no_merge = 2`),
+  o(`SELECT number FROM ${N10} ORDER BY number DESC LIMIT 1 SETTINGS distributed_group_by_no_merge = 2`),
+  `SELECT number FROM ${N10} LIMIT 1 BY number SETTINGS distributed_group_by_no_merge = 2`,
+  `SELECT uniq(number) u FROM ${N10} GROUP BY number ORDER BY u DESC SETTINGS distributed_group_by_no_merge = 2`,
+  `SELECT n FROM ${N10} GROUP BY number AS n SETTINGS distributed_group_by_no_merge = 2`,
+  o(`SELECT n FROM ${N10} ORDER BY number AS n LIMIT 1 SETTINGS distributed_group_by_no_merge = 2`),
+  `SELECT assumeNotNull(argMax(dummy, 1)) FROM ${ONE} SETTINGS distributed_group_by_no_merge = 2`,
+);
+from('00200_shard_distinct_order_by_limit_distributed.sql', o(`SELECT DISTINCT number FROM ${NUM} ORDER BY number LIMIT 10`));
+from('00220_shard_with_totals_in_subquery_remote_and_limit.sql', `SELECT x FROM (SELECT count() AS x FROM ${ONE} WITH TOTALS) LIMIT 1`);
+from(
+  '00228_shard_quantiles_deterministic_merge_overflow.sql',
+  `SELECT quantilesDeterministic(0.5, 0.9)(number, number) FROM ${NUM}`,
+  `SELECT ignore(quantilesDeterministic(0.5, 0.9)(number, number)) FROM (SELECT number FROM ${NUM})`,
+);
+from(
+  '00257_shard_no_aggregates_and_constant_keys.sql',
+  `SELECT 41 AS z FROM ${ONE} GROUP BY z SETTINGS enable_positional_arguments = 0`,
+  `SELECT count(), 42 AS z FROM ${ONE} GROUP BY z SETTINGS enable_positional_arguments = 0`,
+  `SELECT 43 AS z FROM ${ONE} GROUP BY 42, 43, 44 SETTINGS enable_positional_arguments = 0`,
+  `SELECT 41 AS z FROM ${ONE} GROUP BY z WITH TOTALS SETTINGS enable_positional_arguments = 0`,
+  `SELECT count(), 42 AS z FROM ${ONE} GROUP BY z WITH TOTALS SETTINGS enable_positional_arguments = 0`,
+  `SELECT 43 AS z FROM ${ONE} GROUP BY 42, 43, 44 WITH TOTALS SETTINGS enable_positional_arguments = 0`,
+  `SELECT count() FROM ${ONE} WITH TOTALS`,
+  `SELECT count(), 42 AS z FROM ${ONE} GROUP BY z`,
+  `SELECT count(), 42 AS z FROM ${ONE} GROUP BY z WITH TOTALS`,
+  `SELECT 41 AS z, count() FROM ${ONE} GROUP BY z WITH TOTALS`,
+  `SELECT count(), 42 AS z FROM ${ONE} GROUP BY z WITH ROLLUP`,
+  `SELECT count(), 42 AS z FROM ${ONE} GROUP BY z WITH CUBE`,
+  `SELECT count(), dummy + 1 AS z FROM ${ONE} GROUP BY z WITH TOTALS`,
+);
+from(
+  '00275_shard_quantiles_weighted.sql',
+  `SELECT quantileExactWeighted(0.5)(number, 1) FROM ${NUM}`,
+  `SELECT quantilesExactWeighted(0, 0.001, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1)(number, 1) FROM ${NUM}`,
+  `SELECT quantilesExactWeighted(0, 0.001, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1)(number, number) FROM ${NUM}`,
+  `SELECT quantileTimingWeighted(0.5)(number, 1) FROM ${NUM}`,
+  `SELECT quantilesTimingWeighted(0, 0.001, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1)(number, 1) FROM ${NUM}`,
+  `SELECT quantilesTimingWeighted(0, 0.001, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1)(number, number) FROM ${NUM}`,
+);
+from(
+  '00294_shard_enums.sql',
+  o(`SELECT e FROM cht.enums_dist ORDER BY e`),
+  o(`SELECT e FROM cht.enums_dist ORDER BY e DESC`),
+  o(`SELECT count(), e FROM cht.enums_dist GROUP BY e ORDER BY e`),
+  `SELECT e FROM cht.enums_dist WHERE e IN ('a', 'd')`,
+  `SELECT e FROM cht.enums_dist WHERE e IN (SELECT e FROM cht.enums_dist)`,
+  `SELECT DISTINCT e FROM cht.enums_dist`,
+  `SELECT e FROM cht.enums_dist WHERE e = e`,
+  `SELECT e FROM cht.enums_dist WHERE e = 'a' OR e = 'd'`,
+  `SELECT e FROM cht.enums_dist WHERE e != 'a'`,
+  `SELECT e, e < 'b' FROM cht.enums_dist`,
+  `SELECT e, e > 'b' FROM cht.enums_dist`,
+  `SELECT toInt8(e), toInt16(e), toUInt64(e), toString(e), e FROM cht.enums_dist`,
+);
+from(
+  '00409_shard_limit_by.sql',
+  o(`SELECT Num FROM cht.limit_by_dist ORDER BY Num LIMIT 2 BY Num`),
+  o(`SELECT Num, count(*) FROM cht.limit_by_dist GROUP BY Num ORDER BY Num LIMIT 2 BY Num`),
+  o(`SELECT Num, Name FROM cht.limit_by_dist ORDER BY Num LIMIT 1 BY Num, Name LIMIT 3`),
+  `SELECT dummy FROM ${ONE} LIMIT 1 BY dummy`,
+  `SELECT dummy FROM ${ONE} LIMIT 2 BY dummy`,
+  `SELECT 1 AS one FROM ${ONE} LIMIT 1 BY one`,
+  `SELECT 1 AS x FROM ${ONE} ORDER BY dummy LIMIT 1 BY x`,
+);
+from('00546_shard_tuple_element_formatting.sql', `SELECT tupleElement((1, 2), toUInt8(1 + 0)) FROM ${ONE}`);
+from('00612_shard_count.sql', `SELECT count() FROM ${NUM}`, `SELECT count() / 2 FROM ${NUM}`);
+from('00635_shard_distinct_order_by.sql', o(`SELECT DISTINCT s FROM cht.sxy_dist ORDER BY x + y, s`));
+from('01018_Distributed__shard_num.sql', `SELECT * FROM ${ONE}`, `SELECT key FROM cht.kv_dist`);
+from(
+  '01104_distributed_numbers_test.sql',
+  `SELECT '100' AS number FROM ${NUM} AS n WHERE n.number = 100 LIMIT 2`,
+  `SELECT '100' AS number FROM ${NUM} AS n WHERE n.number = 100 LIMIT 2 SETTINGS max_threads = 1, prefer_localhost_replica = 1`,
+  `SELECT '100' AS number FROM ${NUM} AS n WHERE n.number = 100 LIMIT 2 SETTINGS distributed_product_mode = 'local'`,
+);
+from(
+  '01104_distributed_one_test.sql',
+  `SELECT 'distributed_0', toUInt8(1) AS dummy FROM ${ONE} AS o WHERE o.dummy = 0`,
+  `SELECT 'distributed_1', toUInt8(1) AS dummy FROM ${ONE} AS o WHERE o.dummy = 1`,
+  `SELECT 'distributed_0', toUInt8(1) AS dummy FROM ${ONE} AS o WHERE o.dummy = 0 SETTINGS distributed_product_mode = 'local'`,
+);
+from(
+  '01244_optimize_distributed_group_by_sharding_key.sql',
+  `SELECT * FROM ${N10}`,
+  `SELECT count(), * FROM ${N10} GROUP BY number`,
+  `SELECT count(), * FROM ${N10} GROUP BY number, 1 SETTINGS enable_positional_arguments = 0`,
+  `SELECT count(), min(number) FROM ${N10} GROUP BY 1 SETTINGS enable_positional_arguments = 0`,
+  o(`SELECT count(), * FROM ${N10} GROUP BY number ORDER BY number DESC`),
+  `SELECT count(), * FROM ${N10} GROUP BY toString(number)`,
+  `SELECT count(), min(number) FROM ${N10} GROUP BY number % 2`,
+  `SELECT count(DISTINCT number) FROM ${N10}`,
+  `SELECT count(DISTINCT number) FROM ${N10} GROUP BY number`,
+  `SELECT DISTINCT number FROM ${N10}`,
+  `SELECT count() cnt, * FROM ${N10} GROUP BY number HAVING cnt == 1`,
+  o(`SELECT count(), * FROM ${N10} GROUP BY number ORDER BY number LIMIT 1 BY number`),
+  o(`SELECT count(), * FROM ${N10} GROUP BY number ORDER BY number LIMIT 1 OFFSET 1`),
+  `SELECT count(), * FROM ${N10} GROUP BY number SETTINGS extremes = 1`,
+  `SELECT count(), * FROM ${N10} GROUP BY number WITH TOTALS`,
+  `SELECT count(), * FROM ${N10} GROUP BY number WITH ROLLUP`,
+  `SELECT count(), * FROM ${N10} GROUP BY number WITH CUBE`,
+  o(`SELECT count(), * FROM ${N10} GROUP BY number WITH TOTALS ORDER BY number`),
+  o(`SELECT count(), * FROM ${N10} GROUP BY number WITH TOTALS ORDER BY number LIMIT 1`),
+  `SELECT * FROM cht.ab_dist GROUP BY a, b`,
+  `SELECT * FROM cht.ab_dist GROUP BY b, a`,
+  `SELECT DISTINCT ON (a) b FROM cht.ab_dist`,
+  o(`SELECT number, sum(sum(number)) OVER (ORDER BY number ROWS UNBOUNDED PRECEDING) FROM ${N10} GROUP BY number ORDER BY number`),
+  o(`SELECT number FROM ${N10} GROUP BY number ORDER BY number OFFSET 1`),
+);
+from(
+  '01259_combinator_distinct_distributed.sql',
+  `SELECT sum(DISTINCT number % 13) FROM ${NUM}`,
+  `SELECT arraySort(groupArray(DISTINCT number % 13)) FROM ${NUM}`,
+  `SELECT finalizeAggregation(countState(DISTINCT toString(number % 20))) FROM ${NUM}`,
+  `SELECT round(corrStable(DISTINCT x, y), 5) FROM (SELECT number % 10 AS x, number % 5 AS y FROM ${NUM})`,
+  `SELECT sum(DISTINCT number % 13) FROM ${NUM} SETTINGS distributed_aggregation_memory_efficient = 1`,
+  `SELECT arraySort(groupArray(DISTINCT number % 13)) FROM ${NUM} SETTINGS distributed_aggregation_memory_efficient = 1`,
+);
+from(
+  '01268_shard_avgweighted.sql',
+  `SELECT avgWeighted(100., .1) FROM ${ONE}`,
+  `SELECT avgWeighted(10, 100) FROM ${ONE}`,
+  `SELECT avgWeighted(0, 1) FROM ${ONE}`,
+  `SELECT avgWeighted(0., 0.) FROM ${ONE}`,
+  `SELECT avgWeighted(1., 0.) FROM ${ONE}`,
+  `SELECT avgWeighted(toInt8(100), -1) FROM ${ONE}`,
+);
+from('01272_offset_without_limit.sql', o(`SELECT number FROM ${NUM} WHERE number < 50 ORDER BY number OFFSET 5`));
+from(
+  '01412_group_array_moving_shard.sql',
+  `SELECT groupArrayMovingSum(10)(1) FROM ${NUM} WHERE number < 100`,
+  `SELECT groupArrayMovingAvg(10)(1) FROM ${NUM} WHERE number < 100`,
+  `SELECT groupArrayMovingSum(256)(-1) FROM ${NUM} WHERE number < 200`,
+  `SELECT groupArrayMovingSum(256)(1) FROM ${NUM} WHERE number < 100`,
+  `SELECT groupArrayMovingSum(256)(1) FROM ${NUM}`,
+  `SELECT toTypeName(groupArrayMovingSum(256)(-1)) FROM ${NUM}`,
+  `SELECT groupArrayMovingAvg(256)(1) FROM ${NUM}`,
+  `SELECT groupArrayMovingSum(0.1)(1) FROM ${NUM} WHERE number < 100`,
+);
+from(
+  '01519_topK_distributed_parametrized.sql',
+  `SELECT length(topK(30)(A)) FROM cht.topx_dist`,
+  `SELECT length(topK(A)) FROM cht.topx_dist`,
+  `SELECT length(topK(3)(A)) FROM cht.topx_dist`,
+);
+from(
+  '01568_window_functions_distributed.sql',
+  o(`SELECT row_number() OVER (ORDER BY dummy) AS x FROM (SELECT * FROM ${ONE}) ORDER BY x`),
+  o(`SELECT row_number() OVER (ORDER BY dummy) AS x FROM ${ONE} ORDER BY x`),
+  o(`SELECT max(identity(dummy + 1)) OVER () AS x FROM ${ONE} ORDER BY x`),
+  o(`SELECT sum(number) OVER w AS x, max(number) OVER w AS y FROM cht.pon_dist WINDOW w AS (PARTITION BY p) ORDER BY x, y`),
+  o(`SELECT DISTINCT sum(number) OVER w AS x, max(number) OVER w AS y FROM cht.pon_dist WINDOW w AS (PARTITION BY p) ORDER BY x, y`),
+  o(`SELECT p, o, count() OVER (PARTITION BY p) FROM cht.pon_dist ORDER BY p, o`),
+  `SELECT sum(number) OVER w, max(number) OVER w FROM cht.pon_dist WINDOW w AS (PARTITION BY p) ORDER BY p`,
+);
+from(
+  '01813_distributed_scalar_subqueries_alias.sql',
+  `SELECT a / (SELECT sum(number) FROM numbers(10)) FROM cht.ab_dist`,
+  `SELECT a < (SELECT 1) FROM cht.ab_dist`,
+  `SELECT a / (SELECT sum(number) FROM numbers(10)) FROM cht.ab_dist SETTINGS prefer_localhost_replica = 0`,
+);
+from('01922_sum_null_for_remote.sql', `SELECT sum(null) FROM ${ONE}`);
+from(
+  '02183_array_tuple_literals_remote.sql',
+  `SELECT any(array(0)) AS k FROM ${N10}`,
+  `SELECT any(tuple(0, 1)) AS k FROM ${N10}`,
+  `SELECT any(array(array(0, 1), array(2, 3))) AS k FROM ${N10}`,
+  `SELECT any(array(tuple(0, 1), tuple(2, 3))) AS k FROM ${N10}`,
+  `SELECT any(array((0, 1), (2, 3))) AS k FROM ${N10}`,
+  `SELECT any(tuple(array(0, 1), tuple(2, 3), [4], (5, 'a'), 6, 'b')) AS k FROM ${N10}`,
+  `SELECT any(array(number, 1)) AS k FROM ${N10} WHERE number = 3`,
+  `SELECT any(tuple(number, 1)) AS k FROM ${N10} WHERE number = 3`,
+  `SELECT any(array(array(0, 1), [2, 3])) AS k FROM ${N10}`,
+  `SELECT any(array(array(0, 1), [number, number])) AS k FROM ${N10} WHERE number = 3`,
+);
+from(
+  '02343_group_by_use_nulls_distributed.sql',
+  o(
+    `SELECT number, number % 2, sum(number) AS val FROM ${N10} GROUP BY ROLLUP(number, number % 2) ORDER BY (number, number % 2, val) SETTINGS group_by_use_nulls = 1, optimize_group_by_function_keys = 0`,
+  ),
+  o(
+    `SELECT number, number % 2, sum(number) AS val FROM ${N10} GROUP BY ROLLUP(number, number % 2) ORDER BY (number, number % 2, val) SETTINGS group_by_use_nulls = 0, optimize_group_by_function_keys = 0`,
+  ),
+  o(
+    `SELECT number, number % 2, sum(number) AS val FROM ${N10} GROUP BY CUBE(number, number % 2) ORDER BY (number, number % 2, val) SETTINGS group_by_use_nulls = 1, optimize_group_by_function_keys = 0`,
+  ),
+  o(
+    `SELECT number, number % 2, sum(number) AS val FROM ${N10} GROUP BY CUBE(number, number % 2) ORDER BY (number, number % 2, val) SETTINGS group_by_use_nulls = 0, optimize_group_by_function_keys = 0`,
+  ),
+  o(
+    `SELECT number, number % 2, sum(number) AS val FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY (number, number % 2, val) SETTINGS group_by_use_nulls = 1, optimize_group_by_function_keys = 0`,
+  ),
+  o(
+    `SELECT number, number % 2, sum(number) AS val FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY (number, number % 2, val) SETTINGS group_by_use_nulls = 0, optimize_group_by_function_keys = 0`,
+  ),
+);
+
+from('00171_shard_array_of_tuple_remote.sql', `SELECT arrayMap((x, y) -> (x, y), [1, 2, 3], [4, 5, 6]) FROM ${ONE} ORDER BY rand()`);
+from(
+  '00217_shard_global_subquery_columns_with_same_name.sql',
+  `SELECT k, a FROM (SELECT 42 AS k FROM ${ONE}) GLOBAL ALL FULL OUTER JOIN (SELECT 42 AS k, 1 AS a, a) USING k SETTINGS joined_subquery_requires_alias = 0`,
+  `SELECT 1 FROM ${ONE} WHERE (1, 1) GLOBAL IN (SELECT 1 AS a, a) SETTINGS joined_subquery_requires_alias = 0`,
+);
+from('00252_shard_global_in_aggregate_function.sql', `SELECT sum(UserID GLOBAL IN (SELECT UserID FROM cht.storage_dist)) FROM cht.storage_dist`);
+from('00266_shard_global_subquery_and_aliases.sql', `SELECT 1 GLOBAL IN (SELECT 1) AS s, s FROM ${ONE}`);
+from(
+  '00290_shard_aggregation_memory_efficient.sql',
+  o(
+    `SELECT concat(toString(number), arrayStringConcat(arrayMap(x -> '.', range(number % 10)))) AS k FROM ${NUM} WHERE number < (randConstant() % 2 ? 4999 : 10000) GROUP BY k ORDER BY k LIMIT 10 SETTINGS distributed_aggregation_memory_efficient = 1`,
+  ),
+);
+from(
+  '00295_global_in_one_shard_rows_before_limit.sql',
+  o(`SELECT arrayJoin(range(100)) AS x FROM ${ONE} WHERE x GLOBAL IN (SELECT toUInt8(arrayJoin(range(100)) + 50)) GROUP BY x ORDER BY x LIMIT 10`),
+);
+from(
+  '00506_shard_global_in_union.sql',
+  `SELECT * FROM (SELECT CounterID FROM cht.globalin_dist WHERE (CounterID GLOBAL IN (SELECT toUInt32(34))) GROUP BY CounterID)`,
+  `SELECT CounterID FROM cht.globalin_dist WHERE (CounterID GLOBAL IN (SELECT toUInt32(34))) GROUP BY CounterID UNION ALL SELECT CounterID FROM cht.globalin_dist WHERE (CounterID GLOBAL IN (SELECT toUInt32(34))) GROUP BY CounterID`,
+  `SELECT * FROM (SELECT CounterID FROM cht.globalin_dist WHERE (CounterID GLOBAL IN (SELECT toUInt32(34))) GROUP BY CounterID UNION ALL SELECT CounterID FROM cht.globalin_dist WHERE (CounterID GLOBAL IN (SELECT toUInt32(34))) GROUP BY CounterID)`,
+  o(`SELECT * FROM (SELECT * FROM cht.union_bug_dist WHERE Event = 'A' UNION ALL SELECT * FROM cht.union_bug_dist WHERE Event = 'B') ORDER BY Datetime`),
+  o(
+    `SELECT * FROM (SELECT Event, Datetime FROM cht.union_bug_dist WHERE Event = 'A' UNION ALL SELECT * FROM cht.union_bug_dist WHERE Event = 'B') ORDER BY Datetime`,
+  ),
+  o(
+    `SELECT * FROM (SELECT * FROM cht.union_bug_dist WHERE Event = 'A' UNION ALL SELECT Event, Datetime FROM cht.union_bug_dist WHERE Event = 'B') ORDER BY Datetime`,
+  ),
+  o(
+    `SELECT * FROM (SELECT Event, Datetime FROM cht.union_bug_dist WHERE Event = 'A' UNION ALL SELECT Event, Datetime FROM cht.union_bug_dist WHERE Event = 'B') ORDER BY Datetime`,
+  ),
+);
+from('00614_shard_same_header_for_local_and_remote_node_in_distributed_query.sql', `SELECT time FROM cht.tab_dist WHERE date = '2018-01-21' LIMIT 2`);
+from('00675_shard_remote_with_table_function.sql', `SELECT COUNT(*) FROM cht.remote_test_dist`);
+from(
+  '00678_shard_funnel_window.sql',
+  `SELECT level, COUNT() FROM (SELECT uid, windowFunnel(3600)(toUInt32(its), action_code != '', action_code = '2') AS level FROM cht.funnel_dist GROUP BY uid) GROUP BY level`,
+);
+from(
+  '00697_in_subquery_shard.sql',
+  `SELECT dummy IN (SELECT 0) FROM ${ONE}`,
+  `SELECT dummy IN (SELECT 1) FROM ${ONE}`,
+  `SELECT number IN (SELECT toUInt64(arrayJoin([1, 8]))) FROM ${N10}`,
+  `SELECT arrayExists(x -> (x IN (SELECT 1)), [1]) FROM ${ONE}`,
+  `SELECT sumIf(number, arrayExists(x -> (x IN (SELECT 1)), [1])) FROM ${N10}`,
+  `SELECT dummy IN (SELECT 0) FROM ${ONE} SETTINGS prefer_localhost_replica = 0`,
+  `SELECT dummy IN (SELECT 1) FROM ${ONE} SETTINGS prefer_localhost_replica = 0`,
+  `SELECT number IN (SELECT toUInt64(arrayJoin([1, 8]))) FROM ${N10} SETTINGS prefer_localhost_replica = 0`,
+  `SELECT arrayExists(x -> (x IN (SELECT 1)), [1]) FROM ${ONE} SETTINGS prefer_localhost_replica = 0`,
+  `SELECT sumIf(number, arrayExists(x -> (x IN (SELECT 1)), [1])) FROM ${N10} SETTINGS prefer_localhost_replica = 0`,
+);
+from('00976_shard_low_cardinality_achimbab.sql', `SELECT k, uniq(date_dt) FROM cht.han_dist GROUP BY k`);
+from('01121_remote_scalar_subquery.sql', `SELECT (SELECT 1) FROM ${ONE}`);
+from(
+  '01757_optimize_skip_unused_shards_limit.sql',
+  `SELECT * FROM ${ONE} WHERE dummy IN (0,)`,
+  `SELECT * FROM ${ONE} WHERE dummy IN (0, 1) SETTINGS optimize_skip_unused_shards_limit = 2`,
+  `SELECT * FROM ${ONE} WHERE dummy IN (0, 1) SETTINGS optimize_skip_unused_shards_limit = 0`,
+  `SELECT * FROM ${ONE} WHERE dummy = 0 AND dummy = 1 SETTINGS optimize_skip_unused_shards_limit = 1`,
+);
+from(
+  '01952_optimize_distributed_group_by_sharding_key.sql',
+  `SELECT DISTINCT k1 FROM cht.kkv_dist`,
+  `SELECT DISTINCT k1, k2 FROM cht.kkv_dist`,
+  `SELECT DISTINCT ON (k1) k2 FROM cht.kkv_dist`,
+  `SELECT DISTINCT ON (k1, k2) v FROM cht.kkv_dist`,
+  `SELECT DISTINCT k1 FROM cht.kkv_dist ORDER BY v`,
+  `SELECT DISTINCT k1, k2 FROM cht.kkv_dist ORDER BY v`,
+  `SELECT DISTINCT ON (k1) k2 FROM cht.kkv_dist ORDER BY v`,
+  `SELECT DISTINCT ON (k1, k2) v FROM cht.kkv_dist ORDER BY v`,
+  `SELECT k1, k2, sum(v) FROM cht.kkv_dist GROUP BY k1, k2`,
+  `SELECT k1, any(k2), sum(v) FROM cht.kkv_dist GROUP BY k1`,
+);
+from(
+  '02001_dist_on_dist_WithMergeableStateAfterAggregation.sql',
+  `SELECT dummy AS foo FROM ${ONE} LIMIT 1 SETTINGS prefer_localhost_replica = 0, distributed_push_down_limit = 0`,
+  `SELECT dummy AS foo FROM ${ONE} LIMIT 1 SETTINGS prefer_localhost_replica = 0, distributed_push_down_limit = 1`,
+  `SELECT dummy AS foo FROM ${ONE} LIMIT 1 SETTINGS prefer_localhost_replica = 0, distributed_group_by_no_merge = 1`,
+);
+from('02346_additional_filters_distr.sql', o(`SELECT * FROM cht.xy_dist ORDER BY x SETTINGS additional_table_filters = {'cht.xy_dist' : 'x > 3 and x < 7'}`));
+from('02887_tuple_element_distributed.sql', `SELECT equals(tupleElement(tuple('a', 10) AS x, 1), 'a') FROM ${N10} WHERE number < 2`);
+from(
+  '02971_limit_by_distributed.sql',
+  o(`SELECT k FROM cht.tlb_dist ORDER BY k ASC LIMIT 1 BY k LIMIT 100`),
+  o(`SELECT k FROM cht.tlb_dist ORDER BY k ASC LIMIT 1 BY k`),
+);
+from('03018_analyzer_distributed_query_with_positional_arguments.sql', `SELECT 0 AS x FROM ${ONE} GROUP BY x`, o(`SELECT 0 AS x FROM ${ONE} ORDER BY x`));
+
+from('00123_shard_unmerged_result_when_max_distributed_connections_is_one.sql', `SELECT count() + 1 FROM ${ONE} SETTINGS max_distributed_connections = 1`);
+from(
+  '00163_shard_join_with_empty_table.sql',
+  o(
+    `SELECT * FROM (SELECT number, n, j1, j2 FROM (SELECT dummy + 2 AS number, number / 2 AS n FROM ${ONE}) ANY INNER JOIN (SELECT number / 3 AS n, number AS j1, 'Hello' AS j2 FROM ${NUM} LIMIT 0) USING n LIMIT 10) ORDER BY number SETTINGS any_join_distinct_right_table_keys = 1, joined_subquery_requires_alias = 0, join_algorithm = 'hash'`,
+  ),
+  o(
+    `SELECT * FROM (SELECT number, n, j1, j2 FROM (SELECT dummy + 2 AS number, number / 2 AS n FROM ${ONE}) GLOBAL ANY INNER JOIN (SELECT number / 3 AS n, number AS j1, 'Hello' AS j2 FROM ${NUM} LIMIT 0) USING n LIMIT 10) ORDER BY number SETTINGS any_join_distinct_right_table_keys = 1, joined_subquery_requires_alias = 0, join_algorithm = 'hash'`,
+  ),
+  o(
+    `SELECT * FROM (SELECT number, n, j1, j2 FROM (SELECT dummy + 2 AS number, number / 2 AS n FROM ${ONE}) GLOBAL ANY INNER JOIN (SELECT number / 3 AS n, number AS j1, 'Hello' AS j2 FROM ${NUM} LIMIT 0) USING n LIMIT 10) ORDER BY number SETTINGS any_join_distinct_right_table_keys = 1, joined_subquery_requires_alias = 0, max_threads = 6`,
+  ),
+);
+from(
+  '00224_shard_distributed_aggregation_memory_efficient_and_overflows.sql',
+  o(`SELECT count() = 200000 FROM ${NUM} GROUP BY number WITH TOTALS ORDER BY number LIMIT 10`),
+  o(
+    `SELECT count() = 200000 FROM ${NUM} GROUP BY number WITH TOTALS ORDER BY number LIMIT 10 SETTINGS distributed_aggregation_memory_efficient = 1, group_by_two_level_threshold = 1000, group_by_overflow_mode = 'any', max_rows_to_group_by = 1000, totals_mode = 'after_having_auto'`,
+  ),
+);
+from('00588_shard_distributed_prewhere.sql', o(`SELECT * FROM cht.xs_dist PREWHERE x = 1 WHERE s LIKE '%l%' ORDER BY x, s`));
+from(
+  '00594_alias_in_distributed.sql',
+  `SELECT field1, field2, field3 FROM ${A}`,
+  `SELECT field1, field2, field3 FROM ${A} WHERE EventDate = '2000-01-01'`,
+  `SELECT field1, field2 FROM ${A} WHERE EventDate = '2000-01-01'`,
+  `SELECT field2, field3 FROM ${A} WHERE EventDate = '2000-01-01'`,
+  `SELECT field3 FROM ${A} WHERE EventDate = '2000-01-01'`,
+  `SELECT field2, field3 FROM ${A}`,
+  `SELECT field3 FROM ${A}`,
+  `SELECT field1 FROM ${A} WHERE field3 = '12345'`,
+  `SELECT field2 FROM ${A} WHERE field3 = '12345'`,
+  `SELECT field3 FROM ${A} WHERE field3 = '12345'`,
+);
+from(
+  '00980_shard_aggregation_state_deserialization.sql',
+  `SELECT count(*) FROM ${NUM} WHERE bitmapContains((SELECT groupBitmapState(number) FROM ${NUM}), toUInt32(number))`,
+);
+from(
+  '01223_dist_on_dist.sql',
+  o(`SELECT DISTINCT key FROM ${K} ORDER BY key`),
+  o(`SELECT key FROM ${K} GROUP BY key ORDER BY key`),
+  o(`SELECT key FROM ${K} GROUP BY key ORDER BY key LIMIT 1`),
+  `SELECT key FROM ${K} HAVING key = 1`,
+  `SELECT key FROM ${K} GROUP BY key HAVING key = 1`,
+  o(`SELECT key FROM ${K} ORDER BY key`),
+  o(`SELECT key FROM ${K} ORDER BY key LIMIT 1`),
+  o(`SELECT key FROM ${K} ORDER BY key LIMIT 1 BY key`),
+  o(`SELECT key FROM ${K} GROUP BY key ORDER BY key SETTINGS group_by_two_level_threshold = 1, group_by_two_level_threshold_bytes = 1`),
+  o(`SELECT key FROM ${K} GROUP BY key ORDER BY key SETTINGS distributed_aggregation_memory_efficient = 1`),
+  o(
+    `SELECT key FROM ${K} GROUP BY key ORDER BY key SETTINGS group_by_two_level_threshold = 1, group_by_two_level_threshold_bytes = 1, distributed_aggregation_memory_efficient = 1`,
+  ),
+  `SELECT count() FROM ${K}`,
+  `SELECT count() FROM ${K} SETTINGS distributed_group_by_no_merge = 1`,
+  `SELECT DISTINCT key FROM ${K} WHERE key GLOBAL IN (SELECT toInt32(1))`,
+  o(`SELECT a.key, b.key FROM (SELECT toInt32(number) key FROM numbers(2)) a LEFT JOIN (SELECT DISTINCT key FROM ${K}) b USING key ORDER BY b.key`),
+  o(`SELECT a.key, b.key FROM (SELECT toInt32(number) key FROM numbers(2)) a RIGHT JOIN (SELECT DISTINCT key FROM ${K}) b USING key ORDER BY b.key`),
+);
+from('01787_map_remote.sql', `SELECT map('a', 1, 'b', 2) FROM ${ONE}`);
+from(
+  '01901_in_literal_shard_prune.sql',
+  `SELECT * FROM cht.d_dist WHERE i IN (1)`,
+  `SELECT * FROM cht.d_dist WHERE i IN (1) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+);
+
+from(
+  '00613_shard_distributed_max_execution_time.sql',
+  `SELECT DISTINCT * FROM ${NUM} WHERE number < 10 SETTINGS max_execution_time = 1, timeout_overflow_mode = 'break'`,
+);
+from(
+  '00850_global_join_dups.sql',
+  `SELECT * FROM cht.t_local_dist GLOBAL INNER JOIN (SELECT * FROM (SELECT * FROM cht.t_local_dist) INNER JOIN (SELECT * FROM cht.t_local_dist) USING dummy) USING dummy SETTINGS joined_subquery_requires_alias = 0`,
+  `SELECT * FROM ${ONE} GLOBAL INNER JOIN (SELECT * FROM (SELECT dummy FROM ${ONE}) t1_00850 GLOBAL INNER JOIN (SELECT dummy FROM ${ONE}) t2_00850 USING dummy) USING dummy`,
+  `SELECT * FROM ${ONE} GLOBAL INNER JOIN (SELECT *, dummy FROM (SELECT dummy FROM ${ONE}) t1_00850 GLOBAL INNER JOIN (SELECT dummy FROM ${ONE}) t2_00850 USING dummy) USING dummy`,
+  `SELECT * FROM ${ONE} GLOBAL INNER JOIN (SELECT *, t1_00850.*, t2_00850.* FROM (SELECT toUInt8(0) AS dummy) t1_00850 INNER JOIN (SELECT toUInt8(0) AS dummy) t2_00850 USING dummy) USING dummy`,
+  `SELECT * FROM ${ONE} GLOBAL INNER JOIN (SELECT *, dummy FROM (SELECT toUInt8(0) AS dummy) t1_00850 INNER JOIN (SELECT toUInt8(0) AS dummy) t2_00850 USING dummy) USING dummy`,
+  `SELECT * FROM ${ONE} GLOBAL INNER JOIN (SELECT *, dummy AS other FROM (SELECT dummy FROM ${ONE}) t1_00850 GLOBAL INNER JOIN (SELECT toUInt8(0) AS dummy) t2_00850 USING dummy) USING dummy`,
+  `SELECT * FROM ${ONE} GLOBAL INNER JOIN (SELECT *, dummy, dummy AS other FROM (SELECT toUInt8(0) AS dummy) t1_00850 GLOBAL INNER JOIN (SELECT dummy FROM ${ONE}) t2_00850 USING dummy) USING dummy`,
+);
+from(
+  '01103_distributed_product_mode_local_column_renames.sql',
+  `SELECT d0.id FROM cht.t1d_dist d0 WHERE d0.id IN (SELECT d1.id FROM cht.t1d_dist AS d1 INNER JOIN cht.t2d_dist AS d2 ON d1.id = d2.id WHERE d1.id > 0 ORDER BY d1.id) SETTINGS distributed_product_mode = 'local'`,
+  `SELECT d0.id FROM cht.t1d_dist d0 JOIN (SELECT d1.id FROM cht.t1d_dist AS d1 INNER JOIN cht.t2d_dist AS d2 ON d1.id = d2.id WHERE d1.id > 0 ORDER BY d1.id) s0 USING id SETTINGS distributed_product_mode = 'local'`,
+);
+from('01227_distributed_global_in_issue_2610.sql', `SELECT * FROM cht.k10_dist PREWHERE key GLOBAL IN (SELECT key FROM cht.k10_dist PREWHERE key = 2)`);
+from(
+  '01231_distributed_aggregation_memory_efficient_mix_levels.sql',
+  o(
+    `SELECT x, count() FROM cht.xc_dist GROUP BY x ORDER BY x SETTINGS distributed_aggregation_memory_efficient = 1, group_by_two_level_threshold = 2, max_bytes_before_external_group_by = 16`,
+  ),
+);
+from(
+  '01455_shard_leaf_max_rows_bytes_to_read.sql',
+  `SELECT count() FROM (SELECT * FROM ${NUM} LIMIT 100) SETTINGS max_rows_to_read_leaf = 1, prefer_localhost_replica = 0`,
+  `SELECT count() FROM (SELECT * FROM ${NUM} LIMIT 100) SETTINGS max_rows_to_read_leaf = 100000, prefer_localhost_replica = 0`,
+  `SELECT count() FROM (SELECT * FROM ${NUM} LIMIT 100) SETTINGS max_bytes_to_read_leaf = 1000000, prefer_localhost_replica = 0`,
+);
+from(
+  '02183_combinator_if.sql',
+  `SELECT anyIf(toNullable('Hello'), arrayJoin([1, NULL]) = 0) FROM ${ONE}`,
+  `SELECT anyIf(toNullable('Hello'), arrayJoin([1, 1]) = 0) FROM ${ONE}`,
+  `SELECT anyIf(toNullable('Hello'), arrayJoin([1, 0]) = 0) FROM ${ONE}`,
+  `SELECT anyIf(toNullable('Hello'), arrayJoin([0, 1]) = 0) FROM ${ONE}`,
+  `SELECT anyIf(toNullable('Hello'), arrayJoin([0, 0]) = 0) FROM ${ONE}`,
+  `SELECT anyIf('Hello', arrayJoin([1, NULL]) = 0) FROM ${ONE}`,
+  `SELECT anyIf('Hello', arrayJoin([1, NULL]) = 1) FROM ${ONE}`,
+  `SELECT anyIf('Hello', arrayJoin([1, NULL]) IS NULL) FROM ${ONE}`,
+  o(`SELECT number, anyIf(toNullable('Hello'), arrayJoin([1, NULL]) = 0) FROM ${N10} WHERE number < 2 GROUP BY number ORDER BY number`),
+  o(`SELECT number, anyIf(toNullable('Hello'), arrayJoin([1, NULL, 0]) = 0) FROM ${N10} WHERE number < 2 GROUP BY number ORDER BY number`),
+  o(`SELECT number, anyIf('Hello', arrayJoin([1, NULL]) = 0) FROM ${N10} WHERE number < 2 GROUP BY number ORDER BY number`),
+  o(`SELECT number, anyIf('Hello', arrayJoin([1, NULL, 0]) = 0) FROM ${N10} WHERE number < 2 GROUP BY number ORDER BY number`),
+  o(`SELECT number, anyIf(toNullable('Hello'), arrayJoin([1, 1]) = 0) FROM ${N10} WHERE number < 2 GROUP BY number ORDER BY number`),
+  o(`SELECT number, anyIf(toNullable('Hello'), arrayJoin([1, 0]) = 0) FROM ${N10} WHERE number < 2 GROUP BY number ORDER BY number`),
+);
+from(
+  '02295_global_with_in_subquery.sql',
+  `SELECT number FROM ${N10} WHERE number IN (WITH (SELECT 1) AS v1, (SELECT 2) AS v2 SELECT v1 AS v UNION ALL SELECT v2 AS v) SETTINGS use_index_for_in_with_subqueries = 0`,
+);
+from(
+  '02596_build_set_and_remote.sql',
+  `SELECT arrayExists(x -> (x IN (SELECT '2')), [2]) FROM ${ONE}`,
+  `SELECT arrayExists(x -> (x IN (SELECT '2')), [2]) FROM ${ONE} GROUP BY NULL`,
+  `SELECT arrayExists(x -> (x IN (SELECT '2')), [2]) FROM ${ONE} GROUP BY 1`,
+  `SELECT arrayExists(x -> (x IN (SELECT '2')), [2]) FROM ${ONE} GROUP BY 'A'`,
+  `SELECT 1 IN (SELECT 1) FROM ${ONE} GROUP BY dummy`,
+  `SELECT 1000.0001, toUInt64(arrayJoin([NULL, 257, 65536, NULL])), arrayExists(x -> (x IN (SELECT '2.55')), [-9223372036854775808]) FROM ${ONE} GROUP BY NULL, NULL, NULL, NULL`,
+);
+from('02844_distributed_virtual_columns.sql', `SELECT * FROM cht.kv_dist WHERE key = 0 AND _part = '0'`);
+
+from(
+  '02001_select_with_filter.sql',
+  `SELECT argMax(number, number + 1) FILTER(WHERE number != 99) FROM ${NUM} WHERE number < 100`,
+  `SELECT sum(number) FILTER(WHERE number % 2 == 0) FROM ${NUM} WHERE number < 100`,
+  `SELECT sumIfOrNull(number, number % 2 == 1) FILTER(WHERE 0) FROM ${NUM} WHERE number < 100`,
+  `SELECT sumIfOrNull(number, number % 2 == 1) FILTER(WHERE 1) FROM ${NUM} WHERE number < 100`,
+);
+
+export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
+  entries.map((e, i) => {
+    const q = typeof e === 'string' ? { sql: e } : e;
+    return { id: `${source.replace(/\.sql$/, '')}#${i + 1}`, source, ...q };
+  }),
+);

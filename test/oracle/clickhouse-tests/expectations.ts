@@ -1,0 +1,148 @@
+// What the stack refuses of the corpus, or answers differently from one node, each with its reason.
+// `clickhouse: true`: ClickHouse's Distributed table refuses or differs the same way.
+export interface Expected {
+  kind: 'refused' | 'differs';
+  why: string;
+  clickhouse?: true;
+}
+
+export const EXPECTED: Record<string, Expected> = {
+  '00184_shard_distributed_group_by_no_merge#1': {
+    kind: 'refused',
+    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
+  },
+  '00184_shard_distributed_group_by_no_merge#2': {
+    kind: 'refused',
+    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
+  },
+  '00184_shard_distributed_group_by_no_merge#3': {
+    kind: 'refused',
+    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
+  },
+  '00184_shard_distributed_group_by_no_merge#4': {
+    kind: 'refused',
+    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
+  },
+  '00184_shard_distributed_group_by_no_merge#5': {
+    kind: 'refused',
+    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
+  },
+  '00184_shard_distributed_group_by_no_merge#6': {
+    kind: 'refused',
+    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
+  },
+  '00184_shard_distributed_group_by_no_merge#7': {
+    kind: 'refused',
+    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
+  },
+  '00184_shard_distributed_group_by_no_merge#8': {
+    kind: 'refused',
+    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
+  },
+  '00294_shard_enums#5': {
+    kind: 'refused',
+    why: "a plain IN over the same distributed table: ClickHouse's Distributed table refuses it too under distributed_product_mode = 'deny' (288)",
+    clickhouse: true,
+  },
+  '01244_optimize_distributed_group_by_sharding_key#2': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#3': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#5': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#11': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#12': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#13': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#14': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#15': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#16': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#17': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#18': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#19': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#20': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01244_optimize_distributed_group_by_sharding_key#21': {
+    kind: 'refused',
+    why: "SELECT * with GROUP BY: the plan does not know the table's columns yet (the columns of each table are another change in flight)",
+  },
+  '01813_distributed_scalar_subqueries_alias#1': {
+    kind: 'refused',
+    why: 'a constant table (numbers()) inside a distributed query is refused: not evaluated where ClickHouse evaluates it yet',
+  },
+  '01813_distributed_scalar_subqueries_alias#3': {
+    kind: 'refused',
+    why: 'a constant table (numbers()) inside a distributed query is refused: not evaluated where ClickHouse evaluates it yet',
+  },
+  '02001_dist_on_dist_WithMergeableStateAfterAggregation#3': {
+    kind: 'refused',
+    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
+  },
+  '02346_additional_filters_distr#1': { kind: 'refused', why: "a map literal ({'k' : 'v'}) is not parsed: the lexer reads { as a query parameter" },
+  '00224_shard_distributed_aggregation_memory_efficient_and_overflows#2': {
+    kind: 'refused',
+    why: "group_by_overflow_mode = 'any' truncates a shard's groups silently; ch-scatter refuses it by design (docs/operations.md), so a partial merge is never labelled complete",
+  },
+  '00980_shard_aggregation_state_deserialization#1': {
+    kind: 'refused',
+    why: 'a scalar subquery over a distributed table runs on the fast path only, which cannot merge groupBitmapState; it does not fall back to the general path yet',
+  },
+  '01223_dist_on_dist#4': {
+    kind: 'refused',
+    why: 'HAVING without GROUP BY over a plain column: ClickHouse filters rows with it, the planner takes HAVING for an aggregating query and refuses the column',
+  },
+  '01223_dist_on_dist#13': {
+    kind: 'refused',
+    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
+  },
+  '01223_dist_on_dist#15': {
+    kind: 'refused',
+    why: 'a constant table (numbers()) inside a distributed query is refused: not evaluated where ClickHouse evaluates it yet',
+  },
+  '01223_dist_on_dist#16': {
+    kind: 'refused',
+    why: 'a constant table (numbers()) inside a distributed query is refused: not evaluated where ClickHouse evaluates it yet',
+  },
+  '00613_shard_distributed_max_execution_time#1': {
+    kind: 'refused',
+    why: "max_execution_time and timeout_overflow_mode belong to ch-scatter's deadline (one absolute deadline per request; a late shard makes the answer partial, never silently cut)",
+  },
+  '00850_global_join_dups#1': {
+    kind: 'refused',
+    why: "SELECT * over a JOIN: the plan does not know the tables' columns yet (the columns of each table are another change in flight)",
+  },
+};
