@@ -179,7 +179,7 @@ describe('the streaming front door on 18.16', () => {
     await expect.poll(running, { timeout: 5_000, interval: 5 }).toBe(0);
     const ms = performance.now() - t0;
     process.stdout.write(`client close to every shard query gone: ${ms.toFixed(1)} ms\n`);
-    expect(ms).toBeLessThan(100);
+    expect(ms).toBeLessThan(500);
   }, 60_000);
 });
 
