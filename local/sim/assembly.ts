@@ -38,6 +38,14 @@ export interface SimRoute {
   authorization: { type: 'NONE' } | { type: 'AWS_IAM' } | { type: 'JWT'; issuer: string; audience: string[]; identitySource: string[] };
 }
 
+/** A Function URL (AWS::Lambda::Url) and the function it invokes. */
+export interface SimFunctionUrl {
+  logicalId: string;
+  functionName: string;
+  authType: string;
+  invokeMode: string;
+}
+
 export interface SimRule {
   logicalId: string;
   name: string;
@@ -62,6 +70,7 @@ export interface SimAssembly {
   throttle?: { rateLimit: number; burstLimit: number };
   rules: SimRule[];
   secrets: SimSecret[];
+  functionUrls: SimFunctionUrl[];
 }
 
 export class AssemblyError extends Error {
@@ -100,7 +109,7 @@ export function readAssembly(dirIn: string): SimAssembly {
   const stacks = Object.entries(manifest.artifacts ?? {}).filter(([, a]: [string, any]) => a.type === 'aws:cloudformation:stack') as [string, any][];
   if (stacks.length === 0) throw new AssemblyError(`${manifestFile}: no CloudFormation stack in the assembly`);
 
-  const out: SimAssembly = { dir, region: DEFAULT_REGION, functions: [], routes: [], rules: [], secrets: [] };
+  const out: SimAssembly = { dir, region: DEFAULT_REGION, functions: [], routes: [], rules: [], secrets: [], functionUrls: [] };
   for (const [artifactId, artifact] of stacks) {
     const stackName: string = artifact.displayName ?? artifactId;
     const envRegion = /^aws:\/\/[^/]+\/(.+)$/.exec(artifact.environment ?? '')?.[1];
@@ -246,6 +255,16 @@ function readStack(
   for (const [, r] of byType('AWS::ApiGatewayV2::Stage')) {
     const d = r.Properties?.DefaultRouteSettings;
     if (d?.ThrottlingRateLimit !== undefined) out.throttle = { rateLimit: Number(d.ThrottlingRateLimit), burstLimit: Number(d.ThrottlingBurstLimit ?? 0) };
+  }
+
+  for (const [id, r] of byType('AWS::Lambda::Url')) {
+    const props = r.Properties ?? {};
+    out.functionUrls.push({
+      logicalId: id,
+      functionName: functionNameOf(props.TargetFunctionArn, `${id}.TargetFunctionArn`),
+      authType: String(props.AuthType ?? 'NONE'),
+      invokeMode: String(props.InvokeMode ?? 'BUFFERED'),
+    });
   }
 
   for (const [id, r] of byType('AWS::Events::Rule')) {

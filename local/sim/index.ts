@@ -12,6 +12,7 @@
 //   HTTP API       the API Gateway routes (http-api.ts), plus admin routes under /_sim/;
 //   rules          EventBridge rules with their exact Input (rules.ts).
 // Not simulated: IAM policy evaluation, VPC networking, Lambda's real cold starts and CPU share.
+import { startFunctionUrl } from './function-url.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,8 @@ export interface Sim {
   url: string;
   invokeUrl: string;
   secretsUrl: string;
+  /** Each RESPONSE_STREAM Function URL's local address, by the URL's logical id (the streaming door). */
+  functionUrls: Record<string, string>;
   assembly: SimAssembly;
   functions: Map<string, FunctionRuntime>;
   /** Invocations of a function in progress (by function name). */
@@ -146,12 +149,20 @@ export async function startSim(o: SimOptions): Promise<Sim> {
       },
     });
     cleanups.push(() => api.close());
+    const functionUrls: Record<string, string> = {};
+    for (const fu of assembly.functionUrls.filter((f) => f.invokeMode === 'RESPONSE_STREAM')) {
+      const s = await startFunctionUrl(fu, invoke.url);
+      cleanups.push(() => s.close());
+      functionUrls[fu.logicalId] = s.url;
+      log(`function URL ${fu.logicalId} (${fu.functionName}, streaming): ${s.url}`);
+    }
     if (o.runSchedules) cleanups.push(startRuleTimers(assembly.rules, invoke.url, assembly.region, log));
 
     return {
       url: api.url,
       invokeUrl: invoke.url,
       secretsUrl: secrets.url,
+      functionUrls,
       assembly,
       functions,
       inFlight: (name) => invoke.inFlight(name),
