@@ -43,7 +43,9 @@ beforeAll(async () => {
       'default.big_dist': { local: 'default.big', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } },
       'default.slow_dist': { local: 'default.slow', shardingKey: { column: 'n', type: 'UInt64', function: 'identity' } },
     },
-    query: { timeoutMs: 20_000 },
+    // Each shard's ~45 MB of the 1M-row export passes the streaming hop's first 6 MB and then streams
+    // at Lambda's 2 MB/s (the local Invoke endpoint's cap): about 19 s, well inside this deadline.
+    query: { timeoutMs: 60_000 },
   });
   stack = await startLocalStack({ topo, logLevel: 'SILENT', streamPort: 0 });
   oracle = await startEmbeddedCluster({ shards: 1 });

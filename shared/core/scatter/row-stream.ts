@@ -166,8 +166,12 @@ export async function streamRows(input: RowStreamInput): Promise<ReadProgress & 
     const why = streams.signal.aborted ? streams.signal.reason : e;
     const timedOut = deadlineFell();
     streams.stop(why);
-    // In AWS a closed stream is not promised to reach the shard: its replica is asked to KILL.
-    for (const p of parts) if (p && !p.done && p.stream.sent) cancelLoser(input.invoker, p.stream.sent, now);
+    // In AWS a closed stream is not promised to reach the shard: every started one not read to its
+    // end (read or not yet reached) is asked to KILL on its replica.
+    streams.shards.forEach((started, i) => {
+      if (parts[i]?.done) return;
+      void started.then((st) => st.sent && cancelLoser(input.invoker, st.sent, now));
+    });
     if (timedOut)
       throw new ScatterError('TIMEOUT', `the query's deadline passed after ${bytes} bytes of the answer were sent`, {
         details: { clickhouse: { code: 159 } },
