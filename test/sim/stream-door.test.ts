@@ -32,7 +32,8 @@ beforeAll(async () => {
       cluster: 'scatter',
       shards: urls.map((url) => ({ replicas: [{ url }] })),
       tables: { 'default.rows_dist': { local: 'default.rows', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } } },
-      query: { timeoutMs: 8000, hedge: { enabled: false } },
+      // Roomy for cold starts of three functions on a loaded 2-core machine (the API path's limit is below 30 s).
+      query: { timeoutMs: 20_000, hedge: { enabled: false } },
     }),
   );
   const outdir = join(dir, 'cdk.out');
