@@ -70,3 +70,13 @@ export function deriveSizing(
   const shardMemoryMb = overrides.shardMb ?? SHARD_MEMORY_MB;
   return { coordinatorTimeoutS, shardTimeoutS, integrationTimeoutS, coordinatorMemoryMb, shardMemoryMb };
 }
+
+/**
+ * A shard function's timeout with the streaming door deployed: the door's, since a row export keeps
+ * its shards streaming for as long as the door's query runs (up to 15 min). Each shard query is still
+ * bounded by its own deadline (max_execution_time, KILL at the deadline) from the request; the Lambda
+ * timeout is only the backstop, and the API path's requests carry deadlines under 30 s as before.
+ */
+export function shardTimeoutS(sizing: Pick<Sizing, 'shardTimeoutS'>, streamingDoorTimeoutS: number | undefined): number {
+  return Math.max(sizing.shardTimeoutS, streamingDoorTimeoutS ?? 0);
+}

@@ -7,7 +7,7 @@ import { ConfigError } from '../shared/core/config/load.js';
 import type { Topology } from '../shared/core/config/schema.js';
 import type { DeployOptions } from './deploy-options.js';
 import { deployProblems } from './deploy-problems.js';
-import { deriveSizing, exchangeBytesFor, type Sizing } from './sizing.js';
+import { deriveSizing, exchangeBytesFor, shardTimeoutS, type Sizing } from './sizing.js';
 import { ExchangeBucket } from './constructs/exchange-bucket.js';
 import { Alarms } from './constructs/alarms.js';
 import { Coordinator, COORDINATOR_SERVICE_NAME } from './constructs/coordinator.js';
@@ -96,11 +96,12 @@ export class ChScatterStack extends Stack {
           entry: props.entries?.shard,
           metricsNamespace: options.metricsNamespace,
           memoryMb: this.sizing.shardMemoryMb,
-          timeoutS: this.sizing.shardTimeoutS,
+          timeoutS: shardTimeoutS(this.sizing, options.streaming?.timeoutS),
           logRetentionDays: options.logRetentionDays,
           vpc,
           writableTables,
           exchange: { bucket: this.exchange, maxBytes: exchangeBytes },
+          streaming: options.streaming !== undefined,
         }),
     );
 

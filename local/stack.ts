@@ -29,8 +29,7 @@ import { embeddedDirs, withDataDir, type DataDirChoice } from './data-dir.js';
 import { PLAY_PAGE_ENV } from '../functions/coordinator/play-page.js';
 import { usersFromEnv } from '../functions/coordinator/users-env.js';
 import { serveStreaming } from '../functions/coordinator/stream-handler.js';
-import { replicaStreamer } from '../shared/adapters/clickhouse/replica-stream.js';
-import { wholeAnswerStreamer } from '../shared/core/scatter/shard-stream.js';
+import { replicaProgress } from '../shared/adapters/clickhouse/replica-progress.js';
 import { startStreamServer } from './stream-server.js';
 
 /** The web console's page (GET /play): always served by the local stack. */
@@ -229,7 +228,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     let streamUrl: string | undefined;
     if (opts.streamPort !== undefined && opts.streamPort !== false) {
-      const door = await startStreamingDoor(env, tools, topo, adminInvoker, opts.streamPort, lambdaTimeoutMs);
+      const door = await startStreamingDoor(env, tools, topo, opts.streamPort, lambdaTimeoutMs);
       cleanups.push(() => door.close());
       streamUrl = door.url;
     }
@@ -273,25 +272,18 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
 /**
  * The streaming front door: the same coordinator code with deps of its own (a second function in
- * AWS). Shards with a `url` replica stream straight from its ClickHouse (replica-stream.ts, the
- * stand-in for a streaming shard invoke); embedded ones answer each part whole through their host.
+ * AWS), reading the shards through the shard functions' streaming hop as in AWS. The shards'
+ * progress is polled from their `url` replicas (replica-progress.ts).
  */
-async function startStreamingDoor(
-  env: NodeJS.ProcessEnv,
-  tools: ReturnType<typeof createTools>,
-  topo: Topology,
-  invoker: ShardInvoker,
-  port: number,
-  lambdaTimeoutMs: number,
-) {
+async function startStreamingDoor(env: NodeJS.ProcessEnv, tools: ReturnType<typeof createTools>, topo: Topology, port: number, lambdaTimeoutMs: number) {
   let ready: ReturnType<typeof loadDefaultDeps> | undefined;
-  const streamer = replicaStreamer((shard) => topo.shards[shard]?.replicas[0], wholeAnswerStreamer(invoker));
+  const progress = replicaProgress((shard) => topo.shards[shard]?.replicas ?? []);
   return startStreamServer({
     port,
     handler: async (input, sink, arrivedAt) => {
       ready ??= loadDefaultDeps(env, tools.tracer);
       const deps = await ready;
-      await serveStreaming(deps, streamer, input, sink, { arrivedAt, lambdaRemainingMs: lambdaContext(lambdaTimeoutMs).getRemainingTimeInMillis() });
+      await serveStreaming(deps, progress, input, sink, { arrivedAt, lambdaRemainingMs: lambdaContext(lambdaTimeoutMs).getRemainingTimeInMillis() });
     },
   });
 }

@@ -26,6 +26,8 @@ export interface ScatterFunctionProps {
   vpc?: { vpc: ec2.IVpc; subnets: ec2.ISubnet[]; securityGroups: ec2.ISecurityGroup[] };
   /** Files shipped beside the handler (name in the bundle -> source path). */
   copyFiles?: Record<string, string>;
+  /** The entry's export Lambda calls (default `handler`). */
+  handlerExport?: string;
 }
 
 export class ScatterFunction extends Construct {
@@ -65,7 +67,7 @@ export class ScatterFunction extends Construct {
 
     this.fn = new lambda.Function(this, 'Function', {
       code: handlerCode(props.entry, props.copyFiles),
-      handler: 'index.handler', // the `handler` export of index.mjs (HANDLER_FILE)
+      handler: `index.${props.handlerExport ?? 'handler'}`, // an export of index.mjs (HANDLER_FILE)
       ...(props.functionName ? { functionName: props.functionName } : {}),
       runtime: RUNTIME,
       architecture: ARCHITECTURE,

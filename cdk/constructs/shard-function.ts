@@ -23,6 +23,11 @@ export interface ShardFunctionProps extends Pick<ScatterFunctionProps, 'memoryMb
   writableTables?: string[];
   /** The exchange bucket, and the largest answer or final-stage input this function holds for it (bytes). */
   exchange?: { bucket: ExchangeBucket; maxBytes: number };
+  /**
+   * Deploy the streaming handler (`streamingHandler`): it answers InvokeWithResponseStream with the
+   * engine's bytes and a plain Invoke with its JSON, as Lambda runs a streamified handler for both.
+   */
+  streaming?: boolean;
 }
 
 export const SHARD_SERVICE_NAME = 'ch-scatter-shard';
@@ -96,6 +101,7 @@ export class ShardFunction extends Construct {
     };
     this.function = new ScatterFunction(this, 'Lambda', {
       entry: props.entry ?? ENTRY.shard,
+      ...(props.streaming ? { handlerExport: 'streamingHandler' } : {}),
       description: `ch-scatter shard ${props.index}: runs the shard query on its ClickHouse replicas`,
       memoryMb: props.memoryMb,
       timeoutS: props.timeoutS,

@@ -9,7 +9,7 @@ import { streamClickHouseHttp, type ResponseSink } from '../../shared/core/click
 import { streamSelect } from '../../shared/core/clickhouse-http/stream-select.js';
 import { generalSelect } from '../../shared/core/clickhouse-http/distributed.js';
 import type { HttpInput } from '../../shared/core/clickhouse-http/request.js';
-import { wholeAnswerStreamer, type ShardStreamer } from '../../shared/core/scatter/shard-stream.js';
+import type { ProgressProbe } from '../../shared/core/scatter/row-stream.js';
 import type { CoordinatorDeps } from './deps.js';
 import { inputOf } from './clickhouse-route.js';
 import type { HttpEvent } from './events.js';
@@ -23,10 +23,13 @@ export interface FrontDoorRequest {
   iamUser?: string;
 }
 
-/** One request answered on `sink`; `streamer` is how shards' answers are read (an invoke that streams, or whole ones). */
+/**
+ * One request answered on `sink`; row queries read the shards through the invoker's streaming hop.
+ * `progress`: where the shards' rows and bytes read are seen while they run, if anywhere.
+ */
 export async function serveStreaming(
   deps: CoordinatorDeps,
-  streamer: ShardStreamer | undefined,
+  progress: ProgressProbe | undefined,
   input: HttpInput,
   sink: ResponseSink,
   r: FrontDoorRequest,
@@ -55,7 +58,7 @@ export async function serveStreaming(
       ...(r.iamUser ? { authorizedUser: r.iamUser } : ch?.userCheck ? { userCheck: ch.userCheck } : {}),
       ...(r.requestId ? { requestId: r.requestId } : {}),
       arrivedAt: r.arrivedAt,
-      stream: streamSelect({ topo: deps.topo, streamer: streamer ?? wholeAnswerStreamer(deps.invoker), invoker: deps.invoker, ...remaining }),
+      stream: streamSelect({ topo: deps.topo, invoker: deps.invoker, hedgeState: deps.hedgeState, ...(progress ? { progress } : {}), ...remaining }),
     },
     sink,
   );
@@ -113,7 +116,7 @@ export function lambdaSink(raw: LambdaResponseStream, from: AwsLambdaGlobal['Htt
 }
 
 /** The Function URL's handler, when running in Lambda's Node runtime (which provides `awslambda`). */
-export function lambdaStreamingHandler(load: () => Promise<CoordinatorDeps>, streamer?: ShardStreamer): unknown {
+export function lambdaStreamingHandler(load: () => Promise<CoordinatorDeps>, progress?: ProgressProbe): unknown {
   const aws = (globalThis as { awslambda?: Partial<AwsLambdaGlobal> }).awslambda;
   // Other code (Powertools' invoke store) may set `awslambda` without the runtime's streaming API.
   if (typeof aws?.streamifyResponse !== 'function' || !aws.HttpResponseStream) return undefined;
@@ -125,7 +128,7 @@ export function lambdaStreamingHandler(load: () => Promise<CoordinatorDeps>, str
     const deps = await ready;
     const e = event as HttpEvent & { requestContext: { authorizer?: { iam?: { userArn?: string } } } };
     const iamUser = e.requestContext.authorizer?.iam?.userArn;
-    await serveStreaming(deps, streamer, inputOf(e), lambdaSink(stream, from), {
+    await serveStreaming(deps, progress, inputOf(e), lambdaSink(stream, from), {
       arrivedAt,
       lambdaRemainingMs: context.getRemainingTimeInMillis(),
       ...(e.requestContext.requestId ? { requestId: e.requestContext.requestId } : {}),

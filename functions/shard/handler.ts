@@ -102,9 +102,9 @@ const tools = createTools('ch-scatter-shard');
 export const handler = withPowertools(createShardHandler(envShardDeps(process.env, tools.logger, tools.metrics)), tools);
 
 /**
- * The same function as a streaming handler (Handler `index.streamingHandler`, invoked with
- * InvokeWithResponseStream): raw answers asked with `stream` leave as the engine's bytes, with no
- * 6 MB cap. Its own deps (a warm container caches its accesses once per handler); its metrics are
- * not published (no middy flush around a stream), its logs are.
+ * The same function as a streaming handler (Handler `index.streamingHandler`, deployed with the
+ * streaming door): raw answers asked with `stream` leave as the engine's bytes, with no 6 MB cap;
+ * a plain Invoke gets the JSON answer. Its own deps (a warm container caches its accesses once per
+ * handler); no middy around a stream, so its metrics are flushed after each invocation here.
  */
-export const streamingHandler = createStreamingShardHandler(envShardDeps(process.env, tools.logger));
+export const streamingHandler = createStreamingShardHandler(envShardDeps(process.env, tools.logger, tools.metrics), () => tools.metrics.publishStoredMetrics());

@@ -145,7 +145,7 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
  * before the first byte, is the ShardResponse as JSON (application/json). A failure after the first
  * byte fails the invocation (the caller's hop fails: the answer is missing, never shorter).
  */
-export function createStreamingShardHandler(deps: ShardHandlerDeps): StreamingHandler {
+export function createStreamingShardHandler(deps: ShardHandlerDeps, flushMetrics?: () => void): StreamingHandler {
   const handle = createShardHandler(deps);
   return awslambda.streamifyResponse(async (event: unknown, responseStream: ResponseStream, context) => {
     let wrote = false;
@@ -162,7 +162,10 @@ export function createStreamingShardHandler(deps: ShardHandlerDeps): StreamingHa
         if (!responseStream.write(c)) await drained(responseStream);
       }
     };
-    const res = await handle(event, context, sink, gone.signal).finally(() => responseStream.off('close', onClose));
+    const res = await handle(event, context, sink, gone.signal).finally(() => {
+      responseStream.off('close', onClose);
+      flushMetrics?.();
+    });
     if (!wrote) {
       responseStream.setContentType('application/json');
       responseStream.end(JSON.stringify(res));

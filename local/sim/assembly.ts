@@ -38,6 +38,14 @@ export interface SimRoute {
   authorization: { type: 'NONE' } | { type: 'AWS_IAM' } | { type: 'JWT'; issuer: string; audience: string[]; identitySource: string[] };
 }
 
+/** A Function URL (AWS::Lambda::Url) and the function it invokes. */
+export interface SimFunctionUrl {
+  logicalId: string;
+  functionName: string;
+  authType: string;
+  invokeMode: string;
+}
+
 export interface SimRule {
   logicalId: string;
   name: string;
@@ -64,6 +72,7 @@ export interface SimAssembly {
   secrets: SimSecret[];
   /** The S3 buckets' names (the exchange's), created on the simulation's S3 server. */
   buckets: string[];
+  functionUrls: SimFunctionUrl[];
 }
 
 export class AssemblyError extends Error {
@@ -102,7 +111,7 @@ export function readAssembly(dirIn: string): SimAssembly {
   const stacks = Object.entries(manifest.artifacts ?? {}).filter(([, a]: [string, any]) => a.type === 'aws:cloudformation:stack') as [string, any][];
   if (stacks.length === 0) throw new AssemblyError(`${manifestFile}: no CloudFormation stack in the assembly`);
 
-  const out: SimAssembly = { dir, region: DEFAULT_REGION, functions: [], routes: [], rules: [], secrets: [], buckets: [] };
+  const out: SimAssembly = { dir, region: DEFAULT_REGION, functions: [], routes: [], rules: [], secrets: [], buckets: [], functionUrls: [] };
   for (const [artifactId, artifact] of stacks) {
     const stackName: string = artifact.displayName ?? artifactId;
     const envRegion = /^aws:\/\/[^/]+\/(.+)$/.exec(artifact.environment ?? '')?.[1];
@@ -254,6 +263,16 @@ function readStack(
   for (const [, r] of byType('AWS::ApiGatewayV2::Stage')) {
     const d = r.Properties?.DefaultRouteSettings;
     if (d?.ThrottlingRateLimit !== undefined) out.throttle = { rateLimit: Number(d.ThrottlingRateLimit), burstLimit: Number(d.ThrottlingBurstLimit ?? 0) };
+  }
+
+  for (const [id, r] of byType('AWS::Lambda::Url')) {
+    const props = r.Properties ?? {};
+    out.functionUrls.push({
+      logicalId: id,
+      functionName: functionNameOf(props.TargetFunctionArn, `${id}.TargetFunctionArn`),
+      authType: String(props.AuthType ?? 'NONE'),
+      invokeMode: String(props.InvokeMode ?? 'BUFFERED'),
+    });
   }
 
   for (const [id, r] of byType('AWS::Events::Rule')) {

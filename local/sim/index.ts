@@ -14,6 +14,7 @@
 //   S3             the stack's buckets (the exchange) on s3rver (../exchange-server.ts), reached through
 //                  AWS_ENDPOINT_URL_S3 with the functions' dummy credentials.
 // Not simulated: IAM policy evaluation, VPC networking, Lambda's real cold starts and CPU share.
+import { startFunctionUrl } from './function-url.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +48,8 @@ export interface Sim {
   secretsUrl: string;
   /** The buckets' S3 server, when the stack has buckets. */
   s3?: LocalExchange;
+  /** Each RESPONSE_STREAM Function URL's local address, by the URL's logical id (the streaming door). */
+  functionUrls: Record<string, string>;
   assembly: SimAssembly;
   functions: Map<string, FunctionRuntime>;
   /** Invocations of a function in progress (by function name). */
@@ -155,6 +158,13 @@ export async function startSim(o: SimOptions): Promise<Sim> {
       },
     });
     cleanups.push(() => api.close());
+    const functionUrls: Record<string, string> = {};
+    for (const fu of assembly.functionUrls.filter((f) => f.invokeMode === 'RESPONSE_STREAM')) {
+      const s = await startFunctionUrl(fu, invoke.url);
+      cleanups.push(() => s.close());
+      functionUrls[fu.logicalId] = s.url;
+      log(`function URL ${fu.logicalId} (${fu.functionName}, streaming): ${s.url}`);
+    }
     if (o.runSchedules) cleanups.push(startRuleTimers(assembly.rules, invoke.url, assembly.region, log));
 
     return {
@@ -162,6 +172,7 @@ export async function startSim(o: SimOptions): Promise<Sim> {
       invokeUrl: invoke.url,
       secretsUrl: secrets.url,
       ...(s3 ? { s3 } : {}),
+      functionUrls,
       assembly,
       functions,
       inFlight: (name) => invoke.inFlight(name),

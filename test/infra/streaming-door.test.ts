@@ -1,7 +1,9 @@
 // The `streaming` deploy option: a second function sharing the coordinator's code behind a Function
 // URL in RESPONSE_STREAM mode (IAM auth by default, or the users secret checked in the function),
-// allowed to invoke exactly the shard functions; cdk-nag finds nothing unacknowledged; a door that
-// would check users against no secret is refused at synth.
+// allowed to invoke exactly the shard functions (lambda:InvokeFunction, the permission
+// InvokeWithResponseStream requires), which run the streaming handler with the door's timeout;
+// cdk-nag finds nothing unacknowledged; a door that would check users against no secret is refused
+// at synth.
 import { describe, expect, it } from 'vitest';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { deployProblems } from '../../cdk/deploy-problems.js';
@@ -29,6 +31,20 @@ describe('the streaming front door (deploy option streaming)', () => {
     expect(invokes).toHaveLength(1);
     expect(JSON.stringify(invokes[0]!.Resource)).not.toContain('*');
     expect(template.toJSON().Outputs.StreamingUrl).toBeDefined();
+  });
+
+  it("the shard functions run the streaming handler (Invoke and InvokeWithResponseStream) with the door's timeout; without the door, the buffered one", () => {
+    const shardFns = (t: ReturnType<typeof build>['template']) =>
+      Object.values(resourcesOf(t, 'AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.CH_SCATTER_SHARD);
+    const withDoor = shardFns(build(awsExample(), { streaming: { timeoutS: 600 } }).template);
+    expect(withDoor.length).toBeGreaterThan(0);
+    for (const f of withDoor) expect(f.Properties).toMatchObject({ Handler: 'index.streamingHandler', Timeout: 600 });
+    const without = shardFns(build(awsExample()).template);
+    expect(without.length).toBe(withDoor.length);
+    for (const f of without) {
+      expect(f.Properties.Handler).toBe('index.handler');
+      expect(f.Properties.Timeout).toBeLessThanOrEqual(30);
+    }
   });
 
   it("auth 'users': URL auth NONE, the users secret in the function's environment and readable by its role", () => {

@@ -14,7 +14,8 @@ import { boundStatement } from '../scatter/query-session.js';
 import { clauseSettings, passThroughSplitter, productModeOf } from '../scatter/plan-inputs.js';
 import { refuseForAnyPath } from '../scatter/two-stage/guard.js';
 import { streamRows } from '../scatter/row-stream.js';
-import type { ReadProgress, ShardStreamer } from '../scatter/shard-stream.js';
+import type { ProgressProbe, ReadProgress } from '../scatter/row-stream.js';
+import type { HedgeState } from '../scatter/hedge.js';
 import type { ShardInvoker } from '../scatter/invoker.js';
 import type { Topology } from '../config/schema.js';
 import type { ParamValue } from '../plan/bind-params.js';
@@ -22,8 +23,11 @@ import { concatenatingFormats } from './stream-formats.js';
 
 export interface StreamSelectDeps {
   topo: Topology;
-  streamer: ShardStreamer;
+  /** The shards are read through its streaming hop (invokeStream), else whole answers. */
   invoker: ShardInvoker;
+  hedgeState: HedgeState;
+  /** The shards' rows and bytes read while they run, where the runtime can see them. */
+  progress?: ProgressProbe;
   /** context.getRemainingTimeInMillis() at arrival, when in Lambda: the deadline stays inside it. */
   lambdaRemainingMs?: number;
   now?: () => number;
@@ -88,8 +92,9 @@ export function streamSelect(deps: StreamSelectDeps): StreamSelect {
         streamRows({
           topo,
           plan,
-          streamer: deps.streamer,
           invoker: deps.invoker,
+          hedgeState: deps.hedgeState,
+          ...(deps.progress ? { progress: deps.progress } : {}),
           queryId: req.queryId,
           deadlineAt: deadline.at,
           now,

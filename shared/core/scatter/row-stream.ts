@@ -1,27 +1,39 @@
 // A row query streamed from the shards to the client: each shard runs its rewritten SELECT in the
-// client's format and its bytes are written on as they come (the formats that concatenate: the
-// first shard writes the *WithNames header, the others the bare rows). Line formats are interleaved
-// at row ends, every shard at once; the others go shard after shard, the next parts read ahead
-// (bounded by backpressure), never gathered. No hedge or retry: a part already written cannot be
-// asked again elsewhere. The client leaving, a shard's error or the deadline stop every shard still
-// running, its ClickHouse query KILLed (shard-cancel.ts).
+// client's format over the streaming hop (shard-streams.ts: the one fan-out, so replicas, hedging,
+// retries and the deadline hold up to a shard's first byte) and its bytes are written on as they
+// come (the formats that concatenate: the first shard writes the *WithNames header, the others the
+// bare rows). Line formats are interleaved at row ends, every shard at once; the others go shard
+// after shard, the later shards' streams held by backpressure. A part already written cannot be
+// asked again elsewhere: a shard that fails after its first byte fails the answer. The client
+// leaving, a shard's error or the deadline stop every shard still running (shard-cancel.ts).
 import { setMaxListeners } from 'node:events';
 import { ScatterError } from '../errors.js';
 import type { Topology } from '../config/schema.js';
+import type { QueryStatistics } from '../clickhouse/port.js';
 import type { QueryPlan } from '../plan/types.js';
 import type { ShardRequest } from '../protocol/shard-wire.js';
-import { DeadlineExceeded, deadlineSignal } from './deadline.js';
+import type { ShardOutcome } from './call-shard.js';
+import { createLimiter } from './fanout.js';
 import { shardCallFor } from './gather.js';
+import type { HedgeState } from './hedge.js';
 import type { ShardInvoker } from './invoker.js';
-import { cancelLoser, nextAttemptId } from './shard-cancel.js';
-import type { ReadProgress, ShardStreamer } from './shard-stream.js';
+import { cancelLoser } from './shard-cancel.js';
+import { openShardStreams, type ShardStream } from './shard-streams.js';
+
+/** What a shard has read so far (its engine's progress), reported as it grows. */
+export type ReadProgress = Pick<QueryStatistics, 'rowsRead' | 'bytesRead'>;
+
+/**
+ * Where the shards' progress is seen while they run, where the runtime can see it: polls what each
+ * shard's queries of `queryId` have read, reporting per shard; the returned function stops it.
+ */
+export type ProgressProbe = (queryId: string, shards: readonly number[], onRead: (shard: number, p: ReadProgress) => void) => () => void;
 
 export interface RowStreamInput {
   topo: Topology;
   plan: QueryPlan;
-  streamer: ShardStreamer;
-  /** For the cancels that KILL what a shard still runs. */
   invoker: ShardInvoker;
+  hedgeState: HedgeState;
   queryId: string;
   deadlineAt: number;
   now(): number;
@@ -38,25 +50,61 @@ export interface RowStreamInput {
   write(chunk: Uint8Array): Promise<void>;
   /** The shards' rows and bytes read so far, summed, each time one grows. */
   onRead?(total: ReadProgress): void;
+  progress?: ProgressProbe;
 }
 
 interface OpenPart {
-  request: ShardRequest;
+  stream: ShardStream;
   iterator: AsyncIterator<Uint8Array>;
   next: Promise<IteratorResult<Uint8Array>>;
   done: boolean;
+}
+
+/** ClickHouse's code in a failure's text (`Code: 395. DB::Exception: ...`, 18.16's `Code: 395, e.displayText() = ...`). */
+const chCodeIn = (message: string): number | undefined => {
+  const m = /Code: (\d+)[.,] /.exec(message);
+  return m ? Number(m[1]) : undefined;
+};
+
+/** A shard that is missing, or whose stream failed, as the error the interfaces render. */
+function shardError(shard: number, status: ShardOutcome['status'] | 'failed', message: string, chCode?: number): ScatterError {
+  const code = chCode ?? chCodeIn(message);
+  if (status === 'timeout') return new ScatterError('TIMEOUT', `shard ${shard}: ${message}`, { details: { clickhouse: { code: code ?? 159 } } });
+  return new ScatterError('QUERY_ERROR', `shard ${shard}: ${message}`, code !== undefined ? { details: { clickhouse: { code } } } : {});
 }
 
 export async function streamRows(input: RowStreamInput): Promise<ReadProgress & { bytes: number }> {
   const { plan, topo, now } = input;
   const queried = plan.shards.filter((s) => !s.skipped);
   if (queried.length === 0) throw new ScatterError('INTERNAL', 'a streamed row query with no shard to ask');
-  const stop = new AbortController();
+  const asks = queried.map((sp, i) => {
+    const ask = shardCallFor(plan, sp, topo, input.queryId, input.deadlineAt, { format: i === 0 ? input.formats.first : input.formats.rest });
+    return {
+      shard: sp.shard,
+      how: {
+        replicaCount: ask.replicaCount,
+        request: (replica: number, attempt: ShardRequest['attempt']) => {
+          const base = ask.request(replica, attempt);
+          return { ...base, settings: { ...base.settings, ...input.formatSettings } };
+        },
+      },
+    };
+  });
+  const streams = openShardStreams(
+    {
+      invoker: input.invoker,
+      limiter: createLimiter(topo.query.maxConcurrency),
+      deadlineAt: input.deadlineAt,
+      now,
+      hedge: topo.query.hedge,
+      state: input.hedgeState,
+      ...(input.signal ? { signal: input.signal } : {}),
+    },
+    asks,
+  );
   // Every part's read and write waits on this one signal at once: by design, not a leak.
-  setMaxListeners(0, stop.signal);
-  const deadline = deadlineSignal(input.deadlineAt, now, input.signal);
-  const onDeadline = () => stop.abort(deadline.signal.reason);
-  deadline.signal.addEventListener('abort', onDeadline, { once: true });
+  setMaxListeners(0, streams.signal);
+  const deadlineFell = () => streams.signal.aborted && !streams.stopped.aborted;
   const read = new Map<number, ReadProgress>();
   const report = () => {
     let rowsRead = 0;
@@ -68,62 +116,70 @@ export async function streamRows(input: RowStreamInput): Promise<ReadProgress & 
     input.onRead?.({ rowsRead, bytesRead });
     return { rowsRead, bytesRead };
   };
-  // Parts that arrive whole are asked one ahead only: reading every one ahead would hold them all.
-  const ahead = input.streamer.incremental ? Math.max(1, topo.query.maxConcurrency) : 2;
-  const parts: OpenPart[] = [];
-  const open = (i: number) => {
-    const sp = queried[i]!;
-    const format = i === 0 ? input.formats.first : input.formats.rest;
-    const ask = shardCallFor(plan, sp, topo, input.queryId, input.deadlineAt, { format });
-    const base = ask.request(0, 'primary');
-    const request: ShardRequest = { ...base, settings: { ...base.settings, ...input.formatSettings }, attemptId: nextAttemptId() };
-    const iterator = input.streamer
-      .open(sp.shard, request, stop.signal, (p) => {
-        read.set(sp.shard, p);
-        report();
-      })
-      [Symbol.asyncIterator]();
-    const part: OpenPart = { request, iterator, next: iterator.next(), done: false };
-    // Read ahead and maybe never awaited (an earlier part failed): its failure is reported there or dropped.
-    part.next.catch(() => undefined);
+  const stopProbe = input.progress?.(
+    input.queryId,
+    queried.map((s) => s.shard),
+    (shard, p) => {
+      read.set(shard, p);
+      report();
+    },
+  );
+  const parts: (OpenPart | undefined)[] = [];
+  /** The i-th shard's stream once its answer started; a shard missing before that fails the answer. */
+  const opened = async (i: number): Promise<OpenPart> => {
+    const stream = await abortable(streams.shards[i]!, streams.signal);
+    const o = stream.outcome;
+    if (o.status !== 'ok') throw shardError(stream.shard, o.status, o.message ?? o.status, o.chCode);
+    const iterator = stream.chunks[Symbol.asyncIterator]();
+    const part: OpenPart = { stream, iterator, next: iterator.next(), done: false };
+    part.next.catch(() => undefined); // awaited below, or dropped when an earlier part failed
     parts[i] = part;
+    return part;
   };
+  const nextOf = (part: OpenPart) =>
+    abortable(part.next, streams.signal).catch((e: unknown) => {
+      if (deadlineFell() || streams.stopped.aborted) throw e;
+      throw shardError(part.stream.shard, 'failed', `the shard's stream failed after it started: ${e instanceof Error ? e.message : String(e)}`);
+    });
   let bytes = 0;
-  const written = (n: number) => {
-    bytes += n;
-  };
   try {
-    for (let i = 0; i < Math.min(ahead, queried.length); i++) open(i);
     const lines = input.formats.lineRows;
-    if (lines && input.streamer.incremental && ahead >= queried.length) {
-      await interleaved(parts, lines.headerLines, input.write, stop.signal, written);
+    if (lines) {
+      await interleaved(queried.length, opened, nextOf, lines.headerLines, input.write, streams.signal, (n) => {
+        bytes += n;
+      });
       return { ...report(), bytes };
     }
     for (let i = 0; i < queried.length; i++) {
-      const part = parts[i]!;
+      const part = await opened(i);
       for (;;) {
-        const r = await abortable(part.next, stop.signal);
+        const r = await nextOf(part);
         if (r.done) break;
         bytes += r.value.byteLength;
-        await abortable(input.write(r.value), stop.signal);
+        await abortable(input.write(r.value), streams.signal);
         part.next = part.iterator.next();
       }
       part.done = true;
-      if (i + ahead < queried.length) open(i + ahead);
     }
     return { ...report(), bytes };
   } catch (e) {
-    const why = stop.signal.aborted ? stop.signal.reason : e;
-    stop.abort(why);
-    for (const p of parts) if (p && !p.done) cancelLoser(input.invoker, p.request, now);
-    if (why instanceof DeadlineExceeded)
+    const why = streams.signal.aborted ? streams.signal.reason : e;
+    const timedOut = deadlineFell();
+    streams.stop(why);
+    // In AWS a closed stream is not promised to reach the shard: every started one not read to its
+    // end (read or not yet reached) is asked to KILL on its replica.
+    streams.shards.forEach((started, i) => {
+      if (parts[i]?.done) return;
+      void started.then((st) => st.sent && cancelLoser(input.invoker, st.sent, now));
+    });
+    if (timedOut)
       throw new ScatterError('TIMEOUT', `the query's deadline passed after ${bytes} bytes of the answer were sent`, {
         details: { clickhouse: { code: 159 } },
       });
     throw why;
   } finally {
-    deadline.signal.removeEventListener('abort', onDeadline);
-    deadline.dispose();
+    stopProbe?.();
+    streams.close();
     for (const p of parts) if (p && !p.done) p.iterator.return?.().catch(() => undefined);
   }
 }
@@ -133,7 +189,15 @@ export async function streamRows(input: RowStreamInput): Promise<ReadProgress & 
  * time, so rows never mix), the first part's header lines before any other part's rows: the
  * shards stream in parallel, as a Distributed table reads them.
  */
-async function interleaved(parts: OpenPart[], headerLines: number, write: (c: Uint8Array) => Promise<void>, signal: AbortSignal, written: (n: number) => void) {
+async function interleaved(
+  count: number,
+  opened: (i: number) => Promise<OpenPart>,
+  nextOf: (part: OpenPart) => Promise<IteratorResult<Uint8Array>>,
+  headerLines: number,
+  write: (c: Uint8Array) => Promise<void>,
+  signal: AbortSignal,
+  written: (n: number) => void,
+) {
   let queue: Promise<void> = Promise.resolve();
   const put = (c: Uint8Array) => {
     queue = queue.then(() => abortable(write(c), signal));
@@ -144,11 +208,12 @@ async function interleaved(parts: OpenPart[], headerLines: number, write: (c: Ui
   const header = headerLines === 0 ? Promise.resolve() : new Promise<void>((r) => (headerSeen = r));
   let headerLeft = headerLines;
   await Promise.all(
-    parts.map(async (part, i) => {
+    Array.from({ length: count }, async (_, i) => {
+      const part = await opened(i);
       let carry: Buffer = Buffer.alloc(0);
       if (i > 0) await abortable(header, signal);
       for (;;) {
-        const r = await abortable(part.next, signal);
+        const r = await nextOf(part);
         if (r.done) break;
         const buf = carry.length ? Buffer.concat([carry, r.value]) : Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength);
         const cut = buf.lastIndexOf(10) + 1;

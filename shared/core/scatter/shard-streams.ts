@@ -19,6 +19,8 @@ export interface ShardStream {
   outcome: ShardOutcome;
   /** The engine's bytes as they arrive. Rejects when the hop fails after its start. */
   chunks: AsyncIterable<Uint8Array>;
+  /** The attempt whose answer this is (to cancel it where it runs), once it started streaming. */
+  sent?: ShardRequest;
 }
 
 export interface ShardStreams {
@@ -43,12 +45,13 @@ async function* none(): AsyncGenerator<Uint8Array> {}
  * buffered (its raw bytes as one chunk, under the 6 MB limit).
  */
 function streamOpening(inner: ShardInvoker, fanOutSignal: () => AbortSignal) {
-  const streams = new WeakMap<ShardSuccess, AsyncIterable<Uint8Array>>();
+  const streams = new WeakMap<ShardSuccess, { chunks: AsyncIterable<Uint8Array>; sent: ShardRequest }>();
   const invoker: ShardInvoker = {
     ...inner,
     async invoke(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardResponse> {
       if (!inner.invokeStream) return inner.invoke(shard, payload, signal);
-      const a = await inner.invokeStream(shard, { ...payload, stream: true }, AbortSignal.any([signal, fanOutSignal()]));
+      const sent: ShardRequest = { ...payload, stream: true };
+      const a = await inner.invokeStream(shard, sent, AbortSignal.any([signal, fanOutSignal()]));
       if (!a.ok) return a satisfies ShardFailure;
       const opened: ShardSuccess = {
         ok: true,
@@ -58,12 +61,12 @@ function streamOpening(inner: ShardInvoker, fanOutSignal: () => AbortSignal) {
         rows: [],
         statistics: { elapsedMs: 0, rowsRead: 0, bytesRead: 0 },
       };
-      streams.set(opened, a.chunks);
+      streams.set(opened, { chunks: a.chunks, sent });
       return opened;
     },
   };
-  const streamOf = (r: ShardSuccess | undefined): AsyncIterable<Uint8Array> =>
-    (r && streams.get(r)) ?? (r?.raw !== undefined ? oneChunk(Buffer.from(r.raw, 'base64')) : none());
+  const streamOf = (r: ShardSuccess | undefined): { chunks: AsyncIterable<Uint8Array>; sent?: ShardRequest } =>
+    (r && streams.get(r)) ?? { chunks: r?.raw !== undefined ? oneChunk(Buffer.from(r.raw, 'base64')) : none() };
   return { invoker, streamOf };
 }
 
@@ -74,11 +77,11 @@ export function openShardStreams(input: FanOutInput, asks: readonly { shard: num
   const fan = openFanOut({ ...input, invoker: opening.invoker });
   signal = fan.signal;
   const shards = asks.map(async ({ shard, how }) => {
-    let chunks: AsyncIterable<Uint8Array> = none();
+    let opened: { chunks: AsyncIterable<Uint8Array>; sent?: ShardRequest } = { chunks: none() };
     const outcome = await fan.ask(shard, how, (o) => {
-      if (o.status === 'ok') chunks = opening.streamOf(o.response);
+      if (o.status === 'ok') opened = opening.streamOf(o.response);
     });
-    return { shard, outcome, chunks };
+    return { shard, outcome, ...opened };
   });
   return { shards, signal: fan.signal, stopped: fan.stopped, stop: (reason) => fan.stop(reason), close: () => fan.close() };
 }
