@@ -11,7 +11,8 @@
 //   max_execution_time is what bounds it. The queue waits for the engine to really finish
 //   before starting the next query, so timings stay honest.
 // - chdb's result counters (rowsRead = result rows) are not read statistics; FORMAT JSON's
-//   `statistics` block is, so we take statistics from there.
+//   `statistics` block is, so query() takes them from there, and queryRaw (any format) from the
+//   engine's profile events around the query (embedded-read-counters.ts).
 // - Settings, table functions and clauses that read or write files by name cannot take effect:
 //   the engine opens with its own config and users config (embedded-pinning.ts), checked at open.
 // - External tables are substituted by `(SELECT * FROM format(JSONEachRow, 'structure', '...'))`
@@ -48,6 +49,7 @@ import {
 import { backquote, quoteStringLiteral } from '../../core/sql/quote.js';
 import { PINNING_PROBES, pinnedConnectionArgs, refuseFileReach, refusePinnedSettings } from './embedded-pinning.js';
 import { CHECK_TABLE, checkCopyDdl, insertBody } from '../../core/clickhouse/insert-text.js';
+import { parseReadCounters, READ_COUNTERS_SQL, readBetween } from './embedded-read-counters.js';
 
 export interface EmbeddedAccessOptions {
   /** The engine's data directory (created if missing). One per process. */
@@ -223,8 +225,11 @@ function makeAccess(o: Opened): ClickHouseAccess {
             settings.max_execution_time = Math.max(0.001, Math.round(left) / 1000);
             settings.timeout_overflow_mode = 'throw';
           }
+          const counters = async () => parseReadCounters((await o.session.queryAsync(READ_COUNTERS_SQL)).text());
+          const before = await counters();
           const res = await o.session.queryAsync(body + settingsClause(settings) + `\nFORMAT ${format}`);
-          return { bytes: Buffer.from(res.bytes()), statistics: { elapsedMs: res.elapsed * 1000, rowsRead: res.rowsRead, bytesRead: res.bytesRead } };
+          const read = readBetween(before, await counters());
+          return { bytes: Buffer.from(res.bytes()), statistics: { elapsedMs: res.elapsed * 1000, ...read } };
         } finally {
           for (const t of tables) await o.session.queryAsync(`DROP TEMPORARY TABLE IF EXISTS ${t.name}`).catch(() => undefined);
         }

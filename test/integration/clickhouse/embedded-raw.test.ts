@@ -43,6 +43,25 @@ describe('raw answers on chdb', () => {
     expect((e as ClickHouseError).chCode).toBe(60);
   });
 
+  it("reports the rows and bytes the engine read, in any format, as FORMAT JSON's statistics give them", async () => {
+    const queries = [
+      'SELECT k FROM t WHERE v < 0',
+      'SELECT sum(number) FROM numbers(100000)',
+      'SELECT s, count() FROM t GROUP BY s',
+      'SELECT k FROM t WHERE k IN (SELECT number FROM numbers(5))',
+      'SELECT 1',
+    ];
+    for (const sql of queries) {
+      const want = (await ch.query(sql)).statistics;
+      for (const format of ['TabSeparated', 'RowBinary', 'JSONEachRow']) {
+        const got = (await ch.queryRaw(sql, { format })).statistics;
+        expect({ sql, format, rowsRead: got.rowsRead, bytesRead: got.bytesRead }).toEqual({ sql, format, rowsRead: want.rowsRead, bytesRead: want.bytesRead });
+      }
+    }
+    // Not the result's rows: 10000 rows read for 3 or 4 thousand kept.
+    expect((await ch.queryRaw('SELECT k FROM t WHERE v < 0', { format: 'TabSeparated' })).statistics.rowsRead).toBe(10000);
+  });
+
   it('refuses a format name that is not an identifier before it reaches the engine', async () => {
     await expect(ch.queryRaw('SELECT 1', { format: 'JSON; DROP TABLE t' })).rejects.toThrow(/invalid output format name/);
   });
