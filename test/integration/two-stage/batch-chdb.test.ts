@@ -112,6 +112,30 @@ describe('stage one batched per shard (chdb)', () => {
     expect(alone.single.filter((p) => !p.tables)).toHaveLength(9);
   });
 
+  it("the shard answers each item on its own: an item it refuses fails alone, with the shard's code", async () => {
+    const deadline = Date.now() + 10_000;
+    const r = (await fns[0]!({
+      type: 'batch',
+      queryId: 'q-items',
+      shard: 0,
+      replica: 0,
+      deadline,
+      attempt: 'primary',
+      requests: [
+        { sql: `SELECT count() FROM ${DEMO_LOCAL}`, format: 'TabSeparated' },
+        { sql: `SELECT count() FROM ${DEMO_LOCAL} SETTINGS readonly = 0`, format: 'TabSeparated' },
+        { sql: 'SELECT no_such_column FROM system.one', format: 'TabSeparated' },
+      ],
+    })) as ShardResponse;
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.batch?.map((x) => x.ok)).toEqual([true, false, false]);
+    const [ok, refused, fault] = r.batch!;
+    expect(ok!.ok && Buffer.from(ok!.raw!, 'base64').toString()).toMatch(/^\d+\n$/);
+    expect(!refused!.ok && refused!.error.code).toBe('BAD_REQUEST');
+    expect(!fault!.ok && fault!.error.chCode).toBe(47);
+  });
+
   it('an item that failed retryably is asked again alone: the answer is complete', async () => {
     const d = deps(true, (p, r) => {
       if (!r.ok || p.shard !== 1 || !r.batch) return r;
