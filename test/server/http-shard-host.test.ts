@@ -52,6 +52,28 @@ describe('shard hosts over clickhouse-server 18.16', () => {
     expect(r.rows).toEqual([{ c: '1234' }]);
   });
 
+  it('answers a batch over the Invoke hop: one invocation, each item its own answer', async () => {
+    const r = await lambda.send(
+      new InvokeCommand({
+        FunctionName: 'ch-scatter-shard-0',
+        Payload: Buffer.from(
+          JSON.stringify({
+            type: 'batch',
+            queryId: 'hh-batch',
+            shard: 0,
+            replica: 0,
+            deadline: Date.now() + 5000,
+            attempt: 'primary',
+            requests: [{ sql: 'SELECT count() AS c FROM numbers(12)' }, { sql: 'SELECT count() AS c FROM numbers(34)' }, { sql: 'SELECT nope' }],
+          }),
+        ),
+      }),
+    );
+    expect(r.FunctionError).toBeUndefined();
+    const b = JSON.parse(Buffer.from(r.Payload!).toString('utf8')) as ShardSuccess;
+    expect(b.batch?.map((x) => (x.ok ? x.rows : x.error.chCode))).toEqual([[{ c: '12' }], [{ c: '34' }], 47]);
+  });
+
   it('answers unavailable for a replica whose server is down', async () => {
     const r = (await invoke(q({ replica: 1 }))) as ShardFailure;
     expect([r.ok, r.replica, r.error.kind]).toEqual([false, 1, 'unavailable']);

@@ -4,7 +4,7 @@
 //   429 / throttling error name -> 'throttled' (the runtime retries on another replica)
 //   any other service error      -> 'unavailable' with the AWS error name
 //   a body that is not JSON      -> 'malformed'; a JSON body that is not a ShardResponse -> 'malformed'
-import type { ShardAdminRequest, ShardCancelRequest, ShardRequest, ShardResponse } from '../../core/protocol/shard-wire.js';
+import type { ShardAdminRequest, ShardBatchRequest, ShardCancelRequest, ShardRequest, ShardResponse } from '../../core/protocol/shard-wire.js';
 import { InvokeError, type ShardInvoker, type ShardStreamAnswer } from '../../core/scatter/invoker.js';
 import { parseShardResponse } from '../../core/protocol/shard-response-schema.js';
 import { oneChunk } from '../../core/protocol/byte-chunks.js';
@@ -109,6 +109,11 @@ export function shardInvokerOver(
         }
       : {}),
     async invoke(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardResponse> {
+      const parsed = parseShardResponse(await send(shard, payload, signal));
+      if (!parsed.ok) throw new InvokeError('malformed', `malformed shard response: ${parsed.problem}`);
+      return parsed.value;
+    },
+    async invokeBatch(shard: number, payload: ShardBatchRequest, signal: AbortSignal): Promise<ShardResponse> {
       const parsed = parseShardResponse(await send(shard, payload, signal));
       if (!parsed.ok) throw new InvokeError('malformed', `malformed shard response: ${parsed.problem}`);
       return parsed.value;

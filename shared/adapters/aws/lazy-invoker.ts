@@ -2,7 +2,7 @@
 // under it) is imported only when a request actually goes through it, so a coordinator that never
 // sends one (the default query path uses the lean invoker) never loads the SDK.
 import { InvokeError, type ShardInvoker } from '../../core/scatter/invoker.js';
-import type { ShardAdminRequest, ShardCancelRequest, ShardRequest, ShardResponse } from '../../core/protocol/shard-wire.js';
+import type { ShardAdminRequest, ShardBatchRequest, ShardCancelRequest, ShardRequest, ShardResponse } from '../../core/protocol/shard-wire.js';
 
 type Closable = ShardInvoker & { close(): void };
 
@@ -29,6 +29,11 @@ export function lazyInvoker(load: () => Promise<Closable>): Closable {
   return {
     async invoke(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardResponse> {
       return (await get()).invoke(shard, payload, signal);
+    },
+    async invokeBatch(shard: number, payload: ShardBatchRequest, signal: AbortSignal): Promise<ShardResponse> {
+      const inv = await get();
+      if (!inv.invokeBatch) throw new InvokeError('unavailable', 'this invoker sends no batches');
+      return inv.invokeBatch(shard, payload, signal);
     },
     async cancel(shard: number, payload: ShardCancelRequest, signal: AbortSignal): Promise<unknown> {
       const inv = await get();

@@ -67,6 +67,18 @@ export const shardQueryRequestSchema = z.object({
   exchange: z.object({ inlineBytes: z.number().int().nonnegative() }).optional(),
 });
 
+/** A batch's items: queries whose ids, shard, replica, deadline and attempt are the batch's. */
+export const shardBatchRequestSchema = z.object({
+  type: z.literal('batch'),
+  ...common,
+  attempt: shardQueryRequestSchema.shape.attempt,
+  attemptId: attemptId.optional(),
+  requests: z
+    .array(shardQueryRequestSchema.omit({ type: true, queryId: true, shard: true, replica: true, deadline: true, attempt: true, attemptId: true }))
+    .min(1)
+    .max(64),
+});
+
 export const shardAdminRequestSchema = z.object({
   type: z.enum(['exec', 'insert']),
   ...common,
@@ -106,6 +118,7 @@ export const shardCancelRequestSchema = z.object({
 
 export const shardPayloadSchema = z.discriminatedUnion('type', [
   shardQueryRequestSchema,
+  shardBatchRequestSchema,
   shardCancelRequestSchema,
   shardAdminRequestSchema.extend({ type: z.literal('exec'), sql: z.string().min(1) }),
   shardAdminRequestSchema.extend({ type: z.literal('insert'), table: z.string().min(1).max(512), rows: rowsSchema.default([]) }),

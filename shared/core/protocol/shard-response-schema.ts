@@ -11,7 +11,7 @@ import type { ShardResponse } from './shard-wire.js';
 const columnMeta = z.object({ name: z.string(), type: z.string() });
 const stats = z.object({ elapsedMs: z.number(), rowsRead: z.number(), bytesRead: z.number() });
 
-const success = z.object({
+const one = z.object({
   ok: z.literal(true),
   shard: z.number().int().nonnegative(),
   replica: z.number().int().nonnegative(),
@@ -35,6 +35,9 @@ const failure = z.object({
   }),
   statistics: stats.partial().optional(),
 });
+
+/** A batch's answer holds its items' answers, one level deep. */
+const success = one.extend({ batch: z.array(z.discriminatedUnion('ok', [one, failure])).optional() });
 
 export const shardResponseSchema = z.discriminatedUnion('ok', [success, failure]);
 

@@ -69,6 +69,22 @@ export interface ShardRequest {
   exchange?: { inlineBytes: number };
 }
 
+/** What one sub-request of a batch names itself: the rest comes from its batch. */
+export type ShardBatchItem = Omit<ShardRequest, 'type' | 'queryId' | 'shard' | 'replica' | 'deadline' | 'attempt' | 'attemptId'>;
+
+/**
+ * Several queries of one plan for the same replica in one invocation (the leaves of a UNION): each
+ * item is run as the ShardRequest it completes and answered in ShardSuccess.batch, in item order,
+ * so the batch is one attempt of its shard (one hedge, one retry, one deadline).
+ */
+export interface ShardBatchRequest extends Pick<ShardRequest, 'queryId' | 'shard' | 'replica' | 'deadline' | 'attempt' | 'attemptId'> {
+  type: 'batch';
+  requests: ShardBatchItem[];
+}
+
+/** What a shard call sends: one query, or a batch of them. */
+export type ShardCallRequest = ShardRequest | ShardBatchRequest;
+
 /** A StageTable on the wire: its rows in base64 (they need not be UTF-8), TabSeparated or RowBinary. */
 export interface WireStageTable {
   name: string;
@@ -129,6 +145,8 @@ export interface ShardSuccess {
   kept?: { session: string; rows: number };
   /** With a request `exchange`: the rows went to the exchange; `raw` holds only the header. */
   exchanged?: WireExchangeRef;
+  /** To a batch: each item's own answer, in item order (meta and rows are empty then). */
+  batch?: ShardResponse[];
 }
 
 export type ShardErrorKind = 'timeout' | 'error' | 'unavailable' | 'cancelled';

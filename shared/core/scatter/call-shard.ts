@@ -3,7 +3,7 @@
 // failure while time is left. The first success wins and every other attempt is aborted.
 // Resolves (never rejects) with a ShardOutcome saying what happened, so one bad shard can never
 // take the whole gather down.
-import { SERVER_DIED, type ShardRequest, type ShardSuccess, type ShardResponse } from '../protocol/shard-wire.js';
+import { SERVER_DIED, type ShardCallRequest, type ShardFailure, type ShardRequest, type ShardSuccess, type ShardResponse } from '../protocol/shard-wire.js';
 import type { HedgeSettings, MissingReason } from '../protocol/shard-call.js';
 import { InvokeError, type ShardInvoker } from './invoker.js';
 import { setMaxListeners } from 'node:events';
@@ -52,7 +52,7 @@ export interface ShardOutcome {
 export interface CallShardInput {
   shard: number;
   replicaCount: number;
-  request(replica: number, attempt: ShardRequest['attempt']): ShardRequest;
+  request(replica: number, attempt: ShardRequest['attempt']): ShardCallRequest;
   invoker: ShardInvoker;
   limiter: Limiter;
   deadlineAt: number;
@@ -105,6 +105,17 @@ function fromShardFailure(r: Exclude<ShardResponse, ShardSuccess>): { status: Mi
 }
 
 /**
+ * A batch item's failure as its shard's outcome, and whether the item is worth asking again on its
+ * own (what a lone request's failure would have led to: a retry elsewhere), or would fail the same
+ * anywhere (the query's fault, a server that died on it, a bound of the function).
+ */
+export function itemFailure(r: ShardFailure): { status: MissingReason; message: string; chCode?: number; code?: string; askAlone: boolean } {
+  const f = fromShardFailure(r);
+  const askAlone = f.code !== SERVER_DIED && f.code !== 'TRANSFER_LIMIT' && !isQueryFault(f.chCode, f.message);
+  return { ...f, askAlone };
+}
+
+/**
  * Per query signal (one per gather): how many shards it has asked, and the shard calls still
  * running, which its ONE abort listener finishes when the deadline falls (or the query is
  * abandoned). One listener per query, not one per shard: a wide fan-out added and removed 64
@@ -144,7 +155,7 @@ class Attempt implements LimiterTask {
   closed = false;
   t0 = 0;
   /** What was sent, once it was (a loser's cancel names its query, shard and replica). */
-  sent: ShardRequest | undefined;
+  sent: ShardCallRequest | undefined;
   constructor(
     readonly call: ShardCall,
     readonly replica: number,
@@ -159,7 +170,11 @@ class Attempt implements LimiterTask {
     try {
       // Named by the coordinator, so a cancel can stop this attempt and nothing else of the query.
       this.sent = { ...input.request(this.replica, this.kind), attemptId: nextAttemptId() };
-      p = input.invoker.invoke(input.shard, this.sent, this.ctl ? this.ctl.signal : input.signal);
+      const signal = this.ctl ? this.ctl.signal : input.signal;
+      const sent = this.sent;
+      if (sent.type !== 'batch') p = input.invoker.invoke(input.shard, sent, signal);
+      else if (input.invoker.invokeBatch) p = input.invoker.invokeBatch(input.shard, sent, signal);
+      else throw new InvokeError('unavailable', 'this invoker cannot send a batch');
     } catch (e) {
       p = Promise.reject(e);
     }

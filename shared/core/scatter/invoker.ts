@@ -3,7 +3,7 @@
 // shard's own answer (ShardSuccess or ShardFailure: the shard ran and said so) and REJECTS with an
 // InvokeError when the invocation itself failed (throttled, crashed runtime, bad payload, ...),
 // so the runtime can tell "the shard said no" from "we never got a usable answer".
-import type { ShardAdminRequest, ShardCancelRequest, ShardFailure, ShardRequest, ShardResponse } from '../protocol/shard-wire.js';
+import type { ShardAdminRequest, ShardBatchRequest, ShardCancelRequest, ShardFailure, ShardRequest, ShardResponse } from '../protocol/shard-wire.js';
 
 export type InvokeFailureKind =
   | 'throttled' // Lambda 429 TooManyRequestsException: concurrency exhausted
@@ -35,6 +35,11 @@ export type ShardStreamAnswer = { ok: true; shard: number; replica: number; chun
 export interface ShardInvoker {
   /** Send one query request to shard `shard` (the replica is inside the payload). */
   invoke(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardResponse>;
+  /**
+   * Several requests for one replica in one invocation (ShardBatchRequest), answered as one
+   * ShardSuccess with `batch`. Invokers without it (test fakes) are asked request by request.
+   */
+  invokeBatch?(shard: number, payload: ShardBatchRequest, signal: AbortSignal): Promise<ShardResponse>;
   /**
    * Stop an attempt's work on a replica (shard-wire.ts ShardCancelRequest). Invokers without it
    * (test fakes) leave losers to their deadline.

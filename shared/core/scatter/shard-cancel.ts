@@ -4,7 +4,7 @@
 // AWS and on the local stack; fire and forget: the answer never waits for it, and its failure
 // only leaves the work to the deadline (and the session's timeout) as before.
 import { randomBytes } from 'node:crypto';
-import type { ShardCancelRequest, ShardRequest } from '../protocol/shard-wire.js';
+import type { ShardCallRequest, ShardCancelRequest } from '../protocol/shard-wire.js';
 import type { ShardInvoker } from './invoker.js';
 
 /**
@@ -30,7 +30,7 @@ export function sendCancel(invoker: ShardInvoker, payload: ShardCancelRequest): 
 }
 
 /** Stop the attempt that `sent` started: its replica KILLs the attempt's ClickHouse queries. */
-export function cancelLoser(invoker: ShardInvoker, sent: ShardRequest, now: () => number): void {
+export function cancelLoser(invoker: ShardInvoker, sent: ShardCallRequest, now: () => number): void {
   if (sent.attemptId === undefined) return;
   sendCancel(invoker, {
     type: 'cancel',

@@ -3,8 +3,8 @@
 // parent signal (the client went away), a stop of its own (a merge failure, a merge cutoff), the
 // deadline signal under both, the limiter, callShard with its fields, dropping an answer's data
 // once the caller has taken it, and onShard.
-import type { ShardRequest, ShardSuccess } from '../protocol/shard-wire.js';
-import { callShard, type HedgeSettings, type ShardOutcome } from './call-shard.js';
+import type { ShardBatchItem, ShardRequest, ShardSuccess } from '../protocol/shard-wire.js';
+import { type CallShardInput, callShard, itemFailure, type HedgeSettings, type ShardOutcome } from './call-shard.js';
 import { deadlineSignal } from './deadline.js';
 import type { Limiter } from './fanout.js';
 import type { HedgeState } from './hedge.js';
@@ -45,6 +45,13 @@ export interface FanOut {
    * rejects this call before onShard; afterwards the outcome keeps its statistics only.
    */
   ask(shard: number, how: ShardAsk, take?: (o: ShardOutcome) => void): Promise<ShardOutcome>;
+  /**
+   * Ask one shard several things (`hows` answer plain ShardRequests) in one invocation, when the
+   * invoker can batch: one attempt of the shard for all of them, each item's answer its own
+   * outcome, in order. An item that failed where a lone request would have been retried is asked
+   * again alone. `take(i, o)` is each item's `take`.
+   */
+  askAll(shard: number, hows: readonly ShardAsk[], take?: (i: number, o: ShardOutcome) => void): Promise<ShardOutcome[]>;
   /** Clear the deadline timer and the parent listener. */
   close(): void;
 }
@@ -60,31 +67,86 @@ export function openFanOut(input: FanOutInput): FanOut {
     signal: deadline.signal,
     stopped: stop.signal,
     stop: (reason) => stop.abort(reason),
-    async ask(shard, how, take) {
-      const outcome = await callShard({
-        shard,
-        replicaCount: how.replicaCount,
-        request: how.request,
-        invoker: input.invoker,
-        limiter: input.limiter,
-        deadlineAt: input.deadlineAt,
-        signal: deadline.signal,
-        now: input.now,
-        hedge: input.hedge,
-        state: input.state,
-        pinned: how.pinned,
+    ask,
+    async askAll(shard, hows, take) {
+      const first = hows[0];
+      if (!first || hows.length === 1 || !input.invoker.invokeBatch) return Promise.all(hows.map((how, i) => ask(shard, how, (o) => take?.(i, o))));
+      const batch = await call(shard, {
+        replicaCount: first.replicaCount,
+        pinned: first.pinned,
+        request(replica, attempt) {
+          const items = hows.map((how) => how.request(replica, attempt));
+          const base = items[0]!;
+          return {
+            type: 'batch',
+            queryId: base.queryId,
+            shard: base.shard,
+            replica,
+            deadline: base.deadline,
+            attempt,
+            requests: items.map(batchItem),
+          };
+        },
       });
-      take?.(outcome);
-      // The caller holds what it took: a wide fan-out must not hold every answer twice.
-      if (outcome.response) outcome.response = withoutData(outcome.response);
-      input.onShard?.(outcome);
-      return outcome;
+      const answers = batch.response?.batch;
+      return Promise.all(
+        hows.map(async (how, i): Promise<ShardOutcome> => {
+          const item = answers?.[i];
+          let outcome: ShardOutcome;
+          if (batch.status !== 'ok') outcome = { ...batch };
+          else if (!item || answers.length !== hows.length)
+            outcome = { ...batch, status: 'error', message: `shard ${shard} answered a batch of ${hows.length} with ${answers?.length ?? 'no'} answers` };
+          else if (item.ok) outcome = { ...batch, response: item };
+          else {
+            const f = itemFailure(item);
+            if (f.askAlone) return ask(shard, how, (o) => take?.(i, o));
+            const { askAlone: _, ...failed } = f;
+            outcome = { ...batch, ...failed };
+          }
+          if (outcome.status !== 'ok') delete outcome.response;
+          take?.(i, outcome);
+          if (outcome.response) outcome.response = withoutData(outcome.response);
+          input.onShard?.(outcome);
+          return outcome;
+        }),
+      );
     },
     close() {
       deadline.dispose();
       parent?.removeEventListener('abort', onParent);
     },
   };
+
+  function call(shard: number, how: Pick<CallShardInput, 'replicaCount' | 'pinned' | 'request'>): Promise<ShardOutcome> {
+    return callShard({
+      shard,
+      replicaCount: how.replicaCount,
+      request: how.request,
+      invoker: input.invoker,
+      limiter: input.limiter,
+      deadlineAt: input.deadlineAt,
+      signal: deadline.signal,
+      now: input.now,
+      hedge: input.hedge,
+      state: input.state,
+      pinned: how.pinned,
+    });
+  }
+
+  async function ask(shard: number, how: ShardAsk, take?: (o: ShardOutcome) => void): Promise<ShardOutcome> {
+    const outcome = await call(shard, how);
+    take?.(outcome);
+    // The caller holds what it took: a wide fan-out must not hold every answer twice.
+    if (outcome.response) outcome.response = withoutData(outcome.response);
+    input.onShard?.(outcome);
+    return outcome;
+  }
+}
+
+/** A request as a batch item: without what its batch says for all of them. */
+function batchItem(r: ShardRequest): ShardBatchItem {
+  const { type: _t, queryId: _q, shard: _s, replica: _r, deadline: _d, attempt: _a, attemptId: _i, ...item } = r;
+  return item;
 }
 
 /** The answer without its rows and raw bytes (kept in the outcome for its statistics). */

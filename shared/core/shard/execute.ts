@@ -25,6 +25,7 @@ import { oneChunk } from '../protocol/byte-chunks.js';
 import { assignedSettings, formatsNamed, trimStatement } from '../clickhouse/sql-text.js';
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import { attemptQueryId, type InflightAttempts } from './inflight.js';
+import { runBatch } from './batch.js';
 import { ExchangeLostError, exchangeKey, exchangePrefix, readRef, sha256Hex, splitHeader, type ExchangeStore } from './exchange.js';
 
 export interface ShardExecOptions {
@@ -83,6 +84,10 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
   if (p.type === 'cancel') return cancelAttempt(p, access, opts, started);
   const left = p.deadline - started;
   if (left <= 0) return failure(p.shard, p.replica, 'timeout', `deadline passed ${Math.round(-left)} ms before the shard started`, 'TIMEOUT');
+  if (p.type === 'batch') {
+    const max = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    return runBatch(p, max, (item, maxResponseBytes) => executeShardRequest(item, access, { ...opts, maxResponseBytes }), started, opts.now);
+  }
   if (p.type === 'query') {
     let overridden: string[];
     try {
@@ -309,7 +314,7 @@ async function cancelAttempt(
 }
 
 async function runAdmin(
-  p: Exclude<ShardPayload, { type: 'query' | 'cancel' }>,
+  p: Exclude<ShardPayload, { type: 'query' | 'cancel' | 'batch' }>,
   access: ClickHouseAccess,
   chQueryId: string,
   signal: AbortSignal,

@@ -122,37 +122,46 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
   const reference: (ColumnMeta[] | undefined)[] = input.leaves.map(() => undefined);
 
   try {
-    const perLeaf = await Promise.all(
-      input.leaves.map((leaf, li) =>
-        Promise.all(
-          leaf.plan.shards
-            .filter((s) => !s.skipped)
-            .map(async (shardPlan): Promise<LeafOutcome> => {
-              const how = shardCallFor(leaf.plan, shardPlan, topo, input.queryId, input.deadlineAt, {
-                ...askFor(leaf, input.exchangeInlineBytes),
-                ...keepFor(shardPlan.shard, leaf),
-              });
-              const outcome = await fan.ask(shardPlan.shard, how, (o) => {
-                if (o.status !== 'ok' || !o.response) return;
-                if (failure !== undefined) {
-                  // Stage one failed already: rows kept for its final stage are dropped, not left to time out.
-                  const k = o.response.kept;
-                  if (k) releaseKept(input.invoker, input.queryId, { shard: o.shard, replica: o.response.replica, session: k.session }, leaf.name, input.now);
-                  const x = o.response.exchanged;
-                  if (x) releaseExchanged(input.invoker, input.queryId, [{ shard: o.shard, replica: o.response.replica, key: x.key }], input.now);
-                  return;
-                }
-                try {
-                  accept(leaf.name, li, o);
-                } catch (e) {
-                  fail(e);
-                }
-              });
-              return { leaf: leaf.name, outcome };
-            }),
-        ),
-      ),
+    // The leaves that go to one shard travel in one invocation (FanOut.askAll): one attempt of it.
+    const byShard = new Map<number, { li: number; shardPlan: ShardPlan }[]>();
+    for (const [li, leaf] of input.leaves.entries())
+      for (const shardPlan of leaf.plan.shards) {
+        if (shardPlan.skipped) continue;
+        const list = byShard.get(shardPlan.shard) ?? [];
+        list.push({ li, shardPlan });
+        byShard.set(shardPlan.shard, list);
+      }
+    const perLeaf: LeafOutcome[][] = input.leaves.map(() => []);
+    await Promise.all(
+      [...byShard.entries()].map(async ([shard, asked]) => {
+        const hows = asked.map(({ li, shardPlan }) => {
+          const leaf = input.leaves[li]!;
+          return shardCallFor(leaf.plan, shardPlan, topo, input.queryId, input.deadlineAt, {
+            ...askFor(leaf, input.exchangeInlineBytes),
+            ...keepFor(shardPlan.shard, leaf),
+          });
+        });
+        const got = await fan.askAll(shard, hows, (i, o) => {
+          const leaf = input.leaves[asked[i]!.li]!;
+          if (o.status !== 'ok' || !o.response) return;
+          if (failure !== undefined) {
+            // Stage one failed already: rows kept for its final stage are dropped, not left to time out.
+            const k = o.response.kept;
+            if (k) releaseKept(input.invoker, input.queryId, { shard: o.shard, replica: o.response.replica, session: k.session }, leaf.name, input.now);
+            const x = o.response.exchanged;
+            if (x) releaseExchanged(input.invoker, input.queryId, [{ shard: o.shard, replica: o.response.replica, key: x.key }], input.now);
+            return;
+          }
+          try {
+            accept(leaf.name, asked[i]!.li, o);
+          } catch (e) {
+            fail(e);
+          }
+        });
+        for (const [i, outcome] of got.entries()) perLeaf[asked[i]!.li]!.push({ leaf: input.leaves[asked[i]!.li]!.name, outcome });
+      }),
     );
+    for (const list of perLeaf) list.sort((x, y) => x.outcome.shard - y.outcome.shard);
     const outcomes = perLeaf.flat();
     if (failure !== undefined) {
       for (const [li, k] of kept.entries()) if (k) releaseKept(input.invoker, input.queryId, k, input.leaves[li]!.name, input.now);
