@@ -218,7 +218,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
                 await o.session.queryAsync('SET max_query_size = DEFAULT').catch(() => o.session.queryAsync('SET max_query_size = 262144'));
               }
             } else if (t.data.length > 0) await o.session.insert({ table: t.name, values: t.data, format: 'TabSeparated' });
-            // The exchange's objects, TabSeparated rows each, inserted as each arrives.
+            // The exchange's objects, TabSeparated rows each, inserted in order as each is ready.
             for await (const part of t.parts ?? []) {
               if (part.length > 0) await o.session.insert({ table: t.name, values: part, format: 'TabSeparated' });
             }

@@ -411,14 +411,15 @@ async function stageTables(p: QueryPayload, opts: ShardExecOptions, signal: Abor
       if (t.objects?.length && !store) throw new ExchangeLostError(t.objects[0]!.key, 'this function has no exchange configured');
       const reads = store ? (t.objects ?? []).map((o) => readRef(store, o, signal)) : [];
       // A kept stage's table outlives this attempt: every object is read and checked before it gets
-      // a row. A private stage table dies with a failed attempt: each object goes in as it arrives.
+      // a row. A private stage table dies with a failed attempt: all are fetched at once, and each
+      // goes in (in order) as soon as it and those before it are read.
       const kept = p.session !== undefined;
       const objects = kept ? await Promise.all(reads) : [];
       return {
         name: t.name,
         columns: t.columns,
         data: objects.length > 0 ? Buffer.concat([inline, ...objects]) : inline,
-        ...(!kept && reads.length > 0 ? { parts: inArrivalOrder(reads) } : {}),
+        ...(!kept && reads.length > 0 ? { parts: inListOrder(reads) } : {}),
         ...(t.rowBinaryBase64 !== undefined ? { format: 'RowBinary' as const } : {}),
         ...(t.kept ? { kept: true } : {}),
       };
@@ -427,20 +428,15 @@ async function stageTables(p: QueryPayload, opts: ShardExecOptions, signal: Abor
 }
 
 /**
- * Settled values in the order they settle, each yielded once and dropped. Every promise gets a
- * handler at once, so one that rejects after the consumer stopped is no unhandled rejection.
+ * Values in the list's order (the rows' order is the shards', never the arrival's), each awaited
+ * only when its turn comes while the rest are already under way. Every promise gets a handler at
+ * once, so one that rejects after the consumer stopped is no unhandled rejection.
  */
-function inArrivalOrder<T>(pending: readonly Promise<T>[]): AsyncIterable<T> {
+function inListOrder<T>(pending: readonly Promise<T>[]): AsyncIterable<T> {
   // Here, not in the generator: its body runs only once someone iterates it.
-  const settled = pending.map((p, i) => p.then((value) => ({ i, value })));
-  for (const s of settled) s.catch(() => undefined);
-  const left = new Map(settled.map((s, i) => [i, s]));
+  for (const p of pending) p.catch(() => undefined);
   return (async function* () {
-    while (left.size > 0) {
-      const { i, value } = await Promise.race(left.values());
-      left.delete(i);
-      yield value;
-    }
+    for (const p of pending) yield await p;
   })();
 }
 

@@ -141,7 +141,7 @@ describe('a final stage over references', () => {
     expect(short.error.code).toBe('EXCHANGE_LOST');
   });
 
-  it('several objects go in as each arrives: every row once; one lost after others went in is EXCHANGE_LOST, no table left', async () => {
+  it('several objects, fetched at once, go in in order as each is ready: every row once; one lost after others went in is EXCHANGE_LOST, no table left', async () => {
     const written = await Promise.all(
       ['cccccccc00000004', 'cccccccc00000005', 'cccccccc00000006'].map(
         async (attemptId) =>
