@@ -20,6 +20,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ClickHouseError } from '../../core/clickhouse/port.js';
+import { ExchangeLostError } from '../../core/shard/exchange.js';
 import type {
   ClickHouseAccess,
   ExternalTable,
@@ -149,6 +150,8 @@ function makeAccess(o: Opened): ClickHouseAccess {
       try {
         return await job();
       } catch (e) {
+        // A stage table's source (an exchange object) failing is no engine error: passed on as it is.
+        if (e instanceof ExchangeLostError) throw e;
         // Measured chdb 3.4 quirk: a query that fails mid-execution leaves its format's
         // output behind, and the NEXT query's result starts with it. Flush it now, inside
         // this queue slot, so it never reaches another caller.
@@ -205,8 +208,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
             // which a current engine creates only when told that is intended.
             const lowCardinality = t.columns.some((c) => c.type.includes('LowCardinality')) ? '\nSETTINGS allow_suspicious_low_cardinality_types = 1' : '';
             await o.session.queryAsync(temporaryTableDdl(t) + lowCardinality);
-            if (t.data.length === 0) continue;
-            if (t.format === 'RowBinary') {
+            if (t.data.length > 0 && t.format === 'RowBinary') {
               // The literal is 4 characters a byte: the parser's limit (max_query_size, 256 KiB by
               // default) is raised for this statement, which a SETTINGS clause cannot do (it is read
               // after parsing), and put back after it.
@@ -217,7 +219,11 @@ function makeAccess(o: Opened): ClickHouseAccess {
               } finally {
                 await o.session.queryAsync('SET max_query_size = DEFAULT').catch(() => o.session.queryAsync('SET max_query_size = 262144'));
               }
-            } else await o.session.insert({ table: t.name, values: t.data, format: 'TabSeparated' });
+            } else if (t.data.length > 0) await o.session.insert({ table: t.name, values: t.data, format: 'TabSeparated' });
+            // The exchange's objects, TabSeparated rows each, inserted in order as each is ready.
+            for await (const part of t.parts ?? []) {
+              if (part.length > 0) await o.session.insert({ table: t.name, values: part, format: 'TabSeparated' });
+            }
           }
           if (qo.deadline !== undefined) {
             const left = qo.deadline - Date.now();

@@ -29,7 +29,10 @@ export async function queryRawOverHttp(target: HttpTarget, sql: string, qo: RawQ
     const ro = readonlyOf(settings);
     for (const t of tables) {
       if (!t.kept) await post(temporaryTableDdl(t), undefined, `${queryId}-t-${t.name}`, { ...ro, ...lowCardinalityOf(t.columns) });
-      if (t.data.length > 0) await post(`INSERT INTO ${t.name} FORMAT ${t.format ?? 'TabSeparated'}`, t.data, `${queryId}-i-${t.name}`, ro);
+      const insert = (data: Buffer, n: number) => post(`INSERT INTO ${t.name} FORMAT ${t.format ?? 'TabSeparated'}`, data, `${queryId}-i${n}-${t.name}`, ro);
+      if (t.data.length > 0) await insert(t.data, 0);
+      let n = 0;
+      for await (const part of t.parts ?? []) if (part.length > 0) await insert(part, ++n);
     }
     // Shipped GLOBAL sets and scalars travel with the SELECT that reads them.
     const res = await post(`${trimStatement(sql)}\nFORMAT ${format}`, undefined, queryId, settings, qo.external ?? []);

@@ -93,6 +93,11 @@ export interface StageTable {
   columns: ColumnMeta[];
   /** The rows in `format` (no header): exact for every type in either. */
   data: Buffer;
+  /**
+   * More rows, TabSeparated, inserted after `data` one chunk at a time, in order, as each is ready (the
+   * exchange's objects, fetched concurrently), so no adapter holds them all at once. A source's error is the query's.
+   */
+  parts?: AsyncIterable<Buffer>;
   /** TabSeparated when absent. */
   format?: StageFormat;
   /** The table exists already in `RawQueryOptions.session` (a kept stage): `data` is added to it. */

@@ -195,7 +195,7 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
       if (p.format !== undefined) {
         let tables: StageTableInput[];
         try {
-          // Every object is read and checked before the engine sees a row: a kept session stays untouched.
+          // The inline rows, and the exchange's objects (read whole first for a kept session).
           tables = await stageTables(p, opts, ac.signal);
         } catch (e) {
           if (!(e instanceof ExchangeLostError) || deadlineAc.signal.aborted) throw e;
@@ -218,6 +218,10 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
           ]);
           res = header ? { ...answer, bytes: Buffer.concat([header, answer.bytes]) } : answer;
         } catch (e) {
+          // An exchange object read while its table filled turned out lost: as if read before.
+          if (e instanceof ExchangeLostError && !deadlineAc.signal.aborted) {
+            return failure(p.shard, p.replica, 'unavailable', e.message, 'EXCHANGE_LOST', undefined, started, opts);
+          }
           // The kept stage's session is gone (the server restarted, or it timed out): not the
           // query's fault, and the coordinator can fetch the rows again.
           if (p.session && e instanceof ClickHouseError && (e.chCode === SESSION_NOT_FOUND || e.chCode === SESSION_IS_LOCKED)) {
@@ -410,16 +414,35 @@ async function stageTables(p: QueryPayload, opts: ShardExecOptions, signal: Abor
       const inline = base64Bytes(t.rowBinaryBase64 ?? t.tsvBase64);
       const store = opts.exchange;
       if (t.objects?.length && !store) throw new ExchangeLostError(t.objects[0]!.key, 'this function has no exchange configured');
-      const objects = store ? await Promise.all((t.objects ?? []).map((o) => readRef(store, o, signal))) : [];
+      const reads = store ? (t.objects ?? []).map((o) => readRef(store, o, signal)) : [];
+      // A kept stage's table outlives this attempt: every object is read and checked before it gets
+      // a row. A private stage table dies with a failed attempt: all are fetched at once, and each
+      // goes in (in order) as soon as it and those before it are read.
+      const kept = p.session !== undefined;
+      const objects = kept ? await Promise.all(reads) : [];
       return {
         name: t.name,
         columns: t.columns,
         data: objects.length > 0 ? Buffer.concat([inline, ...objects]) : inline,
+        ...(!kept && reads.length > 0 ? { parts: inListOrder(reads) } : {}),
         ...(t.rowBinaryBase64 !== undefined ? { format: 'RowBinary' as const } : {}),
         ...(t.kept ? { kept: true } : {}),
       };
     }),
   );
+}
+
+/**
+ * Values in the list's order (the rows' order is the shards', never the arrival's), each awaited
+ * only when its turn comes while the rest are already under way. Every promise gets a handler at
+ * once, so one that rejects after the consumer stopped is no unhandled rejection.
+ */
+function inListOrder<T>(pending: readonly Promise<T>[]): AsyncIterable<T> {
+  // Here, not in the generator: its body runs only once someone iterates it.
+  for (const p of pending) p.catch(() => undefined);
+  return (async function* () {
+    for (const p of pending) yield await p;
+  })();
 }
 
 /** A bound of this function (its memory) that an answer or input goes over: TRANSFER_LIMIT, never retried elsewhere. */

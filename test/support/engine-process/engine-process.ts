@@ -5,7 +5,7 @@
 // If the child dies, every pending call rejects with ClickHouseError kind 'connection'.
 import type { ChildProcess } from 'node:child_process';
 import { ClickHouseError } from '../../../shared/core/clickhouse/port.js';
-import type { ClickHouseAccess, QueryOptions, QueryResult, RawResult } from '../../../shared/core/clickhouse/port.js';
+import type { ClickHouseAccess, QueryOptions, QueryResult, RawResult, StageTable } from '../../../shared/core/clickhouse/port.js';
 import { forkModule, siblingModule } from '../../../local/fork-module.js';
 import type { EngineReply, EngineRequest, WireQueryOptions } from './engine-protocol.js';
 
@@ -100,7 +100,9 @@ export async function spawnEngine(opts: SpawnEngineOptions): Promise<EngineProce
     query: (sql, o) => call<QueryResult>({ op: 'query', sql, opts: wire(o) }, o?.signal),
     queryRaw: async (sql, o) => {
       const { signal, ...rest } = o;
-      const r = await call<RawResult>({ op: 'queryRaw', sql, opts: rest }, signal);
+      // Streamed parts cannot cross the process boundary: read here (a source's error is the query's), sent as data.
+      const tables = rest.tables && (await Promise.all(rest.tables.map(withParts)));
+      const r = await call<RawResult>({ op: 'queryRaw', sql, opts: { ...rest, ...(tables ? { tables } : {}) } }, signal);
       return { bytes: Buffer.from(r.bytes), statistics: r.statistics };
     },
     exec: async (sql, o) => {
@@ -152,4 +154,13 @@ function waitReady(child: ChildProcess, timeoutMs: number, dir: string): Promise
     child.on('message', onMsg);
     child.on('exit', onExit);
   });
+}
+
+/** A stage table with its streamed parts read into its data. */
+async function withParts(t: StageTable): Promise<StageTable> {
+  if (!t.parts) return t;
+  const { parts, ...rest } = t;
+  const chunks = [t.data];
+  for await (const part of parts) chunks.push(part);
+  return { ...rest, data: Buffer.concat(chunks) };
 }

@@ -141,6 +141,26 @@ describe('a final stage over references', () => {
     expect(short.error.code).toBe('EXCHANGE_LOST');
   });
 
+  it('several objects, fetched at once, go in in order as each is ready: every row once; one lost after others went in is EXCHANGE_LOST, no table left', async () => {
+    const written = await Promise.all(
+      ['cccccccc00000004', 'cccccccc00000005', 'cccccccc00000006'].map(
+        async (attemptId) =>
+          ((await executeShardRequest(req({ exchange: { inlineBytes: 1024 }, attemptId }), ch, { now, exchange: store })) as ShardSuccess).exchanged!,
+      ),
+    );
+    const out = (await executeShardRequest(final(written), ch, { now, exchange: store })) as ShardSuccess;
+    expect(Buffer.from(out.raw!, 'base64').toString()).toBe(`${3 * ROWS}	${3 * ROWS}	${(9 * ROWS * (ROWS - 1)) / 2}
+`);
+    const missing = { ...written[0]!, key: exchangeKey('q-exchange', 1, 'cccccccc0000dead', 'stage') };
+    const lost = (await executeShardRequest(final([written[1]!, written[2]!, missing]), ch, { now, exchange: store })) as ShardFailure;
+    expect(lost.error).toMatchObject({ kind: 'unavailable', code: 'EXCHANGE_LOST' });
+    expect(lost.error.message).toContain(missing.key);
+    // The stage table went with the failed attempt: the next final stage sees its own rows only.
+    const again = (await executeShardRequest(final([written[0]!]), ch, { now, exchange: store })) as ShardSuccess;
+    expect(Buffer.from(again.raw!, 'base64').toString()).toBe(`${ROWS}	${ROWS}	${(3 * ROWS * (ROWS - 1)) / 2}
+`);
+  });
+
   it('more input than the function bound is TRANSFER_LIMIT before any object is read', async () => {
     const r = (await executeShardRequest(req({ exchange: { inlineBytes: 1024 }, attemptId: 'cccccccc00000003' }), ch, {
       now,
