@@ -3,7 +3,7 @@
 // shard computes the same rows. Their size is bounded here, before any engine runs them, so a client
 // cannot make a shard generate 10^12 rows. generateRandom() is not among them: it has no end without
 // a LIMIT, and without a seed each shard would draw different rows.
-import type { Expr, TableFunction } from '../sql/ast.js';
+import type { Expr, TableExpr, TableFunction } from '../sql/ast.js';
 import { errorAt } from './position.js';
 
 /** At most this many rows from one constant table function (the same order as the IN-list cap). */
@@ -14,6 +14,12 @@ export const CONSTANT_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(['numbers',
 
 export function isConstantTableFunction(t: TableFunction): boolean {
   return CONSTANT_TABLE_FUNCTIONS.has(t.name.toLowerCase());
+}
+
+/** A constant table function or `system.one`: a FROM/JOIN table every shard computes alike. */
+export function isConstantTable(t: TableExpr): boolean {
+  if (t.kind === 'tableFunction') return isConstantTableFunction(t);
+  return t.kind === 'table' && t.database?.toLowerCase() === 'system' && t.table === 'one';
 }
 
 /** Throws unless `t` is a constant table function with literal counts within the cap. */
