@@ -377,7 +377,12 @@ export const CORPUS: readonly OracleQuery[] = [
   // ── constant tables inside a distributed query: every shard computes them from the SQL ───────
   q('in', 'in-numbers', `SELECT count() AS c FROM ${E} WHERE user_id IN (SELECT toUInt32(number) FROM numbers(10, 40))`),
   q('in', 'not-in-numbers-step', `SELECT count() AS c FROM ${E} WHERE user_id NOT IN (SELECT toUInt32(number) FROM numbers(0, 500, 3))`),
-  q('in', 'in-values', `SELECT user_id, count() AS c FROM ${E} WHERE user_id IN (SELECT u FROM values('u UInt32', 1, 2, 3, 5, 8)) GROUP BY user_id ORDER BY user_id`, o),
+  q(
+    'in',
+    'in-values',
+    `SELECT user_id, count() AS c FROM ${E} WHERE user_id IN (SELECT u FROM values('u UInt32', 1, 2, 3, 5, 8)) GROUP BY user_id ORDER BY user_id`,
+    o,
+  ),
   q(
     'subquery',
     'join-numbers',

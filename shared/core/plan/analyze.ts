@@ -234,7 +234,12 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
 function analyzeJoin(j: JoinClause, topo: Topology, mode: ProductMode, note: (b: BoundTable) => void, defined: ReadonlySet<string>): JoinClause {
   const t = j.table;
   if (t.kind === 'tableFunction' && !isConstantTable(t)) throw unsupported(`table function ${t.name}()`, t);
-  const reads = t.kind === 'tableFunction' || isConstantTable(t) ? [] : t.kind === 'table' ? [resolveTable(topo, t)] : tablesRead(t.query, topo, defined).map((r) => r.bound);
+  const reads =
+    t.kind === 'tableFunction' || isConstantTable(t)
+      ? []
+      : t.kind === 'table'
+        ? [resolveTable(topo, t)]
+        : tablesRead(t.query, topo, defined).map((r) => r.bound);
   reads.forEach(note);
   // Nothing to ship: every shard computes the same table-less right side.
   if (reads.length === 0) return { ...j, global: false };

@@ -95,7 +95,7 @@ describe('checkReach: tables', () => {
       ['SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers(1e12))', 'UNSUPPORTED'],
       ['SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers(toUInt64(1) * 1000000000000))', 'UNSUPPORTED'],
       ['SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers(0, 10, 0))', 'UNSUPPORTED'],
-      ["SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers((SELECT count() FROM db.t)))", 'UNSUPPORTED'],
+      ['SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers((SELECT count() FROM db.t)))', 'UNSUPPORTED'],
       ["SELECT k FROM db.t WHERE k IN (SELECT x FROM values('x String', (SELECT k FROM default.s)))", 'UNKNOWN_TABLE'],
       ["SELECT k FROM db.t WHERE k IN (SELECT x FROM values('x String', file('/etc/passwd')))", undefined],
     ] as const) {
