@@ -19,6 +19,7 @@ import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral, backquote } from '../sql/quote.js';
 import { forEachSettingsClause, mapClausesShared, mapStatement, rewriteExpr, walkStatement } from '../sql/visit.js';
 import { checkReach } from '../plan/reach-check.js';
+import { CONSTANT_TABLE_FUNCTIONS } from '../plan/constant-tables.js';
 import { withContextValues as contextValues } from '../plan/context-values.js';
 import { ChHttpError } from './exception.js';
 import { checkLowerable } from '../plan/setting-values.js';
@@ -48,8 +49,8 @@ const ENGINE_TABLES = new Set([
   'contributors',
   'keywords',
 ]);
-/** Table functions that read only their own arguments (JDBC's getTypeInfo joins `VALUES (...)`). */
-const CATALOG_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(['values']);
+/** Table functions that read only their own arguments (JDBC's getTypeInfo joins `VALUES (...)`; `numbers(10)`), bounded by the reach check. */
+const CATALOG_TABLE_FUNCTIONS: ReadonlySet<string> = CONSTANT_TABLE_FUNCTIONS;
 /** System tables answered by a view of ch-scatter's own (viewSql). */
 type ViewName = 'databases' | 'tables' | 'columns' | 'settings' | 'parts';
 const VIEWS: ReadonlySet<string> = new Set<ViewName>(['databases', 'tables', 'columns', 'settings', 'parts']);
