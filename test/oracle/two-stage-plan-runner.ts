@@ -6,6 +6,7 @@
 import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
 import type { Topology } from '../../shared/core/config/schema.js';
 import { planQueryWith } from '../../shared/core/plan/build.js';
+import { withContextValues } from '../../shared/core/plan/context-values.js';
 import { planTwoStage } from '../../shared/core/plan/two-stage/plan.js';
 import { splitTsvAnswer } from '../../shared/core/scatter/two-stage/tsv.js';
 import type { SubqueryRunner } from '../../shared/core/plan/types.js';
@@ -17,7 +18,8 @@ import { type Answer, EXACT_JSON_SETTINGS, type Runner } from './harness.js';
 
 export function twoStagePlanRunner(topo: Topology, shards: readonly ClickHouseAccess[], arrival?: readonly number[]): Runner {
   const run: Runner = async (sql) => {
-    const plan = planTwoStage(parseSelect(sql), topo);
+    // currentDatabase() as the JSON API's session replaces it (run-query.ts) before any plan.
+    const plan = planTwoStage(withContextValues(parseSelect(sql), { database: 'default' }), topo);
     const runSubquery: SubqueryRunner = async (stmt) => {
       const a = await run(printSelect(stmt));
       return { meta: a.meta, rows: a.rows };

@@ -82,11 +82,11 @@ const EXPECTED_18: Record<string, string> = {
   '01519_topK_distributed_parametrized#1':
     "on 18.16 shards, topK(30) merged from the shards' states returns 10 values, not 30; not explained yet (the chdb run is equal)",
   '01813_distributed_scalar_subqueries_alias#1':
-    'a constant table (numbers()) inside a distributed query is refused: not evaluated where ClickHouse evaluates it yet',
+    '18.16 numbers subqueries per server and session (_subquery26); ch-scatter names them as ClickHouse 26 does (_subquery_1)',
   '01813_distributed_scalar_subqueries_alias#2':
     '18.16 numbers subqueries per server and session (_subquery26); ch-scatter names them as ClickHouse 26 does (_subquery_1)',
   '01813_distributed_scalar_subqueries_alias#3':
-    'a constant table (numbers()) inside a distributed query is refused: not evaluated where ClickHouse evaluates it yet',
+    '18.16 numbers subqueries per server and session (_subquery26); ch-scatter names them as ClickHouse 26 does (_subquery_1)',
   '00252_shard_global_in_aggregate_function#1':
     '18.16 numbers subqueries per server and session (_subquery26); ch-scatter names them as ClickHouse 26 does (_subquery_1)',
   '00697_in_subquery_shard#1': '18.16 numbers subqueries per server and session (_subquery26); ch-scatter names them as ClickHouse 26 does (_subquery_1)',
@@ -108,7 +108,6 @@ const EXPECTED_18: Record<string, string> = {
     "group_by_overflow_mode = 'any' truncates a shard's groups silently; refused by design",
   '01223_dist_on_dist#13':
     'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
-  '01223_dist_on_dist#15': 'a constant table (numbers()) inside a distributed query is refused: not evaluated where ClickHouse evaluates it yet',
   '00613_shard_distributed_max_execution_time#1': "max_execution_time and timeout_overflow_mode belong to ch-scatter's deadline",
   '00850_global_join_dups#2':
     "SELECT * with GROUP BY or over a JOIN: the plan does not know the tables' columns yet (the columns of each table are another change in flight)",

@@ -19,6 +19,8 @@ import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral, backquote } from '../sql/quote.js';
 import { forEachSettingsClause, mapClausesShared, mapStatement, rewriteExpr, walkStatement } from '../sql/visit.js';
 import { checkReach } from '../plan/reach-check.js';
+import { CONSTANT_TABLE_FUNCTIONS } from '../plan/constant-tables.js';
+import { withContextValues as contextValues } from '../plan/context-values.js';
 import { ChHttpError } from './exception.js';
 import { checkLowerable } from '../plan/setting-values.js';
 import { settingValueOf } from '../plan/settings.js';
@@ -47,8 +49,8 @@ const ENGINE_TABLES = new Set([
   'contributors',
   'keywords',
 ]);
-/** Table functions that read only their own arguments (JDBC's getTypeInfo joins `VALUES (...)`). */
-const CATALOG_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(['values']);
+/** Table functions that read only their own arguments (JDBC's getTypeInfo joins `VALUES (...)`; `numbers(10)`), bounded by the reach check. */
+const CATALOG_TABLE_FUNCTIONS: ReadonlySet<string> = CONSTANT_TABLE_FUNCTIONS;
 /** System tables answered by a view of ch-scatter's own (viewSql). */
 type ViewName = 'databases' | 'tables' | 'columns' | 'settings' | 'parts';
 const VIEWS: ReadonlySet<string> = new Set<ViewName>(['databases', 'tables', 'columns', 'settings', 'parts']);
@@ -264,15 +266,6 @@ export function isCatalogSelect(stmt: SelectStatement): boolean {
   return !distributed;
 }
 
-const CONTEXT_FUNCTIONS: Record<string, 'database' | 'user' | 'version'> = {
-  currentdatabase: 'database',
-  database: 'database',
-  currentuser: 'user',
-  user: 'user',
-  current_user: 'user',
-  version: 'version',
-};
-
 /**
  * The drivers' handshake (clickhouse-go's `SELECT displayName(), version(), revision(), timezone()`):
  * no shard host's name, and as revision the protocol revision whose Native framing this interface
@@ -283,25 +276,9 @@ const HANDSHAKE_VALUES: Record<string, Expr> = {
   revision: { kind: 'function', name: 'toUInt32', args: [{ kind: 'literal', type: 'integer', value: String(HANDSHAKE_REVISION) }] },
 };
 
-/**
- * database() / currentDatabase(), currentUser() / user() and version() as the request's values, at
- * any depth: a shard's engine would answer its own database, its shard user and its own version.
- */
+/** The request's context values (plan/context-values.ts) and the drivers' handshake values. */
 export function withContextValues(stmt: SelectStatement, ctx: { database: string; user: string; version?: string | undefined }): SelectStatement {
-  const values = { database: ctx.database, user: ctx.user, version: ctx.version };
-  return mapStatement(
-    stmt,
-    (e: Expr) => {
-      if (e.kind !== 'function' || e.args.length !== 0) return undefined;
-      const fixed = HANDSHAKE_VALUES[e.name.toLowerCase()];
-      if (fixed) return { ...fixed, alias: e.alias ?? `${e.name}()` };
-      const which = CONTEXT_FUNCTIONS[e.name.toLowerCase()];
-      const value = which && values[which];
-      if (value === undefined) return undefined;
-      return { kind: 'literal', type: 'string', value, alias: e.alias ?? `${e.name}()` };
-    },
-    { subqueries: true },
-  );
+  return contextValues(stmt, ctx, HANDSHAKE_VALUES);
 }
 
 /** `db.table.column` references to replaced tables as `<alias>.column`, in one SELECT's own expressions. */

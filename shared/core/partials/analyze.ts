@@ -152,7 +152,8 @@ export function normalize(q: SelectQuery): Normalized {
       if (x.kind === 'function' && isAggregateCall(x)) throw unsupportedAt(`aggregate function ${x.name} in GROUP BY`, x.pos);
     });
   }
-  const isAggregate = aggregates.length > 0 || groupBy.length > 0 || !!having;
+  // ClickHouse aggregates only when there is an aggregate or GROUP BY; HAVING alone filters rows.
+  const isAggregate = aggregates.length > 0 || groupBy.length > 0;
   if (isAggregate && hasAsterisk) throw unsupportedAt('SELECT * with GROUP BY or aggregates', q.pos);
   const where = q.where ? subst(q.where) : undefined;
   const prewhere = q.prewhere ? subst(q.prewhere) : undefined;

@@ -92,6 +92,8 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   if (q.from) shardQuery.from = q.from;
   if (n.prewhere) shardQuery.prewhere = n.prewhere;
   if (where) shardQuery.where = where;
+  // HAVING without aggregates or GROUP BY filters rows, as in ClickHouse: each shard filters its own.
+  if (n.having) shardQuery.having = n.having;
   if (ordered) {
     shardQuery.orderBy = [
       ...n.orderBy.map((o): OrderItem => (o.nulls ? { expr: o.expr, direction: o.direction, nulls: o.nulls } : { expr: o.expr, direction: o.direction })),

@@ -26,6 +26,7 @@ import type { TableNaming } from './key-ref.js';
 import { isColumnOfMain } from './key-ref.js';
 import { lookupTable } from './tables.js';
 import { expressionNames, inTableRef, resolveInTable } from './in-table.js';
+import { isConstantTable } from './constant-tables.js';
 
 export interface MainTable extends BoundTable {
   naming: TableNaming; // how the query names it (for qualified column references)
@@ -102,6 +103,8 @@ export function tablesRead(
 }
 
 function collectTable(t: TableExpr, topo: Topology, out: { ref: TableRef; bound: BoundTable }[], defined: ReadonlySet<string>): void {
+  // A constant table reads no configured table: the shards compute it from the SQL (its size: the reach check).
+  if (isConstantTable(t)) return;
   if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
   if (t.kind === 'subqueryTable') out.push(...tablesRead(t.query, topo, defined));
   else out.push({ ref: t, bound: resolveTable(topo, t) });
@@ -230,8 +233,13 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
 
 function analyzeJoin(j: JoinClause, topo: Topology, mode: ProductMode, note: (b: BoundTable) => void, defined: ReadonlySet<string>): JoinClause {
   const t = j.table;
-  if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
-  const reads = t.kind === 'table' ? [resolveTable(topo, t)] : tablesRead(t.query, topo, defined).map((r) => r.bound);
+  if (t.kind === 'tableFunction' && !isConstantTable(t)) throw unsupported(`table function ${t.name}()`, t);
+  const reads =
+    t.kind === 'tableFunction' || isConstantTable(t)
+      ? []
+      : t.kind === 'table'
+        ? [resolveTable(topo, t)]
+        : tablesRead(t.query, topo, defined).map((r) => r.bound);
   reads.forEach(note);
   // Nothing to ship: every shard computes the same table-less right side.
   if (reads.length === 0) return { ...j, global: false };

@@ -2,7 +2,8 @@
 // every SELECT ch-scatter builds for an engine passes (the shard SQL of both paths, GLOBAL and TPUT
 // queries through the same planner, the general path's final stage, the catalog engine's SELECT).
 //   - tables: only those the caller lists (configured local tables, the runtime's `_stage<i>` and
-//     `_data_<hash>` tables, the catalog's own views, constant system tables), in every position:
+//     `_data_<hash>` tables, the catalog's own views, constant system tables, constant table functions
+//     of bounded size: constant-tables.ts), in every position:
 //     FROM, JOIN, `x IN table`, and inside every subquery at any depth, whatever clause holds it;
 //   - functions: none of refused-functions.ts;
 //   - SETTINGS clauses anywhere: only allow-listed names, never one that names a file;
@@ -20,6 +21,7 @@ import { fileFormatError, fileSettingError } from './file-access.js';
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import type { Topology } from '../config/schema.js';
 import { qualifyTable } from '../config/schema.js';
+import { CONSTANT_TABLE_FUNCTIONS, checkConstantTable } from './constant-tables.js';
 
 export interface Reach {
   /** For messages: what runs the text ("a shard query", "the final stage", "the catalog engine"). */
@@ -51,11 +53,17 @@ export function shardReach(topo: Topology): Reach {
     tables = new Set(Object.values(topo.tables).map((t) => qualifyTable(t.local)));
     localTables.set(topo, tables);
   }
-  return { what: 'a shard query', tables, systemTables: ONE, runtimeTables: SHIPPED };
+  return { what: 'a shard query', tables, systemTables: ONE, runtimeTables: SHIPPED, tableFunctions: CONSTANT_TABLE_FUNCTIONS };
 }
 
 /** What the general path's final stage may read: its stage tables and shipped data, system.one. */
-export const FINAL_STAGE_REACH: Reach = { what: 'the final stage', tables: new Set(), systemTables: ONE, runtimeTables: STAGE_OR_SHIPPED };
+export const FINAL_STAGE_REACH: Reach = {
+  what: 'the final stage',
+  tables: new Set(),
+  systemTables: ONE,
+  runtimeTables: STAGE_OR_SHIPPED,
+  tableFunctions: CONSTANT_TABLE_FUNCTIONS,
+};
 
 /** Throws at the first thing in `stmt` that `reach` does not allow, with its position. */
 export function checkReach(stmt: SelectStatement, reach: Reach): void {
@@ -100,6 +108,7 @@ function visitTable(t: TableExpr, reach: Reach, ctes: ReadonlySet<string>, defin
   if (t.kind === 'subqueryTable') visitStatement(t.query, reach, ctes, defined);
   else if (t.kind === 'tableFunction') {
     if (!reach.tableFunctions?.has(t.name.toLowerCase())) throw errorAt('UNSUPPORTED', `table function ${t.name}() is not supported`, t);
+    if (CONSTANT_TABLE_FUNCTIONS.has(t.name.toLowerCase())) checkConstantTable(t);
     for (const a of t.args) checkExpr(a, reach, ctes, defined);
   } else checkName(t.database, t.table, reach, ctes, t);
 }

@@ -13,6 +13,7 @@ import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
 import { explainTopCountFor, withTopCount } from './tput/attach.js';
 import { forgetOnUnknownColumn, withTableColumns, type Expanded } from './table-columns.js';
 import type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat } from './query-types.js';
+import { withContextValues } from '../plan/context-values.js';
 
 export type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat };
 
@@ -36,7 +37,9 @@ function planOptions(req: QueryRequest, deps: RunDeps, use: PlanUse, runSubquery
 /** The JSON API's session: a syntax error is the planner's to report; a partial GLOBAL set makes a partial answer. */
 async function jsonSession(req: QueryRequest, deps: RunDeps, subqueriesMayBePartial: boolean): Promise<QuerySession & { expanded?: Expanded }> {
   // A syntax error is the planner's to report, with its position.
-  const bound = boundStatement(req.sql, req.params, true);
+  const written = boundStatement(req.sql, req.params, true);
+  // currentDatabase(): the request's database, the one unqualified configured names mean; never a shard's.
+  const bound = written && withContextValues(written, { database: 'default' });
   // `*` and its kin spelled out where the plan needs the tables' columns.
   const expanded = bound ? await withTableColumns(bound, deps) : undefined;
   const stmt = expanded?.statement;

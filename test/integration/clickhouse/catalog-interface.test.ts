@@ -158,6 +158,18 @@ describe('the catalog schema browsers read', () => {
     const r = await ask('SELECT database(), currentUser(), version() = (SELECT version()) FORMAT TSV', { database: 'analytics' });
     expect(r.text).toBe('analytics\tdefault\t1\n');
   });
+
+  it('a query over constant tables only runs on one engine, within the row cap', async () => {
+    const r = await ask("SELECT count(), sum(number) FROM numbers(5, 10) WHERE number IN (SELECT x FROM values('x UInt64', 6, 7)) FORMAT TSV");
+    expect(r.text).toBe('2\t13\n');
+    const big = await ask('SELECT count() FROM numbers(1000000000000) FORMAT TSV');
+    expect(big.status).toBe(500); // ClickHouse's status for 396
+    expect(big.headers['x-clickhouse-exception-code']).toBe('396');
+    expect(big.text).toMatch(/numbers\(\) would generate 1000000000000 rows.*line 1, col/);
+    const file = await ask("SELECT count() FROM file('/etc/passwd') FORMAT TSV");
+    expect(file.status).toBeGreaterThanOrEqual(400);
+    expect(file.text).not.toMatch(/root:/);
+  });
 });
 
 // The catalog requests the drivers send, copied from their sources (the file named on each), with

@@ -48,14 +48,6 @@ export const EXPECTED: Record<string, Expected> = {
     kind: 'refused',
     why: 'SETTINGS extremes = 1 through the JSON API: its answer has no extremes block (the ClickHouse interface renders them)',
   },
-  '01813_distributed_scalar_subqueries_alias#1': {
-    kind: 'refused',
-    why: 'a constant table (numbers()) inside a distributed query is refused: not evaluated where ClickHouse evaluates it yet',
-  },
-  '01813_distributed_scalar_subqueries_alias#3': {
-    kind: 'refused',
-    why: 'a constant table (numbers()) inside a distributed query is refused: not evaluated where ClickHouse evaluates it yet',
-  },
   '02001_dist_on_dist_WithMergeableStateAfterAggregation#3': {
     kind: 'refused',
     why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
@@ -69,21 +61,9 @@ export const EXPECTED: Record<string, Expected> = {
     kind: 'refused',
     why: 'a scalar subquery over a distributed table runs on the fast path only, which cannot merge groupBitmapState; it does not fall back to the general path yet',
   },
-  '01223_dist_on_dist#4': {
-    kind: 'refused',
-    why: 'HAVING without GROUP BY over a plain column: ClickHouse filters rows with it, the planner takes HAVING for an aggregating query and refuses the column',
-  },
   '01223_dist_on_dist#13': {
     kind: 'refused',
     why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
-  },
-  '01223_dist_on_dist#15': {
-    kind: 'refused',
-    why: 'a constant table (numbers()) inside a distributed query is refused: not evaluated where ClickHouse evaluates it yet',
-  },
-  '01223_dist_on_dist#16': {
-    kind: 'refused',
-    why: 'a constant table (numbers()) inside a distributed query is refused: not evaluated where ClickHouse evaluates it yet',
   },
   '00613_shard_distributed_max_execution_time#1': {
     kind: 'refused',

@@ -33,8 +33,10 @@ interface Forbidden {
   scalar: string;
   /** The table it reads, for the table positions. */
   table?: string;
-  json: 'UNKNOWN_TABLE' | 'UNSUPPORTED';
+  json: 'UNKNOWN_TABLE' | 'UNSUPPORTED' | 'TOO_LARGE';
   ch: number;
+  /** ClickHouse's HTTP status for `ch` when it is not a 4xx (ClickHouse's own table: 48 is 501, 396 is 500). */
+  chStatus?: number;
   /** The catalog engine may answer it (its own views, the engine's tables): not a refusal there. */
   catalogAllows?: boolean;
 }
@@ -68,6 +70,12 @@ export const FORBIDDEN: Forbidden[] = [
   { name: 'hasColumnInTable', scalar: "hasColumnInTable('default', 'secret_unconfigured', 'card')", json: 'UNSUPPORTED', ch: 497 },
   { name: 'sleep', scalar: '(SELECT sleep(2))', json: 'UNSUPPORTED', ch: 497 },
   { name: 'sleepEachRow', scalar: '(SELECT sleepEachRow(1))', json: 'UNSUPPORTED', ch: 497 },
+  // Constant tables run on the shards, but only bounded and reading nothing else.
+  { name: 'numbers() over the row cap', scalar: '(SELECT count() FROM numbers(10, 10000000000))', json: 'TOO_LARGE', ch: 396, chStatus: 500 },
+  { name: 'zeros() over the row cap', scalar: '(SELECT count() FROM zeros(1000001))', json: 'TOO_LARGE', ch: 396, chStatus: 500 },
+  { name: 'numbers() of a computed count', scalar: '(SELECT count() FROM numbers(toUInt64(1e12)))', json: 'UNSUPPORTED', ch: 48, chStatus: 501 },
+  { name: 'generateRandom()', scalar: "(SELECT any(a) FROM generateRandom('a UInt8', 1) LIMIT 1)", json: 'UNSUPPORTED', ch: 48, chStatus: 501 },
+  { name: 'file() inside values()', scalar: "(SELECT any(x) FROM values('x String', file('/etc/passwd')))", json: 'UNSUPPORTED', ch: 497 },
 ];
 
 /**
@@ -126,6 +134,7 @@ export interface ReachCase {
   sql: string;
   json: Forbidden['json'];
   ch: number;
+  chStatus?: number;
 }
 
 export type Route = 'json /query auto' | 'json /query general' | 'json /query fast' | 'json /explain' | 'clickhouse GET' | 'clickhouse POST';
@@ -135,7 +144,7 @@ const CH_ROUTES: Route[] = ['clickhouse GET', 'clickhouse POST'];
 export function reachCases(): ReachCase[] {
   const out: ReachCase[] = [];
   const add = (routes: Route[], position: string, f: Forbidden, sql: string) => {
-    for (const route of routes) out.push({ route, position, forbidden: f.name, sql, json: f.json, ch: f.ch });
+    for (const route of routes) out.push({ route, position, forbidden: f.name, sql, json: f.json, ch: f.ch, ...(f.chStatus ? { chStatus: f.chStatus } : {}) });
   };
   for (const f of FORBIDDEN) {
     for (const [position, t] of Object.entries(DISTRIBUTED_POSITIONS)) add([...JSON_ROUTES, ...CH_ROUTES], position, f, t.replaceAll('{S}', f.scalar));
@@ -188,7 +197,9 @@ export async function send(url: string, c: ReachCase): Promise<Answer> {
 /** What is wrong with an answer to a case (nothing: refused as it must be). */
 export function judge(c: ReachCase, a: Answer, shardCalls: number): string[] {
   const problems: string[] = [];
-  if (a.status < 400 || a.status >= 500) problems.push(`status ${a.status}`);
+  if (c.chStatus !== undefined && !c.route.startsWith('json')) {
+    if (a.status !== c.chStatus) problems.push(`status ${a.status}, want ${c.chStatus}`);
+  } else if (a.status < 400 || a.status >= 500) problems.push(`status ${a.status}`);
   if (c.route.startsWith('json')) {
     // The fast path may refuse the query's shape first; what it may never do is run it.
     const ok = c.route === 'json /query fast' ? [c.json, 'UNSUPPORTED'] : [c.json];

@@ -77,8 +77,33 @@ describe('checkReach: tables', () => {
     expect(refusal('WITH a AS (SELECT k FROM default.s) SELECT * FROM a', SHARD)?.code).toBe('UNKNOWN_TABLE');
   });
 
-  it('table functions are refused', () => {
-    expect(refusal('SELECT * FROM numbers(10)', SHARD)?.code).toBe('UNSUPPORTED');
+  it('table functions are refused, but for constant ones of bounded size', () => {
+    expect(refusal("SELECT * FROM remote('x', db.t)", SHARD)?.code).toBe('UNSUPPORTED');
+    expect(refusal("SELECT * FROM generateRandom('a UInt8', 1)", SHARD)?.code).toBe('UNSUPPORTED');
+    for (const sql of [
+      'SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers(1000000))',
+      'SELECT k FROM db.t AS a JOIN (SELECT number FROM numbers(5, 10)) AS b ON 1',
+      'SELECT k, (SELECT count() FROM zeros(3)) FROM db.t',
+      "SELECT k FROM db.t WHERE k IN (SELECT x FROM values('x String', 'a', 'b'))",
+      'SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers(0, 10000000, 10))',
+    ])
+      expect(refusal(sql, SHARD), sql).toBeUndefined();
+    for (const [sql, code] of [
+      ['SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers(1000001))', 'TOO_LARGE'],
+      ['SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers(1, 1000000000000))', 'TOO_LARGE'],
+      ['SELECT k, (SELECT count() FROM zeros_mt(99999999999)) FROM db.t', 'TOO_LARGE'],
+      ['SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers(1e12))', 'UNSUPPORTED'],
+      ['SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers(toUInt64(1) * 1000000000000))', 'UNSUPPORTED'],
+      ['SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers(0, 10, 0))', 'UNSUPPORTED'],
+      ['SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers((SELECT count() FROM db.t)))', 'UNSUPPORTED'],
+      ["SELECT k FROM db.t WHERE k IN (SELECT x FROM values('x String', (SELECT k FROM default.s)))", 'UNKNOWN_TABLE'],
+      ["SELECT k FROM db.t WHERE k IN (SELECT x FROM values('x String', file('/etc/passwd')))", undefined],
+    ] as const) {
+      const e = refusal(sql, SHARD);
+      if (code) expect(e?.code, sql).toBe(code);
+      else expect(e, sql).toBeInstanceOf(ScatterError);
+      expect(e?.position, sql).toBeDefined();
+    }
     expect(refusal("SELECT k FROM db.t WHERE k IN (SELECT * FROM file('/etc/passwd'))", SHARD)?.code).toBe('UNSUPPORTED');
   });
 

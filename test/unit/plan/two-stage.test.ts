@@ -158,7 +158,8 @@ describe('subqueries, CTEs, UNION, IN', () => {
 describe('refusals name the construct and its position', () => {
   const cases: [string, string, RegExp, { line: number; column: number }][] = [
     ['SELECT DISTINCT ON (sensor) sensor FROM analytics.events_dist', 'UNSUPPORTED', /DISTINCT ON/, { line: 1, column: 21 }],
-    ['SELECT count() FROM numbers(10)', 'UNSUPPORTED', /table function numbers\(\)/, { line: 1, column: 21 }],
+    ["SELECT count() FROM url('http://x/', CSV, 'a UInt8')", 'UNSUPPORTED', /table function url\(\)/, { line: 1, column: 21 }],
+    ['SELECT count() FROM numbers(10)', 'UNSUPPORTED', /reads no distributed table/, { line: 1, column: 1 }],
     ['SELECT *, value FROM analytics.events_dist', 'UNSUPPORTED', /SELECT \* together with other columns/, { line: 1, column: 8 }],
     [
       'SELECT sensor, value FROM analytics.events_dist GROUP BY sensor',

@@ -67,6 +67,11 @@ function pushDown(q: SelectQuery, final: SelectQuery, leaf: SelectQuery, onlyOut
     notes.push('DISTINCT runs on the shards and again in the final stage');
   }
   if (!distinctOk) return;
+  // HAVING without aggregates filters rows in the final stage: a shard's LIMIT before it would drop rows it keeps.
+  if (q.having) {
+    notes.push('HAVING filters the rows in the final stage, so ORDER BY and LIMIT run there only');
+    return;
+  }
   // An ORDER BY / LIMIT BY over a final-stage subquery (a scalar over a distributed table) cannot run on the shards.
   const finalOnly = (e: Expr) => hasFinalOnly(e, (x) => x.kind === 'subquery');
   if ((final.orderBy ?? []).some((o) => finalOnly(o.expr)) || (final.limitBy?.by ?? []).some(finalOnly)) return;

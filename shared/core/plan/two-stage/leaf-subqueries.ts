@@ -12,6 +12,7 @@ import { errorAt } from '../position.js';
 import { localInReason, type MainOf } from './local-in.js';
 import { isInFamily } from '../analyze.js';
 import { distributedTables } from './reads.js';
+import { isConstantTable } from '../constant-tables.js';
 
 export interface LeafContext {
   topo: Topology;
@@ -77,7 +78,7 @@ export function leafSubqueries(q: SelectQuery, main: MainOf, ctx: LeafContext): 
             : j.table.kind === 'subqueryTable'
               ? distributedTables(j.table.query, ctx.topo)
               : [];
-        if (j.table.kind === 'tableFunction') throw unsupported(`table function ${j.table.name}()`, j.table);
+        if (j.table.kind === 'tableFunction' && !isConstantTable(j.table)) throw unsupported(`table function ${j.table.name}()`, j.table);
         if (reads.length === 0 || j.global) return j;
         if (ctx.mode === 'deny') throw deny('JOIN with a right side that', reads[0]!, j.pos ? j : j.table);
         if (ctx.mode === 'local') {

@@ -24,6 +24,7 @@ import { isInFamily } from '../analyze.js';
 import { distributedTables } from './reads.js';
 import { refuseUnexpanded } from '../expand-columns.js';
 import { checkReach, FINAL_STAGE_REACH } from '../reach-check.js';
+import { isConstantTable } from '../constant-tables.js';
 
 export interface TwoStageOptions {
   /** As ClickHouse's distributed_product_mode, for plain IN / JOIN over another distributed table that is not a local IN. */
@@ -57,12 +58,12 @@ export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoSta
   return { leaves: ctx.leaves, finalSql, notes: ctx.notes };
 }
 
-/** A table function anywhere (FROM, JOIN, a subquery at any depth) reads something other than the configured tables. */
+/** A table function anywhere (FROM, JOIN, a subquery at any depth) other than a constant one reads something other than the configured tables. */
 function refuseTableFunctions(s: SelectStatement): void {
   for (const q of s.kind === 'union' ? s.selects : [s]) {
     for (const w of q.with ?? []) if (w.expr.kind === 'subquery') refuseTableFunctions(w.expr.query);
     for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) {
-      if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
+      if (t.kind === 'tableFunction' && !isConstantTable(t)) throw unsupported(`table function ${t.name}()`, t);
       if (t.kind === 'subqueryTable') refuseTableFunctions(t.query);
     }
   }
@@ -108,12 +109,12 @@ function planSelect(q: SelectQuery, ctx: Ctx): SelectQuery {
   refuseUnexpanded(q);
   if (q.distinctOn) throw unsupported('SELECT DISTINCT ON', q.distinctOn[0] ?? q);
   const t = q.from?.table;
-  if (t?.kind === 'table') {
+  if (t?.kind === 'table' && !isConstantTable(t)) {
     const bound = lookupTable(ctx.topo, refName(t)) ?? resolveTable(ctx.topo, t);
     return planDistributed(q, t, bound, ctx);
   }
-  if (t?.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
-  // Over a subquery (or no table): the inner statements are planned; this SELECT runs in the final stage.
+  if (t?.kind === 'tableFunction' && !isConstantTable(t)) throw unsupported(`table function ${t.name}()`, t);
+  // Over a subquery, a constant table (computed where it runs) or no table: the inner statements are planned; this SELECT runs in the final stage.
   const out = planFinalSubqueries(q, ctx);
   if (out.from) {
     out.from = { ...out.from, table: planFinalTable(out.from.table, ctx), joins: out.from.joins.map((j) => ({ ...j, table: planFinalTable(j.table, ctx) })) };
@@ -124,6 +125,7 @@ function planSelect(q: SelectQuery, ctx: Ctx): SelectQuery {
 /** A FROM/JOIN table of a final-stage SELECT: a subquery is planned; a distributed table is read whole (`SELECT *`). */
 function planFinalTable(t: TableExpr, ctx: Ctx): TableExpr {
   if (t.kind === 'subqueryTable') return { ...t, query: planStatement(t.query, ctx) };
+  if (isConstantTable(t)) return t; // computed by the final stage itself
   if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
   const bound = resolveTable(ctx.topo, t);
   const d = splitName(bound.distributed);
