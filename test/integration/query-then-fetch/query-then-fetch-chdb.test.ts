@@ -4,11 +4,13 @@
 // two moves about offset + k wide rows where one round moves offset + k from every shard. Shapes it
 // does not apply to run in one round and say why.
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Topology } from '../../../shared/core/config/schema.js';
 import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
 import { runExplain, runQuery, type QueryResponse } from '../../../shared/core/scatter/run-query.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { InvokeError } from '../../../shared/core/scatter/invoker.js';
 import { DDL, DIST, chdbReference, depsFor, events, load, topologyFor } from '../tput/fixture.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -93,4 +95,87 @@ describe('query-then-fetch on chdb shards', () => {
       if (keyCols === 'all') expect(two.bytes.round1 + two.bytes.rows, sql).toBeLessThan(one.bytes.rows * 0.45);
     }
   }, 180_000);
+});
+
+describe('where query-then-fetch does not apply: one round, and why', () => {
+  const asked = { ch_scatter_query_then_fetch: '1' };
+  it.each([
+    [`SELECT DISTINCT amount, name FROM ${T} ORDER BY amount LIMIT 5`, 'DISTINCT'],
+    [`SELECT ${WIDE} FROM ${T} ORDER BY amount LIMIT 2 BY day LIMIT 5`, 'LIMIT BY'],
+    [`SELECT ${WIDE} FROM ${T} ORDER BY amount LIMIT 5 WITH TIES`, 'WITH TIES'],
+    [`SELECT ${WIDE}, row_number() OVER (ORDER BY id) AS rn FROM ${T} ORDER BY amount LIMIT 5`, 'window'],
+    [`SELECT arrayJoin([1, 2]) AS j, ${WIDE} FROM ${T} ORDER BY amount, id, j LIMIT 5`, 'arrayJoin'],
+    [`SELECT user, count() AS c FROM ${T} GROUP BY user ORDER BY user LIMIT 5`, 'GROUP BY'],
+    [`SELECT ${WIDE} FROM ${T} ORDER BY amount, id LIMIT 5000`, 'fewer rows'],
+  ])('%s', async (sql, reason) => {
+    const r = await runQuery({ sql, settings: asked }, depsFor(topo, cluster.shards));
+    const e = await runExplain({ sql, settings: asked }, depsFor(topo, cluster.shards));
+    const one = await runQuery({ sql }, depsFor(topo, cluster.shards));
+    expect(r.status).toBe(one.status);
+    if (r.status === 200) {
+      const b = r.body as QueryResponse;
+      expect(b.queryThenFetch?.applied).toBe(false);
+      expect(b.queryThenFetch?.reason).toContain(reason);
+      expect(b.data).toEqual((one.body as QueryResponse).data);
+    }
+    if (e.status === 200 && reason !== 'fewer rows') expect((e.body as { queryThenFetch?: { reason?: string } }).queryThenFetch?.reason).toContain(reason);
+  });
+
+  it('/explain shows round one and how round two is bounded; its round-one SQL runs on one engine', async () => {
+    const sql = `SELECT ${WIDE} FROM ${T} WHERE flag = 1 ORDER BY amount DESC, id LIMIT 10 OFFSET 2`;
+    const e = await runExplain({ sql, settings: asked }, depsFor(topo, cluster.shards));
+    expect(e.status).toBe(200);
+    const q = (e.body as { queryThenFetch: { applied: boolean; roundSql: string; round2: string } }).queryThenFetch;
+    expect(q.applied).toBe(true);
+    expect(q.roundSql).toMatch(/_qtf_o0.*_qtf_o1.*LIMIT 11, 1|LIMIT 1 OFFSET 11/);
+    expect(q.roundSql).not.toContain('repeat');
+    const boundary = await chdbReference(cluster.oracle!)(q.roundSql);
+    const all = await chdbReference(cluster.oracle!)(sql);
+    expect(boundary).toEqual([{ _qtf_o0: all.at(-1)!.amount, _qtf_o1: all.at(-1)!.id }]);
+    expect(q.round2).toMatch(/NOT/);
+  });
+
+  it('a shard missing from round one: the query runs in one round, complete', async () => {
+    const sql = QUERIES[1]![0];
+    const d = depsFor(topo, cluster.shards, {
+      fail: (s, req) => (s === 1 && JSON.stringify(req).includes('_qtf_o') ? new InvokeError('unavailable', 'shard down') : undefined),
+    });
+    const r = await runQuery({ sql, settings: asked }, d);
+    expect(r.status).toBe(200);
+    const b = r.body as QueryResponse;
+    expect(b.partial).toBe(false);
+    expect(b.queryThenFetch).toMatchObject({ applied: false, reason: 'a shard did not answer round one' });
+    expect(b.data).toEqual((await answer(sql, '0')).body.data);
+  });
+});
+
+describe('query-then-fetch property: any split of the rows, any arrival order, any page', () => {
+  it('equals the one-round answer and, on a total order, one engine holding every row', async () => {
+    const orders = ['amount DESC, id', 'name, ts DESC, id', 'nullIf(amount % 7, 3) NULLS FIRST, id DESC', 'day DESC, delta, id', 'amount', 'name DESC'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          n: fc.integer({ min: 0, max: 300 }),
+          dataSeed: fc.integer({ min: 1, max: 1_000_000 }),
+          split: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 17 }),
+          delays: fc.array(fc.integer({ min: 0, max: 10 }), { minLength: 9, maxLength: 9 }),
+          k: fc.integer({ min: 1, max: 30 }),
+          m: fc.integer({ min: 0, max: 10 }),
+          o: fc.integer({ min: 0, max: orders.length - 1 }),
+        }),
+        async ({ n, dataSeed, split, delays, k, m, o }) => {
+          await load(cluster.shards, cluster.oracle!, events(n, 'uniform', dataSeed), (_, i) => split[i % split.length]!);
+          const sql = `SELECT ${WIDE} FROM ${T} ORDER BY ${orders[o]} LIMIT ${k} OFFSET ${m}`;
+          let call = 0;
+          const d = depsFor(topo, cluster.shards, { delay: (s) => delays[(s * 3 + call++) % delays.length]! });
+          const r = await runQuery({ sql, settings: { ch_scatter_query_then_fetch: '1' } }, d);
+          expect(r.status, JSON.stringify(r.body).slice(0, 400)).toBe(200);
+          const b = r.body as QueryResponse;
+          expect(b.data, sql).toEqual((await answer(sql, '0')).body.data);
+          if (orders[o]!.endsWith('id') || orders[o]!.endsWith('id DESC')) expect(b.data, sql).toEqual(await chdbReference(cluster.oracle!)(sql));
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 300_000);
 });
