@@ -82,13 +82,33 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
         const oneMs = quantile(ms.one, 0.5);
         const twoMs = quantile(ms.two, 0.5);
         json[`w${width}_k${k}`] = { oneBytes, twoRound1Bytes: twoBytes.round1, twoRowsBytes: twoBytes.rows, oneMs: r2(oneMs), twoMs: r2(twoMs) };
-        out.push([width, k, oneBytes, twoBytes.round1, twoBytes.rows, r2((twoBytes.round1 + twoBytes.rows) / oneBytes), r2(oneMs), r2(twoMs), r2(twoMs / oneMs)]);
+        out.push([
+          width,
+          k,
+          oneBytes,
+          twoBytes.round1,
+          twoBytes.rows,
+          r2((twoBytes.round1 + twoBytes.rows) / oneBytes),
+          r2(oneMs),
+          r2(twoMs),
+          r2(twoMs / oneMs),
+        ]);
       }
     }
   } finally {
     await shards?.stop();
     await cluster.stop();
   }
-  const head = ['text bytes/row', 'k', 'one round: bytes', 'two: round 1 bytes', 'two: round 2 bytes', 'bytes two/one', 'one ms (p50)', 'two ms (p50)', 'time two/one'];
+  const head = [
+    'text bytes/row',
+    'k',
+    'one round: bytes',
+    'two: round 1 bytes',
+    'two: round 2 bytes',
+    'bytes two/one',
+    'one ms (p50)',
+    'two ms (p50)',
+    'time two/one',
+  ];
   return { table: table(head, out), json };
 }

@@ -63,7 +63,7 @@ export function queryThenFetchEligibility(stmt: SelectStatement, cursor: string 
   if (q.limitBy) return no('LIMIT BY');
   if (q.limit?.withTies) return no('LIMIT ... WITH TIES');
   if (!q.orderBy?.length || !q.limit) return no('no ORDER BY ... LIMIT');
-  if (!q.from || q.from.table.kind !== 'table' || q.from.joins.length || q.from.arrayJoin) return no('FROM is not one table');
+  if (q.from?.table.kind !== 'table' || q.from.joins.length || q.from.arrayJoin) return no('FROM is not one table');
   if (q.groupBy?.length || q.having || q.window?.length) return no('GROUP BY, HAVING or WINDOW');
   let n: Normalized;
   try {

@@ -135,6 +135,17 @@ describe('where query-then-fetch does not apply: one round, and why', () => {
     expect(q.round2).toMatch(/NOT/);
   });
 
+  it('a value other than 1 or 0 is a bad request, in the request settings and in SETTINGS', async () => {
+    const sql = `SELECT ${WIDE} FROM ${T} ORDER BY amount, id LIMIT 5`;
+    const bad = await runQuery({ sql, settings: { ch_scatter_query_then_fetch: 'maybe' } }, depsFor(topo, cluster.shards));
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('ch_scatter_query_then_fetch must be 1 or 0');
+    const clause = await runQuery({ sql: `${sql} SETTINGS ch_scatter_query_then_fetch = 2` }, depsFor(topo, cluster.shards));
+    expect(clause.status).toBe(400);
+    const on = await runQuery({ sql: `${sql} SETTINGS ch_scatter_query_then_fetch = 1` }, depsFor(topo, cluster.shards));
+    expect((on.body as QueryResponse).queryThenFetch?.applied).toBe(true);
+  });
+
   it('a shard missing from round one: the query runs in one round, complete', async () => {
     const sql = QUERIES[1]![0];
     const d = depsFor(topo, cluster.shards, {
