@@ -73,8 +73,8 @@ export async function queryThenFetchRound(s: QuerySession, stmt: SelectStatement
   try {
     out.statement = fetchQuery(eligible, boundary);
   } catch (e) {
-    if (isScatterError(e) && e.code === 'UNSUPPORTED') return oneRound(e.message);
-    throw e;
+    // Building SQL only: whatever fails here is a boundary that does not print back as a literal.
+    return oneRound(`the boundary key cannot be written back: ${(e as Error).message}`);
   }
   out.info.applied = true;
   return out;

@@ -44,7 +44,7 @@ const QUERIES: [string, string[] | 'all'][] = [
   [`SELECT ${WIDE} FROM ${T} ORDER BY if(amount = 1, nan, amount / 3) LIMIT 50`, ['amount']],
 ];
 
-/** Every shard answer's JSON size, per query run. */
+/** The JSON size of every shard answer's rows, per round. */
 function measured() {
   const d = depsFor(topo, cluster.shards);
   const bytes = { round1: 0, rows: 0 };
@@ -52,7 +52,8 @@ function measured() {
   d.invoker = {
     invoke: async (shard: number, req: ShardRequest, signal: AbortSignal) => {
       const r = await invoke(shard, req, signal);
-      bytes[JSON.stringify(req).includes('_qtf_o') ? 'round1' : 'rows'] += Buffer.byteLength(JSON.stringify(r));
+      // The rows only: the answer's statistics (timings) vary in length from run to run.
+      bytes[JSON.stringify(req).includes('_qtf_o') ? 'round1' : 'rows'] += Buffer.byteLength(JSON.stringify((r as { rows?: unknown }).rows ?? []));
       return r;
     },
   };
@@ -107,6 +108,8 @@ describe('where query-then-fetch does not apply: one round, and why', () => {
     [`SELECT arrayJoin([1, 2]) AS j, ${WIDE} FROM ${T} ORDER BY amount, id, j LIMIT 5`, 'arrayJoin'],
     [`SELECT user, count() AS c FROM ${T} GROUP BY user ORDER BY user LIMIT 5`, 'GROUP BY'],
     [`SELECT ${WIDE} FROM ${T} ORDER BY amount, id LIMIT 5000`, 'fewer rows'],
+    // Array(Float64): `<` and ORDER BY disagree on nan elements, so no "after the boundary" predicate.
+    [`SELECT ${WIDE} FROM ${T} ORDER BY [amount / 3], id LIMIT 5`, 'cannot be written back'],
   ])('%s', async (sql, reason) => {
     const r = await runQuery({ sql, settings: asked }, depsFor(topo, cluster.shards));
     const e = await runExplain({ sql, settings: asked }, depsFor(topo, cluster.shards));
@@ -118,7 +121,8 @@ describe('where query-then-fetch does not apply: one round, and why', () => {
       expect(b.queryThenFetch?.reason).toContain(reason);
       expect(b.data).toEqual((one.body as QueryResponse).data);
     }
-    if (e.status === 200 && reason !== 'fewer rows') expect((e.body as { queryThenFetch?: { reason?: string } }).queryThenFetch?.reason).toContain(reason);
+    if (e.status === 200 && !['fewer rows', 'cannot be written back'].includes(reason))
+      expect((e.body as { queryThenFetch?: { reason?: string } }).queryThenFetch?.reason).toContain(reason);
   });
 
   it('/explain shows round one and how round two is bounded; its round-one SQL runs on one engine', async () => {
