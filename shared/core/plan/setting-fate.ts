@@ -35,6 +35,7 @@ export const OWN_SETTINGS: ReadonlySet<string> = new Set([
   'ch_scatter_keep_initiator_rows',
   'ch_scatter_path',
   'ch_scatter_approximate',
+  'ch_scatter_query_then_fetch',
 ]);
 
 /** Read by the HTTP interface itself (request.ts, cors.ts). */

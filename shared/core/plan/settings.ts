@@ -215,6 +215,12 @@ export function resolveSettings(
         if (m !== 'auto' && m !== 'fast' && m !== 'general') throw errorAt('BAD_REQUEST', `ch_scatter_path must be 'auto', 'fast' or 'general'`, node);
         continue;
       }
+      case 'ch_scatter_query_then_fetch': {
+        // Read by the runtime before planning (shared/core/scatter/query-then-fetch.ts); checked here.
+        const m = String(value).toLowerCase();
+        if (!['0', '1', 'true', 'false'].includes(m)) throw errorAt('BAD_REQUEST', 'ch_scatter_query_then_fetch must be 1 or 0', node);
+        continue;
+      }
       case KEEP_SETTING: {
         // Read by the runtime (shared/core/scatter/two-stage/kept-stage.ts); checked here.
         const m = String(value).toLowerCase();

@@ -4,6 +4,7 @@
 import type { ColumnMeta } from '../clickhouse/port.js';
 import type { Topology } from '../config/schema.js';
 import type { ApproximateInfo } from '../partials/types.js';
+import type { QueryThenFetchInfo } from '../plan/query-then-fetch.js';
 import type { TopCountInfo } from '../plan/tput/describe.js';
 import type { PlanOptions, QueryPlan } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
@@ -127,6 +128,8 @@ export interface QueryResponse {
   extremes?: { min: Record<string, unknown>; max: Record<string, unknown> };
   /** A top count over groups that span shards: how it was answered (TPUT's rounds, every group, shard_size). */
   topCount?: TopCountInfo;
+  /** A wide top-k asked for in two rounds (ch_scatter_query_then_fetch): whether round two ran, and round one's size. */
+  queryThenFetch?: QueryThenFetchInfo;
   statistics: {
     elapsedMs: number;
     rowsRead: number;

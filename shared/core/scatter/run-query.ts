@@ -11,6 +11,7 @@ import { boundStatement, onChosenPath, openQuerySession, prepassOf, type PlanUse
 import { mergedSettings, productModeOf } from './plan-inputs.js';
 import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
 import { explainTopCountFor, withTopCount } from './tput/attach.js';
+import { explainQueryThenFetch, queryThenFetchRound, withQueryThenFetch } from './query-then-fetch.js';
 import { forgetOnUnknownColumn, withTableColumns, type Expanded } from './table-columns.js';
 import type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat } from './query-types.js';
 import { withContextValues } from '../plan/context-values.js';
@@ -75,7 +76,9 @@ async function executeInSession(s: QuerySession, req: QueryRequest, deps: RunDep
   const requireComplete = req.requireComplete ?? deps.topo.query.requireComplete;
   const pre = await prepassOf(s);
   // Round 2 of a top count: the query narrowed to its candidates, on the path below.
-  const stmt = pre?.statement ?? s.statement;
+  // A wide top-k asked for in two rounds: the query bounded by round one's last sort key.
+  const qtf = pre ? undefined : await queryThenFetchRound(s, s.statement);
+  const stmt = pre?.statement ?? qtf?.statement ?? s.statement;
   const body = await onChosenPath<QueryResponse>(s, stmt, {
     fast: (fallBack) =>
       runFastPath(
@@ -86,7 +89,7 @@ async function executeInSession(s: QuerySession, req: QueryRequest, deps: RunDep
       ),
     general: (st, fastRefusal) => executeGeneral(s, { req, stmt: st, ...(fastRefusal ? { fastRefusal } : {}) }, requireComplete),
   });
-  return withTopCount(body, pre);
+  return withQueryThenFetch(withTopCount(body, pre), qtf);
 }
 
 function errorResult(e: unknown, deps: { onInternalError?: (e: unknown) => void }): HttpResult {
@@ -115,11 +118,12 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const stmt = s.statement;
     // How a top count over groups that span shards is answered (TPUT's round SQL, or why not).
     const top = explainTopCountFor(req, deps, stmt);
+    const qtf = explainQueryThenFetch(s, stmt);
     const withTop = (body: unknown) => {
       const b = body as Record<string, unknown> & { notes?: string[] };
       // The subquery folds come first: they say which statement the plan below is of.
       const notes = s.folds.length ? { notes: [...s.folds, ...(b.notes ?? [])] } : {};
-      return { ...b, ...notes, ...(top ? { topCount: top } : {}) };
+      return { ...b, ...notes, ...(top ? { topCount: top } : {}), ...(qtf ? { queryThenFetch: qtf } : {}) };
     };
     const general = (st: SelectStatement, fastRefusal?: ScatterError) =>
       explainGeneral(s, { req, stmt: st, ...(fastRefusal ? { fastRefusal } : {}) }, explainPlan);
