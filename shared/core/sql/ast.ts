@@ -276,10 +276,20 @@ export interface SelectQuery {
   pos?: Pos;
 }
 
-/** `SELECT ... UNION ALL SELECT ...` (and UNION DISTINCT). */
+/**
+ * The operator between two SELECTs of a chain, as written: a bare EXCEPT / INTERSECT takes the
+ * engine's default mode (`except_default_mode`, `intersect_default_mode`), so it stays bare.
+ */
+export type SetOperator = 'UNION ALL' | 'UNION DISTINCT' | 'EXCEPT' | 'EXCEPT ALL' | 'EXCEPT DISTINCT' | 'INTERSECT' | 'INTERSECT ALL' | 'INTERSECT DISTINCT';
+
+/**
+ * `SELECT ... UNION ALL SELECT ... EXCEPT SELECT ...`: a flat chain, `ops[i]` between `selects[i]` and
+ * `selects[i + 1]`. Printed back flat, so ClickHouse applies its own precedence (INTERSECT binds
+ * tighter; the others associate left).
+ */
 export interface UnionQuery {
   kind: 'union';
-  mode: 'ALL' | 'DISTINCT';
+  ops: SetOperator[];
   selects: SelectQuery[];
   /** Trailing SETTINGS / FORMAT of the whole statement, if any. */
   settings?: SettingItem[];

@@ -29,6 +29,7 @@ import type {
   SelectStatement,
   SettingItem,
   TableExpr,
+  SetOperator,
   UnionQuery,
   WindowSpec,
   WithItem,
@@ -432,18 +433,16 @@ class Parser {
     return stmt;
   }
 
-  /** SELECT ... [UNION ALL SELECT ...]* [FORMAT f] */
+  /** SELECT ... [UNION ALL | EXCEPT | INTERSECT ... SELECT ...]* [FORMAT f] */
   private parseUnion(): SelectStatement {
     const start = this.t;
     const selects: SelectQuery[] = [this.parseSelectOrParens()];
-    let mode: 'ALL' | 'DISTINCT' | undefined;
+    const ops: SetOperator[] = [];
     while (this.isKw('UNION') || this.isKw('EXCEPT') || this.isKw('INTERSECT')) {
-      if (!this.isKw('UNION')) throw this.unsupported(this.t.upper);
-      const u = this.t;
+      const word = this.t.upper as 'UNION' | 'EXCEPT' | 'INTERSECT';
       this.i++;
-      const m = this.acceptKw('ALL') ? 'ALL' : this.acceptKw('DISTINCT') ? 'DISTINCT' : 'DISTINCT';
-      if (mode && mode !== m) throw this.unsupported('Mixing UNION ALL and UNION DISTINCT', u);
-      mode = m;
+      const m = this.acceptKw('ALL') ? ' ALL' : this.acceptKw('DISTINCT') ? ' DISTINCT' : word === 'UNION' ? ' DISTINCT' : '';
+      ops.push(`${word}${m}` as SetOperator);
       selects.push(this.parseSelectOrParens());
     }
     if (this.isKw('INTO')) {
@@ -469,7 +468,7 @@ class Parser {
       }
       return q;
     }
-    const u: UnionQuery = { kind: 'union', mode: mode!, selects, pos: this.pos(start) };
+    const u: UnionQuery = { kind: 'union', ops, selects, pos: this.pos(start) };
     // SETTINGS after the last SELECT apply to the whole statement (ClickHouse applies them so).
     const last = selects[selects.length - 1]!;
     if (last.settings) {

@@ -376,7 +376,6 @@ function printQuery(q: SelectQuery): string {
 /** A statement as one line of ClickHouse SQL. */
 export function printSelect(stmt: SelectStatement): string {
   if (stmt.kind === 'select') return printQuery(stmt);
-  const sep = ` UNION ${stmt.mode} `;
   let out = '';
   const n = stmt.selects.length;
   for (let i = 0; i < n; i++) {
@@ -387,7 +386,7 @@ export function printSelect(stmt: SelectStatement): string {
     let part = printQuery(s);
     // A SELECT inside a UNION that has its own SETTINGS/FORMAT must be parenthesized to keep them.
     if (!isLast && (q.settings?.length || q.format !== undefined)) part = `(${part})`;
-    out += (i > 0 ? sep : '') + part;
+    out += (i > 0 ? ` ${stmt.ops[i - 1]} ` : '') + part;
   }
   const last = stmt.selects[n - 1];
   const settings = [...(last?.settings ?? []), ...(stmt.settings ?? [])];

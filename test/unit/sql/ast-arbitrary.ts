@@ -9,6 +9,7 @@ import type {
   OrderItem,
   SelectQuery,
   SelectStatement,
+  SetOperator,
   SettingItem,
   TableExpr,
   WindowSpec,
@@ -381,11 +382,26 @@ export const statementArb: fc.Arbitrary<SelectStatement> = fc.oneof(
           selectArb.map((q) => ({ ...q, format: undefined })),
           { minLength: 2, maxLength: 3 },
         ),
-        fc.constantFrom('ALL', 'DISTINCT') as fc.Arbitrary<'ALL' | 'DISTINCT'>,
+        fc.array(
+          fc.constantFrom<SetOperator>(
+            'UNION ALL',
+            'UNION DISTINCT',
+            'EXCEPT',
+            'EXCEPT ALL',
+            'EXCEPT DISTINCT',
+            'INTERSECT',
+            'INTERSECT ALL',
+            'INTERSECT DISTINCT',
+          ),
+          {
+            minLength: 2,
+            maxLength: 2,
+          },
+        ),
         fc.option(settings, { nil: undefined }),
         fc.option(fc.constant('JSON'), { nil: undefined }),
       )
-      .map(([selects, mode, st, format]) => {
+      .map(([selects, ops, st, format]) => {
         const clean = selects.map((q) => {
           const c = { ...q };
           delete c.format;
@@ -393,7 +409,7 @@ export const statementArb: fc.Arbitrary<SelectStatement> = fc.oneof(
         });
         const last = clean[clean.length - 1]!;
         delete last.settings;
-        const u: SelectStatement = { kind: 'union', mode, selects: clean };
+        const u: SelectStatement = { kind: 'union', ops: ops.slice(0, clean.length - 1), selects: clean };
         if (st) u.settings = st;
         if (format) u.format = format;
         return u;

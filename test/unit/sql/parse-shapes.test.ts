@@ -172,8 +172,20 @@ describe('statements', () => {
 
   it('UNION ALL with trailing settings', () => {
     const u = parseSelect('SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 SETTINGS a = 1 FORMAT TSV');
-    expect(u).toMatchObject({ kind: 'union', mode: 'ALL', settings: [{ name: 'a' }], format: 'TSV' });
+    expect(u).toMatchObject({ kind: 'union', ops: ['UNION ALL', 'UNION ALL'], settings: [{ name: 'a' }], format: 'TSV' });
     expect(u.kind === 'union' && u.selects).toHaveLength(3);
+  });
+
+  it('EXCEPT / INTERSECT and mixed UNION: one flat chain, operators as written (bare UNION is DISTINCT)', () => {
+    const sql = 'SELECT 1 UNION ALL SELECT 2 EXCEPT SELECT 3 INTERSECT DISTINCT SELECT 4 UNION SELECT 5 EXCEPT ALL SELECT 6 INTERSECT SELECT 7';
+    const u = parseSelect(sql);
+    expect(u).toMatchObject({
+      kind: 'union',
+      ops: ['UNION ALL', 'EXCEPT', 'INTERSECT DISTINCT', 'UNION DISTINCT', 'EXCEPT ALL', 'INTERSECT'],
+    });
+    expect(printSelect(u)).toBe(
+      'SELECT 1 UNION ALL SELECT 2 EXCEPT SELECT 3 INTERSECT DISTINCT SELECT 4 UNION DISTINCT SELECT 5 EXCEPT ALL SELECT 6 INTERSECT SELECT 7',
+    );
   });
 
   it('a 100k-value IN list parses quickly', () => {

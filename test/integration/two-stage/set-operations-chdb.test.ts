@@ -1,0 +1,105 @@
+// EXCEPT, INTERSECT and mixed UNION chains on the general path: one leaf per branch, the final stage
+// runs the chain as written (so ClickHouse's precedence applies: INTERSECT binds tighter), on three
+// embedded shard engines behind the real shard function, against one engine holding every row.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import type { Topology } from '../../../shared/core/config/schema.js';
+import { explainPlan, planQuery } from '../../../shared/core/plan/index.js';
+import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
+import { runQuery, type PlanFn, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { createShardHandler } from '../../../functions/shard/shard-function.js';
+import { DEMO_DDL, DEMO_LOCAL, DEMO_TABLE, demoInsertFor, demoSelect } from '../../../local/demo.js';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { JSON_SETTINGS, expectSameAnswer } from './cases.js';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+const ROWS = 20_000;
+const D = DEMO_TABLE;
+let cluster: EmbeddedCluster;
+let topo: Topology;
+let fns: ReturnType<typeof createShardHandler>[];
+
+beforeAll(async () => {
+  cluster = await startEmbeddedCluster({ shards: 3, withOracle: true });
+  topo = parseTopology({
+    cluster: 'c',
+    shards: [0, 1, 2].map((i) => ({ replicas: [{ embedded: path.join(cluster.dir, `shard-${i}`) }] })),
+    tables: { [D]: { local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
+    query: { hedge: { enabled: false } },
+  });
+  for (const ddl of DEMO_DDL) await cluster.execAll(ddl);
+  await Promise.all(cluster.shards.map((s, i) => s.exec(demoInsertFor(topo, i, ROWS))));
+  await cluster.oracle!.exec(`INSERT INTO ${DEMO_LOCAL} ${demoSelect(ROWS)}`);
+  fns = [0, 1, 2].map((shard) => createShardHandler({ shard, getAccess: async () => cluster.shards[shard]! }));
+}, 120_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+function deps(): RunDeps {
+  const invoker: ShardInvoker = { invoke: async (shard, payload) => fns[shard]!(payload) };
+  return {
+    topo,
+    invoker,
+    planQuery: planQuery as PlanFn,
+    explainPlan,
+    planTwoStage,
+    hedgeState: createHedgeState(),
+    queryId: 'q-set-ops',
+    behindApiGateway: false,
+  };
+}
+
+type Row = Record<string, unknown>;
+async function reference(sql: string): Promise<{ meta: unknown; data: Row[] }> {
+  const r = await cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
+  const doc = JSON.parse(r.bytes.toString('utf8'));
+  return { meta: doc.meta, data: doc.data };
+}
+
+async function expectAnswered(sql: string): Promise<Record<string, any>> {
+  const want = await reference(sql);
+  const r = await runQuery({ sql }, deps());
+  expect(r.status, `${sql}: ${JSON.stringify(r.body).slice(0, 400)}`).toBe(200);
+  const b = r.body as Record<string, any>;
+  expect(b.partial).toBe(false);
+  expectSameAnswer(b, want, { name: sql, sql, unordered: true } as never);
+  return b;
+}
+
+const alarms = `SELECT sensor FROM ${D} WHERE status = 500`;
+const QUERIES = [
+  `${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site = 'ams'`,
+  `${alarms} EXCEPT DISTINCT SELECT sensor FROM ${D} WHERE site = 'fra'`,
+  `SELECT site, metric FROM ${D} WHERE value > 99 EXCEPT ALL SELECT site, metric FROM ${D} WHERE status = 500`,
+  `SELECT site, metric FROM ${D} WHERE value > 90 INTERSECT SELECT site, metric FROM ${D} WHERE status = 500`,
+  `SELECT site FROM ${D} WHERE value > 95 INTERSECT DISTINCT SELECT site FROM ${D} WHERE status = 500`,
+  `SELECT site, count() AS c FROM ${D} GROUP BY site EXCEPT ALL SELECT site, count() FROM ${D} WHERE site = 'iad' GROUP BY site`,
+  `${alarms} UNION ALL ${alarms} UNION DISTINCT SELECT 'none'`,
+  `SELECT 'none' AS sensor UNION DISTINCT ${alarms} UNION ALL ${alarms}`,
+  `SELECT count() AS n FROM (${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site IN ('ams', 'sfo'))`,
+];
+
+describe('EXCEPT, INTERSECT and mixed UNION, as ClickHouse answers them', () => {
+  for (const sql of QUERIES) it(sql, () => expectAnswered(sql));
+
+  // {alarms} EXCEPT ({ams} INTERSECT {high}): read left to right it would be ({alarms} EXCEPT {ams}) INTERSECT {high}, another answer.
+  it('INTERSECT binds tighter than EXCEPT and UNION', async () => {
+    const ams = `SELECT sensor FROM ${D} WHERE site = 'ams'`;
+    const high = `SELECT sensor FROM ${D} WHERE value > 50`;
+    const sql = `${alarms} EXCEPT ${ams} INTERSECT ${high} UNION ALL SELECT 'none'`;
+    const b = await expectAnswered(sql);
+    const leftToRight = await reference(`SELECT * FROM ((${alarms} EXCEPT ${ams}) INTERSECT ${high}) UNION ALL SELECT 'none'`);
+    expect(b.data.length).not.toBe(leftToRight.data.length);
+  });
+
+  it('each branch is its own leaf; the final stage runs the chain', () => {
+    const plan = planTwoStage(parseSelect(`${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site = 'ams' INTERSECT ${alarms}`), topo);
+    expect(plan.leaves).toHaveLength(3);
+    expect(plan.finalSql).toBe('SELECT _c0 AS sensor FROM _stage0 EXCEPT SELECT _c0 AS sensor FROM _stage1 INTERSECT SELECT _c0 AS sensor FROM _stage2');
+  });
+});
