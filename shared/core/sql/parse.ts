@@ -1383,7 +1383,7 @@ class Parser {
         // `NOT` inside a tighter context, e.g. `a = NOT b`: ClickHouse parses it as not(...).
         return this.parseNot();
       case 'EXISTS':
-        if (callNext && (this.isKw('SELECT', this.peek(2)) || this.isKw('WITH', this.peek(2)))) throw this.unsupported('EXISTS (subquery)');
+        if (callNext && (this.isKw('SELECT', this.peek(2)) || this.isKw('WITH', this.peek(2)))) return this.parseExists(t);
         break;
       case 'DATE':
       case 'TIMESTAMP':
@@ -1406,6 +1406,17 @@ class Parser {
         throw this.error('an expression');
     }
     return this.parseNameOrCall();
+  }
+
+  /** `EXISTS (SELECT ...)`: the call ClickHouse makes of it, `exists` over the subquery. */
+  private parseExists(t: Token): Expr {
+    this.i += 2;
+    this.enter();
+    const sub = this.t;
+    const query = this.parseUnion();
+    this.leave();
+    this.expectOp(')');
+    return { kind: 'function', name: 'exists', args: [{ kind: 'subquery', query, pos: this.pos(sub) }], pos: this.pos(t) };
   }
 
   private parsePunctPrimary(): Expr {

@@ -176,6 +176,12 @@ describe('statements', () => {
     expect(u.kind === 'union' && u.selects).toHaveLength(3);
   });
 
+  it('EXISTS (subquery) is the call exists over the subquery, and prints back as ClickHouse reads it', () => {
+    const q = parseSelect('SELECT a FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.b = 2)') as SelectQuery;
+    expect(q.where).toMatchObject({ name: 'not', args: [{ kind: 'function', name: 'exists', args: [{ kind: 'subquery', query: { kind: 'select' } }] }] });
+    expect(printSelect(q)).toBe('SELECT a FROM t WHERE NOT `exists`((SELECT 1 FROM u WHERE u.b = 2))');
+  });
+
   it('EXCEPT / INTERSECT and mixed UNION: one flat chain, operators as written (bare UNION is DISTINCT)', () => {
     const sql = 'SELECT 1 UNION ALL SELECT 2 EXCEPT SELECT 3 INTERSECT DISTINCT SELECT 4 UNION SELECT 5 EXCEPT ALL SELECT 6 INTERSECT SELECT 7';
     const u = parseSelect(sql);

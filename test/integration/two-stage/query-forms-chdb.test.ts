@@ -1,6 +1,7 @@
-// EXCEPT, INTERSECT and mixed UNION chains on the general path: one leaf per branch, the final stage
-// runs the chain as written (so ClickHouse's precedence applies: INTERSECT binds tighter), on three
-// embedded shard engines behind the real shard function, against one engine holding every row.
+// Query forms the parser reads and the general path runs, on three embedded shard engines behind the
+// real shard function, against one engine holding every row: EXCEPT, INTERSECT and mixed UNION chains
+// (one leaf per branch; the final stage runs the chain as written, so ClickHouse's precedence applies:
+// INTERSECT binds tighter), and EXISTS (subquery) (over a distributed table: run once, its rows shipped).
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTopology } from '../../../shared/core/config/load.js';
@@ -84,6 +85,20 @@ const QUERIES = [
   `SELECT count() AS n FROM (${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site IN ('ams', 'sfo'))`,
 ];
 
+const EXISTS_QUERIES = [
+  // s-7's rows live on one shard only: an EXISTS each shard ran on its own part would count that shard's rows alone.
+  `SELECT count() AS c FROM ${D} WHERE EXISTS (SELECT 1 FROM ${D} WHERE sensor = 's-7')`,
+  `SELECT site, count() AS c FROM ${D} WHERE EXISTS (SELECT 1 FROM ${D} WHERE status = 500) GROUP BY site ORDER BY site`,
+  `SELECT count() AS c FROM ${D} WHERE NOT EXISTS (SELECT 1 FROM ${D} WHERE value > 1000)`,
+  `SELECT count() AS c FROM ${D} WHERE status = 500 AND NOT EXISTS (SELECT sensor FROM ${D} WHERE value < -5)`,
+  `SELECT EXISTS (SELECT sensor FROM ${D} WHERE site = 'nowhere') AS none, EXISTS (WITH 500 AS s SELECT sensor FROM ${D} WHERE status = s) AS some, count() AS c FROM ${D}`,
+  `SELECT site, max(value) AS m FROM ${D} GROUP BY site HAVING EXISTS (SELECT 1 FROM ${D} WHERE status = 500 AND value > 99) ORDER BY site`,
+];
+
+describe('EXISTS (subquery), as ClickHouse answers it', () => {
+  for (const sql of EXISTS_QUERIES) it(sql, () => expectAnswered(sql));
+});
+
 describe('EXCEPT, INTERSECT and mixed UNION, as ClickHouse answers them', () => {
   for (const sql of QUERIES) it(sql, () => expectAnswered(sql));
 
@@ -96,6 +111,9 @@ describe('EXCEPT, INTERSECT and mixed UNION, as ClickHouse answers them', () => 
     const leftToRight = await reference(`SELECT * FROM ((${alarms} EXCEPT ${ams}) INTERSECT ${high}) UNION ALL SELECT 'none'`);
     expect(b.data.length).not.toBe(leftToRight.data.length);
   });
+
+  it('a chain inside a FROM subquery and an EXISTS subquery', () =>
+    expectAnswered(`SELECT count() AS n FROM (${alarms} INTERSECT SELECT sensor FROM ${D} WHERE site = 'iad') WHERE EXISTS (${alarms})`));
 
   it('each branch is its own leaf; the final stage runs the chain', () => {
     const plan = planTwoStage(parseSelect(`${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site = 'ams' INTERSECT ${alarms}`), topo);
