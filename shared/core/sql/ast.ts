@@ -268,6 +268,8 @@ export interface SelectQuery {
   having?: Expr;
   /** `WINDOW w AS (...), v AS (...)`: named windows for `OVER w`. */
   window?: { name: string; spec: WindowSpec }[];
+  /** `QUALIFY cond`: filters after window functions, before ORDER BY. */
+  qualify?: Expr;
   orderBy?: OrderItem[];
   limitBy?: LimitByClause;
   limit?: LimitClause;

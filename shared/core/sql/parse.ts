@@ -577,7 +577,7 @@ class Parser {
         q.window.push({ name, spec: this.parseWindowBody() });
       } while (this.acceptOp(','));
     }
-    if (this.isKw('QUALIFY')) throw this.unsupported('QUALIFY');
+    if (this.acceptKw('QUALIFY')) q.qualify = this.parseExprWithAlias();
     if (this.isKw('ORDER')) {
       this.i++;
       this.expectKw('BY');

@@ -359,6 +359,7 @@ function printQuery(q: SelectQuery): string {
   if (q.withTotals) out += ' WITH TOTALS';
   if (q.having) out += ' HAVING ' + aliased(q.having);
   if (q.window?.length) out += ' WINDOW ' + q.window.map((w) => `${quoteIdent(w.name)} AS ${formatWindow(w.spec, aliased, quoteIdent, false)}`).join(', ');
+  if (q.qualify) out += ' QUALIFY ' + aliased(q.qualify);
   if (q.orderBy) out += ' ORDER BY ' + q.orderBy.map(printOrder).join(', ');
   if (q.limitBy) {
     out += ' LIMIT ' + (q.limitBy.offset ? `${limitValue(q.limitBy.offset)}, ` : '') + limitValue(q.limitBy.limit);

@@ -265,6 +265,7 @@ export type Clause =
   | 'groupBy'
   | 'having'
   | 'window'
+  | 'qualify'
   | 'orderBy'
   | 'limitBy'
   | 'limit'
@@ -300,6 +301,7 @@ export function exprsOfSelect(q: SelectQuery): { clause: Clause; expr: Expr }[] 
   for (const g of q.groupingSets ?? []) for (const e of g) add('groupBy', e);
   add('having', q.having);
   for (const w of q.window ?? []) for (const e of windowExprs(w.spec)) add('window', e);
+  add('qualify', q.qualify);
   for (const o of q.orderBy ?? []) add('orderBy', o.expr);
   if (q.limitBy) {
     add('limitBy', q.limitBy.limit);
@@ -384,6 +386,7 @@ export function mapSelectExprs(q: SelectQuery, fn: (e: Expr, clause: Clause) => 
   if (q.groupingSets) out.groupingSets = q.groupingSets.map((g) => g.map((e) => fn(e, 'groupBy')));
   if (q.having) out.having = fn(q.having, 'having');
   if (q.window) out.window = q.window.map((w) => ({ name: w.name, spec: mapWindow(w.spec, (e) => fn(e, 'window'), !share) }));
+  if (q.qualify) out.qualify = fn(q.qualify, 'qualify');
   if (q.orderBy) out.orderBy = q.orderBy.map((o): OrderItem => ({ ...o, expr: fn(o.expr, 'orderBy') }));
   if (q.limitBy) {
     out.limitBy = { limit: fn(q.limitBy.limit, 'limitBy'), by: q.limitBy.by.map((e) => fn(e, 'limitBy')) };

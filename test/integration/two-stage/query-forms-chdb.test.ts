@@ -1,7 +1,8 @@
 // Query forms the parser reads and the general path runs, on three embedded shard engines behind the
 // real shard function, against one engine holding every row: EXCEPT, INTERSECT and mixed UNION chains
 // (one leaf per branch; the final stage runs the chain as written, so ClickHouse's precedence applies:
-// INTERSECT binds tighter), and EXISTS (subquery) (over a distributed table: run once, its rows shipped).
+// INTERSECT binds tighter), EXISTS (subquery) (over a distributed table: run once, its rows shipped), and
+// QUALIFY (the final stage filters after the window functions).
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTopology } from '../../../shared/core/config/load.js';
@@ -97,6 +98,17 @@ const EXISTS_QUERIES = [
 
 describe('EXISTS (subquery), as ClickHouse answers it', () => {
   for (const sql of EXISTS_QUERIES) it(sql, () => expectAnswered(sql));
+});
+
+const QUALIFY_QUERIES = [
+  `SELECT site, count() AS c, rank() OVER (ORDER BY count() DESC) AS r FROM ${D} GROUP BY site QUALIFY r <= 2 ORDER BY r, site`,
+  `SELECT sensor, ts, value FROM ${D} WHERE site = 'ams' QUALIFY row_number() OVER (PARTITION BY sensor ORDER BY ts DESC) = 1 ORDER BY sensor LIMIT 20`,
+  `SELECT site, metric, max(value) AS m FROM ${D} GROUP BY site, metric QUALIFY m = max(max(value)) OVER (PARTITION BY site) ORDER BY site`,
+  `SELECT site, count() AS c FROM ${D} GROUP BY site QUALIFY c > 0 ORDER BY site`,
+];
+
+describe('QUALIFY, in the final stage after the window functions', () => {
+  for (const sql of QUALIFY_QUERIES) it(sql, () => expectAnswered(sql));
 });
 
 describe('EXCEPT, INTERSECT and mixed UNION, as ClickHouse answers them', () => {

@@ -328,6 +328,7 @@ export const selectArb: fc.Arbitrary<SelectQuery> = fc
     groupByModifier: fc.option(fc.constantFrom('ROLLUP', 'CUBE') as fc.Arbitrary<'ROLLUP' | 'CUBE'>, { freq: 4, nil: undefined }),
     withTotals: fc.boolean(),
     having: fc.option(smallExpr, { freq: 4, nil: undefined }),
+    qualify: fc.option(smallExpr, { freq: 5, nil: undefined }),
     orderBy: fc.option(fc.array(orderItem, { minLength: 1, maxLength: 2 }), { freq: 3, nil: undefined }),
     limitBy: fc.option(fc.record({ limit: count, offset: fc.option(count, { nil: undefined }), by: fc.array(column, { minLength: 1, maxLength: 2 }) }), {
       freq: 4,
@@ -356,6 +357,7 @@ export const selectArb: fc.Arbitrary<SelectQuery> = fc
       if (r.groupByModifier) q.groupByModifier = r.groupByModifier;
     }
     if (r.having) q.having = r.having;
+    if (r.qualify) q.qualify = r.qualify;
     if (r.orderBy) q.orderBy = r.orderBy;
     if (r.limitBy && !q.distinctOn) {
       q.limitBy = { limit: r.limitBy.limit, by: r.limitBy.by };

@@ -129,7 +129,6 @@ describe('UNSUPPORTED names the construct', () => {
     ['SELECT COLUMNS(a, b) FROM t', /COLUMNS/],
     ['SELECT a FROM t ORDER BY a WITH FILL FROM 1 TO 5', /WITH FILL/],
     ['SELECT a FROM t ARRAY JOIN x ARRAY JOIN y', /More than one ARRAY JOIN/],
-    ['SELECT a FROM t QUALIFY a > 1', /QUALIFY/],
   ];
   for (const [sql, msg] of cases) {
     it(sql, () => {

@@ -182,6 +182,13 @@ describe('statements', () => {
     expect(printSelect(q)).toBe('SELECT a FROM t WHERE NOT `exists`((SELECT 1 FROM u WHERE u.b = 2))');
   });
 
+  it('QUALIFY: after WINDOW, before ORDER BY', () => {
+    const sql = 'SELECT a, rank() OVER w AS r FROM t WINDOW w AS (ORDER BY b) QUALIFY r < 3 ORDER BY a';
+    const q = parseSelect(sql) as SelectQuery;
+    expect(q.qualify).toMatchObject({ name: 'less', args: [{ kind: 'column', parts: ['r'] }, { kind: 'literal' }] });
+    expect(printSelect(q)).toBe(sql);
+  });
+
   it('EXCEPT / INTERSECT and mixed UNION: one flat chain, operators as written (bare UNION is DISTINCT)', () => {
     const sql = 'SELECT 1 UNION ALL SELECT 2 EXCEPT SELECT 3 INTERSECT DISTINCT SELECT 4 UNION SELECT 5 EXCEPT ALL SELECT 6 INTERSECT SELECT 7';
     const u = parseSelect(sql);
