@@ -72,6 +72,8 @@ export interface FunctionCall extends Base {
   operator?: string; // '+', '=', 'IN', 'NOT', 'AND', 'LIKE', 'BETWEEN', '[]', '.', ...
   /** `f(...) OVER (...)` or `f(...) OVER w`: a window function call. */
   over?: WindowSpec;
+  /** `f(x) RESPECT NULLS OVER (...)`: kept for the engine; ClickHouse leaves it out of the column name. */
+  nulls?: 'RESPECT' | 'IGNORE';
   /** The name ClickHouse gives the call as the user wrote it, kept when a rewrite changes the call (GLOBAL IN a shipped set). */
   nameAs?: string;
 }

@@ -1548,7 +1548,15 @@ class Parser {
         args = this.parseExprList(')');
         this.expectOp(')', "',' or ')'");
       }
-      if (this.isKw('RESPECT') || this.isKw('IGNORE')) throw this.unsupported(`${this.t.upper} NULLS`);
+      let nulls: 'RESPECT' | 'IGNORE' | undefined;
+      const nullsTok = this.t;
+      if ((this.isKw('RESPECT') || this.isKw('IGNORE')) && this.isKw('NULLS', this.peek())) {
+        nulls = this.t.upper as 'RESPECT' | 'IGNORE';
+        this.i += 2;
+        // A window function runs whole in the final stage; an aggregate's state would be split
+        // (`anyState(x) RESPECT NULLS` is another state type) or merged here, which ignore it.
+        if (!this.isKw('OVER')) throw this.unsupported(`${nulls} NULLS outside a window function (OVER)`, nullsTok);
+      }
       let fname = name;
       if (this.isKw('FILTER') && this.isOp('(', this.peek())) {
         // `f(x) FILTER (WHERE c)` is ClickHouse's `fIf(x, c)`, rewritten so by its parser (and named so).
@@ -1565,6 +1573,7 @@ class Parser {
       const f: FunctionCall = { kind: 'function', name: fname, args, pos: this.pos(nameTok) };
       if (params) f.params = params;
       if (distinct) f.distinct = true;
+      if (nulls) f.nulls = nulls;
       if (over) f.over = over;
       void open;
       return f;

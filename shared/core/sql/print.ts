@@ -261,7 +261,8 @@ function printCall(f: FunctionCall): string {
   const name = quoteFunctionName(f.name);
   const args = (f.distinct ? 'DISTINCT ' : '') + callArgs(f.args);
   const call = f.params ? `${name}(${callArgs(f.params)})(${args})` : `${name}(${args})`;
-  return f.over ? `${call} OVER ${formatWindow(f.over, aliased, quoteIdent, false)}` : call;
+  const nulls = f.nulls ? `${call} ${f.nulls} NULLS` : call;
+  return f.over ? `${nulls} OVER ${formatWindow(f.over, aliased, quoteIdent, false)}` : nulls;
 }
 
 // The base of `x[i]`, `x.1`, `x::T`: negative literals need parentheses (`(-1)[1]`), as does

@@ -2,7 +2,7 @@
 // real shard function, against one engine holding every row: EXCEPT, INTERSECT and mixed UNION chains
 // (one leaf per branch; the final stage runs the chain as written, so ClickHouse's precedence applies:
 // INTERSECT binds tighter), EXISTS (subquery) (over a distributed table: run once, its rows shipped), and
-// QUALIFY (the final stage filters after the window functions).
+// QUALIFY (the final stage filters after the window functions), RESPECT / IGNORE NULLS on window functions.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTopology } from '../../../shared/core/config/load.js';
@@ -109,6 +109,23 @@ const QUALIFY_QUERIES = [
 
 describe('QUALIFY, in the final stage after the window functions', () => {
   for (const sql of QUALIFY_QUERIES) it(sql, () => expectAnswered(sql));
+});
+
+// nullIf(status, 200) is NULL except on the status-500 rows, so the frames hold NULLs and values.
+const NULLS_QUERIES = [
+  `SELECT sensor, ts, first_value(nullIf(status, 200)) RESPECT NULLS OVER (PARTITION BY site ORDER BY ts, sensor) AS f FROM ${D} WHERE sensor IN ('s-1', 's-97', 's-2') ORDER BY ts, sensor LIMIT 30`,
+  `SELECT sensor, ts, first_value(nullIf(status, 200)) IGNORE NULLS OVER (ORDER BY ts, sensor) AS f FROM ${D} WHERE sensor IN ('s-1', 's-97', 's-2') ORDER BY ts, sensor LIMIT 30`,
+  `SELECT site, last_value(if(site = 'fra', NULL, count())) RESPECT NULLS OVER (ORDER BY site ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS l FROM ${D} GROUP BY site ORDER BY site`,
+  `SELECT sensor, ts, last_value(nullIf(status, 200)) RESPECT NULLS OVER (ORDER BY ts, sensor ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM ${D} WHERE sensor IN ('s-0', 's-97') ORDER BY ts, sensor LIMIT 30`,
+];
+
+describe('RESPECT NULLS / IGNORE NULLS on window functions, in the final stage', () => {
+  for (const sql of NULLS_QUERIES) it(sql, () => expectAnswered(sql));
+  it('on an aggregate it is refused, not ignored', async () => {
+    const r = await runQuery({ sql: `SELECT any(nullIf(status, 200)) RESPECT NULLS FROM ${D}` }, deps());
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toMatch(/RESPECT NULLS outside a window function/);
+  });
 });
 
 describe('EXCEPT, INTERSECT and mixed UNION, as ClickHouse answers them', () => {

@@ -182,6 +182,16 @@ describe('statements', () => {
     expect(printSelect(q)).toBe('SELECT a FROM t WHERE NOT `exists`((SELECT 1 FROM u WHERE u.b = 2))');
   });
 
+  it('RESPECT / IGNORE NULLS on a window function: kept, printed before OVER; on an aggregate refused', () => {
+    const sql = 'SELECT first_value(x) RESPECT NULLS OVER (ORDER BY t), last_value(x) IGNORE NULLS OVER w FROM t';
+    const q = parseSelect(sql) as SelectQuery;
+    expect(q.columns.map((c) => (c.kind === 'function' ? c.nulls : undefined))).toEqual(['RESPECT', 'IGNORE']);
+    expect(printSelect(q)).toBe(sql);
+    expect(() => parseSelect('SELECT any(x) RESPECT NULLS FROM t')).toThrow(
+      /RESPECT NULLS outside a window function \(OVER\) is not supported \(line 1, column 15\)/,
+    );
+  });
+
   it('QUALIFY: after WINDOW, before ORDER BY', () => {
     const sql = 'SELECT a, rank() OVER w AS r FROM t WINDOW w AS (ORDER BY b) QUALIFY r < 3 ORDER BY a';
     const q = parseSelect(sql) as SelectQuery;
