@@ -218,7 +218,11 @@ export interface OrderItem {
   /** Explicit NULLS FIRST/LAST; undefined means ClickHouse's default. */
   nulls?: 'FIRST' | 'LAST';
   collate?: string;
-  withFill?: boolean; // WITH FILL (parsed; the planner refuses it)
+  withFill?: boolean; // WITH FILL (the general path's final stage fills; the fast path refuses it)
+  /** `WITH FILL FROM a TO b STEP c`: the bounds and step, each optional. */
+  fillFrom?: Expr;
+  fillTo?: Expr;
+  fillStep?: Expr;
 }
 
 export interface LimitClause {

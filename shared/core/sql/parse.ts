@@ -721,9 +721,10 @@ class Parser {
       if (this.isKw('WITH') && this.isKw('FILL', this.peek())) {
         this.i += 2;
         item.withFill = true;
-        if (this.isKw('FROM') || this.isKw('TO') || this.isKw('STEP') || this.isKw('STALENESS')) {
-          throw this.unsupported('WITH FILL FROM/TO/STEP');
-        }
+        if (this.acceptKw('FROM')) item.fillFrom = this.parseExpr();
+        if (this.acceptKw('TO')) item.fillTo = this.parseExpr();
+        if (this.acceptKw('STEP')) item.fillStep = this.parseExpr();
+        if (this.isKw('STALENESS')) throw this.unsupported('WITH FILL ... STALENESS');
       }
       out.push(item);
     } while (this.acceptOp(','));

@@ -315,6 +315,9 @@ function printOrder(o: OrderItem): string {
   if (o.nulls) out += ` NULLS ${o.nulls}`;
   if (o.collate !== undefined) out += ` COLLATE ${quoteStringLiteral(o.collate)}`;
   if (o.withFill) out += ' WITH FILL';
+  if (o.fillFrom) out += ' FROM ' + aliased(o.fillFrom);
+  if (o.fillTo) out += ' TO ' + aliased(o.fillTo);
+  if (o.fillStep) out += ' STEP ' + aliased(o.fillStep);
   return out;
 }
 

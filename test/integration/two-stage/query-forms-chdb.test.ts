@@ -2,7 +2,8 @@
 // real shard function, against one engine holding every row: EXCEPT, INTERSECT and mixed UNION chains
 // (one leaf per branch; the final stage runs the chain as written, so ClickHouse's precedence applies:
 // INTERSECT binds tighter), EXISTS (subquery) (over a distributed table: run once, its rows shipped), and
-// QUALIFY (the final stage filters after the window functions), RESPECT / IGNORE NULLS on window functions.
+// QUALIFY (the final stage filters after the window functions), RESPECT / IGNORE NULLS on window functions,
+// WITH FILL FROM / TO / STEP (the final stage fills).
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTopology } from '../../../shared/core/config/load.js';
@@ -63,13 +64,13 @@ async function reference(sql: string): Promise<{ meta: unknown; data: Row[] }> {
   return { meta: doc.meta, data: doc.data };
 }
 
-async function expectAnswered(sql: string): Promise<Record<string, any>> {
+async function expectAnswered(sql: string, unordered = true): Promise<Record<string, any>> {
   const want = await reference(sql);
   const r = await runQuery({ sql }, deps());
   expect(r.status, `${sql}: ${JSON.stringify(r.body).slice(0, 400)}`).toBe(200);
   const b = r.body as Record<string, any>;
   expect(b.partial).toBe(false);
-  expectSameAnswer(b, want, { name: sql, sql, unordered: true } as never);
+  expectSameAnswer(b, want, { name: sql, sql, unordered } as never);
   return b;
 }
 
@@ -126,6 +127,17 @@ describe('RESPECT NULLS / IGNORE NULLS on window functions, in the final stage',
     expect(r.status).toBe(400);
     expect(JSON.stringify(r.body)).toMatch(/RESPECT NULLS outside a window function/);
   });
+});
+
+const FILL_QUERIES = [
+  `SELECT toStartOfHour(ts) AS h, count() AS c FROM ${D} WHERE status = 500 GROUP BY h ORDER BY h WITH FILL FROM toDateTime('2025-12-31 22:00:00') TO toDateTime('2026-01-01 20:00:00') STEP 3600`,
+  `SELECT intDiv(status, 100) AS k, count() AS c FROM ${D} GROUP BY k ORDER BY k WITH FILL FROM 0 TO 7 STEP 2`,
+  `SELECT toDate(ts) AS d, count() AS c FROM ${D} GROUP BY d ORDER BY d DESC WITH FILL STEP INTERVAL -1 DAY`,
+  `SELECT toUInt8(value > 50) + intDiv(status, 100) AS v FROM ${D} WHERE sensor = 's-3' ORDER BY v WITH FILL TO 12 LIMIT 20`,
+];
+
+describe('ORDER BY ... WITH FILL FROM / TO / STEP, in the final stage', () => {
+  for (const sql of FILL_QUERIES) it(sql, () => expectAnswered(sql, false));
 });
 
 describe('EXCEPT, INTERSECT and mixed UNION, as ClickHouse answers them', () => {

@@ -127,7 +127,6 @@ describe('UNSUPPORTED names the construct', () => {
     ['SELECT * APPLY (toString) FROM t', /\* APPLY/],
     ['SELECT * EXCEPT STRICT (a) FROM t', /EXCEPT STRICT/],
     ['SELECT COLUMNS(a, b) FROM t', /COLUMNS/],
-    ['SELECT a FROM t ORDER BY a WITH FILL FROM 1 TO 5', /WITH FILL/],
     ['SELECT a FROM t ARRAY JOIN x ARRAY JOIN y', /More than one ARRAY JOIN/],
   ];
   for (const [sql, msg] of cases) {

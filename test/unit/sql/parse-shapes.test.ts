@@ -192,6 +192,14 @@ describe('statements', () => {
     );
   });
 
+  it('WITH FILL FROM / TO / STEP: the bounds and step on the ORDER BY item, printed back in that order', () => {
+    const sql = 'SELECT d FROM t ORDER BY d DESC WITH FILL FROM 10 TO 1 STEP -1, e WITH FILL STEP INTERVAL 1 DAY';
+    const q = parseSelect(sql) as SelectQuery;
+    expect(q.orderBy?.[0]).toMatchObject({ withFill: true, fillFrom: { value: '10' }, fillTo: { value: '1' }, fillStep: { value: '-1' } });
+    expect(printSelect(q)).toBe(sql);
+    expect(() => parseSelect('SELECT d FROM t ORDER BY d WITH FILL STALENESS 1')).toThrow(/STALENESS/);
+  });
+
   it('QUALIFY: after WINDOW, before ORDER BY', () => {
     const sql = 'SELECT a, rank() OVER w AS r FROM t WINDOW w AS (ORDER BY b) QUALIFY r < 3 ORDER BY a';
     const q = parseSelect(sql) as SelectQuery;
