@@ -56,7 +56,7 @@ export type StreamSelect = (req: StreamSelectRequest) => Promise<PreparedStream 
 export function readsRowsOnly(stmt: SelectStatement): boolean {
   if (stmt.kind !== 'select') return false;
   const q = stmt;
-  if (q.with?.length || q.distinct || q.distinctOn || q.groupBy || q.groupingSets || q.having || q.withTotals || q.window) return false;
+  if (q.with?.length || q.distinct || q.distinctOn || q.groupBy || q.groupingSets || q.having || q.withTotals || q.window || q.qualify) return false;
   if (q.orderBy || q.limitBy || q.limit) return false;
   if (q.from?.table.kind !== 'table' || q.from.joins.length > 0) return false;
   if (isAggregating(q) || q.columns.some(hasWindow)) return false;

@@ -160,7 +160,7 @@ function denyMessage(what: string, table: string): string {
 }
 
 export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode): Analysis {
-  if (stmt.kind === 'union') throw unsupported(`UNION ${stmt.mode}`, stmt.selects[1] ?? stmt);
+  if (stmt.kind === 'union') throw unsupported(stmt.ops[0]!, stmt.selects[1] ?? stmt);
   refuseDangerousFunctions(stmt);
   refuseWindowFunctions(stmt);
   checkSelectShape(stmt, true);

@@ -113,6 +113,7 @@ function notFoldable(outer: SelectQuery, inner: SelectQuery): string | undefined
     [inner.limitBy !== undefined, 'LIMIT BY'],
     [inner.orderBy !== undefined, 'ORDER BY'],
     [inner.window !== undefined, 'a WINDOW clause'],
+    [inner.qualify !== undefined, 'QUALIFY'],
     [inner.settings !== undefined || inner.format !== undefined, 'its own SETTINGS'],
     [(inner.with ?? []).some((w) => w.cte), 'a WITH subquery'],
   ];

@@ -1,5 +1,5 @@
 // The fast path merges partial aggregates in TypeScript and has no window-function evaluator: a
-// window function (or a WINDOW clause) anywhere in the statement is refused here, naming where,
+// window function (or a WINDOW or QUALIFY clause) anywhere in the statement is refused here, naming where,
 // so the caller can route the query to the two-stage path (docs/architecture.md#two-stage-execution).
 import type { SelectStatement } from '../sql/ast.js';
 import { walkStatement } from '../sql/visit.js';
@@ -17,5 +17,6 @@ export function refuseWindowFunctions(stmt: SelectStatement): void {
   const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
   for (const q of selects) {
     if (q.window?.length) throw errorAt('UNSUPPORTED', `WINDOW clause (window ${q.window[0]!.name}) is not supported on the fast path`, q);
+    if (q.qualify) throw errorAt('UNSUPPORTED', 'QUALIFY is not supported on the fast path', q.qualify);
   }
 }

@@ -72,6 +72,8 @@ export interface FunctionCall extends Base {
   operator?: string; // '+', '=', 'IN', 'NOT', 'AND', 'LIKE', 'BETWEEN', '[]', '.', ...
   /** `f(...) OVER (...)` or `f(...) OVER w`: a window function call. */
   over?: WindowSpec;
+  /** `f(x) RESPECT NULLS OVER (...)`: kept for the engine; ClickHouse leaves it out of the column name. */
+  nulls?: 'RESPECT' | 'IGNORE';
   /** The name ClickHouse gives the call as the user wrote it, kept when a rewrite changes the call (GLOBAL IN a shipped set). */
   nameAs?: string;
 }
@@ -216,7 +218,11 @@ export interface OrderItem {
   /** Explicit NULLS FIRST/LAST; undefined means ClickHouse's default. */
   nulls?: 'FIRST' | 'LAST';
   collate?: string;
-  withFill?: boolean; // WITH FILL (parsed; the planner refuses it)
+  withFill?: boolean; // WITH FILL (the general path's final stage fills; the fast path refuses it)
+  /** `WITH FILL FROM a TO b STEP c`: the bounds and step, each optional. */
+  fillFrom?: Expr;
+  fillTo?: Expr;
+  fillStep?: Expr;
 }
 
 export interface LimitClause {
@@ -268,6 +274,8 @@ export interface SelectQuery {
   having?: Expr;
   /** `WINDOW w AS (...), v AS (...)`: named windows for `OVER w`. */
   window?: { name: string; spec: WindowSpec }[];
+  /** `QUALIFY cond`: filters after window functions, before ORDER BY. */
+  qualify?: Expr;
   orderBy?: OrderItem[];
   limitBy?: LimitByClause;
   limit?: LimitClause;
@@ -276,10 +284,20 @@ export interface SelectQuery {
   pos?: Pos;
 }
 
-/** `SELECT ... UNION ALL SELECT ...` (and UNION DISTINCT). */
+/**
+ * The operator between two SELECTs of a chain, as written: a bare EXCEPT / INTERSECT takes the
+ * engine's default mode (`except_default_mode`, `intersect_default_mode`), so it stays bare.
+ */
+export type SetOperator = 'UNION ALL' | 'UNION DISTINCT' | 'EXCEPT' | 'EXCEPT ALL' | 'EXCEPT DISTINCT' | 'INTERSECT' | 'INTERSECT ALL' | 'INTERSECT DISTINCT';
+
+/**
+ * `SELECT ... UNION ALL SELECT ... EXCEPT SELECT ...`: a flat chain, `ops[i]` between `selects[i]` and
+ * `selects[i + 1]`. Printed back flat, so ClickHouse applies its own precedence (INTERSECT binds
+ * tighter; the others associate left).
+ */
 export interface UnionQuery {
   kind: 'union';
-  mode: 'ALL' | 'DISTINCT';
+  ops: SetOperator[];
   selects: SelectQuery[];
   /** Trailing SETTINGS / FORMAT of the whole statement, if any. */
   settings?: SettingItem[];

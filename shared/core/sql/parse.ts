@@ -29,6 +29,7 @@ import type {
   SelectStatement,
   SettingItem,
   TableExpr,
+  SetOperator,
   UnionQuery,
   WindowSpec,
   WithItem,
@@ -432,18 +433,16 @@ class Parser {
     return stmt;
   }
 
-  /** SELECT ... [UNION ALL SELECT ...]* [FORMAT f] */
+  /** SELECT ... [UNION ALL | EXCEPT | INTERSECT ... SELECT ...]* [FORMAT f] */
   private parseUnion(): SelectStatement {
     const start = this.t;
     const selects: SelectQuery[] = [this.parseSelectOrParens()];
-    let mode: 'ALL' | 'DISTINCT' | undefined;
+    const ops: SetOperator[] = [];
     while (this.isKw('UNION') || this.isKw('EXCEPT') || this.isKw('INTERSECT')) {
-      if (!this.isKw('UNION')) throw this.unsupported(this.t.upper);
-      const u = this.t;
+      const word = this.t.upper as 'UNION' | 'EXCEPT' | 'INTERSECT';
       this.i++;
-      const m = this.acceptKw('ALL') ? 'ALL' : this.acceptKw('DISTINCT') ? 'DISTINCT' : 'DISTINCT';
-      if (mode && mode !== m) throw this.unsupported('Mixing UNION ALL and UNION DISTINCT', u);
-      mode = m;
+      const m = this.acceptKw('ALL') ? ' ALL' : this.acceptKw('DISTINCT') ? ' DISTINCT' : word === 'UNION' ? ' DISTINCT' : '';
+      ops.push(`${word}${m}` as SetOperator);
       selects.push(this.parseSelectOrParens());
     }
     if (this.isKw('INTO')) {
@@ -469,7 +468,7 @@ class Parser {
       }
       return q;
     }
-    const u: UnionQuery = { kind: 'union', mode: mode!, selects, pos: this.pos(start) };
+    const u: UnionQuery = { kind: 'union', ops, selects, pos: this.pos(start) };
     // SETTINGS after the last SELECT apply to the whole statement (ClickHouse applies them so).
     const last = selects[selects.length - 1]!;
     if (last.settings) {
@@ -578,7 +577,7 @@ class Parser {
         q.window.push({ name, spec: this.parseWindowBody() });
       } while (this.acceptOp(','));
     }
-    if (this.isKw('QUALIFY')) throw this.unsupported('QUALIFY');
+    if (this.acceptKw('QUALIFY')) q.qualify = this.parseExprWithAlias();
     if (this.isKw('ORDER')) {
       this.i++;
       this.expectKw('BY');
@@ -722,9 +721,10 @@ class Parser {
       if (this.isKw('WITH') && this.isKw('FILL', this.peek())) {
         this.i += 2;
         item.withFill = true;
-        if (this.isKw('FROM') || this.isKw('TO') || this.isKw('STEP') || this.isKw('STALENESS')) {
-          throw this.unsupported('WITH FILL FROM/TO/STEP');
-        }
+        if (this.acceptKw('FROM')) item.fillFrom = this.parseExpr();
+        if (this.acceptKw('TO')) item.fillTo = this.parseExpr();
+        if (this.acceptKw('STEP')) item.fillStep = this.parseExpr();
+        if (this.isKw('STALENESS')) throw this.unsupported('WITH FILL ... STALENESS');
       }
       out.push(item);
     } while (this.acceptOp(','));
@@ -1384,7 +1384,7 @@ class Parser {
         // `NOT` inside a tighter context, e.g. `a = NOT b`: ClickHouse parses it as not(...).
         return this.parseNot();
       case 'EXISTS':
-        if (callNext && (this.isKw('SELECT', this.peek(2)) || this.isKw('WITH', this.peek(2)))) throw this.unsupported('EXISTS (subquery)');
+        if (callNext && (this.isKw('SELECT', this.peek(2)) || this.isKw('WITH', this.peek(2)))) return this.parseExists(t);
         break;
       case 'DATE':
       case 'TIMESTAMP':
@@ -1407,6 +1407,17 @@ class Parser {
         throw this.error('an expression');
     }
     return this.parseNameOrCall();
+  }
+
+  /** `EXISTS (SELECT ...)`: the call ClickHouse makes of it, `exists` over the subquery. */
+  private parseExists(t: Token): Expr {
+    this.i += 2;
+    this.enter();
+    const sub = this.t;
+    const query = this.parseUnion();
+    this.leave();
+    this.expectOp(')');
+    return { kind: 'function', name: 'exists', args: [{ kind: 'subquery', query, pos: this.pos(sub) }], pos: this.pos(t) };
   }
 
   private parsePunctPrimary(): Expr {
@@ -1538,7 +1549,15 @@ class Parser {
         args = this.parseExprList(')');
         this.expectOp(')', "',' or ')'");
       }
-      if (this.isKw('RESPECT') || this.isKw('IGNORE')) throw this.unsupported(`${this.t.upper} NULLS`);
+      let nulls: 'RESPECT' | 'IGNORE' | undefined;
+      const nullsTok = this.t;
+      if ((this.isKw('RESPECT') || this.isKw('IGNORE')) && this.isKw('NULLS', this.peek())) {
+        nulls = this.t.upper as 'RESPECT' | 'IGNORE';
+        this.i += 2;
+        // A window function runs whole in the final stage; an aggregate's state would be split
+        // (`anyState(x) RESPECT NULLS` is another state type) or merged here, which ignore it.
+        if (!this.isKw('OVER')) throw this.unsupported(`${nulls} NULLS outside a window function (OVER)`, nullsTok);
+      }
       let fname = name;
       if (this.isKw('FILTER') && this.isOp('(', this.peek())) {
         // `f(x) FILTER (WHERE c)` is ClickHouse's `fIf(x, c)`, rewritten so by its parser (and named so).
@@ -1555,6 +1574,7 @@ class Parser {
       const f: FunctionCall = { kind: 'function', name: fname, args, pos: this.pos(nameTok) };
       if (params) f.params = params;
       if (distinct) f.distinct = true;
+      if (nulls) f.nulls = nulls;
       if (over) f.over = over;
       void open;
       return f;

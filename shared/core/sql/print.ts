@@ -261,7 +261,8 @@ function printCall(f: FunctionCall): string {
   const name = quoteFunctionName(f.name);
   const args = (f.distinct ? 'DISTINCT ' : '') + callArgs(f.args);
   const call = f.params ? `${name}(${callArgs(f.params)})(${args})` : `${name}(${args})`;
-  return f.over ? `${call} OVER ${formatWindow(f.over, aliased, quoteIdent, false)}` : call;
+  const nulls = f.nulls ? `${call} ${f.nulls} NULLS` : call;
+  return f.over ? `${nulls} OVER ${formatWindow(f.over, aliased, quoteIdent, false)}` : nulls;
 }
 
 // The base of `x[i]`, `x.1`, `x::T`: negative literals need parentheses (`(-1)[1]`), as does
@@ -314,6 +315,9 @@ function printOrder(o: OrderItem): string {
   if (o.nulls) out += ` NULLS ${o.nulls}`;
   if (o.collate !== undefined) out += ` COLLATE ${quoteStringLiteral(o.collate)}`;
   if (o.withFill) out += ' WITH FILL';
+  if (o.fillFrom) out += ' FROM ' + aliased(o.fillFrom);
+  if (o.fillTo) out += ' TO ' + aliased(o.fillTo);
+  if (o.fillStep) out += ' STEP ' + aliased(o.fillStep);
   return out;
 }
 
@@ -359,6 +363,7 @@ function printQuery(q: SelectQuery): string {
   if (q.withTotals) out += ' WITH TOTALS';
   if (q.having) out += ' HAVING ' + aliased(q.having);
   if (q.window?.length) out += ' WINDOW ' + q.window.map((w) => `${quoteIdent(w.name)} AS ${formatWindow(w.spec, aliased, quoteIdent, false)}`).join(', ');
+  if (q.qualify) out += ' QUALIFY ' + aliased(q.qualify);
   if (q.orderBy) out += ' ORDER BY ' + q.orderBy.map(printOrder).join(', ');
   if (q.limitBy) {
     out += ' LIMIT ' + (q.limitBy.offset ? `${limitValue(q.limitBy.offset)}, ` : '') + limitValue(q.limitBy.limit);
@@ -376,7 +381,6 @@ function printQuery(q: SelectQuery): string {
 /** A statement as one line of ClickHouse SQL. */
 export function printSelect(stmt: SelectStatement): string {
   if (stmt.kind === 'select') return printQuery(stmt);
-  const sep = ` UNION ${stmt.mode} `;
   let out = '';
   const n = stmt.selects.length;
   for (let i = 0; i < n; i++) {
@@ -387,7 +391,7 @@ export function printSelect(stmt: SelectStatement): string {
     let part = printQuery(s);
     // A SELECT inside a UNION that has its own SETTINGS/FORMAT must be parenthesized to keep them.
     if (!isLast && (q.settings?.length || q.format !== undefined)) part = `(${part})`;
-    out += (i > 0 ? sep : '') + part;
+    out += (i > 0 ? ` ${stmt.ops[i - 1]} ` : '') + part;
   }
   const last = stmt.selects[n - 1];
   const settings = [...(last?.settings ?? []), ...(stmt.settings ?? [])];

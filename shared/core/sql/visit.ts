@@ -265,6 +265,7 @@ export type Clause =
   | 'groupBy'
   | 'having'
   | 'window'
+  | 'qualify'
   | 'orderBy'
   | 'limitBy'
   | 'limit'
@@ -300,7 +301,13 @@ export function exprsOfSelect(q: SelectQuery): { clause: Clause; expr: Expr }[] 
   for (const g of q.groupingSets ?? []) for (const e of g) add('groupBy', e);
   add('having', q.having);
   for (const w of q.window ?? []) for (const e of windowExprs(w.spec)) add('window', e);
-  for (const o of q.orderBy ?? []) add('orderBy', o.expr);
+  add('qualify', q.qualify);
+  for (const o of q.orderBy ?? []) {
+    add('orderBy', o.expr);
+    add('orderBy', o.fillFrom);
+    add('orderBy', o.fillTo);
+    add('orderBy', o.fillStep);
+  }
   if (q.limitBy) {
     add('limitBy', q.limitBy.limit);
     add('limitBy', q.limitBy.offset);
@@ -384,7 +391,15 @@ export function mapSelectExprs(q: SelectQuery, fn: (e: Expr, clause: Clause) => 
   if (q.groupingSets) out.groupingSets = q.groupingSets.map((g) => g.map((e) => fn(e, 'groupBy')));
   if (q.having) out.having = fn(q.having, 'having');
   if (q.window) out.window = q.window.map((w) => ({ name: w.name, spec: mapWindow(w.spec, (e) => fn(e, 'window'), !share) }));
-  if (q.orderBy) out.orderBy = q.orderBy.map((o): OrderItem => ({ ...o, expr: fn(o.expr, 'orderBy') }));
+  if (q.qualify) out.qualify = fn(q.qualify, 'qualify');
+  if (q.orderBy)
+    out.orderBy = q.orderBy.map((o): OrderItem => {
+      const m: OrderItem = { ...o, expr: fn(o.expr, 'orderBy') };
+      if (o.fillFrom) m.fillFrom = fn(o.fillFrom, 'orderBy');
+      if (o.fillTo) m.fillTo = fn(o.fillTo, 'orderBy');
+      if (o.fillStep) m.fillStep = fn(o.fillStep, 'orderBy');
+      return m;
+    });
   if (q.limitBy) {
     out.limitBy = { limit: fn(q.limitBy.limit, 'limitBy'), by: q.limitBy.by.map((e) => fn(e, 'limitBy')) };
     if (q.limitBy.offset) out.limitBy.offset = fn(q.limitBy.offset, 'limitBy');

@@ -9,6 +9,7 @@ import type {
   OrderItem,
   SelectQuery,
   SelectStatement,
+  SetOperator,
   SettingItem,
   TableExpr,
   WindowSpec,
@@ -327,6 +328,7 @@ export const selectArb: fc.Arbitrary<SelectQuery> = fc
     groupByModifier: fc.option(fc.constantFrom('ROLLUP', 'CUBE') as fc.Arbitrary<'ROLLUP' | 'CUBE'>, { freq: 4, nil: undefined }),
     withTotals: fc.boolean(),
     having: fc.option(smallExpr, { freq: 4, nil: undefined }),
+    qualify: fc.option(smallExpr, { freq: 5, nil: undefined }),
     orderBy: fc.option(fc.array(orderItem, { minLength: 1, maxLength: 2 }), { freq: 3, nil: undefined }),
     limitBy: fc.option(fc.record({ limit: count, offset: fc.option(count, { nil: undefined }), by: fc.array(column, { minLength: 1, maxLength: 2 }) }), {
       freq: 4,
@@ -355,6 +357,7 @@ export const selectArb: fc.Arbitrary<SelectQuery> = fc
       if (r.groupByModifier) q.groupByModifier = r.groupByModifier;
     }
     if (r.having) q.having = r.having;
+    if (r.qualify) q.qualify = r.qualify;
     if (r.orderBy) q.orderBy = r.orderBy;
     if (r.limitBy && !q.distinctOn) {
       q.limitBy = { limit: r.limitBy.limit, by: r.limitBy.by };
@@ -381,11 +384,26 @@ export const statementArb: fc.Arbitrary<SelectStatement> = fc.oneof(
           selectArb.map((q) => ({ ...q, format: undefined })),
           { minLength: 2, maxLength: 3 },
         ),
-        fc.constantFrom('ALL', 'DISTINCT') as fc.Arbitrary<'ALL' | 'DISTINCT'>,
+        fc.array(
+          fc.constantFrom<SetOperator>(
+            'UNION ALL',
+            'UNION DISTINCT',
+            'EXCEPT',
+            'EXCEPT ALL',
+            'EXCEPT DISTINCT',
+            'INTERSECT',
+            'INTERSECT ALL',
+            'INTERSECT DISTINCT',
+          ),
+          {
+            minLength: 2,
+            maxLength: 2,
+          },
+        ),
         fc.option(settings, { nil: undefined }),
         fc.option(fc.constant('JSON'), { nil: undefined }),
       )
-      .map(([selects, mode, st, format]) => {
+      .map(([selects, ops, st, format]) => {
         const clean = selects.map((q) => {
           const c = { ...q };
           delete c.format;
@@ -393,7 +411,7 @@ export const statementArb: fc.Arbitrary<SelectStatement> = fc.oneof(
         });
         const last = clean[clean.length - 1]!;
         delete last.settings;
-        const u: SelectStatement = { kind: 'union', mode, selects: clean };
+        const u: SelectStatement = { kind: 'union', ops: ops.slice(0, clean.length - 1), selects: clean };
         if (st) u.settings = st;
         if (format) u.format = format;
         return u;

@@ -44,6 +44,8 @@ describe('SYNTAX_ERROR positions and messages', () => {
     ['   \n  -- only a comment', 2, 20, /expected SELECT/],
     ['SELEC a', 1, 1, /expected SELECT, found 'SELEC'/],
     ['SELECT a FROM t UNION SELECT', 1, 29, /expected an expression/],
+    // ClickHouse 26 has no map literal in a query either: `{` starts a query parameter (62 there too).
+    ["SELECT {'k': 'v'}", 1, 8, /Malformed query parameter: expected \{name:Type\}/],
   ];
   for (const [sql, line, column, msg] of cases) {
     it(JSON.stringify(sql), () => {
@@ -123,17 +125,11 @@ describe('NOT_READ_ONLY', () => {
 describe('UNSUPPORTED names the construct', () => {
   const cases: [string, RegExp][] = [
     ['SELECT sum(a) OVER (PARTITION BY b GROUPS 1 PRECEDING) FROM t', /GROUPS window frames/],
-    ['SELECT a FROM t EXCEPT SELECT a FROM u', /EXCEPT/],
-    ['SELECT a FROM t INTERSECT SELECT a FROM u', /INTERSECT/],
     ['WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x', /WITH RECURSIVE/],
     ['SELECT * APPLY (toString) FROM t', /\* APPLY/],
     ['SELECT * EXCEPT STRICT (a) FROM t', /EXCEPT STRICT/],
     ['SELECT COLUMNS(a, b) FROM t', /COLUMNS/],
-    ['SELECT a FROM t WHERE EXISTS (SELECT 1)', /EXISTS/],
-    ['SELECT a FROM t ORDER BY a WITH FILL FROM 1 TO 5', /WITH FILL/],
-    ['SELECT 1 UNION ALL SELECT 2 UNION DISTINCT SELECT 3', /Mixing UNION/],
     ['SELECT a FROM t ARRAY JOIN x ARRAY JOIN y', /More than one ARRAY JOIN/],
-    ['SELECT a FROM t QUALIFY a > 1', /QUALIFY/],
   ];
   for (const [sql, msg] of cases) {
     it(sql, () => {

@@ -172,8 +172,51 @@ describe('statements', () => {
 
   it('UNION ALL with trailing settings', () => {
     const u = parseSelect('SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 SETTINGS a = 1 FORMAT TSV');
-    expect(u).toMatchObject({ kind: 'union', mode: 'ALL', settings: [{ name: 'a' }], format: 'TSV' });
+    expect(u).toMatchObject({ kind: 'union', ops: ['UNION ALL', 'UNION ALL'], settings: [{ name: 'a' }], format: 'TSV' });
     expect(u.kind === 'union' && u.selects).toHaveLength(3);
+  });
+
+  it('EXISTS (subquery) is the call exists over the subquery, and prints back as ClickHouse reads it', () => {
+    const q = parseSelect('SELECT a FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.b = 2)') as SelectQuery;
+    expect(q.where).toMatchObject({ name: 'not', args: [{ kind: 'function', name: 'exists', args: [{ kind: 'subquery', query: { kind: 'select' } }] }] });
+    expect(printSelect(q)).toBe('SELECT a FROM t WHERE NOT `exists`((SELECT 1 FROM u WHERE u.b = 2))');
+  });
+
+  it('RESPECT / IGNORE NULLS on a window function: kept, printed before OVER; on an aggregate refused', () => {
+    const sql = 'SELECT first_value(x) RESPECT NULLS OVER (ORDER BY t), last_value(x) IGNORE NULLS OVER w FROM t';
+    const q = parseSelect(sql) as SelectQuery;
+    expect(q.columns.map((c) => (c.kind === 'function' ? c.nulls : undefined))).toEqual(['RESPECT', 'IGNORE']);
+    expect(printSelect(q)).toBe(sql);
+    expect(() => parseSelect('SELECT any(x) RESPECT NULLS FROM t')).toThrow(
+      /RESPECT NULLS outside a window function \(OVER\) is not supported \(line 1, column 15\)/,
+    );
+  });
+
+  it('WITH FILL FROM / TO / STEP: the bounds and step on the ORDER BY item, printed back in that order', () => {
+    const sql = 'SELECT d FROM t ORDER BY d DESC WITH FILL FROM 10 TO 1 STEP -1, e WITH FILL STEP INTERVAL 1 DAY';
+    const q = parseSelect(sql) as SelectQuery;
+    expect(q.orderBy?.[0]).toMatchObject({ withFill: true, fillFrom: { value: '10' }, fillTo: { value: '1' }, fillStep: { value: '-1' } });
+    expect(printSelect(q)).toBe(sql);
+    expect(() => parseSelect('SELECT d FROM t ORDER BY d WITH FILL STALENESS 1')).toThrow(/STALENESS/);
+  });
+
+  it('QUALIFY: after WINDOW, before ORDER BY', () => {
+    const sql = 'SELECT a, rank() OVER w AS r FROM t WINDOW w AS (ORDER BY b) QUALIFY r < 3 ORDER BY a';
+    const q = parseSelect(sql) as SelectQuery;
+    expect(q.qualify).toMatchObject({ name: 'less', args: [{ kind: 'column', parts: ['r'] }, { kind: 'literal' }] });
+    expect(printSelect(q)).toBe(sql);
+  });
+
+  it('EXCEPT / INTERSECT and mixed UNION: one flat chain, operators as written (bare UNION is DISTINCT)', () => {
+    const sql = 'SELECT 1 UNION ALL SELECT 2 EXCEPT SELECT 3 INTERSECT DISTINCT SELECT 4 UNION SELECT 5 EXCEPT ALL SELECT 6 INTERSECT SELECT 7';
+    const u = parseSelect(sql);
+    expect(u).toMatchObject({
+      kind: 'union',
+      ops: ['UNION ALL', 'EXCEPT', 'INTERSECT DISTINCT', 'UNION DISTINCT', 'EXCEPT ALL', 'INTERSECT'],
+    });
+    expect(printSelect(u)).toBe(
+      'SELECT 1 UNION ALL SELECT 2 EXCEPT SELECT 3 INTERSECT DISTINCT SELECT 4 UNION DISTINCT SELECT 5 EXCEPT ALL SELECT 6 INTERSECT SELECT 7',
+    );
   });
 
   it('a 100k-value IN list parses quickly', () => {

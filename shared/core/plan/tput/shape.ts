@@ -111,6 +111,7 @@ export function tputEligibility(
   if (q.groupingSets || q.groupByModifier || q.withTotals) return no('GROUPING SETS, ROLLUP, CUBE or WITH TOTALS');
   if (q.having) return no('HAVING (it filters on merged values)');
   if (q.window?.length) return no('a WINDOW clause');
+  if (q.qualify) return no('QUALIFY');
   if (q.limitBy) return no('LIMIT BY');
   // A shard that may silently stop grouping or reading would look complete with fewer groups than it holds.
   const settings: Record<string, SettingValue> = { ...requestSettings };

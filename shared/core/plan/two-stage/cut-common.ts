@@ -57,7 +57,10 @@ export function hasColumn(e: Expr, finalOnly: (e: Expr) => boolean = () => false
 /** The expressions that the final stage evaluates (everything after WHERE). */
 export function finalExprs(q: SelectQuery): Expr[] {
   return exprsOfSelect(q)
-    .filter((x) => x.clause === 'columns' || x.clause === 'having' || x.clause === 'orderBy' || x.clause === 'limitBy' || x.clause === 'window')
+    .filter(
+      (x) =>
+        x.clause === 'columns' || x.clause === 'having' || x.clause === 'orderBy' || x.clause === 'limitBy' || x.clause === 'window' || x.clause === 'qualify',
+    )
     .map((x) => x.expr);
 }
 
@@ -76,6 +79,7 @@ export function mapFinal(q: SelectQuery, fn: (e: Expr) => Expr, from: string, na
   };
   if (q.having) out.having = fn(q.having);
   if (q.window) out.window = q.window.map((w) => ({ name: w.name, spec: mapWindow(w.spec, fn, true) }));
+  if (q.qualify) out.qualify = fn(q.qualify);
   if (q.orderBy) out.orderBy = q.orderBy.map((o): OrderItem => ({ ...o, expr: fn(o.expr) }));
   if (q.limitBy) out.limitBy = { ...q.limitBy, by: q.limitBy.by.map(fn) };
   if (q.limit) out.limit = q.limit;
@@ -100,6 +104,7 @@ export function finalSteps(q: SelectQuery, merge = '-Merge of the states'): stri
   if (q.withTotals) steps.push('WITH TOTALS');
   if (q.having) steps.push('HAVING');
   if (finalExprs(q).some(hasWindow)) steps.push('window functions');
+  if (q.qualify) steps.push('QUALIFY');
   if (q.distinct) steps.push('DISTINCT');
   if (q.orderBy) steps.push('ORDER BY');
   if (q.limitBy) steps.push('LIMIT BY');

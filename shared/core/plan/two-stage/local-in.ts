@@ -30,7 +30,7 @@ export function localInReason(lhs: Expr, rhs: Expr, main: MainOf, topo: Topology
     const q = sub;
     const t = q.from?.table;
     if (t?.kind !== 'table' || q.from!.joins.length || q.from!.arrayJoin) return undefined;
-    if (q.limit || q.limitBy || q.withTotals || q.groupByModifier || q.window || q.columns.length !== 1) return undefined;
+    if (q.limit || q.limitBy || q.withTotals || q.groupByModifier || q.window || q.qualify || q.columns.length !== 1) return undefined;
     inner = lookupTable(topo, t.database ? `${t.database}.${t.table}` : t.table);
     if (!inner) return undefined;
     const dist = inner.distributed.split('.');

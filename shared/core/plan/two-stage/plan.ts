@@ -99,7 +99,7 @@ function refuseNestedSettings(s: SelectStatement): void {
 
 function planStatement(s: SelectStatement, ctx: Ctx): SelectStatement {
   if (s.kind === 'union') {
-    ctx.notes.push(`UNION ${s.mode}: each branch is planned on its own; the final stage runs the UNION`);
+    ctx.notes.push(`${[...new Set(s.ops)].join(', ')}: each branch is planned on its own; the final stage runs the set operation`);
     return { ...s, selects: s.selects.map((q) => planSelect(q, ctx)) };
   }
   return planSelect(s, ctx);

@@ -1,0 +1,164 @@
+// Query forms the parser reads and the general path runs, on three embedded shard engines behind the
+// real shard function, against one engine holding every row: EXCEPT, INTERSECT and mixed UNION chains
+// (one leaf per branch; the final stage runs the chain as written, so ClickHouse's precedence applies:
+// INTERSECT binds tighter), EXISTS (subquery) (over a distributed table: run once, its rows shipped), and
+// QUALIFY (the final stage filters after the window functions), RESPECT / IGNORE NULLS on window functions,
+// WITH FILL FROM / TO / STEP (the final stage fills).
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTopology } from '../../../shared/core/config/load.js';
+import type { Topology } from '../../../shared/core/config/schema.js';
+import { explainPlan, planQuery } from '../../../shared/core/plan/index.js';
+import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
+import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
+import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
+import { runQuery, type PlanFn, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { createShardHandler } from '../../../functions/shard/shard-function.js';
+import { DEMO_DDL, DEMO_LOCAL, DEMO_TABLE, demoInsertFor, demoSelect } from '../../../local/demo.js';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { JSON_SETTINGS, expectSameAnswer } from './cases.js';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+const ROWS = 20_000;
+const D = DEMO_TABLE;
+let cluster: EmbeddedCluster;
+let topo: Topology;
+let fns: ReturnType<typeof createShardHandler>[];
+
+beforeAll(async () => {
+  cluster = await startEmbeddedCluster({ shards: 3, withOracle: true });
+  topo = parseTopology({
+    cluster: 'c',
+    shards: [0, 1, 2].map((i) => ({ replicas: [{ embedded: path.join(cluster.dir, `shard-${i}`) }] })),
+    tables: { [D]: { local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
+    query: { hedge: { enabled: false } },
+  });
+  for (const ddl of DEMO_DDL) await cluster.execAll(ddl);
+  await Promise.all(cluster.shards.map((s, i) => s.exec(demoInsertFor(topo, i, ROWS))));
+  await cluster.oracle!.exec(`INSERT INTO ${DEMO_LOCAL} ${demoSelect(ROWS)}`);
+  fns = [0, 1, 2].map((shard) => createShardHandler({ shard, getAccess: async () => cluster.shards[shard]! }));
+}, 120_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+function deps(): RunDeps {
+  const invoker: ShardInvoker = { invoke: async (shard, payload) => fns[shard]!(payload) };
+  return {
+    topo,
+    invoker,
+    planQuery: planQuery as PlanFn,
+    explainPlan,
+    planTwoStage,
+    hedgeState: createHedgeState(),
+    queryId: 'q-set-ops',
+    behindApiGateway: false,
+  };
+}
+
+type Row = Record<string, unknown>;
+async function reference(sql: string): Promise<{ meta: unknown; data: Row[] }> {
+  const r = await cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
+  const doc = JSON.parse(r.bytes.toString('utf8'));
+  return { meta: doc.meta, data: doc.data };
+}
+
+async function expectAnswered(sql: string, unordered = true): Promise<Record<string, any>> {
+  const want = await reference(sql);
+  const r = await runQuery({ sql }, deps());
+  expect(r.status, `${sql}: ${JSON.stringify(r.body).slice(0, 400)}`).toBe(200);
+  const b = r.body as Record<string, any>;
+  expect(b.partial).toBe(false);
+  expectSameAnswer(b, want, { name: sql, sql, unordered } as never);
+  return b;
+}
+
+const alarms = `SELECT sensor FROM ${D} WHERE status = 500`;
+const QUERIES = [
+  `${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site = 'ams'`,
+  `${alarms} EXCEPT DISTINCT SELECT sensor FROM ${D} WHERE site = 'fra'`,
+  `SELECT site, metric FROM ${D} WHERE value > 99 EXCEPT ALL SELECT site, metric FROM ${D} WHERE status = 500`,
+  `SELECT site, metric FROM ${D} WHERE value > 90 INTERSECT SELECT site, metric FROM ${D} WHERE status = 500`,
+  `SELECT site FROM ${D} WHERE value > 95 INTERSECT DISTINCT SELECT site FROM ${D} WHERE status = 500`,
+  `SELECT site, count() AS c FROM ${D} GROUP BY site EXCEPT ALL SELECT site, count() FROM ${D} WHERE site = 'iad' GROUP BY site`,
+  `${alarms} UNION ALL ${alarms} UNION DISTINCT SELECT 'none'`,
+  `SELECT 'none' AS sensor UNION DISTINCT ${alarms} UNION ALL ${alarms}`,
+  `SELECT count() AS n FROM (${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site IN ('ams', 'sfo'))`,
+];
+
+const EXISTS_QUERIES = [
+  // s-7's rows live on one shard only: an EXISTS each shard ran on its own part would count that shard's rows alone.
+  `SELECT count() AS c FROM ${D} WHERE EXISTS (SELECT 1 FROM ${D} WHERE sensor = 's-7')`,
+  `SELECT site, count() AS c FROM ${D} WHERE EXISTS (SELECT 1 FROM ${D} WHERE status = 500) GROUP BY site ORDER BY site`,
+  `SELECT count() AS c FROM ${D} WHERE NOT EXISTS (SELECT 1 FROM ${D} WHERE value > 1000)`,
+  `SELECT count() AS c FROM ${D} WHERE status = 500 AND NOT EXISTS (SELECT sensor FROM ${D} WHERE value < -5)`,
+  `SELECT EXISTS (SELECT sensor FROM ${D} WHERE site = 'nowhere') AS none, EXISTS (WITH 500 AS s SELECT sensor FROM ${D} WHERE status = s) AS some, count() AS c FROM ${D}`,
+  `SELECT site, max(value) AS m FROM ${D} GROUP BY site HAVING EXISTS (SELECT 1 FROM ${D} WHERE status = 500 AND value > 99) ORDER BY site`,
+];
+
+describe('EXISTS (subquery), as ClickHouse answers it', () => {
+  for (const sql of EXISTS_QUERIES) it(sql, () => expectAnswered(sql));
+});
+
+const QUALIFY_QUERIES = [
+  `SELECT site, count() AS c, rank() OVER (ORDER BY count() DESC) AS r FROM ${D} GROUP BY site QUALIFY r <= 2 ORDER BY r, site`,
+  `SELECT sensor, ts, value FROM ${D} WHERE site = 'ams' QUALIFY row_number() OVER (PARTITION BY sensor ORDER BY ts DESC) = 1 ORDER BY sensor LIMIT 20`,
+  `SELECT site, metric, max(value) AS m FROM ${D} GROUP BY site, metric QUALIFY m = max(max(value)) OVER (PARTITION BY site) ORDER BY site`,
+  `SELECT site, count() AS c FROM ${D} GROUP BY site QUALIFY c > 0 ORDER BY site`,
+];
+
+describe('QUALIFY, in the final stage after the window functions', () => {
+  for (const sql of QUALIFY_QUERIES) it(sql, () => expectAnswered(sql));
+});
+
+// nullIf(status, 200) is NULL except on the status-500 rows, so the frames hold NULLs and values.
+const NULLS_QUERIES = [
+  `SELECT sensor, ts, first_value(nullIf(status, 200)) RESPECT NULLS OVER (PARTITION BY site ORDER BY ts, sensor) AS f FROM ${D} WHERE sensor IN ('s-1', 's-97', 's-2') ORDER BY ts, sensor LIMIT 30`,
+  `SELECT sensor, ts, first_value(nullIf(status, 200)) IGNORE NULLS OVER (ORDER BY ts, sensor) AS f FROM ${D} WHERE sensor IN ('s-1', 's-97', 's-2') ORDER BY ts, sensor LIMIT 30`,
+  `SELECT site, last_value(if(site = 'fra', NULL, count())) RESPECT NULLS OVER (ORDER BY site ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS l FROM ${D} GROUP BY site ORDER BY site`,
+  `SELECT sensor, ts, last_value(nullIf(status, 200)) RESPECT NULLS OVER (ORDER BY ts, sensor ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM ${D} WHERE sensor IN ('s-0', 's-97') ORDER BY ts, sensor LIMIT 30`,
+];
+
+describe('RESPECT NULLS / IGNORE NULLS on window functions, in the final stage', () => {
+  for (const sql of NULLS_QUERIES) it(sql, () => expectAnswered(sql));
+  it('on an aggregate it is refused, not ignored', async () => {
+    const r = await runQuery({ sql: `SELECT any(nullIf(status, 200)) RESPECT NULLS FROM ${D}` }, deps());
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toMatch(/RESPECT NULLS outside a window function/);
+  });
+});
+
+const FILL_QUERIES = [
+  `SELECT toStartOfHour(ts) AS h, count() AS c FROM ${D} WHERE status = 500 GROUP BY h ORDER BY h WITH FILL FROM toDateTime('2025-12-31 22:00:00') TO toDateTime('2026-01-01 20:00:00') STEP 3600`,
+  `SELECT intDiv(status, 100) AS k, count() AS c FROM ${D} GROUP BY k ORDER BY k WITH FILL FROM 0 TO 7 STEP 2`,
+  `SELECT toDate(ts) AS d, count() AS c FROM ${D} GROUP BY d ORDER BY d DESC WITH FILL STEP INTERVAL -1 DAY`,
+  `SELECT toUInt8(value > 50) + intDiv(status, 100) AS v FROM ${D} WHERE sensor = 's-3' ORDER BY v WITH FILL TO 12 LIMIT 20`,
+];
+
+describe('ORDER BY ... WITH FILL FROM / TO / STEP, in the final stage', () => {
+  for (const sql of FILL_QUERIES) it(sql, () => expectAnswered(sql, false));
+});
+
+describe('EXCEPT, INTERSECT and mixed UNION, as ClickHouse answers them', () => {
+  for (const sql of QUERIES) it(sql, () => expectAnswered(sql));
+
+  // {alarms} EXCEPT ({ams} INTERSECT {high}): read left to right it would be ({alarms} EXCEPT {ams}) INTERSECT {high}, another answer.
+  it('INTERSECT binds tighter than EXCEPT and UNION', async () => {
+    const ams = `SELECT sensor FROM ${D} WHERE site = 'ams'`;
+    const high = `SELECT sensor FROM ${D} WHERE value > 50`;
+    const sql = `${alarms} EXCEPT ${ams} INTERSECT ${high} UNION ALL SELECT 'none'`;
+    const b = await expectAnswered(sql);
+    const leftToRight = await reference(`SELECT * FROM ((${alarms} EXCEPT ${ams}) INTERSECT ${high}) UNION ALL SELECT 'none'`);
+    expect(b.data.length).not.toBe(leftToRight.data.length);
+  });
+
+  it('a chain inside a FROM subquery and an EXISTS subquery', () =>
+    expectAnswered(`SELECT count() AS n FROM (${alarms} INTERSECT SELECT sensor FROM ${D} WHERE site = 'iad') WHERE EXISTS (${alarms})`));
+
+  it('each branch is its own leaf; the final stage runs the chain', () => {
+    const plan = planTwoStage(parseSelect(`${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site = 'ams' INTERSECT ${alarms}`), topo);
+    expect(plan.leaves).toHaveLength(3);
+    expect(plan.finalSql).toBe('SELECT _c0 AS sensor FROM _stage0 EXCEPT SELECT _c0 AS sensor FROM _stage1 INTERSECT SELECT _c0 AS sensor FROM _stage2');
+  });
+});
