@@ -19,7 +19,7 @@ import { chHttp, useChServers } from '../support/ch-servers.js';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
-const servers = useChServers({ n: 4, portBase: 20530 });
+const servers = useChServers({ n: 4, portBase: 21200 });
 const T = 'default.bt_dist';
 const ROWS = 40_000;
 const UNION3 =

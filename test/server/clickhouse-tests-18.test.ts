@@ -20,7 +20,7 @@ import { chHttp, useChServers } from '../support/ch-servers.js';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
-const servers = useChServers({ n: 5, portBase: 20400 });
+const servers = useChServers({ n: 5, portBase: 21000 });
 const CREATE18 = { allow_experimental_low_cardinality_type: 1 };
 
 /** Answered by one 18.16 node but not so over its shards, with the reason. */

@@ -16,7 +16,7 @@ import { damageObject, exchangedOf, runGeneralOver, type GeneralRunOptions, type
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
-const servers = useChServers({ n: 3, portBase: 20400 });
+const servers = useChServers({ n: 3, portBase: 20800 });
 const T_ROWS = 2_000_000;
 const HITS_ROWS = 1_000_000;
 let exchange: LocalExchange;

@@ -16,7 +16,7 @@ import { createStatisticsCache, type StatisticsCache } from '../../shared/core/s
 import { chHttp, useChServers } from '../support/ch-servers.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-const servers = useChServers({ n: 3, portBase: 20460 });
+const servers = useChServers({ n: 3, portBase: 21100 });
 const DIST = 'default.st18_dist';
 const LOCAL = 'default.st18';
 type Fn = (p: ShardRequest) => Promise<ShardResponse>;

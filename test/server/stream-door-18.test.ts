@@ -18,7 +18,7 @@ import { chHttp, chRows, useChServers } from '../support/ch-servers.js';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
-const servers = useChServers({ n: 2, portBase: 20400 });
+const servers = useChServers({ n: 2, portBase: 20900 });
 const ROWS = 1_000_000;
 /** Each row: its id and an 80-character text derived from it (the answer is ~90 MB as TSV). */
 const PAD = 'x'.repeat(80);
