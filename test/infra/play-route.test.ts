@@ -60,9 +60,10 @@ describe('the play deploy option', () => {
         expect(new HandlerBundling(entry, copies).local.tryBundle(outDir, { image: undefined as never })).toBe(true);
         const files = readdirSync(outDir).sort();
         if (out === 'with') {
-          expect(files).toEqual(['index.mjs', 'index.mjs.map', PLAY_PAGE_BUNDLED]);
+          // node_modules: the packages shipped beside every bundle (SHIPPED_PACKAGES, cdk/bundling.ts).
+          expect(files).toEqual(['index.mjs', 'index.mjs.map', 'node_modules', PLAY_PAGE_BUNDLED]);
           expect(readFileSync(join(outDir, PLAY_PAGE_BUNDLED), 'utf8')).toBe(readFileSync(PLAY_PAGE_SOURCE, 'utf8'));
-        } else expect(files).toEqual(['index.mjs', 'index.mjs.map']);
+        } else expect(files).toEqual(['index.mjs', 'index.mjs.map', 'node_modules']);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

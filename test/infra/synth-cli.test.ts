@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT, REQUIRE_SHIM } from '../../cdk/bundling.js';
+import { PROJECT_ROOT, REQUIRE_SHIM, SHIPPED_PACKAGES } from '../../cdk/bundling.js';
 
 const CDK = join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
 /** One `cdk synth` may take this long (bundling both handlers on a loaded two-core machine). */
@@ -58,8 +58,12 @@ describe('npx cdk synth (offline)', () => {
       for (const fn of fns) expect(assets).toContain(`asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`);
       for (const a of assets) {
         const files = readdirSync(join(r.out, a)).sort();
-        // The handler's module and the split-off modules it imports (cdk/bundling.ts), each with its map.
-        expect(files).toEqual(['chunks', 'index.mjs', 'index.mjs.map']);
+        // The handler's module and the split-off modules it imports (cdk/bundling.ts), each with its map,
+        // and the packages shipped unbundled (SHIPPED_PACKAGES: the zstd codec reads its .wasm beside it).
+        expect(files).toEqual(['chunks', 'index.mjs', 'index.mjs.map', 'node_modules']);
+        const nm = join(r.out, a, 'node_modules');
+        const shipped = readdirSync(nm).flatMap((e) => (e.startsWith('@') ? readdirSync(join(nm, e)).map((sub) => `${e}/${sub}`) : [e]));
+        expect(shipped.sort()).toEqual([...SHIPPED_PACKAGES].sort());
         const chunks = readdirSync(join(r.out, a, 'chunks'));
         expect(chunks.length).toBeGreaterThan(0);
         expect(chunks.filter((f) => !/^[\w-]+-[A-Z0-9]{8}\.mjs(\.map)?$/.test(f))).toEqual([]);
