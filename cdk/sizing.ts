@@ -3,8 +3,9 @@
 // - The coordinator must outlive the query deadline: after the last shard answers (or the deadline
 //   passes) it still merges, finalizes and serializes, and a cold start spends ~1 s before the deadline
 //   clock even matters. So its timeout is strictly greater than timeoutMs + COORDINATOR_MARGIN_MS.
-// - The API path is capped by API Gateway: an HTTP API integration gives up after 30 s at most, and the
-//   coordinator is kept at <= 29 s so it can always answer (with partial: true) before that.
+// - The API path is capped by API Gateway: an HTTP API integration's timeout is at most 29 s (what
+//   CloudFormation and aws-cdk-lib accept), and the coordinator is kept at <= 28 s so it always
+//   answers (with partial: true) before the integration gives up.
 //   A deadline that cannot fit is refused at synthesis, not discovered as 503s in production.
 // - A shard function works until the deadline (its ClickHouse query carries max_execution_time from
 //   it) plus a second to return what it has; the coordinator stops waiting at the deadline anyway.
@@ -16,8 +17,8 @@
 //   re-serialize a partial of up to Lambda's 6 MB, which that model cannot see.
 import type { QueryDefaults } from '../shared/core/config/schema.js';
 
-export const API_GATEWAY_MAX_S = 29;
-export const HTTP_API_INTEGRATION_MAX_S = 30;
+export const API_GATEWAY_MAX_S = 28;
+export const HTTP_API_INTEGRATION_MAX_S = 29;
 export const COORDINATOR_MARGIN_MS = 3000;
 export const SHARD_MARGIN_MS = 1000;
 export const ONE_VCPU_MB = 1769;
@@ -35,7 +36,7 @@ export function exchangeBytesFor(shardMemoryMb: number): number {
 export interface Sizing {
   coordinatorTimeoutS: number;
   shardTimeoutS: number;
-  /** API Gateway integration timeout: just above the coordinator's, never above 30 s. */
+  /** API Gateway integration timeout: just above the coordinator's, never above 29 s. */
   integrationTimeoutS: number;
   coordinatorMemoryMb: number;
   shardMemoryMb: number;

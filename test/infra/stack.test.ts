@@ -370,7 +370,15 @@ describe('configs the app refuses at synthesis', () => {
   it('refuses a deadline that does not fit under API Gateway', () => {
     const cfg = awsExample();
     cfg.query = { timeoutMs: 60_000 };
-    expect(problemsOf(() => build(cfg))).toEqual([expect.stringMatching(/\$\.query\.timeoutMs: 60000 ms .*29 s/)]);
+    expect(problemsOf(() => build(cfg))).toEqual([expect.stringMatching(/\$\.query\.timeoutMs: 60000 ms .*28 s/)]);
+  });
+
+  it('synthesizes the largest deadline it accepts: a 29 s integration over a 28 s coordinator (aws-cdk-lib refuses more than 29 s)', () => {
+    const cfg = awsExample();
+    cfg.query = { timeoutMs: 24_999 };
+    const t = build(cfg).template;
+    t.hasResourceProperties('AWS::ApiGatewayV2::Integration', { TimeoutInMillis: 29_000 });
+    t.hasResourceProperties('AWS::Lambda::Function', { Timeout: 28 });
   });
 
   it('refuses replicas of one shard that name different secrets', () => {
