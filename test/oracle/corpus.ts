@@ -225,8 +225,11 @@ export const CORPUS: readonly OracleQuery[] = [
   // ── HAVING ─────────────────────────────────────────────────────────────────────────────────────
   q('having', 'count', `SELECT page, count() AS c FROM ${E} GROUP BY page HAVING c > 270`),
   // HAVING without GROUP BY or an aggregate filters rows, as ClickHouse does.
-  q('having', 'rows-only', `SELECT event_id, qty FROM ${E} HAVING event_id < 20 ORDER BY event_id`, o),
-  q('having', 'rows-only-alias', `SELECT event_id, qty * 2 AS d FROM ${E} WHERE user_id < 50 HAVING d > 10 ORDER BY event_id LIMIT 30`, o),
+  q('having', 'rows-only', `SELECT event_id, qty FROM ${E} HAVING event_id < 20 ORDER BY event_id`, { ...o, needs: ['HAVING without aggregation'] }),
+  q('having', 'rows-only-alias', `SELECT event_id, qty * 2 AS d FROM ${E} WHERE user_id < 50 HAVING d > 10 ORDER BY event_id LIMIT 30`, {
+    ...o,
+    needs: ['HAVING without aggregation'],
+  }),
   q('having', 'agg-not-selected', `SELECT user_id FROM ${E} GROUP BY user_id HAVING sum(qty) > 300 AND uniqExact(page) > 20`),
   q('having', 'on-key', `SELECT event, sum(qty) AS s FROM ${E} GROUP BY event HAVING event != 'view'`),
   q('having', 'nothing-passes', `SELECT page, count() AS c FROM ${E} GROUP BY page HAVING c > 1000000`),
@@ -376,23 +379,25 @@ export const CORPUS: readonly OracleQuery[] = [
 
   // ── constant tables inside a distributed query: every shard computes them from the SQL ───────
   q('in', 'in-numbers', `SELECT count() AS c FROM ${E} WHERE user_id IN (SELECT toUInt32(number) FROM numbers(10, 40))`),
-  q('in', 'not-in-numbers-step', `SELECT count() AS c FROM ${E} WHERE user_id NOT IN (SELECT toUInt32(number) FROM numbers(0, 500, 3))`),
+  q('in', 'not-in-numbers-step', `SELECT count() AS c FROM ${E} WHERE user_id NOT IN (SELECT toUInt32(number) FROM numbers(0, 500, 3))`, {
+    needs: ['numbers with a step'],
+  }),
   q(
     'in',
     'in-values',
     `SELECT user_id, count() AS c FROM ${E} WHERE user_id IN (SELECT u FROM values('u UInt32', 1, 2, 3, 5, 8)) GROUP BY user_id ORDER BY user_id`,
-    o,
+    { ...o, needs: ['values()'] },
   ),
   q(
     'subquery',
     'join-numbers',
     `SELECT n.number AS n, count() AS c FROM ${E} AS e JOIN (SELECT number FROM numbers(6)) AS n ON e.user_id = n.number GROUP BY n ORDER BY n`,
-    o,
+    { ...o, needs: ['JOIN keys of different types'] },
   ),
   q('subquery', 'scalar-numbers', `SELECT count() AS c, (SELECT sum(number) FROM numbers(10)) AS s FROM ${E}`),
-  q('subquery', 'scalar-zeros', `SELECT count() * (SELECT count() FROM zeros(3)) AS c FROM ${E} WHERE user_id < 100`),
+  q('subquery', 'scalar-zeros', `SELECT count() * (SELECT count() FROM zeros(3)) AS c FROM ${E} WHERE user_id < 100`, { needs: ['zeros()'] }),
   q('subquery', 'in-system-one', `SELECT count() AS c FROM ${E} WHERE toUInt8(user_id % 2) IN (SELECT dummy FROM system.one)`),
-  q('expression', 'current-database', `SELECT currentDatabase() AS db, database() AS d2, count() AS c FROM ${E}`),
+  q('expression', 'current-database', `SELECT currentDatabase() AS db, database() AS d2, count() AS c FROM ${E}`, { needs: ['database()'] }),
 
   // ── subqueries in FROM ─────────────────────────────────────────────────────────────────────────
   q('subquery', 'outer-agg', `SELECT avg(c) AS a, max(c) AS m FROM (SELECT user_id, count() AS c FROM ${E} GROUP BY user_id)`),

@@ -141,7 +141,9 @@ describe('the streaming front door on 18.16', () => {
     expect(r.status, r.body.toString()).toBe(200);
     const progress: Record<string, string>[] = [];
     for (let i = 0; i < r.raw.length; i += 2) if (r.raw[i]!.toLowerCase() === 'x-clickhouse-progress') progress.push(JSON.parse(r.raw[i + 1]!));
-    expect(progress.length).toBeGreaterThanOrEqual(3);
+    // At least two, and growing (below): how many more fit depends on how fast the servers hash under
+    // the machine's load, which a test must not bet on.
+    expect(progress.length).toBeGreaterThanOrEqual(2);
     for (const p of progress) {
       expect(Object.keys(p)).toEqual([
         'read_rows',

@@ -1,44 +1,22 @@
-// The distributed table's columns, read from a shard, spelled out as ClickHouse expands them: `*` in
-// aggregating queries, beside other columns and over a JOIN, `COLUMNS('re')`, `* EXCEPT`, `* REPLACE`
-// and GROUP BY ALL, on three embedded shard engines behind the real shard function (POST /query,
-// path auto), against one engine holding every row. A MATERIALIZED column stays out of `*`; a
-// column dropped after the columns were cached is read again when a shard says it is unknown.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../shared/core/config/load.js';
-import type { Topology } from '../../../shared/core/config/schema.js';
-import { explainPlan, planQuery } from '../../../shared/core/plan/index.js';
-import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
 import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
-import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
-import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
-import { runQuery, type PlanFn, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
 import { createTableColumns, type TableColumns } from '../../../shared/core/scatter/table-columns.js';
-import { createShardHandler } from '../../../functions/shard/shard-function.js';
-import { DEMO_DDL, DEMO_LOCAL, DEMO_TABLE, demoInsertFor, demoSelect } from '../../../local/demo.js';
-import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
+import type { EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { demoRunDeps, startDemoChdb, type DemoChdb } from '../../support/demo-chdb.js';
 import { JSON_SETTINGS, expectSameAnswer } from './cases.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const ROWS = 20_000;
 const D = DEMO_TABLE;
+let demo: DemoChdb;
 let cluster: EmbeddedCluster;
-let topo: Topology;
-let fns: ReturnType<typeof createShardHandler>[];
 
 beforeAll(async () => {
-  cluster = await startEmbeddedCluster({ shards: 3, withOracle: true });
-  topo = parseTopology({
-    cluster: 'c',
-    shards: [0, 1, 2].map((i) => ({ replicas: [{ embedded: path.join(cluster.dir, `shard-${i}`) }] })),
-    tables: { [D]: { local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
-    query: { hedge: { enabled: false } },
-  });
-  for (const ddl of DEMO_DDL) await cluster.execAll(ddl);
-  await Promise.all(cluster.shards.map((s, i) => s.exec(demoInsertFor(topo, i, ROWS))));
-  await cluster.oracle!.exec(`INSERT INTO ${DEMO_LOCAL} ${demoSelect(ROWS)}`);
+  demo = await startDemoChdb({ rows: ROWS });
+  cluster = demo.cluster;
   for (const e of [...cluster.shards, cluster.oracle!]) await e.exec(`ALTER TABLE ${DEMO_LOCAL} ADD COLUMN doubled Float64 MATERIALIZED value * 2`);
-  fns = [0, 1, 2].map((shard) => createShardHandler({ shard, getAccess: async () => cluster.shards[shard]! }));
 }, 120_000);
 afterAll(async () => {
   await cluster?.stop();
@@ -47,25 +25,7 @@ afterAll(async () => {
 const columns: TableColumns = createTableColumns();
 
 function deps(): RunDeps & { sent: ShardRequest[] } {
-  const sent: ShardRequest[] = [];
-  const invoker: ShardInvoker = {
-    invoke: async (shard, payload) => {
-      sent.push(payload);
-      return fns[shard]!(payload);
-    },
-  };
-  return {
-    sent,
-    topo,
-    invoker,
-    planQuery: planQuery as PlanFn,
-    explainPlan,
-    planTwoStage,
-    hedgeState: createHedgeState(),
-    queryId: 'q-columns',
-    tableColumns: columns,
-    behindApiGateway: false,
-  };
+  return demoRunDeps(demo, 'q-columns', { tableColumns: columns });
 }
 
 type Row = Record<string, unknown>;

@@ -1,67 +1,28 @@
-// Subquery folding end to end on chdb: three embedded shard engines behind the real shard function,
-// the real planners and runtime (POST /query, path auto), and one engine holding every row as the
-// reference, which runs each query as written. A folded query must answer what that engine answers,
-// with its names and types; /explain says whether the subquery was folded; a subquery the fold
-// cannot keep exact stays a subquery and still answers exactly.
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../shared/core/config/load.js';
-import type { Topology } from '../../../shared/core/config/schema.js';
-import { explainPlan, planQuery } from '../../../shared/core/plan/index.js';
-import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
 import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
-import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
-import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
-import { runExplain, runQuery, type PlanFn, type RunDeps } from '../../../shared/core/scatter/run-query.js';
-import { createShardHandler } from '../../../functions/shard/shard-function.js';
-import { DEMO_DDL, DEMO_LOCAL, DEMO_TABLE, demoInsertFor, demoSelect } from '../../../local/demo.js';
-import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { runExplain, runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
+import type { EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { demoRunDeps, startDemoChdb, type DemoChdb } from '../../support/demo-chdb.js';
 import { JSON_SETTINGS, expectSameAnswer } from './cases.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const ROWS = 20_000;
 const D = DEMO_TABLE;
+let demo: DemoChdb;
 let cluster: EmbeddedCluster;
-let topo: Topology;
-let fns: ReturnType<typeof createShardHandler>[];
 
 beforeAll(async () => {
-  cluster = await startEmbeddedCluster({ shards: 3, withOracle: true });
-  topo = parseTopology({
-    cluster: 'c',
-    shards: [0, 1, 2].map((i) => ({ replicas: [{ embedded: path.join(cluster.dir, `shard-${i}`) }] })),
-    tables: { [D]: { local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
-    query: { hedge: { enabled: false } },
-  });
-  for (const ddl of DEMO_DDL) await cluster.execAll(ddl);
-  await Promise.all(cluster.shards.map((s, i) => s.exec(demoInsertFor(topo, i, ROWS))));
-  await cluster.oracle!.exec(`INSERT INTO ${DEMO_LOCAL} ${demoSelect(ROWS)}`);
-  fns = [0, 1, 2].map((shard) => createShardHandler({ shard, getAccess: async () => cluster.shards[shard]! }));
+  demo = await startDemoChdb({ rows: ROWS });
+  cluster = demo.cluster;
 }, 120_000);
 afterAll(async () => {
   await cluster?.stop();
 });
 
 function deps(): RunDeps & { sent: ShardRequest[] } {
-  const sent: ShardRequest[] = [];
-  const invoker: ShardInvoker = {
-    invoke: async (shard, payload) => {
-      sent.push(payload);
-      return fns[shard]!(payload);
-    },
-  };
-  return {
-    sent,
-    topo,
-    invoker,
-    planQuery: planQuery as PlanFn,
-    explainPlan,
-    planTwoStage,
-    hedgeState: createHedgeState(),
-    queryId: 'q-fold',
-    behindApiGateway: false,
-  };
+  return demoRunDeps(demo, 'q-fold');
 }
 
 type Row = Record<string, unknown>;

@@ -1,60 +1,28 @@
-// Query forms the parser reads and the general path runs, on three embedded shard engines behind the
-// real shard function, against one engine holding every row: EXCEPT, INTERSECT and mixed UNION chains
-// (one leaf per branch; the final stage runs the chain as written, so ClickHouse's precedence applies:
-// INTERSECT binds tighter), EXISTS (subquery) (over a distributed table: run once, its rows shipped), and
-// QUALIFY (the final stage filters after the window functions), RESPECT / IGNORE NULLS on window functions,
-// WITH FILL FROM / TO / STEP (the final stage fills).
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../shared/core/config/load.js';
-import type { Topology } from '../../../shared/core/config/schema.js';
-import { explainPlan, planQuery } from '../../../shared/core/plan/index.js';
 import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
-import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
-import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
-import { runQuery, type PlanFn, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
 import { parseSelect } from '../../../shared/core/sql/parse.js';
-import { createShardHandler } from '../../../functions/shard/shard-function.js';
-import { DEMO_DDL, DEMO_LOCAL, DEMO_TABLE, demoInsertFor, demoSelect } from '../../../local/demo.js';
-import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
+import type { EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { demoRunDeps, startDemoChdb, type DemoChdb } from '../../support/demo-chdb.js';
 import { JSON_SETTINGS, expectSameAnswer } from './cases.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const ROWS = 20_000;
 const D = DEMO_TABLE;
+let demo: DemoChdb;
 let cluster: EmbeddedCluster;
-let topo: Topology;
-let fns: ReturnType<typeof createShardHandler>[];
 
 beforeAll(async () => {
-  cluster = await startEmbeddedCluster({ shards: 3, withOracle: true });
-  topo = parseTopology({
-    cluster: 'c',
-    shards: [0, 1, 2].map((i) => ({ replicas: [{ embedded: path.join(cluster.dir, `shard-${i}`) }] })),
-    tables: { [D]: { local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
-    query: { hedge: { enabled: false } },
-  });
-  for (const ddl of DEMO_DDL) await cluster.execAll(ddl);
-  await Promise.all(cluster.shards.map((s, i) => s.exec(demoInsertFor(topo, i, ROWS))));
-  await cluster.oracle!.exec(`INSERT INTO ${DEMO_LOCAL} ${demoSelect(ROWS)}`);
-  fns = [0, 1, 2].map((shard) => createShardHandler({ shard, getAccess: async () => cluster.shards[shard]! }));
+  demo = await startDemoChdb({ rows: ROWS });
+  cluster = demo.cluster;
 }, 120_000);
 afterAll(async () => {
   await cluster?.stop();
 });
 
 function deps(): RunDeps {
-  const invoker: ShardInvoker = { invoke: async (shard, payload) => fns[shard]!(payload) };
-  return {
-    topo,
-    invoker,
-    planQuery: planQuery as PlanFn,
-    explainPlan,
-    planTwoStage,
-    hedgeState: createHedgeState(),
-    queryId: 'q-set-ops',
-    behindApiGateway: false,
-  };
+  return demoRunDeps(demo, 'q-set-ops');
 }
 
 type Row = Record<string, unknown>;
@@ -157,7 +125,7 @@ describe('EXCEPT, INTERSECT and mixed UNION, as ClickHouse answers them', () => 
     expectAnswered(`SELECT count() AS n FROM (${alarms} INTERSECT SELECT sensor FROM ${D} WHERE site = 'iad') WHERE EXISTS (${alarms})`));
 
   it('each branch is its own leaf; the final stage runs the chain', () => {
-    const plan = planTwoStage(parseSelect(`${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site = 'ams' INTERSECT ${alarms}`), topo);
+    const plan = planTwoStage(parseSelect(`${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site = 'ams' INTERSECT ${alarms}`), demo.topo);
     expect(plan.leaves).toHaveLength(3);
     expect(plan.finalSql).toBe('SELECT _c0 AS sensor FROM _stage0 EXCEPT SELECT _c0 AS sensor FROM _stage1 INTERSECT SELECT _c0 AS sensor FROM _stage2');
   });
