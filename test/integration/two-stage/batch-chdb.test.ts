@@ -1,10 +1,4 @@
-// Batching per shard on chdb: the leaves of a UNION that go to one shard travel in one invocation
-// (the invoker's invokeBatch), the answer equals one engine holding every row, and an item that
-// fails fails its leaf as a lone request would (a retryable failure is asked again alone; a query
-// fault makes that shard missing).
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../shared/core/config/load.js';
 import type { Topology } from '../../../shared/core/config/schema.js';
 import { explainPlan, planQuery } from '../../../shared/core/plan/index.js';
 import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
@@ -12,9 +6,10 @@ import type { ShardBatchRequest, ShardRequest, ShardResponse } from '../../../sh
 import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
 import type { ShardInvoker } from '../../../shared/core/scatter/invoker.js';
 import { runQuery, type PlanFn, type RunDeps } from '../../../shared/core/scatter/run-query.js';
-import { createShardHandler } from '../../../functions/shard/shard-function.js';
-import { DEMO_DDL, DEMO_LOCAL, DEMO_TABLE, demoInsertFor, demoSelect } from '../../../local/demo.js';
-import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import type { createShardHandler } from '../../../functions/shard/shard-function.js';
+import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
+import type { EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { startDemoChdb } from '../../support/demo-chdb.js';
 import { JSON_SETTINGS } from './cases.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -29,17 +24,7 @@ const UNION3 =
   `UNION ALL SELECT 'temp', count() FROM ${DEMO_TABLE} WHERE metric = 'temp'`;
 
 beforeAll(async () => {
-  cluster = await startEmbeddedCluster({ shards: 3, withOracle: true });
-  topo = parseTopology({
-    cluster: 'c',
-    shards: [0, 1, 2].map((i) => ({ replicas: [{ embedded: path.join(cluster.dir, `shard-${i}`) }, { embedded: path.join(cluster.dir, `shard-${i}`) }] })),
-    tables: { [DEMO_TABLE]: { local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
-    query: { hedge: { enabled: false } },
-  });
-  for (const ddl of DEMO_DDL) await cluster.execAll(ddl);
-  await Promise.all(cluster.shards.map((s, i) => s.exec(demoInsertFor(topo, i, ROWS))));
-  await cluster.oracle!.exec(`INSERT INTO ${DEMO_LOCAL} ${demoSelect(ROWS)}`);
-  fns = [0, 1, 2].map((shard) => createShardHandler({ shard, getAccess: async () => cluster.shards[shard]! }));
+  ({ cluster, topo, fns } = await startDemoChdb({ rows: ROWS, replicasPerShard: 2 }));
 }, 120_000);
 afterAll(async () => {
   await cluster?.stop();

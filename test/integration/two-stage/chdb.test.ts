@@ -1,10 +1,4 @@
-// The general path end to end on chdb: three embedded shard engines behind the real shard
-// function code, the real per-shard planning and runtime, and one engine holding every row as
-// the reference. Also: a missing shard (partial and requireComplete), the final stage's failover,
-// a deadline that falls during the final stage, and a transfer limit, on real engines.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTopology } from '../../../shared/core/config/load.js';
 import type { Topology } from '../../../shared/core/config/schema.js';
 import { explainPlan, planQuery } from '../../../shared/core/plan/index.js';
 import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
@@ -15,9 +9,10 @@ import { initiatorOrder } from '../../../shared/core/scatter/two-stage/final-sta
 import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
 import { computeDeadline } from '../../../shared/core/scatter/deadline.js';
 import { runGeneralQuery } from '../../../shared/core/scatter/two-stage/index.js';
-import { createShardHandler } from '../../../functions/shard/shard-function.js';
-import { DEMO_DDL, DEMO_LOCAL, DEMO_TABLE, demoInsertFor, demoSelect } from '../../../local/demo.js';
-import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
+import type { createShardHandler } from '../../../functions/shard/shard-function.js';
+import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
+import type { EmbeddedCluster } from '../../support/embedded-cluster.js';
+import { startDemoChdb } from '../../support/demo-chdb.js';
 import { CASES, JSON_SETTINGS, casePlanner, expectSameAnswer, planOf, sqlOf } from './cases.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -27,18 +22,8 @@ let topo: Topology;
 let fns: ReturnType<typeof createShardHandler>[];
 
 beforeAll(async () => {
-  cluster = await startEmbeddedCluster({ shards: 3, withOracle: true });
-  topo = parseTopology({
-    cluster: 'c',
-    shards: [0, 1, 2].map((i) => ({ replicas: [{ embedded: path.join(cluster.dir, `shard-${i}`) }, { embedded: path.join(cluster.dir, `shard-${i}`) }] })),
-    tables: { [DEMO_TABLE]: { local: DEMO_LOCAL, shardingKey: { column: 'sensor', type: 'String', function: 'xxHash64' } } },
-    query: { hedge: { enabled: false } },
-  });
-  for (const ddl of DEMO_DDL) await cluster.execAll(ddl);
-  await Promise.all(cluster.shards.map((s, i) => s.exec(demoInsertFor(topo, i, ROWS))));
-  await cluster.oracle!.exec(`INSERT INTO ${DEMO_LOCAL} ${demoSelect(ROWS)}`);
   // Two "replicas" per shard, both the shard's engine: failover is about the functions, not the data.
-  fns = [0, 1, 2].map((shard) => createShardHandler({ shard, getAccess: async () => cluster.shards[shard]! }));
+  ({ cluster, topo, fns } = await startDemoChdb({ rows: ROWS, replicasPerShard: 2 }));
 }, 120_000);
 afterAll(async () => {
   await cluster?.stop();
