@@ -2,17 +2,7 @@
 // every error text form we meet: 18.16 (`Code: 60, e.displayText() = DB::Exception: ...`),
 // newer servers and chdb (`Code: 60. DB::Exception: ...`).
 import { ClickHouseError } from '../../core/clickhouse/port.js';
-import { classOf } from '../../core/clickhouse/error-codes.js';
-
-const CODE_PATTERNS = [/^\s*Code: (\d+), e\.displayText\(\) = /, /^\s*Code: (\d+)\. /, /Code: (\d+)[.,] /];
-
-export function parseClickHouseCode(message: string): number | undefined {
-  for (const re of CODE_PATTERNS) {
-    const m = re.exec(message);
-    if (m) return Number(m[1]);
-  }
-  return undefined;
-}
+import { classOf, parseClickHouseCode } from '../../core/clickhouse/error-codes.js';
 
 /** A server-side error message as a ClickHouseError with the right kind. */
 export function serverError(message: string, code = parseClickHouseCode(message)): ClickHouseError {

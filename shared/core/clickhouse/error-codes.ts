@@ -21,6 +21,18 @@
 
 export type ClickHouseErrorClass = 'user' | 'limit' | 'timeout' | 'cancelled' | 'server';
 
+// The code in an error's text, in every form we meet: 18.16 (`Code: 60, e.displayText() = DB::Exception:
+// ...`), newer servers and chdb (`Code: 60. DB::Exception: ...`), or quoted inside another message.
+const CODE_PATTERNS = [/^\s*Code: (\d+), e\.displayText\(\) = /, /^\s*Code: (\d+)\. /, /Code: (\d+)[.,] /];
+
+export function parseClickHouseCode(message: string): number | undefined {
+  for (const re of CODE_PATTERNS) {
+    const m = re.exec(message);
+    if (m) return Number(m[1]);
+  }
+  return undefined;
+}
+
 export interface ClickHouseErrorCode {
   code: number;
   name: string;

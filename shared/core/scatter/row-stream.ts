@@ -6,6 +6,7 @@
 // after shard, the later shards' streams held by backpressure. A part already written cannot be
 // asked again elsewhere: a shard that fails after its first byte fails the answer. The client
 // leaving, a shard's error or the deadline stop every shard still running (shard-cancel.ts).
+import { parseClickHouseCode } from '../clickhouse/error-codes.js';
 import { setMaxListeners } from 'node:events';
 import { ScatterError } from '../errors.js';
 import type { Topology } from '../config/schema.js';
@@ -60,15 +61,10 @@ interface OpenPart {
   done: boolean;
 }
 
-/** ClickHouse's code in a failure's text (`Code: 395. DB::Exception: ...`, 18.16's `Code: 395, e.displayText() = ...`). */
-const chCodeIn = (message: string): number | undefined => {
-  const m = /Code: (\d+)[.,] /.exec(message);
-  return m ? Number(m[1]) : undefined;
-};
-
 /** A shard that is missing, or whose stream failed, as the error the interfaces render. */
 function shardError(shard: number, status: ShardOutcome['status'] | 'failed', message: string, chCode?: number): ScatterError {
-  const code = chCode ?? chCodeIn(message);
+  // After its first byte a shard's failure is text only: ClickHouse's code is read from it.
+  const code = chCode ?? parseClickHouseCode(message);
   if (status === 'timeout') return new ScatterError('TIMEOUT', `shard ${shard}: ${message}`, { details: { clickhouse: { code: code ?? 159 } } });
   return new ScatterError('QUERY_ERROR', `shard ${shard}: ${message}`, code !== undefined ? { details: { clickhouse: { code } } } : {});
 }

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { assignedSettings, settingsClause, substituteTables, trimStatement } from '../../../shared/core/clickhouse/sql-text.js';
 import { quoteStringLiteral as quoteString } from '../../../shared/core/sql/quote.js';
-import { parseClickHouseCode, serverError } from '../../../shared/adapters/clickhouse/errors.js';
+import { serverError } from '../../../shared/adapters/clickhouse/errors.js';
+import { parseClickHouseCode } from '../../../shared/core/clickhouse/error-codes.js';
 import type { ExternalTable } from '../../../shared/core/clickhouse/port.js';
 
 const ext: ExternalTable = { name: '_data_x1', columns: [{ name: 'k', type: 'UInt64' }], rows: [] };
