@@ -120,13 +120,7 @@ export function classify(text: string): Statement {
       62,
       `Syntax error: failed at position 1 ('${text.trim().slice(0, 20)}'): Expected one of: SELECT, WITH, INSERT, SHOW, DESCRIBE, EXISTS`,
     );
-  let toks: Token[];
-  try {
-    toks = tokenize(text);
-  } catch (e) {
-    throw new ChHttpError(62, (e as Error).message);
-  }
-  const r = new Reader(toks, text);
+  const r = readerOf(text);
   if (r.kw('SHOW')) {
     if (r.kw('DATABASES')) {
       const like = r.kw('LIKE') ? r.string('a LIKE pattern') : undefined;
@@ -177,13 +171,7 @@ function insertStatement(text: string): Statement {
   const fm = /\bFORMAT\s+([A-Za-z][A-Za-z0-9_]*)/i.exec(text.slice(m[0].length));
   if (!fm) throw new ChHttpError(48, 'INSERT is answered only as INSERT INTO <table> [(columns)] FORMAT JSONEachRow|CSV|TabSeparated with the rows after it');
   const headEnd = m[0].length + fm.index;
-  let toks: Token[];
-  try {
-    toks = tokenize(text.slice(0, headEnd));
-  } catch (e) {
-    throw new ChHttpError(62, (e as Error).message);
-  }
-  const r = new Reader(toks, text);
+  const r = readerOf(text, text.slice(0, headEnd));
   r.expectKw('INSERT');
   r.expectKw('INTO');
   r.kw('TABLE');
@@ -201,15 +189,18 @@ function insertStatement(text: string): Statement {
   return { kind: 'insert', table, ...(columns ? { columns } : {}), format: fm[1]!, dataOffset };
 }
 
-/** `KILL QUERY WHERE query_id = '<id>' [SYNC | ASYNC | TEST] [FORMAT name]`: the form clients send to cancel one query. */
-function killStatement(text: string): Statement {
-  let toks: Token[];
+/** The tokens of `lexed` (the statement, or its head), read against the whole text; a lexer error is ClickHouse's syntax error (62). */
+function readerOf(text: string, lexed = text): Reader {
   try {
-    toks = tokenize(text);
+    return new Reader(tokenize(lexed), text);
   } catch (e) {
     throw new ChHttpError(62, (e as Error).message);
   }
-  const r = new Reader(toks, text);
+}
+
+/** `KILL QUERY WHERE query_id = '<id>' [SYNC | ASYNC | TEST] [FORMAT name]`: the form clients send to cancel one query. */
+function killStatement(text: string): Statement {
+  const r = readerOf(text);
   r.expectKw('KILL');
   r.expectKw('QUERY');
   const t = r.peek();

@@ -4,7 +4,6 @@
 // takes the general path (distributed.ts): ORDER BY ... LIMIT is bounded by its LIMIT there.
 // The same statement checks as the general path: parameters bound, what no path may run, the
 // planner's settings allowlist and per-shard rewrite (renames, pruning, skipped shards).
-import type { SettingValue } from '../clickhouse/port.js';
 import type { SelectStatement } from '../sql/ast.js';
 import { walkStatement } from '../sql/visit.js';
 import { hasWindow, isAggregating } from '../plan/two-stage/cut-common.js';
@@ -18,7 +17,7 @@ import type { ProgressProbe, ReadProgress } from '../scatter/row-stream.js';
 import type { HedgeState } from '../scatter/hedge.js';
 import type { ShardInvoker } from '../scatter/invoker.js';
 import type { Topology } from '../config/schema.js';
-import type { ParamValue } from '../plan/bind-params.js';
+import type { DistributedSelectRequest } from './types.js';
 import { concatenatingFormats } from './stream-formats.js';
 
 export interface StreamSelectDeps {
@@ -33,16 +32,10 @@ export interface StreamSelectDeps {
   now?: () => number;
 }
 
-export interface StreamSelectRequest {
-  sql: string;
-  format: string;
-  formatSettings: Record<string, string>;
-  settings: Record<string, SettingValue>;
-  params: Record<string, ParamValue>;
-  timeoutMs?: number;
-  queryId: string;
-  arrivedAt?: number;
-}
+export type StreamSelectRequest = Pick<
+  DistributedSelectRequest,
+  'sql' | 'format' | 'formatSettings' | 'settings' | 'params' | 'timeoutMs' | 'queryId' | 'arrivedAt'
+>;
 
 /** A planned stream, not started: `run` writes the answer's bytes through `write`. */
 export interface PreparedStream {

@@ -31,8 +31,8 @@ export interface DistributedAnswer {
   coverage?: TableCoverage[];
 }
 
-/** A SELECT over distributed tables, rendered in `format` by a ClickHouse engine (the general path). */
-export type DistributedSelect = (req: {
+/** A SELECT over distributed tables as the interface asks for it (the general path and the streaming door). */
+export interface DistributedSelectRequest {
   sql: string;
   format: string;
   formatSettings: Record<string, string>;
@@ -47,7 +47,10 @@ export type DistributedSelect = (req: {
   arrivedAt?: number;
   /** Stops the query (KILL QUERY): the fan-out abandons its shards. */
   signal?: AbortSignal;
-}) => Promise<DistributedAnswer>;
+}
+
+/** A SELECT over distributed tables, rendered in `format` by a ClickHouse engine (the general path). */
+export type DistributedSelect = (req: DistributedSelectRequest) => Promise<DistributedAnswer>;
 
 export interface InsertAnswer {
   inserted: number;
