@@ -21,6 +21,7 @@ import { queryBudget, type QueryBudget } from './query-budget.js';
 import type { RunDeps } from './query-types.js';
 import { topCountPrepass, type Prepass } from './tput/prepass.js';
 import { fastPathRefused, requestedPath, type QueryPath } from './two-stage/path.js';
+import { clauseSettings, noMergeOf } from './plan-inputs.js';
 
 /** What a session runs with: the coordinator's ports and state, and the request's arrival. */
 export type SessionDeps = Pick<
@@ -103,8 +104,11 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
     numberSubqueries(settled);
     propagateWith(settled);
   }
-  const folded = settled ? foldSubqueries(settled, deps.topo) : undefined;
-  const statement = folded?.statement;
+  // Unmerged (distributed_group_by_no_merge), an outer SELECT's LIMIT or ORDER BY applies once over
+  // every shard's answer; folded into its subquery it would run on each shard instead.
+  const unmerged = settled !== undefined && unmergedRequest(request.settings, settled);
+  const folded = settled && !unmerged ? foldSubqueries(settled, deps.topo) : undefined;
+  const statement = unmerged ? settled : folded?.statement;
   const now = deps.now ?? Date.now;
   // The deadline counts from the request's arrival: time spent before this point is the client's too.
   const startedAt = deps.arrivedAt ?? now();
@@ -137,7 +141,8 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
  */
 export function prepassOf(s: QuerySession): Promise<Prepass | undefined> {
   const { deps, statement } = s;
-  if (!statement || s.request.cursor) return Promise.resolve(undefined);
+  // Unmerged, each shard's own top groups are the answer: no pre-pass narrows them.
+  if (!statement || s.request.cursor || unmergedRequest(s.request.topCountSettings, statement)) return Promise.resolve(undefined);
   return topCountPrepass({
     ctx: {
       topo: deps.topo,
@@ -157,6 +162,11 @@ export function prepassOf(s: QuerySession): Promise<Prepass | undefined> {
     startedAt: s.startedAt,
     ...(deps.topCountMemory ? { memory: deps.topCountMemory } : {}),
   });
+}
+
+/** distributed_group_by_no_merge asked for, in the request's settings or the SQL's SETTINGS clause. */
+function unmergedRequest(settings: Record<string, SettingValue> | undefined, stmt: SelectStatement): boolean {
+  return noMergeOf({ ...settings, ...clauseSettings(stmt) }) !== 0;
 }
 
 /** The two paths a request may take; `fallBack` hands a fast-path refusal to the general path when allowed. */
