@@ -106,3 +106,31 @@ describe('the corpus', () => {
     for (const [id, e] of Object.entries(EXPECTED)) expect(e.why.length, id).toBeGreaterThan(20);
   });
 });
+
+// The unmerged answer through /explain and ClickHouse's interface: the same cut, the same rows.
+describe('distributed_group_by_no_merge through /explain and the ClickHouse interface', () => {
+  const SQL = 'SELECT key, count() AS c FROM cht.key3_dist GROUP BY key';
+  it('/explain shows the whole query on each shard and a final stage that only concatenates', async () => {
+    const res = await fetch(`${o.stack.url}/explain`, { method: 'POST', body: JSON.stringify({ sql: SQL, settings: { distributed_group_by_no_merge: 1 } }) });
+    const e = (await res.json()) as { path: string; fastPathRefused?: string; notes: string[]; finalStage: { sql: string } };
+    expect(e.path).toBe('general');
+    expect(e.fastPathRefused).toMatch(/distributed_group_by_no_merge = 1 asks for the shards' answers unmerged/);
+    expect(e.notes.join('\n')).toMatch(/_stage0: distributed_group_by_no_merge = 1: each shard runs the whole query/);
+    expect(e.notes.join('\n')).toMatch(/each shard runs SELECT key AS _c0, count\(\) AS _c1 FROM cht\.key3_dist GROUP BY key/);
+    expect(e.finalStage.sql).toBe('SELECT _c0 AS key, _c1 AS c FROM _stage0');
+  });
+  it('the interface (the setting as a URL parameter) answers a group per shard, as the JSON API does', async () => {
+    const res = await fetch(`${o.stack.url}/?distributed_group_by_no_merge=1&default_format=JSONEachRow`, { method: 'POST', body: SQL });
+    expect(res.status).toBe(200);
+    const rows = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { key: number; c: string });
+    const api = await queryApiRunner(o.stack.url, { timeoutMs: 20_000, settings: { distributed_group_by_no_merge: 1 } })(SQL);
+    const key = (r: { key: unknown; c: unknown }) => `${r.key}:${r.c}`;
+    expect(rows.map(key).sort()).toEqual(api.rows.map((r) => key(r as { key: unknown; c: unknown })).sort());
+    // Three keys over four shards: more groups than keys, and every row counted once.
+    expect(rows.length).toBeGreaterThan(3);
+    expect(rows.reduce((a, r) => a + Number(r.c), 0)).toBe(CHT_TABLES.find((t) => t.dist === 'cht.key3_dist')!.rows.length);
+  });
+});
