@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
 import { routeRows } from '../../shared/core/router/index.js';
 import { createHedgeState } from '../../shared/core/scatter/hedge.js';
-import type { ShardInvoker } from '../../shared/core/scatter/invoker.js';
+import { InvokeError, type ShardInvoker } from '../../shared/core/scatter/invoker.js';
 import { PLANNERS } from '../../shared/core/scatter/planners.js';
 import { runQuery } from '../../shared/core/scatter/run-query.js';
 import { createPlacement } from '../../shared/core/sharding/index.js';
@@ -189,5 +189,27 @@ describe("ClickHouse's Distributed-table tests on 18.16 shards", () => {
       const want = await single(overRemote(q));
       expect(compareAnswers(await scatter(q), want, { ordered: false }), q).toBeUndefined();
     }
+    // A shard that does not answer is missing, never hidden: the other shards' unmerged rows, labelled partial.
+    const down: ShardInvoker = {
+      invoke: async (shard, payload) => {
+        if (shard === 3) throw new InvokeError('unavailable', 'shard 3 is down');
+        return fns[shard]!(payload);
+      },
+    };
+    const q = 'SELECT key, count() FROM cht.key3_dist GROUP BY key SETTINGS distributed_group_by_no_merge = 1';
+    const r = await runQuery(
+      { sql: q, timeoutMs: 5_000 },
+      { topo, invoker: down, ...PLANNERS, hedgeState: createHedgeState(), queryId: 'cht18-down', behindApiGateway: false },
+    );
+    const b = r.body as { meta: Answer['meta']; data: Answer['rows']; partial: boolean; shards: { missing: { shard: number }[] } };
+    expect(r.status).toBe(200);
+    expect(b.partial).toBe(true);
+    expect(b.shards.missing.map((m) => m.shard)).toEqual([3]);
+    const threeShards = `'${tcpPorts
+      .slice(0, 3)
+      .map((p) => `127.0.0.1:${p}`)
+      .join(',')}'`;
+    const want = await single(q.replace('cht.key3_dist', `remote(${threeShards}, cht.key3)`));
+    expect(compareAnswers({ meta: b.meta, rows: b.data }, want, { ordered: false })).toBeUndefined();
   }, 600_000);
 });
