@@ -8,6 +8,7 @@
 // answer that differs. A difference labelled complete fails the test unless EXPECTED lists it with a
 // reason that is not a wrong answer; a refusal must be listed with its reason; and a listed query
 // that now answers equal fails the test too, so the list stays true.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareAnswers } from './compare.js';
 import { CHT_CORPUS } from './clickhouse-tests/corpus.js';
@@ -132,5 +133,38 @@ describe('distributed_group_by_no_merge through /explain and the ClickHouse inte
     // Three keys over four shards: more groups than keys, and every row counted once.
     expect(rows.length).toBeGreaterThan(3);
     expect(rows.reduce((a, r) => a + Number(r.c), 0)).toBe(CHT_TABLES.find((t) => t.dist === 'cht.key3_dist')!.rows.length);
+  });
+  it('2 is the per-shard groups of 1, sorted and cut once over every shard (groups spanning shards, random ORDER BY and LIMIT)', async () => {
+    type G = { key: number; c: string; m: number };
+    const run = (sql: string, mode: 1 | 2) => queryApiRunner(o.stack.url, { timeoutMs: 20_000, settings: { distributed_group_by_no_merge: mode } })(sql);
+    const cols = { key: (g: G) => g.key, c: (g: G) => Number(g.c), m: (g: G) => g.m };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 5 }),
+        fc.shuffledSubarray(['key', 'c', 'm'] as const, { minLength: 1 }),
+        fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+        fc.integer({ min: 0, max: 14 }),
+        fc.integer({ min: 0, max: 6 }),
+        async (p, by, desc, limit, offset) => {
+          // max(id) differs on every shard's group: with it last, the order is total.
+          const keys = [...by.filter((k) => k !== 'm'), 'm' as const];
+          const base = `SELECT key, count() AS c, max(id) AS m FROM cht.key3_dist WHERE id % ${p} != 0 GROUP BY key`;
+          const order = ` ORDER BY ${keys.map((k, i) => `${k}${desc[i] ? ' DESC' : ''}`).join(', ')}`;
+          const got = (await run(`${base}${order} LIMIT ${limit} OFFSET ${offset}`, 2)).rows as G[];
+          const groups = (await run(base, 1)).rows as G[];
+          const cmp = (a: G, b: G) => {
+            for (const [i, k] of keys.entries()) {
+              const d = cols[k](a) - cols[k](b);
+              if (d !== 0) return desc[i] ? -d : d;
+            }
+            return 0;
+          };
+          expect(got).toEqual([...groups].sort(cmp).slice(offset, offset + limit));
+          // More groups than keys: the shards' groups were not merged.
+          expect(groups.length).toBeGreaterThan(3);
+        },
+      ),
+      { numRuns: 12 },
+    );
   });
 });
