@@ -134,6 +134,18 @@ describe('distributed_group_by_no_merge through /explain and the ClickHouse inte
     expect(rows.length).toBeGreaterThan(3);
     expect(rows.reduce((a, r) => a + Number(r.c), 0)).toBe(CHT_TABLES.find((t) => t.dist === 'cht.key3_dist')!.rows.length);
   });
+  it('a subquery the coordinator runs once (GLOBAL IN, a scalar) is refused under it, by either setting, never merged', async () => {
+    const refused = async (sql: string, settings: Record<string, unknown> = {}) => {
+      const res = await fetch(`${o.stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql, settings }) });
+      const b = (await res.json()) as { error?: { code: string; message: string } };
+      return `${res.status} ${b.error?.code}: ${b.error?.message}`;
+    };
+    const gin = 'SELECT count() FROM cht.kv_dist WHERE key GLOBAL IN (SELECT key FROM cht.kv_dist WHERE key < 5)';
+    const why = /^400 UNSUPPORTED: a subquery over a distributed table that runs once before the shards .* under distributed_group_by_no_merge/;
+    expect(await refused(`${gin} SETTINGS distributed_group_by_no_merge = 1`)).toMatch(why);
+    expect(await refused(gin, { distributed_group_by_no_merge: 2 })).toMatch(why);
+    expect(await refused('SELECT count(), (SELECT max(key) FROM cht.kv_dist) FROM cht.kv_dist SETTINGS distributed_group_by_no_merge = 1')).toMatch(why);
+  });
   it('2 is the per-shard groups of 1, sorted and cut once over every shard (groups spanning shards, random ORDER BY and LIMIT)', async () => {
     type G = { key: number; c: string; m: number };
     const run = (sql: string, mode: 1 | 2) => queryApiRunner(o.stack.url, { timeoutMs: 20_000, settings: { distributed_group_by_no_merge: mode } })(sql);
