@@ -13,8 +13,6 @@ import type { Topology } from '../../config/schema.js';
 import { errorAt } from '../position.js';
 import { lookupTable, refName, resolveTable, splitName, type BoundTable } from '../tables.js';
 import type { StageLeaf, TwoStageOptions, TwoStagePlan } from './types.js';
-
-export type { TwoStageOptions } from './types.js';
 import { inlineCtes } from './ctes.js';
 import { expandAliases } from './aliases.js';
 import { cutAggregating } from './cut-aggregate.js';
@@ -29,6 +27,8 @@ import { distributedTables } from './reads.js';
 import { refuseUnexpanded } from '../expand-columns.js';
 import { checkReach, FINAL_STAGE_REACH } from '../reach-check.js';
 import { isConstantTable } from '../constant-tables.js';
+
+export type { TwoStageOptions } from './types.js';
 
 interface Ctx {
   topo: Topology;
