@@ -183,6 +183,8 @@ describe("ClickHouse's Distributed-table tests on 18.16 shards", () => {
       'SELECT uniq(key), max(id) FROM cht.key3_dist',
       'SELECT count() FROM (SELECT key FROM cht.key3_dist LIMIT 1)',
       'SELECT key, count() FROM (SELECT key FROM cht.key3_dist) GROUP BY key',
+      // Not folded into the subquery: the outer ORDER BY and LIMIT run once, over every shard's rows.
+      'SELECT x FROM (SELECT key AS x, id FROM cht.key3_dist WHERE id > 3) ORDER BY id LIMIT 2',
     ];
     for (const sql of unmerged) {
       const q = `${sql} SETTINGS distributed_group_by_no_merge = 1`;
