@@ -13,7 +13,12 @@ import { col, finalExprs, hasWindow, type CutSelect } from './cut-common.js';
 
 export function cutUnmerged(q: SelectQuery, names: string[], from: string, mode: Exclude<GroupByNoMerge, 0>): CutSelect {
   const setting = `distributed_group_by_no_merge = ${mode}`;
-  if (q.withTotals) throw errorAt('UNSUPPORTED', `WITH TOTALS under ${setting} (every shard would answer a totals row) is not supported`, q);
+  if (q.withTotals)
+    throw errorAt(
+      'UNSUPPORTED',
+      `WITH TOTALS under ${setting} is not supported: every shard answers a totals row, and a Distributed table keeps whichever arrives first`,
+      q,
+    );
   if (mode === 2) refuseAfterAggregation(q);
   const star = q.columns.find((c) => c.kind === 'asterisk');
   if (star && q.columns.length !== 1) throw errorAt('UNSUPPORTED', `SELECT * together with other columns under ${setting} (list the columns)`, star);
