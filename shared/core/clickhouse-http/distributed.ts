@@ -12,7 +12,7 @@ import { runGeneralInSession } from '../scatter/two-stage/general-request.js';
 import type { HedgeState } from '../scatter/hedge.js';
 import type { ShardInvoker } from '../scatter/invoker.js';
 import type { ShardOutcome } from '../scatter/call-shard.js';
-import { clauseSettings, productModeOf, refuseForAnyPath, type TwoStagePlanner } from '../scatter/two-stage/index.js';
+import { clauseSettings, productModeOf, refuseForAnyPath, twoStageOptionsOf, type TwoStagePlanner } from '../scatter/two-stage/index.js';
 import type { DistributedSelect } from './types.js';
 import type { TopCountMemory } from '../scatter/tput/memory.js';
 import type { StatisticsCache } from '../scatter/table-statistics.js';
@@ -58,7 +58,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       subqueries: { partial: false, missingInDetails: true },
     });
     const pre = await prepassOf(s);
-    const plan = deps.planTwoStage(pre?.statement ?? s.statement!, topo, { distributedProductMode: productMode });
+    const plan = deps.planTwoStage(pre?.statement ?? s.statement!, topo, twoStageOptionsOf(settings, topo));
     // A shard's unknown column for a statement spelled from cached columns: the next query reads them again.
     const r = await runGeneralInSession(s, plan, {
       format: req.format,

@@ -35,6 +35,11 @@ export interface SplitContext {
    */
   sketches?: 'use' | 'refuse';
   /**
+   * distributed_group_by_no_merge (1 or 2): the shards' answers unmerged. The coordinator's merge
+   * cannot give them, so the split refuses (UNSUPPORTED) and the general path answers.
+   */
+  unmerged?: 1 | 2;
+  /**
    * Row queries: columns that identify a row uniquely, used to break ORDER BY ties (and in
    * cursors). Absent: every selected column (SELECT * then has no tie-breaker and no cursor).
    */

@@ -144,6 +144,7 @@ export async function planQueryWith(
     topCount: settings.topCount === 'shard_size' ? 'shard_size' : opts.exactTopCount === 'general' ? 'refuse' : 'every_group',
     // The same signal says a general path can take what the fast path refuses.
     sketches: settings.approximate === 'sketches' || opts.exactTopCount !== 'general' ? 'use' : 'refuse',
+    ...(settings.groupByNoMerge ? { unmerged: settings.groupByNoMerge } : {}),
   });
 
   // Rename once (the local name is the same on every shard), then strip what must not travel.

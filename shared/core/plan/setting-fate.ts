@@ -24,6 +24,7 @@ export const PLANNER_KNOBS: ReadonlySet<string> = new Set([
   'force_optimize_skip_unused_shards',
   'prefer_global_in_and_join',
   'distributed_product_mode',
+  'distributed_group_by_no_merge',
   'max_rows_to_transfer',
   'max_bytes_to_transfer',
   'transfer_overflow_mode',

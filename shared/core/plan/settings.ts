@@ -82,6 +82,27 @@ export interface PlannerSettings {
    * (ch_scatter_approximate: the fast path's HyperLogLog / DDSketch, labelled with their error).
    */
   approximate: 'states' | 'sketches';
+  /**
+   * distributed_group_by_no_merge: 0 (default) merges the shards' answers; 1 and 2 ask for them
+   * unmerged, which the general path's plan answers (two-stage/cut-unmerged.ts) and the fast path refuses.
+   */
+  groupByNoMerge: GroupByNoMerge;
+}
+
+export type GroupByNoMerge = 0 | 1 | 2;
+
+/**
+ * distributed_group_by_no_merge's value, as ClickHouse reads it: an unsigned integer where 2 is
+ * "after aggregation" and any other non-zero value is 1 (the whole query on each shard).
+ */
+export function groupByNoMergeOf(v: SettingValue | undefined, node?: Expr): GroupByNoMerge {
+  if (v === undefined) return 0;
+  const s = String(v).trim().toLowerCase();
+  if (s === 'true' || s === 'false') return s === 'true' ? 1 : 0;
+  if (!/^\d{1,20}$/.test(s))
+    throw errorAt('BAD_REQUEST', `setting distributed_group_by_no_merge must be a non-negative integer, not ${JSON.stringify(v)}`, node);
+  const n = BigInt(s);
+  return n === 0n ? 0 : n === 2n ? 2 : 1;
 }
 
 /**
@@ -151,6 +172,7 @@ export function resolveSettings(
     transferOverflowMode: defaults.transferOverflowMode,
     topCount: defaults.topCount ?? 'exact',
     approximate: 'states',
+    groupByNoMerge: 0,
   };
   let preferGlobal = false;
 
@@ -178,6 +200,9 @@ export function resolveSettings(
       case 'optimize_skip_unused_shards_limit':
         // How a Distributed table reaches its shards: no meaning for an answer ch-scatter merges itself.
         boolOrUint(name, value, node);
+        continue;
+      case 'distributed_group_by_no_merge':
+        out.groupByNoMerge = groupByNoMergeOf(value, node);
         continue;
       case 'prefer_global_in_and_join':
         preferGlobal = truthy(value);

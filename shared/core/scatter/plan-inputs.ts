@@ -4,9 +4,10 @@
 import type { SettingValue } from '../clickhouse/port.js';
 import type { Topology } from '../config/schema.js';
 import type { Splitter } from '../plan/build.js';
-import { settingValueOf } from '../plan/settings.js';
+import { groupByNoMergeOf, settingValueOf, type GroupByNoMerge } from '../plan/settings.js';
 import type { QueryRequest } from '../protocol/api-request.js';
 import type { SelectStatement } from '../sql/ast.js';
+import type { TwoStageOptions } from '../plan/two-stage/types.js';
 
 /** distributed_product_mode as a request asks for it (prefer_global_in_and_join upgrades to 'global', as in ClickHouse). */
 export function productModeOf(settings: Record<string, SettingValue>, topo: Topology): 'deny' | 'local' | 'global' {
@@ -14,6 +15,17 @@ export function productModeOf(settings: Record<string, SettingValue>, topo: Topo
   if (truthy(settings.prefer_global_in_and_join)) return 'global';
   const m = String(settings.distributed_product_mode ?? '').toLowerCase();
   return m === 'deny' || m === 'local' || m === 'global' ? m : topo.query.distributedProductMode;
+}
+
+/** distributed_group_by_no_merge as a request asks for it (0: the shards' answers are merged). */
+export function noMergeOf(settings: Record<string, SettingValue>): GroupByNoMerge {
+  return groupByNoMergeOf(settings.distributed_group_by_no_merge);
+}
+
+/** What the two-stage plan takes from the request's settings. */
+export function twoStageOptionsOf(settings: Record<string, SettingValue>, topo: Topology): TwoStageOptions {
+  const noMerge = noMergeOf(settings);
+  return { distributedProductMode: productModeOf(settings, topo), ...(noMerge ? { groupByNoMerge: noMerge } : {}) };
 }
 
 /** The SQL's SETTINGS clause as values (the last one wins, as in ClickHouse). */

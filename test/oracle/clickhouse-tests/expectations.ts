@@ -7,38 +7,6 @@ export interface Expected {
 }
 
 export const EXPECTED: Record<string, Expected> = {
-  '00184_shard_distributed_group_by_no_merge#1': {
-    kind: 'refused',
-    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
-  },
-  '00184_shard_distributed_group_by_no_merge#2': {
-    kind: 'refused',
-    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
-  },
-  '00184_shard_distributed_group_by_no_merge#3': {
-    kind: 'refused',
-    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
-  },
-  '00184_shard_distributed_group_by_no_merge#4': {
-    kind: 'refused',
-    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
-  },
-  '00184_shard_distributed_group_by_no_merge#5': {
-    kind: 'refused',
-    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
-  },
-  '00184_shard_distributed_group_by_no_merge#6': {
-    kind: 'refused',
-    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
-  },
-  '00184_shard_distributed_group_by_no_merge#7': {
-    kind: 'refused',
-    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
-  },
-  '00184_shard_distributed_group_by_no_merge#8': {
-    kind: 'refused',
-    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
-  },
   '00294_shard_enums#5': {
     kind: 'refused',
     why: "a plain IN over the same distributed table: ClickHouse's Distributed table refuses it too under distributed_product_mode = 'deny' (288)",
@@ -48,10 +16,6 @@ export const EXPECTED: Record<string, Expected> = {
     kind: 'refused',
     why: 'SETTINGS extremes = 1 through the JSON API: its answer has no extremes block (the ClickHouse interface renders them)',
   },
-  '02001_dist_on_dist_WithMergeableStateAfterAggregation#3': {
-    kind: 'refused',
-    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
-  },
   '02346_additional_filters_distr#1': { kind: 'refused', why: "a map literal ({'k' : 'v'}) is not parsed: the lexer reads { as a query parameter" },
   '00224_shard_distributed_aggregation_memory_efficient_and_overflows#2': {
     kind: 'refused',
@@ -60,10 +24,6 @@ export const EXPECTED: Record<string, Expected> = {
   '00980_shard_aggregation_state_deserialization#1': {
     kind: 'refused',
     why: 'a scalar subquery over a distributed table runs on the fast path only, which cannot merge groupBitmapState; it does not fall back to the general path yet',
-  },
-  '01223_dist_on_dist#13': {
-    kind: 'refused',
-    why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
   },
   '00613_shard_distributed_max_execution_time#1': {
     kind: 'refused',

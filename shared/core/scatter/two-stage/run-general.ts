@@ -149,10 +149,12 @@ export async function planLeaves(plan: TwoStagePlan, topo: Topology, opts: PlanO
 /**
  * A leaf the planner marked 'local' (a local IN: both sides sharded alike) reads each shard's own
  * tables whatever the request's distributed_product_mode says; the others take the request's mode.
+ * distributed_group_by_no_merge is the plan's (it cut the query unmerged): the leaves run as planned.
  */
 function leafOptions(leaf: StageLeaf, opts: PlanOptions): PlanOptions {
-  if (leaf.distributedProductMode !== 'local') return opts;
-  const { prefer_global_in_and_join: _g, distributed_product_mode: _m, ...settings } = opts.settings ?? {};
+  const { distributed_group_by_no_merge: _n, ...rest } = opts.settings ?? {};
+  if (leaf.distributedProductMode !== 'local') return opts.settings ? { ...opts, settings: rest } : opts;
+  const { prefer_global_in_and_join: _g, distributed_product_mode: _m, ...settings } = rest;
   return { ...opts, settings, distributedProductMode: 'local' };
 }
 
