@@ -30,6 +30,19 @@ export const PLANNER_KNOBS: ReadonlySet<string> = new Set([
   'transfer_overflow_mode',
 ]);
 
+/** Taken by the planner (settings.ts) with no effect on the answer (how a Distributed table reaches its
+ *  shards) or settled before planning (positions): accepted in the URL as in a SETTINGS clause, and, unlike
+ *  the knobs above, inside a subquery too. */
+export const PLANNER_ACCEPTED: ReadonlySet<string> = new Set([
+  'enable_positional_arguments',
+  'prefer_localhost_replica',
+  'max_distributed_connections',
+  'distributed_aggregation_memory_efficient',
+  'optimize_distributed_group_by_sharding_key',
+  'distributed_push_down_limit',
+  'optimize_skip_unused_shards_limit',
+]);
+
 /** ch-scatter's own settings (not ClickHouse's), read by the planner and the runtime. */
 export const OWN_SETTINGS: ReadonlySet<string> = new Set([
   'ch_scatter_top_count',
@@ -142,7 +155,7 @@ const KNOWN = new Set(CLICKHOUSE_SETTINGS);
 
 export function settingFate(name: string): SettingFate {
   if (SETTING_SPECS.has(name)) return 'forwarded';
-  if (PLANNER_KNOBS.has(name) || OWN_SETTINGS.has(name)) return 'planner';
+  if (PLANNER_KNOBS.has(name) || PLANNER_ACCEPTED.has(name) || OWN_SETTINGS.has(name)) return 'planner';
   if (INTERFACE_SETTINGS.has(name)) return 'interface';
   if (isFileSetting(name) || PROTECTION.has(name)) return 'refused';
   if (RESULT_SETTINGS.has(name) || isFormatSetting(name) || name === 'extremes') return 'result';

@@ -78,6 +78,11 @@ describe('reading a request', () => {
     expect(req({ ch_scatter_keep_initiator_rows: '0' }, 'SELECT 1').settings).toEqual({ ch_scatter_keep_initiator_rows: '0' });
     expect(code(() => req({ ch_scatter_path: 'fast' }, 'SELECT 1'))).toBe(115);
   });
+
+  it('settings the planner takes with no effect on the answer are accepted in the URL as in SETTINGS', () => {
+    const r = req({ prefer_localhost_replica: '0', optimize_distributed_group_by_sharding_key: '1', enable_positional_arguments: '1' }, 'SELECT 1');
+    expect(r.settings).toEqual({ prefer_localhost_replica: '0', optimize_distributed_group_by_sharding_key: '1', enable_positional_arguments: '1' });
+  });
 });
 
 describe('statement kinds', () => {
