@@ -34,6 +34,8 @@ export interface SplitContext {
    * them (UNSUPPORTED), so the general path merges ClickHouse's own states and answers as ClickHouse does.
    */
   sketches?: 'use' | 'refuse';
+  /** The query's WHERE ends with query-then-fetch's bound (PlanOptions.queryThenFetchBound): its cursor's shape leaves it out. */
+  queryThenFetchBound?: boolean;
   /**
    * Row queries: columns that identify a row uniquely, used to break ORDER BY ties (and in
    * cursors). Absent: every selected column (SELECT * then has no tie-breaker and no cursor).

@@ -38,6 +38,7 @@ export type SessionDeps = Pick<
   | 'behindApiGateway'
   | 'onShard'
   | 'statistics'
+  | 'tableColumns'
   | 'cursorKey'
 >;
 
