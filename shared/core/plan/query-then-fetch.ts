@@ -13,7 +13,7 @@ import { fn, int } from '../partials/ast-build.js';
 import { afterPredicate, type CursorKey } from '../partials/cursor.js';
 import { cloneAst, type Expr, type SelectQuery, type SelectStatement } from '../sql/ast.js';
 import { walkExpr } from '../sql/visit.js';
-import { ScatterError } from '../errors.js';
+import { errorAt } from './position.js';
 import type { RowWidth } from './row-width.js';
 import { queryThenFetchModeOf, rowBytesOf, settingValueOf, type QueryThenFetchMode } from './settings.js';
 
@@ -42,18 +42,22 @@ export interface QueryThenFetchInfo {
 
 export type QueryThenFetchEligibility = { ok: true; query: SelectQuery; n: Normalized } | { ok: false; reason: string };
 
-/** A setting's value: the SQL's SETTINGS clause over the request's settings. */
-function settingOf(name: string, requestSettings: Record<string, SettingValue> | undefined, stmt: SelectStatement | undefined): SettingValue | undefined {
+/** A setting's value (and its node, for the error's position): the SQL's SETTINGS clause over the request's settings. */
+function settingOf(
+  name: string,
+  requestSettings: Record<string, SettingValue> | undefined,
+  stmt: SelectStatement | undefined,
+): { raw?: SettingValue; node?: Expr } {
   const clause = (stmt?.settings ?? []).filter((s) => s.name === name).pop();
-  return clause ? settingValueOf(clause.value, name) : requestSettings?.[name];
+  return clause ? { raw: settingValueOf(clause.value, name), node: clause.value } : { raw: requestSettings?.[name] };
 }
 
 /** Whether the request asks for two rounds, one, or leaves it to the width estimate (the default). */
 export function requestedQueryThenFetch(requestSettings: Record<string, SettingValue> | undefined, stmt: SelectStatement | undefined): QueryThenFetchMode {
-  const raw = settingOf(QUERY_THEN_FETCH_SETTING, requestSettings, stmt);
+  const { raw, node } = settingOf(QUERY_THEN_FETCH_SETTING, requestSettings, stmt);
   if (raw === undefined) return 'auto';
   const mode = queryThenFetchModeOf(raw);
-  if (!mode) throw new ScatterError('BAD_REQUEST', `${QUERY_THEN_FETCH_SETTING} must be 'auto', 1 or 0`);
+  if (!mode) throw errorAt('BAD_REQUEST', `${QUERY_THEN_FETCH_SETTING} must be 'auto', 1 or 0`, node);
   return mode;
 }
 
@@ -63,10 +67,10 @@ export function queryThenFetchRowBytes(
   stmt: SelectStatement | undefined,
   configured: number,
 ): number {
-  const raw = settingOf(QUERY_THEN_FETCH_ROW_BYTES_SETTING, requestSettings, stmt);
+  const { raw, node } = settingOf(QUERY_THEN_FETCH_ROW_BYTES_SETTING, requestSettings, stmt);
   if (raw === undefined) return configured;
   const n = rowBytesOf(raw);
-  if (n === undefined) throw new ScatterError('BAD_REQUEST', `${QUERY_THEN_FETCH_ROW_BYTES_SETTING} must be a non-negative integer of bytes`);
+  if (n === undefined) throw errorAt('BAD_REQUEST', `${QUERY_THEN_FETCH_ROW_BYTES_SETTING} must be a non-negative integer of bytes`, node);
   return n;
 }
 

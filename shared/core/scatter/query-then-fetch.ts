@@ -21,6 +21,7 @@ import {
 } from '../plan/query-then-fetch.js';
 import { estimateRowBytes, type RowWidth } from '../plan/row-width.js';
 import { lookupTable, refName } from '../plan/tables.js';
+import type { QueryPlan } from '../plan/types.js';
 import type { SelectQuery, SelectStatement } from '../sql/ast.js';
 import { printSelect } from '../sql/print.js';
 import { gather } from './gather.js';
@@ -64,6 +65,9 @@ async function autoChoice(s: QuerySession, eligible: Eligible, stmt: SelectState
   return chooseRounds(await widthOf(s, eligible), thresholdBytes);
 }
 
+/** One shard asked sends its k rows either way: `auto` then keeps one round. */
+const oneShard = (plan: QueryPlan): boolean => plan.shards.filter((p) => !p.skipped).length < 2;
+
 export interface QueryThenFetch {
   info: QueryThenFetchInfo;
   /** Round two: the query bounded by round one's boundary; absent: run the query unchanged. */
@@ -97,8 +101,7 @@ export async function queryThenFetchRound(s: QuerySession, stmt: SelectStatement
   let gathered: Awaited<ReturnType<typeof gather>>;
   try {
     const plan = await s.deps.planQuery(round, s.deps.topo, s.request.planOptions('prepass', s.runSubquery));
-    // One shard asked sends its k rows either way: a second round would only add an invocation.
-    if (auto && plan.shards.filter((p) => !p.skipped).length < 2) return undefined;
+    if (auto && oneShard(plan)) return undefined;
     gathered = await gather({ ...s.fanout, plan });
   } catch (e) {
     if (isScatterError(e) && e.code === 'UNSUPPORTED') return oneRound(`round one refused: ${e.message}`);
@@ -143,6 +146,10 @@ export async function explainQueryThenFetch(s: QuerySession, stmt: SelectStateme
   if (!eligible.ok) return auto ? undefined : { applied: false, mode, reason: eligible.reason };
   const choice = auto ? await autoChoice(s, eligible, stmt) : { twoRounds: true, info: { applied: false, mode } };
   if (!choice.twoRounds) return choice.info;
+  if (auto) {
+    const plan = await s.deps.planQuery(boundaryQuery(eligible), s.deps.topo, s.request.planOptions('prepass', s.runSubquery)).catch(() => undefined);
+    if (plan && oneShard(plan)) return { ...choice.info, reason: 'one shard asked: a second round would only add an invocation' };
+  }
   return {
     ...choice.info,
     applied: true,

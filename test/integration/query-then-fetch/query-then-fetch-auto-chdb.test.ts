@@ -100,12 +100,18 @@ describe('query-then-fetch auto on chdb shards', () => {
     expect(at.roundOne).toBe(0);
     const bad = await runQuery({ sql: NARROW, settings: { ch_scatter_query_then_fetch_row_bytes: '-3' } }, deps());
     expect(bad.status).toBe(400);
+    const badClause = await runQuery({ sql: `${NARROW} SETTINGS ch_scatter_query_then_fetch_row_bytes = 'wide'` }, deps());
+    expect(badClause.status).toBe(400);
+    expect(JSON.stringify(badClause.body)).toMatch(/ch_scatter_query_then_fetch_row_bytes must be a non-negative integer of bytes \(line 1, column \d+\)/);
   });
 
   it('one shard asked, or a shape it refuses: one round', async () => {
-    const one = await answered(`SELECT id, score, body FROM ${DIST} WHERE id IN (3, 6, 9, 12) ORDER BY score DESC, id LIMIT 2`);
+    const oneShard = `SELECT id, score, body FROM ${DIST} WHERE id IN (3, 6, 9, 12) ORDER BY score DESC, id LIMIT 2`;
+    const one = await answered(oneShard);
     expect(one.roundOne).toBe(0);
     expect(one.body.queryThenFetch).toBeUndefined();
+    expect(one.body.data).toEqual(await reference(oneShard));
+    expect(await explained(oneShard)).toMatchObject({ applied: false, mode: 'auto', rowBytes: BODY, reason: expect.stringContaining('one shard asked') });
     const distinct = await answered(`SELECT DISTINCT score, body FROM ${DIST} ORDER BY score DESC, body LIMIT 3`);
     expect(distinct.roundOne).toBe(0);
     expect(distinct.body.queryThenFetch).toBeUndefined();
