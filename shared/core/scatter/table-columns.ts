@@ -20,6 +20,10 @@ import { createShardReadAccess } from './shard-read-access.js';
 interface Entry<T> {
   at: number;
   value: Promise<T>;
+  /** The value once read. */
+  settled?: T;
+  /** The entry's value before this read, while it runs (for a hint that may be a little old). */
+  stale?: T;
 }
 
 export interface TableColumns {
@@ -58,32 +62,56 @@ async function readFromAnyShard<T>(
   throw new ScatterError('SHARD_ERROR', `the ${what} of ${distributed} could not be read from any shard: ${failures.join('; ')}`);
 }
 
-/** A table's entry, read again once older than the cache's life; a read that fails is forgotten. */
-function cached<T>(cache: BoundedCache<string, Entry<T>>, table: string, ttlMs: number, now: number, read: () => Promise<T>): Promise<T> {
+/**
+ * A table's entry, read again once older than the cache's life; a read that fails is forgotten.
+ * `staleWhileReading`: the value before a re-read, while it runs, rather than a wait for it.
+ */
+function cached<T>(
+  cache: BoundedCache<string, Entry<T>>,
+  table: string,
+  ttlMs: number,
+  now: number,
+  read: () => Promise<T>,
+  staleWhileReading = false,
+): Promise<T> {
   let entry = cache.get(table);
   if (!entry || now - entry.at > ttlMs) {
-    const fresh: Entry<T> = { at: now, value: read() };
-    fresh.value.catch(() => {
-      if (cache.get(table) === fresh) cache.delete(table);
-    });
+    const stale = entry?.settled ?? entry?.stale;
+    const fresh: Entry<T> = { at: now, value: read(), ...(stale !== undefined ? { stale } : {}) };
+    fresh.value.then(
+      (v) => {
+        fresh.settled = v;
+      },
+      () => {
+        if (cache.get(table) === fresh) cache.delete(table);
+      },
+    );
     cache.set(table, fresh);
     entry = fresh;
   }
-  return entry.value;
+  const known = entry.settled ?? (staleWhileReading ? entry.stale : undefined);
+  return known !== undefined ? Promise.resolve(known) : entry.value;
 }
 
 const columnsOf = (deps: { topo: Topology; invoker: ShardInvoker }, cache: TableColumns, table: string, now: number): Promise<TableColumn[]> =>
   cached(cache.entries, table, cache.ttlMs, now, () => readFromAnyShard(deps.topo, deps.invoker, table, 'columns', describeColumns));
 
-/** A distributed table's columns and its String columns' mean length, from a shard or the cache. */
+/** A distributed table's columns and its String columns' mean length, from a shard or the cache (the last ones while they are read again). */
 export function tableWidths(deps: { topo: Topology; invoker: ShardInvoker; now?: () => number }, cache: TableColumns, table: string): Promise<TableWidths> {
   const now = (deps.now ?? Date.now)();
-  return cached(cache.widths, table, cache.ttlMs, now, async () => {
-    const columns = await columnsOf(deps, cache, table, now);
-    const strings = columns.filter((c) => isStringLike(c.type)).map((c) => c.name);
-    const measured = await readFromAnyShard(deps.topo, deps.invoker, table, 'string widths', (access, local) => measureStringWidths(access, local, strings));
-    return { columns, measured };
-  });
+  return cached(
+    cache.widths,
+    table,
+    cache.ttlMs,
+    now,
+    async () => {
+      const columns = await columnsOf(deps, cache, table, now);
+      const strings = columns.filter((c) => isStringLike(c.type)).map((c) => c.name);
+      const measured = await readFromAnyShard(deps.topo, deps.invoker, table, 'string widths', (access, local) => measureStringWidths(access, local, strings));
+      return { columns, measured };
+    },
+    true,
+  );
 }
 
 export interface Expanded {

@@ -10,7 +10,7 @@ import type { QueryThenFetchInfo } from '../../../shared/core/plan/query-then-fe
 import { runExplain, runQuery, type QueryResponse } from '../../../shared/core/scatter/run-query.js';
 import { createTableColumns, type TableColumns } from '../../../shared/core/scatter/table-columns.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../support/embedded-cluster.js';
-import { JSON_SETTINGS, depsFor } from '../tput/fixture.js';
+import { JSON_SETTINGS, depsFor, type Wiring } from '../tput/fixture.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const LOCAL = 'default.qtf_auto';
@@ -40,19 +40,18 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const deps = () => ({ ...depsFor(topo, cluster.shards), tableColumns: widths });
+const deps = (columns: TableColumns = widths, wiring: Wiring = {}) => ({ ...depsFor(topo, cluster.shards, wiring), tableColumns: columns });
 const reference = async (sql: string) =>
   JSON.parse((await cluster.oracle!.queryRaw(sql.replaceAll(DIST, LOCAL), { format: 'JSON', settings: JSON_SETTINGS })).bytes.toString('utf8')).data;
 
-async function explained(sql: string, settings: Record<string, string> = {}): Promise<QueryThenFetchInfo | undefined> {
-  const e = await runExplain({ sql, settings }, deps());
+async function explained(sql: string, settings: Record<string, string> = {}, columns: TableColumns = widths): Promise<QueryThenFetchInfo | undefined> {
+  const e = await runExplain({ sql, settings }, deps(columns));
   expect(e.status, JSON.stringify(e.body).slice(0, 400)).toBe(200);
   return (e.body as { queryThenFetch?: QueryThenFetchInfo }).queryThenFetch;
 }
 
 /** The answer, and how many shard requests were round one's. */
-async function answered(sql: string, settings: Record<string, string> = {}, cursor?: string) {
-  const d = deps();
+async function answered(sql: string, settings: Record<string, string> = {}, cursor?: string, d = deps()) {
   const r = await runQuery({ sql, settings, ...(cursor ? { cursor } : {}) }, d);
   expect(r.status, JSON.stringify(r.body).slice(0, 400)).toBe(200);
   const body = r.body as QueryResponse;
@@ -123,5 +122,19 @@ describe('query-then-fetch auto on chdb shards', () => {
     expect(first.body.cursor).toBeDefined();
     const next = await answered(WIDE, {}, first.body.cursor);
     expect(next.body.data).toEqual(await reference(`${WIDE} OFFSET 10`));
+  });
+
+  it('past their life the widths are read again while the last ones still choose: no query waits for the read', async () => {
+    // A life of 1 ms: every query finds them expired and starts a read.
+    const short = createTableColumns(1);
+    await vi.waitFor(async () => expect((await explained(WIDE, {}, short))?.rowBytes).toBe(BODY), { timeout: 30_000, interval: 50 });
+    // Now the measuring read takes 2 s, far past the 250 ms a query would wait for it.
+    const slow = deps(short, { delay: (_, req) => (req.sql.includes('avg(length(') ? 2_000 : 0) });
+    const wide = await answered(WIDE, {}, undefined, slow);
+    expect(wide.body.queryThenFetch).toMatchObject({ applied: true, rowBytes: BODY });
+    expect(wide.body.data).toEqual(await reference(WIDE));
+    expect(slow.sent.some((q) => q.sql.includes('avg(length('))).toBe(true);
+    // The slow read ends, and its widths are the entry's.
+    await vi.waitFor(() => expect(short.widths.get(DIST)?.settled?.measured.get('body')).toBe(BODY), { timeout: 30_000, interval: 50 });
   });
 });
