@@ -1,8 +1,9 @@
 // Query-then-fetch's `auto` choice: the bytes a row query's rows carry beyond their sort keys, which is
 // what two rounds save on every shard but the ones the final page comes from. Fixed-width types count
 // their width; String-like columns their mean length as a shard measured it (string-widths.ts); an
-// expression counts the columns it reads (substring(body, 1, 10) counts as body). An estimate, never
-// a promise: it only picks how many rounds, and both answer the same rows.
+// expression counts the columns it reads (length(body) counts as body), a prefix of a literal length
+// (substring(body, 1, 10), left(body, 10)) at most that length. An estimate, never a promise: it only
+// picks how many rounds, and both answer the same rows.
 import type { TableColumn } from '../clickhouse/describe-columns.js';
 import { canon } from '../partials/ast-build.js';
 import type { Normalized } from '../partials/analyze.js';
@@ -54,28 +55,52 @@ export function fixedWidth(type: string): number | undefined {
   return named[type];
 }
 
+/** Functions that keep at most a literal number of characters of a string: the argument holding it. */
+const PREFIXES: Record<string, { lengthArg: number; bytesPerChar: number }> = {
+  substring: { lengthArg: 2, bytesPerChar: 1 },
+  substr: { lengthArg: 2, bytesPerChar: 1 },
+  mid: { lengthArg: 2, bytesPerChar: 1 },
+  substringutf8: { lengthArg: 2, bytesPerChar: 4 },
+  left: { lengthArg: 1, bytesPerChar: 1 },
+  right: { lengthArg: 1, bytesPerChar: 1 },
+  leftutf8: { lengthArg: 1, bytesPerChar: 4 },
+  rightutf8: { lengthArg: 1, bytesPerChar: 4 },
+};
+
+class NoWidth extends Error {}
+
 /** The estimated bytes per row of the selected columns that are not sort keys, or why there is none. */
 export function estimateRowBytes(n: Normalized, table: TableWidths): RowWidth {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
-  const widthOf = (name: string): number | undefined => {
+  const widthOf = (name: string): number => {
     const c = byName.get(name)!;
-    return isStringLike(c.type) ? table.measured.get(name) : fixedWidth(c.type);
+    const w = isStringLike(c.type) ? table.measured.get(name) : fixedWidth(c.type);
+    if (w === undefined) throw new NoWidth(`no width known for ${name} (${c.type})`);
+    return w;
   };
-  const read = new Set<string>();
-  if (n.hasAsterisk) for (const c of table.columns) read.add(c.name);
-  const keys = new Set(n.orderBy.map((o) => canon(o.expr)));
-  for (const c of n.columns) {
-    if (keys.has(canon(c.expr))) continue;
-    walkExpr(c.expr, (e: Expr) => {
+  // Each column an expression reads, as often as it reads it; a prefix of a literal length at most that.
+  const widthIn = (expr: Expr): number => {
+    let bytes = 0;
+    walkExpr(expr, (e: Expr) => {
+      const prefix = e.kind === 'function' && !e.over ? PREFIXES[e.name.toLowerCase()] : undefined;
+      const length = prefix && e.kind === 'function' ? e.args[prefix.lengthArg] : undefined;
+      if (prefix && e.kind === 'function' && e.args[0] && length?.kind === 'literal' && length.type === 'integer') {
+        bytes += Math.min(Number(length.value) * prefix.bytesPerChar, widthIn(e.args[0]));
+        return false;
+      }
       // Another name (a lambda's parameter, a WITH constant) is no column of the table.
-      if (e.kind === 'column' && byName.has(e.parts[e.parts.length - 1]!)) read.add(e.parts[e.parts.length - 1]!);
+      if (e.kind === 'column' && byName.has(e.parts[e.parts.length - 1]!)) bytes += widthOf(e.parts[e.parts.length - 1]!);
+      return undefined;
     });
+    return bytes;
+  };
+  const keys = new Set(n.orderBy.map((o) => canon(o.expr)));
+  try {
+    let bytes = n.hasAsterisk ? table.columns.reduce((sum, c) => sum + widthOf(c.name), 0) : 0;
+    for (const c of n.columns) if (!keys.has(canon(c.expr))) bytes += widthIn(c.expr);
+    return { bytes: Math.round(bytes) };
+  } catch (e) {
+    if (e instanceof NoWidth) return { unknown: e.message };
+    throw e;
   }
-  let bytes = 0;
-  for (const name of read) {
-    const w = widthOf(name);
-    if (w === undefined) return { unknown: `no width known for ${name} (${byName.get(name)!.type})` };
-    bytes += w;
-  }
-  return { bytes: Math.round(bytes) };
 }

@@ -35,6 +35,12 @@ describe('the row-width estimate', () => {
     // A sort key named by its alias is still the key; an expression counts the columns it reads.
     ['SELECT id, substring(body, 1, 10) AS b, tag FROM t ORDER BY b LIMIT 5', 8 + 3],
     ['SELECT concat(tag, toString(id)) AS x FROM t ORDER BY id LIMIT 5', 3 + 8],
+    // A prefix of a literal length is at most that long; a column read twice travels twice.
+    ['SELECT id, substring(body, 1, 10) AS b FROM t ORDER BY id LIMIT 5', 10],
+    ['SELECT id, left(body, 1000) FROM t ORDER BY id LIMIT 5', 612],
+    ['SELECT id, substringUTF8(body, 1, 100) FROM t ORDER BY id LIMIT 5', 400],
+    ['SELECT id, concat(body, body) FROM t ORDER BY id LIMIT 5', 1225],
+    ['SELECT id, length(body) FROM t ORDER BY id LIMIT 5', 612],
     ['SELECT id, score FROM t ORDER BY id LIMIT 5', 8],
     ['SELECT id FROM t ORDER BY id LIMIT 5', 0],
   ])('%s: %d bytes', (sql, bytes) => {
