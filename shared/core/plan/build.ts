@@ -139,6 +139,7 @@ export async function planQueryWith(
     shardSizeAdd: topo.query.shardSizeAdd,
     ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}),
     ...(opts.cursorKey ? { cursorKey: opts.cursorKey } : {}),
+    ...(opts.queryThenFetchBound ? { queryThenFetchBound: true } : {}),
     maxRowsToTransfer: settings.maxRowsToTransfer,
     transferOverflowMode: settings.transferOverflowMode,
     topCount: settings.topCount === 'shard_size' ? 'shard_size' : opts.exactTopCount === 'general' ? 'refuse' : 'every_group',

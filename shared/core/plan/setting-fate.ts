@@ -50,6 +50,7 @@ export const OWN_SETTINGS: ReadonlySet<string> = new Set([
   'ch_scatter_path',
   'ch_scatter_approximate',
   'ch_scatter_query_then_fetch',
+  'ch_scatter_query_then_fetch_row_bytes',
 ]);
 
 /** Read by the HTTP interface itself (request.ts, cors.ts). */

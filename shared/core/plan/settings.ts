@@ -129,6 +129,24 @@ export function settingValueOf(e: Expr, name: string): SettingValue {
   throw errorAt('UNSUPPORTED', `setting ${name} must be a literal value`, e);
 }
 
+/** `auto`: two rounds where the estimated row width is over the threshold; `on` / `off`: always / never. */
+export type QueryThenFetchMode = 'auto' | 'on' | 'off';
+
+/** ch_scatter_query_then_fetch's value as a mode, or undefined when it is none. */
+export function queryThenFetchModeOf(raw: SettingValue): QueryThenFetchMode | undefined {
+  const v = String(raw).toLowerCase();
+  if (v === 'auto') return 'auto';
+  if (v === '1' || v === 'true') return 'on';
+  if (v === '0' || v === 'false') return 'off';
+  return undefined;
+}
+
+/** ch_scatter_query_then_fetch_row_bytes's value: a non-negative integer, or undefined when it is none. */
+export function rowBytesOf(raw: SettingValue): number | undefined {
+  const n = typeof raw === 'number' ? raw : Number(raw);
+  return Number.isSafeInteger(n) && n >= 0 && String(raw).trim() !== '' ? n : undefined;
+}
+
 const truthy = (v: SettingValue): boolean => (typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : !['0', 'false', ''].includes(v.toLowerCase()));
 
 function nonNegInt(name: string, v: SettingValue): number {
@@ -242,8 +260,12 @@ export function resolveSettings(
       }
       case 'ch_scatter_query_then_fetch': {
         // Read by the runtime before planning (shared/core/scatter/query-then-fetch.ts); checked here.
-        const m = String(value).toLowerCase();
-        if (!['0', '1', 'true', 'false'].includes(m)) throw errorAt('BAD_REQUEST', 'ch_scatter_query_then_fetch must be 1 or 0', node);
+        if (!queryThenFetchModeOf(value)) throw errorAt('BAD_REQUEST', `ch_scatter_query_then_fetch must be 'auto', 1 or 0`, node);
+        continue;
+      }
+      case 'ch_scatter_query_then_fetch_row_bytes': {
+        if (rowBytesOf(value) === undefined)
+          throw errorAt('BAD_REQUEST', 'ch_scatter_query_then_fetch_row_bytes must be a non-negative integer of bytes', node);
         continue;
       }
       case KEEP_SETTING: {

@@ -63,6 +63,11 @@ export interface PlanOptions {
    * answers it here with every group (no general path, or the fast path forced).
    */
   exactTopCount?: 'general' | 'every-group';
+  /**
+   * The statement's WHERE ends with query-then-fetch's bound (AND-ed last): the answer's cursor is
+   * bound to the query without it, which is what the next page asks for.
+   */
+  queryThenFetchBound?: boolean;
   /** Values of the query's `{name:Type}` parameters (bind-params.ts binds them before planning). */
   params?: Readonly<Record<string, string | number | boolean | null>>;
   /** Needed only when the query has GLOBAL subqueries; absent = plan without running them (explain may pass one). */

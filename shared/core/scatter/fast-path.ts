@@ -26,9 +26,12 @@ export async function planFastPath<T>(
   stmt: SelectStatement | undefined,
   sql: string,
   fallBack: FallBack<T>,
+  extra: Pick<PlanOptions, 'queryThenFetchBound'> = {},
 ): Promise<{ plan: QueryPlan } | { answered: T }> {
   try {
-    return { plan: await s.deps.planQuery(stmt ?? sql, s.deps.topo, { ...s.request.planOptions('query', s.runSubquery), exactTopCount: fastTopCount(s) }) };
+    return {
+      plan: await s.deps.planQuery(stmt ?? sql, s.deps.topo, { ...s.request.planOptions('query', s.runSubquery), exactTopCount: fastTopCount(s), ...extra }),
+    };
   } catch (e) {
     const answered = fallBack(e);
     if (answered) return { answered: await answered };
@@ -42,13 +45,15 @@ export interface FastRun {
   /** The least share of each table's rows the answering shards must hold, when the answer is partial. */
   requireCoverage?: number | undefined;
   tree?: RunDeps['tree'];
+  /** The statement is query-then-fetch's round two (its cursor belongs to the query without the bound). */
+  queryThenFetchBound?: boolean;
 }
 
 export async function runFastPath(s: QuerySession, stmt: SelectStatement | undefined, run: FastRun, fallBack: FallBack<QueryResponse>): Promise<QueryResponse> {
   const { now, deadline, subqueries: sub } = s;
   const t0 = s.startedAt;
   const { topo } = s.deps;
-  const planning = await planFastPath(s, stmt, run.sql, fallBack);
+  const planning = await planFastPath(s, stmt, run.sql, fallBack, run.queryThenFetchBound ? { queryThenFetchBound: true } : {});
   if ('answered' in planning) return planning.answered;
   const { plan } = planning;
   const planned = now();

@@ -40,6 +40,7 @@ export type SessionDeps = Pick<
   | 'behindApiGateway'
   | 'onShard'
   | 'statistics'
+  | 'tableColumns'
   | 'cursorKey'
 >;
 

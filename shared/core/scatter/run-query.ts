@@ -84,7 +84,13 @@ async function executeInSession(s: QuerySession, req: QueryRequest, deps: RunDep
       runFastPath(
         s,
         stmt,
-        { sql: req.sql, requireComplete, requireCoverage: req.requireCoverage ?? deps.topo.query.requireCoverage, ...(deps.tree ? { tree: deps.tree } : {}) },
+        {
+          sql: req.sql,
+          requireComplete,
+          requireCoverage: req.requireCoverage ?? deps.topo.query.requireCoverage,
+          ...(deps.tree ? { tree: deps.tree } : {}),
+          ...(qtf?.statement ? { queryThenFetchBound: true } : {}),
+        },
         fallBack,
       ),
     general: (st, fastRefusal) => executeGeneral(s, { req, stmt: st, ...(fastRefusal ? { fastRefusal } : {}) }, requireComplete),
@@ -118,7 +124,7 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const stmt = s.statement;
     // How a top count over groups that span shards is answered (TPUT's round SQL, or why not).
     const top = explainTopCountFor(req, deps, stmt);
-    const qtf = explainQueryThenFetch(s, stmt);
+    const qtf = await explainQueryThenFetch(s, stmt);
     const withTop = (body: unknown) => {
       const b = body as Record<string, unknown> & { notes?: string[] };
       // The subquery folds come first: they say which statement the plan below is of.
