@@ -63,6 +63,7 @@ export const shardQueryRequestSchema = z.object({
   keep: z.object({ table: identifier, until: z.number().finite().positive() }).optional(),
   session: sessionIdSchema.optional(),
   describe: z.boolean().optional(),
+  answer: z.boolean().optional(),
   stream: z.boolean().optional(),
   exchange: z.object({ inlineBytes: z.number().int().nonnegative() }).optional(),
 });
