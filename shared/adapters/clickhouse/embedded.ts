@@ -24,6 +24,7 @@ import { ExchangeLostError } from '../../core/shard/exchange.js';
 import type {
   ClickHouseAccess,
   ExternalTable,
+  InsertData,
   InsertOptions,
   QueryOptions,
   QueryResult,
@@ -49,7 +50,7 @@ import {
 } from '../../core/clickhouse/sql-text.js';
 import { backquote, quoteStringLiteral } from '../../core/sql/quote.js';
 import { PINNING_PROBES, pinnedConnectionArgs, refuseFileReach, refusePinnedSettings } from './embedded-pinning.js';
-import { CHECK_TABLE, checkCopyDdl, insertBody } from '../../core/clickhouse/insert-text.js';
+import { CHECK_TABLE, checkCopyDdl, columnsClause, insertBody } from '../../core/clickhouse/insert-text.js';
 import { parseReadCounters, READ_COUNTERS_SQL, readBetween } from './embedded-read-counters.js';
 
 export interface EmbeddedAccessOptions {
@@ -256,14 +257,25 @@ function makeAccess(o: Opened): ClickHouseAccess {
       if (qo.data !== undefined) {
         const data = qo.data;
         if (data.rows.length === 0) return;
-        const send = (into: string) =>
-          o.session.insert({
+        const send = async (into: string) => {
+          if (data.format === 'Native') {
+            const sql = nativeInsert(into, data);
+            await o.session.queryAsync(`SET max_query_size = ${sql.length + 1024}`);
+            try {
+              await o.session.queryAsync(sql + settingsClause(qo.settings));
+            } finally {
+              await o.session.queryAsync('SET max_query_size = DEFAULT').catch(() => o.session.queryAsync('SET max_query_size = 262144'));
+            }
+            return;
+          }
+          await o.session.insert({
             table: into,
             values: insertBody(data),
             format: data.format,
             ...(data.columns && data.columns.length > 0 ? { columns: [...data.columns] } : {}),
             ...(qo.settings ? { settings: qo.settings } : {}),
           });
+        };
         await run(qo.queryId, qo.signal, async () => {
           if (!qo.checkOnly) {
             await send(table);
@@ -320,17 +332,30 @@ function makeAccess(o: Opened): ClickHouseAccess {
  * and no byte can end the literal (4 characters a byte, for the one-row-per-shard leaves that use it).
  */
 function rowBinaryInsert(t: StageTable): string {
+  const structure = quoteStringLiteral(t.columns.map((c) => `${backquote(c.name)} ${c.type}`).join(', '));
+  return `INSERT INTO ${t.name} SELECT * FROM format(RowBinary, ${structure}, ${binaryLiteral(t.data)})`;
+}
+
+/** Bytes as a string literal of \xHH escapes (ASCII, and no byte can end it). */
+function binaryLiteral(data: Uint8Array): string {
   const HEX = '0123456789abcdef';
-  const escaped = Buffer.alloc(t.data.length * 4);
-  for (let i = 0; i < t.data.length; i++) {
-    const b = t.data[i]!;
+  const escaped = Buffer.alloc(data.length * 4);
+  for (let i = 0; i < data.length; i++) {
+    const b = data[i]!;
     escaped[i * 4] = 0x5c; // backslash
     escaped[i * 4 + 1] = 0x78; // x
     escaped[i * 4 + 2] = HEX.charCodeAt(b >> 4);
     escaped[i * 4 + 3] = HEX.charCodeAt(b & 15);
   }
-  const structure = quoteStringLiteral(t.columns.map((c) => `${backquote(c.name)} ${c.type}`).join(', '));
-  return `INSERT INTO ${t.name} SELECT * FROM format(RowBinary, ${structure}, '${escaped.toString('latin1')}')`;
+  return `'${escaped.toString('latin1')}'`;
+}
+
+/**
+ * Native blocks into `table`, read by the format() table function (chdb's raw insert takes text
+ * formats only): the blocks name their columns and types, matched to the table's by the column list.
+ */
+function nativeInsert(table: string, data: InsertData): string {
+  return `INSERT INTO ${table}${columnsClause(data)} SELECT * FROM format(Native, ${binaryLiteral(insertBody(data))})`;
 }
 
 /** The table expression an external table becomes: rows inline, structure explicit. */

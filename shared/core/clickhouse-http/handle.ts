@@ -30,9 +30,10 @@ import { CATALOG_LIMITS, catalogSql, checkCatalogSettings, findTable, isCatalogS
 import { computeDeadline } from '../scatter/deadline.js';
 import { credentialsOf, type Credentials } from './auth.js';
 import { insertFormatOf, splitInsertData } from './insert-data.js';
+import { nativeInsert } from './insert-native.js';
 import { headerSafeFormat, insertData } from './insert-request.js';
 import { keyTypeInfo } from '../sharding/index.js';
-import type { DistributedSelect, InsertRows, MissingShardInfo, RawQuery } from './types.js';
+import type { DistributedSelect, InsertAnswer, InsertRows, MissingShardInfo, RawQuery } from './types.js';
 import type { TableCoverage } from '../scatter/query-types.js';
 import { ScatterError } from '../errors.js';
 import type { TableSizes } from './table-sizes.js';
@@ -413,25 +414,43 @@ async function runInsert(st: Extract<Statement, { kind: 'insert' }>, req: ChRequ
   // is checked now, so a committed insert always answers 200 and a refused one committed nothing.
   const answerFormat = headerSafeFormat(req.defaultFormat);
   const data = insertData(req, st.dataOffset);
+  if (format === 'Native') {
+    const types = await rowsOf(
+      deps.raw(`SELECT name, type FROM system.columns WHERE database = ${quoteStringLiteral(t.localDb)} AND table = ${quoteStringLiteral(t.localTable)}`, {
+        format: 'JSONEachRow',
+      }),
+    );
+    const native = nativeInsert(data, st.columns, cfg.shardingKey, new Map(types.map((c) => [String(c.name), String(c.type)])));
+    if (native.rows.length === 0) return { bytes: Buffer.alloc(0), format: answerFormat, readRows: 0, readBytes: 0, writtenRows: 0 };
+    return answerInsert(answerFormat, await deps.insert(name, native, queryId));
+  }
   let columns = st.columns;
   if (!columns && format !== 'JSONEachRow') {
-    const r = await deps.raw(
+    const r = deps.raw(
       `SELECT name FROM system.columns WHERE database = ${quoteStringLiteral(t.localDb)} AND table = ${quoteStringLiteral(t.localTable)} AND default_kind NOT IN ('MATERIALIZED', 'ALIAS')`,
       { format: 'JSONEachRow' },
     );
-    columns = r.bytes
-      .toString('utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => String((JSON.parse(l) as { name: string }).name));
+    columns = (await rowsOf(r)).map((c) => String(c.name));
   }
   const keyKind = keyTypeInfo(cfg.shardingKey.type).kind;
   const rows = splitInsertData(format, data, columns ?? [], cfg.shardingKey.column, keyKind === 'string' || keyKind === 'fixedString');
   if (rows.length === 0) return { bytes: Buffer.alloc(0), format: answerFormat, readRows: 0, readBytes: 0, writtenRows: 0 };
-  const a = await deps.insert(name, { format, ...(st.columns ? { columns: st.columns } : {}), rows }, queryId);
+  return answerInsert(answerFormat, await deps.insert(name, { format, ...(st.columns ? { columns: st.columns } : {}), rows }, queryId));
+}
+
+/** A JSONEachRow answer's rows. */
+async function rowsOf(answer: ReturnType<RawQuery>): Promise<Record<string, unknown>[]> {
+  return (await answer).bytes
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+function answerInsert(format: string, a: InsertAnswer) {
   return {
     bytes: Buffer.alloc(0),
-    format: answerFormat,
+    format,
     readRows: 0,
     readBytes: 0,
     writtenRows: a.inserted,

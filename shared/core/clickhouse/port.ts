@@ -59,9 +59,9 @@ export interface InsertOptions extends Omit<QueryOptions, 'external'> {
 }
 
 /** The input formats an insert carries verbatim. */
-export type InsertFormat = 'JSONEachRow' | 'CSV' | 'TabSeparated';
+export type InsertFormat = 'JSONEachRow' | 'CSV' | 'TabSeparated' | 'Native';
 
-/** Rows as bytes: each row's bytes without its line end; the adapters end each with a newline. */
+/** Rows as bytes: each row's bytes without its line end; the adapters end each with a newline (Native: whole blocks, joined as they are). */
 export interface InsertData {
   format: InsertFormat;
   /** The statement's column list (absent: the table's insertable columns, in order). */

@@ -63,6 +63,7 @@ export const shardQueryRequestSchema = z.object({
   keep: z.object({ table: identifier, until: z.number().finite().positive() }).optional(),
   session: sessionIdSchema.optional(),
   describe: z.boolean().optional(),
+  answer: z.boolean().optional(),
   stream: z.boolean().optional(),
   exchange: z.object({ inlineBytes: z.number().int().nonnegative() }).optional(),
 });
@@ -92,7 +93,7 @@ export const shardAdminRequestSchema = z.object({
   /** insert: the rows as bytes in a text input format, one base64 text a row (instead of `rows`). */
   data: z
     .object({
-      format: z.enum(['JSONEachRow', 'CSV', 'TabSeparated']),
+      format: z.enum(['JSONEachRow', 'CSV', 'TabSeparated', 'Native']),
       columns: z.array(z.string().min(1).max(256)).max(4096).optional(),
       rows: z.array(base64Schema).max(10_000_000),
     })

@@ -111,8 +111,13 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
     }
     // An overflow mode other than 'throw' truncates silently: a short partial would pass for a whole
     // one. The planner refuses them; the shard does not rely on it (timeout_overflow_mode is forced).
+    // The query's answer itself may be cut by result_overflow_mode, as ClickHouse's initiator cuts it.
     const truncating = Object.entries(p.settings).filter(
-      ([k, v]) => /_overflow_mode(_leaf)?$/.test(k) && k !== 'timeout_overflow_mode' && String(v).trim().toLowerCase() !== 'throw',
+      ([k, v]) =>
+        /_overflow_mode(_leaf)?$/.test(k) &&
+        k !== 'timeout_overflow_mode' &&
+        !(k === 'result_overflow_mode' && p.answer === true) &&
+        String(v).trim().toLowerCase() !== 'throw',
     );
     if (truncating.length > 0) {
       const list = truncating.map(([k, v]) => `${k} = '${String(v)}'`).join(', ');

@@ -125,6 +125,7 @@ async function attemptOn(
       attempt,
       format: input.format,
       tables: input.tables,
+      answer: true,
       ...(pin ? { session: pin.session } : {}),
     }),
   };
