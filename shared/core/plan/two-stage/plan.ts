@@ -29,6 +29,8 @@ import { isConstantTable } from '../constant-tables.js';
 export interface TwoStageOptions {
   /** As ClickHouse's distributed_product_mode, for plain IN / JOIN over another distributed table that is not a local IN. */
   distributedProductMode?: 'deny' | 'local' | 'global';
+  /** The request's external data, by name: the final stage may read them too (they travel with it). */
+  external?: ReadonlySet<string>;
 }
 
 interface Ctx {
@@ -51,7 +53,7 @@ export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoSta
   refuseNestedSettings(top);
   const final = planStatement(inlineCtes(top), ctx);
   // A subquery that reads no distributed table stays in the final stage as written: it may read only what the stage may.
-  checkReach(final, FINAL_STAGE_REACH);
+  checkReach(final, opts.external?.size ? { ...FINAL_STAGE_REACH, external: opts.external } : FINAL_STAGE_REACH);
   if (ctx.leaves.length === 0) throw errorAt('UNSUPPORTED', 'a query that reads no distributed table; name one of the configured tables', stmt);
   const finalSql = printSelect(final);
   ctx.notes.push(`final stage: one ClickHouse engine runs ${finalSql.length > 300 ? finalSql.slice(0, 297) + '...' : finalSql}`);

@@ -13,7 +13,11 @@ export type QueryPath = 'auto' | 'fast' | 'general';
 export const PATH_SETTING = 'ch_scatter_path';
 
 /** The two-stage planner (shared/core/plan/two-stage), injected so the runtime does not depend on its module. */
-export type TwoStagePlanner = (stmt: SelectStatement, topo: Topology, opts?: { distributedProductMode?: 'deny' | 'local' | 'global' }) => TwoStagePlan;
+export type TwoStagePlanner = (
+  stmt: SelectStatement,
+  topo: Topology,
+  opts?: { distributedProductMode?: 'deny' | 'local' | 'global'; external?: ReadonlySet<string> },
+) => TwoStagePlan;
 
 /** The path a request asks for: the SQL's SETTINGS clause over the request's settings, 'auto' when neither says. */
 export function requestedPath(requestSettings: Record<string, SettingValue> | undefined, stmt: SelectStatement | undefined): QueryPath {
