@@ -92,7 +92,8 @@ describe('external data on 18.16: ch-scatter and one server holding every row', 
   it.each([
     ['an unknown format', { ids_format: 'Nope' }],
     ['an unknown type', { ids_structure: 'k Nope' }],
-    ['a structure 18.16 cannot split', { labels_structure: 'v UInt32, label' }],
+    ['a structure that does not parse', { labels_structure: 'v UInt32, label' }],
+    ['a type with a comma inside, which 18.16 splits', { labels_structure: 'v Decimal(9, 2), label String' }],
     ['a row that does not parse', { labels_structure: 'v Date, label String' }],
   ])("%s: the oracle's code", async (_what, params) => {
     const sql = 'SELECT count() FROM analytics.events_dist WHERE k IN ids OR toUInt32(v) IN (SELECT toUInt32(v) FROM labels)';

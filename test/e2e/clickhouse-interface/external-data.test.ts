@@ -10,7 +10,7 @@ import { AUTH_HEADER, ROWS_SQL, startHarness, raw, type Harness } from './suppor
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ streamPort: 0 });
   await h.oracle.exec(ROWS_SQL('analytics.events_dist'));
   const lines = (await h.oracle.queryRaw('SELECT * FROM analytics.events_dist', { format: 'JSONEachRow' })).bytes;
   const ins = await fetch(`${h.stack.url}/admin/insert?table=analytics.events_dist`, { method: 'POST', headers: AUTH_HEADER, body: lines });
@@ -136,6 +136,19 @@ describe('external data answered as one ClickHouse holding every row answers it'
       ],
     });
     expect(r.body.toString()).toBe(want.bytes.toString());
+  });
+
+  it('the streaming door answers it whole, the same bytes', async () => {
+    const sql = 'SELECT k, count() AS c FROM analytics.events_dist WHERE k IN ids GROUP BY k ORDER BY k';
+    const boundary = 'b2';
+    const r = await raw(h.stack.streamUrl!, {
+      query: { query: sql, ids_structure: 'k String' },
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: urllib3Body([{ name: 'ids', filename: 'ids.tsv', data: IDS }], boundary),
+      auth: h.auth,
+    });
+    expect(r.status, r.body.toString()).toBe(200);
+    expect(r.body.toString()).toBe(await oracle(sql));
   });
 
   it('a name the request did not declare is still an unknown table', async () => {

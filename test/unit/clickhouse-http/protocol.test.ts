@@ -409,6 +409,8 @@ describe('external data (multipart file parts)', () => {
     expect(message(() => ask({ query: 'SELECT 1', ids_types: 'UInt32,,String' }, body(file('ids', '1\n'))))).toMatch(/^36 Error while parsing table structure/);
     expect(message(() => ask({ query: 'SELECT 1', ids_types: 'UInt32', ids_format: "CSV'" }, body(file('ids', '1\n'))))).toBe("73 Unknown format CSV'");
     expect(code(() => ask({ query: 'SELECT 1', ids_types: 'UInt32', ids_format: 'Template' }, body(file('ids', '1\n'))))).toBe(497);
+    // Names are spliced into SQL and URL parameters: identifiers only.
+    expect(code(() => ask({ query: 'SELECT 1', 'a-b_types': 'UInt32' }, body(file('a-b', '1\n'))))).toBe(36);
   });
 
   it('a `_structure` / `_types` / `_format` parameter without its part is skipped as ClickHouse skips it; a setting with such a name stays one', () => {
