@@ -167,6 +167,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
     async query(sql: string, qo: QueryOptions = {}): Promise<QueryResult> {
       refuseFileReach(sql, qo.settings);
       const body = trimStatement(substituteTables(sql, qo.external, formatTableExpr));
+      const inlined = body.length - trimStatement(sql).length;
       return run(qo.queryId, qo.signal, async () => {
         const settings: Record<string, SettingValue> = { ...qo.settings, ...ALWAYS };
         if (qo.deadline !== undefined) {
@@ -177,13 +178,13 @@ function makeAccess(o: Opened): ClickHouseAccess {
           settings.max_execution_time = Math.max(0.001, Math.round(left) / 1000);
           settings.timeout_overflow_mode = 'throw';
         }
-        const res = await queryLong(o.session, body + settingsClause(settings) + '\nFORMAT JSON');
+        const res = await queryLong(o.session, body + settingsClause(settings) + '\nFORMAT JSON', inlined);
         // The bytes, not text(): a String value need not be UTF-8 (json-result.ts keeps it exact).
         const bytes = res.bytes();
         const parsed = parseJsonResult(bytes, res.elapsed, QUOTED);
         if (!mayHaveReplacedBytes(bytes)) return parsed;
         // FORMAT JSON may have rewritten bytes that are not UTF-8: the rows again, raw (json-result.ts).
-        const again = await queryLong(o.session, body + settingsClause(settings) + `\nFORMAT ${RAW_STRINGS_FORMAT}`);
+        const again = await queryLong(o.session, body + settingsClause(settings) + `\nFORMAT ${RAW_STRINGS_FORMAT}`, inlined);
         return { ...parsed, rows: parseEachRowRows(again.bytes(), parsed.meta, QUOTED) };
       });
     },
@@ -192,6 +193,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
       const format = checkedFormat(qo.format);
       refuseFileReach(sql, qo.settings);
       const body = trimStatement(substituteTables(sql, qo.external, formatTableExpr));
+      const inlined = body.length - trimStatement(sql).length;
       const tables = qo.tables ?? [];
       // This engine keeps no stage (no keepRaw), so a kept table or session cannot be its own: a
       // fresh table in its place would silently lack the kept rows.
@@ -210,7 +212,8 @@ function makeAccess(o: Opened): ClickHouseAccess {
             await o.session.queryAsync(temporaryTableDdl(t) + lowCardinality);
             if (t.data.length > 0 && t.format === 'RowBinary') {
               // The literal is 4 characters a byte: past the parser's limit for larger leaves (queryLong).
-              await queryLong(o.session, rowBinaryInsert(t));
+              const insert = rowBinaryInsert(t);
+              await queryLong(o.session, insert, insert.length);
             } else if (t.data.length > 0) await o.session.insert({ table: t.name, values: t.data, format: 'TabSeparated' });
             // The exchange's objects, TabSeparated rows each, inserted in order as each is ready.
             for await (const part of t.parts ?? []) {
@@ -225,7 +228,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
           }
           const counters = async () => parseReadCounters((await o.session.queryAsync(READ_COUNTERS_SQL)).text());
           const before = await counters();
-          const res = await queryLong(o.session, body + settingsClause(settings) + `\nFORMAT ${format}`);
+          const res = await queryLong(o.session, body + settingsClause(settings) + `\nFORMAT ${format}`, inlined);
           const read = readBetween(before, await counters());
           return { bytes: Buffer.from(res.bytes()), statistics: { elapsedMs: res.elapsed * 1000, ...read } };
         } finally {
@@ -310,13 +313,14 @@ function makeAccess(o: Opened): ClickHouseAccess {
 const MAX_QUERY_SIZE = 262_144;
 
 /**
- * A statement whose text may pass max_query_size (rows inline in a literal: shipped sets, external
- * data, RowBinary stage rows): the limit is raised for it, which a SETTINGS clause cannot do (it is
- * read after parsing), and put back after it. Runs inside the caller's queue slot.
+ * A statement that carries `inlined` characters of rows in literals (shipped sets, external data,
+ * RowBinary stage rows): the parser's limit is raised by exactly that much, so the query's own text
+ * still meets max_query_size. A SETTINGS clause cannot do it (it is read after parsing); the limit
+ * is put back after it. Runs inside the caller's queue slot.
  */
-async function queryLong(session: ChdbSession, text: string): ReturnType<ChdbSession['queryAsync']> {
-  if (text.length < MAX_QUERY_SIZE - 1024) return session.queryAsync(text);
-  await session.queryAsync(`SET max_query_size = ${text.length + 1024}`);
+async function queryLong(session: ChdbSession, text: string, inlined: number): ReturnType<ChdbSession['queryAsync']> {
+  if (inlined <= 0 || text.length < MAX_QUERY_SIZE - 1024) return session.queryAsync(text);
+  await session.queryAsync(`SET max_query_size = ${MAX_QUERY_SIZE + inlined + 1024}`);
   try {
     return await session.queryAsync(text);
   } finally {

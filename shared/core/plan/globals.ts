@@ -82,7 +82,7 @@ function jsonBytes(row: Record<string, unknown>): number {
  * how many stay, or a throw (413) with transfer_overflow_mode = 'throw'; a cut is said in `truncated`.
  */
 function transferKeep(
-  what: string,
+  what: { refused: string; cut: string },
   count: number,
   sizeOf: (i: number) => number,
   s: Pick<PlannerSettings, 'maxRowsToTransfer' | 'maxBytesToTransfer' | 'transferOverflowMode'>,
@@ -109,9 +109,9 @@ function transferKeep(
   }
   if (keep === count) return count;
   if (s.transferOverflowMode === 'throw') {
-    throw new ScatterError('TRANSFER_LIMIT', `${what}: ${why} (transfer_overflow_mode = 'throw')`, { status: 413 });
+    throw new ScatterError('TRANSFER_LIMIT', `${what.refused}: ${why} (transfer_overflow_mode = 'throw')`, { status: 413 });
   }
-  truncated.push(`${what}: truncated to ${keep} of ${count} rows: ${why} (transfer_overflow_mode = 'break')`);
+  truncated.push(`${what.cut}: truncated to ${keep} of ${count} rows: ${why} (transfer_overflow_mode = 'break')`);
   return keep;
 }
 
@@ -122,7 +122,7 @@ export function enforceTransferLimits(
   s: Pick<PlannerSettings, 'maxRowsToTransfer' | 'maxBytesToTransfer' | 'transferOverflowMode'>,
   truncated: string[],
 ): Record<string, unknown>[] {
-  const keep = transferKeep(`GLOBAL subquery data ${name}`, rows.length, (i) => jsonBytes(rows[i]!), s, truncated);
+  const keep = transferKeep({ refused: `GLOBAL subquery data ${name}`, cut: name }, rows.length, (i) => jsonBytes(rows[i]!), s, truncated);
   return keep === rows.length ? rows : rows.slice(0, keep);
 }
 
@@ -134,7 +134,8 @@ export function limitExternal(
 ): ExternalTable {
   const text = t.jsonEachRow ?? '';
   const lines = text === '' ? [] : text.split('\n');
-  const keep = transferKeep(`external table ${t.name}`, lines.length, (i) => Buffer.byteLength(lines[i]!), s, truncated);
+  const what = `external table ${t.name}`;
+  const keep = transferKeep({ refused: what, cut: what }, lines.length, (i) => Buffer.byteLength(lines[i]!), s, truncated);
   return keep === lines.length ? t : { ...t, jsonEachRow: lines.slice(0, keep).join('\n') };
 }
 

@@ -138,6 +138,22 @@ describe('external data answered as one ClickHouse holding every row answers it'
     expect(r.body.toString()).toBe(want.bytes.toString());
   });
 
+  it('a table larger than the parser limit (max_query_size, 256 KiB) on chdb shards, which read it inline', async () => {
+    const many = Array.from({ length: 60_000 }, (_, i) => `k-${i}`).join('\n') + '\n';
+    const boundary = 'b3';
+    for (const sql of ['SELECT count(), sum(v) FROM analytics.events_dist WHERE k IN big', 'SELECT count(), max(k) FROM big']) {
+      const r = await raw(h.stack.url, {
+        query: { query: sql, big_structure: 'k String' },
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: urllib3Body([{ name: 'big', filename: 'big.tsv', data: many }], boundary),
+        auth: h.auth,
+      });
+      expect(r.status, r.body.toString().slice(0, 300)).toBe(200);
+      const want = await h.oracle.queryRaw(sql, { format: 'TabSeparated', external: [sent('big', [{ name: 'k', type: 'String' }], 'TabSeparated', many)] });
+      expect(r.body.toString()).toBe(want.bytes.toString());
+    }
+  });
+
   it('the streaming door answers it whole, the same bytes', async () => {
     const sql = 'SELECT k, count() AS c FROM analytics.events_dist WHERE k IN ids GROUP BY k ORDER BY k';
     const boundary = 'b2';
@@ -196,12 +212,17 @@ describe("ClickHouse's errors for bad external data", () => {
     expect(r.headers.get('x-clickhouse-exception-code')).toBe(theirs);
   });
 
-  it('past max_rows_to_transfer: 396 (TRANSFER_LIMIT), naming the table; break cuts it', async () => {
+  it('past max_rows_to_transfer / max_bytes_to_transfer: 396 (TRANSFER_LIMIT), naming the table; with break the first rows travel', async () => {
     const r = await ask('SELECT count() FROM analytics.events_dist WHERE k IN ids', { max_rows_to_transfer: '3' });
     expect(r.headers.get('x-clickhouse-exception-code')).toBe('396');
     expect(r.body.toString()).toMatch(/external table ids: 4 rows exceed max_rows_to_transfer = 3/);
     const b = await ask('SELECT count() FROM analytics.events_dist WHERE k IN ids', { max_bytes_to_transfer: '10' });
     expect(b.headers.get('x-clickhouse-exception-code')).toBe('396');
+    // transfer_overflow_mode = 'break': the first rows travel, as ClickHouse cuts a GLOBAL set.
+    const cut = await ask('SELECT count() FROM analytics.events_dist WHERE k IN ids', { max_rows_to_transfer: '3', transfer_overflow_mode: 'break' });
+    expect(cut.status, cut.body.toString()).toBe(200);
+    const first3 = (await h.oracle.queryRaw("SELECT count() FROM analytics.events_dist WHERE k IN ('k-1', 'k-3', 'k-7')", { format: 'TabSeparated' })).bytes;
+    expect(cut.body.toString()).toBe(first3.toString());
   });
 });
 
