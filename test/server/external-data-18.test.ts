@@ -70,6 +70,7 @@ describe('external data on 18.16: ch-scatter and one server holding every row', 
     ['JOIN', 'SELECT v, k, label FROM analytics.events_dist ALL INNER JOIN labels USING (v) ORDER BY v'],
     ['the final stage (HAVING) reads it', 'SELECT k, count() AS c FROM analytics.events_dist GROUP BY k HAVING k IN ids ORDER BY k'],
     ['external data alone', 'SELECT label, v FROM labels ORDER BY v DESC'],
+    ['column names (FORMAT TSVWithNames)', 'SELECT k IN ids, k NOT IN ids AS outside, v FROM analytics.events_dist WHERE v < 4 ORDER BY v FORMAT TSVWithNames'],
   ])('%s', async (_what, sql) => {
     const theirs = await ask(oracleUrl, sql);
     expect(theirs.status, theirs.text).toBe(200);

@@ -23,6 +23,8 @@ export interface DeclaredExternal {
 const SUFFIXES = ['_format', '_structure', '_types'] as const;
 /** Names spliced into SQL and URL parameters: plain identifiers only. */
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** The runtime's own tables (stage tables, shipped GLOBAL sets): a client's table of that name would stand in for them. */
+const RUNTIME_NAME = /^_(?:stage\d+|data_\d+)$/;
 const FORMAT_NAME = /^[A-Za-z][A-Za-z0-9]{0,63}$/;
 
 /**
@@ -87,6 +89,7 @@ export function declaredExternal(files: ReadonlyMap<string, Buffer>, params: URL
         36,
         `External table name ${JSON.stringify(name)}: ch-scatter takes names of letters, digits and underscores, not starting with a digit`,
       );
+    if (RUNTIME_NAME.test(name)) throw new ChHttpError(36, `External table name ${name} is reserved for ch-scatter's own tables (_stage<i>, _data_<n>)`);
     const format = params.get(`${name}_format`) || 'TabSeparated';
     if (!FORMAT_NAME.test(format)) throw new ChHttpError(73, `Unknown format ${format}`);
     if (isFileFormat(format)) throw fileFormatError(format);

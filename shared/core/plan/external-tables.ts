@@ -31,15 +31,19 @@ function markSelect(q: SelectQuery, outer: ReadonlySet<string>): SelectQuery {
     if (t.kind === 'subqueryTable') return { ...t, query: markExternal(t.query, names) };
     return t.kind === 'table' && t.database === undefined && names.has(t.table) ? { ...t, external: true } : t;
   };
-  const out = mapClausesShared(q, (root) =>
-    rewriteExpr(root, function fn(x): Expr | undefined {
+  const out = mapClausesShared(q, (root, clause) => {
+    let inRewritten = false;
+    const marked = rewriteExpr(root, function fn(x): Expr | undefined {
       if (x.kind === 'subquery') return { ...x, query: markExternal(x.query, names) };
       const rhs = x.kind === 'function' && IN_OPERATOR_NAMES.has(x.name) && x.args.length === 2 ? x.args[1]! : undefined;
       if (x.kind !== 'function' || rhs?.kind !== 'column' || rhs.parts.length !== 1 || !names.has(rhs.parts[0]!)) return undefined;
       const set: Expr = { kind: 'subquery', query: selectAll(rhs.parts[0]!), ...(rhs.pos ? { pos: rhs.pos } : {}) };
+      inRewritten = true;
       return { ...x, nameAs: formatForName(x), args: [rewriteExpr(x.args[0]!, fn), set] };
-    }),
-  );
+    });
+    // The engine names a column from its text: a SELECT item with a rewritten IN keeps the name ClickHouse gives it as written.
+    return inRewritten && clause === 'columns' && root.alias === undefined ? { ...marked, alias: formatForName(root) } : marked;
+  });
   if (!out.from) return out;
   return { ...out, from: { ...out.from, table: table(out.from.table), joins: out.from.joins.map((j) => ({ ...j, table: table(j.table) })) } };
 }

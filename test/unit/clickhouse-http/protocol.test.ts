@@ -411,6 +411,9 @@ describe('external data (multipart file parts)', () => {
     expect(code(() => ask({ query: 'SELECT 1', ids_types: 'UInt32', ids_format: 'Template' }, body(file('ids', '1\n'))))).toBe(497);
     // Names are spliced into SQL and URL parameters: identifiers only.
     expect(code(() => ask({ query: 'SELECT 1', 'a-b_types': 'UInt32' }, body(file('a-b', '1\n'))))).toBe(36);
+    // The runtime's own names: a client's table must not stand in for a stage table or a shipped set.
+    expect(code(() => ask({ query: 'SELECT 1', _stage0_types: 'UInt32' }, body(file('_stage0', '1\n'))))).toBe(36);
+    expect(code(() => ask({ query: 'SELECT 1', _data_12_types: 'UInt32' }, body(file('_data_12', '1\n'))))).toBe(36);
   });
 
   it('a `_structure` / `_types` / `_format` parameter without its part is skipped as ClickHouse skips it; a setting with such a name stays one', () => {
