@@ -13,6 +13,7 @@ import type { ColumnMeta, ExternalTable, SettingValue } from '../../clickhouse/p
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
 import { planQueryWith } from '../../plan/build.js';
+import { tokenize } from '../../sql/lexer.js';
 import type { StageLeaf, TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js';
 import type { StatisticsSource } from '../../plan/statistics.js';
@@ -175,9 +176,10 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   if (opts.statistics) planOpts.statistics = opts.statistics;
   if (opts.external?.length) planOpts.external = opts.external;
   const leaves = await planLeaves(plan, topo, planOpts);
-  // The final stage reads the external data as the leaves ship it: after the transfer limits.
+  // The final stage gets the external data its own text names (HAVING k IN ids), as the leaves ship it: after the transfer limits.
   const clientNames = new Set((opts.external ?? []).map((t) => t.name));
-  const finalExternal = leaves[0]!.plan.external.filter((t) => clientNames.has(t.name));
+  const finalNames = clientNames.size ? new Set(tokenize(plan.finalSql).map((t) => t.text)) : clientNames;
+  const finalExternal = leaves[0]!.plan.external.filter((t) => clientNames.has(t.name) && finalNames.has(t.name));
   const planned = now();
   const forward = leaves[0]!.plan.settings;
   const { maxRows, maxBytes } = transferSettings(leaves[0]!.plan, topo, opts.settings);
