@@ -104,6 +104,13 @@ describe('external data on 18.16: ch-scatter and one server holding every row', 
     expect(mine.code, mine.text).toBe(theirs.code);
   });
 
+  it("a declared table whose part is missing: the query's unknown table, as 18.16 answers (60)", async () => {
+    const sql = 'SELECT count() FROM analytics.events_dist WHERE k IN ids';
+    const theirs = await ask(oracleUrl, sql, {}, { labels: LABELS });
+    const mine = await ask(stack.url, sql, {}, { labels: LABELS });
+    expect([mine.code, theirs.code]).toEqual(['60', '60']);
+  });
+
   it('no structure: 36 with the text 18.16 writes', async () => {
     const sql = 'SELECT count() FROM x';
     const theirs = await ask(oracleUrl, sql, {}, { x: '1\n' });
