@@ -36,6 +36,7 @@ export function catalogEngine(topo: Topology, invoker: ShardInvoker): RawQuery {
           ...(opts.settings ? { settings: opts.settings } : {}),
           ...(opts.queryId ? { queryId: opts.queryId } : {}),
           ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+          ...(opts.external ? { external: opts.external } : {}),
         });
       } catch (e) {
         if (!(e instanceof ClickHouseError) || e.kind !== 'connection') throw e;

@@ -94,6 +94,8 @@ export interface CatalogContext {
   raw: RawQuery;
   /** Sizes over every shard, asked only when a query reads system.tables. */
   sizes?: () => Promise<TableSizes | undefined>;
+  /** The request's external data, by name: the engine that answers holds it. */
+  external?: ReadonlySet<string>;
 }
 
 interface Configured {
@@ -256,7 +258,8 @@ export function isCatalogSelect(stmt: SelectStatement): boolean {
       for (const t of [sel.from.table, ...sel.from.joins.map((j) => j.table)]) {
         if (t.kind === 'table') {
           if (t.database === undefined && bound.has(t.table)) continue;
-          if ((t.database ?? '').toLowerCase() !== 'system' && !isInfoSchema(t.database)) distributed = true;
+          // The request's external data (marked) is read where the statement runs: one engine, as a catalog read.
+          if (!t.external && (t.database ?? '').toLowerCase() !== 'system' && !isInfoSchema(t.database)) distributed = true;
         } else if (t.kind === 'subqueryTable') visitFrom(t.query, bound);
         else if (!CATALOG_TABLE_FUNCTIONS.has(t.name.toLowerCase())) distributed = true; // the distributed path refuses them by name
       }
@@ -384,11 +387,13 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
   // The client's statement first, before anything is asked of a shard (the views' columns, the sizes):
   // the system tables it may name and information_schema's views, nothing else.
   const valued = withContextValues(stmt, ctx);
+  const external = ctx.external?.size ? { external: ctx.external } : {};
   checkReach(valued, {
     what: 'the catalog engine',
     tables: INFO_SCHEMA_NAMES,
     systemTables: new Set([...ENGINE_TABLES, ...CLIENT_VIEWS]),
     tableFunctions: CATALOG_TABLE_FUNCTIONS,
+    ...external,
   });
   const rewritten = await rewriteDeep(valued);
   checkReach(rewritten, {
@@ -397,6 +402,7 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
     systemTables: ENGINE_TABLES,
     tableFunctions: CATALOG_TABLE_FUNCTIONS,
     trusted: new Set(views.values()),
+    ...external,
   });
   return printSelect(rewritten);
 }

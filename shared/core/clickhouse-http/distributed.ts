@@ -17,6 +17,7 @@ import type { DistributedSelect } from './types.js';
 import type { TopCountMemory } from '../scatter/tput/memory.js';
 import type { StatisticsCache } from '../scatter/table-statistics.js';
 import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../scatter/table-columns.js';
+import { markExternal } from '../plan/external-tables.js';
 
 export interface GeneralSelectDeps {
   topo: Topology;
@@ -39,8 +40,11 @@ export interface GeneralSelectDeps {
 export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
   return async (req) => {
     const { topo } = deps;
-    // A syntax error is thrown here, never undefined; `*` and its kin spelled out where the plan needs the columns.
-    const expanded = await withTableColumns(boundStatement(req.sql, req.params)!, deps);
+    // A syntax error is thrown here, never undefined; the request's external data marked where it is
+    // read; `*` and its kin spelled out where the plan needs the columns.
+    const external = req.external ?? [];
+    const names = new Set(external.map((t) => t.name));
+    const expanded = await withTableColumns(markExternal(boundStatement(req.sql, req.params)!, names), deps);
     const stmt = expanded.statement;
     // What no path may run (file(), getSetting(), LIMITs that are not integers...), on the whole
     // statement: the final stage runs its outer expressions on a shard's engine.
@@ -53,12 +57,16 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       topCountSettings: settings,
       productMode,
       // GLOBAL IN / JOIN right-hand sides and TPUT's round are planned with the request's settings.
-      planOptions: (use, run) =>
-        use === 'prepass' ? { settings, distributedProductMode: productMode } : { settings, runSubquery: run, distributedProductMode: productMode },
+      planOptions: (use, run) => ({
+        settings,
+        distributedProductMode: productMode,
+        ...(use === 'prepass' ? {} : { runSubquery: run }),
+        ...(external.length ? { external } : {}),
+      }),
       subqueries: { partial: false, missingInDetails: true },
     });
     const pre = await prepassOf(s);
-    const plan = deps.planTwoStage(pre?.statement ?? s.statement!, topo, twoStageOptionsOf(settings, topo));
+    const plan = deps.planTwoStage(pre?.statement ?? s.statement!, topo, { ...twoStageOptionsOf(settings, topo), external: names });
     // A shard's unknown column for a statement spelled from cached columns: the next query reads them again.
     const r = await runGeneralInSession(s, plan, {
       format: req.format,
@@ -67,6 +75,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       requireComplete: req.requireComplete,
       distributedProductMode: productMode,
       ...(req.signal ? { signal: req.signal } : {}),
+      ...(external.length ? { external } : {}),
     }).catch((e: unknown) => {
       forgetOnUnknownColumn(e, expanded, deps.tableColumns);
       throw e;

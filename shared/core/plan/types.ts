@@ -74,6 +74,11 @@ export interface PlanOptions {
   runSubquery?: SubqueryRunner;
   /** Per-shard statistics of the tables that configure them: shards a range predicate cannot match are skipped (statistics.ts). */
   statistics?: StatisticsSource;
+  /**
+   * The request's external data, parsed, by the names the statement reads (marked by external-tables.ts):
+   * shipped to every shard under the transfer limits, as GLOBAL data is.
+   */
+  external?: readonly ExternalTable[];
 }
 
 export type { SelectQuery };

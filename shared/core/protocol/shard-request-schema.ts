@@ -17,6 +17,8 @@ export const externalTableSchema = z.object({
   rows: rowsSchema.default([]),
   /** The rows pre-encoded as JSONEachRow lines (the coordinator encodes a shipped set once per query). */
   jsonEachRow: z.string().optional(),
+  /** A client's external data as sent, in an input format (spliced after FORMAT or into format(): a plain name). */
+  data: z.object({ format: z.string().regex(/^[A-Za-z][A-Za-z0-9]{0,63}$/, 'a format name'), base64: base64Schema }).optional(),
 });
 
 export const exchangeRefSchema = z.object({

@@ -164,6 +164,8 @@ export interface TableRef {
   database?: string;
   table: string;
   alias?: string;
+  /** A table the request carries with it (ClickHouse's external data), marked by plan/external-tables.ts; never set by the parser. */
+  external?: true;
   final?: boolean;
   sample?: { ratio: Expr; offset?: Expr };
   pos?: Pos;

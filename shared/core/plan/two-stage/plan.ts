@@ -51,7 +51,7 @@ export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoSta
   refuseNestedSettings(top);
   const final = planStatement(inlineCtes(top), ctx);
   // A subquery that reads no distributed table stays in the final stage as written: it may read only what the stage may.
-  checkReach(final, FINAL_STAGE_REACH);
+  checkReach(final, opts.external?.size ? { ...FINAL_STAGE_REACH, external: opts.external } : FINAL_STAGE_REACH);
   if (ctx.leaves.length === 0) throw errorAt('UNSUPPORTED', 'a query that reads no distributed table; name one of the configured tables', stmt);
   const finalSql = printSelect(final);
   ctx.notes.push(`final stage: one ClickHouse engine runs ${finalSql.length > 300 ? finalSql.slice(0, 297) + '...' : finalSql}`);

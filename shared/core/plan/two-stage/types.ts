@@ -60,4 +60,6 @@ export interface TwoStageOptions {
   distributedProductMode?: 'deny' | 'local' | 'global';
   /** distributed_group_by_no_merge (1 or 2): every distributed SELECT is cut unmerged (cut-unmerged.ts). */
   groupByNoMerge?: GroupByNoMerge;
+  /** The request's external data, by name: the final stage may read them too (they travel with it). */
+  external?: ReadonlySet<string>;
 }

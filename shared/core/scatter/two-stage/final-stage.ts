@@ -9,7 +9,7 @@
 // infrastructure failure; after the whole shard fails that way (unavailable, throttled, crashed),
 // the next shard is tried while time is left. A ClickHouse user error is the query's fault and
 // would be the same everywhere: it is answered at once (400), never retried.
-import type { SettingValue } from '../../clickhouse/port.js';
+import type { ExternalTable, SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
 import type { ShardOutcome } from '../call-shard.js';
@@ -32,6 +32,8 @@ export class ExchangeLost extends Error {
 export interface FinalStageInput {
   tables: StageTable[];
   sql: string;
+  /** The request's external data the final SQL may read (ClickHouse's initiator holds it too). */
+  external?: ExternalTable[];
   format: string;
   settings: Record<string, SettingValue>;
   /** Shards to try, in order (initiatorOrder). */
@@ -121,7 +123,7 @@ async function attemptOn(
       sql: input.sql,
       deadline: input.deadlineAt,
       settings: input.settings,
-      external: [],
+      external: input.external ?? [],
       attempt,
       format: input.format,
       tables: input.tables,

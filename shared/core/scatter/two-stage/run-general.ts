@@ -9,10 +9,11 @@
 // Missing shards keep the fast path's semantics: partial with the missing shards listed, or
 // INCOMPLETE_RESULT (504) when completeness is required.
 import { checkEngineOptions } from '../../plan/file-access.js';
-import type { ColumnMeta, SettingValue } from '../../clickhouse/port.js';
+import type { ColumnMeta, ExternalTable, SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
 import { planQueryWith } from '../../plan/build.js';
+import { tokenize } from '../../sql/lexer.js';
 import type { StageLeaf, TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js';
 import type { StatisticsSource } from '../../plan/statistics.js';
@@ -95,6 +96,8 @@ export interface GeneralOptions {
   statistics?: StatisticsSource;
   /** The least share of each table's rows the answering shards must hold (default: the topology's). */
   requireCoverage?: number | undefined;
+  /** The request's external data (parsed): shipped with every leaf that reads it and to the final stage. */
+  external?: readonly ExternalTable[];
 }
 
 export interface GeneralStatistics {
@@ -173,7 +176,12 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   if (productMode) planOpts.distributedProductMode = productMode;
   if (opts.runSubquery) planOpts.runSubquery = opts.runSubquery;
   if (opts.statistics) planOpts.statistics = opts.statistics;
+  if (opts.external?.length) planOpts.external = opts.external;
   const leaves = await planLeaves(plan, topo, planOpts);
+  // The final stage gets the external data its own text names (HAVING k IN ids), as the leaves ship it: after the transfer limits.
+  const clientNames = new Set((opts.external ?? []).map((t) => t.name));
+  const finalNames = clientNames.size ? new Set(tokenize(plan.finalSql).map((t) => t.text)) : clientNames;
+  const finalExternal = leaves[0]!.plan.external.filter((t) => clientNames.has(t.name) && finalNames.has(t.name));
   const planned = now();
   const forward = leaves[0]!.plan.settings;
   const { maxRows, maxBytes } = transferSettings(leaves[0]!.plan, topo, opts.settings);
@@ -271,6 +279,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
       sql: plan.finalSql,
       format,
       settings,
+      ...(finalExternal.length ? { external: finalExternal } : {}),
       candidates,
       topo,
       invoker: deps.invoker,
