@@ -199,6 +199,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       CH_SCATTER_INVOKER: shards.invokerKind,
       [PLAY_PAGE_ENV]: PLAY_PAGE_FILE,
       ...(opts.usersFile ? { CH_SCATTER_USERS_FILE: path.resolve(opts.usersFile) } : {}),
+      // The coordinator deletes a query's exchange objects itself, as in AWS.
+      ...(shards.exchange ? { CH_SCATTER_EXCHANGE: JSON.stringify(shards.exchange.env) } : {}),
     };
     delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
     const tools = createTools({ logLevel: opts.logLevel ?? envLogLevel(process.env.CH_SCATTER_LOG_LEVEL) ?? 'WARN' });

@@ -42,6 +42,7 @@ export async function serveStreaming(
         invoker: deps.invoker,
         hedgeState: deps.hedgeState,
         ...(deps.topCountMemory ? { topCountMemory: deps.topCountMemory } : {}),
+        ...(deps.exchange ? { exchange: deps.exchange } : {}),
         planQuery: deps.planQuery,
         planTwoStage: deps.planTwoStage,
         behindApiGateway: false,

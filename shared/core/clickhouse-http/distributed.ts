@@ -16,6 +16,7 @@ import { clauseSettings, productModeOf, refuseForAnyPath, type TwoStagePlanner }
 import type { DistributedSelect } from './types.js';
 import type { TopCountMemory } from '../scatter/tput/memory.js';
 import type { StatisticsCache } from '../scatter/table-statistics.js';
+import type { ExchangeCleaner } from '../shard/exchange.js';
 import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../scatter/table-columns.js';
 
 export interface GeneralSelectDeps {
@@ -29,6 +30,8 @@ export interface GeneralSelectDeps {
   planTwoStage: TwoStagePlanner;
   /** Per-shard table statistics (pruning, the answer's coverage). */
   statistics?: StatisticsCache;
+  /** Deletes a query's exchange objects when it ends. */
+  exchange?: ExchangeCleaner;
   /** context.getRemainingTimeInMillis() at arrival, when in Lambda. */
   lambdaRemainingMs?: number;
   behindApiGateway?: boolean;

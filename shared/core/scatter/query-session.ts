@@ -39,6 +39,7 @@ export type SessionDeps = Pick<
   | 'onShard'
   | 'statistics'
   | 'cursorKey'
+  | 'exchange'
 >;
 
 /** Where the planner is asked: the main query (fast path), a GLOBAL subquery, or TPUT's round. */
