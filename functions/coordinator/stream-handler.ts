@@ -41,7 +41,7 @@ export async function serveStreaming(
   sink: ResponseSink,
   r: FrontDoorRequest,
 ): Promise<void> {
-  if (input.method === 'POST' && input.path.replace(/\/+$/, '') === '/query') return serveJsonQuery(deps, input, sink, r);
+  if (input.method === 'POST' && input.path.replace(/\/+$/, '') === '/query') return serveJsonQuery(deps, progress, input, sink, r);
   const ch = deps.clickhouse;
   const remaining = r.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: r.lambdaRemainingMs } : {};
   const select = deps.planTwoStage
@@ -77,7 +77,13 @@ export async function serveStreaming(
  * The JSON API's POST /query on this door: rows streamed where the query only reads rows, the HTTP
  * API's whole answer otherwise. Credentials as the HTTP API asks them when users are configured.
  */
-async function serveJsonQuery(deps: CoordinatorDeps, input: HttpInput, sink: ResponseSink, r: FrontDoorRequest): Promise<void> {
+async function serveJsonQuery(
+  deps: CoordinatorDeps,
+  progress: ProgressProbe | undefined,
+  input: HttpInput,
+  sink: ResponseSink,
+  r: FrontDoorRequest,
+): Promise<void> {
   const asked = input.headers['x-query-id'];
   const queryId = asked && /^[A-Za-z0-9._:-]{1,128}$/.test(asked) ? asked : r.requestId || randomUUID();
   const userCheck = deps.clickhouse?.userCheck;
@@ -111,7 +117,7 @@ async function serveJsonQuery(deps: CoordinatorDeps, input: HttpInput, sink: Res
   };
   await streamJsonQuery(
     { body: input.body, queryId, arrivedAt: r.arrivedAt },
-    { topo: deps.topo, invoker: deps.invoker, hedgeState: deps.hedgeState, ...remaining },
+    { topo: deps.topo, invoker: deps.invoker, hedgeState: deps.hedgeState, ...(progress ? { progress } : {}), ...remaining },
     sink,
     (req) => runQuery(req, run),
   );

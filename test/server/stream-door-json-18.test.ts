@@ -82,6 +82,8 @@ describe("the JSON API's POST /query on the streaming door (18.16)", () => {
     expect(doc.data).toHaveLength(ROWS);
     expect(doc.partial).toBe(false);
     expect(doc.shards).toMatchObject({ total: 2, queried: 2, skipped: 0, missing: [] });
+    // The shards' reads as the door's progress probe last saw them while they ran.
+    expect(doc.statistics.rowsRead).toBeGreaterThan(0);
     let sum = 0n;
     const seen = new Set<string>();
     for (const row of doc.data as { id: string; s: string }[]) {

@@ -18,7 +18,7 @@ import type { HedgeState } from '../scatter/hedge.js';
 import type { ShardInvoker } from '../scatter/invoker.js';
 import { clauseSettings, passThroughSplitter, productModeOf } from '../scatter/plan-inputs.js';
 import { boundStatement } from '../scatter/query-session.js';
-import { streamRows } from '../scatter/row-stream.js';
+import { streamRows, type ProgressProbe } from '../scatter/row-stream.js';
 import { JSON_FINAL_SETTINGS, rowLineSpeller } from '../scatter/two-stage/final-output.js';
 import { refuseForAnyPath } from '../scatter/two-stage/guard.js';
 import type { ResponseSink } from './stream-answer.js';
@@ -29,6 +29,8 @@ export interface JsonStreamDeps {
   /** The shards are read through its streaming hop (invokeStream), else whole answers. */
   invoker: ShardInvoker;
   hedgeState: HedgeState;
+  /** The shards' rows and bytes read while they run, for the answer's statistics. */
+  progress?: ProgressProbe;
   lambdaRemainingMs?: number;
   now?: () => number;
 }
@@ -100,6 +102,7 @@ export async function streamJsonQuery(r: JsonStreamRequest, deps: JsonStreamDeps
       plan,
       invoker: deps.invoker,
       hedgeState: deps.hedgeState,
+      ...(deps.progress ? { progress: deps.progress } : {}),
       queryId: r.queryId,
       deadlineAt,
       now,
