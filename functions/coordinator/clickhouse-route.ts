@@ -105,6 +105,7 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
           planQuery: run.planQuery,
           planTwoStage: run.planTwoStage,
           ...(run.statistics ? { statistics: run.statistics } : {}),
+          ...(run.exchange ? { exchange: run.exchange } : {}),
           ...(run.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: run.lambdaRemainingMs } : {}),
           ...(run.onShard ? { onShard: run.onShard } : {}),
         })

@@ -16,6 +16,7 @@ import { clauseSettings, productModeOf, refuseForAnyPath, twoStageOptionsOf, typ
 import type { DistributedSelect } from './types.js';
 import type { TopCountMemory } from '../scatter/tput/memory.js';
 import type { StatisticsCache } from '../scatter/table-statistics.js';
+import type { ExchangeCleaner } from '../shard/exchange.js';
 import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../scatter/table-columns.js';
 import { markExternal } from '../plan/external-tables.js';
 
@@ -30,6 +31,8 @@ export interface GeneralSelectDeps {
   planTwoStage: TwoStagePlanner;
   /** Per-shard table statistics (pruning, the answer's coverage). */
   statistics?: StatisticsCache;
+  /** Deletes a query's exchange objects when it ends. */
+  exchange?: ExchangeCleaner;
   /** context.getRemainingTimeInMillis() at arrival, when in Lambda. */
   lambdaRemainingMs?: number;
   behindApiGateway?: boolean;

@@ -116,7 +116,6 @@ export const shardCancelRequestSchema = z.object({
   /** The attempt whose queries are KILLed; absent, none are (only `kept` is dropped). */
   attemptId: attemptId.optional(),
   kept: z.object({ session: sessionIdSchema, table: identifier }).optional(),
-  exchanged: z.array(exchangeRefSchema.shape.key).max(64).optional(),
 });
 
 export const shardPayloadSchema = z.discriminatedUnion('type', [

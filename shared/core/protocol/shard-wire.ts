@@ -117,8 +117,6 @@ export interface ShardCancelRequest {
   /** The attempt to stop (ShardRequest.attemptId); absent, only `kept` is dropped. */
   attemptId?: string;
   kept?: { session: string; table: string };
-  /** Exchange objects this shard wrote for the query, deleted (only keys under its own prefix). */
-  exchanged?: string[];
 }
 
 /** Admin statements from the local stack's /admin routes and the CLI `exec`/`insert` commands. */

@@ -42,6 +42,7 @@ export type SessionDeps = Pick<
   | 'statistics'
   | 'tableColumns'
   | 'cursorKey'
+  | 'exchange'
 >;
 
 /** Where the planner is asked: the main query (fast path), a GLOBAL subquery, or TPUT's round. */

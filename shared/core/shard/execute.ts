@@ -26,7 +26,7 @@ import { assignedSettings, formatsNamed, trimStatement } from '../clickhouse/sql
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import { attemptQueryId, type InflightAttempts } from './inflight.js';
 import { runBatch } from './batch.js';
-import { ExchangeLostError, exchangeKey, exchangePrefix, readRef, sha256Hex, splitHeader, type ExchangeStore } from './exchange.js';
+import { ExchangeLostError, exchangeKey, readRef, sha256Hex, splitHeader, type ExchangeStore } from './exchange.js';
 
 export interface ShardExecOptions {
   now(): number;
@@ -305,10 +305,6 @@ async function cancelAttempt(
     }
     // After the KILL: a statement still running in the session would hold it (373) and the drop wait.
     if (p.kept && access.dropKept) await access.dropKept(p.kept.session, p.kept.table);
-    // Only what this shard wrote for this query: the caller may invoke the function, not name any object.
-    const own = exchangePrefix(p.queryId, p.shard);
-    const keys = (p.exchanged ?? []).filter((k) => k.startsWith(own) && !k.slice(own.length).includes('/'));
-    if (keys.length > 0 && opts.exchange) await opts.exchange.delete(keys);
   } catch (e) {
     return fromError(p, e, started, opts);
   }

@@ -62,6 +62,7 @@ export function runGeneralInSession(
       queryId: deps.queryId,
       now: s.now,
       ...(deps.onShard ? { onShard: deps.onShard } : {}),
+      ...(deps.exchange ? { exchange: deps.exchange } : {}),
     },
     plan,
     {

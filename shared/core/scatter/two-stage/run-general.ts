@@ -23,6 +23,7 @@ import { createLimiter, type Limiter } from '../fanout.js';
 import type { MissingShard } from '../gather.js';
 import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
+import type { ExchangeCleaner } from '../../shard/exchange.js';
 import { passThroughSplitter } from '../plan-inputs.js';
 import type { SubqueryLedger } from '../global-subquery.js';
 import type { FinalStageStat, ShardsSummary, ShardStat, Stages, TableCoverage } from '../query-types.js';
@@ -65,6 +66,8 @@ export interface GeneralDeps {
   queryId: string;
   now?: () => number;
   onShard?: (o: ShardOutcome) => void;
+  /** Deletes the query's exchange objects when it ends (absent: the bucket's expiry does). */
+  exchange?: ExchangeCleaner;
 }
 
 export interface GeneralOptions {
@@ -204,6 +207,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     limiter,
     budget,
     exchangeInlineBytes,
+    ...(deps.exchange ? { exchange: deps.exchange } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(deps.onShard ? { onShard: deps.onShard } : {}),
   };
@@ -248,7 +252,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
         if (!read) releaseKept(deps.invoker, deps.queryId, kept, leaves[0]!.name, now);
       }
     } finally {
-      releaseExchanged(deps.invoker, deps.queryId, exchangedBy(one.outcomes), now);
+      releaseExchanged(deps.exchange, deps.queryId, exchangedBy(one.outcomes));
     }
   };
   /**
