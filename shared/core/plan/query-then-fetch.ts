@@ -13,6 +13,7 @@ import { afterPredicate, type CursorKey } from '../partials/cursor.js';
 import { cloneAst, type Expr, type SelectQuery, type SelectStatement } from '../sql/ast.js';
 import { walkExpr } from '../sql/visit.js';
 import { ScatterError } from '../errors.js';
+import { boolSetting } from '../clickhouse/setting-truth.js';
 import { settingValueOf } from './settings.js';
 
 export const QUERY_THEN_FETCH_SETTING = 'ch_scatter_query_then_fetch';
@@ -38,9 +39,8 @@ export function requestedQueryThenFetch(requestSettings: Record<string, SettingV
   const clause = (stmt?.settings ?? []).filter((s) => s.name === QUERY_THEN_FETCH_SETTING).pop();
   const raw = clause ? settingValueOf(clause.value, QUERY_THEN_FETCH_SETTING) : requestSettings?.[QUERY_THEN_FETCH_SETTING];
   if (raw === undefined) return false;
-  const v = String(raw).toLowerCase();
-  if (v === '1' || v === 'true') return true;
-  if (v === '0' || v === 'false') return false;
+  const on = boolSetting(raw);
+  if (on !== undefined) return on;
   throw new ScatterError('BAD_REQUEST', `${QUERY_THEN_FETCH_SETTING} must be 1 or 0`);
 }
 

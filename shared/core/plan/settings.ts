@@ -17,6 +17,7 @@ import { checkLowerable, forwardedValue, SETTING_SPECS } from './setting-values.
 import { fileSettingError } from './file-access.js';
 import { isFileSetting } from '../clickhouse/file-names.js';
 import { settingFate } from './setting-fate.js';
+import { boolSetting, boolSettingRefusal, uintSettingFlag } from '../clickhouse/setting-truth.js';
 
 /** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
 export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set(SETTING_SPECS.keys());
@@ -108,17 +109,25 @@ export function settingValueOf(e: Expr, name: string): SettingValue {
   throw errorAt('UNSUPPORTED', `setting ${name} must be a literal value`, e);
 }
 
-const truthy = (v: SettingValue): boolean => (typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : !['0', 'false', ''].includes(v.toLowerCase()));
+/** A Bool setting's value, or ClickHouse's refusal of it (467 for a string, 70 for a number) with its position. */
+export function boolOf(name: string, v: SettingValue, node?: Expr): boolean {
+  const b = boolSetting(v);
+  if (b !== undefined) return b;
+  const r = boolSettingRefusal(v);
+  throw errorAt('BAD_REQUEST', `setting ${name} must be 0, 1, true or false: ${r.message}`, node, { clickhouse: { code: r.code, name: r.name } });
+}
+
+/** A UInt64 setting read as a flag (force_optimize_skip_unused_shards: 0, 1 or 2). */
+function uintFlagOf(name: string, v: SettingValue, node?: Expr): boolean {
+  const b = uintSettingFlag(v);
+  if (b === undefined) throw errorAt('BAD_REQUEST', `setting ${name} must be a non-negative integer, not ${JSON.stringify(v)}`, node);
+  return b;
+}
 
 function nonNegInt(name: string, v: SettingValue): number {
   const n = typeof v === 'number' ? v : Number(v);
   if (!Number.isInteger(n) || n < 0) throw new ScatterError('BAD_REQUEST', `setting ${name} must be a non-negative integer, not ${String(v)}`);
   return n;
-}
-
-function boolSetting(name: string, v: SettingValue, node?: Expr): void {
-  if (!['0', '1', 'true', 'false'].includes(String(v).trim().toLowerCase()))
-    throw errorAt('BAD_REQUEST', `setting ${name} must be 0, 1, true or false, not ${JSON.stringify(v)}`, node);
 }
 
 function boolOrUint(name: string, v: SettingValue, node?: Expr): void {
@@ -157,17 +166,17 @@ export function resolveSettings(
   for (const [name, { value, node }] of merged) {
     switch (name) {
       case 'optimize_skip_unused_shards':
-        out.skipUnusedShards = truthy(value);
+        out.skipUnusedShards = boolOf(name, value, node);
         continue;
       case 'optimize_skip_unused_shards_rewrite_in':
-        out.rewriteIn = truthy(value);
+        out.rewriteIn = boolOf(name, value, node);
         continue;
       case 'force_optimize_skip_unused_shards':
-        out.forceSkip = out.forceSkip || truthy(value);
+        out.forceSkip = uintFlagOf(name, value, node) || out.forceSkip;
         continue;
       case 'enable_positional_arguments':
         // Settled before planning (positional.ts): engines get resolved columns and pinned constants.
-        boolSetting(name, value, node);
+        boolOf(name, value, node);
         continue;
       case 'prefer_localhost_replica':
       case 'max_distributed_connections':
@@ -180,7 +189,7 @@ export function resolveSettings(
         boolOrUint(name, value, node);
         continue;
       case 'prefer_global_in_and_join':
-        preferGlobal = truthy(value);
+        preferGlobal = boolOf(name, value, node);
         continue;
       case 'distributed_product_mode': {
         const m = String(value).toLowerCase();
@@ -217,14 +226,12 @@ export function resolveSettings(
       }
       case 'ch_scatter_query_then_fetch': {
         // Read by the runtime before planning (shared/core/scatter/query-then-fetch.ts); checked here.
-        const m = String(value).toLowerCase();
-        if (!['0', '1', 'true', 'false'].includes(m)) throw errorAt('BAD_REQUEST', 'ch_scatter_query_then_fetch must be 1 or 0', node);
+        boolOf(name, value, node);
         continue;
       }
       case KEEP_SETTING: {
         // Read by the runtime (shared/core/scatter/two-stage/kept-stage.ts); checked here.
-        const m = String(value).toLowerCase();
-        if (!['0', '1', 'true', 'false'].includes(m)) throw errorAt('BAD_REQUEST', `${KEEP_SETTING} must be 1 or 0`, node);
+        boolOf(name, value, node);
         continue;
       }
       case 'transfer_overflow_mode': {

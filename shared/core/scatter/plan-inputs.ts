@@ -4,14 +4,16 @@
 import type { SettingValue } from '../clickhouse/port.js';
 import type { Topology } from '../config/schema.js';
 import type { Splitter } from '../plan/build.js';
+import { boolSetting } from '../clickhouse/setting-truth.js';
 import { settingValueOf } from '../plan/settings.js';
 import type { QueryRequest } from '../protocol/api-request.js';
 import type { SelectStatement } from '../sql/ast.js';
 
 /** distributed_product_mode as a request asks for it (prefer_global_in_and_join upgrades to 'global', as in ClickHouse). */
 export function productModeOf(settings: Record<string, SettingValue>, topo: Topology): 'deny' | 'local' | 'global' {
-  const truthy = (v: SettingValue | undefined) => v !== undefined && !['0', 'false', ''].includes(String(v).toLowerCase());
-  if (truthy(settings.prefer_global_in_and_join)) return 'global';
+  // A value ClickHouse would refuse is refused by the planner's settings check.
+  const preferGlobal = settings.prefer_global_in_and_join;
+  if (preferGlobal !== undefined && boolSetting(preferGlobal) === true) return 'global';
   const m = String(settings.distributed_product_mode ?? '').toLowerCase();
   return m === 'deny' || m === 'local' || m === 'global' ? m : topo.query.distributedProductMode;
 }

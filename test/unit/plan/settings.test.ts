@@ -195,6 +195,6 @@ describe('ch_scatter_keep_initiator_rows', () => {
     expect(resolveSettings({ ch_scatter_keep_initiator_rows: 'false' }, [], defaults, {}).forward).toEqual({});
     const e = refused(() => resolveSettings({}, [item('ch_scatter_keep_initiator_rows', 'yes', 'string')], defaults, {}));
     expect(e.code).toBe('BAD_REQUEST');
-    expect(e.message).toMatch(/ch_scatter_keep_initiator_rows must be 1 or 0/);
+    expect(e.message).toMatch(/ch_scatter_keep_initiator_rows must be 0, 1, true or false: Cannot parse bool from string 'yes'/);
   });
 });
