@@ -15,6 +15,8 @@ export interface SubqueryLedger {
   outcomes: ShardOutcome[];
   missing: MissingShard[];
   truncated: string[];
+  /** What runs before either path plans left (EXISTS folded into constants): kept when a path plans anew. */
+  pinned?: { outcomes: number; missing: number; truncated: number };
 }
 
 export interface SubqueryPolicy {
@@ -53,7 +55,12 @@ export function globalSubqueryRunner(
 
 /** Forget what earlier runs left: a path that plans the query again runs its GLOBAL subqueries again. */
 export function clearLedger(ledger: SubqueryLedger): void {
-  ledger.outcomes.length = 0;
-  ledger.missing.length = 0;
-  ledger.truncated.length = 0;
+  ledger.outcomes.length = ledger.pinned?.outcomes ?? 0;
+  ledger.missing.length = ledger.pinned?.missing ?? 0;
+  ledger.truncated.length = ledger.pinned?.truncated ?? 0;
+}
+
+/** Keep what the ledger holds now through every later clearLedger (runs the statement itself depends on). */
+export function pinLedger(ledger: SubqueryLedger): void {
+  ledger.pinned = { outcomes: ledger.outcomes.length, missing: ledger.missing.length, truncated: ledger.truncated.length };
 }

@@ -7,7 +7,7 @@ import type { SelectStatement } from '../sql/ast.js';
 import { ScatterError, toClientError } from '../errors.js';
 import { parseQueryRequest, type QueryRequest } from '../protocol/api-request.js';
 import { planFastPath, runFastPath } from './fast-path.js';
-import { boundStatement, onChosenPath, openQuerySession, prepassOf, type PlanUse, type QuerySession } from './query-session.js';
+import { boundStatement, onChosenPath, openQuerySession, prepassOf, withExistsFolded, type PlanUse, type QuerySession } from './query-session.js';
 import { mergedSettings, productModeOf } from './plan-inputs.js';
 import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
 import { explainTopCountFor, withTopCount } from './tput/attach.js';
@@ -54,7 +54,8 @@ async function jsonSession(req: QueryRequest, deps: RunDeps, subqueriesMayBePart
     planOptions: (use, run) => planOptions(req, deps, use, run, session.deadline.at),
     subqueries: { partial: subqueriesMayBePartial },
   });
-  return expanded ? { ...session, expanded } : session;
+  const folded = await withExistsFolded(session);
+  return expanded ? { ...folded, expanded } : folded;
 }
 
 /**

@@ -32,9 +32,9 @@ async function reference(sql: string): Promise<{ meta: unknown; data: Row[] }> {
   return { meta: doc.meta, data: doc.data };
 }
 
-async function expectAnswered(sql: string, unordered = true): Promise<Record<string, any>> {
+async function expectAnswered(sql: string, unordered = true, settings?: Record<string, string>): Promise<Record<string, any>> {
   const want = await reference(sql);
-  const r = await runQuery({ sql }, deps());
+  const r = await runQuery({ sql, ...(settings ? { settings } : {}) }, deps());
   expect(r.status, `${sql}: ${JSON.stringify(r.body).slice(0, 400)}`).toBe(200);
   const b = r.body as Record<string, any>;
   expect(b.partial).toBe(false);
@@ -65,8 +65,20 @@ const EXISTS_QUERIES = [
   `SELECT site, max(value) AS m FROM ${D} GROUP BY site HAVING EXISTS (SELECT 1 FROM ${D} WHERE status = 500 AND value > 99) ORDER BY site`,
 ];
 
+// Unaliased: ClickHouse folds EXISTS into its constant and names it so (`1`, `not(0)`, `sum(1)`); an
+// EXISTS counts two in the `_subquery_N` numbers of the subqueries after it.
+const NAMED_EXISTS = [
+  `SELECT EXISTS (SELECT 1 FROM ${D} WHERE status = 500), NOT EXISTS (SELECT 1 FROM ${D} WHERE site = 'nowhere'), count() AS c FROM ${D}`,
+  `SELECT site, sum(EXISTS (SELECT 1 FROM ${D} WHERE site = 'nowhere')) FROM ${D} GROUP BY site ORDER BY site`,
+  `SELECT sensor, EXISTS (SELECT sensor FROM ${D} WHERE value > 1000) FROM ${D} WHERE sensor = 's-3' ORDER BY ts LIMIT 3`,
+];
+
 describe('EXISTS (subquery), as ClickHouse answers it', () => {
   for (const sql of EXISTS_QUERIES) it(sql, () => expectAnswered(sql));
+  it('an EXISTS counts two in the numbers of the subqueries after it', () =>
+    expectAnswered(`SELECT EXISTS (SELECT 1 FROM ${D} WHERE status = 500), (SELECT max(value) FROM ${D}), count() AS c FROM ${D}`));
+  for (const path of ['fast', 'general'])
+    for (const sql of NAMED_EXISTS) it(`${path}: ${sql}`, () => expectAnswered(sql, !sql.includes('ORDER BY'), { ch_scatter_path: path }));
 });
 
 const QUALIFY_QUERIES = [
