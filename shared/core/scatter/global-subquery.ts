@@ -9,6 +9,7 @@ import type { SelectStatement } from '../sql/ast.js';
 import type { ShardOutcome } from './call-shard.js';
 import { gather, type GatherInput, type MissingShard } from './gather.js';
 import { tooLargeError } from './too-large.js';
+import { isQueryFailure, queryFailureError } from './query-errors.js';
 
 /** What a request's GLOBAL subqueries left for its answer: their outcomes, missing shards and cuts. */
 export interface SubqueryLedger {
@@ -37,6 +38,9 @@ export function globalSubqueryRunner(
     ledger.outcomes.push(...g.outcomes);
     const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
     if (big) throw big;
+    // The subquery itself is wrong (an unknown column, a type error): ClickHouse's error, never a missing shard.
+    const bad = g.outcomes.find(isQueryFailure);
+    if (bad) throw queryFailureError(bad, {});
     if (g.missing.length > 0 && !policy.partial) {
       throw new ScatterError(
         'INCOMPLETE_RESULT',

@@ -15,6 +15,7 @@ import { explainQueryThenFetch, queryThenFetchRound, withQueryThenFetch } from '
 import { forgetOnUnknownColumn, withTableColumns, type Expanded } from './table-columns.js';
 import type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat } from './query-types.js';
 import { withContextValues } from '../plan/context-values.js';
+import { atUserPosition } from './query-errors.js';
 
 export type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat };
 
@@ -69,7 +70,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps, retried = f
   } catch (e) {
     // A shard says a column is unknown where `*` was spelled from cached columns: read them again, once.
     if (s.expanded && forgetOnUnknownColumn(e, s.expanded, deps.tableColumns) && !retried) return executeQuery(req, deps, true);
-    throw e;
+    throw atUserPosition(e, s.statement);
   }
 }
 
