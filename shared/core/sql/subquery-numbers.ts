@@ -35,6 +35,8 @@ export function numberSubqueries(stmt: SelectStatement): void {
     } else if (t.kind === 'tableFunction') for (const a of t.args) expr(a);
   };
   const select = (q: SelectQuery) => {
+    // A parenthesized chain is not a subquery to ClickHouse: its SELECTs number on.
+    if (q.parenthesized && q.from?.table.kind === 'subqueryTable') return statement(q.from.table.query);
     if (q.from) {
       table(q.from.table);
       for (const j of q.from.joins) table(j.table);

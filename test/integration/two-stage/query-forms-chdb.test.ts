@@ -53,6 +53,12 @@ const QUERIES = [
   `${alarms} UNION ALL ${alarms} UNION DISTINCT SELECT 'none'`,
   `SELECT 'none' AS sensor UNION DISTINCT ${alarms} UNION ALL ${alarms}`,
   `SELECT count() AS n FROM (${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site IN ('ams', 'sfo'))`,
+  // Parenthesized chains: the parentheses group, left to right otherwise (UNION ALL then EXCEPT would differ).
+  `SELECT sensor FROM ${D} WHERE site = 'ams' EXCEPT (${alarms} UNION ALL SELECT sensor FROM ${D} WHERE site = 'sfo')`,
+  `(SELECT sensor FROM ${D} WHERE site = 'ams' UNION ALL ${alarms}) EXCEPT SELECT sensor FROM ${D} WHERE value < 0`,
+  `SELECT count() AS n FROM ((${alarms} UNION ALL SELECT sensor FROM ${D} WHERE site = 'iad') INTERSECT SELECT sensor FROM ${D} WHERE value > 50)`,
+  `(SELECT site, metric FROM ${D} WHERE value > 99 UNION DISTINCT SELECT site, metric FROM ${D} WHERE status = 500)`,
+  `((SELECT 'none' AS sensor) UNION ALL (${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site = 'fra')) INTERSECT (SELECT sensor FROM ${D} WHERE value > 10)`,
 ];
 
 const EXISTS_QUERIES = [
