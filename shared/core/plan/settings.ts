@@ -38,7 +38,6 @@ const INITIATOR_ONLY_NAMES = new Set([
   'offset',
   'page',
   'additional_result_filter',
-  'extremes',
   'output_format_json_quote_64bit_integers',
 ]);
 const INITIATOR_ONLY_PREFIXES = ['format', 'output_format_', 'input_format_'];
@@ -187,6 +186,10 @@ export function resolveSettings(
       case 'optimize_skip_unused_shards_limit':
         // How a Distributed table reaches its shards: no meaning for an answer ch-scatter merges itself.
         boolOrUint(name, value, node);
+        continue;
+      case 'extremes':
+        // The min and max rows of the answer: the general path's final stage computes them (the fast path hands it the query).
+        boolOf(name, value, node);
         continue;
       case 'prefer_global_in_and_join':
         preferGlobal = boolOf(name, value, node);

@@ -148,3 +148,22 @@ describe('EXCEPT, INTERSECT and mixed UNION, as ClickHouse answers them', () => 
     expect(plan.finalSql).toBe('SELECT _c0 AS sensor FROM _stage0 EXCEPT SELECT _c0 AS sensor FROM _stage1 INTERSECT SELECT _c0 AS sensor FROM _stage2');
   });
 });
+
+describe('SETTINGS extremes = 1 through the JSON API', () => {
+  for (const sql of [
+    `SELECT site, count() AS c, max(value) AS m FROM ${D} GROUP BY site ORDER BY site SETTINGS extremes = 1`,
+    `SELECT sensor, value FROM ${D} WHERE status = 500 ORDER BY ts, sensor LIMIT 20 SETTINGS extremes = 'true'`,
+  ])
+    it(`the min and max rows, as one engine gives them: ${sql}`, async () => {
+      const r = await cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
+      const want = JSON.parse(r.bytes.toString('utf8'));
+      const b = await expectAnswered(sql, false);
+      expect(want.extremes).toBeDefined();
+      expect(b.extremes).toEqual(want.extremes);
+      expect(b.path).toBe('general');
+    });
+  it('without it the answer has none', async () => {
+    const b = await expectAnswered(`SELECT site, count() AS c FROM ${D} GROUP BY site ORDER BY site`, false);
+    expect(b.extremes).toBeUndefined();
+  });
+});

@@ -44,10 +44,6 @@ export const EXPECTED: Record<string, Expected> = {
     why: "a plain IN over the same distributed table: ClickHouse's Distributed table refuses it too under distributed_product_mode = 'deny' (288)",
     clickhouse: true,
   },
-  '01244_optimize_distributed_group_by_sharding_key#14': {
-    kind: 'refused',
-    why: 'SETTINGS extremes = 1 through the JSON API: its answer has no extremes block (the ClickHouse interface renders them)',
-  },
   '02001_dist_on_dist_WithMergeableStateAfterAggregation#3': {
     kind: 'refused',
     why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',

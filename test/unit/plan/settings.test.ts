@@ -39,7 +39,6 @@ describe('resolveSettings', () => {
       ['limit', 5],
       ['offset', 2],
       ['additional_result_filter', 'x'],
-      ['extremes', 1],
     ] as const) {
       const e = refused(() => resolveSettings({ [name]: v, join_use_nulls: 1 }, undefined, defaults, {}));
       expect(e.code).toBe('UNSUPPORTED');
@@ -48,6 +47,11 @@ describe('resolveSettings', () => {
     }
     const e = refused(() => resolveSettings({}, [item('output_format_json_quote_64bit_integers', '0')], defaults, {}));
     expect(e.position).toEqual({ line: 1, column: 40 });
+  });
+
+  it('extremes: a Bool the general path reads, never forwarded to the shards', () => {
+    expect(resolveSettings({ extremes: 1 }, undefined, defaults, {}).forward).toEqual({});
+    expect(refused(() => resolveSettings({ extremes: 'on' }, undefined, defaults, {})).code).toBe('BAD_REQUEST');
   });
 
   it('checks forwarded values for type and range, naming the setting, and normalizes them', () => {
