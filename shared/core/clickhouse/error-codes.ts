@@ -119,6 +119,7 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [194, 'REQUIRED_PASSWORD', 'server'],
   [202, 'TOO_MANY_SIMULTANEOUS_QUERIES', 'server'],
   [203, 'NO_FREE_CONNECTION', 'server'],
+  [206, 'ALIAS_REQUIRED', 'user'],
   [209, 'SOCKET_TIMEOUT', 'server'],
   [210, 'NETWORK_ERROR', 'server'],
   [215, 'NOT_AN_AGGREGATE', 'user'],

@@ -18,6 +18,7 @@ import { numberSubqueries } from '../sql/subquery-numbers.js';
 import type { GatherInput } from './gather.js';
 import { clearLedger, globalSubqueryRunner, pinLedger, type SubqueryLedger, type SubqueryPolicy } from './global-subquery.js';
 import { foldExists } from '../plan/exists-fold.js';
+import { refuseUnaliasedJoinTables } from '../plan/join-alias.js';
 import { queryBudget, type QueryBudget } from './query-budget.js';
 import type { RunDeps } from './query-types.js';
 import { topCountPrepass, type Prepass } from './tput/prepass.js';
@@ -101,6 +102,7 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   // the subqueries that see them; then the projection-and-filter subqueries in FROM folded.
   const settled = written && settlePositions(distinctOnAsLimitBy(written), request.settings);
   if (settled) {
+    refuseUnaliasedJoinTables(settled, request.settings);
     numberSubqueries(settled);
     propagateWith(settled);
   }
