@@ -7,7 +7,7 @@
 // allowlist, and skip_unavailable_shards deciding whether a missing shard fails the query.
 import type { Topology } from '../config/schema.js';
 import type { PlanFn } from '../scatter/query-types.js';
-import { boundStatement, openQuerySession, prepassOf } from '../scatter/query-session.js';
+import { boundStatement, openQuerySession, prepassOf, withExistsFolded } from '../scatter/query-session.js';
 import { runGeneralInSession } from '../scatter/two-stage/general-request.js';
 import type { HedgeState } from '../scatter/hedge.js';
 import type { ShardInvoker } from '../scatter/invoker.js';
@@ -54,7 +54,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     refuseForAnyPath(stmt, topo);
     const settings = { ...req.settings, ...clauseSettings(stmt) };
     const productMode = productModeOf(settings, topo);
-    const s = openQuerySession({ ...deps, queryId: req.queryId, ...(req.arrivedAt !== undefined ? { arrivedAt: req.arrivedAt } : {}) }, stmt, {
+    const opened = openQuerySession({ ...deps, queryId: req.queryId, ...(req.arrivedAt !== undefined ? { arrivedAt: req.arrivedAt } : {}) }, stmt, {
       timeoutMs: req.timeoutMs,
       path: 'general',
       topCountSettings: settings,
@@ -68,6 +68,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       }),
       subqueries: { partial: false, missingInDetails: true },
     });
+    const s = await withExistsFolded(opened);
     const pre = await prepassOf(s);
     const plan = deps.planTwoStage(pre?.statement ?? s.statement!, topo, { ...twoStageOptionsOf(settings, topo), external: names });
     // A shard's unknown column for a statement spelled from cached columns: the next query reads them again.

@@ -17,6 +17,7 @@ import { checkLowerable, forwardedValue, SETTING_SPECS } from './setting-values.
 import { fileSettingError } from './file-access.js';
 import { isFileSetting } from '../clickhouse/file-names.js';
 import { settingFate } from './setting-fate.js';
+import { boolSetting, boolSettingRefusal, uintSettingFlag } from '../clickhouse/setting-truth.js';
 
 /** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
 export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set(SETTING_SPECS.keys());
@@ -37,7 +38,6 @@ const INITIATOR_ONLY_NAMES = new Set([
   'offset',
   'page',
   'additional_result_filter',
-  'extremes',
   'output_format_json_quote_64bit_integers',
 ]);
 const INITIATOR_ONLY_PREFIXES = ['format', 'output_format_', 'input_format_'];
@@ -134,11 +134,9 @@ export type QueryThenFetchMode = 'auto' | 'on' | 'off';
 
 /** ch_scatter_query_then_fetch's value as a mode, or undefined when it is none. */
 export function queryThenFetchModeOf(raw: SettingValue): QueryThenFetchMode | undefined {
-  const v = String(raw).toLowerCase();
-  if (v === 'auto') return 'auto';
-  if (v === '1' || v === 'true') return 'on';
-  if (v === '0' || v === 'false') return 'off';
-  return undefined;
+  if (String(raw).toLowerCase() === 'auto') return 'auto';
+  const on = boolSetting(raw);
+  return on === undefined ? undefined : on ? 'on' : 'off';
 }
 
 /** ch_scatter_query_then_fetch_row_bytes's value: a non-negative integer, or undefined when it is none. */
@@ -147,17 +145,25 @@ export function rowBytesOf(raw: SettingValue): number | undefined {
   return Number.isSafeInteger(n) && n >= 0 && String(raw).trim() !== '' ? n : undefined;
 }
 
-const truthy = (v: SettingValue): boolean => (typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : !['0', 'false', ''].includes(v.toLowerCase()));
+/** A Bool setting's value, or ClickHouse's refusal of it (467 for a string, 70 for a number) with its position. */
+export function boolOf(name: string, v: SettingValue, node?: Expr): boolean {
+  const b = boolSetting(v);
+  if (b !== undefined) return b;
+  const r = boolSettingRefusal(v);
+  throw errorAt('BAD_REQUEST', `setting ${name} must be 0, 1, true or false: ${r.message}`, node, { clickhouse: { code: r.code, name: r.name } });
+}
+
+/** A UInt64 setting read as a flag (force_optimize_skip_unused_shards: 0, 1 or 2). */
+function uintFlagOf(name: string, v: SettingValue, node?: Expr): boolean {
+  const b = uintSettingFlag(v);
+  if (b === undefined) throw errorAt('BAD_REQUEST', `setting ${name} must be a non-negative integer, not ${JSON.stringify(v)}`, node);
+  return b;
+}
 
 function nonNegInt(name: string, v: SettingValue): number {
   const n = typeof v === 'number' ? v : Number(v);
   if (!Number.isInteger(n) || n < 0) throw new ScatterError('BAD_REQUEST', `setting ${name} must be a non-negative integer, not ${String(v)}`);
   return n;
-}
-
-function boolSetting(name: string, v: SettingValue, node?: Expr): void {
-  if (!['0', '1', 'true', 'false'].includes(String(v).trim().toLowerCase()))
-    throw errorAt('BAD_REQUEST', `setting ${name} must be 0, 1, true or false, not ${JSON.stringify(v)}`, node);
 }
 
 function boolOrUint(name: string, v: SettingValue, node?: Expr): void {
@@ -197,17 +203,17 @@ export function resolveSettings(
   for (const [name, { value, node }] of merged) {
     switch (name) {
       case 'optimize_skip_unused_shards':
-        out.skipUnusedShards = truthy(value);
+        out.skipUnusedShards = boolOf(name, value, node);
         continue;
       case 'optimize_skip_unused_shards_rewrite_in':
-        out.rewriteIn = truthy(value);
+        out.rewriteIn = boolOf(name, value, node);
         continue;
       case 'force_optimize_skip_unused_shards':
-        out.forceSkip = out.forceSkip || truthy(value);
+        out.forceSkip = uintFlagOf(name, value, node) || out.forceSkip;
         continue;
       case 'enable_positional_arguments':
         // Settled before planning (positional.ts): engines get resolved columns and pinned constants.
-        boolSetting(name, value, node);
+        boolOf(name, value, node);
         continue;
       case 'prefer_localhost_replica':
       case 'max_distributed_connections':
@@ -222,8 +228,12 @@ export function resolveSettings(
       case 'distributed_group_by_no_merge':
         out.groupByNoMerge = groupByNoMergeOf(value, node);
         continue;
+      case 'extremes':
+        // The min and max rows of the answer: the general path's final stage computes them (the fast path hands it the query).
+        boolOf(name, value, node);
+        continue;
       case 'prefer_global_in_and_join':
-        preferGlobal = truthy(value);
+        preferGlobal = boolOf(name, value, node);
         continue;
       case 'distributed_product_mode': {
         const m = String(value).toLowerCase();
@@ -270,8 +280,7 @@ export function resolveSettings(
       }
       case KEEP_SETTING: {
         // Read by the runtime (shared/core/scatter/two-stage/kept-stage.ts); checked here.
-        const m = String(value).toLowerCase();
-        if (!['0', '1', 'true', 'false'].includes(m)) throw errorAt('BAD_REQUEST', `${KEEP_SETTING} must be 1 or 0`, node);
+        boolOf(name, value, node);
         continue;
       }
       case 'transfer_overflow_mode': {

@@ -17,7 +17,9 @@ import type { SelectStatement } from '../sql/ast.js';
 import { parseSelect } from '../sql/parse.js';
 import { numberSubqueries } from '../sql/subquery-numbers.js';
 import type { GatherInput } from './gather.js';
-import { clearLedger, globalSubqueryRunner, type SubqueryLedger, type SubqueryPolicy } from './global-subquery.js';
+import { clearLedger, globalSubqueryRunner, pinLedger, type SubqueryLedger, type SubqueryPolicy } from './global-subquery.js';
+import { foldExists } from '../plan/exists-fold.js';
+import { refuseUnaliasedJoinTables } from '../plan/join-alias.js';
 import { queryBudget, type QueryBudget } from './query-budget.js';
 import type { RunDeps } from './query-types.js';
 import { topCountPrepass, type Prepass } from './tput/prepass.js';
@@ -104,6 +106,7 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   // the subqueries that see them; then the projection-and-filter subqueries in FROM folded.
   const settled = written && settlePositions(distinctOnAsLimitBy(written), request.settings);
   if (settled) {
+    refuseUnaliasedJoinTables(settled, request.settings);
     numberSubqueries(settled);
     propagateWith(settled);
   }
@@ -136,6 +139,19 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
     request.subqueries,
   );
   return { ...budget, deps, now, startedAt, statement, folds: folded?.notes ?? [], path, request, runSubquery: run, subqueries: ledger, fanout };
+}
+
+/**
+ * The session with each EXISTS over a distributed table run once and folded into its constant, as
+ * ClickHouse's analyzer folds it (shared/core/plan/exists-fold.ts), before either path plans; what
+ * those runs left in the ledger (missing shards) stays when a path plans the query anew.
+ */
+export async function withExistsFolded<S extends QuerySession>(s: S): Promise<S> {
+  if (!s.statement) return s;
+  const statement = await foldExists(s.statement, s.deps.topo, s.runSubquery);
+  if (statement === s.statement) return s;
+  pinLedger(s.subqueries);
+  return { ...s, statement };
 }
 
 /**

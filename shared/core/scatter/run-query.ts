@@ -7,7 +7,7 @@ import type { SelectStatement } from '../sql/ast.js';
 import { ScatterError, toClientError } from '../errors.js';
 import { parseQueryRequest, type QueryRequest } from '../protocol/api-request.js';
 import { planFastPath, runFastPath } from './fast-path.js';
-import { boundStatement, onChosenPath, openQuerySession, prepassOf, type PlanUse, type QuerySession } from './query-session.js';
+import { boundStatement, onChosenPath, openQuerySession, prepassOf, withExistsFolded, type PlanUse, type QuerySession } from './query-session.js';
 import { mergedSettings, productModeOf } from './plan-inputs.js';
 import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
 import { explainTopCountFor, withTopCount } from './tput/attach.js';
@@ -15,6 +15,7 @@ import { explainQueryThenFetch, queryThenFetchRound, withQueryThenFetch } from '
 import { forgetOnUnknownColumn, withTableColumns, type Expanded } from './table-columns.js';
 import type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat } from './query-types.js';
 import { withContextValues } from '../plan/context-values.js';
+import { atUserPosition } from './query-errors.js';
 
 export type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat };
 
@@ -54,7 +55,8 @@ async function jsonSession(req: QueryRequest, deps: RunDeps, subqueriesMayBePart
     planOptions: (use, run) => planOptions(req, deps, use, run, session.deadline.at),
     subqueries: { partial: subqueriesMayBePartial },
   });
-  return expanded ? { ...session, expanded } : session;
+  const folded = await withExistsFolded(session);
+  return expanded ? { ...folded, expanded } : folded;
 }
 
 /**
@@ -68,7 +70,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps, retried = f
   } catch (e) {
     // A shard says a column is unknown where `*` was spelled from cached columns: read them again, once.
     if (s.expanded && forgetOnUnknownColumn(e, s.expanded, deps.tableColumns) && !retried) return executeQuery(req, deps, true);
-    throw e;
+    throw atUserPosition(e, s.statement);
   }
 }
 

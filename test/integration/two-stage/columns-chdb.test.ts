@@ -60,6 +60,9 @@ const QUERIES = [
   `SELECT max(value) AS m, COLUMNS('^(site|metric)$') FROM ${D} GROUP BY ALL ORDER BY site, metric`,
   `SELECT * FROM ${D} AS a GLOBAL JOIN (SELECT sensor, ts, status FROM ${D} WHERE status = 500) AS b ON a.sensor = b.sensor AND a.ts = b.ts ORDER BY a.ts LIMIT 4`,
   `SELECT site, c FROM (SELECT *, count() AS c FROM ${D} WHERE sensor = 's-9' GROUP BY ALL) ORDER BY ts LIMIT 3`,
+  // A USING join's `*`: each key once, first; a later table's column whose name an earlier one has is `b.name`.
+  `SELECT * FROM ${D} AS a GLOBAL JOIN (SELECT sensor, ts, status, value * 2 AS value FROM ${D} WHERE status = 500) AS b USING (sensor, ts) ORDER BY ts, sensor LIMIT 4`,
+  `SELECT a.*, b.* FROM ${D} AS a GLOBAL LEFT JOIN (SELECT * FROM ${D} WHERE status = 500) AS b USING sensor WHERE a.sensor = 's-2' ORDER BY a.ts, b.ts LIMIT 4`,
 ];
 
 describe("the table's columns, spelled out as ClickHouse spells them", () => {
@@ -79,6 +82,11 @@ describe("the table's columns, spelled out as ClickHouse spells them", () => {
       `SELECT b.*, count() AS c FROM ${D} AS a GLOBAL JOIN (SELECT site, metric FROM ${D} WHERE status = 500 GROUP BY site, metric) AS b ON a.site = b.site AND a.metric = b.metric GROUP BY ALL ORDER BY b.site, b.metric`,
     ));
 
+  it('* with an aggregate over a USING join, GROUP BY ALL', () =>
+    expectAnswered(
+      `SELECT *, count() AS c FROM (SELECT site, metric FROM ${D} GROUP BY site, metric) AS a GLOBAL JOIN (SELECT * FROM ${D} WHERE status = 500 ORDER BY ts, sensor LIMIT 20) AS b USING (site) GROUP BY ALL`,
+      true,
+    ));
   it('a column matcher that matches nothing is refused as ClickHouse refuses it', async () => {
     expect('error' in (await reference(`SELECT COLUMNS('^nothing') FROM ${D}`))).toBe(true);
     const r = await runQuery({ sql: `SELECT COLUMNS('^nothing'), count() FROM ${D} GROUP BY ALL` }, deps());

@@ -39,7 +39,6 @@ describe('resolveSettings', () => {
       ['limit', 5],
       ['offset', 2],
       ['additional_result_filter', 'x'],
-      ['extremes', 1],
     ] as const) {
       const e = refused(() => resolveSettings({ [name]: v, join_use_nulls: 1 }, undefined, defaults, {}));
       expect(e.code).toBe('UNSUPPORTED');
@@ -48,6 +47,11 @@ describe('resolveSettings', () => {
     }
     const e = refused(() => resolveSettings({}, [item('output_format_json_quote_64bit_integers', '0')], defaults, {}));
     expect(e.position).toEqual({ line: 1, column: 40 });
+  });
+
+  it('extremes: a Bool the general path reads, never forwarded to the shards', () => {
+    expect(resolveSettings({ extremes: 1 }, undefined, defaults, {}).forward).toEqual({});
+    expect(refused(() => resolveSettings({ extremes: 'on' }, undefined, defaults, {})).code).toBe('BAD_REQUEST');
   });
 
   it('checks forwarded values for type and range, naming the setting, and normalizes them', () => {
@@ -195,6 +199,6 @@ describe('ch_scatter_keep_initiator_rows', () => {
     expect(resolveSettings({ ch_scatter_keep_initiator_rows: 'false' }, [], defaults, {}).forward).toEqual({});
     const e = refused(() => resolveSettings({}, [item('ch_scatter_keep_initiator_rows', 'yes', 'string')], defaults, {}));
     expect(e.code).toBe('BAD_REQUEST');
-    expect(e.message).toMatch(/ch_scatter_keep_initiator_rows must be 1 or 0/);
+    expect(e.message).toMatch(/ch_scatter_keep_initiator_rows must be 0, 1, true or false: Cannot parse bool from string 'yes'/);
   });
 });

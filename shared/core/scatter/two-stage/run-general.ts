@@ -12,6 +12,7 @@ import { checkEngineOptions } from '../../plan/file-access.js';
 import type { ColumnMeta, ExternalTable, SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
+import { boolSetting } from '../../clickhouse/setting-truth.js';
 import { planQueryWith } from '../../plan/build.js';
 import { tokenize } from '../../sql/lexer.js';
 import type { StageLeaf, TwoStagePlan } from '../../plan/two-stage/types.js';
@@ -195,7 +196,13 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const stageOneAt = deadline.at - finalStageReserveMs(deadline.budgetMs);
 
   const format = opts.format ?? JSON_FINAL_FORMAT;
-  const settings: Record<string, SettingValue> = { ...forward, ...(opts.format ? (opts.formatSettings ?? {}) : JSON_FINAL_SETTINGS) };
+  // The JSON API's extremes: the final stage computes them over the answer, as ClickHouse's initiator does.
+  const extremes = !opts.format && opts.settings?.extremes !== undefined && boolSetting(opts.settings.extremes) === true;
+  const settings: Record<string, SettingValue> = {
+    ...forward,
+    ...(opts.format ? (opts.formatSettings ?? {}) : JSON_FINAL_SETTINGS),
+    ...(extremes ? { extremes: 1 } : {}),
+  };
   const stageInput: Omit<StageOneInput, 'leaves' | 'keep'> = {
     topo,
     invoker: deps.invoker,
