@@ -28,6 +28,7 @@ import { claimDataDirs } from './data-dir-holders.js';
 import { embeddedDirs, withDataDir, type DataDirChoice } from './data-dir.js';
 import { PLAY_PAGE_ENV } from '../functions/coordinator/play-page.js';
 import { usersFromEnv } from '../functions/coordinator/users-env.js';
+import { STREAM_JWT_ENV, withJwtCheck, type JwtConfig } from '../functions/coordinator/jwt-env.js';
 import { serveStreaming } from '../functions/coordinator/stream-handler.js';
 import { replicaProgress } from '../shared/adapters/clickhouse/replica-progress.js';
 import { startStreamServer } from './stream-server.js';
@@ -60,6 +61,8 @@ export interface LocalStackOptions extends LocalShardsOptions {
   dataDir?: DataDirChoice;
   /** The streaming front door's port (0: any free one; false: none). Default: none. */
   streamPort?: number | false;
+  /** The streaming door checks `Authorization: Bearer` tokens of this issuer and audiences (as `streaming.auth` 'jwt' deploys it). */
+  streamJwt?: JwtConfig;
 }
 
 export interface LocalStack {
@@ -199,6 +202,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       CH_SCATTER_INVOKER: shards.invokerKind,
       [PLAY_PAGE_ENV]: PLAY_PAGE_FILE,
       ...(opts.usersFile ? { CH_SCATTER_USERS_FILE: path.resolve(opts.usersFile) } : {}),
+      ...(opts.streamJwt ? { [STREAM_JWT_ENV]: JSON.stringify(opts.streamJwt) } : {}),
     };
     delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
     const tools = createTools({ logLevel: opts.logLevel ?? envLogLevel(process.env.CH_SCATTER_LOG_LEVEL) ?? 'WARN' });
@@ -276,12 +280,13 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
  * progress is polled from their `url` replicas (replica-progress.ts).
  */
 async function startStreamingDoor(env: NodeJS.ProcessEnv, tools: ReturnType<typeof createTools>, topo: Topology, port: number, lambdaTimeoutMs: number) {
-  let ready: ReturnType<typeof loadDefaultDeps> | undefined;
+  let ready: Promise<CoordinatorDeps> | undefined;
+  const load = async () => withJwtCheck(await loadDefaultDeps(env, tools.tracer), env);
   const progress = replicaProgress((shard) => topo.shards[shard]?.replicas ?? []);
   return startStreamServer({
     port,
     handler: async (input, sink, arrivedAt) => {
-      ready ??= loadDefaultDeps(env, tools.tracer);
+      ready ??= load();
       const deps = await ready;
       await serveStreaming(deps, progress, input, sink, { arrivedAt, lambdaRemainingMs: lambdaContext(lambdaTimeoutMs).getRemainingTimeInMillis() });
     },
