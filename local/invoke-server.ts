@@ -230,9 +230,24 @@ export async function startInvokeServer(opts: InvokeServerOptions): Promise<Invo
         return send(202, '');
       }
       if (streaming) {
+        // A caller that leaves before the function's first write (a query still computing) cancels
+        // its stream as soon as there is one.
+        let left = false;
+        const leftEarly = () => {
+          left = true;
+        };
+        res.once('close', leftEarly);
         run.then(
           (result) => {
+            res.off('close', leftEarly);
             const streamed = isStreamed(result) ? result : undefined;
+            if (left) {
+              if (streamed) {
+                streamed.cancel();
+                void collectStreamed(streamed).catch(() => undefined); // its failure read, not left unhandled
+              }
+              return done();
+            }
             res.writeHead(200, {
               'content-type': streamed ? streamed.contentType : 'application/json',
               'x-amz-executed-version': '$LATEST',

@@ -30,7 +30,6 @@ import { PLAY_PAGE_ENV } from '../functions/coordinator/play-page.js';
 import { usersFromEnv } from '../functions/coordinator/users-env.js';
 import { STREAM_JWT_ENV, withJwtCheck, type JwtConfig } from '../functions/coordinator/jwt-env.js';
 import { serveStreaming } from '../functions/coordinator/stream-handler.js';
-import { replicaProgress } from '../shared/adapters/clickhouse/replica-progress.js';
 import { startStreamServer } from './stream-server.js';
 
 /** The web console's page (GET /play): always served by the local stack. */
@@ -232,7 +231,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     let streamUrl: string | undefined;
     if (opts.streamPort !== undefined && opts.streamPort !== false) {
-      const door = await startStreamingDoor(env, tools, topo, opts.streamPort, lambdaTimeoutMs);
+      const door = await startStreamingDoor(env, tools, opts.streamPort, lambdaTimeoutMs);
       cleanups.push(() => door.close());
       streamUrl = door.url;
     }
@@ -276,19 +275,18 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
 /**
  * The streaming front door: the same coordinator code with deps of its own (a second function in
- * AWS), reading the shards through the shard functions' streaming hop as in AWS. The shards'
- * progress is polled from their `url` replicas (replica-progress.ts).
+ * AWS), reading the shards through the shard functions' streaming hop (their progress beside
+ * their bytes) as in AWS.
  */
-async function startStreamingDoor(env: NodeJS.ProcessEnv, tools: ReturnType<typeof createTools>, topo: Topology, port: number, lambdaTimeoutMs: number) {
+async function startStreamingDoor(env: NodeJS.ProcessEnv, tools: ReturnType<typeof createTools>, port: number, lambdaTimeoutMs: number) {
   let ready: Promise<CoordinatorDeps> | undefined;
   const load = async () => withJwtCheck(await loadDefaultDeps(env, tools.tracer), env);
-  const progress = replicaProgress((shard) => topo.shards[shard]?.replicas ?? []);
   return startStreamServer({
     port,
     handler: async (input, sink, arrivedAt) => {
       ready ??= load();
       const deps = await ready;
-      await serveStreaming(deps, progress, input, sink, { arrivedAt, lambdaRemainingMs: lambdaContext(lambdaTimeoutMs).getRemainingTimeInMillis() });
+      await serveStreaming(deps, input, sink, { arrivedAt, lambdaRemainingMs: lambdaContext(lambdaTimeoutMs).getRemainingTimeInMillis() });
     },
   });
 }

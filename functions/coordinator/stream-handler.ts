@@ -9,7 +9,6 @@ import { streamClickHouseHttp, type ResponseSink } from '../../shared/core/click
 import { streamSelect } from '../../shared/core/clickhouse-http/stream-select.js';
 import { generalSelect } from '../../shared/core/clickhouse-http/distributed.js';
 import type { HttpInput } from '../../shared/core/clickhouse-http/request.js';
-import type { ProgressProbe } from '../../shared/core/scatter/row-stream.js';
 import type { CoordinatorDeps } from './deps.js';
 import { inputOf } from './clickhouse-route.js';
 import type { HttpEvent } from './events.js';
@@ -24,16 +23,10 @@ export interface FrontDoorRequest {
 }
 
 /**
- * One request answered on `sink`; row queries read the shards through the invoker's streaming hop.
- * `progress`: where the shards' rows and bytes read are seen while they run, if anywhere.
+ * One request answered on `sink`; row queries read the shards through the invoker's streaming hop
+ * (their progress beside their bytes).
  */
-export async function serveStreaming(
-  deps: CoordinatorDeps,
-  progress: ProgressProbe | undefined,
-  input: HttpInput,
-  sink: ResponseSink,
-  r: FrontDoorRequest,
-): Promise<void> {
+export async function serveStreaming(deps: CoordinatorDeps, input: HttpInput, sink: ResponseSink, r: FrontDoorRequest): Promise<void> {
   const ch = deps.clickhouse;
   const remaining = r.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: r.lambdaRemainingMs } : {};
   const select = deps.planTwoStage
@@ -58,7 +51,7 @@ export async function serveStreaming(
       ...(r.iamUser ? { authorizedUser: r.iamUser } : ch?.userCheck ? { userCheck: ch.userCheck } : {}),
       ...(r.requestId ? { requestId: r.requestId } : {}),
       arrivedAt: r.arrivedAt,
-      stream: streamSelect({ topo: deps.topo, invoker: deps.invoker, hedgeState: deps.hedgeState, ...(progress ? { progress } : {}), ...remaining }),
+      stream: streamSelect({ topo: deps.topo, invoker: deps.invoker, hedgeState: deps.hedgeState, ...remaining }),
     },
     sink,
   );
@@ -116,7 +109,7 @@ export function lambdaSink(raw: LambdaResponseStream, from: AwsLambdaGlobal['Htt
 }
 
 /** The Function URL's handler, when running in Lambda's Node runtime (which provides `awslambda`). */
-export function lambdaStreamingHandler(load: () => Promise<CoordinatorDeps>, progress?: ProgressProbe): unknown {
+export function lambdaStreamingHandler(load: () => Promise<CoordinatorDeps>): unknown {
   const aws = (globalThis as { awslambda?: Partial<AwsLambdaGlobal> }).awslambda;
   // Other code (Powertools' invoke store) may set `awslambda` without the runtime's streaming API.
   if (typeof aws?.streamifyResponse !== 'function' || !aws.HttpResponseStream) return undefined;
@@ -128,7 +121,7 @@ export function lambdaStreamingHandler(load: () => Promise<CoordinatorDeps>, pro
     const deps = await ready;
     const e = event as HttpEvent & { requestContext: { authorizer?: { iam?: { userArn?: string } } } };
     const iamUser = e.requestContext.authorizer?.iam?.userArn;
-    await serveStreaming(deps, progress, inputOf(e), lambdaSink(stream, from), {
+    await serveStreaming(deps, inputOf(e), lambdaSink(stream, from), {
       arrivedAt,
       lambdaRemainingMs: context.getRemainingTimeInMillis(),
       ...(e.requestContext.requestId ? { requestId: e.requestContext.requestId } : {}),

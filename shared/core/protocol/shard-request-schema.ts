@@ -64,6 +64,7 @@ export const shardQueryRequestSchema = z.object({
   session: sessionIdSchema.optional(),
   describe: z.boolean().optional(),
   stream: z.boolean().optional(),
+  progress: z.boolean().optional(),
   exchange: z.object({ inlineBytes: z.number().int().nonnegative() }).optional(),
 });
 
