@@ -2,7 +2,8 @@
 // authorizer does: an issuer served here (its discovery document and JWKS, RSA keys made in the
 // test), the door in the local stack over two chdb shards. A good token reads (streamed rows and a
 // whole answer); a token with a bad signature, past its exp, before its nbf, from another issuer,
-// for another audience, with no kid, signed with HMAC, or no token at all, is ClickHouse's 516.
+// for another audience, with no kid, signed with HMAC, or no token at all, is ClickHouse's 516; an
+// issuer that cannot be reached refuses too, and is read again on the next request.
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +13,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTopology } from '../../../shared/core/config/load.js';
 import { startLocalStack, type LocalStack } from '../../../local/stack.js';
+import { createJwtCheck } from '../../../functions/coordinator/jwt-check.js';
 
 const AUDIENCE = 'ch-scatter-door';
 let dir: string;
@@ -21,6 +23,7 @@ let issuer: string;
 let key: CryptoKey;
 let strangerKey: CryptoKey;
 let jwksReads = 0;
+let discoveryDown = false;
 
 beforeAll(async () => {
   const pair = await generateKeyPair('RS256', { extractable: true });
@@ -29,7 +32,13 @@ beforeAll(async () => {
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   issuerServer = http.createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
-    if (req.url === '/.well-known/openid-configuration') return res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/keys` }));
+    if (req.url === '/.well-known/openid-configuration') {
+      if (discoveryDown) {
+        res.statusCode = 503;
+        return res.end('{}');
+      }
+      return res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/keys` }));
+    }
     if (req.url === '/keys') {
       jwksReads++;
       return res.end(JSON.stringify({ keys: [jwk] }));
@@ -127,5 +136,17 @@ describe('the streaming door with auth jwt', () => {
         expect(r.body).toMatch(/^Code: 516\. DB::Exception: (default|alice): Authentication failed: password is incorrect, or there is no user with such name/);
       }
     }
+  });
+
+  it('an issuer unreachable at first: 516, and its keys read on a later request once it answers', async () => {
+    const check = createJwtCheck({ issuer, audience: [AUDIENCE] });
+    const good = { bearer: await token({}) };
+    discoveryDown = true;
+    try {
+      await expect(check(good)).rejects.toMatchObject({ chCode: 516 });
+    } finally {
+      discoveryDown = false;
+    }
+    expect(await check(good)).toBe('alice');
   });
 });
