@@ -232,8 +232,8 @@ export async function startInvokeServer(opts: InvokeServerOptions): Promise<Invo
         return send(202, '');
       }
       if (streaming) {
-        // A caller that leaves before the function's first write (a query still computing) cancels
-        // its stream as soon as there is one.
+        // A caller that leaves before the function's first write (a query still computing): the
+        // function is told at once (its handler's stream closes), and its stream, once there, cancelled.
         let left = false;
         const leftEarly = () => {
           left = true;

@@ -110,8 +110,11 @@ async function framedAnswer(
       const f = await frames.next();
       if (f.done) throw new InvokeError('malformed', 'the shard stream ended without an answer');
       if (f.value.kind === 'progress') onProgress?.(f.value.progress);
-      else if (f.value.kind === 'response') return wholeAnswer(f.value.json);
-      else {
+      else if (f.value.kind === 'response') {
+        // The last frame: the stream is let go (its request released) before the answer is read.
+        await frames.return(undefined).catch(() => undefined);
+        return wholeAnswer(f.value.json);
+      } else {
         first = f.value.bytes;
         break;
       }
