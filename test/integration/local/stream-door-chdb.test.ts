@@ -110,5 +110,11 @@ describe('the streaming door over chdb shards', () => {
     expect(lines(framed, 0)).toEqual(lines(plain.body, 0));
     const bad = await fetch(`${stack.streamUrl}/?send_progress_in_http_headers=1`, { method: 'POST', body: 'SELECT nope FROM default.ev_dist FORMAT TSV' });
     expect([bad.status, bad.headers.get('x-clickhouse-exception-code')]).toEqual([404, '47']);
+    // Parts one after another (CSV): the first shard fails while the later ones have started and wait.
+    const late = await fetch(`${stack.streamUrl}/?send_progress_in_http_headers=1`, {
+      method: 'POST',
+      body: 'SELECT id, throwIf(id = 3) FROM default.ev_dist FORMAT CSV',
+    });
+    expect([late.status, late.headers.get('x-clickhouse-exception-code')]).toEqual([500, '395']);
   });
 });
