@@ -11,7 +11,7 @@ setMaxListeners(0);
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 const topo = parseTopology(spec.topo);
 const env = coordinatorEnv(topo, { invokeUrl: spec.invokeUrl, invokerKind: 'http' });
-const door = await startStreamingDoor(env, createTools({ logLevel: 'SILENT' }), topo, 0, spec.lambdaTimeoutMs);
+const door = await startStreamingDoor(env, createTools({ logLevel: 'SILENT' }), 0, spec.lambdaTimeoutMs);
 process.on('SIGTERM', () => {
   void door.close().finally(() => process.exit(0));
 });

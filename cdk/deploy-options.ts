@@ -99,12 +99,14 @@ export const deployOptionsSchema = z
      * The streaming front door (off by default): a second function sharing the coordinator's code,
      * behind a Lambda Function URL in RESPONSE_STREAM mode, serving ClickHouse's HTTP interface with
      * answers written as they are produced and queries up to `timeoutS`. `auth`: 'iam' (the URL's
-     * AWS_IAM auth type: SigV4-signed requests) or 'users' (the function checks ClickHouse credentials
-     * against `clickhouse.usersSecretArn`, as the API's authorizer does).
+     * AWS_IAM auth type: SigV4-signed requests), 'users' (the function checks ClickHouse credentials
+     * against `clickhouse.usersSecretArn`, as the API's authorizer does) or 'jwt' (the function checks
+     * `Authorization: Bearer` tokens against the `jwt` option's issuer and audiences, as the API's JWT
+     * authorizer does).
      */
     streaming: z
       .object({
-        auth: z.enum(['iam', 'users']).default('iam'),
+        auth: z.enum(['iam', 'users', 'jwt']).default('iam'),
         timeoutS: z.number().int().min(30).max(900).default(900),
       })
       .strict()

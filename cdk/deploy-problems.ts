@@ -11,7 +11,7 @@ import { deriveSizing, SizingError } from './sizing.js';
 
 export function deployProblems(
   topology: Topology,
-  options: Pick<DeployOptions, 'metricsNamespace' | 'memory'> & Partial<Pick<DeployOptions, 'play' | 'streaming' | 'clickhouse'>>,
+  options: Pick<DeployOptions, 'metricsNamespace' | 'memory'> & Partial<Pick<DeployOptions, 'play' | 'streaming' | 'clickhouse' | 'jwt'>>,
 ): string[] {
   const problems = [...localOnlyProblems(topology)];
   const door = streamingProblem(options);
@@ -31,8 +31,18 @@ export function deployProblems(
   return problems;
 }
 
-/** The streaming door checks ClickHouse credentials itself only against a users secret: without one, nothing would. */
-export function streamingProblem(options: Partial<Pick<DeployOptions, 'streaming' | 'clickhouse'>>): string | undefined {
-  if (options.streaming?.auth !== 'users' || options.clickhouse?.usersSecretArn) return undefined;
-  return "streaming.auth: 'users' checks ClickHouse credentials against clickhouse.usersSecretArn, which is not set (set it, or use auth 'iam')";
+/**
+ * The streaming door checks credentials itself only against a users secret or a JWT issuer: without
+ * one, nothing would. It reads a token from `Authorization` only.
+ */
+export function streamingProblem(options: Partial<Pick<DeployOptions, 'streaming' | 'clickhouse' | 'jwt'>>): string | undefined {
+  const auth = options.streaming?.auth;
+  if (auth === 'users' && !options.clickhouse?.usersSecretArn)
+    return "streaming.auth: 'users' checks ClickHouse credentials against clickhouse.usersSecretArn, which is not set (set it, or use auth 'iam')";
+  if (auth === 'jwt' && !options.jwt)
+    return "streaming.auth: 'jwt' checks bearer tokens against the jwt option's issuer and audience, which is not set (set it, or use auth 'iam')";
+  const source = options.jwt?.identitySource;
+  if (auth === 'jwt' && source && !source.every((s) => s.toLowerCase() === '$request.header.authorization'))
+    return `streaming.auth: 'jwt' reads the token from the Authorization header only; jwt.identitySource names ${source.join(', ')}`;
+  return undefined;
 }

@@ -149,6 +149,7 @@ export class ChScatterStack extends Stack {
           timeoutS: options.streaming.timeoutS,
           exchange: this.exchange,
           ...(options.streaming.auth === 'users' && usersSecretArn ? { usersSecretArn } : {}),
+          ...(options.streaming.auth === 'jwt' && options.jwt ? { jwt: { issuer: options.jwt.issuer, audience: options.jwt.audience } } : {}),
           memoryMb: this.sizing.coordinatorMemoryMb,
           logRetentionDays: options.logRetentionDays,
           vpc: options.vpc?.includeCoordinator ? vpc : undefined,

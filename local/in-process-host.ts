@@ -55,11 +55,12 @@ export class InProcessShardHost {
     this.streaming = createStreamingShardHandler(deps);
   }
 
-  async invoke(payload: unknown): Promise<unknown> {
+  async invoke(payload: unknown, callerLeft?: AbortSignal): Promise<unknown> {
     if (this.stopping || !this.handle) throw new Error('shard host is stopping');
     // `payload` is the Invoke endpoint's own parse of the request body: the handler may not share it with anyone.
     if (this.spec.faults) await applyFault(this.spec.config.fault);
-    if (asksStream(payload)) return cutStream(this.spec.faults ? this.spec.config.fault : undefined, await runStreamingHandler(this.streaming!, payload));
+    if (asksStream(payload))
+      return cutStream(this.spec.faults ? this.spec.config.fault : undefined, await runStreamingHandler(this.streaming!, payload, undefined, callerLeft));
     return this.handle(payload);
   }
 

@@ -33,7 +33,8 @@ import { encodeInvokeComplete, encodePayloadChunk, RESPONSE_STREAM_PATH, type In
 import { collectStreamed, isStreamed, type StreamedResponse } from './response-stream.mjs';
 
 /** A function: its JSON result, or a StreamedResponse (a streaming handler: local/response-stream.mjs). */
-export type LocalFunction = (payload: unknown) => Promise<unknown>;
+/** `callerLeft`: fires when the caller of a streaming invocation goes away (a streaming handler's stream closes then). */
+export type LocalFunction = (payload: unknown, callerLeft?: AbortSignal) => Promise<unknown>;
 
 export interface InvokeServerOptions {
   port?: number;
@@ -221,7 +222,8 @@ export async function startInvokeServer(opts: InvokeServerOptions): Promise<Invo
         counted = false;
         inFlight.set(name, (inFlight.get(name) ?? 1) - 1);
       };
-      const run = Promise.resolve().then(() => fn(payload));
+      const callerLeft = new AbortController();
+      const run = Promise.resolve().then(() => fn(payload, streaming ? callerLeft.signal : undefined));
       if (type === 'Event') {
         run
           .then((r) => (isStreamed(r) ? collectStreamed(r) : r))
@@ -230,9 +232,25 @@ export async function startInvokeServer(opts: InvokeServerOptions): Promise<Invo
         return send(202, '');
       }
       if (streaming) {
+        // A caller that leaves before the function's first write (a query still computing): the
+        // function is told at once (its handler's stream closes), and its stream, once there, cancelled.
+        let left = false;
+        const leftEarly = () => {
+          left = true;
+          callerLeft.abort();
+        };
+        res.once('close', leftEarly);
         run.then(
           (result) => {
+            res.off('close', leftEarly);
             const streamed = isStreamed(result) ? result : undefined;
+            if (left) {
+              if (streamed) {
+                streamed.cancel();
+                void collectStreamed(streamed).catch(() => undefined); // its failure read, not left unhandled
+              }
+              return done();
+            }
             res.writeHead(200, {
               'content-type': streamed ? streamed.contentType : 'application/json',
               'x-amz-executed-version': '$LATEST',

@@ -15,5 +15,10 @@ export declare function isStreamingHandler(fn: unknown): boolean;
 export declare function isStreamed(v: unknown): v is StreamedResponse;
 export declare function streamedResponse(contentType: string, body: AsyncIterable<Uint8Array>, cancel?: (err?: Error) => void): StreamedResponse;
 export declare function collectStreamed(s: StreamedResponse): Promise<Buffer>;
-export declare function runStreamingHandler(handler: (...args: never[]) => unknown, event: unknown, context?: Partial<Context>): Promise<StreamedResponse>;
+export declare function runStreamingHandler(
+  handler: (...args: never[]) => unknown,
+  event: unknown,
+  context?: Partial<Context>,
+  callerLeft?: AbortSignal,
+): Promise<StreamedResponse>;
 export declare function invokeHandler(handler: (...args: never[]) => unknown, event: unknown, context?: Partial<Context>): Promise<unknown>;

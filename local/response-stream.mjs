@@ -35,9 +35,10 @@ export async function collectStreamed(s) {
  * end, or the handler failing before either) with a StreamedResponse: its body yields what the handler
  * writes, ends when the stream ends, and throws the handler's error (a function error mid-stream).
  * `cancel(err)` ends the stream from the reader's side (the caller went away): the handler's further
- * writes fail and its stream emits 'error' and 'close'.
+ * writes fail and its stream emits 'error' and 'close'. `callerLeft` does the same before there is a
+ * StreamedResponse to cancel (a caller that left before the handler's first write).
  */
-export function runStreamingHandler(handler, event, context) {
+export function runStreamingHandler(handler, event, context, callerLeft) {
   const highWaterMark = handler[HANDLER_HIGHWATERMARK];
   const stream = new PassThrough(typeof highWaterMark === 'number' ? { highWaterMark } : {});
   let contentType = DEFAULT_CONTENT_TYPE;
@@ -78,6 +79,12 @@ export function runStreamingHandler(handler, event, context) {
     start();
     if (!stream.writableEnded && !stream.destroyed) rawEnd();
   };
+  const leave = () => {
+    // Without an error: nobody reads the stream yet to take one. The handler sees its stream close.
+    if (!started && !stream.destroyed) stream.destroy();
+  };
+  if (callerLeft?.aborted) queueMicrotask(leave);
+  else callerLeft?.addEventListener('abort', leave, { once: true });
   let result;
   try {
     result = handler(event, stream, context);

@@ -92,11 +92,11 @@ export async function startShardHosts(topo: Pick<Topology, 'shards'>, opts: Shar
   const name = opts.functionName ?? shardFunctionName;
   const functions: Record<string, LocalFunction> = {};
   hosts.forEach((replicas, i) => {
-    functions[name(i)] = (payload) => {
+    functions[name(i)] = (payload, callerLeft) => {
       const r = (payload as { replica?: unknown } | null)?.replica;
       // An unknown replica goes to replica 0, whose handler refuses it with a typed failure.
       const host = typeof r === 'number' && Number.isInteger(r) && r >= 0 && r < replicas.length ? replicas[r]! : replicas[0]!;
-      return host.invoke(payload);
+      return host.invoke(payload, callerLeft);
     };
   });
   return { functions, hosts, stop };
@@ -199,7 +199,7 @@ export class ShardHost {
     });
   }
 
-  async invoke(payload: unknown): Promise<unknown> {
+  async invoke(payload: unknown, _callerLeft?: AbortSignal): Promise<unknown> {
     if (this.stopping) throw new RuntimeExitError('shard host is stopping');
     try {
       await this.ready;

@@ -28,8 +28,8 @@ import { claimDataDirs } from './data-dir-holders.js';
 import { embeddedDirs, withDataDir, type DataDirChoice } from './data-dir.js';
 import { PLAY_PAGE_ENV } from '../functions/coordinator/play-page.js';
 import { usersFromEnv } from '../functions/coordinator/users-env.js';
+import { STREAM_JWT_ENV, withJwtCheck, type JwtConfig } from '../functions/coordinator/jwt-env.js';
 import { serveStreaming } from '../functions/coordinator/stream-handler.js';
-import { replicaProgress } from '../shared/adapters/clickhouse/replica-progress.js';
 import { startStreamServer } from './stream-server.js';
 
 /** The web console's page (GET /play): always served by the local stack. */
@@ -60,6 +60,8 @@ export interface LocalStackOptions extends LocalShardsOptions {
   dataDir?: DataDirChoice;
   /** The streaming front door's port (0: any free one; false: none). Default: none. */
   streamPort?: number | false;
+  /** The streaming door checks `Authorization: Bearer` tokens of this issuer and audiences (as `streaming.auth` 'jwt' deploys it). */
+  streamJwt?: JwtConfig;
 }
 
 export interface LocalStack {
@@ -198,7 +200,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     cleanups.push(() => shards.stop());
     const invoke = { url: shards.invokeUrl };
 
-    const env = coordinatorEnv(topo, shards, opts.usersFile);
+    const env = coordinatorEnv(topo, shards, opts.usersFile, opts.streamJwt);
     const tools = createTools({ logLevel: opts.logLevel ?? envLogLevel(process.env.CH_SCATTER_LOG_LEVEL) ?? 'WARN' });
     // The coordinator's deps, once loaded: /admin/insert tells its statistics what it wrote (as the router's other callers do).
     let coordinator: CoordinatorDeps | undefined;
@@ -226,7 +228,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     let streamUrl: string | undefined;
     if (opts.streamPort !== undefined && opts.streamPort !== false) {
-      const door = await startStreamingDoor(env, tools, topo, opts.streamPort, lambdaTimeoutMs);
+      const door = await startStreamingDoor(env, tools, opts.streamPort, lambdaTimeoutMs);
       cleanups.push(() => door.close());
       streamUrl = door.url;
     }
@@ -269,7 +271,12 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 }
 
 /** The coordinator's environment on the local stack: the topology, the shards' Invoke endpoint, the exchange. */
-export function coordinatorEnv(topo: Topology, shards: Pick<LocalShards, 'invokeUrl' | 'invokerKind' | 'exchange'>, usersFile?: string): NodeJS.ProcessEnv {
+export function coordinatorEnv(
+  topo: Topology,
+  shards: Pick<LocalShards, 'invokeUrl' | 'invokerKind' | 'exchange'>,
+  usersFile?: string,
+  streamJwt?: JwtConfig,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     CH_SCATTER_TOPOLOGY: JSON.stringify(topo),
@@ -279,6 +286,7 @@ export function coordinatorEnv(topo: Topology, shards: Pick<LocalShards, 'invoke
     CH_SCATTER_INVOKER: shards.invokerKind,
     [PLAY_PAGE_ENV]: PLAY_PAGE_FILE,
     ...(usersFile ? { CH_SCATTER_USERS_FILE: path.resolve(usersFile) } : {}),
+    ...(streamJwt ? { [STREAM_JWT_ENV]: JSON.stringify(streamJwt) } : {}),
     // The coordinator deletes a query's exchange objects itself, as in AWS.
     ...(shards.exchange ? { CH_SCATTER_EXCHANGE: JSON.stringify(shards.exchange.env) } : {}),
   };
@@ -288,19 +296,19 @@ export function coordinatorEnv(topo: Topology, shards: Pick<LocalShards, 'invoke
 
 /**
  * The streaming front door: the same coordinator code with deps of its own (a second function in
- * AWS), reading the shards through the shard functions' streaming hop as in AWS. The shards'
- * progress is polled from their `url` replicas (replica-progress.ts). Exported for a door in a
- * process of its own (the benches measure its memory alone).
+ * AWS), reading the shards through the shard functions' streaming hop (their progress beside
+ * their bytes) as in AWS. Exported for a door in a process of its own (the benches measure its
+ * memory alone).
  */
-export async function startStreamingDoor(env: NodeJS.ProcessEnv, tools: ReturnType<typeof createTools>, topo: Topology, port: number, lambdaTimeoutMs: number) {
-  let ready: ReturnType<typeof loadDefaultDeps> | undefined;
-  const progress = replicaProgress((shard) => topo.shards[shard]?.replicas ?? []);
+export async function startStreamingDoor(env: NodeJS.ProcessEnv, tools: ReturnType<typeof createTools>, port: number, lambdaTimeoutMs: number) {
+  let ready: Promise<CoordinatorDeps> | undefined;
+  const load = async () => withJwtCheck(await loadDefaultDeps(env, tools.tracer), env);
   return startStreamServer({
     port,
     handler: async (input, sink, arrivedAt) => {
-      ready ??= loadDefaultDeps(env, tools.tracer);
+      ready ??= load();
       const deps = await ready;
-      await serveStreaming(deps, progress, input, sink, { arrivedAt, lambdaRemainingMs: lambdaContext(lambdaTimeoutMs).getRemainingTimeInMillis() });
+      await serveStreaming(deps, input, sink, { arrivedAt, lambdaRemainingMs: lambdaContext(lambdaTimeoutMs).getRemainingTimeInMillis() });
     },
   });
 }

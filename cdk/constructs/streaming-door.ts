@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { ENTRY } from '../bundling.js';
 import { USERS_SECRET_ENV } from './clickhouse-authorizer.js';
 import { PLAY_PAGE_ENV } from '../../functions/coordinator/play-page.js';
+import { STREAM_JWT_ENV, type JwtConfig } from '../../functions/coordinator/jwt-env.js';
 import type { Coordinator } from './coordinator.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
 import type { ShardFunction } from './shard-function.js';
@@ -18,11 +19,13 @@ import type { ExchangeBucket } from './exchange-bucket.js';
 export interface StreamingDoorProps extends Pick<ScatterFunctionProps, 'memoryMb' | 'logRetentionDays' | 'vpc'> {
   coordinator: Coordinator;
   shards: ShardFunction[];
-  auth: 'iam' | 'users';
+  auth: 'iam' | 'users' | 'jwt';
   timeoutS: number;
   usersSecretArn?: string;
   /** The exchange bucket: the door deletes its general-path queries' objects as the coordinator does. */
   exchange?: ExchangeBucket;
+  /** With auth 'jwt': the issuer and audiences the function checks bearer tokens against. */
+  jwt?: JwtConfig;
 }
 
 /** The coordinator's environment without what only its other routes use (the tree's self-invoke, the web console). */
@@ -30,6 +33,8 @@ function doorEnvironment(env: Record<string, string>): Record<string, string> {
   const { CH_SCATTER_SELF_FUNCTION: _self, [PLAY_PAGE_ENV]: _play, ...rest } = env;
   return rest;
 }
+
+const AUTH_WORDS = { iam: 'SigV4-signed requests', users: 'ClickHouse credentials', jwt: 'Bearer tokens' } as const;
 
 export class StreamingDoor extends Construct {
   readonly function: ScatterFunction;
@@ -44,7 +49,11 @@ export class StreamingDoor extends Construct {
       timeoutS: props.timeoutS,
       logRetentionDays: props.logRetentionDays,
       vpc: props.vpc,
-      environment: { ...doorEnvironment(props.coordinator.environment), ...(props.usersSecretArn ? { [USERS_SECRET_ENV]: props.usersSecretArn } : {}) },
+      environment: {
+        ...doorEnvironment(props.coordinator.environment),
+        ...(props.usersSecretArn ? { [USERS_SECRET_ENV]: props.usersSecretArn } : {}),
+        ...(props.jwt ? { [STREAM_JWT_ENV]: JSON.stringify(props.jwt) } : {}),
+      },
     });
     props.coordinator.cursorKey.grantRead(this.function.role);
     props.exchange?.grantCleanup(this, this.function.role);
@@ -63,7 +72,7 @@ export class StreamingDoor extends Construct {
     });
     new CfnOutput(Stack.of(this), 'StreamingUrl', {
       value: this.url.url,
-      description: `the streaming front door (ClickHouse's HTTP interface; ${props.auth === 'iam' ? 'SigV4-signed requests' : 'ClickHouse credentials'}); up to ${Duration.seconds(props.timeoutS).toMinutes()} min a query`,
+      description: `the streaming front door (ClickHouse's HTTP interface; ${AUTH_WORDS[props.auth]}); up to ${Duration.seconds(props.timeoutS).toMinutes()} min a query`,
     });
   }
 }

@@ -1,8 +1,9 @@
 // The streaming front door's deployed entry point (a Lambda Function URL in RESPONSE_STREAM mode):
-// the coordinator's code and dependencies, with the users secret's check when the URL's auth type
-// is NONE (the function checks credentials as the authorizer does behind API Gateway).
+// the coordinator's code and dependencies, with the users secret's check or the JWT check when the
+// URL's auth type is NONE (the function checks credentials as the authorizers do behind API Gateway).
 import type { CoordinatorDeps } from './deps.js';
 import { createTools } from './handler.js';
+import { withJwtCheck } from './jwt-env.js';
 import { lambdaStreamingHandler } from './stream-handler.js';
 
 const USERS_SECRET_ENV = 'CH_SCATTER_USERS_SECRET_ARN';
@@ -13,7 +14,7 @@ async function load(): Promise<CoordinatorDeps> {
     import('./deps.js'),
     import('../../shared/core/clickhouse-http/auth.js'),
   ]);
-  const deps = await loadDefaultDeps(process.env, createTools().tracer);
+  const deps = await withJwtCheck(await loadDefaultDeps(process.env, createTools().tracer), process.env);
   const arn = process.env[USERS_SECRET_ENV];
   if (!arn || !deps.clickhouse) return deps;
   const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');

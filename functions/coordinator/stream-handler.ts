@@ -16,7 +16,6 @@ import { streamClickHouseHttp, type ResponseSink } from '../../shared/core/click
 import { streamSelect } from '../../shared/core/clickhouse-http/stream-select.js';
 import { generalSelect } from '../../shared/core/clickhouse-http/distributed.js';
 import type { HttpInput } from '../../shared/core/clickhouse-http/request.js';
-import type { ProgressProbe } from '../../shared/core/scatter/row-stream.js';
 import type { CoordinatorDeps } from './deps.js';
 import { inputOf } from './clickhouse-route.js';
 import type { HttpEvent } from './events.js';
@@ -31,17 +30,11 @@ export interface FrontDoorRequest {
 }
 
 /**
- * One request answered on `sink`; row queries read the shards through the invoker's streaming hop.
- * `progress`: where the shards' rows and bytes read are seen while they run, if anywhere.
+ * One request answered on `sink`; row queries read the shards through the invoker's streaming hop
+ * (their progress beside their bytes).
  */
-export async function serveStreaming(
-  deps: CoordinatorDeps,
-  progress: ProgressProbe | undefined,
-  input: HttpInput,
-  sink: ResponseSink,
-  r: FrontDoorRequest,
-): Promise<void> {
-  if (input.method === 'POST' && input.path.replace(/\/+$/, '') === '/query') return serveJsonQuery(deps, progress, input, sink, r);
+export async function serveStreaming(deps: CoordinatorDeps, input: HttpInput, sink: ResponseSink, r: FrontDoorRequest): Promise<void> {
+  if (input.method === 'POST' && input.path.replace(/\/+$/, '') === '/query') return serveJsonQuery(deps, input, sink, r);
   const ch = deps.clickhouse;
   const remaining = r.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: r.lambdaRemainingMs } : {};
   const select = deps.planTwoStage
@@ -67,7 +60,7 @@ export async function serveStreaming(
       ...(r.iamUser ? { authorizedUser: r.iamUser } : ch?.userCheck ? { userCheck: ch.userCheck } : {}),
       ...(r.requestId ? { requestId: r.requestId } : {}),
       arrivedAt: r.arrivedAt,
-      stream: streamSelect({ topo: deps.topo, invoker: deps.invoker, hedgeState: deps.hedgeState, ...(progress ? { progress } : {}), ...remaining }),
+      stream: streamSelect({ topo: deps.topo, invoker: deps.invoker, hedgeState: deps.hedgeState, ...remaining }),
     },
     sink,
   );
@@ -77,13 +70,7 @@ export async function serveStreaming(
  * The JSON API's POST /query on this door: rows streamed where the query only reads rows, the HTTP
  * API's whole answer otherwise. Credentials as the HTTP API asks them when users are configured.
  */
-async function serveJsonQuery(
-  deps: CoordinatorDeps,
-  progress: ProgressProbe | undefined,
-  input: HttpInput,
-  sink: ResponseSink,
-  r: FrontDoorRequest,
-): Promise<void> {
+async function serveJsonQuery(deps: CoordinatorDeps, input: HttpInput, sink: ResponseSink, r: FrontDoorRequest): Promise<void> {
   const asked = input.headers['x-query-id'];
   const queryId = asked && /^[A-Za-z0-9._:-]{1,128}$/.test(asked) ? asked : r.requestId || randomUUID();
   const userCheck = deps.clickhouse?.userCheck;
@@ -117,7 +104,7 @@ async function serveJsonQuery(
   };
   await streamJsonQuery(
     { body: input.body, queryId, arrivedAt: r.arrivedAt },
-    { topo: deps.topo, invoker: deps.invoker, hedgeState: deps.hedgeState, ...(progress ? { progress } : {}), ...remaining },
+    { topo: deps.topo, invoker: deps.invoker, hedgeState: deps.hedgeState, ...remaining },
     sink,
     (req) => runQuery(req, run),
   );
@@ -175,7 +162,7 @@ export function lambdaSink(raw: LambdaResponseStream, from: AwsLambdaGlobal['Htt
 }
 
 /** The Function URL's handler, when running in Lambda's Node runtime (which provides `awslambda`). */
-export function lambdaStreamingHandler(load: () => Promise<CoordinatorDeps>, progress?: ProgressProbe): unknown {
+export function lambdaStreamingHandler(load: () => Promise<CoordinatorDeps>): unknown {
   const aws = (globalThis as { awslambda?: Partial<AwsLambdaGlobal> }).awslambda;
   // Other code (Powertools' invoke store) may set `awslambda` without the runtime's streaming API.
   if (typeof aws?.streamifyResponse !== 'function' || !aws.HttpResponseStream) return undefined;
@@ -187,7 +174,7 @@ export function lambdaStreamingHandler(load: () => Promise<CoordinatorDeps>, pro
     const deps = await ready;
     const e = event as HttpEvent & { requestContext: { authorizer?: { iam?: { userArn?: string } } } };
     const iamUser = e.requestContext.authorizer?.iam?.userArn;
-    await serveStreaming(deps, progress, inputOf(e), lambdaSink(stream, from), {
+    await serveStreaming(deps, inputOf(e), lambdaSink(stream, from), {
       arrivedAt,
       lambdaRemainingMs: context.getRemainingTimeInMillis(),
       ...(e.requestContext.requestId ? { requestId: e.requestContext.requestId } : {}),

@@ -12,6 +12,7 @@ import type { ExchangeStore } from '../../shared/core/shard/exchange.js';
 import { executeShardRequest } from '../../shared/core/shard/execute.js';
 import { InflightAttempts } from '../../shared/core/shard/inflight.js';
 import type { ShardFailure, ShardResponse } from '../../shared/core/protocol/shard-wire.js';
+import { dataFrame, FRAMED_CONTENT_TYPE, progressFrame, responseFrame, type ShardProgress } from '../../shared/core/protocol/stream-frames.js';
 import { METRIC as ALL } from '../common/metric-names.js';
 import { isQueryFault } from '../../shared/core/clickhouse/error-codes.js';
 import { awslambda, type ResponseStream, type StreamingHandler } from '../common/awslambda-global.mjs';
@@ -42,11 +43,13 @@ export interface ShardHandlerDeps {
 
 /** `sink`: where a streamed raw answer's bytes go (the streaming handler's response stream). */
 /** `signal`: the caller went away (the streaming handler's response stream closed). */
+/** `onProgress`: where a streamed query's progress goes (a framed stream's progress frames). */
 export type ShardHandlerFn = (
   event: unknown,
   context?: Partial<Context>,
   sink?: (chunks: AsyncIterable<Uint8Array>) => Promise<void>,
   signal?: AbortSignal,
+  onProgress?: (p: ShardProgress) => void,
 ) => Promise<ShardResponse>;
 
 export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
@@ -54,7 +57,7 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
   const logger = deps.logger ?? new Logger({ serviceName: 'ch-scatter-shard' });
   // One per handler: a cancel request finds the attempts this process runs (the local stack's hosts).
   const inflight = new InflightAttempts();
-  return async (event, context, sink, signal) => {
+  return async (event, context, sink, signal, onProgress) => {
     const request = (typeof event === 'object' && event !== null ? { ...(event as Record<string, unknown>) } : event) as Record<string, unknown> | unknown;
     const shard = num((request as { shard?: unknown })?.shard);
     const replica = num((request as { replica?: unknown })?.replica);
@@ -106,6 +109,7 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
         inflight,
         ...(sink ? { sink } : {}),
         ...(signal ? { signal } : {}),
+        ...(onProgress ? { onProgress } : {}),
         onEvent: (e) => {
           if (e.event !== 'start') logger.warn(`shard query ${e.event}`, { chQueryId: e.chQueryId, detail: e.message });
         },
@@ -144,6 +148,8 @@ export function createShardHandler(deps: ShardHandlerDeps): ShardHandlerFn {
  * engine's bytes (application/octet-stream) as they are read; any other answer, and a failure
  * before the first byte, is the ShardResponse as JSON (application/json). A failure after the first
  * byte fails the invocation (the caller's hop fails: the answer is missing, never shorter).
+ * A request asking `progress` gets the same as frames (stream-frames.ts): progress frames from the
+ * start, the bytes as data frames, the ShardResponse as a response frame when no byte was written.
  */
 export function createStreamingShardHandler(deps: ShardHandlerDeps, flushMetrics?: () => void): StreamingHandler {
   const handle = createShardHandler(deps);
@@ -156,17 +162,26 @@ export function createStreamingShardHandler(deps: ShardHandlerDeps, flushMetrics
       if (!responseStream.writableFinished) gone.abort();
     };
     responseStream.once('close', onClose);
+    const framed = (event as { stream?: unknown; progress?: unknown } | null)?.stream === true && (event as { progress?: unknown }).progress === true;
+    if (framed) responseStream.setContentType(FRAMED_CONTENT_TYPE);
     const sink = async (chunks: AsyncIterable<Uint8Array>) => {
       for await (const c of chunks) {
         wrote = true;
-        if (!responseStream.write(c)) await drained(responseStream);
+        if (!responseStream.write(framed ? dataFrame(c) : c)) await drained(responseStream);
       }
     };
-    const res = await handle(event, context, sink, gone.signal).finally(() => {
+    // Progress goes out as it grows; what the stream cannot take at once it buffers (a few bytes a reading).
+    const onProgress = framed
+      ? (p: ShardProgress) => {
+          if (!responseStream.destroyed && !responseStream.writableEnded) responseStream.write(progressFrame(p));
+        }
+      : undefined;
+    const res = await handle(event, context, sink, gone.signal, onProgress).finally(() => {
       responseStream.off('close', onClose);
       flushMetrics?.();
     });
     if (!wrote) {
+      if (framed) return void responseStream.end(responseFrame(res));
       responseStream.setContentType('application/json');
       responseStream.end(JSON.stringify(res));
       return;

@@ -67,6 +67,7 @@ function templateSets(): Record<Kind, Set<string>> {
       clickhouse: JSON.stringify({ usersSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ch-users-AbCdEf' }),
       streaming: JSON.stringify({ auth: 'users' }),
     }),
+    build(awsExample(), { streaming: JSON.stringify({ auth: 'jwt' }), jwt: JSON.stringify({ issuer: 'https://issuer.example', audience: ['a'] }) }),
   ];
   const out: Record<Kind, Set<string>> = { coordinator: new Set(), shard: new Set(), authorizer: new Set(), stream: new Set() };
   for (const b of builds) {

@@ -1,9 +1,10 @@
 // The `streaming` deploy option: a second function sharing the coordinator's code behind a Function
-// URL in RESPONSE_STREAM mode (IAM auth by default, or the users secret checked in the function),
+// URL in RESPONSE_STREAM mode (IAM auth by default, or the users secret or bearer tokens checked in
+// the function),
 // allowed to invoke exactly the shard functions (lambda:InvokeFunction, the permission
-// InvokeWithResponseStream requires) and to delete exchange objects only, which run the streaming handler with the door's timeout;
-// cdk-nag finds nothing unacknowledged; a door that would check users against no secret is refused
-// at synth.
+// InvokeWithResponseStream requires) and to delete exchange objects only, which run the streaming
+// handler with the door's timeout; cdk-nag finds nothing unacknowledged; a door that would check
+// users against no secret, or tokens against no issuer, is refused at synth.
 import { describe, expect, it } from 'vitest';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { deployProblems } from '../../cdk/deploy-problems.js';
@@ -11,6 +12,7 @@ import { parseTopology } from '../../shared/core/config/load.js';
 import { awsExample, build, resourcesOf } from './support.js';
 
 const USERS = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ch-users-AbCdEf';
+const JWT = { issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf', audience: ['client-a', 'client-b'] };
 
 describe('the streaming front door (deploy option streaming)', () => {
   it('a Function URL in RESPONSE_STREAM mode with AWS_IAM auth, the door timeout, invoke on the shard functions only', () => {
@@ -71,8 +73,33 @@ describe('the streaming front door (deploy option streaming)', () => {
     expect(() => build(awsExample(), { streaming: { auth: 'users' } })).toThrow(/streaming\.auth/);
   });
 
-  it('cdk-nag finds nothing unacknowledged with the door (either auth)', () => {
-    for (const context of [{ streaming: {} }, { streaming: { auth: 'users' }, clickhouse: { usersSecretArn: USERS } }]) {
+  it("auth 'jwt': URL auth NONE, the jwt option's issuer and audiences in the function's environment", () => {
+    const { template } = build(awsExample(), { streaming: { auth: 'jwt' }, jwt: JWT });
+    const url = Object.values(resourcesOf(template, 'AWS::Lambda::Url'))[0]!;
+    expect(url.Properties.AuthType).toBe('NONE');
+    const doors = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.CH_SCATTER_STREAM_JWT);
+    expect(doors).toHaveLength(1);
+    expect(JSON.parse(doors[0]!.Properties.Environment.Variables.CH_SCATTER_STREAM_JWT)).toEqual({ issuer: JWT.issuer, audience: JWT.audience });
+  });
+
+  it("refuses auth 'jwt' without the jwt option, or with a token read from another header than Authorization", () => {
+    const topo = parseTopology(awsExample());
+    const base = { metricsNamespace: 'ChScatter', memory: {} };
+    const streaming = { auth: 'jwt' as const, timeoutS: 900 };
+    expect(deployProblems(topo, { ...base, streaming })).toEqual([expect.stringMatching(/^streaming\.auth: 'jwt'.*jwt option/)]);
+    expect(deployProblems(topo, { ...base, streaming, jwt: JWT })).toEqual([]);
+    expect(deployProblems(topo, { ...base, streaming, jwt: { ...JWT, identitySource: ['$request.header.X-Token'] } })).toEqual([
+      expect.stringMatching(/^streaming\.auth: 'jwt' reads the token from the Authorization header only/),
+    ]);
+    expect(() => build(awsExample(), { streaming: { auth: 'jwt' } })).toThrow(/streaming\.auth/);
+  });
+
+  it('cdk-nag finds nothing unacknowledged with the door (every auth)', () => {
+    for (const context of [
+      { streaming: {} },
+      { streaming: { auth: 'users' }, clickhouse: { usersSecretArn: USERS } },
+      { streaming: { auth: 'jwt' }, jwt: JWT },
+    ]) {
       const { app, stack } = build(awsExample(), context);
       const report = new AwsSolutionsChecks(app).validateScope(stack);
       expect(report.violations.map((v) => `${v.ruleName} ${v.violatingResources.map((r) => r.constructPath).join(',')}`)).toEqual([]);

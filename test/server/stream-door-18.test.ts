@@ -4,9 +4,12 @@
 //    computes them over the same rows, and the coordinator's heap bounded well under the answer;
 //  - a shard failing after the first byte ends the body with ClickHouse's exception block, and the
 //    client raises ClickHouse's code and text;
-//  - X-ClickHouse-Progress headers before the first byte, in ClickHouse's shape, growing;
-//  - a client that closes the connection: every shard's query leaves system.processes within 500 ms
-//    (the close crosses the shard function's hop: the Invoke endpoint ends its stream, it KILLs).
+//  - X-ClickHouse-Progress headers before the first byte, in ClickHouse's shape, growing: the shard
+//    functions' progress frames over the Invoke endpoint's event stream (nothing polled locally);
+//  - a client that closes the connection, after it stopped reading an export or while the shards
+//    still compute before their first byte: every shard's query leaves system.processes within
+//    100 ms (the median of five closes each) (the door sends each
+//    attempt a cancel, and the close crosses the shard function's hop: both KILL).
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
@@ -163,29 +166,69 @@ describe('the streaming front door on 18.16', () => {
     expect(r.body.toString()).toBe('999999\n');
   }, 60_000);
 
-  it('a client that closes the connection: every shard query leaves system.processes within 500 ms', async () => {
-    const qid = `door-cancel-${Date.now()}`;
-    // Both servers asked at once; the time measured ends when the answer saying 0 arrived (an upper bound).
-    const running = async () => {
-      const counts = await Promise.all(
-        servers.current.urls.map((url) =>
-          chRows<{ n: string }>(url, `SELECT count() AS n FROM system.processes WHERE substring(query_id, 1, ${qid.length + 1}) = '${qid}-'`),
-        ),
-      );
-      return counts.reduce((n, rows) => n + Number(rows[0]!.n), 0);
-    };
-    // An export the client stops reading after its first piece: both shards' queries wait on their writes.
-    const req = http.request(`${stack.streamUrl}/?query_id=${qid}`, { method: 'POST' }, (res) => res.once('data', () => res.pause()));
-    req.on('error', () => undefined);
-    req.end('SELECT id, s FROM default.big_dist');
-    await expect.poll(running, { timeout: 10_000, interval: 20 }).toBe(2);
+  // Measured from the close to the last shard query's disappearance from system.processes, both
+  // servers polled at once every 5 ms (an upper bound). Five closes each, judged by their median:
+  // this 2-core machine runs other work beside the stack, and one close may wait its turn for a core.
+  const running = async (qid: string, column: 'count()' | 'sum(read_rows)' = 'count()') => {
+    const counts = await Promise.all(
+      servers.current.urls.map((url) =>
+        chRows<{ n: string }>(url, `SELECT ${column} AS n FROM system.processes WHERE substring(query_id, 1, ${qid.length + 1}) = '${qid}-'`),
+      ),
+    );
+    return counts.reduce((n, rows) => n + Number(rows[0]!.n), 0);
+  };
+  const closeAndTime = async (qid: string, req: http.ClientRequest) => {
     const t0 = performance.now();
     req.destroy();
-    await expect.poll(running, { timeout: 5_000, interval: 5 }).toBe(0);
-    const ms = performance.now() - t0;
-    process.stdout.write(`client close to every shard query gone: ${ms.toFixed(1)} ms\n`);
-    expect(ms).toBeLessThan(500);
-  }, 60_000);
+    await expect.poll(() => running(qid), { timeout: 5_000, interval: 5 }).toBe(0);
+    return performance.now() - t0;
+  };
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const CLOSES = 5;
+
+  it('a client that stopped reading an export closes the connection: every shard query is gone within 100 ms', async () => {
+    const times: number[] = [];
+    for (let i = 0; i < CLOSES; i++) {
+      const qid = `door-cancel-${Date.now()}-${i}`;
+      // An export the client stops reading after its first piece.
+      const req = http.request(`${stack.streamUrl}/?query_id=${qid}`, { method: 'POST' }, (res) => res.once('data', () => res.pause()));
+      req.on('error', () => undefined);
+      req.end('SELECT id, s FROM default.big_dist');
+      await expect.poll(() => running(qid), { timeout: 10_000, interval: 20 }).toBe(2);
+      // Until both shards' queries wait on their writes: every buffer on the way is full, nothing moves.
+      let before = -1;
+      await expect
+        .poll(
+          async () => {
+            const now = await running(qid, 'sum(read_rows)');
+            const still = now === before;
+            before = now;
+            return still;
+          },
+          { timeout: 30_000, interval: 200 },
+        )
+        .toBe(true);
+      times.push(await closeAndTime(qid, req));
+    }
+    process.stdout.write(`export: client close to every shard query gone: ${times.map((t) => t.toFixed(0)).join(', ')} ms\n`);
+    expect(median(times)).toBeLessThan(100);
+  }, 120_000);
+
+  it('a client that closes the connection while the shards run, before any byte: every shard query is gone within 100 ms', async () => {
+    const times: number[] = [];
+    for (let i = 0; i < CLOSES; i++) {
+      const qid = `door-cancel-busy-${Date.now()}-${i}`;
+      const req = http.request(`${stack.streamUrl}/?query_id=${qid}`, { method: 'POST' });
+      req.on('error', () => undefined);
+      // Seconds of hashing before any matching row, in small blocks: ClickHouse sees a KILL between
+      // blocks (with its default blocks of 65,536 rows x 2,000 hashes, one block outlasts 100 ms).
+      req.end(`${BUSY(2000)} SETTINGS max_threads = 1, max_block_size = 16`);
+      await expect.poll(() => running(qid), { timeout: 10_000, interval: 20 }).toBe(2);
+      times.push(await closeAndTime(qid, req));
+    }
+    process.stdout.write(`before any byte: client close to every shard query gone: ${times.map((t) => t.toFixed(0)).join(', ')} ms\n`);
+    expect(median(times)).toBeLessThan(100);
+  }, 120_000);
 });
 
 function post(sql: string, query: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; raw: string[]; body: Buffer }> {

@@ -8,6 +8,7 @@ import type { ShardAdminRequest, ShardBatchRequest, ShardCancelRequest, ShardReq
 import { InvokeError, type ShardInvoker, type ShardStreamAnswer } from '../../core/scatter/invoker.js';
 import { parseShardResponse } from '../../core/protocol/shard-response-schema.js';
 import { oneChunk } from '../../core/protocol/byte-chunks.js';
+import { FRAMED_CONTENT_TYPE, readFrames, StreamFrameError, type ShardProgress } from '../../core/protocol/stream-frames.js';
 import type { ResponseStreamEvent } from './response-stream-wire.js';
 
 /** The function threw: Lambda's error payload is {errorMessage, errorType}; a crashed runtime says Runtime.ExitError. */
@@ -80,18 +81,81 @@ async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-/**
- * A shard's streamed answer: raw bytes (any content type but JSON) pass through as they come; a JSON
- * stream is the shard's ShardResponse whole (its failure before the first byte, or a buffered answer).
- */
-export async function shardStreamAnswer(shard: number, replica: number, s: StreamedInvoke): Promise<ShardStreamAnswer> {
-  if (!s.contentType.startsWith('application/json')) return { ok: true, shard, replica, chunks: s.chunks };
-  const parsed = parseShardResponse(payloadJson((await collect(s.chunks)).toString('utf8')));
+/** A whole ShardResponse where a streamed answer was asked: its failure, or its raw bytes as one chunk. */
+function wholeAnswer(json: unknown): ShardStreamAnswer {
+  const parsed = parseShardResponse(json);
   if (!parsed.ok) throw new InvokeError('malformed', `malformed shard response: ${parsed.problem}`);
   const r = parsed.value;
   if (!r.ok) return r;
   if (r.raw === undefined) throw new InvokeError('malformed', 'a streamed shard answer carries rows, not the raw bytes asked for');
   return { ok: true, shard: r.shard, replica: r.replica, chunks: oneChunk(Buffer.from(r.raw, 'base64')) };
+}
+
+/**
+ * A framed answer (stream-frames.ts): progress frames go to `onProgress` as they come; the answer
+ * starts at its first data frame (its bytes then follow as they come) or is its response frame.
+ */
+async function framedAnswer(
+  shard: number,
+  replica: number,
+  chunks: AsyncIterable<Uint8Array>,
+  onProgress?: (p: ShardProgress) => void,
+): Promise<ShardStreamAnswer> {
+  const frames = readFrames(chunks);
+  const malformed = (e: unknown) =>
+    e instanceof StreamFrameError || e instanceof SyntaxError ? new InvokeError('malformed', `malformed shard stream: ${e.message}`) : e;
+  let first: Uint8Array | undefined;
+  try {
+    for (;;) {
+      const f = await frames.next();
+      if (f.done) throw new InvokeError('malformed', 'the shard stream ended without an answer');
+      if (f.value.kind === 'progress') onProgress?.(f.value.progress);
+      else if (f.value.kind === 'response') {
+        // The last frame: the stream is let go (its request released) before the answer is read.
+        await frames.return(undefined).catch(() => undefined);
+        return wholeAnswer(f.value.json);
+      } else {
+        first = f.value.bytes;
+        break;
+      }
+    }
+  } catch (e) {
+    await frames.return(undefined).catch(() => undefined);
+    throw malformed(e);
+  }
+  async function* rest(): AsyncGenerator<Uint8Array> {
+    try {
+      yield first!;
+      for (;;) {
+        const f = await frames.next();
+        if (f.done) return;
+        if (f.value.kind === 'data') yield f.value.bytes;
+        else if (f.value.kind === 'progress') onProgress?.(f.value.progress);
+        else throw new InvokeError('malformed', 'a response frame after the answer started');
+      }
+    } catch (e) {
+      throw malformed(e);
+    } finally {
+      await frames.return(undefined).catch(() => undefined);
+    }
+  }
+  return { ok: true, shard, replica, chunks: rest() };
+}
+
+/**
+ * A shard's streamed answer: raw bytes (any content type but JSON or frames) pass through as they
+ * come; a JSON stream is the shard's ShardResponse whole (its failure before the first byte, or a
+ * buffered answer); a framed one carries the shard's progress beside its bytes.
+ */
+export async function shardStreamAnswer(
+  shard: number,
+  replica: number,
+  s: StreamedInvoke,
+  onProgress?: (p: ShardProgress) => void,
+): Promise<ShardStreamAnswer> {
+  if (s.contentType.startsWith(FRAMED_CONTENT_TYPE)) return framedAnswer(shard, replica, s.chunks, onProgress);
+  if (!s.contentType.startsWith('application/json')) return { ok: true, shard, replica, chunks: s.chunks };
+  return wholeAnswer(payloadJson((await collect(s.chunks)).toString('utf8')));
 }
 
 /** The ShardInvoker port over a send function: query answers are validated, admin answers passed through. */
@@ -103,8 +167,8 @@ export function shardInvokerOver(
   return {
     ...(sendStream
       ? {
-          async invokeStream(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardStreamAnswer> {
-            return shardStreamAnswer(payload.shard, payload.replica, await sendStream(shard, { ...payload, stream: true }, signal));
+          async invokeStream(shard: number, payload: ShardRequest, signal: AbortSignal, onProgress?: (p: ShardProgress) => void): Promise<ShardStreamAnswer> {
+            return shardStreamAnswer(payload.shard, payload.replica, await sendStream(shard, { ...payload, stream: true }, signal), onProgress);
           },
         }
       : {}),

@@ -122,6 +122,18 @@ export function createHttpAccess(opts: HttpAccessOptions): ClickHouseAccess {
         throw toClickHouseError(e);
       }
     },
+    async readProgress(prefix: string, signal?: AbortSignal) {
+      // Compared as bytes, as cancel compares (no startsWith on 18.16); a finished query has left the list.
+      const res = await postQuery(target, {
+        sql: `SELECT sum(read_rows) AS r, sum(read_bytes) AS b FROM system.processes WHERE substring(query_id, 1, ${Buffer.byteLength(prefix)}) = ${quoteStringLiteral(prefix)} FORMAT TSV`,
+        queryId: randomUUID(),
+        settings: {},
+        external: [],
+        signal,
+      });
+      const [rows, bytes] = res.body.toString('utf8').trim().split('\t').map(Number);
+      return { rowsRead: Number.isFinite(rows) ? rows! : 0, bytesRead: Number.isFinite(bytes) ? bytes! : 0 };
+    },
 
     async ping(): Promise<boolean> {
       const r = await client.ping();

@@ -4,7 +4,7 @@
 //  - `X-ClickHouse-User` / `X-ClickHouse-Key` headers;
 //  - `?user=...&password=...` URL parameters (older tools);
 //  - `Authorization: Bearer <jwt>` (@clickhouse/client's access_token): checked by API Gateway's
-//    JWT authorizer in AWS, never here.
+//    JWT authorizer in AWS, or by the streaming door (functions/coordinator/jwt-check.ts), never here.
 // Hashes are scrypt (node:crypto) with a per-user random salt: `scrypt$<N>$<salt b64>$<hash b64>`.
 // Every failure is the same 516 with the same words, whatever was wrong (unknown user, wrong
 // password, no credentials), and an unknown user costs the same scrypt as a known one. scrypt runs

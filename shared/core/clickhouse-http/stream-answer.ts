@@ -135,7 +135,8 @@ export async function streamClickHouseHttp(input: HttpInput, deps: StreamingDeps
   try {
     await prepared.run({
       signal: sink.closed,
-      onRead,
+      // The shards poll their engines for progress only for a client that asked for it.
+      ...(req.http.sendProgress ? { onRead } : {}),
       write: async (chunk) => {
         if (!bodyStarted) {
           if (!begun) headers['x-clickhouse-summary'] = summary(stats());

@@ -18,7 +18,7 @@ import type { HedgeState } from '../scatter/hedge.js';
 import type { ShardInvoker } from '../scatter/invoker.js';
 import { clauseSettings, passThroughSplitter, productModeOf } from '../scatter/plan-inputs.js';
 import { boundStatement } from '../scatter/query-session.js';
-import { streamRows, type ProgressProbe } from '../scatter/row-stream.js';
+import { streamRows } from '../scatter/row-stream.js';
 import { JSON_FINAL_SETTINGS, rowLineSpeller } from '../scatter/two-stage/final-output.js';
 import { refuseForAnyPath } from '../scatter/two-stage/guard.js';
 import type { ResponseSink } from './stream-answer.js';
@@ -29,8 +29,6 @@ export interface JsonStreamDeps {
   /** The shards are read through its streaming hop (invokeStream), else whole answers. */
   invoker: ShardInvoker;
   hedgeState: HedgeState;
-  /** The shards' rows and bytes read while they run, for the answer's statistics. */
-  progress?: ProgressProbe;
   lambdaRemainingMs?: number;
   now?: () => number;
 }
@@ -102,13 +100,14 @@ export async function streamJsonQuery(r: JsonStreamRequest, deps: JsonStreamDeps
       plan,
       invoker: deps.invoker,
       hedgeState: deps.hedgeState,
-      ...(deps.progress ? { progress: deps.progress } : {}),
       queryId: r.queryId,
       deadlineAt,
       now,
       formats: { first: 'JSONEachRow', rest: 'JSONEachRow', lineRows: { headerLines: 0 } },
       formatSettings: JSON_FINAL_SETTINGS,
       signal: sink.closed,
+      // Asked so the shards report their reads beside their bytes: the answer's statistics sum them.
+      onRead: () => {},
       write: (chunk) => lines(decoder.decode(chunk, { stream: true })),
     });
     await lines(`${decoder.decode()}\n`);

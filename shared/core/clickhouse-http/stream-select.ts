@@ -13,7 +13,7 @@ import { boundStatement } from '../scatter/query-session.js';
 import { clauseSettings, passThroughSplitter, productModeOf } from '../scatter/plan-inputs.js';
 import { refuseForAnyPath } from '../scatter/two-stage/guard.js';
 import { streamRows } from '../scatter/row-stream.js';
-import type { ProgressProbe, ReadProgress } from '../scatter/row-stream.js';
+import type { ReadProgress } from '../scatter/row-stream.js';
 import type { HedgeState } from '../scatter/hedge.js';
 import type { ShardInvoker } from '../scatter/invoker.js';
 import type { Topology } from '../config/schema.js';
@@ -25,8 +25,6 @@ export interface StreamSelectDeps {
   /** The shards are read through its streaming hop (invokeStream), else whole answers. */
   invoker: ShardInvoker;
   hedgeState: HedgeState;
-  /** The shards' rows and bytes read while they run, where the runtime can see them. */
-  progress?: ProgressProbe;
   /** context.getRemainingTimeInMillis() at arrival, when in Lambda: the deadline stays inside it. */
   lambdaRemainingMs?: number;
   now?: () => number;
@@ -87,7 +85,6 @@ export function streamSelect(deps: StreamSelectDeps): StreamSelect {
           plan,
           invoker: deps.invoker,
           hedgeState: deps.hedgeState,
-          ...(deps.progress ? { progress: deps.progress } : {}),
           queryId: req.queryId,
           deadlineAt: deadline.at,
           now,

@@ -174,6 +174,11 @@ export interface ClickHouseAccess {
    */
   cancel(queryId: string, opts?: { prefix?: boolean }): Promise<void>;
   /**
+   * What the running queries whose ids start with `queryIdPrefix` have read so far (the server's
+   * process list), while they run. Only engines that show running queries beside them have it.
+   */
+  readProgress?(queryIdPrefix: string, signal?: AbortSignal): Promise<Pick<QueryStatistics, 'rowsRead' | 'bytesRead'>>;
+  /**
    * Drop a table keepRaw kept in `session`, when its final stage will not come. A session or table
    * already gone is not an error. Only engines with sessions have it.
    */

@@ -67,6 +67,7 @@ export const shardQueryRequestSchema = z.object({
   describe: z.boolean().optional(),
   answer: z.boolean().optional(),
   stream: z.boolean().optional(),
+  progress: z.boolean().optional(),
   exchange: z.object({ inlineBytes: z.number().int().nonnegative() }).optional(),
 });
 

@@ -67,6 +67,11 @@ export interface ShardRequest {
    */
   stream?: boolean;
   /**
+   * With `stream`: the stream is framed (stream-frames.ts), the shard's progress (its query's rows
+   * and bytes read, polled where the engine shows them) beside the answer's bytes.
+   */
+  progress?: boolean;
+  /**
    * Stage one: an answer of more than `inlineBytes` (its rows, without the header) is written to
    * the exchange and answered as a reference (ShardSuccess.exchanged). A shard without an exchange
    * answers inline, within its response limit.

@@ -3,6 +3,7 @@
 // shard's own answer (ShardSuccess or ShardFailure: the shard ran and said so) and REJECTS with an
 // InvokeError when the invocation itself failed (throttled, crashed runtime, bad payload, ...),
 // so the runtime can tell "the shard said no" from "we never got a usable answer".
+import type { ShardProgress } from '../protocol/stream-frames.js';
 import type { ShardAdminRequest, ShardBatchRequest, ShardCancelRequest, ShardFailure, ShardRequest, ShardResponse } from '../protocol/shard-wire.js';
 
 export type InvokeFailureKind =
@@ -47,9 +48,10 @@ export interface ShardInvoker {
   cancel?(shard: number, payload: ShardCancelRequest, signal: AbortSignal): Promise<unknown>;
   /**
    * The same request over a streaming hop (Lambda's InvokeWithResponseStream): no 6 MB cap on the
-   * answer. Invokers without it answer only buffered.
+   * answer. Invokers without it answer only buffered. A request with `progress` gets the shard's
+   * progress readings on `onProgress` as they arrive, before its first byte and after.
    */
-  invokeStream?(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardStreamAnswer>;
+  invokeStream?(shard: number, payload: ShardRequest, signal: AbortSignal, onProgress?: (p: ShardProgress) => void): Promise<ShardStreamAnswer>;
   /** Admin statements (local stack only); resolves with the raw response. */
   invokeAdmin?(shard: number, payload: ShardAdminRequest, signal: AbortSignal): Promise<unknown>;
 }

@@ -10,7 +10,7 @@ import { parseClickHouseCode } from '../clickhouse/error-codes.js';
 import { setMaxListeners } from 'node:events';
 import { ScatterError } from '../errors.js';
 import type { Topology } from '../config/schema.js';
-import type { QueryStatistics } from '../clickhouse/port.js';
+import type { ShardProgress } from '../protocol/stream-frames.js';
 import type { QueryPlan } from '../plan/types.js';
 import type { ShardRequest } from '../protocol/shard-wire.js';
 import type { ShardOutcome } from './call-shard.js';
@@ -22,13 +22,7 @@ import { cancelLoser } from './shard-cancel.js';
 import { openShardStreams, type ShardStream } from './shard-streams.js';
 
 /** What a shard has read so far (its engine's progress), reported as it grows. */
-export type ReadProgress = Pick<QueryStatistics, 'rowsRead' | 'bytesRead'>;
-
-/**
- * Where the shards' progress is seen while they run, where the runtime can see it: polls what each
- * shard's queries of `queryId` have read, reporting per shard; the returned function stops it.
- */
-export type ProgressProbe = (queryId: string, shards: readonly number[], onRead: (shard: number, p: ReadProgress) => void) => () => void;
+export type ReadProgress = ShardProgress;
 
 export interface RowStreamInput {
   topo: Topology;
@@ -49,9 +43,11 @@ export interface RowStreamInput {
   signal?: AbortSignal;
   /** Writes one piece to the client; resolves when it may take more. */
   write(chunk: Uint8Array): Promise<void>;
-  /** The shards' rows and bytes read so far, summed, each time one grows. */
+  /**
+   * The shards' rows and bytes read so far, summed, each time one grows: the shards are then asked
+   * for their progress beside their bytes (stream-frames.ts).
+   */
   onRead?(total: ReadProgress): void;
-  progress?: ProgressProbe;
 }
 
 interface OpenPart {
@@ -81,26 +77,11 @@ export async function streamRows(input: RowStreamInput): Promise<ReadProgress & 
         replicaCount: ask.replicaCount,
         request: (replica: number, attempt: ShardRequest['attempt']) => {
           const base = ask.request(replica, attempt);
-          return { ...base, settings: { ...base.settings, ...input.formatSettings } };
+          return { ...base, settings: { ...base.settings, ...input.formatSettings }, ...(input.onRead ? { progress: true } : {}) };
         },
       },
     };
   });
-  const streams = openShardStreams(
-    {
-      invoker: input.invoker,
-      limiter: createLimiter(topo.query.maxConcurrency),
-      deadlineAt: input.deadlineAt,
-      now,
-      hedge: topo.query.hedge,
-      state: input.hedgeState,
-      ...(input.signal ? { signal: input.signal } : {}),
-    },
-    asks,
-  );
-  // Every part's read and write waits on this one signal at once: by design, not a leak.
-  setMaxListeners(0, streams.signal);
-  const deadlineFell = () => streams.signal.aborted && !streams.stopped.aborted;
   const read = new Map<number, ReadProgress>();
   const report = () => {
     let rowsRead = 0;
@@ -112,14 +93,29 @@ export async function streamRows(input: RowStreamInput): Promise<ReadProgress & 
     input.onRead?.({ rowsRead, bytesRead });
     return { rowsRead, bytesRead };
   };
-  const stopProbe = input.progress?.(
-    input.queryId,
-    queried.map((s) => s.shard),
-    (shard, p) => {
-      read.set(shard, p);
-      report();
+  const streams = openShardStreams(
+    {
+      invoker: input.invoker,
+      limiter: createLimiter(topo.query.maxConcurrency),
+      deadlineAt: input.deadlineAt,
+      now,
+      hedge: topo.query.hedge,
+      state: input.hedgeState,
+      ...(input.signal ? { signal: input.signal } : {}),
     },
+    asks,
+    input.onRead
+      ? (shard, _attempt, p) => {
+          // Per shard its attempts' largest reading: a hedge reads beside its primary, the same rows.
+          if (p.rowsRead <= (read.get(shard)?.rowsRead ?? 0)) return;
+          read.set(shard, p);
+          report();
+        }
+      : undefined,
   );
+  // Every part's read and write waits on this one signal at once: by design, not a leak.
+  setMaxListeners(0, streams.signal);
+  const deadlineFell = () => streams.signal.aborted && !streams.stopped.aborted;
   const parts: (OpenPart | undefined)[] = [];
   /** The i-th shard's stream once its answer started; a shard missing before that fails the answer. */
   const opened = async (i: number): Promise<OpenPart> => {
@@ -161,20 +157,17 @@ export async function streamRows(input: RowStreamInput): Promise<ReadProgress & 
   } catch (e) {
     const why = streams.signal.aborted ? streams.signal.reason : e;
     const timedOut = deadlineFell();
+    // In AWS a closed stream is not promised to reach the shard: every attempt that may still run
+    // (started or still computing its first block, read or not yet reached) is asked to KILL on its
+    // replica, first thing, before the streams are torn down.
+    for (const sent of streams.unfinished()) cancelLoser(input.invoker, sent, now);
     streams.stop(why);
-    // In AWS a closed stream is not promised to reach the shard: every started one not read to its
-    // end (read or not yet reached) is asked to KILL on its replica.
-    streams.shards.forEach((started, i) => {
-      if (parts[i]?.done) return;
-      void started.then((st) => st.sent && cancelLoser(input.invoker, st.sent, now));
-    });
     if (timedOut)
       throw new ScatterError('TIMEOUT', `the query's deadline passed after ${bytes} bytes of the answer were sent`, {
         details: { clickhouse: { code: 159 } },
       });
     throw why;
   } finally {
-    stopProbe?.();
     streams.close();
     for (const p of parts) if (p && !p.done) p.iterator.return?.().catch(() => undefined);
   }

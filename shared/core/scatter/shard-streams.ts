@@ -6,6 +6,7 @@
 // rejects that shard's chunks: the shard is missing, never a shorter answer (pipeShardStreams).
 import type { ShardFailure, ShardRequest, ShardResponse, ShardSuccess } from '../protocol/shard-wire.js';
 import { oneChunk } from '../protocol/byte-chunks.js';
+import type { ShardProgress } from '../protocol/stream-frames.js';
 import type { ShardOutcome } from './call-shard.js';
 import { summarizeShards } from './completeness.js';
 import type { MissingShard } from './gather.js';
@@ -32,6 +33,11 @@ export interface ShardStreams {
   stopped: AbortSignal;
   /** Abandon every stream still open (the consumer went away). */
   stop(reason: unknown): void;
+  /**
+   * The attempts sent that may still run where they were sent: not read to their end, not answered
+   * with a failure, not superseded by another attempt of their shard (callShard cancels those).
+   */
+  unfinished(): ShardRequest[];
   /** Clear the deadline timer; call once every stream was read or given up. */
   close(): void;
 }
@@ -44,15 +50,27 @@ async function* none(): AsyncGenerator<Uint8Array> {}
  * and stop() end a stream after callShard has settled. An invoker that cannot stream answers
  * buffered (its raw bytes as one chunk, under the 6 MB limit).
  */
-function streamOpening(inner: ShardInvoker, fanOutSignal: () => AbortSignal) {
+function streamOpening(inner: ShardInvoker, fanOutSignal: () => AbortSignal, onProgress?: (shard: number, attempt: ShardRequest, p: ShardProgress) => void) {
   const streams = new WeakMap<ShardSuccess, { chunks: AsyncIterable<Uint8Array>; sent: ShardRequest }>();
+  const live = new Set<ShardRequest>();
   const invoker: ShardInvoker = {
     ...inner,
     async invoke(shard: number, payload: ShardRequest, signal: AbortSignal): Promise<ShardResponse> {
       if (!inner.invokeStream) return inner.invoke(shard, payload, signal);
       const sent: ShardRequest = { ...payload, stream: true };
-      const a = await inner.invokeStream(shard, sent, AbortSignal.any([signal, fanOutSignal()]));
-      if (!a.ok) return a satisfies ShardFailure;
+      live.add(sent);
+      let a: Awaited<ReturnType<NonNullable<ShardInvoker['invokeStream']>>>;
+      try {
+        a = await inner.invokeStream(shard, sent, AbortSignal.any([signal, fanOutSignal()]), onProgress && ((p) => onProgress(shard, sent, p)));
+      } catch (e) {
+        // Cut off by the fan-out (the consumer left, the deadline): it may still run there.
+        if (!fanOutSignal().aborted) live.delete(sent);
+        throw e;
+      }
+      if (!a.ok) {
+        live.delete(sent);
+        return a satisfies ShardFailure;
+      }
       const opened: ShardSuccess = {
         ok: true,
         shard: a.shard,
@@ -61,19 +79,32 @@ function streamOpening(inner: ShardInvoker, fanOutSignal: () => AbortSignal) {
         rows: [],
         statistics: { elapsedMs: 0, rowsRead: 0, bytesRead: 0 },
       };
-      streams.set(opened, { chunks: a.chunks, sent });
+      streams.set(opened, { chunks: finishing(a.chunks, () => live.delete(sent)), sent });
       return opened;
     },
   };
   const streamOf = (r: ShardSuccess | undefined): { chunks: AsyncIterable<Uint8Array>; sent?: ShardRequest } =>
     (r && streams.get(r)) ?? { chunks: r?.raw !== undefined ? oneChunk(Buffer.from(r.raw, 'base64')) : none() };
-  return { invoker, streamOf };
+  return { invoker, streamOf, unfinished: () => [...live] };
 }
 
-/** Ask each shard for its raw answer as a stream (the requests carry `format`). */
-export function openShardStreams(input: FanOutInput, asks: readonly { shard: number; how: ShardAsk }[]): ShardStreams {
+/** `chunks`, calling `done` once they were read to their end. */
+async function* finishing(chunks: AsyncIterable<Uint8Array>, done: () => void): AsyncGenerator<Uint8Array> {
+  yield* chunks;
+  done();
+}
+
+/**
+ * Ask each shard for its raw answer as a stream (the requests carry `format`); with `onProgress`,
+ * each attempt's readings of what its shard has read (requests asking `progress`).
+ */
+export function openShardStreams(
+  input: FanOutInput,
+  asks: readonly { shard: number; how: ShardAsk }[],
+  onProgress?: (shard: number, attempt: ShardRequest, p: ShardProgress) => void,
+): ShardStreams {
   let signal: AbortSignal | undefined;
-  const opening = streamOpening(input.invoker, () => signal!);
+  const opening = streamOpening(input.invoker, () => signal!, onProgress);
   const fan = openFanOut({ ...input, invoker: opening.invoker });
   signal = fan.signal;
   const shards = asks.map(async ({ shard, how }) => {
@@ -83,7 +114,14 @@ export function openShardStreams(input: FanOutInput, asks: readonly { shard: num
     });
     return { shard, outcome, ...opened };
   });
-  return { shards, signal: fan.signal, stopped: fan.stopped, stop: (reason) => fan.stop(reason), close: () => fan.close() };
+  return {
+    shards,
+    signal: fan.signal,
+    stopped: fan.stopped,
+    stop: (reason) => fan.stop(reason),
+    close: () => fan.close(),
+    unfinished: opening.unfinished,
+  };
 }
 
 /**

@@ -22,6 +22,7 @@ import { SERVER_DIED, type ShardErrorKind, type ShardFailure, type ShardResponse
 import { shardPayloadSchema, type ShardPayload } from '../protocol/shard-request-schema.js';
 import { base64Bytes } from '../protocol/base64-schema.js';
 import { oneChunk } from '../protocol/byte-chunks.js';
+import type { ShardProgress } from '../protocol/stream-frames.js';
 import { assignedSettings, formatsNamed, trimStatement } from '../clickhouse/sql-text.js';
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import { attemptQueryId, type InflightAttempts } from './inflight.js';
@@ -52,6 +53,11 @@ export interface ShardExecOptions {
    * function's response stream). It rejects when the bytes cannot be taken (the reader went away).
    */
   sink?: (chunks: AsyncIterable<Uint8Array>) => Promise<void>;
+  /**
+   * With `sink`, for a request asking `progress`: what the streamed query has read, each time it grew
+   * (polled every PROGRESS_POLL_MS where the engine shows running queries).
+   */
+  onProgress?: (p: ShardProgress) => void;
   /** Called with the ClickHouse query id once known, and on cancel (for logs; no row data). */
   onEvent?: (e: { event: 'start' | 'deadline' | 'cancel-failed'; chQueryId: string; message?: string }) => void;
 }
@@ -138,7 +144,12 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
   const deadlineAc = new AbortController();
   const ac = new AbortController();
   const unregister = opts.inflight?.add(chQueryId, ac);
-  const onOuterAbort = () => ac.abort();
+  // The caller went away (a streaming hop closed): the engine's query is KILLed at once, since
+  // aborting its HTTP request does not stop it (a cancel request may be on its way too).
+  const onOuterAbort = () => {
+    ac.abort();
+    access.cancel(chQueryId).catch((e: unknown) => opts.onEvent?.({ event: 'cancel-failed', chQueryId, message: String((e as Error)?.message ?? e) }));
+  };
   opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
   const timer = setTimeout(() => {
     deadlineAc.abort();
@@ -146,7 +157,7 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
     opts.onEvent?.({ event: 'deadline', chQueryId });
     access.cancel(chQueryId).catch((e: unknown) => opts.onEvent?.({ event: 'cancel-failed', chQueryId, message: String((e as Error)?.message ?? e) }));
   }, left);
-  if (opts.signal?.aborted) ac.abort();
+  if (opts.signal?.aborted) onOuterAbort();
 
   const settings: Record<string, SettingValue> = {};
   if (p.type === 'query') for (const [k, v] of Object.entries(p.settings)) if (!(ENFORCED as readonly string[]).includes(k)) settings[k] = v;
@@ -374,20 +385,58 @@ async function streamRaw(
 ): Promise<ShardResponse> {
   const signal = r.ac.signal;
   const qo = { queryId: r.chQueryId, settings: r.settings, external: p.external, signal, deadline: p.deadline, format };
-  const header = p.describe
-    ? await describedHeader(access, p.sql, { queryId: `${r.chQueryId}-d`, settings: r.settings, external: p.external, signal })
-    : undefined;
-  const chunks = access.queryRawStream ? (await access.queryRawStream(p.sql, qo)).chunks : oneChunk((await access.queryRaw(p.sql, qo)).bytes);
+  // From the start: a query may read for long before its first block.
+  const stopPolling = p.progress && r.opts.onProgress ? pollProgress(access, r.chQueryId, r.opts.onProgress, signal) : undefined;
   try {
-    await sink(header ? prepended(header, chunks) : chunks);
-  } catch (e) {
-    // A reader that went away cancels the attempt (a ClickHouse error mid-answer stays that error).
-    if (!(e instanceof ClickHouseError)) r.ac.abort();
-    access.cancel(r.chQueryId).catch(() => undefined);
-    throw e;
+    const header = p.describe
+      ? await describedHeader(access, p.sql, { queryId: `${r.chQueryId}-d`, settings: r.settings, external: p.external, signal })
+      : undefined;
+    const chunks = access.queryRawStream ? (await access.queryRawStream(p.sql, qo)).chunks : oneChunk((await access.queryRaw(p.sql, qo)).bytes);
+    try {
+      await sink(header ? prepended(header, chunks) : chunks);
+    } catch (e) {
+      // A reader that went away cancels the attempt (a ClickHouse error mid-answer stays that error).
+      if (!(e instanceof ClickHouseError)) r.ac.abort();
+      access.cancel(r.chQueryId).catch(() => undefined);
+      throw e;
+    }
+  } finally {
+    stopPolling?.();
   }
   if (r.deadline.aborted) return timedOut(p, r.started, r.opts);
   return rawSuccess(p, '', { elapsedMs: 0, rowsRead: 0, bytesRead: 0 }, r.started, r.opts);
+}
+
+/** How often a streamed query's progress is read from the engine (ClickHouse's default progress interval). */
+export const PROGRESS_POLL_MS = 100;
+
+/** Reports what the attempt's queries have read each time it grew, until stopped; a failed reading is skipped. */
+function pollProgress(access: ClickHouseAccess, chQueryId: string, onProgress: (p: ShardProgress) => void, signal: AbortSignal): (() => void) | undefined {
+  const read = access.readProgress?.bind(access);
+  if (!read) return undefined;
+  const stop = new AbortController();
+  const both = AbortSignal.any([stop.signal, signal]);
+  let rows = 0;
+  let polling = false;
+  const timer = setInterval(() => {
+    if (polling) return; // a slow server: the previous reading is still on its way
+    polling = true;
+    read(chQueryId, both)
+      .then((p) => {
+        if (both.aborted || p.rowsRead <= rows) return;
+        rows = p.rowsRead;
+        onProgress(p);
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        polling = false;
+      });
+  }, PROGRESS_POLL_MS);
+  timer.unref?.();
+  return () => {
+    clearInterval(timer);
+    stop.abort();
+  };
 }
 
 async function* prepended(first: Uint8Array, rest: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {

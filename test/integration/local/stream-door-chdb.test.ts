@@ -100,4 +100,21 @@ describe('the streaming door over chdb shards', () => {
     expect(got.headers.get('x-clickhouse-exception-code')).toBe('47');
     expect(got.body.toString()).toMatch(/^Code: 47\. DB::Exception: /);
   });
+
+  it('with send_progress_in_http_headers=1 (the shards answer in frames): the same bytes, an error as before', async () => {
+    const sql = 'SELECT id, site, v, at FROM default.ev_dist FORMAT TSV';
+    const plain = await door(sql);
+    const r = await fetch(`${stack.streamUrl}/?send_progress_in_http_headers=1`, { method: 'POST', body: sql });
+    expect(r.status).toBe(200);
+    const framed = Buffer.from(await r.arrayBuffer());
+    expect(lines(framed, 0)).toEqual(lines(plain.body, 0));
+    const bad = await fetch(`${stack.streamUrl}/?send_progress_in_http_headers=1`, { method: 'POST', body: 'SELECT nope FROM default.ev_dist FORMAT TSV' });
+    expect([bad.status, bad.headers.get('x-clickhouse-exception-code')]).toEqual([404, '47']);
+    // Parts one after another (CSV): the first shard fails while the later ones have started and wait.
+    const late = await fetch(`${stack.streamUrl}/?send_progress_in_http_headers=1`, {
+      method: 'POST',
+      body: 'SELECT id, throwIf(id = 3) FROM default.ev_dist FORMAT CSV',
+    });
+    expect([late.status, late.headers.get('x-clickhouse-exception-code')]).toEqual([500, '395']);
+  });
 });

@@ -1,7 +1,8 @@
 // The coordinator's per-shard streams (shared/core/scatter/shard-streams.ts) over a scripted
 // invoker: the hedge and the retry keep their meaning up to a shard's first byte (the loser's stream
 // is aborted, the winner's bytes are the ones read), a failure before the first byte is a typed
-// missing shard, and an invoker without streaming answers buffered as one chunk.
+// missing shard, an invoker without streaming answers buffered as one chunk, and the attempts that
+// may still run are known (what a consumer that leaves cancels).
 import { describe, expect, it } from 'vitest';
 import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
 import { createLimiter } from '../../../shared/core/scatter/fanout.js';
@@ -118,5 +119,42 @@ describe('openShardStreams', () => {
     const { summary, got } = await run(invoker);
     expect(got).toEqual(['whole 0', 'whole 1']);
     expect(summary).toMatchObject({ succeeded: 2, missing: [] });
+  });
+
+  it('unfinished: the attempts that may still run where they were sent, what a consumer that leaves cancels', async () => {
+    // Shard 0 answers and is read to its end; shard 1 fails before its first byte; shard 2 is still computing.
+    const invoker: ShardInvoker = {
+      invoke: async () => {
+        throw new Error('streams only');
+      },
+      invokeStream: async (shard, payload, signal): Promise<ShardStreamAnswer> => {
+        if (shard === 1) return { ok: false, shard, replica: 0, error: { kind: 'error', code: 'QUERY_ERROR', message: 'no' } };
+        if (shard === 2) await sleep(60_000, signal);
+        return { ok: true, shard, replica: payload.replica, chunks: bytes('a|b', signal) };
+      },
+    };
+    const streams = openShardStreams(
+      {
+        invoker,
+        limiter: createLimiter(8),
+        deadlineAt: Date.now() + 5_000,
+        now: Date.now,
+        hedge: { enabled: false, afterQuantile: 0.95, maxExtraPercent: 0 },
+        state: createHedgeState({ coldStartDelayMs: 30 }),
+      },
+      [0, 1, 2].map((shard) => ({ shard, how: { replicaCount: 1, request: request(shard) } })),
+    );
+    const first = await streams.shards[0]!;
+    expect((await streams.shards[1]!).outcome.status).toBe('error');
+    expect(streams.unfinished().map((r) => r.shard)).toEqual([0, 2]);
+    for await (const _ of first.chunks) {
+      // read to its end
+    }
+    expect(streams.unfinished().map((r) => r.shard)).toEqual([2]);
+    streams.stop(new Error('the consumer left'));
+    await streams.shards[2];
+    // Cut off by the stop, it may still run there: a consumer that leaves cancels it.
+    expect(streams.unfinished().map((r) => [r.shard, r.stream])).toEqual([[2, true]]);
+    streams.close();
   });
 });
