@@ -94,22 +94,28 @@ async function hedgedCall(queryId: string, withCancel: boolean): Promise<ShardOu
 }
 
 describe('the loser of a hedge', () => {
-  it("is killed on its server within 100 ms of the winning answer; the answer is the winner's", async () => {
+  it("is killed on its server within 100 ms of the winning answer (median of five hedges); the answer is the winner's", async () => {
     const url0 = servers.current.urls[0]!;
-    const out = await hedgedCall('hedge-cancel-on', true);
-    const answeredAt = performance.now();
-    expect(out.status).toBe('ok');
-    expect(out.hedged).toBe(true);
-    expect(out.replica).toBe(1);
-    expect(out.response!.rows).toEqual([{ c: '1' }]);
-    const prefix = 'hedge-cancel-on-s0r0-';
-    const gone = await msUntil(async () => (await running(url0, prefix)) === 0, 3000);
-    // From the winner's answer to the poll that saw the loser gone (the polls' own time included).
-    const sinceAnswer = performance.now() - answeredAt;
-    console.log(`the loser's query left system.processes ${sinceAnswer.toFixed(1)} ms after the winner answered`);
-    expect(gone).toBeDefined();
-    expect(sinceAnswer).toBeLessThan(100);
-  }, 30_000);
+    // Five hedges, judged by their median: on a loaded machine a single measurement is the scheduler's.
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const out = await hedgedCall(`hedge-cancel-on${i}`, true);
+      const answeredAt = performance.now();
+      expect(out.status).toBe('ok');
+      expect(out.hedged).toBe(true);
+      expect(out.replica).toBe(1);
+      expect(out.response!.rows).toEqual([{ c: '1' }]);
+      const gone = await msUntil(async () => (await running(url0, `hedge-cancel-on${i}-s0r0-`)) === 0, 3000);
+      expect(gone).toBeDefined();
+      // From the winner's answer to the poll that saw the loser gone (the polls' own time included).
+      times.push(performance.now() - answeredAt);
+    }
+    const median = [...times].sort((a, b) => a - b)[2]!;
+    console.log(
+      `the loser's query left system.processes ${times.map((t) => t.toFixed(1)).join(', ')} ms after the winner answered (median ${median.toFixed(1)})`,
+    );
+    expect(median).toBeLessThan(100);
+  }, 60_000);
 
   it('without the cancel, runs on after the winner answered (what the cancel saves)', async () => {
     const url0 = servers.current.urls[0]!;
