@@ -14,6 +14,7 @@ import type { Topology } from '../config/schema.js';
 import { qualifyTable } from '../config/schema.js';
 import type { SelectStatement, TableExpr } from '../sql/ast.js';
 import { parseSelect } from '../sql/parse.js';
+import { settleSetOperators } from '../plan/set-op-modes.js';
 import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral } from '../sql/quote.js';
 import { bindParams, fromEscapedParams } from '../plan/bind-params.js';
@@ -306,6 +307,7 @@ async function runRead(
       return runDistributed(withContextValues(select, { database, user, version }), format, req, database, deps, queryId, arrivedAt, signal);
     select = bindParams(select, fromEscapedParams(select, req.params));
     checkCatalogSettings(select, deps.topo);
+    select = settleSetOperators(select, req.settings);
   } else if (st.format) format = st.format;
   checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
   // One server, one absolute deadline from the request's arrival (max_execution_time, else the

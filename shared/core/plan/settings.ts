@@ -17,6 +17,7 @@ import { checkLowerable, forwardedValue, SETTING_SPECS } from './setting-values.
 import { fileSettingError } from './file-access.js';
 import { isFileSetting } from '../clickhouse/file-names.js';
 import { settingFate } from './setting-fate.js';
+import { checkSetOperationMode } from './set-op-modes.js';
 
 /** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
 export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set(SETTING_SPECS.keys());
@@ -168,6 +169,12 @@ export function resolveSettings(
       case 'enable_positional_arguments':
         // Settled before planning (positional.ts): engines get resolved columns and pinned constants.
         boolSetting(name, value, node);
+        continue;
+      case 'union_default_mode':
+      case 'except_default_mode':
+      case 'intersect_default_mode':
+        // Settled before planning (set-op-modes.ts): engines get each operator's mode written out.
+        checkSetOperationMode(value, node);
         continue;
       case 'prefer_localhost_replica':
       case 'max_distributed_connections':

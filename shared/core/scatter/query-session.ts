@@ -10,6 +10,7 @@ import { foldSubqueries } from '../plan/fold-subquery.js';
 import { distinctOnAsLimitBy } from '../plan/distinct-on.js';
 import { propagateWith } from '../plan/global-with.js';
 import { settlePositions } from '../plan/positional.js';
+import { settleSetOperators } from '../plan/set-op-modes.js';
 import { requestedTopCount } from '../plan/tput/method.js';
 import type { PlanOptions, SubqueryRunner } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
@@ -95,10 +96,10 @@ export function boundStatement(sql: string, params: Parameters<typeof bindParams
 }
 
 export function openQuerySession(deps: SessionDeps, written: SelectStatement | undefined, request: SessionRequest): QuerySession {
-  // Rewritten once, for every path, interface and engine: DISTINCT ON as LIMIT 1 BY, positions
-  // settled, subqueries numbered as ClickHouse numbers the query as written, WITH names carried into
+  // Rewritten once, for every path, interface and engine: DISTINCT ON as LIMIT 1 BY, positions and
+  // bare set operators' modes settled, subqueries numbered as ClickHouse numbers the query as written, WITH names carried into
   // the subqueries that see them; then the projection-and-filter subqueries in FROM folded.
-  const settled = written && settlePositions(distinctOnAsLimitBy(written), request.settings);
+  const settled = written && settleSetOperators(settlePositions(distinctOnAsLimitBy(written), request.settings), request.settings);
   if (settled) {
     numberSubqueries(settled);
     propagateWith(settled);

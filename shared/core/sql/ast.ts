@@ -285,10 +285,20 @@ export interface SelectQuery {
 }
 
 /**
- * The operator between two SELECTs of a chain, as written: a bare EXCEPT / INTERSECT takes the
- * engine's default mode (`except_default_mode`, `intersect_default_mode`), so it stays bare.
+ * The operator between two SELECTs of a chain, as written: a bare UNION / EXCEPT / INTERSECT takes
+ * the query's default mode (`union_default_mode`, ...), so it stays bare until the session settles it
+ * (shared/core/plan/set-op-modes.ts).
  */
-export type SetOperator = 'UNION ALL' | 'UNION DISTINCT' | 'EXCEPT' | 'EXCEPT ALL' | 'EXCEPT DISTINCT' | 'INTERSECT' | 'INTERSECT ALL' | 'INTERSECT DISTINCT';
+export type SetOperator =
+  | 'UNION'
+  | 'UNION ALL'
+  | 'UNION DISTINCT'
+  | 'EXCEPT'
+  | 'EXCEPT ALL'
+  | 'EXCEPT DISTINCT'
+  | 'INTERSECT'
+  | 'INTERSECT ALL'
+  | 'INTERSECT DISTINCT';
 
 /**
  * `SELECT ... UNION ALL SELECT ... EXCEPT SELECT ...`: a flat chain, `ops[i]` between `selects[i]` and

@@ -441,7 +441,7 @@ class Parser {
     while (this.isKw('UNION') || this.isKw('EXCEPT') || this.isKw('INTERSECT')) {
       const word = this.t.upper as 'UNION' | 'EXCEPT' | 'INTERSECT';
       this.i++;
-      const m = this.acceptKw('ALL') ? ' ALL' : this.acceptKw('DISTINCT') ? ' DISTINCT' : word === 'UNION' ? ' DISTINCT' : '';
+      const m = this.acceptKw('ALL') ? ' ALL' : this.acceptKw('DISTINCT') ? ' DISTINCT' : '';
       ops.push(`${word}${m}` as SetOperator);
       selects.push(this.parseSelectOrParens());
     }

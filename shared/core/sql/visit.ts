@@ -479,20 +479,15 @@ function equalValue(a: unknown, b: unknown, strict: boolean): boolean {
 const EXPR_KINDS = new Set(['literal', 'array', 'tuple', 'column', 'asterisk', 'function', 'subquery', 'case', 'cast', 'lambda', 'interval', 'param']);
 
 /**
- * Every SETTINGS clause of a statement, at any depth: its own (`nested` false; for a UNION, its
- * clause and its branches'), then those of FROM / JOIN subqueries and of subqueries in any clause.
+ * Every statement inside `stmt`, itself first (`nested` false), then those of FROM / JOIN subqueries
+ * and of subqueries in any clause, at any depth: the one walk over a statement's statements.
  */
-export function forEachSettingsClause(stmt: SelectStatement, fn: (items: SettingItem[], nested: boolean) => void): void {
+export function forEachStatement(stmt: SelectStatement, fn: (s: SelectStatement, nested: boolean) => void): void {
   const ofStatement = (s: SelectStatement, nested: boolean): void => {
-    if (s.kind !== 'union') {
-      ofSelect(s, nested);
-      return;
-    }
-    if (s.settings?.length) fn(s.settings, nested);
-    for (const q of s.selects) ofSelect(q, nested);
+    fn(s, nested);
+    for (const q of s.kind === 'union' ? s.selects : [s]) ofSelect(q);
   };
-  const ofSelect = (q: SelectQuery, nested: boolean): void => {
-    if (q.settings?.length) fn(q.settings, nested);
+  const ofSelect = (q: SelectQuery): void => {
     for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') ofStatement(t.query, true);
     for (const { expr } of exprsOfSelect(q)) {
       walkExpr(expr, (e) => {
@@ -502,4 +497,15 @@ export function forEachSettingsClause(stmt: SelectStatement, fn: (items: Setting
     }
   };
   ofStatement(stmt, false);
+}
+
+/**
+ * Every SETTINGS clause of a statement, at any depth: its own (`nested` false; for a UNION, its
+ * clause and its branches'), then those of FROM / JOIN subqueries and of subqueries in any clause.
+ */
+export function forEachSettingsClause(stmt: SelectStatement, fn: (items: SettingItem[], nested: boolean) => void): void {
+  forEachStatement(stmt, (s, nested) => {
+    if (s.kind === 'union' && s.settings?.length) fn(s.settings, nested);
+    for (const q of s.kind === 'union' ? s.selects : [s]) if (q.settings?.length) fn(q.settings, nested);
+  });
 }
