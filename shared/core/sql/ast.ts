@@ -56,7 +56,21 @@ export interface Asterisk extends Base {
   except?: string[];
   /** `* REPLACE (expr AS name, ...)`: those columns computed instead, in their places. */
   replace?: { name: string; expr: Expr }[];
+  /**
+   * What follows, applied in order: `APPLY(f)` / `APPLY f` / `APPLY(quantile(0.9))` / `APPLY(x -> ...)`
+   * and any EXCEPT / REPLACE after the first (which match the names the steps before gave).
+   */
+  transformers?: ColumnTransformer[];
 }
+
+/**
+ * One step of a column-transformer chain. `fn` is the function applied to each column: a call without
+ * arguments (its `params` kept: `quantile(0.9)`) or a one-parameter lambda.
+ */
+export type ColumnTransformer =
+  | { kind: 'apply'; fn: FunctionCall | LambdaExpr }
+  | { kind: 'except'; names: string[] }
+  | { kind: 'replace'; items: { name: string; expr: Expr }[] };
 
 /**
  * A function call, including operators. `params` are the parametric-aggregate parameters:

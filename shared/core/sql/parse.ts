@@ -15,11 +15,13 @@ import { backquote, quoteStringLiteral } from './quote.js';
 import type {
   ArrayJoinClause,
   Asterisk,
+  ColumnTransformer,
   CaseExpr,
   Expr,
   FromClause,
   FunctionCall,
   JoinClause,
+  LambdaExpr,
   LimitByClause,
   LimitClause,
   Literal,
@@ -1482,8 +1484,51 @@ class Parser {
         return { expr, name: this.ident('a column name') };
       });
     }
-    if (this.isKw('APPLY') || this.isKw('EXCEPT') || this.isKw('REPLACE')) throw this.unsupported(`* ${this.t.upper}`);
+    const steps: ColumnTransformer[] = [];
+    while (this.isKw('APPLY') || this.isKw('EXCEPT') || this.isKw('REPLACE')) {
+      const word = this.t.upper;
+      this.i++;
+      if (this.isKw('STRICT')) throw this.unsupported(`* ${word} STRICT`);
+      if (word === 'APPLY') steps.push({ kind: 'apply', fn: this.parseApplied() });
+      else if (word === 'EXCEPT') steps.push({ kind: 'except', names: parenthesized(() => this.ident('a column name')) });
+      else
+        steps.push({
+          kind: 'replace',
+          items: parenthesized(() => {
+            const expr = this.parseTernary();
+            this.expectKw('AS');
+            return { expr, name: this.ident('a column name') };
+          }),
+        });
+    }
+    if (steps.length) e.transformers = steps;
     return e;
+  }
+
+  /** After APPLY: `f`, `(f)`, `(quantile(0.9))` or `(x -> body)`, as ClickHouse reads them. */
+  private parseApplied(): FunctionCall | LambdaExpr {
+    const t = this.t;
+    const paren = this.acceptOp('(');
+    let fn: FunctionCall | LambdaExpr;
+    const lam = paren ? this.tryLambda() : undefined;
+    if (lam) {
+      if (lam.kind !== 'lambda' || lam.params.length !== 1) throw this.unsupported('APPLY with a lambda of more than one parameter', t);
+      fn = lam;
+    } else {
+      const name = this.ident('a function name');
+      fn = { kind: 'function', name, args: [], pos: this.pos(t) };
+      // `quantile(0.9)`: the parameters of a parametric function, applied to each column.
+      if (paren && this.acceptOp('(')) {
+        const params: Expr[] = [];
+        if (!this.isOp(')'))
+          do params.push(this.parseExpr());
+          while (this.acceptOp(','));
+        this.expectOp(')', "',' or ')'");
+        fn.params = params;
+      }
+    }
+    if (paren) this.expectOp(')', "')' after the applied function");
+    return fn;
   }
 
   /** identifier, compound identifier (a.b.c), t.*, or a function call name(...)[(...)] */

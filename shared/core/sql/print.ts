@@ -141,6 +141,12 @@ function bare(e: Expr): string {
       let out = e.regexp !== undefined ? `COLUMNS(${quoteStringLiteral(e.regexp)})` : e.table ? `${e.table.map(quoteIdent).join('.')}.*` : '*';
       if (e.except) out += ` EXCEPT (${e.except.map(quoteIdent).join(', ')})`;
       if (e.replace) out += ` REPLACE (${e.replace.map((r) => `${printExpr(r.expr)} AS ${quoteIdent(r.name)}`).join(', ')})`;
+      for (const step of e.transformers ?? []) {
+        if (step.kind === 'except') out += ` EXCEPT (${step.names.map(quoteIdent).join(', ')})`;
+        else if (step.kind === 'replace') out += ` REPLACE (${step.items.map((r) => `${printExpr(r.expr)} AS ${quoteIdent(r.name)}`).join(', ')})`;
+        else if (step.fn.kind === 'lambda') out += ` APPLY(${bare(step.fn)})`;
+        else out += ` APPLY(${quoteIdent(step.fn.name)}${step.fn.params ? `(${step.fn.params.map((p) => printExpr(p)).join(', ')})` : ''})`;
+      }
       return out;
     }
     case 'array':

@@ -492,6 +492,27 @@ from(
   `SELECT sumIfOrNull(number, number % 2 == 1) FILTER(WHERE 1) FROM ${NUM} WHERE number < 100`,
 );
 
+// The transformer chains of 01470_columns_transformers over a distributed table (`columns_transformers.*`
+// as the alias `a.*`; `any`, whose row depends on which shard answers first, as `min`); the STRICT
+// forms and the list form COLUMNS(i, j, k) are not taken.
+const CT = 'cht.ct_dist';
+from(
+  '01470_columns_transformers.sql',
+  `SELECT * APPLY(sum) FROM ${CT}`,
+  `SELECT * APPLY sum FROM ${CT}`,
+  `SELECT a.* APPLY(avg) FROM ${CT} a`,
+  `SELECT a.* APPLY(toDate) APPLY(min) FROM ${CT} a`,
+  `SELECT COLUMNS('[jk]') APPLY(toString) APPLY(length) FROM ${CT}`,
+  `SELECT * EXCEPT(i) APPLY(sum) FROM ${CT}`,
+  `SELECT a.* EXCEPT(j) APPLY(avg) FROM ${CT} a`,
+  `SELECT a.* APPLY(toDate) EXCEPT(i, j) APPLY(min) FROM ${CT} a`,
+  `SELECT * REPLACE(i + 1 AS i) APPLY(sum) FROM ${CT}`,
+  `SELECT a.* REPLACE(j + 2 AS j, i + 1 AS i) APPLY(avg) FROM ${CT} a`,
+  `SELECT a.* REPLACE(j + 1 AS j, j + 2 AS j) APPLY(avg) FROM ${CT} a`,
+  `SELECT a.* APPLY(toDate) REPLACE(i + 1 AS i) APPLY(min) FROM ${CT} a`,
+  `SELECT * REPLACE(i + 1 AS i) REPLACE(i + 1 AS i) FROM ${CT}`,
+);
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;
