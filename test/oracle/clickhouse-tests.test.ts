@@ -80,6 +80,10 @@ const CLIENT_SHAPES = [
   "WITH (SELECT count() FROM cht.kv_dist WHERE value = v) AS x, 'v1' AS v SELECT x, count() FROM cht.kv_dist",
   "WITH 'v2' AS v SELECT count() FROM cht.kv_dist WHERE key GLOBAL IN (SELECT key FROM cht.kv_dist WHERE value = v)",
   'WITH 3 AS lim SELECT key FROM (SELECT key FROM cht.kv_dist WHERE key < lim) ORDER BY key',
+  // generateRandom() with a seed: every shard and the single node draw the same rows.
+  "SELECT count() FROM cht.numbers_dist WHERE number IN (SELECT toUInt64(a) FROM generateRandom('a UInt8', 42) LIMIT 100)",
+  "SELECT n.a, count() FROM cht.numbers_dist AS t JOIN (SELECT a FROM generateRandom('a UInt16', 7) LIMIT 300) AS n ON t.number = n.a GROUP BY n.a ORDER BY n.a",
+  "SELECT count(), (SELECT sum(length(s)) FROM (SELECT s FROM generateRandom('s String, a Array(Int8)', 3, 20, 4) LIMIT 50)) FROM cht.numbers_dist",
 ];
 
 describe('client shapes on the local stack', () => {
