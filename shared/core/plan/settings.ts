@@ -9,6 +9,7 @@
 // with the runtime's readonly/timeout guard, and an unknown setting could loosen it (readonly,
 // allow_ddl, max_execution_time belong to the runtime) or break an older shard (UNKNOWN_SETTING).
 import type { Expr, SettingItem } from '../sql/ast.js';
+import { printExpr } from '../sql/print.js';
 import type { SettingValue } from '../clickhouse/port.js';
 import type { QueryDefaults } from '../config/schema.js';
 import { ScatterError } from '../errors.js';
@@ -18,6 +19,7 @@ import { fileSettingError } from './file-access.js';
 import { isFileSetting } from '../clickhouse/file-names.js';
 import { settingFate } from './setting-fate.js';
 import { checkSetOperationMode } from './set-op-modes.js';
+import { TABLE_FILTERS_SETTING, tableFiltersOf } from './table-filters.js';
 
 /** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
 export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set(SETTING_SPECS.keys());
@@ -93,6 +95,8 @@ export const KEEP_SETTING = 'ch_scatter_keep_initiator_rows';
 
 /** A SETTINGS value expression as a setting value. */
 export function settingValueOf(e: Expr, name: string): SettingValue {
+  // A map literal (additional_table_filters) as its text, the form the URL and the request's settings carry.
+  if (e.kind === 'function' && e.name === 'map' && e.operator === '{}') return printExpr(e);
   if (e.kind === 'literal') {
     if (e.type === 'string') return e.value;
     if (e.type === 'bool') return e.value.toLowerCase() === 'true';
@@ -169,6 +173,10 @@ export function resolveSettings(
       case 'enable_positional_arguments':
         // Settled before planning (positional.ts): engines get resolved columns and pinned constants.
         boolSetting(name, value, node);
+        continue;
+      case TABLE_FILTERS_SETTING:
+        // Applied before planning (table-filters.ts): each filter reaches the shards inside the query.
+        tableFiltersOf(node ?? value);
         continue;
       case 'union_default_mode':
       case 'except_default_mode':

@@ -738,9 +738,24 @@ class Parser {
     do {
       const name = this.ident('a setting name');
       this.expectOp('=', "'=' after the setting name");
-      out.push({ name, value: this.parseExpr() });
+      out.push({ name, value: this.isOp('{') ? this.parseMapLiteral() : this.parseExpr() });
     } while (this.acceptOp(','));
     return out;
+  }
+
+  /** `{'key': value, ...}`, a SETTINGS value (additional_table_filters): the map() call ClickHouse makes of it, printed back as braces. */
+  private parseMapLiteral(): Expr {
+    const t = this.t;
+    this.expectOp('{');
+    const args: Expr[] = [];
+    if (!this.isOp('}'))
+      do {
+        args.push(this.parseExpr());
+        this.expectOp(':', "':' after a map key");
+        args.push(this.parseExpr());
+      } while (this.acceptOp(','));
+    this.expectOp('}', "',' or '}'");
+    return { kind: 'function', name: 'map', args, operator: '{}', pos: this.pos(t) };
   }
 
   // ---------------------------------------------------------------- FROM
@@ -1424,6 +1439,11 @@ class Parser {
 
   private parsePunctPrimary(): Expr {
     const t = this.t;
+    // Outside a SETTINGS value ClickHouse 26 reads `{` as a query parameter: a map literal is no expression.
+    if (this.isOp('{') || this.isOp('}'))
+      throw new ScatterError('SYNTAX_ERROR', `Malformed query parameter: expected {name:Type} at line ${t.line}, column ${t.column}`, {
+        position: { line: t.line, column: t.column },
+      });
     if (this.isOp('(')) {
       this.i++;
       try {

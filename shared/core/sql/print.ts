@@ -200,6 +200,12 @@ function printCase(e: CaseExpr): string {
 }
 
 function printCall(f: FunctionCall): string {
+  // A SETTINGS value's map literal, as written: ClickHouse reads `map(...)` there as no value.
+  if (f.name === 'map' && f.operator === '{}') {
+    const pairs: string[] = [];
+    for (let i = 0; i < f.args.length; i += 2) pairs.push(`${aliased(f.args[i]!)}: ${aliased(f.args[i + 1]!)}`);
+    return `{${pairs.join(', ')}}`;
+  }
   const inf = infixOf(f);
   if (inf) {
     const a = f.args;

@@ -346,6 +346,30 @@ from(
   `SELECT dummy AS foo FROM ${ONE} LIMIT 1 SETTINGS prefer_localhost_replica = 0, distributed_group_by_no_merge = 1`,
 );
 from('02346_additional_filters_distr.sql', o(`SELECT * FROM cht.xy_dist ORDER BY x SETTINGS additional_table_filters = {'cht.xy_dist' : 'x > 3 and x < 7'}`));
+// 02346_additional_filters: table_1 and distr_table as cht.xy_dist (keys by its name or an alias),
+// system.numbers as cht.numbers_dist (its unordered LIMIT ordered), system.one as cht.one_dist.
+const XY = 'cht.xy_dist';
+const XYF = (f: string) => `SETTINGS additional_table_filters = {'${XY}' : '${f}'}`;
+from(
+  '02346_additional_filters.sql',
+  `SELECT * FROM ${XY} ${XYF('x != 2')}`,
+  `SELECT * FROM ${XY} ${XYF('x != 2 and x != 3')}`,
+  `SELECT y FROM ${XY} ${XYF('x != 2')}`,
+  `SELECT * FROM ${XY} WHERE x != 3 ${XYF('x != 2')}`,
+  `SELECT * FROM ${XY} PREWHERE x != 4 ${XYF('x != 2')}`,
+  `SELECT x FROM ${XY} PREWHERE x != 4 WHERE x != 3 ${XYF('x != 2')}`,
+  `SELECT y FROM ${XY} PREWHERE x != 4 WHERE x != 3 ${XYF('x != 2')}`,
+  `SELECT x FROM ${XY} PREWHERE x != 2 WHERE x != 2 ${XYF('x != 2')}`,
+  `SELECT * FROM ${XY} ${XYF('x = 2')}`,
+  `SELECT * FROM ${XY} AS t SETTINGS additional_table_filters = {'t' : 'x % 2 != 0'}`,
+  o(`SELECT * FROM ${NUM} ORDER BY number LIMIT 5 SETTINGS additional_table_filters = {'${NUM}' : 'number != 3'}`),
+  o(`SELECT * FROM ${NUM} ORDER BY number LIMIT 5 SETTINGS additional_table_filters = {'${NUM}' : 'number != 3', '${XY}' : 'x != 2'}`),
+  o(
+    `SELECT * FROM (SELECT number FROM ${NUM} ORDER BY number LIMIT 5 UNION ALL SELECT x FROM ${XY}) ORDER BY number SETTINGS additional_table_filters = {'${NUM}' : 'number != 3', '${XY}' : 'x != 2'}`,
+  ),
+  `SELECT b + 1 AS c FROM (SELECT a + 1 AS b FROM (SELECT x + 1 AS a FROM ${XY})) ${XYF('x != 2 and x != 3')}`,
+  `SELECT dummy FROM ${ONE} SETTINGS additional_table_filters = {'${ONE}' : 'dummy IN (SELECT number FROM numbers(2))'}`,
+);
 from('02887_tuple_element_distributed.sql', `SELECT equals(tupleElement(tuple('a', 10) AS x, 1), 'a') FROM ${N10} WHERE number < 2`);
 from(
   '02971_limit_by_distributed.sql',

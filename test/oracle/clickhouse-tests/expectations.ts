@@ -52,7 +52,6 @@ export const EXPECTED: Record<string, Expected> = {
     kind: 'refused',
     why: 'distributed_group_by_no_merge asks for per-shard answers without the merge; ch-scatter always merges, so it refuses the setting rather than answer differently',
   },
-  '02346_additional_filters_distr#1': { kind: 'refused', why: "a map literal ({'k' : 'v'}) is not parsed: the lexer reads { as a query parameter" },
   '00224_shard_distributed_aggregation_memory_efficient_and_overflows#2': {
     kind: 'refused',
     why: "group_by_overflow_mode = 'any' truncates a shard's groups silently; ch-scatter refuses it by design (docs/operations.md), so a partial merge is never labelled complete",
