@@ -12,7 +12,7 @@ import { CHT_CORPUS } from './clickhouse-tests/corpus.js';
 import { EXPECTED } from './clickhouse-tests/expectations.js';
 import { type ChtStack, startChtStack } from './clickhouse-tests/stack.js';
 import { queryApiRunner } from './harness.js';
-import { CHT_TABLES } from './clickhouse-tests/tables.js';
+import { CHT_TABLES, toChtLocalNames } from './clickhouse-tests/tables.js';
 
 type Outcome = { id: string; kind: 'equal' | 'refused' | 'differs'; problem?: string };
 
@@ -93,6 +93,24 @@ describe('client shapes on the local stack', () => {
       expect(compareAnswers(got, await o.reference(sql), { ordered: /ORDER BY/.test(sql) })).toBeUndefined();
     });
   }
+});
+
+// -0 (a Float just below 0, rounded): ClickHouse's JSON writes the number -0; the JSON API writes it so on both paths.
+describe('-0 in the JSON API, as ClickHouse writes it', () => {
+  const sql =
+    'SELECT round(number / 10 - 0.04) AS r, toFloat32(r) AS f, toNullable(r) AS n, count() AS c FROM cht.numbers10_dist WHERE number = 0 GROUP BY r';
+  for (const path of ['fast', 'general'])
+    it(`the ${path} path`, async () => {
+      const res = await fetch(`${o.stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql, settings: { ch_scatter_path: path } }) });
+      const text = await res.text();
+      expect(res.status, text.slice(0, 300)).toBe(200);
+      const want = await o.single.json(toChtLocalNames(sql));
+      const got = JSON.parse(text) as { data: Record<string, unknown>[] };
+      expect(text).toContain('"r":-0,"f":-0,"n":-0,"c"');
+      for (const k of ['r', 'f', 'n']) {
+        expect(Object.is(got.data[0]![k], want.data[0]![k]), `${k}: ${got.data[0]![k]} vs ${want.data[0]![k]}`).toBe(true);
+      }
+    });
 });
 
 describe('the corpus', () => {
