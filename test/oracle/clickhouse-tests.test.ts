@@ -97,8 +97,7 @@ describe('client shapes on the local stack', () => {
 
 // -0 (a Float just below 0, rounded): ClickHouse's JSON writes the number -0; the JSON API writes it so on both paths.
 describe('-0 in the JSON API, as ClickHouse writes it', () => {
-  const sql =
-    'SELECT round(number / 10 - 0.04) AS r, toFloat32(r) AS f, toNullable(r) AS n, count() AS c FROM cht.numbers10_dist WHERE number = 0 GROUP BY r';
+  const sql = 'SELECT round(number / 10 - 0.04) AS r, toFloat32(r) AS f, toNullable(r) AS n, count() AS c FROM cht.numbers10_dist WHERE number = 0 GROUP BY r';
   for (const path of ['fast', 'general'])
     it(`the ${path} path`, async () => {
       const res = await fetch(`${o.stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql, settings: { ch_scatter_path: path } }) });

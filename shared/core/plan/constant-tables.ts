@@ -33,7 +33,10 @@ export function isConstantTable(t: TableExpr): boolean {
 export function checkConstantTable(t: TableFunction, reader?: SelectQuery): void {
   const name = t.name.toLowerCase();
   if (name === 'values') return; // its rows are its arguments: bounded by the text and the IN-list cap
-  if (name === 'generaterandom') return checkRandomTable(t, reader);
+  if (name === 'generaterandom') {
+    checkRandomTable(t, reader);
+    return;
+  }
   const counts = name.startsWith('numbers') ? (t.args.length === 1 ? t.args[0] : t.args[1]) : t.args[0];
   const arity = name.startsWith('numbers') ? t.args.length === 1 || t.args.length === 2 || t.args.length === 3 : t.args.length === 1;
   if (!arity || !counts || !t.args.every(isCount))
@@ -59,7 +62,7 @@ function isCount(e: Expr): boolean {
  */
 function checkRandomTable(t: TableFunction, reader: SelectQuery | undefined): void {
   const [structure, seed, ...lengths] = t.args;
-  if (!structure || structure.kind !== 'literal' || structure.type !== 'string' || !plainStructure(structure.value))
+  if (structure?.kind !== 'literal' || structure.type !== 'string' || !plainStructure(structure.value))
     throw errorAt('UNSUPPORTED', 'generateRandom() inside a distributed query takes a literal structure of column names and types', structure ?? t);
   if (!seed || (seed.kind === 'literal' && seed.type === 'null'))
     throw errorAt('UNSUPPORTED', 'generateRandom() without a seed draws other rows on every engine and every run: give it a seed (its second argument)', t);
