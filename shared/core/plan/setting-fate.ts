@@ -15,7 +15,7 @@ import { CLICKHOUSE_SETTINGS } from '../clickhouse/known-settings.js';
 import { isFileSetting } from '../clickhouse/file-names.js';
 import { SETTING_SPECS } from './setting-values.js';
 import { SET_OPERATION_MODE_SETTINGS } from './set-op-modes.js';
-import { TABLE_FILTERS_SETTING } from './table-filters.js';
+import { RESULT_FILTER_SETTING, TABLE_FILTERS_SETTING } from './table-filters.js';
 
 export type SettingFate = 'forwarded' | 'planner' | 'interface' | 'result' | 'ignored' | 'refused' | 'fixed' | 'unknown';
 
@@ -31,6 +31,7 @@ export const PLANNER_KNOBS: ReadonlySet<string> = new Set([
   'transfer_overflow_mode',
   ...SET_OPERATION_MODE_SETTINGS,
   TABLE_FILTERS_SETTING,
+  RESULT_FILTER_SETTING,
 ]);
 
 /** ch-scatter's own settings (not ClickHouse's), read by the planner and the runtime. */

@@ -19,7 +19,7 @@ import { fileSettingError } from './file-access.js';
 import { isFileSetting } from '../clickhouse/file-names.js';
 import { settingFate } from './setting-fate.js';
 import { checkSetOperationMode } from './set-op-modes.js';
-import { TABLE_FILTERS_SETTING, tableFiltersOf } from './table-filters.js';
+import { RESULT_FILTER_SETTING, TABLE_FILTERS_SETTING, resultFilterOf, tableFiltersOf } from './table-filters.js';
 
 /** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
 export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set(SETTING_SPECS.keys());
@@ -39,7 +39,6 @@ const INITIATOR_ONLY_NAMES = new Set([
   'limit',
   'offset',
   'page',
-  'additional_result_filter',
   'extremes',
   'output_format_json_quote_64bit_integers',
 ]);
@@ -173,6 +172,9 @@ export function resolveSettings(
       case 'enable_positional_arguments':
         // Settled before planning (positional.ts): engines get resolved columns and pinned constants.
         boolSetting(name, value, node);
+        continue;
+      case RESULT_FILTER_SETTING:
+        resultFilterOf(node ?? value);
         continue;
       case TABLE_FILTERS_SETTING:
         // Applied before planning (table-filters.ts): each filter reaches the shards inside the query.

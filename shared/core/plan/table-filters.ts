@@ -15,6 +15,8 @@ import { errorAt } from './position.js';
 import { lookupTable, refName } from './tables.js';
 
 export const TABLE_FILTERS_SETTING = 'additional_table_filters';
+/** additional_result_filter = 'filter': ClickHouse filters the query's result rows by their column names. */
+export const RESULT_FILTER_SETTING = 'additional_result_filter';
 
 /** The map a setting value spells (a `{...}` literal in SETTINGS, or its text from the request), as key -> filter text. */
 export function tableFiltersOf(value: Expr | SettingValue): Map<string, string> {
@@ -101,4 +103,42 @@ function captures(q: SelectQuery, filter: Expr): boolean {
     return !hit;
   });
   return hit;
+}
+
+/** The result filter's expression, from a setting value (the text); a filter that does not parse is a syntax error. */
+export function resultFilterOf(value: Expr | SettingValue): Expr | undefined {
+  const text = typeof value === 'object' ? (value.kind === 'literal' && value.type === 'string' ? value.value : undefined) : String(value);
+  if (text === undefined) throw errorAt('BAD_REQUEST', `setting ${RESULT_FILTER_SETTING} takes a string: the filter`, value as Expr);
+  if (text.trim() === '') return undefined;
+  try {
+    return parseExpression(text);
+  } catch (e) {
+    throw errorAt('SYNTAX_ERROR', `${RESULT_FILTER_SETTING}: ${(e as Error).message}`, typeof value === 'object' ? value : undefined);
+  }
+}
+
+/**
+ * The statement with additional_result_filter applied where ClickHouse applies it, to the rows of its
+ * result: `SELECT * FROM (statement) WHERE filter`, the filter reading the result's column names
+ * (the session's fold takes it into the statement where that keeps its meaning).
+ */
+export function withResultFilter(stmt: SelectStatement, request: Record<string, SettingValue> | undefined): SelectStatement {
+  const item = stmt.settings?.find((s) => s.name === RESULT_FILTER_SETTING);
+  const asked = item ? item.value : request?.[RESULT_FILTER_SETTING];
+  const filter = asked === undefined ? undefined : resultFilterOf(asked);
+  if (!filter) return stmt;
+  const inner: SelectStatement = { ...stmt };
+  delete inner.settings;
+  delete inner.format;
+  const out: SelectQuery = {
+    kind: 'select',
+    distinct: false,
+    withTotals: false,
+    columns: [{ kind: 'asterisk' }],
+    from: { table: { kind: 'subqueryTable', query: inner }, joins: [] },
+    where: filter,
+  };
+  if (stmt.settings) out.settings = stmt.settings;
+  if (stmt.format !== undefined) out.format = stmt.format;
+  return out;
 }

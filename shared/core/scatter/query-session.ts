@@ -11,7 +11,7 @@ import { distinctOnAsLimitBy } from '../plan/distinct-on.js';
 import { propagateWith } from '../plan/global-with.js';
 import { settlePositions } from '../plan/positional.js';
 import { settleSetOperators } from '../plan/set-op-modes.js';
-import { withTableFilters } from '../plan/table-filters.js';
+import { withResultFilter, withTableFilters } from '../plan/table-filters.js';
 import { requestedTopCount } from '../plan/tput/method.js';
 import type { PlanOptions, SubqueryRunner } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
@@ -100,13 +100,14 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   // Rewritten once, for every path, interface and engine: DISTINCT ON as LIMIT 1 BY, positions and
   // bare set operators' modes settled, subqueries numbered as ClickHouse numbers the query as written,
   // WITH names carried into the subqueries that see them, additional_table_filters applied to the
-  // tables they name; then the projection-and-filter subqueries in FROM folded.
-  const settled = written && settleSetOperators(settlePositions(distinctOnAsLimitBy(written), request.settings), request.settings);
+  // tables they name and additional_result_filter to the result; then the projection-and-filter
+  // subqueries in FROM folded.
+  let settled = written && settleSetOperators(settlePositions(distinctOnAsLimitBy(written), request.settings), request.settings);
   if (settled) {
     numberSubqueries(settled);
     propagateWith(settled);
     // After the numbering: the subqueries the filters add are not the client's (ClickHouse numbers what was written).
-    withTableFilters(settled, request.settings, deps.topo);
+    settled = withResultFilter(withTableFilters(settled, request.settings, deps.topo), request.settings);
   }
   const folded = settled ? foldSubqueries(settled, deps.topo) : undefined;
   const statement = folded?.statement;

@@ -369,6 +369,18 @@ from(
   ),
   `SELECT b + 1 AS c FROM (SELECT a + 1 AS b FROM (SELECT x + 1 AS a FROM ${XY})) ${XYF('x != 2 and x != 3')}`,
   `SELECT dummy FROM ${ONE} SETTINGS additional_table_filters = {'${ONE}' : 'dummy IN (SELECT number FROM numbers(2))'}`,
+  // additional_result_filter (an unordered LIMIT ordered; `c in (select 4)` over the test's 4 rows as 8 over these 8).
+  `SELECT * FROM ${XY} SETTINGS additional_result_filter = 'x != 2'`,
+  `SELECT *, x != 2 FROM ${XY} SETTINGS additional_result_filter = 'x != 2'`,
+  `SELECT * FROM ${XY} WHERE x != 1 SETTINGS additional_result_filter = 'x != 2'`,
+  `SELECT * FROM ${XY} WHERE x != 1 SETTINGS additional_result_filter = 'x != 2 and x != 3'`,
+  `SELECT * FROM ${XY} PREWHERE x != 3 WHERE x != 1 SETTINGS additional_result_filter = 'x != 2'`,
+  o(`SELECT * FROM ${XY} ORDER BY x LIMIT 3 SETTINGS additional_result_filter = 'x != 2'`),
+  `SELECT x + 1 FROM ${XY} SETTINGS additional_result_filter = '\`plus(x, 1)\` != 2'`,
+  o(`SELECT * FROM (SELECT x + 1 AS a, y FROM ${XY} UNION ALL SELECT x AS a, y FROM ${XY}) ORDER BY a, y SETTINGS additional_result_filter = 'a = 3'`),
+  o(`SELECT * FROM (SELECT x + 1 AS a, y FROM ${XY} UNION ALL SELECT x AS a, y FROM ${XY}) ORDER BY a, y SETTINGS additional_result_filter = 'a != 3'`),
+  o(`SELECT * FROM ${XY} ORDER BY x SETTINGS additional_result_filter = 'x in (select number from numbers(3))'`),
+  `SELECT count() AS c FROM ${XY} SETTINGS additional_result_filter = 'c in (select 8)'`,
 );
 from('02887_tuple_element_distributed.sql', `SELECT equals(tupleElement(tuple('a', 10) AS x, 1), 'a') FROM ${N10} WHERE number < 2`);
 from(

@@ -38,7 +38,6 @@ describe('resolveSettings', () => {
       ['enable_http_compression', 1],
       ['limit', 5],
       ['offset', 2],
-      ['additional_result_filter', 'x'],
       ['extremes', 1],
     ] as const) {
       const e = refused(() => resolveSettings({ [name]: v, join_use_nulls: 1 }, undefined, defaults, {}));
@@ -48,6 +47,23 @@ describe('resolveSettings', () => {
     }
     const e = refused(() => resolveSettings({}, [item('output_format_json_quote_64bit_integers', '0')], defaults, {}));
     expect(e.position).toEqual({ line: 1, column: 40 });
+  });
+
+  it('reads the filters and set-operation modes the session applies before planning, and checks them', () => {
+    const s = resolveSettings(
+      { additional_result_filter: 'x != 2', union_default_mode: 'ALL', additional_table_filters: "{'t': 'x > 1'}" },
+      undefined,
+      defaults,
+      {},
+    );
+    expect(s.forward).toEqual({});
+    for (const bad of [
+      { additional_result_filter: 'x !=' },
+      { additional_table_filters: "{'t': 1}" },
+      { union_default_mode: 'all' },
+      { except_default_mode: 'x' },
+    ])
+      expect(() => resolveSettings(bad, undefined, defaults, {}), JSON.stringify(bad)).toThrow();
   });
 
   it('checks forwarded values for type and range, naming the setting, and normalizes them', () => {
