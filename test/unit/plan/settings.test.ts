@@ -62,7 +62,7 @@ describe('resolveSettings', () => {
       { additional_table_filters: "{'t': 1}" },
       { union_default_mode: 'all' },
       { except_default_mode: 'x' },
-    ])
+    ] as Record<string, string>[])
       expect(() => resolveSettings(bad, undefined, defaults, {}), JSON.stringify(bad)).toThrow();
   });
 
