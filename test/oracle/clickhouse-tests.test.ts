@@ -125,6 +125,22 @@ describe('additional_result_filter with an IN subquery, as the .reference answer
   });
 });
 
+// A filter is SQL of the query: what the query may not reach, it may not reach either.
+describe('a table or result filter passes the reach check like the query', () => {
+  for (const [sql, code] of [
+    ["SELECT * FROM cht.xy_dist AS t SETTINGS additional_table_filters = {'t': 'x IN (SELECT toUInt32(number) FROM system.numbers LIMIT 3)'}", 'UNKNOWN_TABLE'],
+    ["SELECT * FROM cht.xy_dist AS t SETTINGS additional_table_filters = {'t': 'file(''/etc/passwd'') != '''''}", 'UNSUPPORTED'],
+    ["SELECT * FROM cht.xy_dist SETTINGS additional_result_filter = 'x IN (SELECT 1 FROM url(''http://127.0.0.1:1/''))'", 'UNSUPPORTED'],
+  ] as const)
+    it(sql, async () => {
+      const res = await fetch(`${o.stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql }) });
+      const body = (await res.json()) as { error?: { code: string; position?: unknown } };
+      expect(res.status).toBe(400);
+      expect(body.error?.code).toBe(code);
+      expect(body.error?.position).toBeDefined();
+    });
+});
+
 describe('the corpus', () => {
   it('has unique ids, names a source test for each query, and lists only queries it holds', () => {
     expect(new Set(CHT_CORPUS.map((c) => c.id)).size).toBe(CHT_CORPUS.length);
