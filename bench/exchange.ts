@@ -8,7 +8,10 @@
 // The shard functions behind the local Invoke endpoint with the stack's s3rver as the bucket
 // (startLocalShards), the coordinator's runQuery in this process. Alternating order, medians.
 // Also the codec on one shard's real stage-one answer: its bytes raw, as base64, as zstd level 1,
-// and the time to compress and decompress it.
+// and the time to compress and decompress it. And each query's peak memory per function, in fresh
+// processes of their own: the coordinator (_coordinator-child.ts) and every shard function (the
+// stack's host processes), after one small warm-up query through the exchange (modules, codec
+// loaded), each process's peak resident set during the one measured query (VmHWM, _peak-memory.ts).
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { parseTopology } from '../shared/core/config/load.js';
@@ -20,6 +23,8 @@ import { runQuery, type PlanFn, type QueryResponse } from '../shared/core/scatte
 import { zstdCodec } from '../shared/adapters/aws/zstd-codec.js';
 import { startLocalShards } from '../local/stack.js';
 import { chHttp, startCluster } from './_ch-cluster.js';
+import { startChild } from './_fork.js';
+import { peakMb, resetPeak } from './_peak-memory.js';
 import { quantile, r2, table, timeInOrders } from './_stats.js';
 import { normalize } from './_compare.js';
 
@@ -49,6 +54,7 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
   const cluster = await startCluster(SHARDS, PORT_BASE, 'scatter');
   const json: Record<string, unknown> = {};
   const out: (string | number)[][] = [];
+  let memoryTable = '';
   let shards: Awaited<ReturnType<typeof startLocalShards>> | undefined;
   try {
     await Promise.all(
@@ -62,13 +68,13 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     );
     const head = cluster.urls[0]!;
     await chHttp(head, 'CREATE TABLE default.xev_dist AS default.xev ENGINE = Distributed(scatter, default, xev, id)');
-    const config = (query: Record<string, unknown>): Topology =>
-      parseTopology({
-        cluster: 'scatter',
-        shards: cluster.urls.map((url) => ({ weight: 1, replicas: [{ url }] })),
-        tables: { [T]: { local: 'default.xev', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } } },
-        query: { timeoutMs: 60_000, maxRowsToTransfer: 0, maxFinalStageBytes: 0, ...query },
-      });
+    const rawConfig = (query: Record<string, unknown>) => ({
+      cluster: 'scatter',
+      shards: cluster.urls.map((url) => ({ weight: 1, replicas: [{ url }] })),
+      tables: { [T]: { local: 'default.xev', shardingKey: { column: 'id', type: 'UInt64', function: 'identity' } } },
+      query: { timeoutMs: 60_000, maxRowsToTransfer: 0, maxFinalStageBytes: 0, ...query },
+    });
+    const config = (query: Record<string, unknown>): Topology => parseTopology(rawConfig(query));
     const topo = config({});
     const alwaysExchange = config({ exchangeInlineBytes: 0 });
     shards = await startLocalShards(topo);
@@ -145,6 +151,24 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
     }
     json.codec = await codecOnStageOne(cluster.urls[1]!, reps);
     json.rows = rows;
+    await shards.stop();
+    shards = undefined;
+    const memory: (string | number)[][] = [];
+    for (const name of Object.keys(QUERIES)) {
+      const m = await peakMemoryOf(QUERIES[name]!.sql, rawConfig({}));
+      (json[name] as Record<string, unknown>).memory = m;
+      memory.push([
+        name,
+        m.answer_bytes,
+        `${m.coordinator.peak_mb} (${m.coordinator.before_mb})`,
+        `${m.final_stage.peak_mb} (${m.final_stage.before_mb})`,
+        `${m.stage_one_max.peak_mb} (${m.stage_one_max.before_mb})`,
+      ]);
+    }
+    memoryTable = table(
+      ['query', 'final input bytes', 'coordinator peak MB (before)', 'final-stage function peak MB (before)', 'largest other shard function peak MB (before)'],
+      memory,
+    );
   } finally {
     await shards?.stop();
     await cluster.stop();
@@ -172,7 +196,8 @@ export async function run(opts: { quick: boolean }): Promise<{ table: string; js
       ) +
       `\n(${rows.toLocaleString('en-US')} rows over 3 shards; medians of ${reps} alternating runs)\n\n` +
       `one shard's stage-one answer of group_1m: ${c.raw_bytes} bytes, ${c.base64_bytes} as base64, ${c.zstd_bytes} as zstd level 1 ` +
-      `(${c.ratio}x smaller); compress ${c.compress_ms} ms, decompress ${c.decompress_ms} ms (medians of ${reps})\n`,
+      `(${c.ratio}x smaller); compress ${c.compress_ms} ms, decompress ${c.decompress_ms} ms (medians of ${reps})\n\n` +
+      `peak memory per function, each query once in fresh processes after a warm-up (VmHWM; resident MB before the query in parentheses):\n${memoryTable}\n`,
     json,
   };
 }
@@ -203,4 +228,59 @@ async function codecOnStageOne(url: string, reps: number): Promise<Record<string
     compress_ms: r2(quantile(comp, 0.5)),
     decompress_ms: r2(quantile(dec, 0.5)),
   };
+}
+
+interface ProcessMemory {
+  peak_mb: number;
+  before_mb: number;
+}
+
+/**
+ * One run of `sql` with every function in a fresh process of its own: the coordinator
+ * (_coordinator-child.ts) and each shard function (the stack's host processes, not in-process),
+ * warmed by a small query through the exchange, then each process's peak resident set during `sql`.
+ */
+async function peakMemoryOf(
+  sql: string,
+  config: Record<string, unknown>,
+): Promise<{ answer_bytes: number; coordinator: ProcessMemory; final_stage: ProcessMemory & { shard: number }; stage_one_max: ProcessMemory }> {
+  const shards = await startLocalShards(parseTopology(config), { inProcessHttp: false });
+  const n = (config.shards as unknown[]).length;
+  const coordinator = await startChild<{ pid: number }>('_coordinator-child', { shards: n, invokeUrl: shards.invokeUrl, exchange: shards.exchange?.env });
+  let next = 1;
+  const ask = (q: string, topo: Record<string, unknown>) =>
+    new Promise<QueryResponse>((resolve, reject) => {
+      const id = next++;
+      const on = (m: { id: number; status?: number; body?: unknown; error?: string }) => {
+        if (m.id !== id) return;
+        coordinator.proc.off('message', on);
+        if (m.error !== undefined || m.status !== 200) reject(new Error(`coordinator: ${m.error ?? `${m.status} ${JSON.stringify(m.body).slice(0, 300)}`}`));
+        else resolve(m.body as QueryResponse);
+      };
+      coordinator.proc.on('message', on);
+      coordinator.proc.send({ id, sql: q, topo });
+    });
+  try {
+    // Loads what the measured query runs (planner, invoker, S3 adapter, codec, the final stage's path).
+    await ask(`SELECT k, count() AS c FROM ${T} WHERE id < 30000 GROUP BY k ORDER BY c DESC, k LIMIT 1`, {
+      ...config,
+      query: { ...(config.query as object), exchangeInlineBytes: 0 },
+    });
+    const pids = shards.hostPids().map((r) => r[0]!);
+    const before = { coordinator: resetPeak(coordinator.info.pid), hosts: pids.map(resetPeak) };
+    const r = await ask(sql, config);
+    const peaks = { coordinator: peakMb(coordinator.info.pid), hosts: pids.map(peakMb) };
+    const fin = r.statistics.finalStage!;
+    const others = pids.map((_, i) => i).filter((i) => i !== fin.shard);
+    const worst = others.reduce((a, b) => (peaks.hosts[b]! > peaks.hosts[a]! ? b : a), others[0]!);
+    return {
+      answer_bytes: fin.inputBytes,
+      coordinator: { peak_mb: peaks.coordinator, before_mb: before.coordinator },
+      final_stage: { shard: fin.shard, peak_mb: peaks.hosts[fin.shard]!, before_mb: before.hosts[fin.shard]! },
+      stage_one_max: { peak_mb: peaks.hosts[worst]!, before_mb: before.hosts[worst]! },
+    };
+  } finally {
+    await coordinator.stop();
+    await shards.stop();
+  }
 }

@@ -116,6 +116,7 @@ export class ChScatterStack extends Stack {
       timeoutS: this.sizing.coordinatorTimeoutS,
       logRetentionDays: options.logRetentionDays,
       play: options.play,
+      exchange: this.exchange,
     });
     const coordinatorFn = this.coordinator.function.fn;
 
@@ -146,6 +147,7 @@ export class ChScatterStack extends Stack {
           shards: this.shards,
           auth: options.streaming.auth,
           timeoutS: options.streaming.timeoutS,
+          exchange: this.exchange,
           ...(options.streaming.auth === 'users' && usersSecretArn ? { usersSecretArn } : {}),
           memoryMb: this.sizing.coordinatorMemoryMb,
           logRetentionDays: options.logRetentionDays,

@@ -89,6 +89,8 @@ export interface LocalShards {
   announce(url: string): void;
   /** The exchange bucket's server, when started. */
   exchange?: LocalExchange;
+  /** The process serving each shard function, by shard and replica (this one for an in-process host). */
+  hostPids(): number[][];
   stop(): Promise<void>;
 }
 
@@ -112,6 +114,8 @@ export interface LocalShardsOptions {
    * chooses, env CH_SCATTER_INVOKER, else the lean signed HTTP one), so the stack runs what AWS runs.
    */
   invoker?: QueryInvokerKind;
+  /** Serve HTTP replicas in this process (default true); false gives every shard function a process of its own. */
+  inProcessHttp?: boolean;
 }
 
 /** `topo` with every embedded replica path absolute: resolved against baseDir, or refused (ConfigError). */
@@ -150,7 +154,10 @@ export async function startLocalShards(topoIn: Topology, opts: LocalShardsOption
     cleanups.push(async () => claim.release());
     const exchange = opts.exchange === false ? undefined : await startLocalExchange();
     if (exchange) cleanups.push(() => exchange.stop());
-    const hosts = await startShardHosts(topo, exchange ? { exchange: exchange.env } : {});
+    const hosts = await startShardHosts(topo, {
+      ...(exchange ? { exchange: exchange.env } : {}),
+      ...(opts.inProcessHttp !== undefined ? { inProcessHttp: opts.inProcessHttp } : {}),
+    });
     cleanups.push(() => hosts.stop());
     // A copy the endpoint reads per request, so register() can add functions after it starts.
     const functions: Record<string, LocalFunction> = { ...(opts.wrapFunctions ? opts.wrapFunctions({ ...hosts.functions }) : hosts.functions) };
@@ -166,7 +173,8 @@ export async function startLocalShards(topoIn: Topology, opts: LocalShardsOption
       if (Object.hasOwn(functions, name)) throw new Error(`function ${name} is already served`);
       functions[name] = fn;
     };
-    return { invoker, invokerKind, invokeUrl: invoke.url, register, announce: claim.announce, ...(exchange ? { exchange } : {}), stop };
+    const hostPids = () => hosts.hosts.map((replicas) => replicas.map((h) => h.pid));
+    return { invoker, invokerKind, invokeUrl: invoke.url, register, announce: claim.announce, ...(exchange ? { exchange } : {}), hostPids, stop };
   } catch (e) {
     await stop();
     throw e;
@@ -190,17 +198,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     cleanups.push(() => shards.stop());
     const invoke = { url: shards.invokeUrl };
 
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      CH_SCATTER_TOPOLOGY: JSON.stringify(topo),
-      CH_SCATTER_LAMBDA_ENDPOINT: invoke.url,
-      // The aggregation tree invokes the coordinator itself through the Invoke endpoint (below).
-      CH_SCATTER_SELF_FUNCTION: LOCAL_COORDINATOR_FUNCTION,
-      CH_SCATTER_INVOKER: shards.invokerKind,
-      [PLAY_PAGE_ENV]: PLAY_PAGE_FILE,
-      ...(opts.usersFile ? { CH_SCATTER_USERS_FILE: path.resolve(opts.usersFile) } : {}),
-    };
-    delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
+    const env = coordinatorEnv(topo, shards, opts.usersFile);
     const tools = createTools({ logLevel: opts.logLevel ?? envLogLevel(process.env.CH_SCATTER_LOG_LEVEL) ?? 'WARN' });
     // The coordinator's deps, once loaded: /admin/insert tells its statistics what it wrote (as the router's other callers do).
     let coordinator: CoordinatorDeps | undefined;
@@ -270,12 +268,31 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   }
 }
 
+/** The coordinator's environment on the local stack: the topology, the shards' Invoke endpoint, the exchange. */
+export function coordinatorEnv(topo: Topology, shards: Pick<LocalShards, 'invokeUrl' | 'invokerKind' | 'exchange'>, usersFile?: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CH_SCATTER_TOPOLOGY: JSON.stringify(topo),
+    CH_SCATTER_LAMBDA_ENDPOINT: shards.invokeUrl,
+    // The aggregation tree invokes the coordinator itself through the Invoke endpoint (below).
+    CH_SCATTER_SELF_FUNCTION: LOCAL_COORDINATOR_FUNCTION,
+    CH_SCATTER_INVOKER: shards.invokerKind,
+    [PLAY_PAGE_ENV]: PLAY_PAGE_FILE,
+    ...(usersFile ? { CH_SCATTER_USERS_FILE: path.resolve(usersFile) } : {}),
+    // The coordinator deletes a query's exchange objects itself, as in AWS.
+    ...(shards.exchange ? { CH_SCATTER_EXCHANGE: JSON.stringify(shards.exchange.env) } : {}),
+  };
+  delete env.CH_SCATTER_SHARD_FUNCTIONS; // local names are ch-scatter-shard-<i>
+  return env;
+}
+
 /**
  * The streaming front door: the same coordinator code with deps of its own (a second function in
  * AWS), reading the shards through the shard functions' streaming hop as in AWS. The shards'
- * progress is polled from their `url` replicas (replica-progress.ts).
+ * progress is polled from their `url` replicas (replica-progress.ts). Exported for a door in a
+ * process of its own (the benches measure its memory alone).
  */
-async function startStreamingDoor(env: NodeJS.ProcessEnv, tools: ReturnType<typeof createTools>, topo: Topology, port: number, lambdaTimeoutMs: number) {
+export async function startStreamingDoor(env: NodeJS.ProcessEnv, tools: ReturnType<typeof createTools>, topo: Topology, port: number, lambdaTimeoutMs: number) {
   let ready: ReturnType<typeof loadDefaultDeps> | undefined;
   const progress = replicaProgress((shard) => topo.shards[shard]?.replicas ?? []);
   return startStreamServer({

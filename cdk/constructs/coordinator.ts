@@ -15,6 +15,7 @@ import { ENTRY, PLAY_PAGE_BUNDLED, PLAY_PAGE_SOURCE } from '../bundling.js';
 import { PLAY_PAGE_ENV } from '../../functions/coordinator/play-page.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
 import type { ShardFunction } from './shard-function.js';
+import type { ExchangeBucket } from './exchange-bucket.js';
 
 export const COORDINATOR_SERVICE_NAME = 'ch-scatter-coordinator';
 /** Lambda rejects a function whose environment (keys + values) exceeds 4 KB. */
@@ -30,6 +31,8 @@ export interface CoordinatorProps extends Pick<ScatterFunctionProps, 'memoryMb' 
   entry?: string;
   /** Ship the web console's page and answer GET /play with it (the route itself is the API's). */
   play?: boolean;
+  /** The exchange bucket, whose query objects the coordinator deletes when a query ends. */
+  exchange?: ExchangeBucket;
 }
 
 /** The topology as the coordinator sees it: validated, defaults filled, no secret names. */
@@ -64,6 +67,8 @@ export function coordinatorEnvironmentProblem(topology: Topology, shardCount: nu
     'CH_SCATTER_SHARD_FUNCTIONS'.length +
     'CH_SCATTER_CURSOR_SECRET_ARN'.length +
     160 + // the cursor key secret's ARN
+    'CH_SCATTER_EXCHANGE'.length +
+    128 + // the exchange's bucket (at most 63 characters) and region as JSON
     namesBudget +
     (treeApplies(topology, shardCount) ? 'CH_SCATTER_SELF_FUNCTION'.length + MAX_FUNCTION_NAME : 0) +
     (play ? PLAY_PAGE_ENV.length + PLAY_PAGE_BUNDLED.length : 0);
@@ -115,6 +120,7 @@ export class Coordinator extends Construct {
       ...(selfName ? { CH_SCATTER_SELF_FUNCTION: selfName } : {}),
       ...(props.play ? { [PLAY_PAGE_ENV]: PLAY_PAGE_BUNDLED } : {}),
       CH_SCATTER_CURSOR_SECRET_ARN: cursorKey.secretArn,
+      ...(props.exchange ? { CH_SCATTER_EXCHANGE: props.exchange.environment(this) } : {}),
     };
     this.function = new ScatterFunction(this, 'Lambda', {
       ...(selfName ? { functionName: selfName } : {}),
@@ -128,6 +134,7 @@ export class Coordinator extends Construct {
       environment: this.environment,
     });
     cursorKey.grantRead(this.function.role);
+    props.exchange?.grantCleanup(this, this.function.role);
     if (selfName) {
       this.function.role.addToPolicy(
         new iam.PolicyStatement({

@@ -11,7 +11,6 @@ import type { ShardEnv } from '../../functions/shard/env.js';
 import { ENTRY } from '../bundling.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
 import type { ExchangeBucket } from './exchange-bucket.js';
-import type { ExchangeEnv } from '../../functions/shard/exchange-env.js';
 
 export interface ShardFunctionProps extends Pick<ScatterFunctionProps, 'memoryMb' | 'timeoutS' | 'logRetentionDays' | 'vpc'> {
   index: number;
@@ -116,10 +115,7 @@ export class ShardFunction extends Construct {
         ...(props.writableTables?.length ? { CH_SCATTER_WRITABLE_TABLES: props.writableTables.join(',') } : {}),
         ...(props.exchange
           ? {
-              CH_SCATTER_EXCHANGE: Stack.of(this).toJsonString({
-                bucket: props.exchange.bucket.bucket.bucketName,
-                region: Stack.of(this).region,
-              } satisfies ExchangeEnv),
+              CH_SCATTER_EXCHANGE: props.exchange.bucket.environment(this),
               CH_SCATTER_MAX_EXCHANGE_BYTES: String(props.exchange.maxBytes),
             }
           : {}),

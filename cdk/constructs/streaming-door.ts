@@ -13,6 +13,7 @@ import { PLAY_PAGE_ENV } from '../../functions/coordinator/play-page.js';
 import type { Coordinator } from './coordinator.js';
 import { ScatterFunction, type ScatterFunctionProps } from './scatter-function.js';
 import type { ShardFunction } from './shard-function.js';
+import type { ExchangeBucket } from './exchange-bucket.js';
 
 export interface StreamingDoorProps extends Pick<ScatterFunctionProps, 'memoryMb' | 'logRetentionDays' | 'vpc'> {
   coordinator: Coordinator;
@@ -20,6 +21,8 @@ export interface StreamingDoorProps extends Pick<ScatterFunctionProps, 'memoryMb
   auth: 'iam' | 'users';
   timeoutS: number;
   usersSecretArn?: string;
+  /** The exchange bucket: the door deletes its general-path queries' objects as the coordinator does. */
+  exchange?: ExchangeBucket;
 }
 
 /** The coordinator's environment without what only its other routes use (the tree's self-invoke, the web console). */
@@ -44,6 +47,7 @@ export class StreamingDoor extends Construct {
       environment: { ...doorEnvironment(props.coordinator.environment), ...(props.usersSecretArn ? { [USERS_SECRET_ENV]: props.usersSecretArn } : {}) },
     });
     props.coordinator.cursorKey.grantRead(this.function.role);
+    props.exchange?.grantCleanup(this, this.function.role);
     if (props.usersSecretArn) secretsmanager.Secret.fromSecretCompleteArn(this, 'Users', props.usersSecretArn).grantRead(this.function.role);
     if (props.shards.length > 0)
       this.function.role.addToPolicy(

@@ -36,6 +36,7 @@ export function catalogEngine(topo: Topology, invoker: ShardInvoker): RawQuery {
           ...(opts.settings ? { settings: opts.settings } : {}),
           ...(opts.queryId ? { queryId: opts.queryId } : {}),
           ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+          ...(opts.external ? { external: opts.external } : {}),
         });
       } catch (e) {
         if (!(e instanceof ClickHouseError) || e.kind !== 'connection') throw e;
@@ -104,6 +105,7 @@ export async function onClickHouseHttp(event: HttpEvent, deps: ClickHouseRouteDe
           planQuery: run.planQuery,
           planTwoStage: run.planTwoStage,
           ...(run.statistics ? { statistics: run.statistics } : {}),
+          ...(run.exchange ? { exchange: run.exchange } : {}),
           ...(run.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: run.lambdaRemainingMs } : {}),
           ...(run.onShard ? { onShard: run.onShard } : {}),
         })

@@ -36,6 +36,8 @@ import { playPageFromEnv, type PlayPage } from './play-page.js';
 import { catalogEngine, routerInsert, type ClickHouseRouteDeps } from './clickhouse-route.js';
 import { createRunningQueries } from '../../shared/core/clickhouse-http/running-queries.js';
 import { usersFromEnv } from './users-env.js';
+import type { ExchangeCleaner } from '../../shared/core/shard/exchange.js';
+import { parseExchangeEnv } from '../shard/exchange-env.js';
 
 export interface CoordinatorDeps {
   topo: Topology;
@@ -61,6 +63,8 @@ export interface CoordinatorDeps {
   playPage?: () => PlayPage;
   /** ClickHouse's HTTP interface (`/`, `/ping`): one shard's engine for catalog answers, the router for INSERT, the users list. */
   clickhouse?: Omit<ClickHouseRouteDeps, 'topo'>;
+  /** Deletes a query's exchange objects when it ends (CH_SCATTER_EXCHANGE; the coordinator may only delete there). */
+  exchange?: ExchangeCleaner;
 }
 
 /**
@@ -225,7 +229,9 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
   const tree = await treeDeps(topo, env, client);
   const playPage = playPageFromEnv(env);
   const statistics = createStatisticsCache();
+  const exchange = await exchangeCleanerFromEnv(env);
   return {
+    ...(exchange ? { exchange } : {}),
     ...(tree ? { tree } : {}),
     ...(playPage ? { playPage } : {}),
     topo,
@@ -244,6 +250,14 @@ export async function loadDefaultDeps(env: NodeJS.ProcessEnv, tracer?: Tracer): 
       ...usersFromEnv(env),
     },
   };
+}
+
+/** The exchange's cleaner, when this deployment has the bucket (the S3 adapter loads only then). */
+export async function exchangeCleanerFromEnv(env: NodeJS.ProcessEnv): Promise<ExchangeCleaner | undefined> {
+  const config = parseExchangeEnv(env.CH_SCATTER_EXCHANGE);
+  if (!config) return undefined;
+  const { createS3ExchangeCleaner } = await import('../../shared/adapters/aws/s3-exchange.js');
+  return createS3ExchangeCleaner(config);
 }
 
 /**

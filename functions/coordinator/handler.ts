@@ -54,6 +54,7 @@ export function createCoordinatorHandler(load: () => Promise<CoordinatorDeps>, t
       ...(coordinatorDeps.tableColumns ? { tableColumns: coordinatorDeps.tableColumns } : {}),
       ...(coordinatorDeps.cursorKey ? { cursorKey: coordinatorDeps.cursorKey } : {}),
       ...(coordinatorDeps.statistics ? { statistics: coordinatorDeps.statistics } : {}),
+      ...(coordinatorDeps.exchange ? { exchange: coordinatorDeps.exchange } : {}),
       queryId,
       lambdaRemainingMs: typeof remaining === 'number' && Number.isFinite(remaining) ? remaining : undefined,
       onShard: (outcome) => {

@@ -1,10 +1,17 @@
 // The streaming front door: ClickHouse's HTTP interface with answers written as they are produced
-// (shared/core/clickhouse-http/stream-answer.ts), served by a Lambda Function URL in RESPONSE_STREAM
+// (shared/core/clickhouse-http/stream-answer.ts), and the JSON API's POST /query with row answers
+// streamed (stream-json-query.ts), served by a Lambda Function URL in RESPONSE_STREAM
 // mode in AWS and by local/stream-server.ts on one machine. Credentials are checked here, as the
 // authorizer checks them behind API Gateway (the users list), unless the URL's AWS_IAM auth did.
 // The one deadline is the request's max_execution_time (else the configured one) inside the
 // function's remaining time: no API Gateway 30 s cap on this door.
+import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
+import { jsonRouteUser } from '../../shared/core/clickhouse-http/auth.js';
+import { streamJsonQuery } from '../../shared/core/clickhouse-http/stream-json-query.js';
+import { toClientError } from '../../shared/core/errors.js';
+import { runQuery } from '../../shared/core/scatter/run-query.js';
+import type { RunDeps } from '../../shared/core/scatter/query-types.js';
 import { streamClickHouseHttp, type ResponseSink } from '../../shared/core/clickhouse-http/stream-answer.js';
 import { streamSelect } from '../../shared/core/clickhouse-http/stream-select.js';
 import { generalSelect } from '../../shared/core/clickhouse-http/distributed.js';
@@ -34,6 +41,7 @@ export async function serveStreaming(
   sink: ResponseSink,
   r: FrontDoorRequest,
 ): Promise<void> {
+  if (input.method === 'POST' && input.path.replace(/\/+$/, '') === '/query') return serveJsonQuery(deps, progress, input, sink, r);
   const ch = deps.clickhouse;
   const remaining = r.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: r.lambdaRemainingMs } : {};
   const select = deps.planTwoStage
@@ -42,6 +50,7 @@ export async function serveStreaming(
         invoker: deps.invoker,
         hedgeState: deps.hedgeState,
         ...(deps.topCountMemory ? { topCountMemory: deps.topCountMemory } : {}),
+        ...(deps.exchange ? { exchange: deps.exchange } : {}),
         planQuery: deps.planQuery,
         planTwoStage: deps.planTwoStage,
         behindApiGateway: false,
@@ -61,6 +70,56 @@ export async function serveStreaming(
       stream: streamSelect({ topo: deps.topo, invoker: deps.invoker, hedgeState: deps.hedgeState, ...(progress ? { progress } : {}), ...remaining }),
     },
     sink,
+  );
+}
+
+/**
+ * The JSON API's POST /query on this door: rows streamed where the query only reads rows, the HTTP
+ * API's whole answer otherwise. Credentials as the HTTP API asks them when users are configured.
+ */
+async function serveJsonQuery(
+  deps: CoordinatorDeps,
+  progress: ProgressProbe | undefined,
+  input: HttpInput,
+  sink: ResponseSink,
+  r: FrontDoorRequest,
+): Promise<void> {
+  const asked = input.headers['x-query-id'];
+  const queryId = asked && /^[A-Za-z0-9._:-]{1,128}$/.test(asked) ? asked : r.requestId || randomUUID();
+  const userCheck = deps.clickhouse?.userCheck;
+  if (!r.iamUser && userCheck) {
+    try {
+      await jsonRouteUser(userCheck, input.headers, input.query);
+    } catch (e) {
+      const err = toClientError(e);
+      sink.begin(err.status, { 'content-type': 'application/json; charset=utf-8', 'www-authenticate': 'Basic realm="ch-scatter"', 'x-query-id': queryId });
+      await sink.write(new TextEncoder().encode(JSON.stringify(err.toBody())));
+      return sink.end();
+    }
+  }
+  const remaining = r.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: r.lambdaRemainingMs } : {};
+  const run: RunDeps = {
+    topo: deps.topo,
+    invoker: deps.invoker,
+    planQuery: deps.planQuery,
+    explainPlan: deps.explainPlan,
+    ...(deps.planTwoStage ? { planTwoStage: deps.planTwoStage } : {}),
+    hedgeState: deps.hedgeState,
+    ...(deps.topCountMemory ? { topCountMemory: deps.topCountMemory } : {}),
+    ...(deps.tableColumns ? { tableColumns: deps.tableColumns } : {}),
+    ...(deps.cursorKey ? { cursorKey: deps.cursorKey } : {}),
+    ...(deps.statistics ? { statistics: deps.statistics } : {}),
+    ...(deps.exchange ? { exchange: deps.exchange } : {}),
+    queryId,
+    arrivedAt: r.arrivedAt,
+    behindApiGateway: false,
+    ...remaining,
+  };
+  await streamJsonQuery(
+    { body: input.body, queryId, arrivedAt: r.arrivedAt },
+    { topo: deps.topo, invoker: deps.invoker, hedgeState: deps.hedgeState, ...(progress ? { progress } : {}), ...remaining },
+    sink,
+    (req) => runQuery(req, run),
   );
 }
 

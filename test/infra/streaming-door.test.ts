@@ -1,7 +1,7 @@
 // The `streaming` deploy option: a second function sharing the coordinator's code behind a Function
 // URL in RESPONSE_STREAM mode (IAM auth by default, or the users secret checked in the function),
 // allowed to invoke exactly the shard functions (lambda:InvokeFunction, the permission
-// InvokeWithResponseStream requires), which run the streaming handler with the door's timeout;
+// InvokeWithResponseStream requires) and to delete exchange objects only, which run the streaming handler with the door's timeout;
 // cdk-nag finds nothing unacknowledged; a door that would check users against no secret is refused
 // at synth.
 import { describe, expect, it } from 'vitest';
@@ -30,6 +30,12 @@ describe('the streaming front door (deploy option streaming)', () => {
       .filter((s) => s.Action === 'lambda:InvokeFunction');
     expect(invokes).toHaveLength(1);
     expect(JSON.stringify(invokes[0]!.Resource)).not.toContain('*');
+    // Its general-path queries' exchange objects: deleted with its own rights, delete only.
+    const door = Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes('StreamingDoor'))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[]);
+    expect(door.filter((s) => JSON.stringify(s.Action).includes('s3:')).map((s) => s.Action)).toEqual(['s3:DeleteObject']);
+    expect(Object.keys(fn.Properties.Environment.Variables)).toContain('CH_SCATTER_EXCHANGE');
     expect(template.toJSON().Outputs.StreamingUrl).toBeDefined();
   });
 

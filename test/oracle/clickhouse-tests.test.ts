@@ -2,10 +2,13 @@
 // through the local stack's POST /query (four chdb shard processes, rows placed by its router),
 // compared with one chdb node holding every row (names, types, rows; order where the query orders).
 //
+// A query whose test's .reference shows ClickHouse's Distributed answer unlike one node's
+// (`distributed` in corpus.ts) is compared with that answer over this stack's placement instead.
 // Each query ends one of three ways: equal; refused (an HTTP error with ClickHouse's code); or an
 // answer that differs. A difference labelled complete fails the test unless EXPECTED lists it with a
 // reason that is not a wrong answer; a refusal must be listed with its reason; and a listed query
 // that now answers equal fails the test too, so the list stays true.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareAnswers } from './compare.js';
 import { CHT_CORPUS } from './clickhouse-tests/corpus.js';
@@ -33,7 +36,8 @@ async function runAll(): Promise<Outcome[]> {
   const worker = async () => {
     for (let i = next++; i < CHT_CORPUS.length; i = next++) {
       const c = CHT_CORPUS[i]!;
-      const [got, want] = await Promise.allSettled([run(c.sql), o.reference(c.sql)]);
+      const [got, one] = await Promise.allSettled([run(c.sql), o.reference(c.sql)]);
+      const want = c.distributed && one.status === 'fulfilled' ? { ...one, value: { ...one.value, rows: c.distributed((t) => o.inserted.get(t)!) } } : one;
       if (want.status === 'rejected') {
         // ClickHouse refuses it on one node: the stack must refuse it too (with ClickHouse's code).
         out[i] =
@@ -151,5 +155,78 @@ describe('the corpus', () => {
         id,
       ).toBe(true);
     for (const [id, e] of Object.entries(EXPECTED)) expect(e.why.length, id).toBeGreaterThan(20);
+  });
+});
+
+// The unmerged answer through /explain and ClickHouse's interface: the same cut, the same rows.
+describe('distributed_group_by_no_merge through /explain and the ClickHouse interface', () => {
+  const SQL = 'SELECT key, count() AS c FROM cht.key3_dist GROUP BY key';
+  it('/explain shows the whole query on each shard and a final stage that only concatenates', async () => {
+    const res = await fetch(`${o.stack.url}/explain`, { method: 'POST', body: JSON.stringify({ sql: SQL, settings: { distributed_group_by_no_merge: 1 } }) });
+    const e = (await res.json()) as { path: string; fastPathRefused?: string; notes: string[]; finalStage: { sql: string } };
+    expect(e.path).toBe('general');
+    expect(e.fastPathRefused).toMatch(/distributed_group_by_no_merge = 1 asks for the shards' answers unmerged/);
+    expect(e.notes.join('\n')).toMatch(/_stage0: distributed_group_by_no_merge = 1: each shard runs the whole query/);
+    expect(e.notes.join('\n')).toMatch(/each shard runs SELECT key AS _c0, count\(\) AS _c1 FROM cht\.key3_dist GROUP BY key/);
+    expect(e.finalStage.sql).toBe('SELECT _c0 AS key, _c1 AS c FROM _stage0');
+  });
+  it('the interface (the setting as a URL parameter) answers a group per shard, as the JSON API does', async () => {
+    const res = await fetch(`${o.stack.url}/?distributed_group_by_no_merge=1&default_format=JSONEachRow`, { method: 'POST', body: SQL });
+    expect(res.status).toBe(200);
+    const rows = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { key: number; c: string });
+    const api = await queryApiRunner(o.stack.url, { timeoutMs: 20_000, settings: { distributed_group_by_no_merge: 1 } })(SQL);
+    const key = (r: { key: unknown; c: unknown }) => `${r.key}:${r.c}`;
+    expect(rows.map(key).sort()).toEqual(api.rows.map((r) => key(r as { key: unknown; c: unknown })).sort());
+    // Three keys over four shards: more groups than keys, and every row counted once.
+    expect(rows.length).toBeGreaterThan(3);
+    expect(rows.reduce((a, r) => a + Number(r.c), 0)).toBe(CHT_TABLES.find((t) => t.dist === 'cht.key3_dist')!.rows.length);
+  });
+  it('a subquery the coordinator runs once (GLOBAL IN, a scalar) is refused under it, by either setting, never merged', async () => {
+    const refused = async (sql: string, settings: Record<string, unknown> = {}) => {
+      const res = await fetch(`${o.stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql, settings }) });
+      const b = (await res.json()) as { error?: { code: string; message: string } };
+      return `${res.status} ${b.error?.code}: ${b.error?.message}`;
+    };
+    const gin = 'SELECT count() FROM cht.kv_dist WHERE key GLOBAL IN (SELECT key FROM cht.kv_dist WHERE key < 5)';
+    const why = /^400 UNSUPPORTED: a subquery over a distributed table that runs once before the shards .* under distributed_group_by_no_merge/;
+    expect(await refused(`${gin} SETTINGS distributed_group_by_no_merge = 1`)).toMatch(why);
+    expect(await refused(gin, { distributed_group_by_no_merge: 2 })).toMatch(why);
+    expect(await refused('SELECT count(), (SELECT max(key) FROM cht.kv_dist) FROM cht.kv_dist SETTINGS distributed_group_by_no_merge = 1')).toMatch(why);
+  });
+  it('2 is the per-shard groups of 1, sorted and cut once over every shard (groups spanning shards, random ORDER BY and LIMIT)', async () => {
+    type G = { key: number; c: string; m: number };
+    const run = (sql: string, mode: 1 | 2) => queryApiRunner(o.stack.url, { timeoutMs: 20_000, settings: { distributed_group_by_no_merge: mode } })(sql);
+    const cols = { key: (g: G) => g.key, c: (g: G) => Number(g.c), m: (g: G) => g.m };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 5 }),
+        fc.shuffledSubarray(['key', 'c', 'm'] as const, { minLength: 1 }),
+        fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+        fc.integer({ min: 0, max: 14 }),
+        fc.integer({ min: 0, max: 6 }),
+        async (p, by, desc, limit, offset) => {
+          // max(id) differs on every shard's group: with it last, the order is total.
+          const keys = [...by.filter((k) => k !== 'm'), 'm' as const];
+          const base = `SELECT key, count() AS c, max(id) AS m FROM cht.key3_dist WHERE id % ${p} != 0 GROUP BY key`;
+          const order = ` ORDER BY ${keys.map((k, i) => `${k}${desc[i] ? ' DESC' : ''}`).join(', ')}`;
+          const got = (await run(`${base}${order} LIMIT ${limit} OFFSET ${offset}`, 2)).rows as G[];
+          const groups = (await run(base, 1)).rows as G[];
+          const cmp = (a: G, b: G) => {
+            for (const [i, k] of keys.entries()) {
+              const d = cols[k](a) - cols[k](b);
+              if (d !== 0) return desc[i] ? -d : d;
+            }
+            return 0;
+          };
+          expect(got).toEqual([...groups].sort(cmp).slice(offset, offset + limit));
+          // More groups than keys: the shards' groups were not merged.
+          expect(groups.length).toBeGreaterThan(3);
+        },
+      ),
+      { numRuns: 12 },
+    );
   });
 });

@@ -2,9 +2,11 @@
 // adapter): round one's SQL and the bounded round two (NOT/ifNull over the cursor's comparisons,
 // Date, DateTime, String, nullable and float boundaries) as 18.16 reads them; equal to the one-round
 // answer, and to one 18.16 table holding every row where the order is total.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Topology } from '../../shared/core/config/schema.js';
-import { runQuery, type QueryResponse } from '../../shared/core/scatter/run-query.js';
+import { runExplain, runQuery, type QueryResponse } from '../../shared/core/scatter/run-query.js';
+import { createTableColumns } from '../../shared/core/scatter/table-columns.js';
+import type { QueryThenFetchInfo } from '../../shared/core/plan/query-then-fetch.js';
 import { createShardHandler, envShardDeps } from '../../functions/shard/handler.js';
 import type { ShardHandlerFn } from '../../functions/shard/shard-function.js';
 import { DIST, JSON_SETTINGS, LOCAL, depsFor, events, load, topologyFor } from '../integration/tput/fixture.js';
@@ -57,5 +59,36 @@ describe('query-then-fetch on 18.16 shards', () => {
         expect(two.data, sql).toEqual(ref);
       }
     }
+  }, 120_000);
+});
+
+describe('query-then-fetch auto on 18.16 shards', () => {
+  it("measures the String columns' width on 18.16 and picks two rounds only over the threshold, with the one-round answer and cursor", async () => {
+    const columns = createTableColumns();
+    const deps = () => ({ ...depsFor(topo, fns), tableColumns: columns });
+    const sql = `SELECT id, amount, name FROM ${T} ORDER BY amount DESC, id LIMIT 10`;
+    const explained = async (settings: Record<string, string>) =>
+      ((await runExplain({ sql, settings }, deps())).body as { queryThenFetch?: QueryThenFetchInfo }).queryThenFetch;
+    await vi.waitFor(async () => expect((await explained({}))?.rowBytes).toBeDefined(), { timeout: 30_000, interval: 50 });
+    // name: the fixture's eight names, 0 to 9 bytes (their UTF-8 length, as length() counts).
+    const narrow = (await explained({}))!;
+    expect(narrow).toMatchObject({ applied: false, mode: 'auto', thresholdBytes: 500 });
+    expect(narrow.rowBytes).toBeGreaterThan(2);
+    expect(narrow.rowBytes).toBeLessThan(10);
+    const ask = async (settings: Record<string, string>) => {
+      const d = deps();
+      const r = await runQuery({ sql, settings }, d);
+      expect(r.status, JSON.stringify(r.body).slice(0, 400)).toBe(200);
+      return { body: r.body as QueryResponse, roundOne: d.sent.filter((q) => JSON.stringify(q).includes('_qtf_o')).length };
+    };
+    const one = await ask({});
+    expect(one.roundOne).toBe(0);
+    const two = await ask({ ch_scatter_query_then_fetch_row_bytes: '0' });
+    expect(two.body.queryThenFetch).toMatchObject({ applied: true, mode: 'auto', thresholdBytes: 0 });
+    expect(two.roundOne).toBe(3);
+    expect(two.body.data).toEqual(one.body.data);
+    expect(two.body.cursor).toEqual(one.body.cursor);
+    const ref = JSON.parse(await chHttp(servers.current.urls[0]!, `${sql.replaceAll(DIST, ALL)} FORMAT JSON`, JSON_SETTINGS)).data;
+    expect(two.body.data).toEqual(ref);
   }, 120_000);
 });

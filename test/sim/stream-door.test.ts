@@ -1,7 +1,8 @@
 // The streaming front door in `ch-scatter sim`: the assembly synthesized with the `streaming` deploy
 // option (real esbuild bundles) serves its Function URL in RESPONSE_STREAM mode, and a row export
 // larger than a Lambda payload per shard streams through it: the door's function reads both shard
-// functions (their streaming handler) with InvokeWithResponseStream, every row arrives once.
+// functions (their streaming handler) with InvokeWithResponseStream, every row arrives once; the
+// JSON API's POST /query on the same URL streams the rows with the completeness fields after them.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -81,5 +82,26 @@ describe('the streaming door in ch-scatter sim', () => {
     expect(new Set(ids).size).toBe(2 * ROWS_PER_SHARD);
     expect(ids.reduce((a, b) => a + b, 0)).toBe(((2 * ROWS_PER_SHARD - 1) * 2 * ROWS_PER_SHARD) / 2);
     expect(r.chunks).toBeGreaterThan(1);
+  }, 120_000);
+
+  it("the JSON API's POST /query streams the same rows, the completeness fields after them", async () => {
+    const base = Object.values(sim.functionUrls)[0]!;
+    const r = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(`${base}/query`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(parts).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ sql: 'SELECT id FROM default.rows_dist' }));
+    });
+    expect(r.status, r.text.slice(0, 300)).toBe(200);
+    const doc = JSON.parse(r.text);
+    expect(doc.meta).toEqual([{ name: 'id', type: 'UInt64' }]);
+    expect(doc.rows).toBe(2 * ROWS_PER_SHARD);
+    expect(new Set((doc.data as { id: string }[]).map((row) => row.id)).size).toBe(2 * ROWS_PER_SHARD);
+    expect(doc.partial).toBe(false);
+    expect(r.text.lastIndexOf('"partial"')).toBeGreaterThan(r.text.lastIndexOf('"id"'));
   }, 120_000);
 });

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Topology } from '../../shared/core/config/schema.js';
 import { planTwoStage } from '../../shared/core/plan/two-stage/plan.js';
-import type { ShardRequest, ShardResponse, WireExchangeRef } from '../../shared/core/protocol/shard-wire.js';
+import type { ShardCancelRequest, ShardRequest, ShardResponse, WireExchangeRef } from '../../shared/core/protocol/shard-wire.js';
+import type { ExchangeCleaner } from '../../shared/core/shard/exchange.js';
 import { computeDeadline } from '../../shared/core/scatter/deadline.js';
 import { createHedgeState } from '../../shared/core/scatter/hedge.js';
 import type { ShardInvoker } from '../../shared/core/scatter/invoker.js';
@@ -18,6 +19,8 @@ export interface GeneralRun {
   result: GeneralResult;
   sent: ShardRequest[];
   answers: ShardResponse[];
+  /** Cancel invocations of the shard functions (a hedge loser, kept rows to drop). */
+  cancels: ShardCancelRequest[];
 }
 
 export interface GeneralRunOptions {
@@ -26,11 +29,14 @@ export interface GeneralRunOptions {
   beforeFinal?: (final: ShardRequest) => void;
   queryId?: string;
   timeoutMs?: number;
+  /** The coordinator's deleter of the query's exchange objects. */
+  exchange?: ExchangeCleaner;
 }
 
 export async function runGeneralOver(fns: readonly ShardFn[], topo: Topology, sql: string, opts: GeneralRunOptions = {}): Promise<GeneralRun> {
   const sent: ShardRequest[] = [];
   const answers: ShardResponse[] = [];
+  const cancels: ShardCancelRequest[] = [];
   let finalSeen = false;
   const invoker: ShardInvoker = {
     invoke: async (shard, payload) => {
@@ -43,11 +49,15 @@ export async function runGeneralOver(fns: readonly ShardFn[], topo: Topology, sq
       answers.push(r);
       return r;
     },
-    cancel: async (shard, payload) => fns[shard]!(payload),
+    cancel: async (shard, payload) => {
+      cancels.push(payload);
+      return fns[shard]!(payload);
+    },
   };
   const queryId = opts.queryId ?? `q-x-${Math.random().toString(16).slice(2)}`;
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  const result = await runGeneralQuery({ topo, invoker, hedgeState: createHedgeState(), queryId }, planTwoStage(parseSelect(sql), topo), {
+  const deps = { topo, invoker, hedgeState: createHedgeState(), queryId, ...(opts.exchange ? { exchange: opts.exchange } : {}) };
+  const result = await runGeneralQuery(deps, planTwoStage(parseSelect(sql), topo), {
     deadline: computeDeadline({ now: Date.now(), requestTimeoutMs: timeoutMs, configTimeoutMs: timeoutMs, behindApiGateway: false }),
     requireComplete: opts.requireComplete ?? true,
     hedge: { enabled: false, afterQuantile: 0.95, maxExtraPercent: 5 },
@@ -57,7 +67,7 @@ export async function runGeneralOver(fns: readonly ShardFn[], topo: Topology, sq
     if (e instanceof Error && failures.length > 0) e.message += ` [shard failures: ${failures.join(' | ')}]`;
     throw e;
   });
-  return { result, sent, answers };
+  return { result, sent, answers, cancels };
 }
 
 /** The exchange references stage one answered with. */

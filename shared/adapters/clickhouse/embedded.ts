@@ -24,6 +24,7 @@ import { ExchangeLostError } from '../../core/shard/exchange.js';
 import type {
   ClickHouseAccess,
   ExternalTable,
+  InsertData,
   InsertOptions,
   QueryOptions,
   QueryResult,
@@ -49,7 +50,7 @@ import {
 } from '../../core/clickhouse/sql-text.js';
 import { backquote, quoteStringLiteral } from '../../core/sql/quote.js';
 import { PINNING_PROBES, pinnedConnectionArgs, refuseFileReach, refusePinnedSettings } from './embedded-pinning.js';
-import { CHECK_TABLE, checkCopyDdl, insertBody } from '../../core/clickhouse/insert-text.js';
+import { CHECK_TABLE, checkCopyDdl, columnsClause, insertBody } from '../../core/clickhouse/insert-text.js';
 import { parseReadCounters, READ_COUNTERS_SQL, readBetween } from './embedded-read-counters.js';
 
 export interface EmbeddedAccessOptions {
@@ -167,6 +168,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
     async query(sql: string, qo: QueryOptions = {}): Promise<QueryResult> {
       refuseFileReach(sql, qo.settings);
       const body = trimStatement(substituteTables(sql, qo.external, formatTableExpr));
+      const inlined = body.length - trimStatement(sql).length;
       return run(qo.queryId, qo.signal, async () => {
         const settings: Record<string, SettingValue> = { ...qo.settings, ...ALWAYS };
         if (qo.deadline !== undefined) {
@@ -177,13 +179,13 @@ function makeAccess(o: Opened): ClickHouseAccess {
           settings.max_execution_time = Math.max(0.001, Math.round(left) / 1000);
           settings.timeout_overflow_mode = 'throw';
         }
-        const res = await o.session.queryAsync(body + settingsClause(settings) + '\nFORMAT JSON');
+        const res = await queryLong(o.session, body + settingsClause(settings) + '\nFORMAT JSON', inlined);
         // The bytes, not text(): a String value need not be UTF-8 (json-result.ts keeps it exact).
         const bytes = res.bytes();
         const parsed = parseJsonResult(bytes, res.elapsed, QUOTED);
         if (!mayHaveReplacedBytes(bytes)) return parsed;
         // FORMAT JSON may have rewritten bytes that are not UTF-8: the rows again, raw (json-result.ts).
-        const again = await o.session.queryAsync(body + settingsClause(settings) + `\nFORMAT ${RAW_STRINGS_FORMAT}`);
+        const again = await queryLong(o.session, body + settingsClause(settings) + `\nFORMAT ${RAW_STRINGS_FORMAT}`, inlined);
         return { ...parsed, rows: parseEachRowRows(again.bytes(), parsed.meta, QUOTED) };
       });
     },
@@ -192,6 +194,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
       const format = checkedFormat(qo.format);
       refuseFileReach(sql, qo.settings);
       const body = trimStatement(substituteTables(sql, qo.external, formatTableExpr));
+      const inlined = body.length - trimStatement(sql).length;
       const tables = qo.tables ?? [];
       // This engine keeps no stage (no keepRaw), so a kept table or session cannot be its own: a
       // fresh table in its place would silently lack the kept rows.
@@ -209,16 +212,9 @@ function makeAccess(o: Opened): ClickHouseAccess {
             const lowCardinality = t.columns.some((c) => c.type.includes('LowCardinality')) ? '\nSETTINGS allow_suspicious_low_cardinality_types = 1' : '';
             await o.session.queryAsync(temporaryTableDdl(t) + lowCardinality);
             if (t.data.length > 0 && t.format === 'RowBinary') {
-              // The literal is 4 characters a byte: the parser's limit (max_query_size, 256 KiB by
-              // default) is raised for this statement, which a SETTINGS clause cannot do (it is read
-              // after parsing), and put back after it.
+              // The literal is 4 characters a byte: past the parser's limit for larger leaves (queryLong).
               const insert = rowBinaryInsert(t);
-              await o.session.queryAsync(`SET max_query_size = ${insert.length + 1024}`);
-              try {
-                await o.session.queryAsync(insert);
-              } finally {
-                await o.session.queryAsync('SET max_query_size = DEFAULT').catch(() => o.session.queryAsync('SET max_query_size = 262144'));
-              }
+              await queryLong(o.session, insert, insert.length);
             } else if (t.data.length > 0) await o.session.insert({ table: t.name, values: t.data, format: 'TabSeparated' });
             // The exchange's objects, TabSeparated rows each, inserted in order as each is ready.
             for await (const part of t.parts ?? []) {
@@ -233,7 +229,7 @@ function makeAccess(o: Opened): ClickHouseAccess {
           }
           const counters = async () => parseReadCounters((await o.session.queryAsync(READ_COUNTERS_SQL)).text());
           const before = await counters();
-          const res = await o.session.queryAsync(body + settingsClause(settings) + `\nFORMAT ${format}`);
+          const res = await queryLong(o.session, body + settingsClause(settings) + `\nFORMAT ${format}`, inlined);
           const read = readBetween(before, await counters());
           return { bytes: Buffer.from(res.bytes()), statistics: { elapsedMs: res.elapsed * 1000, ...read } };
         } finally {
@@ -256,14 +252,25 @@ function makeAccess(o: Opened): ClickHouseAccess {
       if (qo.data !== undefined) {
         const data = qo.data;
         if (data.rows.length === 0) return;
-        const send = (into: string) =>
-          o.session.insert({
+        const send = async (into: string) => {
+          if (data.format === 'Native') {
+            const sql = nativeInsert(into, data);
+            await o.session.queryAsync(`SET max_query_size = ${sql.length + 1024}`);
+            try {
+              await o.session.queryAsync(sql + settingsClause(qo.settings));
+            } finally {
+              await o.session.queryAsync('SET max_query_size = DEFAULT').catch(() => o.session.queryAsync('SET max_query_size = 262144'));
+            }
+            return;
+          }
+          await o.session.insert({
             table: into,
             values: insertBody(data),
             format: data.format,
             ...(data.columns && data.columns.length > 0 ? { columns: [...data.columns] } : {}),
             ...(qo.settings ? { settings: qo.settings } : {}),
           });
+        };
         await run(qo.queryId, qo.signal, async () => {
           if (!qo.checkOnly) {
             await send(table);
@@ -314,23 +321,55 @@ function makeAccess(o: Opened): ClickHouseAccess {
   };
 }
 
+/** The parser's default limit on a statement's text (max_query_size). */
+const MAX_QUERY_SIZE = 262_144;
+
+/**
+ * A statement that carries `inlined` characters of rows in literals (shipped sets, external data,
+ * RowBinary stage rows): the parser's limit is raised by exactly that much, so the query's own text
+ * still meets max_query_size. A SETTINGS clause cannot do it (it is read after parsing); the limit
+ * is put back after it. Runs inside the caller's queue slot.
+ */
+async function queryLong(session: ChdbSession, text: string, inlined: number): ReturnType<ChdbSession['queryAsync']> {
+  if (inlined <= 0 || text.length < MAX_QUERY_SIZE - 1024) return session.queryAsync(text);
+  await session.queryAsync(`SET max_query_size = ${MAX_QUERY_SIZE + inlined + 1024}`);
+  try {
+    return await session.queryAsync(text);
+  } finally {
+    await session.queryAsync('SET max_query_size = DEFAULT').catch(() => session.queryAsync(`SET max_query_size = ${MAX_QUERY_SIZE}`));
+  }
+}
+
+/** Bytes as a string literal's text, every byte as \xHH: ASCII, and no byte can end the literal. */
+function hexLiteral(data: Uint8Array): string {
+  const HEX = '0123456789abcdef';
+  const escaped = Buffer.alloc(data.length * 4);
+  for (let i = 0; i < data.length; i++) {
+    const b = data[i]!;
+    escaped[i * 4] = 0x5c; // backslash
+    escaped[i * 4 + 1] = 0x78; // x
+    escaped[i * 4 + 2] = HEX.charCodeAt(b >> 4);
+    escaped[i * 4 + 3] = HEX.charCodeAt(b & 15);
+  }
+  return `'${escaped.toString('latin1')}'`;
+}
+
 /**
  * RowBinary rows into a stage table. chdb's raw insert takes text formats only, so the bytes go in
  * a string literal read by the format() table function, every byte as \xHH: the statement is ASCII
  * and no byte can end the literal (4 characters a byte, for the one-row-per-shard leaves that use it).
  */
 function rowBinaryInsert(t: StageTable): string {
-  const HEX = '0123456789abcdef';
-  const escaped = Buffer.alloc(t.data.length * 4);
-  for (let i = 0; i < t.data.length; i++) {
-    const b = t.data[i]!;
-    escaped[i * 4] = 0x5c; // backslash
-    escaped[i * 4 + 1] = 0x78; // x
-    escaped[i * 4 + 2] = HEX.charCodeAt(b >> 4);
-    escaped[i * 4 + 3] = HEX.charCodeAt(b & 15);
-  }
   const structure = quoteStringLiteral(t.columns.map((c) => `${backquote(c.name)} ${c.type}`).join(', '));
-  return `INSERT INTO ${t.name} SELECT * FROM format(RowBinary, ${structure}, '${escaped.toString('latin1')}')`;
+  return `INSERT INTO ${t.name} SELECT * FROM format(RowBinary, ${structure}, ${hexLiteral(t.data)})`;
+}
+
+/**
+ * Native blocks into `table`, read by the format() table function (chdb's raw insert takes text
+ * formats only): the blocks name their columns and types, matched to the table's by the column list.
+ */
+function nativeInsert(table: string, data: InsertData): string {
+  return `INSERT INTO ${table}${columnsClause(data)} SELECT * FROM format(Native, ${hexLiteral(Buffer.from(insertBody(data)))})`;
 }
 
 /** The table expression an external table becomes: rows inline, structure explicit. */
@@ -338,6 +377,8 @@ export function formatTableExpr(t: ExternalTable): string {
   const structure = quoteStringLiteral(structureOf(t));
   // format() needs at least one row of data; null() is the empty table with a structure.
   if (externalIsEmpty(t)) return `(SELECT * FROM null(${structure}))`;
+  // A client's external data: its bytes in its own format, parsed by the engine.
+  if (t.data) return `(SELECT * FROM format(${checkedFormat(t.data.format)}, ${structure}, ${hexLiteral(Buffer.from(t.data.base64, 'base64'))}))`;
   return `(SELECT * FROM format(JSONEachRow, ${structure}, ${quoteStringLiteral(externalJsonEachRow(t), { rawControls: true })}))`;
 }
 

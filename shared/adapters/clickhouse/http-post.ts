@@ -152,7 +152,7 @@ function requestUrl(target: HttpTarget, req: PostRequest): URL {
   for (const [k, v] of Object.entries(req.settings)) url.searchParams.set(k, v);
   for (const t of req.external ?? []) {
     url.searchParams.set(`${t.name}_structure`, structureOf(t));
-    url.searchParams.set(`${t.name}_format`, 'JSONEachRow');
+    url.searchParams.set(`${t.name}_format`, t.data?.format ?? 'JSONEachRow');
   }
   return url;
 }
@@ -165,18 +165,22 @@ function requestBody(target: HttpTarget, req: PostRequest): { body: Buffer; head
   if (external.length === 0) return sized(Buffer.from(req.sql), 'text/plain; charset=utf-8');
   const boundary = `----chscatter${randomUUID().replace(/-/g, '')}`;
   const parts: Buffer[] = [];
-  const field = (name: string, text: string, filename?: string) => {
+  const field = (name: string, value: string | Buffer, filename?: string) => {
     parts.push(
       Buffer.from(
         `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n` +
           `Content-Type: ${filename ? 'application/octet-stream' : 'text/plain; charset=utf-8'}\r\n\r\n`,
       ),
-      Buffer.from(text),
+      Buffer.from(value),
       Buffer.from('\r\n'),
     );
   };
   field('query', req.sql);
-  for (const t of external) field(t.name, externalIsEmpty(t) ? '' : externalJsonEachRow(t) + '\n', `${t.name}.jsonl`);
+  for (const t of external) {
+    // A client's external data goes as it came (any format, binary included); shipped sets as JSONEachRow lines.
+    if (t.data) field(t.name, Buffer.from(t.data.base64, 'base64'), t.name);
+    else field(t.name, externalIsEmpty(t) ? '' : externalJsonEachRow(t) + '\n', `${t.name}.jsonl`);
+  }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return sized(Buffer.concat(parts), `multipart/form-data; boundary=${boundary}`);
 }

@@ -94,6 +94,8 @@ export interface CatalogContext {
   raw: RawQuery;
   /** Sizes over every shard, asked only when a query reads system.tables. */
   sizes?: () => Promise<TableSizes | undefined>;
+  /** The request's external data, by name: the engine that answers holds it. */
+  external?: ReadonlySet<string>;
 }
 
 interface Configured {
@@ -127,6 +129,9 @@ export function findTable(topo: Topology, t: TableName, database: string): Confi
   const db = t.database ?? database;
   return configured(topo).find((c) => c.distDb === db && c.distTable === t.table);
 }
+
+/** A Distributed table has no keys of its own: ClickHouse leaves these empty (JDBC's getPrimaryKeys reads primary_key). */
+const DISTRIBUTED_KEYS = { primary_key: "''", sorting_key: "''", partition_key: "''", sampling_key: "''" };
 
 /** Column names of a system table on the shard (they differ between versions), cached per shard engine. */
 const systemColumns = new WeakMap<RawQuery, Map<string, Promise<string[]>>>();
@@ -185,6 +190,7 @@ async function viewSql(ctx: CatalogContext, which: ViewName): Promise<string> {
           const ddl = `concat(${s(`CREATE TABLE ${backquoteIfNeeded(t.distDb)}.${backquoteIfNeeded(t.distTable)} `)}, substring(_ddl, position(_ddl, '('), position(_ddl, ') ENGINE = ') - position(_ddl, '(') + 1), ' ENGINE = ', ${engineFull})`;
           const over = {
             ...paths,
+            ...DISTRIBUTED_KEYS,
             ...totals,
             database: s(t.distDb),
             name: s(t.distTable),
@@ -243,22 +249,27 @@ function infoSchemaSql(raw: RawQuery, name: string): Promise<string> {
 /** True when a parsed SELECT reads no configured distributed table (FROM-less, or system tables only). */
 export function isCatalogSelect(stmt: SelectStatement): boolean {
   let distributed = false;
-  const visitFrom = (q: SelectStatement) => {
+  // A name a WITH binds to a subquery (`WITH s AS (SELECT ...) ... FROM s`) reads what that subquery
+  // reads, which the walk below visits; it names no table of its own.
+  const visitFrom = (q: SelectStatement, ctes: ReadonlySet<string>) => {
     for (const sel of q.kind === 'union' ? q.selects : [q]) {
+      const bound = new Set([...ctes, ...(sel.with ?? []).filter((w) => w.cte).map((w) => w.name)]);
       if (!sel.from) continue;
       for (const t of [sel.from.table, ...sel.from.joins.map((j) => j.table)]) {
         if (t.kind === 'table') {
-          if ((t.database ?? '').toLowerCase() !== 'system' && !isInfoSchema(t.database)) distributed = true;
-        } else if (t.kind === 'subqueryTable') visitFrom(t.query);
+          if (t.database === undefined && bound.has(t.table)) continue;
+          // The request's external data (marked) is read where the statement runs: one engine, as a catalog read.
+          if (!t.external && (t.database ?? '').toLowerCase() !== 'system' && !isInfoSchema(t.database)) distributed = true;
+        } else if (t.kind === 'subqueryTable') visitFrom(t.query, bound);
         else if (!CATALOG_TABLE_FUNCTIONS.has(t.name.toLowerCase())) distributed = true; // the distributed path refuses them by name
       }
     }
   };
-  visitFrom(stmt);
+  visitFrom(stmt, new Set());
   walkStatement(
     stmt,
     (e) => {
-      if (e.kind === 'subquery') visitFrom(e.query);
+      if (e.kind === 'subquery') visitFrom(e.query, new Set());
       return undefined;
     },
     { subqueries: true },
@@ -376,11 +387,13 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
   // The client's statement first, before anything is asked of a shard (the views' columns, the sizes):
   // the system tables it may name and information_schema's views, nothing else.
   const valued = withContextValues(stmt, ctx);
+  const external = ctx.external?.size ? { external: ctx.external } : {};
   checkReach(valued, {
     what: 'the catalog engine',
     tables: INFO_SCHEMA_NAMES,
     systemTables: new Set([...ENGINE_TABLES, ...CLIENT_VIEWS]),
     tableFunctions: CATALOG_TABLE_FUNCTIONS,
+    ...external,
   });
   const rewritten = await rewriteDeep(valued);
   checkReach(rewritten, {
@@ -389,6 +402,7 @@ async function rewriteSelect(ctx: CatalogContext, stmt: SelectStatement): Promis
     systemTables: ENGINE_TABLES,
     tableFunctions: CATALOG_TABLE_FUNCTIONS,
     trusted: new Set(views.values()),
+    ...external,
   });
   return printSelect(rewritten);
 }

@@ -7,16 +7,18 @@
 // allowlist, and skip_unavailable_shards deciding whether a missing shard fails the query.
 import type { Topology } from '../config/schema.js';
 import type { PlanFn } from '../scatter/query-types.js';
-import { boundStatement, openQuerySession, prepassOf } from '../scatter/query-session.js';
+import { boundStatement, openQuerySession, prepassOf, withExistsFolded } from '../scatter/query-session.js';
 import { runGeneralInSession } from '../scatter/two-stage/general-request.js';
 import type { HedgeState } from '../scatter/hedge.js';
 import type { ShardInvoker } from '../scatter/invoker.js';
 import type { ShardOutcome } from '../scatter/call-shard.js';
-import { clauseSettings, productModeOf, refuseForAnyPath, type TwoStagePlanner } from '../scatter/two-stage/index.js';
+import { clauseSettings, productModeOf, refuseForAnyPath, twoStageOptionsOf, type TwoStagePlanner } from '../scatter/two-stage/index.js';
 import type { DistributedSelect } from './types.js';
 import type { TopCountMemory } from '../scatter/tput/memory.js';
 import type { StatisticsCache } from '../scatter/table-statistics.js';
+import type { ExchangeCleaner } from '../shard/exchange.js';
 import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../scatter/table-columns.js';
+import { markExternal } from '../plan/external-tables.js';
 
 export interface GeneralSelectDeps {
   topo: Topology;
@@ -29,6 +31,8 @@ export interface GeneralSelectDeps {
   planTwoStage: TwoStagePlanner;
   /** Per-shard table statistics (pruning, the answer's coverage). */
   statistics?: StatisticsCache;
+  /** Deletes a query's exchange objects when it ends. */
+  exchange?: ExchangeCleaner;
   /** context.getRemainingTimeInMillis() at arrival, when in Lambda. */
   lambdaRemainingMs?: number;
   behindApiGateway?: boolean;
@@ -39,27 +43,35 @@ export interface GeneralSelectDeps {
 export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
   return async (req) => {
     const { topo } = deps;
-    // A syntax error is thrown here, never undefined; `*` and its kin spelled out where the plan needs the columns.
-    const expanded = await withTableColumns(boundStatement(req.sql, req.params)!, deps);
+    // A syntax error is thrown here, never undefined; the request's external data marked where it is
+    // read; `*` and its kin spelled out where the plan needs the columns.
+    const external = req.external ?? [];
+    const names = new Set(external.map((t) => t.name));
+    const expanded = await withTableColumns(markExternal(boundStatement(req.sql, req.params)!, names), deps);
     const stmt = expanded.statement;
     // What no path may run (file(), getSetting(), LIMITs that are not integers...), on the whole
     // statement: the final stage runs its outer expressions on a shard's engine.
     refuseForAnyPath(stmt, topo);
     const settings = { ...req.settings, ...clauseSettings(stmt) };
     const productMode = productModeOf(settings, topo);
-    const s = openQuerySession({ ...deps, queryId: req.queryId, ...(req.arrivedAt !== undefined ? { arrivedAt: req.arrivedAt } : {}) }, stmt, {
+    const opened = openQuerySession({ ...deps, queryId: req.queryId, ...(req.arrivedAt !== undefined ? { arrivedAt: req.arrivedAt } : {}) }, stmt, {
       timeoutMs: req.timeoutMs,
       settings,
       path: 'general',
       topCountSettings: settings,
       productMode,
       // GLOBAL IN / JOIN right-hand sides and TPUT's round are planned with the request's settings.
-      planOptions: (use, run) =>
-        use === 'prepass' ? { settings, distributedProductMode: productMode } : { settings, runSubquery: run, distributedProductMode: productMode },
+      planOptions: (use, run) => ({
+        settings,
+        distributedProductMode: productMode,
+        ...(use === 'prepass' ? {} : { runSubquery: run }),
+        ...(external.length ? { external } : {}),
+      }),
       subqueries: { partial: false, missingInDetails: true },
     });
+    const s = await withExistsFolded(opened);
     const pre = await prepassOf(s);
-    const plan = deps.planTwoStage(pre?.statement ?? s.statement!, topo, { distributedProductMode: productMode });
+    const plan = deps.planTwoStage(pre?.statement ?? s.statement!, topo, { ...twoStageOptionsOf(settings, topo), external: names });
     // A shard's unknown column for a statement spelled from cached columns: the next query reads them again.
     const r = await runGeneralInSession(s, plan, {
       format: req.format,
@@ -68,6 +80,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       requireComplete: req.requireComplete,
       distributedProductMode: productMode,
       ...(req.signal ? { signal: req.signal } : {}),
+      ...(external.length ? { external } : {}),
     }).catch((e: unknown) => {
       forgetOnUnknownColumn(e, expanded, deps.tableColumns);
       throw e;

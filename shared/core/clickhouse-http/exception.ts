@@ -4,7 +4,7 @@
 // `Code: (\d+).*Exception: (.+?)\(([A-Z0-9_]+)\)`). The code for each ch-scatter error is chosen
 // here, once, from the project's code table (shared/core/clickhouse/error-codes.ts).
 import { ScatterError, type ErrorCode } from '../errors.js';
-import { clickHouseErrorName } from '../clickhouse/error-codes.js';
+import { clickHouseErrorName, withoutQueryText } from '../clickhouse/error-codes.js';
 import { ClickHouseError } from '../clickhouse/port.js';
 
 /** An error raised by the interface itself, already in ClickHouse's terms. */
@@ -74,16 +74,6 @@ function fromDetails(e: ScatterError): number | undefined {
 function innerMessage(message: string): string {
   const m = /DB::Exception: (.*?)(?:\s*\([A-Z0-9_]{3,}\))?(?: \(version [^)]*\))?\s*$/s.exec(message);
   return m ? m[1]! : message;
-}
-
-/**
- * An engine's message without the query it quotes: that is ch-scatter's rewrite of the user's query
- * (shard SQL, the final stage, the runtime's SETTINGS: readonly, deadline, read caps), not what the
- * user sent. ClickHouse quotes it as `in scope <query>` (before a "Maybe you meant" hint, if any)
- * and, in older releases, `while processing query: '<query>'`.
- */
-export function withoutQueryText(message: string): string {
-  return message.replace(/,?\s+[Ii]n scope [\s\S]*?(?=\. Maybe you meant|$)/, '').replace(/,?\s*while processing query: '(?:[^'\\]|\\.)*'/, '');
 }
 
 /** Any thrown value in ClickHouse's terms. Internal errors say nothing of their cause. */

@@ -4,7 +4,8 @@
 //   GET /ping                      -> "Ok.\n"
 //   GET /?query=..., POST / (body), POST /?query=... (+ body) -> the statement's answer:
 //     SELECT over distributed tables  -> the general path, rendered by a ClickHouse engine;
-//     catalog and handshake reads     -> one shard's engine (catalog.ts);
+//     catalog and handshake reads     -> one shard's engine (catalog.ts), as are reads of
+//                                        the request's external data alone (external-data.ts);
 //     INSERT INTO t FORMAT ...        -> the router (tables with "insert": true only);
 //     anything else that writes       -> 164 READONLY.
 // Every answer carries X-ClickHouse-Query-Id, X-ClickHouse-Format, X-ClickHouse-Timezone and
@@ -31,13 +32,17 @@ import { CATALOG_LIMITS, catalogSql, checkCatalogSettings, findTable, isCatalogS
 import { computeDeadline } from '../scatter/deadline.js';
 import { credentialsOf, type Credentials } from './auth.js';
 import { insertFormatOf, splitInsertData } from './insert-data.js';
+import { nativeInsert } from './insert-native.js';
 import { headerSafeFormat, insertData } from './insert-request.js';
 import { keyTypeInfo } from '../sharding/index.js';
-import type { DistributedSelect, InsertRows, MissingShardInfo, RawQuery } from './types.js';
+import type { DistributedSelect, InsertAnswer, InsertRows, MissingShardInfo, RawQuery } from './types.js';
 import type { TableCoverage } from '../scatter/query-types.js';
 import { ScatterError } from '../errors.js';
 import type { TableSizes } from './table-sizes.js';
 import type { RunningQueries } from './running-queries.js';
+import { asSent, parseOnEngine } from './external-data.js';
+import { markExternal } from '../plan/external-tables.js';
+import type { ExternalTable } from '../clickhouse/port.js';
 
 export type { HttpInput } from './request.js';
 
@@ -126,7 +131,7 @@ export function summary(
 export function qualify(stmt: SelectStatement, database: string): SelectStatement {
   const withNames = new Set<string>();
   const fix = (t: TableExpr): TableExpr =>
-    t.kind === 'table' && t.database === undefined && !withNames.has(t.table)
+    t.kind === 'table' && t.database === undefined && !withNames.has(t.table) && !t.external
       ? { ...t, database }
       : t.kind === 'subqueryTable'
         ? { ...t, query: qualify(t.query, database) }
@@ -298,25 +303,30 @@ async function runRead(
 ) {
   let select: SelectStatement | undefined;
   let format = req.defaultFormat;
-  if (st.kind === 'select') {
-    select = parseSelect(req.text);
-    if (select.format) format = select.format;
-    select = applyResultLimit({ ...select, format: undefined }, req.resultLimit);
-    checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
-    if (!isCatalogSelect(select))
-      return runDistributed(withContextValues(select, { database, user, version }), format, req, database, deps, queryId, arrivedAt, signal);
-    select = bindParams(select, fromEscapedParams(select, req.params));
-    checkCatalogSettings(select, deps.topo);
-    select = settleSetOperators(select, req.settings);
-  } else if (st.format) format = st.format;
-  checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
-  // One server, one absolute deadline from the request's arrival (max_execution_time, else the
-  // configured budget), and the catalog's read caps: the shard KILLs the query at the deadline.
+  // One absolute deadline from the request's arrival (max_execution_time, else the configured budget).
   const deadline = computeDeadline({
     now: arrivedAt,
     ...(req.maxExecutionTimeMs ? { requestTimeoutMs: req.maxExecutionTimeMs } : {}),
     configTimeoutMs: deps.topo.query.timeoutMs,
   });
+  const externalNames = new Set(req.external.map((t) => t.name));
+  if (st.kind === 'select') {
+    select = markExternal(parseSelect(req.text), externalNames);
+    if (select.format) format = select.format;
+    select = applyResultLimit({ ...select, format: undefined }, req.resultLimit);
+    checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
+    if (!isCatalogSelect(select)) {
+      // External data over distributed tables: parsed once, then shipped to the shards as a GLOBAL set is.
+      const external = req.external.length ? await parseOnEngine(req.external, deps.raw, { queryId, deadline: deadline.at }) : [];
+      return runDistributed(withContextValues(select, { database, user, version }), format, req, database, deps, queryId, arrivedAt, signal, external);
+    }
+    select = bindParams(select, fromEscapedParams(select, req.params));
+    checkCatalogSettings(select, deps.topo);
+    select = settleSetOperators(select, req.settings);
+  } else if (st.format) format = st.format;
+  checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
+  // One server and the catalog's read caps: the shard KILLs the query at the deadline. External data
+  // read alone travels as sent: that engine parses it.
   const tableSizes = deps.tableSizes;
   const sql = await catalogSql(
     {
@@ -326,11 +336,18 @@ async function runRead(
       raw: deps.raw,
       ...(version !== undefined ? { version } : {}),
       ...(tableSizes ? { sizes: () => tableSizes(queryId, deadline.at) } : {}),
+      ...(externalNames.size ? { external: externalNames } : {}),
     },
     st,
     select,
   );
-  const r = await deps.raw(sql, { format, settings: { ...CATALOG_LIMITS, ...req.formatSettings }, queryId, deadline: deadline.at });
+  const r = await deps.raw(sql, {
+    format,
+    settings: { ...CATALOG_LIMITS, ...req.formatSettings },
+    queryId,
+    deadline: deadline.at,
+    ...(st.kind === 'select' && req.external.length ? { external: req.external.map(asSent) } : {}),
+  });
   return { bytes: r.bytes, format, readRows: r.statistics.rowsRead, readBytes: r.statistics.bytesRead };
 }
 
@@ -342,7 +359,8 @@ async function runDistributed(
   deps: ChHttpDeps,
   queryId: string,
   arrivedAt: number,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  external: ExternalTable[],
 ) {
   if (!deps.select)
     throw new ChHttpError(48, 'SELECT over distributed tables through the ClickHouse interface needs the general query path, which this deployment lacks');
@@ -358,6 +376,7 @@ async function runDistributed(
     queryId,
     arrivedAt,
     ...(signal ? { signal } : {}),
+    ...(external.length ? { external } : {}),
   });
   return {
     bytes: a.bytes,
@@ -415,25 +434,43 @@ async function runInsert(st: Extract<Statement, { kind: 'insert' }>, req: ChRequ
   // is checked now, so a committed insert always answers 200 and a refused one committed nothing.
   const answerFormat = headerSafeFormat(req.defaultFormat);
   const data = insertData(req, st.dataOffset);
+  if (format === 'Native') {
+    const types = await rowsOf(
+      deps.raw(`SELECT name, type FROM system.columns WHERE database = ${quoteStringLiteral(t.localDb)} AND table = ${quoteStringLiteral(t.localTable)}`, {
+        format: 'JSONEachRow',
+      }),
+    );
+    const native = nativeInsert(data, st.columns, cfg.shardingKey, new Map(types.map((c) => [String(c.name), String(c.type)])));
+    if (native.rows.length === 0) return { bytes: Buffer.alloc(0), format: answerFormat, readRows: 0, readBytes: 0, writtenRows: 0 };
+    return answerInsert(answerFormat, await deps.insert(name, native, queryId));
+  }
   let columns = st.columns;
   if (!columns && format !== 'JSONEachRow') {
-    const r = await deps.raw(
+    const r = deps.raw(
       `SELECT name FROM system.columns WHERE database = ${quoteStringLiteral(t.localDb)} AND table = ${quoteStringLiteral(t.localTable)} AND default_kind NOT IN ('MATERIALIZED', 'ALIAS')`,
       { format: 'JSONEachRow' },
     );
-    columns = r.bytes
-      .toString('utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => String((JSON.parse(l) as { name: string }).name));
+    columns = (await rowsOf(r)).map((c) => String(c.name));
   }
   const keyKind = keyTypeInfo(cfg.shardingKey.type).kind;
   const rows = splitInsertData(format, data, columns ?? [], cfg.shardingKey.column, keyKind === 'string' || keyKind === 'fixedString');
   if (rows.length === 0) return { bytes: Buffer.alloc(0), format: answerFormat, readRows: 0, readBytes: 0, writtenRows: 0 };
-  const a = await deps.insert(name, { format, ...(st.columns ? { columns: st.columns } : {}), rows }, queryId);
+  return answerInsert(answerFormat, await deps.insert(name, { format, ...(st.columns ? { columns: st.columns } : {}), rows }, queryId));
+}
+
+/** A JSONEachRow answer's rows. */
+async function rowsOf(answer: ReturnType<RawQuery>): Promise<Record<string, unknown>[]> {
+  return (await answer).bytes
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+function answerInsert(format: string, a: InsertAnswer) {
   return {
     bytes: Buffer.alloc(0),
-    format: answerFormat,
+    format,
     readRows: 0,
     readBytes: 0,
     writtenRows: a.inserted,

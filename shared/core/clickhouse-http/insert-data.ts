@@ -8,7 +8,7 @@ import { csvRows } from './insert-csv.js';
 import { jsonKeyOf } from './insert-json.js';
 import { tsvKeyOf } from './insert-tsv.js';
 
-export const INSERT_FORMATS = ['JSONEachRow', 'CSV', 'TabSeparated', 'TSV'] as const;
+export const INSERT_FORMATS = ['JSONEachRow', 'CSV', 'TabSeparated', 'TSV', 'Native'] as const;
 
 /** One row: its bytes (no line end), its 1-based number, and its key field (undefined: absent, null: NULL). */
 export interface DataRow {
@@ -63,6 +63,6 @@ export function splitInsertData(format: InsertFormat, data: Buffer, columns: rea
 export function insertFormatOf(name: string): InsertFormat {
   const f = name === 'TSV' ? 'TabSeparated' : name;
   if (!(INSERT_FORMATS as readonly string[]).includes(f))
-    throw new ChHttpError(48, `INSERT ... FORMAT ${name} is not supported; use JSONEachRow, CSV or TabSeparated`);
+    throw new ChHttpError(48, `INSERT ... FORMAT ${name} is not supported; use JSONEachRow, CSV, TabSeparated or Native`);
   return f as InsertFormat;
 }

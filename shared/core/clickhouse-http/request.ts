@@ -16,6 +16,7 @@ import { isFileSetting } from '../clickhouse/file-names.js';
 import { ChHttpError } from './exception.js';
 import { multipartBoundary, parseMultipart } from './multipart.js';
 import { clientRevision } from './native-revision.js';
+import { declaredExternal, isExternalParam, type DeclaredExternal } from './external-data.js';
 
 export interface HttpInput {
   method: string;
@@ -51,6 +52,8 @@ export interface ChRequest {
   http: { waitEndOfQuery: boolean; sendProgress: boolean; progressIntervalMs: number };
   /** `compress=1`: the answer in ClickHouse's compressed blocks; `client_protocol_version`: Native's framing. */
   wire: { compressBlocks: boolean; revision: number };
+  /** External data: a multipart file part per table, with its `<name>_format` / `_structure` / `_types`. */
+  external: DeclaredExternal[];
 }
 
 /** URL parameters that are not settings. */
@@ -106,12 +109,14 @@ export function parseChRequest(input: HttpInput): ChRequest {
   const h = input.headers;
   // A multipart body carries the query and parameters as form fields: they join the URL's.
   const boundary = input.method === 'POST' ? multipartBoundary(h['content-type']) : undefined;
-  const form = boundary ? parseMultipart(input.body, boundary) : undefined;
+  const multipart = boundary ? parseMultipart(input.body, boundary) : undefined;
+  const form = multipart?.fields;
   // One pass: the URL's parameters the form does not name, then the form's (URLSearchParams.set per
   // field would scan the whole list each time: quadratic in the number of parts).
   const q = form
     ? new URLSearchParams([...[...input.query].filter(([k]) => !form.has(k) || k === 'query'), ...[...form].filter(([k]) => k !== 'query')])
     : new URLSearchParams(input.query);
+  const files = multipart?.files ?? new Map<string, Buffer>();
   const fromUrl = q.get('query');
   const body = form ? (form.get('query') ?? '') : input.method === 'POST' ? input.body.toString('utf8') : '';
   const text = fromUrl !== null ? (body.length > 0 ? `${fromUrl}\n${body}` : fromUrl) : body;
@@ -129,6 +134,7 @@ export function parseChRequest(input: HttpInput): ChRequest {
     compression: { enabled: false },
     http: { waitEndOfQuery: false, sendProgress: false, progressIntervalMs: 100 },
     wire: { compressBlocks: truthy(q.get('compress') ?? '0'), revision: clientRevision(q.get('client_protocol_version')) },
+    external: declaredExternal(files, q),
   };
   const db = q.get('database') || h['x-clickhouse-database'];
   if (db) out.database = db;
@@ -144,6 +150,7 @@ export function parseChRequest(input: HttpInput): ChRequest {
       httpSetting(out.http, name, value); // wait_end_of_query
       continue;
     }
+    if (isExternalParam(name, files)) continue;
     switch (name) {
       case 'max_execution_time':
         out.maxExecutionTimeMs = seconds(name, value) * 1000;

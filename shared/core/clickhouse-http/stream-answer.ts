@@ -71,6 +71,8 @@ export async function streamClickHouseHttp(input: HttpInput, deps: StreamingDeps
     if (input.headers['content-encoding']) return whole();
     req = parseChRequest(input);
     if (req.http.waitEndOfQuery || answerCodec(req.compression.enabled, input.headers['accept-encoding'])) return whole();
+    // External data is parsed and shipped by the buffered interface (external-data.ts).
+    if (req.external.length > 0) return whole();
     if (classify(req.text).kind !== 'select') return whole();
     select = parseSelect(req.text);
     format = select.format ?? req.defaultFormat;

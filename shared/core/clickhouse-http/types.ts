@@ -1,6 +1,6 @@
 // What the ClickHouse HTTP interface needs from the rest of ch-scatter, as plain functions, so the
 // core stays free of Lambda and API Gateway (functions/coordinator wires them).
-import type { SettingValue, QueryStatistics } from '../clickhouse/port.js';
+import type { ExternalTable, SettingValue, QueryStatistics } from '../clickhouse/port.js';
 import type { ParamValue } from '../plan/bind-params.js';
 import type { ByteInsert } from '../router/insert-data.js';
 import type { TableCoverage } from '../scatter/query-types.js';
@@ -8,7 +8,7 @@ import type { TableCoverage } from '../scatter/query-types.js';
 /** One SELECT on one shard's engine (any replica), answered as the engine's own bytes in `format`. */
 export type RawQuery = (
   sql: string,
-  opts: { format: string; settings?: Record<string, SettingValue>; queryId?: string; deadline?: number },
+  opts: { format: string; settings?: Record<string, SettingValue>; queryId?: string; deadline?: number; external?: ExternalTable[] },
 ) => Promise<{ bytes: Buffer; statistics: QueryStatistics }>;
 
 /** A shard that did not answer (skip_unavailable_shards=1 answers without it). */
@@ -47,6 +47,8 @@ export interface DistributedSelectRequest {
   arrivedAt?: number;
   /** Stops the query (KILL QUERY): the fan-out abandons its shards. */
   signal?: AbortSignal;
+  /** The request's external data, parsed (external-data.ts): shipped to every shard that reads it, and to the final stage. */
+  external?: ExternalTable[];
 }
 
 /** A SELECT over distributed tables, rendered in `format` by a ClickHouse engine (the general path). */

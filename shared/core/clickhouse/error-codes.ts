@@ -33,6 +33,16 @@ export function parseClickHouseCode(message: string): number | undefined {
   return undefined;
 }
 
+/**
+ * An engine's message without the query it quotes: that is ch-scatter's rewrite of the user's query
+ * (shard SQL, the final stage, the runtime's SETTINGS: readonly, deadline, read caps), not what the
+ * user sent. ClickHouse quotes it as `in scope <query>` (before a "Maybe you meant" hint, if any)
+ * and, in older releases, `while processing query: '<query>'`.
+ */
+export function withoutQueryText(message: string): string {
+  return message.replace(/,?\s+[Ii]n scope [\s\S]*?(?=\. Maybe you meant|$)/, '').replace(/,?\s*while processing query: '(?:[^'\\]|\\.)*'/, '');
+}
+
 export interface ClickHouseErrorCode {
   code: number;
   name: string;
@@ -109,6 +119,7 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [194, 'REQUIRED_PASSWORD', 'server'],
   [202, 'TOO_MANY_SIMULTANEOUS_QUERIES', 'server'],
   [203, 'NO_FREE_CONNECTION', 'server'],
+  [206, 'ALIAS_REQUIRED', 'user'],
   [209, 'SOCKET_TIMEOUT', 'server'],
   [210, 'NETWORK_ERROR', 'server'],
   [215, 'NOT_AN_AGGREGATE', 'user'],
@@ -134,6 +145,7 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [452, 'SETTING_CONSTRAINT_VIOLATION', 'user'],
   [456, 'UNKNOWN_QUERY_PARAMETER', 'user'],
   [457, 'BAD_QUERY_PARAMETER', 'user'],
+  [467, 'CANNOT_PARSE_BOOL', 'user'],
   [497, 'ACCESS_DENIED', 'user'],
   [507, 'UNABLE_TO_SKIP_UNUSED_SHARDS', 'user'],
   [557, 'UNKNOWN_UNION', 'user'],

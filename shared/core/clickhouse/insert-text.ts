@@ -8,8 +8,9 @@ const NEWLINE = Buffer.from('\n');
 /** The temporary table a check-only insert parses the rows into (private to its session or queue slot). */
 export const CHECK_TABLE = '_insert_check';
 
-/** The rows, each ended by a newline, as one body. */
+/** The rows, each ended by a newline, as one body (Native's blocks follow each other). */
 export function insertBody(data: InsertData): Buffer {
+  if (data.format === 'Native') return Buffer.concat(data.rows);
   return Buffer.concat(data.rows.flatMap((r) => [r, NEWLINE]));
 }
 

@@ -13,7 +13,7 @@ export interface ColumnMeta {
  * it readable under `name` for the duration of one query; it is never re-run as SQL on the shard.
  */
 export interface ExternalTable {
-  name: string; // `_data_<hash>`
+  name: string; // `_data_<hash>`, or the name a client gave its external data
   columns: ColumnMeta[];
   /** Rows in ClickHouse JSON conventions (64-bit integers as strings). */
   rows: Record<string, unknown>[];
@@ -23,6 +23,12 @@ export interface ExternalTable {
    * instead of once per shard, and the shard neither parses nor re-encodes it.
    */
   jsonEachRow?: string;
+  /**
+   * The rows as a client sent them (ClickHouse's external data: any input format, base64 since they
+   * need not be text). When present the adapters ship these bytes in `format` and ignore the rest: the
+   * engine parses them, with its own errors.
+   */
+  data?: { format: string; base64: string };
 }
 
 export type SettingValue = string | number | boolean;
@@ -59,9 +65,9 @@ export interface InsertOptions extends Omit<QueryOptions, 'external'> {
 }
 
 /** The input formats an insert carries verbatim. */
-export type InsertFormat = 'JSONEachRow' | 'CSV' | 'TabSeparated';
+export type InsertFormat = 'JSONEachRow' | 'CSV' | 'TabSeparated' | 'Native';
 
-/** Rows as bytes: each row's bytes without its line end; the adapters end each with a newline. */
+/** Rows as bytes: each row's bytes without its line end; the adapters end each with a newline (Native: whole blocks, joined as they are). */
 export interface InsertData {
   format: InsertFormat;
   /** The statement's column list (absent: the table's insertable columns, in order). */

@@ -53,6 +53,7 @@ export function externalJsonEachRow(t: ExternalTable): string {
 
 /** True when an external table carries no row. */
 export function externalIsEmpty(t: ExternalTable): boolean {
+  if (t.data) return t.data.base64 === '';
   return t.jsonEachRow !== undefined ? t.jsonEachRow.trim() === '' : t.rows.length === 0;
 }
 

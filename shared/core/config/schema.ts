@@ -152,6 +152,12 @@ export const querySchema = z
      * with its error bound). Per query: the setting ch_scatter_top_count.
      */
     topCount: z.enum(['exact', 'tput', 'every_group', 'shard_size']).default('exact'),
+    /**
+     * `ORDER BY ... LIMIT` row queries whose rows are estimated wider than this many bytes beyond their
+     * sort keys run in two rounds (query-then-fetch; measured to pay off near 500). Per query: the setting
+     * ch_scatter_query_then_fetch_row_bytes; ch_scatter_query_then_fetch = 1 or 0 forces either.
+     */
+    queryThenFetchRowBytes: z.number().int().nonnegative().default(500),
     /** Above this many shards the coordinator fans out through sub-coordinators (0 = never). */
     treeFanoutAbove: z.number().int().nonnegative().default(0),
     /**

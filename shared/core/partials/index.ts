@@ -5,6 +5,7 @@ import type { SelectQuery } from '../sql/ast.js';
 import { normalize } from './analyze.js';
 import { splitAggregate } from './split-aggregate.js';
 import { splitRows } from './split-rows.js';
+import { ScatterError } from '../errors.js';
 import type { SplitContext, SplitQuery } from './types.js';
 
 export type { SplitContext, SplitQuery, Merger, FinalResult, ApproximateInfo } from './types.js';
@@ -14,6 +15,11 @@ export { HLL_RSE } from './families/hll.js';
 export { DDSKETCH_ALPHA } from './families/quantile.js';
 
 export function splitQuery(q: SelectQuery, ctx: SplitContext): SplitQuery {
+  if (ctx.unmerged)
+    throw new ScatterError(
+      'UNSUPPORTED',
+      `distributed_group_by_no_merge = ${ctx.unmerged} asks for the shards' answers unmerged; the fast path merges them (the general path answers it)`,
+    );
   const n = normalize(q);
   if (n.isAggregate) {
     return splitAggregate(q, n, ctx, {

@@ -20,6 +20,12 @@ import { orderKey } from './order-key.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 import { TransferBudget } from './transfer-budget.js';
 
+function withoutLastConjunct(where: Expr | undefined): Expr | undefined {
+  if (where?.kind !== 'function' || where.name !== 'and' || where.args.length < 2) return undefined;
+  const rest = where.args.slice(0, -1);
+  return rest.length === 1 ? rest[0] : { ...where, args: rest };
+}
+
 export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): SplitQuery {
   const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
   // Tie-breaker expressions: configured unique key columns, else the selected columns.
@@ -55,7 +61,8 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   const byCols = (n.limitBy?.by ?? []).map((e, i) => place(e, `__b${i}`));
   const ordered = n.orderBy.length > 0;
   const pageable = ordered && n.limit !== undefined && !n.limitBy && tieExprs.length > 0;
-  const shape = queryShapeHash(canon({ ...q, limit: undefined } as unknown as Expr));
+  // The next page asks for the query as written: query-then-fetch's bound (its WHERE's last conjunct) is no part of its shape.
+  const shape = queryShapeHash(canon({ ...q, limit: undefined, where: ctx.queryThenFetchBound ? withoutLastConjunct(q.where) : q.where } as unknown as Expr));
 
   let where = n.where;
   let after: { keys: CursorKey[]; dup: number } | undefined;

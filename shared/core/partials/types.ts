@@ -34,6 +34,13 @@ export interface SplitContext {
    * them (UNSUPPORTED), so the general path merges ClickHouse's own states and answers as ClickHouse does.
    */
   sketches?: 'use' | 'refuse';
+  /** The query's WHERE ends with query-then-fetch's bound (PlanOptions.queryThenFetchBound): its cursor's shape leaves it out. */
+  queryThenFetchBound?: boolean;
+  /**
+   * distributed_group_by_no_merge (1 or 2): the shards' answers unmerged. The coordinator's merge
+   * cannot give them, so the split refuses (UNSUPPORTED) and the general path answers.
+   */
+  unmerged?: 1 | 2;
   /**
    * Row queries: columns that identify a row uniquely, used to break ORDER BY ties (and in
    * cursors). Absent: every selected column (SELECT * then has no tie-breaker and no cursor).

@@ -74,7 +74,7 @@ export async function planQueryWith(
   checkNestedSettings(statement, topo.query);
   const analysis = analyze(statement, topo, settings.distributedProductMode);
   const placement = await placementFor(topo, analysis.main.distributed);
-  const globals = await materializeGlobals(analysis.query, topo, settings, opts.runSubquery);
+  const globals = await materializeGlobals(analysis.query, topo, settings, opts.runSubquery, opts.external);
 
   const shardCount = topo.shards.length;
   const keyCtx: KeyContext = {
@@ -86,7 +86,10 @@ export async function planQueryWith(
     externalOwners: new Map(),
     memo: new WeakMap(),
   };
+  const clientTables = new Set((opts.external ?? []).map((t) => t.name));
   for (const [name, m] of globals.external) {
+    // A client's table is read as a whole (FROM, JOIN, IN (SELECT ...)), never as a set on the key.
+    if (clientTables.has(name)) continue;
     const owners = externalOwners(m, keyCtx);
     if (owners) keyCtx.externalOwners.set(name, owners);
   }
@@ -139,11 +142,13 @@ export async function planQueryWith(
     shardSizeAdd: topo.query.shardSizeAdd,
     ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}),
     ...(opts.cursorKey ? { cursorKey: opts.cursorKey } : {}),
+    ...(opts.queryThenFetchBound ? { queryThenFetchBound: true } : {}),
     maxRowsToTransfer: settings.maxRowsToTransfer,
     transferOverflowMode: settings.transferOverflowMode,
     topCount: settings.topCount === 'shard_size' ? 'shard_size' : opts.exactTopCount === 'general' ? 'refuse' : 'every_group',
     // The same signal says a general path can take what the fast path refuses.
     sketches: settings.approximate === 'sketches' || opts.exactTopCount !== 'general' ? 'use' : 'refuse',
+    ...(settings.groupByNoMerge ? { unmerged: settings.groupByNoMerge } : {}),
   });
 
   // Rename once (the local name is the same on every shard), then strip what must not travel.
@@ -151,7 +156,7 @@ export async function planQueryWith(
   delete renamed.settings;
   delete renamed.format;
   // Per-shard rewrites below only prune IN lists: what this tree reads is what every shard reads.
-  checkReach(renamed, shardReach(topo));
+  checkReach(renamed, shardReach(topo, clientTables));
   const localCtx: KeyContext = { ...keyCtx, naming: localNaming(analysis.main) };
   const rewriter = buildShardRewriter(renamed, usable ? localCtx : undefined, { pruneIn: settings.rewriteIn && usable });
 

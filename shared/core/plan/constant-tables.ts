@@ -23,10 +23,13 @@ export function isConstantTableFunction(t: TableFunction): boolean {
   return CONSTANT_TABLE_FUNCTIONS.has(t.name.toLowerCase());
 }
 
-/** A constant table function or `system.one`: a FROM/JOIN table every shard computes alike. */
+/**
+ * A constant table function, `system.one`, or the request's external data (shipped to every engine
+ * that runs the query): a FROM/JOIN table every shard holds alike.
+ */
 export function isConstantTable(t: TableExpr): boolean {
   if (t.kind === 'tableFunction') return isConstantTableFunction(t);
-  return t.kind === 'table' && t.database?.toLowerCase() === 'system' && t.table === 'one';
+  return t.kind === 'table' && (t.external === true || (t.database?.toLowerCase() === 'system' && t.table === 'one'));
 }
 
 /** Throws unless `t` is a constant table function with literal counts within the cap; `reader` is the SELECT whose FROM or JOIN holds it. */

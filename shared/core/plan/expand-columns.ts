@@ -19,12 +19,17 @@ export type ColumnsOf = (distributed: string) => readonly TableColumn[] | undefi
 /** The distributed tables whose columns the statement needs spelled out (empty: none). */
 export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): string[] {
   const out = new Set<string>();
-  forEachSelect(stmt, (q) => {
-    if (!needsExpansion(q)) return;
+  // A subquery whose `*` feeds the expansion is read through to its own tables.
+  const add = (q: SelectQuery) => {
     for (const t of tablesOf(q)) {
       const b = t.kind === 'table' ? lookupTable(topo, refName(t)) : undefined;
       if (b) out.add(b.distributed);
+      if (t.kind === 'subqueryTable')
+        for (const s of t.query.kind === 'union' ? t.query.selects : [t.query]) if (s.columns.some((c) => c.kind === 'asterisk')) add(s);
     }
+  };
+  forEachSelect(stmt, (q) => {
+    if (needsExpansion(q)) add(q);
   });
   return [...out];
 }
@@ -73,9 +78,9 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Se
   }
   let columns = q.columns;
   if (needsExpansion(q)) {
-    const sources = sourcesOf(q, topo, columnsOf);
-    if (!sources) return q;
-    columns = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, sources, sources.length > 1) : [c]));
+    const found = sourcesOf(q, topo, columnsOf);
+    if (!found) return q;
+    columns = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, found) : [c]));
   }
   // GROUP BY ALL needs the columns only when the SELECT list has a `*` to spell out first.
   if (q.groupByAll && columns.some((c) => c.kind === 'asterisk')) return q;
@@ -103,24 +108,39 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Se
 }
 
 interface Source {
-  /** How its columns are qualified over a JOIN: the alias, else the table's name. */
-  qualifier: string;
+  /** How its columns are qualified over a JOIN: the alias, else the table's name (none: an unaliased subquery). */
+  qualifier?: string;
   /** Every name it may be called by in `t.*`. */
   names: string[];
   columns: readonly TableColumn[];
 }
 
+interface Sources {
+  tables: Source[];
+  /** The key columns of a USING join: `*` holds each once, first, unqualified. */
+  using: string[];
+}
+
 /** Each table's columns in FROM order, or undefined when one is not known (the planner then refuses as before). */
-function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Source[] | undefined {
-  // A USING join merges its key columns: their place and name in `*` are not spelled out here.
-  if (q.from?.joins.some((j) => j.using !== undefined)) return undefined;
-  const out: Source[] = [];
+function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Sources | undefined {
+  const joins = q.from?.joins ?? [];
+  const usingJoin = joins.find((j) => j.using !== undefined);
+  // A USING join is spelled out over two tables only: past that ClickHouse's names of the merged keys are its own.
+  if (usingJoin && joins.length > 1) return undefined;
+  const using: string[] = [];
+  for (const k of usingJoin?.using ?? []) {
+    if (k.kind !== 'column' || k.parts.length !== 1 || k.alias !== undefined) return undefined;
+    using.push(k.parts[0]!);
+  }
+  const tables: Source[] = [];
   for (const t of tablesOf(q)) {
     if (t.kind === 'subqueryTable') {
-      // A subquery's columns are its output names, when it lists them.
-      const s = t.query;
-      if (s.kind !== 'select' || s.columns.some((c) => c.kind === 'asterisk') || t.alias === undefined) return undefined;
-      out.push({ qualifier: t.alias, names: [t.alias], columns: outputNames(s).map((name) => ({ name, type: '' })) });
+      // A subquery's columns are its output names (its own `*` read through to its tables).
+      const names = outputColumnsOf(t.query, topo, columnsOf);
+      // Over an ON join its columns are qualified, so it needs a name.
+      if (!names || (t.alias === undefined && !usingJoin)) return undefined;
+      const columns = names.map((name) => ({ name, type: '' }));
+      tables.push(t.alias !== undefined ? { qualifier: t.alias, names: [t.alias], columns } : { names: [], columns });
       continue;
     }
     if (t.kind !== 'table') return undefined;
@@ -128,14 +148,29 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Source
     const columns = b && columnsOf(b.distributed);
     if (!b || !columns) return undefined;
     const names = t.alias !== undefined ? [t.alias] : [t.table, `${t.database ?? 'default'}.${t.table}`];
-    out.push({ qualifier: t.alias ?? t.table, names, columns });
+    tables.push({ qualifier: t.alias ?? t.table, names, columns });
   }
-  return out.length ? out : undefined;
+  if (!tables.length) return undefined;
+  // An unaliased subquery's column that another table has too could not be told apart.
+  for (const s of tables)
+    if (s.qualifier === undefined && s.columns.some((c) => !using.includes(c.name) && tables.some((o) => o !== s && o.columns.some((x) => x.name === c.name))))
+      return undefined;
+  return { tables, using };
 }
 
-function expandAsterisk(a: Asterisk, sources: Source[], joined: boolean): Expr[] {
+/** The output column names of a statement (its first SELECT's), `*` spelled out; undefined when a table's columns are not known. */
+function outputColumnsOf(s: SelectStatement, topo: Topology, columnsOf: ColumnsOf): string[] | undefined {
+  const q = s.kind === 'union' ? s.selects[0]! : s;
+  if (!q.columns.some((c) => c.kind === 'asterisk')) return outputNames(q);
+  const found = sourcesOf(q, topo, columnsOf);
+  if (!found) return undefined;
+  return outputNames({ ...q, columns: q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, found) : [c])) });
+}
+
+function expandAsterisk(a: Asterisk, { tables, using }: Sources): Expr[] {
+  const joined = tables.length > 1;
   const qualifier = a.table?.join('.');
-  const from = qualifier === undefined ? sources : sources.filter((s) => s.names.includes(qualifier));
+  const from = qualifier === undefined ? tables : tables.filter((s) => s.names.includes(qualifier));
   if (!from.length) throw errorAt('QUERY_ERROR', `${qualifier}.* names no table of this SELECT`, a);
   let re: RegExp | undefined;
   if (a.regexp !== undefined) {
@@ -148,17 +183,25 @@ function expandAsterisk(a: Asterisk, sources: Source[], joined: boolean): Expr[]
   const except = new Set(a.except ?? []);
   const replace = replacements(a.replace ?? [], a);
   const out: Expr[] = [];
+  const push = (name: string, column: () => Expr) => {
+    if (except.has(name) || (re && !re.test(name))) return;
+    const by = replace.get(name);
+    out.push(by ? ({ ...by, alias: name } as Expr) : column());
+  };
+  // ClickHouse's analyzer: `*` over a USING join holds each key once, first, as the join's merged column.
+  const merged = qualifier === undefined ? using : [];
+  for (const k of merged) push(k, () => ref([k], a));
   for (const s of from)
     for (const c of s.columns) {
-      if (except.has(c.name) || (re && !re.test(c.name))) continue;
-      const by = replace.get(c.name);
-      if (by) out.push({ ...by, alias: c.name } as Expr);
-      else if (!joined) out.push(ref([c.name], a));
-      else {
-        // ClickHouse names a column of `t.*` with its qualifier where another table of the JOIN has that name too.
-        const shared = qualifier !== undefined && sources.some((o) => o !== s && o.columns.some((x) => x.name === c.name));
-        out.push(shared ? { ...ref([s.qualifier, c.name], a), alias: `${s.qualifier}.${c.name}` } : ref([s.qualifier, c.name], a));
-      }
+      if (merged.includes(c.name)) continue;
+      push(c.name, () => {
+        if (!joined) return ref([c.name], a);
+        if (s.qualifier === undefined) return ref([c.name], a);
+        // ClickHouse names a column of `t.*` with its qualifier where an earlier table of the JOIN has that name too.
+        const i = tables.indexOf(s);
+        const shared = qualifier !== undefined && tables.slice(0, i).some((o) => o.columns.some((x) => x.name === c.name));
+        return shared ? { ...ref([s.qualifier, c.name], a), alias: `${s.qualifier}.${c.name}` } : ref([s.qualifier, c.name], a);
+      });
     }
   const transformed = a.transformers ? transform(out, a.transformers, a) : out;
   // ClickHouse: a matcher that matches nothing leaves an empty SELECT list, which it refuses.

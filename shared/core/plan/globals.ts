@@ -3,7 +3,8 @@
 // rows travel with every shard query as an external table named `_data_<hash of the printed
 // subquery>`, so identical subqueries run once. The shard text names the table instead of the
 // subquery and loses the GLOBAL keyword (the data is already there). Transfer limits apply per
-// shipped table, like ClickHouse's SizeLimits on each materialized subquery.
+// shipped table, like ClickHouse's SizeLimits on each materialized subquery. A client's external
+// data (PlanOptions.external) travels the same way, under its own name.
 import { createHash } from 'node:crypto';
 import type { Expr, FunctionCall, SelectQuery, SelectStatement, TableRef } from '../sql/ast.js';
 import { printSelect } from '../sql/print.js';
@@ -76,24 +77,28 @@ function jsonBytes(row: Record<string, unknown>): number {
   return Buffer.byteLength(JSON.stringify(row));
 }
 
-/** Apply max_rows/bytes_to_transfer to one shipped table: throw (413) or truncate and say so. */
-export function enforceTransferLimits(
-  name: string,
-  rows: Record<string, unknown>[],
+/**
+ * Apply max_rows/bytes_to_transfer to one shipped table of `count` rows, the i-th `sizeOf(i)` bytes:
+ * how many stay, or a throw (413) with transfer_overflow_mode = 'throw'; a cut is said in `truncated`.
+ */
+function transferKeep(
+  what: { refused: string; cut: string },
+  count: number,
+  sizeOf: (i: number) => number,
   s: Pick<PlannerSettings, 'maxRowsToTransfer' | 'maxBytesToTransfer' | 'transferOverflowMode'>,
   truncated: string[],
-): Record<string, unknown>[] {
-  let keep = rows.length;
+): number {
+  let keep = count;
   let why = '';
-  if (s.maxRowsToTransfer > 0 && rows.length > s.maxRowsToTransfer) {
+  if (s.maxRowsToTransfer > 0 && count > s.maxRowsToTransfer) {
     keep = s.maxRowsToTransfer;
-    why = `${rows.length} rows exceed max_rows_to_transfer = ${s.maxRowsToTransfer}`;
+    why = `${count} rows exceed max_rows_to_transfer = ${s.maxRowsToTransfer}`;
   }
   if (s.maxBytesToTransfer > 0) {
     // Size of the rows as a JSON array: brackets, commas, rows.
     let bytes = 2;
     for (let i = 0; i < keep; i++) {
-      const b = jsonBytes(rows[i]!) + (i > 0 ? 1 : 0);
+      const b = sizeOf(i) + (i > 0 ? 1 : 0);
       if (bytes + b > s.maxBytesToTransfer) {
         keep = i;
         why = `the rows exceed max_bytes_to_transfer = ${s.maxBytesToTransfer} bytes (as JSON)`;
@@ -102,12 +107,36 @@ export function enforceTransferLimits(
       bytes += b;
     }
   }
-  if (keep === rows.length) return rows;
+  if (keep === count) return count;
   if (s.transferOverflowMode === 'throw') {
-    throw new ScatterError('TRANSFER_LIMIT', `GLOBAL subquery data ${name}: ${why} (transfer_overflow_mode = 'throw')`, { status: 413 });
+    throw new ScatterError('TRANSFER_LIMIT', `${what.refused}: ${why} (transfer_overflow_mode = 'throw')`, { status: 413 });
   }
-  truncated.push(`${name}: truncated to ${keep} of ${rows.length} rows: ${why} (transfer_overflow_mode = 'break')`);
-  return rows.slice(0, keep);
+  truncated.push(`${what.cut}: truncated to ${keep} of ${count} rows: ${why} (transfer_overflow_mode = 'break')`);
+  return keep;
+}
+
+/** Apply max_rows/bytes_to_transfer to one shipped table: throw (413) or truncate and say so. */
+export function enforceTransferLimits(
+  name: string,
+  rows: Record<string, unknown>[],
+  s: Pick<PlannerSettings, 'maxRowsToTransfer' | 'maxBytesToTransfer' | 'transferOverflowMode'>,
+  truncated: string[],
+): Record<string, unknown>[] {
+  const keep = transferKeep({ refused: `GLOBAL subquery data ${name}`, cut: name }, rows.length, (i) => jsonBytes(rows[i]!), s, truncated);
+  return keep === rows.length ? rows : rows.slice(0, keep);
+}
+
+/** The same limits over a client's external table, its rows as JSONEachRow lines (parsed by an engine, shipped as they are). */
+export function limitExternal(
+  t: ExternalTable,
+  s: Pick<PlannerSettings, 'maxRowsToTransfer' | 'maxBytesToTransfer' | 'transferOverflowMode'>,
+  truncated: string[],
+): ExternalTable {
+  const text = t.jsonEachRow ?? '';
+  const lines = text === '' ? [] : text.split('\n');
+  const what = `external table ${t.name}`;
+  const keep = transferKeep({ refused: what, cut: what }, lines.length, (i) => Buffer.byteLength(lines[i]!), s, truncated);
+  return keep === lines.length ? t : { ...t, jsonEachRow: lines.slice(0, keep).join('\n') };
 }
 
 /**
@@ -160,6 +189,7 @@ export async function materializeGlobals(
   topo: Topology,
   settings: PlannerSettings,
   runSubquery: SubqueryRunner | undefined,
+  clientTables: readonly ExternalTable[] = [],
 ): Promise<GlobalsResult> {
   // Pass 1 (sync): find every GLOBAL right side, name it, remember what to run.
   const wanted = new Map<string, SelectStatement>();
@@ -250,7 +280,11 @@ export async function materializeGlobals(
     const m = external.get(name)!;
     if (m.materialized) m.table.rows = enforceTransferLimits(name, m.table.rows, settings, truncated);
   }
-  const ordered = new Map([...wanted.keys()].map((n) => [n, external.get(n)!]));
+  // The request's external data travels beside them, under the same limits, to every shard.
+  const ordered = new Map<string, Materialized>(
+    clientTables.map((t) => [t.name, { table: limitExternal(t, settings, truncated), materialized: true, source: selectAllFrom('', t.name) }]),
+  );
+  for (const n of wanted.keys()) ordered.set(n, external.get(n)!);
   assertShippable(ordered);
   return { query: rewritten, external: ordered, truncated };
 }

@@ -8,7 +8,9 @@
 import type { Expr, Literal, SelectQuery, SelectStatement } from '../sql/ast.js';
 import type { SettingValue } from '../clickhouse/port.js';
 import { cloneAst } from '../sql/ast.js';
+import { boolSetting } from '../clickhouse/setting-truth.js';
 import { errorAt } from './position.js';
+import { settingValueOf } from './settings.js';
 
 const SETTING = 'enable_positional_arguments';
 
@@ -29,10 +31,9 @@ function constantKey(lit: Literal): Expr {
 export function positionalArgumentsOn(stmt: SelectStatement, request: Record<string, SettingValue> | undefined): boolean {
   const clause = stmt.kind === 'union' ? (stmt.settings ?? stmt.selects[stmt.selects.length - 1]!.settings) : stmt.settings;
   const item = clause?.find((s) => s.name === SETTING);
-  let v: unknown = request?.[SETTING];
-  if (item) v = item.value.kind === 'literal' ? item.value.value : undefined;
-  if (v === undefined) return true;
-  return !['0', 'false'].includes(String(v).trim().toLowerCase());
+  const v = item ? settingValueOf(item.value, SETTING) : request?.[SETTING];
+  // A value ClickHouse refuses is refused by the planner's settings check; until then positions stay on.
+  return v === undefined || boolSetting(v) !== false;
 }
 
 function settleSelect(q: SelectQuery, positional: boolean): SelectQuery {

@@ -2,7 +2,7 @@
 // every SELECT ch-scatter builds for an engine passes (the shard SQL of both paths, GLOBAL and TPUT
 // queries through the same planner, the general path's final stage, the catalog engine's SELECT).
 //   - tables: only those the caller lists (configured local tables, the runtime's `_stage<i>` and
-//     `_data_<hash>` tables, the catalog's own views, constant system tables, constant table functions
+//     `_data_<hash>` tables, the external data the request declared, the catalog's own views, constant system tables, constant table functions
 //     of bounded size: constant-tables.ts), in every position:
 //     FROM, JOIN, `x IN table`, and inside every subquery at any depth, whatever clause holds it;
 //   - functions: none of refused-functions.ts;
@@ -32,6 +32,8 @@ export interface Reach {
   systemTables?: ReadonlySet<string>;
   /** Unqualified names the runtime creates for the query (`_stage<i>`, `_data_<hash>`), by shape. */
   runtimeTables?: RegExp;
+  /** The external data the request declared, by name (unqualified): exactly these. */
+  external?: ReadonlySet<string>;
   /** Table functions (lower-cased) that read only their arguments (the catalog's `values`); their arguments are checked like any expression. */
   tableFunctions?: ReadonlySet<string>;
   /** Subtrees the runtime built itself (the catalog's views): taken as they are. */
@@ -46,14 +48,21 @@ const SHIPPED = /^_data_\d+$/;
 const STAGE_OR_SHIPPED = /^_(?:stage\d+|data_\d+)$/;
 const localTables = new WeakMap<Topology, ReadonlySet<string>>();
 
-/** What a shard query may read: the configured local tables, the shipped `_data_<hash>` tables, system.one. */
-export function shardReach(topo: Topology): Reach {
+/** What a shard query may read: the configured local tables, the shipped `_data_<hash>` tables, the request's external data, system.one. */
+export function shardReach(topo: Topology, external?: ReadonlySet<string>): Reach {
   let tables = localTables.get(topo);
   if (!tables) {
     tables = new Set(Object.values(topo.tables).map((t) => qualifyTable(t.local)));
     localTables.set(topo, tables);
   }
-  return { what: 'a shard query', tables, systemTables: ONE, runtimeTables: SHIPPED, tableFunctions: CONSTANT_TABLE_FUNCTIONS };
+  return {
+    what: 'a shard query',
+    tables,
+    systemTables: ONE,
+    runtimeTables: SHIPPED,
+    tableFunctions: CONSTANT_TABLE_FUNCTIONS,
+    ...(external ? { external } : {}),
+  };
 }
 
 /** What the general path's final stage may read: its stage tables and shipped data, system.one. */
@@ -114,7 +123,7 @@ function visitTable(t: TableExpr, reach: Reach, ctes: ReadonlySet<string>, defin
 }
 
 function checkName(database: string | undefined, table: string, reach: Reach, ctes: ReadonlySet<string>, node: { pos?: Pos }): void {
-  if (database === undefined && (ctes.has(table) || reach.runtimeTables?.test(table))) return;
+  if (database === undefined && (ctes.has(table) || reach.runtimeTables?.test(table) || reach.external?.has(table))) return;
   if (database !== undefined && reach.tables.has(`${database}.${table}`)) return;
   if (database === 'system' && reach.systemTables?.has(table)) return;
   const name = database !== undefined ? `${database}.${table}` : table;

@@ -26,12 +26,26 @@ export const PLANNER_KNOBS: ReadonlySet<string> = new Set([
   'force_optimize_skip_unused_shards',
   'prefer_global_in_and_join',
   'distributed_product_mode',
+  'distributed_group_by_no_merge',
   'max_rows_to_transfer',
   'max_bytes_to_transfer',
   'transfer_overflow_mode',
   ...SET_OPERATION_MODE_SETTINGS,
   TABLE_FILTERS_SETTING,
   RESULT_FILTER_SETTING,
+]);
+
+/** Taken by the planner (settings.ts) with no effect on the answer (how a Distributed table reaches its
+ *  shards) or settled before planning (positions): accepted in the URL as in a SETTINGS clause, and, unlike
+ *  the knobs above, inside a subquery too. */
+export const PLANNER_ACCEPTED: ReadonlySet<string> = new Set([
+  'enable_positional_arguments',
+  'prefer_localhost_replica',
+  'max_distributed_connections',
+  'distributed_aggregation_memory_efficient',
+  'optimize_distributed_group_by_sharding_key',
+  'distributed_push_down_limit',
+  'optimize_skip_unused_shards_limit',
 ]);
 
 /** ch-scatter's own settings (not ClickHouse's), read by the planner and the runtime. */
@@ -41,6 +55,7 @@ export const OWN_SETTINGS: ReadonlySet<string> = new Set([
   'ch_scatter_path',
   'ch_scatter_approximate',
   'ch_scatter_query_then_fetch',
+  'ch_scatter_query_then_fetch_row_bytes',
 ]);
 
 /** Read by the HTTP interface itself (request.ts, cors.ts). */
@@ -146,7 +161,7 @@ const KNOWN = new Set(CLICKHOUSE_SETTINGS);
 
 export function settingFate(name: string): SettingFate {
   if (SETTING_SPECS.has(name)) return 'forwarded';
-  if (PLANNER_KNOBS.has(name) || OWN_SETTINGS.has(name)) return 'planner';
+  if (PLANNER_KNOBS.has(name) || PLANNER_ACCEPTED.has(name) || OWN_SETTINGS.has(name)) return 'planner';
   if (INTERFACE_SETTINGS.has(name)) return 'interface';
   if (isFileSetting(name) || PROTECTION.has(name)) return 'refused';
   if (RESULT_SETTINGS.has(name) || isFormatSetting(name) || name === 'extremes') return 'result';

@@ -6,6 +6,7 @@
 // 0/1, integers to numbers or digit strings) so a shard never sees a string the user typed.
 import type { Expr } from '../sql/ast.js';
 import type { SettingValue } from '../clickhouse/port.js';
+import { boolSetting, boolSettingRefusal } from '../clickhouse/setting-truth.js';
 import { errorAt } from './position.js';
 
 type Spec =
@@ -120,14 +121,8 @@ function checkValue(spec: Spec, v: SettingValue): SettingValue | undefined {
     case 'uint':
       return checkUint(spec, v);
     case 'bool': {
-      if (typeof v === 'boolean') return v ? 1 : 0;
-      if (v === 0 || v === 1) return v;
-      if (typeof v === 'string') {
-        const s = v.trim().toLowerCase();
-        if (s === '0' || s === 'false') return 0;
-        if (s === '1' || s === 'true') return 1;
-      }
-      return undefined;
+      const b = boolSetting(v);
+      return b === undefined ? undefined : b ? 1 : 0;
     }
     case 'float': {
       const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : NaN;
@@ -216,7 +211,13 @@ export function forwardedValue(name: string, value: SettingValue, node?: Expr): 
     );
   }
   if (ok === undefined) {
-    throw errorAt('BAD_REQUEST', `setting ${name} must be ${describe(spec)}, not ${JSON.stringify(value)}`, node);
+    const refusal = spec.kind === 'bool' ? boolSettingRefusal(value) : undefined;
+    throw errorAt(
+      'BAD_REQUEST',
+      `setting ${name} must be ${describe(spec)}, not ${JSON.stringify(value)}`,
+      node,
+      refusal && { clickhouse: { code: refusal.code, name: refusal.name } },
+    );
   }
   return ok;
 }

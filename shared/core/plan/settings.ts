@@ -20,6 +20,7 @@ import { isFileSetting } from '../clickhouse/file-names.js';
 import { settingFate } from './setting-fate.js';
 import { checkSetOperationMode } from './set-op-modes.js';
 import { RESULT_FILTER_SETTING, TABLE_FILTERS_SETTING, resultFilterOf, tableFiltersOf } from './table-filters.js';
+import { boolSetting, boolSettingRefusal, uintSettingFlag } from '../clickhouse/setting-truth.js';
 
 /** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
 export const FORWARDED_SETTINGS: ReadonlySet<string> = new Set(SETTING_SPECS.keys());
@@ -39,7 +40,6 @@ const INITIATOR_ONLY_NAMES = new Set([
   'limit',
   'offset',
   'page',
-  'extremes',
   'output_format_json_quote_64bit_integers',
 ]);
 const INITIATOR_ONLY_PREFIXES = ['format', 'output_format_', 'input_format_'];
@@ -84,6 +84,27 @@ export interface PlannerSettings {
    * (ch_scatter_approximate: the fast path's HyperLogLog / DDSketch, labelled with their error).
    */
   approximate: 'states' | 'sketches';
+  /**
+   * distributed_group_by_no_merge: 0 (default) merges the shards' answers; 1 and 2 ask for them
+   * unmerged, which the general path's plan answers (two-stage/cut-unmerged.ts) and the fast path refuses.
+   */
+  groupByNoMerge: GroupByNoMerge;
+}
+
+export type GroupByNoMerge = 0 | 1 | 2;
+
+/**
+ * distributed_group_by_no_merge's value, as ClickHouse reads it: an unsigned integer where 2 is
+ * "after aggregation" and any other non-zero value is 1 (the whole query on each shard).
+ */
+export function groupByNoMergeOf(v: SettingValue | undefined, node?: Expr): GroupByNoMerge {
+  if (v === undefined) return 0;
+  const s = String(v).trim().toLowerCase();
+  if (s === 'true' || s === 'false') return s === 'true' ? 1 : 0;
+  if (!/^\d{1,20}$/.test(s))
+    throw errorAt('BAD_REQUEST', `setting distributed_group_by_no_merge must be a non-negative integer, not ${JSON.stringify(v)}`, node);
+  const n = BigInt(s);
+  return n === 0n ? 0 : n === 2n ? 2 : 1;
 }
 
 /**
@@ -112,17 +133,41 @@ export function settingValueOf(e: Expr, name: string): SettingValue {
   throw errorAt('UNSUPPORTED', `setting ${name} must be a literal value`, e);
 }
 
-const truthy = (v: SettingValue): boolean => (typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : !['0', 'false', ''].includes(v.toLowerCase()));
+/** `auto`: two rounds where the estimated row width is over the threshold; `on` / `off`: always / never. */
+export type QueryThenFetchMode = 'auto' | 'on' | 'off';
+
+/** ch_scatter_query_then_fetch's value as a mode, or undefined when it is none. */
+export function queryThenFetchModeOf(raw: SettingValue): QueryThenFetchMode | undefined {
+  if (String(raw).toLowerCase() === 'auto') return 'auto';
+  const on = boolSetting(raw);
+  return on === undefined ? undefined : on ? 'on' : 'off';
+}
+
+/** ch_scatter_query_then_fetch_row_bytes's value: a non-negative integer, or undefined when it is none. */
+export function rowBytesOf(raw: SettingValue): number | undefined {
+  const n = typeof raw === 'number' ? raw : Number(raw);
+  return Number.isSafeInteger(n) && n >= 0 && String(raw).trim() !== '' ? n : undefined;
+}
+
+/** A Bool setting's value, or ClickHouse's refusal of it (467 for a string, 70 for a number) with its position. */
+export function boolOf(name: string, v: SettingValue, node?: Expr): boolean {
+  const b = boolSetting(v);
+  if (b !== undefined) return b;
+  const r = boolSettingRefusal(v);
+  throw errorAt('BAD_REQUEST', `setting ${name} must be 0, 1, true or false: ${r.message}`, node, { clickhouse: { code: r.code, name: r.name } });
+}
+
+/** A UInt64 setting read as a flag (force_optimize_skip_unused_shards: 0, 1 or 2). */
+function uintFlagOf(name: string, v: SettingValue, node?: Expr): boolean {
+  const b = uintSettingFlag(v);
+  if (b === undefined) throw errorAt('BAD_REQUEST', `setting ${name} must be a non-negative integer, not ${JSON.stringify(v)}`, node);
+  return b;
+}
 
 function nonNegInt(name: string, v: SettingValue): number {
   const n = typeof v === 'number' ? v : Number(v);
   if (!Number.isInteger(n) || n < 0) throw new ScatterError('BAD_REQUEST', `setting ${name} must be a non-negative integer, not ${String(v)}`);
   return n;
-}
-
-function boolSetting(name: string, v: SettingValue, node?: Expr): void {
-  if (!['0', '1', 'true', 'false'].includes(String(v).trim().toLowerCase()))
-    throw errorAt('BAD_REQUEST', `setting ${name} must be 0, 1, true or false, not ${JSON.stringify(v)}`, node);
 }
 
 function boolOrUint(name: string, v: SettingValue, node?: Expr): void {
@@ -155,23 +200,24 @@ export function resolveSettings(
     transferOverflowMode: defaults.transferOverflowMode,
     topCount: defaults.topCount ?? 'exact',
     approximate: 'states',
+    groupByNoMerge: 0,
   };
   let preferGlobal = false;
 
   for (const [name, { value, node }] of merged) {
     switch (name) {
       case 'optimize_skip_unused_shards':
-        out.skipUnusedShards = truthy(value);
+        out.skipUnusedShards = boolOf(name, value, node);
         continue;
       case 'optimize_skip_unused_shards_rewrite_in':
-        out.rewriteIn = truthy(value);
+        out.rewriteIn = boolOf(name, value, node);
         continue;
       case 'force_optimize_skip_unused_shards':
-        out.forceSkip = out.forceSkip || truthy(value);
+        out.forceSkip = uintFlagOf(name, value, node) || out.forceSkip;
         continue;
       case 'enable_positional_arguments':
         // Settled before planning (positional.ts): engines get resolved columns and pinned constants.
-        boolSetting(name, value, node);
+        boolOf(name, value, node);
         continue;
       case RESULT_FILTER_SETTING:
         resultFilterOf(node ?? value);
@@ -196,8 +242,15 @@ export function resolveSettings(
         // How a Distributed table reaches its shards: no meaning for an answer ch-scatter merges itself.
         boolOrUint(name, value, node);
         continue;
+      case 'distributed_group_by_no_merge':
+        out.groupByNoMerge = groupByNoMergeOf(value, node);
+        continue;
+      case 'extremes':
+        // The min and max rows of the answer: the general path's final stage computes them (the fast path hands it the query).
+        boolOf(name, value, node);
+        continue;
       case 'prefer_global_in_and_join':
-        preferGlobal = truthy(value);
+        preferGlobal = boolOf(name, value, node);
         continue;
       case 'distributed_product_mode': {
         const m = String(value).toLowerCase();
@@ -234,14 +287,17 @@ export function resolveSettings(
       }
       case 'ch_scatter_query_then_fetch': {
         // Read by the runtime before planning (shared/core/scatter/query-then-fetch.ts); checked here.
-        const m = String(value).toLowerCase();
-        if (!['0', '1', 'true', 'false'].includes(m)) throw errorAt('BAD_REQUEST', 'ch_scatter_query_then_fetch must be 1 or 0', node);
+        if (!queryThenFetchModeOf(value)) throw errorAt('BAD_REQUEST', `ch_scatter_query_then_fetch must be 'auto', 1 or 0`, node);
+        continue;
+      }
+      case 'ch_scatter_query_then_fetch_row_bytes': {
+        if (rowBytesOf(value) === undefined)
+          throw errorAt('BAD_REQUEST', 'ch_scatter_query_then_fetch_row_bytes must be a non-negative integer of bytes', node);
         continue;
       }
       case KEEP_SETTING: {
         // Read by the runtime (shared/core/scatter/two-stage/kept-stage.ts); checked here.
-        const m = String(value).toLowerCase();
-        if (!['0', '1', 'true', 'false'].includes(m)) throw errorAt('BAD_REQUEST', `${KEEP_SETTING} must be 1 or 0`, node);
+        boolOf(name, value, node);
         continue;
       }
       case 'transfer_overflow_mode': {

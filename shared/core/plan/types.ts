@@ -63,12 +63,22 @@ export interface PlanOptions {
    * answers it here with every group (no general path, or the fast path forced).
    */
   exactTopCount?: 'general' | 'every-group';
+  /**
+   * The statement's WHERE ends with query-then-fetch's bound (AND-ed last): the answer's cursor is
+   * bound to the query without it, which is what the next page asks for.
+   */
+  queryThenFetchBound?: boolean;
   /** Values of the query's `{name:Type}` parameters (bind-params.ts binds them before planning). */
   params?: Readonly<Record<string, string | number | boolean | null>>;
   /** Needed only when the query has GLOBAL subqueries; absent = plan without running them (explain may pass one). */
   runSubquery?: SubqueryRunner;
   /** Per-shard statistics of the tables that configure them: shards a range predicate cannot match are skipped (statistics.ts). */
   statistics?: StatisticsSource;
+  /**
+   * The request's external data, parsed, by the names the statement reads (marked by external-tables.ts):
+   * shipped to every shard under the transfer limits, as GLOBAL data is.
+   */
+  external?: readonly ExternalTable[];
 }
 
 export type { SelectQuery };

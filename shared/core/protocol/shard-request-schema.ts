@@ -17,6 +17,8 @@ export const externalTableSchema = z.object({
   rows: rowsSchema.default([]),
   /** The rows pre-encoded as JSONEachRow lines (the coordinator encodes a shipped set once per query). */
   jsonEachRow: z.string().optional(),
+  /** A client's external data as sent, in an input format (spliced after FORMAT or into format(): a plain name). */
+  data: z.object({ format: z.string().regex(/^[A-Za-z][A-Za-z0-9]{0,63}$/, 'a format name'), base64: base64Schema }).optional(),
 });
 
 export const exchangeRefSchema = z.object({
@@ -63,6 +65,7 @@ export const shardQueryRequestSchema = z.object({
   keep: z.object({ table: identifier, until: z.number().finite().positive() }).optional(),
   session: sessionIdSchema.optional(),
   describe: z.boolean().optional(),
+  answer: z.boolean().optional(),
   stream: z.boolean().optional(),
   exchange: z.object({ inlineBytes: z.number().int().nonnegative() }).optional(),
 });
@@ -92,7 +95,7 @@ export const shardAdminRequestSchema = z.object({
   /** insert: the rows as bytes in a text input format, one base64 text a row (instead of `rows`). */
   data: z
     .object({
-      format: z.enum(['JSONEachRow', 'CSV', 'TabSeparated']),
+      format: z.enum(['JSONEachRow', 'CSV', 'TabSeparated', 'Native']),
       columns: z.array(z.string().min(1).max(256)).max(4096).optional(),
       rows: z.array(base64Schema).max(10_000_000),
     })
@@ -113,7 +116,6 @@ export const shardCancelRequestSchema = z.object({
   /** The attempt whose queries are KILLed; absent, none are (only `kept` is dropped). */
   attemptId: attemptId.optional(),
   kept: z.object({ session: sessionIdSchema, table: identifier }).optional(),
-  exchanged: z.array(exchangeRefSchema.shape.key).max(64).optional(),
 });
 
 export const shardPayloadSchema = z.discriminatedUnion('type', [

@@ -50,6 +50,11 @@ export interface ShardRequest {
   /** Run in this session (where stage one kept a table, `tables[i].kept`); fails as KEPT_LOST if it is gone. */
   session?: string;
   /**
+   * This request's rows are the query's answer (the final stage, or both stages on one shard), not a
+   * partial: `result_overflow_mode` applies to them as on ClickHouse's initiator.
+   */
+  answer?: boolean;
+  /**
    * Start the answer with the query's names and types as TabSeparatedWithNamesAndTypes' two header
    * lines (from DESCRIBE, which does not run the query): how a RowBinary answer, which has no header
    * of its own, still says what it holds.
@@ -112,8 +117,6 @@ export interface ShardCancelRequest {
   /** The attempt to stop (ShardRequest.attemptId); absent, only `kept` is dropped. */
   attemptId?: string;
   kept?: { session: string; table: string };
-  /** Exchange objects this shard wrote for the query, deleted (only keys under its own prefix). */
-  exchanged?: string[];
 }
 
 /** Admin statements from the local stack's /admin routes and the CLI `exec`/`insert` commands. */

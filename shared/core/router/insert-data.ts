@@ -23,6 +23,11 @@ export interface ByteInsert {
   format: InsertFormat;
   columns?: readonly string[];
   rows: readonly ByteRow[];
+  /**
+   * For a format whose rows are not runs of bytes (Native's columns): the body as sent, and the
+   * body of chosen rows (indexes into `rows`, in order); the rows' own `bytes` are then unused.
+   */
+  blocks?: { whole: Uint8Array; of(rows: readonly number[]): Uint8Array };
 }
 
 /**
@@ -56,9 +61,10 @@ export async function insertBytes(
   const placement = await createPlacement(topo.shards, table.shardingKey);
   const column = table.shardingKey.column;
   const perShardRows: Uint8Array[][] = topo.shards.map(() => []);
+  const perShardIndexes: number[][] = topo.shards.map(() => []);
   const lines: number[][] = topo.shards.map(() => []);
   const bad: BadRow[] = [];
-  for (const row of input.rows) {
+  for (const [i, row] of input.rows.entries()) {
     if (row.key === undefined) {
       bad.push({ line: row.line, reason: 'missing_key', message: `missing sharding key column "${column}"` });
       continue;
@@ -66,18 +72,21 @@ export async function insertBytes(
     try {
       const s = placement.shardOf(row.key as KeyValue);
       perShardRows[s]!.push(row.bytes);
+      perShardIndexes[s]!.push(i);
       lines[s]!.push(row.line);
     } catch (e) {
       if (!isScatterError(e)) throw e;
       bad.push({ line: row.line, reason: 'type_mismatch', message: `column "${column}": ${e.message}` });
     }
   }
-  const perShard = perShardRows.map((r) => r.length);
+  const perShard = perShardIndexes.map((r) => r.length);
   const base = { table: name, local: table.local, perShard, bad };
   if (bad.length > 0) return { ...base, inserted: 0, ok: false };
   const dataOf = (rows: readonly Uint8Array[]): InsertData => ({ format: input.format, ...(input.columns ? { columns: input.columns } : {}), rows });
-  await checkBatch(dataOf(input.rows.map((r) => r.bytes)), table.local, topo, getAccess);
-  const batches = perShardRows.map((rows, i) => ({ rows: [], lines: lines[i]!, data: dataOf(rows) }));
+  const { blocks } = input;
+  await checkBatch(dataOf(blocks ? [blocks.whole] : input.rows.map((r) => r.bytes)), table.local, topo, getAccess);
+  const shardRows = (i: number) => (!blocks ? perShardRows[i]! : perShardIndexes[i]!.length > 0 ? [blocks.of(perShardIndexes[i]!)] : []);
+  const batches = perShardRows.map((_, i) => ({ rows: [], lines: lines[i]!, data: dataOf(shardRows(i)) }));
   const write = await writeRouted(batches, getAccess, topo.shards, table.local).finally(() => opts.onWritten?.(name));
   return { ...base, inserted: write.committedRows, write, ok: write.ok };
 }

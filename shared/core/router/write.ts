@@ -64,7 +64,8 @@ export interface ShardBatch {
   data?: InsertData;
 }
 
-const sizeOf = (b: ShardBatch) => (b.data ? b.data.rows.length : b.rows.length);
+// A Native batch is one block of many rows: its rows are counted by their input lines.
+const sizeOf = (b: ShardBatch) => (b.data ? (b.lines?.length ?? b.data.rows.length) : b.rows.length);
 
 const UNKNOWN_TOKEN_SETTING = /Unknown setting insert_deduplication_token|Code: 115\b/;
 

@@ -12,6 +12,8 @@ import { coordinatorSpans, offsetMs, roundToTenth, shardStatOf, skippedStats } f
 import { gatherTree, useTree } from './tree.js';
 import { cursorReplicas, pinCursor } from '../partials/cursor.js';
 import { replicaChanges, replicasRead } from './pinned-paging.js';
+import { ScatterError } from '../errors.js';
+import { extremesAsked } from './plan-inputs.js';
 
 type FallBack<T> = (e: unknown) => Promise<T> | undefined;
 
@@ -26,9 +28,17 @@ export async function planFastPath<T>(
   stmt: SelectStatement | undefined,
   sql: string,
   fallBack: FallBack<T>,
+  extra: Pick<PlanOptions, 'queryThenFetchBound'> = {},
 ): Promise<{ plan: QueryPlan } | { answered: T }> {
   try {
-    return { plan: await s.deps.planQuery(stmt ?? sql, s.deps.topo, { ...s.request.planOptions('query', s.runSubquery), exactTopCount: fastTopCount(s) }) };
+    if (stmt && extremesAsked(s.request.settings, stmt))
+      throw new ScatterError(
+        'UNSUPPORTED',
+        "SETTINGS extremes = 1 on the fast path: its answer has no extremes (the general path's final stage computes them)",
+      );
+    return {
+      plan: await s.deps.planQuery(stmt ?? sql, s.deps.topo, { ...s.request.planOptions('query', s.runSubquery), exactTopCount: fastTopCount(s), ...extra }),
+    };
   } catch (e) {
     const answered = fallBack(e);
     if (answered) return { answered: await answered };
@@ -42,13 +52,15 @@ export interface FastRun {
   /** The least share of each table's rows the answering shards must hold, when the answer is partial. */
   requireCoverage?: number | undefined;
   tree?: RunDeps['tree'];
+  /** The statement is query-then-fetch's round two (its cursor belongs to the query without the bound). */
+  queryThenFetchBound?: boolean;
 }
 
 export async function runFastPath(s: QuerySession, stmt: SelectStatement | undefined, run: FastRun, fallBack: FallBack<QueryResponse>): Promise<QueryResponse> {
   const { now, deadline, subqueries: sub } = s;
   const t0 = s.startedAt;
   const { topo } = s.deps;
-  const planning = await planFastPath(s, stmt, run.sql, fallBack);
+  const planning = await planFastPath(s, stmt, run.sql, fallBack, run.queryThenFetchBound ? { queryThenFetchBound: true } : {});
   if ('answered' in planning) return planning.answered;
   const { plan } = planning;
   const planned = now();

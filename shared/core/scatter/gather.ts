@@ -14,6 +14,7 @@ import type { HedgeSettings, MissingReason, ShardOutcome } from './call-shard.js
 import type { HedgeState } from './hedge.js';
 import { DeadlineExceeded } from './deadline.js';
 import { openFanOut, type ShardAsk } from './shard-fanout.js';
+import { clientShardMessage } from './query-errors.js';
 import { mergeBudget, partialUnits, type MergeBudget } from './merge-budget.js';
 
 export interface MissingShard {
@@ -122,7 +123,9 @@ function pinnedAsk(ask: ShardAsk, pinned: number | null | undefined): ShardAsk {
 
 /** Every shard that did not answer, with its reason (the `shards.missing` of a response). */
 export function missingOf(outcomes: readonly ShardOutcome[]): MissingShard[] {
-  return outcomes.filter((o) => o.status !== 'ok').map((o) => ({ shard: o.shard, reason: o.status as MissingReason, message: o.message ?? o.status }));
+  return outcomes
+    .filter((o) => o.status !== 'ok')
+    .map((o) => ({ shard: o.shard, reason: o.status as MissingReason, message: o.message ? clientShardMessage(o.message) : o.status }));
 }
 
 export async function gather(input: GatherInput): Promise<GatherResult> {

@@ -9,12 +9,15 @@ import type { SelectStatement } from '../sql/ast.js';
 import type { ShardOutcome } from './call-shard.js';
 import { gather, type GatherInput, type MissingShard } from './gather.js';
 import { tooLargeError } from './too-large.js';
+import { isQueryFailure, queryFailureError } from './query-errors.js';
 
 /** What a request's GLOBAL subqueries left for its answer: their outcomes, missing shards and cuts. */
 export interface SubqueryLedger {
   outcomes: ShardOutcome[];
   missing: MissingShard[];
   truncated: string[];
+  /** What runs before either path plans left (EXISTS folded into constants): kept when a path plans anew. */
+  pinned?: { outcomes: number; missing: number; truncated: number };
 }
 
 export interface SubqueryPolicy {
@@ -35,6 +38,9 @@ export function globalSubqueryRunner(
     ledger.outcomes.push(...g.outcomes);
     const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
     if (big) throw big;
+    // The subquery itself is wrong (an unknown column, a type error): ClickHouse's error, never a missing shard.
+    const bad = g.outcomes.find(isQueryFailure);
+    if (bad) throw queryFailureError(bad, {});
     if (g.missing.length > 0 && !policy.partial) {
       throw new ScatterError(
         'INCOMPLETE_RESULT',
@@ -53,7 +59,12 @@ export function globalSubqueryRunner(
 
 /** Forget what earlier runs left: a path that plans the query again runs its GLOBAL subqueries again. */
 export function clearLedger(ledger: SubqueryLedger): void {
-  ledger.outcomes.length = 0;
-  ledger.missing.length = 0;
-  ledger.truncated.length = 0;
+  ledger.outcomes.length = ledger.pinned?.outcomes ?? 0;
+  ledger.missing.length = ledger.pinned?.missing ?? 0;
+  ledger.truncated.length = ledger.pinned?.truncated ?? 0;
+}
+
+/** Keep what the ledger holds now through every later clearLedger (runs the statement itself depends on). */
+export function pinLedger(ledger: SubqueryLedger): void {
+  ledger.pinned = { outcomes: ledger.outcomes.length, missing: ledger.missing.length, truncated: ledger.truncated.length };
 }

@@ -4,16 +4,36 @@
 import type { SettingValue } from '../clickhouse/port.js';
 import type { Topology } from '../config/schema.js';
 import type { Splitter } from '../plan/build.js';
-import { settingValueOf } from '../plan/settings.js';
+import { boolSetting } from '../clickhouse/setting-truth.js';
+import { groupByNoMergeOf, settingValueOf, type GroupByNoMerge } from '../plan/settings.js';
 import type { QueryRequest } from '../protocol/api-request.js';
 import type { SelectStatement } from '../sql/ast.js';
+import type { TwoStageOptions } from '../plan/two-stage/types.js';
 
 /** distributed_product_mode as a request asks for it (prefer_global_in_and_join upgrades to 'global', as in ClickHouse). */
 export function productModeOf(settings: Record<string, SettingValue>, topo: Topology): 'deny' | 'local' | 'global' {
-  const truthy = (v: SettingValue | undefined) => v !== undefined && !['0', 'false', ''].includes(String(v).toLowerCase());
-  if (truthy(settings.prefer_global_in_and_join)) return 'global';
+  // A value ClickHouse would refuse is refused by the planner's settings check.
+  const preferGlobal = settings.prefer_global_in_and_join;
+  if (preferGlobal !== undefined && boolSetting(preferGlobal) === true) return 'global';
   const m = String(settings.distributed_product_mode ?? '').toLowerCase();
   return m === 'deny' || m === 'local' || m === 'global' ? m : topo.query.distributedProductMode;
+}
+
+/** distributed_group_by_no_merge as a request asks for it (0: the shards' answers are merged). */
+export function noMergeOf(settings: Record<string, SettingValue>): GroupByNoMerge {
+  return groupByNoMergeOf(settings.distributed_group_by_no_merge);
+}
+
+/** What the two-stage plan takes from the request's settings. */
+export function twoStageOptionsOf(settings: Record<string, SettingValue>, topo: Topology): TwoStageOptions {
+  const noMerge = noMergeOf(settings);
+  return { distributedProductMode: productModeOf(settings, topo), ...(noMerge ? { groupByNoMerge: noMerge } : {}) };
+}
+
+/** Whether the request asks for the answer's extremes (the SQL's SETTINGS clause over the request's settings). */
+export function extremesAsked(request: Record<string, SettingValue> | undefined, stmt: SelectStatement): boolean {
+  const v = { ...(request ?? {}), ...clauseSettings(stmt) }.extremes;
+  return v !== undefined && boolSetting(v) === true;
 }
 
 /** The SQL's SETTINGS clause as values (the last one wins, as in ClickHouse). */

@@ -1,7 +1,10 @@
 // Which shard failures are the query's fault rather than the shard's, and the client error they become.
 import { ScatterError } from '../errors.js';
-import { classOf, clickHouseErrorName, isQueryFault } from '../clickhouse/error-codes.js';
+import { classOf, clickHouseErrorName, isQueryFault, withoutQueryText } from '../clickhouse/error-codes.js';
 import type { ShardOutcome } from './call-shard.js';
+import type { SelectStatement } from '../sql/ast.js';
+import { walkStatement } from '../sql/visit.js';
+import { positionOf } from '../plan/position.js';
 
 /**
  * A failure that means "this query is wrong, or over a limit of its own", whatever the replica:
@@ -12,9 +15,13 @@ export function isQueryFailure(o: { status: string; chCode?: number; message?: s
   return o.status === 'error' && o.chCode !== undefined && isQueryFault(o.chCode, o.message);
 }
 
-/** "replica 0 (primary): Code: 47 ..." -> "Code: 47 ..." for a client-facing message. */
-export function stripReplicaPrefix(m: string): string {
-  return m.replace(/^replica \d+ \([a-z]+\): /, '').split('; replica ')[0]!;
+/**
+ * A shard's message as a client may read it: "replica 0 (primary): Code: 47 ... in scope <shard SQL>"
+ * -> "Code: 47 ...", without the replica and without the query the engine quotes (the rewrite, with
+ * the runtime's settings, never the user's SQL).
+ */
+export function clientShardMessage(m: string): string {
+  return withoutQueryText(m.replace(/^replica \d+ \([a-z]+\): /, '').split('; replica ')[0]!);
 }
 
 /** 400 QUERY_ERROR or LIMIT_EXCEEDED naming ClickHouse's code and name, with the shards summary. */
@@ -23,7 +30,53 @@ export function queryFailureError(bad: ShardOutcome, details: Record<string, unk
   const name = clickHouseErrorName(code);
   const limit = classOf(code, bad.message) === 'limit';
   const what = limit ? `the query exceeded a limit on shard ${bad.shard}` : `ClickHouse rejected the query on shard ${bad.shard}`;
-  return new ScatterError(limit ? 'LIMIT_EXCEEDED' : 'QUERY_ERROR', `${what} (ClickHouse error ${code} ${name}): ${stripReplicaPrefix(bad.message ?? '')}`, {
+  return new ScatterError(limit ? 'LIMIT_EXCEEDED' : 'QUERY_ERROR', `${what} (ClickHouse error ${code} ${name}): ${clientShardMessage(bad.message ?? '')}`, {
     details: { clickhouse: { code, name }, ...details },
   });
+}
+
+// The name an engine says it does not know, or the function a type error is in: ClickHouse 26 (`Unknown expression identifier `x``,
+// `Function with name `f` does not exist`), older servers (`Missing columns: 'x'`, `Unknown identifier: x`).
+const UNKNOWN_NAME: readonly [RegExp, 'column' | 'function'][] = [
+  [/Unknown (?:expression |table expression |expression or function )?identifier `([^`]+)`/, 'column'],
+  [/Missing columns: '([^']+)'/, 'column'],
+  [/Unknown identifier: ([\w.]+)/, 'column'],
+  [/Function with name `([^`]+)` does not exist/, 'function'],
+  [/Unknown function ([\w]+)/, 'function'],
+  // A type error names the function it is in (43: `Illegal types Date and String of arguments of function plus`).
+  [/of arguments? (?:of|for) (?:aggregate )?function `?(\w+)`?/, 'function'],
+];
+
+/**
+ * A shard's refusal of a name (47 unknown column, 46 unknown function) or of a function's argument types
+ * (43) with the position of that name in the user's SQL, which the engine cannot give (it saw the
+ * rewrite); other errors as they are.
+ */
+export function atUserPosition(e: unknown, stmt: SelectStatement | undefined): unknown {
+  if (!(e instanceof ScatterError) || e.code !== 'QUERY_ERROR' || e.position || !stmt) return e;
+  for (const [re, kind] of UNKNOWN_NAME) {
+    const name = re.exec(e.message)?.[1];
+    if (name === undefined) continue;
+    let at: ReturnType<typeof positionOf>;
+    walkStatement(
+      stmt,
+      (x) => {
+        if (at) return false;
+        const hit =
+          kind === 'column'
+            ? x.kind === 'column' && (x.parts.join('.') === name || x.parts[x.parts.length - 1] === name)
+            : // A leaf runs an aggregate as its state (`sumState`): the user wrote `sum`.
+              x.kind === 'function' && (x.name === name || x.name === name.replace(/(State|Merge)$/, ''));
+        if (hit) at = positionOf(x);
+      },
+      { subqueries: true },
+    );
+    if (!at) return e;
+    return new ScatterError(e.code, `${e.message} (line ${at.line}, column ${at.column})`, {
+      position: at,
+      status: e.status,
+      ...(e.details ? { details: e.details } : {}),
+    });
+  }
+  return e;
 }

@@ -5,6 +5,7 @@
 // general path (two-stage/), each judged by the one completeness verdict (completeness.ts).
 import type { SettingValue } from '../clickhouse/port.js';
 import type { ScatterError } from '../errors.js';
+import { errorAt } from '../plan/position.js';
 import { bindParams } from '../plan/bind-params.js';
 import { foldSubqueries } from '../plan/fold-subquery.js';
 import { distinctOnAsLimitBy } from '../plan/distinct-on.js';
@@ -18,11 +19,14 @@ import type { SelectStatement } from '../sql/ast.js';
 import { parseSelect } from '../sql/parse.js';
 import { numberSubqueries } from '../sql/subquery-numbers.js';
 import type { GatherInput } from './gather.js';
-import { clearLedger, globalSubqueryRunner, type SubqueryLedger, type SubqueryPolicy } from './global-subquery.js';
+import { clearLedger, globalSubqueryRunner, pinLedger, type SubqueryLedger, type SubqueryPolicy } from './global-subquery.js';
+import { foldExists } from '../plan/exists-fold.js';
+import { refuseUnaliasedJoinTables } from '../plan/join-alias.js';
 import { queryBudget, type QueryBudget } from './query-budget.js';
 import type { RunDeps } from './query-types.js';
 import { topCountPrepass, type Prepass } from './tput/prepass.js';
 import { fastPathRefused, requestedPath, type QueryPath } from './two-stage/path.js';
+import { clauseSettings, noMergeOf } from './plan-inputs.js';
 
 /** What a session runs with: the coordinator's ports and state, and the request's arrival. */
 export type SessionDeps = Pick<
@@ -40,7 +44,9 @@ export type SessionDeps = Pick<
   | 'behindApiGateway'
   | 'onShard'
   | 'statistics'
+  | 'tableColumns'
   | 'cursorKey'
+  | 'exchange'
 >;
 
 /** Where the planner is asked: the main query (fast path), a GLOBAL subquery, or TPUT's round. */
@@ -104,13 +110,17 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   // subqueries in FROM folded.
   let settled = written && settleSetOperators(settlePositions(distinctOnAsLimitBy(written), request.settings), request.settings);
   if (settled) {
+    refuseUnaliasedJoinTables(settled, request.settings);
     numberSubqueries(settled);
     propagateWith(settled);
     // After the numbering: the subqueries the filters add are not the client's (ClickHouse numbers what was written).
     settled = withResultFilter(withTableFilters(settled, request.settings, deps.topo), request.settings);
   }
-  const folded = settled ? foldSubqueries(settled, deps.topo) : undefined;
-  const statement = folded?.statement;
+  // Unmerged (distributed_group_by_no_merge), an outer SELECT's LIMIT or ORDER BY applies once over
+  // every shard's answer; folded into its subquery it would run on each shard instead.
+  const unmerged = settled !== undefined && unmergedRequest(request, settled);
+  const folded = settled && !unmerged ? foldSubqueries(settled, deps.topo) : undefined;
+  const statement = unmerged ? settled : folded?.statement;
   const now = deps.now ?? Date.now;
   // The deadline counts from the request's arrival: time spent before this point is the client's too.
   const startedAt = deps.arrivedAt ?? now();
@@ -128,12 +138,26 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
     ...(deps.onShard ? { onShard: deps.onShard } : {}),
   };
   // GLOBAL IN / JOIN right-hand sides run once, through this same runtime and deadline.
+  // Unmerged, ClickHouse's initiator runs such a subquery unmerged too; the runner merges, so it refuses.
   const { run, ledger } = globalSubqueryRunner(
     fanout,
-    (stmt, self) => deps.planQuery(stmt, deps.topo, request.planOptions('subquery', self)),
+    (stmt, self) => (unmerged ? Promise.reject(unmergedSubquery(stmt)) : deps.planQuery(stmt, deps.topo, request.planOptions('subquery', self))),
     request.subqueries,
   );
   return { ...budget, deps, now, startedAt, statement, folds: folded?.notes ?? [], path, request, runSubquery: run, subqueries: ledger, fanout };
+}
+
+/**
+ * The session with each EXISTS over a distributed table run once and folded into its constant, as
+ * ClickHouse's analyzer folds it (shared/core/plan/exists-fold.ts), before either path plans; what
+ * those runs left in the ledger (missing shards) stays when a path plans the query anew.
+ */
+export async function withExistsFolded<S extends QuerySession>(s: S): Promise<S> {
+  if (!s.statement) return s;
+  const statement = await foldExists(s.statement, s.deps.topo, s.runSubquery);
+  if (statement === s.statement) return s;
+  pinLedger(s.subqueries);
+  return { ...s, statement };
 }
 
 /**
@@ -143,7 +167,8 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
  */
 export function prepassOf(s: QuerySession): Promise<Prepass | undefined> {
   const { deps, statement } = s;
-  if (!statement || s.request.cursor) return Promise.resolve(undefined);
+  // Unmerged, each shard's own top groups are the answer: no pre-pass narrows them.
+  if (!statement || s.request.cursor || unmergedRequest(s.request, statement)) return Promise.resolve(undefined);
   return topCountPrepass({
     ctx: {
       topo: deps.topo,
@@ -163,6 +188,19 @@ export function prepassOf(s: QuerySession): Promise<Prepass | undefined> {
     startedAt: s.startedAt,
     ...(deps.topCountMemory ? { memory: deps.topCountMemory } : {}),
   });
+}
+
+/** distributed_group_by_no_merge asked for, in the request's settings (either interface's) or the SQL's SETTINGS clause. */
+function unmergedRequest(request: SessionRequest, stmt: SelectStatement): boolean {
+  return noMergeOf({ ...request.topCountSettings, ...request.settings, ...clauseSettings(stmt) }) !== 0;
+}
+
+function unmergedSubquery(stmt: SelectStatement): ScatterError {
+  return errorAt(
+    'UNSUPPORTED',
+    'a subquery over a distributed table that runs once before the shards (GLOBAL IN or JOIN, a scalar subquery) under distributed_group_by_no_merge is not supported: ClickHouse would run it unmerged too',
+    stmt.kind === 'union' ? stmt.selects[0] : stmt,
+  );
 }
 
 /** The two paths a request may take; `fallBack` hands a fast-path refusal to the general path when allowed. */

@@ -13,6 +13,7 @@ import type { Deadline } from './deadline.js';
 import type { MissingShard } from './gather.js';
 import type { HedgeState } from './hedge.js';
 import type { ShardInvoker } from './invoker.js';
+import type { ExchangeCleaner } from '../shard/exchange.js';
 import type { AttemptStat, CoordinatorSpan, SkippedShardStat } from './timeline-stats.js';
 import type { TreeInvoker } from './tree.js';
 import type { TableColumns } from './table-columns.js';
@@ -39,6 +40,8 @@ export interface RunDeps {
   statistics?: StatisticsCache;
   /** The distributed tables' columns this coordinator has read (table-columns.ts); absent: `*` is spelled out nowhere. */
   tableColumns?: TableColumns;
+  /** Deletes a query's exchange objects when it ends; absent: they wait for the bucket's expiry. */
+  exchange?: ExchangeCleaner;
   queryId: string;
   now?: () => number;
   /** When the request arrived (epoch ms, the clock of `now`): the deadline counts from here. */

@@ -7,7 +7,7 @@ import type { SelectStatement } from '../sql/ast.js';
 import { ScatterError, toClientError } from '../errors.js';
 import { parseQueryRequest, type QueryRequest } from '../protocol/api-request.js';
 import { planFastPath, runFastPath } from './fast-path.js';
-import { boundStatement, onChosenPath, openQuerySession, prepassOf, type PlanUse, type QuerySession } from './query-session.js';
+import { boundStatement, onChosenPath, openQuerySession, prepassOf, withExistsFolded, type PlanUse, type QuerySession } from './query-session.js';
 import { mergedSettings, productModeOf } from './plan-inputs.js';
 import { executeGeneral, explainGeneral } from './two-stage/general-request.js';
 import { explainTopCountFor, withTopCount } from './tput/attach.js';
@@ -15,6 +15,7 @@ import { explainQueryThenFetch, queryThenFetchRound, withQueryThenFetch } from '
 import { forgetOnUnknownColumn, withTableColumns, type Expanded } from './table-columns.js';
 import type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat } from './query-types.js';
 import { withContextValues } from '../plan/context-values.js';
+import { atUserPosition } from './query-errors.js';
 
 export type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat };
 
@@ -54,7 +55,8 @@ async function jsonSession(req: QueryRequest, deps: RunDeps, subqueriesMayBePart
     planOptions: (use, run) => planOptions(req, deps, use, run, session.deadline.at),
     subqueries: { partial: subqueriesMayBePartial },
   });
-  return expanded ? { ...session, expanded } : session;
+  const folded = await withExistsFolded(session);
+  return expanded ? { ...folded, expanded } : folded;
 }
 
 /**
@@ -68,7 +70,7 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps, retried = f
   } catch (e) {
     // A shard says a column is unknown where `*` was spelled from cached columns: read them again, once.
     if (s.expanded && forgetOnUnknownColumn(e, s.expanded, deps.tableColumns) && !retried) return executeQuery(req, deps, true);
-    throw e;
+    throw atUserPosition(e, s.statement);
   }
 }
 
@@ -84,7 +86,13 @@ async function executeInSession(s: QuerySession, req: QueryRequest, deps: RunDep
       runFastPath(
         s,
         stmt,
-        { sql: req.sql, requireComplete, requireCoverage: req.requireCoverage ?? deps.topo.query.requireCoverage, ...(deps.tree ? { tree: deps.tree } : {}) },
+        {
+          sql: req.sql,
+          requireComplete,
+          requireCoverage: req.requireCoverage ?? deps.topo.query.requireCoverage,
+          ...(deps.tree ? { tree: deps.tree } : {}),
+          ...(qtf?.statement ? { queryThenFetchBound: true } : {}),
+        },
         fallBack,
       ),
     general: (st, fastRefusal) => executeGeneral(s, { req, stmt: st, ...(fastRefusal ? { fastRefusal } : {}) }, requireComplete),
@@ -118,7 +126,7 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const stmt = s.statement;
     // How a top count over groups that span shards is answered (TPUT's round SQL, or why not).
     const top = explainTopCountFor(req, deps, stmt);
-    const qtf = explainQueryThenFetch(s, stmt);
+    const qtf = await explainQueryThenFetch(s, stmt);
     const withTop = (body: unknown) => {
       const b = body as Record<string, unknown> & { notes?: string[] };
       // The subquery folds come first: they say which statement the plan below is of.

@@ -2,10 +2,12 @@
 // ClickHouse query and shard function would run on to the deadline) and the rows a keeper holds
 // for a final stage that will not come. One cancel invocation of the shard function, the same in
 // AWS and on the local stack; fire and forget: the answer never waits for it, and its failure
-// only leaves the work to the deadline (and the session's timeout) as before.
+// only leaves the work to the deadline (and the session's timeout) as before. And a query's
+// exchange objects, deleted by the coordinator itself when the query ends.
 import { randomBytes } from 'node:crypto';
 import type { ShardCallRequest, ShardCancelRequest } from '../protocol/shard-wire.js';
 import type { ShardInvoker } from './invoker.js';
+import { exchangePrefix, type ExchangeCleaner } from '../shard/exchange.js';
 
 /**
  * Attempt ids: this container's random tag and a counter (16 hex digits). Unique among the attempts
@@ -66,23 +68,18 @@ export function releaseKept(
 
 /**
  * Delete the stage-one answers shards left in the exchange for a query that has ended (answered or
- * not): each writer deletes its own objects, the only ones its function may write. The bucket's
- * expiry rule is the backstop (a cancel that fails, a hedge loser's object).
+ * not), with the coordinator's own rights on the bucket: no shard function is invoked for it, so
+ * the cleanup never takes a concurrency slot from the next query. Fire and forget, as a cancel: the
+ * bucket's expiry rule is the backstop (a delete that fails, a hedge loser's object). Only keys under
+ * the answering shard's own prefix for this query are deleted: an answer cannot name another object.
  */
-export function releaseExchanged(
-  invoker: ShardInvoker,
-  queryId: string,
-  objects: readonly { shard: number; replica: number; key: string }[],
-  now: () => number,
-): void {
-  const byWriter = new Map<string, { shard: number; replica: number; keys: string[] }>();
-  for (const o of objects) {
-    const id = `${o.shard}/${o.replica}`;
-    const w = byWriter.get(id) ?? { shard: o.shard, replica: o.replica, keys: [] };
-    w.keys.push(o.key);
-    byWriter.set(id, w);
-  }
-  for (const w of byWriter.values()) {
-    sendCancel(invoker, { type: 'cancel', queryId, shard: w.shard, replica: w.replica, exchanged: w.keys, deadline: now() + CANCEL_TIMEOUT_MS });
-  }
+export function releaseExchanged(cleaner: ExchangeCleaner | undefined, queryId: string, objects: readonly { shard: number; key: string }[]): void {
+  if (!cleaner) return;
+  const keys = objects.filter((o) => ownObject(queryId, o.shard, o.key)).map((o) => o.key);
+  if (keys.length > 0) cleaner.delete(keys).catch(() => undefined);
+}
+
+function ownObject(queryId: string, shard: number, key: string): boolean {
+  const own = exchangePrefix(queryId, shard);
+  return key.startsWith(own) && !key.slice(own.length).includes('/');
 }

@@ -39,7 +39,7 @@ export function createShardReadAccess(options: ShardReadAccessOptions): ClickHou
             sql,
             deadline,
             settings: opts?.settings ?? {},
-            external: [],
+            external: opts?.external ?? [],
             attempt: 'primary',
             ...extra,
           },

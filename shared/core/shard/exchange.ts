@@ -17,6 +17,12 @@ export interface ExchangeStore {
 }
 
 /**
+ * What the coordinator holds of the exchange: deleting a query's objects when it ends, with rights of
+ * its own (delete only), so the cleanup takes no shard function's concurrency from the next query.
+ */
+export type ExchangeCleaner = Pick<ExchangeStore, 'delete'>;
+
+/**
  * A stage-one answer left in the exchange: what the final stage needs to read and check it. `bytes`
  * and `sha256` are of the uncompressed rows, as the stage table takes them.
  */

@@ -26,7 +26,7 @@ import { assignedSettings, formatsNamed, trimStatement } from '../clickhouse/sql
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import { attemptQueryId, type InflightAttempts } from './inflight.js';
 import { runBatch } from './batch.js';
-import { ExchangeLostError, exchangeKey, exchangePrefix, readRef, sha256Hex, splitHeader, type ExchangeStore } from './exchange.js';
+import { ExchangeLostError, exchangeKey, readRef, sha256Hex, splitHeader, type ExchangeStore } from './exchange.js';
 
 export interface ShardExecOptions {
   now(): number;
@@ -111,8 +111,13 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
     }
     // An overflow mode other than 'throw' truncates silently: a short partial would pass for a whole
     // one. The planner refuses them; the shard does not rely on it (timeout_overflow_mode is forced).
+    // The query's answer itself may be cut by result_overflow_mode, as ClickHouse's initiator cuts it.
     const truncating = Object.entries(p.settings).filter(
-      ([k, v]) => /_overflow_mode(_leaf)?$/.test(k) && k !== 'timeout_overflow_mode' && String(v).trim().toLowerCase() !== 'throw',
+      ([k, v]) =>
+        /_overflow_mode(_leaf)?$/.test(k) &&
+        k !== 'timeout_overflow_mode' &&
+        !(k === 'result_overflow_mode' && p.answer === true) &&
+        String(v).trim().toLowerCase() !== 'throw',
     );
     if (truncating.length > 0) {
       const list = truncating.map(([k, v]) => `${k} = '${String(v)}'`).join(', ');
@@ -300,10 +305,6 @@ async function cancelAttempt(
     }
     // After the KILL: a statement still running in the session would hold it (373) and the drop wait.
     if (p.kept && access.dropKept) await access.dropKept(p.kept.session, p.kept.table);
-    // Only what this shard wrote for this query: the caller may invoke the function, not name any object.
-    const own = exchangePrefix(p.queryId, p.shard);
-    const keys = (p.exchanged ?? []).filter((k) => k.startsWith(own) && !k.slice(own.length).includes('/'));
-    if (keys.length > 0 && opts.exchange) await opts.exchange.delete(keys);
   } catch (e) {
     return fromError(p, e, started, opts);
   }

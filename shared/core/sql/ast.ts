@@ -178,6 +178,8 @@ export interface TableRef {
   database?: string;
   table: string;
   alias?: string;
+  /** A table the request carries with it (ClickHouse's external data), marked by plan/external-tables.ts; never set by the parser. */
+  external?: true;
   final?: boolean;
   sample?: { ratio: Expr; offset?: Expr };
   pos?: Pos;
@@ -266,6 +268,12 @@ export interface WithItem {
 
 export interface SelectQuery {
   kind: 'select';
+  /**
+   * A parenthesized chain (`(a UNION ALL b) EXCEPT c`, or the whole statement in parentheses), read as
+   * `SELECT * FROM (chain)`: the same rows, names and types, and a chain of one level for every planner.
+   * ClickHouse's analyzer gives it no `_subquery_N` number of its own.
+   */
+  parenthesized?: true;
   with?: WithItem[];
   distinct: boolean;
   /** `SELECT DISTINCT ON (a, b)` (parsed; the planner refuses it). */

@@ -493,8 +493,17 @@ class Parser {
       const inner = this.parseUnion();
       this.leave();
       this.expectOp(')');
-      if (inner.kind === 'union') throw this.unsupported('A parenthesized UNION inside a UNION', t);
-      return inner;
+      if (inner.kind !== 'union') return inner;
+      const pos = this.pos(t);
+      return {
+        kind: 'select',
+        parenthesized: true,
+        distinct: false,
+        columns: [{ kind: 'asterisk', pos }],
+        from: { table: { kind: 'subqueryTable', query: inner, pos }, joins: [] },
+        withTotals: false,
+        pos,
+      };
     }
     return this.parseSelectQuery();
   }

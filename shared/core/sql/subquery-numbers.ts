@@ -22,6 +22,8 @@ export function numberSubqueries(stmt: SelectStatement): void {
         statement(e.query);
         continue;
       }
+      // ClickHouse's analyzer counts two for an EXISTS subquery (measured: `EXISTS (SELECT 1), (SELECT 3)` names the second `_subquery_3`).
+      if (e.kind === 'function' && e.name === 'exists' && e.args[0]?.kind === 'subquery') n++;
       const kids = childrenOf(e);
       for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
     }
@@ -33,6 +35,8 @@ export function numberSubqueries(stmt: SelectStatement): void {
     } else if (t.kind === 'tableFunction') for (const a of t.args) expr(a);
   };
   const select = (q: SelectQuery) => {
+    // A parenthesized chain is not a subquery to ClickHouse: its SELECTs number on.
+    if (q.parenthesized && q.from?.table.kind === 'subqueryTable') return statement(q.from.table.query);
     if (q.from) {
       table(q.from.table);
       for (const j of q.from.joins) table(j.table);

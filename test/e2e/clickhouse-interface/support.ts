@@ -33,6 +33,8 @@ export async function startHarness(
     tables?: Record<string, unknown>;
     query?: Record<string, unknown>;
     clickhouseHttp?: Record<string, unknown>;
+    /** Also start the streaming front door (its URL: stack.streamUrl). */
+    streamPort?: number;
   } = {},
 ): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-iface-'));
@@ -52,7 +54,13 @@ export async function startHarness(
     ...(opts.query ? { query: opts.query } : {}),
     ...(opts.clickhouseHttp ? { clickhouseHttp: opts.clickhouseHttp } : {}),
   });
-  const stack = await startLocalStack({ topo, baseDir: dir, logLevel: 'SILENT', usersFile });
+  const stack = await startLocalStack({
+    topo,
+    baseDir: dir,
+    logLevel: 'SILENT',
+    usersFile,
+    ...(opts.streamPort !== undefined ? { streamPort: opts.streamPort } : {}),
+  });
   for (const sql of ['CREATE DATABASE IF NOT EXISTS analytics', TABLE_DDL('analytics.events')]) {
     const r = await fetch(`${stack.url}/admin/exec`, { method: 'POST', headers: AUTH_HEADER, body: JSON.stringify({ sql }) });
     // A replica with an injected fault refuses the DDL too; the others must take it.

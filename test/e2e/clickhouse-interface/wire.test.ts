@@ -11,6 +11,7 @@ import { cityHash128Bytes } from '../../../shared/core/clickhouse-http/cityhash1
 import { compressBlocks, type WireCodecs } from '../../../shared/core/clickhouse-http/block-compression.js';
 import { loadWireCodecs } from '../../../functions/coordinator/wire-codecs.js';
 import { AUTH_HEADER, ROWS_SQL, startHarness, raw, type Harness } from './support.js';
+import { javaLz4, WireReader as Reader } from './java-client.js';
 
 let h: Harness;
 let codecs: WireCodecs;
@@ -27,55 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.stop();
 });
-
-/** A reader over an answer, with the primitive reads the drivers' readers use. */
-class Reader {
-  pos = 0;
-  constructor(readonly b: Buffer) {}
-  uvarint(): number {
-    let v = 0;
-    let mul = 1;
-    for (;;) {
-      const x = this.b[this.pos++]!;
-      if (x === undefined) throw new Error('EOF');
-      v += (x & 0x7f) * mul;
-      if (!(x & 0x80)) return v;
-      mul *= 128;
-    }
-  }
-  str(): string {
-    const n = this.uvarint();
-    const s = this.b.toString('utf8', this.pos, this.pos + n);
-    this.pos += n;
-    return s;
-  }
-  u8(): number {
-    return this.b[this.pos++]!;
-  }
-  i32(): number {
-    const v = this.b.readInt32LE(this.pos);
-    this.pos += 4;
-    return v;
-  }
-  u32(): number {
-    const v = this.b.readUInt32LE(this.pos);
-    this.pos += 4;
-    return v;
-  }
-  u64(): bigint {
-    const v = this.b.readBigUInt64LE(this.pos);
-    this.pos += 8;
-    return v;
-  }
-  bytes(n: number): Buffer {
-    const s = this.b.subarray(this.pos, this.pos + n);
-    this.pos += n;
-    return s;
-  }
-  get done() {
-    return this.pos >= this.b.length;
-  }
-}
 
 const varuint = (n: number) => {
   const out: number[] = [];
@@ -271,18 +223,6 @@ describe('clickhouse-go v2 (HTTP)', () => {
  * RowBinaryWithNamesAndTypesFormatReader (column count, names, types, then RowBinary rows).
  */
 describe('Java client v2 / JDBC v2', () => {
-  function javaLz4(body: Buffer): Buffer {
-    const out: Buffer[] = [];
-    for (let p = 0; p < body.length; ) {
-      if (body[p + 16] !== 0x82) throw new Error(`Invalid LZ4 magic byte: '${body[p + 16]}'`);
-      const size = body.readInt32LE(p + 17);
-      const raw = body.readInt32LE(p + 21);
-      out.push(codecs.lz4Block.decompress(body.subarray(p + 25, p + 16 + size), raw));
-      p += 16 + size;
-    }
-    return Buffer.concat(out);
-  }
-
   it('compress=1 answers in LZ4 blocks, RowBinaryWithNamesAndTypes read as its reader reads it', async () => {
     const sql = 'SELECT k, toUInt32(count()) AS c, sum(v) AS s FROM events_dist GROUP BY k ORDER BY k';
     const r = await raw(h.stack.url, {
@@ -292,7 +232,7 @@ describe('Java client v2 / JDBC v2', () => {
       auth: h.auth,
     });
     expect(r.status, r.body.toString()).toBe(200);
-    const rb = new Reader(javaLz4(r.body));
+    const rb = new Reader(javaLz4(r.body, codecs));
     const n = rb.uvarint();
     const names = Array.from({ length: n }, () => rb.str());
     const types = Array.from({ length: n }, () => rb.str());

@@ -129,6 +129,23 @@ describe('the catalog schema browsers read', () => {
     expect(r.text).not.toContain(dir);
   });
 
+  it("system.tables: the keys are a Distributed table's (none), not the local MergeTree's", async () => {
+    const r = await ask("SELECT primary_key, sorting_key, partition_key, sampling_key FROM system.tables WHERE name = 'events_dist' FORMAT JSONEachRow");
+    expect(rows(r.text)).toEqual([{ primary_key: '', sorting_key: '', partition_key: '', sampling_key: '' }]);
+    const local = await engine.queryRaw("SELECT primary_key FROM system.tables WHERE database = 'analytics' AND name = 'events'", { format: 'TSV' });
+    expect(local.bytes.toString()).toBe('k\n');
+  });
+
+  it('a WITH subquery named in FROM reads what it reads: a catalog query', async () => {
+    // metabase-clickhouse-driver src/metabase/driver/clickhouse_version.clj clickhouse-version-query.
+    const sql = "WITH s AS (SELECT version() AS ver, splitByChar('.', ver) AS verSplit) SELECT s.ver, toInt32(verSplit[1]) FROM s FORMAT TSV";
+    const r = await ask(sql);
+    const v = (await engine.queryRaw('SELECT version()', { format: 'TSV' })).bytes.toString().trim();
+    expect([r.status, r.text]).toEqual([200, `${v}\t${v.split('.')[0]}\n`]);
+    const over = await ask("WITH s AS (SELECT name FROM system.tables WHERE database = 'analytics') SELECT count() FROM s FORMAT TSV");
+    expect(over.text).toBe('1\n');
+  });
+
   it('SHOW CREATE TABLE is the Distributed DDL; EXISTS DATABASE', async () => {
     const r = await ask('SHOW CREATE TABLE analytics.events_dist FORMAT JSONEachRow');
     expect(rows(r.text)[0]!.statement).toMatch(/^CREATE TABLE analytics\.events_dist \(`k` String, .*\) ENGINE = Distributed\('iface'/);

@@ -83,6 +83,8 @@ describe('query-then-fetch on chdb shards', () => {
       // Same rows, same order, ties broken the same way.
       expect(two.body.data, sql).toEqual(one.body.data);
       expect(two.body.meta).toEqual(one.body.meta);
+      // The same cursor: round two sees the row after the page, and its bound is no part of the cursor's query.
+      expect(two.body.cursor, sql).toEqual(one.body.cursor);
       // Against one engine: the same rows where the order is total, else the same sort keys in the
       // same order (which of the tied rows is each engine's choice).
       expect(project(two.body.data, keyCols), sql).toEqual(project(await ref(sql), keyCols));
@@ -107,7 +109,7 @@ describe('where query-then-fetch does not apply: one round, and why', () => {
     [`SELECT ${WIDE}, row_number() OVER (ORDER BY id) AS rn FROM ${T} ORDER BY amount LIMIT 5`, 'window'],
     [`SELECT arrayJoin([1, 2]) AS j, ${WIDE} FROM ${T} ORDER BY amount, id, j LIMIT 5`, 'arrayJoin'],
     [`SELECT user, count() AS c FROM ${T} GROUP BY user ORDER BY user LIMIT 5`, 'GROUP BY'],
-    [`SELECT ${WIDE} FROM ${T} ORDER BY amount, id LIMIT 5000`, 'fewer rows'],
+    [`SELECT ${WIDE} FROM ${T} ORDER BY amount, id LIMIT 5000`, 'no more rows'],
     // Array(Float64): `<` and ORDER BY disagree on nan elements, so no "after the boundary" predicate.
     [`SELECT ${WIDE} FROM ${T} ORDER BY [amount / 3], id LIMIT 5`, 'cannot be written back'],
   ])('%s', async (sql, reason) => {
@@ -121,7 +123,7 @@ describe('where query-then-fetch does not apply: one round, and why', () => {
       expect(b.queryThenFetch?.reason).toContain(reason);
       expect(b.data).toEqual((one.body as QueryResponse).data);
     }
-    if (e.status === 200 && !['fewer rows', 'cannot be written back'].includes(reason))
+    if (e.status === 200 && !['no more rows', 'cannot be written back'].includes(reason))
       expect((e.body as { queryThenFetch?: { reason?: string } }).queryThenFetch?.reason).toContain(reason);
   });
 
@@ -131,19 +133,20 @@ describe('where query-then-fetch does not apply: one round, and why', () => {
     expect(e.status).toBe(200);
     const q = (e.body as { queryThenFetch: { applied: boolean; roundSql: string; round2: string } }).queryThenFetch;
     expect(q.applied).toBe(true);
-    expect(q.roundSql).toMatch(/_qtf_o0.*_qtf_o1.*LIMIT 11, 1|LIMIT 1 OFFSET 11/);
+    // The boundary is the first row after the page (position 12), so round two sees that more follow.
+    expect(q.roundSql).toMatch(/_qtf_o0.*_qtf_o1.*LIMIT 12, 1|LIMIT 1 OFFSET 12/);
     expect(q.roundSql).not.toContain('repeat');
     const boundary = await chdbReference(cluster.oracle!)(q.roundSql);
-    const all = await chdbReference(cluster.oracle!)(sql);
+    const all = await chdbReference(cluster.oracle!)(sql.replace('LIMIT 10', 'LIMIT 11'));
     expect(boundary).toEqual([{ _qtf_o0: all.at(-1)!.amount, _qtf_o1: all.at(-1)!.id }]);
     expect(q.round2).toMatch(/NOT/);
   });
 
-  it('a value other than 1 or 0 is a bad request, in the request settings and in SETTINGS', async () => {
+  it('a value other than auto, 1 or 0 is a bad request, in the request settings and in SETTINGS', async () => {
     const sql = `SELECT ${WIDE} FROM ${T} ORDER BY amount, id LIMIT 5`;
     const bad = await runQuery({ sql, settings: { ch_scatter_query_then_fetch: 'maybe' } }, depsFor(topo, cluster.shards));
     expect(bad.status).toBe(400);
-    expect(JSON.stringify(bad.body)).toContain('ch_scatter_query_then_fetch must be 1 or 0');
+    expect(JSON.stringify(bad.body)).toContain("ch_scatter_query_then_fetch must be 'auto', 1 or 0");
     const clause = await runQuery({ sql: `${sql} SETTINGS ch_scatter_query_then_fetch = 2` }, depsFor(topo, cluster.shards));
     expect(clause.status).toBe(400);
     const on = await runQuery({ sql: `${sql} SETTINGS ch_scatter_query_then_fetch = 1` }, depsFor(topo, cluster.shards));
@@ -186,7 +189,9 @@ describe('query-then-fetch property: any split of the rows, any arrival order, a
           const r = await runQuery({ sql, settings: { ch_scatter_query_then_fetch: '1' } }, d);
           expect(r.status, JSON.stringify(r.body).slice(0, 400)).toBe(200);
           const b = r.body as QueryResponse;
-          expect(b.data, sql).toEqual((await answer(sql, '0')).body.data);
+          const one = (await answer(sql, '0')).body;
+          expect(b.data, sql).toEqual(one.data);
+          expect(b.cursor, sql).toEqual(one.cursor);
           if (orders[o]!.endsWith('id') || orders[o]!.endsWith('id DESC')) expect(b.data, sql).toEqual(await chdbReference(cluster.oracle!)(sql));
         },
       ),

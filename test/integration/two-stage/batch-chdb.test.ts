@@ -154,3 +154,47 @@ describe('stage one batched per shard (chdb)', () => {
     expect(b.shards.missing).toEqual([{ shard: 2, reason: 'error', message: '_stage2: Missing columns' }]);
   });
 });
+
+describe("TPUT's pre-pass and the batches (chdb)", () => {
+  const TOP = `SELECT site, count() AS c FROM ${DEMO_TABLE} GROUP BY site ORDER BY c DESC, site LIMIT 2`;
+  const tput = { ch_scatter_top_count: 'tput' };
+
+  it('the pre-pass is one invocation per shard, alone; round two, whose SQL carries its candidates, the next one', async () => {
+    const d = deps(true);
+    const r = await runQuery({ sql: TOP, settings: tput }, d);
+    const b = r.body as Record<string, any>;
+    expect(r.status, JSON.stringify(b)).toBe(200);
+    expect(b.topCount.method).toBe('tput');
+    const want = await cluster.oracle!.queryRaw(TOP.replaceAll(DEMO_TABLE, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
+    expect(b.data).toEqual(JSON.parse(want.bytes.toString()).data);
+    const prepass = d.single.filter((p) => p.sql.includes('_tput_'));
+    expect(prepass.map((p) => p.shard).sort()).toEqual([0, 1, 2]);
+    // Nothing of the plan travels beside it: a top count TPUT takes is one SELECT over one table,
+    // and round two is written from every shard's round one (the candidates), so it cannot go along.
+    expect(d.batches.flatMap((x) => x.requests).some((q) => q.sql.includes('_tput_'))).toBe(false);
+    const roundTwo = d.single.filter((p) => !p.sql.includes('_tput_') && !p.tables);
+    expect(roundTwo.map((p) => p.shard).sort()).toEqual([0, 1, 2]);
+    expect(roundTwo.every((p) => /\bIN\b/.test(p.sql))).toBe(true);
+    // Three pre-pass invocations, three of round two's stage one, one final stage.
+    expect(d.single.length + d.batches.length).toBe(7);
+  });
+
+  it('a UNION with a top-count branch runs no pre-pass (TPUT takes one SELECT): its leaves share one invocation per shard', async () => {
+    const sql = `${TOP} UNION ALL SELECT 'all', count() FROM ${DEMO_TABLE}`;
+    const d = deps(true);
+    const r = await runQuery({ sql, settings: tput }, d);
+    const b = r.body as Record<string, any>;
+    expect(r.status, JSON.stringify(b)).toBe(200);
+    const want = JSON.parse(
+      (await cluster.oracle!.queryRaw(sql.replaceAll(DEMO_TABLE, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS })).bytes.toString(),
+    ).data;
+    const bySite = (rows: Record<string, unknown>[]) => [...rows].sort((x, y) => String(x.site).localeCompare(String(y.site)));
+    expect(bySite(b.data)).toEqual(bySite(want));
+    expect([...d.single, ...d.batches.flatMap((x) => x.requests)].some((q) => q.sql.includes('_tput_'))).toBe(false);
+    expect(d.batches.map((x) => [x.shard, x.requests.length]).sort()).toEqual([
+      [0, 2],
+      [1, 2],
+      [2, 2],
+    ]);
+  });
+});

@@ -68,6 +68,9 @@ const QUERIES = [
   `SELECT site, COLUMNS('^(status)$') APPLY(avg) APPLY(toString) FROM ${D} GROUP BY site ORDER BY site`,
   `SELECT * APPLY(toString) EXCEPT (value) APPLY(length) REPLACE (1 AS status) FROM ${D} WHERE sensor = 's-2' ORDER BY ts LIMIT 3`,
   `SELECT a.* EXCEPT (ts) APPLY(uniqExact) FROM ${D} AS a WHERE status = 500`,
+  // A USING join's `*`: each key once, first; a later table's column whose name an earlier one has is `b.name`.
+  `SELECT * FROM ${D} AS a GLOBAL JOIN (SELECT sensor, ts, status, value * 2 AS value FROM ${D} WHERE status = 500) AS b USING (sensor, ts) ORDER BY ts, sensor LIMIT 4`,
+  `SELECT a.*, b.* FROM ${D} AS a GLOBAL LEFT JOIN (SELECT * FROM ${D} WHERE status = 500) AS b USING sensor WHERE a.sensor = 's-2' ORDER BY a.ts, b.ts LIMIT 4`,
 ];
 
 describe("the table's columns, spelled out as ClickHouse spells them", () => {
@@ -95,6 +98,11 @@ describe("the table's columns, spelled out as ClickHouse spells them", () => {
     expect((r.body as Record<string, any>).clickhouse).toEqual({ code: 43, name: 'ILLEGAL_TYPE_OF_ARGUMENT' });
   });
 
+  it('* with an aggregate over a USING join, GROUP BY ALL', () =>
+    expectAnswered(
+      `SELECT *, count() AS c FROM (SELECT site, metric FROM ${D} GROUP BY site, metric) AS a GLOBAL JOIN (SELECT * FROM ${D} WHERE status = 500 ORDER BY ts, sensor LIMIT 20) AS b USING (site) GROUP BY ALL`,
+      true,
+    ));
   it('a column matcher that matches nothing is refused as ClickHouse refuses it', async () => {
     expect('error' in (await reference(`SELECT COLUMNS('^nothing') FROM ${D}`))).toBe(true);
     const r = await runQuery({ sql: `SELECT COLUMNS('^nothing'), count() FROM ${D} GROUP BY ALL` }, deps());

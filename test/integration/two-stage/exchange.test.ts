@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTopology } from '../../../shared/core/config/load.js';
 import type { Topology } from '../../../shared/core/config/schema.js';
 import { ScatterError } from '../../../shared/core/errors.js';
-import type { ExchangeStore } from '../../../shared/core/shard/exchange.js';
+import type { ExchangeCleaner, ExchangeStore } from '../../../shared/core/shard/exchange.js';
+import { createS3ExchangeCleaner } from '../../../shared/adapters/aws/s3-exchange.js';
 import { createShardHandler } from '../../../functions/shard/shard-function.js';
 import { createExchangeStore } from '../../../functions/shard/exchange-env.js';
 import { startLocalExchange, type LocalExchange } from '../../../local/exchange-server.js';
@@ -27,6 +28,7 @@ const HITS_ROWS = 1_000_000;
 let cluster: EmbeddedCluster;
 let exchange: LocalExchange;
 let store: ExchangeStore;
+let cleaner: ExchangeCleaner;
 let topo: Topology;
 let fns: ReturnType<typeof createShardHandler>[];
 
@@ -40,6 +42,7 @@ const hitsRows = (where: string) =>
 beforeAll(async () => {
   [cluster, exchange] = await Promise.all([startEmbeddedCluster({ shards: 3, withOracle: true }), startLocalExchange()]);
   store = await createExchangeStore(exchange.env);
+  cleaner = createS3ExchangeCleaner(exchange.env);
   topo = parseTopology({
     cluster: 'c',
     shards: [0, 1, 2].map((i) => ({ replicas: [{ embedded: path.join(cluster.dir, `shard-${i}`) }] })),
@@ -108,13 +111,21 @@ describe('stage-one answers through the exchange (chdb shards, s3rver) = one eng
     expect(exchangedOf(answers).reduce((n, r) => n + r.rows, 0)).toBe(T_ROWS);
   }, 180_000);
 
-  it('the objects are deleted when the query ends', async () => {
+  it("the objects are deleted when the query ends, by the coordinator's own cleaner: no shard function is invoked for it", async () => {
     const before = new Set(storedNow());
-    const { answers } = await general('SELECT count() FROM (SELECT k, count() FROM t GROUP BY k)');
+    const { answers, cancels } = await general('SELECT count() FROM (SELECT k, count() FROM t GROUP BY k)', { exchange: cleaner });
     const keys = exchangedOf(answers).map((r) => r.key);
     expect(keys.length).toBe(3);
     // The deletes are sent as the query ends and not waited for.
     await expect.poll(() => storedNow().filter((f) => !before.has(f)).length, { timeout: 10_000 }).toBe(0);
+    expect(cancels).toEqual([]);
+  }, 180_000);
+
+  it('without a cleaner the objects stay for the bucket to expire', async () => {
+    const before = new Set(storedNow());
+    const { answers } = await general('SELECT count() FROM (SELECT k, count() FROM t GROUP BY k)');
+    expect(exchangedOf(answers).length).toBe(3);
+    expect(storedNow().filter((f) => !before.has(f)).length).toBe(3);
   }, 180_000);
 });
 

@@ -32,9 +32,9 @@ async function reference(sql: string): Promise<{ meta: unknown; data: Row[] }> {
   return { meta: doc.meta, data: doc.data };
 }
 
-async function expectAnswered(sql: string, unordered = true): Promise<Record<string, any>> {
+async function expectAnswered(sql: string, unordered = true, settings?: Record<string, string>): Promise<Record<string, any>> {
   const want = await reference(sql);
-  const r = await runQuery({ sql }, deps());
+  const r = await runQuery({ sql, ...(settings ? { settings } : {}) }, deps());
   expect(r.status, `${sql}: ${JSON.stringify(r.body).slice(0, 400)}`).toBe(200);
   const b = r.body as Record<string, any>;
   expect(b.partial).toBe(false);
@@ -53,6 +53,12 @@ const QUERIES = [
   `${alarms} UNION ALL ${alarms} UNION DISTINCT SELECT 'none'`,
   `SELECT 'none' AS sensor UNION DISTINCT ${alarms} UNION ALL ${alarms}`,
   `SELECT count() AS n FROM (${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site IN ('ams', 'sfo'))`,
+  // Parenthesized chains: the parentheses group, left to right otherwise (UNION ALL then EXCEPT would differ).
+  `SELECT sensor FROM ${D} WHERE site = 'ams' EXCEPT (${alarms} UNION ALL SELECT sensor FROM ${D} WHERE site = 'sfo')`,
+  `(SELECT sensor FROM ${D} WHERE site = 'ams' UNION ALL ${alarms}) EXCEPT SELECT sensor FROM ${D} WHERE value < 0`,
+  `SELECT count() AS n FROM ((${alarms} UNION ALL SELECT sensor FROM ${D} WHERE site = 'iad') INTERSECT SELECT sensor FROM ${D} WHERE value > 50)`,
+  `(SELECT site, metric FROM ${D} WHERE value > 99 UNION DISTINCT SELECT site, metric FROM ${D} WHERE status = 500)`,
+  `((SELECT 'none' AS sensor) UNION ALL (${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site = 'fra')) INTERSECT (SELECT sensor FROM ${D} WHERE value > 10)`,
 ];
 
 const EXISTS_QUERIES = [
@@ -65,8 +71,20 @@ const EXISTS_QUERIES = [
   `SELECT site, max(value) AS m FROM ${D} GROUP BY site HAVING EXISTS (SELECT 1 FROM ${D} WHERE status = 500 AND value > 99) ORDER BY site`,
 ];
 
+// Unaliased: ClickHouse folds EXISTS into its constant and names it so (`1`, `not(0)`, `sum(1)`); an
+// EXISTS counts two in the `_subquery_N` numbers of the subqueries after it.
+const NAMED_EXISTS = [
+  `SELECT EXISTS (SELECT 1 FROM ${D} WHERE status = 500), NOT EXISTS (SELECT 1 FROM ${D} WHERE site = 'nowhere'), count() AS c FROM ${D}`,
+  `SELECT site, sum(EXISTS (SELECT 1 FROM ${D} WHERE site = 'nowhere')) FROM ${D} GROUP BY site ORDER BY site`,
+  `SELECT sensor, EXISTS (SELECT sensor FROM ${D} WHERE value > 1000) FROM ${D} WHERE sensor = 's-3' ORDER BY ts LIMIT 3`,
+];
+
 describe('EXISTS (subquery), as ClickHouse answers it', () => {
   for (const sql of EXISTS_QUERIES) it(sql, () => expectAnswered(sql));
+  it('an EXISTS counts two in the numbers of the subqueries after it', () =>
+    expectAnswered(`SELECT EXISTS (SELECT 1 FROM ${D} WHERE status = 500), (SELECT max(value) FROM ${D}), count() AS c FROM ${D}`));
+  for (const path of ['fast', 'general'])
+    for (const sql of NAMED_EXISTS) it(`${path}: ${sql}`, () => expectAnswered(sql, !sql.includes('ORDER BY'), { ch_scatter_path: path }));
 });
 
 const QUALIFY_QUERIES = [
@@ -128,6 +146,25 @@ describe('EXCEPT, INTERSECT and mixed UNION, as ClickHouse answers them', () => 
     const plan = planTwoStage(parseSelect(`${alarms} EXCEPT SELECT sensor FROM ${D} WHERE site = 'ams' INTERSECT ${alarms}`), demo.topo);
     expect(plan.leaves).toHaveLength(3);
     expect(plan.finalSql).toBe('SELECT _c0 AS sensor FROM _stage0 EXCEPT SELECT _c0 AS sensor FROM _stage1 INTERSECT SELECT _c0 AS sensor FROM _stage2');
+  });
+});
+
+describe('SETTINGS extremes = 1 through the JSON API', () => {
+  for (const sql of [
+    `SELECT site, count() AS c, max(value) AS m FROM ${D} GROUP BY site ORDER BY site SETTINGS extremes = 1`,
+    `SELECT sensor, value FROM ${D} WHERE status = 500 ORDER BY ts, sensor LIMIT 20 SETTINGS extremes = 'true'`,
+  ])
+    it(`the min and max rows, as one engine gives them: ${sql}`, async () => {
+      const r = await cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
+      const want = JSON.parse(r.bytes.toString('utf8'));
+      const b = await expectAnswered(sql, false);
+      expect(want.extremes).toBeDefined();
+      expect(b.extremes).toEqual(want.extremes);
+      expect(b.path).toBe('general');
+    });
+  it('without it the answer has none', async () => {
+    const b = await expectAnswered(`SELECT site, count() AS c FROM ${D} GROUP BY site ORDER BY site`, false);
+    expect(b.extremes).toBeUndefined();
   });
 });
 

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { parseError } from '@clickhouse/client-common';
 import { parseChRequest } from '../../../shared/core/clickhouse-http/request.js';
 import { classify } from '../../../shared/core/clickhouse-http/statement.js';
-import { ChHttpError, exceptionBody, statusOf, toChException, withoutQueryText } from '../../../shared/core/clickhouse-http/exception.js';
+import { ChHttpError, exceptionBody, statusOf, toChException } from '../../../shared/core/clickhouse-http/exception.js';
+import { withoutQueryText } from '../../../shared/core/clickhouse/error-codes.js';
 import { ClickHouseError } from '../../../shared/core/clickhouse/port.js';
 import { answerCodec, compress, decompressBody } from '../../../shared/core/clickhouse-http/compression.js';
 import { splitInsertData } from '../../../shared/core/clickhouse-http/insert-data.js';
@@ -77,6 +78,11 @@ describe('reading a request', () => {
     expect(req({ ch_scatter_top_count: 'every_group' }, 'SELECT 1').settings).toEqual({ ch_scatter_top_count: 'every_group' });
     expect(req({ ch_scatter_keep_initiator_rows: '0' }, 'SELECT 1').settings).toEqual({ ch_scatter_keep_initiator_rows: '0' });
     expect(code(() => req({ ch_scatter_path: 'fast' }, 'SELECT 1'))).toBe(115);
+  });
+
+  it('settings the planner takes with no effect on the answer are accepted in the URL as in SETTINGS', () => {
+    const r = req({ prefer_localhost_replica: '0', optimize_distributed_group_by_sharding_key: '1', enable_positional_arguments: '1' }, 'SELECT 1');
+    expect(r.settings).toEqual({ prefer_localhost_replica: '0', optimize_distributed_group_by_sharding_key: '1', enable_positional_arguments: '1' });
   });
 });
 
@@ -337,9 +343,91 @@ describe('multipart bodies', () => {
     expect(code(() => req({}, manyParts(65_000), form))).toBe(36);
     expect(req({}, manyParts(MAX_MULTIPART_PARTS - 1), form).text).toBe('SELECT 1');
   });
+});
 
-  it('refuses a file part (external data) with 48', () => {
-    const body = '--b\r\nContent-Disposition: form-data; name="t"; filename="t.tsv"\r\n\r\n1\r\n--b--\r\n';
-    expect(code(() => req({}, body, { 'content-type': 'multipart/form-data; boundary=b' }))).toBe(48);
+describe('external data (multipart file parts)', () => {
+  const form = { 'content-type': 'multipart/form-data; boundary=b' };
+  const file = (name: string, data: string | Buffer, filename = `${name}.tsv`) =>
+    Buffer.concat([
+      Buffer.from(`--b\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+      Buffer.from(data),
+      Buffer.from('\r\n'),
+    ]);
+  const body = (...parts: Buffer[]) => Buffer.concat([...parts, Buffer.from('--b--\r\n')]);
+  const ask = (query: Record<string, string>, b: Buffer) =>
+    parseChRequest({ method: 'POST', path: '/', query: new URLSearchParams(query), headers: form, body: b });
+  const message = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      return `${toChException(e).code} ${toChException(e).message}`;
+    }
+    return undefined;
+  };
+
+  it('a file part is a table: its structure, format and bytes (binary kept exactly); its parameters are no settings', () => {
+    const bin = Buffer.from([0, 1, 0x0d, 0x0a, 0x2d, 0x2d, 0x63, 0xff, 0x0a, 0x0d, 0x0a]);
+    const r = ask(
+      { query: 'SELECT * FROM ids', ids_structure: 'id UInt32, `odd name` Array(Decimal(9, 2))', ids_format: 'RowBinary', t_types: 'UInt8,String' },
+      body(file('ids', bin), file('t', '1\ta\n', '')),
+    );
+    expect(r.external).toEqual([
+      {
+        name: 'ids',
+        format: 'RowBinary',
+        columns: [
+          { name: 'id', type: 'UInt32' },
+          { name: 'odd name', type: 'Array(Decimal(9, 2))' },
+        ],
+        data: bin,
+      },
+      {
+        name: 't',
+        format: 'TabSeparated',
+        columns: [
+          { name: '_1', type: 'UInt8' },
+          { name: '_2', type: 'String' },
+        ],
+        data: Buffer.from('1\ta\n'),
+      },
+    ]);
+    expect(r.settings).toEqual({});
+    expect(r.text).toBe('SELECT * FROM ids');
+  });
+
+  it('the query as a text part beside the files (clickhouse-go writes it last)', () => {
+    const q = Buffer.from('--b\r\nContent-Disposition: form-data; name="query"\r\n\r\nSELECT count() FROM ids\r\n');
+    const r = ask({ ids_structure: 'id UInt32' }, body(file('ids', '1\n2\n', ''), q));
+    expect(r.text).toBe('SELECT count() FROM ids');
+    expect(r.external.map((t) => t.data.toString())).toEqual(['1\n2\n']);
+  });
+
+  it("ClickHouse's refusals: no structure (36), a structure that does not parse (36), a format that is no name (73)", () => {
+    expect(message(() => ask({ query: 'SELECT 1' }, body(file('ids', '1\n'))))).toBe(
+      '36 Neither structure nor types have not been provided for external table ids. Use fields ids_structure or ids_types to do so.',
+    );
+    expect(message(() => ask({ query: 'SELECT 1', ids_structure: 'id UInt32, s' }, body(file('ids', '1\n'))))).toMatch(
+      /^36 Error while parsing table structure/,
+    );
+    expect(message(() => ask({ query: 'SELECT 1', ids_structure: 'id Array(UInt32' }, body(file('ids', '1\n'))))).toMatch(
+      /^36 Error while parsing table structure/,
+    );
+    expect(message(() => ask({ query: 'SELECT 1', ids_types: 'UInt32,,String' }, body(file('ids', '1\n'))))).toMatch(/^36 Error while parsing table structure/);
+    expect(message(() => ask({ query: 'SELECT 1', ids_types: 'UInt32', ids_format: "CSV'" }, body(file('ids', '1\n'))))).toBe("73 Unknown format CSV'");
+    expect(code(() => ask({ query: 'SELECT 1', ids_types: 'UInt32', ids_format: 'Template' }, body(file('ids', '1\n'))))).toBe(497);
+    // Names are spliced into SQL and URL parameters: identifiers only.
+    expect(code(() => ask({ query: 'SELECT 1', 'a-b_types': 'UInt32' }, body(file('a-b', '1\n'))))).toBe(36);
+    // The runtime's own names: a client's table must not stand in for a stage table or a shipped set.
+    expect(code(() => ask({ query: 'SELECT 1', _stage0_types: 'UInt32' }, body(file('_stage0', '1\n'))))).toBe(36);
+    expect(code(() => ask({ query: 'SELECT 1', _data_12_types: 'UInt32' }, body(file('_data_12', '1\n'))))).toBe(36);
+  });
+
+  it('a `_structure` / `_types` / `_format` parameter without its part is skipped as ClickHouse skips it; a setting with such a name stays one', () => {
+    const r = req({ query: 'SELECT 1', ids_structure: 'id UInt32', x_types: 'UInt8', date_time_output_format: 'iso' });
+    expect(r.external).toEqual([]);
+    expect(r.formatSettings).toEqual({ date_time_output_format: 'iso' });
+    // A text field named like a table is a setting, as in ClickHouse (115 for an unknown one).
+    const text = Buffer.from('--b\r\nContent-Disposition: form-data; name="ids"\r\n\r\n1\r\n');
+    expect(code(() => ask({ query: 'SELECT 1', ids_structure: 'id UInt32' }, body(text)))).toBe(115);
   });
 });

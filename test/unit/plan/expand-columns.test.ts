@@ -58,6 +58,29 @@ describe('spelled out', () => {
       'SELECT b.*, count() FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k GROUP BY ALL',
       'SELECT b.k AS `b.k`, b.label, count() FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k GROUP BY b.k, b.label',
     ],
+    // `a.*` keeps its names where only a later table shares them, as ClickHouse names them.
+    [
+      'SELECT a.* FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k',
+      'SELECT a.k, a.site, a.value, a.status FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k',
+    ],
+    // A USING join: the keys once, first and unqualified, then each table's other columns.
+    [
+      'SELECT * FROM db.dist AS a GLOBAL JOIN db.other AS b USING k',
+      'SELECT k, a.site, a.value, a.status, b.label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b USING (k)',
+    ],
+    [
+      'SELECT b.* FROM db.dist AS a GLOBAL JOIN db.other AS b USING k',
+      'SELECT b.k AS `b.k`, b.label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b USING (k)',
+    ],
+    // A subquery's own `*` is read through to its table; an unaliased one's columns stay unqualified.
+    [
+      'SELECT * FROM db.dist GLOBAL JOIN (SELECT * FROM db.other) USING k',
+      'SELECT k, dist.site, dist.value, dist.status, label FROM db.dist GLOBAL INNER JOIN (SELECT * FROM db.other) USING (k)',
+    ],
+    [
+      'SELECT * FROM db.dist GLOBAL JOIN (SELECT * FROM (SELECT * FROM db.other) AS x JOIN (SELECT k FROM db.dist) AS y USING k) USING k',
+      'SELECT k, dist.site, dist.value, dist.status, label FROM db.dist GLOBAL INNER JOIN (SELECT k, x.label FROM (SELECT * FROM db.other) AS x INNER JOIN (SELECT k FROM db.dist) AS y USING (k)) USING (k)',
+    ],
   ];
   for (const [sql, want] of cases) it(sql, () => expect(expand(sql)).toBe(want));
 
@@ -69,6 +92,21 @@ describe('spelled out', () => {
     for (const sql of ["SELECT COLUMNS('^zzz') FROM db.dist", "SELECT COLUMNS('(') FROM db.dist", 'SELECT x.*, 1 FROM db.dist']) {
       expect(() => expand(sql), sql).toThrow(expect.objectContaining({ code: 'QUERY_ERROR', position: expect.objectContaining({ line: 1 }) }));
     }
+  });
+  it("the tables a subquery's `*` reads are the ones whose columns are asked for", () => {
+    expect(tablesNeedingColumns(parseSelect('SELECT * FROM (SELECT * FROM db.other) AS o GLOBAL JOIN db.dist AS d USING k'), topo).sort()).toEqual([
+      'db.dist',
+      'db.other',
+    ]);
+  });
+  it('left as written where the names cannot be told apart or ClickHouse names them its own way', () => {
+    for (const sql of [
+      // An unaliased subquery's column that the other table has too.
+      'SELECT * FROM db.dist GLOBAL JOIN (SELECT k, site FROM db.dist) USING k',
+      // A USING join among more than two tables.
+      'SELECT * FROM db.dist AS a GLOBAL JOIN db.other AS b USING k GLOBAL JOIN db.other AS c USING k',
+    ])
+      expect(expand(sql), sql).toContain('SELECT *');
   });
   it('unknown columns: left as written, and refused by the planners', () => {
     expect(printSelect(expandColumns(parseSelect('SELECT * EXCEPT (k) FROM db.dist'), topo, () => undefined))).toBe('SELECT * EXCEPT (k) FROM db.dist');

@@ -27,6 +27,29 @@ function refusal(sql: string, reach: Reach): ScatterError | undefined {
   }
 }
 
+describe("checkReach: a request's external data", () => {
+  const withIds = shardReach(topo, new Set(['ids']));
+  it.each([
+    ['SELECT k FROM db.t WHERE k IN (SELECT * FROM ids)', SHARD, 'ids'],
+    ['SELECT k FROM db.t JOIN ids USING k', SHARD, 'ids'],
+    ['SELECT k FROM db.t JOIN other USING k', withIds, 'other'],
+    ['SELECT k FROM db.t WHERE k IN (SELECT * FROM default.ids)', withIds, 'default.ids'],
+    ['SELECT k FROM db.t WHERE k IN (SELECT 1 FROM (SELECT * FROM idsx))', withIds, 'idsx'],
+  ])('%s: refused, naming %s', (sql, reach, name) => {
+    expect(refusal(sql, reach)?.message).toContain(`unknown table ${name}`);
+  });
+  it.each([
+    'SELECT k FROM db.t WHERE k IN (SELECT * FROM ids)',
+    'SELECT k FROM db.t AS a JOIN ids AS b USING k',
+    'SELECT k FROM db.t WHERE k IN ids',
+    'SELECT (SELECT count() FROM ids) FROM db.t',
+  ])('exactly the declared names may be read: %s', (sql) => {
+    expect(refusal(sql, withIds)).toBeUndefined();
+    expect(refusal(sql, FINAL_STAGE_REACH)).toBeDefined();
+    expect(refusal(sql.replace('FROM db.t', 'FROM _stage0'), { ...FINAL_STAGE_REACH, external: new Set(['ids']) })).toBeUndefined();
+  });
+});
+
 describe('checkReach: tables', () => {
   it.each([
     'SELECT k FROM db.t',

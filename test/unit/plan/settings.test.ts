@@ -38,7 +38,6 @@ describe('resolveSettings', () => {
       ['enable_http_compression', 1],
       ['limit', 5],
       ['offset', 2],
-      ['extremes', 1],
     ] as const) {
       const e = refused(() => resolveSettings({ [name]: v, join_use_nulls: 1 }, undefined, defaults, {}));
       expect(e.code).toBe('UNSUPPORTED');
@@ -64,6 +63,11 @@ describe('resolveSettings', () => {
       { except_default_mode: 'x' },
     ] as Record<string, string>[])
       expect(() => resolveSettings(bad, undefined, defaults, {}), JSON.stringify(bad)).toThrow();
+  });
+
+  it('extremes: a Bool the general path reads, never forwarded to the shards', () => {
+    expect(resolveSettings({ extremes: 1 }, undefined, defaults, {}).forward).toEqual({});
+    expect(refused(() => resolveSettings({ extremes: 'on' }, undefined, defaults, {})).code).toBe('BAD_REQUEST');
   });
 
   it('checks forwarded values for type and range, naming the setting, and normalizes them', () => {
@@ -211,6 +215,6 @@ describe('ch_scatter_keep_initiator_rows', () => {
     expect(resolveSettings({ ch_scatter_keep_initiator_rows: 'false' }, [], defaults, {}).forward).toEqual({});
     const e = refused(() => resolveSettings({}, [item('ch_scatter_keep_initiator_rows', 'yes', 'string')], defaults, {}));
     expect(e.code).toBe('BAD_REQUEST');
-    expect(e.message).toMatch(/ch_scatter_keep_initiator_rows must be 1 or 0/);
+    expect(e.message).toMatch(/ch_scatter_keep_initiator_rows must be 0, 1, true or false: Cannot parse bool from string 'yes'/);
   });
 });

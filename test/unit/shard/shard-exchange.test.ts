@@ -2,7 +2,8 @@
 // behind the S3 adapter and zstd. Over the inline threshold an answer goes to the exchange and
 // comes back as its header and a reference; a final stage reads references as inline rows; a store
 // that is down, an object that is not what the reference says, an answer over the function's bound,
-// and a cancel naming another shard's object are each a typed answer, never a short one.
+// are each a typed answer, never a short one; the coordinator's cleaner deletes only what the
+// answering shard wrote for that query.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,8 @@ import { exchangeKey, type ExchangeStore } from '../../../shared/core/shard/exch
 import type { ShardFailure, ShardRequest, ShardSuccess } from '../../../shared/core/protocol/shard-wire.js';
 import { createExchangeStore } from '../../../functions/shard/exchange-env.js';
 import { startLocalExchange, type LocalExchange } from '../../../local/exchange-server.js';
+import { createS3ExchangeCleaner } from '../../../shared/adapters/aws/s3-exchange.js';
+import { releaseExchanged } from '../../../shared/core/scatter/shard-cancel.js';
 
 let dir: string;
 let ch: ClickHouseAccess;
@@ -172,8 +175,8 @@ describe('a final stage over references', () => {
   });
 });
 
-describe('a cancel naming exchange objects', () => {
-  it("deletes this shard's own objects for that query, and never another shard's", async () => {
+describe("the coordinator's cleanup of a query's objects", () => {
+  it("deletes each shard's own objects for that query with its own rights, and never a key outside the answering shard's prefix", async () => {
     const mine = (await executeShardRequest(req({ exchange: { inlineBytes: 1024 }, attemptId: 'dddddddd00000001' }), ch, {
       now,
       exchange: store,
@@ -182,17 +185,23 @@ describe('a cancel naming exchange objects', () => {
       now,
       exchange: store,
     })) as ShardSuccess;
-    const cancel = {
-      type: 'cancel',
-      queryId: 'q-exchange',
-      shard: 1,
-      replica: 0,
-      deadline: Date.now() + 5000,
-      exchanged: [mine.exchanged!.key, other.exchanged!.key],
-    };
-    const r = await executeShardRequest(cancel, ch, { now, exchange: store });
-    expect(r.ok).toBe(true);
-    await expect(store.get(mine.exchanged!.key)).rejects.toThrow(/404|NoSuchKey/);
+    const cleaner = createS3ExchangeCleaner(exchange.env);
+    // Shard 1's answer naming shard 2's object, and an object of another query: neither is deleted.
+    releaseExchanged(cleaner, 'q-exchange', [
+      { shard: 1, key: mine.exchanged!.key },
+      { shard: 1, key: other.exchanged!.key },
+    ]);
+    releaseExchanged(cleaner, 'q-other', [{ shard: 2, key: other.exchanged!.key }]);
+    await expect
+      .poll(
+        () =>
+          store.get(mine.exchanged!.key).then(
+            () => 'there',
+            (e: Error) => e.message,
+          ),
+        { timeout: 5000 },
+      )
+      .toMatch(/404|NoSuchKey/);
     expect((await store.get(other.exchanged!.key)).length).toBe(other.exchanged!.bytes);
   });
 });

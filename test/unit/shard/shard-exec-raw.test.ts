@@ -75,6 +75,24 @@ describe('executeShardRequest with a format', () => {
     expect(r.error.code).toBe('TOO_LARGE');
   });
 
+  // ClickHouse's initiator cuts its answer at max_result_rows with break: a request that is the answer
+  // (the final stage, both stages on one shard) may ask for it; a partial may not (it would pass for whole).
+  it('takes result_overflow_mode = break for the answer only, cut as the engine cuts it', async () => {
+    const settings = { max_result_rows: 10, result_overflow_mode: 'break', max_block_size: 10 };
+    const sql = 'SELECT number FROM numbers(1000)';
+    const partial = (await executeShardRequest(req({ sql, format: 'TabSeparated', settings }), ch, { now })) as ShardFailure;
+    expect([partial.ok, partial.error.code, partial.error.message]).toEqual([false, 'BAD_REQUEST', expect.stringMatching(/result_overflow_mode = 'break'/)]);
+    const answer = (await executeShardRequest(req({ sql, format: 'TabSeparated', settings, answer: true }), ch, { now })) as ShardSuccess;
+    const lines = Buffer.from(answer.raw!, 'base64').toString().trim().split('\n');
+    const engine = (await ch.queryRaw(sql, { format: 'TabSeparated', settings: { ...settings, readonly: 2 } })).bytes.toString().trim().split('\n');
+    expect(lines).toEqual(engine);
+    expect(lines.length).toBeLessThan(1000);
+    const other = (await executeShardRequest(req({ sql, format: 'TabSeparated', settings: { read_overflow_mode: 'break' }, answer: true }), ch, {
+      now,
+    })) as ShardFailure;
+    expect(other.error.code).toBe('BAD_REQUEST');
+  });
+
   it('refuses a format name that is not an identifier as BAD_REQUEST', async () => {
     const r = (await executeShardRequest(req({ format: 'JSON FORMAT Native' }), ch, { now })) as ShardFailure;
     expect(r.error.code).toBe('BAD_REQUEST');

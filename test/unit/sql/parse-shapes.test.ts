@@ -272,3 +272,28 @@ describe('speed (the planner budget is ~1 ms for 64 shards)', () => {
     expect(best).toBeLessThan(1);
   });
 });
+
+describe('a parenthesized set-operation chain', () => {
+  it('groups as written and prints as a subquery of the chain, wherever it stands', () => {
+    for (const [sql, printed] of [
+      [
+        '(SELECT a FROM t UNION ALL SELECT b FROM u) EXCEPT SELECT c FROM v',
+        'SELECT * FROM (SELECT a FROM t UNION ALL SELECT b FROM u) EXCEPT SELECT c FROM v',
+      ],
+      [
+        'SELECT a FROM t EXCEPT (SELECT b FROM u UNION ALL SELECT c FROM v)',
+        'SELECT a FROM t EXCEPT SELECT * FROM (SELECT b FROM u UNION ALL SELECT c FROM v)',
+      ],
+      ['(SELECT a FROM t INTERSECT SELECT b FROM u)', 'SELECT * FROM (SELECT a FROM t INTERSECT SELECT b FROM u)'],
+      ['SELECT count() FROM ((SELECT a FROM t UNION ALL SELECT b FROM u))', 'SELECT count() FROM (SELECT * FROM (SELECT a FROM t UNION ALL SELECT b FROM u))'],
+      // One SELECT in parentheses stays that SELECT.
+      ['(SELECT a FROM t) UNION ALL (SELECT b FROM u)', 'SELECT a FROM t UNION ALL SELECT b FROM u'],
+    ] as const) {
+      const stmt = parseSelect(sql);
+      expect(printSelect(stmt), sql).toBe(printed);
+      expect(printSelect(parseSelect(printSelect(stmt))), sql).toBe(printed);
+    }
+    const s = parseSelect('(SELECT a FROM t UNION ALL SELECT b FROM u) EXCEPT SELECT c FROM v');
+    expect(s.kind === 'union' && (s.selects[0] as SelectQuery).parenthesized).toBe(true);
+  });
+});

@@ -12,12 +12,14 @@ import { mapClausesShared, rewriteExpr, walkStatement } from '../../sql/visit.js
 import type { Topology } from '../../config/schema.js';
 import { errorAt } from '../position.js';
 import { lookupTable, refName, resolveTable, splitName, type BoundTable } from '../tables.js';
-import type { StageLeaf, TwoStagePlan } from './types.js';
+import type { StageLeaf, TwoStageOptions, TwoStagePlan } from './types.js';
 import { inlineCtes } from './ctes.js';
 import { expandAliases } from './aliases.js';
 import { cutAggregating } from './cut-aggregate.js';
 import { isAggregating } from './cut-common.js';
 import { cutRows } from './cut-rows.js';
+import { cutUnmerged } from './cut-unmerged.js';
+import type { GroupByNoMerge } from '../settings.js';
 import type { MainOf } from './local-in.js';
 import { leafSubqueries } from './leaf-subqueries.js';
 import { isInFamily } from '../analyze.js';
@@ -26,14 +28,12 @@ import { refuseUnexpanded } from '../expand-columns.js';
 import { checkReach, FINAL_STAGE_REACH } from '../reach-check.js';
 import { isConstantTable } from '../constant-tables.js';
 
-export interface TwoStageOptions {
-  /** As ClickHouse's distributed_product_mode, for plain IN / JOIN over another distributed table that is not a local IN. */
-  distributedProductMode?: 'deny' | 'local' | 'global';
-}
+export type { TwoStageOptions } from './types.js';
 
 interface Ctx {
   topo: Topology;
   mode: 'deny' | 'local' | 'global';
+  noMerge: GroupByNoMerge;
   leaves: StageLeaf[];
   notes: string[];
 }
@@ -41,7 +41,7 @@ interface Ctx {
 const unsupported = (what: string, node?: { pos?: Pos }) => errorAt('UNSUPPORTED', `${what} is not supported`, node);
 
 export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoStageOptions = {}): TwoStagePlan {
-  const ctx: Ctx = { topo, mode: opts.distributedProductMode ?? 'deny', leaves: [], notes: [] };
+  const ctx: Ctx = { topo, mode: opts.distributedProductMode ?? 'deny', noMerge: opts.groupByNoMerge ?? 0, leaves: [], notes: [] };
   const top: SelectStatement = { ...stmt };
   delete top.format;
   delete top.settings;
@@ -51,7 +51,7 @@ export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoSta
   refuseNestedSettings(top);
   const final = planStatement(inlineCtes(top), ctx);
   // A subquery that reads no distributed table stays in the final stage as written: it may read only what the stage may.
-  checkReach(final, FINAL_STAGE_REACH);
+  checkReach(final, opts.external?.size ? { ...FINAL_STAGE_REACH, external: opts.external } : FINAL_STAGE_REACH);
   if (ctx.leaves.length === 0) throw errorAt('UNSUPPORTED', 'a query that reads no distributed table; name one of the configured tables', stmt);
   const finalSql = printSelect(final);
   ctx.notes.push(`final stage: one ClickHouse engine runs ${finalSql.length > 300 ? finalSql.slice(0, 297) + '...' : finalSql}`);
@@ -175,11 +175,16 @@ function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound
   // Reserve the leaf's slot now: subqueries planned below may add leaves of their own.
   const slot = ctx.leaves.push({ name: leafName, query: expanded }) - 1;
   const finalOnly = (e: Expr) => e.kind === 'subquery' && distributedTables(e.query, ctx.topo).length > 0;
-  const cut = isAggregating(expanded) ? cutAggregating(expanded, names, leafName) : cutRows(expanded, names, leafName, finalOnly);
+  const cut = ctx.noMerge
+    ? cutUnmerged(expanded, names, leafName, ctx.noMerge)
+    : isAggregating(expanded)
+      ? cutAggregating(expanded, names, leafName)
+      : cutRows(expanded, names, leafName, finalOnly);
   const shard = leafSubqueries(cut.leaf, main, { topo: ctx.topo, mode: ctx.mode, note: (n) => ctx.notes.push(`${leafName}: ${n}`) });
   const leaf: StageLeaf = { name: leafName, query: shard.query };
   if (shard.local) leaf.distributedProductMode = 'local';
-  if (isAggregating(expanded) && !shard.query.groupBy?.length && !shard.query.groupingSets?.length) leaf.oneRowPerShard = true;
+  // Unmerged, a shard's answer is the whole query's: HAVING, LIMIT or arrayJoin may make it any number of rows.
+  if (!ctx.noMerge && isAggregating(expanded) && !shard.query.groupBy?.length && !shard.query.groupingSets?.length) leaf.oneRowPerShard = true;
   ctx.leaves[slot] = leaf;
   ctx.notes.push(`${leafName}: each shard runs ${printSelect(shard.query)}`);
   for (const n of cut.notes) ctx.notes.push(`${leafName}: ${n}`);

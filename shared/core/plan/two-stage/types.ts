@@ -6,6 +6,7 @@
 // LIMIT, ROLLUP/CUBE/TOTALS). Here the "initiator" is a ClickHouse engine reached through one
 // shard function (docs/architecture.md#two-stage-execution).
 import type { SelectQuery } from '../../sql/ast.js';
+import type { GroupByNoMerge } from '../settings.js';
 
 /**
  * One distributed read of the query. Each shard runs `query` (renamed, pruned and skipped by the
@@ -51,4 +52,14 @@ export interface TwoStagePlan {
   finalSql: string;
   /** For /explain: one line per decision (which aggregates travel as states, what runs where, local IN). */
   notes: string[];
+}
+
+/** What the request's settings ask of the plan. */
+export interface TwoStageOptions {
+  /** As ClickHouse's distributed_product_mode, for plain IN / JOIN over another distributed table that is not a local IN. */
+  distributedProductMode?: 'deny' | 'local' | 'global';
+  /** distributed_group_by_no_merge (1 or 2): every distributed SELECT is cut unmerged (cut-unmerged.ts). */
+  groupByNoMerge?: GroupByNoMerge;
+  /** The request's external data, by name: the final stage may read them too (they travel with it). */
+  external?: ReadonlySet<string>;
 }

@@ -55,6 +55,16 @@ export function parseFinalJson(bytes: Buffer): FinalJson {
 }
 
 /**
+ * One JSONEachRow line the engine wrote with JSON_FINAL_SETTINGS, in the spellings parseFinalJson
+ * gives `data` (Decimal digits and -0 as text): the streamed JSON answer's rows, a line at a time.
+ */
+export function rowLineSpeller(meta: ColumnMeta[]): (line: string) => string {
+  const decimals = needsExactNumbers(meta.map((m) => m.type));
+  const spell = decimalsAsText(meta);
+  return (line) => (decimals || hasNegativeZero(line) ? JSON.stringify(spell(JSON.parse(quoteInexactNumbers(line)))) : line);
+}
+
+/**
  * A row with every Decimal column's value as its text. After quoteInexactNumbers a Decimal is a
  * string already unless its double prints back as the same digits, so String() of it is exact.
  */

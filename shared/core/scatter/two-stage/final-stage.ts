@@ -9,7 +9,7 @@
 // infrastructure failure; after the whole shard fails that way (unavailable, throttled, crashed),
 // the next shard is tried while time is left. A ClickHouse user error is the query's fault and
 // would be the same everywhere: it is answered at once (400), never retried.
-import type { SettingValue } from '../../clickhouse/port.js';
+import type { ExternalTable, SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
 import type { ShardOutcome } from '../call-shard.js';
@@ -17,7 +17,7 @@ import type { Limiter } from '../fanout.js';
 import { createHedgeState, type HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
 import { openFanOut, type FanOut } from '../shard-fanout.js';
-import { isQueryFailure, queryFailureError, stripReplicaPrefix } from '../query-errors.js';
+import { isQueryFailure, queryFailureError, clientShardMessage } from '../query-errors.js';
 import { limitError } from './transfer-limits.js';
 import { rawBytes, type RawShardRequest, type StageTable } from './wire.js';
 
@@ -32,6 +32,8 @@ export class ExchangeLost extends Error {
 export interface FinalStageInput {
   tables: StageTable[];
   sql: string;
+  /** The request's external data the final SQL may read (ClickHouse's initiator holds it too). */
+  external?: ExternalTable[];
   format: string;
   settings: Record<string, SettingValue>;
   /** Shards to try, in order (initiatorOrder). */
@@ -121,10 +123,11 @@ async function attemptOn(
       sql: input.sql,
       deadline: input.deadlineAt,
       settings: input.settings,
-      external: [],
+      external: input.external ?? [],
       attempt,
       format: input.format,
       tables: input.tables,
+      answer: true,
       ...(pin ? { session: pin.session } : {}),
     }),
   };
@@ -155,7 +158,7 @@ async function attemptOn(
     throw new ScatterError(e.code, e.message.replace(`on shard ${shard}`, `in the final stage (shard ${shard})`), { details: e.details });
   }
   if (outcome.code === 'TOO_LARGE') throw tooLarge(outcome);
-  if (outcome.code === 'TRANSFER_LIMIT') throw limitError(`the final stage on shard ${shard}: ${stripReplicaPrefix(outcome.message ?? '')}`);
+  if (outcome.code === 'TRANSFER_LIMIT') throw limitError(`the final stage on shard ${shard}: ${clientShardMessage(outcome.message ?? '')}`);
   // Another shard would read the same objects: the caller leaves the lost parts out instead.
   if (outcome.code === 'EXCHANGE_LOST') throw new ExchangeLost(outcome);
   return { outcome };
@@ -205,7 +208,7 @@ export async function runFinalStage(input: FinalStageInput): Promise<FinalStageR
   if (!last || last.status === 'timeout' || now() >= input.deadlineAt) throw timedOut(attempts);
   throw new ScatterError(
     'SHARD_ERROR',
-    `the final stage failed on every shard tried: ${attempts.map((a) => `shard ${a.shard} ${a.status}: ${stripReplicaPrefix(a.message ?? '')}`).join('; ')}`,
+    `the final stage failed on every shard tried: ${attempts.map((a) => `shard ${a.shard} ${a.status}: ${clientShardMessage(a.message ?? '')}`).join('; ')}`,
     { details: { finalStage: attempts.map(summary) } },
   );
 }
@@ -214,7 +217,7 @@ function timedOut(attempts: ShardOutcome[]): ScatterError {
   const last = attempts[attempts.length - 1];
   return new ScatterError(
     'TIMEOUT',
-    `the final stage did not finish before the deadline${last ? ` (shard ${last.shard}: ${stripReplicaPrefix(last.message ?? last.status)})` : ''}; ` +
+    `the final stage did not finish before the deadline${last ? ` (shard ${last.shard}: ${clientShardMessage(last.message ?? last.status)})` : ''}; ` +
       'the shards answered, but no answer is complete without the final stage',
     { details: { finalStage: attempts.map(summary) } },
   );
@@ -222,7 +225,7 @@ function timedOut(attempts: ShardOutcome[]): ScatterError {
 
 /** The final answer (or its request) over what one invocation may carry. */
 export function tooLarge(o: ShardOutcome): ScatterError {
-  const m = stripReplicaPrefix(o.message ?? '');
+  const m = clientShardMessage(o.message ?? '');
   if (/Request(Entity)?TooLargeException/.test(o.message ?? '')) {
     return new ScatterError('TRANSFER_LIMIT', `the final stage's request to shard ${o.shard} is over Lambda's 6 MB invoke payload limit: ${m}`);
   }

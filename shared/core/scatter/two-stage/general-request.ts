@@ -9,7 +9,7 @@ import type { QueryRequest } from '../../protocol/api-request.js';
 import type { SelectStatement } from '../../sql/ast.js';
 import type { QueryResponse, RunDeps } from '../query-types.js';
 import type { QuerySession } from '../query-session.js';
-import { mergedSettings, productModeOf } from '../plan-inputs.js';
+import { mergedSettings, twoStageOptionsOf } from '../plan-inputs.js';
 import { planLeaves, runGeneralQuery, type GeneralOptions, type GeneralResult } from './run-general.js';
 import { keeperOf } from './kept-stage.js';
 import { oneShardSql } from './one-shard.js';
@@ -38,7 +38,7 @@ function generalPlan(s: QuerySession, g: GeneralRequest): { settings: ReturnType
   refuseOtherFormats(g.stmt);
   refuseForAnyPath(g.stmt, topo);
   const settings = mergedSettings(g.req, g.stmt);
-  return { settings, plan: planner(s, g.fastRefusal)(g.stmt, topo, { distributedProductMode: productModeOf(settings, topo) }) };
+  return { settings, plan: planner(s, g.fastRefusal)(g.stmt, topo, twoStageOptionsOf(settings, topo)) };
 }
 
 /** The coordinator's table statistics, read under the session's deadline, for the leaves' planner. */
@@ -62,6 +62,7 @@ export function runGeneralInSession(
       queryId: deps.queryId,
       now: s.now,
       ...(deps.onShard ? { onShard: deps.onShard } : {}),
+      ...(deps.exchange ? { exchange: deps.exchange } : {}),
     },
     plan,
     {

@@ -10,6 +10,6 @@ export {
 } from './run-general.js';
 export type { FinalStageStat } from '../query-types.js';
 export { requestedPath, fastPathRefused, PATH_SETTING, type QueryPath, type TwoStagePlanner } from './path.js';
-export { clauseSettings, productModeOf } from '../plan-inputs.js';
+export { clauseSettings, productModeOf, twoStageOptionsOf } from '../plan-inputs.js';
 export { initiatorOrder } from './final-stage.js';
 export { refuseForAnyPath } from './guard.js';

@@ -13,6 +13,7 @@
 //   without keeping, on the shards that answered.
 // Only plans of one leaf keep: with several, each leaf would need the same replica's session.
 import type { SettingValue } from '../../clickhouse/port.js';
+import { boolSetting } from '../../clickhouse/setting-truth.js';
 import { KEEP_SETTING } from '../../plan/settings.js';
 import type { ShardOutcome } from '../call-shard.js';
 import type { Deadline } from '../deadline.js';
@@ -33,7 +34,7 @@ import {
 export function keeperOf(leaves: readonly PlannedLeaf[], queryId: string, settings: Record<string, SettingValue> | undefined): number | undefined {
   if (leaves.length !== 1) return undefined;
   const v = settings?.[KEEP_SETTING];
-  if (v !== undefined && ['0', 'false'].includes(String(v).toLowerCase())) return undefined;
+  if (v !== undefined && boolSetting(v) === false) return undefined;
   const queried = leaves[0]!.plan.shards.filter((s) => !s.skipped).map((s) => s.shard);
   return initiatorOrder(queryId, queried)[0];
 }

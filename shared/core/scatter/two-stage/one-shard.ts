@@ -64,7 +64,10 @@ export async function bothStagesOnOneShard(fused: NonNullable<ReturnType<typeof 
   try {
     outcome = await fan.ask(
       fused.shard.shard,
-      { replicaCount: call.replicaCount, request: (replica, attempt) => ({ ...call.request(replica, attempt), sql: fused.sql, settings: rest.settings }) },
+      {
+        replicaCount: call.replicaCount,
+        request: (replica, attempt) => ({ ...call.request(replica, attempt), sql: fused.sql, settings: rest.settings, answer: true }),
+      },
       (o) => {
         if (o.code === 'TOO_LARGE') throw tooLarge(o);
         if (o.status !== 'ok' || !o.response) return;

@@ -6,14 +6,14 @@ import type { SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError, isScatterError } from '../../errors.js';
 import { settingValueOf } from '../../plan/settings.js';
-import type { TwoStagePlan } from '../../plan/two-stage/types.js';
+import type { TwoStageOptions, TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { SelectStatement } from '../../sql/ast.js';
 
 export type QueryPath = 'auto' | 'fast' | 'general';
 export const PATH_SETTING = 'ch_scatter_path';
 
 /** The two-stage planner (shared/core/plan/two-stage), injected so the runtime does not depend on its module. */
-export type TwoStagePlanner = (stmt: SelectStatement, topo: Topology, opts?: { distributedProductMode?: 'deny' | 'local' | 'global' }) => TwoStagePlan;
+export type TwoStagePlanner = (stmt: SelectStatement, topo: Topology, opts?: TwoStageOptions) => TwoStagePlan;
 
 /** The path a request asks for: the SQL's SETTINGS clause over the request's settings, 'auto' when neither says. */
 export function requestedPath(requestSettings: Record<string, SettingValue> | undefined, stmt: SelectStatement | undefined): QueryPath {

@@ -9,10 +9,12 @@
 // Missing shards keep the fast path's semantics: partial with the missing shards listed, or
 // INCOMPLETE_RESULT (504) when completeness is required.
 import { checkEngineOptions } from '../../plan/file-access.js';
-import type { ColumnMeta, SettingValue } from '../../clickhouse/port.js';
+import type { ColumnMeta, ExternalTable, SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
+import { boolSetting } from '../../clickhouse/setting-truth.js';
 import { planQueryWith } from '../../plan/build.js';
+import { tokenize } from '../../sql/lexer.js';
 import type { StageLeaf, TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js';
 import type { StatisticsSource } from '../../plan/statistics.js';
@@ -22,6 +24,7 @@ import { createLimiter, type Limiter } from '../fanout.js';
 import type { MissingShard } from '../gather.js';
 import type { HedgeState } from '../hedge.js';
 import type { ShardInvoker } from '../invoker.js';
+import type { ExchangeCleaner } from '../../shard/exchange.js';
 import { passThroughSplitter } from '../plan-inputs.js';
 import type { SubqueryLedger } from '../global-subquery.js';
 import type { FinalStageStat, ShardsSummary, ShardStat, Stages, TableCoverage } from '../query-types.js';
@@ -64,6 +67,8 @@ export interface GeneralDeps {
   queryId: string;
   now?: () => number;
   onShard?: (o: ShardOutcome) => void;
+  /** Deletes the query's exchange objects when it ends (absent: the bucket's expiry does). */
+  exchange?: ExchangeCleaner;
 }
 
 export interface GeneralOptions {
@@ -95,6 +100,8 @@ export interface GeneralOptions {
   statistics?: StatisticsSource;
   /** The least share of each table's rows the answering shards must hold (default: the topology's). */
   requireCoverage?: number | undefined;
+  /** The request's external data (parsed): shipped with every leaf that reads it and to the final stage. */
+  external?: readonly ExternalTable[];
 }
 
 export interface GeneralStatistics {
@@ -149,10 +156,12 @@ export async function planLeaves(plan: TwoStagePlan, topo: Topology, opts: PlanO
 /**
  * A leaf the planner marked 'local' (a local IN: both sides sharded alike) reads each shard's own
  * tables whatever the request's distributed_product_mode says; the others take the request's mode.
+ * distributed_group_by_no_merge is the plan's (it cut the query unmerged): the leaves run as planned.
  */
 function leafOptions(leaf: StageLeaf, opts: PlanOptions): PlanOptions {
-  if (leaf.distributedProductMode !== 'local') return opts;
-  const { prefer_global_in_and_join: _g, distributed_product_mode: _m, ...settings } = opts.settings ?? {};
+  const { distributed_group_by_no_merge: _n, ...rest } = opts.settings ?? {};
+  if (leaf.distributedProductMode !== 'local') return opts.settings ? { ...opts, settings: rest } : opts;
+  const { prefer_global_in_and_join: _g, distributed_product_mode: _m, ...settings } = rest;
   return { ...opts, settings, distributedProductMode: 'local' };
 }
 
@@ -171,7 +180,12 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   if (productMode) planOpts.distributedProductMode = productMode;
   if (opts.runSubquery) planOpts.runSubquery = opts.runSubquery;
   if (opts.statistics) planOpts.statistics = opts.statistics;
+  if (opts.external?.length) planOpts.external = opts.external;
   const leaves = await planLeaves(plan, topo, planOpts);
+  // The final stage gets the external data its own text names (HAVING k IN ids), as the leaves ship it: after the transfer limits.
+  const clientNames = new Set((opts.external ?? []).map((t) => t.name));
+  const finalNames = clientNames.size ? new Set(tokenize(plan.finalSql).map((t) => t.text)) : clientNames;
+  const finalExternal = leaves[0]!.plan.external.filter((t) => clientNames.has(t.name) && finalNames.has(t.name));
   const planned = now();
   const forward = leaves[0]!.plan.settings;
   const { maxRows, maxBytes } = transferSettings(leaves[0]!.plan, topo, opts.settings);
@@ -182,7 +196,13 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const stageOneAt = deadline.at - finalStageReserveMs(deadline.budgetMs);
 
   const format = opts.format ?? JSON_FINAL_FORMAT;
-  const settings: Record<string, SettingValue> = { ...forward, ...(opts.format ? (opts.formatSettings ?? {}) : JSON_FINAL_SETTINGS) };
+  // The JSON API's extremes: the final stage computes them over the answer, as ClickHouse's initiator does.
+  const extremes = !opts.format && opts.settings?.extremes !== undefined && boolSetting(opts.settings.extremes) === true;
+  const settings: Record<string, SettingValue> = {
+    ...forward,
+    ...(opts.format ? (opts.formatSettings ?? {}) : JSON_FINAL_SETTINGS),
+    ...(extremes ? { extremes: 1 } : {}),
+  };
   const stageInput: Omit<StageOneInput, 'leaves' | 'keep'> = {
     topo,
     invoker: deps.invoker,
@@ -194,6 +214,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     limiter,
     budget,
     exchangeInlineBytes,
+    ...(deps.exchange ? { exchange: deps.exchange } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(deps.onShard ? { onShard: deps.onShard } : {}),
   };
@@ -238,7 +259,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
         if (!read) releaseKept(deps.invoker, deps.queryId, kept, leaves[0]!.name, now);
       }
     } finally {
-      releaseExchanged(deps.invoker, deps.queryId, exchangedBy(one.outcomes), now);
+      releaseExchanged(deps.exchange, deps.queryId, exchangedBy(one.outcomes));
     }
   };
   /**
@@ -269,6 +290,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
       sql: plan.finalSql,
       format,
       settings,
+      ...(finalExternal.length ? { external: finalExternal } : {}),
       candidates,
       topo,
       invoker: deps.invoker,

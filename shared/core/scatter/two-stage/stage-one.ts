@@ -9,7 +9,7 @@
 import { releaseExchanged, releaseKept } from '../shard-cancel.js';
 import type { ColumnMeta, StageFormat } from '../../clickhouse/port.js';
 import type { ShardRequest } from '../../protocol/shard-wire.js';
-import type { ExchangeRef } from '../../shard/exchange.js';
+import type { ExchangeCleaner, ExchangeRef } from '../../shard/exchange.js';
 import { ScatterError } from '../../errors.js';
 import type { QueryPlan, ShardPlan } from '../../plan/types.js';
 import type { ShardOutcome } from '../call-shard.js';
@@ -58,6 +58,8 @@ export interface StageOneInput extends Omit<GatherInput, 'plan' | 'limiter'> {
    * answered as a reference; absent, every answer travels inline.
    */
   exchangeInlineBytes?: number;
+  /** Deletes the objects of a stage one that failed (absent: the bucket's expiry does). */
+  exchange?: ExchangeCleaner;
 }
 
 /** Where a shard kept its stage-one rows: a temporary table of that replica's session. */
@@ -149,7 +151,7 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
             const k = o.response.kept;
             if (k) releaseKept(input.invoker, input.queryId, { shard: o.shard, replica: o.response.replica, session: k.session }, leaf.name, input.now);
             const x = o.response.exchanged;
-            if (x) releaseExchanged(input.invoker, input.queryId, [{ shard: o.shard, replica: o.response.replica, key: x.key }], input.now);
+            if (x) releaseExchanged(input.exchange, input.queryId, [{ shard: o.shard, key: x.key }]);
             return;
           }
           try {
@@ -165,7 +167,7 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
     const outcomes = perLeaf.flat();
     if (failure !== undefined) {
       for (const [li, k] of kept.entries()) if (k) releaseKept(input.invoker, input.queryId, k, input.leaves[li]!.name, input.now);
-      releaseExchanged(input.invoker, input.queryId, exchangedBy(outcomes), input.now);
+      releaseExchanged(input.exchange, input.queryId, exchangedBy(outcomes));
       throw failure;
     }
     const leaves = input.leaves.map((leaf, li): LeafAnswer => {
@@ -246,8 +248,8 @@ export function joinParts(parts: LeafPart[]): Pick<LeafAnswer, 'body' | 'objects
 }
 
 /** The exchange objects stage one's answers name, with their writers: deleted when the query ends. */
-export function exchangedBy(outcomes: readonly LeafOutcome[]): { shard: number; replica: number; key: string }[] {
-  return outcomes.flatMap(({ outcome: o }) => (o.response?.exchanged ? [{ shard: o.shard, replica: o.response.replica, key: o.response.exchanged.key }] : []));
+export function exchangedBy(outcomes: readonly LeafOutcome[]): { shard: number; key: string }[] {
+  return outcomes.flatMap(({ outcome: o }) => (o.response?.exchanged ? [{ shard: o.shard, key: o.response.exchanged.key }] : []));
 }
 
 /** The missing shards of every leaf, once per shard (the first leaf's reason), leaf named when there are several. */

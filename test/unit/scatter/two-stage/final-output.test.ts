@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFinalJson } from '../../../../shared/core/scatter/two-stage/final-output.js';
+import { parseFinalJson, rowLineSpeller } from '../../../../shared/core/scatter/two-stage/final-output.js';
 
 describe("the final stage's JSON", () => {
   it('lifts meta, data, totals and extremes where ClickHouse puts them', () => {
@@ -40,5 +40,23 @@ describe("the final stage's JSON", () => {
     expect(() => parseFinalJson(Buffer.from('{"meta": ['))).toThrow(/not ClickHouse JSON/);
     expect(() => parseFinalJson(Buffer.from('\n\t],\n"totals": {"k": "}"}{"meta": [], "data": [{"k": 1}], "rows": 1}'))).toThrow(/not ClickHouse JSON/);
     expect(() => parseFinalJson(Buffer.from('{"rows": 0}'))).toThrow(/no meta\/data/);
+  });
+});
+
+describe("a streamed row's JSONEachRow line in the answer's spellings", () => {
+  it('Decimal digits and -0 as text, as parseFinalJson spells data; any other line unchanged', () => {
+    const meta = [
+      { name: 'id', type: 'UInt64' },
+      { name: 'd', type: 'Decimal(38, 10)' },
+      { name: 'f', type: 'Float64' },
+    ];
+    const line = '{"id":"7","d":1234567890123456789.0123456789,"f":-0}';
+    const doc = `{"meta":${JSON.stringify(meta)},"data":[${line}],"rows":1}`;
+    expect(JSON.parse(rowLineSpeller(meta)(line))).toEqual(parseFinalJson(Buffer.from(doc)).data[0]);
+    expect(JSON.parse(rowLineSpeller(meta)(line))).toEqual({ id: '7', d: '1234567890123456789.0123456789', f: '-0' });
+    const plain = [{ name: 's', type: 'String' }];
+    const text = '{"s":"a\\/b","n":0.5}';
+    expect(rowLineSpeller(plain)(text)).toBe(text);
+    expect(rowLineSpeller(plain)('{"s":"x","n":-0}')).toBe('{"s":"x","n":"-0"}');
   });
 });

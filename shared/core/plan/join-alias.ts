@@ -1,0 +1,50 @@
+// ClickHouse refuses a JOIN with a subquery or table function that has no alias, on either side and at
+// any depth (206 ALIAS_REQUIRED), unless joined_subquery_requires_alias = 0 (its default is 1). Checked
+// once on the statement as written: the rewrite that ships a GLOBAL JOIN's rows names a table in the
+// subquery's place, so no engine would refuse it after.
+import type { SettingValue } from '../clickhouse/port.js';
+import { boolSetting } from '../clickhouse/setting-truth.js';
+import type { SelectQuery, SelectStatement } from '../sql/ast.js';
+import { exprsOfSelect, walkExpr } from '../sql/visit.js';
+import { errorAt } from './position.js';
+import { settingValueOf } from './settings.js';
+
+const SETTING = 'joined_subquery_requires_alias';
+
+function required(stmt: SelectStatement, request: Record<string, SettingValue> | undefined): boolean {
+  const clause = stmt.kind === 'union' ? (stmt.settings ?? stmt.selects[stmt.selects.length - 1]!.settings) : stmt.settings;
+  const item = clause?.filter((s) => s.name === SETTING).pop();
+  const v = item ? settingValueOf(item.value, SETTING) : request?.[SETTING];
+  // A value ClickHouse refuses is the settings check's to report.
+  return v === undefined || boolSetting(v) !== false;
+}
+
+function check(q: SelectQuery): void {
+  if (q.from?.joins.length) {
+    for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) {
+      if (t.alias !== undefined || t.kind === 'table') continue;
+      const what = t.kind === 'subqueryTable' ? 'subquery' : `table function ${t.name}()`;
+      throw errorAt('QUERY_ERROR', `JOIN: no alias for the ${what} (set ${SETTING} = 0 to disable restriction)`, t, {
+        clickhouse: { code: 206, name: 'ALIAS_REQUIRED' },
+      });
+    }
+  }
+}
+
+function eachSelect(stmt: SelectStatement, fn: (q: SelectQuery) => void): void {
+  for (const q of stmt.kind === 'union' ? stmt.selects : [stmt]) {
+    fn(q);
+    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') eachSelect(t.query, fn);
+    for (const { expr } of exprsOfSelect(q))
+      walkExpr(expr, (x) => {
+        if (x.kind !== 'subquery') return;
+        eachSelect(x.query, fn);
+        return false;
+      });
+  }
+}
+
+/** Throws ClickHouse's 206 for the first JOIN table that needs an alias and has none. */
+export function refuseUnaliasedJoinTables(stmt: SelectStatement, request: Record<string, SettingValue> | undefined): void {
+  if (required(stmt, request)) eachSelect(stmt, check);
+}
