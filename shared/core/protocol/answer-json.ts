@@ -21,10 +21,23 @@ function isAnswer(body: unknown): body is AnswerShape {
   return typeof b === 'object' && b !== null && Array.isArray(b.meta) && Array.isArray(b.data);
 }
 
+const floatColumns = (meta: AnswerShape['meta']): string[] => meta.filter((m) => typeof m.type === 'string' && FLOAT.test(m.type)).map((m) => m.name);
+
+/** One row of an answer with these columns as JSON text, a Float column's "-0" as the number -0 (the streamed rows' lines). */
+export function answerRowText(meta: AnswerShape['meta']): (row: Record<string, unknown>) => string {
+  const floats = floatColumns(meta);
+  return (row) => {
+    if (!floats.some((n) => row[n] === '-0')) return JSON.stringify(row);
+    const out = { ...row };
+    for (const n of floats) if (out[n] === '-0') out[n] = PLACEHOLDER;
+    return JSON.stringify(out).replaceAll(PLACED, '-0');
+  };
+}
+
 /** `body` as JSON text, a Float column's -0 as the number -0. */
 export function stringifyAnswer(body: unknown): string {
   if (!isAnswer(body)) return JSON.stringify(body);
-  const floats = body.meta.filter((m) => typeof m.type === 'string' && FLOAT.test(m.type)).map((m) => m.name);
+  const floats = floatColumns(body.meta);
   let found = false;
   const mark = (row: Record<string, unknown> | undefined): Record<string, unknown> | undefined => {
     if (!row || !floats.some((n) => row[n] === '-0')) return row;
