@@ -1,6 +1,7 @@
 // API Gateway HTTP API (payload 2.0) requests in (validated by events.ts) and responses out. Routes are matched on the method and the
 // end of the path so a named stage prefix (/prod/query) works as well as the $default stage.
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { stringifyAnswer } from '../../shared/core/protocol/answer-json.js';
 import type { HttpEvent } from './events.js';
 
 export type Route = 'query' | 'explain' | 'health' | 'play' | 'clickhouse' | 'unknown' | 'method';
@@ -29,5 +30,5 @@ export function bodyOf(event: HttpEvent): string {
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
-  return { statusCode: status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+  return { statusCode: status, headers: { 'content-type': 'application/json', ...headers }, body: stringifyAnswer(body) };
 }

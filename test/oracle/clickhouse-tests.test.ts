@@ -15,7 +15,7 @@ import { CHT_CORPUS } from './clickhouse-tests/corpus.js';
 import { EXPECTED } from './clickhouse-tests/expectations.js';
 import { type ChtStack, startChtStack } from './clickhouse-tests/stack.js';
 import { queryApiRunner } from './harness.js';
-import { CHT_TABLES } from './clickhouse-tests/tables.js';
+import { CHT_TABLES, toChtLocalNames } from './clickhouse-tests/tables.js';
 
 type Outcome = { id: string; kind: 'equal' | 'refused' | 'differs'; problem?: string };
 
@@ -84,6 +84,10 @@ const CLIENT_SHAPES = [
   "WITH (SELECT count() FROM cht.kv_dist WHERE value = v) AS x, 'v1' AS v SELECT x, count() FROM cht.kv_dist",
   "WITH 'v2' AS v SELECT count() FROM cht.kv_dist WHERE key GLOBAL IN (SELECT key FROM cht.kv_dist WHERE value = v)",
   'WITH 3 AS lim SELECT key FROM (SELECT key FROM cht.kv_dist WHERE key < lim) ORDER BY key',
+  // generateRandom() with a seed: every shard and the single node draw the same rows.
+  "SELECT count() FROM cht.numbers_dist WHERE number IN (SELECT toUInt64(a) FROM generateRandom('a UInt8', 42) LIMIT 100)",
+  "SELECT n.a, count() FROM cht.numbers_dist AS t JOIN (SELECT a FROM generateRandom('a UInt16', 7) LIMIT 300) AS n ON t.number = n.a GROUP BY n.a ORDER BY n.a",
+  "SELECT count(), (SELECT sum(length(s)) FROM (SELECT s FROM generateRandom('s String, a Array(Int8)', 3, 20, 4) LIMIT 50)) FROM cht.numbers_dist",
 ];
 
 describe('client shapes on the local stack', () => {
@@ -93,6 +97,52 @@ describe('client shapes on the local stack', () => {
       expect(compareAnswers(got, await o.reference(sql), { ordered: /ORDER BY/.test(sql) })).toBeUndefined();
     });
   }
+});
+
+// -0 (a Float just below 0, rounded): ClickHouse's JSON writes the number -0; the JSON API writes it so on both paths.
+describe('-0 in the JSON API, as ClickHouse writes it', () => {
+  const sql = 'SELECT round(number / 10 - 0.04) AS r, toFloat32(r) AS f, toNullable(r) AS n, count() AS c FROM cht.numbers10_dist WHERE number = 0 GROUP BY r';
+  for (const path of ['fast', 'general'])
+    it(`the ${path} path`, async () => {
+      const res = await fetch(`${o.stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql, settings: { ch_scatter_path: path } }) });
+      const text = await res.text();
+      expect(res.status, text.slice(0, 300)).toBe(200);
+      const want = await o.single.json(toChtLocalNames(sql));
+      const got = JSON.parse(text) as { data: Record<string, unknown>[] };
+      expect(text).toContain('"r":-0,"f":-0,"n":-0,"c"');
+      for (const k of ['r', 'f', 'n']) {
+        expect(Object.is(got.data[0]![k], want.data[0]![k]), `${k}: ${got.data[0]![k]} vs ${want.data[0]![k]}`).toBe(true);
+      }
+    });
+});
+
+// The two queries one chdb node fails on (expectations.ts): the rows ClickHouse's .reference shows.
+describe('additional_result_filter with an IN subquery, as the .reference answers it', () => {
+  it('x in (select number from numbers(3)); c in (select 8)', async () => {
+    const run = queryApiRunner(o.stack.url, { timeoutMs: 20_000 });
+    const byId = (id: string) => CHT_CORPUS.find((c) => c.id === id)!.sql;
+    expect((await run(byId('02346_additional_filters#25'))).rows).toEqual([
+      { x: 1, y: 'a' },
+      { x: 2, y: 'bb' },
+    ]);
+    expect((await run(byId('02346_additional_filters#26'))).rows).toEqual([{ c: '8' }]);
+  });
+});
+
+// A filter is SQL of the query: what the query may not reach, it may not reach either.
+describe('a table or result filter passes the reach check like the query', () => {
+  for (const [sql, code] of [
+    ["SELECT * FROM cht.xy_dist AS t SETTINGS additional_table_filters = {'t': 'x IN (SELECT toUInt32(number) FROM system.numbers LIMIT 3)'}", 'UNKNOWN_TABLE'],
+    ["SELECT * FROM cht.xy_dist AS t SETTINGS additional_table_filters = {'t': 'file(''/etc/passwd'') != '''''}", 'UNSUPPORTED'],
+    ["SELECT * FROM cht.xy_dist SETTINGS additional_result_filter = 'x IN (SELECT 1 FROM url(''http://127.0.0.1:1/''))'", 'UNSUPPORTED'],
+  ] as const)
+    it(sql, async () => {
+      const res = await fetch(`${o.stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql }) });
+      const body = (await res.json()) as { error?: { code: string; position?: unknown } };
+      expect(res.status).toBe(400);
+      expect(body.error?.code).toBe(code);
+      expect(body.error?.position).toBeDefined();
+    });
 });
 
 describe('the corpus', () => {

@@ -56,6 +56,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     const productMode = productModeOf(settings, topo);
     const opened = openQuerySession({ ...deps, queryId: req.queryId, ...(req.arrivedAt !== undefined ? { arrivedAt: req.arrivedAt } : {}) }, stmt, {
       timeoutMs: req.timeoutMs,
+      settings,
       path: 'general',
       topCountSettings: settings,
       productMode,

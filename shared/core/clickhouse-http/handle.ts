@@ -15,6 +15,7 @@ import type { Topology } from '../config/schema.js';
 import { qualifyTable } from '../config/schema.js';
 import type { SelectStatement, TableExpr } from '../sql/ast.js';
 import { parseSelect } from '../sql/parse.js';
+import { settleSetOperators } from '../plan/set-op-modes.js';
 import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral } from '../sql/quote.js';
 import { bindParams, fromEscapedParams } from '../plan/bind-params.js';
@@ -321,6 +322,7 @@ async function runRead(
     }
     select = bindParams(select, fromEscapedParams(select, req.params));
     checkCatalogSettings(select, deps.topo);
+    select = settleSetOperators(select, req.settings);
   } else if (st.format) format = st.format;
   checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });
   // One server and the catalog's read caps: the shard KILLs the query at the deadline. External data

@@ -6,6 +6,7 @@
 // else (aggregates, ORDER BY, LIMIT, cursors, JOINs) is answered whole by `whole`, the HTTP API's
 // own answer. A shard that fails once rows went out cannot be taken back: the document is closed
 // with `"partial": true` and the error, never a shorter answer labelled complete.
+import { stringifyAnswer } from '../protocol/answer-json.js';
 import type { Topology } from '../config/schema.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 import { ScatterError, toClientError } from '../errors.js';
@@ -172,6 +173,6 @@ async function metaOf(plan: QueryPlan, deps: JsonStreamDeps, queryId: string, de
 
 async function writeJson(sink: ResponseSink, status: number, body: unknown, headers: Record<string, string>): Promise<void> {
   sink.begin(status, headers);
-  await sink.write(encoder.encode(JSON.stringify(body)));
+  await sink.write(encoder.encode(stringifyAnswer(body)));
   sink.end();
 }

@@ -148,6 +148,8 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [467, 'CANNOT_PARSE_BOOL', 'user'],
   [497, 'ACCESS_DENIED', 'user'],
   [507, 'UNABLE_TO_SKIP_UNUSED_SHARDS', 'user'],
+  [557, 'UNKNOWN_UNION', 'user'],
+  [558, 'EXPECTED_ALL_OR_DISTINCT', 'user'],
   [516, 'AUTHENTICATION_FAILED', 'server'],
   [675, 'CANNOT_PARSE_IPV4', 'user'],
   [676, 'CANNOT_PARSE_IPV6', 'user'],

@@ -1,11 +1,12 @@
 // What needs a table's columns, spelled out as ClickHouse expands it before planning: `*` and `t.*`
 // where the plan must name each column (an aggregating query, `*` beside other columns, a JOIN),
-// `COLUMNS('regexp')`, `* EXCEPT (...)`, `* REPLACE (expr AS name)` and `GROUP BY ALL`. The
+// `COLUMNS('regexp')`, `* EXCEPT (...)`, `* REPLACE (expr AS name)`, `* APPLY(f)` chains and `GROUP BY ALL`. The
 // columns are a distributed table's ordinary ones, in its DDL's order (what `SELECT *` returns:
 // no MATERIALIZED, ALIAS or EPHEMERAL column), read from a shard (shared/core/scatter/table-columns.ts).
-import type { Asterisk, ColumnRef, Expr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
-import { outputNames } from '../sql/names.js';
-import { mapClausesShared, rewriteExpr, walkExpr } from '../sql/visit.js';
+import type { Asterisk, ColumnRef, ColumnTransformer, Expr, FunctionCall, LambdaExpr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
+import { cloneAst } from '../sql/ast.js';
+import { columnName, outputNames } from '../sql/names.js';
+import { mapClausesShared, mapExpr, rewriteExpr, walkExpr } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
 import type { TableColumn } from '../clickhouse/describe-columns.js';
 import { errorAt } from './position.js';
@@ -56,7 +57,8 @@ function walkExprs(q: SelectQuery, fn: (e: Expr) => void): void {
 }
 
 const tablesOf = (q: SelectQuery): TableExpr[] => (q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []);
-const isModified = (c: Expr) => c.kind === 'asterisk' && (c.regexp !== undefined || c.except !== undefined || c.replace !== undefined);
+const isModified = (c: Expr) =>
+  c.kind === 'asterisk' && (c.regexp !== undefined || c.except !== undefined || c.replace !== undefined || c.transformers !== undefined);
 
 /** A `*` the plan cannot carry as it is, or a modifier only the columns can resolve. */
 function needsExpansion(q: SelectQuery): boolean {
@@ -179,7 +181,7 @@ function expandAsterisk(a: Asterisk, { tables, using }: Sources): Expr[] {
     }
   }
   const except = new Set(a.except ?? []);
-  const replace = new Map((a.replace ?? []).map((r) => [r.name, r.expr]));
+  const replace = replacements(a.replace ?? [], a);
   const out: Expr[] = [];
   const push = (name: string, column: () => Expr) => {
     if (except.has(name) || (re && !re.test(name))) return;
@@ -201,15 +203,77 @@ function expandAsterisk(a: Asterisk, { tables, using }: Sources): Expr[] {
         return shared ? { ...ref([s.qualifier, c.name], a), alias: `${s.qualifier}.${c.name}` } : ref([s.qualifier, c.name], a);
       });
     }
+  const transformed = a.transformers ? transform(out, a.transformers, a) : out;
   // ClickHouse: a matcher that matches nothing leaves an empty SELECT list, which it refuses.
-  if (!out.length) throw errorAt('QUERY_ERROR', 'the column matcher matches no column of the table (ClickHouse: empty list of columns in SELECT query)', a);
+  if (!transformed.length)
+    throw errorAt('QUERY_ERROR', 'the column matcher matches no column of the table (ClickHouse: empty list of columns in SELECT query)', a);
+  return transformed;
+}
+
+/** The name ClickHouse gives a spelled-out column: its alias, else its own (a column's last part where qualified by a JOIN's `*`). */
+const nameOf = (e: Expr): string => e.alias ?? columnName(e);
+
+/**
+ * The chain after the first EXCEPT / REPLACE, step by step as ClickHouse applies it: APPLY wraps each
+ * column (its name is then the call's, `sum(plus(a, 1))`: an alias REPLACE gave is dropped), and a
+ * later EXCEPT / REPLACE matches the names the steps before gave (`EXCEPT a` after `APPLY(sum)` matches none).
+ */
+function transform(columns: Expr[], steps: ColumnTransformer[], at: Asterisk): Expr[] {
+  let out = columns;
+  for (const step of steps) {
+    if (step.kind === 'except') {
+      const names = new Set(step.names);
+      out = out.filter((c) => !names.has(nameOf(c)));
+    } else if (step.kind === 'replace') {
+      const by = replacements(step.items, at);
+      out = out.map((c) => {
+        const name = nameOf(c);
+        const r = by.get(name);
+        return r ? ({ ...cloneAst(r), alias: name } as Expr) : c;
+      });
+    } else out = out.map((c) => applied(step.fn, c, at));
+  }
   return out;
+}
+
+/** A REPLACE's expressions by name; a name twice is ClickHouse's 43. */
+function replacements(items: { name: string; expr: Expr }[], at: Asterisk): Map<string, Expr> {
+  const by = new Map<string, Expr>();
+  for (const r of items) {
+    if (by.has(r.name))
+      throw errorAt('QUERY_ERROR', `Expressions in column transformer replace should not contain same replacement ${r.name} more than once`, at, {
+        clickhouse: { code: 43, name: 'ILLEGAL_TYPE_OF_ARGUMENT' },
+      });
+    by.set(r.name, r.expr);
+  }
+  return by;
+}
+
+function withoutAlias(e: Expr): Expr {
+  if (e.alias === undefined) return e;
+  const { alias: _alias, ...bare } = e;
+  return bare as Expr;
+}
+
+/**
+ * `fn` applied to one column: the call with the column as its argument (a REPLACE's alias dropped:
+ * `sum(plus(a, 1))`), or the lambda's body with its parameter bound to the column as it is, alias
+ * kept, as ClickHouse names it (`round(divide(a, 3))` over `a * 10 AS a`).
+ */
+function applied(fn: FunctionCall | LambdaExpr, column: Expr, at: Asterisk): Expr {
+  if (fn.kind === 'function') {
+    const call: FunctionCall = { kind: 'function', name: fn.name, args: [withoutAlias(column)], ...(at.pos ? { pos: at.pos } : {}) };
+    if (fn.params) call.params = fn.params.map((p) => cloneAst(p));
+    return call;
+  }
+  const param = fn.params[0]!;
+  return mapExpr(fn.body, (e) => (e.kind === 'column' && e.parts.length === 1 && e.parts[0] === param ? cloneAst(column) : undefined));
 }
 
 /** What reached a planner unexpanded (the columns were not known): refused, never planned as something else. */
 export function refuseUnexpanded(q: SelectQuery): void {
   const at = q.columns.find(isModified);
-  if (at) throw errorAt('UNSUPPORTED', "COLUMNS(), * EXCEPT and * REPLACE here: the plan does not know the table's columns", at);
+  if (at) throw errorAt('UNSUPPORTED', "COLUMNS(), * EXCEPT, * REPLACE and * APPLY here: the plan does not know the table's columns", at);
   if (q.groupByAll) throw errorAt('UNSUPPORTED', "GROUP BY ALL with *: the plan does not know the table's columns", q);
 }
 

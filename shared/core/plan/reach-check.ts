@@ -92,7 +92,7 @@ function visitSelect(q: SelectQuery, reach: Reach, outer: ReadonlySet<string>, d
   const ctes = new Set(outer);
   for (const w of q.with ?? []) if (w.cte) ctes.add(w.name);
   checkClause(q.format, q.settings, reach, q);
-  if (q.from) for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) visitTable(t, reach, ctes, defined);
+  if (q.from) for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) visitTable(t, reach, ctes, defined, q);
   for (const { expr } of exprsOfSelect(q)) checkExpr(expr, reach, ctes, defined);
 }
 
@@ -113,11 +113,11 @@ function checkExpr(expr: Expr, reach: Reach, ctes: ReadonlySet<string>, defined:
   });
 }
 
-function visitTable(t: TableExpr, reach: Reach, ctes: ReadonlySet<string>, defined: ReadonlySet<string>): void {
+function visitTable(t: TableExpr, reach: Reach, ctes: ReadonlySet<string>, defined: ReadonlySet<string>, reader: SelectQuery): void {
   if (t.kind === 'subqueryTable') visitStatement(t.query, reach, ctes, defined);
   else if (t.kind === 'tableFunction') {
     if (!reach.tableFunctions?.has(t.name.toLowerCase())) throw errorAt('UNSUPPORTED', `table function ${t.name}() is not supported`, t);
-    if (CONSTANT_TABLE_FUNCTIONS.has(t.name.toLowerCase())) checkConstantTable(t);
+    if (CONSTANT_TABLE_FUNCTIONS.has(t.name.toLowerCase())) checkConstantTable(t, reader);
     for (const a of t.args) checkExpr(a, reach, ctes, defined);
   } else checkName(t.database, t.table, reach, ctes, t);
 }

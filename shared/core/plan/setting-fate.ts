@@ -14,6 +14,8 @@
 import { CLICKHOUSE_SETTINGS } from '../clickhouse/known-settings.js';
 import { isFileSetting } from '../clickhouse/file-names.js';
 import { SETTING_SPECS } from './setting-values.js';
+import { SET_OPERATION_MODE_SETTINGS } from './set-op-modes.js';
+import { RESULT_FILTER_SETTING, TABLE_FILTERS_SETTING } from './table-filters.js';
 
 export type SettingFate = 'forwarded' | 'planner' | 'interface' | 'result' | 'ignored' | 'refused' | 'fixed' | 'unknown';
 
@@ -28,6 +30,9 @@ export const PLANNER_KNOBS: ReadonlySet<string> = new Set([
   'max_rows_to_transfer',
   'max_bytes_to_transfer',
   'transfer_overflow_mode',
+  ...SET_OPERATION_MODE_SETTINGS,
+  TABLE_FILTERS_SETTING,
+  RESULT_FILTER_SETTING,
 ]);
 
 /** Taken by the planner (settings.ts) with no effect on the answer (how a Distributed table reaches its

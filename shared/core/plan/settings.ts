@@ -9,6 +9,7 @@
 // with the runtime's readonly/timeout guard, and an unknown setting could loosen it (readonly,
 // allow_ddl, max_execution_time belong to the runtime) or break an older shard (UNKNOWN_SETTING).
 import type { Expr, SettingItem } from '../sql/ast.js';
+import { printExpr } from '../sql/print.js';
 import type { SettingValue } from '../clickhouse/port.js';
 import type { QueryDefaults } from '../config/schema.js';
 import { ScatterError } from '../errors.js';
@@ -17,6 +18,8 @@ import { checkLowerable, forwardedValue, SETTING_SPECS } from './setting-values.
 import { fileSettingError } from './file-access.js';
 import { isFileSetting } from '../clickhouse/file-names.js';
 import { settingFate } from './setting-fate.js';
+import { checkSetOperationMode } from './set-op-modes.js';
+import { RESULT_FILTER_SETTING, TABLE_FILTERS_SETTING, resultFilterOf, tableFiltersOf } from './table-filters.js';
 import { boolSetting, boolSettingRefusal, uintSettingFlag } from '../clickhouse/setting-truth.js';
 
 /** Forwarded to shards: resource limits and execution knobs that do not change what a shard means (values checked in setting-values.ts). */
@@ -37,7 +40,6 @@ const INITIATOR_ONLY_NAMES = new Set([
   'limit',
   'offset',
   'page',
-  'additional_result_filter',
   'output_format_json_quote_64bit_integers',
 ]);
 const INITIATOR_ONLY_PREFIXES = ['format', 'output_format_', 'input_format_'];
@@ -113,6 +115,8 @@ export const KEEP_SETTING = 'ch_scatter_keep_initiator_rows';
 
 /** A SETTINGS value expression as a setting value. */
 export function settingValueOf(e: Expr, name: string): SettingValue {
+  // A map literal (additional_table_filters) as its text, the form the URL and the request's settings carry.
+  if (e.kind === 'function' && e.name === 'map' && e.operator === '{}') return printExpr(e);
   if (e.kind === 'literal') {
     if (e.type === 'string') return e.value;
     if (e.type === 'bool') return e.value.toLowerCase() === 'true';
@@ -214,6 +218,19 @@ export function resolveSettings(
       case 'enable_positional_arguments':
         // Settled before planning (positional.ts): engines get resolved columns and pinned constants.
         boolOf(name, value, node);
+        continue;
+      case RESULT_FILTER_SETTING:
+        resultFilterOf(node ?? value);
+        continue;
+      case TABLE_FILTERS_SETTING:
+        // Applied before planning (table-filters.ts): each filter reaches the shards inside the query.
+        tableFiltersOf(node ?? value);
+        continue;
+      case 'union_default_mode':
+      case 'except_default_mode':
+      case 'intersect_default_mode':
+        // Settled before planning (set-op-modes.ts): engines get each operator's mode written out.
+        checkSetOperationMode(value, node);
         continue;
       case 'prefer_localhost_replica':
       case 'max_distributed_connections':

@@ -11,6 +11,8 @@ import { foldSubqueries } from '../plan/fold-subquery.js';
 import { distinctOnAsLimitBy } from '../plan/distinct-on.js';
 import { propagateWith } from '../plan/global-with.js';
 import { settlePositions } from '../plan/positional.js';
+import { settleSetOperators } from '../plan/set-op-modes.js';
+import { withResultFilter, withTableFilters } from '../plan/table-filters.js';
 import { requestedTopCount } from '../plan/tput/method.js';
 import type { PlanOptions, SubqueryRunner } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
@@ -101,14 +103,18 @@ export function boundStatement(sql: string, params: Parameters<typeof bindParams
 }
 
 export function openQuerySession(deps: SessionDeps, written: SelectStatement | undefined, request: SessionRequest): QuerySession {
-  // Rewritten once, for every path, interface and engine: DISTINCT ON as LIMIT 1 BY, positions
-  // settled, subqueries numbered as ClickHouse numbers the query as written, WITH names carried into
-  // the subqueries that see them; then the projection-and-filter subqueries in FROM folded.
-  const settled = written && settlePositions(distinctOnAsLimitBy(written), request.settings);
+  // Rewritten once, for every path, interface and engine: DISTINCT ON as LIMIT 1 BY, positions and
+  // bare set operators' modes settled, subqueries numbered as ClickHouse numbers the query as written,
+  // WITH names carried into the subqueries that see them, additional_table_filters applied to the
+  // tables they name and additional_result_filter to the result; then the projection-and-filter
+  // subqueries in FROM folded.
+  let settled = written && settleSetOperators(settlePositions(distinctOnAsLimitBy(written), request.settings), request.settings);
   if (settled) {
     refuseUnaliasedJoinTables(settled, request.settings);
     numberSubqueries(settled);
     propagateWith(settled);
+    // After the numbering: the subqueries the filters add are not the client's (ClickHouse numbers what was written).
+    settled = withResultFilter(withTableFilters(settled, request.settings, deps.topo), request.settings);
   }
   // Unmerged (distributed_group_by_no_merge), an outer SELECT's LIMIT or ORDER BY applies once over
   // every shard's answer; folded into its subquery it would run on each shard instead.

@@ -56,7 +56,21 @@ export interface Asterisk extends Base {
   except?: string[];
   /** `* REPLACE (expr AS name, ...)`: those columns computed instead, in their places. */
   replace?: { name: string; expr: Expr }[];
+  /**
+   * What follows, applied in order: `APPLY(f)` / `APPLY f` / `APPLY(quantile(0.9))` / `APPLY(x -> ...)`
+   * and any EXCEPT / REPLACE after the first (which match the names the steps before gave).
+   */
+  transformers?: ColumnTransformer[];
 }
+
+/**
+ * One step of a column-transformer chain. `fn` is the function applied to each column: a call without
+ * arguments (its `params` kept: `quantile(0.9)`) or a one-parameter lambda.
+ */
+export type ColumnTransformer =
+  | { kind: 'apply'; fn: FunctionCall | LambdaExpr }
+  | { kind: 'except'; names: string[] }
+  | { kind: 'replace'; items: { name: string; expr: Expr }[] };
 
 /**
  * A function call, including operators. `params` are the parametric-aggregate parameters:
@@ -293,10 +307,20 @@ export interface SelectQuery {
 }
 
 /**
- * The operator between two SELECTs of a chain, as written: a bare EXCEPT / INTERSECT takes the
- * engine's default mode (`except_default_mode`, `intersect_default_mode`), so it stays bare.
+ * The operator between two SELECTs of a chain, as written: a bare UNION / EXCEPT / INTERSECT takes
+ * the query's default mode (`union_default_mode`, ...), so it stays bare until the session settles it
+ * (shared/core/plan/set-op-modes.ts).
  */
-export type SetOperator = 'UNION ALL' | 'UNION DISTINCT' | 'EXCEPT' | 'EXCEPT ALL' | 'EXCEPT DISTINCT' | 'INTERSECT' | 'INTERSECT ALL' | 'INTERSECT DISTINCT';
+export type SetOperator =
+  | 'UNION'
+  | 'UNION ALL'
+  | 'UNION DISTINCT'
+  | 'EXCEPT'
+  | 'EXCEPT ALL'
+  | 'EXCEPT DISTINCT'
+  | 'INTERSECT'
+  | 'INTERSECT ALL'
+  | 'INTERSECT DISTINCT';
 
 /**
  * `SELECT ... UNION ALL SELECT ... EXCEPT SELECT ...`: a flat chain, `ops[i]` between `selects[i]` and

@@ -276,6 +276,17 @@ export function tokenize(src: string): Token[] {
         `Unrecognized token: found '${ch}' (outside quotes ClickHouse reads ASCII only: quote strings with ' and identifiers with \` or ")`,
       );
     }
+    if (c === 123 /* { */ || c === 125 /* } */) {
+      // A map literal's braces (`{'k': 'v'}`, `{}`): only a SETTINGS value may hold one (the parser
+      // says so elsewhere, as ClickHouse 26 does); otherwise `{` starts a query parameter.
+      let j = i + 1;
+      while (j < n && (src.charCodeAt(j) === 32 || src.charCodeAt(j) === 9 || src.charCodeAt(j) === 10 || src.charCodeAt(j) === 13)) j++;
+      if (c === 125 || src.charCodeAt(j) === 39 /* ' */ || src.charCodeAt(j) === 125) {
+        i++;
+        push('op', c === 123 ? '{' : '}', start);
+        continue;
+      }
+    }
     if (c === 123 /* { */) {
       // {name:Type} query parameter; the type may contain parentheses and commas.
       const close = src.indexOf('}', i);

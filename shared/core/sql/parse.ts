@@ -15,11 +15,13 @@ import { backquote, quoteStringLiteral } from './quote.js';
 import type {
   ArrayJoinClause,
   Asterisk,
+  ColumnTransformer,
   CaseExpr,
   Expr,
   FromClause,
   FunctionCall,
   JoinClause,
+  LambdaExpr,
   LimitByClause,
   LimitClause,
   Literal,
@@ -441,7 +443,7 @@ class Parser {
     while (this.isKw('UNION') || this.isKw('EXCEPT') || this.isKw('INTERSECT')) {
       const word = this.t.upper as 'UNION' | 'EXCEPT' | 'INTERSECT';
       this.i++;
-      const m = this.acceptKw('ALL') ? ' ALL' : this.acceptKw('DISTINCT') ? ' DISTINCT' : word === 'UNION' ? ' DISTINCT' : '';
+      const m = this.acceptKw('ALL') ? ' ALL' : this.acceptKw('DISTINCT') ? ' DISTINCT' : '';
       ops.push(`${word}${m}` as SetOperator);
       selects.push(this.parseSelectOrParens());
     }
@@ -745,9 +747,24 @@ class Parser {
     do {
       const name = this.ident('a setting name');
       this.expectOp('=', "'=' after the setting name");
-      out.push({ name, value: this.parseExpr() });
+      out.push({ name, value: this.isOp('{') ? this.parseMapLiteral() : this.parseExpr() });
     } while (this.acceptOp(','));
     return out;
+  }
+
+  /** `{'key': value, ...}`, a SETTINGS value (additional_table_filters): the map() call ClickHouse makes of it, printed back as braces. */
+  private parseMapLiteral(): Expr {
+    const t = this.t;
+    this.expectOp('{');
+    const args: Expr[] = [];
+    if (!this.isOp('}'))
+      do {
+        args.push(this.parseExpr());
+        this.expectOp(':', "':' after a map key");
+        args.push(this.parseExpr());
+      } while (this.acceptOp(','));
+    this.expectOp('}', "',' or '}'");
+    return { kind: 'function', name: 'map', args, operator: '{}', pos: this.pos(t) };
   }
 
   // ---------------------------------------------------------------- FROM
@@ -1431,6 +1448,11 @@ class Parser {
 
   private parsePunctPrimary(): Expr {
     const t = this.t;
+    // Outside a SETTINGS value ClickHouse 26 reads `{` as a query parameter: a map literal is no expression.
+    if (this.isOp('{') || this.isOp('}'))
+      throw new ScatterError('SYNTAX_ERROR', `Malformed query parameter: expected {name:Type} at line ${t.line}, column ${t.column}`, {
+        position: { line: t.line, column: t.column },
+      });
     if (this.isOp('(')) {
       this.i++;
       try {
@@ -1491,8 +1513,51 @@ class Parser {
         return { expr, name: this.ident('a column name') };
       });
     }
-    if (this.isKw('APPLY') || this.isKw('EXCEPT') || this.isKw('REPLACE')) throw this.unsupported(`* ${this.t.upper}`);
+    const steps: ColumnTransformer[] = [];
+    while (this.isKw('APPLY') || this.isKw('EXCEPT') || this.isKw('REPLACE')) {
+      const word = this.t.upper;
+      this.i++;
+      if (this.isKw('STRICT')) throw this.unsupported(`* ${word} STRICT`);
+      if (word === 'APPLY') steps.push({ kind: 'apply', fn: this.parseApplied() });
+      else if (word === 'EXCEPT') steps.push({ kind: 'except', names: parenthesized(() => this.ident('a column name')) });
+      else
+        steps.push({
+          kind: 'replace',
+          items: parenthesized(() => {
+            const expr = this.parseTernary();
+            this.expectKw('AS');
+            return { expr, name: this.ident('a column name') };
+          }),
+        });
+    }
+    if (steps.length) e.transformers = steps;
     return e;
+  }
+
+  /** After APPLY: `f`, `(f)`, `(quantile(0.9))` or `(x -> body)`, as ClickHouse reads them. */
+  private parseApplied(): FunctionCall | LambdaExpr {
+    const t = this.t;
+    const paren = this.acceptOp('(');
+    let fn: FunctionCall | LambdaExpr;
+    const lam = paren ? this.tryLambda() : undefined;
+    if (lam) {
+      if (lam.kind !== 'lambda' || lam.params.length !== 1) throw this.unsupported('APPLY with a lambda of more than one parameter', t);
+      fn = lam;
+    } else {
+      const name = this.ident('a function name');
+      fn = { kind: 'function', name, args: [], pos: this.pos(t) };
+      // `quantile(0.9)`: the parameters of a parametric function, applied to each column.
+      if (paren && this.acceptOp('(')) {
+        const params: Expr[] = [];
+        if (!this.isOp(')'))
+          do params.push(this.parseExpr());
+          while (this.acceptOp(','));
+        this.expectOp(')', "',' or ')'");
+        fn.params = params;
+      }
+    }
+    if (paren) this.expectOp(')', "')' after the applied function");
+    return fn;
   }
 
   /** identifier, compound identifier (a.b.c), t.*, or a function call name(...)[(...)] */

@@ -141,6 +141,12 @@ function bare(e: Expr): string {
       let out = e.regexp !== undefined ? `COLUMNS(${quoteStringLiteral(e.regexp)})` : e.table ? `${e.table.map(quoteIdent).join('.')}.*` : '*';
       if (e.except) out += ` EXCEPT (${e.except.map(quoteIdent).join(', ')})`;
       if (e.replace) out += ` REPLACE (${e.replace.map((r) => `${printExpr(r.expr)} AS ${quoteIdent(r.name)}`).join(', ')})`;
+      for (const step of e.transformers ?? []) {
+        if (step.kind === 'except') out += ` EXCEPT (${step.names.map(quoteIdent).join(', ')})`;
+        else if (step.kind === 'replace') out += ` REPLACE (${step.items.map((r) => `${printExpr(r.expr)} AS ${quoteIdent(r.name)}`).join(', ')})`;
+        else if (step.fn.kind === 'lambda') out += ` APPLY(${bare(step.fn)})`;
+        else out += ` APPLY(${quoteIdent(step.fn.name)}${step.fn.params ? `(${step.fn.params.map((p) => printExpr(p)).join(', ')})` : ''})`;
+      }
       return out;
     }
     case 'array':
@@ -194,6 +200,12 @@ function printCase(e: CaseExpr): string {
 }
 
 function printCall(f: FunctionCall): string {
+  // A SETTINGS value's map literal, as written: ClickHouse reads `map(...)` there as no value.
+  if (f.name === 'map' && f.operator === '{}') {
+    const pairs: string[] = [];
+    for (let i = 0; i < f.args.length; i += 2) pairs.push(`${aliased(f.args[i]!)}: ${aliased(f.args[i + 1]!)}`);
+    return `{${pairs.join(', ')}}`;
+  }
   const inf = infixOf(f);
   if (inf) {
     const a = f.args;

@@ -7,7 +7,20 @@
 // Pass `{ subqueries: true }` to cross it.
 
 import { cloneAst } from './ast.js';
-import type { Expr, JoinClause, OrderItem, Pos, SelectQuery, SelectStatement, SettingItem, TableExpr } from './ast.js';
+import type {
+  Asterisk,
+  ColumnTransformer,
+  Expr,
+  FunctionCall,
+  JoinClause,
+  LambdaExpr,
+  OrderItem,
+  Pos,
+  SelectQuery,
+  SelectStatement,
+  SettingItem,
+  TableExpr,
+} from './ast.js';
 import { mapWindow, windowExprs } from './window.js';
 
 export interface VisitOptions {
@@ -44,7 +57,7 @@ export function childrenOf(e: Expr): Expr[] {
     case 'subquery':
       return [];
     case 'asterisk':
-      return e.replace ? e.replace.map((r) => r.expr) : [];
+      return asteriskExprs(e);
     case 'array':
     case 'tuple':
       return e.items;
@@ -140,10 +153,11 @@ function rebuild(e: Expr, fn: RewriteFn, copy: CopyMode | undefined): Expr {
     case 'param':
       return copy ? copyLeaf(e) : e;
     case 'asterisk': {
-      if (!e.replace) return copy ? copyLeaf(e) : e;
-      const exprs = list(e.replace.map((r) => r.expr));
-      if (!copy && exprs.every((x, i) => x === e.replace![i]!.expr)) return e;
-      out = { ...copyLeaf(e), replace: e.replace.map((r, i) => ({ name: r.name, expr: exprs[i]! })) } as Expr;
+      const before = asteriskExprs(e);
+      if (!before.length) return copy ? copyLeaf(e) : e;
+      const exprs = list(before);
+      if (!copy && exprs.every((x, i) => x === before[i])) return e;
+      out = withAsteriskExprs(copyLeaf(e) as Asterisk, exprs);
       break;
     }
     case 'subquery':
@@ -227,6 +241,30 @@ function rebuildList(items: Expr[], m: (x: Expr) => Expr, copy: boolean): Expr[]
   return out ?? items;
 }
 
+/** An asterisk's expressions, in order: its REPLACE items, then each transformer's (the applied function, REPLACE items). */
+function asteriskExprs(e: Asterisk): Expr[] {
+  const out: Expr[] = e.replace ? e.replace.map((r) => r.expr) : [];
+  for (const t of e.transformers ?? []) {
+    if (t.kind === 'apply') out.push(t.fn);
+    else if (t.kind === 'replace') for (const r of t.items) out.push(r.expr);
+  }
+  return out;
+}
+
+/** `a` with the expressions asteriskExprs lists replaced, in the same order. */
+function withAsteriskExprs(a: Asterisk, exprs: Expr[]): Asterisk {
+  let i = 0;
+  const next = () => exprs[i++]!;
+  if (a.replace) a.replace = a.replace.map((r) => ({ name: r.name, expr: next() }));
+  if (a.transformers)
+    a.transformers = a.transformers.map((t): ColumnTransformer => {
+      if (t.kind === 'apply') return { kind: 'apply', fn: next() as FunctionCall | LambdaExpr };
+      if (t.kind === 'replace') return { kind: 'replace', items: t.items.map((r) => ({ name: r.name, expr: next() })) };
+      return { kind: 'except', names: [...t.names] };
+    });
+  return a;
+}
+
 // Leaves are copied by hand (spread), not by a generic deep copy: IN lists are thousands of them.
 function copyLeaf(e: Expr): Expr {
   const out = { ...e };
@@ -236,6 +274,7 @@ function copyLeaf(e: Expr): Expr {
     const a = out as typeof e;
     if (e.table) a.table = [...e.table];
     if (e.except) a.except = [...e.except];
+    if (e.transformers) a.transformers = cloneAst(e.transformers);
   }
   return out;
 }
@@ -479,20 +518,15 @@ function equalValue(a: unknown, b: unknown, strict: boolean): boolean {
 const EXPR_KINDS = new Set(['literal', 'array', 'tuple', 'column', 'asterisk', 'function', 'subquery', 'case', 'cast', 'lambda', 'interval', 'param']);
 
 /**
- * Every SETTINGS clause of a statement, at any depth: its own (`nested` false; for a UNION, its
- * clause and its branches'), then those of FROM / JOIN subqueries and of subqueries in any clause.
+ * Every statement inside `stmt`, itself first (`nested` false), then those of FROM / JOIN subqueries
+ * and of subqueries in any clause, at any depth: the one walk over a statement's statements.
  */
-export function forEachSettingsClause(stmt: SelectStatement, fn: (items: SettingItem[], nested: boolean) => void): void {
+export function forEachStatement(stmt: SelectStatement, fn: (s: SelectStatement, nested: boolean) => void): void {
   const ofStatement = (s: SelectStatement, nested: boolean): void => {
-    if (s.kind !== 'union') {
-      ofSelect(s, nested);
-      return;
-    }
-    if (s.settings?.length) fn(s.settings, nested);
-    for (const q of s.selects) ofSelect(q, nested);
+    fn(s, nested);
+    for (const q of s.kind === 'union' ? s.selects : [s]) ofSelect(q);
   };
-  const ofSelect = (q: SelectQuery, nested: boolean): void => {
-    if (q.settings?.length) fn(q.settings, nested);
+  const ofSelect = (q: SelectQuery): void => {
     for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') ofStatement(t.query, true);
     for (const { expr } of exprsOfSelect(q)) {
       walkExpr(expr, (e) => {
@@ -502,4 +536,15 @@ export function forEachSettingsClause(stmt: SelectStatement, fn: (items: Setting
     }
   };
   ofStatement(stmt, false);
+}
+
+/**
+ * Every SETTINGS clause of a statement, at any depth: its own (`nested` false; for a UNION, its
+ * clause and its branches'), then those of FROM / JOIN subqueries and of subqueries in any clause.
+ */
+export function forEachSettingsClause(stmt: SelectStatement, fn: (items: SettingItem[], nested: boolean) => void): void {
+  forEachStatement(stmt, (s, nested) => {
+    if (s.kind === 'union' && s.settings?.length) fn(s.settings, nested);
+    for (const q of s.kind === 'union' ? s.selects : [s]) if (q.settings?.length) fn(q.settings, nested);
+  });
 }

@@ -187,6 +187,33 @@ describe('the catalog schema browsers read', () => {
     expect(file.status).toBeGreaterThanOrEqual(400);
     expect(file.text).not.toMatch(/root:/);
   });
+
+  it("generateRandom() with a seed runs on one engine: the engine's own bytes", async () => {
+    const sql = "SELECT * FROM generateRandom('a UInt32, s String, f Float64, d Nullable(Date), xs Array(Int8)', 11, 8, 3) LIMIT 20";
+    const want = (await engine.queryRaw(sql, { format: 'TabSeparated', settings: { readonly: 2 } })).bytes.toString('utf8');
+    const r = await ask(`${sql} FORMAT TabSeparated`);
+    expect(r.status).toBe(200);
+    expect(r.text).toBe(want);
+    expect(r.text.split('\n').filter((l) => l)).toHaveLength(20);
+    for (const [bad, why] of [
+      ["SELECT * FROM generateRandom('a UInt8') LIMIT 3", /without a seed/],
+      ["SELECT * FROM generateRandom('a UInt8', NULL) LIMIT 3", /without a seed/],
+      ["SELECT count() FROM generateRandom('a UInt8', 1)", /no end/],
+      ["SELECT * FROM generateRandom('a UInt8 DEFAULT 1', 1) LIMIT 3", /literal structure/],
+    ] as const) {
+      const e = await ask(`${bad} FORMAT TabSeparated`);
+      expect(e.status, bad).toBeGreaterThanOrEqual(400);
+      expect(e.text, bad).toMatch(why);
+    }
+  });
+
+  it('a bare UNION takes union_default_mode here too (558 without it, as ClickHouse 26)', async () => {
+    const none = await ask('SELECT 1 UNION SELECT 1 FORMAT TabSeparated');
+    expect(none.headers['x-clickhouse-exception-code']).toBe('558');
+    expect(none.text).toMatch(/Expected ALL or DISTINCT in SelectWithUnion query/);
+    expect((await ask('SELECT 1 UNION SELECT 1 FORMAT TabSeparated', { union_default_mode: 'ALL' })).text).toBe('1\n1\n');
+    expect((await ask('SELECT 1 UNION SELECT 1 FORMAT TabSeparated', { union_default_mode: 'DISTINCT' })).text).toBe('1\n');
+  });
 });
 
 // The catalog requests the drivers send, copied from their sources (the file named on each), with

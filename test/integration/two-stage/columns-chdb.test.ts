@@ -60,6 +60,14 @@ const QUERIES = [
   `SELECT max(value) AS m, COLUMNS('^(site|metric)$') FROM ${D} GROUP BY ALL ORDER BY site, metric`,
   `SELECT * FROM ${D} AS a GLOBAL JOIN (SELECT sensor, ts, status FROM ${D} WHERE status = 500) AS b ON a.sensor = b.sensor AND a.ts = b.ts ORDER BY a.ts LIMIT 4`,
   `SELECT site, c FROM (SELECT *, count() AS c FROM ${D} WHERE sensor = 's-9' GROUP BY ALL) ORDER BY ts LIMIT 3`,
+  // Column transformer chains: APPLY wraps each column in order, a later EXCEPT / REPLACE matches the names before it.
+  `SELECT * APPLY(max) FROM ${D}`,
+  `SELECT * EXCEPT (ts, sensor, site, metric) APPLY sum FROM ${D}`,
+  `SELECT COLUMNS('^(value|status)$') APPLY(quantileExact(0.9)) FROM ${D}`,
+  `SELECT * EXCEPT (ts, sensor, site, metric) REPLACE (value * 10 AS value) APPLY(x -> round(x / 3)) APPLY(sum) FROM ${D}`,
+  `SELECT site, COLUMNS('^(status)$') APPLY(avg) APPLY(toString) FROM ${D} GROUP BY site ORDER BY site`,
+  `SELECT * APPLY(toString) EXCEPT (value) APPLY(length) REPLACE (1 AS status) FROM ${D} WHERE sensor = 's-2' ORDER BY ts LIMIT 3`,
+  `SELECT a.* EXCEPT (ts) APPLY(uniqExact) FROM ${D} AS a WHERE status = 500`,
   // A USING join's `*`: each key once, first; a later table's column whose name an earlier one has is `b.name`.
   `SELECT * FROM ${D} AS a GLOBAL JOIN (SELECT sensor, ts, status, value * 2 AS value FROM ${D} WHERE status = 500) AS b USING (sensor, ts) ORDER BY ts, sensor LIMIT 4`,
   `SELECT a.*, b.* FROM ${D} AS a GLOBAL LEFT JOIN (SELECT * FROM ${D} WHERE status = 500) AS b USING sensor WHERE a.sensor = 's-2' ORDER BY a.ts, b.ts LIMIT 4`,
@@ -81,6 +89,14 @@ describe("the table's columns, spelled out as ClickHouse spells them", () => {
     expectAnswered(
       `SELECT b.*, count() AS c FROM ${D} AS a GLOBAL JOIN (SELECT site, metric FROM ${D} WHERE status = 500 GROUP BY site, metric) AS b ON a.site = b.site AND a.metric = b.metric GROUP BY ALL ORDER BY b.site, b.metric`,
     ));
+
+  it('a REPLACE naming one column twice is 43, as ClickHouse refuses it', async () => {
+    const sql = `SELECT * EXCEPT (ts, sensor, site, metric) REPLACE (value + 1 AS value, value + 2 AS value) APPLY(sum) FROM ${D}`;
+    expect(JSON.stringify(await reference(sql))).toMatch(/Code: 43.*same replacement value more than once/);
+    const r = await runQuery({ sql }, deps());
+    expect(r.status).toBe(400);
+    expect((r.body as Record<string, any>).clickhouse).toEqual({ code: 43, name: 'ILLEGAL_TYPE_OF_ARGUMENT' });
+  });
 
   it('* with an aggregate over a USING join, GROUP BY ALL', () =>
     expectAnswered(

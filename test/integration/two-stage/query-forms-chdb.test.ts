@@ -167,3 +167,62 @@ describe('SETTINGS extremes = 1 through the JSON API', () => {
     expect(b.extremes).toBeUndefined();
   });
 });
+
+describe("a bare UNION / EXCEPT / INTERSECT takes the query's default mode, as ClickHouse 26", () => {
+  const sites = `SELECT site FROM ${D} WHERE status = 500`;
+  async function engineError(sql: string): Promise<string> {
+    return cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS }).then(
+      () => 'answered',
+      (e: Error) => e.message,
+    );
+  }
+
+  it('a bare UNION with union_default_mode empty (the default) is 558, at the branch after it', async () => {
+    const sql = `${sites} UNION ${sites}`;
+    expect(await engineError(sql)).toMatch(
+      /Code: 558\. DB::Exception: Expected ALL or DISTINCT in SelectWithUnion query, because setting \(union_default_mode\) is empty/,
+    );
+    const r = await runQuery({ sql }, deps());
+    expect(r.status).toBe(400);
+    const b = r.body as Record<string, any>;
+    expect(b.error.code).toBe('QUERY_ERROR');
+    expect(b.error.message).toMatch(/^Expected ALL or DISTINCT in SelectWithUnion query, because setting \(union_default_mode\) is empty/);
+    expect(b.error.position).toEqual({ line: 1, column: sites.length + 8 });
+    expect(b.clickhouse).toEqual({ code: 558, name: 'EXPECTED_ALL_OR_DISTINCT' });
+    // Inside a subquery too.
+    const nested = await runQuery({ sql: `SELECT count() FROM (${sql})` }, deps());
+    expect((nested.body as Record<string, any>).clickhouse?.code).toBe(558);
+  });
+
+  it("SETTINGS union_default_mode = 'DISTINCT' / 'ALL', and the request's settings, as the engine answers", async () => {
+    const distinct = await expectAnswered(`${sites} UNION ${sites} SETTINGS union_default_mode = 'DISTINCT'`);
+    const all = await expectAnswered(`${sites} UNION ${sites} SETTINGS union_default_mode = 'ALL'`);
+    expect(all.data.length).toBeGreaterThan(distinct.data.length);
+    const sql = `SELECT count() AS n FROM (${sites} UNION ${sites})`;
+    const want = await reference(`${sql} SETTINGS union_default_mode = 'ALL'`);
+    const r = await runQuery({ sql, settings: { union_default_mode: 'ALL' } }, deps());
+    expect((r.body as Record<string, any>).data).toEqual(want.data);
+  });
+
+  it('except_default_mode / intersect_default_mode: ALL unless set', async () => {
+    const ams = `SELECT site FROM ${D} WHERE site = 'ams'`;
+    const all = await expectAnswered(`${sites} EXCEPT ${ams}`);
+    const distinct = await expectAnswered(`${sites} EXCEPT ${ams} SETTINGS except_default_mode = 'DISTINCT'`);
+    expect(all.data.length).toBeGreaterThan(distinct.data.length);
+    await expectAnswered(`${sites} INTERSECT ${sites} SETTINGS intersect_default_mode = 'DISTINCT'`);
+    const r = await runQuery({ sql: `${sites} EXCEPT ${ams} SETTINGS except_default_mode = ''` }, deps());
+    expect((r.body as Record<string, any>).error.message).toMatch(
+      /^Expected ALL or DISTINCT in EXCEPT query, because setting \(except_default_mode\) is empty/,
+    );
+  });
+
+  it('a mode ClickHouse does not know is 557, as the engine says', async () => {
+    const sql = `${sites} UNION ${sites} SETTINGS union_default_mode = 'all'`;
+    expect(await engineError(sql)).toMatch(/Unexpected value of SetOperationMode: 'all'\. Must be one of \['DISTINCT', 'ALL', ''\]/);
+    const r = await runQuery({ sql }, deps());
+    const b = r.body as Record<string, any>;
+    expect(b.error.message).toMatch(/^Unexpected value of SetOperationMode: 'all'\. Must be one of \['DISTINCT', 'ALL', ''\]/);
+    expect(b.clickhouse?.code).toBe(557);
+    expect(b.error.position).toBeDefined();
+  });
+});

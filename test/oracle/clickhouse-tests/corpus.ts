@@ -358,6 +358,42 @@ from(
   `SELECT dummy AS foo FROM ${ONE} LIMIT 1 SETTINGS prefer_localhost_replica = 0, distributed_group_by_no_merge = 1`,
 );
 from('02346_additional_filters_distr.sql', o(`SELECT * FROM cht.xy_dist ORDER BY x SETTINGS additional_table_filters = {'cht.xy_dist' : 'x > 3 and x < 7'}`));
+// 02346_additional_filters: table_1 and distr_table as cht.xy_dist (keys by its name or an alias),
+// system.numbers as cht.numbers_dist (its unordered LIMIT ordered), system.one as cht.one_dist.
+const XY = 'cht.xy_dist';
+const XYF = (f: string) => `SETTINGS additional_table_filters = {'${XY}' : '${f}'}`;
+from(
+  '02346_additional_filters.sql',
+  `SELECT * FROM ${XY} ${XYF('x != 2')}`,
+  `SELECT * FROM ${XY} ${XYF('x != 2 and x != 3')}`,
+  `SELECT y FROM ${XY} ${XYF('x != 2')}`,
+  `SELECT * FROM ${XY} WHERE x != 3 ${XYF('x != 2')}`,
+  `SELECT * FROM ${XY} PREWHERE x != 4 ${XYF('x != 2')}`,
+  `SELECT x FROM ${XY} PREWHERE x != 4 WHERE x != 3 ${XYF('x != 2')}`,
+  `SELECT y FROM ${XY} PREWHERE x != 4 WHERE x != 3 ${XYF('x != 2')}`,
+  `SELECT x FROM ${XY} PREWHERE x != 2 WHERE x != 2 ${XYF('x != 2')}`,
+  `SELECT * FROM ${XY} ${XYF('x = 2')}`,
+  `SELECT * FROM ${XY} AS t SETTINGS additional_table_filters = {'t' : 'x % 2 != 0'}`,
+  o(`SELECT * FROM ${NUM} ORDER BY number LIMIT 5 SETTINGS additional_table_filters = {'${NUM}' : 'number != 3'}`),
+  o(`SELECT * FROM ${NUM} ORDER BY number LIMIT 5 SETTINGS additional_table_filters = {'${NUM}' : 'number != 3', '${XY}' : 'x != 2'}`),
+  o(
+    `SELECT * FROM (SELECT number FROM ${NUM} ORDER BY number LIMIT 5 UNION ALL SELECT x FROM ${XY}) ORDER BY number SETTINGS additional_table_filters = {'${NUM}' : 'number != 3', '${XY}' : 'x != 2'}`,
+  ),
+  `SELECT b + 1 AS c FROM (SELECT a + 1 AS b FROM (SELECT x + 1 AS a FROM ${XY})) ${XYF('x != 2 and x != 3')}`,
+  `SELECT dummy FROM ${ONE} SETTINGS additional_table_filters = {'${ONE}' : 'dummy IN (SELECT number FROM numbers(2))'}`,
+  // additional_result_filter (an unordered LIMIT ordered; `c in (select 4)` over the test's 4 rows as 8 over these 8).
+  `SELECT * FROM ${XY} SETTINGS additional_result_filter = 'x != 2'`,
+  `SELECT *, x != 2 FROM ${XY} SETTINGS additional_result_filter = 'x != 2'`,
+  `SELECT * FROM ${XY} WHERE x != 1 SETTINGS additional_result_filter = 'x != 2'`,
+  `SELECT * FROM ${XY} WHERE x != 1 SETTINGS additional_result_filter = 'x != 2 and x != 3'`,
+  `SELECT * FROM ${XY} PREWHERE x != 3 WHERE x != 1 SETTINGS additional_result_filter = 'x != 2'`,
+  o(`SELECT * FROM ${XY} ORDER BY x LIMIT 3 SETTINGS additional_result_filter = 'x != 2'`),
+  `SELECT x + 1 FROM ${XY} SETTINGS additional_result_filter = '\`plus(x, 1)\` != 2'`,
+  o(`SELECT * FROM (SELECT x + 1 AS a, y FROM ${XY} UNION ALL SELECT x AS a, y FROM ${XY}) ORDER BY a, y SETTINGS additional_result_filter = 'a = 3'`),
+  o(`SELECT * FROM (SELECT x + 1 AS a, y FROM ${XY} UNION ALL SELECT x AS a, y FROM ${XY}) ORDER BY a, y SETTINGS additional_result_filter = 'a != 3'`),
+  o(`SELECT * FROM ${XY} ORDER BY x SETTINGS additional_result_filter = 'x in (select number from numbers(3))'`),
+  `SELECT count() AS c FROM ${XY} SETTINGS additional_result_filter = 'c in (select 8)'`,
+);
 from('02887_tuple_element_distributed.sql', `SELECT equals(tupleElement(tuple('a', 10) AS x, 1), 'a') FROM ${N10} WHERE number < 2`);
 from(
   '02971_limit_by_distributed.sql',
@@ -503,6 +539,27 @@ from(
   `SELECT sum(number) FILTER(WHERE number % 2 == 0) FROM ${NUM} WHERE number < 100`,
   `SELECT sumIfOrNull(number, number % 2 == 1) FILTER(WHERE 0) FROM ${NUM} WHERE number < 100`,
   `SELECT sumIfOrNull(number, number % 2 == 1) FILTER(WHERE 1) FROM ${NUM} WHERE number < 100`,
+);
+
+// The transformer chains of 01470_columns_transformers over a distributed table (`columns_transformers.*`
+// as the alias `a.*`; `any`, whose row depends on which shard answers first, as `min`); the STRICT
+// forms and the list form COLUMNS(i, j, k) are not taken.
+const CT = 'cht.ct_dist';
+from(
+  '01470_columns_transformers.sql',
+  `SELECT * APPLY(sum) FROM ${CT}`,
+  `SELECT * APPLY sum FROM ${CT}`,
+  `SELECT a.* APPLY(avg) FROM ${CT} a`,
+  `SELECT a.* APPLY(toDate) APPLY(min) FROM ${CT} a`,
+  `SELECT COLUMNS('[jk]') APPLY(toString) APPLY(length) FROM ${CT}`,
+  `SELECT * EXCEPT(i) APPLY(sum) FROM ${CT}`,
+  `SELECT a.* EXCEPT(j) APPLY(avg) FROM ${CT} a`,
+  `SELECT a.* APPLY(toDate) EXCEPT(i, j) APPLY(min) FROM ${CT} a`,
+  `SELECT * REPLACE(i + 1 AS i) APPLY(sum) FROM ${CT}`,
+  `SELECT a.* REPLACE(j + 2 AS j, i + 1 AS i) APPLY(avg) FROM ${CT} a`,
+  `SELECT a.* REPLACE(j + 1 AS j, j + 2 AS j) APPLY(avg) FROM ${CT} a`,
+  `SELECT a.* APPLY(toDate) REPLACE(i + 1 AS i) APPLY(min) FROM ${CT} a`,
+  `SELECT * REPLACE(i + 1 AS i) REPLACE(i + 1 AS i) FROM ${CT}`,
 );
 
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>

@@ -327,6 +327,18 @@ export const CHT_TABLES: readonly ChtTable[] = [
     orderBy: 'id',
     rows: [{ id: 42 }],
   },
+  {
+    // 01470_columns_transformers
+    dist: 'cht.ct_dist',
+    local: 'cht.ct',
+    key: { column: 'i', type: 'Int64', function: 'xxHash64' },
+    columns: 'i Int64, j Int16, k Int64',
+    orderBy: 'tuple()',
+    rows: [
+      { i: 100, j: 10, k: 324 },
+      { i: 120, j: 8, k: 23 },
+    ],
+  },
 ];
 
 export const CHT_DATABASE = 'cht';

@@ -103,6 +103,33 @@ describe('checkReach: tables', () => {
   it('table functions are refused, but for constant ones of bounded size', () => {
     expect(refusal("SELECT * FROM remote('x', db.t)", SHARD)?.code).toBe('UNSUPPORTED');
     expect(refusal("SELECT * FROM generateRandom('a UInt8', 1)", SHARD)?.code).toBe('UNSUPPORTED');
+    // generateRandom(): a seed, a literal structure and lengths, read up to a literal LIMIT within the cap.
+    for (const sql of [
+      "SELECT k FROM db.t WHERE k IN (SELECT toString(a) FROM generateRandom('a UInt8', 1) LIMIT 10)",
+      "SELECT k FROM db.t AS x JOIN (SELECT a FROM generateRandom('a Nullable(String), b Array(Tuple(x UInt8, y String))', 5, 100, 1000) LIMIT 3, 999997) AS r ON 1",
+      "SELECT k, (SELECT sum(a) FROM (SELECT a FROM generateRandom('a UInt16', 0) LIMIT 5)) FROM db.t",
+    ])
+      expect(refusal(sql, SHARD), sql).toBeUndefined();
+    for (const [sql, why] of [
+      ["SELECT k FROM db.t WHERE k IN (SELECT a FROM generateRandom('a UInt8') LIMIT 10)", /without a seed/],
+      ["SELECT k FROM db.t WHERE k IN (SELECT a FROM generateRandom('a UInt8', NULL) LIMIT 10)", /without a seed/],
+      ["SELECT k FROM db.t WHERE k IN (SELECT a FROM generateRandom('a UInt8', rand()) LIMIT 10)", /seed/],
+      ["SELECT k FROM db.t WHERE k IN (SELECT a FROM generateRandom('a UInt8', 1))", /no end/],
+      ["SELECT k FROM db.t WHERE k IN (SELECT a FROM generateRandom('a UInt8', 1) WHERE a > 300 LIMIT 1)", /no end/],
+      ["SELECT k FROM db.t WHERE k IN (SELECT max(a) FROM generateRandom('a UInt8', 1) LIMIT 1)", /no end/],
+      ["SELECT k FROM db.t WHERE k IN (SELECT a FROM generateRandom('a UInt8', 1) ORDER BY a LIMIT 1)", /no end/],
+      ["SELECT k FROM db.t AS x JOIN generateRandom('a UInt8', 1) AS r ON 1", /no end/],
+      ["SELECT k FROM db.t WHERE k IN (SELECT a FROM generateRandom('a UInt8', 1) LIMIT toUInt64(5))", /no end/],
+      ["SELECT k FROM db.t WHERE k IN (SELECT a FROM generateRandom('a UInt8 DEFAULT 1', 1) LIMIT 5)", /literal structure/],
+      ["SELECT k FROM db.t WHERE k IN (SELECT a FROM generateRandom('a String ALIAS version()', 1) LIMIT 5)", /literal structure/],
+      ["SELECT k FROM db.t WHERE k IN (SELECT a FROM generateRandom('a UInt8', 1, 1001) LIMIT 5)", /at most 1000/],
+    ] as const) {
+      const e = refusal(sql, SHARD);
+      expect(e?.code, sql).toBe('UNSUPPORTED');
+      expect(e?.message, sql).toMatch(why);
+      expect(e?.position, sql).toBeDefined();
+    }
+    expect(refusal("SELECT k FROM db.t WHERE k IN (SELECT a FROM generateRandom('a UInt8', 1) LIMIT 999999, 2)", SHARD)?.code).toBe('TOO_LARGE');
     for (const sql of [
       'SELECT k FROM db.t WHERE k IN (SELECT toString(number) FROM numbers(1000000))',
       'SELECT k FROM db.t AS a JOIN (SELECT number FROM numbers(5, 10)) AS b ON 1',

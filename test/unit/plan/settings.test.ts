@@ -38,7 +38,6 @@ describe('resolveSettings', () => {
       ['enable_http_compression', 1],
       ['limit', 5],
       ['offset', 2],
-      ['additional_result_filter', 'x'],
     ] as const) {
       const e = refused(() => resolveSettings({ [name]: v, join_use_nulls: 1 }, undefined, defaults, {}));
       expect(e.code).toBe('UNSUPPORTED');
@@ -47,6 +46,23 @@ describe('resolveSettings', () => {
     }
     const e = refused(() => resolveSettings({}, [item('output_format_json_quote_64bit_integers', '0')], defaults, {}));
     expect(e.position).toEqual({ line: 1, column: 40 });
+  });
+
+  it('reads the filters and set-operation modes the session applies before planning, and checks them', () => {
+    const s = resolveSettings(
+      { additional_result_filter: 'x != 2', union_default_mode: 'ALL', additional_table_filters: "{'t': 'x > 1'}" },
+      undefined,
+      defaults,
+      {},
+    );
+    expect(s.forward).toEqual({});
+    for (const bad of [
+      { additional_result_filter: 'x !=' },
+      { additional_table_filters: "{'t': 1}" },
+      { union_default_mode: 'all' },
+      { except_default_mode: 'x' },
+    ] as Record<string, string>[])
+      expect(() => resolveSettings(bad, undefined, defaults, {}), JSON.stringify(bad)).toThrow();
   });
 
   it('extremes: a Bool the general path reads, never forwarded to the shards', () => {

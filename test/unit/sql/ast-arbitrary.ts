@@ -386,6 +386,7 @@ export const statementArb: fc.Arbitrary<SelectStatement> = fc.oneof(
         ),
         fc.array(
           fc.constantFrom<SetOperator>(
+            'UNION',
             'UNION ALL',
             'UNION DISTINCT',
             'EXCEPT',

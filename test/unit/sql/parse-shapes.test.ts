@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseExpression, parseSelect } from '../../../shared/core/sql/parse.js';
 import { printExprBare, printSelect } from '../../../shared/core/sql/print.js';
 import type { Expr, SelectQuery } from '../../../shared/core/sql/ast.js';
+import { equalStatement } from '../../../shared/core/sql/visit.js';
 
 // A compact functional form of an expression, independent of the printer's infix choices.
 function sx(e: Expr): string {
@@ -207,15 +208,42 @@ describe('statements', () => {
     expect(printSelect(q)).toBe(sql);
   });
 
-  it('EXCEPT / INTERSECT and mixed UNION: one flat chain, operators as written (bare UNION is DISTINCT)', () => {
+  it('column transformer chains: APPLY in its three forms, then EXCEPT / REPLACE in order, printed back', () => {
+    const sql = "SELECT t.* EXCEPT (a) APPLY sum, COLUMNS('^b') APPLY(quantile(0.5)) REPLACE (b + 1 AS b), * APPLY(x -> x * 2) EXCEPT c FROM t";
+    const q = parseSelect(sql) as SelectQuery;
+    expect(q.columns[0]).toMatchObject({
+      kind: 'asterisk',
+      table: ['t'],
+      except: ['a'],
+      transformers: [{ kind: 'apply', fn: { kind: 'function', name: 'sum', args: [] } }],
+    });
+    expect(q.columns[1]).toMatchObject({
+      regexp: '^b',
+      transformers: [
+        { kind: 'apply', fn: { name: 'quantile', params: [{ kind: 'literal', value: '0.5' }], args: [] } },
+        { kind: 'replace', items: [{ name: 'b' }] },
+      ],
+    });
+    expect(q.columns[2]).toMatchObject({
+      transformers: [
+        { kind: 'apply', fn: { kind: 'lambda', params: ['x'] } },
+        { kind: 'except', names: ['c'] },
+      ],
+    });
+    const printed = printSelect(q);
+    expect(printed).toBe("SELECT t.* EXCEPT (a) APPLY(sum), COLUMNS('^b') APPLY(quantile(0.5)) REPLACE (b + 1 AS b), * APPLY(x -> x * 2) EXCEPT (c) FROM t");
+    expect(equalStatement(parseSelect(printed), q, { strict: true })).toBe(true);
+  });
+
+  it('EXCEPT / INTERSECT and mixed UNION: one flat chain, operators as written (bare ones stay bare for the session to settle)', () => {
     const sql = 'SELECT 1 UNION ALL SELECT 2 EXCEPT SELECT 3 INTERSECT DISTINCT SELECT 4 UNION SELECT 5 EXCEPT ALL SELECT 6 INTERSECT SELECT 7';
     const u = parseSelect(sql);
     expect(u).toMatchObject({
       kind: 'union',
-      ops: ['UNION ALL', 'EXCEPT', 'INTERSECT DISTINCT', 'UNION DISTINCT', 'EXCEPT ALL', 'INTERSECT'],
+      ops: ['UNION ALL', 'EXCEPT', 'INTERSECT DISTINCT', 'UNION', 'EXCEPT ALL', 'INTERSECT'],
     });
     expect(printSelect(u)).toBe(
-      'SELECT 1 UNION ALL SELECT 2 EXCEPT SELECT 3 INTERSECT DISTINCT SELECT 4 UNION DISTINCT SELECT 5 EXCEPT ALL SELECT 6 INTERSECT SELECT 7',
+      'SELECT 1 UNION ALL SELECT 2 EXCEPT SELECT 3 INTERSECT DISTINCT SELECT 4 UNION SELECT 5 EXCEPT ALL SELECT 6 INTERSECT SELECT 7',
     );
   });
 

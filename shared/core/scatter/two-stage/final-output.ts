@@ -5,6 +5,7 @@
 import type { ColumnMeta, SettingValue } from '../../clickhouse/port.js';
 import { ScatterError } from '../../errors.js';
 import { hasNegativeZero, needsExactNumbers, quoteInexactNumbers } from '../../protocol/exact-json.js';
+import { answerRowText } from '../../protocol/answer-json.js';
 
 /** The format and settings of a final stage whose answer becomes the API's JSON. */
 export const JSON_FINAL_FORMAT = 'JSON';
@@ -61,7 +62,8 @@ export function parseFinalJson(bytes: Buffer): FinalJson {
 export function rowLineSpeller(meta: ColumnMeta[]): (line: string) => string {
   const decimals = needsExactNumbers(meta.map((m) => m.type));
   const spell = decimalsAsText(meta);
-  return (line) => (decimals || hasNegativeZero(line) ? JSON.stringify(spell(JSON.parse(quoteInexactNumbers(line)))) : line);
+  const text = answerRowText(meta);
+  return (line) => (decimals || hasNegativeZero(line) ? text(spell(JSON.parse(quoteInexactNumbers(line)))) : line);
 }
 
 /**
