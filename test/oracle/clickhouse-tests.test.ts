@@ -180,3 +180,44 @@ describe('distributed_group_by_no_merge through /explain and the ClickHouse inte
     );
   });
 });
+
+// extremes = 1 through POST /query: the answer's `extremes` (min and max rows over the whole answer,
+// after LIMIT, absent over no rows) equal chdb's own JSON of the same query over every row.
+describe('extremes through POST /query', () => {
+  const SHAPES: Array<[string, Record<string, unknown>?]> = [
+    ['SELECT number % 7 AS k, count() AS c, max(number) AS m FROM cht.numbers_dist GROUP BY k ORDER BY k SETTINGS extremes = 1'],
+    ['SELECT number, toString(number) AS s FROM cht.numbers_dist ORDER BY number DESC LIMIT 5 OFFSET 3 SETTINGS extremes = 1'],
+    ['SELECT number % 3 AS k, count() AS c FROM cht.numbers_dist GROUP BY k WITH TOTALS ORDER BY k', { extremes: 1 }],
+    ['SELECT key, value FROM cht.kv_dist WHERE key = 3 SETTINGS extremes = 1'],
+    ['SELECT count() AS c, sum(number) AS s FROM cht.numbers_dist SETTINGS extremes = 1'],
+    ['SELECT number FROM cht.numbers_dist WHERE number > 5000 SETTINGS extremes = 1'],
+    ['SELECT count() FROM cht.numbers_dist SETTINGS extremes = 0'],
+    // A GLOBAL subquery runs on its own, without extremes: only the answer has them.
+    ['SELECT key, count() AS c FROM cht.kv_dist WHERE key GLOBAL IN (SELECT key FROM cht.kv_dist WHERE key < 5) GROUP BY key ORDER BY key', { extremes: 1 }],
+  ];
+  for (const [sql, settings] of SHAPES) {
+    it(`${sql}${settings ? ` (settings ${JSON.stringify(settings)})` : ''}`, async () => {
+      const got = await queryApiRunner(o.stack.url, { timeoutMs: 20_000, ...(settings ? { settings } : {}) })(sql);
+      const refSql = settings ? `${sql} SETTINGS extremes = 1` : sql;
+      const want = await o.reference(refSql);
+      expect(compareAnswers(got, want, { ordered: /ORDER BY/.test(sql) })).toBeUndefined();
+      expect(got.extremes !== undefined).toBe(/extremes = 1|"extremes":1/.test(refSql) && want.rows.length > 0);
+    });
+  }
+  it('the fast path refuses it, so ch_scatter_path = fast says why', async () => {
+    const res = await fetch(`${o.stack.url}/query`, {
+      method: 'POST',
+      body: JSON.stringify({ sql: 'SELECT count() FROM cht.numbers_dist SETTINGS extremes = 1', settings: { ch_scatter_path: 'fast' } }),
+    });
+    const b = (await res.json()) as { error?: { code: string; message: string } };
+    expect(`${res.status} ${b.error?.code}: ${b.error?.message}`).toMatch(/^400 UNSUPPORTED: extremes = 1 asks for the answer's min and max rows/);
+  });
+  it('a value that is not a boolean is refused with its position', async () => {
+    const res = await fetch(`${o.stack.url}/query`, {
+      method: 'POST',
+      body: JSON.stringify({ sql: "SELECT count() FROM cht.numbers_dist SETTINGS extremes = 'x'" }),
+    });
+    const b = (await res.json()) as { error?: { code: string; position?: unknown } };
+    expect([res.status, b.error?.code, b.error?.position]).toEqual([400, 'BAD_REQUEST', { line: 1, column: 58 }]);
+  });
+});

@@ -37,7 +37,6 @@ const INITIATOR_ONLY_NAMES = new Set([
   'offset',
   'page',
   'additional_result_filter',
-  'extremes',
   'output_format_json_quote_64bit_integers',
 ]);
 const INITIATOR_ONLY_PREFIXES = ['format', 'output_format_', 'input_format_'];
@@ -87,6 +86,8 @@ export interface PlannerSettings {
    * unmerged, which the general path's plan answers (two-stage/cut-unmerged.ts) and the fast path refuses.
    */
   groupByNoMerge: GroupByNoMerge;
+  /** extremes: the answer's min and max rows, computed by the engine that runs the final stage over the whole answer. */
+  extremes: boolean;
 }
 
 export type GroupByNoMerge = 0 | 1 | 2;
@@ -148,6 +149,12 @@ function boolOrUint(name: string, v: SettingValue, node?: Expr): void {
     throw errorAt('BAD_REQUEST', `setting ${name} must be a non-negative integer, not ${JSON.stringify(v)}`, node);
 }
 
+/** Whether merged request settings ask for extremes (checked by resolveSettings when the leaves are planned). */
+export function asksExtremes(settings: Record<string, SettingValue> | undefined): boolean {
+  const v = settings?.extremes;
+  return v !== undefined && truthy(v);
+}
+
 /** The tighter of two limits where 0 means unlimited: a request may lower the operator's limit, never raise it. */
 const tighter = (config: number, asked: number): number => (config === 0 ? asked : asked === 0 ? config : Math.min(config, asked));
 
@@ -173,6 +180,7 @@ export function resolveSettings(
     topCount: defaults.topCount ?? 'exact',
     approximate: 'states',
     groupByNoMerge: 0,
+    extremes: false,
   };
   let preferGlobal = false;
 
@@ -200,6 +208,11 @@ export function resolveSettings(
       case 'optimize_skip_unused_shards_limit':
         // How a Distributed table reaches its shards: no meaning for an answer ch-scatter merges itself.
         boolOrUint(name, value, node);
+        continue;
+      case 'extremes':
+        // Computed over the whole answer where it is rendered (the final stage), never on a shard.
+        boolSetting(name, value, node);
+        out.extremes = truthy(value);
         continue;
       case 'distributed_group_by_no_merge':
         out.groupByNoMerge = groupByNoMergeOf(value, node);

@@ -130,7 +130,7 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   // Unmerged, ClickHouse's initiator runs such a subquery unmerged too; the runner merges, so it refuses.
   const { run, ledger } = globalSubqueryRunner(
     fanout,
-    (stmt, self) => (unmerged ? Promise.reject(unmergedSubquery(stmt)) : deps.planQuery(stmt, deps.topo, request.planOptions('subquery', self))),
+    (stmt, self) => (unmerged ? Promise.reject(unmergedSubquery(stmt)) : deps.planQuery(stmt, deps.topo, ownRun(request.planOptions('subquery', self)))),
     request.subqueries,
   );
   return { ...budget, deps, now, startedAt, statement, folds: folded?.notes ?? [], path, request, runSubquery: run, subqueries: ledger, fanout };
@@ -154,7 +154,7 @@ export function prepassOf(s: QuerySession): Promise<Prepass | undefined> {
       hedge: s.hedge,
       hedgeState: deps.hedgeState,
       limiter: s.limiter,
-      planOptions: s.request.planOptions('prepass', s.runSubquery),
+      planOptions: ownRun(s.request.planOptions('prepass', s.runSubquery)),
       ...(deps.onShard ? { onShard: deps.onShard } : {}),
     },
     stmt: statement,
@@ -164,6 +164,16 @@ export function prepassOf(s: QuerySession): Promise<Prepass | undefined> {
     startedAt: s.startedAt,
     ...(deps.topCountMemory ? { memory: deps.topCountMemory } : {}),
   });
+}
+
+/**
+ * The options of a statement run on its own before the answer (a GLOBAL subquery, TPUT's round):
+ * without `extremes`, which shapes the answer the client sees, not the rows these runs hand on.
+ */
+function ownRun(opts: PlanOptions): PlanOptions {
+  if (opts.settings?.extremes === undefined) return opts;
+  const { extremes: _e, ...settings } = opts.settings;
+  return { ...opts, settings };
 }
 
 /** distributed_group_by_no_merge asked for, in the request's settings (either interface's) or the SQL's SETTINGS clause. */

@@ -12,10 +12,6 @@ export const EXPECTED: Record<string, Expected> = {
     why: "a plain IN over the same distributed table: ClickHouse's Distributed table refuses it too under distributed_product_mode = 'deny' (288)",
     clickhouse: true,
   },
-  '01244_optimize_distributed_group_by_sharding_key#14': {
-    kind: 'refused',
-    why: 'SETTINGS extremes = 1 through the JSON API: its answer has no extremes block (the ClickHouse interface renders them)',
-  },
   '02346_additional_filters_distr#1': { kind: 'refused', why: "a map literal ({'k' : 'v'}) is not parsed: the lexer reads { as a query parameter" },
   '00224_shard_distributed_aggregation_memory_efficient_and_overflows#2': {
     kind: 'refused',

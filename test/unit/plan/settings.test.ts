@@ -39,7 +39,6 @@ describe('resolveSettings', () => {
       ['limit', 5],
       ['offset', 2],
       ['additional_result_filter', 'x'],
-      ['extremes', 1],
     ] as const) {
       const e = refused(() => resolveSettings({ [name]: v, join_use_nulls: 1 }, undefined, defaults, {}));
       expect(e.code).toBe('UNSUPPORTED');
@@ -48,6 +47,13 @@ describe('resolveSettings', () => {
     }
     const e = refused(() => resolveSettings({}, [item('output_format_json_quote_64bit_integers', '0')], defaults, {}));
     expect(e.position).toEqual({ line: 1, column: 40 });
+  });
+
+  it('reads extremes for the final stage (never forwarded to a shard), as a boolean', () => {
+    expect(resolveSettings({ extremes: 1 }, undefined, defaults, {})).toMatchObject({ extremes: true, forward: {} });
+    expect(resolveSettings({ extremes: 1 }, [item('extremes', '0')], defaults, {}).extremes).toBe(false);
+    expect(resolveSettings({}, undefined, defaults, {}).extremes).toBe(false);
+    expect(refused(() => resolveSettings({ extremes: 'yes' }, undefined, defaults, {})).code).toBe('BAD_REQUEST');
   });
 
   it('checks forwarded values for type and range, naming the setting, and normalizes them', () => {

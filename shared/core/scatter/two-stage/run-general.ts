@@ -13,6 +13,7 @@ import type { ColumnMeta, SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
 import { planQueryWith } from '../../plan/build.js';
+import { asksExtremes } from '../../plan/settings.js';
 import type { StageLeaf, TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js';
 import type { StatisticsSource } from '../../plan/statistics.js';
@@ -185,6 +186,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
 
   const format = opts.format ?? JSON_FINAL_FORMAT;
   const settings: Record<string, SettingValue> = { ...forward, ...(opts.format ? (opts.formatSettings ?? {}) : JSON_FINAL_SETTINGS) };
+  // extremes: min and max over the whole answer, by the engine that renders it (never the shards).
+  if (asksExtremes(opts.settings)) settings.extremes = 1;
   const stageInput: Omit<StageOneInput, 'leaves' | 'keep'> = {
     topo,
     invoker: deps.invoker,
