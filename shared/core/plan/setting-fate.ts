@@ -28,6 +28,7 @@ export const PLANNER_KNOBS: ReadonlySet<string> = new Set([
   'max_rows_to_transfer',
   'max_bytes_to_transfer',
   'transfer_overflow_mode',
+  'timeout_overflow_mode',
 ]);
 
 /** Taken by the planner (settings.ts) with no effect on the answer (how a Distributed table reaches its
@@ -72,7 +73,6 @@ export const isFormatSetting = (n: string): boolean =>
 /** Lift a protection ch-scatter's runtime holds for every query. */
 const PROTECTION = new Set([
   'allow_ddl',
-  'timeout_overflow_mode',
   'max_concurrent_queries_for_user',
   'max_concurrent_queries_for_all_users',
   'allow_introspection_functions',

@@ -44,15 +44,7 @@ const isInitiatorOnly = (n: string): boolean =>
   INITIATOR_ONLY_NAMES.has(n) || INITIATOR_ONLY_PREFIXES.some((p) => n.startsWith(p)) || n.includes('compression');
 
 /** Owned by the runtime (deadline, read-only guard): a user may not set them. */
-const RUNTIME_OWNED = new Set([
-  'readonly',
-  'allow_ddl',
-  'max_execution_time',
-  'timeout_overflow_mode',
-  'max_concurrent_queries_for_user',
-  'skip_unavailable_shards',
-  'allow_introspection_functions',
-]);
+const RUNTIME_OWNED = new Set(['readonly', 'allow_ddl', 'max_concurrent_queries_for_user', 'skip_unavailable_shards', 'allow_introspection_functions']);
 
 export interface PlannerSettings {
   /** What every shard query carries. */
@@ -155,6 +147,22 @@ export function asksExtremes(settings: Record<string, SettingValue> | undefined)
   return v !== undefined && truthy(v);
 }
 
+/**
+ * max_execution_time in merged request settings, in ms: what it lowers the request's deadline to.
+ * Undefined when absent, 0 (no limit, as in ClickHouse) or not a number of seconds (resolveSettings refuses that).
+ */
+export function executionLimitMs(settings: Record<string, SettingValue> | undefined): number | undefined {
+  const v = settings?.max_execution_time;
+  if (v === undefined || typeof v === 'boolean' || (typeof v === 'string' && !/^\s*\d+(\.\d+)?\s*$/.test(v))) return undefined;
+  const ms = Number(v) * 1000;
+  return Number.isFinite(ms) && ms > 0 ? Math.max(1, Math.floor(ms)) : undefined;
+}
+
+/** timeout_overflow_mode = 'throw' asked for: a shard missing at the deadline fails the query instead of a partial answer. */
+export function timeoutThrows(settings: Record<string, SettingValue> | undefined): boolean {
+  return String(settings?.timeout_overflow_mode ?? '').toLowerCase() === 'throw';
+}
+
 /** The tighter of two limits where 0 means unlimited: a request may lower the operator's limit, never raise it. */
 const tighter = (config: number, asked: number): number => (config === 0 ? asked : asked === 0 ? config : Math.min(config, asked));
 
@@ -208,6 +216,15 @@ export function resolveSettings(
       case 'optimize_skip_unused_shards_limit':
         // How a Distributed table reaches its shards: no meaning for an answer ch-scatter merges itself.
         boolOrUint(name, value, node);
+        continue;
+      case 'max_execution_time':
+        // Lowers the request's one deadline (openQuerySession); every shard gets its own from that deadline.
+        if (executionLimitMs({ [name]: value }) === undefined && Number(value) !== 0)
+          throw errorAt('BAD_REQUEST', `setting max_execution_time must be a non-negative number of seconds, not ${JSON.stringify(value)}`, node);
+        continue;
+      case 'timeout_overflow_mode':
+        // 'break': at the deadline, what arrived, labelled partial; 'throw': a shard missing then fails the query.
+        if (!['throw', 'break'].includes(String(value).toLowerCase())) throw errorAt('BAD_REQUEST', `timeout_overflow_mode must be 'throw' or 'break'`, node);
         continue;
       case 'extremes':
         // Computed over the whole answer where it is rendered (the final stage), never on a shard.

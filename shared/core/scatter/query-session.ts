@@ -23,6 +23,7 @@ import type { RunDeps } from './query-types.js';
 import { topCountPrepass, type Prepass } from './tput/prepass.js';
 import { fastPathRefused, requestedPath, type QueryPath } from './two-stage/path.js';
 import { clauseSettings, noMergeOf } from './plan-inputs.js';
+import { executionLimitMs } from '../plan/settings.js';
 
 /** What a session runs with: the coordinator's ports and state, and the request's arrival. */
 export type SessionDeps = Pick<
@@ -113,7 +114,7 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   const now = deps.now ?? Date.now;
   // The deadline counts from the request's arrival: time spent before this point is the client's too.
   const startedAt = deps.arrivedAt ?? now();
-  const budget = queryBudget(deps.topo, deps, request, startedAt);
+  const budget = queryBudget(deps.topo, deps, { ...request, timeoutMs: timeoutOf(deps, request, settled) }, startedAt);
   const path = request.path ?? requestedPath(request.settings, statement);
   const fanout: Omit<GatherInput, 'plan'> = {
     topo: deps.topo,
@@ -174,6 +175,15 @@ function ownRun(opts: PlanOptions): PlanOptions {
   if (opts.settings?.extremes === undefined) return opts;
   const { extremes: _e, ...settings } = opts.settings;
   return { ...opts, settings };
+}
+
+/**
+ * The request's time budget: its own (timeoutMs, the interface's URL max_execution_time) or the
+ * configured one, lowered by a max_execution_time in its settings or SETTINGS clause, never raised.
+ */
+function timeoutOf(deps: SessionDeps, request: SessionRequest, stmt: SelectStatement | undefined): number | undefined {
+  const asked = executionLimitMs({ ...request.topCountSettings, ...request.settings, ...(stmt ? clauseSettings(stmt) : {}) });
+  return asked === undefined ? request.timeoutMs : Math.min(request.timeoutMs ?? deps.topo.query.timeoutMs, asked);
 }
 
 /** distributed_group_by_no_merge asked for, in the request's settings (either interface's) or the SQL's SETTINGS clause. */

@@ -21,10 +21,6 @@ export const EXPECTED: Record<string, Expected> = {
     kind: 'refused',
     why: 'a scalar subquery over a distributed table runs on the fast path only, which cannot merge groupBitmapState; it does not fall back to the general path yet',
   },
-  '00613_shard_distributed_max_execution_time#1': {
-    kind: 'refused',
-    why: "max_execution_time and timeout_overflow_mode belong to ch-scatter's deadline (one absolute deadline per request; a late shard makes the answer partial, never silently cut)",
-  },
   '00850_global_join_dups#1': {
     kind: 'refused',
     why: 'SELECT * over a USING join of subqueries that select * themselves: not spelled out yet (list the columns)',
