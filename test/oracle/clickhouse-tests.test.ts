@@ -221,3 +221,32 @@ describe('extremes through POST /query', () => {
     expect([res.status, b.error?.code, b.error?.position]).toEqual([400, 'BAD_REQUEST', { line: 1, column: 58 }]);
   });
 });
+
+// A subquery the coordinator runs once before the shards (scalar, GLOBAL IN) that the fast path
+// refuses runs on the general path, compared with one chdb node; an aggregate state is refused, not altered.
+describe('subqueries the fast path refuses, run once on the general path', () => {
+  const SHAPES = [
+    'SELECT count() AS c, (SELECT uniq(number) FROM cht.numbers_dist) AS u FROM cht.numbers_dist',
+    'SELECT count() FROM cht.numbers_dist WHERE number > (SELECT uniq(number) - 100 FROM cht.numbers_dist)',
+    'SELECT count() FROM cht.kv_dist WHERE key GLOBAL IN (SELECT key FROM cht.kv_dist GROUP BY key HAVING uniq(value) = 1)',
+    'SELECT count() FROM cht.numbers_dist WHERE number GLOBAL IN (SELECT arrayJoin(groupArray(3)(number)) FROM (SELECT number FROM cht.numbers10_dist ORDER BY number))',
+  ];
+  for (const sql of SHAPES) {
+    it(sql, async () => {
+      const got = await queryApiRunner(o.stack.url, { timeoutMs: 20_000 })(sql);
+      expect(compareAnswers(got, await o.reference(sql), { ordered: false })).toBeUndefined();
+    });
+  }
+  it('an aggregate state as the value is refused (its bytes cannot travel as JSON), naming the type', async () => {
+    const res = await fetch(`${o.stack.url}/query`, {
+      method: 'POST',
+      body: JSON.stringify({
+        sql: 'SELECT count() FROM cht.numbers_dist WHERE bitmapContains((SELECT groupBitmapState(number) FROM cht.numbers_dist), toUInt32(number))',
+      }),
+    });
+    const b = (await res.json()) as { error?: { code: string; message: string } };
+    expect(`${res.status} ${b.error?.code}: ${b.error?.message}`).toMatch(
+      /^400 UNSUPPORTED: .*answers an aggregate state \(AggregateFunction\(groupBitmap, UInt64\)\)/,
+    );
+  });
+});

@@ -24,6 +24,7 @@ import { topCountPrepass, type Prepass } from './tput/prepass.js';
 import { fastPathRefused, requestedPath, type QueryPath } from './two-stage/path.js';
 import { clauseSettings, noMergeOf } from './plan-inputs.js';
 import { executionLimitMs } from '../plan/settings.js';
+import { generalSubquery } from './two-stage/general-subquery.js';
 
 /** What a session runs with: the coordinator's ports and state, and the request's arrival. */
 export type SessionDeps = Pick<
@@ -129,10 +130,20 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   };
   // GLOBAL IN / JOIN right-hand sides run once, through this same runtime and deadline.
   // Unmerged, ClickHouse's initiator runs such a subquery unmerged too; the runner merges, so it refuses.
+  // What the fast path refuses runs on the general path (not under distributed_group_by_no_merge: refused
+  // here), so the fast path refuses what only its sketches would answer: a shipped value has no `approximate` label.
+  const general = unmerged ? undefined : generalSubquery(deps, budget, startedAt, (self) => ownRun(request.planOptions('subquery', self)));
   const { run, ledger } = globalSubqueryRunner(
     fanout,
-    (stmt, self) => (unmerged ? Promise.reject(unmergedSubquery(stmt)) : deps.planQuery(stmt, deps.topo, ownRun(request.planOptions('subquery', self)))),
+    (stmt, self) =>
+      unmerged
+        ? Promise.reject(unmergedSubquery(stmt))
+        : deps.planQuery(stmt, deps.topo, {
+            ...ownRun(request.planOptions('subquery', self)),
+            ...(deps.planTwoStage ? { exactTopCount: 'general' as const } : {}),
+          }),
     request.subqueries,
+    general,
   );
   return { ...budget, deps, now, startedAt, statement, folds: folded?.notes ?? [], path, request, runSubquery: run, subqueries: ledger, fanout };
 }
