@@ -15,7 +15,7 @@ export const EXPECTED: Record<string, Expected> = {
   '02346_additional_filters_distr#1': { kind: 'refused', why: "a map literal ({'k' : 'v'}) is not parsed: the lexer reads { as a query parameter" },
   '00224_shard_distributed_aggregation_memory_efficient_and_overflows#2': {
     kind: 'refused',
-    why: "group_by_overflow_mode = 'any' truncates a shard's groups silently; ch-scatter refuses it by design (docs/operations.md), so a partial merge is never labelled complete",
+    why: "group_by_overflow_mode = 'any' cuts each shard's groups and the aggregates of the groups kept, and no shard says whether it did: refused by design (docs/sql-support.md), so such an answer is never labelled complete",
   },
   '00980_shard_aggregation_state_deserialization#1': {
     kind: 'refused',
