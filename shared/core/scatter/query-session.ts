@@ -130,9 +130,11 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   };
   // GLOBAL IN / JOIN right-hand sides run once, through this same runtime and deadline.
   // Unmerged, ClickHouse's initiator runs such a subquery unmerged too; the runner merges, so it refuses.
-  // What the fast path refuses runs on the general path (not under distributed_group_by_no_merge: refused
-  // here), so the fast path refuses what only its sketches would answer: a shipped value has no `approximate` label.
-  const general = unmerged ? undefined : generalSubquery(deps, budget, startedAt, (self) => ownRun(request.planOptions('subquery', self)));
+  // What the fast path refuses runs on the general path, so the fast path refuses what only its sketches
+  // would answer: a shipped value has no `approximate` label. Unmerged, ClickHouse's initiator runs such a
+  // subquery unmerged too: the general path's unmerged cut, never the fast path's merge.
+  const noMerge = unmerged ? noMergeOf({ ...request.topCountSettings, ...request.settings, ...clauseSettings(settled) }) : 0;
+  const general = generalSubquery(deps, budget, startedAt, (self) => ownRun(request.planOptions('subquery', self)), noMerge);
   const { run, ledger } = globalSubqueryRunner(
     fanout,
     (stmt, self) =>
@@ -205,7 +207,7 @@ function unmergedRequest(request: SessionRequest, stmt: SelectStatement): boolea
 function unmergedSubquery(stmt: SelectStatement): ScatterError {
   return errorAt(
     'UNSUPPORTED',
-    'a subquery over a distributed table that runs once before the shards (GLOBAL IN or JOIN, a scalar subquery) under distributed_group_by_no_merge is not supported: ClickHouse would run it unmerged too',
+    'a subquery over a distributed table that runs once before the shards (GLOBAL IN or JOIN, a scalar subquery) under distributed_group_by_no_merge runs unmerged, on the general path, which this deployment lacks',
     stmt.kind === 'union' ? stmt.selects[0] : stmt,
   );
 }

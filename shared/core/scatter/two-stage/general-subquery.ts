@@ -1,10 +1,12 @@
 // A GLOBAL IN / JOIN right side or a scalar subquery that the fast path refuses (an aggregate it
-// cannot merge, a window function, ...), run once on the general path instead: the same two-stage
+// cannot merge, a window function, ...; any, under distributed_group_by_no_merge, which it cuts unmerged
+// as the main query), run once on the general path instead: the same two-stage
 // planner and runtime as a main query, under the request's one deadline, in-flight cap and hedge policy.
 // Its rows reach the shards as JSON, so a value JSON cannot carry exactly (an aggregate state's bytes,
 // bytes that are not UTF-8) is refused rather than shipped altered.
 import { ScatterError } from '../../errors.js';
 import type { PlanOptions } from '../../plan/types.js';
+import type { GroupByNoMerge } from '../../plan/settings.js';
 import type { QueryBudget } from '../query-budget.js';
 import type { GeneralSubquery } from '../global-subquery.js';
 import type { RunDeps } from '../query-types.js';
@@ -19,6 +21,7 @@ export function generalSubquery(
   budget: QueryBudget,
   startedAt: number,
   options: (self: Parameters<GeneralSubquery>[1]) => PlanOptions,
+  noMerge: GroupByNoMerge,
 ): GeneralSubquery {
   return (stmt, self, refusal) => {
     const planTwoStage = deps.planTwoStage;
@@ -26,7 +29,7 @@ export function generalSubquery(
     return (async () => {
       const opts = options(self);
       const settings = opts.settings ?? {};
-      const plan = planTwoStage(stmt, deps.topo, twoStageOptionsOf(settings, deps.topo));
+      const plan = planTwoStage(stmt, deps.topo, { ...twoStageOptionsOf(settings, deps.topo), ...(noMerge ? { groupByNoMerge: noMerge } : {}) });
       const r = await runGeneralQuery(
         {
           topo: deps.topo,
