@@ -246,6 +246,14 @@ describe('subqueries the fast path refuses, run once on the general path', () =>
       expect(compareAnswers(got, await o.reference(sql), { ordered: false })).toBeUndefined();
     });
   }
+  it("a GLOBAL JOIN subquery without an alias is ClickHouse's 206, unless joined_subquery_requires_alias = 0", async () => {
+    const sql = 'SELECT count() FROM cht.kv_dist GLOBAL INNER JOIN (SELECT key FROM cht.kv_dist WHERE key < 5 GROUP BY key HAVING uniq(value) = 1) USING key';
+    const res = await fetch(`${o.stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql }) });
+    const b = (await res.json()) as { error?: { code: string }; clickhouse?: { code: number } };
+    expect([res.status, b.error?.code, b.clickhouse?.code]).toEqual([400, 'QUERY_ERROR', 206]);
+    const off = `${sql} SETTINGS joined_subquery_requires_alias = 0`;
+    expect(compareAnswers(await queryApiRunner(o.stack.url, { timeoutMs: 20_000 })(off), await o.reference(off), { ordered: false })).toBeUndefined();
+  });
   it('an aggregate state as the value is refused (its bytes cannot travel as JSON), naming the type', async () => {
     const res = await fetch(`${o.stack.url}/query`, {
       method: 'POST',
