@@ -15,7 +15,7 @@ import { CHT_CORPUS } from './clickhouse-tests/corpus.js';
 import { EXPECTED } from './clickhouse-tests/expectations.js';
 import { type ChtStack, startChtStack } from './clickhouse-tests/stack.js';
 import { queryApiRunner } from './harness.js';
-import { CHT_TABLES } from './clickhouse-tests/tables.js';
+import { CHT_TABLES, toChtLocalNames } from './clickhouse-tests/tables.js';
 
 type Outcome = { id: string; kind: 'equal' | 'refused' | 'differs'; problem?: string };
 
@@ -213,6 +213,13 @@ describe('extremes through POST /query', () => {
       expect(got.extremes !== undefined).toBe(/extremes = 1|"extremes":1/.test(refSql) && want.rows.length > 0);
     });
   }
+  it("the ClickHouse interface takes it in the SQL's SETTINGS too: the engine's own extremes block", async () => {
+    const sql = 'SELECT number % 3 AS k, count() AS c FROM cht.numbers_dist GROUP BY k ORDER BY k SETTINGS extremes = 1';
+    const res = await fetch(`${o.stack.url}/?output_format_json_quote_64bit_integers=1`, { method: 'POST', body: `${sql} FORMAT JSON` });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { extremes?: unknown };
+    expect(body.extremes).toEqual((await o.single.json(toChtLocalNames(sql))).extremes);
+  });
   it('the fast path refuses it, so ch_scatter_path = fast says why', async () => {
     const res = await fetch(`${o.stack.url}/query`, {
       method: 'POST',
