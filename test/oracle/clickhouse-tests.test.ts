@@ -184,17 +184,26 @@ describe('distributed_group_by_no_merge through /explain and the ClickHouse inte
     expect(rows.length).toBeGreaterThan(3);
     expect(rows.reduce((a, r) => a + Number(r.c), 0)).toBe(CHT_TABLES.find((t) => t.dist === 'cht.key3_dist')!.rows.length);
   });
-  it('a subquery the coordinator runs once (GLOBAL IN, a scalar) is refused under it, by either setting, never merged', async () => {
-    const refused = async (sql: string, settings: Record<string, unknown> = {}) => {
+  it('a subquery the coordinator runs once (GLOBAL IN, a scalar) runs unmerged too, by either setting, as a Distributed table runs it', async () => {
+    const answer = async (sql: string, settings: Record<string, unknown> = {}) => {
       const res = await fetch(`${o.stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql, settings }) });
-      const b = (await res.json()) as { error?: { code: string; message: string } };
-      return `${res.status} ${b.error?.code}: ${b.error?.message}`;
+      return { status: res.status, body: (await res.json()) as { data?: { c: string }[]; error?: { code: string; message: string } } };
     };
-    const gin = 'SELECT count() FROM cht.kv_dist WHERE key GLOBAL IN (SELECT key FROM cht.kv_dist WHERE key < 5)';
-    const why = /^400 UNSUPPORTED: a subquery over a distributed table that runs once before the shards .* under distributed_group_by_no_merge/;
-    expect(await refused(`${gin} SETTINGS distributed_group_by_no_merge = 1`)).toMatch(why);
-    expect(await refused(gin, { distributed_group_by_no_merge: 2 })).toMatch(why);
-    expect(await refused('SELECT count(), (SELECT max(key) FROM cht.kv_dist) FROM cht.kv_dist SETTINGS distributed_group_by_no_merge = 1')).toMatch(why);
+    const gin = 'SELECT count() AS c FROM cht.kv_dist WHERE key GLOBAL IN (SELECT key FROM cht.kv_dist WHERE key < 5)';
+    const merged = Number((await answer(gin)).body.data![0]!.c);
+    for (const [sql, settings] of [
+      [`${gin} SETTINGS distributed_group_by_no_merge = 1`, {}],
+      [gin, { distributed_group_by_no_merge: 2 }],
+    ] as const) {
+      const r = await answer(sql, settings);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      // One count per shard asked, adding up to the merged count: the set is whole, the answer unmerged.
+      expect(r.body.data!.length).toBeGreaterThan(1);
+      expect(r.body.data!.reduce((a, x) => a + Number(x.c), 0)).toBe(merged);
+    }
+    // A scalar over several shards unmerged has a row per shard: ClickHouse's own 125, raised by the shard.
+    const scalar = await answer('SELECT count(), (SELECT max(key) FROM cht.kv_dist) FROM cht.kv_dist SETTINGS distributed_group_by_no_merge = 1');
+    expect([scalar.status, scalar.body.error?.code, scalar.body.error?.message]).toEqual([400, 'QUERY_ERROR', expect.stringMatching(/error 125/)]);
   });
   it('2 is the per-shard groups of 1, sorted and cut once over every shard (groups spanning shards, random ORDER BY and LIMIT)', async () => {
     type G = { key: number; c: string; m: number };
@@ -227,6 +236,91 @@ describe('distributed_group_by_no_merge through /explain and the ClickHouse inte
         },
       ),
       { numRuns: 12 },
+    );
+  });
+});
+
+// extremes = 1 through POST /query: the answer's `extremes` (min and max rows over the whole answer,
+// after LIMIT, absent over no rows) equal chdb's own JSON of the same query over every row.
+describe('extremes through POST /query', () => {
+  const SHAPES: Array<[string, Record<string, unknown>?]> = [
+    ['SELECT number % 7 AS k, count() AS c, max(number) AS m FROM cht.numbers_dist GROUP BY k ORDER BY k SETTINGS extremes = 1'],
+    ['SELECT number, toString(number) AS s FROM cht.numbers_dist ORDER BY number DESC LIMIT 5 OFFSET 3 SETTINGS extremes = 1'],
+    ['SELECT number % 3 AS k, count() AS c FROM cht.numbers_dist GROUP BY k WITH TOTALS ORDER BY k', { extremes: 1 }],
+    ['SELECT key, value FROM cht.kv_dist WHERE key = 3 SETTINGS extremes = 1'],
+    ['SELECT count() AS c, sum(number) AS s FROM cht.numbers_dist SETTINGS extremes = 1'],
+    ['SELECT number FROM cht.numbers_dist WHERE number > 5000 SETTINGS extremes = 1'],
+    ['SELECT count() FROM cht.numbers_dist SETTINGS extremes = 0'],
+    // A GLOBAL subquery runs on its own, without extremes: only the answer has them.
+    ['SELECT key, count() AS c FROM cht.kv_dist WHERE key GLOBAL IN (SELECT key FROM cht.kv_dist WHERE key < 5) GROUP BY key ORDER BY key', { extremes: 1 }],
+  ];
+  for (const [sql, settings] of SHAPES) {
+    it(`${sql}${settings ? ` (settings ${JSON.stringify(settings)})` : ''}`, async () => {
+      const got = await queryApiRunner(o.stack.url, { timeoutMs: 20_000, ...(settings ? { settings } : {}) })(sql);
+      const refSql = settings ? `${sql} SETTINGS extremes = 1` : sql;
+      const want = await o.reference(refSql);
+      expect(compareAnswers(got, want, { ordered: /ORDER BY/.test(sql) })).toBeUndefined();
+      expect(got.extremes !== undefined).toBe(/extremes = 1|"extremes":1/.test(refSql) && want.rows.length > 0);
+    });
+  }
+  it("the ClickHouse interface takes it in the SQL's SETTINGS too: the engine's own extremes block", async () => {
+    const sql = 'SELECT number % 3 AS k, count() AS c FROM cht.numbers_dist GROUP BY k ORDER BY k SETTINGS extremes = 1';
+    const res = await fetch(`${o.stack.url}/?output_format_json_quote_64bit_integers=1`, { method: 'POST', body: `${sql} FORMAT JSON` });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { extremes?: unknown };
+    expect(body.extremes).toEqual((await o.single.json(toChtLocalNames(sql))).extremes);
+  });
+  it('the fast path refuses it, so ch_scatter_path = fast says why', async () => {
+    const res = await fetch(`${o.stack.url}/query`, {
+      method: 'POST',
+      body: JSON.stringify({ sql: 'SELECT count() FROM cht.numbers_dist SETTINGS extremes = 1', settings: { ch_scatter_path: 'fast' } }),
+    });
+    const b = (await res.json()) as { error?: { code: string; message: string } };
+    expect(`${res.status} ${b.error?.code}: ${b.error?.message}`).toMatch(/^400 UNSUPPORTED: extremes = 1 asks for the answer's min and max rows/);
+  });
+  it('a value that is not a boolean is refused with its position', async () => {
+    const res = await fetch(`${o.stack.url}/query`, {
+      method: 'POST',
+      body: JSON.stringify({ sql: "SELECT count() FROM cht.numbers_dist SETTINGS extremes = 'x'" }),
+    });
+    const b = (await res.json()) as { error?: { code: string; position?: unknown } };
+    expect([res.status, b.error?.code, b.error?.position]).toEqual([400, 'BAD_REQUEST', { line: 1, column: 58 }]);
+  });
+});
+
+// A subquery the coordinator runs once before the shards (scalar, GLOBAL IN) that the fast path
+// refuses runs on the general path, compared with one chdb node; an aggregate state is refused, not altered.
+describe('subqueries the fast path refuses, run once on the general path', () => {
+  const SHAPES = [
+    'SELECT count() AS c, (SELECT uniq(number) FROM cht.numbers_dist) AS u FROM cht.numbers_dist',
+    'SELECT count() FROM cht.numbers_dist WHERE number > (SELECT uniq(number) - 100 FROM cht.numbers_dist)',
+    'SELECT count() FROM cht.kv_dist WHERE key GLOBAL IN (SELECT key FROM cht.kv_dist GROUP BY key HAVING uniq(value) = 1)',
+    'SELECT count() FROM cht.numbers_dist WHERE number GLOBAL IN (SELECT arrayJoin(groupArray(3)(number)) FROM (SELECT number FROM cht.numbers10_dist ORDER BY number))',
+  ];
+  for (const sql of SHAPES) {
+    it(sql, async () => {
+      const got = await queryApiRunner(o.stack.url, { timeoutMs: 20_000 })(sql);
+      expect(compareAnswers(got, await o.reference(sql), { ordered: false })).toBeUndefined();
+    });
+  }
+  it("a GLOBAL JOIN subquery without an alias is ClickHouse's 206, unless joined_subquery_requires_alias = 0", async () => {
+    const sql = 'SELECT count() FROM cht.kv_dist GLOBAL INNER JOIN (SELECT key FROM cht.kv_dist WHERE key < 5 GROUP BY key HAVING uniq(value) = 1) USING key';
+    const res = await fetch(`${o.stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql }) });
+    const b = (await res.json()) as { error?: { code: string }; clickhouse?: { code: number } };
+    expect([res.status, b.error?.code, b.clickhouse?.code]).toEqual([400, 'QUERY_ERROR', 206]);
+    const off = `${sql} SETTINGS joined_subquery_requires_alias = 0`;
+    expect(compareAnswers(await queryApiRunner(o.stack.url, { timeoutMs: 20_000 })(off), await o.reference(off), { ordered: false })).toBeUndefined();
+  });
+  it('an aggregate state as the value is refused (its bytes cannot travel as JSON), naming the type', async () => {
+    const res = await fetch(`${o.stack.url}/query`, {
+      method: 'POST',
+      body: JSON.stringify({
+        sql: 'SELECT count() FROM cht.numbers_dist WHERE bitmapContains((SELECT groupBitmapState(number) FROM cht.numbers_dist), toUInt32(number))',
+      }),
+    });
+    const b = (await res.json()) as { error?: { code: string; message: string } };
+    expect(`${res.status} ${b.error?.code}: ${b.error?.message}`).toMatch(
+      /^400 UNSUPPORTED: .*answers an aggregate state \(AggregateFunction\(groupBitmap, UInt64\)\)/,
     );
   });
 });

@@ -12,6 +12,8 @@ export interface Answer {
   rows: Record<string, unknown>[];
   /** The WITH TOTALS row, where ClickHouse's JSON puts it (`totals`). */
   totals?: Record<string, unknown>;
+  /** extremes = 1: the min and max rows, where ClickHouse's JSON puts them (`extremes`). */
+  extremes?: { min: Record<string, unknown>; max: Record<string, unknown> };
   /** True when some shard did not answer: never acceptable to the oracle. */
   partial?: boolean;
 }
@@ -208,6 +210,13 @@ export function compareAnswers(got: Answer, want: Answer, opts: CompareOptions):
     const [b] = canonRows(want, types, tolerant, [want.totals]);
     if (a!.text !== b!.text || (tolerant && !floatsClose(a!.floats, b!.floats, opts.floatTolerance!)))
       return `totals differ: got ${JSON.stringify(got.totals)}, want ${JSON.stringify(want.totals)}`;
+  }
+  if ((got.extremes === undefined) !== (want.extremes === undefined))
+    return `extremes: got ${JSON.stringify(got.extremes ?? null)}, want ${JSON.stringify(want.extremes ?? null)}`;
+  if (want.extremes !== undefined) {
+    const [a, b] = canonRows(got, types, tolerant, [got.extremes!.min, got.extremes!.max]);
+    const [c, d] = canonRows(want, types, tolerant, [want.extremes.min, want.extremes.max]);
+    if (a!.text !== c!.text || b!.text !== d!.text) return `extremes differ: got ${JSON.stringify(got.extremes)}, want ${JSON.stringify(want.extremes)}`;
   }
   return undefined;
 }

@@ -77,10 +77,11 @@ export function describeFailures(r: OracleReport): string {
   return r.failed.map((f) => `${f.id}: ${f.problem}`).join('\n');
 }
 
-const answerOf = (body: { meta: ColumnMeta[]; data: Record<string, unknown>[]; totals?: Record<string, unknown> }): Answer => ({
+const answerOf = (body: { meta: ColumnMeta[]; data: Record<string, unknown>[]; totals?: Record<string, unknown>; extremes?: Answer['extremes'] }): Answer => ({
   meta: body.meta.map((m) => ({ name: m.name, type: m.type })),
   rows: body.data,
   ...(body.totals !== undefined ? { totals: body.totals } : {}),
+  ...(body.extremes !== undefined ? { extremes: body.extremes } : {}),
 });
 
 /** The reference: a chdb engine holding every row (under the local names, or `rename`'s). Call once: it SETs the exact output settings. */

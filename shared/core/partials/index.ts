@@ -20,6 +20,11 @@ export function splitQuery(q: SelectQuery, ctx: SplitContext): SplitQuery {
       'UNSUPPORTED',
       `distributed_group_by_no_merge = ${ctx.unmerged} asks for the shards' answers unmerged; the fast path merges them (the general path answers it)`,
     );
+  if (ctx.extremes)
+    throw new ScatterError(
+      'UNSUPPORTED',
+      "extremes = 1 asks for the answer's min and max rows; the fast path does not compute them (the general path's final stage does)",
+    );
   const n = normalize(q);
   if (n.isAggregate) {
     return splitAggregate(q, n, ctx, {

@@ -41,6 +41,8 @@ export interface SplitContext {
    * cannot give them, so the split refuses (UNSUPPORTED) and the general path answers.
    */
   unmerged?: 1 | 2;
+  /** extremes = 1: the min and max rows of the answer, which the general path's final stage computes; the split refuses. */
+  extremes?: true;
   /**
    * Row queries: columns that identify a row uniquely, used to break ORDER BY ties (and in
    * cursors). Absent: every selected column (SELECT * then has no tie-breaker and no cursor).

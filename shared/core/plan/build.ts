@@ -149,6 +149,7 @@ export async function planQueryWith(
     // The same signal says a general path can take what the fast path refuses.
     sketches: settings.approximate === 'sketches' || opts.exactTopCount !== 'general' ? 'use' : 'refuse',
     ...(settings.groupByNoMerge ? { unmerged: settings.groupByNoMerge } : {}),
+    ...(settings.extremes ? { extremes: true } : {}),
   });
 
   // Rename once (the local name is the same on every shard), then strip what must not travel.

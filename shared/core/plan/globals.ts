@@ -11,6 +11,7 @@ import { printSelect } from '../sql/print.js';
 import { formatForName } from '../sql/names.js';
 import type { ColumnMeta, ExternalTable } from '../clickhouse/port.js';
 import { ScatterError } from '../errors.js';
+import { errorAt } from './position.js';
 import type { Topology } from '../config/schema.js';
 import type { SubqueryRunner } from './types.js';
 import { isGlobalInName, tablesRead } from './analyze.js';
@@ -184,6 +185,12 @@ function positionalColumns(name: string, meta: ColumnMeta[], rows: Record<string
   };
 }
 
+/** joined_subquery_requires_alias, ClickHouse's default 1 unless the query sets it off. */
+function requiresAlias(settings: PlannerSettings): boolean {
+  const v = settings.forward.joined_subquery_requires_alias;
+  return v === undefined || !['0', 'false'].includes(String(v).toLowerCase());
+}
+
 export async function materializeGlobals(
   q: SelectQuery,
   topo: Topology,
@@ -249,6 +256,16 @@ export async function materializeGlobals(
       if (j.table.kind === 'subqueryTable') {
         stmt = j.table.query;
         alias = j.table.alias;
+        // Shipped as a named table, the engines never see the subquery: ClickHouse's alias rule is checked here.
+        if (!alias && requiresAlias(settings))
+          throw errorAt(
+            'QUERY_ERROR',
+            'No alias for subquery or table function in JOIN (set joined_subquery_requires_alias = 0 to disable restriction)',
+            j.table,
+            {
+              clickhouse: { code: 206, name: 'ALIAS_REQUIRED' },
+            },
+          );
       } else if (j.table.kind === 'table') {
         const b = lookupTable(topo, j.table.database ? `${j.table.database}.${j.table.table}` : j.table.table);
         if (!b) return j; // analyze resolved every table; unreachable

@@ -33,6 +33,7 @@ export const PLANNER_KNOBS: ReadonlySet<string> = new Set([
   ...SET_OPERATION_MODE_SETTINGS,
   TABLE_FILTERS_SETTING,
   RESULT_FILTER_SETTING,
+  'timeout_overflow_mode',
 ]);
 
 /** Taken by the planner (settings.ts) with no effect on the answer (how a Distributed table reaches its
@@ -78,7 +79,6 @@ export const isFormatSetting = (n: string): boolean =>
 /** Lift a protection ch-scatter's runtime holds for every query. */
 const PROTECTION = new Set([
   'allow_ddl',
-  'timeout_overflow_mode',
   'max_concurrent_queries_for_user',
   'max_concurrent_queries_for_all_users',
   'allow_introspection_functions',

@@ -47,15 +47,7 @@ const isInitiatorOnly = (n: string): boolean =>
   INITIATOR_ONLY_NAMES.has(n) || INITIATOR_ONLY_PREFIXES.some((p) => n.startsWith(p)) || n.includes('compression');
 
 /** Owned by the runtime (deadline, read-only guard): a user may not set them. */
-const RUNTIME_OWNED = new Set([
-  'readonly',
-  'allow_ddl',
-  'max_execution_time',
-  'timeout_overflow_mode',
-  'max_concurrent_queries_for_user',
-  'skip_unavailable_shards',
-  'allow_introspection_functions',
-]);
+const RUNTIME_OWNED = new Set(['readonly', 'allow_ddl', 'max_concurrent_queries_for_user', 'skip_unavailable_shards', 'allow_introspection_functions']);
 
 export interface PlannerSettings {
   /** What every shard query carries. */
@@ -89,6 +81,8 @@ export interface PlannerSettings {
    * unmerged, which the general path's plan answers (two-stage/cut-unmerged.ts) and the fast path refuses.
    */
   groupByNoMerge: GroupByNoMerge;
+  /** extremes: the answer's min and max rows, computed by the engine that runs the final stage over the whole answer. */
+  extremes: boolean;
 }
 
 export type GroupByNoMerge = 0 | 1 | 2;
@@ -176,6 +170,28 @@ function boolOrUint(name: string, v: SettingValue, node?: Expr): void {
     throw errorAt('BAD_REQUEST', `setting ${name} must be a non-negative integer, not ${JSON.stringify(v)}`, node);
 }
 
+/** Whether merged request settings ask for extremes (checked by resolveSettings when the leaves are planned). */
+export function asksExtremes(settings: Record<string, SettingValue> | undefined): boolean {
+  const v = settings?.extremes;
+  return v !== undefined && boolSetting(v) === true;
+}
+
+/**
+ * max_execution_time in merged request settings, in ms: what it lowers the request's deadline to.
+ * Undefined when absent, 0 (no limit, as in ClickHouse) or not a number of seconds (resolveSettings refuses that).
+ */
+export function executionLimitMs(settings: Record<string, SettingValue> | undefined): number | undefined {
+  const v = settings?.max_execution_time;
+  if (v === undefined || typeof v === 'boolean' || (typeof v === 'string' && !/^\s*\d+(\.\d+)?\s*$/.test(v))) return undefined;
+  const ms = Number(v) * 1000;
+  return Number.isFinite(ms) && ms > 0 ? Math.max(1, Math.floor(ms)) : undefined;
+}
+
+/** timeout_overflow_mode = 'throw' asked for: a shard missing at the deadline fails the query instead of a partial answer. */
+export function timeoutThrows(settings: Record<string, SettingValue> | undefined): boolean {
+  return String(settings?.timeout_overflow_mode ?? '').toLowerCase() === 'throw';
+}
+
 /** The tighter of two limits where 0 means unlimited: a request may lower the operator's limit, never raise it. */
 const tighter = (config: number, asked: number): number => (config === 0 ? asked : asked === 0 ? config : Math.min(config, asked));
 
@@ -201,6 +217,7 @@ export function resolveSettings(
     topCount: defaults.topCount ?? 'exact',
     approximate: 'states',
     groupByNoMerge: 0,
+    extremes: false,
   };
   let preferGlobal = false;
 
@@ -242,12 +259,21 @@ export function resolveSettings(
         // How a Distributed table reaches its shards: no meaning for an answer ch-scatter merges itself.
         boolOrUint(name, value, node);
         continue;
+      case 'max_execution_time':
+        // Lowers the request's one deadline (openQuerySession); every shard gets its own from that deadline.
+        if (executionLimitMs({ [name]: value }) === undefined && Number(value) !== 0)
+          throw errorAt('BAD_REQUEST', `setting max_execution_time must be a non-negative number of seconds, not ${JSON.stringify(value)}`, node);
+        continue;
+      case 'timeout_overflow_mode':
+        // 'break': at the deadline, what arrived, labelled partial; 'throw': a shard missing then fails the query.
+        if (!['throw', 'break'].includes(String(value).toLowerCase())) throw errorAt('BAD_REQUEST', `timeout_overflow_mode must be 'throw' or 'break'`, node);
+        continue;
       case 'distributed_group_by_no_merge':
         out.groupByNoMerge = groupByNoMergeOf(value, node);
         continue;
       case 'extremes':
-        // The min and max rows of the answer: the general path's final stage computes them (the fast path hands it the query).
-        boolOf(name, value, node);
+        // Computed over the whole answer where it is rendered (the final stage), never on a shard.
+        out.extremes = boolOf(name, value, node);
         continue;
       case 'prefer_global_in_and_join':
         preferGlobal = boolOf(name, value, node);

@@ -12,8 +12,6 @@ import { coordinatorSpans, offsetMs, roundToTenth, shardStatOf, skippedStats } f
 import { gatherTree, useTree } from './tree.js';
 import { cursorReplicas, pinCursor } from '../partials/cursor.js';
 import { replicaChanges, replicasRead } from './pinned-paging.js';
-import { ScatterError } from '../errors.js';
-import { extremesAsked } from './plan-inputs.js';
 
 type FallBack<T> = (e: unknown) => Promise<T> | undefined;
 
@@ -31,11 +29,6 @@ export async function planFastPath<T>(
   extra: Pick<PlanOptions, 'queryThenFetchBound'> = {},
 ): Promise<{ plan: QueryPlan } | { answered: T }> {
   try {
-    if (stmt && extremesAsked(s.request.settings, stmt))
-      throw new ScatterError(
-        'UNSUPPORTED',
-        "SETTINGS extremes = 1 on the fast path: its answer has no extremes (the general path's final stage computes them)",
-      );
     return {
       plan: await s.deps.planQuery(stmt ?? sql, s.deps.topo, { ...s.request.planOptions('query', s.runSubquery), exactTopCount: fastTopCount(s), ...extra }),
     };

@@ -4,6 +4,7 @@
 // partial set where the request accepts a partial answer (POST /query: the main answer is then
 // partial too), and INCOMPLETE_RESULT where it never does (/explain, the ClickHouse interface).
 import { ScatterError } from '../errors.js';
+import type { ColumnMeta } from '../clickhouse/port.js';
 import type { QueryPlan, SubqueryRunner } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
 import type { ShardOutcome } from './call-shard.js';
@@ -27,28 +28,52 @@ export interface SubqueryPolicy {
   missingInDetails?: boolean;
 }
 
+/**
+ * A subquery the fast path refuses, run on the general path (its two stages under the same budget);
+ * undefined when the refusal stands.
+ */
+export type GeneralSubquery = (
+  stmt: SelectStatement,
+  self: SubqueryRunner,
+  refusal: unknown,
+) => Promise<{ meta: ColumnMeta[]; rows: Record<string, unknown>[]; missing: MissingShard[] }> | undefined;
+
 export function globalSubqueryRunner(
   base: Omit<GatherInput, 'plan'>,
   planSubquery: (stmt: SelectStatement, self: SubqueryRunner) => Promise<QueryPlan>,
   policy: SubqueryPolicy,
+  general?: GeneralSubquery,
 ): { run: SubqueryRunner; ledger: SubqueryLedger } {
   const ledger: SubqueryLedger = { outcomes: [], missing: [], truncated: [] };
+  const keepMissing = (missing: MissingShard[]) => {
+    if (missing.length > 0 && !policy.partial) {
+      throw new ScatterError(
+        'INCOMPLETE_RESULT',
+        `GLOBAL subquery incomplete: ${missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`,
+        policy.missingInDetails ? { details: { shards: { missing } } } : undefined,
+      );
+    }
+    for (const m of missing) ledger.missing.push({ ...m, subquery: true, message: `GLOBAL subquery: ${m.message}` });
+  };
   const run: SubqueryRunner = async (stmt) => {
-    const g = await gather({ ...base, plan: await planSubquery(stmt, run) });
+    let plan: QueryPlan;
+    try {
+      plan = await planSubquery(stmt, run);
+    } catch (e) {
+      const other = general?.(stmt, run, e);
+      if (!other) throw e;
+      const r = await other;
+      keepMissing(r.missing);
+      return { meta: r.meta, rows: r.rows };
+    }
+    const g = await gather({ ...base, plan });
     ledger.outcomes.push(...g.outcomes);
     const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
     if (big) throw big;
     // The subquery itself is wrong (an unknown column, a type error): ClickHouse's error, never a missing shard.
     const bad = g.outcomes.find(isQueryFailure);
     if (bad) throw queryFailureError(bad, {});
-    if (g.missing.length > 0 && !policy.partial) {
-      throw new ScatterError(
-        'INCOMPLETE_RESULT',
-        `GLOBAL subquery incomplete: ${g.missing.map((m) => `shard ${m.shard} ${m.reason}`).join(', ')}`,
-        policy.missingInDetails ? { details: { shards: { missing: g.missing } } } : undefined,
-      );
-    }
-    for (const m of g.missing) ledger.missing.push({ ...m, subquery: true, message: `GLOBAL subquery: ${m.message}` });
+    keepMissing(g.missing);
     const fin = g.merger.finalize();
     // A subquery cut by 'break' ships an incomplete set: the main answer is partial too.
     for (const t of fin.truncated ?? []) ledger.truncated.push(`GLOBAL subquery: ${t}`);

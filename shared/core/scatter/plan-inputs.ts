@@ -30,12 +30,6 @@ export function twoStageOptionsOf(settings: Record<string, SettingValue>, topo: 
   return { distributedProductMode: productModeOf(settings, topo), ...(noMerge ? { groupByNoMerge: noMerge } : {}) };
 }
 
-/** Whether the request asks for the answer's extremes (the SQL's SETTINGS clause over the request's settings). */
-export function extremesAsked(request: Record<string, SettingValue> | undefined, stmt: SelectStatement): boolean {
-  const v = { ...(request ?? {}), ...clauseSettings(stmt) }.extremes;
-  return v !== undefined && boolSetting(v) === true;
-}
-
 /** The SQL's SETTINGS clause as values (the last one wins, as in ClickHouse). */
 export function clauseSettings(stmt: SelectStatement): Record<string, SettingValue> {
   const out: Record<string, SettingValue> = {};

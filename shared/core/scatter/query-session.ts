@@ -27,6 +27,8 @@ import type { RunDeps } from './query-types.js';
 import { topCountPrepass, type Prepass } from './tput/prepass.js';
 import { fastPathRefused, requestedPath, type QueryPath } from './two-stage/path.js';
 import { clauseSettings, noMergeOf } from './plan-inputs.js';
+import { executionLimitMs } from '../plan/settings.js';
+import { generalSubquery } from './two-stage/general-subquery.js';
 
 /** What a session runs with: the coordinator's ports and state, and the request's arrival. */
 export type SessionDeps = Pick<
@@ -124,7 +126,7 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   const now = deps.now ?? Date.now;
   // The deadline counts from the request's arrival: time spent before this point is the client's too.
   const startedAt = deps.arrivedAt ?? now();
-  const budget = queryBudget(deps.topo, deps, request, startedAt);
+  const budget = queryBudget(deps.topo, deps, { ...request, timeoutMs: timeoutOf(deps, request, settled) }, startedAt);
   const path = request.path ?? requestedPath(request.settings, statement);
   const fanout: Omit<GatherInput, 'plan'> = {
     topo: deps.topo,
@@ -138,11 +140,22 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
     ...(deps.onShard ? { onShard: deps.onShard } : {}),
   };
   // GLOBAL IN / JOIN right-hand sides run once, through this same runtime and deadline.
-  // Unmerged, ClickHouse's initiator runs such a subquery unmerged too; the runner merges, so it refuses.
+  // What the fast path refuses runs on the general path, so the fast path refuses what only its sketches
+  // would answer: a shipped value has no `approximate` label. Unmerged, ClickHouse's initiator runs such a
+  // subquery unmerged too: the general path's unmerged cut, never the fast path's merge.
+  const noMerge = unmerged ? noMergeOf({ ...request.topCountSettings, ...request.settings, ...(settled ? clauseSettings(settled) : {}) }) : 0;
+  const general = generalSubquery(deps, budget, startedAt, (self) => ownRun(request.planOptions('subquery', self)), noMerge);
   const { run, ledger } = globalSubqueryRunner(
     fanout,
-    (stmt, self) => (unmerged ? Promise.reject(unmergedSubquery(stmt)) : deps.planQuery(stmt, deps.topo, request.planOptions('subquery', self))),
+    (stmt, self) =>
+      unmerged
+        ? Promise.reject(unmergedSubquery(stmt))
+        : deps.planQuery(stmt, deps.topo, {
+            ...ownRun(request.planOptions('subquery', self)),
+            ...(deps.planTwoStage ? { exactTopCount: 'general' as const } : {}),
+          }),
     request.subqueries,
+    general,
   );
   return { ...budget, deps, now, startedAt, statement, folds: folded?.notes ?? [], path, request, runSubquery: run, subqueries: ledger, fanout };
 }
@@ -178,7 +191,7 @@ export function prepassOf(s: QuerySession): Promise<Prepass | undefined> {
       hedge: s.hedge,
       hedgeState: deps.hedgeState,
       limiter: s.limiter,
-      planOptions: s.request.planOptions('prepass', s.runSubquery),
+      planOptions: ownRun(s.request.planOptions('prepass', s.runSubquery)),
       ...(deps.onShard ? { onShard: deps.onShard } : {}),
     },
     stmt: statement,
@@ -190,6 +203,25 @@ export function prepassOf(s: QuerySession): Promise<Prepass | undefined> {
   });
 }
 
+/**
+ * The options of a statement run on its own before the answer (a GLOBAL subquery, TPUT's round):
+ * without `extremes`, which shapes the answer the client sees, not the rows these runs hand on.
+ */
+function ownRun(opts: PlanOptions): PlanOptions {
+  if (opts.settings?.extremes === undefined) return opts;
+  const { extremes: _e, ...settings } = opts.settings;
+  return { ...opts, settings };
+}
+
+/**
+ * The request's time budget: its own (timeoutMs, the interface's URL max_execution_time) or the
+ * configured one, lowered by a max_execution_time in its settings or SETTINGS clause, never raised.
+ */
+function timeoutOf(deps: SessionDeps, request: SessionRequest, stmt: SelectStatement | undefined): number | undefined {
+  const asked = executionLimitMs({ ...request.topCountSettings, ...request.settings, ...(stmt ? clauseSettings(stmt) : {}) });
+  return asked === undefined ? request.timeoutMs : Math.min(request.timeoutMs ?? deps.topo.query.timeoutMs, asked);
+}
+
 /** distributed_group_by_no_merge asked for, in the request's settings (either interface's) or the SQL's SETTINGS clause. */
 function unmergedRequest(request: SessionRequest, stmt: SelectStatement): boolean {
   return noMergeOf({ ...request.topCountSettings, ...request.settings, ...clauseSettings(stmt) }) !== 0;
@@ -198,7 +230,7 @@ function unmergedRequest(request: SessionRequest, stmt: SelectStatement): boolea
 function unmergedSubquery(stmt: SelectStatement): ScatterError {
   return errorAt(
     'UNSUPPORTED',
-    'a subquery over a distributed table that runs once before the shards (GLOBAL IN or JOIN, a scalar subquery) under distributed_group_by_no_merge is not supported: ClickHouse would run it unmerged too',
+    'a subquery over a distributed table that runs once before the shards (GLOBAL IN or JOIN, a scalar subquery) under distributed_group_by_no_merge runs unmerged, on the general path, which this deployment lacks',
     stmt.kind === 'union' ? stmt.selects[0] : stmt,
   );
 }

@@ -16,6 +16,7 @@ import { forgetOnUnknownColumn, withTableColumns, type Expanded } from './table-
 import type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat } from './query-types.js';
 import { withContextValues } from '../plan/context-values.js';
 import { atUserPosition } from './query-errors.js';
+import { timeoutThrows } from '../plan/settings.js';
 
 export type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat };
 
@@ -75,7 +76,9 @@ export async function executeQuery(req: QueryRequest, deps: RunDeps, retried = f
 }
 
 async function executeInSession(s: QuerySession, req: QueryRequest, deps: RunDeps): Promise<QueryResponse> {
-  const requireComplete = req.requireComplete ?? deps.topo.query.requireComplete;
+  // timeout_overflow_mode = 'throw': a shard missing at the deadline fails the query, as ClickHouse throws at its timeout.
+  const requireComplete =
+    (req.requireComplete ?? deps.topo.query.requireComplete) || (s.statement !== undefined && timeoutThrows(mergedSettings(req, s.statement)));
   const pre = await prepassOf(s);
   // Round 2 of a top count: the query narrowed to its candidates, on the path below.
   // A wide top-k asked for in two rounds: the query bounded by round one's last sort key.

@@ -14,15 +14,11 @@ export const EXPECTED: Record<string, Expected> = {
   },
   '00224_shard_distributed_aggregation_memory_efficient_and_overflows#2': {
     kind: 'refused',
-    why: "group_by_overflow_mode = 'any' truncates a shard's groups silently; ch-scatter refuses it by design (docs/operations.md), so a partial merge is never labelled complete",
+    why: "group_by_overflow_mode = 'any' cuts each shard's groups and the aggregates of the groups kept, and no shard says whether it did: refused by design (docs/sql-support.md), so such an answer is never labelled complete",
   },
   '00980_shard_aggregation_state_deserialization#1': {
     kind: 'refused',
-    why: 'a scalar subquery over a distributed table runs on the fast path only, which cannot merge groupBitmapState; it does not fall back to the general path yet',
-  },
-  '00613_shard_distributed_max_execution_time#1': {
-    kind: 'refused',
-    why: "max_execution_time and timeout_overflow_mode belong to ch-scatter's deadline (one absolute deadline per request; a late shard makes the answer partial, never silently cut)",
+    why: 'the scalar subquery runs on the general path, but its value is an aggregate state (groupBitmapState), whose bytes the JSON that ships it to the shards cannot carry exactly yet',
   },
   '02346_additional_filters#25': {
     kind: 'differs',

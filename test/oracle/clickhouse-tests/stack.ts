@@ -55,6 +55,7 @@ export async function startChtStack(): Promise<ChtStack> {
       const body = await one.json(toChtLocalNames(sql));
       const answer: Answer = { meta: body.meta.map((m) => ({ name: m.name, type: m.type })), rows: body.data };
       if (body.totals !== undefined) answer.totals = body.totals;
+      if (body.extremes !== undefined) answer.extremes = body.extremes;
       return answer;
     };
     return { stack: stack.value, single: one, reference, inserted, stop };

@@ -8,6 +8,7 @@ export interface JsonBody {
   meta: Array<{ name: string; type: string }>;
   data: Record<string, unknown>[];
   totals?: Record<string, unknown>;
+  extremes?: { min: Record<string, unknown>; max: Record<string, unknown> };
   rows: number;
 }
 

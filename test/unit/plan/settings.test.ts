@@ -1,6 +1,6 @@
 // Settings: merge order, initiator-only stripping, allowlist, refusals, planner-read knobs.
 import { describe, expect, it } from 'vitest';
-import { resolveSettings } from '../../../shared/core/plan/settings.js';
+import { executionLimitMs, resolveSettings, timeoutThrows } from '../../../shared/core/plan/settings.js';
 import { querySchema } from '../../../shared/core/config/schema.js';
 import type { SettingItem } from '../../../shared/core/sql/ast.js';
 import { ScatterError } from '../../../shared/core/errors.js';
@@ -65,8 +65,11 @@ describe('resolveSettings', () => {
       expect(() => resolveSettings(bad, undefined, defaults, {}), JSON.stringify(bad)).toThrow();
   });
 
-  it('extremes: a Bool the general path reads, never forwarded to the shards', () => {
-    expect(resolveSettings({ extremes: 1 }, undefined, defaults, {}).forward).toEqual({});
+  it('reads extremes for the final stage (never forwarded to a shard), as a boolean', () => {
+    expect(resolveSettings({ extremes: 1 }, undefined, defaults, {})).toMatchObject({ extremes: true, forward: {} });
+    expect(resolveSettings({ extremes: 1 }, [item('extremes', '0')], defaults, {}).extremes).toBe(false);
+    expect(resolveSettings({}, undefined, defaults, {}).extremes).toBe(false);
+    expect(refused(() => resolveSettings({ extremes: 'yes' }, undefined, defaults, {})).code).toBe('BAD_REQUEST');
     expect(refused(() => resolveSettings({ extremes: 'on' }, undefined, defaults, {})).code).toBe('BAD_REQUEST');
   });
 
@@ -158,13 +161,29 @@ describe('resolveSettings', () => {
     }
     const e = refused(() => resolveSettings({}, [item('read_overflow_mode', 'break', 'string')], defaults, {}));
     expect(e.position).toEqual({ line: 1, column: 40 });
-    // result_overflow_mode and timeout_overflow_mode never reach a shard either.
+    // result_overflow_mode never reaches a shard either.
     expect(refused(() => resolveSettings({ result_overflow_mode: 'break' }, undefined, defaults, {})).code).toBe('UNSUPPORTED');
-    expect(refused(() => resolveSettings({ timeout_overflow_mode: 'break' }, undefined, defaults, {})).code).toBe('UNSUPPORTED');
+  });
+
+  it('reads max_execution_time and timeout_overflow_mode for the deadline, never forwarding them', () => {
+    for (const v of [1, '1.5', 0, '0'])
+      expect(resolveSettings({ max_execution_time: v, timeout_overflow_mode: 'break' }, undefined, defaults, {}).forward).toEqual({});
+    expect(resolveSettings({}, [item('timeout_overflow_mode', 'throw', 'string')], defaults, {}).forward).toEqual({});
+    for (const v of [-1, 'soon', true]) expect(refused(() => resolveSettings({ max_execution_time: v }, undefined, defaults, {})).code).toBe('BAD_REQUEST');
+    const e = refused(() => resolveSettings({}, [item('timeout_overflow_mode', 'any', 'string')], defaults, {}));
+    expect([e.code, e.position]).toEqual(['BAD_REQUEST', { line: 1, column: 40 }]);
+    expect([executionLimitMs({ max_execution_time: 1.5 }), executionLimitMs({ max_execution_time: '2' }), executionLimitMs({ max_execution_time: 0 })]).toEqual(
+      [1500, 2000, undefined],
+    );
+    expect([timeoutThrows({ timeout_overflow_mode: 'THROW' }), timeoutThrows({ timeout_overflow_mode: 'break' }), timeoutThrows({})]).toEqual([
+      true,
+      false,
+      false,
+    ]);
   });
 
   it('refuses runtime-owned settings by name, with the position of the SETTINGS value', () => {
-    for (const name of ['readonly', 'allow_ddl', 'max_execution_time']) {
+    for (const name of ['readonly', 'allow_ddl', 'max_concurrent_queries_for_user']) {
       const e = refused(() => resolveSettings({}, [item(name, '0')], defaults, {}));
       expect(e.code).toBe('UNSUPPORTED');
       expect(e.message).toContain(name);

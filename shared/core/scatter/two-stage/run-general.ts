@@ -12,9 +12,9 @@ import { checkEngineOptions } from '../../plan/file-access.js';
 import type { ColumnMeta, ExternalTable, SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
-import { boolSetting } from '../../clickhouse/setting-truth.js';
 import { planQueryWith } from '../../plan/build.js';
 import { tokenize } from '../../sql/lexer.js';
+import { asksExtremes } from '../../plan/settings.js';
 import type { StageLeaf, TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js';
 import type { StatisticsSource } from '../../plan/statistics.js';
@@ -196,13 +196,9 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const stageOneAt = deadline.at - finalStageReserveMs(deadline.budgetMs);
 
   const format = opts.format ?? JSON_FINAL_FORMAT;
-  // The JSON API's extremes: the final stage computes them over the answer, as ClickHouse's initiator does.
-  const extremes = !opts.format && opts.settings?.extremes !== undefined && boolSetting(opts.settings.extremes) === true;
-  const settings: Record<string, SettingValue> = {
-    ...forward,
-    ...(opts.format ? (opts.formatSettings ?? {}) : JSON_FINAL_SETTINGS),
-    ...(extremes ? { extremes: 1 } : {}),
-  };
+  const settings: Record<string, SettingValue> = { ...forward, ...(opts.format ? (opts.formatSettings ?? {}) : JSON_FINAL_SETTINGS) };
+  // extremes: min and max over the whole answer, by the engine that renders it (never the shards).
+  if (asksExtremes(opts.settings)) settings.extremes = 1;
   const stageInput: Omit<StageOneInput, 'leaves' | 'keep'> = {
     topo,
     invoker: deps.invoker,

@@ -1,0 +1,67 @@
+// A GLOBAL IN / JOIN right side or a scalar subquery that the fast path refuses (an aggregate it
+// cannot merge, a window function, ...; any, under distributed_group_by_no_merge, which it cuts unmerged
+// as the main query), run once on the general path instead: the same two-stage
+// planner and runtime as a main query, under the request's one deadline, in-flight cap and hedge policy.
+// Its rows reach the shards as JSON, so a value JSON cannot carry exactly (an aggregate state's bytes,
+// bytes that are not UTF-8) is refused rather than shipped altered.
+import { ScatterError } from '../../errors.js';
+import type { PlanOptions } from '../../plan/types.js';
+import type { GroupByNoMerge } from '../../plan/settings.js';
+import type { QueryBudget } from '../query-budget.js';
+import type { GeneralSubquery } from '../global-subquery.js';
+import type { RunDeps } from '../query-types.js';
+import { twoStageOptionsOf } from '../plan-inputs.js';
+import { fastPathRefused } from './path.js';
+import { runGeneralQuery } from './run-general.js';
+
+type Deps = Pick<RunDeps, 'topo' | 'invoker' | 'hedgeState' | 'queryId' | 'planTwoStage' | 'onShard' | 'now'>;
+
+export function generalSubquery(
+  deps: Deps,
+  budget: QueryBudget,
+  startedAt: number,
+  options: (self: Parameters<GeneralSubquery>[1]) => PlanOptions,
+  noMerge: GroupByNoMerge,
+): GeneralSubquery {
+  return (stmt, self, refusal) => {
+    const planTwoStage = deps.planTwoStage;
+    if (!planTwoStage || !fastPathRefused(refusal)) return undefined;
+    return (async () => {
+      const opts = options(self);
+      const settings = opts.settings ?? {};
+      const plan = planTwoStage(stmt, deps.topo, { ...twoStageOptionsOf(settings, deps.topo), ...(noMerge ? { groupByNoMerge: noMerge } : {}) });
+      const r = await runGeneralQuery(
+        {
+          topo: deps.topo,
+          invoker: deps.invoker,
+          hedgeState: deps.hedgeState,
+          queryId: deps.queryId,
+          ...(deps.now ? { now: deps.now } : {}),
+          ...(deps.onShard ? { onShard: deps.onShard } : {}),
+        },
+        plan,
+        {
+          deadline: budget.deadline,
+          startedAt,
+          hedge: budget.hedge,
+          limiter: budget.limiter,
+          settings,
+          requireComplete: false,
+          runSubquery: self,
+          ...(opts.distributedProductMode ? { distributedProductMode: opts.distributedProductMode } : {}),
+          ...(opts.statistics ? { statistics: opts.statistics } : {}),
+        },
+      );
+      const meta = r.meta!;
+      const state = meta.find((m) => m.type.includes('AggregateFunction('));
+      if (state || JSON.stringify(r.data).includes('\uFFFD'))
+        throw new ScatterError(
+          'UNSUPPORTED',
+          `a subquery over a distributed table that runs once before the shards answers ${state ? `an aggregate state (${state.type})` : 'bytes that are not UTF-8'}, ` +
+            'which cannot travel to the shards exactly yet; the fast path refused it: ' +
+            (refusal as ScatterError).message,
+        );
+      return { meta, rows: r.data!, missing: r.missing };
+    })();
+  };
+}
