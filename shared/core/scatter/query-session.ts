@@ -144,7 +144,19 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   // would answer: a shipped value has no `approximate` label. Unmerged, ClickHouse's initiator runs such a
   // subquery unmerged too: the general path's unmerged cut, never the fast path's merge.
   const noMerge = unmerged ? noMergeOf({ ...request.topCountSettings, ...request.settings, ...(settled ? clauseSettings(settled) : {}) }) : 0;
-  const general = generalSubquery(deps, budget, startedAt, (self) => ownRun(request.planOptions('subquery', self)), noMerge);
+  // The outer SETTINGS clause holds for its subqueries too, as in ClickHouse (the fast path's subquery SQL
+  // carries its own clause; the general path's final stage would not see the outer one).
+  const outer = settled ? clauseSettings(settled) : {};
+  const general = generalSubquery(
+    deps,
+    budget,
+    startedAt,
+    (self) => {
+      const o = request.planOptions('subquery', self);
+      return ownRun({ ...o, settings: { ...o.settings, ...outer } });
+    },
+    noMerge,
+  );
   const { run, ledger } = globalSubqueryRunner(
     fanout,
     (stmt, self) =>

@@ -28,8 +28,4 @@ export const EXPECTED: Record<string, Expected> = {
     kind: 'differs',
     why: "the single chdb node (26.7) fails on an IN subquery inside additional_result_filter with 49 LOGICAL_ERROR (Not-ready Set), an engine bug; ClickHouse's .reference answers it, and ch-scatter answers as the reference does",
   },
-  '00850_global_join_dups#1': {
-    kind: 'refused',
-    why: 'the GLOBAL JOIN subquery reads subqueries in FROM, which only the general path runs, and a GLOBAL subquery runs on the fast path only',
-  },
 };
