@@ -10,6 +10,7 @@ import { fileFormatError } from '../plan/file-access.js';
 import { settingFate } from '../plan/setting-fate.js';
 import { backquote } from '../sql/quote.js';
 import { ChHttpError } from './exception.js';
+import { splitTopLevel } from './native-columns.js';
 import type { RawQuery } from './types.js';
 
 /** One external table as the request declared it. */
@@ -41,26 +42,8 @@ export function isExternalParam(name: string, files: ReadonlyMap<string, Buffer>
 
 /** The columns of `<name>_structure`: `name Type` entries separated by commas outside parentheses and quotes. */
 export function parseStructure(text: string): ColumnMeta[] {
-  const entries: string[] = [];
-  let depth = 0;
-  let quote: string | undefined;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote) {
-      if (c === '\\') i++;
-      else if (c === quote) quote = undefined;
-    } else if (c === "'" || c === '`' || c === '"') quote = c;
-    else if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if (c === ',' && depth === 0) {
-      entries.push(text.slice(start, i));
-      start = i + 1;
-    }
-    if (depth < 0) break;
-  }
-  entries.push(text.slice(start));
-  if (depth !== 0 || quote) throw structureError(text, 'unbalanced parentheses or quotes');
+  const entries = splitTopLevel(text);
+  if (!entries) throw structureError(text, 'unbalanced parentheses or quotes');
   return entries.map((raw) => {
     const e = raw.trim();
     const m = /^(?:`((?:[^`\\]|\\.)+)`|([A-Za-z_][A-Za-z0-9_]*))\s+(\S[\s\S]*)$/.exec(e);

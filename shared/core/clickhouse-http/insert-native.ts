@@ -9,6 +9,7 @@ import type { ShardingKey } from '../config/schema.js';
 import type { ByteInsert, ByteRow } from '../router/insert-data.js';
 import type { KeyValue } from '../sharding/types.js';
 import { ChHttpError } from './exception.js';
+import { varUInt } from './native-revision.js';
 import { elementType, fixedWidth, HAS_ADDITIONAL_KEYS, NativeCursor, NEED_GLOBAL_DICTIONARY, parseType, skipPrefix } from './native-columns.js';
 
 /** A column's data, able to write the data of chosen rows (in that order) as Native writes it. */
@@ -144,17 +145,6 @@ interface NativeColumn {
 export interface NativeBlock {
   rows: number;
   columns: NativeColumn[];
-}
-
-function varUInt(n: number): Buffer {
-  const out: number[] = [];
-  do {
-    let x = n % 128;
-    n = Math.floor(n / 128);
-    if (n) x |= 0x80;
-    out.push(x);
-  } while (n);
-  return Buffer.from(out);
 }
 
 /** The blocks of an INSERT's Native data, each column read into its streams. */

@@ -9,8 +9,11 @@ export interface TypeNode {
   args: string[];
 }
 
-/** Top-level parts of a comma-separated argument list (quotes and brackets respected). */
-function splitArgs(s: string): string[] {
+/**
+ * Top-level parts of a comma-separated list (quotes and brackets respected), untrimmed; undefined when
+ * its parentheses or quotes do not balance. Also reads external data's `<name>_structure`.
+ */
+export function splitTopLevel(s: string): string[] | undefined {
   const out: string[] = [];
   let depth = 0;
   let quote: string | undefined;
@@ -22,15 +25,22 @@ function splitArgs(s: string): string[] {
       else if (c === quote) quote = undefined;
     } else if (c === "'" || c === '`' || c === '"') quote = c;
     else if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if (c === ',' && depth === 0) {
-      out.push(s.slice(start, i).trim());
+    else if (c === ')') {
+      if (--depth < 0) return undefined;
+    } else if (c === ',' && depth === 0) {
+      out.push(s.slice(start, i));
       start = i + 1;
     }
   }
-  const last = s.slice(start).trim();
-  if (last !== '' || out.length > 0) out.push(last);
+  if (depth !== 0 || quote) return undefined;
+  out.push(s.slice(start));
   return out;
+}
+
+/** A type's arguments, trimmed (none for `()`). */
+function splitArgs(s: string): string[] {
+  const parts = (splitTopLevel(s) ?? [s]).map((p) => p.trim());
+  return parts.length === 1 && parts[0] === '' ? [] : parts;
 }
 
 export function parseType(t: string): TypeNode {

@@ -32,7 +32,8 @@ function blockInfo(revision: number): Buffer {
   return Buffer.from(revision >= REVISION.outOfOrderBuckets ? [...base, 0x03, 0x00, 0x00] : [...base, 0x00]);
 }
 
-function varUInt(n: number): Buffer {
+/** ClickHouse's VarUInt (LEB128): Native's row counts and string lengths. */
+export function varUInt(n: number): Buffer {
   const out: number[] = [];
   do {
     let b = n % 128;
