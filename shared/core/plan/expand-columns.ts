@@ -11,6 +11,7 @@ import type { TableColumn } from '../clickhouse/describe-columns.js';
 import { errorAt } from './position.js';
 import { hasAggregate } from './two-stage/cut-common.js';
 import { lookupTable, refName } from './tables.js';
+import { type JoinSource, resolveJoinColumns } from './join-columns.js';
 
 /** The ordinary columns of a distributed table (`db.table`), or undefined when they are not known. */
 export type ColumnsOf = (distributed: string) => readonly TableColumn[] | undefined;
@@ -19,7 +20,7 @@ export type ColumnsOf = (distributed: string) => readonly TableColumn[] | undefi
 export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): string[] {
   const out = new Set<string>();
   forEachSelect(stmt, (q) => {
-    if (!needsExpansion(q)) return;
+    if (!needsExpansion(q) && !resolvesJoin(q)) return;
     for (const t of tablesOf(q)) {
       const b = t.kind === 'table' ? lookupTable(topo, refName(t)) : undefined;
       if (b) out.add(b.distributed);
@@ -53,6 +54,9 @@ function walkExprs(q: SelectQuery, fn: (e: Expr) => void): void {
 const tablesOf = (q: SelectQuery): TableExpr[] => (q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []);
 const isModified = (c: Expr) => c.kind === 'asterisk' && (c.regexp !== undefined || c.except !== undefined || c.replace !== undefined);
 
+/** A JOIN whose column references are spelled one way once its tables' columns are known (join-columns.ts). */
+const resolvesJoin = (q: SelectQuery): boolean => (q.from?.joins.length ?? 0) > 0 && !q.from?.arrayJoin;
+
 /** A `*` the plan cannot carry as it is, or a modifier only the columns can resolve. */
 function needsExpansion(q: SelectQuery): boolean {
   if (q.columns.some(isModified)) return true;
@@ -70,10 +74,15 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Se
     q = { ...q, from: { ...q.from, table: inTable(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: inTable(j.table) })) } };
   }
   let columns = q.columns;
+  const sources = needsExpansion(q) || resolvesJoin(q) ? sourcesOf(q, topo, columnsOf) : undefined;
   if (needsExpansion(q)) {
-    const sources = sourcesOf(q, topo, columnsOf);
     if (!sources) return q;
     columns = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, sources, sources.length > 1) : [c]));
+  }
+  if (sources && resolvesJoin(q)) {
+    const resolved = resolveJoinColumns({ ...q, columns }, sources);
+    q = resolved;
+    columns = resolved.columns;
   }
   // GROUP BY ALL needs the columns only when the SELECT list has a `*` to spell out first.
   if (q.groupByAll && columns.some((c) => c.kind === 'asterisk')) return q;
@@ -100,13 +109,7 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Se
   return out;
 }
 
-interface Source {
-  /** How its columns are qualified over a JOIN: the alias, else the table's name. */
-  qualifier: string;
-  /** Every name it may be called by in `t.*`. */
-  names: string[];
-  columns: readonly TableColumn[];
-}
+type Source = JoinSource;
 
 /** Each table's columns in FROM order, or undefined when one is not known (the planner then refuses as before). */
 function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Source[] | undefined {
@@ -121,6 +124,11 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Source
       out.push({ qualifier: t.alias, names: [t.alias], columns: outputNames(s).map((name) => ({ name, type: '' })) });
       continue;
     }
+    const constant = t.kind === 'tableFunction' && t.alias !== undefined ? CONSTANT_COLUMNS[t.name.toLowerCase()] : undefined;
+    if (constant) {
+      out.push({ qualifier: t.alias!, names: [t.alias!], columns: [{ name: constant }] });
+      continue;
+    }
     if (t.kind !== 'table') return undefined;
     const b = lookupTable(topo, refName(t));
     const columns = b && columnsOf(b.distributed);
@@ -130,6 +138,9 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Source
   }
   return out.length ? out : undefined;
 }
+
+/** The one column of a constant table function (constant-tables.ts), by function. */
+const CONSTANT_COLUMNS: Record<string, string> = { numbers: 'number', numbers_mt: 'number', zeros: 'zero', zeros_mt: 'zero' };
 
 function expandAsterisk(a: Asterisk, sources: Source[], joined: boolean): Expr[] {
   const qualifier = a.table?.join('.');
@@ -152,11 +163,8 @@ function expandAsterisk(a: Asterisk, sources: Source[], joined: boolean): Expr[]
       const by = replace.get(c.name);
       if (by) out.push({ ...by, alias: c.name } as Expr);
       else if (!joined) out.push(ref([c.name], a));
-      else {
-        // ClickHouse names a column of `t.*` with its qualifier where another table of the JOIN has that name too.
-        const shared = qualifier !== undefined && sources.some((o) => o !== s && o.columns.some((x) => x.name === c.name));
-        out.push(shared ? { ...ref([s.qualifier, c.name], a), alias: `${s.qualifier}.${c.name}` } : ref([s.qualifier, c.name], a));
-      }
+      // Over a JOIN, qualified: join-columns.ts spells and names it as ClickHouse does.
+      else out.push(ref([s.qualifier, c.name], a));
     }
   // ClickHouse: a matcher that matches nothing leaves an empty SELECT list, which it refuses.
   if (!out.length) throw errorAt('QUERY_ERROR', 'the column matcher matches no column of the table (ClickHouse: empty list of columns in SELECT query)', a);

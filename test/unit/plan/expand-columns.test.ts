@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseTopology } from '../../../shared/core/config/load.js';
 import { expandColumns, tablesNeedingColumns } from '../../../shared/core/plan/expand-columns.js';
 import { parseSelect, printSelect } from '../../../shared/core/sql/index.js';
+import { outputNames } from '../../../shared/core/sql/names.js';
 
 const topo = parseTopology({
   cluster: 'c',
@@ -49,17 +50,33 @@ describe('spelled out', () => {
       "SELECT COLUMNS('^(k|value)$') REPLACE (value % 3 AS value), count() FROM db.dist GROUP BY ALL",
       'SELECT k, value % 3 AS value, count() FROM db.dist GROUP BY k, value',
     ],
-    // Over a JOIN: each table's columns, qualified; `b.*` names a shared column with its qualifier.
+    // Over a JOIN: each table's columns, spelled one way (join-columns.ts): bare for the first table that
+    // has the name, qualified for a later one that shares it.
     [
       'SELECT * FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k',
-      'SELECT a.k, a.site, a.value, a.status, b.k, b.label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k',
+      'SELECT k, site, value, status, b.k, label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k',
     ],
     [
       'SELECT b.*, count() FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k GROUP BY ALL',
-      'SELECT b.k AS `b.k`, b.label, count() FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k GROUP BY b.k, b.label',
+      'SELECT b.k, label, count() FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k GROUP BY b.k, label',
+    ],
+    // The qualified and the bare name of one column are one expression; an alias's name keeps the column qualified.
+    [
+      'SELECT b.label, label, a.site, upper(b.k) AS site FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k WHERE site = 1',
+      'SELECT label, label, a.site, upper(b.k) AS site FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k WHERE site = 1',
     ],
   ];
   for (const [sql, want] of cases) it(sql, () => expect(expand(sql)).toBe(want));
+
+  // ClickHouse names a later table's column that an earlier table has too by its qualifier, inside expressions too.
+  it('names over a JOIN', () => {
+    const q = expandColumns(
+      parseSelect('SELECT *, upper(b.k), upper(label) FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k'),
+      topo,
+      (t) => COLUMNS[t as keyof typeof COLUMNS],
+    );
+    expect(q.kind === 'select' && outputNames(q)).toEqual(['k', 'site', 'value', 'status', 'b.k', 'label', 'upper(b.k)', 'upper(label)']);
+  });
 
   it('a plain SELECT * is left to the planner, which carries it whole', () => {
     expect(tablesNeedingColumns(parseSelect('SELECT * FROM db.dist WHERE k = 1'), topo)).toEqual([]);
