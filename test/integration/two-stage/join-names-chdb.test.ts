@@ -1,0 +1,109 @@
+// SELECT lists over a two-table JOIN (`*`, `t.*`, qualified and bare names of one column, aliases,
+// expressions), on both paths over three chdb shards, each compared with one chdb engine holding every
+// row: the same column names, types and rows, or an error where ClickHouse refuses the query.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runQuery } from '../../../shared/core/scatter/run-query.js';
+import { createTableColumns } from '../../../shared/core/scatter/table-columns.js';
+import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
+import { demoRunDeps, startDemoChdb, type DemoChdb } from '../../support/demo-chdb.js';
+import { JSON_SETTINGS, expectSameAnswer } from './cases.js';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+const D = DEMO_TABLE;
+let demo: DemoChdb;
+
+beforeAll(async () => {
+  demo = await startDemoChdb({ rows: 3000 });
+}, 120_000);
+afterAll(async () => {
+  await demo?.cluster.stop();
+});
+
+const columns = createTableColumns();
+type Answer = { meta: unknown; data: Record<string, unknown>[] } | { error: string };
+
+async function reference(sql: string): Promise<Answer> {
+  try {
+    const r = await demo.cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
+    const doc = JSON.parse(r.bytes.toString('utf8'));
+    return { meta: doc.meta, data: doc.data };
+  } catch (e) {
+    return { error: String(e) };
+  }
+}
+
+/** ClickHouse's answer, or its refusal: never a different answer, never an answer to what it refuses. */
+async function expectAsReference(sql: string, path: 'general' | 'fast'): Promise<void> {
+  const want = await reference(sql);
+  const r = await runQuery({ sql, settings: { ch_scatter_path: path } }, demoRunDeps(demo, 'q-join-names', { tableColumns: columns }));
+  const body = r.body as Record<string, any>;
+  if ('error' in want) {
+    expect(r.status, `${path}: ${sql} answers what ClickHouse refuses (${want.error.slice(0, 200)})`).toBeGreaterThanOrEqual(400);
+    return;
+  }
+  expect(r.status, `${path}: ${sql}: ${JSON.stringify(body).slice(0, 400)}`).toBe(200);
+  expect(body.partial).toBe(false);
+  expectSameAnswer(body, want, { name: `${path}: ${sql}`, sql } as never);
+}
+
+// The right-hand tables: a subquery over the distributed table, the distributed table itself, a constant table.
+const RIGHT = {
+  subquery: {
+    table: `(SELECT sensor, ts, site AS label, status FROM ${D} WHERE status = 500) AS b`,
+    on: 'a.sensor = b.sensor AND a.ts = b.ts',
+    cols: ['sensor', 'ts', 'label', 'status'],
+  },
+  distributed: { table: `${D} AS b`, on: 'a.sensor = b.sensor AND a.ts = b.ts', cols: ['ts', 'sensor', 'site', 'metric', 'value', 'status'] },
+  constant: { table: '(SELECT number AS status, toString(number) AS label FROM numbers(600)) AS b', on: 'a.status = b.status', cols: ['status', 'label'] },
+} as const;
+const LEFT_COLS = ['ts', 'sensor', 'site', 'metric', 'value', 'status'];
+
+const sqlOf = (right: keyof typeof RIGHT, items: string[]) =>
+  `SELECT ${items.join(', ')} FROM ${D} AS a GLOBAL JOIN ${RIGHT[right].table} ON ${RIGHT[right].on} ORDER BY a.ts, a.sensor LIMIT 4`;
+
+describe('a JOIN of a distributed table: names as ClickHouse names them', () => {
+  const fixed: [keyof typeof RIGHT, string[]][] = [
+    ['subquery', ['b.*', 'value']],
+    ['subquery', ['b.label', 'label']],
+    ['distributed', ['b.site', 'site']],
+    ['distributed', ['b.*', 'value', 'upper(b.site)', 'upper(site)']],
+    ['constant', ['b.label', 'label', 'b.*', 'a.status']],
+  ];
+  for (const path of ['general', 'fast'] as const)
+    for (const [right, items] of fixed) it(`${path}: ${sqlOf(right, items)}`, () => expectAsReference(sqlOf(right, items), path));
+
+  it('the qualified and the bare name of a grouped column are one key', async () => {
+    const sql = `SELECT a.site, site, count() AS c FROM ${D} AS a GLOBAL JOIN ${RIGHT.subquery.table} ON ${RIGHT.subquery.on} GROUP BY a.site ORDER BY site`;
+    await expectAsReference(sql, 'general');
+  });
+
+  it('property: mixed SELECT lists over each kind of right-hand table', async () => {
+    const item = (right: keyof typeof RIGHT) => {
+      const rc = RIGHT[right].cols;
+      const any = [...new Set([...LEFT_COLS, ...rc])];
+      return fc.oneof(
+        fc.constantFrom('*', 'a.*', 'b.*'),
+        fc.constantFrom(...LEFT_COLS).map((c) => `a.${c}`),
+        fc.constantFrom(...rc).map((c) => `b.${c}`),
+        fc.constantFrom(...any),
+        fc.constantFrom(...rc.map((c) => `toString(b.${c})`), ...any.map((c) => `toString(${c})`), 'a.value + 1', `length(b.${rc[1]})`),
+      );
+    };
+    const query = fc.constantFrom(...(Object.keys(RIGHT) as (keyof typeof RIGHT)[])).chain((right) =>
+      fc.record({
+        right: fc.constant(right),
+        items: fc.array(fc.tuple(item(right), fc.boolean()), { minLength: 1, maxLength: 5 }),
+        path: fc.constantFrom('general' as const, 'fast' as const),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(query, async ({ right, items, path }) => {
+        // Some items aliased (x0, x1, ...), never `*`: an alias names one expression.
+        const list = items.map(([e, aliased], i) => (aliased && !e.endsWith('*') ? `${e} AS x${i}` : e));
+        await expectAsReference(sqlOf(right, list), path);
+      }),
+      { numRuns: 60 },
+    );
+  }, 600_000);
+});
