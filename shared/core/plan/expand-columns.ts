@@ -11,7 +11,7 @@ import type { TableColumn } from '../clickhouse/describe-columns.js';
 import { errorAt } from './position.js';
 import { hasAggregate } from './two-stage/cut-common.js';
 import { lookupTable, refName } from './tables.js';
-import { type JoinSource, resolveJoinColumns } from './join-columns.js';
+import { type JoinSource, resolveColumns } from './join-columns.js';
 
 /** The ordinary columns of a distributed table (`db.table`), or undefined when they are not known. */
 export type ColumnsOf = (distributed: string) => readonly TableColumn[] | undefined;
@@ -77,13 +77,12 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Se
   const sources = needsExpansion(q) || resolvesJoin(q) ? sourcesOf(q, topo, columnsOf) : undefined;
   if (needsExpansion(q)) {
     if (!sources) return q;
-    columns = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, sources, sources.length > 1) : [c]));
+    // Qualified, so no alias of the list captures them: resolveColumns spells and names them as ClickHouse does.
+    const qualified = !q.from?.arrayJoin || sources.length > 1;
+    columns = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, sources, qualified) : [c]));
   }
-  if (sources && resolvesJoin(q)) {
-    const resolved = resolveJoinColumns({ ...q, columns }, sources);
-    q = resolved;
-    columns = resolved.columns;
-  }
+  q = resolveColumns(columns === q.columns ? q : { ...q, columns }, sources);
+  columns = q.columns;
   // GROUP BY ALL needs the columns only when the SELECT list has a `*` to spell out first.
   if (q.groupByAll && columns.some((c) => c.kind === 'asterisk')) return q;
   if (columns === q.columns && !q.groupByAll) return q;
@@ -142,7 +141,7 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Source
 /** The one column of a constant table function (constant-tables.ts), by function. */
 const CONSTANT_COLUMNS: Record<string, string> = { numbers: 'number', numbers_mt: 'number', zeros: 'zero', zeros_mt: 'zero' };
 
-function expandAsterisk(a: Asterisk, sources: Source[], joined: boolean): Expr[] {
+function expandAsterisk(a: Asterisk, sources: Source[], qualified: boolean): Expr[] {
   const qualifier = a.table?.join('.');
   const from = qualifier === undefined ? sources : sources.filter((s) => s.names.includes(qualifier));
   if (!from.length) throw errorAt('QUERY_ERROR', `${qualifier}.* names no table of this SELECT`, a);
@@ -162,8 +161,7 @@ function expandAsterisk(a: Asterisk, sources: Source[], joined: boolean): Expr[]
       if (except.has(c.name) || (re && !re.test(c.name))) continue;
       const by = replace.get(c.name);
       if (by) out.push({ ...by, alias: c.name } as Expr);
-      else if (!joined) out.push(ref([c.name], a));
-      // Over a JOIN, qualified: join-columns.ts spells and names it as ClickHouse does.
+      else if (!qualified) out.push(ref([c.name], a));
       else out.push(ref([s.qualifier, c.name], a));
     }
   // ClickHouse: a matcher that matches nothing leaves an empty SELECT list, which it refuses.

@@ -1,10 +1,13 @@
-// Column references over a JOIN, resolved as ClickHouse's analyzer resolves them, once the tables'
-// columns are known (expand-columns.ts): each reference to one table's column is spelled one way, so
-// `b.label` and `label` are the same expression to the planner (one stage column, one GROUP BY key),
-// and a later table's column whose name an earlier table has too is named `b.site`, as ClickHouse
-// names it (`upper(b.site)`, but `upper(label)` where only b has a label).
+// Column references resolved as ClickHouse's analyzer resolves them, once the tables' columns are
+// known (expand-columns.ts): each reference to one table's column is spelled one way, so `b.label`
+// and `label` are the same expression to the planner (one stage column, one GROUP BY key). ClickHouse
+// names a column `b.site` (inside expressions too) where an earlier table of the JOIN has a site, or
+// where an alias of the SELECT is called site; else by its name (`upper(label)`).
 import type { ColumnRef, Expr, SelectQuery } from '../sql/ast.js';
-import { type Clause, exprsOfSelect, mapClausesShared, rewriteExpr, walkExpr } from '../sql/visit.js';
+import { qualifiersOf } from '../sql/names.js';
+import { errorAt } from './position.js';
+import { stripAliases } from './two-stage/aliases.js';
+import { type Clause, equalExpr, exprsOfSelect, mapClausesShared, rewriteExpr, walkExpr } from '../sql/visit.js';
 
 const RESOLVED = new Set<Clause>(['distinctOn', 'columns', 'prewhere', 'where', 'groupBy', 'having', 'window', 'qualify', 'orderBy', 'limitBy']);
 
@@ -16,9 +19,14 @@ export interface JoinSource {
   columns: readonly { name: string }[];
 }
 
-/** The query with each column reference of the JOIN's tables spelled one way; as written without a JOIN or with ARRAY JOIN. */
-export function resolveJoinColumns(q: SelectQuery, sources: readonly JoinSource[]): SelectQuery {
-  if (!q.from?.joins.length || q.from.arrayJoin || sources.length < 2) return q;
+/**
+ * The query with each column reference spelled one way and named as ClickHouse names it. Without the
+ * tables' columns, only what needs none: `t.c` in the SELECT list, where an alias of the list is c.
+ * As written with ARRAY JOIN (its names are columns of their own).
+ */
+export function resolveColumns(q: SelectQuery, sources: readonly JoinSource[] | undefined): SelectQuery {
+  if (!q.from || q.from.arrayJoin) return q;
+  if (!sources) return nameQualified(q);
   // A name an alias of this SELECT gives wins over a column of that name: such a column keeps its qualifier.
   const aliases = new Set<string>();
   for (const { expr } of exprsOfSelect(q))
@@ -41,7 +49,7 @@ export function resolveJoinColumns(q: SelectQuery, sources: readonly JoinSource[
     if (!t) return undefined;
     const first = holders(t.c)[0] === t.s;
     const out: ColumnRef = { kind: 'column', parts: first && !aliases.has(t.c) ? [t.c] : [t.s.qualifier, t.c] };
-    if (!first) out.nameAs = `${t.s.qualifier}.${t.c}`;
+    if (!first || aliases.has(t.c)) out.nameAs = `${t.s.qualifier}.${t.c}`;
     if (x.pos) out.pos = x.pos;
     if (x.alias !== undefined) out.alias = x.alias;
     return out;
@@ -55,5 +63,39 @@ export function resolveJoinColumns(q: SelectQuery, sources: readonly JoinSource[
     });
   const none = new Set<string>();
   // ON and USING keep their spelling: there a bare name of both tables is ambiguous.
-  return mapClausesShared(q, (e, clause) => (RESOLVED.has(clause) ? resolve(e, none) : e));
+  const out = mapClausesShared(q, (e, clause) => (RESOLVED.has(clause) ? resolve(e, none) : e));
+  refuseTwoMeanings(out);
+  return out;
+}
+
+/** ClickHouse refuses one alias given to two different expressions (179); resolved, equal columns are spelled alike. */
+function refuseTwoMeanings(q: SelectQuery): void {
+  const seen = new Map<string, Expr>();
+  for (const { clause, expr } of exprsOfSelect(q)) {
+    if (!RESOLVED.has(clause)) continue;
+    walkExpr(expr, (e) => {
+      if (e.alias === undefined) return e.kind !== 'lambda';
+      const before = seen.get(e.alias);
+      if (before === undefined) seen.set(e.alias, e);
+      else if (!equalExpr(stripAliases(before), stripAliases(e)))
+        throw errorAt('QUERY_ERROR', `Multiple expressions for alias ${e.alias}`, e, { clickhouse: { code: 179, name: 'MULTIPLE_EXPRESSIONS_FOR_ALIAS' } });
+      return e.kind !== 'lambda';
+    });
+  }
+}
+
+function nameQualified(q: SelectQuery): SelectQuery {
+  const aliases = new Set(q.columns.map((c) => c.alias).filter((a): a is string => a !== undefined));
+  if (!aliases.size) return q;
+  const quals = qualifiersOf(q);
+  const named = (e: Expr): Expr =>
+    rewriteExpr(e, (x) => {
+      if (x.kind === 'subquery') return x;
+      if (x.kind !== 'column' || x.parts.length < 2 || x.parts.length > 3 || !aliases.has(x.parts[x.parts.length - 1]!)) return undefined;
+      // `db.t.c` is named as `t.c`: by the table's name.
+      const qual = x.parts.slice(0, -1).join('.');
+      return quals.has(qual) ? { ...x, nameAs: x.parts.slice(-2).join('.') } : undefined;
+    });
+  const columns = q.columns.map(named);
+  return columns.every((c, i) => c === q.columns[i]) ? q : { ...q, columns };
 }
