@@ -16,6 +16,10 @@ import { type JoinSource, resolveColumns } from './join-columns.js';
 /** The ordinary columns of a distributed table (`db.table`), or undefined when they are not known. */
 export type ColumnsOf = (distributed: string) => readonly TableColumn[] | undefined;
 
+/** The columns of the request's external data, by table name (plan/external-tables.ts marks where they are read). */
+export type ExternalColumns = ReadonlyMap<string, readonly { name: string }[]>;
+const NO_EXTERNAL: ExternalColumns = new Map();
+
 /** The distributed tables whose columns the statement needs spelled out (empty: none). */
 export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): string[] {
   const out = new Set<string>();
@@ -30,9 +34,9 @@ export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): str
 }
 
 /** The statement with every expansion spelled out where the columns are known; the rest is left as written. */
-export function expandColumns(stmt: SelectStatement, topo: Topology, columnsOf: ColumnsOf): SelectStatement {
-  if (stmt.kind === 'union') return { ...stmt, selects: stmt.selects.map((q) => expandSelect(q, topo, columnsOf)) };
-  return expandSelect(stmt, topo, columnsOf);
+export function expandColumns(stmt: SelectStatement, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns = NO_EXTERNAL): SelectStatement {
+  if (stmt.kind === 'union') return { ...stmt, selects: stmt.selects.map((q) => expandSelect(q, topo, columnsOf, external)) };
+  return expandSelect(stmt, topo, columnsOf, external);
 }
 
 function forEachSelect(s: SelectStatement, fn: (q: SelectQuery) => void): void {
@@ -65,16 +69,16 @@ function needsExpansion(q: SelectQuery): boolean {
   return aggregating || q.columns.length > 1 || (q.from?.joins.length ?? 0) > 0;
 }
 
-function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf): SelectQuery {
+function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns): SelectQuery {
   // Subqueries first: each is a scope of its own.
-  const sub = (s: SelectStatement) => expandColumns(s, topo, columnsOf);
+  const sub = (s: SelectStatement) => expandColumns(s, topo, columnsOf, external);
   let q = mapClausesShared(q0, (e) => rewriteExpr(e, (x) => (x.kind === 'subquery' ? { ...x, query: sub(x.query) } : undefined)));
   if (q.from) {
     const inTable = (t: TableExpr): TableExpr => (t.kind === 'subqueryTable' ? { ...t, query: sub(t.query) } : t);
     q = { ...q, from: { ...q.from, table: inTable(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: inTable(j.table) })) } };
   }
   let columns = q.columns;
-  const sources = needsExpansion(q) || resolvesJoin(q) ? sourcesOf(q, topo, columnsOf) : undefined;
+  const sources = needsExpansion(q) || resolvesJoin(q) ? sourcesOf(q, topo, columnsOf, external) : undefined;
   if (needsExpansion(q)) {
     if (!sources) return q;
     // Qualified, so no alias of the list captures them: resolveColumns spells and names them as ClickHouse does.
@@ -111,7 +115,7 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Se
 type Source = JoinSource;
 
 /** Each table's columns in FROM order, or undefined when one is not known (the planner then refuses as before). */
-function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Source[] | undefined {
+function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns): Source[] | undefined {
   // A USING join merges its key columns: their place and name in `*` are not spelled out here.
   if (q.from?.joins.some((j) => j.using !== undefined)) return undefined;
   const out: Source[] = [];
@@ -129,6 +133,11 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Source
       continue;
     }
     if (t.kind !== 'table') return undefined;
+    const ext = t.external ? external.get(t.table) : undefined;
+    if (ext) {
+      out.push({ qualifier: t.alias ?? t.table, names: [t.alias ?? t.table], columns: ext });
+      continue;
+    }
     const b = lookupTable(topo, refName(t));
     const columns = b && columnsOf(b.distributed);
     if (!b || !columns) return undefined;
