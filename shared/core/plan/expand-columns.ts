@@ -26,7 +26,10 @@ export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): str
   forEachSelect(stmt, (q) => {
     if (!needsExpansion(q) && !resolvesJoin(q)) return;
     for (const t of tablesOf(q)) {
-      const b = t.kind === 'table' ? lookupTable(topo, refName(t)) : undefined;
+      // A `SELECT * FROM t` subquery has t's columns.
+      const inner = t.kind === 'subqueryTable' ? starOnly(t.query) : undefined;
+      const from = inner?.from?.table ?? t;
+      const b = from.kind === 'table' ? lookupTable(topo, refName(from)) : undefined;
       if (b) out.add(b.distributed);
     }
   });
@@ -121,15 +124,21 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, externa
   const out: Source[] = [];
   for (const t of tablesOf(q)) {
     if (t.kind === 'subqueryTable') {
-      // A subquery's columns are its output names, when it lists them.
+      // A subquery's columns are its output names, when it lists them, or its one table's (`SELECT * FROM t`).
       const s = t.query;
-      if (s.kind !== 'select' || s.columns.some((c) => c.kind === 'asterisk') || t.alias === undefined) return undefined;
-      out.push({ qualifier: t.alias, names: [t.alias], columns: outputNames(s).map((name) => ({ name, type: '' })) });
+      if (t.alias === undefined || s.kind !== 'select') return undefined;
+      const star = starOnly(s);
+      const inner = star?.from?.table;
+      const columns = inner?.kind === 'tableFunction' ? constantColumns(inner) : star ? sourcesOf(star, topo, columnsOf, external)?.[0]?.columns : undefined;
+      if (!columns && s.columns.some((c) => c.kind === 'asterisk')) return undefined;
+      out.push({ qualifier: t.alias, names: [t.alias], columns: columns ?? outputNames(s).map((name) => ({ name })) });
       continue;
     }
-    const constant = t.kind === 'tableFunction' && t.alias !== undefined ? CONSTANT_COLUMNS[t.name.toLowerCase()] : undefined;
-    if (constant) {
-      out.push({ qualifier: t.alias!, names: [t.alias!], columns: [{ name: constant }] });
+    if (t.kind === 'tableFunction') {
+      // Qualified only by an alias here: ClickHouse's name for an unaliased one is not spelled out.
+      const columns = constantColumns(t);
+      if (!columns || t.alias === undefined) return undefined;
+      out.push({ qualifier: t.alias, names: [t.alias], columns });
       continue;
     }
     if (t.kind !== 'table') return undefined;
@@ -149,6 +158,38 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, externa
 
 /** The one column of a constant table function (constant-tables.ts), by function. */
 const CONSTANT_COLUMNS: Record<string, string> = { numbers: 'number', numbers_mt: 'number', zeros: 'zero', zeros_mt: 'zero' };
+
+/** A constant table function's columns: the one of numbers() and zeros(), or those values('name Type, ...', ...) declares. */
+function constantColumns(t: TableExpr & { kind: 'tableFunction' }): { name: string }[] | undefined {
+  const one = CONSTANT_COLUMNS[t.name.toLowerCase()];
+  if (one) return [{ name: one }];
+  const structure = t.name.toLowerCase() === 'values' && t.args.length > 1 ? t.args[0] : undefined;
+  if (structure?.kind !== 'literal' || structure.type !== 'string') return undefined;
+  // Split at the commas outside parentheses (`Decimal(10, 2)`); each part is `name Type`.
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  const text = structure.value;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (ch === ',' && depth === 0) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  const names = parts.map((p) => /^\s*([A-Za-z_][A-Za-z0-9_]*)\s+\S/.exec(p)?.[1]);
+  return names.every((n): n is string => n !== undefined) ? names.map((name) => ({ name })) : undefined;
+}
+
+/** `SELECT * FROM <one table>`: the subquery whose columns are its table's. */
+function starOnly(s: SelectStatement): SelectQuery | undefined {
+  if (s.kind !== 'select' || s.columns.length !== 1 || s.from === undefined || s.from.joins.length || s.from.arrayJoin) return undefined;
+  const c = s.columns[0]!;
+  return c.kind === 'asterisk' && !c.table && !isModified(c) ? s : undefined;
+}
 
 function expandAsterisk(a: Asterisk, sources: Source[], qualified: boolean): Expr[] {
   const qualifier = a.table?.join('.');

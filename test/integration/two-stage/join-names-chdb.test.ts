@@ -73,6 +73,18 @@ describe('a JOIN of a distributed table: names as ClickHouse names them', () => 
     ['distributed', ['b.*', 'value', 'upper(b.site)', 'upper(site)']],
     ['constant', ['b.label', 'label', 'b.*', 'a.status']],
   ];
+  // A `SELECT *` subquery on the right: its table's columns, or those values() declares.
+  for (const path of ['general', 'fast'] as const)
+    for (const right of [
+      `(SELECT * FROM values('status UInt16, label String, d Float64', (500, 'x', 1.5), (200, 'y', 2))) AS b ON a.status = b.status`,
+      `(SELECT * FROM ${D}) AS b ON a.sensor = b.sensor AND a.ts = b.ts`,
+    ]) {
+      const sql = `SELECT b.*, value, label FROM ${D} AS a GLOBAL JOIN ${right} ORDER BY a.ts, a.sensor LIMIT 4`.replace(
+        ', label FROM',
+        right.includes('values') ? ', label FROM' : ' FROM',
+      );
+      it(`${path}: ${sql}`, () => expectAsReference(sql, path));
+    }
   for (const path of ['general', 'fast'] as const)
     for (const [right, items] of fixed) it(`${path}: ${sqlOf(right, items)}`, () => expectAsReference(sqlOf(right, items), path));
 

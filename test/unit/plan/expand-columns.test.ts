@@ -65,6 +65,11 @@ describe('spelled out', () => {
       'SELECT b.label, label, a.site, upper(b.k) AS site FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k WHERE site = 1',
       'SELECT label, label, a.site, upper(b.k) AS site FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k WHERE site = 1',
     ],
+    // values() declares its columns (commas inside a type's parentheses are not separators).
+    [
+      "SELECT v.*, a.site FROM db.dist AS a JOIN (SELECT * FROM values('k UInt8, d Decimal(10, 2)', (1, 2.5))) AS v ON a.k = v.k",
+      "SELECT v.k, d, site FROM db.dist AS a INNER JOIN (SELECT * FROM values('k UInt8, d Decimal(10, 2)', (1, 2.5))) AS v ON a.k = v.k",
+    ],
   ];
   for (const [sql, want] of cases) it(sql, () => expect(expand(sql)).toBe(want));
 
