@@ -41,7 +41,7 @@ export function resolveColumns(q: SelectQuery, sources: readonly JoinSource[] | 
     }
     const [qual, c] = parts.length === 2 ? [parts[0]!, parts[1]!] : parts.length === 3 ? [`${parts[0]}.${parts[1]}`, parts[2]!] : [];
     const s = qual === undefined ? undefined : sources.find((x) => x.names.includes(qual));
-    return s && s.columns.some((x) => x.name === c) ? { s, c: c! } : undefined;
+    return s?.columns.some((x) => x.name === c) ? { s, c: c! } : undefined;
   };
   const spell = (x: ColumnRef, scope: ReadonlySet<string>): ColumnRef | undefined => {
     if (x.parts.length === 1 && (aliases.has(x.parts[0]!) || scope.has(x.parts[0]!))) return undefined;
