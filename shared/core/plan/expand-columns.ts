@@ -12,9 +12,14 @@ import type { TableColumn } from '../clickhouse/describe-columns.js';
 import { errorAt } from './position.js';
 import { hasAggregate } from './two-stage/cut-common.js';
 import { lookupTable, refName } from './tables.js';
+import { type JoinSource, resolveColumns } from './join-columns.js';
 
 /** The ordinary columns of a distributed table (`db.table`), or undefined when they are not known. */
 export type ColumnsOf = (distributed: string) => readonly TableColumn[] | undefined;
+
+/** The columns of the request's external data, by table name (plan/external-tables.ts marks where they are read). */
+export type ExternalColumns = ReadonlyMap<string, readonly { name: string }[]>;
+const NO_EXTERNAL: ExternalColumns = new Map();
 
 /** The distributed tables whose columns the statement needs spelled out (empty: none). */
 export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): string[] {
@@ -29,15 +34,15 @@ export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): str
     }
   };
   forEachSelect(stmt, (q) => {
-    if (needsExpansion(q)) add(q);
+    if (needsExpansion(q) || resolvesJoin(q)) add(q);
   });
   return [...out];
 }
 
 /** The statement with every expansion spelled out where the columns are known; the rest is left as written. */
-export function expandColumns(stmt: SelectStatement, topo: Topology, columnsOf: ColumnsOf): SelectStatement {
-  if (stmt.kind === 'union') return { ...stmt, selects: stmt.selects.map((q) => expandSelect(q, topo, columnsOf)) };
-  return expandSelect(stmt, topo, columnsOf);
+export function expandColumns(stmt: SelectStatement, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns = NO_EXTERNAL): SelectStatement {
+  if (stmt.kind === 'union') return { ...stmt, selects: stmt.selects.map((q) => expandSelect(q, topo, columnsOf, external)) };
+  return expandSelect(stmt, topo, columnsOf, external);
 }
 
 function forEachSelect(s: SelectStatement, fn: (q: SelectQuery) => void): void {
@@ -60,6 +65,9 @@ const tablesOf = (q: SelectQuery): TableExpr[] => (q.from ? [q.from.table, ...q.
 const isModified = (c: Expr) =>
   c.kind === 'asterisk' && (c.regexp !== undefined || c.except !== undefined || c.replace !== undefined || c.transformers !== undefined);
 
+/** A JOIN whose column references are spelled one way once its tables' columns are known (join-columns.ts). */
+const resolvesJoin = (q: SelectQuery): boolean => (q.from?.joins.length ?? 0) > 0 && !q.from?.arrayJoin;
+
 /** A `*` the plan cannot carry as it is, or a modifier only the columns can resolve. */
 function needsExpansion(q: SelectQuery): boolean {
   if (q.columns.some(isModified)) return true;
@@ -68,20 +76,23 @@ function needsExpansion(q: SelectQuery): boolean {
   return aggregating || q.columns.length > 1 || (q.from?.joins.length ?? 0) > 0;
 }
 
-function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf): SelectQuery {
+function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns): SelectQuery {
   // Subqueries first: each is a scope of its own.
-  const sub = (s: SelectStatement) => expandColumns(s, topo, columnsOf);
+  const sub = (s: SelectStatement) => expandColumns(s, topo, columnsOf, external);
   let q = mapClausesShared(q0, (e) => rewriteExpr(e, (x) => (x.kind === 'subquery' ? { ...x, query: sub(x.query) } : undefined)));
   if (q.from) {
     const inTable = (t: TableExpr): TableExpr => (t.kind === 'subqueryTable' ? { ...t, query: sub(t.query) } : t);
     q = { ...q, from: { ...q.from, table: inTable(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: inTable(j.table) })) } };
   }
   let columns = q.columns;
+  const found = needsExpansion(q) || resolvesJoin(q) ? sourcesOf(q, topo, columnsOf, external) : undefined;
   if (needsExpansion(q)) {
-    const found = sourcesOf(q, topo, columnsOf);
     if (!found) return q;
-    columns = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, found) : [c]));
+    const qualified = !q.from?.arrayJoin || found.tables.length > 1;
+    columns = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, found, qualified) : [c]));
   }
+  q = resolveColumns(columns === q.columns ? q : { ...q, columns }, found?.tables);
+  columns = q.columns;
   // GROUP BY ALL needs the columns only when the SELECT list has a `*` to spell out first.
   if (q.groupByAll && columns.some((c) => c.kind === 'asterisk')) return q;
   if (columns === q.columns && !q.groupByAll) return q;
@@ -107,13 +118,7 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Se
   return out;
 }
 
-interface Source {
-  /** How its columns are qualified over a JOIN: the alias, else the table's name (none: an unaliased subquery). */
-  qualifier?: string;
-  /** Every name it may be called by in `t.*`. */
-  names: string[];
-  columns: readonly TableColumn[];
-}
+type Source = JoinSource;
 
 interface Sources {
   tables: Source[];
@@ -122,7 +127,7 @@ interface Sources {
 }
 
 /** Each table's columns in FROM order, or undefined when one is not known (the planner then refuses as before). */
-function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Sources | undefined {
+function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns): Sources | undefined {
   const joins = q.from?.joins ?? [];
   const usingJoin = joins.find((j) => j.using !== undefined);
   // A USING join is spelled out over two tables only: past that ClickHouse's names of the merged keys are its own.
@@ -136,14 +141,26 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Source
   for (const t of tablesOf(q)) {
     if (t.kind === 'subqueryTable') {
       // A subquery's columns are its output names (its own `*` read through to its tables).
-      const names = outputColumnsOf(t.query, topo, columnsOf);
+      const names = outputColumnsOf(t.query, topo, columnsOf, external);
       // Over an ON join its columns are qualified, so it needs a name.
       if (!names || (t.alias === undefined && !usingJoin)) return undefined;
-      const columns = names.map((name) => ({ name, type: '' }));
+      const columns = names.map((name) => ({ name }));
       tables.push(t.alias !== undefined ? { qualifier: t.alias, names: [t.alias], columns } : { names: [], columns });
       continue;
     }
+    if (t.kind === 'tableFunction') {
+      // Qualified only by an alias here: ClickHouse's name for an unaliased one is not spelled out.
+      const columns = constantColumns(t);
+      if (!columns || t.alias === undefined) return undefined;
+      tables.push({ qualifier: t.alias, names: [t.alias], columns });
+      continue;
+    }
     if (t.kind !== 'table') return undefined;
+    const ext = t.external ? external.get(t.table) : undefined;
+    if (ext) {
+      tables.push({ qualifier: t.alias ?? t.table, names: [t.alias ?? t.table], columns: ext });
+      continue;
+    }
     const b = lookupTable(topo, refName(t));
     const columns = b && columnsOf(b.distributed);
     if (!b || !columns) return undefined;
@@ -159,16 +176,55 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf): Source
 }
 
 /** The output column names of a statement (its first SELECT's), `*` spelled out; undefined when a table's columns are not known. */
-function outputColumnsOf(s: SelectStatement, topo: Topology, columnsOf: ColumnsOf): string[] | undefined {
+function outputColumnsOf(s: SelectStatement, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns): string[] | undefined {
   const q = s.kind === 'union' ? s.selects[0]! : s;
   if (!q.columns.some((c) => c.kind === 'asterisk')) return outputNames(q);
-  const found = sourcesOf(q, topo, columnsOf);
+  // `SELECT * FROM numbers(3)`: a constant table function's columns, alias or not.
+  const only = starOnly(q)?.from?.table;
+  if (only?.kind === 'tableFunction') return constantColumns(only)?.map((c) => c.name);
+  const found = sourcesOf(q, topo, columnsOf, external);
   if (!found) return undefined;
-  return outputNames({ ...q, columns: q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, found) : [c])) });
+  const expanded = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, found, true) : [c]));
+  return outputNames(resolveColumns({ ...q, columns: expanded }, found.tables));
 }
 
-function expandAsterisk(a: Asterisk, { tables, using }: Sources): Expr[] {
-  const joined = tables.length > 1;
+/** The one column of a constant table function (constant-tables.ts), by function. */
+const CONSTANT_COLUMNS: Record<string, string> = { numbers: 'number', numbers_mt: 'number', zeros: 'zero', zeros_mt: 'zero' };
+
+/** A constant table function's columns: the one of numbers() and zeros(), or those values('name Type, ...', ...) declares. */
+function constantColumns(t: TableExpr & { kind: 'tableFunction' }): { name: string }[] | undefined {
+  const one = CONSTANT_COLUMNS[t.name.toLowerCase()];
+  if (one) return [{ name: one }];
+  const structure = t.name.toLowerCase() === 'values' && t.args.length > 1 ? t.args[0] : undefined;
+  if (structure?.kind !== 'literal' || structure.type !== 'string') return undefined;
+  // Split at the commas outside parentheses (`Decimal(10, 2)`); each part is `name Type`.
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  const text = structure.value;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (ch === ',' && depth === 0) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  const names = parts.map((p) => /^\s*([A-Za-z_][A-Za-z0-9_]*)\s+\S/.exec(p)?.[1]);
+  return names.every((n): n is string => n !== undefined) ? names.map((name) => ({ name })) : undefined;
+}
+
+/** `SELECT * FROM <one table>`: the subquery whose columns are its table's. */
+function starOnly(s: SelectStatement): SelectQuery | undefined {
+  if (s.kind !== 'select' || s.columns.length !== 1 || s.from === undefined || s.from.joins.length || s.from.arrayJoin) return undefined;
+  const c = s.columns[0]!;
+  return c.kind === 'asterisk' && !c.table && !isModified(c) ? s : undefined;
+}
+
+/** `qualified`: each column as `t.c`, so no alias of the list captures it; resolveColumns spells and names them as ClickHouse does. */
+function expandAsterisk(a: Asterisk, { tables, using }: Sources, qualified: boolean): Expr[] {
   const qualifier = a.table?.join('.');
   const from = qualifier === undefined ? tables : tables.filter((s) => s.names.includes(qualifier));
   if (!from.length) throw errorAt('QUERY_ERROR', `${qualifier}.* names no table of this SELECT`, a);
@@ -195,12 +251,13 @@ function expandAsterisk(a: Asterisk, { tables, using }: Sources): Expr[] {
     for (const c of s.columns) {
       if (merged.includes(c.name)) continue;
       push(c.name, () => {
-        if (!joined) return ref([c.name], a);
-        if (s.qualifier === undefined) return ref([c.name], a);
-        // ClickHouse names a column of `t.*` with its qualifier where an earlier table of the JOIN has that name too.
-        const i = tables.indexOf(s);
-        const shared = qualifier !== undefined && tables.slice(0, i).some((o) => o.columns.some((x) => x.name === c.name));
-        return shared ? { ...ref([s.qualifier, c.name], a), alias: `${s.qualifier}.${c.name}` } : ref([s.qualifier, c.name], a);
+        if (!qualified || s.qualifier === undefined) return ref([c.name], a);
+        // Named here for a later EXCEPT / REPLACE of the chain (resolveColumns names it the same):
+        // ClickHouse names a column with its qualifier where an earlier table of the JOIN has that name too.
+        const shared = qualifier !== undefined && tables.slice(0, tables.indexOf(s)).some((o) => o.columns.some((x) => x.name === c.name));
+        if (shared) return { ...ref([s.qualifier, c.name], a), nameAs: `${s.qualifier}.${c.name}` };
+        // `a.*` names a's USING key k, which stays `a.k` (in a RIGHT or FULL JOIN not the merged key).
+        return using.includes(c.name) ? { ...ref([s.qualifier, c.name], a), nameAs: c.name } : ref([s.qualifier, c.name], a);
       });
     }
   const transformed = a.transformers ? transform(out, a.transformers, a) : out;

@@ -10,7 +10,7 @@ import type { Topology } from '../config/schema.js';
 import { ScatterError } from '../errors.js';
 import { describeColumns, type TableColumn } from '../clickhouse/describe-columns.js';
 import { measureStringWidths } from '../clickhouse/string-widths.js';
-import { expandColumns, tablesNeedingColumns } from '../plan/expand-columns.js';
+import { expandColumns, tablesNeedingColumns, type ExternalColumns } from '../plan/expand-columns.js';
 import { isStringLike, type TableWidths } from '../plan/row-width.js';
 import { lookupTable } from '../plan/tables.js';
 import type { SelectStatement } from '../sql/ast.js';
@@ -124,15 +124,16 @@ export interface Expanded {
 export async function withTableColumns(
   stmt: SelectStatement,
   deps: { topo: Topology; invoker: ShardInvoker; tableColumns?: TableColumns; now?: () => number },
+  external?: ExternalColumns,
 ): Promise<Expanded> {
   const tables = tablesNeedingColumns(stmt, deps.topo);
   const cache = deps.tableColumns;
   // Without columns to read, only what needs none (GROUP BY ALL over listed columns) is spelled out.
-  if (!tables.length || !cache) return { statement: expandColumns(stmt, deps.topo, () => undefined), tables: [] };
+  if (!tables.length || !cache) return { statement: expandColumns(stmt, deps.topo, () => undefined, external), tables: [] };
   const now = (deps.now ?? Date.now)();
   const known = new Map<string, TableColumn[]>();
   for (const t of tables) known.set(t, await columnsOf(deps, cache, t, now));
-  return { statement: expandColumns(stmt, deps.topo, (t) => known.get(t)), tables };
+  return { statement: expandColumns(stmt, deps.topo, (t) => known.get(t), external), tables };
 }
 
 /** A shard's "unknown column" (47) for a statement spelled from cached columns: those are read again next time. */

@@ -44,6 +44,8 @@ export interface TupleExpr extends Base {
 export interface ColumnRef extends Base {
   kind: 'column';
   parts: string[];
+  /** The name ClickHouse gives the reference when it is not its spelling (a later JOIN table's `b.site`). */
+  nameAs?: string;
 }
 
 /** `*`, `t.*` */

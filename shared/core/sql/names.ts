@@ -58,7 +58,7 @@ export function qualifiersOf(q: SelectQuery): Set<string> {
 
 /** ClickHouse's functional formatting of `e`, ignoring its own alias (inner aliases still apply). */
 export function formatForName(e: Expr, opts: NameOptions = {}): string {
-  if (e.kind === 'function' && e.nameAs !== undefined) return e.nameAs;
+  if ((e.kind === 'function' || e.kind === 'column') && e.nameAs !== undefined) return e.nameAs;
   const columnName = (x: Expr): string => (x.alias !== undefined ? x.alias : formatForName(x, opts));
   const names = (items: Expr[]): string => {
     let out = '';

@@ -110,6 +110,25 @@ describe('external data answered as one ClickHouse holding every row answers it'
     expect(r.body.length).toBeGreaterThan(1);
   });
 
+  // Over a JOIN with external data, the column names too: `l.*` beside other columns, one column by two
+  // names, and a column of the later table that the first has too (ClickHouse names it `l.v`).
+  it.each([
+    ['t.* beside other columns', 'SELECT l.*, e.k FROM analytics.events_dist AS e INNER JOIN labels AS l ON e.v = l.v ORDER BY e.v, e.k'],
+    [
+      'the qualified and the bare name of one column',
+      'SELECT l.label, label, e.v FROM analytics.events_dist AS e INNER JOIN labels AS l ON e.v = l.v ORDER BY e.v, e.k',
+    ],
+    [
+      "a later table's column the first has too",
+      'SELECT l.v, v, upper(l.label) FROM analytics.events_dist AS e INNER JOIN labels AS l ON e.v = l.v ORDER BY e.v, e.k',
+    ],
+  ])('names: %s', async (_what, sql) => {
+    const r = await ask(sql, { default_format: 'TabSeparatedWithNamesAndTypes' });
+    expect(r.status, r.body.toString()).toBe(200);
+    expect(r.body.toString()).toBe(await oracle(sql, 'TabSeparatedWithNamesAndTypes'));
+    expect(r.body.toString().split('\n').length).toBeGreaterThan(3);
+  });
+
   it('the `_types` form names the columns _1, _2, ...; JSONEachRow and the answer format from the URL', async () => {
     const boundary = 'b0';
     const data = '{"_1":3,"_2":"x"}\n{"_1":4,"_2":"y"}\n';

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseTopology } from '../../../shared/core/config/load.js';
 import { expandColumns, tablesNeedingColumns } from '../../../shared/core/plan/expand-columns.js';
 import { parseSelect, printSelect } from '../../../shared/core/sql/index.js';
+import { outputNames } from '../../../shared/core/sql/names.js';
 
 const topo = parseTopology({
   cluster: 'c',
@@ -49,40 +50,81 @@ describe('spelled out', () => {
       "SELECT COLUMNS('^(k|value)$') REPLACE (value % 3 AS value), count() FROM db.dist GROUP BY ALL",
       'SELECT k, value % 3 AS value, count() FROM db.dist GROUP BY k, value',
     ],
-    // Over a JOIN: each table's columns, qualified; `b.*` names a shared column with its qualifier.
+    // Over a JOIN: each table's columns, spelled one way (join-columns.ts): bare for the first table that
+    // has the name, qualified for a later one that shares it.
     [
       'SELECT * FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k',
-      'SELECT a.k, a.site, a.value, a.status, b.k, b.label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k',
+      'SELECT k, site, value, status, b.k, label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k',
     ],
     [
       'SELECT b.*, count() FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k GROUP BY ALL',
-      'SELECT b.k AS `b.k`, b.label, count() FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k GROUP BY b.k, b.label',
+      'SELECT b.k, label, count() FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k GROUP BY b.k, label',
+    ],
+    // The qualified and the bare name of one column are one expression; an alias's name keeps the column qualified.
+    [
+      'SELECT b.label, label, a.site, upper(b.k) AS site FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k WHERE site = 1',
+      'SELECT label, label, a.site, upper(b.k) AS site FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k WHERE site = 1',
+    ],
+    // values() declares its columns (commas inside a type's parentheses are not separators).
+    [
+      "SELECT v.*, a.site FROM db.dist AS a JOIN (SELECT * FROM values('k UInt8, d Decimal(10, 2)', (1, 2.5))) AS v ON a.k = v.k",
+      "SELECT v.k, d, site FROM db.dist AS a INNER JOIN (SELECT * FROM values('k UInt8, d Decimal(10, 2)', (1, 2.5))) AS v ON a.k = v.k",
     ],
     // `a.*` keeps its names where only a later table shares them, as ClickHouse names them.
     [
       'SELECT a.* FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k',
-      'SELECT a.k, a.site, a.value, a.status FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k',
+      'SELECT k, site, value, status FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k',
     ],
     // A USING join: the keys once, first and unqualified, then each table's other columns.
     [
       'SELECT * FROM db.dist AS a GLOBAL JOIN db.other AS b USING k',
-      'SELECT k, a.site, a.value, a.status, b.label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b USING (k)',
+      'SELECT k, site, value, status, label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b USING (k)',
     ],
+    // A USING key written qualified stays that table's column: in a RIGHT or FULL JOIN it is not the merged key.
+    ['SELECT b.* FROM db.dist AS a GLOBAL JOIN db.other AS b USING k', 'SELECT b.k, label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b USING (k)'],
     [
-      'SELECT b.* FROM db.dist AS a GLOBAL JOIN db.other AS b USING k',
-      'SELECT b.k AS `b.k`, b.label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b USING (k)',
+      'SELECT a.*, k, count() FROM db.dist AS a GLOBAL RIGHT JOIN db.other AS b USING k GROUP BY ALL',
+      'SELECT a.k, site, value, status, k, count() FROM db.dist AS a GLOBAL RIGHT JOIN db.other AS b USING (k) GROUP BY a.k, site, value, status, k',
     ],
     // A subquery's own `*` is read through to its table; an unaliased one's columns stay unqualified.
     [
       'SELECT * FROM db.dist GLOBAL JOIN (SELECT * FROM db.other) USING k',
-      'SELECT k, dist.site, dist.value, dist.status, label FROM db.dist GLOBAL INNER JOIN (SELECT * FROM db.other) USING (k)',
+      'SELECT k, site, value, status, label FROM db.dist GLOBAL INNER JOIN (SELECT * FROM db.other) USING (k)',
     ],
     [
       'SELECT * FROM db.dist GLOBAL JOIN (SELECT * FROM (SELECT * FROM db.other) AS x JOIN (SELECT k FROM db.dist) AS y USING k) USING k',
-      'SELECT k, dist.site, dist.value, dist.status, label FROM db.dist GLOBAL INNER JOIN (SELECT k, x.label FROM (SELECT * FROM db.other) AS x INNER JOIN (SELECT k FROM db.dist) AS y USING (k)) USING (k)',
+      'SELECT k, site, value, status, label FROM db.dist GLOBAL INNER JOIN (SELECT k, label FROM (SELECT * FROM db.other) AS x INNER JOIN (SELECT k FROM db.dist) AS y USING (k)) USING (k)',
     ],
   ];
   for (const [sql, want] of cases) it(sql, () => expect(expand(sql)).toBe(want));
+
+  // ClickHouse names a later table's column that an earlier table has too by its qualifier, inside expressions too.
+  it('names over a JOIN', () => {
+    const q = expandColumns(
+      parseSelect('SELECT *, upper(b.k), upper(label) FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k'),
+      topo,
+      (t) => COLUMNS[t as keyof typeof COLUMNS],
+    );
+    expect(q.kind === 'select' && outputNames(q)).toEqual(['k', 'site', 'value', 'status', 'b.k', 'label', 'upper(b.k)', 'upper(label)']);
+  });
+
+  // Over a USING join (checked on chdb): `a.*` names a's key k, `b.*` names b's b.k.
+  it('names over a USING join', () => {
+    const q = expandColumns(
+      parseSelect('SELECT a.*, b.* FROM db.dist AS a GLOBAL FULL JOIN db.other AS b USING k'),
+      topo,
+      (t) => COLUMNS[t as keyof typeof COLUMNS],
+    );
+    expect(q.kind === 'select' && outputNames(q)).toEqual(['k', 'site', 'value', 'status', 'b.k', 'label']);
+  });
+
+  // A written `a.k` of a USING key stays a's column, named `a.k` (checked on chdb: in a RIGHT JOIN a.k is 0 where k is not).
+  it('a USING key written qualified is left as written', () => {
+    const sql = 'SELECT a.k, k, b.k, site FROM db.dist AS a GLOBAL RIGHT JOIN db.other AS b USING k';
+    const q = expandColumns(parseSelect(sql), topo, (t) => COLUMNS[t as keyof typeof COLUMNS]);
+    expect(printSelect(q)).toBe('SELECT a.k, k, b.k, site FROM db.dist AS a GLOBAL RIGHT JOIN db.other AS b USING (k)');
+    expect(q.kind === 'select' && outputNames(q)).toEqual(['a.k', 'k', 'b.k', 'site']);
+  });
 
   it('a plain SELECT * is left to the planner, which carries it whole', () => {
     expect(tablesNeedingColumns(parseSelect('SELECT * FROM db.dist WHERE k = 1'), topo)).toEqual([]);

@@ -4,17 +4,23 @@
 // ORDER BY / LIMIT BY (`GROUP BY 1` is the first column, ClickHouse 26's default). The result has no
 // aliases left (except ARRAY JOIN's, which name new columns), so the stages can alias freely.
 import type { Expr, SelectQuery } from '../../sql/ast.js';
-import { exprsOfSelect, mapExpr, mapSelectExprs, walkExpr } from '../../sql/visit.js';
+import { equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr } from '../../sql/visit.js';
+import { errorAt } from '../position.js';
 
 /** The query with aliases and WITH expressions inlined; CTE items (`name AS (SELECT ...)`) are kept. */
 export function expandAliases(q: SelectQuery): SelectQuery {
   const defs = new Map<string, Expr>();
   const arrayJoinNames = new Set((q.from?.arrayJoin?.exprs ?? []).map((e) => e.alias).filter((a): a is string => a !== undefined));
   for (const w of q.with ?? []) if (!w.cte && !defs.has(w.name)) defs.set(w.name, w.expr);
+  const withNames = new Set(defs.keys());
   for (const { clause, expr } of exprsOfSelect(q)) {
     if (clause === 'with' || clause === 'arrayJoin') continue;
     walkExpr(expr, (e) => {
-      if (e.alias !== undefined && !defs.has(e.alias) && !arrayJoinNames.has(e.alias)) defs.set(e.alias, e);
+      if (e.alias !== undefined && !arrayJoinNames.has(e.alias)) {
+        const before = defs.get(e.alias);
+        if (before === undefined) defs.set(e.alias, e);
+        else if (!withNames.has(e.alias)) refuseSecondMeaning(e.alias, before, e);
+      }
       return e.kind !== 'lambda';
     });
   }
@@ -52,6 +58,16 @@ export function expandAliases(q: SelectQuery): SelectQuery {
   if (out.orderBy) out.orderBy = out.orderBy.map((o) => ({ ...o, expr: positional(o.expr) }));
   if (out.limitBy) out.limitBy = { ...out.limitBy, by: out.limitBy.by.map(positional) };
   return out;
+}
+
+/**
+ * ClickHouse refuses one alias given to two different expressions (179). Columns are compared by
+ * name alone (`b.x` and `x` may be one column), so only what surely differs is refused.
+ */
+function refuseSecondMeaning(alias: string, a: Expr, b: Expr): void {
+  const byName = (e: Expr) => mapExpr(stripAliases(e), (x) => (x.kind === 'column' ? { kind: 'column', parts: [x.parts[x.parts.length - 1]!] } : undefined));
+  if (equalExpr(byName(a), byName(b))) return;
+  throw errorAt('QUERY_ERROR', `Multiple expressions for alias ${alias}`, b, { clickhouse: { code: 179, name: 'MULTIPLE_EXPRESSIONS_FOR_ALIAS' } });
 }
 
 /** A copy of `e` with no alias on any node (subqueries keep theirs: they are their own scope). */

@@ -1,0 +1,109 @@
+// Column references resolved as ClickHouse's analyzer resolves them, once the tables' columns are
+// known (expand-columns.ts): each reference to one table's column is spelled one way, so `b.label`
+// and `label` are the same expression to the planner (one stage column, one GROUP BY key). ClickHouse
+// names a column `b.site` (inside expressions too) where an earlier table of the JOIN has a site, or
+// where an alias of the SELECT is called site; else by its name (`upper(label)`).
+import type { ColumnRef, Expr, SelectQuery } from '../sql/ast.js';
+import { qualifiersOf } from '../sql/names.js';
+import { errorAt } from './position.js';
+import { stripAliases } from './two-stage/aliases.js';
+import { type Clause, equalExpr, exprsOfSelect, mapClausesShared, rewriteExpr, walkExpr } from '../sql/visit.js';
+
+const RESOLVED = new Set<Clause>(['distinctOn', 'columns', 'prewhere', 'where', 'groupBy', 'having', 'window', 'qualify', 'orderBy', 'limitBy']);
+
+export interface JoinSource {
+  /** How its columns are qualified over a JOIN: the alias, else the table's name (none: an unaliased subquery of a USING join). */
+  qualifier?: string;
+  /** Every name it may be called by (`b`, or `t` and `db.t`). */
+  names: string[];
+  columns: readonly { name: string }[];
+}
+
+/**
+ * The query with each column reference spelled one way and named as ClickHouse names it. Without the
+ * tables' columns, only what needs none: `t.c` in the SELECT list, where an alias of the list is c.
+ * As written with ARRAY JOIN (its names are columns of their own).
+ */
+export function resolveColumns(q: SelectQuery, sources: readonly JoinSource[] | undefined): SelectQuery {
+  if (!q.from || q.from.arrayJoin) return q;
+  if (!sources) return nameQualified(q);
+  // A name an alias of this SELECT gives wins over a column of that name: such a column keeps its qualifier.
+  const aliases = new Set<string>();
+  for (const { expr } of exprsOfSelect(q))
+    walkExpr(expr, (e) => {
+      if (e.alias !== undefined) aliases.add(e.alias);
+    });
+  // A USING key written qualified is that table's column, not the join's merged one (they differ in a
+  // RIGHT or FULL JOIN): left as written and named so (`a.k`), as ClickHouse names it.
+  const keys = new Set(q.from.joins.flatMap((j) => (j.using ?? []).flatMap((k) => (k.kind === 'column' && k.parts.length === 1 ? [k.parts[0]!] : []))));
+  const holders = (c: string) => sources.filter((s) => s.columns.some((x) => x.name === c));
+  const target = (parts: string[]): { s: JoinSource; c: string } | undefined => {
+    if (parts.length === 1) {
+      const s = holders(parts[0]!)[0];
+      return s && { s, c: parts[0]! };
+    }
+    const [qual, c] = parts.length === 2 ? [parts[0]!, parts[1]!] : parts.length === 3 ? [`${parts[0]}.${parts[1]}`, parts[2]!] : [];
+    const s = qual === undefined ? undefined : sources.find((x) => x.names.includes(qual));
+    return s?.columns.some((x) => x.name === c) ? { s, c: c! } : undefined;
+  };
+  const spell = (x: ColumnRef, scope: ReadonlySet<string>): ColumnRef | undefined => {
+    if (x.parts.length === 1 && (aliases.has(x.parts[0]!) || scope.has(x.parts[0]!))) return undefined;
+    const t = target(x.parts);
+    if (!t) return undefined;
+    // `db.t.k` is named as `t.k`; a key `t.*` gave keeps the name it gave.
+    if (x.parts.length > 1 && keys.has(t.c)) return x.nameAs !== undefined ? undefined : { ...x, nameAs: x.parts.slice(-2).join('.') };
+    const first = holders(t.c)[0] === t.s;
+    const bare = first && !aliases.has(t.c);
+    // An unaliased subquery's column is only ever called by its name: left as written where that is not enough.
+    if (!bare && t.s.qualifier === undefined) return undefined;
+    const out: ColumnRef = { kind: 'column', parts: bare ? [t.c] : [t.s.qualifier!, t.c] };
+    if (!first || aliases.has(t.c)) out.nameAs = `${t.s.qualifier}.${t.c}`;
+    if (x.pos) out.pos = x.pos;
+    if (x.alias !== undefined) out.alias = x.alias;
+    return out;
+  };
+  const resolve = (e: Expr, scope: ReadonlySet<string>): Expr =>
+    rewriteExpr(e, (x) => {
+      if (x.kind === 'subquery') return x;
+      if (x.kind === 'column') return spell(x, scope) ?? x;
+      if (x.kind === 'lambda') return { ...x, body: resolve(x.body, new Set([...scope, ...x.params])) };
+      return undefined;
+    });
+  const none = new Set<string>();
+  // ON and USING keep their spelling: there a bare name of both tables is ambiguous.
+  const out = mapClausesShared(q, (e, clause) => (RESOLVED.has(clause) ? resolve(e, none) : e));
+  refuseTwoMeanings(out);
+  return out;
+}
+
+/** ClickHouse refuses one alias given to two different expressions (179); resolved, equal columns are spelled alike. */
+function refuseTwoMeanings(q: SelectQuery): void {
+  const seen = new Map<string, Expr>();
+  for (const { clause, expr } of exprsOfSelect(q)) {
+    if (!RESOLVED.has(clause)) continue;
+    walkExpr(expr, (e) => {
+      if (e.alias === undefined) return e.kind !== 'lambda';
+      const before = seen.get(e.alias);
+      if (before === undefined) seen.set(e.alias, e);
+      else if (!equalExpr(stripAliases(before), stripAliases(e)))
+        throw errorAt('QUERY_ERROR', `Multiple expressions for alias ${e.alias}`, e, { clickhouse: { code: 179, name: 'MULTIPLE_EXPRESSIONS_FOR_ALIAS' } });
+      return e.kind !== 'lambda';
+    });
+  }
+}
+
+function nameQualified(q: SelectQuery): SelectQuery {
+  const aliases = new Set(q.columns.map((c) => c.alias).filter((a): a is string => a !== undefined));
+  if (!aliases.size) return q;
+  const quals = qualifiersOf(q);
+  const named = (e: Expr): Expr =>
+    rewriteExpr(e, (x) => {
+      if (x.kind === 'subquery') return x;
+      if (x.kind !== 'column' || x.parts.length < 2 || x.parts.length > 3 || !aliases.has(x.parts[x.parts.length - 1]!)) return undefined;
+      // `db.t.c` is named as `t.c`: by the table's name.
+      const qual = x.parts.slice(0, -1).join('.');
+      return quals.has(qual) ? { ...x, nameAs: x.parts.slice(-2).join('.') } : undefined;
+    });
+  const columns = q.columns.map(named);
+  return columns.every((c, i) => c === q.columns[i]) ? q : { ...q, columns };
+}
