@@ -25,7 +25,8 @@ import { testTopology } from '../unit/plan/fixtures.js';
 
 const topo = testTopology();
 const LOCAL_TABLES = new Set(Object.values(topo.tables).map((t) => (t.local.includes('.') ? t.local : `default.${t.local}`)));
-const RUNTIME_OWNED = ['readonly', 'allow_ddl', 'max_execution_time', 'timeout_overflow_mode', 'skip_unavailable_shards', 'allow_introspection_functions'];
+// max_execution_time / timeout_overflow_mode are not here: a query's own may lower the one deadline (test/e2e/execution-time.test.ts).
+const RUNTIME_OWNED = ['readonly', 'allow_ddl', 'skip_unavailable_shards', 'allow_introspection_functions'];
 /** Per input; planning a corpus query takes well under a millisecond to a few ms. */
 const BOUND_MS = 1_000;
 
@@ -83,6 +84,8 @@ function checkPlan(plan: QueryPlan, input: string): void {
   for (const k of Object.keys(plan.settings)) {
     expect(FORWARDED_SETTINGS.has(k), `forwarded setting ${k} not on the allowlist`).toBe(true);
     expect(RUNTIME_OWNED).not.toContain(k);
+    // The runtime writes each shard's deadline itself; a query's own only lowers it.
+    expect(['max_execution_time', 'timeout_overflow_mode']).not.toContain(k);
   }
 }
 
