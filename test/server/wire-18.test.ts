@@ -11,6 +11,7 @@ import { handleClickHouseHttp, type ChHttpDeps } from '../../shared/core/clickho
 import { decompressBlocks } from '../../shared/core/clickhouse-http/block-compression.js';
 import { loadWireCodecs } from '../../functions/coordinator/wire-codecs.js';
 import { useChServers } from '../support/ch-servers.js';
+import { strBin, varuint } from '../support/native-bytes.js';
 
 const servers = useChServers({ n: 1, portBase: 21402 });
 let ch: ClickHouseAccess;
@@ -34,18 +35,6 @@ async function ask(sql: string, query: Record<string, string> = {}) {
   const r = await handleClickHouseHttp({ method: 'POST', path: '/', query: new URLSearchParams(query), headers: {}, body: Buffer.from(sql) }, deps);
   return { status: r.status, body: r.body, headers: r.headers };
 }
-
-const varuint = (n: number) => {
-  const out: number[] = [];
-  do {
-    let x = n % 128;
-    n = Math.floor(n / 128);
-    if (n) x |= 0x80;
-    out.push(x);
-  } while (n);
-  return Buffer.from(out);
-};
-const strBin = (s: string) => Buffer.concat([varuint(Buffer.byteLength(s)), Buffer.from(s)]);
 
 const COLUMNS: [string, string][] = [
   ['n', 'number'],

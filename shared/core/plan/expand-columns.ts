@@ -6,10 +6,13 @@
 import type { Asterisk, ColumnRef, ColumnTransformer, Expr, FunctionCall, LambdaExpr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
 import { cloneAst } from '../sql/ast.js';
 import { columnName, outputNames } from '../sql/names.js';
-import { mapClausesShared, mapExpr, rewriteExpr, walkExpr } from '../sql/visit.js';
+import { exprsOfSelect, mapClausesShared, mapExpr, rewriteExpr, walkExpr } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
 import type { TableColumn } from '../clickhouse/describe-columns.js';
 import { errorAt } from './position.js';
+import { refusalOf } from './refused-functions.js';
+import { CONSTANT_TABLE_FUNCTIONS, checkConstantTable } from './constant-tables.js';
+import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import { hasAggregate } from './two-stage/cut-common.js';
 import { lookupTable, refName } from './tables.js';
 import { type JoinSource, resolveColumns } from './join-columns.js';
@@ -23,6 +26,8 @@ const NO_EXTERNAL: ExternalColumns = new Map();
 
 /** The distributed tables whose columns the statement needs spelled out (empty: none). */
 export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): string[] {
+  // No shard is asked anything for a statement the planner will refuse for the tables it names.
+  if (!plannable(stmt, topo)) return [];
   const out = new Set<string>();
   // A subquery whose `*` feeds the expansion is read through to its own tables.
   const add = (q: SelectQuery) => {
@@ -38,6 +43,47 @@ export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): str
   });
   return [...out];
 }
+
+/**
+ * Whether every table the statement names, at any depth, is a configured one, a WITH name, the request's
+ * external data, system.one or a constant table within its cap, and it calls no refused function and names no
+ * file: else the planner refuses it as it stands (the one reach check, on the SQL it would send).
+ */
+function plannable(stmt: SelectStatement, topo: Topology): boolean {
+  let known = true;
+  const visit = (s: SelectStatement, outer: ReadonlySet<string>) => {
+    for (const q of s.kind === 'union' ? s.selects : [s]) {
+      const bound = new Set([...outer, ...(q.with ?? []).filter((w) => w.cte).map((w) => w.name)]);
+      if (q.format !== undefined && isFileFormat(q.format)) known = false;
+      if ((q.settings ?? []).some((x) => isFileSetting(x.name))) known = false;
+      for (const t of tablesOf(q)) {
+        if (t.kind === 'subqueryTable') visit(t.query, bound);
+        else if (t.kind === 'tableFunction') {
+          if (!CONSTANT_TABLE_FUNCTIONS.has(t.name.toLowerCase())) known = false;
+          else
+            try {
+              checkConstantTable(t, q);
+            } catch {
+              known = false;
+            }
+        } else if (t.kind === 'table' && !t.external && !(t.database === undefined && bound.has(t.table)))
+          if (!isSystemOne(t) && !lookupTable(topo, refName(t))) known = false;
+      }
+      const check = (expr: Expr) =>
+        walkExpr(expr, (x) => {
+          if (x.kind === 'subquery') visit(x.query, bound);
+          else if (x.kind === 'function' && refusalOf(x.name)) known = false;
+        });
+      for (const { expr } of exprsOfSelect(q)) check(expr);
+      // A constant table function's arguments are SQL too (exprsOfSelect leaves them out).
+      for (const t of tablesOf(q)) if (t.kind === 'tableFunction') for (const a of t.args) check(a);
+    }
+  };
+  visit(stmt, new Set());
+  return known;
+}
+
+const isSystemOne = (t: { database?: string; table: string }) => t.database?.toLowerCase() === 'system' && t.table.toLowerCase() === 'one';
 
 /** The statement with every expansion spelled out where the columns are known; the rest is left as written. */
 export function expandColumns(stmt: SelectStatement, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns = NO_EXTERNAL): SelectStatement {

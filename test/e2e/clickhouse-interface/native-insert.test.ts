@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireCodecs } from '../../../shared/core/clickhouse-http/block-compression.js';
 import { loadWireCodecs } from '../../../functions/coordinator/wire-codecs.js';
 import { AUTH_HEADER, startHarness, raw, type Harness } from './support.js';
+import { strBin as str, varuint as leb128 } from '../../support/native-bytes.js';
 
 let h: Harness;
 let codecs: WireCodecs;
@@ -31,17 +32,6 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const leb128 = (n: number) => {
-  const out: number[] = [];
-  do {
-    let x = n % 128;
-    n = Math.floor(n / 128);
-    if (n) x |= 0x80;
-    out.push(x);
-  } while (n);
-  return Buffer.from(out);
-};
-const str = (s: string) => Buffer.concat([leb128(Buffer.byteLength(s)), Buffer.from(s)]);
 const u64 = (n: number) => {
   const b = Buffer.alloc(8);
   b.writeBigUInt64LE(BigInt(n));

@@ -12,6 +12,7 @@ import { compressBlocks, type WireCodecs } from '../../../shared/core/clickhouse
 import { loadWireCodecs } from '../../../functions/coordinator/wire-codecs.js';
 import { AUTH_HEADER, ROWS_SQL, startHarness, raw, type Harness } from './support.js';
 import { javaLz4, WireReader as Reader } from './java-client.js';
+import { strBin, varuint } from '../../support/native-bytes.js';
 
 let h: Harness;
 let codecs: WireCodecs;
@@ -28,18 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.stop();
 });
-
-const varuint = (n: number) => {
-  const out: number[] = [];
-  do {
-    let x = n % 128;
-    n = Math.floor(n / 128);
-    if (n) x |= 0x80;
-    out.push(x);
-  } while (n);
-  return Buffer.from(out);
-};
-const strBin = (s: string) => Buffer.concat([varuint(Buffer.byteLength(s)), Buffer.from(s)]);
 
 // A NULL's hidden nested value is the type's default here (nullIf(v % 3, 0)): the final stage's rows
 // pass through stage tables, which keep no hidden values, so if(c, NULL, k) would differ there only.
