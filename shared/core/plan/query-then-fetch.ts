@@ -15,7 +15,7 @@ import { cloneAst, type Expr, type SelectQuery, type SelectStatement } from '../
 import { walkExpr } from '../sql/visit.js';
 import { errorAt } from './position.js';
 import type { RowWidth } from './row-width.js';
-import { queryThenFetchModeOf, rowBytesOf, settingValueOf, type QueryThenFetchMode } from './settings.js';
+import { askedSetting, queryThenFetchModeOf, rowBytesOf, type QueryThenFetchMode } from './settings.js';
 
 export const QUERY_THEN_FETCH_SETTING = 'ch_scatter_query_then_fetch';
 /** The estimated bytes per row (beyond its sort keys) over which `auto` runs two rounds; the config's query.queryThenFetchRowBytes by default. */
@@ -42,19 +42,9 @@ export interface QueryThenFetchInfo {
 
 export type QueryThenFetchEligibility = { ok: true; query: SelectQuery; n: Normalized } | { ok: false; reason: string };
 
-/** A setting's value (and its node, for the error's position): the SQL's SETTINGS clause over the request's settings. */
-function settingOf(
-  name: string,
-  requestSettings: Record<string, SettingValue> | undefined,
-  stmt: SelectStatement | undefined,
-): { raw?: SettingValue; node?: Expr } {
-  const clause = (stmt?.settings ?? []).filter((s) => s.name === name).pop();
-  return clause ? { raw: settingValueOf(clause.value, name), node: clause.value } : { raw: requestSettings?.[name] };
-}
-
 /** Whether the request asks for two rounds, one, or leaves it to the width estimate (the default). */
 export function requestedQueryThenFetch(requestSettings: Record<string, SettingValue> | undefined, stmt: SelectStatement | undefined): QueryThenFetchMode {
-  const { raw, node } = settingOf(QUERY_THEN_FETCH_SETTING, requestSettings, stmt);
+  const { raw, node } = askedSetting(QUERY_THEN_FETCH_SETTING, requestSettings, stmt);
   if (raw === undefined) return 'auto';
   const mode = queryThenFetchModeOf(raw);
   if (!mode) throw errorAt('BAD_REQUEST', `${QUERY_THEN_FETCH_SETTING} must be 'auto', 1 or 0`, node);
@@ -67,7 +57,7 @@ export function queryThenFetchRowBytes(
   stmt: SelectStatement | undefined,
   configured: number,
 ): number {
-  const { raw, node } = settingOf(QUERY_THEN_FETCH_ROW_BYTES_SETTING, requestSettings, stmt);
+  const { raw, node } = askedSetting(QUERY_THEN_FETCH_ROW_BYTES_SETTING, requestSettings, stmt);
   if (raw === undefined) return configured;
   const n = rowBytesOf(raw);
   if (n === undefined) throw errorAt('BAD_REQUEST', `${QUERY_THEN_FETCH_ROW_BYTES_SETTING} must be a non-negative integer of bytes`, node);

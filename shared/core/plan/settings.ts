@@ -8,7 +8,7 @@
 // Anything else is refused by name. An allowlist, not a denylist, because a shard query runs
 // with the runtime's readonly/timeout guard, and an unknown setting could loosen it (readonly,
 // allow_ddl, max_execution_time belong to the runtime) or break an older shard (UNKNOWN_SETTING).
-import type { Expr, SettingItem } from '../sql/ast.js';
+import type { Expr, SelectStatement, SettingItem } from '../sql/ast.js';
 import { printExpr } from '../sql/print.js';
 import type { SettingValue } from '../clickhouse/port.js';
 import type { QueryDefaults } from '../config/schema.js';
@@ -125,6 +125,16 @@ export function settingValueOf(e: Expr, name: string): SettingValue {
     if (typeof v === 'number') return -v;
   }
   throw errorAt('UNSUPPORTED', `setting ${name} must be a literal value`, e);
+}
+
+/** A setting's value as the request asks for it (and its node, for an error's position): the SQL's SETTINGS clause over the request's settings. */
+export function askedSetting(
+  name: string,
+  requestSettings: Record<string, SettingValue> | undefined,
+  stmt: SelectStatement | undefined,
+): { raw?: SettingValue; node?: Expr } {
+  const clause = (stmt?.settings ?? []).filter((x) => x.name === name).pop();
+  return clause ? { raw: settingValueOf(clause.value, name), node: clause.value } : { raw: requestSettings?.[name] };
 }
 
 /** `auto`: two rounds where the estimated row width is over the threshold; `on` / `off`: always / never. */

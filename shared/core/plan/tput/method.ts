@@ -9,7 +9,7 @@ import type { SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError } from '../../errors.js';
 import type { SelectStatement } from '../../sql/ast.js';
-import { settingValueOf } from '../settings.js';
+import { askedSetting } from '../settings.js';
 
 export const TOP_COUNT_SETTING = 'ch_scatter_top_count';
 export const TOP_COUNT_VALUES = ['exact', 'tput', 'every_group', 'shard_size'] as const;
@@ -32,8 +32,7 @@ export function requestedTopCount(
   stmt: SelectStatement | undefined,
   topo: Topology,
 ): TopCountSetting {
-  const clause = (stmt?.settings ?? []).filter((s) => s.name === TOP_COUNT_SETTING).pop();
-  const raw = clause ? settingValueOf(clause.value, TOP_COUNT_SETTING) : requestSettings?.[TOP_COUNT_SETTING];
+  const { raw } = askedSetting(TOP_COUNT_SETTING, requestSettings, stmt);
   if (raw === undefined) return topo.query.topCount;
   const v = String(raw).toLowerCase();
   if (isTopCountSetting(v)) return v;

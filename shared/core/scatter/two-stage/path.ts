@@ -5,7 +5,7 @@
 import type { SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
 import { ScatterError, isScatterError } from '../../errors.js';
-import { settingValueOf } from '../../plan/settings.js';
+import { askedSetting } from '../../plan/settings.js';
 import type { TwoStageOptions, TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { SelectStatement } from '../../sql/ast.js';
 
@@ -17,8 +17,7 @@ export type TwoStagePlanner = (stmt: SelectStatement, topo: Topology, opts?: Two
 
 /** The path a request asks for: the SQL's SETTINGS clause over the request's settings, 'auto' when neither says. */
 export function requestedPath(requestSettings: Record<string, SettingValue> | undefined, stmt: SelectStatement | undefined): QueryPath {
-  const clause = (stmt?.settings ?? []).filter((s) => s.name === PATH_SETTING).pop();
-  const raw = clause ? settingValueOf(clause.value, PATH_SETTING) : requestSettings?.[PATH_SETTING];
+  const { raw } = askedSetting(PATH_SETTING, requestSettings, stmt);
   if (raw === undefined) return 'auto';
   const v = String(raw).toLowerCase();
   if (v === 'auto' || v === 'fast' || v === 'general') return v;
