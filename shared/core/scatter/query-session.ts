@@ -143,7 +143,7 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   // What the fast path refuses runs on the general path, so the fast path refuses what only its sketches
   // would answer: a shipped value has no `approximate` label. Unmerged, ClickHouse's initiator runs such a
   // subquery unmerged too: the general path's unmerged cut, never the fast path's merge.
-  const noMerge = unmerged ? noMergeOf({ ...request.topCountSettings, ...request.settings, ...(settled ? clauseSettings(settled) : {}) }) : 0;
+  const noMerge = unmerged ? noMergeOf(askedSettings(request, settled)) : 0;
   // The outer SETTINGS clause holds for its subqueries too, as in ClickHouse (the fast path's subquery SQL
   // carries its own clause; the general path's final stage would not see the outer one).
   const outer = settled ? clauseSettings(settled) : {};
@@ -225,18 +225,23 @@ function ownRun(opts: PlanOptions): PlanOptions {
   return { ...opts, settings };
 }
 
+/** Every setting the request asks for, of either interface, with the SQL's SETTINGS clause over them. */
+function askedSettings(request: SessionRequest, stmt: SelectStatement | undefined): Record<string, SettingValue> {
+  return { ...request.topCountSettings, ...request.settings, ...(stmt ? clauseSettings(stmt) : {}) };
+}
+
 /**
  * The request's time budget: its own (timeoutMs, the interface's URL max_execution_time) or the
  * configured one, lowered by a max_execution_time in its settings or SETTINGS clause, never raised.
  */
 function timeoutOf(deps: SessionDeps, request: SessionRequest, stmt: SelectStatement | undefined): number | undefined {
-  const asked = executionLimitMs({ ...request.topCountSettings, ...request.settings, ...(stmt ? clauseSettings(stmt) : {}) });
+  const asked = executionLimitMs(askedSettings(request, stmt));
   return asked === undefined ? request.timeoutMs : Math.min(request.timeoutMs ?? deps.topo.query.timeoutMs, asked);
 }
 
 /** distributed_group_by_no_merge asked for, in the request's settings (either interface's) or the SQL's SETTINGS clause. */
 function unmergedRequest(request: SessionRequest, stmt: SelectStatement): boolean {
-  return noMergeOf({ ...request.topCountSettings, ...request.settings, ...clauseSettings(stmt) }) !== 0;
+  return noMergeOf(askedSettings(request, stmt)) !== 0;
 }
 
 function unmergedSubquery(stmt: SelectStatement): ScatterError {
