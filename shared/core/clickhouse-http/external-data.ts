@@ -10,7 +10,7 @@ import { fileFormatError } from '../plan/file-access.js';
 import { settingFate } from '../plan/setting-fate.js';
 import { backquote } from '../sql/quote.js';
 import { ChHttpError } from './exception.js';
-import { splitTopLevel } from './native-columns.js';
+import { splitTopLevel } from '../clickhouse/split-list.js';
 import type { RawQuery } from './types.js';
 
 /** One external table as the request declared it. */

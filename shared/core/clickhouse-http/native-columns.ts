@@ -3,38 +3,11 @@
 // find the next column's header. Types whose bytes cannot be walked without decoding them (aggregate
 // states, Dynamic, Variant, JSON, Object) are refused with 48 rather than guessed at.
 import { ChHttpError } from './exception.js';
+import { splitTopLevel } from '../clickhouse/split-list.js';
 
 export interface TypeNode {
   name: string;
   args: string[];
-}
-
-/**
- * Top-level parts of a comma-separated list (quotes and brackets respected), untrimmed; undefined when
- * its parentheses or quotes do not balance. Also reads external data's `<name>_structure`.
- */
-export function splitTopLevel(s: string): string[] | undefined {
-  const out: string[] = [];
-  let depth = 0;
-  let quote: string | undefined;
-  let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i]!;
-    if (quote) {
-      if (c === '\\') i++;
-      else if (c === quote) quote = undefined;
-    } else if (c === "'" || c === '`' || c === '"') quote = c;
-    else if (c === '(') depth++;
-    else if (c === ')') {
-      if (--depth < 0) return undefined;
-    } else if (c === ',' && depth === 0) {
-      out.push(s.slice(start, i));
-      start = i + 1;
-    }
-  }
-  if (depth !== 0 || quote) return undefined;
-  out.push(s.slice(start));
-  return out;
 }
 
 /** A type's arguments, trimmed (none for `()`). */

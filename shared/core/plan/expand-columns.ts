@@ -11,6 +11,7 @@ import type { Topology } from '../config/schema.js';
 import type { TableColumn } from '../clickhouse/describe-columns.js';
 import { errorAt } from './position.js';
 import { refusalOf } from './refused-functions.js';
+import { splitTopLevel } from '../clickhouse/split-list.js';
 import { CONSTANT_TABLE_FUNCTIONS, checkConstantTable } from './constant-tables.js';
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import { hasAggregate } from './two-stage/cut-common.js';
@@ -243,21 +244,9 @@ function constantColumns(t: TableExpr & { kind: 'tableFunction' }): { name: stri
   if (one) return [{ name: one }];
   const structure = t.name.toLowerCase() === 'values' && t.args.length > 1 ? t.args[0] : undefined;
   if (structure?.kind !== 'literal' || structure.type !== 'string') return undefined;
-  // Split at the commas outside parentheses (`Decimal(10, 2)`); each part is `name Type`.
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  const text = structure.value;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '(') depth++;
-    else if (ch === ')') depth--;
-    else if (ch === ',' && depth === 0) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
+  // Each top-level part is `name Type` (`Decimal(10, 2)` keeps its comma).
+  const parts = splitTopLevel(structure.value);
+  if (!parts) return undefined;
   const names = parts.map((p) => /^\s*([A-Za-z_][A-Za-z0-9_]*)\s+\S/.exec(p)?.[1]);
   return names.every((n): n is string => n !== undefined) ? names.map((name) => ({ name })) : undefined;
 }
