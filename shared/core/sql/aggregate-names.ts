@@ -26,14 +26,24 @@ export function aggregateName(name: string): string | undefined {
 }
 
 function resolve(name: string, depth: number): string | undefined {
-  if (EXACT.has(name)) return name;
+  const parts = resolveParts(name, depth);
+  return parts && parts.base + parts.combinators;
+}
+
+/** An aggregate call's registered function and its combinator suffixes (`first_valueIf` -> first_value, If), else undefined. */
+export function aggregateParts(name: string): { base: string; combinators: string } | undefined {
+  return resolveParts(name, 0);
+}
+
+function resolveParts(name: string, depth: number): { base: string; combinators: string } | undefined {
+  if (EXACT.has(name)) return { base: name, combinators: '' };
   const folded = FOLDED.get(name.toLowerCase());
-  if (folded) return folded;
+  if (folded) return { base: folded, combinators: '' };
   if (depth > 8) return undefined;
   for (const c of COMBINATORS) {
     if (name.length > c.length && name.endsWith(c)) {
-      const base = resolve(name.slice(0, -c.length), depth + 1);
-      if (base) return base + c;
+      const inner = resolveParts(name.slice(0, -c.length), depth + 1);
+      if (inner) return { base: inner.base, combinators: inner.combinators + c };
     }
   }
   return undefined;

@@ -90,6 +90,8 @@ export interface FunctionCall extends Base {
   over?: WindowSpec;
   /** `f(x) RESPECT NULLS OVER (...)`: kept for the engine; ClickHouse leaves it out of the column name. */
   nulls?: 'RESPECT' | 'IGNORE';
+  /** The name as written when the call runs as another function (`any(x) RESPECT NULLS` runs as any_respect_nulls): its column name keeps it. */
+  written?: string;
   /** The name ClickHouse gives the call as the user wrote it, kept when a rewrite changes the call (GLOBAL IN a shipped set). */
   nameAs?: string;
 }

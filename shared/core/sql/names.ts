@@ -80,7 +80,8 @@ export function formatForName(e: Expr, opts: NameOptions = {}): string {
       return `(${names(e.items)})`;
     case 'function': {
       // `sum(DISTINCT x)` is the function sumDistinct in ClickHouse's AST.
-      const name = e.distinct ? `${e.name}Distinct` : e.name;
+      const written = e.written ?? e.name;
+      const name = e.distinct ? `${written}Distinct` : written;
       const args = `(${names(e.args)})`;
       const call = e.params ? `${name}(${names(e.params)})${args}` : `${name}${args}`;
       return e.over ? `${call} OVER ${formatWindow(e.over, columnName, (n) => n, true)}` : call;

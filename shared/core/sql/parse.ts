@@ -37,6 +37,7 @@ import type {
   WithItem,
 } from './ast.js';
 import { EXTRACT_FUNCTIONS, type FrameBound } from './window.js';
+import { nullsActionName } from './nulls-action.js';
 
 /** The LIMIT an OFFSET without LIMIT stands for. */
 const UINT64_MAX_TEXT = '18446744073709551615';
@@ -1628,18 +1629,29 @@ class Parser {
       if ((this.isKw('RESPECT') || this.isKw('IGNORE')) && this.isKw('NULLS', this.peek())) {
         nulls = this.t.upper as 'RESPECT' | 'IGNORE';
         this.i += 2;
-        // A window function runs whole in the final stage; an aggregate's state would be split
-        // (`anyState(x) RESPECT NULLS` is another state type) or merged here, which ignore it.
-        if (!this.isKw('OVER')) throw this.unsupported(`${nulls} NULLS outside a window function (OVER)`, nullsTok);
       }
       let fname = name;
+      let written: string | undefined;
+      // On an aggregate the clause names another function (nulls-action.ts); a window function keeps it.
+      if (nulls && !this.isKw('OVER')) {
+        const to = nullsActionName(name, nulls);
+        if ('code' in to)
+          throw new ScatterError('QUERY_ERROR', `${to.message} (line ${nullsTok.line}, column ${nullsTok.column})`, {
+            position: { line: nullsTok.line, column: nullsTok.column },
+            details: { clickhouse: { code: to.code, name: to.code === 48 ? 'NOT_IMPLEMENTED' : 'SYNTAX_ERROR' } },
+          });
+        if (to.name !== name) written = name;
+        fname = to.name;
+        nulls = undefined;
+      }
       if (this.isKw('FILTER') && this.isOp('(', this.peek())) {
         // `f(x) FILTER (WHERE c)` is ClickHouse's `fIf(x, c)`, rewritten so by its parser (and named so).
         this.i += 2;
         if (!this.acceptKw('WHERE')) throw this.error('WHERE after FILTER (');
         args = [...args, this.parseExpr()];
         this.expectOp(')', "')' closing FILTER (WHERE ...)");
-        fname = `${name}If`;
+        fname = `${fname}If`;
+        if (written) written = `${written}If`;
       }
       const over = this.acceptKw('OVER') ? this.parseOver() : undefined;
       if (!over && !params && !distinct && name.toLowerCase() === 'tuple' && nameTok.type === 'ident') {
@@ -1649,6 +1661,7 @@ class Parser {
       if (params) f.params = params;
       if (distinct) f.distinct = true;
       if (nulls) f.nulls = nulls;
+      if (written) f.written = written;
       if (over) f.over = over;
       void open;
       return f;

@@ -108,10 +108,25 @@ const NULLS_QUERIES = [
 
 describe('RESPECT NULLS / IGNORE NULLS on window functions, in the final stage', () => {
   for (const sql of NULLS_QUERIES) it(sql, () => expectAnswered(sql));
-  it('on an aggregate it is refused, not ignored', async () => {
-    const r = await runQuery({ sql: `SELECT any(nullIf(status, 200)) RESPECT NULLS FROM ${D}` }, deps());
+});
+
+// On an aggregate the clause picks another function (any_respect_nulls), split into its own states.
+// One row per (sensor, ts) or a constant per group, so `any` has one answer however the shards' rows interleave.
+const AGGREGATE_NULLS_QUERIES = [
+  `SELECT sensor, ts, any(nullIf(status, 200)) RESPECT NULLS, first_value(nullIf(status, 200)) RESPECT NULLS AS f FROM ${D} WHERE sensor IN ('s-1', 's-97') GROUP BY sensor, ts ORDER BY sensor, ts LIMIT 40`,
+  `SELECT site, anyLast(if(site = 'fra', NULL, site)) RESPECT NULLS, last_value(if(site = 'ams', NULL, 1)) RESPECT NULLS AS l, count() AS c FROM ${D} GROUP BY site ORDER BY site`,
+  `SELECT site, toString(anyIf(if(site = 'fra', NULL, site), status = 500) RESPECT NULLS) AS a, any_respect_nulls(if(site = 'sfo', NULL, 2)) IGNORE NULLS FROM ${D} GROUP BY site ORDER BY site`,
+  `SELECT any(if(site = 'nowhere', 1, NULL)) RESPECT NULLS, anyLast(NULL) RESPECT NULLS, count() FROM ${D}`,
+];
+
+describe('RESPECT NULLS / IGNORE NULLS on an aggregate (no OVER), as ClickHouse resolves it', () => {
+  for (const sql of AGGREGATE_NULLS_QUERIES) it(sql, () => expectAnswered(sql, false));
+  it("a function without the variant is ClickHouse's 48 at the clause", async () => {
+    const r = await runQuery({ sql: `SELECT sum(value) RESPECT NULLS FROM ${D}` }, deps());
     expect(r.status).toBe(400);
-    expect(JSON.stringify(r.body)).toMatch(/RESPECT NULLS outside a window function/);
+    expect(r.body).toMatchObject({
+      error: { code: 'QUERY_ERROR', message: /^Function sum does not support RESPECT NULLS/, position: { line: 1, column: 19 } },
+    });
   });
 });
 

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parseExpression, parseSelect } from '../../../shared/core/sql/parse.js';
 import { printExprBare, printSelect } from '../../../shared/core/sql/print.js';
 import type { Expr, SelectQuery } from '../../../shared/core/sql/ast.js';
+import { formatForName } from '../../../shared/core/sql/names.js';
+import type { ScatterError } from '../../../shared/core/errors.js';
 import { equalStatement } from '../../../shared/core/sql/visit.js';
 
 // A compact functional form of an expression, independent of the printer's infix choices.
@@ -183,14 +185,57 @@ describe('statements', () => {
     expect(printSelect(q)).toBe('SELECT a FROM t WHERE NOT `exists`((SELECT 1 FROM u WHERE u.b = 2))');
   });
 
-  it('RESPECT / IGNORE NULLS on a window function: kept, printed before OVER; on an aggregate refused', () => {
+  it('RESPECT / IGNORE NULLS on a window function: kept, printed before OVER', () => {
     const sql = 'SELECT first_value(x) RESPECT NULLS OVER (ORDER BY t), last_value(x) IGNORE NULLS OVER w FROM t';
     const q = parseSelect(sql) as SelectQuery;
     expect(q.columns.map((c) => (c.kind === 'function' ? c.nulls : undefined))).toEqual(['RESPECT', 'IGNORE']);
     expect(printSelect(q)).toBe(sql);
-    expect(() => parseSelect('SELECT any(x) RESPECT NULLS FROM t')).toThrow(
-      /RESPECT NULLS outside a window function \(OVER\) is not supported \(line 1, column 15\)/,
+  });
+
+  it('RESPECT / IGNORE NULLS on an aggregate: the function ClickHouse resolves it to, named as written', () => {
+    const q = parseSelect(
+      'SELECT any(x) RESPECT NULLS, FIRST_VALUE(x) RESPECT NULLS, last_value(x) RESPECT NULLS, anyIf(x, c) RESPECT NULLS, ' +
+        'anyState(x) RESPECT NULLS, any(DISTINCT x) RESPECT NULLS, anyRespectNulls(x) IGNORE NULLS, sum(x) IGNORE NULLS FROM t',
+    ) as SelectQuery;
+    expect(printSelect(q)).toBe(
+      'SELECT any_respect_nulls(x), any_respect_nulls(x), anyLast_respect_nulls(x), any_respect_nullsIf(x, c), any_respect_nullsState(x), ' +
+        'any_respect_nulls(DISTINCT x), any(x), sum(x) FROM t',
     );
+    expect(q.columns.map((c) => formatForName(c))).toEqual([
+      'any(x)',
+      'FIRST_VALUE(x)',
+      'last_value(x)',
+      'anyIf(x, c)',
+      'anyState(x)',
+      'anyDistinct(x)',
+      'anyRespectNulls(x)',
+      'sum(x)',
+    ]);
+  });
+
+  it("RESPECT / IGNORE NULLS where ClickHouse has no variant: its code and text, at the clause's position", () => {
+    const refusal = (sql: string) => {
+      try {
+        parseSelect(sql);
+      } catch (e) {
+        const err = e as ScatterError;
+        return { code: err.code, message: err.message, position: err.position, clickhouse: (err.details as any)?.clickhouse?.code };
+      }
+      throw new Error(`${sql} parsed`);
+    };
+    expect(refusal('SELECT sum(x) RESPECT NULLS FROM t')).toEqual({
+      code: 'QUERY_ERROR',
+      message: 'Function sum does not support RESPECT NULLS. (line 1, column 15)',
+      position: { line: 1, column: 15 },
+      clickhouse: 48,
+    });
+    expect(refusal('SELECT sumIf(x, c) RESPECT NULLS FROM t')).toMatchObject({ message: /^Function sum does not support RESPECT NULLS/, clickhouse: 48 });
+    expect(refusal('SELECT any_respect_nulls(x) RESPECT NULLS FROM t')).toMatchObject({ message: /^Function any_respect_nulls does not/, clickhouse: 48 });
+    expect(refusal('SELECT lower(x) IGNORE NULLS FROM t')).toMatchObject({
+      message: /^Function with name `lower` cannot use IGNORE NULLS\./,
+      clickhouse: 62,
+      position: { line: 1, column: 17 },
+    });
   });
 
   it('WITH FILL FROM / TO / STEP: the bounds and step on the ORDER BY item, printed back in that order', () => {
