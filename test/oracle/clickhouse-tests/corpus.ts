@@ -440,6 +440,22 @@ from(
   '00980_shard_aggregation_state_deserialization.sql',
   `SELECT count(*) FROM ${NUM} WHERE bitmapContains((SELECT groupBitmapState(number) FROM ${NUM}), toUInt32(number))`,
 );
+// 02922_respect_nulls_extensive's aggregates over numbers(10) whose answer no row order changes (only
+// the NULL rows pass the condition, or the state's type).
+const NULL_OVER_9 = `(SELECT if(number > 8, NULL, number) AS number FROM ${N10})`;
+from(
+  '02922_respect_nulls_extensive.sql',
+  `SELECT first_valueIf (number, isNull(number)) RESPECT NULLS from ${NULL_OVER_9}`,
+  `SELECT toTypeName(first_valueIfState(number, isNull(number)) RESPECT NULLS) from ${NULL_OVER_9}`,
+  `SELECT FIRST_VALUEIf (number, isNull(number)) RESPECT NULLS from ${NULL_OVER_9}`,
+  `SELECT toTypeName(FIRST_VALUEIfState(number, isNull(number)) RESPECT NULLS) from ${NULL_OVER_9}`,
+);
+from(
+  '02922_respect_nulls_states.sql',
+  `SELECT toTypeName(first_value_respect_nullsState(dummy)), toTypeName(last_value_respect_nullsState(dummy)) from ${ONE}`,
+  `SELECT first_value_respect_nullsMerge(t) FROM (Select first_value_respect_nullsState(dummy) as t FROM ${ONE})`,
+  `SELECT last_value_respect_nullsMerge(t) FROM (Select last_value_respect_nullsState(NULL::Nullable(UInt8)) as t FROM ${ONE})`,
+);
 from(
   '01223_dist_on_dist.sql',
   o(`SELECT DISTINCT key FROM ${K} ORDER BY key`),
