@@ -10,6 +10,7 @@ import https from 'node:https';
 import { randomUUID } from 'node:crypto';
 import { ClickHouseError, type ExternalTable, type SettingValue } from '../../core/clickhouse/port.js';
 import { externalIsEmpty, externalJsonEachRow, structureOf } from '../../core/clickhouse/sql-text.js';
+import { stringBytes } from '../../core/surrogate-escape.js';
 import { abortedError, serverDiedError, serverError, toClickHouseError } from './errors.js';
 
 /** The server one access talks to, and how. */
@@ -179,7 +180,8 @@ function requestBody(target: HttpTarget, req: PostRequest): { body: Buffer; head
   for (const t of external) {
     // A client's external data goes as it came (any format, binary included); shipped sets as JSONEachRow lines.
     if (t.data) field(t.name, Buffer.from(t.data.base64, 'base64'), t.name);
-    else field(t.name, externalIsEmpty(t) ? '' : externalJsonEachRow(t) + '\n', `${t.name}.jsonl`);
+    // Strings that are not UTF-8 are written as their bytes (surrogate escapes), as the engine reads them.
+    else field(t.name, Buffer.from(stringBytes(externalIsEmpty(t) ? '' : externalJsonEachRow(t) + '\n')), `${t.name}.jsonl`);
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return sized(Buffer.concat(parts), `multipart/form-data; boundary=${boundary}`);

@@ -48,7 +48,20 @@ export function structureOf(t: ExternalTable): string {
 
 /** An external table's data as JSONEachRow lines: its pre-encoded text, else its rows encoded. */
 export function externalJsonEachRow(t: ExternalTable): string {
-  return t.jsonEachRow ?? toJsonEachRow(t.rows);
+  return t.jsonEachRow ?? shippedJsonEachRow(t.rows);
+}
+
+// JSON.stringify writes a lone surrogate as `\udcXX` (after an even run of backslashes: not itself escaped).
+const ESCAPED_BYTE = /(?<!\\)((?:\\\\)*)\\u(dc[89a-f][0-9a-f])/g;
+
+/**
+ * Shipped rows as JSONEachRow text whose surrogate-escaped bytes (strings that are not UTF-8) stay
+ * the characters they are, not JSON's `\udcXX`: the adapters write each as its byte, which
+ * ClickHouse's JSON reader copies as it is, so the engine reads the bytes the value came with.
+ */
+export function shippedJsonEachRow(rows: Record<string, unknown>[]): string {
+  const text = toJsonEachRow(rows);
+  return text.includes('\\udc') ? text.replace(ESCAPED_BYTE, (_m, run: string, hex: string) => run + String.fromCharCode(Number.parseInt(hex, 16))) : text;
 }
 
 /** True when an external table carries no row. */

@@ -25,7 +25,7 @@ import type { AggregateImpl, AggState, FamilyContext } from './families/family.j
 import { resolveAggregate } from './families/index.js';
 import { shardSize } from './families/topk.js';
 import { applyPostClauses, rowComparator, type WorkRow } from './post-process.js';
-import type { ApproximateInfo, FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
+import type { ApproximateInfo, FinalizeOptions, FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
 import { fromJson, parserFor, toJson, totalCompare, valueKey, type Value } from './values.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 import { TransferBudget } from './transfer-budget.js';
@@ -347,7 +347,7 @@ class GroupMerger implements Merger {
     }
   }
 
-  finalize(): FinalResult {
+  finalize(opts: FinalizeOptions = {}): FinalResult {
     const { n, aggs, pushed, keyCanon, specs } = this.s;
     if (keyCanon.length === 0 && this.groups.size === 0) this.groups.set('[]', this.newGroup([]));
     const work: (WorkRow & { types: string[]; group: Group })[] = [];
@@ -428,7 +428,7 @@ class GroupMerger implements Merger {
     const data = page.map((r) => {
       const o: Record<string, unknown> = {};
       meta.forEach((m, i) => {
-        o[m.name] = toJson(r.out[i]!, r.types[i] ?? m.type);
+        o[m.name] = toJson(r.out[i]!, r.types[i] ?? m.type, opts.exactStrings);
       });
       return o;
     });

@@ -14,7 +14,7 @@ import { unsupportedAt } from './analyze.js';
 import { afterPredicate, decodeCursor, encodeCursor, queryShapeHash, type CursorKey } from './cursor.js';
 import type { SortSpec } from './evaluator.js';
 import { applyPostClauses, merge2, rowComparator, type WorkRow } from './post-process.js';
-import type { FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
+import type { FinalizeOptions, FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
 import { fromJson, toJson } from './values.js';
 import { orderKey } from './order-key.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
@@ -199,7 +199,7 @@ class RowMerger implements Merger {
     }
   }
 
-  finalize(): FinalResult {
+  finalize(opts: FinalizeOptions = {}): FinalResult {
     const meta = (this.meta ?? this.n.columns.map((c) => ({ name: c.outName, type: 'String' }))).filter((m) => !this.hidden.has(m.name));
     let all = this.o.ordered ? this.acc : [...this.byShard.entries()].sort((a, b) => a[0] - b[0]).flatMap((e) => e[1]);
     const keyCols = [...this.sortCols, ...this.tieCols];
@@ -221,7 +221,7 @@ class RowMerger implements Merger {
       const o: Record<string, unknown> = {};
       const out = (r as WorkRow).out;
       meta.forEach((m, i) => {
-        o[m.name] = toJson(out[i]!, m.type);
+        o[m.name] = toJson(out[i]!, m.type, opts.exactStrings);
       });
       return o;
     });

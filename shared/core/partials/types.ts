@@ -93,5 +93,13 @@ export interface Merger {
   /** Fold one shard's partial rows as they arrive. */
   add(shard: number, rows: Record<string, unknown>[], meta: ColumnMeta[]): void;
   /** Finish: avg = sum / count, sketches to numbers, HAVING, ORDER BY, LIMIT, error bounds. */
-  finalize(): FinalResult;
+  finalize(opts?: FinalizeOptions): FinalResult;
+}
+
+export interface FinalizeOptions {
+  /**
+   * Strings keep the bytes they stand for (surrogate escapes) instead of the API's U+FFFD: rows that
+   * go back to an engine (a GLOBAL set, a scalar's value), where two values differing only there differ.
+   */
+  exactStrings?: boolean;
 }

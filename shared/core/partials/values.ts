@@ -218,8 +218,12 @@ export function tupleTypes(t: string): string[] | undefined {
   return out.map((x) => (/^[A-Za-z_][A-Za-z0-9_]* [A-Z]/.test(x) ? x.slice(x.indexOf(' ') + 1) : x));
 }
 
-/** A value in ClickHouse JSON conventions (output_format_json_quote_64bit_integers=1). */
-export function toJson(v: Value, t: string): unknown {
+/**
+ * A value in ClickHouse JSON conventions (output_format_json_quote_64bit_integers=1). Strings as the
+ * JSON API answers them (U+FFFD for bytes that are not UTF-8), or with `exactStrings` as they are.
+ */
+export function toJson(v: Value, t: string, exactStrings = false): unknown {
+  if (exactStrings) return toJsonSlow(v, t, true);
   let p = printers.get(t);
   if (!p) {
     const base = stripNullable(t);
@@ -236,7 +240,7 @@ export function toJson(v: Value, t: string): unknown {
   return p(v);
 }
 
-function toJsonSlow(v: Value, t: string): unknown {
+function toJsonSlow(v: Value, t: string, exactStrings = false): unknown {
   if (v === null) return null;
   const base = stripNullable(t);
   const scale = decimalScale(base);
@@ -258,19 +262,19 @@ function toJsonSlow(v: Value, t: string): unknown {
     if (info && info.bits > 32) return String(v);
     return v;
   }
-  if (typeof v === 'string') return displayString(v);
+  if (typeof v === 'string') return exactStrings ? v : displayString(v);
   if (Array.isArray(v)) {
     const map = mapTypes(base);
     if (map) {
       const o: Record<string, unknown> = {};
-      for (const kv of v) if (Array.isArray(kv)) o[displayString(String(kv[0]))] = toJson(kv[1] ?? null, map[1]);
+      for (const kv of v) if (Array.isArray(kv)) o[exactStrings ? String(kv[0]) : displayString(String(kv[0]))] = toJson(kv[1] ?? null, map[1], exactStrings);
       return o;
     }
     const el = isArrayType(base);
     const tup = tupleTypes(base);
     const names = tup ? tupleNames(base) : [];
-    if (names.length && names.length === v.length) return Object.fromEntries(names.map((n, i) => [n, toJson(v[i]!, tup![i]!)]));
-    return v.map((x, i) => toJson(x, el ?? tup?.[i] ?? 'String'));
+    if (names.length && names.length === v.length) return Object.fromEntries(names.map((n, i) => [n, toJson(v[i]!, tup![i]!, exactStrings)]));
+    return v.map((x, i) => toJson(x, el ?? tup?.[i] ?? 'String', exactStrings));
   }
   return v;
 }

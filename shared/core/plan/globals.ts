@@ -140,6 +140,25 @@ export function limitExternal(
   return keep === lines.length ? t : { ...t, jsonEachRow: lines.slice(0, keep).join('\n') };
 }
 
+/** The same limits over a scalar's value shipped as the engine's TabSeparated rows (each ending in a newline). */
+function limitTsv(
+  t: ExternalTable,
+  s: Pick<PlannerSettings, 'maxRowsToTransfer' | 'maxBytesToTransfer' | 'transferOverflowMode'>,
+  truncated: string[],
+): ExternalTable {
+  const data = t.data!;
+  const body = Buffer.from(data.base64, 'base64');
+  const rows: Buffer[] = [];
+  for (let at = 0; at < body.length; ) {
+    const end = body.indexOf(0x0a, at) + 1 || body.length;
+    rows.push(body.subarray(at, end));
+    at = end;
+  }
+  const what = { refused: `GLOBAL subquery data ${t.name}`, cut: t.name };
+  const keep = transferKeep(what, rows.length, (i) => rows[i]!.length, s, truncated);
+  return keep === rows.length ? t : { ...t, data: { ...data, base64: Buffer.concat(rows.slice(0, keep)).toString('base64') } };
+}
+
 /**
  * The shipped data travels inside every shard request, and a Lambda Invoke request is at most 6 MB:
  * above that every shard's invocation would be refused (413 from Lambda), on every replica and every
@@ -185,6 +204,11 @@ function positionalColumns(name: string, meta: ColumnMeta[], rows: Record<string
   };
 }
 
+/** A scalar's rows as the engine wrote them (TabSeparated), its columns by position as a set's. */
+function tsvTable(name: string, meta: ColumnMeta[], body: Buffer): ExternalTable {
+  return { name, columns: meta.map((c, i) => ({ ...c, name: `c${i + 1}` })), rows: [], data: { format: 'TabSeparated', base64: body.toString('base64') } };
+}
+
 /** joined_subquery_requires_alias, ClickHouse's default 1 unless the query sets it off. */
 function requiresAlias(settings: PlannerSettings): boolean {
   const v = settings.forward.joined_subquery_requires_alias;
@@ -201,10 +225,12 @@ export async function materializeGlobals(
   // Pass 1 (sync): find every GLOBAL right side, name it, remember what to run.
   const wanted = new Map<string, SelectStatement>();
   const byPosition = new Set<string>();
+  const scalars = new Set<string>();
   const nameFor = (stmt: SelectStatement, role: 'set' | 'scalar' | 'join'): string => {
     const name = externalName((role === 'scalar' ? 'scalar ' : '') + printSelect(stmt));
     if (!wanted.has(name)) wanted.set(name, stmt);
     if (role !== 'join') byPosition.add(name);
+    if (role === 'scalar') scalars.add(name);
     return name;
   };
   const defined = expressionNames(q);
@@ -287,15 +313,22 @@ export async function materializeGlobals(
         external.set(name, { table: { name, columns: [], rows: [] }, materialized: false, source: stmt });
         return;
       }
-      const res = await runSubquery(boundedForTransfer(stmt, settings.maxRowsToTransfer));
-      const table = byPosition.has(name) ? positionalColumns(name, res.meta, res.rows) : { name, columns: res.meta, rows: res.rows };
+      // A scalar's value is read back by no one but the engines, so it may travel as their bytes.
+      const res = await runSubquery(boundedForTransfer(stmt, settings.maxRowsToTransfer), { bytes: scalars.has(name) });
+      const table = res.tsv
+        ? tsvTable(name, res.meta, res.tsv.body)
+        : byPosition.has(name)
+          ? positionalColumns(name, res.meta, res.rows)
+          : { name, columns: res.meta, rows: res.rows };
       external.set(name, { table, materialized: true, source: stmt });
     }),
   );
   // Limits in a stable order (the map's insertion order above depends on completion order).
   for (const name of wanted.keys()) {
     const m = external.get(name)!;
-    if (m.materialized) m.table.rows = enforceTransferLimits(name, m.table.rows, settings, truncated);
+    if (!m.materialized) continue;
+    if (m.table.data) m.table = limitTsv(m.table, settings, truncated);
+    else m.table.rows = enforceTransferLimits(name, m.table.rows, settings, truncated);
   }
   // The request's external data travels beside them, under the same limits, to every shard.
   const ordered = new Map<string, Materialized>(

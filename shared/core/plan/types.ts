@@ -45,8 +45,20 @@ export interface QueryPlan {
   statistics?: TableStatistics;
 }
 
-/** Runs a GLOBAL IN / GLOBAL JOIN right-hand side once on the coordinator (may itself scatter). */
-export type SubqueryRunner = (query: SelectStatement) => Promise<{ meta: ColumnMeta[]; rows: Record<string, unknown>[] }>;
+/**
+ * Runs a GLOBAL IN / GLOBAL JOIN right-hand side or a scalar subquery once on the coordinator (may
+ * itself scatter). With `bytes` the runner may answer the engine's own rows instead (`tsv`), where an
+ * engine rendered them: exact for every type, aggregate states included.
+ */
+export type SubqueryRunner = (query: SelectStatement, want?: { bytes?: boolean }) => Promise<SubqueryAnswer>;
+
+export interface SubqueryAnswer {
+  meta: ColumnMeta[];
+  /** The rows as JSON values; empty when `tsv` carries them. */
+  rows: Record<string, unknown>[];
+  /** The rows as the engine wrote them in TabSeparated (each ending in a newline), and how many. */
+  tsv?: { body: Buffer; rows: number };
+}
 
 export interface PlanOptions {
   /** Request settings (the request's `settings`) plus those of the SQL SETTINGS clause are merged here. */

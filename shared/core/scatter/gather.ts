@@ -3,7 +3,7 @@
 // moment it arrives (merges are associative and commutative, so arrival order cannot change the
 // result), and at the deadline whatever has not answered is listed as missing with its reason.
 import type { ExternalTable } from '../clickhouse/port.js';
-import { toJsonEachRow } from '../clickhouse/sql-text.js';
+import { shippedJsonEachRow } from '../clickhouse/sql-text.js';
 import type { QueryPlan, ShardPlan } from '../plan/types.js';
 import type { Merger } from '../partials/types.js';
 import type { Topology } from '../config/schema.js';
@@ -75,7 +75,7 @@ export function externalFor(plan: QueryPlan, shardPlan: ShardPlan): ExternalTabl
 }
 
 /**
- * `t` as it goes on the wire: its rows encoded as JSONEachRow once, shared by every shard that
+ * `t` as it goes on the wire: its rows encoded as JSONEachRow once (bytes in a format pass as they are), shared by every shard that
  * ships it (the plan's table object is the same for all of them). A GLOBAL IN set of n rows sent to
  * s shards was serialized s times as row objects by the invoker and parsed, validated and
  * re-encoded by each shard; now it is one string. Already-encoded tables (a sub-coordinator's,
@@ -83,10 +83,10 @@ export function externalFor(plan: QueryPlan, shardPlan: ShardPlan): ExternalTabl
  */
 const encoded = new WeakMap<ExternalTable, ExternalTable>();
 export function encodedOnce(t: ExternalTable): ExternalTable {
-  if (t.jsonEachRow !== undefined) return t;
+  if (t.jsonEachRow !== undefined || t.data) return t;
   let e = encoded.get(t);
   if (!e) {
-    e = { name: t.name, columns: t.columns, rows: [], jsonEachRow: toJsonEachRow(t.rows) };
+    e = { name: t.name, columns: t.columns, rows: [], jsonEachRow: shippedJsonEachRow(t.rows) };
     encoded.set(t, e);
   }
   return e;

@@ -4,8 +4,7 @@
 // partial set where the request accepts a partial answer (POST /query: the main answer is then
 // partial too), and INCOMPLETE_RESULT where it never does (/explain, the ClickHouse interface).
 import { ScatterError } from '../errors.js';
-import type { ColumnMeta } from '../clickhouse/port.js';
-import type { QueryPlan, SubqueryRunner } from '../plan/types.js';
+import type { QueryPlan, SubqueryAnswer, SubqueryRunner } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
 import type { ShardOutcome } from './call-shard.js';
 import { gather, type GatherInput, type MissingShard } from './gather.js';
@@ -36,7 +35,8 @@ export type GeneralSubquery = (
   stmt: SelectStatement,
   self: SubqueryRunner,
   refusal: unknown,
-) => Promise<{ meta: ColumnMeta[]; rows: Record<string, unknown>[]; missing: MissingShard[] }> | undefined;
+  want?: { bytes?: boolean },
+) => Promise<SubqueryAnswer & { missing: MissingShard[] }> | undefined;
 
 export function globalSubqueryRunner(
   base: Omit<GatherInput, 'plan'>,
@@ -55,16 +55,16 @@ export function globalSubqueryRunner(
     }
     for (const m of missing) ledger.missing.push({ ...m, subquery: true, message: `GLOBAL subquery: ${m.message}` });
   };
-  const run: SubqueryRunner = async (stmt) => {
+  const run: SubqueryRunner = async (stmt, want) => {
     let plan: QueryPlan;
     try {
       plan = await planSubquery(stmt, run);
     } catch (e) {
-      const other = general?.(stmt, run, e);
+      const other = general?.(stmt, run, e, want);
       if (!other) throw e;
-      const r = await other;
-      keepMissing(r.missing);
-      return { meta: r.meta, rows: r.rows };
+      const { missing, ...answer } = await other;
+      keepMissing(missing);
+      return answer;
     }
     const g = await gather({ ...base, plan });
     ledger.outcomes.push(...g.outcomes);
@@ -74,7 +74,8 @@ export function globalSubqueryRunner(
     const bad = g.outcomes.find(isQueryFailure);
     if (bad) throw queryFailureError(bad, {});
     keepMissing(g.missing);
-    const fin = g.merger.finalize();
+    // Exact strings: the rows go back to the engines, which must read the bytes the values hold.
+    const fin = g.merger.finalize({ exactStrings: true });
     // A subquery cut by 'break' ships an incomplete set: the main answer is partial too.
     for (const t of fin.truncated ?? []) ledger.truncated.push(`GLOBAL subquery: ${t}`);
     return { meta: fin.meta, rows: fin.data };

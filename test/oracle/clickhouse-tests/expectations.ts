@@ -16,10 +16,6 @@ export const EXPECTED: Record<string, Expected> = {
     kind: 'refused',
     why: "group_by_overflow_mode = 'any' cuts each shard's groups and the aggregates of the groups kept, and no shard says whether it did: refused by design (docs/sql-support.md), so such an answer is never labelled complete",
   },
-  '00980_shard_aggregation_state_deserialization#1': {
-    kind: 'refused',
-    why: 'the scalar subquery runs on the general path, but its value is an aggregate state (groupBitmapState), whose bytes the JSON that ships it to the shards cannot carry exactly yet',
-  },
   '02346_additional_filters#25': {
     kind: 'differs',
     why: "the single chdb node (26.7) fails on an IN subquery inside additional_result_filter with 49 LOGICAL_ERROR (Not-ready Set), an engine bug; ClickHouse's .reference answers it, and ch-scatter answers as the reference does",

@@ -2,8 +2,10 @@
 // cannot merge, a window function, ...; any, under distributed_group_by_no_merge, which it cuts unmerged
 // as the main query), run once on the general path instead: the same two-stage
 // planner and runtime as a main query, under the request's one deadline, in-flight cap and hedge policy.
-// Its rows reach the shards as JSON, so a value JSON cannot carry exactly (an aggregate state's bytes,
-// bytes that are not UTF-8) is refused rather than shipped altered.
+// Asked for bytes (a scalar's value), the final stage answers TabSeparatedWithNamesAndTypes, which
+// carries every type and aggregate state exactly to the shards. A set's or a JOIN's rows reach them as
+// JSON, so a value JSON cannot carry exactly there (an aggregate state's bytes, bytes that are not
+// UTF-8) is refused rather than shipped altered.
 import { ScatterError } from '../../errors.js';
 import type { PlanOptions } from '../../plan/types.js';
 import type { GroupByNoMerge } from '../../plan/settings.js';
@@ -13,6 +15,10 @@ import type { RunDeps } from '../query-types.js';
 import { twoStageOptionsOf } from '../plan-inputs.js';
 import { fastPathRefused } from './path.js';
 import { runGeneralQuery } from './run-general.js';
+import { splitTsvAnswer } from './tsv.js';
+
+/** The format a scalar's value is asked in: its header names the types the shards read it back as. */
+const BYTES_FORMAT = 'TabSeparatedWithNamesAndTypes';
 
 type Deps = Pick<RunDeps, 'topo' | 'invoker' | 'hedgeState' | 'queryId' | 'planTwoStage' | 'onShard' | 'now'>;
 
@@ -23,7 +29,7 @@ export function generalSubquery(
   options: (self: Parameters<GeneralSubquery>[1]) => PlanOptions,
   noMerge: GroupByNoMerge,
 ): GeneralSubquery {
-  return (stmt, self, refusal) => {
+  return (stmt, self, refusal, want) => {
     const planTwoStage = deps.planTwoStage;
     if (!planTwoStage || !fastPathRefused(refusal)) return undefined;
     return (async () => {
@@ -46,19 +52,24 @@ export function generalSubquery(
           hedge: budget.hedge,
           limiter: budget.limiter,
           settings,
+          ...(want?.bytes ? { format: BYTES_FORMAT } : {}),
           requireComplete: false,
           runSubquery: self,
           ...(opts.distributedProductMode ? { distributedProductMode: opts.distributedProductMode } : {}),
           ...(opts.statistics ? { statistics: opts.statistics } : {}),
         },
       );
+      if (want?.bytes) {
+        const tsv = splitTsvAnswer(r.bytes!);
+        return { meta: tsv.columns, rows: [], tsv: { body: tsv.body, rows: tsv.rows }, missing: r.missing };
+      }
       const meta = r.meta!;
       const state = meta.find((m) => m.type.includes('AggregateFunction('));
       if (state || JSON.stringify(r.data).includes('\uFFFD'))
         throw new ScatterError(
           'UNSUPPORTED',
-          `a subquery over a distributed table that runs once before the shards answers ${state ? `an aggregate state (${state.type})` : 'bytes that are not UTF-8'}, ` +
-            'which cannot travel to the shards exactly yet; the fast path refused it: ' +
+          `a GLOBAL IN or JOIN subquery over a distributed table that runs once before the shards answers ${state ? `an aggregate state (${state.type})` : 'bytes that are not UTF-8'}, ` +
+            'which cannot travel to the shards exactly as a set yet; the fast path refused it: ' +
             (refusal as ScatterError).message,
         );
       return { meta, rows: r.data!, missing: r.missing };
