@@ -12,10 +12,6 @@ export const EXPECTED: Record<string, Expected> = {
     why: "a plain IN over the same distributed table: ClickHouse's Distributed table refuses it too under distributed_product_mode = 'deny' (288)",
     clickhouse: true,
   },
-  '00224_shard_distributed_aggregation_memory_efficient_and_overflows#2': {
-    kind: 'refused',
-    why: "group_by_overflow_mode = 'any' cuts each shard's groups and the aggregates of the groups kept, and no shard says whether it did: refused by design (docs/sql-support.md), so such an answer is never labelled complete",
-  },
   '00980_shard_aggregation_state_deserialization#1': {
     kind: 'refused',
     why: 'the scalar subquery runs on the general path, but its value is an aggregate state (groupBitmapState), whose bytes the JSON that ships it to the shards cannot carry exactly yet',

@@ -144,7 +144,7 @@ describe('executeShardRequest', () => {
   });
 
   it("runs the truncating overflow modes the coordinator labels (read, group_by, set, ...); refuses any other mode that is not 'throw'", async () => {
-    for (const settings of [{ read_overflow_mode: 'break' }, { group_by_overflow_mode: 'any' }, { set_overflow_mode: 'break' }]) {
+    for (const settings of [{ read_overflow_mode: 'break' }, { group_by_overflow_mode: 'any' }, { set_overflow_mode: 'break' }] as Record<string, string>[]) {
       const ok = (await executeShardRequest(req({ settings }), ch, { now })) as ShardSuccess;
       expect(ok.ok, JSON.stringify(settings)).toBe(true);
     }
