@@ -141,6 +141,8 @@ export function queryApiRunner(baseUrl: string, body: Record<string, unknown> = 
 export function truncatedAnswer(a: Answer): Answer {
   const marks = a.truncated ?? [];
   if (!a.partial || marks.length === 0 || !marks.every((t) => /_overflow_mode = '(break|any)'/.test(t)) || (a.missing?.length ?? 0) > 0)
-    throw new Error(`a truncating overflow mode's answer must say truncated and nothing else: ${JSON.stringify({ partial: a.partial, marks, missing: a.missing })}`);
+    throw new Error(
+      `a truncating overflow mode's answer must say truncated and nothing else: ${JSON.stringify({ partial: a.partial, marks, missing: a.missing })}`,
+    );
   return { ...a, partial: false };
 }

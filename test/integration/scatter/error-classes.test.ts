@@ -16,6 +16,8 @@ import { CLICKHOUSE_ERROR_CODES } from '../../../shared/core/clickhouse/error-co
 import { DEMO_DDL, DEMO_LOCAL, demoSelect } from '../../../local/demo.js';
 import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
 import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
+import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
+import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
 import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -213,7 +215,10 @@ describe("overflow modes that truncate ('break', group_by's 'any') are applied o
 
   it("group_by_overflow_mode 'any' is answered on the general path, labelled truncated; the final stage applies it to the merged groups", async () => {
     const r = await runQuery(
-      { sql: `SELECT sensor, count() AS c FROM ${T} GROUP BY sensor`, settings: { max_rows_to_group_by: 10, group_by_overflow_mode: 'any', max_block_size: 100, max_threads: 1 } },
+      {
+        sql: `SELECT sensor, count() AS c FROM ${T} GROUP BY sensor`,
+        settings: { max_rows_to_group_by: 10, group_by_overflow_mode: 'any', max_block_size: 100, max_threads: 1 },
+      },
       general(),
     );
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -222,6 +227,34 @@ describe("overflow modes that truncate ('break', group_by's 'any') are applied o
     expect(b.rows).toBeLessThan(groups);
     expect(b.partial).toBe(true);
     expect(b.truncated[0]).toContain("group_by_overflow_mode = 'any' at max_rows_to_group_by = 10: each shard and the final stage stop creating groups");
+  });
+
+  it('the ClickHouse interface answers the rows as ClickHouse does (its shape, whatever skip_unavailable_shards says), with X-Ch-Scatter-Truncated', async () => {
+    const d = general();
+    const select = generalSelect({ ...d, planTwoStage });
+    const chQuery = (sql: string) =>
+      handleClickHouseHttp(
+        { method: 'POST', path: '/', query: new URLSearchParams(), headers: {}, body: Buffer.from(sql) },
+        {
+          topo: d.topo,
+          raw: async () => {
+            throw new Error('no catalog here');
+          },
+          select,
+        },
+      );
+    const q = `SELECT sensor, count() AS c FROM ${T} GROUP BY sensor ORDER BY sensor SETTINGS max_rows_to_group_by = 10, group_by_overflow_mode = 'any', max_block_size = 100, max_threads = 1`;
+    const r = await chQuery(`${q} FORMAT JSONCompact`);
+    expect(r.status, r.body.toString().slice(0, 300)).toBe(200);
+    const got = JSON.parse(r.body.toString()) as { meta: unknown; data: unknown[][] };
+    const one = JSON.parse((await ch.queryRaw(q.replace(T, L), { format: 'JSONCompact' })).bytes.toString()) as { meta: unknown; data: unknown[][] };
+    // The same columns, names and types as one engine's answer under the same mode; fewer groups than the table holds.
+    expect(got.meta).toEqual(one.meta);
+    const groups = Number((await ch.query(`SELECT uniqExact(sensor) AS u FROM ${L}`)).rows[0]!.u);
+    expect(got.data.length).toBeGreaterThan(0);
+    expect(got.data.length).toBeLessThan(groups);
+    expect(JSON.parse(r.headers['x-ch-scatter-truncated']!)).toEqual([expect.stringContaining("group_by_overflow_mode = 'any' at max_rows_to_group_by = 10")]);
+    expect(r.headers['x-ch-scatter-partial']).toBeUndefined();
   });
 
   it('a SETTINGS clause inside a subquery passes the same rules (it would reach the shard in its SQL)', async () => {
