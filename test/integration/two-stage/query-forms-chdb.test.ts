@@ -226,3 +226,38 @@ describe("a bare UNION / EXCEPT / INTERSECT takes the query's default mode, as C
     expect(b.error.position).toBeDefined();
   });
 });
+
+// A query's own names that look like the stage columns' (_k<i>, _a<i>, _c<i>): the stages take a prefix none of its names uses.
+const STAGE_LIKE_NAMES = [
+  `SELECT site AS _k0, count() AS _a0 FROM ${D} GROUP BY _k0 ORDER BY _k0`,
+  `SELECT site, sum(status) AS _a1, uniqExact(sensor) AS _k1 FROM ${D} GROUP BY site HAVING _a1 > 0 ORDER BY site`,
+  `SELECT site AS _k0, metric AS __k0, count() AS _c0 FROM ${D} GROUP BY _k0, __k0 ORDER BY _k0, __k0`,
+  `SELECT sensor AS _c0, status AS _c1 FROM ${D} WHERE status = 500 ORDER BY _c0, _c1, ts LIMIT 7`,
+  `SELECT _k0, count() AS n FROM (SELECT site AS _k0 FROM ${D} WHERE status = 500) GROUP BY _k0 ORDER BY _k0`,
+];
+
+describe('names like the stage columns (_k0, _a0, _c0) in the query', () => {
+  for (const sql of STAGE_LIKE_NAMES)
+    for (const path of ['general', 'fast'])
+      it(`${path}: ${sql}`, async () => {
+        const b = await expectAnswered(sql, false, { ch_scatter_path: path });
+        expect(b.path ?? 'fast').toBe(path);
+      });
+
+  it('WITH TOTALS over a key aliased _k0: the totals row as the engine gives it', async () => {
+    const sql = `SELECT site AS _k0, count() AS c FROM ${D} GROUP BY _k0 WITH TOTALS ORDER BY _k0`;
+    const want = JSON.parse((await cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS })).bytes.toString());
+    const r = await runQuery({ sql }, deps());
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+    const b = r.body as { data: Row[]; totals: Row };
+    expect([b.data, b.totals]).toEqual([want.data, want.totals]);
+  });
+
+  it('the general path names its stage columns with a prefix no name of the query takes', () => {
+    const plan = planTwoStage(parseSelect(STAGE_LIKE_NAMES[2]!), demo.topo);
+    expect(plan.leaves[0]!.query.columns.map((c) => c.alias)).toEqual(['___k0', '___k1', '___a0']);
+    expect(planTwoStage(parseSelect(`SELECT site, count() AS c FROM ${D} GROUP BY site`), demo.topo).finalSql).toBe(
+      'SELECT _k0 AS site, sum(_a0) AS c FROM _stage0 GROUP BY _k0',
+    );
+  });
+});

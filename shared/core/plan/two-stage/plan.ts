@@ -27,6 +27,7 @@ import { distributedTables } from './reads.js';
 import { refuseUnexpanded } from '../expand-columns.js';
 import { checkReach, FINAL_STAGE_REACH } from '../reach-check.js';
 import { isConstantTable } from '../constant-tables.js';
+import { stageNamesFor, type StageNames } from './stage-names.js';
 
 export type { TwoStageOptions } from './types.js';
 
@@ -36,12 +37,21 @@ interface Ctx {
   noMerge: GroupByNoMerge;
   leaves: StageLeaf[];
   notes: string[];
+  /** The stage columns' names, none of them a name the query uses. */
+  stage: StageNames;
 }
 
 const unsupported = (what: string, node?: { pos?: Pos }) => errorAt('UNSUPPORTED', `${what} is not supported`, node);
 
 export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoStageOptions = {}): TwoStagePlan {
-  const ctx: Ctx = { topo, mode: opts.distributedProductMode ?? 'deny', noMerge: opts.groupByNoMerge ?? 0, leaves: [], notes: [] };
+  const ctx: Ctx = {
+    topo,
+    mode: opts.distributedProductMode ?? 'deny',
+    noMerge: opts.groupByNoMerge ?? 0,
+    leaves: [],
+    notes: [],
+    stage: stageNamesFor(stmt),
+  };
   const top: SelectStatement = { ...stmt };
   delete top.format;
   delete top.settings;
@@ -155,18 +165,7 @@ function planFinalSubqueries(q: SelectQuery, ctx: Ctx): SelectQuery {
   );
 }
 
-// The stages name their columns _k<i> (keys), _a<i> (states) and _c<i> (row values).
-const RESERVED = /^_[kac]\d+$/;
-
-function refuseReservedNames(q: SelectQuery): void {
-  walkStatement(q, (e) => {
-    const name = e.alias ?? (e.kind === 'column' ? e.parts[e.parts.length - 1] : undefined);
-    if (name !== undefined && RESERVED.test(name)) throw unsupported(`the name ${name} (reserved for the two-stage plan's columns _k<i>, _a<i>, _c<i>)`, e);
-  });
-}
-
 function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound: BoundTable, ctx: Ctx): SelectQuery {
-  refuseReservedNames(q);
   const names = outputNames(q);
   const d = splitName(bound.distributed);
   const main: MainOf = { bound, naming: { database: d.database, table: d.table, ...(t.alias ? { alias: t.alias } : {}) } };
@@ -176,10 +175,10 @@ function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound
   const slot = ctx.leaves.push({ name: leafName, query: expanded }) - 1;
   const finalOnly = (e: Expr) => e.kind === 'subquery' && distributedTables(e.query, ctx.topo).length > 0;
   const cut = ctx.noMerge
-    ? cutUnmerged(expanded, names, leafName, ctx.noMerge)
+    ? cutUnmerged(expanded, names, leafName, ctx.noMerge, ctx.stage)
     : isAggregating(expanded)
-      ? cutAggregating(expanded, names, leafName)
-      : cutRows(expanded, names, leafName, finalOnly);
+      ? cutAggregating(expanded, names, leafName, ctx.stage)
+      : cutRows(expanded, names, leafName, ctx.stage, finalOnly);
   const shard = leafSubqueries(cut.leaf, main, { topo: ctx.topo, mode: ctx.mode, note: (n) => ctx.notes.push(`${leafName}: ${n}`) });
   const leaf: StageLeaf = { name: leafName, query: shard.query };
   if (shard.local) leaf.distributedProductMode = 'local';
