@@ -151,18 +151,36 @@ function planFinalTable(t: TableExpr, ctx: Ctx): TableExpr {
   return { kind: 'subqueryTable', query: planSelect(all, ctx), alias: t.alias ?? d.table, ...(t.pos ? { pos: t.pos } : {}) };
 }
 
-/** Subqueries in the expressions of a final-stage SELECT: those that read a distributed table are planned too. */
+/**
+ * Subqueries in the expressions of a final-stage SELECT: those that read a distributed table are
+ * planned too. `x IN db.table` reads the table as a set, as ClickHouse does (`SELECT *` of it: one
+ * column, or a tuple of all), so it becomes that subquery; an output column it changed keeps the
+ * name ClickHouse gives the expression as written (`in(x, db.table)`).
+ */
 function planFinalSubqueries(q: SelectQuery, ctx: Ctx): SelectQuery {
-  return mapClausesShared(q, (e) =>
-    rewriteExpr(e, (x): Expr | undefined => {
-      if (x.kind === 'function' && isInFamily(x.name) && x.args[1]?.kind === 'column') {
-        const b = lookupTable(ctx.topo, x.args[1].parts.join('.'));
-        if (b) throw unsupported(`IN ${b.distributed} (a table name) in the final stage; write IN (SELECT column FROM ${b.distributed})`, x.args[1]);
+  const names = outputNames(q);
+  const rewrite = (x: Expr): Expr | undefined => {
+    if (x.kind === 'function' && isInFamily(x.name) && x.args[1]?.kind === 'column') {
+      const b = lookupTable(ctx.topo, x.args[1].parts.join('.'));
+      if (b) {
+        const set: Expr = { kind: 'subquery', query: planSelect(tableAsSet(x.args[1]), ctx) };
+        return { ...x, args: [rewriteExpr(x.args[0]!, rewrite), set, ...x.args.slice(2)] };
       }
-      if (x.kind !== 'subquery') return undefined;
-      return distributedTables(x.query, ctx.topo).length ? { ...x, query: planStatement(x.query, ctx) } : x;
-    }),
-  );
+    }
+    if (x.kind !== 'subquery') return undefined;
+    return distributedTables(x.query, ctx.topo).length ? { ...x, query: planStatement(x.query, ctx) } : x;
+  };
+  const out = mapClausesShared(q, (e) => rewriteExpr(e, rewrite));
+  if (out.columns !== q.columns) out.columns = out.columns.map((c, i) => (c === q.columns[i] || c.alias ? c : { ...c, alias: names[i]! }));
+  return out;
+}
+
+/** `SELECT * FROM db.table`: what ClickHouse reads when a table names an IN's set. */
+function tableAsSet(name: Expr & { kind: 'column' }): SelectQuery {
+  const table: TableExpr = { kind: 'table', table: name.parts[name.parts.length - 1]! };
+  if (name.parts.length === 2) table.database = name.parts[0]!;
+  if (name.pos) table.pos = name.pos;
+  return { kind: 'select', distinct: false, columns: [{ kind: 'asterisk' }], from: { table, joins: [] }, withTotals: false };
 }
 
 function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound: BoundTable, ctx: Ctx): SelectQuery {
