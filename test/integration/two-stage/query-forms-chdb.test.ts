@@ -234,6 +234,8 @@ const STAGE_LIKE_NAMES = [
   `SELECT site AS _k0, metric AS __k0, count() AS _c0 FROM ${D} GROUP BY _k0, __k0 ORDER BY _k0, __k0`,
   `SELECT sensor AS _c0, status AS _c1 FROM ${D} WHERE status = 500 ORDER BY _c0, _c1, ts LIMIT 7`,
   `SELECT _k0, count() AS n FROM (SELECT site AS _k0 FROM ${D} WHERE status = 500) GROUP BY _k0 ORDER BY _k0`,
+  `SELECT site AS __k0, metric AS __k1, count() AS __a0, max(value) AS __e0 FROM ${D} GROUP BY __k0, __k1 ORDER BY __k0, __k1`,
+  `SELECT __k0, sum(__a0) AS s FROM (SELECT site AS __k0, status AS __a0 FROM ${D} WHERE value > 90) GROUP BY __k0 ORDER BY __k0`,
 ];
 
 describe('names like the stage columns (_k0, _a0, _c0) in the query', () => {
