@@ -80,6 +80,12 @@ describe("18.16: 'break' is applied on every shard and the final stage, the answ
   for (const [mode, limit, local, sql] of [
     ['read_overflow_mode', 'max_rows_to_read = 1000', 'SELECT count() FROM default.ev WHERE n > -1', `SELECT count() AS c FROM ${T} WHERE n > -1`],
     [
+      'group_by_overflow_mode',
+      'max_rows_to_group_by = 10',
+      'SELECT count() FROM (SELECT s FROM default.ev GROUP BY s)',
+      `SELECT count() AS c FROM (SELECT s FROM ${T} GROUP BY s)`,
+    ],
+    [
       'distinct_overflow_mode',
       'max_rows_in_distinct = 10',
       'SELECT count() FROM (SELECT DISTINCT s FROM default.ev)',
