@@ -213,6 +213,22 @@ describe("overflow modes that truncate ('break', group_by's 'any') are applied o
     });
   }
 
+  it('sort, set and join: answered on the general path, each shard asked with the mode and its limit, labelled truncated', async () => {
+    for (const [mode, limitName, sql] of [
+      ['sort_overflow_mode', 'max_rows_to_sort', `SELECT sensor FROM ${T} ORDER BY sensor LIMIT 5`],
+      ['set_overflow_mode', 'max_rows_in_set', `SELECT count() AS c FROM ${T} WHERE site IN (SELECT arrayJoin(['ams', 'fra', 'iad', 'sfo', 'syd']))`],
+      ['join_overflow_mode', 'max_rows_in_join', `SELECT count() AS c FROM ${T} AS a JOIN (SELECT arrayJoin([200, 500]) AS status) AS b USING status`],
+    ] as const) {
+      sent.length = 0;
+      const r = await runQuery({ sql, settings: { [limitName]: 2, [mode]: 'break' } }, general());
+      expect(r.status, `${mode}: ${JSON.stringify(r.body).slice(0, 300)}`).toBe(200);
+      const b = r.body as { partial: boolean; truncated: string[] };
+      expect([b.partial, b.truncated]).toEqual([true, [expect.stringContaining(`${mode} = 'break' at ${limitName} = 2`)]]);
+      expect(sent.length).toBeGreaterThanOrEqual(2);
+      for (const p of sent) expect([p.settings?.[mode], p.settings?.[limitName]], mode).toEqual(['break', 2]);
+    }
+  });
+
   it("group_by_overflow_mode 'any' is answered on the general path, labelled truncated; the final stage applies it to the merged groups", async () => {
     const r = await runQuery(
       {
