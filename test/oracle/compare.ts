@@ -16,6 +16,10 @@ export interface Answer {
   extremes?: { min: Record<string, unknown>; max: Record<string, unknown> };
   /** True when some shard did not answer: never acceptable to the oracle. */
   partial?: boolean;
+  /** What the answer says may have cut it (the JSON API's `truncated`). */
+  truncated?: string[];
+  /** The shards the answer lacks (the JSON API's `shards.missing`). */
+  missing?: unknown[];
 }
 
 export interface CompareOptions {

@@ -124,6 +124,25 @@ export function queryApiRunner(baseUrl: string, body: Record<string, unknown> = 
       throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
     }
     if (res.status !== 200) throw new Error(`HTTP ${res.status} ${parsed?.error?.code}: ${parsed?.error?.message}`);
-    return { ...answerOf(parsed), partial: parsed.partial === true };
+    return {
+      ...answerOf(parsed),
+      partial: parsed.partial === true,
+      ...(parsed.truncated ? { truncated: parsed.truncated } : {}),
+      ...(parsed.shards?.missing ? { missing: parsed.shards.missing } : {}),
+    };
   };
+}
+
+/**
+ * An answer of a query under a truncating overflow mode (asked without completeness): it must be
+ * partial for that reason alone (every shard answered, every `truncated` entry an overflow mode's),
+ * and is then compared for its rows.
+ */
+export function truncatedAnswer(a: Answer): Answer {
+  const marks = a.truncated ?? [];
+  if (!a.partial || marks.length === 0 || !marks.every((t) => /_overflow_mode = '(break|any)'/.test(t)) || (a.missing?.length ?? 0) > 0)
+    throw new Error(
+      `a truncating overflow mode's answer must say truncated and nothing else: ${JSON.stringify({ partial: a.partial, marks, missing: a.missing })}`,
+    );
+  return { ...a, partial: false };
 }

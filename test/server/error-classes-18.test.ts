@@ -8,6 +8,7 @@ import { describeQuerySizeLimits } from '../support/query-size-limits.js';
 import { createHttpAccess } from '../../shared/adapters/clickhouse/http.js';
 import type { ClickHouseAccess } from '../../shared/core/clickhouse/port.js';
 import { runQuery, type RunDeps } from '../../shared/core/scatter/run-query.js';
+import { planTwoStage } from '../../shared/core/plan/two-stage/plan.js';
 import type { ShardRequest } from '../../shared/core/protocol/shard-wire.js';
 import { chHttp, useChServers } from '../support/ch-servers.js';
 
@@ -75,26 +76,41 @@ describe('18.16: limits are 400 LIMIT_EXCEEDED with the code', () => {
     ));
 });
 
-describe("18.16: 'break' truncates silently, so ch-scatter refuses it", () => {
+describe("18.16: 'break' is applied on every shard and the final stage, the answer labelled truncated", () => {
   for (const [mode, limit, local, sql] of [
     ['read_overflow_mode', 'max_rows_to_read = 1000', 'SELECT count() FROM default.ev WHERE n > -1', `SELECT count() AS c FROM ${T} WHERE n > -1`],
     [
       'group_by_overflow_mode',
       'max_rows_to_group_by = 10',
       'SELECT count() FROM (SELECT s FROM default.ev GROUP BY s)',
-      `SELECT s, count() AS c FROM ${T} GROUP BY s`,
+      `SELECT count() AS c FROM (SELECT s FROM ${T} GROUP BY s)`,
     ],
-    ['distinct_overflow_mode', 'max_rows_in_distinct = 10', 'SELECT count() FROM (SELECT DISTINCT s FROM default.ev)', `SELECT DISTINCT s FROM ${T}`],
+    [
+      'distinct_overflow_mode',
+      'max_rows_in_distinct = 10',
+      'SELECT count() FROM (SELECT DISTINCT s FROM default.ev)',
+      `SELECT count() AS c FROM (SELECT DISTINCT s FROM ${T})`,
+    ],
   ] as const) {
     it(mode, async () => {
       const url = servers.current.urls[0]!;
       const n = async (extra: string) => Number((await chHttp(url, `${local} SETTINGS max_block_size = 100, max_threads = 1${extra}`)).trim());
       expect(await n(`, ${limit}, ${mode} = 'break'`)).toBeLessThan(await n(''));
+      const general = (): RunDeps => ({ ...deps18(), planTwoStage });
+      const whole = Number(((await runQuery({ sql }, general())).body as { data: { c: string }[] }).data[0]!.c);
       sent.length = 0;
-      const r = await runQuery({ sql: `${sql} SETTINGS ${limit}, ${mode} = 'break'` }, deps18());
-      expect(r.status).toBe(400);
-      expect((r.body as ErrBody).error.message).toContain(`setting ${mode} = 'break' is refused`);
-      expect(sent).toHaveLength(0);
+      const r = await runQuery({ sql: `${sql} SETTINGS ${limit}, ${mode} = 'break', max_block_size = 100, max_threads = 1` }, general());
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const b = r.body as { data: { c: string }[]; partial: boolean; truncated: string[] };
+      expect(Number(b.data[0]!.c)).toBeLessThan(whole);
+      expect([b.partial, b.truncated.length]).toEqual([true, 1]);
+      expect(b.truncated[0]).toContain(`${mode} = 'break' at ${limit}`);
+      const [limitName, limitValue] = limit.split(' = ') as [string, string];
+      for (const p of sent) expect([p.settings?.[mode], String(p.settings?.[limitName])]).toEqual(['break', limitValue]);
+      // 'throw' stays a 400 LIMIT_EXCEEDED with 18.16's code.
+      const thrown = await runQuery({ sql: `${sql} SETTINGS ${limit}, ${mode} = 'throw', max_block_size = 100` }, general());
+      expect(thrown.status, JSON.stringify(thrown.body)).toBe(400);
+      expect((thrown.body as ErrBody).error.code).toBe('LIMIT_EXCEEDED');
     });
   }
 });

@@ -92,6 +92,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       missing: r.missing.map((m) => ({ shard: m.shard, reason: m.reason, ...(m.message ? { message: m.message } : {}) })),
       skipped: r.statistics.skipped,
       ...(r.coverage ? { coverage: r.coverage } : {}),
+      ...(r.truncated ? { truncated: r.truncated } : {}),
     };
   };
 }

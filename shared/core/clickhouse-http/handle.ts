@@ -397,6 +397,7 @@ export function shardHeaders(a: {
   missing?: readonly MissingShardInfo[];
   skipped?: readonly { shard: number; reason: string }[];
   coverage?: readonly TableCoverage[];
+  truncated?: readonly string[];
 }): Record<string, string> {
   const h: Record<string, string> = {};
   if (a.missing?.length) {
@@ -405,6 +406,7 @@ export function shardHeaders(a: {
   }
   if (a.skipped?.length) h['x-ch-scatter-skipped-shards'] = headerText(JSON.stringify(a.skipped.map((s) => ({ shard: s.shard, reason: s.reason }))));
   if (a.coverage?.length) h['x-ch-scatter-coverage'] = headerText(JSON.stringify(a.coverage));
+  if (a.truncated?.length) h['x-ch-scatter-truncated'] = headerText(JSON.stringify(a.truncated));
   return h;
 }
 

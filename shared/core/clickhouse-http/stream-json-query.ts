@@ -6,6 +6,7 @@
 // else (aggregates, ORDER BY, LIMIT, cursors, JOINs) is answered whole by `whole`, the HTTP API's
 // own answer. A shard that fails once rows went out cannot be taken back: the document is closed
 // with `"partial": true` and the error, never a shorter answer labelled complete.
+import { truncatingModes } from '../clickhouse/overflow-modes.js';
 import { stringifyAnswer } from '../protocol/answer-json.js';
 import type { Topology } from '../config/schema.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
@@ -132,6 +133,8 @@ async function rowPlan(req: QueryRequest, deps: JsonStreamDeps, arrivedAt: numbe
   if (!stmt || !readsRowsOnly(stmt)) return undefined;
   refuseForAnyPath(stmt, deps.topo);
   const settings = { ...(req.settings ?? {}), ...clauseSettings(stmt) };
+  // A truncating overflow mode applies where the shards' rows meet too, and the answer is labelled truncated: answered whole.
+  if (truncatingModes(settings).length) return undefined;
   const plan = await planQueryWith(stmt, deps.topo, { settings, distributedProductMode: productModeOf(settings, deps.topo) }, passThroughSplitter);
   if (plan.shards.every((s) => s.skipped)) return undefined;
   const deadline = computeDeadline({

@@ -4,6 +4,7 @@
 // takes the general path (distributed.ts): ORDER BY ... LIMIT is bounded by its LIMIT there.
 // The same statement checks as the general path: parameters bound, what no path may run, the
 // planner's settings allowlist and per-shard rewrite (renames, pruning, skipped shards).
+import { truncatingModes } from '../clickhouse/overflow-modes.js';
 import type { SelectStatement } from '../sql/ast.js';
 import { walkStatement } from '../sql/visit.js';
 import { hasWindow, isAggregating } from '../plan/two-stage/cut-common.js';
@@ -68,6 +69,8 @@ export function streamSelect(deps: StreamSelectDeps): StreamSelect {
     if (!readsRowsOnly(stmt)) return undefined;
     refuseForAnyPath(stmt, topo);
     const settings = { ...req.settings, ...clauseSettings(stmt) };
+    // A truncating overflow mode applies where the shards' rows meet too: the general path's final stage.
+    if (truncatingModes(settings).length) return undefined;
     const plan = await planQueryWith(stmt, topo, { settings, distributedProductMode: productModeOf(settings, topo) }, passThroughSplitter);
     if (plan.shards.every((s) => s.skipped)) return undefined; // no shard to write the header: the general path answers
     // Not behind API Gateway: the request's max_execution_time (else the configured budget), inside the function's time.

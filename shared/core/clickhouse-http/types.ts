@@ -29,6 +29,8 @@ export interface DistributedAnswer {
   skipped?: { shard: number; reason: string }[];
   /** The share of each table's rows the answering shards hold, when known or partial. */
   coverage?: TableCoverage[];
+  /** What may have cut the answer (a truncating overflow mode): the rows are ClickHouse's, the header says so. */
+  truncated?: string[];
 }
 
 /** A SELECT over distributed tables as the interface asks for it (the general path and the streaming door). */

@@ -21,6 +21,7 @@ import { analyze, columnIsShadowed } from './analyze.js';
 import { bindParams } from './bind-params.js';
 import { resolveSettings } from './settings.js';
 import { checkNestedSettings } from './nested-settings.js';
+import { refuseTruncatingModes } from './truncating-modes.js';
 import { refuseNegativeLimits } from './limit-check.js';
 import { refuseHugeInLists } from './in-list-cap.js';
 import { refuseOtherFormats } from './format-check.js';
@@ -60,7 +61,7 @@ export async function planQueryWith(
   topo: Topology,
   opts: PlanOptions,
   splitter: Splitter,
-  internal: { printEachShard?: boolean } = {},
+  internal: { printEachShard?: boolean; mergesInCoordinator?: boolean } = {},
 ): Promise<QueryPlan> {
   const statement = bindParams(typeof input === 'string' ? parseSelect(input) : input, opts.params);
   refuseNegativeLimits(statement);
@@ -72,6 +73,7 @@ export async function planQueryWith(
     ...(opts.distributedProductMode ? { distributedProductMode: opts.distributedProductMode } : {}),
   });
   checkNestedSettings(statement, topo.query);
+  if (internal.mergesInCoordinator) refuseTruncatingModes(statement, settings.forward);
   const analysis = analyze(statement, topo, settings.distributedProductMode);
   const placement = await placementFor(topo, analysis.main.distributed);
   const globals = await materializeGlobals(analysis.query, topo, settings, opts.runSubquery, opts.external);

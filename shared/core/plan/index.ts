@@ -15,5 +15,5 @@ export { planQueryWith, type Splitter } from './build.js';
 
 /** Plan one query: parse (if text) -> analyze -> GLOBAL data -> split -> per-shard rewrite -> print. */
 export function planQuery(input: string | SelectStatement, topo: Topology, opts: PlanOptions = {}): Promise<QueryPlan> {
-  return planQueryWith(input, topo, opts, splitQuery);
+  return planQueryWith(input, topo, opts, splitQuery, { mergesInCoordinator: true });
 }

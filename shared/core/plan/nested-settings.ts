@@ -1,7 +1,8 @@
 // SETTINGS clauses inside subqueries (`x IN (SELECT ... SETTINGS read_overflow_mode = 'break')`)
 // travel to the shards in the shard SQL itself, so they pass the same rules as the outer clause
-// and the request's `settings`: the allowlist, checked values, no runtime-owned or truncating
-// settings. ch-scatter's own knobs (skipping, transfer limits) apply to the whole query only.
+// and the request's `settings`: the allowlist, checked values, no runtime-owned settings (a
+// truncating overflow mode there: truncating-modes.ts). ch-scatter's own knobs (skipping,
+// transfer limits) apply to the whole query only.
 import type { SelectStatement, SettingItem } from '../sql/ast.js';
 import type { QueryDefaults } from '../config/schema.js';
 import { forEachSettingsClause } from '../sql/visit.js';

@@ -18,10 +18,9 @@ type Spec =
 const UINT: Spec = { kind: 'uint' };
 const BOOL: Spec = { kind: 'bool' };
 // ClickHouse's `*_overflow_mode` settings: 'throw' fails the query at the limit; 'break' (and
-// group_by's 'any') stops reading, grouping, sorting or building the set there and answers with what
-// it has, silently: a truncated shard partial would merge into an answer labelled complete. Only
-// 'throw' is forwarded; the others are refused by name (see TRUNCATING_MODES and docs/operations.md).
-const OVERFLOW: Spec = { kind: 'enum', values: ['throw'] };
+// group_by's 'any') answers with what it has there, forwarded too: such an answer is labelled
+// `truncated`, never complete (shared/core/clickhouse/overflow-modes.ts, docs/operations.md).
+const OVERFLOW: Spec = { kind: 'enum', values: ['throw', 'break'] };
 
 /** name -> the values ClickHouse accepts for it (18.16 and current releases alike). */
 export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
@@ -37,7 +36,7 @@ export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   ['max_bytes_to_read_leaf', UINT],
   ['read_overflow_mode', OVERFLOW],
   ['max_rows_to_group_by', UINT],
-  ['group_by_overflow_mode', OVERFLOW],
+  ['group_by_overflow_mode', { kind: 'enum', values: ['throw', 'break', 'any'] }],
   ['max_rows_to_sort', UINT],
   ['max_bytes_to_sort', UINT],
   ['sort_overflow_mode', OVERFLOW],
@@ -135,16 +134,6 @@ function checkValue(spec: Spec, v: SettingValue): SettingValue | undefined {
   }
 }
 
-/** Overflow-mode values ClickHouse accepts that truncate silently, per setting (the limit each one governs). */
-export const TRUNCATING_MODES: ReadonlyMap<string, { values: readonly string[]; limits: string }> = new Map([
-  ['read_overflow_mode', { values: ['break'], limits: 'max_rows_to_read / max_bytes_to_read' }],
-  ['group_by_overflow_mode', { values: ['break', 'any'], limits: 'max_rows_to_group_by' }],
-  ['sort_overflow_mode', { values: ['break'], limits: 'max_rows_to_sort / max_bytes_to_sort' }],
-  ['set_overflow_mode', { values: ['break'], limits: 'max_rows_in_set / max_bytes_in_set' }],
-  ['join_overflow_mode', { values: ['break'], limits: 'max_rows_in_join / max_bytes_in_join' }],
-  ['distinct_overflow_mode', { values: ['break'], limits: 'max_rows_in_distinct / max_bytes_in_distinct' }],
-]);
-
 /**
  * Resource limits a query may only lower. 0 means "unlimited" to ClickHouse: from a client it would
  * lift the server profile's cap, so it is refused like any value over the ceiling.
@@ -201,15 +190,6 @@ export function forwardedValue(name: string, value: SettingValue, node?: Expr): 
   const spec = SETTING_SPECS.get(name);
   if (!spec) return undefined;
   const ok = checkValue(spec, value);
-  const truncating = TRUNCATING_MODES.get(name);
-  if (ok === undefined && truncating && typeof value === 'string' && truncating.values.includes(value.trim().toLowerCase())) {
-    throw errorAt(
-      'UNSUPPORTED',
-      `setting ${name} = '${value.trim().toLowerCase()}' is refused: at ${truncating.limits} ClickHouse would stop there and answer with part of the rows, ` +
-        `silently, and ch-scatter could not tell that shard's partial from a complete one. Use 'throw' (the query fails at the limit, 400 LIMIT_EXCEEDED); see docs/operations.md`,
-      node,
-    );
-  }
   if (ok === undefined) {
     const refusal = spec.kind === 'bool' ? boolSettingRefusal(value) : undefined;
     throw errorAt(

@@ -5,6 +5,7 @@
 // answer to call partial (504 when all timed out, else 502).
 import { ScatterError } from '../errors.js';
 import type { TableStatistics } from '../plan/statistics.js';
+import type { TruncatingMode } from '../clickhouse/overflow-modes.js';
 import type { QueryPlan } from '../plan/types.js';
 import type { ShardOutcome } from './call-shard.js';
 import type { Deadline } from './deadline.js';
@@ -149,6 +150,19 @@ export function judgeTruncation(truncated: readonly string[], requireComplete: b
   if (truncated.length > 0 && requireComplete) {
     throw new ScatterError('INCOMPLETE_RESULT', `data was truncated (transferOverflowMode 'break'): ${truncated.join('; ')}`, { details: { shards } });
   }
+}
+
+/**
+ * A truncating overflow mode asked for with completeness required: no answer under it can be known
+ * complete (no engine says whether it stopped at a limit), so it is refused before any shard is asked.
+ */
+export function judgeTruncatingModes(modes: readonly TruncatingMode[], requireComplete: boolean): void {
+  if (modes.length === 0 || !requireComplete) return;
+  throw new ScatterError(
+    'INCOMPLETE_RESULT',
+    `completeness is required, but ${modes.map((m) => `${m.setting} = '${m.mode}'`).join(', ')} may cut the answer at a limit, and no engine says whether it did; ` +
+      "no shard was asked. Use 'throw' (the query fails at the limit) or do not require completeness",
+  );
 }
 
 /**

@@ -17,6 +17,8 @@ import type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat } from '.
 import { withContextValues } from '../plan/context-values.js';
 import { atUserPosition } from './query-errors.js';
 import { timeoutThrows } from '../plan/settings.js';
+import { truncatingModes } from '../clickhouse/overflow-modes.js';
+import { judgeTruncatingModes } from './completeness.js';
 
 export type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat };
 
@@ -79,6 +81,7 @@ async function executeInSession(s: QuerySession, req: QueryRequest, deps: RunDep
   // timeout_overflow_mode = 'throw': a shard missing at the deadline fails the query, as ClickHouse throws at its timeout.
   const requireComplete =
     (req.requireComplete ?? deps.topo.query.requireComplete) || (s.statement !== undefined && timeoutThrows(mergedSettings(req, s.statement)));
+  if (s.statement) judgeTruncatingModes(truncatingModes(mergedSettings(req, s.statement)), requireComplete);
   const pre = await prepassOf(s);
   // Round 2 of a top count: the query narrowed to its candidates, on the path below.
   // A wide top-k asked for in two rounds: the query bounded by round one's last sort key.

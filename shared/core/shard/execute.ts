@@ -25,6 +25,7 @@ import { oneChunk } from '../protocol/byte-chunks.js';
 import type { ShardProgress } from '../protocol/stream-frames.js';
 import { assignedSettings, formatsNamed, trimStatement } from '../clickhouse/sql-text.js';
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
+import { TRUNCATING_MODES } from '../clickhouse/overflow-modes.js';
 import { attemptQueryId, type InflightAttempts } from './inflight.js';
 import { runBatch } from './batch.js';
 import { ExchangeLostError, exchangeKey, readRef, sha256Hex, splitHeader, type ExchangeStore } from './exchange.js';
@@ -115,13 +116,15 @@ export async function executeShardRequest(req: unknown, access: ClickHouseAccess
     if (fileAccess.length > 0) {
       return failure(p.shard, p.replica, 'error', `the shard refuses ${fileAccess.join(', ')}: it names a file on the engine host`, 'ACCESS_DENIED', 497);
     }
-    // An overflow mode other than 'throw' truncates silently: a short partial would pass for a whole
-    // one. The planner refuses them; the shard does not rely on it (timeout_overflow_mode is forced).
-    // The query's answer itself may be cut by result_overflow_mode, as ClickHouse's initiator cuts it.
+    // An overflow mode other than 'throw' truncates silently. The coordinator forwards only those whose
+    // answer it labels truncated (overflow-modes.ts); the shard does not rely on it for any other
+    // (timeout_overflow_mode is forced). The query's answer itself may be cut by result_overflow_mode,
+    // as ClickHouse's initiator cuts it.
     const truncating = Object.entries(p.settings).filter(
       ([k, v]) =>
         /_overflow_mode(_leaf)?$/.test(k) &&
         k !== 'timeout_overflow_mode' &&
+        !TRUNCATING_MODES.has(k) &&
         !(k === 'result_overflow_mode' && p.answer === true) &&
         String(v).trim().toLowerCase() !== 'throw',
     );

@@ -94,6 +94,21 @@ describe('the streaming door over chdb shards', () => {
     expect(JSON.parse(got.body.toString()).data.map(([id]: [unknown]) => Number(id))).toEqual([2999, 2998, 2997]);
   });
 
+  it('a truncating overflow mode is answered whole (the final stage applies it too), with the truncated label', async () => {
+    const settings = "SETTINGS max_rows_to_read = 100, read_overflow_mode = 'break', max_block_size = 10, max_threads = 1";
+    const got = await door(`SELECT id FROM default.ev_dist ${settings} FORMAT TSV`);
+    expect(got.status, got.body.toString().slice(0, 300)).toBe(200);
+    expect(got.headers.get('x-clickhouse-exception-tag')).toBeNull();
+    // Each shard's 1000 rows are read in one block here, so the limit cuts nothing the engine reports: the label stays.
+    expect(got.body.toString().trim().split('\n').length).toBeLessThanOrEqual(ROWS);
+    expect(JSON.parse(got.headers.get('x-ch-scatter-truncated')!)).toEqual([expect.stringContaining("read_overflow_mode = 'break' at max_rows_to_read = 100")]);
+    // The door's JSON API: never the streamed answer's partial: false.
+    const r = await fetch(`${stack.streamUrl}/query`, { method: 'POST', body: JSON.stringify({ sql: `SELECT id FROM default.ev_dist ${settings}` }) });
+    const b = (await r.json()) as { rows: number; partial: boolean; truncated: string[] };
+    expect(r.status, JSON.stringify(b).slice(0, 300)).toBe(200);
+    expect([b.partial, b.truncated.length, b.rows <= ROWS]).toEqual([true, 1, true]);
+  });
+
   it('an unknown column before the first byte: an ordinary exception answer', async () => {
     const got = await door('SELECT nope FROM default.ev_dist FORMAT TSV');
     expect(got.status).toBe(404);

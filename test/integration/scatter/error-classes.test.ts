@@ -15,6 +15,9 @@ import type { ClickHouseAccess } from '../../../shared/core/clickhouse/port.js';
 import { CLICKHOUSE_ERROR_CODES } from '../../../shared/core/clickhouse/error-codes.js';
 import { DEMO_DDL, DEMO_LOCAL, demoSelect } from '../../../local/demo.js';
 import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
+import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
+import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
+import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
 import type { ShardRequest } from '../../../shared/core/protocol/shard-wire.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -145,68 +148,136 @@ describe('the code table', () => {
   });
 });
 
-describe("overflow modes that truncate silently ('break', group_by's 'any') are refused; 'throw' is a 400 LIMIT_EXCEEDED", () => {
+describe("overflow modes that truncate ('break', group_by's 'any') are applied on every shard and labelled truncated; 'throw' is a 400 LIMIT_EXCEEDED", () => {
   const L = DEMO_LOCAL;
-  // [setting, the limit it governs, a query over the distributed table, the same over the local table]
+  // The general path answers them: its final stage is an engine that applies them where ClickHouse's initiator does.
+  const general = (): RunDeps => ({ ...deps(), planTwoStage });
+  // [setting, the limit it governs, a query over the distributed table counting what it answers, the same over the local table]
   const cases: [string, string, string, string][] = [
     ['read_overflow_mode', 'max_rows_to_read = 1000', `SELECT count() AS c FROM ${T} WHERE value > -1`, `SELECT count() AS c FROM ${L} WHERE value > -1`],
     [
       'group_by_overflow_mode',
       'max_rows_to_group_by = 10',
-      `SELECT sensor, count() AS c FROM ${T} GROUP BY sensor`,
+      `SELECT count() AS c FROM (SELECT sensor FROM ${T} GROUP BY sensor)`,
       `SELECT count() AS c FROM (SELECT sensor FROM ${L} GROUP BY sensor)`,
     ],
     [
-      'set_overflow_mode',
-      'max_rows_in_set = 2',
-      `SELECT count() AS c FROM ${T} WHERE site IN (SELECT arrayJoin(['ams', 'fra', 'iad', 'sfo', 'syd']))`,
-      `SELECT count() AS c FROM ${L} WHERE sensor IN (SELECT sensor FROM ${L})`,
+      'distinct_overflow_mode',
+      'max_rows_in_distinct = 10',
+      `SELECT count() AS c FROM (SELECT DISTINCT sensor FROM ${T})`,
+      `SELECT count() AS c FROM (SELECT DISTINCT sensor FROM ${L})`,
     ],
-    [
-      'join_overflow_mode',
-      'max_rows_in_join = 1',
-      `SELECT count() AS c FROM ${T} AS a JOIN (SELECT arrayJoin([200, 500]) AS status) AS b USING status`,
-      `SELECT count() AS c FROM ${L} AS a JOIN (SELECT DISTINCT sensor FROM ${L}) AS b USING sensor`,
-    ],
-    ['distinct_overflow_mode', 'max_rows_in_distinct = 10', `SELECT DISTINCT sensor FROM ${T}`, `SELECT count() AS c FROM (SELECT DISTINCT sensor FROM ${L})`],
   ];
 
   for (const [mode, limit, sql, local] of cases) {
-    it(`${mode}: the engine truncates with 'break' and says nothing; ch-scatter refuses it before any shard`, async () => {
+    it(`${mode}: 'break' cuts on each shard as on one engine, and the answer says truncated (never partial: false)`, async () => {
       const count = async (extra: string) => Number((await ch.query(`${local} SETTINGS max_block_size = 100, max_threads = 1${extra}`)).rows[0]!.c);
       const full = await count('');
       const cut = await count(`, ${limit}, ${mode} = 'break'`);
-      expect(cut, `${mode}: ClickHouse itself (the reason for the refusal)`).toBeLessThan(full);
+      expect(cut, `${mode}: ClickHouse itself truncates`).toBeLessThan(full);
 
       const [limitName, limitValue] = limit.split(' = ') as [string, string];
-      for (const body of [{ sql, settings: { [limitName]: Number(limitValue), [mode]: 'break' } }, { sql: `${sql} SETTINGS ${limit}, ${mode} = 'break'` }]) {
+      const whole = Number(((await runQuery({ sql }, general())).body as { data: { c: string }[] }).data[0]!.c);
+      for (const body of [
+        { sql, settings: { [limitName]: Number(limitValue), [mode]: 'break', max_block_size: 100, max_threads: 1 } },
+        { sql: `${sql} SETTINGS ${limit}, ${mode} = 'break', max_block_size = 100, max_threads = 1` },
+      ]) {
         sent.length = 0;
-        const r = await runQuery(body, deps());
-        expect(r.status, JSON.stringify(r.body)).toBe(400);
-        expect((r.body as ErrBody).error.code).toBe('UNSUPPORTED');
-        expect((r.body as ErrBody).error.message).toContain(`setting ${mode} = 'break' is refused`);
-        expect(sent).toHaveLength(0);
+        const r = await runQuery(body, general());
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        const b = r.body as { data: { c: string }[]; partial: boolean; truncated: string[]; path: string };
+        // Each shard stops at the limit: the answer holds less than the same query's without it.
+        expect(Number(b.data[0]!.c)).toBeLessThan(whole);
+        expect(b.partial).toBe(true);
+        expect(b.truncated).toEqual([expect.stringContaining(`${mode} = 'break' at ${limitName} = ${limitValue}: each shard and the final stage`)]);
+        expect(b.path).toBe('general');
+        // The setting and its limit reach every shard's request.
+        const leaves = sent.filter((p) => !p.tables);
+        expect(leaves.length).toBeGreaterThanOrEqual(2);
+        for (const p of leaves) expect([p.settings?.[mode], String(p.settings?.[limitName])]).toEqual(['break', limitValue]);
       }
-      const thrown = await runQuery({ sql, settings: { [limitName]: Number(limitValue), [mode]: 'throw', max_block_size: 100 } }, deps());
+      // With completeness required it can never be known complete: refused before any shard is asked.
+      sent.length = 0;
+      const strict = await runQuery({ sql, requireComplete: true, settings: { [limitName]: Number(limitValue), [mode]: 'break' } }, general());
+      expect(strict.status, JSON.stringify(strict.body)).toBe(504);
+      expect((strict.body as ErrBody).error.code).toBe('INCOMPLETE_RESULT');
+      expect((strict.body as ErrBody).error.message).toContain(`${mode} = 'break' may cut the answer`);
+      expect(sent).toHaveLength(0);
+      // Forced onto the fast path (whose TypeScript merge applies no limit): refused, naming the setting.
+      const fast = await runQuery({ sql, settings: { [limitName]: Number(limitValue), [mode]: 'break', ch_scatter_path: 'fast' } }, general());
+      expect(fast.status).toBe(400);
+      expect((fast.body as ErrBody).error.message).toContain(`${mode} = 'break' on the fast path`);
+      const thrown = await runQuery({ sql, settings: { [limitName]: Number(limitValue), [mode]: 'throw', max_block_size: 100 } }, general());
       expect(thrown.status, JSON.stringify(thrown.body)).toBe(400);
       expect((thrown.body as ErrBody).error.code).toBe('LIMIT_EXCEEDED');
     });
   }
 
-  it("group_by_overflow_mode 'any' is refused too", async () => {
+  it('sort, set and join: answered on the general path, each shard asked with the mode and its limit, labelled truncated', async () => {
+    for (const [mode, limitName, sql] of [
+      ['sort_overflow_mode', 'max_rows_to_sort', `SELECT sensor FROM ${T} ORDER BY sensor LIMIT 5`],
+      ['set_overflow_mode', 'max_rows_in_set', `SELECT count() AS c FROM ${T} WHERE site IN (SELECT arrayJoin(['ams', 'fra', 'iad', 'sfo', 'syd']))`],
+      ['join_overflow_mode', 'max_rows_in_join', `SELECT count() AS c FROM ${T} AS a JOIN (SELECT arrayJoin([200, 500]) AS status) AS b USING status`],
+    ] as const) {
+      sent.length = 0;
+      const r = await runQuery({ sql, settings: { [limitName]: 2, [mode]: 'break' } }, general());
+      expect(r.status, `${mode}: ${JSON.stringify(r.body).slice(0, 300)}`).toBe(200);
+      const b = r.body as { partial: boolean; truncated: string[] };
+      expect([b.partial, b.truncated]).toEqual([true, [expect.stringContaining(`${mode} = 'break' at ${limitName} = 2`)]]);
+      expect(sent.length).toBeGreaterThanOrEqual(2);
+      for (const p of sent) expect([p.settings?.[mode], p.settings?.[limitName]], mode).toEqual(['break', 2]);
+    }
+  });
+
+  it("group_by_overflow_mode 'any' is answered on the general path, labelled truncated; the final stage applies it to the merged groups", async () => {
     const r = await runQuery(
-      { sql: `SELECT sensor, count() AS c FROM ${T} GROUP BY sensor`, settings: { max_rows_to_group_by: 10, group_by_overflow_mode: 'any' } },
-      deps(),
+      {
+        sql: `SELECT sensor, count() AS c FROM ${T} GROUP BY sensor`,
+        settings: { max_rows_to_group_by: 10, group_by_overflow_mode: 'any', max_block_size: 100, max_threads: 1 },
+      },
+      general(),
     );
-    expect(r.status).toBe(400);
-    expect((r.body as ErrBody).error.message).toContain("group_by_overflow_mode = 'any' is refused");
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const b = r.body as { rows: number; partial: boolean; truncated: string[] };
+    const groups = Number((await ch.query(`SELECT uniqExact(sensor) AS u FROM ${L}`)).rows[0]!.u);
+    expect(b.rows).toBeLessThan(groups);
+    expect(b.partial).toBe(true);
+    expect(b.truncated[0]).toContain("group_by_overflow_mode = 'any' at max_rows_to_group_by = 10: each shard and the final stage stop creating groups");
+  });
+
+  it('the ClickHouse interface answers the rows as ClickHouse does (its shape, whatever skip_unavailable_shards says), with X-Ch-Scatter-Truncated', async () => {
+    const d = general();
+    const select = generalSelect({ ...d, planTwoStage });
+    const chQuery = (sql: string) =>
+      handleClickHouseHttp(
+        { method: 'POST', path: '/', query: new URLSearchParams(), headers: {}, body: Buffer.from(sql) },
+        {
+          topo: d.topo,
+          raw: async () => {
+            throw new Error('no catalog here');
+          },
+          select,
+        },
+      );
+    const q = `SELECT sensor, count() AS c FROM ${T} GROUP BY sensor ORDER BY sensor SETTINGS max_rows_to_group_by = 10, group_by_overflow_mode = 'any', max_block_size = 100, max_threads = 1`;
+    const r = await chQuery(`${q} FORMAT JSONCompact`);
+    expect(r.status, r.body.toString().slice(0, 300)).toBe(200);
+    const got = JSON.parse(r.body.toString()) as { meta: unknown; data: unknown[][] };
+    const one = JSON.parse((await ch.queryRaw(q.replace(T, L), { format: 'JSONCompact' })).bytes.toString()) as { meta: unknown; data: unknown[][] };
+    // The same columns, names and types as one engine's answer under the same mode; fewer groups than the table holds.
+    expect(got.meta).toEqual(one.meta);
+    const groups = Number((await ch.query(`SELECT uniqExact(sensor) AS u FROM ${L}`)).rows[0]!.u);
+    expect(got.data.length).toBeGreaterThan(0);
+    expect(got.data.length).toBeLessThan(groups);
+    expect(JSON.parse(r.headers['x-ch-scatter-truncated']!)).toEqual([expect.stringContaining("group_by_overflow_mode = 'any' at max_rows_to_group_by = 10")]);
+    expect(r.headers['x-ch-scatter-partial']).toBeUndefined();
   });
 
   it('a SETTINGS clause inside a subquery passes the same rules (it would reach the shard in its SQL)', async () => {
     for (const [sql, msg] of [
       [
         `SELECT count() AS c FROM ${T} WHERE status IN (SELECT arrayJoin([200, 500]) SETTINGS read_overflow_mode = 'break')`,
-        "read_overflow_mode = 'break' is refused",
+        "read_overflow_mode = 'break' on the fast path",
       ],
       [`SELECT count() AS c FROM ${T} WHERE status IN (SELECT arrayJoin([200, 500]) SETTINGS readonly = 0)`, 'setting readonly is set by'],
       [`SELECT count() AS c FROM ${T} WHERE status IN (SELECT arrayJoin([200, 500]) SETTINGS max_rows_to_transfer = 5)`, 'applies to the whole query'],

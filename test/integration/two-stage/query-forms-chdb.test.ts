@@ -241,3 +241,65 @@ describe("a bare UNION / EXCEPT / INTERSECT takes the query's default mode, as C
     expect(b.error.position).toBeDefined();
   });
 });
+
+// A query's own names that look like the stage columns' (_k<i>, _a<i>, _c<i>): the stages take a prefix none of its names uses.
+const STAGE_LIKE_NAMES = [
+  `SELECT site AS _k0, count() AS _a0 FROM ${D} GROUP BY _k0 ORDER BY _k0`,
+  `SELECT site, sum(status) AS _a1, uniqExact(sensor) AS _k1 FROM ${D} GROUP BY site HAVING _a1 > 0 ORDER BY site`,
+  `SELECT site AS _k0, metric AS __k0, count() AS _c0 FROM ${D} GROUP BY _k0, __k0 ORDER BY _k0, __k0`,
+  `SELECT sensor AS _c0, status AS _c1 FROM ${D} WHERE status = 500 ORDER BY _c0, _c1, ts LIMIT 7`,
+  `SELECT _k0, count() AS n FROM (SELECT site AS _k0 FROM ${D} WHERE status = 500) GROUP BY _k0 ORDER BY _k0`,
+  `SELECT site AS __k0, metric AS __k1, count() AS __a0, max(value) AS __e0 FROM ${D} GROUP BY __k0, __k1 ORDER BY __k0, __k1`,
+  `SELECT __k0, sum(__a0) AS s FROM (SELECT site AS __k0, status AS __a0 FROM ${D} WHERE value > 90) GROUP BY __k0 ORDER BY __k0`,
+];
+
+describe('names like the stage columns (_k0, _a0, _c0) in the query', () => {
+  for (const sql of STAGE_LIKE_NAMES)
+    for (const path of ['general', 'fast'])
+      it(`${path}: ${sql}`, async () => {
+        const b = await expectAnswered(sql, false, { ch_scatter_path: path });
+        expect(b.path ?? 'fast').toBe(path);
+      });
+
+  it('WITH TOTALS over a key aliased _k0: the totals row as the engine gives it', async () => {
+    const sql = `SELECT site AS _k0, count() AS c FROM ${D} GROUP BY _k0 WITH TOTALS ORDER BY _k0`;
+    const want = JSON.parse((await cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS })).bytes.toString());
+    const r = await runQuery({ sql }, deps());
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+    const b = r.body as { data: Row[]; totals: Row };
+    expect([b.data, b.totals]).toEqual([want.data, want.totals]);
+  });
+
+  it('the general path names its stage columns with a prefix no name of the query takes', () => {
+    const plan = planTwoStage(parseSelect(STAGE_LIKE_NAMES[2]!), demo.topo);
+    expect(plan.leaves[0]!.query.columns.map((c) => c.alias)).toEqual(['___k0', '___k1', '___a0']);
+    expect(planTwoStage(parseSelect(`SELECT site, count() AS c FROM ${D} GROUP BY site`), demo.topo).finalSql).toBe(
+      'SELECT _k0 AS site, sum(_a0) AS c FROM _stage0 GROUP BY _k0',
+    );
+  });
+});
+
+// `x IN db.table` where the final stage runs it: the table read as a set (a tuple of all its columns), as ClickHouse reads it.
+const ALL = '(ts, sensor, site, metric, value, status)';
+const FIVE = `SELECT ts, sensor, site, metric, value, status FROM ${D} WHERE status = 500 ORDER BY sensor, ts LIMIT 5`;
+const IN_TABLE = [
+  `SELECT sensor, ${ALL} IN ${D} AS inside, (ts, sensor, site, metric, value + 1000, status) IN ${D} AS moved FROM (${FIVE}) ORDER BY sensor, ts`,
+  `SELECT count() AS c FROM (${FIVE}) WHERE ${ALL} NOT IN ${D}`,
+  `SELECT site, count() AS c FROM (SELECT * FROM ${D} WHERE value > 99 ORDER BY sensor, ts LIMIT 40) WHERE ${ALL} GLOBAL IN ${D} GROUP BY site ORDER BY site`,
+];
+
+describe('x IN db.table in a SELECT the final stage runs', () => {
+  for (const sql of IN_TABLE) it(sql, () => expectAnswered(sql, false));
+
+  it("keeps ClickHouse's generated name of the IN as written", async () => {
+    const sql = `SELECT ${ALL} IN ${D} FROM (${FIVE})`;
+    const want = await reference(sql);
+    const r = await runQuery({ sql }, deps());
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+    const b = r.body as { meta: { name: string }[]; data: Row[] };
+    const local = (want.meta as { name: string }[])[0]!.name;
+    expect(local).toContain(DEMO_LOCAL);
+    expect(b.meta[0]!.name).toBe(local.replace(DEMO_LOCAL, D));
+    expect(b.data.map((row) => Object.values(row))).toEqual(want.data.map((row) => Object.values(row)));
+  });
+});

@@ -24,11 +24,17 @@ export interface ChtQuery {
    * Compared with these rows under the single node's names and types.
    */
   distributed?: PerShardRows;
+  /**
+   * A truncating overflow mode ClickHouse's Distributed table applies (the answer is cut at a limit,
+   * wherever the blocks fall): asked without completeness, the answer must say it is truncated and
+   * nothing else; its rows compare because the query's are the same however the cut falls.
+   */
+  truncates?: true;
 }
 
 export type PerShardRows = (rowsOnShards: (dist: string) => number[]) => Record<string, unknown>[];
 
-type Entry = string | { sql: string; ordered?: true; distributed?: PerShardRows };
+type Entry = string | { sql: string; ordered?: true; distributed?: PerShardRows; truncates?: true };
 
 const ONE = 'cht.one_dist';
 const NUM = 'cht.numbers_dist';
@@ -418,9 +424,11 @@ from(
 from(
   '00224_shard_distributed_aggregation_memory_efficient_and_overflows.sql',
   o(`SELECT count() = 200000 FROM ${NUM} GROUP BY number WITH TOTALS ORDER BY number LIMIT 10`),
-  o(
-    `SELECT count() = 200000 FROM ${NUM} GROUP BY number WITH TOTALS ORDER BY number LIMIT 10 SETTINGS distributed_aggregation_memory_efficient = 1, group_by_two_level_threshold = 1000, group_by_overflow_mode = 'any', max_rows_to_group_by = 1000, totals_mode = 'after_having_auto'`,
-  ),
+  {
+    sql: `SELECT count() = 200000 FROM ${NUM} GROUP BY number WITH TOTALS ORDER BY number LIMIT 10 SETTINGS distributed_aggregation_memory_efficient = 1, group_by_two_level_threshold = 1000, group_by_overflow_mode = 'any', max_rows_to_group_by = 1000, totals_mode = 'after_having_auto'`,
+    ordered: true,
+    truncates: true,
+  },
 );
 from('00588_shard_distributed_prewhere.sql', o(`SELECT * FROM cht.xs_dist PREWHERE x = 1 WHERE s LIKE '%l%' ORDER BY x, s`));
 from(

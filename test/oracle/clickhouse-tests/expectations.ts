@@ -12,10 +12,6 @@ export const EXPECTED: Record<string, Expected> = {
     why: "a plain IN over the same distributed table: ClickHouse's Distributed table refuses it too under distributed_product_mode = 'deny' (288)",
     clickhouse: true,
   },
-  '00224_shard_distributed_aggregation_memory_efficient_and_overflows#2': {
-    kind: 'refused',
-    why: "group_by_overflow_mode = 'any' cuts each shard's groups and the aggregates of the groups kept, and no shard says whether it did: refused by design (docs/sql-support.md), so such an answer is never labelled complete",
-  },
   '02346_additional_filters#25': {
     kind: 'differs',
     why: "the single chdb node (26.7) fails on an IN subquery inside additional_result_filter with 49 LOGICAL_ERROR (Not-ready Set), an engine bug; ClickHouse's .reference answers it, and ch-scatter answers as the reference does",

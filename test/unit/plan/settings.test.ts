@@ -143,7 +143,7 @@ describe('resolveSettings', () => {
     });
   });
 
-  it("refuses every overflow mode that truncates silently ('break', group_by's 'any'), naming the setting; 'throw' passes", () => {
+  it("forwards every overflow mode, the truncating ones ('break', group_by's 'any') too, normalized; other values are refused", () => {
     for (const [name, v] of [
       ['read_overflow_mode', 'break'],
       ['group_by_overflow_mode', 'break'],
@@ -153,15 +153,13 @@ describe('resolveSettings', () => {
       ['join_overflow_mode', 'break'],
       ['distinct_overflow_mode', 'break'],
     ] as const) {
-      const e = refused(() => resolveSettings({ [name]: v }, undefined, defaults, {}));
-      expect(e.code, `${name}=${v}`).toBe('UNSUPPORTED');
-      expect(e.status).toBe(400);
-      expect(e.message).toContain(`setting ${name} = '${v.toLowerCase()}' is refused`);
+      expect(resolveSettings({ [name]: v }, undefined, defaults, {}).forward[name], `${name}=${v}`).toBe(v.toLowerCase());
       expect(resolveSettings({ [name]: 'throw' }, undefined, defaults, {}).forward[name]).toBe('throw');
     }
-    const e = refused(() => resolveSettings({}, [item('read_overflow_mode', 'break', 'string')], defaults, {}));
-    expect(e.position).toEqual({ line: 1, column: 40 });
-    // result_overflow_mode never reaches a shard either.
+    const e = refused(() => resolveSettings({}, [item('read_overflow_mode', 'any', 'string')], defaults, {}));
+    expect([e.code, e.position]).toEqual(['BAD_REQUEST', { line: 1, column: 40 }]);
+    expect(e.message).toContain("setting read_overflow_mode must be one of 'throw', 'break'");
+    // result_overflow_mode never reaches a shard.
     expect(refused(() => resolveSettings({ result_overflow_mode: 'break' }, undefined, defaults, {})).code).toBe('UNSUPPORTED');
   });
 

@@ -168,7 +168,6 @@ describe('refusals name the construct and its position', () => {
       { line: 1, column: 16 },
     ],
     ['SELECT sum(count()) FROM analytics.events_dist', 'QUERY_ERROR', /found inside another aggregate function/, { line: 1, column: 8 }],
-    ['SELECT _a0, count() FROM analytics.events_dist GROUP BY _a0', 'UNSUPPORTED', /the name _a0 \(reserved/, { line: 1, column: 8 }],
     ['SELECT count() FROM analytics.nope', 'UNKNOWN_TABLE', /unknown table analytics\.nope/, { line: 1, column: 21 }],
     [
       'SELECT count() FROM (SELECT sensor FROM analytics.events_dist SETTINGS max_threads = 1)',

@@ -87,7 +87,7 @@ describe('executeShardRequest with a format', () => {
     const engine = (await ch.queryRaw(sql, { format: 'TabSeparated', settings: { ...settings, readonly: 2 } })).bytes.toString().trim().split('\n');
     expect(lines).toEqual(engine);
     expect(lines.length).toBeLessThan(1000);
-    const other = (await executeShardRequest(req({ sql, format: 'TabSeparated', settings: { read_overflow_mode: 'break' }, answer: true }), ch, {
+    const other = (await executeShardRequest(req({ sql, format: 'TabSeparated', settings: { read_overflow_mode_leaf: 'break' }, answer: true }), ch, {
       now,
     })) as ShardFailure;
     expect(other.error.code).toBe('BAD_REQUEST');

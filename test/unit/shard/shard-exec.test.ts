@@ -143,13 +143,12 @@ describe('executeShardRequest', () => {
     expect(r2.error.kind).toBe('timeout');
   });
 
-  it('refuses overflow modes that truncate silently, whoever asks (the planner refuses them first)', async () => {
-    const cases: Record<string, string>[] = [
-      { read_overflow_mode: 'break' },
-      { group_by_overflow_mode: 'any' },
-      { set_overflow_mode: 'BREAK' },
-      { read_overflow_mode_leaf: 'break' },
-    ];
+  it("runs the truncating overflow modes the coordinator labels (read, group_by, set, ...); refuses any other mode that is not 'throw'", async () => {
+    for (const settings of [{ read_overflow_mode: 'break' }, { group_by_overflow_mode: 'any' }, { set_overflow_mode: 'break' }] as Record<string, string>[]) {
+      const ok = (await executeShardRequest(req({ settings }), ch, { now })) as ShardSuccess;
+      expect(ok.ok, JSON.stringify(settings)).toBe(true);
+    }
+    const cases: Record<string, string>[] = [{ read_overflow_mode_leaf: 'break' }, { result_overflow_mode: 'break' }];
     for (const settings of cases) {
       const r = (await executeShardRequest(req({ settings }), ch, { now })) as ShardFailure;
       expect(r.ok, JSON.stringify(settings)).toBe(false);

@@ -15,7 +15,7 @@ import { aggregateName } from '../../sql/aggregate-names.js';
 import { walkExpr, walkStatement } from '../../sql/visit.js';
 import { analyze, isInFamily } from '../analyze.js';
 import type { SettingValue } from '../../clickhouse/port.js';
-import { TRUNCATING_MODES } from '../setting-values.js';
+import { truncatingModes } from '../../clickhouse/overflow-modes.js';
 import { settingValueOf } from '../settings.js';
 
 /** Above this many groups (k, or candidates) TPUT stops paying: every group is moved instead. */
@@ -116,10 +116,8 @@ export function tputEligibility(
   // A shard that may silently stop grouping or reading would look complete with fewer groups than it holds.
   const settings: Record<string, SettingValue> = { ...requestSettings };
   for (const item of q.settings ?? []) settings[item.name] = settingValueOf(item.value, item.name);
-  for (const [name, mode] of TRUNCATING_MODES) {
-    const v = settings[name];
-    if (v !== undefined && mode.values.includes(String(v).toLowerCase())) return no(`${name} = '${String(v)}' (a shard may answer with part of its groups)`);
-  }
+  const [cut] = truncatingModes(settings);
+  if (cut) return no(`${cut.setting} = '${cut.mode}' (a shard may answer with part of its groups)`);
   if (q.limit.withTies) return no('LIMIT ... WITH TIES');
   const from = q.from;
   if (from?.table.kind !== 'table' || from.joins.length > 0 || from.arrayJoin)

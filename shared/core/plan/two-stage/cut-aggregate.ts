@@ -1,6 +1,6 @@
 // An aggregating SELECT, cut where ClickHouse's Distributed engine cuts it: the shards group by the
-// keys (`expr AS _k<i>`) and compute aggregate STATES (`fState(...) AS _a<i>`); the final stage groups
-// again by `_k<i>`, merges (`fMerge(_a<i>)`) and runs everything else: expressions, HAVING, window
+// keys (`expr AS _k<i>`) and compute aggregate STATES (`fState(...) AS _a<i>`; names from stage-names.ts); the final stage groups
+// again by the keys, merges (`fMerge(_a<i>)`) and runs everything else: expressions, HAVING, window
 // functions, ORDER BY, LIMIT BY, LIMIT, DISTINCT, ROLLUP/CUBE, TOTALS. count, sum and min/max travel
 // as plain values instead, combined by sum/min/max in the final stage (plain-partials.ts).
 // Input: a query whose aliases are expanded (aliases.ts); `names` are its output column names.
@@ -11,6 +11,7 @@ import { errorAt } from '../position.js';
 import { isAggregateCall, stageNames, stateBase } from './aggregates.js';
 import { plainPartial } from './plain-partials.js';
 import { col, finalExprs, finalSteps, hasAggregate, leafBase, mapFinal, type CutSelect } from './cut-common.js';
+import type { StageNames } from './stage-names.js';
 
 /** Column references left in the final stage that are neither keys, states, nor lambda parameters. */
 function refuseLooseColumns(e: Expr, allowed: (name: string) => boolean, scope: ReadonlySet<string> = new Set()): void {
@@ -26,7 +27,7 @@ function refuseLooseColumns(e: Expr, allowed: (name: string) => boolean, scope: 
   });
 }
 
-export function cutAggregating(q: SelectQuery, names: string[], from: string): CutSelect {
+export function cutAggregating(q: SelectQuery, names: string[], from: string, stage: StageNames): CutSelect {
   for (const c of q.columns) if (c.kind === 'asterisk') throw errorAt('UNSUPPORTED', 'SELECT * in an aggregating query', c);
   const keys: Expr[] = [];
   // With GROUPING SETS the shards group by every key of every set; the final stage forms the sets.
@@ -40,7 +41,7 @@ export function cutAggregating(q: SelectQuery, names: string[], from: string): C
   const groupRefs = (set: Expr[]): Expr[] => {
     const idx = set.map(keyIndex);
     const kept = idx.filter((i) => !constant[i]);
-    return (kept.length > 0 ? kept : idx.slice(0, 1)).map((i) => col(`_k${i}`));
+    return (kept.length > 0 ? kept : idx.slice(0, 1)).map((i) => col(stage.key(i)));
   };
   const states: { sql: string; call: FunctionCall; plain: boolean }[] = [];
   // The leaf's column for a shard-side call, shared by identical calls.
@@ -48,7 +49,7 @@ export function cutAggregating(q: SelectQuery, names: string[], from: string): C
     const sql = printExpr(call);
     let i = states.findIndex((s) => s.sql === sql);
     if (i < 0) i = states.push({ sql, call, plain }) - 1;
-    return `_a${i}`;
+    return stage.state(i);
   };
   let emptyIsNotNeutral = false;
 
@@ -72,7 +73,7 @@ export function cutAggregating(q: SelectQuery, names: string[], from: string): C
       if (x.kind === 'column' && x.parts.length === 1 && scope.has(x.parts[0]!)) return undefined;
       const k = keyIndex(x);
       if (k >= 0 && constant[k]) return x;
-      if (k >= 0 && (scope.size === 0 || !mentions(x, scope))) return col(`_k${k}`);
+      if (k >= 0 && (scope.size === 0 || !mentions(x, scope))) return col(stage.key(k));
       if (x.kind === 'function' && isAggregateCall(x)) {
         if (finalExprsHaveAggregate(x)) throw errorAt('QUERY_ERROR', `Aggregate function ${x.name} is found inside another aggregate function`, x);
         return stateRef(x);
@@ -85,12 +86,11 @@ export function cutAggregating(q: SelectQuery, names: string[], from: string): C
   else if (keys.length) final.groupBy = groupRefs(keys);
   // ROLLUP or CUBE over constant keys only: one group, as ClickHouse answers it.
   if (q.groupByModifier && (q.groupingSets || constant.some((c) => !c))) final.groupByModifier = q.groupByModifier;
-  const allowed = (n: string) => /^_[ka]\d+$/.test(n);
-  for (const e of finalExprs(final)) refuseLooseColumns(e, allowed);
+  for (const e of finalExprs(final)) refuseLooseColumns(e, stage.isKeyOrState);
 
-  const leafCols: Expr[] = [...keys.map((k, i) => ({ ...k, alias: `_k${i}` })), ...states.map((s, i) => ({ ...s.call, alias: `_a${i}` }))];
+  const leafCols: Expr[] = [...keys.map((k, i) => ({ ...k, alias: stage.key(i) })), ...states.map((s, i) => ({ ...s.call, alias: stage.state(i) }))];
   const leaf = leafBase(q, leafCols);
-  if (keys.length) leaf.groupBy = keys.map((_k, i) => col(`_k${i}`));
+  if (keys.length) leaf.groupBy = keys.map((_k, i) => col(stage.key(i)));
   // Without group keys every shard answers one row, even one that saw no rows: there min/max would
   // be the type's default, so such shards answer nothing (the final stage over no rows answers as
   // ClickHouse over no rows).
@@ -99,7 +99,7 @@ export function cutAggregating(q: SelectQuery, names: string[], from: string): C
     states
       .map((s, i) => ({ s, i }))
       .filter(({ s }) => s.plain === plain)
-      .map(({ s, i }) => `${s.sql} AS _a${i}`)
+      .map(({ s, i }) => `${s.sql} AS ${stage.state(i)}`)
       .join(', ');
   const notes: string[] = [];
   if (states.some((s) => !s.plain)) notes.push(`aggregates travel as states: ${listed(false)}; the final stage merges them (-Merge)`);
@@ -110,7 +110,8 @@ export function cutAggregating(q: SelectQuery, names: string[], from: string): C
     );
   }
   if (!states.length) notes.push('no aggregate function: the shards return their distinct group keys');
-  if (keys.length) notes.push(`the shards group by ${keys.map((k, i) => `${printExpr(k)} AS _k${i}`).join(', ')}; the final stage groups again by the keys`);
+  if (keys.length)
+    notes.push(`the shards group by ${keys.map((k, i) => `${printExpr(k)} AS ${stage.key(i)}`).join(', ')}; the final stage groups again by the keys`);
   const merges = [states.some((s) => !s.plain) && '-Merge of the states', states.some((s) => s.plain) && 'sum/min/max of the plain values'];
   notes.push(`final stage: ${finalSteps(q, merges.filter(Boolean).join(' and ') || undefined)}`);
   return { leaf, final, notes };

@@ -8,6 +8,7 @@ import { printExpr } from '../../sql/print.js';
 import { equalExpr, mapExpr } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
 import { col, finalExprs, finalSteps, hasColumn, hasFinalOnly, hasWindow, leafBase, mapFinal, type CutSelect } from './cut-common.js';
+import type { StageNames } from './stage-names.js';
 
 /** limit + offset as one integer literal, when both are integer literals. */
 function pushedLimit(q: SelectQuery): Expr | undefined {
@@ -21,7 +22,7 @@ function pushedLimit(q: SelectQuery): Expr | undefined {
   return { kind: 'literal', type: 'integer', value: String(a + b) };
 }
 
-export function cutRows(q: SelectQuery, names: string[], from: string, finalOnly: (e: Expr) => boolean = () => false): CutSelect {
+export function cutRows(q: SelectQuery, names: string[], from: string, stage: StageNames, finalOnly: (e: Expr) => boolean = () => false): CutSelect {
   const readsRow = (e: Expr) => hasColumn(e, finalOnly);
   const windowed = finalExprs(q).some(hasWindow);
   const star = q.columns.some((c) => c.kind === 'asterisk');
@@ -30,7 +31,7 @@ export function cutRows(q: SelectQuery, names: string[], from: string, finalOnly
   const leafCol = (e: Expr): Expr => {
     let i = leafCols.findIndex((x) => equalExpr(x, e));
     if (i < 0) i = leafCols.push(e) - 1;
-    return col(`_c${i}`);
+    return col(stage.value(i));
   };
   // A window-free expression that reads a column is computed on the shards; constants stay in the
   // final stage (a window function's offset must stay a constant there).
@@ -50,7 +51,7 @@ export function cutRows(q: SelectQuery, names: string[], from: string, finalOnly
   if (leafCols.length === 0) leafCols.push({ kind: 'literal', type: 'integer', value: '1' });
   const leaf = leafBase(
     q,
-    leafCols.map((e, i) => ({ ...e, alias: `_c${i}` })),
+    leafCols.map((e, i) => ({ ...e, alias: stage.value(i) })),
   );
   const notes: string[] = [];
   if (!windowed) pushDown(q, final, leaf, leafCols.length === outputCount, notes);

@@ -10,8 +10,9 @@ import { equalExpr, mapExpr } from '../../sql/visit.js';
 import type { GroupByNoMerge } from '../settings.js';
 import { errorAt } from '../position.js';
 import { col, finalExprs, hasWindow, type CutSelect } from './cut-common.js';
+import type { StageNames } from './stage-names.js';
 
-export function cutUnmerged(q: SelectQuery, names: string[], from: string, mode: Exclude<GroupByNoMerge, 0>): CutSelect {
+export function cutUnmerged(q: SelectQuery, names: string[], from: string, mode: Exclude<GroupByNoMerge, 0>, stage: StageNames): CutSelect {
   const setting = `distributed_group_by_no_merge = ${mode}`;
   if (q.withTotals)
     throw errorAt(
@@ -27,7 +28,7 @@ export function cutUnmerged(q: SelectQuery, names: string[], from: string, mode:
   const final: SelectQuery = {
     kind: 'select',
     distinct: false,
-    columns: star ? [{ kind: 'asterisk' }] : names.map((n, i) => ({ ...col(`_c${i}`), alias: n })),
+    columns: star ? [{ kind: 'asterisk' }] : names.map((n, i) => ({ ...col(stage.value(i)), alias: n })),
     from: { table: { kind: 'table', table: from }, joins: [] },
     withTotals: false,
   };
@@ -41,12 +42,12 @@ export function cutUnmerged(q: SelectQuery, names: string[], from: string, mode:
         if (q.distinct) throw errorAt('UNSUPPORTED', `SELECT DISTINCT ordered by an expression it does not select, under ${setting}`, e);
         i = leafCols.push(e) - 1;
       }
-      return col(`_c${i}`);
+      return col(stage.value(i));
     };
     final.orderBy = q.orderBy.map((o): OrderItem => ({ ...o, expr: at(o.expr) }));
   }
   if (mode === 2 && q.limit) final.limit = q.limit;
-  const leaf: SelectQuery = { ...q, columns: star ? leafCols : leafCols.map((e, i) => ({ ...e, alias: `_c${i}` })) };
+  const leaf: SelectQuery = { ...q, columns: star ? leafCols : leafCols.map((e, i) => ({ ...e, alias: stage.value(i) })) };
   if (mode === 2 && q.limit) {
     const pushed = limitPlusOffset(q);
     leaf.limit = { limit: pushed, ...(q.limit.withTies ? { withTies: true } : {}) };

@@ -27,6 +27,7 @@ import { distributedTables } from './reads.js';
 import { refuseUnexpanded } from '../expand-columns.js';
 import { checkReach, FINAL_STAGE_REACH } from '../reach-check.js';
 import { isConstantTable } from '../constant-tables.js';
+import { stageNamesFor, type StageNames } from './stage-names.js';
 
 export type { TwoStageOptions } from './types.js';
 
@@ -36,12 +37,21 @@ interface Ctx {
   noMerge: GroupByNoMerge;
   leaves: StageLeaf[];
   notes: string[];
+  /** The stage columns' names, none of them a name the query uses. */
+  stage: StageNames;
 }
 
 const unsupported = (what: string, node?: { pos?: Pos }) => errorAt('UNSUPPORTED', `${what} is not supported`, node);
 
 export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoStageOptions = {}): TwoStagePlan {
-  const ctx: Ctx = { topo, mode: opts.distributedProductMode ?? 'deny', noMerge: opts.groupByNoMerge ?? 0, leaves: [], notes: [] };
+  const ctx: Ctx = {
+    topo,
+    mode: opts.distributedProductMode ?? 'deny',
+    noMerge: opts.groupByNoMerge ?? 0,
+    leaves: [],
+    notes: [],
+    stage: stageNamesFor(stmt),
+  };
   const top: SelectStatement = { ...stmt };
   delete top.format;
   delete top.settings;
@@ -141,32 +151,39 @@ function planFinalTable(t: TableExpr, ctx: Ctx): TableExpr {
   return { kind: 'subqueryTable', query: planSelect(all, ctx), alias: t.alias ?? d.table, ...(t.pos ? { pos: t.pos } : {}) };
 }
 
-/** Subqueries in the expressions of a final-stage SELECT: those that read a distributed table are planned too. */
+/**
+ * Subqueries in the expressions of a final-stage SELECT: those that read a distributed table are
+ * planned too. `x IN db.table` reads the table as a set, as ClickHouse does (`SELECT *` of it: one
+ * column, or a tuple of all), so it becomes that subquery; an output column it changed keeps the
+ * name ClickHouse gives the expression as written (`in(x, db.table)`).
+ */
 function planFinalSubqueries(q: SelectQuery, ctx: Ctx): SelectQuery {
-  return mapClausesShared(q, (e) =>
-    rewriteExpr(e, (x): Expr | undefined => {
-      if (x.kind === 'function' && isInFamily(x.name) && x.args[1]?.kind === 'column') {
-        const b = lookupTable(ctx.topo, x.args[1].parts.join('.'));
-        if (b) throw unsupported(`IN ${b.distributed} (a table name) in the final stage; write IN (SELECT column FROM ${b.distributed})`, x.args[1]);
+  const names = outputNames(q);
+  const rewrite = (x: Expr): Expr | undefined => {
+    if (x.kind === 'function' && isInFamily(x.name) && x.args[1]?.kind === 'column') {
+      const b = lookupTable(ctx.topo, x.args[1].parts.join('.'));
+      if (b) {
+        const set: Expr = { kind: 'subquery', query: planSelect(tableAsSet(x.args[1]), ctx) };
+        return { ...x, args: [rewriteExpr(x.args[0]!, rewrite), set, ...x.args.slice(2)] };
       }
-      if (x.kind !== 'subquery') return undefined;
-      return distributedTables(x.query, ctx.topo).length ? { ...x, query: planStatement(x.query, ctx) } : x;
-    }),
-  );
+    }
+    if (x.kind !== 'subquery') return undefined;
+    return distributedTables(x.query, ctx.topo).length ? { ...x, query: planStatement(x.query, ctx) } : x;
+  };
+  const out = mapClausesShared(q, (e) => rewriteExpr(e, rewrite));
+  if (out.columns !== q.columns) out.columns = out.columns.map((c, i) => (c === q.columns[i] || c.alias ? c : { ...c, alias: names[i]! }));
+  return out;
 }
 
-// The stages name their columns _k<i> (keys), _a<i> (states) and _c<i> (row values).
-const RESERVED = /^_[kac]\d+$/;
-
-function refuseReservedNames(q: SelectQuery): void {
-  walkStatement(q, (e) => {
-    const name = e.alias ?? (e.kind === 'column' ? e.parts[e.parts.length - 1] : undefined);
-    if (name !== undefined && RESERVED.test(name)) throw unsupported(`the name ${name} (reserved for the two-stage plan's columns _k<i>, _a<i>, _c<i>)`, e);
-  });
+/** `SELECT * FROM db.table`: what ClickHouse reads when a table names an IN's set. */
+function tableAsSet(name: Expr & { kind: 'column' }): SelectQuery {
+  const table: TableExpr = { kind: 'table', table: name.parts[name.parts.length - 1]! };
+  if (name.parts.length === 2) table.database = name.parts[0]!;
+  if (name.pos) table.pos = name.pos;
+  return { kind: 'select', distinct: false, columns: [{ kind: 'asterisk' }], from: { table, joins: [] }, withTotals: false };
 }
 
 function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound: BoundTable, ctx: Ctx): SelectQuery {
-  refuseReservedNames(q);
   const names = outputNames(q);
   const d = splitName(bound.distributed);
   const main: MainOf = { bound, naming: { database: d.database, table: d.table, ...(t.alias ? { alias: t.alias } : {}) } };
@@ -176,10 +193,10 @@ function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound
   const slot = ctx.leaves.push({ name: leafName, query: expanded }) - 1;
   const finalOnly = (e: Expr) => e.kind === 'subquery' && distributedTables(e.query, ctx.topo).length > 0;
   const cut = ctx.noMerge
-    ? cutUnmerged(expanded, names, leafName, ctx.noMerge)
+    ? cutUnmerged(expanded, names, leafName, ctx.noMerge, ctx.stage)
     : isAggregating(expanded)
-      ? cutAggregating(expanded, names, leafName)
-      : cutRows(expanded, names, leafName, finalOnly);
+      ? cutAggregating(expanded, names, leafName, ctx.stage)
+      : cutRows(expanded, names, leafName, ctx.stage, finalOnly);
   const shard = leafSubqueries(cut.leaf, main, { topo: ctx.topo, mode: ctx.mode, note: (n) => ctx.notes.push(`${leafName}: ${n}`) });
   const leaf: StageLeaf = { name: leafName, query: shard.query };
   if (shard.local) leaf.distributedProductMode = 'local';

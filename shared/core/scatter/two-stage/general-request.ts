@@ -14,6 +14,7 @@ import { planLeaves, runGeneralQuery, type GeneralOptions, type GeneralResult } 
 import { keeperOf } from './kept-stage.js';
 import { oneShardSql } from './one-shard.js';
 import { refuseForAnyPath } from './guard.js';
+import { truncatingModes, truncationNote } from '../../clickhouse/overflow-modes.js';
 
 /** What the JSON API asks of the general path: its request, and why the fast path did not answer, when it was tried. */
 export interface GeneralRequest {
@@ -113,6 +114,8 @@ export async function explainGeneral(s: QuerySession, g: GeneralRequest, explain
   const first = perLeaf[0] as { shards?: unknown; external?: unknown };
   const fused = oneShardSql(leaves, plan.finalSql);
   const keeps = keeperOf(leaves, deps.queryId, settings) !== undefined;
+  // What the answer will be labelled with, as the fast path's explain says it.
+  const truncated = truncatingModes(leaves[0]!.plan.settings).map(truncationNote);
   const runsOn = fused
     ? `both stages in one request on shard ${fused.shard.shard}, the only shard holding rows the query reads: the final SQL reads the stage-one query as a subquery, nothing is shipped`
     : "the ClickHouse engine of one shard that answered stage one (chosen by the query id's hash; on an unavailable or failing shard, the next one), " +
@@ -131,6 +134,7 @@ export async function explainGeneral(s: QuerySession, g: GeneralRequest, explain
       ...(keeps && !fused ? { initiatorKeepsItsRows: true } : {}),
     },
     notes: plan.notes,
+    ...(truncated.length ? { truncated } : {}),
     merge: [
       `general path: ${plan.leaves.length} leaf quer${plan.leaves.length === 1 ? 'y' : 'ies'} on the shards, answered as TabSeparatedWithNamesAndTypes (aggregate states as bytes)`,
       `final stage: ${plan.finalSql}`,

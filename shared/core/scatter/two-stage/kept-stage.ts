@@ -12,6 +12,7 @@
 //   gone), they are fetched again as an ordinary stage-one answer, and the final stage runs as
 //   without keeping, on the shards that answered.
 // Only plans of one leaf keep: with several, each leaf would need the same replica's session.
+import { truncatingModes } from '../../clickhouse/overflow-modes.js';
 import type { SettingValue } from '../../clickhouse/port.js';
 import { boolSetting } from '../../clickhouse/setting-truth.js';
 import { KEEP_SETTING } from '../../plan/settings.js';
@@ -35,6 +36,9 @@ export function keeperOf(leaves: readonly PlannedLeaf[], queryId: string, settin
   if (leaves.length !== 1) return undefined;
   const v = settings?.[KEEP_SETTING];
   if (v !== undefined && boolSetting(v) === false) return undefined;
+  // A truncating overflow mode must cut the initiator's own rows too: 18.16's CREATE ... AS SELECT,
+  // which keeps them, applies no GROUP BY limit (measured: 200,000 groups kept at max_rows_to_group_by = 10).
+  if (truncatingModes(settings).length) return undefined;
   const queried = leaves[0]!.plan.shards.filter((s) => !s.skipped).map((s) => s.shard);
   return initiatorOrder(queryId, queried)[0];
 }

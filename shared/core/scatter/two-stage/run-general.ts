@@ -15,6 +15,7 @@ import { ScatterError } from '../../errors.js';
 import { planQueryWith } from '../../plan/build.js';
 import { tokenize } from '../../sql/lexer.js';
 import { asksExtremes } from '../../plan/settings.js';
+import { truncatingModes, truncationNote } from '../../clickhouse/overflow-modes.js';
 import type { StageLeaf, TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js';
 import type { StatisticsSource } from '../../plan/statistics.js';
@@ -133,7 +134,7 @@ export interface GeneralResult {
   rows?: number;
   partial: boolean;
   missing: MissingShard[];
-  /** GLOBAL IN / JOIN data cut by transferOverflowMode 'break'. */
+  /** GLOBAL IN / JOIN data cut by transferOverflowMode 'break'; a truncating overflow mode asked for. */
   truncated?: string[];
   shards: ShardsSummary;
   statistics: GeneralStatistics;
@@ -361,7 +362,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const lateFinal: MissingShard[] =
     late > 0 ? [{ shard: fin.shard, reason: 'timeout', message: `the final stage answered ${late} ms after the deadline` }] : [];
   const missing = [...one.missing, ...(sub?.missing ?? []), ...lateFinal];
-  const truncated = sub?.truncated ?? [];
+  // A truncating overflow mode, applied by the shards and the final stage alike: never complete.
+  const truncated = [...(sub?.truncated ?? []), ...truncatingModes(forward).map(truncationNote)];
   const partial = missing.length > 0 || truncated.length > 0;
   const statistics: GeneralStatistics = {
     elapsedMs: roundToTenth(now() - t0),

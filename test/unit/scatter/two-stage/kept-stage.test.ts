@@ -1,5 +1,6 @@
 // Which shard keeps its own stage-one rows: the one the final stage will run on (the query id's
-// hash over the shards asked), for a plan of one leaf, unless the request says 0.
+// hash over the shards asked), for a plan of one leaf, unless the request says 0 or asks for a
+// truncating overflow mode.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { QueryPlan, ShardPlan } from '../../../../shared/core/plan/types.js';
@@ -32,5 +33,11 @@ describe('the shard that keeps its own rows', () => {
     expect(keeperOf([leaf('_stage0', [0, 1]), leaf('_stage1', [0, 1])], 'q', undefined)).toBeUndefined();
     for (const v of [0, '0', false, 'false']) expect(keeperOf([leaf('_stage0', [0, 1])], 'q', { ch_scatter_keep_initiator_rows: v })).toBeUndefined();
     expect(keeperOf([leaf('_stage0', [0, 1])], 'q', { ch_scatter_keep_initiator_rows: 1 })).toBeDefined();
+  });
+
+  it("none under a truncating overflow mode (the initiator's own rows are cut by the query, not kept whole); throw keeps", () => {
+    expect(keeperOf([leaf('_stage0', [0, 1])], 'q', { group_by_overflow_mode: 'any', max_rows_to_group_by: 10 })).toBeUndefined();
+    expect(keeperOf([leaf('_stage0', [0, 1])], 'q', { read_overflow_mode: 'break' })).toBeUndefined();
+    expect(keeperOf([leaf('_stage0', [0, 1])], 'q', { group_by_overflow_mode: 'throw', max_rows_to_group_by: 10 })).toBeDefined();
   });
 });

@@ -160,6 +160,11 @@ describe('path choice', () => {
     const shipped = (await runExplain({ sql: REFUSED, settings: { ch_scatter_keep_initiator_rows: 0 } }, d)).body as Record<string, any>;
     expect(shipped.finalStage.runsOn).not.toMatch(/keeps/);
     expect(shipped.finalStage.initiatorKeepsItsRows).toBeUndefined();
+    expect(shipped.truncated).toBeUndefined();
+    // A truncating overflow mode: no shard keeps its rows, and the answer's label is said beforehand.
+    const cut = (await runExplain({ sql: REFUSED, settings: { max_rows_to_group_by: 5, group_by_overflow_mode: 'any' } }, d)).body as Record<string, any>;
+    expect(cut.finalStage.initiatorKeepsItsRows).toBeUndefined();
+    expect(cut.truncated).toEqual([expect.stringContaining("group_by_overflow_mode = 'any' at max_rows_to_group_by = 5")]);
     const f = (await runExplain({ sql: FAST }, d)).body as Record<string, any>;
     expect(f.path).toBe('fast');
     expect(f.shards).toHaveLength(2);
