@@ -57,7 +57,7 @@ export function joinNaming(q: SelectQuery, sources: readonly JoinSource[]): Join
  */
 export function resolveColumns(q: SelectQuery, sources: readonly JoinSource[] | undefined): SelectQuery {
   if (!q.from || q.from.arrayJoin) return q;
-  if (!sources) return nameQualified(q);
+  if (!sources) return nameQualified(oneSpelling(q));
   // A name an alias of this SELECT gives wins over a column of that name: such a column keeps its qualifier.
   const naming = joinNaming(q, sources);
   const { aliases, single } = naming;
@@ -132,6 +132,34 @@ function refuseTwoMeanings(q: SelectQuery): void {
       return e.kind !== 'lambda';
     });
   }
+}
+
+/**
+ * One table and no JOIN: `a.c` (or `db.t.c`) is spelled `c` where no alias, WITH name or lambda parameter takes
+ * that name, so `a.status` and `status` are one expression to the planner (one stage column), as ClickHouse
+ * resolves them (and names them: `status`).
+ */
+function oneSpelling(q: SelectQuery): SelectQuery {
+  if (!q.from || q.from.joins.length) return q;
+  const quals = qualifiersOf(q);
+  const taken = new Set<string>(quals);
+  for (const w of q.with ?? []) taken.add(w.name);
+  for (const { expr } of exprsOfSelect(q))
+    walkExpr(expr, (e) => {
+      if (e.alias !== undefined) taken.add(e.alias);
+    });
+  const strip = (e: Expr, scope: ReadonlySet<string>): Expr =>
+    rewriteExpr(e, (x) => {
+      if (x.kind === 'subquery') return x;
+      if (x.kind === 'lambda') return { ...x, body: strip(x.body, new Set([...scope, ...x.params])) };
+      if (x.kind !== 'column' || (x.parts.length !== 2 && x.parts.length !== 3)) return undefined;
+      const c = x.parts[x.parts.length - 1]!;
+      if (!quals.has(x.parts.slice(0, -1).join('.')) || taken.has(c) || scope.has(c)) return undefined;
+      const { nameAs: _n, ...bare } = x;
+      return { ...bare, parts: [c] };
+    });
+  const none = new Set<string>();
+  return mapClausesShared(q, (e, clause) => (RESOLVED.has(clause) ? strip(e, none) : e));
 }
 
 function nameQualified(q: SelectQuery): SelectQuery {

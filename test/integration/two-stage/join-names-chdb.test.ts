@@ -175,6 +175,11 @@ describe('names under table aliases, past two tables, over unaliased subqueries 
     `SELECT sensor_events_dist.status, ts AS status FROM ${D} WHERE sensor = 's-1' ORDER BY ts`,
     `SELECT *, toString(status) AS status FROM ${D} WHERE sensor = 's-1' ORDER BY ts`,
     `SELECT a.status, ts AS status FROM ${D} AS a WHERE a.sensor = 's-1' ORDER BY a.ts`,
+    // One table: `a.status` and `status` are one column (one stage column, one key), named status.
+    `SELECT a.status, status FROM ${D} AS a WHERE a.sensor = 's-1' ORDER BY a.ts`,
+    `SELECT a.status, count() FROM ${D} AS a GROUP BY status ORDER BY status`,
+    `SELECT sensor_events_dist.site, site, count() AS c FROM ${D} GROUP BY sensor_events_dist.site ORDER BY site`,
+    `SELECT arrayMap(status -> status + a.status, [1]) AS x FROM ${D} AS a WHERE a.sensor = 's-1'`,
     // A USING key written qualified: the merged key in an INNER or LEFT JOIN, a's own (named a.k) in a RIGHT one.
     `SELECT a.*, b.* FROM ${D} AS a GLOBAL JOIN ${D} AS b USING sensor ORDER BY a.ts, b.ts LIMIT 3`,
     `SELECT a.sensor, b.sensor, sensor, upper(a.sensor) FROM ${D} AS a GLOBAL LEFT JOIN ${D} AS b USING sensor ORDER BY a.ts, b.ts LIMIT 3`,
