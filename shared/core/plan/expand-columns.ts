@@ -173,6 +173,7 @@ type Source = JoinSource;
 
 /** One column of an unqualified `*`: a USING join's merged key (spelled bare), or a table's column. */
 type StarColumn = { key: string } | { source: Source; name: string };
+const starName = (x: StarColumn) => ('key' in x ? x.key : x.name);
 
 interface Sources {
   tables: Source[];
@@ -233,12 +234,11 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, externa
       if (k.kind !== 'column' || k.parts.length !== 1 || k.alias !== undefined) return undefined;
       keys.push(k.parts[0]!);
     }
-    const nameOfStar = (x: StarColumn) => ('key' in x ? x.key : x.name);
-    star = [...keys.map((key) => ({ key })), ...[...star, ...right].filter((x) => !keys.includes(nameOfStar(x)))];
+    star = [...keys.map((key) => ({ key })), ...[...star, ...right].filter((x) => !keys.includes(starName(x)))];
     using.push(...keys);
   }
   // A key spelled bare must mean the merged column: no other column of `*` may share its name.
-  for (const k of using) if (star.filter((x) => ('key' in x ? x.key : x.name) === k).length > 1) return undefined;
+  for (const k of using) if (star.filter((x) => starName(x) === k).length > 1) return undefined;
   return { tables, using, star };
 }
 
