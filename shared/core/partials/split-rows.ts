@@ -9,6 +9,7 @@ import type { Expr, SelectQuery, OrderItem } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
 import { canon, col, fn, int } from './ast-build.js';
 import { formatForName } from '../sql/names.js';
+import { walkExpr } from '../sql/visit.js';
 import type { Normalized } from './analyze.js';
 import { unsupportedAt } from './analyze.js';
 import { afterPredicate, decodeCursor, encodeCursor, queryShapeHash, type CursorKey } from './cursor.js';
@@ -123,6 +124,24 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   };
 }
 
+/**
+ * The shards' names, except where the plan knows ClickHouse's name for the query as written and a shard
+ * would say another: a column read through the local table (`sensor_events.status` for `dist.status`), a
+ * shipped GLOBAL set or a JOIN's qualifier the plan gave (the `nameAs` of the column or of one inside it).
+ */
+function namedAsWritten(meta: ColumnMeta[], n: Normalized): ColumnMeta[] {
+  if (n.hasAsterisk) return meta;
+  return meta.map((m, i) => {
+    const c = n.columns[i];
+    if (!c || c.written.alias !== undefined || c.outName === m.name) return m;
+    let named = false;
+    walkExpr(c.written, (x) => {
+      if ((x.kind === 'column' || x.kind === 'function') && x.nameAs !== undefined) named = true;
+    });
+    return named ? { ...m, name: c.outName } : m;
+  });
+}
+
 type Row = WorkRow & { raw: Record<string, unknown>; shard: number; pos: number };
 /** Where a sort / tie / LIMIT BY value is in a shard row: a hidden column's name, or the index of the selected column. */
 type Src = string | number;
@@ -200,7 +219,10 @@ class RowMerger implements Merger {
   }
 
   finalize(opts: FinalizeOptions = {}): FinalResult {
-    const meta = (this.meta ?? this.n.columns.map((c) => ({ name: c.outName, type: 'String' }))).filter((m) => !this.hidden.has(m.name));
+    const meta = namedAsWritten(
+      (this.meta ?? this.n.columns.map((c) => ({ name: c.outName, type: 'String' }))).filter((m) => !this.hidden.has(m.name)),
+      this.n,
+    );
     let all = this.o.ordered ? this.acc : [...this.byShard.entries()].sort((a, b) => a[0] - b[0]).flatMap((e) => e[1]);
     const keyCols = [...this.sortCols, ...this.tieCols];
     const keyText = (r: Row) => JSON.stringify(keyCols.map((c) => r.raw[c] ?? null));

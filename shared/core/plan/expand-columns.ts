@@ -5,7 +5,7 @@
 // no MATERIALIZED, ALIAS or EPHEMERAL column), read from a shard (shared/core/scatter/table-columns.ts).
 import type { Asterisk, ColumnRef, ColumnTransformer, Expr, FunctionCall, LambdaExpr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
 import { cloneAst } from '../sql/ast.js';
-import { columnName, outputNames } from '../sql/names.js';
+import { columnName, outputNames, qualifiersOf } from '../sql/names.js';
 import { exprsOfSelect, mapClausesShared, mapExpr, rewriteExpr, walkExpr } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
 import type { TableColumn } from '../clickhouse/describe-columns.js';
@@ -16,7 +16,7 @@ import { CONSTANT_TABLE_FUNCTIONS, checkConstantTable } from './constant-tables.
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import { hasAggregate } from './two-stage/cut-common.js';
 import { lookupTable, refName } from './tables.js';
-import { type JoinSource, resolveColumns } from './join-columns.js';
+import { type JoinSource, namedQualified, resolveColumns } from './join-columns.js';
 
 /** The ordinary columns of a distributed table (`db.table`), or undefined when they are not known. */
 export type ColumnsOf = (distributed: string) => readonly TableColumn[] | undefined;
@@ -132,11 +132,15 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf, ext
     q = { ...q, from: { ...q.from, table: inTable(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: inTable(j.table) })) } };
   }
   let columns = q.columns;
-  const found = needsExpansion(q) || resolvesJoin(q) ? sourcesOf(q, topo, columnsOf, external) : undefined;
+  const wanted = needsExpansion(q) || resolvesJoin(q);
+  const aliased = wanted ? planAliases(q) : q;
+  const found = wanted ? sourcesOf(aliased, topo, columnsOf, external) : undefined;
+  if (found) q = aliased;
   if (needsExpansion(q)) {
     if (!found) return q;
     const qualified = !q.from?.arrayJoin || found.tables.length > 1;
-    columns = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, found, qualified) : [c]));
+    const single = (q.from?.joins.length ?? 0) === 1;
+    columns = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, found, qualified, single) : [c]));
   }
   q = resolveColumns(columns === q.columns ? q : { ...q, columns }, found?.tables);
   columns = q.columns;
@@ -167,32 +171,34 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf, ext
 
 type Source = JoinSource;
 
+/** One column of an unqualified `*`: a USING join's merged key (spelled bare), or a table's column. */
+type StarColumn = { key: string } | { source: Source; name: string };
+const starName = (x: StarColumn) => ('key' in x ? x.key : x.name);
+
 interface Sources {
   tables: Source[];
-  /** The key columns of a USING join: `*` holds each once, first, unqualified. */
+  /** The key columns of the USING joins: `t.*` names them as ClickHouse does. */
   using: string[];
+  /** What `*` holds, in ClickHouse's order. */
+  star: StarColumn[];
 }
 
-/** Each table's columns in FROM order, or undefined when one is not known (the planner then refuses as before). */
+/**
+ * Each table's columns in FROM order, or undefined when one is not known (the planner then refuses as before).
+ * An unaliased subquery of a JOIN is read through the alias `planAliases` gave it, and named as ClickHouse names it.
+ */
 function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns): Sources | undefined {
   const joins = q.from?.joins ?? [];
-  const usingJoin = joins.find((j) => j.using !== undefined);
-  // A USING join is spelled out over two tables only: past that ClickHouse's names of the merged keys are its own.
-  if (usingJoin && joins.length > 1) return undefined;
-  const using: string[] = [];
-  for (const k of usingJoin?.using ?? []) {
-    if (k.kind !== 'column' || k.parts.length !== 1 || k.alias !== undefined) return undefined;
-    using.push(k.parts[0]!);
-  }
   const tables: Source[] = [];
   for (const t of tablesOf(q)) {
     if (t.kind === 'subqueryTable') {
       // A subquery's columns are its output names (its own `*` read through to its tables).
       const names = outputColumnsOf(t.query, topo, columnsOf, external);
-      // Over an ON join its columns are qualified, so it needs a name.
-      if (!names || (t.alias === undefined && !usingJoin)) return undefined;
+      if (!names) return undefined;
       const columns = names.map((name) => ({ name }));
-      tables.push(t.alias !== undefined ? { qualifier: t.alias, names: [t.alias], columns } : { names: [], columns });
+      if (t.alias === undefined) tables.push({ names: [], columns });
+      else if (t.planAlias) tables.push({ qualifier: t.alias, names: [], columns, anonymous: true });
+      else tables.push({ qualifier: t.alias, names: [t.alias], columns });
       continue;
     }
     if (t.kind === 'tableFunction') {
@@ -215,11 +221,46 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, externa
     tables.push({ qualifier: t.alias ?? t.table, names, columns });
   }
   if (!tables.length) return undefined;
-  // An unaliased subquery's column that another table has too could not be told apart.
-  for (const s of tables)
-    if (s.qualifier === undefined && s.columns.some((c) => !using.includes(c.name) && tables.some((o) => o !== s && o.columns.some((x) => x.name === c.name))))
-      return undefined;
-  return { tables, using };
+  // Over a JOIN every column must be reachable by a qualifier.
+  if (joins.length && tables.some((s) => s.qualifier === undefined)) return undefined;
+  // ClickHouse's analyzer, join by join from the left: a USING join's keys once, first, then the left
+  // side's other columns, then the right side's (a key's name drops every column of that name).
+  let star: StarColumn[] = tables[0]!.columns.map((c) => ({ source: tables[0]!, name: c.name }));
+  const using: string[] = [];
+  for (const [i, j] of joins.entries()) {
+    const right: StarColumn[] = tables[i + 1]!.columns.map((c) => ({ source: tables[i + 1]!, name: c.name }));
+    const keys: string[] = [];
+    for (const k of j.using ?? []) {
+      if (k.kind !== 'column' || k.parts.length !== 1 || k.alias !== undefined) return undefined;
+      keys.push(k.parts[0]!);
+    }
+    star = [...keys.map((key) => ({ key })), ...[...star, ...right].filter((x) => !keys.includes(starName(x)))];
+    using.push(...keys);
+  }
+  // A key spelled bare must mean the merged column: no other column of `*` may share its name.
+  for (const k of using) if (star.filter((x) => starName(x) === k).length > 1) return undefined;
+  return { tables, using, star };
+}
+
+/** Every unaliased subquery of a JOIN given an alias of the plan's (marked so: ClickHouse's 206 still applies), so its columns can be qualified. */
+function planAliases(q: SelectQuery): SelectQuery {
+  const from = q.from;
+  if (!from?.joins.length) return q;
+  const taken = qualifiersOf(q);
+  let n = 0;
+  const fresh = () => {
+    let name: string;
+    do name = `_joined_subquery_${++n}`;
+    while (taken.has(name));
+    return name;
+  };
+  const named = (t: TableExpr): TableExpr => (t.kind === 'subqueryTable' && t.alias === undefined ? { ...t, alias: fresh(), planAlias: true } : t);
+  const table = named(from.table);
+  const joins = from.joins.map((j) => {
+    const t = named(j.table);
+    return t === j.table ? j : { ...j, table: t };
+  });
+  return table === from.table && joins.every((j, i) => j === from.joins[i]) ? q : { ...q, from: { ...from, table, joins } };
 }
 
 /** The output column names of a statement (its first SELECT's), `*` spelled out; undefined when a table's columns are not known. */
@@ -229,10 +270,11 @@ function outputColumnsOf(s: SelectStatement, topo: Topology, columnsOf: ColumnsO
   // `SELECT * FROM numbers(3)`: a constant table function's columns, alias or not.
   const only = starOnly(q)?.from?.table;
   if (only?.kind === 'tableFunction') return constantColumns(only)?.map((c) => c.name);
-  const found = sourcesOf(q, topo, columnsOf, external);
+  const aliased = planAliases(q);
+  const found = sourcesOf(aliased, topo, columnsOf, external);
   if (!found) return undefined;
-  const expanded = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, found, true) : [c]));
-  return outputNames(resolveColumns({ ...q, columns: expanded }, found.tables));
+  const expanded = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, found, true, (q.from?.joins.length ?? 0) === 1) : [c]));
+  return outputNames(resolveColumns({ ...aliased, columns: expanded }, found.tables));
 }
 
 /** The one column of a constant table function (constant-tables.ts), by function. */
@@ -259,7 +301,7 @@ function starOnly(s: SelectStatement): SelectQuery | undefined {
 }
 
 /** `qualified`: each column as `t.c`, so no alias of the list captures it; resolveColumns spells and names them as ClickHouse does. */
-function expandAsterisk(a: Asterisk, { tables, using }: Sources, qualified: boolean): Expr[] {
+function expandAsterisk(a: Asterisk, { tables, using, star }: Sources, qualified: boolean, single: boolean): Expr[] {
   const qualifier = a.table?.join('.');
   const from = qualifier === undefined ? tables : tables.filter((s) => s.names.includes(qualifier));
   if (!from.length) throw errorAt('QUERY_ERROR', `${qualifier}.* names no table of this SELECT`, a);
@@ -279,22 +321,18 @@ function expandAsterisk(a: Asterisk, { tables, using }: Sources, qualified: bool
     const by = replace.get(name);
     out.push(by ? ({ ...by, alias: name } as Expr) : column());
   };
+  // Named here for a later EXCEPT / REPLACE of the chain (resolveColumns names it the same).
+  const naming = { sources: tables, single, aliases: new Set<string>() };
+  const column = (s: Source, c: string): Expr => {
+    if (!qualified || s.qualifier === undefined) return ref([c], a);
+    const named = namedQualified(naming, s, c);
+    // `a.*` names a's USING key k by the rule of any column (`k` from the left of one JOIN), which stays a's (in a RIGHT or FULL JOIN not the merged key).
+    if (named || using.includes(c) || s.anonymous) return { ...ref([s.qualifier, c], a), nameAs: named ? `${s.qualifier}.${c}` : c };
+    return ref([s.qualifier, c], a);
+  };
   // ClickHouse's analyzer: `*` over a USING join holds each key once, first, as the join's merged column.
-  const merged = qualifier === undefined ? using : [];
-  for (const k of merged) push(k, () => ref([k], a));
-  for (const s of from)
-    for (const c of s.columns) {
-      if (merged.includes(c.name)) continue;
-      push(c.name, () => {
-        if (!qualified || s.qualifier === undefined) return ref([c.name], a);
-        // Named here for a later EXCEPT / REPLACE of the chain (resolveColumns names it the same):
-        // ClickHouse names a column with its qualifier where an earlier table of the JOIN has that name too.
-        const shared = qualifier !== undefined && tables.slice(0, tables.indexOf(s)).some((o) => o.columns.some((x) => x.name === c.name));
-        if (shared) return { ...ref([s.qualifier, c.name], a), nameAs: `${s.qualifier}.${c.name}` };
-        // `a.*` names a's USING key k, which stays `a.k` (in a RIGHT or FULL JOIN not the merged key).
-        return using.includes(c.name) ? { ...ref([s.qualifier, c.name], a), nameAs: c.name } : ref([s.qualifier, c.name], a);
-      });
-    }
+  if (qualifier === undefined) for (const x of star) 'key' in x ? push(x.key, () => ref([x.key], a)) : push(x.name, () => column(x.source, x.name));
+  else for (const s of from) for (const c of s.columns) push(c.name, () => column(s, c.name));
   const transformed = a.transformers ? transform(out, a.transformers, a) : out;
   // ClickHouse: a matcher that matches nothing leaves an empty SELECT list, which it refuses.
   if (!transformed.length)

@@ -22,7 +22,7 @@ function required(stmt: SelectStatement, request: Record<string, SettingValue> |
 function check(q: SelectQuery): void {
   if (q.from?.joins.length) {
     for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) {
-      if (t.alias !== undefined || t.kind === 'table') continue;
+      if ((t.alias !== undefined && !(t.kind === 'subqueryTable' && t.planAlias)) || t.kind === 'table') continue;
       const what = t.kind === 'subqueryTable' ? 'subquery' : `table function ${t.name}()`;
       throw errorAt('QUERY_ERROR', `JOIN: no alias for the ${what} (set ${SETTING} = 0 to disable restriction)`, t, {
         clickhouse: { code: 206, name: 'ALIAS_REQUIRED' },

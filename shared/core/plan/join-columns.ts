@@ -1,8 +1,9 @@
 // Column references resolved as ClickHouse's analyzer resolves them, once the tables' columns are
 // known (expand-columns.ts): each reference to one table's column is spelled one way, so `b.label`
 // and `label` are the same expression to the planner (one stage column, one GROUP BY key). ClickHouse
-// names a column `b.site` (inside expressions too) where an earlier table of the JOIN has a site, or
-// where an alias of the SELECT is called site; else by its name (`upper(label)`).
+// names a column `b.site` (inside expressions too) where another table of the JOIN has a site (over
+// one JOIN the left table's columns never: single_join_prefer_left_table), or where an alias of the
+// SELECT is called site; else by its name (`upper(label)`).
 import type { ColumnRef, Expr, SelectQuery } from '../sql/ast.js';
 import { qualifiersOf } from '../sql/names.js';
 import { errorAt } from './position.js';
@@ -12,11 +13,41 @@ import { type Clause, equalExpr, exprsOfSelect, mapClausesShared, rewriteExpr, w
 const RESOLVED = new Set<Clause>(['distinctOn', 'columns', 'prewhere', 'where', 'groupBy', 'having', 'window', 'qualify', 'orderBy', 'limitBy']);
 
 export interface JoinSource {
-  /** How its columns are qualified over a JOIN: the alias, else the table's name (none: an unaliased subquery of a USING join). */
+  /** How its columns are qualified over a JOIN: the alias, else the table's name (none: an unaliased subquery, alone or over ARRAY JOIN). */
   qualifier?: string;
   /** Every name it may be called by (`b`, or `t` and `db.t`). */
   names: string[];
   columns: readonly { name: string }[];
+  /** An unaliased subquery: its qualifier is only the plan's (expand-columns.ts gives it one), and ClickHouse names its columns unqualified. */
+  anonymous?: boolean;
+}
+
+/** What decides whether ClickHouse names a JOIN's column with its table's qualifier. */
+export interface JoinNaming {
+  sources: readonly JoinSource[];
+  /** One JOIN (two tables): the left table's columns are never qualified, as ClickHouse's single_join_prefer_left_table has it. */
+  single: boolean;
+  /** The names the SELECT's aliases give. */
+  aliases: ReadonlySet<string>;
+}
+
+const holds = (s: JoinSource, c: string) => s.columns.some((x) => x.name === c);
+
+/** Whether ClickHouse names column c of s as `qualifier.c`: another table has a c (past the single JOIN's left table), or an alias is c. */
+export function namedQualified({ sources, single, aliases }: JoinNaming, s: JoinSource, c: string): boolean {
+  if (s.anonymous || s.qualifier === undefined) return false;
+  if (aliases.has(c)) return true;
+  if (single && s === sources[0]) return false;
+  return sources.some((o) => o !== s && holds(o, c));
+}
+
+export function joinNaming(q: SelectQuery, sources: readonly JoinSource[]): JoinNaming {
+  const aliases = new Set<string>();
+  for (const { expr } of exprsOfSelect(q))
+    walkExpr(expr, (e) => {
+      if (e.alias !== undefined) aliases.add(e.alias);
+    });
+  return { sources, single: (q.from?.joins.length ?? 0) === 1, aliases };
 }
 
 /**
@@ -26,38 +57,49 @@ export interface JoinSource {
  */
 export function resolveColumns(q: SelectQuery, sources: readonly JoinSource[] | undefined): SelectQuery {
   if (!q.from || q.from.arrayJoin) return q;
-  if (!sources) return nameQualified(q);
+  if (!sources) return nameQualified(oneSpelling(q));
   // A name an alias of this SELECT gives wins over a column of that name: such a column keeps its qualifier.
-  const aliases = new Set<string>();
-  for (const { expr } of exprsOfSelect(q))
-    walkExpr(expr, (e) => {
-      if (e.alias !== undefined) aliases.add(e.alias);
-    });
-  // A USING key written qualified is that table's column, not the join's merged one (they differ in a
-  // RIGHT or FULL JOIN): left as written and named so (`a.k`), as ClickHouse names it.
+  const naming = joinNaming(q, sources);
+  const { aliases, single } = naming;
+  // A USING key written qualified (`a.k`) is that table's column, not the join's merged one (they differ in a
+  // RIGHT or FULL JOIN): left as written, named as ClickHouse names it (`k`, or `a.k` from the left of a RIGHT JOIN).
   const keys = new Set(q.from.joins.flatMap((j) => (j.using ?? []).flatMap((k) => (k.kind === 'column' && k.parts.length === 1 ? [k.parts[0]!] : []))));
-  const holders = (c: string) => sources.filter((s) => s.columns.some((x) => x.name === c));
+  const kind = single ? q.from.joins[0]!.type : undefined;
+  // The merged key is the left table's own in an INNER or LEFT JOIN: there `a.k` is spelled `k`, one column.
+  const leftKeyed = kind === 'INNER' || kind === 'LEFT';
+  const holders = (c: string) => sources.filter((s) => holds(s, c));
   const target = (parts: string[]): { s: JoinSource; c: string } | undefined => {
     if (parts.length === 1) {
       const s = holders(parts[0]!)[0];
       return s && { s, c: parts[0]! };
     }
     const [qual, c] = parts.length === 2 ? [parts[0]!, parts[1]!] : parts.length === 3 ? [`${parts[0]}.${parts[1]}`, parts[2]!] : [];
-    const s = qual === undefined ? undefined : sources.find((x) => x.names.includes(qual));
-    return s?.columns.some((x) => x.name === c) ? { s, c: c! } : undefined;
+    // The plan's own alias of an unaliased subquery is its qualifier, though no name of the query.
+    const s = qual === undefined ? undefined : sources.find((x) => x.names.includes(qual) || (x.anonymous && x.qualifier === qual));
+    return s && c !== undefined && holds(s, c) ? { s, c } : undefined;
   };
   const spell = (x: ColumnRef, scope: ReadonlySet<string>): ColumnRef | undefined => {
-    if (x.parts.length === 1 && (aliases.has(x.parts[0]!) || scope.has(x.parts[0]!))) return undefined;
+    if (x.parts.length === 1 && (aliases.has(x.parts[0]!) || scope.has(x.parts[0]!) || keys.has(x.parts[0]!))) return undefined;
     const t = target(x.parts);
     if (!t) return undefined;
-    // `db.t.k` is named as `t.k`; a key `t.*` gave keeps the name it gave.
-    if (x.parts.length > 1 && keys.has(t.c)) return x.nameAs !== undefined ? undefined : { ...x, nameAs: x.parts.slice(-2).join('.') };
-    const first = holders(t.c)[0] === t.s;
-    const bare = first && !aliases.has(t.c);
-    // An unaliased subquery's column is only ever called by its name: left as written where that is not enough.
+    const named = namedQualified(naming, t.s, t.c);
+    if (x.parts.length > 1 && keys.has(t.c)) {
+      // A key `t.*` gave keeps the name it gave.
+      if (x.nameAs !== undefined) return undefined;
+      if (named || (kind === 'RIGHT' && t.s === sources[0])) return { ...x, nameAs: `${t.s.qualifier}.${t.c}` };
+      if (leftKeyed && t.s === sources[0])
+        return { kind: 'column', parts: [t.c], ...(x.pos ? { pos: x.pos } : {}), ...(x.alias !== undefined ? { alias: x.alias } : {}) };
+      return { ...x, nameAs: t.c };
+    }
+    // A bare name is the left table's over one JOIN, and over more only a name one table has (else ClickHouse's 207).
+    const hs = holders(t.c);
+    const reaches = single ? hs[0] === t.s : hs.length === 1;
+    if (x.parts.length === 1 && !reaches) return undefined;
+    const bare = reaches && !aliases.has(t.c);
     if (!bare && t.s.qualifier === undefined) return undefined;
     const out: ColumnRef = { kind: 'column', parts: bare ? [t.c] : [t.s.qualifier!, t.c] };
-    if (!first || aliases.has(t.c)) out.nameAs = `${t.s.qualifier}.${t.c}`;
+    if (named) out.nameAs = `${t.s.qualifier}.${t.c}`;
+    else if (!bare) out.nameAs = t.c;
     if (x.pos) out.pos = x.pos;
     if (x.alias !== undefined) out.alias = x.alias;
     return out;
@@ -90,6 +132,34 @@ function refuseTwoMeanings(q: SelectQuery): void {
       return e.kind !== 'lambda';
     });
   }
+}
+
+/**
+ * One table and no JOIN: `a.c` (or `db.t.c`) is spelled `c` where no alias, WITH name or lambda parameter takes
+ * that name, so `a.status` and `status` are one expression to the planner (one stage column), as ClickHouse
+ * resolves them (and names them: `status`).
+ */
+function oneSpelling(q: SelectQuery): SelectQuery {
+  if (!q.from || q.from.joins.length) return q;
+  const quals = qualifiersOf(q);
+  const taken = new Set<string>(quals);
+  for (const w of q.with ?? []) taken.add(w.name);
+  for (const { expr } of exprsOfSelect(q))
+    walkExpr(expr, (e) => {
+      if (e.alias !== undefined) taken.add(e.alias);
+    });
+  const strip = (e: Expr, scope: ReadonlySet<string>): Expr =>
+    rewriteExpr(e, (x) => {
+      if (x.kind === 'subquery') return x;
+      if (x.kind === 'lambda') return { ...x, body: strip(x.body, new Set([...scope, ...x.params])) };
+      if (x.kind !== 'column' || (x.parts.length !== 2 && x.parts.length !== 3)) return undefined;
+      const c = x.parts[x.parts.length - 1]!;
+      if (!quals.has(x.parts.slice(0, -1).join('.')) || taken.has(c) || scope.has(c)) return undefined;
+      const { nameAs: _n, ...bare } = x;
+      return { ...bare, parts: [c] };
+    });
+  const none = new Set<string>();
+  return mapClausesShared(q, (e, clause) => (RESOLVED.has(clause) ? strip(e, none) : e));
 }
 
 function nameQualified(q: SelectQuery): SelectQuery {

@@ -194,6 +194,8 @@ export interface SubqueryTable {
   kind: 'subqueryTable';
   query: SelectStatement;
   alias?: string;
+  /** The alias is the plan's, given so its columns can be qualified (expand-columns.ts): ClickHouse reads the subquery as unaliased. */
+  planAlias?: true;
   pos?: Pos;
 }
 

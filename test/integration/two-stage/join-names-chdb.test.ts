@@ -1,6 +1,7 @@
-// SELECT lists over a two-table JOIN (`*`, `t.*`, qualified and bare names of one column, aliases,
-// expressions), on both paths over three chdb shards, each compared with one chdb engine holding every
-// row: the same column names, types and rows, or an error where ClickHouse refuses the query.
+// SELECT lists over JOINs of two and more tables and over ARRAY JOIN (`*`, `t.*`, qualified and bare
+// names of one column, aliases, expressions), on both paths over three chdb shards and through the
+// ClickHouse interface, each compared with one chdb engine holding every row: the same column names,
+// types and rows, or an error where ClickHouse refuses the query.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runQuery } from '../../../shared/core/scatter/run-query.js';
@@ -8,6 +9,8 @@ import { createTableColumns } from '../../../shared/core/scatter/table-columns.j
 import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
 import { demoRunDeps, startDemoChdb, type DemoChdb } from '../../support/demo-chdb.js';
 import { JSON_SETTINGS, expectSameAnswer } from './cases.js';
+import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
+import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const D = DEMO_TABLE;
@@ -136,4 +139,102 @@ describe('a JOIN of a distributed table: names as ClickHouse names them', () => 
       { numRuns: 80 },
     );
   }, 600_000);
+});
+
+/** The ClickHouse interface's answer (always the general path, rendered by the final stage's engine) in JSON. */
+async function throughInterface(sql: string): Promise<{ status: number; text: string }> {
+  const raw = (q: string, o: { format: string; settings?: Record<string, unknown> }) =>
+    demo.cluster.shards[0]!.queryRaw(q, { format: o.format, settings: { readonly: 2, ...(o.settings as object) } as never });
+  const deps = demoRunDeps(demo, 'q-join-names-iface', { tableColumns: columns });
+  const r = await handleClickHouseHttp(
+    { method: 'POST', path: '/', query: new URLSearchParams({ default_format: 'JSON', ...JSON_SETTINGS } as never), headers: {}, body: Buffer.from(sql) },
+    { topo: demo.topo, raw, select: generalSelect({ ...deps, planTwoStage: deps.planTwoStage! }) },
+  );
+  return { status: r.status, text: r.body.toString('utf8') };
+}
+
+/** Both paths and the ClickHouse interface answer as ClickHouse does (names, types, rows). */
+async function expectEverywhere(sql: string): Promise<void> {
+  await expectAsReference(sql, 'general');
+  await expectAsReference(sql, 'fast');
+  const want = await reference(sql);
+  if ('error' in want) throw new Error(`the reference refuses ${sql}: ${want.error}`);
+  const got = await throughInterface(sql);
+  expect(got.status, `interface: ${sql}: ${got.text.slice(0, 400)}`).toBe(200);
+  const doc = JSON.parse(got.text);
+  expectSameAnswer({ meta: doc.meta, data: doc.data }, want, { name: `interface: ${sql}`, sql } as never);
+}
+
+describe('names under table aliases, past two tables, over unaliased subqueries and ARRAY JOIN', () => {
+  const J3 = `${D} AS a GLOBAL JOIN ${D} AS b USING sensor GLOBAL JOIN ${D} AS c USING sensor`;
+  const ON3 = `${D} AS a GLOBAL JOIN ${D} AS b ON a.sensor = b.sensor GLOBAL JOIN ${D} AS c ON a.sensor = c.sensor`;
+  const SUBS = `${D} AS a GLOBAL JOIN (SELECT sensor, status AS st FROM ${D}) AS b USING sensor GLOBAL JOIN (SELECT sensor, 1 AS one FROM ${D}) AS c USING sensor`;
+  const ARR = `(SELECT sensor, [1, 2] AS arr, ['x', 'y'] AS s FROM ${D} WHERE sensor IN ('s-1', 's-2'))`;
+  for (const sql of [
+    // The fast path's row answers: a column read through the local table keeps the distributed table's name.
+    `SELECT sensor_events_dist.status, ts AS status FROM ${D} WHERE sensor = 's-1' ORDER BY ts`,
+    `SELECT *, toString(status) AS status FROM ${D} WHERE sensor = 's-1' ORDER BY ts`,
+    `SELECT a.status, ts AS status FROM ${D} AS a WHERE a.sensor = 's-1' ORDER BY a.ts`,
+    // One table: `a.status` and `status` are one column (one stage column, one key), named status.
+    `SELECT a.status, status FROM ${D} AS a WHERE a.sensor = 's-1' ORDER BY a.ts`,
+    `SELECT a.status, count() FROM ${D} AS a GROUP BY status ORDER BY status`,
+    `SELECT sensor_events_dist.site, site, count() AS c FROM ${D} GROUP BY sensor_events_dist.site ORDER BY site`,
+    `SELECT arrayMap(status -> status + a.status, [1]) AS x FROM ${D} AS a WHERE a.sensor = 's-1'`,
+    // A USING key written qualified: the merged key in an INNER or LEFT JOIN, a's own (named a.k) in a RIGHT one.
+    `SELECT a.*, b.* FROM ${D} AS a GLOBAL JOIN ${D} AS b USING sensor ORDER BY a.ts, b.ts LIMIT 3`,
+    `SELECT a.sensor, b.sensor, sensor, upper(a.sensor) FROM ${D} AS a GLOBAL LEFT JOIN ${D} AS b USING sensor ORDER BY a.ts, b.ts LIMIT 3`,
+    `SELECT * FROM ${D} AS a GLOBAL JOIN ${D} AS b ON a.sensor = b.sensor ORDER BY a.ts, b.ts LIMIT 3`,
+    `SELECT a.status, b.status FROM ${D} AS a GLOBAL JOIN ${D} AS b ON a.sensor = b.sensor ORDER BY a.ts, b.ts LIMIT 3`,
+    // Three tables: every column qualified where another table has it; USING keys once, first.
+    `SELECT *, 1 AS one FROM ${J3} ORDER BY a.ts LIMIT 3`,
+    `SELECT * EXCEPT (value) FROM ${J3} ORDER BY a.ts LIMIT 3`,
+    `SELECT *, count() AS n FROM ${J3} GROUP BY ALL ORDER BY sensor, a.ts LIMIT 3`,
+    `SELECT a.ts, b.ts, c.ts, a.site, c.sensor, sensor FROM ${J3} ORDER BY a.ts LIMIT 3`,
+    `SELECT a.ts, b.ts, c.ts FROM ${ON3} ORDER BY a.ts LIMIT 3`,
+    `SELECT *, 1 FROM ${ON3} ORDER BY a.ts LIMIT 3`,
+    `SELECT *, 1 FROM ${SUBS} ORDER BY a.ts LIMIT 3`,
+    `SELECT a.*, c.* FROM ${SUBS} ORDER BY a.ts LIMIT 3`,
+  ])
+    it(sql, () => expectEverywhere(sql));
+
+  // The fast path refuses a subquery in FROM. An unaliased JOIN subquery's columns are named unqualified, as ClickHouse names them;
+  // over ARRAY JOIN `*` holds the element in the array's place.
+  for (const sql of [
+    `SELECT *, 1 AS one FROM (SELECT sensor, status FROM ${D} WHERE status = 500) GLOBAL JOIN ${D} AS b USING sensor ORDER BY ts LIMIT 3 SETTINGS joined_subquery_requires_alias = 0`,
+    `SELECT * EXCEPT (sensor) FROM ${ARR} ARRAY JOIN arr ORDER BY arr`,
+    `SELECT *, count() AS n FROM ${ARR} ARRAY JOIN arr, s GROUP BY ALL ORDER BY sensor, arr`,
+    `SELECT *, 1 FROM ${ARR} AS t LEFT ARRAY JOIN arr AS e ORDER BY sensor, e`,
+    `SELECT *, count() AS n FROM ${ARR} AS t ARRAY JOIN arr AS e GROUP BY ALL ORDER BY sensor`,
+  ])
+    it(sql, async () => {
+      await expectAsReference(sql, 'general');
+      const want = await reference(sql);
+      const got = await throughInterface(sql);
+      expect(got.status, got.text.slice(0, 400)).toBe(200);
+      expectSameAnswer(JSON.parse(got.text), want as never, { name: `interface: ${sql}`, sql } as never);
+    });
+
+  // Two different columns ClickHouse names alike: the fast path answers them (a FULL JOIN's rows are per shard, as a
+  // Distributed table's are, so that one is not compared); the general path refuses, naming the column.
+  for (const sql of [
+    `SELECT * FROM ${D} GLOBAL JOIN (SELECT sensor, status FROM ${D} WHERE status = 500) USING sensor ORDER BY ts LIMIT 3 SETTINGS joined_subquery_requires_alias = 0`,
+    `SELECT a.sensor, sensor FROM ${D} AS a GLOBAL FULL JOIN ${D} AS b USING sensor ORDER BY a.ts, b.ts LIMIT 3`,
+  ])
+    it(sql, async () => {
+      if (!sql.includes('FULL')) await expectAsReference(sql, 'fast');
+      const r = await runQuery({ sql, settings: { ch_scatter_path: 'general' } }, demoRunDeps(demo, 'q-join-names', { tableColumns: columns }));
+      expect(r.status).toBe(400);
+      expect(JSON.stringify(r.body)).toMatch(/two different columns both named (status|sensor)/);
+    });
+
+  // The plan's alias of an unaliased JOIN subquery never hides ClickHouse's 206.
+  it('an unaliased JOIN subquery is still 206 without joined_subquery_requires_alias = 0', async () => {
+    const sql = `SELECT *, 1 FROM ${D} AS a GLOBAL JOIN (SELECT sensor, status FROM ${D}) USING sensor`;
+    for (const path of ['general', 'fast'] as const) {
+      const r = await runQuery({ sql, settings: { ch_scatter_path: path } }, demoRunDeps(demo, 'q-join-names', { tableColumns: columns }));
+      expect(r.status, path).toBe(400);
+      expect(JSON.stringify(r.body), path).toMatch(/no alias for the subquery/);
+    }
+    expect((await throughInterface(sql)).text).toMatch(/ALIAS_REQUIRED/);
+  });
 });

@@ -586,6 +586,24 @@ from(
   `SELECT * REPLACE(i + 1 AS i) REPLACE(i + 1 AS i) FROM ${CT}`,
 );
 
+// ARRAY JOIN over a distributed table: the array column, or its alias, is the element.
+from(
+  '03156_analyzer_array_join_distributed.sql',
+  o(`SELECT s, arr, a FROM cht.arrays_dist ARRAY JOIN arr AS a WHERE a < 3 ORDER BY a`),
+  o(`SELECT s, arr FROM cht.arrays_dist ARRAY JOIN arr WHERE arr < 3 ORDER BY arr`),
+);
+
+// Three tables joined (the test's t, s, y as the aliases of distributed tables, the joins GLOBAL): past one
+// JOIN ClickHouse names every column with its table where another table has that name.
+const J882 = (on1: string, on2: string) => `cht.t882_dist AS t GLOBAL LEFT JOIN cht.s882_dist AS s ON ${on1} GLOBAL LEFT JOIN cht.y882_dist AS y ON ${on2}`;
+from(
+  '00882_multiple_join_no_alias.sql',
+  o(`SELECT s.a, s.a, s.b AS s_b, s.b FROM ${J882('s.a = t.a', 's.b = y.b')} ORDER BY t.a, s.a, s.b`),
+  o(`SELECT max(s.a) FROM ${J882('s.a = t.a', 's.b = y.b')} GROUP BY t.a ORDER BY t.a`),
+  o(`SELECT t.a, t.a AS t_a, s.a, s.a AS s_a, y.a, y.a AS y_a FROM ${J882('t.a = s.a', 'y.b = s.b')} ORDER BY t.a, s.a, y.a`),
+  o(`SELECT t.a, t.a AS t_a, max(s.a) FROM ${J882('t.a = s.a', 'y.b = s.b')} GROUP BY t.a ORDER BY t.a`),
+);
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;

@@ -339,6 +339,40 @@ export const CHT_TABLES: readonly ChtTable[] = [
       { i: 120, j: 8, k: 23 },
     ],
   },
+  {
+    // 03156_analyzer_array_join_distributed
+    dist: 'cht.arrays_dist',
+    local: 'cht.arrays',
+    key: { column: 's', type: 'String', function: 'xxHash64' },
+    columns: 's String, arr Array(UInt8)',
+    orderBy: 's',
+    rows: [
+      { s: 'Hello', arr: [1, 2] },
+      { s: 'World', arr: [3, 4, 5] },
+      { s: 'Goodbye', arr: [] },
+    ],
+  },
+  // 00882_multiple_join_no_alias: three (a, b) tables.
+  ...(
+    [
+      [
+        't',
+        [
+          [1, 1],
+          [2, 2],
+        ],
+      ],
+      ['s', [[1, 1]]],
+      ['y', [[1, 1]]],
+    ] as const
+  ).map(([name, rows]) => ({
+    dist: `cht.${name}882_dist`,
+    local: `cht.${name}882`,
+    key: { column: 'a', type: 'Int64', function: 'xxHash64' as const },
+    columns: 'a Int64, b Int64',
+    orderBy: 'tuple()',
+    rows: rows.map(([a, b]) => ({ a, b })),
+  })),
 ];
 
 export const CHT_DATABASE = 'cht';

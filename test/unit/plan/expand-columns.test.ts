@@ -6,6 +6,7 @@ import { parseTopology } from '../../../shared/core/config/load.js';
 import { expandColumns, tablesNeedingColumns } from '../../../shared/core/plan/expand-columns.js';
 import { parseSelect, printSelect } from '../../../shared/core/sql/index.js';
 import { outputNames } from '../../../shared/core/sql/names.js';
+import { refuseUnaliasedJoinTables } from '../../../shared/core/plan/join-alias.js';
 
 const topo = parseTopology({
   cluster: 'c',
@@ -89,11 +90,21 @@ describe('spelled out', () => {
     // A subquery's own `*` is read through to its table; an unaliased one's columns stay unqualified.
     [
       'SELECT * FROM db.dist GLOBAL JOIN (SELECT * FROM db.other) USING k',
-      'SELECT k, site, value, status, label FROM db.dist GLOBAL INNER JOIN (SELECT * FROM db.other) USING (k)',
+      'SELECT k, site, value, status, label FROM db.dist GLOBAL INNER JOIN (SELECT * FROM db.other) AS _joined_subquery_1 USING (k)',
     ],
     [
       'SELECT * FROM db.dist GLOBAL JOIN (SELECT * FROM (SELECT * FROM db.other) AS x JOIN (SELECT k FROM db.dist) AS y USING k) USING k',
-      'SELECT k, site, value, status, label FROM db.dist GLOBAL INNER JOIN (SELECT k, label FROM (SELECT * FROM db.other) AS x INNER JOIN (SELECT k FROM db.dist) AS y USING (k)) USING (k)',
+      'SELECT k, site, value, status, label FROM db.dist GLOBAL INNER JOIN (SELECT k, label FROM (SELECT * FROM db.other) AS x INNER JOIN (SELECT k FROM db.dist) AS y USING (k)) AS _joined_subquery_1 USING (k)',
+    ],
+    // An unaliased subquery's column that the other table has too: read through an alias of the plan's, named as ClickHouse names it.
+    [
+      'SELECT * FROM db.dist GLOBAL JOIN (SELECT k, site FROM db.dist) USING k',
+      'SELECT k, site, value, status, _joined_subquery_1.site FROM db.dist GLOBAL INNER JOIN (SELECT k, site FROM db.dist) AS _joined_subquery_1 USING (k)',
+    ],
+    // A USING join among three tables: the key once, first; every other column qualified where another table has it.
+    [
+      'SELECT * FROM db.dist AS a GLOBAL JOIN db.other AS b USING k GLOBAL JOIN db.other AS c USING k',
+      'SELECT k, site, value, status, b.label, c.label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b USING (k) GLOBAL INNER JOIN db.other AS c USING (k)',
     ],
   ];
   for (const [sql, want] of cases) it(sql, () => expect(expand(sql)).toBe(want));
@@ -126,6 +137,42 @@ describe('spelled out', () => {
     expect(q.kind === 'select' && outputNames(q)).toEqual(['a.k', 'k', 'b.k', 'site']);
   });
 
+  // Checked on chdb: in an INNER or LEFT JOIN `a.k` is the merged key (one column, named k); in a FULL JOIN named k, a's own.
+  it("the left table's USING key: the merged key in an INNER or LEFT JOIN, named k but a's in a FULL JOIN", () => {
+    const of = (sql: string) => expandColumns(parseSelect(sql), topo, (t) => COLUMNS[t as keyof typeof COLUMNS]);
+    const inner = of('SELECT a.k, upper(a.k), b.k FROM db.dist AS a GLOBAL LEFT JOIN db.other AS b USING k');
+    expect(printSelect(inner)).toBe('SELECT k, upper(k), b.k FROM db.dist AS a GLOBAL LEFT JOIN db.other AS b USING (k)');
+    const full = of('SELECT a.k, upper(a.k) FROM db.dist AS a GLOBAL FULL JOIN db.other AS b USING k');
+    expect(printSelect(full)).toBe('SELECT a.k, upper(a.k) FROM db.dist AS a GLOBAL FULL JOIN db.other AS b USING (k)');
+    expect(full.kind === 'select' && outputNames(full)).toEqual(['k', 'upper(k)']);
+  });
+
+  // Checked on chdb: past one JOIN every table's column is qualified where another table has it, and a bare name of two tables is left to the engine (207).
+  it('names over three tables', () => {
+    const q = expandColumns(
+      parseSelect('SELECT a.*, c.label, site, label FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k GLOBAL JOIN db.other AS c ON a.k = c.k'),
+      topo,
+      (t) => COLUMNS[t as keyof typeof COLUMNS],
+    );
+    expect(printSelect(q)).toBe(
+      'SELECT a.k, site, value, status, c.label, site, label FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k GLOBAL INNER JOIN db.other AS c ON a.k = c.k',
+    );
+    expect(q.kind === 'select' && outputNames(q)).toEqual(['a.k', 'site', 'value', 'status', 'c.label', 'site', 'label']);
+  });
+
+  // A JOIN's unaliased subquery keeps ClickHouse's 206 (the plan's alias is not the query's).
+  it("an unaliased JOIN subquery's plan alias is marked as the plan's", () => {
+    const q = expandColumns(
+      parseSelect('SELECT *, 1 FROM db.dist GLOBAL JOIN (SELECT k, site FROM db.dist) USING k'),
+      topo,
+      (t) => COLUMNS[t as keyof typeof COLUMNS],
+    );
+    const t = q.kind === 'select' ? q.from?.joins[0]?.table : undefined;
+    expect(t?.kind === 'subqueryTable' && t.planAlias).toBe(true);
+    expect(() => refuseUnaliasedJoinTables(q, undefined)).toThrow(/no alias for the subquery/);
+    expect(q.kind === 'select' && outputNames(q)).toEqual(['k', 'site', 'value', 'status', 'site', '1']);
+  });
+
   it('a plain SELECT * is left to the planner, which carries it whole', () => {
     expect(tablesNeedingColumns(parseSelect('SELECT * FROM db.dist WHERE k = 1'), topo)).toEqual([]);
     expect(tablesNeedingColumns(parseSelect('SELECT *, 1 FROM db.dist'), topo)).toEqual(['db.dist']);
@@ -143,10 +190,8 @@ describe('spelled out', () => {
   });
   it('left as written where the names cannot be told apart or ClickHouse names them its own way', () => {
     for (const sql of [
-      // An unaliased subquery's column that the other table has too.
-      'SELECT * FROM db.dist GLOBAL JOIN (SELECT k, site FROM db.dist) USING k',
-      // A USING join among more than two tables.
-      'SELECT * FROM db.dist AS a GLOBAL JOIN db.other AS b USING k GLOBAL JOIN db.other AS c USING k',
+      // A key an inner USING join merged, which a later table has too: a bare name could not mean the merged column.
+      'SELECT * FROM db.dist AS a GLOBAL JOIN db.other AS b USING k GLOBAL JOIN db.dist AS c USING site',
     ])
       expect(expand(sql), sql).toContain('SELECT *');
   });

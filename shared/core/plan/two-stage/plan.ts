@@ -8,13 +8,13 @@
 import type { Expr, Pos, SelectQuery, SelectStatement, SettingItem, TableExpr } from '../../sql/ast.js';
 import { outputNames } from '../../sql/names.js';
 import { printSelect } from '../../sql/print.js';
-import { mapClausesShared, rewriteExpr, walkStatement } from '../../sql/visit.js';
+import { equalExpr, mapClausesShared, rewriteExpr, walkStatement } from '../../sql/visit.js';
 import type { Topology } from '../../config/schema.js';
 import { errorAt } from '../position.js';
 import { lookupTable, refName, resolveTable, splitName, type BoundTable } from '../tables.js';
 import type { StageLeaf, TwoStageOptions, TwoStagePlan } from './types.js';
 import { inlineCtes } from './ctes.js';
-import { expandAliases } from './aliases.js';
+import { expandAliases, stripAliases } from './aliases.js';
 import { cutAggregating } from './cut-aggregate.js';
 import { isAggregating } from './cut-common.js';
 import { cutRows } from './cut-rows.js';
@@ -183,11 +183,26 @@ function tableAsSet(name: Expr & { kind: 'column' }): SelectQuery {
   return { kind: 'select', distinct: false, columns: [{ kind: 'asterisk' }], from: { table, joins: [] }, withTotals: false };
 }
 
+/**
+ * Two different columns ClickHouse names alike (an unaliased JOIN subquery's `status` beside another table's,
+ * `a.k` beside a LEFT or FULL USING join's merged `k`): the final stage names its columns by alias, and one
+ * alias cannot name two expressions (ClickHouse's 179 there), so the general path refuses them.
+ */
+function refuseOneNameTwice(q: SelectQuery, names: string[]): void {
+  names.forEach((name, i) => {
+    const j = names.indexOf(name);
+    const [a, b] = [q.columns[j], q.columns[i]];
+    if (j < i && a && b && !equalExpr(stripAliases(a), stripAliases(b)))
+      throw unsupported(`two different columns both named ${name} (the general path's final stage names each column by one alias)`, b);
+  });
+}
+
 function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound: BoundTable, ctx: Ctx): SelectQuery {
   const names = outputNames(q);
   const d = splitName(bound.distributed);
   const main: MainOf = { bound, naming: { database: d.database, table: d.table, ...(t.alias ? { alias: t.alias } : {}) } };
   const expanded = expandAliases(q);
+  refuseOneNameTwice(expanded, names);
   const leafName = `_stage${ctx.leaves.length}`;
   // Reserve the leaf's slot now: subqueries planned below may add leaves of their own.
   const slot = ctx.leaves.push({ name: leafName, query: expanded }) - 1;
