@@ -5,7 +5,8 @@
 // no MATERIALIZED, ALIAS or EPHEMERAL column), read from a shard (shared/core/scatter/table-columns.ts).
 import type { Asterisk, ColumnRef, ColumnTransformer, Expr, FunctionCall, LambdaExpr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
 import { cloneAst } from '../sql/ast.js';
-import { columnName, outputNames } from '../sql/names.js';
+import { outputNames } from '../sql/names.js';
+import { printExpr, quoteIdent } from '../sql/print.js';
 import { exprsOfSelect, mapClausesShared, mapExpr, rewriteExpr, walkExpr } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
 import type { TableColumn } from '../clickhouse/describe-columns.js';
@@ -109,8 +110,7 @@ function walkExprs(q: SelectQuery, fn: (e: Expr) => void): void {
 }
 
 const tablesOf = (q: SelectQuery): TableExpr[] => (q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []);
-const isModified = (c: Expr) =>
-  c.kind === 'asterisk' && (c.regexp !== undefined || c.except !== undefined || c.replace !== undefined || c.transformers !== undefined);
+const isModified = (c: Expr) => c.kind === 'asterisk' && (c.regexp !== undefined || c.list !== undefined || c.transformers !== undefined);
 
 /** A JOIN whose column references are spelled one way once its tables' columns are known (join-columns.ts). */
 const resolvesJoin = (q: SelectQuery): boolean => (q.from?.joins.length ?? 0) > 0 && !q.from?.arrayJoin;
@@ -258,74 +258,108 @@ function starOnly(s: SelectStatement): SelectQuery | undefined {
   return c.kind === 'asterisk' && !c.table && !isModified(c) ? s : undefined;
 }
 
+/** A column as a matcher found it: `name` is its own name while no transformer has changed it (what EXCEPT / REPLACE match). */
+interface Matched {
+  expr: Expr;
+  name?: string;
+}
+
 /** `qualified`: each column as `t.c`, so no alias of the list captures it; resolveColumns spells and names them as ClickHouse does. */
 function expandAsterisk(a: Asterisk, { tables, using }: Sources, qualified: boolean): Expr[] {
   const qualifier = a.table?.join('.');
   const from = qualifier === undefined ? tables : tables.filter((s) => s.names.includes(qualifier));
   if (!from.length) throw errorAt('QUERY_ERROR', `${qualifier}.* names no table of this SELECT`, a);
   let re: RegExp | undefined;
-  if (a.regexp !== undefined) {
-    try {
-      re = new RegExp(a.regexp, 'u');
-    } catch (e) {
-      throw errorAt('QUERY_ERROR', `COLUMNS('${a.regexp}'): ${(e as Error).message}`, a);
-    }
-  }
-  const except = new Set(a.except ?? []);
-  const replace = replacements(a.replace ?? [], a);
-  const out: Expr[] = [];
-  const push = (name: string, column: () => Expr) => {
-    if (except.has(name) || (re && !re.test(name))) return;
-    const by = replace.get(name);
-    out.push(by ? ({ ...by, alias: name } as Expr) : column());
-  };
+  if (a.regexp !== undefined) re = matcherRegexp(a.regexp, a);
+  const out: Matched[] = [];
   // ClickHouse's analyzer: `*` over a USING join holds each key once, first, as the join's merged column.
   const merged = qualifier === undefined ? using : [];
-  for (const k of merged) push(k, () => ref([k], a));
-  for (const s of from)
-    for (const c of s.columns) {
-      if (merged.includes(c.name)) continue;
-      push(c.name, () => {
-        if (!qualified || s.qualifier === undefined) return ref([c.name], a);
-        // Named here for a later EXCEPT / REPLACE of the chain (resolveColumns names it the same):
-        // ClickHouse names a column with its qualifier where an earlier table of the JOIN has that name too.
-        const shared = qualifier !== undefined && tables.slice(0, tables.indexOf(s)).some((o) => o.columns.some((x) => x.name === c.name));
-        if (shared) return { ...ref([s.qualifier, c.name], a), nameAs: `${s.qualifier}.${c.name}` };
-        // `a.*` names a's USING key k, which stays `a.k` (in a RIGHT or FULL JOIN not the merged key).
-        return using.includes(c.name) ? { ...ref([s.qualifier, c.name], a), nameAs: c.name } : ref([s.qualifier, c.name], a);
-      });
+  const columnOf = (s: Source, name: string): Expr => {
+    if (merged.includes(name) || !qualified || s.qualifier === undefined) return ref([name], a);
+    // Named here as resolveColumns names it: ClickHouse names a column with its qualifier where an
+    // earlier table of the JOIN has that name too.
+    const shared = qualifier !== undefined && tables.slice(0, tables.indexOf(s)).some((o) => o.columns.some((x) => x.name === name));
+    if (shared) return { ...ref([s.qualifier, name], a), nameAs: `${s.qualifier}.${name}` };
+    // `a.*` names a's USING key k, which stays `a.k` (in a RIGHT or FULL JOIN not the merged key).
+    return using.includes(name) ? { ...ref([s.qualifier, name], a), nameAs: name } : ref([s.qualifier, name], a);
+  };
+  if (a.list) {
+    // `COLUMNS(a, t.b)`: each a column of the tables in scope, in the list's order.
+    for (const c of a.list) {
+      const name = c.parts[c.parts.length - 1]!;
+      const within = c.parts.length > 1 ? from.filter((s) => s.names.includes(c.parts.slice(0, -1).join('.'))) : from;
+      const s = merged.includes(name) ? from[0] : within.find((t) => t.columns.some((x) => x.name === name));
+      if (!s)
+        throw errorAt('QUERY_ERROR', `Unknown identifier '${c.parts.join('.')}' inside COLUMNS matcher`, c, {
+          clickhouse: { code: 47, name: 'UNKNOWN_IDENTIFIER' },
+        });
+      out.push({ expr: columnOf(s, name), name });
     }
-  const transformed = a.transformers ? transform(out, a.transformers, a) : out;
+  } else {
+    for (const k of merged) if (!re || re.test(k)) out.push({ expr: ref([k], a), name: k });
+    for (const s of from)
+      for (const c of s.columns) if (!merged.includes(c.name) && (!re || re.test(c.name))) out.push({ expr: columnOf(s, c.name), name: c.name });
+  }
+  const transformed = transform(out, a.transformers ?? [], a);
   // ClickHouse: a matcher that matches nothing leaves an empty SELECT list, which it refuses.
   if (!transformed.length)
-    throw errorAt('QUERY_ERROR', 'the column matcher matches no column of the table (ClickHouse: empty list of columns in SELECT query)', a);
+    throw errorAt('QUERY_ERROR', 'Empty list of columns in projection: the column matcher and its transformers leave no column', a, {
+      clickhouse: { code: 51, name: 'EMPTY_LIST_OF_COLUMNS_QUERIED' },
+    });
   return transformed;
 }
 
-/** The name ClickHouse gives a spelled-out column: its alias, else its own (a column's last part where qualified by a JOIN's `*`). */
-const nameOf = (e: Expr): string => e.alias ?? columnName(e);
+function matcherRegexp(source: string, at: Asterisk): RegExp {
+  try {
+    return new RegExp(source, 'u');
+  } catch (e) {
+    throw errorAt('QUERY_ERROR', `COLUMNS('${source}'): ${(e as Error).message}`, at);
+  }
+}
 
 /**
- * The chain after the first EXCEPT / REPLACE, step by step as ClickHouse applies it: APPLY wraps each
- * column (its name is then the call's, `sum(plus(a, 1))`: an alias REPLACE gave is dropped), and a
- * later EXCEPT / REPLACE matches the names the steps before gave (`EXCEPT a` after `APPLY(sum)` matches none).
+ * The chain, step by step as ClickHouse's analyzer applies it to each column: EXCEPT leaves out and
+ * REPLACE computes instead the columns it names, matching a column only while no step before changed
+ * it (after `APPLY(f)` or a REPLACE, no name matches: `* REPLACE (a + 1 AS a) EXCEPT (a)` keeps a);
+ * APPLY wraps each column. A STRICT step whose names do not all match is ClickHouse's 36.
  */
-function transform(columns: Expr[], steps: ColumnTransformer[], at: Asterisk): Expr[] {
+function transform(columns: Matched[], steps: ColumnTransformer[], at: Asterisk): Expr[] {
   let out = columns;
   for (const step of steps) {
     if (step.kind === 'except') {
       const names = new Set(step.names);
-      out = out.filter((c) => !names.has(nameOf(c)));
+      const re = step.pattern !== undefined ? matcherRegexp(step.pattern, at) : undefined;
+      const used = new Set<string>();
+      out = out.filter((c) => {
+        if (c.name === undefined || !(re ? re.test(c.name) : names.has(c.name))) return true;
+        used.add(c.name);
+        return false;
+      });
+      if (step.strict && !re)
+        checkStrict('EXCEPT', step.names, used, step.names.length === 1 ? quoteIdent(step.names[0]!) : `(${step.names.map(quoteIdent).join(', ')})`, at);
     } else if (step.kind === 'replace') {
       const by = replacements(step.items, at);
+      const used = new Set<string>();
       out = out.map((c) => {
-        const name = nameOf(c);
-        const r = by.get(name);
-        return r ? ({ ...cloneAst(r), alias: name } as Expr) : c;
+        const r = c.name === undefined ? undefined : by.get(c.name);
+        if (!r) return c;
+        used.add(c.name!);
+        return { expr: { ...cloneAst(r), alias: c.name } as Expr };
       });
-    } else out = out.map((c) => applied(step.fn, c, at));
+      const names = step.items.map((r) => r.name);
+      if (step.strict) checkStrict('REPLACE', names, used, `(${step.items.map((r) => `${printExpr(r.expr)} AS ${quoteIdent(r.name)}`).join(', ')})`, at);
+    } else out = out.map((c) => ({ expr: applied(step.fn, c.expr, at) }));
   }
-  return out;
+  return out.map((c) => c.expr);
+}
+
+/** ClickHouse's check of a STRICT EXCEPT / REPLACE: each name it lists matched a column (36, the names that did not). */
+function checkStrict(word: 'EXCEPT' | 'REPLACE', names: string[], used: ReadonlySet<string>, spelled: string, at: Asterisk): void {
+  if (names.length === used.size) return;
+  const missing = names.filter((n) => !used.has(n));
+  throw errorAt('QUERY_ERROR', `Strict ${word} column transformer ${word} ${spelled} expects following column(s) : ${missing.join(', ')}`, at, {
+    clickhouse: { code: 36, name: 'BAD_ARGUMENTS' },
+  });
 }
 
 /** A REPLACE's expressions by name; a name twice is ClickHouse's 43. */

@@ -15,8 +15,10 @@ import { backquote, quoteStringLiteral } from './quote.js';
 import type {
   ArrayJoinClause,
   Asterisk,
+  ColumnRef,
   ColumnTransformer,
   CaseExpr,
+  InterpolateItem,
   Expr,
   FromClause,
   FunctionCall,
@@ -593,6 +595,8 @@ class Parser {
       this.i++;
       this.expectKw('BY');
       q.orderBy = this.parseOrderList();
+      // ClickHouse reads INTERPOLATE only after an ORDER BY that fills.
+      if (q.orderBy.some((o) => o.withFill) && this.acceptKw('INTERPOLATE')) q.interpolate = this.parseInterpolate();
     }
     // LIMIT n [OFFSET m] BY ..., then LIMIT n [OFFSET m]. Both may appear, LIMIT BY first.
     if (this.isKw('LIMIT')) {
@@ -735,10 +739,23 @@ class Parser {
         if (this.acceptKw('FROM')) item.fillFrom = this.parseExpr();
         if (this.acceptKw('TO')) item.fillTo = this.parseExpr();
         if (this.acceptKw('STEP')) item.fillStep = this.parseExpr();
-        if (this.isKw('STALENESS')) throw this.unsupported('WITH FILL ... STALENESS');
+        if (this.acceptKw('STALENESS')) item.fillStaleness = this.parseExpr();
       }
       out.push(item);
     } while (this.acceptOp(','));
+    return out;
+  }
+
+  /** After INTERPOLATE: nothing or `()` (every column), or `(name [AS expr], ...)`. */
+  private parseInterpolate(): InterpolateItem[] {
+    const out: InterpolateItem[] = [];
+    if (!this.acceptOp('(') || this.acceptOp(')')) return out;
+    do {
+      const item: InterpolateItem = { name: this.ident('a column name') };
+      if (this.acceptKw('AS')) item.expr = this.parseExpr();
+      out.push(item);
+    } while (this.acceptOp(','));
+    this.expectOp(')', "',' or ')'");
     return out;
   }
 
@@ -1491,7 +1508,10 @@ class Parser {
     throw this.error('an expression');
   }
 
-  /** `* EXCEPT (a, b)` / `EXCEPT a`, then `REPLACE (expr AS name, ...)`, as ClickHouse reads them. */
+  /**
+   * The transformers after a matcher, in order, as ClickHouse reads them: `EXCEPT [STRICT] (a, b)` /
+   * `EXCEPT a` / `EXCEPT ('re')`, `REPLACE [STRICT] (expr AS name, ...)`, `APPLY f` / `APPLY(f)` / `APPLY(x -> ...)`.
+   */
   private parseAsteriskModifiers(e: Asterisk): Expr {
     const parenthesized = <T>(one: () => T): T[] => {
       if (!this.acceptOp('(')) return [one()];
@@ -1501,26 +1521,21 @@ class Parser {
       this.expectOp(')', "',' or ')'");
       return out;
     };
-    if (this.acceptKw('EXCEPT')) {
-      if (this.isKw('STRICT')) throw this.unsupported('* EXCEPT STRICT');
-      e.except = parenthesized(() => this.ident('a column name'));
-    }
-    if (this.acceptKw('REPLACE')) {
-      if (this.isKw('STRICT')) throw this.unsupported('* REPLACE STRICT');
-      e.replace = parenthesized(() => {
-        const expr = this.parseTernary();
-        this.expectKw('AS');
-        return { expr, name: this.ident('a column name') };
-      });
-    }
     const steps: ColumnTransformer[] = [];
     while (this.isKw('APPLY') || this.isKw('EXCEPT') || this.isKw('REPLACE')) {
+      // `* EXCEPT SELECT ...` is the set operation, not the transformer.
+      if (this.isKw('EXCEPT') && (this.isKw('SELECT', this.peek()) || this.isKw('ALL', this.peek()) || this.isKw('DISTINCT', this.peek()))) break;
       const word = this.t.upper;
       this.i++;
-      if (this.isKw('STRICT')) throw this.unsupported(`* ${word} STRICT`);
+      const strict = word !== 'APPLY' && this.acceptKw('STRICT');
       if (word === 'APPLY') steps.push({ kind: 'apply', fn: this.parseApplied() });
-      else if (word === 'EXCEPT') steps.push({ kind: 'except', names: parenthesized(() => this.ident('a column name')) });
-      else
+      else if (word === 'EXCEPT') {
+        const re = this.peek();
+        if (this.isOp('(') && re.type === 'string' && this.isOp(')', this.peek(2))) {
+          this.i += 3;
+          steps.push({ kind: 'except', names: [], pattern: re.text, ...(strict ? { strict } : {}) });
+        } else steps.push({ kind: 'except', names: parenthesized(() => this.ident('a column name')), ...(strict ? { strict } : {}) });
+      } else
         steps.push({
           kind: 'replace',
           items: parenthesized(() => {
@@ -1528,6 +1543,7 @@ class Parser {
             this.expectKw('AS');
             return { expr, name: this.ident('a column name') };
           }),
+          ...(strict ? { strict } : {}),
         });
     }
     if (steps.length) e.transformers = steps;
@@ -1541,7 +1557,11 @@ class Parser {
     let fn: FunctionCall | LambdaExpr;
     const lam = paren ? this.tryLambda() : undefined;
     if (lam) {
-      if (lam.kind !== 'lambda' || lam.params.length !== 1) throw this.unsupported('APPLY with a lambda of more than one parameter', t);
+      // ClickHouse's parser refuses it so (62), whatever the columns.
+      if (lam.kind !== 'lambda' || lam.params.length !== 1)
+        throw new ScatterError('SYNTAX_ERROR', `APPLY column transformer can only accept lambda with one argument (line ${t.line}, column ${t.column})`, {
+          position: { line: t.line, column: t.column },
+        });
       fn = lam;
     } else {
       const name = this.ident('a function name');
@@ -1575,19 +1595,54 @@ class Parser {
         this.i += 2;
         return this.parseAsteriskModifiers({ kind: 'asterisk', table: parts, pos: this.pos(t) });
       } else break;
+      if (n.type === 'ident' && n.upper === 'COLUMNS' && this.isOp('(')) {
+        // `t.COLUMNS(...)`: the matcher over one table's columns.
+        const matcher = this.tryColumnsMatcher(parts.slice(0, -1), t);
+        if (matcher) return matcher;
+      }
     }
     if (parts.length > 1 && this.isOp('(')) throw this.unsupported(`Qualified function name ${clip(parts.join('.'))}`, t);
     return { kind: 'column', parts, pos: this.pos(t) };
   }
 
+  /**
+   * At the `(` after `COLUMNS`: `COLUMNS('regexp')` or `COLUMNS(a, t.b)` (identifiers only), a matcher over the
+   * table's columns, with its transformers; undefined for anything else, which ClickHouse reads as a call.
+   */
+  private tryColumnsMatcher(table: string[], start: Token): Expr | undefined {
+    const at = this.i;
+    const e: Asterisk = { kind: 'asterisk', ...(table.length ? { table } : {}), pos: this.pos(start) };
+    this.i++; // (
+    const re = this.t;
+    if (re.type === 'string' && this.isOp(')', this.peek())) {
+      this.i += 2;
+      e.regexp = re.text;
+      return this.parseAsteriskModifiers(e);
+    }
+    const list: ColumnRef[] = [];
+    while (this.t.type === 'ident' || this.t.type === 'qident') {
+      const c = this.t;
+      const parts = [this.ident()];
+      while (this.isOp('.') && (this.peek().type === 'ident' || this.peek().type === 'qident')) {
+        this.i++;
+        parts.push(this.ident());
+      }
+      list.push({ kind: 'column', parts, pos: this.pos(c) });
+      if (!this.acceptOp(',')) break;
+    }
+    if (list.length && this.acceptOp(')')) {
+      e.list = list;
+      return this.parseAsteriskModifiers(e);
+    }
+    this.i = at;
+    return undefined;
+  }
+
   private parseCall(nameTok: Token): Expr {
     const name = nameTok.text;
     if (nameTok.type === 'ident' && nameTok.upper === 'COLUMNS') {
-      // COLUMNS('regexp'): a matcher over the table's columns (the list form COLUMNS(a, b) is not read yet).
-      const re = this.peek();
-      if (re.type !== 'string' || !this.isOp(')', this.peek(2))) throw this.unsupported("COLUMNS matcher other than COLUMNS('regexp')", nameTok);
-      this.i += 3;
-      return this.parseAsteriskModifiers({ kind: 'asterisk', regexp: re.text, pos: this.pos(nameTok) });
+      const matcher = this.tryColumnsMatcher([], nameTok);
+      if (matcher) return matcher;
     }
     const open = this.t;
     this.i++; // (
@@ -1721,16 +1776,20 @@ class Parser {
     throw this.error('PRECEDING or FOLLOWING');
   }
 
-  /** SUBSTRING(s FROM a [FOR b]) is substring(s, a[, b]). */
+  /**
+   * SUBSTRING(s FROM a [FOR b]) is substring(s, a[, b]), as ClickHouse's parser reads it: the first separator is
+   * FROM or a comma, the second FOR or a comma (`substring(s, 2 FOR 3)` too). `SUBSTRING(s FOR n)` is its syntax error.
+   */
   private parseSubstring(t: Token): Expr {
     this.i += 2; // SUBSTRING (
     this.enter();
     const args = [this.parseExpr()];
-    this.expectKw('FROM');
+    if (this.isKw('FOR')) throw this.error("FROM or ','", this.peek());
+    if (!this.acceptKw('FROM')) this.expectOp(',', "FROM or ','");
     args.push(this.parseExpr());
-    if (this.acceptKw('FOR')) args.push(this.parseExpr());
+    if (this.acceptKw('FOR') || this.acceptOp(',')) args.push(this.parseExpr());
     this.leave();
-    this.expectOp(')');
+    this.expectOp(')', "FOR, ',' or ')'");
     return { kind: 'function', name: 'substring', args, pos: this.pos(t) };
   }
 
@@ -1895,7 +1954,11 @@ class Parser {
         depth--;
       } else if (depth === 0 && x.type === 'ident' && ['FROM', 'FOR', 'IN', 'BOTH', 'LEADING', 'TRAILING'].includes(x.upper)) {
         const kw = x.upper;
-        if (t.upper === 'SUBSTRING' && kw === 'FROM') return this.parseSubstring(t);
+        if (t.upper === 'SUBSTRING') {
+          if (kw === 'FROM' || kw === 'FOR') return this.parseSubstring(t);
+          k++;
+          continue;
+        }
         if (t.upper === 'POSITION' && kw === 'IN') return this.parsePosition(t);
         if (t.upper === 'TRIM' && kw !== 'FOR' && kw !== 'IN') return this.parseTrim(t);
         throw this.unsupported(`${t.upper}(... ${kw} ...) syntax`, t);
