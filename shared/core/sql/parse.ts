@@ -310,6 +310,8 @@ class Parser {
   /** How many tokens the operator operatorHere last found spans. */
   private operatorWidth = 1;
   private depth = 0;
+  /** Where the last `WITH TIES` was read: ClickHouse's 476 names it when the SELECT has no ORDER BY. */
+  private tiesAt: Token | undefined;
 
   constructor(
     private readonly toks: Token[],
@@ -542,7 +544,25 @@ class Parser {
       // As in ClickHouse, `SELECT ALL(x)` is the ALL modifier, not a function call.
       this.i++;
     }
-    if (this.isKw('TOP')) throw this.unsupported('SELECT TOP');
+    // `SELECT TOP n [WITH TIES]` is ClickHouse's LIMIT n (refused beside a LIMIT, 406).
+    let top: { clause: LimitClause; at: Token } | undefined;
+    if (this.isKw('TOP')) {
+      const at = this.t;
+      this.i++;
+      // A number, bare or in parentheses, as ClickHouse's parser takes it.
+      const paren = this.acceptOp('(');
+      const num = this.t;
+      if (num.type !== 'number') throw this.error('a number after TOP');
+      this.i++;
+      const limit = this.numberLiteral(num, false);
+      if (paren) this.expectOp(')');
+      top = { clause: { limit }, at };
+      if (this.isKw('WITH') && this.isKw('TIES', this.peek())) {
+        this.tiesAt = this.t;
+        this.i += 2;
+        top.clause.withTies = true;
+      }
+    }
     q.columns = this.parseSelectList();
     if (this.acceptKw('FROM')) q.from = this.parseFrom();
     if (this.acceptKw('PREWHERE')) q.prewhere = this.parseExprWithAlias();
@@ -615,18 +635,35 @@ class Parser {
       } else {
         q.limit = lim;
       }
-      if (q.limit?.withTies && !q.orderBy) throw this.error('ORDER BY before LIMIT ... WITH TIES (ClickHouse requires it)', this.toks[this.i - 1]);
       if (q.limit?.withTies && q.distinctOn) throw this.error('no WITH TIES with DISTINCT ON (ClickHouse refuses both)', this.toks[this.i - 1]);
     }
-    if (this.isKw('OFFSET')) {
+    if (top) {
+      if (q.limit)
+        throw new ScatterError('QUERY_ERROR', `Can not use TOP and LIMIT together (line ${top.at.line}, column ${top.at.column})`, {
+          position: { line: top.at.line, column: top.at.column },
+          details: { clickhouse: { code: 406, name: 'TOP_AND_LIMIT_TOGETHER' } },
+        });
+      q.limit = top.clause;
+    }
+    if (this.isKw('OFFSET') || (this.isKw('FETCH') && !q.limit)) {
       if (q.limit?.offset) throw this.error('end of query');
-      this.i++;
-      const off = this.parseExpr();
-      this.acceptKw('ROWS') || this.acceptKw('ROW');
-      if (this.isKw('FETCH')) throw this.unsupported('OFFSET ... FETCH');
+      let off: Expr | undefined;
+      if (this.acceptKw('OFFSET')) {
+        off = this.parseExpr();
+        this.acceptKw('ROWS') || this.acceptKw('ROW');
+      }
+      if (!q.limit && this.isKw('FETCH')) q.limit = this.parseFetch();
       // OFFSET alone is ClickHouse's LIMIT off, 2^64-1: every row after the first `off`.
-      if (q.limit) q.limit.offset = off;
-      else q.limit = { limit: { kind: 'literal', type: 'integer', value: UINT64_MAX_TEXT }, offset: off };
+      if (q.limit) {
+        if (off) q.limit.offset = off;
+      } else q.limit = { limit: { kind: 'literal', type: 'integer', value: UINT64_MAX_TEXT }, offset: off! };
+    }
+    if (q.limit?.withTies && !q.orderBy) {
+      const at = this.tiesAt ?? this.t;
+      throw new ScatterError('QUERY_ERROR', `Can not use WITH TIES without ORDER BY (line ${at.line}, column ${at.column})`, {
+        position: { line: at.line, column: at.column },
+        details: { clickhouse: { code: 476, name: 'WITH_TIES_WITHOUT_ORDER_BY' } },
+      });
     }
     if (this.acceptKw('SETTINGS')) q.settings = this.parseSettings();
     return q;
@@ -709,6 +746,7 @@ class Parser {
       out.offset = this.parseExpr();
     }
     if (this.isKw('WITH') && this.isKw('TIES', this.peek())) {
+      this.tiesAt = this.t;
       this.i += 2;
       out.withTies = true;
     }
@@ -743,6 +781,20 @@ class Parser {
       }
       out.push(item);
     } while (this.acceptOp(','));
+    return out;
+  }
+
+  /** `FETCH FIRST | NEXT n ROW | ROWS ONLY | WITH TIES`, the standard spelling of ClickHouse's LIMIT n [WITH TIES]. */
+  private parseFetch(): LimitClause {
+    this.expectKw('FETCH');
+    if (!this.acceptKw('FIRST')) this.expectKw('NEXT');
+    const out: LimitClause = { limit: this.parseExpr() };
+    if (!this.acceptKw('ROWS')) this.expectKw('ROW');
+    if (this.isKw('WITH') && this.isKw('TIES', this.peek())) {
+      this.tiesAt = this.t;
+      this.i += 2;
+      out.withTies = true;
+    } else this.expectKw('ONLY');
     return out;
   }
 
@@ -1105,7 +1157,21 @@ class Parser {
       const t = this.t;
       this.i++;
       const not = this.acceptKw('NOT');
-      this.expectKw('NULL');
+      // As ClickHouse builds them: `a IS [NOT] DISTINCT FROM b` is isDistinctFrom(a, b) (isNotDistinctFrom),
+      // `x IS [NOT] TRUE` isNotDistinctFrom(x, true) (isDistinctFrom), `x IS [NOT] UNKNOWN` isNull(x) (isNotNull).
+      if (this.acceptKw('DISTINCT')) {
+        this.expectKw('FROM');
+        e = { kind: 'function', name: not ? 'isNotDistinctFrom' : 'isDistinctFrom', args: [e, this.parseBetween()], pos: this.pos(t) };
+        continue;
+      }
+      if (this.isKw('TRUE') || this.isKw('FALSE')) {
+        const value = this.t.upper === 'TRUE' ? 'true' : 'false';
+        const lit: Literal = { kind: 'literal', type: 'bool', value, pos: this.pos(this.t) };
+        this.i++;
+        e = { kind: 'function', name: not ? 'isDistinctFrom' : 'isNotDistinctFrom', args: [e, lit], pos: this.pos(t) };
+        continue;
+      }
+      if (!this.acceptKw('UNKNOWN')) this.expectKw('NULL');
       const op = not ? IS_NOT_NULL : IS_NULL;
       e = { kind: 'function', name: op.name, args: [e], operator: op.spelling, pos: this.pos(t) };
     }
@@ -1159,7 +1225,10 @@ class Parser {
       this.i += this.operatorWidth;
       const right = op.spelling.endsWith('IN') ? this.parseInRight() : this.parseConcat();
       if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
-      e = this.operatorCall(op, [e, right], t);
+      // `a LIKE b ESCAPE c` is like(a, b, c), as ClickHouse builds it (and ILIKE, NOT LIKE, NOT ILIKE).
+      if (op.spelling.endsWith('LIKE') && this.acceptKw('ESCAPE'))
+        e = { kind: 'function', name: op.name, args: [e, right, this.parseConcat()], pos: this.pos(t) };
+      else e = this.operatorCall(op, [e, right], t);
     }
   }
 
@@ -1324,9 +1393,18 @@ class Parser {
           operator: '.',
           pos: this.pos(t),
         };
+      } else if (this.isOp('.') && (this.peek().type === 'ident' || this.peek().type === 'qident') && e.kind !== 'column') {
+        // `f(x).name`: ClickHouse's tupleElement(f(x), 'name') (a column's `t.name` is a compound name).
+        const n = this.peek();
+        this.i += 2;
+        e = { kind: 'function', name: 'tupleElement', args: [e, { kind: 'literal', type: 'string', value: n.text, pos: this.pos(n) }], pos: this.pos(t) };
       } else if (this.isOp('::')) {
         this.i++;
         e = { kind: 'cast', expr: e, type: this.parseTypeName(), syntax: 'colons', pos: this.pos(t) };
+      } else if (this.isKw('AT') && this.isKw('TIME', this.peek()) && this.isKw('ZONE', this.peek(2))) {
+        // `x AT TIME ZONE tz` is toTimeZone(x, tz), binding as tightly as `::`.
+        this.i += 3;
+        e = { kind: 'function', name: 'toTimeZone', args: [e, this.parsePostfix(this.parsePrimary())], pos: this.pos(t) };
       } else {
         return e;
       }

@@ -152,6 +152,27 @@ describe('ORDER BY ... WITH FILL ... STALENESS and INTERPOLATE, in the final sta
   });
 });
 
+// Spellings ClickHouse's parser reads as other calls and clauses, answered on both paths as one engine answers them.
+const SPELLINGS = [
+  `SELECT TOP 3 sensor, value FROM ${D} ORDER BY value DESC, sensor`,
+  `SELECT TOP 2 WITH TIES site, count() AS c FROM ${D} GROUP BY site ORDER BY intDiv(c, 1000000)`,
+  `SELECT sensor, value FROM ${D} ORDER BY value DESC, sensor, ts OFFSET 2 ROWS FETCH NEXT 3 ROWS ONLY`,
+  `SELECT sensor, value FROM ${D} ORDER BY value DESC, sensor, ts FETCH FIRST 2 ROW ONLY`,
+  `SELECT site, countIf(status IS DISTINCT FROM 200), countIf(nullIf(status, 200) IS NOT DISTINCT FROM NULL) FROM ${D} GROUP BY site ORDER BY site`,
+  `SELECT count() FROM ${D} WHERE (status = 500) IS TRUE AND (value > 50) IS NOT FALSE AND nullIf(status, 200) IS NOT UNKNOWN`,
+  `SELECT count() FROM ${D} WHERE sensor LIKE 's-1#%' ESCAPE '#' OR sensor NOT ILIKE 'S!_%' ESCAPE '!'`,
+  `SELECT site, max(ts) AT TIME ZONE 'Asia/Tokyo' FROM ${D} GROUP BY site ORDER BY site`,
+  `SELECT count() AS c FROM ${D} WHERE value > 9_0 AND status < 0x1_F4`,
+  `SELECT $$s-1$$ AS s, count() FROM ${D} WHERE sensor = $q$s-1$q$`,
+  `SELECT CAST((site, status), 'Tuple(s String, c UInt16)').s AS s, count() FROM ${D} GROUP BY s ORDER BY s`,
+  `#!/usr/bin/env clickhouse\nSELECT count() -- the rows\nFROM ${D} # all of them\n`,
+];
+
+describe('spellings ClickHouse reads as other calls and clauses, on the path chosen and the general path', () => {
+  for (const path of ['auto', 'general'])
+    for (const sql of SPELLINGS) it(`${path}: ${sql}`, () => expectAnswered(sql, !sql.includes('ORDER BY'), { ch_scatter_path: path }));
+});
+
 describe('EXCEPT, INTERSECT and mixed UNION, as ClickHouse answers them', () => {
   for (const sql of QUERIES) it(sql, () => expectAnswered(sql));
 

@@ -65,7 +65,6 @@ describe('combinations ClickHouse refuses while parsing are refused here too', (
     ['SELECT a FROM t ANTI INNER JOIN u USING a', /LEFT or RIGHT with ANTI JOIN/],
     ['SELECT a FROM t SEMI JOIN u USING a', /LEFT or RIGHT with SEMI JOIN/],
     ['SELECT DISTINCT ON (a) a FROM t LIMIT 1 BY a', /no LIMIT BY with DISTINCT ON/],
-    ['SELECT a FROM t LIMIT 1 WITH TIES', /ORDER BY before LIMIT/],
     ['SELECT DISTINCT ON (a) a FROM t ORDER BY a LIMIT 1 WITH TIES', /no WITH TIES with DISTINCT ON/],
     ['SELECT quantile(0.5)() FROM t', /expected an expression, found '\)'/],
   ];
@@ -77,6 +76,19 @@ describe('combinations ClickHouse refuses while parsing are refused here too', (
       expect(e.position).toBeDefined();
     });
   }
+  // ClickHouse's codes where its parser builds the query first and refuses it after.
+  for (const [sql, code, msg, column] of [
+    ['SELECT a FROM t LIMIT 1 WITH TIES', 476, /^Can not use WITH TIES without ORDER BY \(line 1, column 25\)$/, 25],
+    ['SELECT TOP 1 WITH TIES a FROM t', 476, /^Can not use WITH TIES without ORDER BY/, 14],
+    ['SELECT TOP 2 a FROM t ORDER BY a LIMIT 3', 406, /^Can not use TOP and LIMIT together \(line 1, column 8\)$/, 8],
+  ] as const)
+    it(`${sql}: ${code}`, () => {
+      const e = failure(sql);
+      expect(e.code).toBe('QUERY_ERROR');
+      expect(e.message).toMatch(msg);
+      expect(e.details?.clickhouse).toMatchObject({ code });
+      expect(e.position).toEqual({ line: 1, column });
+    });
   it('their allowed forms parse', () => {
     for (const sql of ['SELECT a FROM t LEFT ANTI JOIN u USING a', 'SELECT a FROM t ORDER BY a LIMIT 1 WITH TIES', 'SELECT DISTINCT ON (a) a FROM t LIMIT 1']) {
       expect(() => parseSelect(sql)).not.toThrow();

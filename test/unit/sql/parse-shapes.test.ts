@@ -220,6 +220,42 @@ describe('statements', () => {
     expect(() => parseSelect('SELECT d, v FROM t ORDER BY d INTERPOLATE (v AS v + 1)')).toThrow(/Syntax error/);
   });
 
+  it('spellings ClickHouse builds as other calls and clauses, printed as those', () => {
+    for (const [sql, printed] of [
+      ['SELECT TOP 3 a FROM t ORDER BY a', 'SELECT a FROM t ORDER BY a LIMIT 3'],
+      ['SELECT DISTINCT TOP (3) WITH TIES a FROM t ORDER BY a', 'SELECT DISTINCT a FROM t ORDER BY a LIMIT 3 WITH TIES'],
+      ['SELECT a FROM t ORDER BY a OFFSET 1 ROW FETCH NEXT 2 ROWS WITH TIES', 'SELECT a FROM t ORDER BY a LIMIT 1, 2 WITH TIES'],
+      ['SELECT a FROM t ORDER BY a FETCH FIRST 2 ROW ONLY', 'SELECT a FROM t ORDER BY a LIMIT 2'],
+      ['SELECT a IS DISTINCT FROM b + 1, a IS NOT DISTINCT FROM NULL FROM t', 'SELECT isDistinctFrom(a, b + 1), isNotDistinctFrom(a, NULL) FROM t'],
+      [
+        'SELECT a IS TRUE, a IS NOT TRUE, a IS FALSE, a IS NOT FALSE, a IS UNKNOWN, a IS NOT UNKNOWN FROM t',
+        'SELECT isNotDistinctFrom(a, true), isDistinctFrom(a, true), isNotDistinctFrom(a, false), isDistinctFrom(a, false), a IS NULL, a IS NOT NULL FROM t',
+      ],
+      ["SELECT a LIKE 'x!_%' ESCAPE '!', a NOT ILIKE 'y' ESCAPE '#' FROM t", "SELECT like(a, 'x!_%', '!'), notILike(a, 'y', '#') FROM t"],
+      ["SELECT d + 1 AT TIME ZONE 'UTC' FROM t", "SELECT d + toTimeZone(1, 'UTC') FROM t"],
+      [
+        "SELECT f(a).x, CAST(a, 'Tuple(x UInt8)').`y z`, arr[1].name FROM t",
+        "SELECT tupleElement(f(a), 'x'), tupleElement(CAST(a, 'Tuple(x UInt8)'), 'y z'), tupleElement(arr[1], 'name') FROM t",
+      ],
+      ['SELECT 1_000, 1_0.0_1, 0xFF_FF, 1e1_0', 'SELECT 1000, 10.01, 0xFFFF, 1e10'],
+      ["SELECT $$it's$$, $tag$a$$b$tag$, $$$$", "SELECT 'it\\'s', 'a$$b', ''"],
+    ] as const) {
+      expect(printSelect(parseSelect(sql))).toBe(printed);
+      expect(equalStatement(parseSelect(printed), parseSelect(sql))).toBe(true);
+    }
+  });
+
+  it('a heredoc spanning lines keeps the positions after it', () => {
+    const e = (() => {
+      try {
+        parseSelect('SELECT $$a\nb$$,\n  ]');
+      } catch (x) {
+        return x as { position?: unknown };
+      }
+    })();
+    expect(e?.position).toEqual({ line: 3, column: 3 });
+  });
+
   it('SUBSTRING with FROM / FOR or commas mixed, as ClickHouse reads them', () => {
     for (const sql of ["SELECT SUBSTRING('abcdef' FROM 2 FOR 3)", "SELECT SUBSTRING('abcdef', 2 FOR 3)", "SELECT SUBSTRING('abcdef' FROM 2, 3)"])
       expect(printSelect(parseSelect(sql))).toBe("SELECT substring('abcdef', 2, 3)");
