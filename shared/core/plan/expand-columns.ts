@@ -1,6 +1,6 @@
 // What needs a table's columns, spelled out as ClickHouse expands it before planning: `*` and `t.*`
 // where the plan must name each column (an aggregating query, `*` beside other columns, a JOIN),
-// `COLUMNS('regexp')`, `* EXCEPT (...)`, `* REPLACE (expr AS name)`, `* APPLY(f)` chains and `GROUP BY ALL`. The
+// `COLUMNS('regexp')`, `COLUMNS(a, b)`, `EXCEPT` / `REPLACE` (STRICT or not) and `APPLY` chains, and `GROUP BY ALL`. The
 // columns are a distributed table's ordinary ones, in its DDL's order (what `SELECT *` returns:
 // no MATERIALIZED, ALIAS or EPHEMERAL column), read from a shard (shared/core/scatter/table-columns.ts).
 import type { Asterisk, ColumnRef, ColumnTransformer, Expr, FunctionCall, LambdaExpr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
