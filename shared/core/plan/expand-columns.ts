@@ -300,7 +300,7 @@ function expandAsterisk(a: Asterisk, { tables, using }: Sources, qualified: bool
     for (const s of from)
       for (const c of s.columns) if (!merged.includes(c.name) && (!re || re.test(c.name))) out.push({ expr: columnOf(s, c.name), name: c.name });
   }
-  const transformed = transform(out, a.transformers ?? [], a);
+  const transformed = transform(out, a.transformers ?? [], a, qualified ? (e) => tableColumns(e, tables, merged) : (e) => e);
   // ClickHouse: a matcher that matches nothing leaves an empty SELECT list, which it refuses.
   if (!transformed.length)
     throw errorAt('QUERY_ERROR', 'Empty list of columns in projection: the column matcher and its transformers leave no column', a, {
@@ -323,7 +323,24 @@ function matcherRegexp(source: string, at: Asterisk): RegExp {
  * it (after `APPLY(f)` or a REPLACE, no name matches: `* REPLACE (a + 1 AS a) EXCEPT (a)` keeps a);
  * APPLY wraps each column. A STRICT step whose names do not all match is ClickHouse's 36.
  */
-function transform(columns: Matched[], steps: ColumnTransformer[], at: Asterisk): Expr[] {
+/**
+ * A REPLACE's expression as ClickHouse resolves it, in the matcher's scope: its names are the tables'
+ * columns, never an alias of the SELECT list, so each one a single table has is qualified (named as
+ * written). Written out bare, `status` in `REPLACE (status AS value, 7 AS status)` would read the alias.
+ */
+function tableColumns(e: Expr, tables: readonly Source[], merged: readonly string[], bound: ReadonlySet<string> = new Set()): Expr {
+  return mapExpr(e, (x) => {
+    if (x.kind === 'lambda') return { ...x, params: [...x.params], body: tableColumns(x.body, tables, merged, new Set([...bound, ...x.params])) };
+    if (x.kind !== 'column' || x.parts.length !== 1) return undefined;
+    const name = x.parts[0]!;
+    if (bound.has(name) || merged.includes(name)) return undefined;
+    const owners = tables.filter((t) => t.columns.some((c) => c.name === name));
+    const q = owners.length === 1 ? owners[0]!.qualifier : undefined;
+    return q === undefined ? undefined : { ...x, parts: [q, name], nameAs: x.nameAs ?? name };
+  });
+}
+
+function transform(columns: Matched[], steps: ColumnTransformer[], at: Asterisk, inScope: (e: Expr) => Expr): Expr[] {
   let out = columns;
   for (const step of steps) {
     if (step.kind === 'except') {
@@ -344,7 +361,7 @@ function transform(columns: Matched[], steps: ColumnTransformer[], at: Asterisk)
         const r = c.name === undefined ? undefined : by.get(c.name);
         if (!r) return c;
         used.add(c.name!);
-        return { expr: { ...cloneAst(r), alias: c.name } as Expr };
+        return { expr: { ...inScope(cloneAst(r)), alias: c.name } as Expr };
       });
       const names = step.items.map((r) => r.name);
       if (step.strict) checkStrict('REPLACE', names, used, `(${step.items.map((r) => `${printExpr(r.expr)} AS ${quoteIdent(r.name)}`).join(', ')})`, at);

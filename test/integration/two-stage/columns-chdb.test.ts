@@ -83,6 +83,11 @@ const QUERIES = [
   `SELECT * REPLACE (value + 1 AS value) EXCEPT (value) FROM ${D} WHERE sensor = 's-4' ORDER BY ts LIMIT 3`,
   `SELECT * REPLACE (value * 2 AS value) REPLACE (7 AS status, 1 AS value) FROM ${D} WHERE sensor = 's-4' ORDER BY ts LIMIT 3`,
   `SELECT COLUMNS(value, status) APPLY(x -> x) EXCEPT (value) APPLY(max) FROM ${D}`,
+  // A REPLACE's names are the table's columns, not the aliases the other replacements give.
+  `SELECT * REPLACE (status AS value, 7 AS status) FROM ${D} WHERE sensor = 's-4' ORDER BY ts LIMIT 3`,
+  `SELECT * REPLACE (status AS value) REPLACE (7 AS status, 1 AS value) FROM ${D} WHERE sensor = 's-4' ORDER BY ts LIMIT 3`,
+  `SELECT * EXCEPT (ts, sensor, site, metric) REPLACE (status + 1 AS value, value AS status) APPLY(sum) FROM ${D}`,
+  `SELECT a.* REPLACE (arrayMap(value -> value + 1, [status]) AS value, 1 AS status) FROM ${D} AS a WHERE sensor = 's-4' ORDER BY ts LIMIT 3`,
 ];
 
 describe("the table's columns, spelled out as ClickHouse spells them", () => {
