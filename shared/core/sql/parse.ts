@@ -1441,6 +1441,7 @@ class Parser {
       if (k > from && wordy(this.toks[k - 1]) && wordy(tk)) out += ' ';
       if (tk.type === 'string') out += quoteStringLiteral(tk.text);
       else if (tk.type === 'qident') out += backquote(tk.text);
+      else if (tk.type === 'param') out += `{${tk.text}:${tk.extra ?? ''}}`;
       else if (tk.type === 'op' && tk.text === ',') out += ', ';
       else out += tk.text;
     }
