@@ -1,11 +1,12 @@
 // What needs a table's columns, spelled out as ClickHouse expands it before planning: `*` and `t.*`
 // where the plan must name each column (an aggregating query, `*` beside other columns, a JOIN),
-// `COLUMNS('regexp')`, `* EXCEPT (...)`, `* REPLACE (expr AS name)`, `* APPLY(f)` chains and `GROUP BY ALL`. The
+// `COLUMNS('regexp')`, `COLUMNS(a, b)`, `EXCEPT` / `REPLACE` (STRICT or not) and `APPLY` chains, and `GROUP BY ALL`. The
 // columns are a distributed table's ordinary ones, in its DDL's order (what `SELECT *` returns:
 // no MATERIALIZED, ALIAS or EPHEMERAL column), read from a shard (shared/core/scatter/table-columns.ts).
 import type { Asterisk, ColumnRef, ColumnTransformer, Expr, FunctionCall, LambdaExpr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
 import { cloneAst } from '../sql/ast.js';
-import { columnName, outputNames, qualifiersOf } from '../sql/names.js';
+import { outputNames, qualifiersOf } from '../sql/names.js';
+import { printExpr, quoteIdent } from '../sql/print.js';
 import { exprsOfSelect, mapClausesShared, mapExpr, rewriteExpr, walkExpr } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
 import type { TableColumn } from '../clickhouse/describe-columns.js';
@@ -109,8 +110,7 @@ function walkExprs(q: SelectQuery, fn: (e: Expr) => void): void {
 }
 
 const tablesOf = (q: SelectQuery): TableExpr[] => (q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []);
-const isModified = (c: Expr) =>
-  c.kind === 'asterisk' && (c.regexp !== undefined || c.except !== undefined || c.replace !== undefined || c.transformers !== undefined);
+const isModified = (c: Expr) => c.kind === 'asterisk' && (c.regexp !== undefined || c.list !== undefined || c.transformers !== undefined);
 
 /** A JOIN whose column references are spelled one way once its tables' columns are known (join-columns.ts). */
 const resolvesJoin = (q: SelectQuery): boolean => (q.from?.joins.length ?? 0) > 0 && !q.from?.arrayJoin;
@@ -300,27 +300,22 @@ function starOnly(s: SelectStatement): SelectQuery | undefined {
   return c.kind === 'asterisk' && !c.table && !isModified(c) ? s : undefined;
 }
 
+/** A column as a matcher found it: `name` is its own name while no transformer has changed it (what EXCEPT / REPLACE match). */
+interface Matched {
+  expr: Expr;
+  name?: string;
+}
+
 /** `qualified`: each column as `t.c`, so no alias of the list captures it; resolveColumns spells and names them as ClickHouse does. */
 function expandAsterisk(a: Asterisk, { tables, using, star }: Sources, qualified: boolean, single: boolean): Expr[] {
   const qualifier = a.table?.join('.');
   const from = qualifier === undefined ? tables : tables.filter((s) => s.names.includes(qualifier));
   if (!from.length) throw errorAt('QUERY_ERROR', `${qualifier}.* names no table of this SELECT`, a);
   let re: RegExp | undefined;
-  if (a.regexp !== undefined) {
-    try {
-      re = new RegExp(a.regexp, 'u');
-    } catch (e) {
-      throw errorAt('QUERY_ERROR', `COLUMNS('${a.regexp}'): ${(e as Error).message}`, a);
-    }
-  }
-  const except = new Set(a.except ?? []);
-  const replace = replacements(a.replace ?? [], a);
-  const out: Expr[] = [];
-  const push = (name: string, column: () => Expr) => {
-    if (except.has(name) || (re && !re.test(name))) return;
-    const by = replace.get(name);
-    out.push(by ? ({ ...by, alias: name } as Expr) : column());
-  };
+  if (a.regexp !== undefined) re = matcherRegexp(a.regexp, a);
+  const out: Matched[] = [];
+  // ClickHouse's analyzer: `*` over a USING join holds each key once, first, as the join's merged column.
+  const merged = qualifier === undefined ? using : [];
   // Named here for a later EXCEPT / REPLACE of the chain (resolveColumns names it the same).
   const naming = { sources: tables, single, aliases: new Set<string>() };
   const column = (s: Source, c: string): Expr => {
@@ -330,40 +325,108 @@ function expandAsterisk(a: Asterisk, { tables, using, star }: Sources, qualified
     if (named || using.includes(c) || s.anonymous) return { ...ref([s.qualifier, c], a), nameAs: named ? `${s.qualifier}.${c}` : c };
     return ref([s.qualifier, c], a);
   };
-  // ClickHouse's analyzer: `*` over a USING join holds each key once, first, as the join's merged column.
-  if (qualifier === undefined) for (const x of star) 'key' in x ? push(x.key, () => ref([x.key], a)) : push(x.name, () => column(x.source, x.name));
-  else for (const s of from) for (const c of s.columns) push(c.name, () => column(s, c.name));
-  const transformed = a.transformers ? transform(out, a.transformers, a) : out;
+  const keep = (name: string) => !re || re.test(name);
+  if (a.list) {
+    // `COLUMNS(a, t.b)`: each a column of the tables in scope, in the list's order.
+    for (const c of a.list) {
+      const name = c.parts[c.parts.length - 1]!;
+      if (c.parts.length === 1 && merged.includes(name)) {
+        out.push({ expr: ref([name], a), name });
+        continue;
+      }
+      const within = c.parts.length > 1 ? from.filter((s) => s.names.includes(c.parts.slice(0, -1).join('.'))) : from;
+      const s = within.find((t) => t.columns.some((x) => x.name === name));
+      if (!s)
+        throw errorAt('QUERY_ERROR', `Unknown identifier '${c.parts.join('.')}' inside COLUMNS matcher`, c, {
+          clickhouse: { code: 47, name: 'UNKNOWN_IDENTIFIER' },
+        });
+      out.push({ expr: column(s, name), name });
+    }
+  } else if (qualifier === undefined) {
+    for (const x of star) {
+      const name = 'key' in x ? x.key : x.name;
+      if (keep(name)) out.push({ expr: 'key' in x ? ref([x.key], a) : column(x.source, x.name), name });
+    }
+  } else {
+    for (const s of from) for (const c of s.columns) if (keep(c.name)) out.push({ expr: column(s, c.name), name: c.name });
+  }
+  const transformed = transform(out, a.transformers ?? [], a, qualified ? (e) => tableColumns(e, tables, merged) : (e) => e);
   // ClickHouse: a matcher that matches nothing leaves an empty SELECT list, which it refuses.
   if (!transformed.length)
-    throw errorAt('QUERY_ERROR', 'the column matcher matches no column of the table (ClickHouse: empty list of columns in SELECT query)', a);
+    throw errorAt('QUERY_ERROR', 'Empty list of columns in projection: the column matcher and its transformers leave no column', a, {
+      clickhouse: { code: 51, name: 'EMPTY_LIST_OF_COLUMNS_QUERIED' },
+    });
   return transformed;
 }
 
-/** The name ClickHouse gives a spelled-out column: its alias, else its own (a column's last part where qualified by a JOIN's `*`). */
-const nameOf = (e: Expr): string => e.alias ?? columnName(e);
+function matcherRegexp(source: string, at: Asterisk): RegExp {
+  try {
+    return new RegExp(source, 'u');
+  } catch (e) {
+    throw errorAt('QUERY_ERROR', `COLUMNS('${source}'): ${(e as Error).message}`, at);
+  }
+}
 
 /**
- * The chain after the first EXCEPT / REPLACE, step by step as ClickHouse applies it: APPLY wraps each
- * column (its name is then the call's, `sum(plus(a, 1))`: an alias REPLACE gave is dropped), and a
- * later EXCEPT / REPLACE matches the names the steps before gave (`EXCEPT a` after `APPLY(sum)` matches none).
+ * The chain, step by step as ClickHouse's analyzer applies it to each column: EXCEPT leaves out and
+ * REPLACE computes instead the columns it names, matching a column only while no step before changed
+ * it (after `APPLY(f)` or a REPLACE, no name matches: `* REPLACE (a + 1 AS a) EXCEPT (a)` keeps a);
+ * APPLY wraps each column. A STRICT step whose names do not all match is ClickHouse's 36.
  */
-function transform(columns: Expr[], steps: ColumnTransformer[], at: Asterisk): Expr[] {
+/**
+ * A REPLACE's expression as ClickHouse resolves it, in the matcher's scope: its names are the tables'
+ * columns, never an alias of the SELECT list, so each one a single table has is qualified (named as
+ * written). Written out bare, `status` in `REPLACE (status AS value, 7 AS status)` would read the alias.
+ */
+function tableColumns(e: Expr, tables: readonly Source[], merged: readonly string[], bound: ReadonlySet<string> = new Set()): Expr {
+  return mapExpr(e, (x) => {
+    if (x.kind === 'lambda') return { ...x, params: [...x.params], body: tableColumns(x.body, tables, merged, new Set([...bound, ...x.params])) };
+    if (x.kind !== 'column' || x.parts.length !== 1) return undefined;
+    const name = x.parts[0]!;
+    if (bound.has(name) || merged.includes(name)) return undefined;
+    const owners = tables.filter((t) => t.columns.some((c) => c.name === name));
+    const q = owners.length === 1 ? owners[0]!.qualifier : undefined;
+    return q === undefined ? undefined : { ...x, parts: [q, name], nameAs: x.nameAs ?? name };
+  });
+}
+
+function transform(columns: Matched[], steps: ColumnTransformer[], at: Asterisk, inScope: (e: Expr) => Expr): Expr[] {
   let out = columns;
   for (const step of steps) {
     if (step.kind === 'except') {
       const names = new Set(step.names);
-      out = out.filter((c) => !names.has(nameOf(c)));
+      const re = step.pattern !== undefined ? matcherRegexp(step.pattern, at) : undefined;
+      const used = new Set<string>();
+      out = out.filter((c) => {
+        if (c.name === undefined || !(re ? re.test(c.name) : names.has(c.name))) return true;
+        used.add(c.name);
+        return false;
+      });
+      if (step.strict && !re)
+        checkStrict('EXCEPT', step.names, used, step.names.length === 1 ? quoteIdent(step.names[0]!) : `(${step.names.map(quoteIdent).join(', ')})`, at);
     } else if (step.kind === 'replace') {
       const by = replacements(step.items, at);
+      const used = new Set<string>();
       out = out.map((c) => {
-        const name = nameOf(c);
-        const r = by.get(name);
-        return r ? ({ ...cloneAst(r), alias: name } as Expr) : c;
+        const r = c.name === undefined ? undefined : by.get(c.name);
+        if (!r) return c;
+        used.add(c.name!);
+        return { expr: { ...inScope(cloneAst(r)), alias: c.name } as Expr };
       });
-    } else out = out.map((c) => applied(step.fn, c, at));
+      const names = step.items.map((r) => r.name);
+      if (step.strict) checkStrict('REPLACE', names, used, `(${step.items.map((r) => `${printExpr(r.expr)} AS ${quoteIdent(r.name)}`).join(', ')})`, at);
+    } else out = out.map((c) => ({ expr: applied(step.fn, c.expr, at) }));
   }
-  return out;
+  return out.map((c) => c.expr);
+}
+
+/** ClickHouse's check of a STRICT EXCEPT / REPLACE: each name it lists matched a column (36, the names that did not). */
+function checkStrict(word: 'EXCEPT' | 'REPLACE', names: string[], used: ReadonlySet<string>, spelled: string, at: Asterisk): void {
+  if (names.length === used.size) return;
+  const missing = names.filter((n) => !used.has(n));
+  throw errorAt('QUERY_ERROR', `Strict ${word} column transformer ${word} ${spelled} expects following column(s) : ${missing.join(', ')}`, at, {
+    clickhouse: { code: 36, name: 'BAD_ARGUMENTS' },
+  });
 }
 
 /** A REPLACE's expressions by name; a name twice is ClickHouse's 43. */

@@ -103,6 +103,8 @@ function notFoldable(outer: SelectQuery, inner: SelectQuery): string | undefined
     [outer.from!.joins.length > 0, 'the outer SELECT has a JOIN'],
     [outer.from!.arrayJoin !== undefined, 'the outer SELECT has ARRAY JOIN'],
     [outer.prewhere !== undefined, 'PREWHERE over a subquery'],
+    // INTERPOLATE reads the output columns of the row before, not what they are computed from.
+    [outer.interpolate !== undefined, 'INTERPOLATE over a subquery'],
     [from.joins.length > 0, 'it has a JOIN'],
     [from.arrayJoin !== undefined, 'it has ARRAY JOIN'],
     [table.final === true, 'FINAL'],

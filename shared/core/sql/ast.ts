@@ -48,31 +48,30 @@ export interface ColumnRef extends Base {
   nameAs?: string;
 }
 
-/** `*`, `t.*` */
+/** `*`, `t.*`, `COLUMNS('re')`, `COLUMNS(a, b)`, `t.COLUMNS(...)`, each with its transformers. */
 export interface Asterisk extends Base {
   kind: 'asterisk';
   table?: string[];
   /** `COLUMNS('regexp')`: the columns whose names match (re2, as ClickHouse matches them). */
   regexp?: string;
-  /** `* EXCEPT (a, b)`: the columns left out. */
-  except?: string[];
-  /** `* REPLACE (expr AS name, ...)`: those columns computed instead, in their places. */
-  replace?: { name: string; expr: Expr }[];
+  /** `COLUMNS(a, t.b)`: these columns, in this order. */
+  list?: ColumnRef[];
   /**
-   * What follows, applied in order: `APPLY(f)` / `APPLY f` / `APPLY(quantile(0.9))` / `APPLY(x -> ...)`
-   * and any EXCEPT / REPLACE after the first (which match the names the steps before gave).
+   * `EXCEPT` / `REPLACE` / `APPLY` after it, in order as ClickHouse applies them: each column goes
+   * through the steps one after the other.
    */
   transformers?: ColumnTransformer[];
 }
 
 /**
  * One step of a column-transformer chain. `fn` is the function applied to each column: a call without
- * arguments (its `params` kept: `quantile(0.9)`) or a one-parameter lambda.
+ * arguments (its `params` kept: `quantile(0.9)`) or a one-parameter lambda. `EXCEPT ('re')` leaves out
+ * the names that match `pattern` (then `names` is empty). `strict`: every name must match a column.
  */
 export type ColumnTransformer =
   | { kind: 'apply'; fn: FunctionCall | LambdaExpr }
-  | { kind: 'except'; names: string[] }
-  | { kind: 'replace'; items: { name: string; expr: Expr }[] };
+  | { kind: 'except'; names: string[]; pattern?: string; strict?: true }
+  | { kind: 'replace'; items: { name: string; expr: Expr }[]; strict?: true };
 
 /**
  * A function call, including operators. `params` are the parametric-aggregate parameters:
@@ -245,6 +244,15 @@ export interface OrderItem {
   fillFrom?: Expr;
   fillTo?: Expr;
   fillStep?: Expr;
+  /** `WITH FILL ... STALENESS n`: no row is filled further than n past the last row read. */
+  fillStaleness?: Expr;
+}
+
+/** One item of `INTERPOLATE (name [AS expr], ...)`: an output column, computed from the row before. */
+export interface InterpolateItem {
+  name: string;
+  /** Absent: the row before's value, repeated. */
+  expr?: Expr;
 }
 
 export interface LimitClause {
@@ -305,6 +313,11 @@ export interface SelectQuery {
   /** `QUALIFY cond`: filters after window functions, before ORDER BY. */
   qualify?: Expr;
   orderBy?: OrderItem[];
+  /**
+   * `INTERPOLATE (...)` after an ORDER BY with WITH FILL: how filled rows get the other columns; an
+   * empty list is `INTERPOLATE` alone, every column. It names output columns, so the final stage keeps it as written.
+   */
+  interpolate?: InterpolateItem[];
   limitBy?: LimitByClause;
   limit?: LimitClause;
   settings?: SettingItem[];

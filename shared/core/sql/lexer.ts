@@ -203,7 +203,9 @@ export function tokenize(src: string): Token[] {
       if (i < n && isIdentPart(src.charCodeAt(i))) {
         throw syntaxError(src, i, `Unexpected character after number: expected an operator or separator, found '${src[i]}'`);
       }
-      push('number', src.slice(start, i), start);
+      // `1_000` is 1000: ClickHouse reads one underscore between digits as nothing, and names the literal without it.
+      const spelled = src.slice(start, i);
+      push('number', spelled.includes('_') ? spelled.replaceAll('_', '') : spelled, start);
       continue;
     }
     if (isIdentStart(c)) {
@@ -264,6 +266,26 @@ export function tokenize(src: string): Token[] {
       push(c === 0x2018 ? 'string' : 'qident', value, start);
       continue;
     }
+    if (c === 36 /* $ */) {
+      // A heredoc string, `$$text$$` or `$tag$text$tag$`: the text as written, no escapes (ClickHouse's lexer).
+      let j = i + 1;
+      while (j < n && isIdentPart(src.charCodeAt(j))) j++;
+      if (src.charCodeAt(j) === 36) {
+        const tag = src.slice(i, j + 1);
+        const close = src.indexOf(tag, j + 1);
+        if (close < 0) throw syntaxError(src, i, `Unterminated heredoc: expected ${tag}, found end of query`);
+        const value = src.slice(j + 1, close);
+        for (let k = j + 1; k < close; k++) {
+          if (src.charCodeAt(k) === 10) {
+            line++;
+            lineStart = k + 1;
+          }
+        }
+        i = close + tag.length;
+        push('string', value, start);
+        continue;
+      }
+    }
     if (c >= 128 && isUnicodeSpace(c)) {
       i++; // ClickHouse skips these like ASCII blanks (U+2028/2029 included; lines still count only \n)
       continue;
@@ -317,7 +339,7 @@ function scanNumber(src: string, i: number, integerOnly: boolean): number {
   const c1 = src.charCodeAt(i + 1);
   if (src.charCodeAt(i) === 48 && (c1 === 120 || c1 === 88) && isHex(src.charCodeAt(i + 2))) {
     i += 2;
-    while (i < n && isHex(src.charCodeAt(i))) i++;
+    while (i < n && (isHex(src.charCodeAt(i)) || (src.charCodeAt(i) === 95 && isHex(src.charCodeAt(i - 1)) && isHex(src.charCodeAt(i + 1))))) i++;
     return i;
   }
   if (src.charCodeAt(i) === 48 && (c1 === 98 || c1 === 66) && (src.charCodeAt(i + 2) === 48 || src.charCodeAt(i + 2) === 49)) {
@@ -332,8 +354,14 @@ function scanNumber(src: string, i: number, integerOnly: boolean): number {
   return scanExponent(src, i);
 }
 
+/** Digits, with single underscores between them (`1_000`). */
 function scanDigits(src: string, i: number): number {
-  while (i < src.length && isDigit(src.charCodeAt(i))) i++;
+  const start = i;
+  while (
+    i < src.length &&
+    (isDigit(src.charCodeAt(i)) || (src.charCodeAt(i) === 95 && i > start && isDigit(src.charCodeAt(i - 1)) && isDigit(src.charCodeAt(i + 1))))
+  )
+    i++;
   return i;
 }
 

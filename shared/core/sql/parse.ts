@@ -15,8 +15,10 @@ import { backquote, quoteStringLiteral } from './quote.js';
 import type {
   ArrayJoinClause,
   Asterisk,
+  ColumnRef,
   ColumnTransformer,
   CaseExpr,
+  InterpolateItem,
   Expr,
   FromClause,
   FunctionCall,
@@ -309,6 +311,8 @@ class Parser {
   /** How many tokens the operator operatorHere last found spans. */
   private operatorWidth = 1;
   private depth = 0;
+  /** Where the last `WITH TIES` was read: ClickHouse's 476 names it when the SELECT has no ORDER BY. */
+  private tiesAt: Token | undefined;
 
   constructor(
     private readonly toks: Token[],
@@ -541,7 +545,25 @@ class Parser {
       // As in ClickHouse, `SELECT ALL(x)` is the ALL modifier, not a function call.
       this.i++;
     }
-    if (this.isKw('TOP')) throw this.unsupported('SELECT TOP');
+    // `SELECT TOP n [WITH TIES]` is ClickHouse's LIMIT n (refused beside a LIMIT, 406).
+    let top: { clause: LimitClause; at: Token } | undefined;
+    if (this.isKw('TOP')) {
+      const at = this.t;
+      this.i++;
+      // A number, bare or in parentheses, as ClickHouse's parser takes it.
+      const paren = this.acceptOp('(');
+      const num = this.t;
+      if (num.type !== 'number') throw this.error('a number after TOP');
+      this.i++;
+      const limit = this.numberLiteral(num, false);
+      if (paren) this.expectOp(')');
+      top = { clause: { limit }, at };
+      if (this.isKw('WITH') && this.isKw('TIES', this.peek())) {
+        this.tiesAt = this.t;
+        this.i += 2;
+        top.clause.withTies = true;
+      }
+    }
     q.columns = this.parseSelectList();
     if (this.acceptKw('FROM')) q.from = this.parseFrom();
     if (this.acceptKw('PREWHERE')) q.prewhere = this.parseExprWithAlias();
@@ -594,6 +616,8 @@ class Parser {
       this.i++;
       this.expectKw('BY');
       q.orderBy = this.parseOrderList();
+      // ClickHouse reads INTERPOLATE only after an ORDER BY that fills.
+      if (q.orderBy.some((o) => o.withFill) && this.acceptKw('INTERPOLATE')) q.interpolate = this.parseInterpolate();
     }
     // LIMIT n [OFFSET m] BY ..., then LIMIT n [OFFSET m]. Both may appear, LIMIT BY first.
     if (this.isKw('LIMIT')) {
@@ -612,18 +636,35 @@ class Parser {
       } else {
         q.limit = lim;
       }
-      if (q.limit?.withTies && !q.orderBy) throw this.error('ORDER BY before LIMIT ... WITH TIES (ClickHouse requires it)', this.toks[this.i - 1]);
       if (q.limit?.withTies && q.distinctOn) throw this.error('no WITH TIES with DISTINCT ON (ClickHouse refuses both)', this.toks[this.i - 1]);
     }
-    if (this.isKw('OFFSET')) {
+    if (top) {
+      if (q.limit)
+        throw new ScatterError('QUERY_ERROR', `Can not use TOP and LIMIT together (line ${top.at.line}, column ${top.at.column})`, {
+          position: { line: top.at.line, column: top.at.column },
+          details: { clickhouse: { code: 406, name: 'TOP_AND_LIMIT_TOGETHER' } },
+        });
+      q.limit = top.clause;
+    }
+    if (this.isKw('OFFSET') || (this.isKw('FETCH') && !q.limit)) {
       if (q.limit?.offset) throw this.error('end of query');
-      this.i++;
-      const off = this.parseExpr();
-      this.acceptKw('ROWS') || this.acceptKw('ROW');
-      if (this.isKw('FETCH')) throw this.unsupported('OFFSET ... FETCH');
+      let off: Expr | undefined;
+      if (this.acceptKw('OFFSET')) {
+        off = this.parseExpr();
+        this.acceptKw('ROWS') || this.acceptKw('ROW');
+      }
+      if (!q.limit && this.isKw('FETCH')) q.limit = this.parseFetch();
       // OFFSET alone is ClickHouse's LIMIT off, 2^64-1: every row after the first `off`.
-      if (q.limit) q.limit.offset = off;
-      else q.limit = { limit: { kind: 'literal', type: 'integer', value: UINT64_MAX_TEXT }, offset: off };
+      if (q.limit) {
+        if (off) q.limit.offset = off;
+      } else q.limit = { limit: { kind: 'literal', type: 'integer', value: UINT64_MAX_TEXT }, offset: off! };
+    }
+    if (q.limit?.withTies && !q.orderBy) {
+      const at = this.tiesAt ?? this.t;
+      throw new ScatterError('QUERY_ERROR', `Can not use WITH TIES without ORDER BY (line ${at.line}, column ${at.column})`, {
+        position: { line: at.line, column: at.column },
+        details: { clickhouse: { code: 476, name: 'WITH_TIES_WITHOUT_ORDER_BY' } },
+      });
     }
     if (this.acceptKw('SETTINGS')) q.settings = this.parseSettings();
     return q;
@@ -706,6 +747,7 @@ class Parser {
       out.offset = this.parseExpr();
     }
     if (this.isKw('WITH') && this.isKw('TIES', this.peek())) {
+      this.tiesAt = this.t;
       this.i += 2;
       out.withTies = true;
     }
@@ -736,10 +778,37 @@ class Parser {
         if (this.acceptKw('FROM')) item.fillFrom = this.parseExpr();
         if (this.acceptKw('TO')) item.fillTo = this.parseExpr();
         if (this.acceptKw('STEP')) item.fillStep = this.parseExpr();
-        if (this.isKw('STALENESS')) throw this.unsupported('WITH FILL ... STALENESS');
+        if (this.acceptKw('STALENESS')) item.fillStaleness = this.parseExpr();
       }
       out.push(item);
     } while (this.acceptOp(','));
+    return out;
+  }
+
+  /** `FETCH FIRST | NEXT n ROW | ROWS ONLY | WITH TIES`, the standard spelling of ClickHouse's LIMIT n [WITH TIES]. */
+  private parseFetch(): LimitClause {
+    this.expectKw('FETCH');
+    if (!this.acceptKw('FIRST')) this.expectKw('NEXT');
+    const out: LimitClause = { limit: this.parseExpr() };
+    if (!this.acceptKw('ROWS')) this.expectKw('ROW');
+    if (this.isKw('WITH') && this.isKw('TIES', this.peek())) {
+      this.tiesAt = this.t;
+      this.i += 2;
+      out.withTies = true;
+    } else this.expectKw('ONLY');
+    return out;
+  }
+
+  /** After INTERPOLATE: nothing or `()` (every column), or `(name [AS expr], ...)`. */
+  private parseInterpolate(): InterpolateItem[] {
+    const out: InterpolateItem[] = [];
+    if (!this.acceptOp('(') || this.acceptOp(')')) return out;
+    do {
+      const item: InterpolateItem = { name: this.ident('a column name') };
+      if (this.acceptKw('AS')) item.expr = this.parseExpr();
+      out.push(item);
+    } while (this.acceptOp(','));
+    this.expectOp(')', "',' or ')'");
     return out;
   }
 
@@ -1089,7 +1158,21 @@ class Parser {
       const t = this.t;
       this.i++;
       const not = this.acceptKw('NOT');
-      this.expectKw('NULL');
+      // As ClickHouse builds them: `a IS [NOT] DISTINCT FROM b` is isDistinctFrom(a, b) (isNotDistinctFrom),
+      // `x IS [NOT] TRUE` isNotDistinctFrom(x, true) (isDistinctFrom), `x IS [NOT] UNKNOWN` isNull(x) (isNotNull).
+      if (this.acceptKw('DISTINCT')) {
+        this.expectKw('FROM');
+        e = { kind: 'function', name: not ? 'isNotDistinctFrom' : 'isDistinctFrom', args: [e, this.parseBetween()], pos: this.pos(t) };
+        continue;
+      }
+      if (this.isKw('TRUE') || this.isKw('FALSE')) {
+        const value = this.t.upper === 'TRUE' ? 'true' : 'false';
+        const lit: Literal = { kind: 'literal', type: 'bool', value, pos: this.pos(this.t) };
+        this.i++;
+        e = { kind: 'function', name: not ? 'isDistinctFrom' : 'isNotDistinctFrom', args: [e, lit], pos: this.pos(t) };
+        continue;
+      }
+      if (!this.acceptKw('UNKNOWN')) this.expectKw('NULL');
       const op = not ? IS_NOT_NULL : IS_NULL;
       e = { kind: 'function', name: op.name, args: [e], operator: op.spelling, pos: this.pos(t) };
     }
@@ -1143,7 +1226,10 @@ class Parser {
       this.i += this.operatorWidth;
       const right = op.spelling.endsWith('IN') ? this.parseInRight() : this.parseConcat();
       if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
-      e = this.operatorCall(op, [e, right], t);
+      // `a LIKE b ESCAPE c` is like(a, b, c), as ClickHouse builds it (and ILIKE, NOT LIKE, NOT ILIKE).
+      if (op.spelling.endsWith('LIKE') && this.acceptKw('ESCAPE'))
+        e = { kind: 'function', name: op.name, args: [e, right, this.parseConcat()], pos: this.pos(t) };
+      else e = this.operatorCall(op, [e, right], t);
     }
   }
 
@@ -1308,9 +1394,18 @@ class Parser {
           operator: '.',
           pos: this.pos(t),
         };
+      } else if (this.isOp('.') && (this.peek().type === 'ident' || this.peek().type === 'qident') && e.kind !== 'column') {
+        // `f(x).name`: ClickHouse's tupleElement(f(x), 'name') (a column's `t.name` is a compound name).
+        const n = this.peek();
+        this.i += 2;
+        e = { kind: 'function', name: 'tupleElement', args: [e, { kind: 'literal', type: 'string', value: n.text, pos: this.pos(n) }], pos: this.pos(t) };
       } else if (this.isOp('::')) {
         this.i++;
         e = { kind: 'cast', expr: e, type: this.parseTypeName(), syntax: 'colons', pos: this.pos(t) };
+      } else if (this.isKw('AT') && this.isKw('TIME', this.peek()) && this.isKw('ZONE', this.peek(2))) {
+        // `x AT TIME ZONE tz` is toTimeZone(x, tz), binding as tightly as `::`.
+        this.i += 3;
+        e = { kind: 'function', name: 'toTimeZone', args: [e, this.parsePostfix(this.parsePrimary())], pos: this.pos(t) };
       } else {
         return e;
       }
@@ -1347,6 +1442,7 @@ class Parser {
       if (k > from && wordy(this.toks[k - 1]) && wordy(tk)) out += ' ';
       if (tk.type === 'string') out += quoteStringLiteral(tk.text);
       else if (tk.type === 'qident') out += backquote(tk.text);
+      else if (tk.type === 'param') out += `{${tk.text}:${tk.extra ?? ''}}`;
       else if (tk.type === 'op' && tk.text === ',') out += ', ';
       else out += tk.text;
     }
@@ -1492,7 +1588,10 @@ class Parser {
     throw this.error('an expression');
   }
 
-  /** `* EXCEPT (a, b)` / `EXCEPT a`, then `REPLACE (expr AS name, ...)`, as ClickHouse reads them. */
+  /**
+   * The transformers after a matcher, in order, as ClickHouse reads them: `EXCEPT [STRICT] (a, b)` /
+   * `EXCEPT a` / `EXCEPT ('re')`, `REPLACE [STRICT] (expr AS name, ...)`, `APPLY f` / `APPLY(f)` / `APPLY(x -> ...)`.
+   */
   private parseAsteriskModifiers(e: Asterisk): Expr {
     const parenthesized = <T>(one: () => T): T[] => {
       if (!this.acceptOp('(')) return [one()];
@@ -1502,26 +1601,21 @@ class Parser {
       this.expectOp(')', "',' or ')'");
       return out;
     };
-    if (this.acceptKw('EXCEPT')) {
-      if (this.isKw('STRICT')) throw this.unsupported('* EXCEPT STRICT');
-      e.except = parenthesized(() => this.ident('a column name'));
-    }
-    if (this.acceptKw('REPLACE')) {
-      if (this.isKw('STRICT')) throw this.unsupported('* REPLACE STRICT');
-      e.replace = parenthesized(() => {
-        const expr = this.parseTernary();
-        this.expectKw('AS');
-        return { expr, name: this.ident('a column name') };
-      });
-    }
     const steps: ColumnTransformer[] = [];
     while (this.isKw('APPLY') || this.isKw('EXCEPT') || this.isKw('REPLACE')) {
+      // `* EXCEPT SELECT ...` is the set operation, not the transformer.
+      if (this.isKw('EXCEPT') && (this.isKw('SELECT', this.peek()) || this.isKw('ALL', this.peek()) || this.isKw('DISTINCT', this.peek()))) break;
       const word = this.t.upper;
       this.i++;
-      if (this.isKw('STRICT')) throw this.unsupported(`* ${word} STRICT`);
+      const strict = word !== 'APPLY' && this.acceptKw('STRICT');
       if (word === 'APPLY') steps.push({ kind: 'apply', fn: this.parseApplied() });
-      else if (word === 'EXCEPT') steps.push({ kind: 'except', names: parenthesized(() => this.ident('a column name')) });
-      else
+      else if (word === 'EXCEPT') {
+        const re = this.peek();
+        if (this.isOp('(') && re.type === 'string' && this.isOp(')', this.peek(2))) {
+          this.i += 3;
+          steps.push({ kind: 'except', names: [], pattern: re.text, ...(strict ? { strict } : {}) });
+        } else steps.push({ kind: 'except', names: parenthesized(() => this.ident('a column name')), ...(strict ? { strict } : {}) });
+      } else
         steps.push({
           kind: 'replace',
           items: parenthesized(() => {
@@ -1529,6 +1623,7 @@ class Parser {
             this.expectKw('AS');
             return { expr, name: this.ident('a column name') };
           }),
+          ...(strict ? { strict } : {}),
         });
     }
     if (steps.length) e.transformers = steps;
@@ -1542,7 +1637,11 @@ class Parser {
     let fn: FunctionCall | LambdaExpr;
     const lam = paren ? this.tryLambda() : undefined;
     if (lam) {
-      if (lam.kind !== 'lambda' || lam.params.length !== 1) throw this.unsupported('APPLY with a lambda of more than one parameter', t);
+      // ClickHouse's parser refuses it so (62), whatever the columns.
+      if (lam.kind !== 'lambda' || lam.params.length !== 1)
+        throw new ScatterError('SYNTAX_ERROR', `APPLY column transformer can only accept lambda with one argument (line ${t.line}, column ${t.column})`, {
+          position: { line: t.line, column: t.column },
+        });
       fn = lam;
     } else {
       const name = this.ident('a function name');
@@ -1576,19 +1675,54 @@ class Parser {
         this.i += 2;
         return this.parseAsteriskModifiers({ kind: 'asterisk', table: parts, pos: this.pos(t) });
       } else break;
+      if (n.type === 'ident' && n.upper === 'COLUMNS' && this.isOp('(')) {
+        // `t.COLUMNS(...)`: the matcher over one table's columns.
+        const matcher = this.tryColumnsMatcher(parts.slice(0, -1), t);
+        if (matcher) return matcher;
+      }
     }
     if (parts.length > 1 && this.isOp('(')) throw this.unsupported(`Qualified function name ${clip(parts.join('.'))}`, t);
     return { kind: 'column', parts, pos: this.pos(t) };
   }
 
+  /**
+   * At the `(` after `COLUMNS`: `COLUMNS('regexp')` or `COLUMNS(a, t.b)` (identifiers only), a matcher over the
+   * table's columns, with its transformers; undefined for anything else, which ClickHouse reads as a call.
+   */
+  private tryColumnsMatcher(table: string[], start: Token): Expr | undefined {
+    const at = this.i;
+    const e: Asterisk = { kind: 'asterisk', ...(table.length ? { table } : {}), pos: this.pos(start) };
+    this.i++; // (
+    const re = this.t;
+    if (re.type === 'string' && this.isOp(')', this.peek())) {
+      this.i += 2;
+      e.regexp = re.text;
+      return this.parseAsteriskModifiers(e);
+    }
+    const list: ColumnRef[] = [];
+    while (this.t.type === 'ident' || this.t.type === 'qident') {
+      const c = this.t;
+      const parts = [this.ident()];
+      while (this.isOp('.') && (this.peek().type === 'ident' || this.peek().type === 'qident')) {
+        this.i++;
+        parts.push(this.ident());
+      }
+      list.push({ kind: 'column', parts, pos: this.pos(c) });
+      if (!this.acceptOp(',')) break;
+    }
+    if (list.length && this.acceptOp(')')) {
+      e.list = list;
+      return this.parseAsteriskModifiers(e);
+    }
+    this.i = at;
+    return undefined;
+  }
+
   private parseCall(nameTok: Token): Expr {
     const name = nameTok.text;
     if (nameTok.type === 'ident' && nameTok.upper === 'COLUMNS') {
-      // COLUMNS('regexp'): a matcher over the table's columns (the list form COLUMNS(a, b) is not read yet).
-      const re = this.peek();
-      if (re.type !== 'string' || !this.isOp(')', this.peek(2))) throw this.unsupported("COLUMNS matcher other than COLUMNS('regexp')", nameTok);
-      this.i += 3;
-      return this.parseAsteriskModifiers({ kind: 'asterisk', regexp: re.text, pos: this.pos(nameTok) });
+      const matcher = this.tryColumnsMatcher([], nameTok);
+      if (matcher) return matcher;
     }
     const open = this.t;
     this.i++; // (
@@ -1734,16 +1868,20 @@ class Parser {
     throw this.error('PRECEDING or FOLLOWING');
   }
 
-  /** SUBSTRING(s FROM a [FOR b]) is substring(s, a[, b]). */
+  /**
+   * SUBSTRING(s FROM a [FOR b]) is substring(s, a[, b]), as ClickHouse's parser reads it: the first separator is
+   * FROM or a comma, the second FOR or a comma (`substring(s, 2 FOR 3)` too). `SUBSTRING(s FOR n)` is its syntax error.
+   */
   private parseSubstring(t: Token): Expr {
     this.i += 2; // SUBSTRING (
     this.enter();
     const args = [this.parseExpr()];
-    this.expectKw('FROM');
+    if (this.isKw('FOR')) throw this.error("FROM or ','", this.peek());
+    if (!this.acceptKw('FROM')) this.expectOp(',', "FROM or ','");
     args.push(this.parseExpr());
-    if (this.acceptKw('FOR')) args.push(this.parseExpr());
+    if (this.acceptKw('FOR') || this.acceptOp(',')) args.push(this.parseExpr());
     this.leave();
-    this.expectOp(')');
+    this.expectOp(')', "FOR, ',' or ')'");
     return { kind: 'function', name: 'substring', args, pos: this.pos(t) };
   }
 
@@ -1908,7 +2046,11 @@ class Parser {
         depth--;
       } else if (depth === 0 && x.type === 'ident' && ['FROM', 'FOR', 'IN', 'BOTH', 'LEADING', 'TRAILING'].includes(x.upper)) {
         const kw = x.upper;
-        if (t.upper === 'SUBSTRING' && kw === 'FROM') return this.parseSubstring(t);
+        if (t.upper === 'SUBSTRING') {
+          if (kw === 'FROM' || kw === 'FOR') return this.parseSubstring(t);
+          k++;
+          continue;
+        }
         if (t.upper === 'POSITION' && kw === 'IN') return this.parsePosition(t);
         if (t.upper === 'TRIM' && kw !== 'FOR' && kw !== 'IN') return this.parseTrim(t);
         throw this.unsupported(`${t.upper}(... ${kw} ...) syntax`, t);

@@ -138,12 +138,18 @@ function bare(e: Expr): string {
     case 'column':
       return e.parts.map(quoteIdent).join('.');
     case 'asterisk': {
-      let out = e.regexp !== undefined ? `COLUMNS(${quoteStringLiteral(e.regexp)})` : e.table ? `${e.table.map(quoteIdent).join('.')}.*` : '*';
-      if (e.except) out += ` EXCEPT (${e.except.map(quoteIdent).join(', ')})`;
-      if (e.replace) out += ` REPLACE (${e.replace.map((r) => `${printExpr(r.expr)} AS ${quoteIdent(r.name)}`).join(', ')})`;
+      const table = e.table ? `${e.table.map(quoteIdent).join('.')}.` : '';
+      let out =
+        e.regexp !== undefined
+          ? `${table}COLUMNS(${quoteStringLiteral(e.regexp)})`
+          : e.list
+            ? `${table}COLUMNS(${e.list.map((c) => c.parts.map(quoteIdent).join('.')).join(', ')})`
+            : `${table}*`;
       for (const step of e.transformers ?? []) {
-        if (step.kind === 'except') out += ` EXCEPT (${step.names.map(quoteIdent).join(', ')})`;
-        else if (step.kind === 'replace') out += ` REPLACE (${step.items.map((r) => `${printExpr(r.expr)} AS ${quoteIdent(r.name)}`).join(', ')})`;
+        const strict = step.kind !== 'apply' && step.strict ? ' STRICT' : '';
+        if (step.kind === 'except')
+          out += ` EXCEPT${strict} (${step.pattern !== undefined ? quoteStringLiteral(step.pattern) : step.names.map(quoteIdent).join(', ')})`;
+        else if (step.kind === 'replace') out += ` REPLACE${strict} (${step.items.map((r) => `${printExpr(r.expr)} AS ${quoteIdent(r.name)}`).join(', ')})`;
         else if (step.fn.kind === 'lambda') out += ` APPLY(${bare(step.fn)})`;
         else out += ` APPLY(${quoteIdent(step.fn.name)}${step.fn.params ? `(${step.fn.params.map((p) => printExpr(p)).join(', ')})` : ''})`;
       }
@@ -330,6 +336,7 @@ function printOrder(o: OrderItem): string {
   if (o.fillFrom) out += ' FROM ' + aliased(o.fillFrom);
   if (o.fillTo) out += ' TO ' + aliased(o.fillTo);
   if (o.fillStep) out += ' STEP ' + aliased(o.fillStep);
+  if (o.fillStaleness) out += ' STALENESS ' + aliased(o.fillStaleness);
   return out;
 }
 
@@ -377,6 +384,7 @@ function printQuery(q: SelectQuery): string {
   if (q.window?.length) out += ' WINDOW ' + q.window.map((w) => `${quoteIdent(w.name)} AS ${formatWindow(w.spec, aliased, quoteIdent, false)}`).join(', ');
   if (q.qualify) out += ' QUALIFY ' + aliased(q.qualify);
   if (q.orderBy) out += ' ORDER BY ' + q.orderBy.map(printOrder).join(', ');
+  if (q.interpolate) out += ` INTERPOLATE (${q.interpolate.map((x) => quoteIdent(x.name) + (x.expr ? ` AS ${aliased(x.expr)}` : '')).join(', ')})`;
   if (q.limitBy) {
     out += ' LIMIT ' + (q.limitBy.offset ? `${limitValue(q.limitBy.offset)}, ` : '') + limitValue(q.limitBy.limit);
     out += ' BY ' + list(q.limitBy.by);

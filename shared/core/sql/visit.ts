@@ -241,9 +241,9 @@ function rebuildList(items: Expr[], m: (x: Expr) => Expr, copy: boolean): Expr[]
   return out ?? items;
 }
 
-/** An asterisk's expressions, in order: its REPLACE items, then each transformer's (the applied function, REPLACE items). */
+/** An asterisk's expressions, in order: each transformer's (the applied function, REPLACE items). */
 function asteriskExprs(e: Asterisk): Expr[] {
-  const out: Expr[] = e.replace ? e.replace.map((r) => r.expr) : [];
+  const out: Expr[] = [];
   for (const t of e.transformers ?? []) {
     if (t.kind === 'apply') out.push(t.fn);
     else if (t.kind === 'replace') for (const r of t.items) out.push(r.expr);
@@ -255,12 +255,11 @@ function asteriskExprs(e: Asterisk): Expr[] {
 function withAsteriskExprs(a: Asterisk, exprs: Expr[]): Asterisk {
   let i = 0;
   const next = () => exprs[i++]!;
-  if (a.replace) a.replace = a.replace.map((r) => ({ name: r.name, expr: next() }));
   if (a.transformers)
     a.transformers = a.transformers.map((t): ColumnTransformer => {
       if (t.kind === 'apply') return { kind: 'apply', fn: next() as FunctionCall | LambdaExpr };
-      if (t.kind === 'replace') return { kind: 'replace', items: t.items.map((r) => ({ name: r.name, expr: next() })) };
-      return { kind: 'except', names: [...t.names] };
+      if (t.kind === 'replace') return { ...t, items: t.items.map((r) => ({ name: r.name, expr: next() })) };
+      return { ...t, names: [...t.names] };
     });
   return a;
 }
@@ -273,7 +272,7 @@ function copyLeaf(e: Expr): Expr {
   else if (e.kind === 'asterisk') {
     const a = out as typeof e;
     if (e.table) a.table = [...e.table];
-    if (e.except) a.except = [...e.except];
+    if (e.list) a.list = cloneAst(e.list);
     if (e.transformers) a.transformers = cloneAst(e.transformers);
   }
   return out;
@@ -306,6 +305,7 @@ export type Clause =
   | 'window'
   | 'qualify'
   | 'orderBy'
+  | 'interpolate'
   | 'limitBy'
   | 'limit'
   | 'settings';
@@ -346,7 +346,9 @@ export function exprsOfSelect(q: SelectQuery): { clause: Clause; expr: Expr }[] 
     add('orderBy', o.fillFrom);
     add('orderBy', o.fillTo);
     add('orderBy', o.fillStep);
+    add('orderBy', o.fillStaleness);
   }
+  for (const x of q.interpolate ?? []) add('interpolate', x.expr);
   if (q.limitBy) {
     add('limitBy', q.limitBy.limit);
     add('limitBy', q.limitBy.offset);
@@ -437,8 +439,10 @@ export function mapSelectExprs(q: SelectQuery, fn: (e: Expr, clause: Clause) => 
       if (o.fillFrom) m.fillFrom = fn(o.fillFrom, 'orderBy');
       if (o.fillTo) m.fillTo = fn(o.fillTo, 'orderBy');
       if (o.fillStep) m.fillStep = fn(o.fillStep, 'orderBy');
+      if (o.fillStaleness) m.fillStaleness = fn(o.fillStaleness, 'orderBy');
       return m;
     });
+  if (q.interpolate) out.interpolate = q.interpolate.map((x) => (x.expr ? { name: x.name, expr: fn(x.expr, 'interpolate') } : { name: x.name }));
   if (q.limitBy) {
     out.limitBy = { limit: fn(q.limitBy.limit, 'limitBy'), by: q.limitBy.by.map((e) => fn(e, 'limitBy')) };
     if (q.limitBy.offset) out.limitBy.offset = fn(q.limitBy.offset, 'limitBy');

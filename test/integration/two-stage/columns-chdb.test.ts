@@ -71,6 +71,23 @@ const QUERIES = [
   // A USING join's `*`: each key once, first; a later table's column whose name an earlier one has is `b.name`.
   `SELECT * FROM ${D} AS a GLOBAL JOIN (SELECT sensor, ts, status, value * 2 AS value FROM ${D} WHERE status = 500) AS b USING (sensor, ts) ORDER BY ts, sensor LIMIT 4`,
   `SELECT a.*, b.* FROM ${D} AS a GLOBAL LEFT JOIN (SELECT * FROM ${D} WHERE status = 500) AS b USING sensor WHERE a.sensor = 's-2' ORDER BY a.ts, b.ts LIMIT 4`,
+  // STRICT steps whose names all match, the list form COLUMNS(a, b), t.COLUMNS(...), EXCEPT ('regexp').
+  `SELECT * EXCEPT STRICT (ts, value) FROM ${D} WHERE sensor = 's-1' ORDER BY ts LIMIT 3`,
+  `SELECT * REPLACE STRICT (value * 2 AS value) EXCEPT STRICT (ts) FROM ${D} WHERE sensor = 's-1' ORDER BY ts LIMIT 3`,
+  `SELECT COLUMNS(site, status) APPLY(uniqExact) FROM ${D}`,
+  `SELECT t.COLUMNS(sensor, value), COLUMNS(t.ts) FROM ${D} AS t WHERE status = 500 ORDER BY ts, sensor LIMIT 5`,
+  `SELECT t.COLUMNS('^s') EXCEPT STRICT (status) FROM ${D} AS t WHERE value > 99 ORDER BY sensor LIMIT 5`,
+  `SELECT COLUMNS(metric, site), count() AS c FROM ${D} GROUP BY ALL ORDER BY site, metric`,
+  `SELECT * EXCEPT ('^(ts|sensor)$') FROM ${D} WHERE status = 500 ORDER BY site, metric, value LIMIT 5`,
+  // A step matches a column only while no step before changed it: the REPLACE'd value stays, as ClickHouse keeps it.
+  `SELECT * REPLACE (value + 1 AS value) EXCEPT (value) FROM ${D} WHERE sensor = 's-4' ORDER BY ts LIMIT 3`,
+  `SELECT * REPLACE (value * 2 AS value) REPLACE (7 AS status, 1 AS value) FROM ${D} WHERE sensor = 's-4' ORDER BY ts LIMIT 3`,
+  `SELECT COLUMNS(value, status) APPLY(x -> x) EXCEPT (value) APPLY(max) FROM ${D}`,
+  // A REPLACE's names are the table's columns, not the aliases the other replacements give.
+  `SELECT * REPLACE (status AS value, 7 AS status) FROM ${D} WHERE sensor = 's-4' ORDER BY ts LIMIT 3`,
+  `SELECT * REPLACE (status AS value) REPLACE (7 AS status, 1 AS value) FROM ${D} WHERE sensor = 's-4' ORDER BY ts LIMIT 3`,
+  `SELECT * EXCEPT (ts, sensor, site, metric) REPLACE (status + 1 AS value, value AS status) APPLY(sum) FROM ${D}`,
+  `SELECT a.* REPLACE (arrayMap(value -> value + 1, [status]) AS value, 1 AS status) FROM ${D} AS a WHERE sensor = 's-4' ORDER BY ts LIMIT 3`,
 ];
 
 describe("the table's columns, spelled out as ClickHouse spells them", () => {
@@ -103,6 +120,37 @@ describe("the table's columns, spelled out as ClickHouse spells them", () => {
       `SELECT *, count() AS c FROM (SELECT site, metric FROM ${D} GROUP BY site, metric) AS a GLOBAL JOIN (SELECT * FROM ${D} WHERE status = 500 ORDER BY ts, sensor LIMIT 20) AS b USING (site) GROUP BY ALL`,
       true,
     ));
+  // ClickHouse's codes and texts for what the columns refuse.
+  for (const [sql, code, text, column] of [
+    [`SELECT * EXCEPT STRICT (ts, nope) FROM ${D}`, 36, 'Strict EXCEPT column transformer EXCEPT (ts, nope) expects following column(s) : nope', 8],
+    [`SELECT * EXCEPT STRICT nope FROM ${D}`, 36, 'Strict EXCEPT column transformer EXCEPT nope expects following column(s) : nope', 8],
+    [
+      `SELECT * APPLY(max) REPLACE STRICT (1 AS value) FROM ${D}`,
+      36,
+      'Strict REPLACE column transformer REPLACE (1 AS value) expects following column(s) : value',
+      8,
+    ],
+    [
+      `SELECT * REPLACE (value + 1 AS value) EXCEPT STRICT (value) FROM ${D}`,
+      36,
+      'Strict EXCEPT column transformer EXCEPT value expects following column(s) : value',
+      8,
+    ],
+    // Placed at the name the table does not have.
+    [`SELECT COLUMNS(site, nope) FROM ${D}`, 47, "Unknown identifier 'nope' inside COLUMNS matcher", 22],
+    [`SELECT COLUMNS(site) EXCEPT STRICT (site) FROM ${D}`, 51, 'Empty list of columns in projection', 8],
+  ] as const)
+    it(`${sql}: ${code}, as ClickHouse refuses it`, async () => {
+      const want = await reference(sql);
+      expect('error' in want && want.error).toContain(`Code: ${code}. DB::Exception: ${text}`);
+      const r = await runQuery({ sql }, deps());
+      expect(r.status).toBe(400);
+      const b = r.body as Record<string, any>;
+      expect(b.clickhouse?.code).toBe(code);
+      expect(b.error.message).toMatch(new RegExp(`^${text.replace(/[()*.]/g, '\\$&')}`));
+      expect(b.error.position).toEqual({ line: 1, column });
+    });
+
   it('a column matcher that matches nothing is refused as ClickHouse refuses it', async () => {
     expect('error' in (await reference(`SELECT COLUMNS('^nothing') FROM ${D}`))).toBe(true);
     const r = await runQuery({ sql: `SELECT COLUMNS('^nothing'), count() FROM ${D} GROUP BY ALL` }, deps());

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planTwoStage } from '../../../shared/core/plan/two-stage/plan.js';
 import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
 import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
 import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
 import type { EmbeddedCluster } from '../../support/embedded-cluster.js';
 import { demoRunDeps, startDemoChdb, type DemoChdb } from '../../support/demo-chdb.js';
@@ -139,6 +140,52 @@ const FILL_QUERIES = [
 
 describe('ORDER BY ... WITH FILL FROM / TO / STEP, in the final stage', () => {
   for (const sql of FILL_QUERIES) it(sql, () => expectAnswered(sql, false));
+});
+
+// Filled over the merged rows: a shard's own fill would add rows between its own groups, which the merge keeps.
+const STALENESS_INTERPOLATE_QUERIES = [
+  `SELECT toStartOfHour(ts) AS h, count() AS c FROM ${D} WHERE status = 500 GROUP BY h ORDER BY h WITH FILL STEP 600 STALENESS 1800`,
+  `SELECT toStartOfHour(ts) AS h, count() AS c FROM ${D} WHERE status = 500 GROUP BY h ORDER BY h WITH FILL STEP 1200 INTERPOLATE (c AS c + 1000)`,
+  `SELECT intDiv(status, 100) AS k, count() AS c, max(value) AS m FROM ${D} GROUP BY k ORDER BY k WITH FILL INTERPOLATE`,
+  `SELECT intDiv(status, 100) AS k, count() AS c, toString(k) AS s FROM ${D} GROUP BY k ORDER BY k WITH FILL TO 7 INTERPOLATE (s AS concat(s, '+'))`,
+  `SELECT toUInt32(value) AS v, sensor FROM ${D} WHERE sensor = 's-3' ORDER BY v WITH FILL STALENESS 3 INTERPOLATE (sensor AS concat(sensor, '+')) LIMIT 40`,
+  `SELECT n, v FROM (SELECT intDiv(status, 100) AS n, count() AS v FROM ${D} GROUP BY n) ORDER BY n WITH FILL INTERPOLATE (v AS v + 1)`,
+];
+
+describe('ORDER BY ... WITH FILL ... STALENESS and INTERPOLATE, in the final stage', () => {
+  for (const sql of STALENESS_INTERPOLATE_QUERIES) it(sql, () => expectAnswered(sql, false));
+  it('the shards never fill: the fill and INTERPOLATE are only in the final stage', () => {
+    const plan = planTwoStage(parseSelect(STALENESS_INTERPOLATE_QUERIES[4]!), demo.topo);
+    expect(plan.finalSql).toMatch(/WITH FILL STALENESS 3 INTERPOLATE \(sensor AS concat\(sensor, '\+'\)\)/);
+    for (const leaf of plan.leaves) expect(printSelect(leaf.query)).not.toMatch(/FILL|INTERPOLATE|STALENESS/);
+  });
+  it("ClickHouse's own refusals keep its code: STALENESS with FROM is 475", async () => {
+    const sql = `SELECT intDiv(status, 100) AS k, count() AS c FROM ${D} GROUP BY k ORDER BY k WITH FILL FROM 0 STALENESS 2`;
+    const r = await runQuery({ sql }, deps());
+    expect(r.status).toBe(400);
+    expect((r.body as Record<string, any>).clickhouse?.code).toBe(475);
+  });
+});
+
+// Spellings ClickHouse's parser reads as other calls and clauses, answered on both paths as one engine answers them.
+const SPELLINGS = [
+  `SELECT TOP 3 sensor, value FROM ${D} ORDER BY value DESC, sensor`,
+  `SELECT TOP 2 WITH TIES site, count() AS c FROM ${D} GROUP BY site ORDER BY intDiv(c, 1000000)`,
+  `SELECT sensor, value FROM ${D} ORDER BY value DESC, sensor, ts OFFSET 2 ROWS FETCH NEXT 3 ROWS ONLY`,
+  `SELECT sensor, value FROM ${D} ORDER BY value DESC, sensor, ts FETCH FIRST 2 ROW ONLY`,
+  `SELECT site, countIf(status IS DISTINCT FROM 200), countIf(nullIf(status, 200) IS NOT DISTINCT FROM NULL) FROM ${D} GROUP BY site ORDER BY site`,
+  `SELECT count() FROM ${D} WHERE (status = 500) IS TRUE AND (value > 50) IS NOT FALSE AND nullIf(status, 200) IS NOT UNKNOWN`,
+  `SELECT count() FROM ${D} WHERE sensor LIKE 's-1#%' ESCAPE '#' OR sensor NOT ILIKE 'S!_%' ESCAPE '!'`,
+  `SELECT site, max(ts) AT TIME ZONE 'Asia/Tokyo' FROM ${D} GROUP BY site ORDER BY site`,
+  `SELECT count() AS c FROM ${D} WHERE value > 9_0 AND status < 0x1_F4`,
+  `SELECT $$s-1$$ AS s, count() FROM ${D} WHERE sensor = $q$s-1$q$`,
+  `SELECT CAST((site, status), 'Tuple(s String, c UInt16)').s AS s, count() FROM ${D} GROUP BY s ORDER BY s`,
+  `#!/usr/bin/env clickhouse\nSELECT count() -- the rows\nFROM ${D} # all of them\n`,
+];
+
+describe('spellings ClickHouse reads as other calls and clauses, on the path chosen and the general path', () => {
+  for (const path of ['auto', 'general'])
+    for (const sql of SPELLINGS) it(`${path}: ${sql}`, () => expectAnswered(sql, !sql.includes('ORDER BY'), { ch_scatter_path: path }));
 });
 
 describe('EXCEPT, INTERSECT and mixed UNION, as ClickHouse answers them', () => {

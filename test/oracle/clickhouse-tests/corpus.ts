@@ -566,8 +566,8 @@ from(
 );
 
 // The transformer chains of 01470_columns_transformers over a distributed table (`columns_transformers.*`
-// as the alias `a.*`; `any`, whose row depends on which shard answers first, as `min`); the STRICT
-// forms and the list form COLUMNS(i, j, k) are not taken.
+// as the alias `a.*`; `any`, whose row depends on which shard answers first, as `min`), with its
+// STRICT forms (the refused ones refused as one node refuses them) and the list form COLUMNS(i, j, k).
 const CT = 'cht.ct_dist';
 from(
   '01470_columns_transformers.sql',
@@ -584,6 +584,60 @@ from(
   `SELECT a.* REPLACE(j + 1 AS j, j + 2 AS j) APPLY(avg) FROM ${CT} a`,
   `SELECT a.* APPLY(toDate) REPLACE(i + 1 AS i) APPLY(min) FROM ${CT} a`,
   `SELECT * REPLACE(i + 1 AS i) REPLACE(i + 1 AS i) FROM ${CT}`,
+  `SELECT * EXCEPT STRICT i FROM ${CT}`,
+  `SELECT * EXCEPT STRICT (i, j) FROM ${CT}`,
+  `SELECT * EXCEPT STRICT i, j1 FROM ${CT}`,
+  `SELECT * EXCEPT STRICT(i, j1) FROM ${CT}`,
+  `SELECT * REPLACE STRICT i + 1 AS i FROM ${CT}`,
+  `SELECT * REPLACE STRICT(i + 1 AS col) FROM ${CT}`,
+  `SELECT a.* APPLY(toDate) REPLACE STRICT(i + 1 AS i) APPLY(min) FROM ${CT} a`,
+  `SELECT COLUMNS(i, j, k) APPLY(sum) FROM ${CT}`,
+  `SELECT i, j, COLUMNS(i, j, k) APPLY(toFloat64), COLUMNS(i, j) EXCEPT (i) FROM ${CT}`,
+  `SELECT COLUMNS(i, j, k) APPLY(quantiles(0.5)) FROM ${CT}`,
+);
+
+// 02233_interpolate_1: WITH FILL and INTERPOLATE over a subquery of the shards' rows (numbers(10) as
+// cht.numbers10_dist), filled once over the merged rows; its MergeTree table as cht.inter_dist.
+const SUB10 = `(SELECT toFloat32(number % 10) AS n, 'original' AS source, number AS inter FROM ${N10} WHERE number % 3 = 1)`;
+const SUB10_2 = `(SELECT toFloat32(number % 10) AS n, 'original' AS source, number AS inter, number + 1 AS inter2 FROM ${N10} WHERE (number % 3) = 1)`;
+const FILL = 'ORDER BY n WITH FILL FROM 0 TO 11.51 STEP 0.5';
+from(
+  '02233_interpolate_1.sql',
+  o(`SELECT n, source, inter FROM ${SUB10} ${FILL}`),
+  o(`SELECT n, source, inter FROM ${SUB10} ${FILL} INTERPOLATE (inter AS 42)`),
+  o(`SELECT n, source, inter FROM ${SUB10} ${FILL} INTERPOLATE (inter AS inter)`),
+  o(`SELECT n, source, inter FROM ${SUB10} ${FILL} INTERPOLATE (inter AS inter + 1)`),
+  `SELECT n, source, inter FROM ${SUB10} ${FILL} INTERPOLATE (inter AS 'inter')`,
+  `SELECT n, source, inter FROM ${SUB10} ${FILL} INTERPOLATE (inter AS reverse(inter))`,
+  `SELECT n, source, inter FROM ${SUB10} ${FILL} INTERPOLATE (n AS n)`,
+  `SELECT n, source, inter FROM ${SUB10} ${FILL} INTERPOLATE (inter AS source)`,
+  o(`SELECT n, source, inter + 1 AS inter_p FROM ${SUB10} ORDER BY n ASC WITH FILL FROM 0 TO 11.51 STEP 0.5 INTERPOLATE ( inter_p AS inter_p + 1 )`),
+  o(`SELECT source, inter FROM ${SUB10_2} ORDER BY n ASC WITH FILL FROM 0 TO 11.51 STEP 0.5 INTERPOLATE ( inter AS inter2 + inter )`),
+  o(
+    `SELECT n, source, inter FROM (SELECT n, source, inter, inter2 FROM ${SUB10_2} ORDER BY n ASC WITH FILL FROM 0 TO 11.51 STEP 0.5 INTERPOLATE ( inter AS inter + inter2 ))`,
+  ),
+  o(
+    `SELECT n, any(source), sum(inter) AS inter_s FROM ${SUB10} GROUP BY n ORDER BY n ASC WITH FILL FROM 0 TO 11.51 STEP 0.5 INTERPOLATE ( inter_s AS inter_s + 1 )`,
+  ),
+  o(`SELECT n, source, inter + NULL AS inter_p FROM ${SUB10} ORDER BY n ASC WITH FILL FROM 0 TO 11.51 STEP 0.5 INTERPOLATE ( inter_p AS inter_p + 1 )`),
+  o(`SELECT n, count() AS m FROM cht.inter_dist GROUP BY n ORDER BY n WITH FILL INTERPOLATE ( m AS m + 1 )`),
+);
+
+// 03266_with_fill_staleness over its table as cht.staleness_dist: the fill over the merged rows.
+const ST = 'cht.staleness_dist';
+from(
+  '03266_with_fill_staleness.sql',
+  o(`SELECT a, c, 'original' as original FROM ${ST} ORDER BY a ASC WITH FILL INTERPOLATE (c)`),
+  o(`SELECT a, c, 'original' as original FROM ${ST} ORDER BY a ASC WITH FILL STALENESS INTERVAL 1 SECOND INTERPOLATE (c)`),
+  o(`SELECT a, c, 'original' as original FROM ${ST} ORDER BY a ASC WITH FILL STALENESS INTERVAL 3 SECOND INTERPOLATE (c)`),
+  o(`SELECT a, c, 'original' as original FROM ${ST} ORDER BY a DESC WITH FILL STALENESS INTERVAL -2 SECOND INTERPOLATE (c)`),
+  o(
+    `SELECT a, c, 'original' as original FROM ${ST} ORDER BY a ASC WITH FILL TO toDateTime('2016-06-15 23:00:40') STEP 3 STALENESS INTERVAL 7 SECOND INTERPOLATE (c)`,
+  ),
+  o(`SELECT a, b, c, 'original' as original FROM ${ST} ORDER BY a ASC WITH FILL STALENESS INTERVAL 2 SECOND, b ASC WITH FILL FROM 0 TO 3 INTERPOLATE (c)`),
+  o(
+    `SELECT a, b, c, 'original' as original FROM ${ST} ORDER BY a ASC WITH FILL STALENESS INTERVAL 2 SECOND, b ASC WITH FILL TO toDateTime('2016-06-15 23:01:00') STEP 2 STALENESS 5 INTERPOLATE (c)`,
+  ),
 );
 
 // ARRAY JOIN over a distributed table: the array column, or its alias, is the element.

@@ -373,6 +373,29 @@ export const CHT_TABLES: readonly ChtTable[] = [
     orderBy: 'tuple()',
     rows: rows.map(([a, b]) => ({ a, b })),
   })),
+  {
+    // 02233_interpolate_1 (t_inter_02233)
+    dist: 'cht.inter_dist',
+    local: 'cht.inter',
+    key: { column: 'n', type: 'Int32', function: 'xxHash64' },
+    columns: 'n Int32',
+    orderBy: 'n',
+    rows: [1, 3, 3, 6, 6, 6].map((n) => ({ n })),
+  },
+  {
+    // 03266_with_fill_staleness: a second apart from 23:00:00, every fifth of thirty.
+    dist: 'cht.staleness_dist',
+    local: 'cht.staleness',
+    key: { column: 'c', type: 'UInt64', function: 'identity' },
+    columns: 'a DateTime, b DateTime, c UInt64',
+    orderBy: 'a',
+    rows: range(30)
+      .filter((c) => c % 5 === 0)
+      .map((c) => {
+        const t = `2016-06-15 23:00:${String(c).padStart(2, '0')}`;
+        return { a: t, b: t, c };
+      }),
+  },
 ];
 
 export const CHT_DATABASE = 'cht';

@@ -44,12 +44,13 @@ describe('spelled out', () => {
     ['SELECT *, count() FROM db.dist GROUP BY ALL', 'SELECT k, site, value, status, count() FROM db.dist GROUP BY k, site, value, status'],
     ["SELECT COLUMNS('^s'), max(value) FROM db.dist GROUP BY ALL", 'SELECT site, status, max(value) FROM db.dist GROUP BY site, status'],
     ['SELECT * EXCEPT (value, k) FROM db.dist', 'SELECT site, status FROM db.dist'],
-    ['SELECT * REPLACE (upper(site) AS site) FROM db.dist', 'SELECT k, upper(site) AS site, value, status FROM db.dist'],
+    // A REPLACE's expression reads the table's column, qualified so no alias of the list captures it.
+    ['SELECT * REPLACE (upper(site) AS site) FROM db.dist', 'SELECT k, upper(dist.site) AS site, value, status FROM db.dist'],
     ['SELECT site, count() FROM db.dist GROUP BY ALL', 'SELECT site, count() FROM db.dist GROUP BY site'],
-    // A replaced column groups by its alias, the same node (its expression would be captured by the alias).
+    // A replaced column groups by its expression over the table's column, which no alias captures.
     [
       "SELECT COLUMNS('^(k|value)$') REPLACE (value % 3 AS value), count() FROM db.dist GROUP BY ALL",
-      'SELECT k, value % 3 AS value, count() FROM db.dist GROUP BY k, value',
+      'SELECT k, dist.value % 3 AS value, count() FROM db.dist GROUP BY k, dist.value % 3',
     ],
     // Over a JOIN: each table's columns, spelled one way (join-columns.ts): bare for the first table that
     // has the name, qualified for a later one that shares it.

@@ -28,6 +28,13 @@ function refusal(f: () => unknown): ScatterError {
 }
 
 describe('distributed_group_by_no_merge = 1: the whole query on each shard, concatenated', () => {
+  it('WITH FILL and INTERPOLATE run on each shard, INTERPOLATE over the leaf names of the output columns', () => {
+    const sql = 'SELECT sensor AS s, count() AS c FROM analytics.events_dist GROUP BY s ORDER BY s WITH FILL STALENESS 2 INTERPOLATE (c AS c + 1)';
+    expect(leafSql(sql, 1)).toEqual([
+      'SELECT sensor AS _c0, count() AS _c1 FROM analytics.events_dist GROUP BY sensor ORDER BY sensor WITH FILL STALENESS 2 INTERPOLATE (_c1 AS _c1 + 1)',
+    ]);
+    expect(plan(sql, 1).finalSql).toBe('SELECT _c0 AS s, _c1 AS c FROM _stage0');
+  });
   it('aggregation, HAVING, ORDER BY and LIMIT stay on the shards; the final stage only renames', () => {
     const sql = 'SELECT sensor, count() AS c FROM analytics.events_dist GROUP BY sensor HAVING c > 1 ORDER BY c DESC LIMIT 3';
     const p = plan(sql, 1);

@@ -3,6 +3,8 @@
 // with odd identifiers and aliases sprinkled in to exercise quoting and parenthesization.
 import fc from 'fast-check';
 import type {
+  Asterisk,
+  ColumnTransformer,
   Expr,
   FrameBound,
   JoinClause,
@@ -275,13 +277,51 @@ const orderItem: fc.Arbitrary<OrderItem> = fc
     nulls: fc.option(fc.constantFrom('FIRST', 'LAST') as fc.Arbitrary<'FIRST' | 'LAST'>, { nil: undefined }),
     collate: fc.option(fc.constantFrom('en', "it's"), { freq: 5, nil: undefined }),
     withFill: fc.boolean(),
+    staleness: fc.option(count, { freq: 3, nil: undefined }),
   })
-  .map(({ expr, desc, nulls, collate, withFill }) => {
+  .map(({ expr, desc, nulls, collate, withFill, staleness }) => {
     const o: OrderItem = { expr, direction: desc ? 'DESC' : 'ASC' };
     if (nulls) o.nulls = nulls;
     if (collate !== undefined) o.collate = collate;
-    if (withFill && Math.abs(expr.kind.length) % 2 === 0) o.withFill = true;
+    if (withFill && Math.abs(expr.kind.length) % 2 === 0) {
+      o.withFill = true;
+      if (staleness) o.fillStaleness = staleness;
+    }
     return o;
+  });
+
+// The parser reads these positions without an alias on top (an alias there would end the expression).
+const unaliased = smallExpr.map((e): Expr => {
+  if (e.alias === undefined) return e;
+  const { alias: _alias, ...bare } = e;
+  return bare as Expr;
+});
+
+// `*`, `t.*`, `COLUMNS('re')`, `COLUMNS(a, t.b)` with a chain of EXCEPT / REPLACE (STRICT or not) / APPLY steps.
+const transformer: fc.Arbitrary<ColumnTransformer> = fc.oneof(
+  fc
+    .record({ names: fc.array(name, { minLength: 1, maxLength: 2 }), strict: fc.boolean() })
+    .map(({ names, strict }): ColumnTransformer => ({ kind: 'except', names, ...(strict ? { strict: true as const } : {}) })),
+  fc.constantFrom('^a', 'b$').map((pattern): ColumnTransformer => ({ kind: 'except', names: [], pattern })),
+  fc
+    .record({ items: fc.array(fc.record({ name, expr: unaliased }), { minLength: 1, maxLength: 2 }), strict: fc.boolean() })
+    .map(({ items, strict }): ColumnTransformer => ({ kind: 'replace', items, ...(strict ? { strict: true as const } : {}) })),
+  fc.constantFrom('sum', 'toString', 'max').map((fn): ColumnTransformer => ({ kind: 'apply', fn: { kind: 'function', name: fn, args: [] } })),
+);
+const matcher: fc.Arbitrary<Expr> = fc
+  .record({
+    form: fc.constantFrom('star', 'regexp', 'list'),
+    table: fc.option(plainName, { nil: undefined }),
+    list: fc.array(fc.array(plainName, { minLength: 1, maxLength: 2 }), { minLength: 1, maxLength: 3 }),
+    steps: fc.array(transformer, { maxLength: 3 }),
+  })
+  .map(({ form, table, list, steps }): Expr => {
+    const a: Asterisk = { kind: 'asterisk' };
+    if (table !== undefined) a.table = [table];
+    if (form === 'regexp') a.regexp = '^[ab]';
+    if (form === 'list') a.list = list.map((parts) => ({ kind: 'column', parts }));
+    if (steps.length) a.transformers = steps;
+    return a;
   });
 
 // ClickHouse checks setting values even when only parsing: keep them well-typed.
@@ -311,6 +351,11 @@ export const selectArb: fc.Arbitrary<SelectQuery> = fc
     distinct: fc.boolean(),
     distinctOn: fc.option(fc.array(column, { minLength: 1, maxLength: 2 }), { freq: 6, nil: undefined }),
     columns: fc.array(exprArb, { minLength: 1, maxLength: 3 }),
+    matcher: fc.oneof({ weight: 30, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: matcher }),
+    interpolate: fc.option(fc.array(fc.record({ name: plainName, expr: fc.option(unaliased, { nil: undefined }) }), { maxLength: 2 }), {
+      freq: 2,
+      nil: undefined,
+    }),
     from: fc.option(
       fc.record({
         table: tableExpr,
@@ -339,7 +384,7 @@ export const selectArb: fc.Arbitrary<SelectQuery> = fc
     format: fc.option(fc.constantFrom('JSON', 'TabSeparated', 'Null'), { freq: 5, nil: undefined }),
   })
   .map((r) => {
-    const q: SelectQuery = { kind: 'select', distinct: r.distinct, withTotals: r.withTotals, columns: r.columns };
+    const q: SelectQuery = { kind: 'select', distinct: r.distinct, withTotals: r.withTotals, columns: r.matcher ? [...r.columns, r.matcher] : r.columns };
     if (r.with) q.with = r.with.map((w) => ('cte' in w ? { name: w.name, expr: w.expr, cte: true } : { name: w.name, expr: w.expr }));
     if (r.distinct && r.distinctOn) q.distinctOn = r.distinctOn;
     if (r.from) {
@@ -359,6 +404,9 @@ export const selectArb: fc.Arbitrary<SelectQuery> = fc
     if (r.having) q.having = r.having;
     if (r.qualify) q.qualify = r.qualify;
     if (r.orderBy) q.orderBy = r.orderBy;
+    // ClickHouse reads INTERPOLATE only after an ORDER BY that fills.
+    if (r.interpolate && r.orderBy?.some((o) => o.withFill))
+      q.interpolate = r.interpolate.map((x) => (x.expr ? { name: x.name, expr: x.expr } : { name: x.name }));
     if (r.limitBy && !q.distinctOn) {
       q.limitBy = { limit: r.limitBy.limit, by: r.limitBy.by };
       if (r.limitBy.offset) q.limitBy.offset = r.limitBy.offset;

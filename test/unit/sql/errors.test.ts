@@ -65,7 +65,6 @@ describe('combinations ClickHouse refuses while parsing are refused here too', (
     ['SELECT a FROM t ANTI INNER JOIN u USING a', /LEFT or RIGHT with ANTI JOIN/],
     ['SELECT a FROM t SEMI JOIN u USING a', /LEFT or RIGHT with SEMI JOIN/],
     ['SELECT DISTINCT ON (a) a FROM t LIMIT 1 BY a', /no LIMIT BY with DISTINCT ON/],
-    ['SELECT a FROM t LIMIT 1 WITH TIES', /ORDER BY before LIMIT/],
     ['SELECT DISTINCT ON (a) a FROM t ORDER BY a LIMIT 1 WITH TIES', /no WITH TIES with DISTINCT ON/],
     ['SELECT quantile(0.5)() FROM t', /expected an expression, found '\)'/],
   ];
@@ -77,6 +76,19 @@ describe('combinations ClickHouse refuses while parsing are refused here too', (
       expect(e.position).toBeDefined();
     });
   }
+  // ClickHouse's codes where its parser builds the query first and refuses it after.
+  for (const [sql, code, msg, column] of [
+    ['SELECT a FROM t LIMIT 1 WITH TIES', 476, /^Can not use WITH TIES without ORDER BY \(line 1, column 25\)$/, 25],
+    ['SELECT TOP 1 WITH TIES a FROM t', 476, /^Can not use WITH TIES without ORDER BY/, 14],
+    ['SELECT TOP 2 a FROM t ORDER BY a LIMIT 3', 406, /^Can not use TOP and LIMIT together \(line 1, column 8\)$/, 8],
+  ] as const)
+    it(`${sql}: ${code}`, () => {
+      const e = failure(sql);
+      expect(e.code).toBe('QUERY_ERROR');
+      expect(e.message).toMatch(msg);
+      expect(e.details?.clickhouse).toMatchObject({ code });
+      expect(e.position).toEqual({ line: 1, column });
+    });
   it('their allowed forms parse', () => {
     for (const sql of ['SELECT a FROM t LEFT ANTI JOIN u USING a', 'SELECT a FROM t ORDER BY a LIMIT 1 WITH TIES', 'SELECT DISTINCT ON (a) a FROM t LIMIT 1']) {
       expect(() => parseSelect(sql)).not.toThrow();
@@ -126,10 +138,6 @@ describe('UNSUPPORTED names the construct', () => {
   const cases: [string, RegExp][] = [
     ['SELECT sum(a) OVER (PARTITION BY b GROUPS 1 PRECEDING) FROM t', /GROUPS window frames/],
     ['WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x', /WITH RECURSIVE/],
-    ['SELECT * APPLY (toString) REPLACE STRICT (1 AS a) FROM t', /REPLACE STRICT/],
-    ['SELECT * APPLY ((x, y) -> x) FROM t', /APPLY with a lambda of more than one parameter/],
-    ['SELECT * EXCEPT STRICT (a) FROM t', /EXCEPT STRICT/],
-    ['SELECT COLUMNS(a, b) FROM t', /COLUMNS/],
     ['SELECT a FROM t ARRAY JOIN x ARRAY JOIN y', /More than one ARRAY JOIN/],
   ];
   for (const [sql, msg] of cases) {
@@ -199,6 +207,19 @@ describe('keyword forms ClickHouse refuses at parse time', () => {
       expect(e.position?.line).toBe(1);
     });
   }
+  // ClickHouse's SUBSTRING reads FROM or ',' first: `SUBSTRING(s FOR n)` fails (62) at the token after FOR.
+  it('SUBSTRING(s FOR n) is a syntax error at n, as ClickHouse places it', () => {
+    const e = failure('SELECT substring(b FOR 2) FROM t');
+    expect(e.code).toBe('SYNTAX_ERROR');
+    expect(e.position).toEqual({ line: 1, column: 24 });
+  });
+  // ClickHouse: "APPLY column transformer can only accept lambda with one argument" (62).
+  it('an APPLY lambda of two parameters is a syntax error', () => {
+    const e = failure('SELECT * APPLY((x, y) -> x) FROM t');
+    expect(e.code).toBe('SYNTAX_ERROR');
+    expect(e.message).toMatch(/^APPLY column transformer can only accept lambda with one argument \(line 1, column 15\)/);
+    expect(e.position).toEqual({ line: 1, column: 15 });
+  });
 });
 
 describe('window frames ClickHouse refuses at parse time', () => {

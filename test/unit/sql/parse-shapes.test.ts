@@ -243,7 +243,68 @@ describe('statements', () => {
     const q = parseSelect(sql) as SelectQuery;
     expect(q.orderBy?.[0]).toMatchObject({ withFill: true, fillFrom: { value: '10' }, fillTo: { value: '1' }, fillStep: { value: '-1' } });
     expect(printSelect(q)).toBe(sql);
-    expect(() => parseSelect('SELECT d FROM t ORDER BY d WITH FILL STALENESS 1')).toThrow(/STALENESS/);
+  });
+
+  it('WITH FILL ... STALENESS and INTERPOLATE (after an ORDER BY that fills only), printed back', () => {
+    for (const [sql, interpolate] of [
+      [
+        'SELECT d, v FROM t ORDER BY d WITH FILL STEP 2 STALENESS 3 INTERPOLATE (v AS v + 1, w) LIMIT 5',
+        [{ name: 'v', expr: { name: 'plus' } }, { name: 'w' }],
+      ],
+      ['SELECT d, v FROM t ORDER BY d WITH FILL STALENESS INTERVAL 1 DAY INTERPOLATE ()', []],
+    ] as const) {
+      const q = parseSelect(sql) as SelectQuery;
+      expect(q.orderBy?.[0]?.fillStaleness).toBeDefined();
+      expect(q.interpolate).toMatchObject(interpolate);
+      expect(printSelect(q)).toBe(sql);
+      expect(equalStatement(parseSelect(printSelect(q)), q, { strict: true })).toBe(true);
+    }
+    // `INTERPOLATE` alone is every column, as `INTERPOLATE ()`.
+    expect((parseSelect('SELECT d FROM t ORDER BY d WITH FILL INTERPOLATE') as SelectQuery).interpolate).toEqual([]);
+    // Without WITH FILL ClickHouse does not read INTERPOLATE.
+    expect(() => parseSelect('SELECT d, v FROM t ORDER BY d INTERPOLATE (v AS v + 1)')).toThrow(/Syntax error/);
+  });
+
+  it('spellings ClickHouse builds as other calls and clauses, printed as those', () => {
+    for (const [sql, printed] of [
+      ['SELECT TOP 3 a FROM t ORDER BY a', 'SELECT a FROM t ORDER BY a LIMIT 3'],
+      ['SELECT DISTINCT TOP (3) WITH TIES a FROM t ORDER BY a', 'SELECT DISTINCT a FROM t ORDER BY a LIMIT 3 WITH TIES'],
+      ['SELECT a FROM t ORDER BY a OFFSET 1 ROW FETCH NEXT 2 ROWS WITH TIES', 'SELECT a FROM t ORDER BY a LIMIT 1, 2 WITH TIES'],
+      ['SELECT a FROM t ORDER BY a FETCH FIRST 2 ROW ONLY', 'SELECT a FROM t ORDER BY a LIMIT 2'],
+      ['SELECT a IS DISTINCT FROM b + 1, a IS NOT DISTINCT FROM NULL FROM t', 'SELECT isDistinctFrom(a, b + 1), isNotDistinctFrom(a, NULL) FROM t'],
+      [
+        'SELECT a IS TRUE, a IS NOT TRUE, a IS FALSE, a IS NOT FALSE, a IS UNKNOWN, a IS NOT UNKNOWN FROM t',
+        'SELECT isNotDistinctFrom(a, true), isDistinctFrom(a, true), isNotDistinctFrom(a, false), isDistinctFrom(a, false), a IS NULL, a IS NOT NULL FROM t',
+      ],
+      ["SELECT a LIKE 'x!_%' ESCAPE '!', a NOT ILIKE 'y' ESCAPE '#' FROM t", "SELECT like(a, 'x!_%', '!'), notILike(a, 'y', '#') FROM t"],
+      ["SELECT d + 1 AT TIME ZONE 'UTC' FROM t", "SELECT d + toTimeZone(1, 'UTC') FROM t"],
+      [
+        "SELECT f(a).x, CAST(a, 'Tuple(x UInt8)').`y z`, arr[1].name FROM t",
+        "SELECT tupleElement(f(a), 'x'), tupleElement(CAST(a, 'Tuple(x UInt8)'), 'y z'), tupleElement(arr[1], 'name') FROM t",
+      ],
+      ['SELECT 1_000, 1_0.0_1, 0xFF_FF, 1e1_0', 'SELECT 1000, 10.01, 0xFFFF, 1e10'],
+      ["SELECT $$it's$$, $tag$a$$b$tag$, $$$$", "SELECT 'it\\'s', 'a$$b', ''"],
+    ] as const) {
+      expect(printSelect(parseSelect(sql))).toBe(printed);
+      expect(equalStatement(parseSelect(printed), parseSelect(sql))).toBe(true);
+    }
+  });
+
+  it('a heredoc spanning lines keeps the positions after it', () => {
+    const e = (() => {
+      try {
+        parseSelect('SELECT $$a\nb$$,\n  ]');
+      } catch (x) {
+        return x as { position?: unknown };
+      }
+    })();
+    expect(e?.position).toEqual({ line: 3, column: 3 });
+  });
+
+  it('SUBSTRING with FROM / FOR or commas mixed, as ClickHouse reads them', () => {
+    for (const sql of ["SELECT SUBSTRING('abcdef' FROM 2 FOR 3)", "SELECT SUBSTRING('abcdef', 2 FOR 3)", "SELECT SUBSTRING('abcdef' FROM 2, 3)"])
+      expect(printSelect(parseSelect(sql))).toBe("SELECT substring('abcdef', 2, 3)");
+    expect(printSelect(parseSelect("SELECT SUBSTRING('abcdef' FROM 2)"))).toBe("SELECT substring('abcdef', 2)");
   });
 
   it('QUALIFY: after WINDOW, before ORDER BY', () => {
@@ -253,14 +314,17 @@ describe('statements', () => {
     expect(printSelect(q)).toBe(sql);
   });
 
-  it('column transformer chains: APPLY in its three forms, then EXCEPT / REPLACE in order, printed back', () => {
-    const sql = "SELECT t.* EXCEPT (a) APPLY sum, COLUMNS('^b') APPLY(quantile(0.5)) REPLACE (b + 1 AS b), * APPLY(x -> x * 2) EXCEPT c FROM t";
+  it('column transformer chains: APPLY in its three forms, EXCEPT / REPLACE (STRICT or not) in order, printed back', () => {
+    const sql =
+      "SELECT t.* EXCEPT (a) APPLY sum, COLUMNS('^b') APPLY(quantile(0.5)) REPLACE (b + 1 AS b), * APPLY(x -> x * 2) EXCEPT c, * EXCEPT STRICT a REPLACE STRICT (1 AS b) EXCEPT ('^c') FROM t";
     const q = parseSelect(sql) as SelectQuery;
     expect(q.columns[0]).toMatchObject({
       kind: 'asterisk',
       table: ['t'],
-      except: ['a'],
-      transformers: [{ kind: 'apply', fn: { kind: 'function', name: 'sum', args: [] } }],
+      transformers: [
+        { kind: 'except', names: ['a'] },
+        { kind: 'apply', fn: { kind: 'function', name: 'sum', args: [] } },
+      ],
     });
     expect(q.columns[1]).toMatchObject({
       regexp: '^b',
@@ -275,8 +339,30 @@ describe('statements', () => {
         { kind: 'except', names: ['c'] },
       ],
     });
+    expect(q.columns[3]).toMatchObject({
+      transformers: [
+        { kind: 'except', names: ['a'], strict: true },
+        { kind: 'replace', items: [{ name: 'b' }], strict: true },
+        { kind: 'except', names: [], pattern: '^c' },
+      ],
+    });
     const printed = printSelect(q);
-    expect(printed).toBe("SELECT t.* EXCEPT (a) APPLY(sum), COLUMNS('^b') APPLY(quantile(0.5)) REPLACE (b + 1 AS b), * APPLY(x -> x * 2) EXCEPT (c) FROM t");
+    expect(printed).toBe(
+      "SELECT t.* EXCEPT (a) APPLY(sum), COLUMNS('^b') APPLY(quantile(0.5)) REPLACE (b + 1 AS b), * APPLY(x -> x * 2) EXCEPT (c), * EXCEPT STRICT (a) REPLACE STRICT (1 AS b) EXCEPT ('^c') FROM t",
+    );
+    expect(equalStatement(parseSelect(printed), q, { strict: true })).toBe(true);
+  });
+
+  it('COLUMNS(a, t.b) and t.COLUMNS(...): the list form, qualified or not, with transformers', () => {
+    const sql = "SELECT COLUMNS(a, t.b) APPLY(toString), t.COLUMNS(c), t.COLUMNS('^d') EXCEPT (d1), COLUMNS(a + 1) FROM t";
+    const q = parseSelect(sql) as SelectQuery;
+    expect(q.columns[0]).toMatchObject({ kind: 'asterisk', list: [{ parts: ['a'] }, { parts: ['t', 'b'] }], transformers: [{ kind: 'apply' }] });
+    expect(q.columns[1]).toMatchObject({ kind: 'asterisk', table: ['t'], list: [{ parts: ['c'] }] });
+    expect(q.columns[2]).toMatchObject({ kind: 'asterisk', table: ['t'], regexp: '^d' });
+    // Not a list of names: ClickHouse reads it as a call of a function COLUMNS, which does not exist (46).
+    expect(q.columns[3]).toMatchObject({ kind: 'function', name: 'COLUMNS' });
+    const printed = printSelect(q);
+    expect(printed).toBe("SELECT COLUMNS(a, t.b) APPLY(toString), t.COLUMNS(c), t.COLUMNS('^d') EXCEPT (d1), COLUMNS(a + 1) FROM t");
     expect(equalStatement(parseSelect(printed), q, { strict: true })).toBe(true);
   });
 

@@ -14,7 +14,8 @@ export function expandAliases(q: SelectQuery): SelectQuery {
   for (const w of q.with ?? []) if (!w.cte && !defs.has(w.name)) defs.set(w.name, w.expr);
   const withNames = new Set(defs.keys());
   for (const { clause, expr } of exprsOfSelect(q)) {
-    if (clause === 'with' || clause === 'arrayJoin') continue;
+    // INTERPOLATE names output columns and is read over the rows before, as written (the final stage keeps it).
+    if (clause === 'with' || clause === 'arrayJoin' || clause === 'interpolate') continue;
     walkExpr(expr, (e) => {
       if (e.alias !== undefined && !arrayJoinNames.has(e.alias)) {
         const before = defs.get(e.alias);
@@ -41,7 +42,7 @@ export function expandAliases(q: SelectQuery): SelectQuery {
       return undefined;
     });
   const none = new Set<string>();
-  const out = mapSelectExprs(q, (e, clause) => (clause === 'arrayJoin' ? e : stripAliases(expand(e, none, none))));
+  const out = mapSelectExprs(q, (e, clause) => (clause === 'arrayJoin' || clause === 'interpolate' ? e : stripAliases(expand(e, none, none))));
   const cte = (q.with ?? []).filter((w) => w.cte);
   if (cte.length) out.with = cte;
   else delete out.with;

@@ -81,9 +81,16 @@ export function mapFinal(q: SelectQuery, fn: (e: Expr) => Expr, from: string, na
   if (q.window) out.window = q.window.map((w) => ({ name: w.name, spec: mapWindow(w.spec, fn, true) }));
   if (q.qualify) out.qualify = fn(q.qualify);
   if (q.orderBy) out.orderBy = q.orderBy.map((o): OrderItem => ({ ...o, expr: fn(o.expr) }));
+  // INTERPOLATE names the output columns, which the final stage's SELECT names as the query does.
+  if (q.interpolate) out.interpolate = q.interpolate;
   if (q.limitBy) out.limitBy = { ...q.limitBy, by: q.limitBy.by.map(fn) };
   if (q.limit) out.limit = q.limit;
   return out;
+}
+
+/** An ORDER BY item without WITH FILL: only the final stage fills (a shard's fill would add rows the merge keeps). */
+export function unfilled({ withFill: _fill, fillFrom: _from, fillTo: _to, fillStep: _step, fillStaleness: _staleness, ...o }: OrderItem): OrderItem {
+  return o;
 }
 
 export function leafBase(q: SelectQuery, columns: Expr[]): SelectQuery {

@@ -7,7 +7,7 @@ import type { Expr, SelectQuery } from '../../sql/ast.js';
 import { printExpr } from '../../sql/print.js';
 import { equalExpr, mapExpr } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
-import { col, finalExprs, finalSteps, hasColumn, hasFinalOnly, hasWindow, leafBase, mapFinal, type CutSelect } from './cut-common.js';
+import { col, finalExprs, finalSteps, hasColumn, hasFinalOnly, hasWindow, leafBase, mapFinal, unfilled, type CutSelect } from './cut-common.js';
 import type { StageNames } from './stage-names.js';
 
 /** limit + offset as one integer literal, when both are integer literals. */
@@ -77,7 +77,7 @@ function pushDown(q: SelectQuery, final: SelectQuery, leaf: SelectQuery, onlyOut
   const finalOnly = (e: Expr) => hasFinalOnly(e, (x) => x.kind === 'subquery');
   if ((final.orderBy ?? []).some((o) => finalOnly(o.expr)) || (final.limitBy?.by ?? []).some(finalOnly)) return;
   // WITH FILL adds rows: only the final stage may fill.
-  if (final.orderBy) leaf.orderBy = final.orderBy.map(({ withFill: _fill, fillFrom: _from, fillTo: _to, fillStep: _step, ...o }) => o);
+  if (final.orderBy) leaf.orderBy = final.orderBy.map(unfilled);
   if (final.limitBy) {
     const n = pushedLimitBy(q);
     if (!n) return;
@@ -113,7 +113,7 @@ function cutStar(q: SelectQuery, from: string, windowed: boolean): CutSelect {
   const leaf = leafBase(q, [{ kind: 'asterisk' }]);
   const notes: string[] = [];
   if (!windowed) pushDown(q, final, leaf, true, notes);
-  if (leaf.orderBy) leaf.orderBy = q.orderBy!.map(({ withFill: _fill, fillFrom: _from, fillTo: _to, fillStep: _step, ...o }) => o);
+  if (leaf.orderBy) leaf.orderBy = q.orderBy!.map(unfilled);
   if (leaf.limitBy) leaf.limitBy = { ...leaf.limitBy, by: q.limitBy!.by };
   notes.push(`final stage: ${finalSteps(q)}`);
   return { leaf, final, notes };

@@ -5,7 +5,7 @@
 //  - 2: the same on the shards (LIMIT as limit + offset), then the final stage sorts the union by
 //    ORDER BY and applies LIMIT/OFFSET; DISTINCT and LIMIT BY stay per shard, as in ClickHouse.
 // Input: a query whose aliases are expanded (aliases.ts); `names` are its output column names.
-import type { Expr, OrderItem, SelectQuery } from '../../sql/ast.js';
+import type { Expr, InterpolateItem, OrderItem, SelectQuery } from '../../sql/ast.js';
 import { equalExpr, mapExpr } from '../../sql/visit.js';
 import type { GroupByNoMerge } from '../settings.js';
 import { errorAt } from '../position.js';
@@ -48,6 +48,8 @@ export function cutUnmerged(q: SelectQuery, names: string[], from: string, mode:
   }
   if (mode === 2 && q.limit) final.limit = q.limit;
   const leaf: SelectQuery = { ...q, columns: star ? leafCols : leafCols.map((e, i) => ({ ...e, alias: stage.value(i) })) };
+  // Each shard fills its own rows (mode 1): INTERPOLATE names the output columns, which the leaf names by the stage's names.
+  if (q.interpolate && !star) leaf.interpolate = q.interpolate.map((x) => interpolatedAs(x, names, stage));
   if (mode === 2 && q.limit) {
     const pushed = limitPlusOffset(q);
     leaf.limit = { limit: pushed, ...(q.limit.withTies ? { withTies: true } : {}) };
@@ -88,4 +90,15 @@ function limitPlusOffset(q: SelectQuery): Expr {
 /** `SELECT *` is read back whole: the final stage names the shards' columns without qualifiers. */
 function unqualified(e: Expr): Expr {
   return mapExpr(e, (x) => (x.kind === 'column' && x.parts.length > 1 ? col(x.parts[x.parts.length - 1]!) : undefined));
+}
+
+/** An INTERPOLATE item over the leaf's columns: each output name read as the `_c<i>` the leaf gives it. */
+function interpolatedAs(x: InterpolateItem, names: string[], stage: StageNames): InterpolateItem {
+  const at = (name: string) => {
+    const i = names.indexOf(name);
+    return i < 0 ? name : stage.value(i);
+  };
+  const item: InterpolateItem = { name: at(x.name) };
+  if (x.expr) item.expr = mapExpr(x.expr, (e) => (e.kind === 'column' && e.parts.length === 1 ? col(at(e.parts[0]!)) : undefined));
+  return item;
 }
