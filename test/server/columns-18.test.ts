@@ -85,6 +85,11 @@ const PAIRS: [string, string][] = [
     `SELECT count() AS c, * FROM ${T} WHERE id < 4 GROUP BY ALL ORDER BY id`,
     `SELECT count() AS c, id, site, value, status FROM ${T} WHERE id < 4 GROUP BY id, site, value, status ORDER BY id`,
   ],
+  [`SELECT * FROM ${T} WHERE id < 6 ORDER BY ALL DESC`, `SELECT id, site, value, status FROM ${T} WHERE id < 6 ORDER BY id DESC, site DESC, value DESC, status DESC`],
+  [
+    `SELECT site, status, count() AS c FROM ${T} GROUP BY ALL ORDER BY ALL`,
+    `SELECT site, status, count() AS c FROM ${T} GROUP BY site, status ORDER BY site, status, c`,
+  ],
 ];
 
 describe('spelled out for 18.16 shards = the Distributed table over the written-out query', () => {

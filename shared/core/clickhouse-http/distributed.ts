@@ -47,7 +47,12 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     // read; `*` and its kin spelled out where the plan needs the columns.
     const external = req.external ?? [];
     const names = new Set(external.map((t) => t.name));
-    const expanded = await withTableColumns(markExternal(boundStatement(req.sql, req.params)!, names), deps, new Map(external.map((t) => [t.name, t.columns])));
+    const expanded = await withTableColumns(
+      markExternal(boundStatement(req.sql, req.params)!, names),
+      deps,
+      new Map(external.map((t) => [t.name, t.columns])),
+      req.settings,
+    );
     const stmt = expanded.statement;
     // What no path may run (file(), getSetting(), LIMITs that are not integers...), on the whole
     // statement: the final stage runs its outer expressions on a shard's engine.

@@ -44,7 +44,7 @@ async function jsonSession(req: QueryRequest, deps: RunDeps, subqueriesMayBePart
   // currentDatabase(): the request's database, the one unqualified configured names mean; never a shard's.
   const bound = written && withContextValues(written, { database: 'default' });
   // `*` and its kin spelled out where the plan needs the tables' columns.
-  const expanded = bound ? await withTableColumns(bound, deps) : undefined;
+  const expanded = bound ? await withTableColumns(bound, deps, undefined, req.settings) : undefined;
   const stmt = expanded?.statement;
   const session: QuerySession = openQuerySession(deps, stmt, {
     timeoutMs: req.timeoutMs,

@@ -277,6 +277,8 @@ export interface SelectQuery {
    */
   parenthesized?: true;
   with?: WithItem[];
+  /** `WITH RECURSIVE`: a CTE of this WITH may read itself (the general path's final stage evaluates it). */
+  withRecursive?: true;
   distinct: boolean;
   /** `SELECT DISTINCT ON (a, b)` (parsed; the planner refuses it). */
   distinctOn?: Expr[];
@@ -301,6 +303,11 @@ export interface SelectQuery {
   /** `QUALIFY cond`: filters after window functions, before ORDER BY. */
   qualify?: Expr;
   orderBy?: OrderItem[];
+  /**
+   * `ORDER BY ALL [ASC|DESC] [NULLS FIRST|LAST]` (then `orderBy` is absent): every SELECT column in
+   * order, with these modifiers; spelled out before planning (shared/core/plan/order-by-all.ts).
+   */
+  orderByAll?: Omit<OrderItem, 'expr'> & { pos?: Pos };
   limitBy?: LimitByClause;
   limit?: LimitClause;
   settings?: SettingItem[];

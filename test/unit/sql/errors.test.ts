@@ -125,7 +125,6 @@ describe('NOT_READ_ONLY', () => {
 describe('UNSUPPORTED names the construct', () => {
   const cases: [string, RegExp][] = [
     ['SELECT sum(a) OVER (PARTITION BY b GROUPS 1 PRECEDING) FROM t', /GROUPS window frames/],
-    ['WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x', /WITH RECURSIVE/],
     ['SELECT * APPLY (toString) REPLACE STRICT (1 AS a) FROM t', /REPLACE STRICT/],
     ['SELECT * APPLY ((x, y) -> x) FROM t', /APPLY with a lambda of more than one parameter/],
     ['SELECT * EXCEPT STRICT (a) FROM t', /EXCEPT STRICT/],
