@@ -18,6 +18,7 @@ import type { TopCountMemory } from '../scatter/tput/memory.js';
 import type { StatisticsCache } from '../scatter/table-statistics.js';
 import type { ExchangeCleaner } from '../shard/exchange.js';
 import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../scatter/table-columns.js';
+import { recursiveSyntaxError } from '../scatter/query-errors.js';
 import { markExternal } from '../plan/external-tables.js';
 
 export interface GeneralSelectDeps {
@@ -88,7 +89,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       ...(external.length ? { external } : {}),
     }).catch((e: unknown) => {
       forgetOnUnknownColumn(e, expanded, deps.tableColumns);
-      throw e;
+      throw recursiveSyntaxError(e, stmt);
     });
     return {
       bytes: r.bytes ?? Buffer.alloc(0),
