@@ -19,6 +19,7 @@ import type { StatisticsCache } from '../scatter/table-statistics.js';
 import type { ExchangeCleaner } from '../shard/exchange.js';
 import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../scatter/table-columns.js';
 import { recursiveSyntaxError } from '../scatter/query-errors.js';
+import { seedRandomTables } from '../plan/random-seeds.js';
 import { markExternal } from '../plan/external-tables.js';
 
 export interface GeneralSelectDeps {
@@ -49,7 +50,8 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     const external = req.external ?? [];
     const names = new Set(external.map((t) => t.name));
     const expanded = await withTableColumns(
-      markExternal(boundStatement(req.sql, req.params)!, names),
+      // generateRandom() without a seed: one drawn here, so every engine draws the same rows.
+      markExternal(seedRandomTables(boundStatement(req.sql, req.params)!).statement, names),
       deps,
       new Map(external.map((t) => [t.name, t.columns])),
       req.settings,
