@@ -74,6 +74,14 @@ describe('recursive CTEs over the shards = one node', () => {
       { numRuns: 10 },
     );
   }, 120_000);
+  it('written inside the subquery that reads it, on either path', async () => {
+    const sql =
+      'SELECT count() AS c FROM cht.numbers_dist WHERE number IN (WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n * 3 FROM r WHERE n < 500) SELECT n FROM r)';
+    for (const path of ['fast', 'general']) {
+      const got = await queryApiRunner(o.stack.url, { settings: { ch_scatter_path: path } })(sql);
+      expect(compareAnswers(got, await o.reference(sql), { ordered: true }), path).toBeUndefined();
+    }
+  });
   it('/explain says the final stage evaluates it', async () => {
     const sql = 'WITH RECURSIVE r AS (SELECT max(number) AS n FROM cht.numbers10_dist UNION ALL SELECT n - 1 FROM r WHERE n > 5) SELECT n FROM r';
     const got = await post('/explain', { sql, settings: { ch_scatter_path: 'general' } });

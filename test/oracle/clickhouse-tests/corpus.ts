@@ -611,9 +611,7 @@ from(
   o(
     `WITH RECURSIVE recursive_cte AS (SELECT toUInt16(number) AS n, '1' AS concat FROM ${N10} WHERE number = 1 UNION ALL SELECT materialize(toUInt8(n + 1)), concat || toString(n + 1) FROM recursive_cte WHERE n < 10) SELECT n, concat FROM recursive_cte ORDER BY n`,
   ),
-  o(
-    `WITH RECURSIVE recursive_cte AS (SELECT number AS n FROM ${N10} WHERE number = 1 UNION ALL SELECT n + 1 FROM recursive_cte) SELECT n FROM recursive_cte ORDER BY n LIMIT 5`,
-  ),
+  `WITH RECURSIVE recursive_cte AS (SELECT number AS n FROM ${N10} WHERE number = 1 UNION ALL SELECT n + 1 FROM recursive_cte) SELECT n FROM recursive_cte LIMIT 5`,
   `WITH RECURSIVE recursive_cte AS (SELECT materialize(toUInt8(number)) AS n FROM ${N10} WHERE number = 1 UNION ALL SELECT materialize(toUInt8(n + 1)) FROM recursive_cte WHERE n < 10) SELECT n FROM recursive_cte SETTINGS max_recursive_cte_evaluation_depth = 5`,
   `WITH RECURSIVE recursive_cte AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM recursive_cte) SELECT count() FROM ${N10} WHERE number IN (SELECT n FROM recursive_cte)`,
 );
