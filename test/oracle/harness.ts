@@ -77,7 +77,13 @@ export function describeFailures(r: OracleReport): string {
   return r.failed.map((f) => `${f.id}: ${f.problem}`).join('\n');
 }
 
-const answerOf = (body: { meta: ColumnMeta[]; data: Record<string, unknown>[]; totals?: Record<string, unknown>; extremes?: Answer['extremes'] }): Answer => ({
+/** A JSON answer (ClickHouse's or the JSON API's) as the comparer reads it. */
+export const answerOf = (body: {
+  meta: ColumnMeta[];
+  data: Record<string, unknown>[];
+  totals?: Record<string, unknown>;
+  extremes?: Answer['extremes'];
+}): Answer => ({
   meta: body.meta.map((m) => ({ name: m.name, type: m.type })),
   rows: body.data,
   ...(body.totals !== undefined ? { totals: body.totals } : {}),

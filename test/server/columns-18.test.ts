@@ -85,6 +85,14 @@ const PAIRS: [string, string][] = [
     `SELECT count() AS c, * FROM ${T} WHERE id < 4 GROUP BY ALL ORDER BY id`,
     `SELECT count() AS c, id, site, value, status FROM ${T} WHERE id < 4 GROUP BY id, site, value, status ORDER BY id`,
   ],
+  [
+    `SELECT * FROM ${T} WHERE id < 6 ORDER BY ALL DESC`,
+    `SELECT id, site, value, status FROM ${T} WHERE id < 6 ORDER BY id DESC, site DESC, value DESC, status DESC`,
+  ],
+  [
+    `SELECT site, status, count() AS c FROM ${T} GROUP BY ALL ORDER BY ALL`,
+    `SELECT site, status, count() AS c FROM ${T} GROUP BY site, status ORDER BY site, status, c`,
+  ],
 ];
 
 describe('spelled out for 18.16 shards = the Distributed table over the written-out query', () => {
@@ -96,4 +104,19 @@ describe('spelled out for 18.16 shards = the Distributed table over the written-
         expectSameAnswer(r.body as any, await distributed(written), { name: `${path}: ${sql}`, sql } as never);
       }
     });
+});
+
+// 18.16 has no recursive CTEs: the final stage, on an 18.16 shard's engine, refuses WITH RECURSIVE as
+// 18.16's own parser does (62), as its Distributed table would.
+describe('WITH RECURSIVE on 18.16 shards', () => {
+  it("is 18.16's syntax error, as its Distributed table answers", async () => {
+    const sql = `WITH RECURSIVE r AS (SELECT min(id) AS n FROM ${T} UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r`;
+    await expect(chHttp(servers.current.urls[0]!, sql)).rejects.toThrow(/Code: 62/);
+    const r = await runQuery({ sql }, deps());
+    expect(r.status, JSON.stringify(r.body).slice(0, 400)).toBe(400);
+    expect(JSON.stringify(r.body)).toMatch(/Syntax error/);
+    expect((r.body as any).clickhouse?.code).toBe(62);
+    expect((r.body as any).error.message).not.toMatch(/_stage|_a0/);
+    expect((r.body as any).error.position).toEqual({ line: 1, column: 1 });
+  });
 });

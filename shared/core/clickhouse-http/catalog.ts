@@ -20,6 +20,7 @@ import { quoteStringLiteral, backquote } from '../sql/quote.js';
 import { forEachSettingsClause, mapClausesShared, mapStatement, rewriteExpr, walkStatement } from '../sql/visit.js';
 import { checkReach } from '../plan/reach-check.js';
 import { CONSTANT_TABLE_FUNCTIONS } from '../plan/constant-tables.js';
+import { recursiveCtes } from '../plan/recursive-ctes.js';
 import { withContextValues as contextValues } from '../plan/context-values.js';
 import { ChHttpError } from './exception.js';
 import { checkLowerable } from '../plan/setting-values.js';
@@ -266,10 +267,24 @@ export function isCatalogSelect(stmt: SelectStatement): boolean {
     }
   };
   visitFrom(stmt, new Set());
+  // A recursive CTE's body (walked below as a subquery of its WITH) reads its own name.
+  const recursive = new Set<string>();
+  const collect = (s: SelectStatement) => {
+    for (const sel of s.kind === 'union' ? s.selects : [s]) for (const w of recursiveCtes(sel)) recursive.add(w.name);
+  };
+  collect(stmt);
   walkStatement(
     stmt,
     (e) => {
-      if (e.kind === 'subquery') visitFrom(e.query, new Set());
+      if (e.kind === 'subquery') collect(e.query);
+      return undefined;
+    },
+    { subqueries: true },
+  );
+  walkStatement(
+    stmt,
+    (e) => {
+      if (e.kind === 'subquery') visitFrom(e.query, recursive);
       return undefined;
     },
     { subqueries: true },

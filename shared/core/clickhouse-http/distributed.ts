@@ -18,6 +18,8 @@ import type { TopCountMemory } from '../scatter/tput/memory.js';
 import type { StatisticsCache } from '../scatter/table-statistics.js';
 import type { ExchangeCleaner } from '../shard/exchange.js';
 import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../scatter/table-columns.js';
+import { recursiveSyntaxError } from '../scatter/query-errors.js';
+import { seedRandomTables } from '../plan/random-seeds.js';
 import { markExternal } from '../plan/external-tables.js';
 
 export interface GeneralSelectDeps {
@@ -47,7 +49,13 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     // read; `*` and its kin spelled out where the plan needs the columns.
     const external = req.external ?? [];
     const names = new Set(external.map((t) => t.name));
-    const expanded = await withTableColumns(markExternal(boundStatement(req.sql, req.params)!, names), deps, new Map(external.map((t) => [t.name, t.columns])));
+    const expanded = await withTableColumns(
+      // generateRandom() without a seed: one drawn here, so every engine draws the same rows.
+      markExternal(seedRandomTables(boundStatement(req.sql, req.params)!).statement, names),
+      deps,
+      new Map(external.map((t) => [t.name, t.columns])),
+      req.settings,
+    );
     const stmt = expanded.statement;
     // What no path may run (file(), getSetting(), LIMITs that are not integers...), on the whole
     // statement: the final stage runs its outer expressions on a shard's engine.
@@ -83,7 +91,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       ...(external.length ? { external } : {}),
     }).catch((e: unknown) => {
       forgetOnUnknownColumn(e, expanded, deps.tableColumns);
-      throw e;
+      throw recursiveSyntaxError(e, stmt);
     });
     return {
       bytes: r.bytes ?? Buffer.alloc(0),

@@ -15,6 +15,7 @@ import type { Topology } from '../config/schema.js';
 import { qualifyTable } from '../config/schema.js';
 import type { SelectStatement, TableExpr } from '../sql/ast.js';
 import { parseSelect } from '../sql/parse.js';
+import { seedRandomTables } from '../plan/random-seeds.js';
 import { settleSetOperators } from '../plan/set-op-modes.js';
 import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral } from '../sql/quote.js';
@@ -311,7 +312,8 @@ async function runRead(
   });
   const externalNames = new Set(req.external.map((t) => t.name));
   if (st.kind === 'select') {
-    select = markExternal(parseSelect(req.text), externalNames);
+    // generateRandom() without a seed: one drawn here, so every engine that runs the query draws the same rows.
+    select = markExternal(seedRandomTables(parseSelect(req.text)).statement, externalNames);
     if (select.format) format = select.format;
     select = applyResultLimit({ ...select, format: undefined }, req.resultLimit);
     checkEngineOptions({ format, settings: req.formatSettings, where: 'a URL parameter' });

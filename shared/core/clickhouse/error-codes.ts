@@ -130,6 +130,8 @@ const TABLE: readonly [number, string, ClickHouseErrorClass][] = [
   [252, 'TOO_MANY_PARTS', 'server'],
   [279, 'ALL_CONNECTION_TRIES_FAILED', 'server'],
   [290, 'LIMIT_EXCEEDED', 'limit'],
+  // A recursive CTE past max_recursive_cte_evaluation_depth: the query's own bound.
+  [306, 'TOO_DEEP_RECURSION', 'limit'],
   [307, 'TOO_MANY_BYTES', 'limit'],
   [321, 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE', 'user'],
   [352, 'AMBIGUOUS_COLUMN_NAME', 'user'],

@@ -175,7 +175,7 @@ export const querySchema = z
     /**
      * The highest value a query may set for each resource limit it may only lower (max_memory_usage,
      * max_rows_to_read...: shared/core/plan/setting-values.ts LOWERABLE_LIMITS): your shard profile's values.
-     * Unset names keep the built-in ceiling (max_memory_usage: 10 GB, ClickHouse's default profile).
+     * Unset names keep the built-in ceilings (ClickHouse's default profile: max_memory_usage 10 GB, max_recursive_cte_evaluation_depth 1000).
      */
     limitCeilings: z.record(z.string(), z.number().int().positive()).optional(),
     maxShardQueryBytes: z

@@ -4,6 +4,7 @@
 // coordinator; 'local' reads the right side's shard-local table on each shard).
 // Works on a clone: the caller's statement is never changed.
 import { refuseUnexpanded } from './expand-columns.js';
+import { recursiveCtes } from './recursive-ctes.js';
 import {
   cloneAst,
   type ColumnRef,
@@ -70,7 +71,9 @@ function checkSelectShape(q: SelectQuery, top: boolean): void {
   if (q.groupByModifier) throw unsupported(`GROUP BY ... WITH ${q.groupByModifier}`, q.groupBy?.[0] ?? q);
   if (q.groupingSets) throw unsupported('GROUP BY GROUPING SETS', q.groupingSets.flat()[0] ?? q);
   for (const o of q.orderBy ?? []) if (o.withFill) throw unsupported('ORDER BY ... WITH FILL', o.expr);
-  for (const w of q.with ?? []) if (w.cte) throw unsupported(`WITH ${w.name} AS (subquery) (a common table expression)`, w.expr);
+  // A subquery's recursive CTE travels with it (the two-stage plan writes one so), and its engine evaluates it.
+  const own = top ? [] : recursiveCtes(q);
+  for (const w of q.with ?? []) if (w.cte && !own.includes(w)) throw unsupported(`WITH ${w.name} AS (subquery) (a common table expression)`, w.expr);
   if (top && q.from?.table.kind === 'subqueryTable') throw unsupported('a subquery in FROM (read the distributed table directly)', q.from.table);
 }
 
@@ -79,18 +82,21 @@ export function tablesRead(
   stmt: SelectStatement,
   topo: Topology,
   defined: ReadonlySet<string> = expressionNames(stmt),
+  ctes: ReadonlySet<string> = new Set(),
 ): { ref: TableRef; bound: BoundTable }[] {
   const out: { ref: TableRef; bound: BoundTable }[] = [];
   const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
   for (const q of selects) {
     checkSelectShape(q, false);
+    const own = recursiveCtes(q);
+    const scope = own.length ? new Set([...ctes, ...own.map((w) => w.name)]) : ctes;
     if (q.from) {
-      for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) collectTable(t, topo, out, defined);
+      for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) collectTable(t, topo, out, defined, scope);
     }
     for (const { expr } of exprsOfSelect(q)) {
       walkExpr(expr, (e) => {
         if (e.kind === 'param') throw unsupported(`query parameter {${e.name}:${e.type}}`, e);
-        if (e.kind === 'subquery') out.push(...tablesRead(e.query, topo, defined));
+        if (e.kind === 'subquery') out.push(...tablesRead(e.query, topo, defined, scope));
         if (e.kind === 'function' && isInFamily(e.name) && e.args.length === 2) {
           const ref = inTableRef(e.args[1]!, defined);
           if (ref) out.push({ ref, bound: resolveInTable(topo, ref) });
@@ -102,11 +108,18 @@ export function tablesRead(
   return out;
 }
 
-function collectTable(t: TableExpr, topo: Topology, out: { ref: TableRef; bound: BoundTable }[], defined: ReadonlySet<string>): void {
+function collectTable(
+  t: TableExpr,
+  topo: Topology,
+  out: { ref: TableRef; bound: BoundTable }[],
+  defined: ReadonlySet<string>,
+  ctes: ReadonlySet<string>,
+): void {
   // A constant table reads no configured table: the shards compute it from the SQL (its size: the reach check).
   if (isConstantTable(t)) return;
+  if (t.kind === 'table' && t.database === undefined && ctes.has(t.table)) return; // a recursive CTE in scope
   if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
-  if (t.kind === 'subqueryTable') out.push(...tablesRead(t.query, topo, defined));
+  if (t.kind === 'subqueryTable') out.push(...tablesRead(t.query, topo, defined, ctes));
   else out.push({ ref: t, bound: resolveTable(topo, t) });
 }
 

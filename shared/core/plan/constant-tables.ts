@@ -1,9 +1,9 @@
 // Table functions that read nothing but their literal arguments: inside a distributed query they
 // travel to the shards as part of the SQL, as ClickHouse's Distributed table sends them, and every
 // shard computes the same rows. Their size is bounded here, before any engine runs them, so a client
-// cannot make a shard generate 10^12 rows. generateRandom() is among them only with a seed (without
-// one every engine, and every run, draws other rows) and read by a SELECT that stops at a literal
-// LIMIT within the cap (it has no end of its own), with bounded strings and arrays.
+// cannot make a shard generate 10^12 rows. generateRandom() is among them with a seed (the coordinator
+// draws one for a call without: random-seeds.ts) and read by a SELECT that stops at a literal LIMIT
+// within the cap (it has no end of its own), with bounded strings and arrays.
 import type { Expr, SelectQuery, TableExpr, TableFunction } from '../sql/ast.js';
 import { aggregateName } from '../sql/aggregate-names.js';
 import { tokenize } from '../sql/lexer.js';
@@ -67,6 +67,7 @@ function checkRandomTable(t: TableFunction, reader: SelectQuery | undefined): vo
   const [structure, seed, ...lengths] = t.args;
   if (structure?.kind !== 'literal' || structure.type !== 'string' || !plainStructure(structure.value))
     throw errorAt('UNSUPPORTED', 'generateRandom() inside a distributed query takes a literal structure of column names and types', structure ?? t);
+  // The coordinator writes a drawn seed into a call without one before planning (random-seeds.ts).
   if (!seed || (seed.kind === 'literal' && seed.type === 'null'))
     throw errorAt('UNSUPPORTED', 'generateRandom() without a seed draws other rows on every engine and every run: give it a seed (its second argument)', t);
   if (!isCount(seed)) throw errorAt('UNSUPPORTED', 'generateRandom() takes a non-negative integer literal as its seed', seed);

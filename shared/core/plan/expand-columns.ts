@@ -1,6 +1,6 @@
 // What needs a table's columns, spelled out as ClickHouse expands it before planning: `*` and `t.*`
 // where the plan must name each column (an aggregating query, `*` beside other columns, a JOIN),
-// `COLUMNS('regexp')`, `COLUMNS(a, b)`, `EXCEPT` / `REPLACE` (STRICT or not) and `APPLY` chains, and `GROUP BY ALL`. The
+// `COLUMNS('regexp')`, `COLUMNS(a, b)`, `EXCEPT` / `REPLACE` (STRICT or not) and `APPLY` chains, `GROUP BY ALL` and `ORDER BY ALL`. The
 // columns are a distributed table's ordinary ones, in its DDL's order (what `SELECT *` returns:
 // no MATERIALIZED, ALIAS or EPHEMERAL column), read from a shard (shared/core/scatter/table-columns.ts).
 import type { Asterisk, ColumnRef, ColumnTransformer, Expr, FunctionCall, LambdaExpr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
@@ -18,6 +18,7 @@ import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import { hasAggregate } from './two-stage/cut-common.js';
 import { lookupTable, refName } from './tables.js';
 import { type JoinSource, namedQualified, resolveColumns } from './join-columns.js';
+import { spellOrderByAll } from './order-by-all.js';
 
 /** The ordinary columns of a distributed table (`db.table`), or undefined when they are not known. */
 export type ColumnsOf = (distributed: string) => readonly TableColumn[] | undefined;
@@ -88,10 +89,21 @@ function plannable(stmt: SelectStatement, topo: Topology): boolean {
 const isSystemOne = (t: { database?: string; table: string }) => t.database?.toLowerCase() === 'system' && t.table.toLowerCase() === 'one';
 
 /** The statement with every expansion spelled out where the columns are known; the rest is left as written. */
-export function expandColumns(stmt: SelectStatement, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns = NO_EXTERNAL): SelectStatement {
-  if (stmt.kind === 'union') return { ...stmt, selects: stmt.selects.map((q) => expandSelect(q, topo, columnsOf, external)) };
-  return expandSelect(stmt, topo, columnsOf, external);
+export function expandColumns(
+  stmt: SelectStatement,
+  topo: Topology,
+  columnsOf: ColumnsOf,
+  external: ExternalColumns = NO_EXTERNAL,
+  orderByAll = true,
+): SelectStatement {
+  const one = (q: SelectQuery) => spellOrderByAllOnce(expandSelect(q, topo, columnsOf, external, orderByAll), orderByAll);
+  if (stmt.kind === 'union') return { ...stmt, selects: stmt.selects.map(one) };
+  return one(stmt);
 }
+
+/** ORDER BY ALL over a list without `*` (spelled out above where the columns were known; else left for the planner to refuse). */
+const spellOrderByAllOnce = (q: SelectQuery, on: boolean): SelectQuery =>
+  q.orderByAll && (!on || !q.columns.some((c) => c.kind === 'asterisk')) ? spellOrderByAll(q, on) : q;
 
 function forEachSelect(s: SelectStatement, fn: (q: SelectQuery) => void): void {
   for (const q of s.kind === 'union' ? s.selects : [s]) {
@@ -119,13 +131,14 @@ const resolvesJoin = (q: SelectQuery): boolean => (q.from?.joins.length ?? 0) > 
 function needsExpansion(q: SelectQuery): boolean {
   if (q.columns.some(isModified)) return true;
   if (!q.columns.some((c) => c.kind === 'asterisk')) return false;
+  if (q.orderByAll) return true;
   const aggregating = q.groupBy !== undefined || q.groupingSets !== undefined || q.columns.some(hasAggregate);
   return aggregating || q.columns.length > 1 || (q.from?.joins.length ?? 0) > 0;
 }
 
-function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns): SelectQuery {
+function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns, orderByAll: boolean): SelectQuery {
   // Subqueries first: each is a scope of its own.
-  const sub = (s: SelectStatement) => expandColumns(s, topo, columnsOf, external);
+  const sub = (s: SelectStatement) => expandColumns(s, topo, columnsOf, external, orderByAll);
   let q = mapClausesShared(q0, (e) => rewriteExpr(e, (x) => (x.kind === 'subquery' ? { ...x, query: sub(x.query) } : undefined)));
   if (q.from) {
     const inTable = (t: TableExpr): TableExpr => (t.kind === 'subqueryTable' ? { ...t, query: sub(t.query) } : t);
@@ -468,6 +481,7 @@ export function refuseUnexpanded(q: SelectQuery): void {
   const at = q.columns.find(isModified);
   if (at) throw errorAt('UNSUPPORTED', "COLUMNS(), * EXCEPT, * REPLACE and * APPLY here: the plan does not know the table's columns", at);
   if (q.groupByAll) throw errorAt('UNSUPPORTED', "GROUP BY ALL with *: the plan does not know the table's columns", q);
+  if (q.orderByAll) throw errorAt('UNSUPPORTED', "ORDER BY ALL with *: the plan does not know the table's columns", q);
 }
 
 const ref = (parts: string[], at: Asterisk): ColumnRef => (at.pos ? { kind: 'column', parts, pos: at.pos } : { kind: 'column', parts });

@@ -41,6 +41,7 @@ export const PLANNER_KNOBS: ReadonlySet<string> = new Set([
  *  the knobs above, inside a subquery too. */
 export const PLANNER_ACCEPTED: ReadonlySet<string> = new Set([
   'enable_positional_arguments',
+  'enable_order_by_all',
   'prefer_localhost_replica',
   'max_distributed_connections',
   'distributed_aggregation_memory_efficient',

@@ -47,6 +47,8 @@ export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   ['max_bytes_in_join', UINT],
   ['join_overflow_mode', OVERFLOW],
   ['join_use_nulls', BOOL],
+  // A recursive CTE's steps: capped (DEFAULT_LIMIT_CEILINGS); a query may lower it.
+  ['max_recursive_cte_evaluation_depth', UINT],
   // Keys of ROLLUP / CUBE / GROUPING SETS become Nullable: it takes effect in the final stage, which gets every forwarded setting.
   ['group_by_use_nulls', BOOL],
   // WITH TOTALS against HAVING: the fast path refuses TOTALS, so they take effect in the final stage.
@@ -153,13 +155,18 @@ export const LOWERABLE_LIMITS: ReadonlySet<string> = new Set([
   'max_bytes_in_join',
   'max_rows_in_distinct',
   'max_bytes_in_distinct',
+  'max_recursive_cte_evaluation_depth',
 ]);
 
 /**
  * Ceilings without configuration (query.limitCeilings replaces them by name): ClickHouse's shipped
  * default profile caps a query's memory at 10 GB.
  */
-export const DEFAULT_LIMIT_CEILINGS: Readonly<Record<string, number>> = { max_memory_usage: 10_000_000_000 };
+export const DEFAULT_LIMIT_CEILINGS: Readonly<Record<string, number>> = {
+  max_memory_usage: 10_000_000_000,
+  // A recursive CTE has no row count to cap beforehand: its steps are capped at ClickHouse's default.
+  max_recursive_cte_evaluation_depth: 1000,
+};
 
 /** ClickHouse's code for a setting over its constraint. */
 const SETTING_CONSTRAINT_VIOLATION = 452;

@@ -246,6 +246,10 @@ export function resolveSettings(
         // Settled before planning (positional.ts): engines get resolved columns and pinned constants.
         boolOf(name, value, node);
         continue;
+      case 'enable_order_by_all':
+        // Settled before planning (order-by-all.ts): engines get the ORDER BY written out.
+        boolOf(name, value, node);
+        continue;
       case RESULT_FILTER_SETTING:
         resultFilterOf(node ?? value);
         continue;

@@ -123,6 +123,8 @@ export interface QueryResponse {
   truncated?: string[];
   /** The share of each table's rows the shards that answered hold (completeness.ts): on every partial answer, and wherever statistics are known. */
   coverage?: TableCoverage[];
+  /** The seeds drawn for generateRandom() calls written without one, in the order they appear: give them to repeat the answer. */
+  randomSeeds?: string[];
   /** Which path answered: 'fast' (the coordinator's merge) or 'general' (two stages, a final stage on a shard's engine). */
   path?: 'fast' | 'general';
   /** WITH TOTALS (general path): the totals row, where ClickHouse's JSON puts it. */

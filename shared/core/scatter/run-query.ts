@@ -16,6 +16,7 @@ import { forgetOnUnknownColumn, withTableColumns, type Expanded } from './table-
 import type { PlanFn, QueryResponse, RunDeps, ShardsSummary, ShardStat } from './query-types.js';
 import { withContextValues } from '../plan/context-values.js';
 import { atUserPosition } from './query-errors.js';
+import { seedRandomTables } from '../plan/random-seeds.js';
 import { timeoutThrows } from '../plan/settings.js';
 import { truncatingModes } from '../clickhouse/overflow-modes.js';
 import { judgeTruncatingModes } from './completeness.js';
@@ -40,13 +41,19 @@ function planOptions(req: QueryRequest, deps: RunDeps, use: PlanUse, runSubquery
 }
 
 /** The JSON API's session: a syntax error is the planner's to report; a partial GLOBAL set makes a partial answer. */
-async function jsonSession(req: QueryRequest, deps: RunDeps, subqueriesMayBePartial: boolean): Promise<QuerySession & { expanded?: Expanded }> {
+async function jsonSession(
+  req: QueryRequest,
+  deps: RunDeps,
+  subqueriesMayBePartial: boolean,
+): Promise<QuerySession & { expanded?: Expanded; randomSeeds: string[] }> {
   // A syntax error is the planner's to report, with its position.
   const written = boundStatement(req.sql, req.params, true);
+  // generateRandom() without a seed: one drawn here, the same on every engine, reported in the answer.
+  const seeded = written && seedRandomTables(written);
   // currentDatabase(): the request's database, the one unqualified configured names mean; never a shard's.
-  const bound = written && withContextValues(written, { database: 'default' });
+  const bound = seeded && withContextValues(seeded.statement, { database: 'default' });
   // `*` and its kin spelled out where the plan needs the tables' columns.
-  const expanded = bound ? await withTableColumns(bound, deps) : undefined;
+  const expanded = bound ? await withTableColumns(bound, deps, undefined, req.settings) : undefined;
   const stmt = expanded?.statement;
   const session: QuerySession = openQuerySession(deps, stmt, {
     timeoutMs: req.timeoutMs,
@@ -59,7 +66,8 @@ async function jsonSession(req: QueryRequest, deps: RunDeps, subqueriesMayBePart
     subqueries: { partial: subqueriesMayBePartial },
   });
   const folded = await withExistsFolded(session);
-  return expanded ? { ...folded, expanded } : folded;
+  const randomSeeds = seeded?.seeds ?? [];
+  return expanded ? { ...folded, expanded, randomSeeds } : { ...folded, randomSeeds };
 }
 
 /**
@@ -69,7 +77,8 @@ async function jsonSession(req: QueryRequest, deps: RunDeps, subqueriesMayBePart
 export async function executeQuery(req: QueryRequest, deps: RunDeps, retried = false): Promise<QueryResponse> {
   const s = await jsonSession(req, deps, true);
   try {
-    return await executeInSession(s, req, deps);
+    const body = await executeInSession(s, req, deps);
+    return s.randomSeeds.length ? { ...body, randomSeeds: s.randomSeeds } : body;
   } catch (e) {
     // A shard says a column is unknown where `*` was spelled from cached columns: read them again, once.
     if (s.expanded && forgetOnUnknownColumn(e, s.expanded, deps.tableColumns) && !retried) return executeQuery(req, deps, true);
@@ -136,7 +145,9 @@ export async function runExplain(rawBody: unknown, deps: RunDeps): Promise<HttpR
     const withTop = (body: unknown) => {
       const b = body as Record<string, unknown> & { notes?: string[] };
       // The subquery folds come first: they say which statement the plan below is of.
-      const notes = s.folds.length ? { notes: [...s.folds, ...(b.notes ?? [])] } : {};
+      const seeds = s.randomSeeds.map((seed) => `generateRandom() without a seed: every engine draws the rows of seed ${seed}`);
+      const lead = [...s.folds, ...seeds];
+      const notes = lead.length ? { notes: [...lead, ...(b.notes ?? [])] } : {};
       return { ...b, ...notes, ...(top ? { topCount: top } : {}), ...(qtf ? { queryThenFetch: qtf } : {}) };
     };
     const general = (st: SelectStatement, fastRefusal?: ScatterError) =>

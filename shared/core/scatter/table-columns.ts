@@ -5,12 +5,13 @@
 // so an ALTER is seen by the next query. Beside them, for query-then-fetch's row-width estimate, the
 // mean length of each table's String columns, measured on a shard and kept the same way.
 import { BoundedCache } from '../bounded-cache.js';
-import type { ClickHouseAccess } from '../clickhouse/port.js';
+import type { ClickHouseAccess, SettingValue } from '../clickhouse/port.js';
 import type { Topology } from '../config/schema.js';
 import { ScatterError } from '../errors.js';
 import { describeColumns, type TableColumn } from '../clickhouse/describe-columns.js';
 import { measureStringWidths } from '../clickhouse/string-widths.js';
 import { expandColumns, tablesNeedingColumns, type ExternalColumns } from '../plan/expand-columns.js';
+import { orderByAllOn } from '../plan/order-by-all.js';
 import { isStringLike, type TableWidths } from '../plan/row-width.js';
 import { lookupTable } from '../plan/tables.js';
 import type { SelectStatement } from '../sql/ast.js';
@@ -125,15 +126,17 @@ export async function withTableColumns(
   stmt: SelectStatement,
   deps: { topo: Topology; invoker: ShardInvoker; tableColumns?: TableColumns; now?: () => number },
   external?: ExternalColumns,
+  settings?: Record<string, SettingValue>,
 ): Promise<Expanded> {
   const tables = tablesNeedingColumns(stmt, deps.topo);
   const cache = deps.tableColumns;
+  const orderByAll = orderByAllOn(stmt, settings);
   // Without columns to read, only what needs none (GROUP BY ALL over listed columns) is spelled out.
-  if (!tables.length || !cache) return { statement: expandColumns(stmt, deps.topo, () => undefined, external), tables: [] };
+  if (!tables.length || !cache) return { statement: expandColumns(stmt, deps.topo, () => undefined, external, orderByAll), tables: [] };
   const now = (deps.now ?? Date.now)();
   const known = new Map<string, TableColumn[]>();
   for (const t of tables) known.set(t, await columnsOf(deps, cache, t, now));
-  return { statement: expandColumns(stmt, deps.topo, (t) => known.get(t), external), tables };
+  return { statement: expandColumns(stmt, deps.topo, (t) => known.get(t), external, orderByAll), tables };
 }
 
 /** A shard's "unknown column" (47) for a statement spelled from cached columns: those are read again next time. */

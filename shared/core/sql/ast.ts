@@ -289,6 +289,8 @@ export interface SelectQuery {
    */
   parenthesized?: true;
   with?: WithItem[];
+  /** `WITH RECURSIVE`: a CTE of this WITH may read itself (the general path's final stage evaluates it). */
+  withRecursive?: true;
   distinct: boolean;
   /** `SELECT DISTINCT ON (a, b)` (parsed; the planner refuses it). */
   distinctOn?: Expr[];
@@ -318,6 +320,11 @@ export interface SelectQuery {
    * empty list is `INTERPOLATE` alone, every column. It names output columns, so the final stage keeps it as written.
    */
   interpolate?: InterpolateItem[];
+  /**
+   * `ORDER BY ALL [ASC|DESC] [NULLS FIRST|LAST]` (then `orderBy` is absent): every SELECT column in
+   * order, with these modifiers; spelled out before planning (shared/core/plan/order-by-all.ts).
+   */
+  orderByAll?: Omit<OrderItem, 'expr'> & { pos?: Pos };
   limitBy?: LimitByClause;
   limit?: LimitClause;
   settings?: SettingItem[];

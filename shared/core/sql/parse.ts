@@ -516,9 +516,10 @@ class Parser {
   private parseSelectQuery(): SelectQuery {
     const start = this.t;
     let withItems: WithItem[] | undefined;
+    let recursive = false;
     if (this.isKw('WITH')) {
       this.i++;
-      if (this.isKw('RECURSIVE')) throw this.unsupported('WITH RECURSIVE');
+      if (this.acceptKw('RECURSIVE')) recursive = true;
       withItems = [];
       do withItems.push(this.parseWithItem());
       while (this.acceptOp(','));
@@ -534,6 +535,7 @@ class Parser {
     this.i++;
     const q: SelectQuery = { kind: 'select', distinct: false, columns: [], withTotals: false, pos: this.pos(withItems ? start : this.toks[this.i - 1]) };
     if (withItems) q.with = withItems;
+    if (recursive) q.withRecursive = true;
     if (this.acceptKw('DISTINCT')) {
       q.distinct = true;
       if (this.isKw('ON') && this.isOp('(', this.peek())) {
@@ -615,9 +617,13 @@ class Parser {
     if (this.isKw('ORDER')) {
       this.i++;
       this.expectKw('BY');
-      q.orderBy = this.parseOrderList();
-      // ClickHouse reads INTERPOLATE only after an ORDER BY that fills.
-      if (q.orderBy.some((o) => o.withFill) && this.acceptKw('INTERPOLATE')) q.interpolate = this.parseInterpolate();
+      const all = this.parseOrderByAll();
+      if (all) q.orderByAll = all;
+      else {
+        q.orderBy = this.parseOrderList();
+        // ClickHouse reads INTERPOLATE only after an ORDER BY that fills.
+        if (q.orderBy.some((o) => o.withFill) && this.acceptKw('INTERPOLATE')) q.interpolate = this.parseInterpolate();
+      }
     }
     // LIMIT n [OFFSET m] BY ..., then LIMIT n [OFFSET m]. Both may appear, LIMIT BY first.
     if (this.isKw('LIMIT')) {
@@ -752,6 +758,30 @@ class Parser {
       out.withTies = true;
     }
     return out;
+  }
+
+  /**
+   * `ORDER BY ALL [ASC|DESC] [NULLS FIRST|LAST]` alone, as ClickHouse's parser reads it (the unquoted
+   * keyword); `ALL` followed by an operator or another element is the identifier (undefined, nothing read).
+   */
+  private parseOrderByAll(): (Omit<OrderItem, 'expr'> & { pos?: Pos }) | undefined {
+    if (!this.isKw('ALL')) return undefined;
+    const start = this.i;
+    const item: Omit<OrderItem, 'expr'> & { pos?: Pos } = { direction: 'ASC', pos: this.pos(this.t) };
+    this.i++;
+    if (this.acceptKw('DESC') || this.acceptKw('DESCENDING')) item.direction = 'DESC';
+    else this.acceptKw('ASC') || this.acceptKw('ASCENDING');
+    if (this.acceptKw('NULLS')) {
+      if (this.acceptKw('FIRST')) item.nulls = 'FIRST';
+      else if (this.acceptKw('LAST')) item.nulls = 'LAST';
+      else throw this.error('FIRST or LAST');
+    }
+    if (this.t.type === 'op' && this.t.text !== ')' && this.t.text !== ';') {
+      this.i = start;
+      return undefined;
+    }
+    if (this.isKw('COLLATE') || this.isKw('WITH')) throw this.error('LIMIT, SETTINGS, FORMAT or the end of the query after ORDER BY ALL');
+    return item;
   }
 
   private parseOrderList(): OrderItem[] {

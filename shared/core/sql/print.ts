@@ -328,7 +328,11 @@ function printJoin(j: JoinClause): string {
 }
 
 function printOrder(o: OrderItem): string {
-  let out = aliased(o.expr);
+  return aliased(o.expr) + orderModifiers(o);
+}
+
+function orderModifiers(o: Omit<OrderItem, 'expr'>): string {
+  let out = '';
   if (o.direction === 'DESC') out += ' DESC';
   if (o.nulls) out += ` NULLS ${o.nulls}`;
   if (o.collate !== undefined) out += ` COLLATE ${quoteStringLiteral(o.collate)}`;
@@ -357,7 +361,7 @@ function printQuery(q: SelectQuery): string {
   let out = '';
   if (q.with && q.with.length > 0) {
     out +=
-      'WITH ' +
+      (q.withRecursive ? 'WITH RECURSIVE ' : 'WITH ') +
       q.with
         .map((w) => (w.cte && w.expr.kind === 'subquery' ? `${quoteIdent(w.name)} AS ${bare(w.expr)}` : `${operand(w.expr, 0)} AS ${quoteIdent(w.name)}`))
         .join(', ') +
@@ -384,6 +388,7 @@ function printQuery(q: SelectQuery): string {
   if (q.window?.length) out += ' WINDOW ' + q.window.map((w) => `${quoteIdent(w.name)} AS ${formatWindow(w.spec, aliased, quoteIdent, false)}`).join(', ');
   if (q.qualify) out += ' QUALIFY ' + aliased(q.qualify);
   if (q.orderBy) out += ' ORDER BY ' + q.orderBy.map(printOrder).join(', ');
+  if (q.orderByAll) out += ' ORDER BY ALL' + orderModifiers(q.orderByAll);
   if (q.interpolate) out += ` INTERPOLATE (${q.interpolate.map((x) => quoteIdent(x.name) + (x.expr ? ` AS ${aliased(x.expr)}` : '')).join(', ')})`;
   if (q.limitBy) {
     out += ' LIMIT ' + (q.limitBy.offset ? `${limitValue(q.limitBy.offset)}, ` : '') + limitValue(q.limitBy.limit);

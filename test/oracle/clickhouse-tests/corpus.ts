@@ -658,6 +658,60 @@ from(
   o(`SELECT t.a, t.a AS t_a, max(s.a) FROM ${J882('t.a = s.a', 'y.b = s.b')} GROUP BY t.a ORDER BY t.a`),
 );
 
+// 02943_order_by_all over a distributed table (the `SET enable_analyzer` halves are one query here).
+const OBA = 'cht.order_by_all_dist';
+from(
+  '02943_order_by_all.sql',
+  o(`SELECT a, b FROM ${OBA} ORDER BY ALL`),
+  o(`SELECT b, a FROM ${OBA} ORDER BY ALL`),
+  o(`SELECT a, b FROM ${OBA} ORDER BY ALL ASC`),
+  o(`SELECT a, b FROM ${OBA} ORDER BY ALL DESC`),
+  o(`SELECT b, a FROM ${OBA} ORDER BY ALL NULLS FIRST`),
+  o(`SELECT b, a FROM ${OBA} ORDER BY ALL NULLS LAST`),
+  `SELECT a, b, all FROM ${OBA} ORDER BY all`,
+  o(`SELECT a, b, all FROM ${OBA} ORDER BY all SETTINGS enable_order_by_all = false`),
+  o(`SELECT a FROM ${OBA} ORDER BY all SETTINGS enable_order_by_all = false`),
+  o(`SELECT * FROM ${OBA} ORDER BY all SETTINGS enable_order_by_all = false`),
+  `SELECT a, b AS all FROM ${OBA} ORDER BY all`,
+  o(`SELECT a, b AS all FROM ${OBA} ORDER BY all SETTINGS enable_order_by_all = false`),
+  `SELECT format('{} {}', a, b) AS all FROM ${OBA} ORDER BY all`,
+  o(`SELECT format('{} {}', a, b) AS all FROM ${OBA} ORDER BY all SETTINGS enable_order_by_all = false`),
+  o(`SELECT a, b, all FROM ${OBA} ORDER BY all, a`),
+  o(`SELECT a, count(b), count(all) FROM ${OBA} GROUP BY ALL ORDER BY ALL`),
+  o(`SELECT substring(a, 1, 3), count(b) FROM ${OBA} GROUP BY ALL ORDER BY ALL`),
+);
+
+const TREE = 'cht.tree_dist';
+from(
+  '03034_recursive_cte_tree.sql',
+  `WITH RECURSIVE search_tree AS (SELECT id, link, data FROM ${TREE} t WHERE t.id = 0 UNION ALL SELECT t.id, t.link, t.data FROM ${TREE} t, search_tree st WHERE t.link = st.id) SELECT * FROM search_tree`,
+  `WITH RECURSIVE search_tree AS (SELECT id, link, data, [t.id] AS path FROM ${TREE} t WHERE t.id = 0 UNION ALL SELECT t.id, t.link, t.data, arrayConcat(path, [t.id]) FROM ${TREE} t, search_tree st WHERE t.link = st.id) SELECT * FROM search_tree`,
+);
+// 03033_recursive_cte_basic reads no table: here its CTEs feed a query over the shards (an IN, a JOIN, a
+// scalar subquery, where the shards evaluate them as constant tables), or start from one.
+from(
+  '03033_recursive_cte_basic.sql',
+  o(
+    `WITH RECURSIVE recursive_cte AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM recursive_cte WHERE n < 10) SELECT number FROM ${N10} WHERE number IN (SELECT n FROM recursive_cte) ORDER BY number`,
+  ),
+  o(
+    `WITH RECURSIVE recursive_cte AS (SELECT toUInt8(1) AS n UNION ALL SELECT toUInt8(n + 1) FROM recursive_cte WHERE n < 10) SELECT n, number FROM ${N10} AS t JOIN recursive_cte AS r ON t.number = r.n ORDER BY n`,
+  ),
+  `WITH RECURSIVE recursive_cte AS (SELECT toUInt16(1) AS n UNION ALL SELECT toUInt8(n + 1) FROM recursive_cte WHERE n < 10) SELECT count(), (SELECT groupArray(n) FROM recursive_cte) FROM ${N10}`,
+  o(
+    `WITH RECURSIVE recursive_cte AS (SELECT materialize(toUInt16(min(number) + 1)) AS n FROM ${N10} UNION ALL SELECT toUInt8(n + 1) FROM recursive_cte WHERE n < 10) SELECT n FROM recursive_cte ORDER BY n`,
+  ),
+  o(
+    `WITH RECURSIVE recursive_cte AS (SELECT toUInt16(number) AS n FROM ${N10} WHERE number = 1 UNION ALL SELECT materialize(toUInt8(n + 1)) FROM recursive_cte WHERE n < 10) SELECT n FROM recursive_cte ORDER BY n`,
+  ),
+  o(
+    `WITH RECURSIVE recursive_cte AS (SELECT toUInt16(number) AS n, '1' AS concat FROM ${N10} WHERE number = 1 UNION ALL SELECT materialize(toUInt8(n + 1)), concat || toString(n + 1) FROM recursive_cte WHERE n < 10) SELECT n, concat FROM recursive_cte ORDER BY n`,
+  ),
+  `WITH RECURSIVE recursive_cte AS (SELECT number AS n FROM ${N10} WHERE number = 1 UNION ALL SELECT n + 1 FROM recursive_cte) SELECT n FROM recursive_cte LIMIT 5`,
+  `WITH RECURSIVE recursive_cte AS (SELECT materialize(toUInt8(number)) AS n FROM ${N10} WHERE number = 1 UNION ALL SELECT materialize(toUInt8(n + 1)) FROM recursive_cte WHERE n < 10) SELECT n FROM recursive_cte SETTINGS max_recursive_cte_evaluation_depth = 5`,
+  `WITH RECURSIVE recursive_cte AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM recursive_cte) SELECT count() FROM ${N10} WHERE number IN (SELECT n FROM recursive_cte)`,
+);
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;

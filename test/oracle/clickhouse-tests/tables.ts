@@ -396,6 +396,34 @@ export const CHT_TABLES: readonly ChtTable[] = [
         return { a: t, b: t, c };
       }),
   },
+  {
+    // 03034_recursive_cte_tree
+    dist: 'cht.tree_dist',
+    local: 'cht.tree',
+    key: { column: 'id', type: 'UInt64', function: 'xxHash64' },
+    columns: 'id UInt64, link Nullable(UInt64), data String',
+    orderBy: 'id',
+    rows: [
+      { id: 0, link: null, data: 'ROOT' },
+      { id: 1, link: 0, data: 'Child_1' },
+      { id: 2, link: 0, data: 'Child_2' },
+      { id: 3, link: 1, data: 'Child_1_1' },
+    ],
+  },
+  {
+    // 02943_order_by_all, its second table (a column named `all`)
+    dist: 'cht.order_by_all_dist',
+    local: 'cht.order_by_all',
+    key: { column: 'a', type: 'String', function: 'xxHash64' },
+    columns: 'a String, b Nullable(Int32), all UInt64',
+    orderBy: 'tuple()',
+    rows: [
+      { a: 'B', b: 3, all: 10 },
+      { a: 'C', b: null, all: 40 },
+      { a: 'D', b: 1, all: 20 },
+      { a: 'A', b: 2, all: 30 },
+    ],
+  },
 ];
 
 export const CHT_DATABASE = 'cht';

@@ -200,3 +200,49 @@ describe('spelled out', () => {
     expect(printSelect(expandColumns(parseSelect('SELECT * EXCEPT (k) FROM db.dist'), topo, () => undefined))).toBe('SELECT * EXCEPT (k) FROM db.dist');
   });
 });
+
+describe('ORDER BY ALL', () => {
+  it('reads as ClickHouse reads it and prints back', () => {
+    for (const sql of ['SELECT a, b FROM t ORDER BY ALL', 'SELECT a FROM t ORDER BY ALL DESC NULLS FIRST LIMIT 3', 'SELECT a FROM t ORDER BY ALL NULLS LAST']) {
+      expect(printSelect(parseSelect(sql)), sql).toBe(sql);
+      const q = parseSelect(sql);
+      expect(q.kind === 'select' && q.orderByAll !== undefined && q.orderBy === undefined, sql).toBe(true);
+    }
+    // With another element, or quoted, ALL is a column's name.
+    for (const sql of ['SELECT a FROM t ORDER BY ALL, a', 'SELECT a FROM t ORDER BY `ALL` DESC', 'SELECT a FROM t ORDER BY ALL + 1']) {
+      const q = parseSelect(sql);
+      expect(q.kind === 'select' && q.orderByAll, sql).toBeUndefined();
+    }
+    // ClickHouse's parser takes no COLLATE or WITH FILL after it (62).
+    for (const sql of ["SELECT a FROM t ORDER BY ALL COLLATE 'en'", 'SELECT a FROM t ORDER BY ALL WITH FILL'])
+      expect(() => parseSelect(sql), sql).toThrow(expect.objectContaining({ code: 'SYNTAX_ERROR' }));
+  });
+  const cases: [string, string][] = [
+    ['SELECT site, value AS v FROM db.dist ORDER BY ALL', 'SELECT site, value AS v FROM db.dist ORDER BY site, v'],
+    ['SELECT * FROM db.dist ORDER BY ALL DESC', 'SELECT k, site, value, status FROM db.dist ORDER BY k DESC, site DESC, value DESC, status DESC'],
+    [
+      'SELECT site, count() FROM db.dist GROUP BY ALL ORDER BY ALL NULLS FIRST',
+      'SELECT site, count() FROM db.dist GROUP BY site ORDER BY site NULLS FIRST, count() NULLS FIRST',
+    ],
+    ['SELECT k FROM (SELECT k FROM db.dist ORDER BY ALL) ORDER BY ALL', 'SELECT k FROM (SELECT k FROM db.dist ORDER BY k) ORDER BY k'],
+  ];
+  for (const [sql, want] of cases) it(sql, () => expect(expand(sql)).toBe(want));
+  it('tablesNeedingColumns asks for the columns of a `*` it orders by', () => {
+    expect(tablesNeedingColumns(parseSelect('SELECT * FROM db.dist ORDER BY ALL'), topo)).toEqual(['db.dist']);
+  });
+  it("a SELECT column named `all` is ClickHouse's 183; with enable_order_by_all = 0, ALL is that column", () => {
+    for (const sql of ['SELECT site AS all FROM db.dist ORDER BY ALL', 'SELECT k, `all` FROM db.dist ORDER BY ALL'])
+      expect(() => expand(sql), sql).toThrow(
+        expect.objectContaining({
+          code: 'QUERY_ERROR',
+          details: { clickhouse: { code: 183, name: 'UNEXPECTED_EXPRESSION' } },
+          position: { line: 1, column: expect.any(Number) },
+        }),
+      );
+    const off = printSelect(expandColumns(parseSelect('SELECT site AS all FROM db.dist ORDER BY ALL DESC'), topo, () => undefined, undefined, false));
+    expect(off).toBe('SELECT site AS `all` FROM db.dist ORDER BY `all` DESC');
+  });
+  it('over an unknown `*`: left for the planners to refuse', () => {
+    expect(printSelect(expandColumns(parseSelect('SELECT * FROM db.dist ORDER BY ALL'), topo, () => undefined))).toBe('SELECT * FROM db.dist ORDER BY ALL');
+  });
+});

@@ -348,6 +348,7 @@ export const selectArb: fc.Arbitrary<SelectQuery> = fc
       ),
       { freq: 4, nil: undefined },
     ),
+    withRecursive: fc.boolean(),
     distinct: fc.boolean(),
     distinctOn: fc.option(fc.array(column, { minLength: 1, maxLength: 2 }), { freq: 6, nil: undefined }),
     columns: fc.array(exprArb, { minLength: 1, maxLength: 3 }),
@@ -375,6 +376,13 @@ export const selectArb: fc.Arbitrary<SelectQuery> = fc
     having: fc.option(smallExpr, { freq: 4, nil: undefined }),
     qualify: fc.option(smallExpr, { freq: 5, nil: undefined }),
     orderBy: fc.option(fc.array(orderItem, { minLength: 1, maxLength: 2 }), { freq: 3, nil: undefined }),
+    orderByAll: fc.option(
+      fc.record({
+        direction: fc.constantFrom('ASC', 'DESC') as fc.Arbitrary<'ASC' | 'DESC'>,
+        nulls: fc.option(fc.constantFrom('FIRST', 'LAST') as fc.Arbitrary<'FIRST' | 'LAST'>, { nil: undefined }),
+      }),
+      { freq: 6, nil: undefined },
+    ),
     limitBy: fc.option(fc.record({ limit: count, offset: fc.option(count, { nil: undefined }), by: fc.array(column, { minLength: 1, maxLength: 2 }) }), {
       freq: 4,
       nil: undefined,
@@ -386,6 +394,7 @@ export const selectArb: fc.Arbitrary<SelectQuery> = fc
   .map((r) => {
     const q: SelectQuery = { kind: 'select', distinct: r.distinct, withTotals: r.withTotals, columns: r.matcher ? [...r.columns, r.matcher] : r.columns };
     if (r.with) q.with = r.with.map((w) => ('cte' in w ? { name: w.name, expr: w.expr, cte: true } : { name: w.name, expr: w.expr }));
+    if (r.with && r.withRecursive) q.withRecursive = true;
     if (r.distinct && r.distinctOn) q.distinctOn = r.distinctOn;
     if (r.from) {
       q.from = { table: r.from.table, joins: r.from.joins };
@@ -404,6 +413,7 @@ export const selectArb: fc.Arbitrary<SelectQuery> = fc
     if (r.having) q.having = r.having;
     if (r.qualify) q.qualify = r.qualify;
     if (r.orderBy) q.orderBy = r.orderBy;
+    else if (r.orderByAll) q.orderByAll = r.orderByAll.nulls ? r.orderByAll : { direction: r.orderByAll.direction };
     // ClickHouse reads INTERPOLATE only after an ORDER BY that fills.
     if (r.interpolate && r.orderBy?.some((o) => o.withFill))
       q.interpolate = r.interpolate.map((x) => (x.expr ? { name: x.name, expr: x.expr } : { name: x.name }));

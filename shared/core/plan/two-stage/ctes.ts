@@ -1,9 +1,13 @@
 // `WITH name AS (SELECT ...)`: a common table expression is its query, written where the name is
 // used (FROM, JOIN, `x IN name`), at any depth below its definition, as ClickHouse expands it.
 // A use of the name inside a subquery that defines its own CTE of that name sees the inner one.
-import type { Expr, SelectQuery, SelectStatement, TableExpr } from '../../sql/ast.js';
+// A recursive one (`WITH RECURSIVE r AS (... FROM r ...)`) has no query to write in its place: it stays
+// defined where a SELECT reads it as its FROM table, and elsewhere is written as the statement
+// `WITH RECURSIVE r AS (...) SELECT * FROM r`, so whatever engine reads it evaluates it.
+import type { Expr, Pos, SelectQuery, SelectStatement, TableExpr, WithItem } from '../../sql/ast.js';
 import { cloneAst } from '../../sql/ast.js';
 import { mapClausesShared, rewriteExpr } from '../../sql/visit.js';
+import { recursiveCtes } from '../recursive-ctes.js';
 
 type Ctes = ReadonlyMap<string, SelectStatement>;
 
@@ -12,12 +16,42 @@ export function inlineCtes(stmt: SelectStatement, outer: Ctes = new Map()): Sele
   return inlineSelect(stmt, outer);
 }
 
+/** `WITH RECURSIVE name AS (body) SELECT * FROM name`: a recursive CTE as a statement of its own. */
+function recursiveStatement(w: WithItem, body: SelectStatement, pos: Pos | undefined): SelectQuery {
+  const from: TableExpr = { kind: 'table', table: w.name, ...(pos ? { pos } : {}) };
+  return {
+    kind: 'select',
+    withRecursive: true,
+    with: [{ ...w, expr: { ...w.expr, kind: 'subquery', query: body } as Expr }],
+    distinct: false,
+    columns: [{ kind: 'asterisk' }],
+    from: { table: from, joins: [] },
+    withTotals: false,
+    ...(pos ? { pos } : {}),
+  };
+}
+
 function inlineSelect(q: SelectQuery, outer: Ctes): SelectQuery {
   const ctes = new Map(outer);
+  const recursive = new Set(recursiveCtes(q));
+  const kept: WithItem[] = [];
+  const main = q.from?.table;
   for (const w of q.with ?? []) {
+    if (!(w.cte && w.expr.kind === 'subquery')) continue;
+    if (recursive.has(w)) {
+      // Its body reads itself, never an outer CTE of the same name.
+      const scope = new Map(ctes);
+      scope.delete(w.name);
+      const body = inlineCtes(w.expr.query, scope);
+      if (main?.kind === 'table' && main.database === undefined && main.table === w.name) kept.push({ ...w, expr: { ...w.expr, query: body } });
+      ctes.set(w.name, recursiveStatement(w, body, w.expr.pos));
+      continue;
+    }
     // A CTE may use the ones defined before it.
-    if (w.cte && w.expr.kind === 'subquery') ctes.set(w.name, inlineCtes(w.expr.query, ctes));
+    ctes.set(w.name, inlineCtes(w.expr.query, ctes));
   }
+  // The FROM table of this SELECT that names a CTE kept here is read as it is, not written out.
+  const keptNames = new Set(kept.map((w) => w.name));
   const out = mapClausesShared(q, (e) =>
     rewriteExpr(e, (x): Expr | undefined => {
       if (x.kind === 'subquery') return { ...x, query: inlineCtes(x.query, ctes) };
@@ -37,18 +71,20 @@ function inlineSelect(q: SelectQuery, outer: Ctes): SelectQuery {
       return undefined;
     }),
   );
-  const rest = (q.with ?? []).filter((w) => !w.cte);
+  const rest = [...kept, ...(q.with ?? []).filter((w) => !w.cte)];
   if (rest.length) out.with = rest;
   else delete out.with;
+  if (!kept.length) delete out.withRecursive;
   if (q.from) {
-    const table = (t: TableExpr): TableExpr => {
+    const table = (t: TableExpr, isMain = false): TableExpr => {
       if (t.kind === 'subqueryTable') return { ...t, query: inlineCtes(t.query, ctes) };
+      if (isMain && t.kind === 'table' && t.database === undefined && keptNames.has(t.table)) return t;
       if (t.kind === 'table' && t.database === undefined && ctes.has(t.table)) {
         return { kind: 'subqueryTable', query: cloneAst(ctes.get(t.table)!), alias: t.alias ?? t.table, ...(t.pos ? { pos: t.pos } : {}) };
       }
       return t;
     };
-    out.from = { ...out.from!, table: table(out.from!.table), joins: out.from!.joins.map((j) => ({ ...j, table: table(j.table) })) };
+    out.from = { ...out.from!, table: table(out.from!.table, true), joins: out.from!.joins.map((j) => ({ ...j, table: table(j.table) })) };
   }
   return out;
 }

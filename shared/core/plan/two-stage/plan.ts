@@ -24,6 +24,7 @@ import type { MainOf } from './local-in.js';
 import { leafSubqueries } from './leaf-subqueries.js';
 import { isInFamily } from '../analyze.js';
 import { distributedTables } from './reads.js';
+import { readsTable, recursiveCtes } from '../recursive-ctes.js';
 import { refuseUnexpanded } from '../expand-columns.js';
 import { checkReach, FINAL_STAGE_REACH } from '../reach-check.js';
 import { isConstantTable } from '../constant-tables.js';
@@ -39,6 +40,8 @@ interface Ctx {
   notes: string[];
   /** The stage columns' names, none of them a name the query uses. */
   stage: StageNames;
+  /** The recursive CTEs in scope: a SELECT that reads one runs in the final stage, which evaluates it. */
+  recursive: ReadonlySet<string>;
 }
 
 const unsupported = (what: string, node?: { pos?: Pos }) => errorAt('UNSUPPORTED', `${what} is not supported`, node);
@@ -51,6 +54,7 @@ export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoSta
     leaves: [],
     notes: [],
     stage: stageNamesFor(stmt),
+    recursive: new Set(),
   };
   const top: SelectStatement = { ...stmt };
   delete top.format;
@@ -115,11 +119,16 @@ function planStatement(s: SelectStatement, ctx: Ctx): SelectStatement {
   return planSelect(s, ctx);
 }
 
-function planSelect(q: SelectQuery, ctx: Ctx): SelectQuery {
+function planSelect(q: SelectQuery, outer: Ctx): SelectQuery {
   refuseUnexpanded(q);
   if (q.distinctOn) throw unsupported('SELECT DISTINCT ON', q.distinctOn[0] ?? q);
+  const own = recursiveCtes(q).map((w) => w.name);
+  const ctx = own.length ? { ...outer, recursive: new Set([...outer.recursive, ...own]) } : outer;
   const t = q.from?.table;
-  if (t?.kind === 'table' && !isConstantTable(t)) {
+  // Reading a recursive CTE, the SELECT runs where the CTE is evaluated: the distributed tables it reads come whole from the shards.
+  const recursive = ctx.recursive.size > 0 && readsTable(q, ctx.recursive);
+  if (recursive && own.length) ctx.notes.push(`WITH RECURSIVE ${own.join(', ')}: evaluated by the final stage`);
+  if (t?.kind === 'table' && !isConstantTable(t) && !recursive) {
     const bound = lookupTable(ctx.topo, refName(t)) ?? resolveTable(ctx.topo, t);
     return planDistributed(q, t, bound, ctx);
   }
@@ -136,6 +145,7 @@ function planSelect(q: SelectQuery, ctx: Ctx): SelectQuery {
 function planFinalTable(t: TableExpr, ctx: Ctx): TableExpr {
   if (t.kind === 'subqueryTable') return { ...t, query: planStatement(t.query, ctx) };
   if (isConstantTable(t)) return t; // computed by the final stage itself
+  if (t.kind === 'table' && t.database === undefined && ctx.recursive.has(t.table)) return t; // evaluated by the final stage
   if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
   const bound = resolveTable(ctx.topo, t);
   const d = splitName(bound.distributed);
