@@ -1632,7 +1632,8 @@ class Parser {
         // (`anyState(x) RESPECT NULLS` is another state type) or merged here, which ignore it.
         if (!this.isKw('OVER')) throw this.unsupported(`${nulls} NULLS outside a window function (OVER)`, nullsTok);
       }
-      let fname = name;
+      // ClickHouse's parser spells GROUPING (any case) `grouping`, and names the column so.
+      let fname = nameTok.type === 'ident' && name.toLowerCase() === 'grouping' ? 'grouping' : name;
       if (this.isKw('FILTER') && this.isOp('(', this.peek())) {
         // `f(x) FILTER (WHERE c)` is ClickHouse's `fIf(x, c)`, rewritten so by its parser (and named so).
         this.i += 2;
