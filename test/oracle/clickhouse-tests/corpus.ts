@@ -562,6 +562,115 @@ from(
   `SELECT * REPLACE(i + 1 AS i) REPLACE(i + 1 AS i) FROM ${CT}`,
 );
 
+// remote('127.0.0.1', numbers(N)) -> cht.nN_dist, remote('127.0.0.{1,2}', numbers(N)) -> cht.nNx2_dist.
+from('00677_shard_any_heavy_merge.sql', `WITH arrayJoin(['hello', 'world']) AS s SELECT count(), arraySort(groupUniqArray(s)), anyHeavy(s) FROM ${ONE}`);
+from(
+  '01071_force_optimize_skip_unused_shards.sql',
+  `SELECT key FROM cht.kvs_dist SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 0`,
+  `SELECT key FROM cht.kvs_dist SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT key FROM cht.kvs_dist SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 2`,
+  `SELECT key FROM cht.kvs_dist WHERE key = 1 SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 2, distributed_group_by_no_merge = 1`,
+);
+from(
+  '01072_optimize_skip_unused_shards_const_expr_eval.sql',
+  `SELECT * FROM cht.kvs_dist WHERE key = 0 AND length(str) = 0 SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = 0 AND str = '' SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE xxHash64(0) == xxHash64(0) AND key = 0 SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = toInt32OrZero(toString(xxHash64(0))) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = toInt32(xxHash32(0)) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = toInt32(toInt32(xxHash32(0))) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = toInt32(toInt32(toInt32(xxHash32(0)))) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = value SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = toInt32(value) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = value SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 0`,
+  `SELECT * FROM cht.kvs_dist WHERE key = toInt32(value) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 0`,
+);
+from(
+  '01211_optimize_skip_unused_shards_type_mismatch.sql',
+  `SELECT * FROM cht.kvs_dist WHERE key = 0xdeadbeafdeadbeaf SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 2`,
+  `SELECT * FROM cht.kvs_dist WHERE key = 0xdeadbeafdeadbeaf SETTINGS optimize_skip_unused_shards = 1`,
+);
+from(
+  '01213_optimize_skip_unused_shards_DISTINCT.sql',
+  `SELECT DISTINCT id FROM cht.id01213_dist WHERE id = 1 SETTINGS optimize_skip_unused_shards = 0, distributed_group_by_no_merge = 1`,
+  `SELECT DISTINCT id FROM cht.id01213_dist WHERE id = 1 SETTINGS optimize_skip_unused_shards = 1`,
+  o(
+    `SELECT DISTINCT id FROM cht.id01213_dist ORDER BY id SETTINGS optimize_skip_unused_shards = 1, optimize_distributed_group_by_sharding_key = 0, allow_parallel_distinct = 0`,
+  ),
+  o(
+    `SELECT DISTINCT id FROM cht.id01213_dist ORDER BY id SETTINGS optimize_skip_unused_shards = 1, optimize_distributed_group_by_sharding_key = 1, allow_parallel_distinct = 0`,
+  ),
+);
+from(
+  '01232_extremes.sql',
+  `SELECT * FROM cht.n2_dist SETTINGS extremes = 1`,
+  `SELECT * FROM cht.n2x2_dist SETTINGS extremes = 1`,
+  o(`SELECT * FROM cht.n2n3_dist ORDER BY number SETTINGS extremes = 1`),
+);
+// The queries over remote(..., numbers(5)) (those over system.numbers with an unordered LIMIT are left out).
+const NOMERGE_EXTREMES = [
+  'distributed_group_by_no_merge = 0, extremes = 0',
+  'distributed_group_by_no_merge = 1, extremes = 0',
+  'distributed_group_by_no_merge = 0, extremes = 1',
+  'distributed_group_by_no_merge = 1, extremes = 1',
+];
+from(
+  '01245_distributed_group_by_no_merge_with-extremes_and_totals.sql',
+  ...NOMERGE_EXTREMES.flatMap((settings) =>
+    ['cht.n5_dist', 'cht.n5x2_dist'].flatMap((t) => [
+      `SELECT sum(s) FROM (SELECT sum(number) AS s FROM ${t} WITH TOTALS) SETTINGS ${settings}`,
+      `SELECT sum(s) FROM (SELECT sum(number) AS s FROM ${t}) WITH TOTALS SETTINGS ${settings}`,
+    ]),
+  ),
+);
+from(
+  '01247_optimize_distributed_group_by_sharding_key_dist_on_dist.sql',
+  o(
+    `SELECT count(), * FROM cht.n2x2_dist GROUP BY number ORDER BY number LIMIT 1 SETTINGS optimize_distributed_group_by_sharding_key = 1, max_distributed_connections = 1, optimize_skip_unused_shards = 1`,
+  ),
+);
+from(
+  '01456_ast_optimizations_over_distributed.sql',
+  ...[
+    `SELECT uniq(bitNot(number)) FROM cht.zero2_dist`,
+    `SELECT sum(number + 1) FROM cht.zero2_dist`,
+    `SELECT transform(number, [1, 2], ['google', 'censor.net'], 'other') FROM cht.zero2_dist`,
+    `SELECT number > 0 ? 'censor.net' : 'google' FROM cht.zero2_dist`,
+  ].map(
+    (sql) =>
+      `${sql} SETTINGS optimize_injective_functions_inside_uniq = 1, optimize_arithmetic_operations_in_aggregate_functions = 1, optimize_if_transform_strings_to_enum = 1`,
+  ),
+);
+from(
+  '01532_having_with_totals.sql',
+  `SELECT * FROM (SELECT a FROM cht.a1x2_dist GROUP BY a WITH TOTALS) WHERE a IN (SELECT 1)`,
+  `SELECT * FROM (SELECT a FROM cht.a1_dist GROUP BY a WITH TOTALS) WHERE a IN (SELECT 1)`,
+  `SELECT a, count() FROM cht.a1x2_dist GROUP BY a WITH TOTALS HAVING a IN (SELECT 1)`,
+);
+from('01582_distinct_subquery_groupby.sql', o(`SELECT DISTINCT b FROM (SELECT a, b FROM cht.sab_dist GROUP BY a, b) ORDER BY b`));
+from(
+  '02165_replicated_grouping_sets.sql',
+  o(
+    `SELECT k1, k2, SUM(number) AS sum_value, count() AS count_value FROM cht.n6x2_dist GROUP BY GROUPING SETS ((number % 2 AS k1), (number % 3 AS k2)) ORDER BY sum_value ASC, count_value ASC`,
+  ),
+);
+const N10X2 = 'cht.n10x2_dist';
+from(
+  '02293_grouping_function_group_by.sql',
+  `SELECT number, grouping(number, number % 2, number % 3) = 6 FROM ${N10X2} GROUP BY number, number % 2 ORDER BY number`,
+  o(`SELECT number, grouping(number, number % 2) = 3 FROM ${N10X2} GROUP BY number, number % 2 ORDER BY number`),
+  o(`SELECT number, grouping(number), GROUPING(number % 2) FROM ${N10X2} GROUP BY number, number % 2 ORDER BY number`),
+  o(`SELECT number, grouping(number, number % 2) AS gr FROM ${N10X2} GROUP BY number, number % 2 WITH ROLLUP ORDER BY number, gr`),
+  o(`SELECT number, grouping(number, number % 2) AS gr FROM ${N10X2} GROUP BY ROLLUP(number, number % 2) ORDER BY number, gr`),
+  o(`SELECT number, grouping(number, number % 2) AS gr FROM ${N10X2} GROUP BY number, number % 2 WITH CUBE ORDER BY number, gr`),
+  o(`SELECT number, grouping(number, number % 2) AS gr FROM ${N10X2} GROUP BY CUBE(number, number % 2) ORDER BY number, gr`),
+  o(`SELECT number, grouping(number, number % 2) + 3 as gr FROM ${N10X2} GROUP BY CUBE(number, number % 2) HAVING grouping(number) != 0 ORDER BY number, gr`),
+  `SELECT number, grouping(number, number % 2) as gr FROM ${N10X2} GROUP BY CUBE(number, number % 2) WITH TOTALS HAVING grouping(number) != 0 ORDER BY number, gr`,
+  o(`SELECT number, grouping(number, number % 2) as gr FROM ${N10X2} GROUP BY CUBE(number, number % 2) WITH TOTALS ORDER BY number, gr`),
+  `SELECT number, grouping(number, number % 2) as gr FROM ${N10X2} GROUP BY ROLLUP(number, number % 2) WITH TOTALS HAVING grouping(number) != 0 ORDER BY number, gr`,
+  o(`SELECT number, grouping(number, number % 2) as gr FROM ${N10X2} GROUP BY ROLLUP(number, number % 2) WITH TOTALS ORDER BY number, gr`),
+);
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;

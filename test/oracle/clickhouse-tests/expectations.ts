@@ -28,4 +28,56 @@ export const EXPECTED: Record<string, Expected> = {
     kind: 'differs',
     why: "the single chdb node (26.7) fails on an IN subquery inside additional_result_filter with 49 LOGICAL_ERROR (Not-ready Set), an engine bug; ClickHouse's .reference answers it, and ch-scatter answers as the reference does",
   },
+  '01071_force_optimize_skip_unused_shards#2': {
+    kind: 'refused',
+    why: "force_optimize_skip_unused_shards with no condition on the sharding key: ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
+    clickhouse: true,
+  },
+  '01071_force_optimize_skip_unused_shards#3': {
+    kind: 'refused',
+    why: "force_optimize_skip_unused_shards with no condition on the sharding key: ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
+    clickhouse: true,
+  },
+  '01072_optimize_skip_unused_shards_const_expr_eval#4': {
+    kind: 'refused',
+    why: "force_optimize_skip_unused_shards with the key compared to a constant expression (toInt32(xxHash32(0))): ClickHouse evaluates the constant to pick the shard and answers; ch-scatter's shard pruning reads only literals on the key's right side, so it cannot skip and refuses (507)",
+  },
+  '01072_optimize_skip_unused_shards_const_expr_eval#5': {
+    kind: 'refused',
+    why: "force_optimize_skip_unused_shards with the key compared to a constant expression (toInt32(xxHash32(0))): ClickHouse evaluates the constant to pick the shard and answers; ch-scatter's shard pruning reads only literals on the key's right side, so it cannot skip and refuses (507)",
+  },
+  '01072_optimize_skip_unused_shards_const_expr_eval#6': {
+    kind: 'refused',
+    why: "force_optimize_skip_unused_shards with the key compared to a constant expression (toInt32(xxHash32(0))): ClickHouse evaluates the constant to pick the shard and answers; ch-scatter's shard pruning reads only literals on the key's right side, so it cannot skip and refuses (507)",
+  },
+  '01072_optimize_skip_unused_shards_const_expr_eval#7': {
+    kind: 'refused',
+    why: "force_optimize_skip_unused_shards with the key compared to a constant expression (toInt32(xxHash32(0))): ClickHouse evaluates the constant to pick the shard and answers; ch-scatter's shard pruning reads only literals on the key's right side, so it cannot skip and refuses (507)",
+  },
+  '01072_optimize_skip_unused_shards_const_expr_eval#8': {
+    kind: 'refused',
+    why: "force_optimize_skip_unused_shards with the key compared to a column (key = value): ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
+    clickhouse: true,
+  },
+  '01072_optimize_skip_unused_shards_const_expr_eval#9': {
+    kind: 'refused',
+    why: "force_optimize_skip_unused_shards with the key compared to a column (key = value): ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
+    clickhouse: true,
+  },
+  '01245_distributed_group_by_no_merge_with-extremes_and_totals#5': {
+    kind: 'refused',
+    why: 'WITH TOTALS in a query over a subquery that reads the distributed table under distributed_group_by_no_merge = 1: ClickHouse runs the query around the subquery once on the initiator and answers; ch-scatter refuses every WITH TOTALS under the setting',
+  },
+  '01245_distributed_group_by_no_merge_with-extremes_and_totals#7': {
+    kind: 'refused',
+    why: 'WITH TOTALS in a query over a subquery that reads the distributed table under distributed_group_by_no_merge = 1: ClickHouse runs the query around the subquery once on the initiator and answers; ch-scatter refuses every WITH TOTALS under the setting',
+  },
+  '01245_distributed_group_by_no_merge_with-extremes_and_totals#13': {
+    kind: 'refused',
+    why: 'WITH TOTALS in a query over a subquery that reads the distributed table under distributed_group_by_no_merge = 1: ClickHouse runs the query around the subquery once on the initiator and answers; ch-scatter refuses every WITH TOTALS under the setting',
+  },
+  '01245_distributed_group_by_no_merge_with-extremes_and_totals#15': {
+    kind: 'refused',
+    why: 'WITH TOTALS in a query over a subquery that reads the distributed table under distributed_group_by_no_merge = 1: ClickHouse runs the query around the subquery once on the initiator and answers; ch-scatter refuses every WITH TOTALS under the setting',
+  },
 };

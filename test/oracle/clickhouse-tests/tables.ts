@@ -339,7 +339,79 @@ export const CHT_TABLES: readonly ChtTable[] = [
       { i: 120, j: 8, k: 23 },
     ],
   },
+  // numbers(N) as one host (cht.nN_dist) or two hosts (cht.nNx2_dist) read it through remote().
+  numberTable('cht.n2_dist', range(2)),
+  numberTable('cht.n2x2_dist', [...range(2), ...range(2)]),
+  numberTable('cht.n5_dist', range(5)),
+  numberTable('cht.n5x2_dist', [...range(5), ...range(5)]),
+  numberTable('cht.n6x2_dist', [...range(6), ...range(6)]),
+  numberTable('cht.n10x2_dist', [...range(10), ...range(10)]),
+  // 01232_extremes: numbers(2) on one shard's database, numbers(3) on the other's.
+  numberTable('cht.n2n3_dist', [...range(2), ...range(3)]),
+  // 01456_ast_optimizations_over_distributed: numbers(1) read by two local shards.
+  numberTable('cht.zero2_dist', [0, 0]),
+  {
+    // 01532_having_with_totals: `select 1 a` read by one host (cht.a1_dist) or two.
+    dist: 'cht.a1x2_dist',
+    local: 'cht.a1x2',
+    key: { column: 'a', type: 'UInt8', function: 'identity' },
+    columns: 'a UInt8',
+    orderBy: 'tuple()',
+    rows: [{ a: 1 }, { a: 1 }],
+  },
+  {
+    dist: 'cht.a1_dist',
+    local: 'cht.a1',
+    key: { column: 'a', type: 'UInt8', function: 'identity' },
+    columns: 'a UInt8',
+    orderBy: 'tuple()',
+    rows: [{ a: 1 }],
+  },
+  {
+    // 01582_distinct_subquery_groupby
+    dist: 'cht.sab_dist',
+    local: 'cht.sab',
+    key: { column: 'a', type: 'String', function: 'xxHash64' },
+    columns: 'a String, b Int32',
+    orderBy: 'tuple()',
+    rows: [
+      { a: 'a', b: 0 },
+      { a: 'a', b: 1 },
+      { a: 'b', b: 0 },
+    ],
+  },
+  {
+    // 01213_optimize_skip_unused_shards_DISTINCT: numbers(2) inserted twice, read by two local shards.
+    dist: 'cht.id01213_dist',
+    local: 'cht.id01213',
+    key: { column: 'id', type: 'Int32', function: 'identity' },
+    columns: 'id Int32',
+    orderBy: 'tuple()',
+    rows: [0, 1, 0, 1, 0, 1, 0, 1].map((id) => ({ id })),
+  },
+  {
+    // 01072_optimize_skip_unused_shards_const_expr_eval and 01071_force_optimize_skip_unused_shards
+    // (their tables are Null engines; these rows make the answers non-empty).
+    dist: 'cht.kvs_dist',
+    local: 'cht.kvs',
+    key: { column: 'key', type: 'Int32', function: 'identity' },
+    columns: 'key Int32, value Int32, str String',
+    orderBy: 'key',
+    rows: range(6).map((key) => ({ key, value: key % 3, str: key % 2 ? 'x' : '' })),
+  },
 ];
+
+/** A table of one UInt64 column `number` holding these values, placed by the value. */
+function numberTable(dist: string, values: number[]): ChtTable {
+  return {
+    dist,
+    local: dist.replace(/_dist$/, ''),
+    key: { column: 'number', type: 'UInt64', function: 'identity' },
+    columns: 'number UInt64',
+    orderBy: 'number',
+    rows: values.map((number) => ({ number })),
+  };
+}
 
 export const CHT_DATABASE = 'cht';
 
