@@ -70,8 +70,16 @@ export function resolveColumns(q: SelectQuery, sources: readonly JoinSource[] | 
       return undefined;
     });
   const none = new Set<string>();
-  // ON and USING keep their spelling: there a bare name of both tables is ambiguous.
-  const out = mapClausesShared(q, (e, clause) => (RESOLVED.has(clause) ? resolve(e, none) : e));
+  // ON and USING keep their spelling (there a bare name of both tables is ambiguous), but `db.t.c` is
+  // spelled by the table's qualifier: the shards read another table, or a subquery, under that name.
+  const requalify = (e: Expr): Expr =>
+    rewriteExpr(e, (x) => {
+      if (x.kind === 'subquery') return x;
+      if (x.kind !== 'column' || x.parts.length !== 3) return undefined;
+      const t = target(x.parts);
+      return t?.s.qualifier === undefined ? undefined : { ...x, parts: [t.s.qualifier, t.c] };
+    });
+  const out = mapClausesShared(q, (e, clause) => (RESOLVED.has(clause) ? resolve(e, none) : clause === 'joinOn' ? requalify(e) : e));
   refuseTwoMeanings(out);
   return out;
 }
