@@ -671,6 +671,57 @@ from(
   o(`SELECT number, grouping(number, number % 2) as gr FROM ${N10X2} GROUP BY ROLLUP(number, number % 2) WITH TOTALS ORDER BY number, gr`),
 );
 
+from(
+  '00609_distributed_with_case_when_then.sql',
+  `SELECT CASE x WHEN 1 THEN 'hello' WHEN 2 THEN 'world' ELSE  'unknow' END FROM cht.xs_dist`,
+  `SELECT count() AS cnt FROM (SELECT CASE x WHEN 1 THEN 'hello' WHEN 2 THEN 'world' ELSE  'unknow' END FROM cht.xs_dist)`,
+);
+// local_table through remote('127.0.0.2') -> cht.lt_dist, other_table -> cht.ot_dist, a table named as a
+// qualifier by its database too. Left out: the two queries where other_table is not the GLOBAL side
+// (ClickHouse reads it as a table of one node there, and a distributed one answers otherwise).
+from(
+  '00857_global_joinsavel_table_alias.sql',
+  o(`SELECT t2.name FROM cht.lt_dist AS t1 GLOBAL LEFT JOIN cht.ot_dist AS t2 ON t1.oth_id = t2.id ORDER BY t2.name`),
+  o(`SELECT cht.ot_dist.name FROM cht.lt_dist AS t1 GLOBAL LEFT JOIN cht.ot_dist ON t1.oth_id = cht.ot_dist.id ORDER BY cht.ot_dist.name`),
+  o(`SELECT cht.ot_dist.name FROM cht.lt_dist AS t1 GLOBAL LEFT JOIN cht.ot_dist AS t2 ON t1.oth_id = cht.ot_dist.id ORDER BY cht.ot_dist.name`),
+);
+from(
+  '00858_issue_4756.sql',
+  `SELECT DISTINCT(cht.s1_dist.id) FROM cht.s1_dist WHERE cht.s1_dist.id IN (SELECT cht.s1_dist.id FROM cht.s1_dist JOIN cht.s2_dist ON cht.s1_dist.id = cht.s2_dist.id WHERE cht.s1_dist.id > 0) SETTINGS distributed_product_mode = 'local'`,
+  `SELECT DISTINCT(d0.id) FROM cht.s1_dist d0 WHERE d0.id IN (SELECT d1.id FROM cht.s1_dist AS d1 JOIN cht.s2_dist AS d2 ON d1.id = d2.id WHERE d1.id > 0) SETTINGS distributed_product_mode = 'local'`,
+);
+from('01801_distinct_group_by_shard.sql', `SELECT DISTINCT a FROM cht.ab01801_dist GROUP BY a, b`);
+// The test's full-width space (U+3000) before FROM is kept.
+from('02008_aliased_column_distributed_bug.sql', `SELECT materialize(PhraseProcessedID)\u3000FROM cht.click_dist`);
+from(
+  '03120_analyzer_dist_join.sql',
+  ...['local', 'global'].flatMap((mode) =>
+    [
+      `SELECT id, count() FROM cht.a1d_dist AS a1 LEFT JOIN cht.b1d_dist AS b1 ON a1.id = b1.id GROUP BY id ORDER BY id`,
+      `SELECT id, count() FROM cht.a1d_dist a1 LEFT JOIN (SELECT id FROM cht.b1d_dist b1) b1 ON a1.id = b1.id GROUP BY id ORDER BY id`,
+      `SELECT id, count() FROM (SELECT id FROM cht.a1d_dist) a1 LEFT JOIN (SELECT id FROM cht.b1d_dist) b1 ON a1.id = b1.id GROUP BY id ORDER BY id`,
+    ].map((sql) => o(`${sql} SETTINGS distributed_product_mode = '${mode}'`)),
+  ),
+);
+from(
+  '03123_analyzer_dist_join_CTE.sql',
+  o(
+    `SELECT * FROM (WITH b AS (SELECT toInt64(number) AS a FROM numbers(10)), c AS (SELECT toInt64(number) AS a FROM numbers(10)) SELECT a.a, b, b.a, c.a FROM cht.t0ab_dist AS a LEFT JOIN b AS b ON a.a = b.a LEFT JOIN c AS c ON a.a = c.a) ORDER BY ALL SETTINGS prefer_localhost_replica = 0`,
+  ),
+);
+from(
+  '03124_analyzer_nested_CTE_dist_in.sql',
+  o(
+    `WITH x AS (SELECT number FROM numbers(10) WHERE number % 3 = 0), y AS (SELECT number, count() FROM ${N10X2} WHERE number IN (SELECT * FROM x) GROUP BY number) SELECT * FROM y ORDER BY ALL`,
+  ),
+);
+from(
+  '03164_analyzer_global_in_alias.sql',
+  `SELECT 1 GLOBAL IN (SELECT 1) AS s, s FROM ${ONE} GROUP BY 1`,
+  `SELECT 1 GLOBAL IN (SELECT 1) AS s FROM ${ONE} GROUP BY 1`,
+);
+from('03204_distributed_with_scalar_subquery.sql', `SELECT (SELECT c_k37 FROM cht.t03204_dist) > c_lfntfzg FROM cht.t03204_dist`);
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;
