@@ -722,6 +722,30 @@ from(
 );
 from('03204_distributed_with_scalar_subquery.sql', `SELECT (SELECT c_k37 FROM cht.t03204_dist) > c_lfntfzg FROM cht.t03204_dist`);
 
+// Its queries over numbers(10) run here over the shards (cht.numbers10_dist), its one over two hosts over cht.n10x2_dist.
+from(
+  '02293_grouping_function.sql',
+  `SELECT number, grouping(number, number % 2, number % 3) AS gr FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY number, gr`,
+  o(`SELECT number, grouping(number, number % 2) AS gr FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY number, gr`),
+  o(`SELECT number, grouping(number % 2, number) AS gr FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY number, gr`),
+  o(`SELECT number, grouping(number, number % 2) = 1 AS gr FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY number, gr`),
+  o(`SELECT number FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY number, grouping(number, number % 2) = 1`),
+  o(`SELECT number, count(), grouping(number, number % 2) AS gr FROM ${N10} GROUP BY GROUPING SETS ((number), (number, number % 2), ()) ORDER BY (gr, number)`),
+  o(
+    `SELECT number FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) HAVING grouping(number, number % 2) = 2 ORDER BY number SETTINGS enable_optimize_predicate_expression = 0`,
+  ),
+  o(
+    `SELECT number FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) HAVING grouping(number, number % 2) = 1 ORDER BY number SETTINGS enable_optimize_predicate_expression = 0`,
+  ),
+  o(`SELECT number, GROUPING(number, number % 2) = 1 as gr FROM ${N10X2} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY number, gr`),
+);
+from(
+  '01915_for_each_crakjie.sql',
+  o(
+    `WITH arrayJoin(['a', 'b']) AS z SELECT z, sumMergeForEach(x) AS x FROM (SELECT sumStateForEach([1., 1.1, 1.1300175]) AS x FROM ${ONE}) GROUP BY z ORDER BY z`,
+  ),
+);
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;
