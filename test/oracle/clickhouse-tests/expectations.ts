@@ -64,22 +64,6 @@ export const EXPECTED: Record<string, Expected> = {
     why: "force_optimize_skip_unused_shards with the key compared to a column (key = value): ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
     clickhouse: true,
   },
-  '01245_distributed_group_by_no_merge_with-extremes_and_totals#5': {
-    kind: 'refused',
-    why: 'WITH TOTALS in a query over a subquery that reads the distributed table under distributed_group_by_no_merge = 1: ClickHouse runs the query around the subquery once on the initiator and answers; ch-scatter refuses every WITH TOTALS under the setting',
-  },
-  '01245_distributed_group_by_no_merge_with-extremes_and_totals#7': {
-    kind: 'refused',
-    why: 'WITH TOTALS in a query over a subquery that reads the distributed table under distributed_group_by_no_merge = 1: ClickHouse runs the query around the subquery once on the initiator and answers; ch-scatter refuses every WITH TOTALS under the setting',
-  },
-  '01245_distributed_group_by_no_merge_with-extremes_and_totals#13': {
-    kind: 'refused',
-    why: 'WITH TOTALS in a query over a subquery that reads the distributed table under distributed_group_by_no_merge = 1: ClickHouse runs the query around the subquery once on the initiator and answers; ch-scatter refuses every WITH TOTALS under the setting',
-  },
-  '01245_distributed_group_by_no_merge_with-extremes_and_totals#15': {
-    kind: 'refused',
-    why: 'WITH TOTALS in a query over a subquery that reads the distributed table under distributed_group_by_no_merge = 1: ClickHouse runs the query around the subquery once on the initiator and answers; ch-scatter refuses every WITH TOTALS under the setting',
-  },
   '03123_analyzer_dist_join_CTE#1': {
     kind: 'refused',
     why: "ORDER BY ALL on the general path (another lane's construct): the final stage's SQL reads ALL as a column, 47 UNKNOWN_IDENTIFIER",
