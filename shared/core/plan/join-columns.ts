@@ -24,8 +24,9 @@ export interface JoinSource {
  * tables' columns, only what needs none: `t.c` in the SELECT list, where an alias of the list is c.
  * As written with ARRAY JOIN (its names are columns of their own).
  */
-export function resolveColumns(q: SelectQuery, sources: readonly JoinSource[] | undefined): SelectQuery {
-  if (!q.from || q.from.arrayJoin) return q;
+export function resolveColumns(query: SelectQuery, sources: readonly JoinSource[] | undefined): SelectQuery {
+  if (!query.from || query.from.arrayJoin) return query;
+  const q = byTableQualifier(query);
   if (!sources) return nameQualified(q);
   // A name an alias of this SELECT gives wins over a column of that name: such a column keeps its qualifier.
   const aliases = new Set<string>();
@@ -35,7 +36,7 @@ export function resolveColumns(q: SelectQuery, sources: readonly JoinSource[] | 
     });
   // A USING key written qualified is that table's column, not the join's merged one (they differ in a
   // RIGHT or FULL JOIN): left as written and named so (`a.k`), as ClickHouse names it.
-  const keys = new Set(q.from.joins.flatMap((j) => (j.using ?? []).flatMap((k) => (k.kind === 'column' && k.parts.length === 1 ? [k.parts[0]!] : []))));
+  const keys = new Set(query.from.joins.flatMap((j) => (j.using ?? []).flatMap((k) => (k.kind === 'column' && k.parts.length === 1 ? [k.parts[0]!] : []))));
   const holders = (c: string) => sources.filter((s) => s.columns.some((x) => x.name === c));
   const target = (parts: string[]): { s: JoinSource; c: string } | undefined => {
     if (parts.length === 1) {
@@ -70,18 +71,27 @@ export function resolveColumns(q: SelectQuery, sources: readonly JoinSource[] | 
       return undefined;
     });
   const none = new Set<string>();
-  // ON and USING keep their spelling (there a bare name of both tables is ambiguous), but `db.t.c` is
-  // spelled by the table's qualifier: the shards read another table, or a subquery, under that name.
-  const requalify = (e: Expr): Expr =>
-    rewriteExpr(e, (x) => {
-      if (x.kind === 'subquery') return x;
-      if (x.kind !== 'column' || x.parts.length !== 3) return undefined;
-      const t = target(x.parts);
-      return t?.s.qualifier === undefined ? undefined : { ...x, parts: [t.s.qualifier, t.c] };
-    });
-  const out = mapClausesShared(q, (e, clause) => (RESOLVED.has(clause) ? resolve(e, none) : clause === 'joinOn' ? requalify(e) : e));
+  // ON and USING keep their spelling: there a bare name of both tables is ambiguous.
+  const out = mapClausesShared(q, (e, clause) => (RESOLVED.has(clause) ? resolve(e, none) : e));
   refuseTwoMeanings(out);
   return out;
+}
+
+/**
+ * `db.t.c` spelled `t.c` (or by t's alias), in every clause, ON included: ClickHouse resolves both,
+ * and the shards read another table, or a subquery, under the name or alias alone.
+ */
+function byTableQualifier(q: SelectQuery): SelectQuery {
+  const byDbName = new Map<string, string>();
+  for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [])
+    if (t.kind === 'table') byDbName.set(`${t.database ?? 'default'}.${t.table}`, t.alias ?? t.table);
+  const fn = (x: Expr): Expr | undefined => {
+    if (x.kind === 'subquery') return x;
+    if (x.kind !== 'column' || x.parts.length < 3) return undefined;
+    const qual = byDbName.get(`${x.parts[0]}.${x.parts[1]}`);
+    return qual === undefined ? undefined : { ...x, parts: [qual, ...x.parts.slice(2)] };
+  };
+  return mapClausesShared(q, (e) => rewriteExpr(e, fn));
 }
 
 /** ClickHouse refuses one alias given to two different expressions (179); resolved, equal columns are spelled alike. */
