@@ -114,21 +114,11 @@ function collectTable(t: TableExpr, topo: Topology, out: { ref: TableRef; bound:
 function localizeStatement(stmt: SelectStatement, topo: Topology): void {
   const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
   for (const q of selects) {
-    // `db.dist.col` names the table by its database too: after the renaming, by its alias (or name).
-    const byDbName = new Map<string, string>();
-    if (q.from)
-      for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) {
-        if (t.kind === 'table') byDbName.set(`${t.database ?? 'default'}.${t.table}`, t.alias ?? t.table);
-        localizeTable(t, topo);
-      }
+    if (q.from) for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) localizeTable(t, topo);
     for (const { expr } of exprsOfSelect(q)) {
       walkExpr(expr, (e) => {
         if (e.kind === 'subquery') localizeStatement(e.query, topo);
         else if (e.kind === 'function' && isInFamily(e.name)) localizeInTable(e, topo);
-        else if (e.kind === 'column' && e.parts.length > 2) {
-          const name = byDbName.get(`${e.parts[0]}.${e.parts[1]}`);
-          if (name !== undefined) e.parts = [name, ...e.parts.slice(2)];
-        }
         return undefined;
       });
     }
