@@ -746,6 +746,19 @@ from(
   ),
 );
 
+from(
+  '01253_subquery_in_aggregate_function_JustStranger.sql',
+  o(
+    `SELECT text, uniqExactIf(hash, hash IN (SELECT DISTINCT hash FROM cht.tt01253_dist AS t1)) as counter FROM cht.tt01253_dist AS t2 GROUP BY text ORDER BY counter, text SETTINGS distributed_product_mode = 'local'`,
+  ),
+);
+from(
+  '02096_totals_global_in_bug.sql',
+  `SELECT sum(number) FROM cht.n2x2_dist WHERE number GLOBAL IN (SELECT sum(number) FROM numbers(2) GROUP BY number WITH TOTALS) GROUP BY number WITH TOTALS`,
+);
+// local_02175 -> cht.one1_dist; the JOIN without GLOBAL, which reads local_02175 on each shard as a table of that node, is left out.
+from('02175_distributed_join_current_database.sql', `SELECT * FROM ${ONE} l GLOBAL JOIN cht.one1_dist r USING dummy`);
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;

@@ -509,6 +509,24 @@ export const CHT_TABLES: readonly ChtTable[] = [
     orderBy: 'tuple()',
     rows: [0, 5, 7].map((PhraseID) => ({ PhraseID })),
   },
+  {
+    // 01253_subquery_in_aggregate_function_JustStranger: sharded by hash.
+    dist: 'cht.tt01253_dist',
+    local: 'cht.tt01253',
+    key: { column: 'hash', type: 'UInt64', function: 'identity' },
+    columns: 'date Date, text String, hash UInt64',
+    orderBy: '(hash, date)',
+    rows: [{ date: '2020-04-20', text: 'Hello', hash: 123 }],
+  },
+  {
+    // 02175_distributed_join_current_database: system.one copied into a table of one node.
+    dist: 'cht.one1_dist',
+    local: 'cht.one1',
+    key: { column: 'dummy', type: 'UInt8', function: 'identity' },
+    columns: 'dummy UInt8',
+    orderBy: 'tuple()',
+    rows: [{ dummy: 0 }],
+  },
 ];
 
 /** A table of one UInt64 column `number` holding these values, placed by the value. */
