@@ -759,6 +759,34 @@ from(
 // local_02175 -> cht.one1_dist; the JOIN without GLOBAL, which reads local_02175 on each shard as a table of that node, is left out.
 from('02175_distributed_join_current_database.sql', `SELECT * FROM ${ONE} l GLOBAL JOIN cht.one1_dist r USING dummy`);
 
+// dist_01756 (system.one on two shards, keyed by dummy) -> cht.one_dist; the test's session settings as
+// each query's SETTINGS; the queries reading system.query_log are left out.
+const SKIP2 = 'optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 2, optimize_skip_unused_shards_rewrite_in = 1';
+from(
+  '01756_optimize_skip_unused_shards_rewrite_in.sql',
+  ...[
+    `WITH (SELECT currentDatabase()) AS id_no SELECT *, ignore(id_no) FROM ${ONE} WHERE dummy IN (0, 2)`,
+    `WITH (SELECT currentDatabase()) AS id_2 SELECT *, ignore(id_2) FROM ${ONE} WHERE dummy IN (2,)`,
+    `WITH (SELECT currentDatabase()) AS id_00 SELECT *, ignore(id_00) FROM ${ONE} WHERE dummy IN (0,)`,
+    `SELECT * FROM ${ONE} WHERE dummy IN (0)`,
+    `SELECT * FROM ${ONE} WHERE dummy IN ('0')`,
+    `SELECT * FROM ${ONE} WHERE dummy NOT IN (0, 2)`,
+    `SELECT * FROM ${ONE} WHERE dummy NOT IN (2, 3) AND dummy IN (0, 2)`,
+    `SELECT * FROM ${ONE} WHERE dummy IN tuple(0, 2)`,
+    `SELECT * FROM ${ONE} WHERE dummy IN tuple(0)`,
+    `SELECT * FROM ${ONE} WHERE dummy IN tuple(2)`,
+    `SELECT (2 IN (2,)), * FROM ${ONE} WHERE dummy IN (0, 2)`,
+    `SELECT (dummy IN (toUInt8(2),)), * FROM ${ONE} WHERE dummy IN (0, 2)`,
+    `SELECT * FROM cht.str01756_dist WHERE key IN ('0', '2')`,
+    `SELECT * FROM cht.str01756_dist WHERE key IN (0, 2)`,
+    `SELECT * FROM ${ONE} WHERE dummy IN (0, '255')`,
+    `SELECT * FROM ${ONE} WHERE dummy IN (0, '255foo')`,
+    `SELECT * FROM ${ONE} WHERE dummy IN ('0', '2')`,
+  ].map((sql) => `${sql} SETTINGS ${SKIP2}`),
+  `SELECT * FROM ${ONE} WHERE dummy IN (0, 2) SETTINGS ${SKIP2}, optimize_skip_unused_shards_limit = 1`,
+  `SELECT * FROM ${ONE} WHERE dummy IN (0, 2) SETTINGS optimize_skip_unused_shards = 1, optimize_skip_unused_shards_limit = 1, force_optimize_skip_unused_shards = 0`,
+);
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;

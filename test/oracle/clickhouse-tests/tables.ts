@@ -527,6 +527,15 @@ export const CHT_TABLES: readonly ChtTable[] = [
     orderBy: 'tuple()',
     rows: [{ dummy: 0 }],
   },
+  {
+    // 01756_optimize_skip_unused_shards_rewrite_in: data_01756_str (key String) holding '0' and '1'.
+    dist: 'cht.str01756_dist',
+    local: 'cht.str01756',
+    key: { column: 'key', type: 'String', function: 'xxHash64' },
+    columns: 'key String',
+    orderBy: 'tuple()',
+    rows: [{ key: '0' }, { key: '1' }],
+  },
 ];
 
 /** A table of one UInt64 column `number` holding these values, placed by the value. */
