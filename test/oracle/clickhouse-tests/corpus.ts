@@ -787,6 +787,17 @@ from(
   `SELECT * FROM ${ONE} WHERE dummy IN (0, 2) SETTINGS optimize_skip_unused_shards = 1, optimize_skip_unused_shards_limit = 1, force_optimize_skip_unused_shards = 0`,
 );
 
+// remote('localhost', system.one) -> cht.one1_dist (one row).
+from(
+  '01226_dist_on_dist_global_in.sql',
+  `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL IN (0)`,
+  `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL IN system.one`,
+  `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL IN (SELECT 0)`,
+  `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL NOT IN (0)`,
+  `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL NOT IN system.one`,
+  `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL NOT IN (SELECT 0)`,
+);
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;
