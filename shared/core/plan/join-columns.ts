@@ -55,16 +55,17 @@ export function joinNaming(q: SelectQuery, sources: readonly JoinSource[]): Join
  * tables' columns, only what needs none: `t.c` in the SELECT list, where an alias of the list is c.
  * As written with ARRAY JOIN (its names are columns of their own).
  */
-export function resolveColumns(q: SelectQuery, sources: readonly JoinSource[] | undefined): SelectQuery {
-  if (!q.from || q.from.arrayJoin) return q;
+export function resolveColumns(query: SelectQuery, sources: readonly JoinSource[] | undefined): SelectQuery {
+  if (!query.from || query.from.arrayJoin) return query;
+  const q = byTableQualifier(query);
   if (!sources) return nameQualified(oneSpelling(q));
   // A name an alias of this SELECT gives wins over a column of that name: such a column keeps its qualifier.
   const naming = joinNaming(q, sources);
   const { aliases, single } = naming;
   // A USING key written qualified (`a.k`) is that table's column, not the join's merged one (they differ in a
   // RIGHT or FULL JOIN): left as written, named as ClickHouse names it (`k`, or `a.k` from the left of a RIGHT JOIN).
-  const keys = new Set(q.from.joins.flatMap((j) => (j.using ?? []).flatMap((k) => (k.kind === 'column' && k.parts.length === 1 ? [k.parts[0]!] : []))));
-  const kind = single ? q.from.joins[0]!.type : undefined;
+  const keys = new Set(query.from.joins.flatMap((j) => (j.using ?? []).flatMap((k) => (k.kind === 'column' && k.parts.length === 1 ? [k.parts[0]!] : []))));
+  const kind = single ? query.from.joins[0]!.type : undefined;
   // The merged key is the left table's own in an INNER or LEFT JOIN: there `a.k` is spelled `k`, one column.
   const leftKeyed = kind === 'INNER' || kind === 'LEFT';
   const holders = (c: string) => sources.filter((s) => holds(s, c));
@@ -116,6 +117,23 @@ export function resolveColumns(q: SelectQuery, sources: readonly JoinSource[] | 
   const out = mapClausesShared(q, (e, clause) => (RESOLVED.has(clause) ? resolve(e, none) : e));
   refuseTwoMeanings(out);
   return out;
+}
+
+/**
+ * `db.t.c` spelled `t.c` (or by t's alias), in every clause, ON included: ClickHouse resolves both,
+ * and the shards read another table, or a subquery, under the name or alias alone.
+ */
+function byTableQualifier(q: SelectQuery): SelectQuery {
+  const byDbName = new Map<string, string>();
+  for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [])
+    if (t.kind === 'table') byDbName.set(`${t.database ?? 'default'}.${t.table}`, t.alias ?? t.table);
+  const fn = (x: Expr): Expr | undefined => {
+    if (x.kind === 'subquery') return x;
+    if (x.kind !== 'column' || x.parts.length < 3) return undefined;
+    const qual = byDbName.get(`${x.parts[0]}.${x.parts[1]}`);
+    return qual === undefined ? undefined : { ...x, parts: [qual, ...x.parts.slice(2)] };
+  };
+  return mapClausesShared(q, (e) => rewriteExpr(e, fn));
 }
 
 /** ClickHouse refuses one alias given to two different expressions (179); resolved, equal columns are spelled alike. */

@@ -69,6 +69,10 @@ export const SETTING_SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   ['transform_null_in', BOOL],
   ['use_uncompressed_cache', BOOL],
   ['optimize_move_to_prewhere', BOOL],
+  // Rewrites each engine makes of its own part of the query, the answer unchanged (ClickHouse 20.x and later).
+  ['optimize_injective_functions_inside_uniq', BOOL],
+  ['optimize_arithmetic_operations_in_aggregate_functions', BOOL],
+  ['optimize_if_transform_strings_to_enum', BOOL],
   ['enable_optimize_predicate_expression', BOOL],
   ['aggregation_memory_efficient_merge_threads', { kind: 'uint', max: 1024 }],
   ['group_by_two_level_threshold', UINT],

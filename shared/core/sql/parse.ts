@@ -1794,7 +1794,8 @@ class Parser {
         nulls = this.t.upper as 'RESPECT' | 'IGNORE';
         this.i += 2;
       }
-      let fname = name;
+      // ClickHouse's parser spells GROUPING (any case) `grouping`, and names the column so.
+      let fname = nameTok.type === 'ident' && name.toLowerCase() === 'grouping' ? 'grouping' : name;
       let written: string | undefined;
       // On an aggregate the clause names another function (nulls-action.ts); a window function keeps it.
       if (nulls && !this.isKw('OVER')) {

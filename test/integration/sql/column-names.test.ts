@@ -249,6 +249,13 @@ describe('columnName matches ClickHouse (chdb) for every corpus expression', () 
     expect(q.columns.map((c) => columnName(c, { qualifiers: qualifiersOf(q) }))).toEqual(names);
     expect(columnName(q.columns[0]!)).toBe('x.a');
   });
+  it('names GROUPING in any case grouping(...), as ClickHouse spells it', () => {
+    const sql = 'SELECT GROUPING(a), Grouping(a, a % 2), grouping(a % 2) FROM db.t GROUP BY a, a % 2';
+    const q = parseSelect(sql) as SelectQuery;
+    const names = engine.json(`${sql} LIMIT 1 FORMAT JSON`).meta.map((m) => m.name);
+    expect(q.columns.map((c) => columnName(c))).toEqual(names);
+    expect(names[0]).toBe('grouping(a)');
+  });
   for (const expr of CORPUS) {
     it(expr, () => {
       const sql = `SELECT ${expr} FROM db.t`;

@@ -712,6 +712,242 @@ from(
   `WITH RECURSIVE recursive_cte AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM recursive_cte) SELECT count() FROM ${N10} WHERE number IN (SELECT n FROM recursive_cte)`,
 );
 
+// remote('127.0.0.1', numbers(N)) -> cht.nN_dist, remote('127.0.0.{1,2}', numbers(N)) -> cht.nNx2_dist.
+from('00677_shard_any_heavy_merge.sql', `WITH arrayJoin(['hello', 'world']) AS s SELECT count(), arraySort(groupUniqArray(s)), anyHeavy(s) FROM ${ONE}`);
+from(
+  '01071_force_optimize_skip_unused_shards.sql',
+  `SELECT key FROM cht.kvs_dist SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 0`,
+  `SELECT key FROM cht.kvs_dist SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT key FROM cht.kvs_dist SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 2`,
+  `SELECT key FROM cht.kvs_dist WHERE key = 1 SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 2, distributed_group_by_no_merge = 1`,
+);
+from(
+  '01072_optimize_skip_unused_shards_const_expr_eval.sql',
+  `SELECT * FROM cht.kvs_dist WHERE key = 0 AND length(str) = 0 SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = 0 AND str = '' SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE xxHash64(0) == xxHash64(0) AND key = 0 SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = toInt32OrZero(toString(xxHash64(0))) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = toInt32(xxHash32(0)) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = toInt32(toInt32(xxHash32(0))) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = toInt32(toInt32(toInt32(xxHash32(0)))) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = value SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = toInt32(value) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 1`,
+  `SELECT * FROM cht.kvs_dist WHERE key = value SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 0`,
+  `SELECT * FROM cht.kvs_dist WHERE key = toInt32(value) SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 0`,
+);
+from(
+  '01211_optimize_skip_unused_shards_type_mismatch.sql',
+  `SELECT * FROM cht.kvs_dist WHERE key = 0xdeadbeafdeadbeaf SETTINGS optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 2`,
+  `SELECT * FROM cht.kvs_dist WHERE key = 0xdeadbeafdeadbeaf SETTINGS optimize_skip_unused_shards = 1`,
+);
+from(
+  '01213_optimize_skip_unused_shards_DISTINCT.sql',
+  `SELECT DISTINCT id FROM cht.id01213_dist WHERE id = 1 SETTINGS optimize_skip_unused_shards = 0, distributed_group_by_no_merge = 1`,
+  `SELECT DISTINCT id FROM cht.id01213_dist WHERE id = 1 SETTINGS optimize_skip_unused_shards = 1`,
+  o(
+    `SELECT DISTINCT id FROM cht.id01213_dist ORDER BY id SETTINGS optimize_skip_unused_shards = 1, optimize_distributed_group_by_sharding_key = 0, allow_parallel_distinct = 0`,
+  ),
+  o(
+    `SELECT DISTINCT id FROM cht.id01213_dist ORDER BY id SETTINGS optimize_skip_unused_shards = 1, optimize_distributed_group_by_sharding_key = 1, allow_parallel_distinct = 0`,
+  ),
+);
+from(
+  '01232_extremes.sql',
+  `SELECT * FROM cht.n2_dist SETTINGS extremes = 1`,
+  `SELECT * FROM cht.n2x2_dist SETTINGS extremes = 1`,
+  o(`SELECT * FROM cht.n2n3_dist ORDER BY number SETTINGS extremes = 1`),
+);
+// The queries over remote(..., numbers(5)) (those over system.numbers with an unordered LIMIT are left out).
+const NOMERGE_EXTREMES = [
+  'distributed_group_by_no_merge = 0, extremes = 0',
+  'distributed_group_by_no_merge = 1, extremes = 0',
+  'distributed_group_by_no_merge = 0, extremes = 1',
+  'distributed_group_by_no_merge = 1, extremes = 1',
+];
+from(
+  '01245_distributed_group_by_no_merge_with-extremes_and_totals.sql',
+  ...NOMERGE_EXTREMES.flatMap((settings) =>
+    ['cht.n5_dist', 'cht.n5x2_dist'].flatMap((t) => [
+      `SELECT sum(s) FROM (SELECT sum(number) AS s FROM ${t} WITH TOTALS) SETTINGS ${settings}`,
+      `SELECT sum(s) FROM (SELECT sum(number) AS s FROM ${t}) WITH TOTALS SETTINGS ${settings}`,
+    ]),
+  ),
+);
+from(
+  '01247_optimize_distributed_group_by_sharding_key_dist_on_dist.sql',
+  o(
+    `SELECT count(), * FROM cht.n2x2_dist GROUP BY number ORDER BY number LIMIT 1 SETTINGS optimize_distributed_group_by_sharding_key = 1, max_distributed_connections = 1, optimize_skip_unused_shards = 1`,
+  ),
+);
+from(
+  '01456_ast_optimizations_over_distributed.sql',
+  ...[
+    `SELECT uniq(bitNot(number)) FROM cht.zero2_dist`,
+    `SELECT sum(number + 1) FROM cht.zero2_dist`,
+    `SELECT transform(number, [1, 2], ['google', 'censor.net'], 'other') FROM cht.zero2_dist`,
+    `SELECT number > 0 ? 'censor.net' : 'google' FROM cht.zero2_dist`,
+  ].map(
+    (sql) =>
+      `${sql} SETTINGS optimize_injective_functions_inside_uniq = 1, optimize_arithmetic_operations_in_aggregate_functions = 1, optimize_if_transform_strings_to_enum = 1`,
+  ),
+);
+from(
+  '01532_having_with_totals.sql',
+  `SELECT * FROM (SELECT a FROM cht.a1x2_dist GROUP BY a WITH TOTALS) WHERE a IN (SELECT 1)`,
+  `SELECT * FROM (SELECT a FROM cht.a1_dist GROUP BY a WITH TOTALS) WHERE a IN (SELECT 1)`,
+  `SELECT a, count() FROM cht.a1x2_dist GROUP BY a WITH TOTALS HAVING a IN (SELECT 1)`,
+);
+from('01582_distinct_subquery_groupby.sql', o(`SELECT DISTINCT b FROM (SELECT a, b FROM cht.sab_dist GROUP BY a, b) ORDER BY b`));
+from(
+  '02165_replicated_grouping_sets.sql',
+  o(
+    `SELECT k1, k2, SUM(number) AS sum_value, count() AS count_value FROM cht.n6x2_dist GROUP BY GROUPING SETS ((number % 2 AS k1), (number % 3 AS k2)) ORDER BY sum_value ASC, count_value ASC`,
+  ),
+);
+const N10X2 = 'cht.n10x2_dist';
+from(
+  '02293_grouping_function_group_by.sql',
+  `SELECT number, grouping(number, number % 2, number % 3) = 6 FROM ${N10X2} GROUP BY number, number % 2 ORDER BY number`,
+  o(`SELECT number, grouping(number, number % 2) = 3 FROM ${N10X2} GROUP BY number, number % 2 ORDER BY number`),
+  o(`SELECT number, grouping(number), GROUPING(number % 2) FROM ${N10X2} GROUP BY number, number % 2 ORDER BY number`),
+  o(`SELECT number, grouping(number, number % 2) AS gr FROM ${N10X2} GROUP BY number, number % 2 WITH ROLLUP ORDER BY number, gr`),
+  o(`SELECT number, grouping(number, number % 2) AS gr FROM ${N10X2} GROUP BY ROLLUP(number, number % 2) ORDER BY number, gr`),
+  o(`SELECT number, grouping(number, number % 2) AS gr FROM ${N10X2} GROUP BY number, number % 2 WITH CUBE ORDER BY number, gr`),
+  o(`SELECT number, grouping(number, number % 2) AS gr FROM ${N10X2} GROUP BY CUBE(number, number % 2) ORDER BY number, gr`),
+  o(`SELECT number, grouping(number, number % 2) + 3 as gr FROM ${N10X2} GROUP BY CUBE(number, number % 2) HAVING grouping(number) != 0 ORDER BY number, gr`),
+  `SELECT number, grouping(number, number % 2) as gr FROM ${N10X2} GROUP BY CUBE(number, number % 2) WITH TOTALS HAVING grouping(number) != 0 ORDER BY number, gr`,
+  o(`SELECT number, grouping(number, number % 2) as gr FROM ${N10X2} GROUP BY CUBE(number, number % 2) WITH TOTALS ORDER BY number, gr`),
+  `SELECT number, grouping(number, number % 2) as gr FROM ${N10X2} GROUP BY ROLLUP(number, number % 2) WITH TOTALS HAVING grouping(number) != 0 ORDER BY number, gr`,
+  o(`SELECT number, grouping(number, number % 2) as gr FROM ${N10X2} GROUP BY ROLLUP(number, number % 2) WITH TOTALS ORDER BY number, gr`),
+);
+
+from(
+  '00609_distributed_with_case_when_then.sql',
+  `SELECT CASE x WHEN 1 THEN 'hello' WHEN 2 THEN 'world' ELSE  'unknow' END FROM cht.xs_dist`,
+  `SELECT count() AS cnt FROM (SELECT CASE x WHEN 1 THEN 'hello' WHEN 2 THEN 'world' ELSE  'unknow' END FROM cht.xs_dist)`,
+);
+// local_table through remote('127.0.0.2') -> cht.lt_dist, other_table -> cht.ot_dist, a table named as a
+// qualifier by its database too. Left out: the two queries where other_table is not the GLOBAL side
+// (ClickHouse reads it as a table of one node there, and a distributed one answers otherwise).
+from(
+  '00857_global_joinsavel_table_alias.sql',
+  o(`SELECT t2.name FROM cht.lt_dist AS t1 GLOBAL LEFT JOIN cht.ot_dist AS t2 ON t1.oth_id = t2.id ORDER BY t2.name`),
+  o(`SELECT cht.ot_dist.name FROM cht.lt_dist AS t1 GLOBAL LEFT JOIN cht.ot_dist ON t1.oth_id = cht.ot_dist.id ORDER BY cht.ot_dist.name`),
+  o(`SELECT cht.ot_dist.name FROM cht.lt_dist AS t1 GLOBAL LEFT JOIN cht.ot_dist AS t2 ON t1.oth_id = cht.ot_dist.id ORDER BY cht.ot_dist.name`),
+);
+from(
+  '00858_issue_4756.sql',
+  `SELECT DISTINCT(cht.s1_dist.id) FROM cht.s1_dist WHERE cht.s1_dist.id IN (SELECT cht.s1_dist.id FROM cht.s1_dist JOIN cht.s2_dist ON cht.s1_dist.id = cht.s2_dist.id WHERE cht.s1_dist.id > 0) SETTINGS distributed_product_mode = 'local'`,
+  `SELECT DISTINCT(d0.id) FROM cht.s1_dist d0 WHERE d0.id IN (SELECT d1.id FROM cht.s1_dist AS d1 JOIN cht.s2_dist AS d2 ON d1.id = d2.id WHERE d1.id > 0) SETTINGS distributed_product_mode = 'local'`,
+);
+from('01801_distinct_group_by_shard.sql', `SELECT DISTINCT a FROM cht.ab01801_dist GROUP BY a, b`);
+// The test's full-width space (U+3000) before FROM is kept.
+from('02008_aliased_column_distributed_bug.sql', `SELECT materialize(PhraseProcessedID)\u3000FROM cht.click_dist`);
+from(
+  '03120_analyzer_dist_join.sql',
+  ...['local', 'global'].flatMap((mode) =>
+    [
+      `SELECT id, count() FROM cht.a1d_dist AS a1 LEFT JOIN cht.b1d_dist AS b1 ON a1.id = b1.id GROUP BY id ORDER BY id`,
+      `SELECT id, count() FROM cht.a1d_dist a1 LEFT JOIN (SELECT id FROM cht.b1d_dist b1) b1 ON a1.id = b1.id GROUP BY id ORDER BY id`,
+      `SELECT id, count() FROM (SELECT id FROM cht.a1d_dist) a1 LEFT JOIN (SELECT id FROM cht.b1d_dist) b1 ON a1.id = b1.id GROUP BY id ORDER BY id`,
+    ].map((sql) => o(`${sql} SETTINGS distributed_product_mode = '${mode}'`)),
+  ),
+);
+from(
+  '03123_analyzer_dist_join_CTE.sql',
+  o(
+    `SELECT * FROM (WITH b AS (SELECT toInt64(number) AS a FROM numbers(10)), c AS (SELECT toInt64(number) AS a FROM numbers(10)) SELECT a.a, b, b.a, c.a FROM cht.t0ab_dist AS a LEFT JOIN b AS b ON a.a = b.a LEFT JOIN c AS c ON a.a = c.a) ORDER BY ALL SETTINGS prefer_localhost_replica = 0`,
+  ),
+);
+from(
+  '03124_analyzer_nested_CTE_dist_in.sql',
+  o(
+    `WITH x AS (SELECT number FROM numbers(10) WHERE number % 3 = 0), y AS (SELECT number, count() FROM ${N10X2} WHERE number IN (SELECT * FROM x) GROUP BY number) SELECT * FROM y ORDER BY ALL`,
+  ),
+);
+from(
+  '03164_analyzer_global_in_alias.sql',
+  `SELECT 1 GLOBAL IN (SELECT 1) AS s, s FROM ${ONE} GROUP BY 1`,
+  `SELECT 1 GLOBAL IN (SELECT 1) AS s FROM ${ONE} GROUP BY 1`,
+);
+from('03204_distributed_with_scalar_subquery.sql', `SELECT (SELECT c_k37 FROM cht.t03204_dist) > c_lfntfzg FROM cht.t03204_dist`);
+
+// Its queries over numbers(10) run here over the shards (cht.numbers10_dist), its one over two hosts over cht.n10x2_dist.
+from(
+  '02293_grouping_function.sql',
+  `SELECT number, grouping(number, number % 2, number % 3) AS gr FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY number, gr`,
+  o(`SELECT number, grouping(number, number % 2) AS gr FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY number, gr`),
+  o(`SELECT number, grouping(number % 2, number) AS gr FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY number, gr`),
+  o(`SELECT number, grouping(number, number % 2) = 1 AS gr FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY number, gr`),
+  o(`SELECT number FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY number, grouping(number, number % 2) = 1`),
+  o(`SELECT number, count(), grouping(number, number % 2) AS gr FROM ${N10} GROUP BY GROUPING SETS ((number), (number, number % 2), ()) ORDER BY (gr, number)`),
+  o(
+    `SELECT number FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) HAVING grouping(number, number % 2) = 2 ORDER BY number SETTINGS enable_optimize_predicate_expression = 0`,
+  ),
+  o(
+    `SELECT number FROM ${N10} GROUP BY GROUPING SETS ((number), (number % 2)) HAVING grouping(number, number % 2) = 1 ORDER BY number SETTINGS enable_optimize_predicate_expression = 0`,
+  ),
+  o(`SELECT number, GROUPING(number, number % 2) = 1 as gr FROM ${N10X2} GROUP BY GROUPING SETS ((number), (number % 2)) ORDER BY number, gr`),
+);
+from(
+  '01915_for_each_crakjie.sql',
+  o(
+    `WITH arrayJoin(['a', 'b']) AS z SELECT z, sumMergeForEach(x) AS x FROM (SELECT sumStateForEach([1., 1.1, 1.1300175]) AS x FROM ${ONE}) GROUP BY z ORDER BY z`,
+  ),
+);
+
+from(
+  '01253_subquery_in_aggregate_function_JustStranger.sql',
+  o(
+    `SELECT text, uniqExactIf(hash, hash IN (SELECT DISTINCT hash FROM cht.tt01253_dist AS t1)) as counter FROM cht.tt01253_dist AS t2 GROUP BY text ORDER BY counter, text SETTINGS distributed_product_mode = 'local'`,
+  ),
+);
+from(
+  '02096_totals_global_in_bug.sql',
+  `SELECT sum(number) FROM cht.n2x2_dist WHERE number GLOBAL IN (SELECT sum(number) FROM numbers(2) GROUP BY number WITH TOTALS) GROUP BY number WITH TOTALS`,
+);
+// local_02175 -> cht.one1_dist; the JOIN without GLOBAL, which reads local_02175 on each shard as a table of that node, is left out.
+from('02175_distributed_join_current_database.sql', `SELECT * FROM ${ONE} l GLOBAL JOIN cht.one1_dist r USING dummy`);
+
+// dist_01756 (system.one on two shards, keyed by dummy) -> cht.one_dist; the test's session settings as
+// each query's SETTINGS; the queries reading system.query_log are left out.
+const SKIP2 = 'optimize_skip_unused_shards = 1, force_optimize_skip_unused_shards = 2, optimize_skip_unused_shards_rewrite_in = 1';
+from(
+  '01756_optimize_skip_unused_shards_rewrite_in.sql',
+  ...[
+    `WITH (SELECT currentDatabase()) AS id_no SELECT *, ignore(id_no) FROM ${ONE} WHERE dummy IN (0, 2)`,
+    `WITH (SELECT currentDatabase()) AS id_2 SELECT *, ignore(id_2) FROM ${ONE} WHERE dummy IN (2,)`,
+    `WITH (SELECT currentDatabase()) AS id_00 SELECT *, ignore(id_00) FROM ${ONE} WHERE dummy IN (0,)`,
+    `SELECT * FROM ${ONE} WHERE dummy IN (0)`,
+    `SELECT * FROM ${ONE} WHERE dummy IN ('0')`,
+    `SELECT * FROM ${ONE} WHERE dummy NOT IN (0, 2)`,
+    `SELECT * FROM ${ONE} WHERE dummy NOT IN (2, 3) AND dummy IN (0, 2)`,
+    `SELECT * FROM ${ONE} WHERE dummy IN tuple(0, 2)`,
+    `SELECT * FROM ${ONE} WHERE dummy IN tuple(0)`,
+    `SELECT * FROM ${ONE} WHERE dummy IN tuple(2)`,
+    `SELECT (2 IN (2,)), * FROM ${ONE} WHERE dummy IN (0, 2)`,
+    `SELECT (dummy IN (toUInt8(2),)), * FROM ${ONE} WHERE dummy IN (0, 2)`,
+    `SELECT * FROM cht.str01756_dist WHERE key IN ('0', '2')`,
+    `SELECT * FROM cht.str01756_dist WHERE key IN (0, 2)`,
+    `SELECT * FROM ${ONE} WHERE dummy IN (0, '255')`,
+    `SELECT * FROM ${ONE} WHERE dummy IN (0, '255foo')`,
+    `SELECT * FROM ${ONE} WHERE dummy IN ('0', '2')`,
+  ].map((sql) => `${sql} SETTINGS ${SKIP2}`),
+  `SELECT * FROM ${ONE} WHERE dummy IN (0, 2) SETTINGS ${SKIP2}, optimize_skip_unused_shards_limit = 1`,
+  `SELECT * FROM ${ONE} WHERE dummy IN (0, 2) SETTINGS optimize_skip_unused_shards = 1, optimize_skip_unused_shards_limit = 1, force_optimize_skip_unused_shards = 0`,
+);
+
+// remote('localhost', system.one) -> cht.one1_dist (one row).
+from(
+  '01226_dist_on_dist_global_in.sql',
+  `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL IN (0)`,
+  `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL IN system.one`,
+  `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL IN (SELECT 0)`,
+  `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL NOT IN (0)`,
+  `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL NOT IN system.one`,
+  `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL NOT IN (SELECT 0)`,
+);
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;

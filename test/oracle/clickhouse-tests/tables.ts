@@ -424,7 +424,216 @@ export const CHT_TABLES: readonly ChtTable[] = [
       { a: 'A', b: 2, all: 30 },
     ],
   },
+  // numbers(N) as one host (cht.nN_dist) or two hosts (cht.nNx2_dist) read it through remote().
+  numberTable('cht.n2_dist', range(2)),
+  numberTable('cht.n2x2_dist', [...range(2), ...range(2)]),
+  numberTable('cht.n5_dist', range(5)),
+  numberTable('cht.n5x2_dist', [...range(5), ...range(5)]),
+  numberTable('cht.n6x2_dist', [...range(6), ...range(6)]),
+  numberTable('cht.n10x2_dist', [...range(10), ...range(10)]),
+  // 01232_extremes: numbers(2) on one shard's database, numbers(3) on the other's.
+  numberTable('cht.n2n3_dist', [...range(2), ...range(3)]),
+  // 01456_ast_optimizations_over_distributed: numbers(1) read by two local shards.
+  numberTable('cht.zero2_dist', [0, 0]),
+  {
+    // 01532_having_with_totals: `select 1 a` read by one host (cht.a1_dist) or two.
+    dist: 'cht.a1x2_dist',
+    local: 'cht.a1x2',
+    key: { column: 'a', type: 'UInt8', function: 'identity' },
+    columns: 'a UInt8',
+    orderBy: 'tuple()',
+    rows: [{ a: 1 }, { a: 1 }],
+  },
+  {
+    dist: 'cht.a1_dist',
+    local: 'cht.a1',
+    key: { column: 'a', type: 'UInt8', function: 'identity' },
+    columns: 'a UInt8',
+    orderBy: 'tuple()',
+    rows: [{ a: 1 }],
+  },
+  {
+    // 01582_distinct_subquery_groupby
+    dist: 'cht.sab_dist',
+    local: 'cht.sab',
+    key: { column: 'a', type: 'String', function: 'xxHash64' },
+    columns: 'a String, b Int32',
+    orderBy: 'tuple()',
+    rows: [
+      { a: 'a', b: 0 },
+      { a: 'a', b: 1 },
+      { a: 'b', b: 0 },
+    ],
+  },
+  {
+    // 01213_optimize_skip_unused_shards_DISTINCT: numbers(2) inserted twice, read by two local shards.
+    dist: 'cht.id01213_dist',
+    local: 'cht.id01213',
+    key: { column: 'id', type: 'Int32', function: 'identity' },
+    columns: 'id Int32',
+    orderBy: 'tuple()',
+    rows: [0, 1, 0, 1, 0, 1, 0, 1].map((id) => ({ id })),
+  },
+  {
+    // 01072_optimize_skip_unused_shards_const_expr_eval and 01071_force_optimize_skip_unused_shards
+    // (their tables are Null engines; these rows make the answers non-empty).
+    dist: 'cht.kvs_dist',
+    local: 'cht.kvs',
+    key: { column: 'key', type: 'Int32', function: 'identity' },
+    columns: 'key Int32, value Int32, str String',
+    orderBy: 'key',
+    rows: range(6).map((key) => ({ key, value: key % 3, str: key % 2 ? 'x' : '' })),
+  },
+  {
+    // 03120_analyzer_dist_join: a1 and b1, both sharded by id.
+    dist: 'cht.a1d_dist',
+    local: 'cht.a1d',
+    key: { column: 'id', type: 'UInt32', function: 'identity' },
+    columns: 'day Date, id UInt32',
+    orderBy: 'tuple()',
+    rows: (
+      [
+        ['2019-01-01', 9],
+        ['2019-01-01', 10],
+        ['2019-01-02', 10],
+        ['2019-01-01', 11],
+      ] as const
+    ).map(([day, id]) => ({ day, id })),
+  },
+  {
+    dist: 'cht.b1d_dist',
+    local: 'cht.b1d',
+    key: { column: 'id', type: 'UInt32', function: 'identity' },
+    columns: 'day Date, id UInt32',
+    orderBy: 'tuple()',
+    rows: (
+      [
+        ['2019-01-01', 9],
+        ['2019-01-01', 10],
+        ['2019-01-02', 11],
+        ['2019-01-01', 11],
+      ] as const
+    ).map(([day, id]) => ({ day, id })),
+  },
+  {
+    // 00858_issue_4756: shard1 and shard2, each read by two local shards, sharded alike.
+    dist: 'cht.s1_dist',
+    local: 'cht.s1',
+    key: { column: 'id', type: 'Int32', function: 'xxHash64' },
+    columns: 'id Int32',
+    orderBy: 'tuple()',
+    rows: [0, 1, 0, 1].map((id) => ({ id })),
+  },
+  {
+    dist: 'cht.s2_dist',
+    local: 'cht.s2',
+    key: { column: 'id', type: 'Int32', function: 'xxHash64' },
+    columns: 'id Int32',
+    orderBy: 'tuple()',
+    rows: [1, 2, 1, 2].map((id) => ({ id })),
+  },
+  {
+    // 01801_distinct_group_by_shard: values('a UInt8, b UInt8', (1, 2), (1, 3)) read by three hosts.
+    dist: 'cht.ab01801_dist',
+    local: 'cht.ab01801',
+    key: { column: 'b', type: 'UInt8', function: 'identity' },
+    columns: 'a UInt8, b UInt8',
+    orderBy: 'tuple()',
+    rows: [2, 3, 2, 3, 2, 3].map((b) => ({ a: 1, b })),
+  },
+  {
+    // 00857_global_joinsavel_table_alias: local_table and other_table (now() as a fixed time).
+    dist: 'cht.lt_dist',
+    local: 'cht.lt',
+    key: { column: 'id', type: 'Int32', function: 'xxHash64' },
+    columns: 'id Int32, name String, ts DateTime, oth_id Int32',
+    orderBy: '(ts, id)',
+    rows: [
+      { id: 1, name: 'One', ts: '2019-03-01 10:00:00', oth_id: 100 },
+      { id: 2, name: 'Two', ts: '2019-03-01 10:00:00', oth_id: 200 },
+    ],
+  },
+  {
+    dist: 'cht.ot_dist',
+    local: 'cht.ot',
+    key: { column: 'id', type: 'Int32', function: 'xxHash64' },
+    columns: 'id Int32, name String, ts DateTime, trd_id Int32',
+    orderBy: '(ts, id)',
+    rows: [
+      { id: 100, name: 'One Hundred', ts: '2019-03-01 10:00:00', trd_id: 1000 },
+      { id: 200, name: 'Two Hundred', ts: '2019-03-01 10:00:00', trd_id: 2000 },
+    ],
+  },
+  {
+    // 03123_analyzer_dist_join_CTE
+    dist: 'cht.t0ab_dist',
+    local: 'cht.t0ab',
+    key: { column: 'a', type: 'Int64', function: 'identity' },
+    columns: 'a Int64, b Int64',
+    orderBy: 'a',
+    rows: [
+      { a: 1, b: 10 },
+      { a: 2, b: 12 },
+    ],
+  },
+  {
+    // 03204_distributed_with_scalar_subquery (one row: the test's table is empty).
+    dist: 'cht.t03204_dist',
+    local: 'cht.t03204',
+    key: { column: 'c_k37', type: 'Int32', function: 'identity' },
+    columns: 'c_k37 Int32, c_y String, c_bou Int32, c_g1 Int32, c_lfntfzg Int32, c_kntw50q Int32',
+    orderBy: 'tuple()',
+    rows: [{ c_k37: 3, c_y: 'y', c_bou: 1, c_g1: 2, c_lfntfzg: 2, c_kntw50q: 5 }],
+  },
+  {
+    // 02008_aliased_column_distributed_bug: an ALIAS column of the local table (rows added: the test reads none).
+    dist: 'cht.click_dist',
+    local: 'cht.click',
+    key: { column: 'PhraseID', type: 'UInt64', function: 'identity' },
+    columns: 'PhraseID UInt64, PhraseProcessedID UInt64 ALIAS if(PhraseID > 0, PhraseID, 0)',
+    orderBy: 'tuple()',
+    rows: [0, 5, 7].map((PhraseID) => ({ PhraseID })),
+  },
+  {
+    // 01253_subquery_in_aggregate_function_JustStranger: sharded by hash.
+    dist: 'cht.tt01253_dist',
+    local: 'cht.tt01253',
+    key: { column: 'hash', type: 'UInt64', function: 'identity' },
+    columns: 'date Date, text String, hash UInt64',
+    orderBy: '(hash, date)',
+    rows: [{ date: '2020-04-20', text: 'Hello', hash: 123 }],
+  },
+  {
+    // 02175_distributed_join_current_database: system.one copied into a table of one node.
+    dist: 'cht.one1_dist',
+    local: 'cht.one1',
+    key: { column: 'dummy', type: 'UInt8', function: 'identity' },
+    columns: 'dummy UInt8',
+    orderBy: 'tuple()',
+    rows: [{ dummy: 0 }],
+  },
+  {
+    // 01756_optimize_skip_unused_shards_rewrite_in: data_01756_str (key String) holding '0' and '1'.
+    dist: 'cht.str01756_dist',
+    local: 'cht.str01756',
+    key: { column: 'key', type: 'String', function: 'xxHash64' },
+    columns: 'key String',
+    orderBy: 'tuple()',
+    rows: [{ key: '0' }, { key: '1' }],
+  },
 ];
+
+/** A table of one UInt64 column `number` holding these values, placed by the value. */
+function numberTable(dist: string, values: number[]): ChtTable {
+  return {
+    dist,
+    local: dist.replace(/_dist$/, ''),
+    key: { column: 'number', type: 'UInt64', function: 'identity' },
+    columns: 'number UInt64',
+    orderBy: 'number',
+    rows: values.map((number) => ({ number })),
+  };
+}
 
 export const CHT_DATABASE = 'cht';
 

@@ -113,6 +113,16 @@ describe('what stays refused, with ClickHouse’s code where it has one', () => 
     expect(refusal(() => plan('SELECT k FROM nums_dist ORDER BY k WITH FILL', 2)).message).toMatch(/WITH FILL/);
     expect(refusal(() => plan('SELECT DISTINCT k FROM nums_dist ORDER BY v', 2)).message).toMatch(/SELECT DISTINCT ordered by an expression/);
     expect(refusal(() => plan('SELECT *, k FROM nums_dist', 1)).message).toMatch(/SELECT \* together with other columns/);
+    // Passed through by a query that does not aggregate, a subquery's totals are still refused.
+    expect(refusal(() => plan('SELECT s FROM (SELECT sum(k) AS s FROM nums_dist WITH TOTALS)', 1)).message).toMatch(/^WITH TOTALS under/);
+  });
+  it("a subquery's WITH TOTALS under an aggregation is dropped, as ClickHouse drops it; the outer query's runs once", () => {
+    const inner = plan('SELECT sum(s) FROM (SELECT sum(k) AS s FROM nums_dist WITH TOTALS)', 1);
+    expect(printSelect(inner.leaves[0]!.query)).toBe('SELECT sum(k) AS _c0 FROM nums_dist');
+    expect(inner.finalSql).toBe('SELECT sum(s) FROM (SELECT _c0 AS s FROM _stage0)');
+    expect(plan('SELECT sum(s) FROM (SELECT sum(k) AS s FROM nums_dist) WITH TOTALS', 1).finalSql).toBe(
+      'SELECT sum(s) FROM (SELECT _c0 AS s FROM _stage0) WITH TOTALS',
+    );
   });
 });
 

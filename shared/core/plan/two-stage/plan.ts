@@ -136,9 +136,18 @@ function planSelect(q: SelectQuery, outer: Ctx): SelectQuery {
   // Over a subquery, a constant table (computed where it runs) or no table: the inner statements are planned; this SELECT runs in the final stage.
   const out = planFinalSubqueries(q, ctx);
   if (out.from) {
-    out.from = { ...out.from, table: planFinalTable(out.from.table, ctx), joins: out.from.joins.map((j) => ({ ...j, table: planFinalTable(j.table, ctx) })) };
+    out.from = {
+      ...out.from,
+      table: planFinalTable(isAggregating(q) ? withoutTotals(out.from.table) : out.from.table, ctx),
+      joins: out.from.joins.map((j) => ({ ...j, table: planFinalTable(j.table, ctx) })),
+    };
   }
   return out;
+}
+
+/** An aggregation over a subquery reads only its rows: ClickHouse drops the subquery's totals, so it need not compute them. */
+function withoutTotals(t: TableExpr): TableExpr {
+  return t.kind === 'subqueryTable' && t.query.kind === 'select' && t.query.withTotals ? { ...t, query: { ...t.query, withTotals: false } } : t;
 }
 
 /** A FROM/JOIN table of a final-stage SELECT: a subquery is planned; a distributed table is read whole (`SELECT *`). */
