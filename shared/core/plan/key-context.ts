@@ -33,8 +33,8 @@ export function isKeyRef(ctx: KeyContext, e: Expr): boolean {
   return isColumnOfMain(e, ctx.column, ctx.naming);
 }
 
-export function ownerOf(ctx: KeyContext, item: Expr): number {
-  const v = keyLiteral(item, ctx.type, ctx.column);
+export function ownerOf(ctx: KeyContext, item: Expr, inSet = false): number {
+  const v = keyLiteral(item, ctx.type, ctx.column, inSet);
   return v === UNKNOWN ? OWNER_UNKNOWN : v === NOWHERE ? OWNER_NOWHERE : ctx.placement.shardOf(v);
 }
 
@@ -51,7 +51,7 @@ export function ownersOf(ctx: KeyContext, items: readonly Expr[]): Int32Array {
     }
   }
   const owners = new Int32Array(items.length);
-  for (let i = 0; i < items.length; i++) owners[i] = ownerOf(ctx, items[i]!);
+  for (let i = 0; i < items.length; i++) owners[i] = ownerOf(ctx, items[i]!, true);
   ctx.memo.set(items, owners);
   if (sameLength) sameLength.push({ items, owners });
   else ctx.memoByLength.set(items.length, [{ items, owners }]);

@@ -4,8 +4,10 @@
 //  - NOWHERE: the literal converts but no row can hold it (256 for a UInt8 key, 1.5 for an
 //    integer key). ClickHouse drops such set elements; it lives on no shard.
 //  - UNKNOWN: not a constant we can evaluate (a function call, NULL, a column): no narrowing.
-//  - TYPE_MISMATCH (thrown): the literal cannot be converted at all ('255foo' or 0 for a String key),
+//  - TYPE_MISMATCH (thrown): the literal cannot be converted at all ('255foo' for an integer key),
 //    as ClickHouse's 01756 test expects (serverError 53).
+// An IN set on a String key holds each integer as its decimal text (`key IN (0, 2)` is '0', '2'),
+// as ClickHouse builds the set; `key = 0` instead compares as numbers, so it stays a mismatch.
 import type { Expr } from '../sql/ast.js';
 import { coerceKeyValue, intRange, keyTypeInfo, type KeyValue } from '../sharding/index.js';
 import { isScatterError } from '../errors.js';
@@ -53,6 +55,15 @@ function wholeFloat(text: string): bigint | undefined {
   return BigInt(f);
 }
 
+/** A non-string IN element for a String key, as ClickHouse's set holds it (checked against chdb 26.7). */
+function stringSetElement(lit: { type: string; value: string }): KeyLiteral {
+  if (lit.type === 'bool') return lit.value.toLowerCase() === 'true' ? '1' : '0';
+  const n = lit.type === 'integer' ? parseIntegerText(lit.value) : undefined;
+  // A float's text in the set is not the literal's (2.0 does not match '2'), and past 64 bits an
+  // integer literal is a float: not narrowed.
+  return n === undefined || n < -(2n ** 63n) || n >= 2n ** 64n ? UNKNOWN : String(n);
+}
+
 function mismatchError(e: Expr, lit: { type: string; value: string }, keyType: string, keyName: string, why: string) {
   return errorAt(
     'TYPE_MISMATCH',
@@ -61,13 +72,14 @@ function mismatchError(e: Expr, lit: { type: string; value: string }, keyType: s
   );
 }
 
-/** Convert one operand to the key type. `keyName` is for messages. */
-export function keyLiteral(e: Expr, keyType: string, keyName: string): KeyLiteral {
+/** Convert one operand to the key type; `inSet`: an IN-list element. `keyName` is for messages. */
+export function keyLiteral(e: Expr, keyType: string, keyName: string, inSet = false): KeyLiteral {
   const lit = literalOf(e);
   if (!lit || lit.type === 'null') return UNKNOWN;
   const info = keyTypeInfo(keyType);
   // Hot path (once per IN-list value): no closures; String keys with string literals first.
   if (info.kind === 'string' && lit.type === 'string') return lit.value;
+  if (info.kind === 'string' && inSet) return stringSetElement(lit);
 
   if (info.kind === 'int') {
     let n: bigint | undefined;

@@ -69,10 +69,6 @@ export const EXPECTED: Record<string, Expected> = {
     why: "force_optimize_skip_unused_shards = 2 with NOT IN on the sharding key: ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
     clickhouse: true,
   },
-  '01756_optimize_skip_unused_shards_rewrite_in#14': {
-    kind: 'refused',
-    why: "integers in an IN list on a String sharding key (key IN (0, 2)): ClickHouse converts each element to the column's type ('0', '2') and answers; ch-scatter's shard pruning converts a literal only to a key type it already has, and refuses with 53 TYPE_MISMATCH",
-  },
   '01226_dist_on_dist_global_in#2': {
     kind: 'refused',
     why: "system.one named as a table on IN's right (GLOBAL IN system.one): the reach check reads the name as a table outside the configured ones (UNKNOWN_TABLE), though system.one is a constant table ClickHouse answers from and ch-scatter accepts in FROM (IN (SELECT dummy FROM system.one) answers)",

@@ -48,11 +48,22 @@ describe('keyLiteral', () => {
     expect(e.position).toEqual({ line: 2, column: 7 });
   });
 
-  it('a number for a String key is TYPE_MISMATCH; NULL and expressions are unknown', () => {
+  it('a number compared to a String key is TYPE_MISMATCH; NULL and expressions are unknown', () => {
     expect(mismatch(() => keyLiteral(int('0'), 'String', 'sensor')).code).toBe('TYPE_MISMATCH');
     expect(keyLiteral({ kind: 'literal', type: 'null', value: '' }, 'String', 's')).toBe(UNKNOWN);
     expect(keyLiteral({ kind: 'function', name: 'toUInt8', args: [int('0')] }, 'UInt8', 's')).toBe(UNKNOWN);
     expect(keyLiteral(str('a'), 'String', 's')).toBe('a');
+  });
+
+  it('an IN element for a String key: an integer is its decimal text, a float is not narrowed', () => {
+    expect(keyLiteral(int('0'), 'String', 's', true)).toBe('0');
+    expect(keyLiteral(neg(int('3')), 'String', 's', true)).toBe('-3');
+    expect(keyLiteral(int('0x10'), 'String', 's', true)).toBe('16');
+    expect(keyLiteral(int('18446744073709551615'), 'String', 's', true)).toBe('18446744073709551615');
+    expect(keyLiteral(int('18446744073709551616'), 'String', 's', true)).toBe(UNKNOWN);
+    expect(keyLiteral({ kind: 'literal', type: 'bool', value: 'true' }, 'String', 's', true)).toBe('1');
+    expect(keyLiteral(flt('2.0'), 'String', 's', true)).toBe(UNKNOWN);
+    expect(keyLiteral(str('a'), 'String', 's', true)).toBe('a');
   });
 
   it('dates convert through the router coercion', () => {
