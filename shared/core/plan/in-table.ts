@@ -4,13 +4,16 @@
 // (reads until the deadline), `(k, f) IN analytics.local_table` (one shard's local rows). So it
 // follows the FROM rules: a configured distributed table (then distributed_product_mode decides,
 // as for `IN (SELECT ...)`), or a name the query itself defines as an expression (`WITH (1, 2) AS s
-// ... x IN s`); anything else is UNKNOWN_TABLE, before any shard is asked.
+// ... x IN s`), or a constant table every engine holds alike (`x IN system.one`: the engine reads
+// it as the set, as from `IN (SELECT * FROM system.one)`, and names the column as written); anything
+// else is UNKNOWN_TABLE, before any shard is asked.
 import type { Expr, SelectStatement, TableRef } from '../sql/ast.js';
 import { walkStatement } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
 import { ScatterError } from '../errors.js';
 import { resolveTable, type BoundTable } from './tables.js';
 import { errorAt } from './position.js';
+import { isConstantTable } from './constant-tables.js';
 
 /** Names the statement defines as expressions, at any depth: WITH names, `expr AS name` aliases, lambda parameters. */
 export function expressionNames(stmt: SelectStatement): Set<string> {
@@ -32,7 +35,7 @@ export function expressionNames(stmt: SelectStatement): Set<string> {
   return out;
 }
 
-/** The table a bare name on the right of IN stands for; undefined for anything else (a list, a subquery, a defined name). */
+/** The table a bare name on the right of IN stands for; undefined for anything else (a list, a subquery, a defined name, a constant table). */
 export function inTableRef(rhs: Expr, defined: ReadonlySet<string>): TableRef | undefined {
   if (rhs.kind !== 'column') return undefined;
   if (rhs.parts.length === 1 && defined.has(rhs.parts[0]!)) return undefined;
@@ -42,7 +45,7 @@ export function inTableRef(rhs: Expr, defined: ReadonlySet<string>): TableRef | 
   const ref: TableRef = { kind: 'table', table: rhs.parts[rhs.parts.length - 1]! };
   if (rhs.parts.length === 2) ref.database = rhs.parts[0]!;
   if (rhs.pos) ref.pos = rhs.pos;
-  return ref;
+  return isConstantTable(ref) ? undefined : ref;
 }
 
 /** resolveTable for an IN's right side: the same rules, and a hint for the array-column reading. */

@@ -47,13 +47,13 @@ describe('x IN <table name>', () => {
   });
 
   it.each([
-    [`SELECT count() FROM ${T} WHERE 1 IN system.one`, 'system.one'],
+    [`SELECT count() FROM ${T} WHERE 1 IN system.tables`, 'system.tables'],
     [`SELECT count() FROM ${T} WHERE value IN system.numbers`, 'system.numbers'],
     [`SELECT count() FROM ${T} WHERE (sensor, value) IN analytics.events`, 'analytics.events'],
     [`SELECT count() FROM ${T} WHERE value NOT IN system.numbers`, 'system.numbers'],
     [`SELECT count() FROM ${T} WHERE value GLOBAL IN system.numbers`, 'system.numbers'],
     [`SELECT count() FROM ${T} WHERE sensor IN (SELECT sensor FROM ${T} WHERE value IN system.numbers)`, 'system.numbers'],
-    [`SELECT count() FROM ${T} WHERE value IN (SELECT 1 WHERE 1 IN system.one)`, 'system.one'],
+    [`SELECT count() FROM ${T} WHERE value IN (SELECT 1 WHERE 1 IN system.tables)`, 'system.tables'],
     [`SELECT count() FROM ${T} WHERE value IN some_table`, 'some_table'],
     [`SELECT sensor, count() FROM ${T} GROUP BY sensor HAVING max(value) IN system.numbers`, 'system.numbers'],
   ])('%s -> UNKNOWN_TABLE naming %s', async (sql, name) => {
@@ -75,6 +75,18 @@ describe('x IN <table name>', () => {
     expect(deny.message).toMatch(/distributed_product_mode = 'deny'/);
     const local = await plan(`SELECT count() FROM ${T} WHERE sensor IN ${T}`, { distributed_product_mode: 'local' });
     expect(local).toMatch(/IN analytics\.events\b/);
+  });
+
+  it('system.one, a constant table every engine holds, is the set itself: the shard reads it, GLOBAL or not', async () => {
+    for (const op of ['IN', 'GLOBAL IN', 'NOT IN', 'GLOBAL NOT IN']) {
+      const shard = await plan(`SELECT count() FROM ${T} WHERE value ${op} system.one`);
+      expect(shard, op).toBe(`SELECT count() FROM analytics.events WHERE value ${op.replace('GLOBAL ', '')} system.one`);
+    }
+    expect(await plan(`SELECT count() FROM ${T} WHERE value IN (SELECT 1 WHERE 1 IN system.one)`)).toMatch(/1 IN system\.one\)$/);
+    // The engine answers it as the subquery's set, under the name as written.
+    const named = await ch.query('SELECT k IN system.one FROM default.t WHERE k < 2 ORDER BY k');
+    expect(named.meta.map((m) => m.name)).toEqual(['in(k, system.one)']);
+    expect(named.rows.map((r) => Object.values(r)[0])).toEqual([1, 0]);
   });
 
   it('names the query defines as expressions pass: WITH names, aliases, lambda parameters', async () => {

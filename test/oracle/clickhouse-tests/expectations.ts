@@ -69,12 +69,4 @@ export const EXPECTED: Record<string, Expected> = {
     why: "force_optimize_skip_unused_shards = 2 with NOT IN on the sharding key: ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
     clickhouse: true,
   },
-  '01226_dist_on_dist_global_in#2': {
-    kind: 'refused',
-    why: "system.one named as a table on IN's right (GLOBAL IN system.one): the reach check reads the name as a table outside the configured ones (UNKNOWN_TABLE), though system.one is a constant table ClickHouse answers from and ch-scatter accepts in FROM (IN (SELECT dummy FROM system.one) answers)",
-  },
-  '01226_dist_on_dist_global_in#5': {
-    kind: 'refused',
-    why: "system.one named as a table on IN's right (GLOBAL IN system.one): the reach check reads the name as a table outside the configured ones (UNKNOWN_TABLE), though system.one is a constant table ClickHouse answers from and ch-scatter accepts in FROM (IN (SELECT dummy FROM system.one) answers)",
-  },
 };
