@@ -13,56 +13,13 @@ import { expandAliases } from './two-stage/aliases.js';
 import { isAggregateCall } from './two-stage/aggregates.js';
 import { hasAggregate } from './two-stage/cut-common.js';
 import { lookupTable, refName } from './tables.js';
+import { ROW_SENSITIVE } from './row-sensitive.js';
 
 export interface Folded {
   statement: SelectStatement;
   /** For /explain: each subquery folded, or why it was not. */
   notes: string[];
 }
-
-// Functions whose value depends on the block, the row's neighbours, a random draw or an array's
-// expansion: evaluated in the outer query (after its filter, once per reference) they would differ.
-const ROW_SENSITIVE = new Set(
-  [
-    'arrayJoin',
-    'rowNumberInBlock',
-    'rowNumberInAllBlocks',
-    'blockNumber',
-    'blockSize',
-    'runningDifference',
-    'runningDifferenceStartingWithFirstValue',
-    'runningAccumulate',
-    'runningConcurrency',
-    'neighbor',
-    'nowInBlock',
-    'rand',
-    'rand32',
-    'rand64',
-    'randConstant',
-    'randCanonical',
-    'randUniform',
-    'randNormal',
-    'randLogNormal',
-    'randExponential',
-    'randChiSquared',
-    'randStudentT',
-    'randFisherF',
-    'randBernoulli',
-    'randBinomial',
-    'randNegativeBinomial',
-    'randPoisson',
-    'randomString',
-    'randomFixedString',
-    'randomPrintableASCII',
-    'randomStringUTF8',
-    'fuzzBits',
-    'generateUUIDv4',
-    'generateUUIDv7',
-    'generateULID',
-    'generateSnowflakeID',
-    'generateSerialID',
-  ].map((n) => n.toLowerCase()),
-);
 
 /** Every SELECT of the statement whose FROM is a foldable subquery, folded (innermost first). */
 export function foldSubqueries(stmt: SelectStatement, topo: Topology): Folded {

@@ -5,12 +5,13 @@ import type { Placement } from '../sharding/index.js';
 import { coerceKeyValue } from '../sharding/index.js';
 import type { TableNaming } from './key-ref.js';
 import { isColumnOfMain } from './key-ref.js';
-import { keyLiteral, NOWHERE, UNKNOWN } from './key-literal.js';
+import { keyLiteral, NOWHERE, UNEVALUATED, UNKNOWN } from './key-literal.js';
 import type { Materialized } from './globals.js';
 
 /** Owner codes: a 0-based shard index, or one of these. */
 export const OWNER_UNKNOWN = -1; // cannot be placed: kept everywhere, never narrows
 export const OWNER_NOWHERE = -2; // placed on no shard: matches no row
+export const OWNER_ANY = -3; // a constant not evaluated here: kept everywhere, yet a condition on the key
 
 export interface KeyContext {
   column: string;
@@ -35,7 +36,7 @@ export function isKeyRef(ctx: KeyContext, e: Expr): boolean {
 
 export function ownerOf(ctx: KeyContext, item: Expr, inSet = false): number {
   const v = keyLiteral(item, ctx.type, ctx.column, inSet);
-  return v === UNKNOWN ? OWNER_UNKNOWN : v === NOWHERE ? OWNER_NOWHERE : ctx.placement.shardOf(v);
+  return v === UNKNOWN ? OWNER_UNKNOWN : v === NOWHERE ? OWNER_NOWHERE : v === UNEVALUATED ? OWNER_ANY : ctx.placement.shardOf(v);
 }
 
 /** Owners of every item of a literal set, computed once per list. */

@@ -1,12 +1,13 @@
 // Shard skipping (optimize_skip_unused_shards): from WHERE and PREWHERE, the set of shards that
 // can hold a matching row. `key = literal`, `key IN (literals)`, `key IN <shipped table>` and
 // AND/OR combinations narrow; NOT IN, ranges, non-literal operands and functions of the key do
-// not (they yield "all shards"). A set containing NULL does not narrow (ClickHouse refuses it).
+// not (they yield "all shards"). A constant call on the key's other side (constant-operand.ts) is a
+// condition that keeps every shard. A set containing NULL does not narrow (ClickHouse refuses it).
 import type { Expr } from '../sql/ast.js';
 import { printExpr } from '../sql/print.js';
 import type { KeyContext } from './key-context.js';
 import { isMainQualifier } from './key-ref.js';
-import { isKeyRef, OWNER_NOWHERE, OWNER_UNKNOWN, ownerOf, ownersOf, setItems } from './key-context.js';
+import { isKeyRef, OWNER_ANY, OWNER_NOWHERE, OWNER_UNKNOWN, ownerOf, ownersOf, setItems } from './key-context.js';
 
 /** A shard mask (1 = may hold matching rows), or null for "every shard". */
 export type ShardMask = Uint8Array | null;
@@ -21,7 +22,8 @@ function maskOf(ctx: KeyContext, owners: Iterable<number>): ShardMask {
   const m = new Uint8Array(ctx.shardCount);
   for (const o of owners) {
     if (o === OWNER_UNKNOWN) return null;
-    if (o >= 0) m[o] = 1;
+    if (o === OWNER_ANY) m.fill(1);
+    else if (o >= 0) m[o] = 1;
   }
   return m;
 }

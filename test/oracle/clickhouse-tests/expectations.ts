@@ -30,22 +30,6 @@ export const EXPECTED: Record<string, Expected> = {
     why: "force_optimize_skip_unused_shards with no condition on the sharding key: ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
     clickhouse: true,
   },
-  '01072_optimize_skip_unused_shards_const_expr_eval#4': {
-    kind: 'refused',
-    why: "force_optimize_skip_unused_shards with the key compared to a constant expression (toInt32(xxHash32(0))): ClickHouse evaluates the constant to pick the shard and answers; ch-scatter's shard pruning reads only literals on the key's right side, so it cannot skip and refuses (507)",
-  },
-  '01072_optimize_skip_unused_shards_const_expr_eval#5': {
-    kind: 'refused',
-    why: "force_optimize_skip_unused_shards with the key compared to a constant expression (toInt32(xxHash32(0))): ClickHouse evaluates the constant to pick the shard and answers; ch-scatter's shard pruning reads only literals on the key's right side, so it cannot skip and refuses (507)",
-  },
-  '01072_optimize_skip_unused_shards_const_expr_eval#6': {
-    kind: 'refused',
-    why: "force_optimize_skip_unused_shards with the key compared to a constant expression (toInt32(xxHash32(0))): ClickHouse evaluates the constant to pick the shard and answers; ch-scatter's shard pruning reads only literals on the key's right side, so it cannot skip and refuses (507)",
-  },
-  '01072_optimize_skip_unused_shards_const_expr_eval#7': {
-    kind: 'refused',
-    why: "force_optimize_skip_unused_shards with the key compared to a constant expression (toInt32(xxHash32(0))): ClickHouse evaluates the constant to pick the shard and answers; ch-scatter's shard pruning reads only literals on the key's right side, so it cannot skip and refuses (507)",
-  },
   '01072_optimize_skip_unused_shards_const_expr_eval#8': {
     kind: 'refused',
     why: "force_optimize_skip_unused_shards with the key compared to a column (key = value): ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",

@@ -1,7 +1,7 @@
 // Literal -> sharding-key value, the intent of ClickHouse's 01756 test: conversion to the key's
 // declared type first; out-of-range values live nowhere; unconvertible ones are TYPE_MISMATCH.
 import { describe, expect, it } from 'vitest';
-import { keyLiteral, NOWHERE, UNKNOWN } from '../../../shared/core/plan/key-literal.js';
+import { keyLiteral, NOWHERE, UNEVALUATED, UNKNOWN } from '../../../shared/core/plan/key-literal.js';
 import type { Expr } from '../../../shared/core/sql/ast.js';
 
 const pos = { line: 2, column: 7, offset: 12 };
@@ -51,7 +51,11 @@ describe('keyLiteral', () => {
   it('a number compared to a String key is TYPE_MISMATCH; NULL and expressions are unknown', () => {
     expect(mismatch(() => keyLiteral(int('0'), 'String', 'sensor')).code).toBe('TYPE_MISMATCH');
     expect(keyLiteral({ kind: 'literal', type: 'null', value: '' }, 'String', 's')).toBe(UNKNOWN);
-    expect(keyLiteral({ kind: 'function', name: 'toUInt8', args: [int('0')] }, 'UInt8', 's')).toBe(UNKNOWN);
+    // A constant call: evaluated by ClickHouse against `=`, never in a set (ClickHouse's 01756 and 01072).
+    expect(keyLiteral({ kind: 'function', name: 'toUInt8', args: [int('0')] }, 'UInt8', 's')).toBe(UNEVALUATED);
+    expect(keyLiteral({ kind: 'function', name: 'toUInt8', args: [int('0')] }, 'UInt8', 's', true)).toBe(UNKNOWN);
+    expect(keyLiteral({ kind: 'function', name: 'rand', args: [] }, 'UInt8', 's')).toBe(UNKNOWN);
+    expect(keyLiteral({ kind: 'function', name: 'toUInt8', args: [{ kind: 'column', parts: ['v'] }] }, 'UInt8', 's')).toBe(UNKNOWN);
     expect(keyLiteral(str('a'), 'String', 's')).toBe('a');
   });
 

@@ -333,7 +333,21 @@ describe('ClickHouse 01756 intent (forced skipping)', () => {
   it('integers in a set on a String key are placed as their decimal text', async () => {
     const asText = await queried("SELECT sensor FROM analytics.events_dist WHERE sensor IN ('0', '2')");
     expect(asText.length).toBeGreaterThan(0);
-    expect(await queried('SELECT sensor FROM analytics.events_dist WHERE sensor IN (0, 2)')).toEqual(asText.map((s) => s.replaceAll("'", '')));
+    expect(await queried('SELECT sensor FROM analytics.events_dist WHERE sensor IN (0, 2)')).toEqual(asText.map((s) => s?.replaceAll("'", '')));
+  });
+
+  it('the key = a constant call: a condition ClickHouse evaluates, every shard queried, nothing refused', async () => {
+    const all = await queried('SELECT k FROM nums_dist WHERE k = toUInt8(plus(1, 1))');
+    expect(all).toHaveLength(topo.shards.length);
+    // AND-ed with a set: the set narrows, the constant keeps what the set keeps.
+    expect(await queried('SELECT k FROM nums_dist WHERE k = toUInt8(2) AND k IN (0, 2)')).toEqual([
+      'SELECT k FROM default.nums WHERE k = toUInt8(2) AND k IN (0)',
+      'SELECT k FROM default.nums WHERE k = toUInt8(2) AND k IN (2)',
+    ]);
+    // Not one value per query, or read from a column: no condition ClickHouse can evaluate.
+    for (const w of ['k = toUInt8(rand())', 'k = toUInt8(k + 0)', 'k = (SELECT 1)', 'k = toUInt8(1) OR k = k']) {
+      expect((await refusal(`SELECT k FROM nums_dist WHERE ${w}`, forced)).code, w).toBe('UNABLE_TO_SKIP_SHARDS');
+    }
   });
 
   it('the set in the SELECT list is never pruned, even when the filter is', async () => {
