@@ -31,9 +31,12 @@ function generatedData(seed: number): Record<string, Row[]> {
     fc.array(fc.record({ k: fc.integer({ min: -128, max: 127 }), v: fc.integer({ min: -1000, max: 1000 }) }), { minLength: 50, maxLength: 300 }),
     { seed: seed + 2, numRuns: 1 },
   );
+  // Sensors that are decimal integers too (each of 0..30, some twice), for integers in an IN set on the String key.
+  const [numeric] = fc.sample(fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 30 }), { seed: seed + 3, numRuns: 1 });
+  const numbers = [...Array.from({ length: 31 }, (_, n) => n), ...numeric!];
   return {
-    'analytics.events': events!.map((r, i) => ({
-      sensor: `s-${r.s}`,
+    'analytics.events': [...events!, ...numbers.map((n, i) => ({ s: -1 - n, value: i, u: i % 10 }))].map((r, i) => ({
+      sensor: r.s < 0 ? String(-1 - r.s) : `s-${r.s}`,
       ts: `2024-01-01 00:00:${String(i % 60).padStart(2, '0')}`,
       value: r.value,
       user_id: String(r.u),
@@ -103,6 +106,29 @@ describe('pruned + skipped plans return the same rows as unpruned plans and as o
     await fc.assert(
       fc.asyncProperty(predicate('sensor', lit, other), async (p) => threeWays(`SELECT sensor, value FROM analytics.events_dist WHERE ${p}`)),
       { numRuns: 60 },
+    );
+  });
+
+  it('String key: integers in an IN set are placed as their decimal text, as ClickHouse builds the set', async () => {
+    const item = fc.oneof(
+      { weight: 3, arbitrary: fc.integer({ min: 0, max: 35 }).map(String) },
+      { weight: 1, arbitrary: fc.integer({ min: 0, max: 35 }).map((n) => `'${n}'`) },
+      { weight: 1, arbitrary: fc.constantFrom('0x10', '0x1e', '-3', 'true', '2.0', "'s-1'") },
+    );
+    const set = fc.array(item, { minLength: 1, maxLength: 8 }).map((xs) => xs.join(', '));
+    const atom = fc.oneof(
+      set.map((l) => `sensor IN (${l})`),
+      set.map((l) => `sensor NOT IN (${l})`),
+      fc.integer({ min: 0, max: 40 }).map((n) => `value > ${n}`),
+    );
+    const tree = fc.oneof(
+      atom,
+      fc.tuple(atom, atom).map(([a, b]) => `(${a}) AND (${b})`),
+      fc.tuple(atom, atom).map(([a, b]) => `(${a}) OR (${b})`),
+    );
+    await fc.assert(
+      fc.asyncProperty(tree, async (p) => threeWays(`SELECT sensor, value FROM analytics.events_dist WHERE ${p}`)),
+      { numRuns: 40 },
     );
   });
 
