@@ -161,6 +161,28 @@ describe('spelled out', () => {
     expect(q.kind === 'select' && outputNames(q)).toEqual(['a.k', 'site', 'value', 'status', 'c.label', 'site', 'label']);
   });
 
+  // Checked on chdb: a WITH name's columns are its SELECT list's names, so a.k is qualified where a CTE joined has a k.
+  it('names over JOINs of WITH names', () => {
+    const q = expandColumns(
+      parseSelect(
+        'WITH b AS (SELECT k FROM db.other), c AS (SELECT k FROM db.other) SELECT a.k, site, b.k, c.k FROM db.dist AS a LEFT JOIN b ON a.k = b.k LEFT JOIN c ON a.k = c.k',
+      ),
+      topo,
+      (t) => COLUMNS[t as keyof typeof COLUMNS],
+    );
+    expect(q.kind === 'select' && outputNames(q)).toEqual(['a.k', 'site', 'b.k', 'c.k']);
+  });
+
+  // Checked on chdb: `*` over a WITH name is its SELECT list, ORDER BY ALL with it; from a subquery, the outer query's WITH names are in scope.
+  it('* and ORDER BY ALL over a WITH name', () => {
+    const cte = 'WITH y AS (SELECT site, count() FROM db.dist GROUP BY site)';
+    const q = expandColumns(parseSelect(`${cte} SELECT * FROM y ORDER BY ALL`), topo, (t) => COLUMNS[t as keyof typeof COLUMNS]);
+    expect(printSelect(q)).toBe(`${cte} SELECT site, \`count()\` FROM y ORDER BY site, \`count()\``);
+    expect(q.kind === 'select' && outputNames(q)).toEqual(['site', 'count()']);
+    const inner = expandColumns(parseSelect(`${cte} SELECT * FROM (SELECT * FROM y ORDER BY ALL)`), topo, (t) => COLUMNS[t as keyof typeof COLUMNS]);
+    expect(printSelect(inner)).toBe(`${cte} SELECT * FROM (SELECT site, \`count()\` FROM y ORDER BY site, \`count()\`)`);
+  });
+
   // A JOIN's unaliased subquery keeps ClickHouse's 206 (the plan's alias is not the query's).
   it("an unaliased JOIN subquery's plan alias is marked as the plan's", () => {
     const q = expandColumns(
