@@ -256,8 +256,8 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, externa
     const b = lookupTable(topo, refName(t));
     const columns = b && columnsOf(b.distributed);
     if (!b || !columns) return undefined;
-    const names = t.alias !== undefined ? [t.alias] : [t.table, `${t.database ?? 'default'}.${t.table}`];
-    tables.push({ qualifier: t.alias ?? t.table, names, columns });
+    if (t.alias !== undefined) tables.push({ qualifier: t.alias, names: [t.alias], columns, ...(t.alias !== t.table ? { table: t.table } : {}) });
+    else tables.push({ qualifier: t.table, names: [t.table, `${t.database ?? 'default'}.${t.table}`], columns });
   }
   if (!tables.length) return undefined;
   // Over a JOIN every column must be reachable by a qualifier.

@@ -161,6 +161,17 @@ describe('spelled out', () => {
     expect(q.kind === 'select' && outputNames(q)).toEqual(['a.k', 'site', 'value', 'status', 'c.label', 'site', 'label']);
   });
 
+  // Checked on chdb: an aliased table's column written by the table's name is read by the alias and named as written.
+  it("an aliased table's column qualified by the table's name", () => {
+    const q = expandColumns(
+      parseSelect('SELECT db.other.label, other.k FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k'),
+      topo,
+      (t) => COLUMNS[t as keyof typeof COLUMNS],
+    );
+    expect(printSelect(q)).toBe('SELECT label, b.k FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k');
+    expect(q.kind === 'select' && outputNames(q)).toEqual(['label', 'other.k']);
+  });
+
   // Checked on chdb: a WITH name's columns are its SELECT list's names, so a.k is qualified where a CTE joined has a k.
   it('names over JOINs of WITH names', () => {
     const q = expandColumns(
