@@ -110,8 +110,6 @@ const EXPECTED_18: Record<string, string> = {
     "system.one named as a table on IN's right: the reach check reads it as a table outside the configured ones (UNKNOWN_TABLE), as on chdb",
   '01226_dist_on_dist_global_in#5':
     "system.one named as a table on IN's right: the reach check reads it as a table outside the configured ones (UNKNOWN_TABLE), as on chdb",
-  '01232_extremes#2':
-    "extremes = 1 over the shards' rows (0s on one shard, 1s on another): the 18.16 final stage answers min 1, max 1, not 0 and 1; the chdb run is equal; not explained yet",
   '02596_build_set_and_remote#5': '18.16 numbers subqueries per server and session (_subquery26); ch-scatter names them as ClickHouse 26 does (_subquery_1)',
 };
 
