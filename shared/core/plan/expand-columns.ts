@@ -33,13 +33,23 @@ export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): str
   // No shard is asked anything for a statement the planner will refuse for the tables it names.
   if (!plannable(stmt, topo)) return [];
   const out = new Set<string>();
-  // A subquery whose `*` feeds the expansion is read through to its own tables.
+  // Every WITH name of the statement (a name defined twice: both read), for a `FROM name` whose `*` feeds the expansion.
+  const ctes = new Map<string, SelectStatement[]>();
+  forEachSelect(stmt, (q) => {
+    for (const [name, s] of cteScope(q, new Map())) ctes.set(name, [...(ctes.get(name) ?? []), s]);
+  });
+  const seen = new Set<SelectQuery>();
+  // A subquery or WITH name whose `*` feeds the expansion is read through to its own tables.
+  const through = (s: SelectStatement) => {
+    for (const q of s.kind === 'union' ? s.selects : [s]) if (!seen.has(q) && q.columns.some((c) => c.kind === 'asterisk')) add(q);
+  };
   const add = (q: SelectQuery) => {
+    seen.add(q);
     for (const t of tablesOf(q)) {
       const b = t.kind === 'table' ? lookupTable(topo, refName(t)) : undefined;
       if (b) out.add(b.distributed);
-      if (t.kind === 'subqueryTable')
-        for (const s of t.query.kind === 'union' ? t.query.selects : [t.query]) if (s.columns.some((c) => c.kind === 'asterisk')) add(s);
+      if (t.kind === 'subqueryTable') through(t.query);
+      if (t.kind === 'table' && t.database === undefined) for (const s of ctes.get(t.table) ?? []) through(s);
     }
   };
   forEachSelect(stmt, (q) => {

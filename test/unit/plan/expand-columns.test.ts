@@ -263,6 +263,13 @@ describe('ORDER BY ALL', () => {
   it('tablesNeedingColumns asks for the columns of a `*` it orders by', () => {
     expect(tablesNeedingColumns(parseSelect('SELECT * FROM db.dist ORDER BY ALL'), topo)).toEqual(['db.dist']);
   });
+  it("tablesNeedingColumns reads a WITH name's `*` through to its tables, and only where its `*` feeds one", () => {
+    const sql = 'WITH y AS (SELECT * FROM db.dist), z AS (SELECT k FROM db.other) SELECT * FROM y JOIN z ON y.k = z.k ORDER BY ALL';
+    expect(tablesNeedingColumns(parseSelect(sql), topo)).toEqual(['db.dist']);
+    expect(
+      printSelect(expandColumns(parseSelect('WITH y AS (SELECT * FROM db.dist) SELECT *, 1 FROM y'), topo, (t) => COLUMNS[t as keyof typeof COLUMNS])),
+    ).toBe('WITH y AS (SELECT * FROM db.dist) SELECT k, site, value, status, 1 FROM y');
+  });
   it("a SELECT column named `all` is ClickHouse's 183; with enable_order_by_all = 0, ALL is that column", () => {
     for (const sql of ['SELECT site AS all FROM db.dist ORDER BY ALL', 'SELECT k, `all` FROM db.dist ORDER BY ALL'])
       expect(() => expand(sql), sql).toThrow(
