@@ -10,7 +10,7 @@
 // that now answers equal fails the test too, so the list stays true.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareAnswers } from './compare.js';
+import { compareAnswers, renamed } from './compare.js';
 import { CHT_CORPUS } from './clickhouse-tests/corpus.js';
 import { EXPECTED } from './clickhouse-tests/expectations.js';
 import { type ChtStack, startChtStack } from './clickhouse-tests/stack.js';
@@ -39,7 +39,8 @@ async function runAll(): Promise<Outcome[]> {
     for (let i = next++; i < CHT_CORPUS.length; i = next++) {
       const c = CHT_CORPUS[i]!;
       const [got, one] = await Promise.allSettled([run(c), o.reference(c.sql)]);
-      const want = c.distributed && one.status === 'fulfilled' ? { ...one, value: { ...one.value, rows: c.distributed((t) => o.inserted.get(t)!) } } : one;
+      let want = c.distributed && one.status === 'fulfilled' ? { ...one, value: { ...one.value, rows: c.distributed((t) => o.inserted.get(t)!) } } : one;
+      if (c.names && want.status === 'fulfilled') want = { ...want, value: renamed(want.value, c.names) };
       if (want.status === 'rejected') {
         // ClickHouse refuses it on one node: the stack must refuse it too (with ClickHouse's code).
         out[i] =

@@ -224,3 +224,13 @@ export function compareAnswers(got: Answer, want: Answer, opts: CompareOptions):
   }
   return undefined;
 }
+
+/** The answer under other column names, in order (rows, totals and extremes keyed by them too). */
+export function renamed(a: Answer, names: readonly string[]): Answer {
+  if (names.length !== a.meta.length) throw new Error(`${names.length} names for ${a.meta.length} columns`);
+  const row = (r: Record<string, unknown>) => Object.fromEntries(a.meta.map((m, i) => [names[i]!, r[m.name]]));
+  const out: Answer = { ...a, meta: a.meta.map((m, i) => ({ ...m, name: names[i]! })), rows: a.rows.map(row) };
+  if (a.totals) out.totals = row(a.totals);
+  if (a.extremes) out.extremes = { min: row(a.extremes.min), max: row(a.extremes.max) };
+  return out;
+}

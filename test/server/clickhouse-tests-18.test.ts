@@ -106,8 +106,6 @@ const EXPECTED_18: Record<string, string> = {
     '18.16 numbers subqueries per server and session (_subquery26); ch-scatter names them as ClickHouse 26 does (_subquery_1)',
   '00857_global_joinsavel_table_alias#2':
     '18.16 names a column qualified by database and table by both (cht.ot.name, its local table); ch-scatter names it as ClickHouse 26 does over the distributed table (ot_dist.name)',
-  '01232_extremes#2':
-    "extremes = 1 over the shards' rows (0s on one shard, 1s on another): the 18.16 final stage answers min 1, max 1, not 0 and 1; the chdb run is equal; not explained yet",
   '02596_build_set_and_remote#5': '18.16 numbers subqueries per server and session (_subquery26); ch-scatter names them as ClickHouse 26 does (_subquery_1)',
 };
 

@@ -2,7 +2,8 @@
 // where the plan must name each column (an aggregating query, `*` beside other columns, a JOIN),
 // `COLUMNS('regexp')`, `COLUMNS(a, b)`, `EXCEPT` / `REPLACE` (STRICT or not) and `APPLY` chains, `GROUP BY ALL` and `ORDER BY ALL`. The
 // columns are a distributed table's ordinary ones, in its DDL's order (what `SELECT *` returns:
-// no MATERIALIZED, ALIAS or EPHEMERAL column), read from a shard (shared/core/scatter/table-columns.ts).
+// no MATERIALIZED, ALIAS or EPHEMERAL column), read from a shard (shared/core/scatter/table-columns.ts);
+// a subquery's or a WITH name's are its SELECT list's output names.
 import type { Asterisk, ColumnRef, ColumnTransformer, Expr, FunctionCall, LambdaExpr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
 import { cloneAst } from '../sql/ast.js';
 import { outputNames, qualifiersOf } from '../sql/names.js';
@@ -32,13 +33,23 @@ export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): str
   // No shard is asked anything for a statement the planner will refuse for the tables it names.
   if (!plannable(stmt, topo)) return [];
   const out = new Set<string>();
-  // A subquery whose `*` feeds the expansion is read through to its own tables.
+  // Every WITH name of the statement (a name defined twice: both read), for a `FROM name` whose `*` feeds the expansion.
+  const ctes = new Map<string, SelectStatement[]>();
+  forEachSelect(stmt, (q) => {
+    for (const [name, s] of cteScope(q, new Map())) ctes.set(name, [...(ctes.get(name) ?? []), s]);
+  });
+  const seen = new Set<SelectQuery>();
+  // A subquery or WITH name whose `*` feeds the expansion is read through to its own tables.
+  const through = (s: SelectStatement) => {
+    for (const q of s.kind === 'union' ? s.selects : [s]) if (!seen.has(q) && q.columns.some((c) => c.kind === 'asterisk')) add(q);
+  };
   const add = (q: SelectQuery) => {
+    seen.add(q);
     for (const t of tablesOf(q)) {
       const b = t.kind === 'table' ? lookupTable(topo, refName(t)) : undefined;
       if (b) out.add(b.distributed);
-      if (t.kind === 'subqueryTable')
-        for (const s of t.query.kind === 'union' ? t.query.selects : [t.query]) if (s.columns.some((c) => c.kind === 'asterisk')) add(s);
+      if (t.kind === 'subqueryTable') through(t.query);
+      if (t.kind === 'table' && t.database === undefined) for (const s of ctes.get(t.table) ?? []) through(s);
     }
   };
   forEachSelect(stmt, (q) => {
@@ -95,8 +106,9 @@ export function expandColumns(
   columnsOf: ColumnsOf,
   external: ExternalColumns = NO_EXTERNAL,
   orderByAll = true,
+  ctes: Ctes = new Map(),
 ): SelectStatement {
-  const one = (q: SelectQuery) => spellOrderByAllOnce(expandSelect(q, topo, columnsOf, external, orderByAll), orderByAll);
+  const one = (q: SelectQuery) => spellOrderByAllOnce(expandSelect(q, topo, columnsOf, external, orderByAll, ctes), orderByAll);
   if (stmt.kind === 'union') return { ...stmt, selects: stmt.selects.map(one) };
   return one(stmt);
 }
@@ -136,9 +148,10 @@ function needsExpansion(q: SelectQuery): boolean {
   return aggregating || q.columns.length > 1 || (q.from?.joins.length ?? 0) > 0;
 }
 
-function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns, orderByAll: boolean): SelectQuery {
+function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns, orderByAll: boolean, outer: Ctes): SelectQuery {
+  const ctes = cteScope(q0, outer);
   // Subqueries first: each is a scope of its own.
-  const sub = (s: SelectStatement) => expandColumns(s, topo, columnsOf, external, orderByAll);
+  const sub = (s: SelectStatement) => expandColumns(s, topo, columnsOf, external, orderByAll, ctes);
   let q = mapClausesShared(q0, (e) => rewriteExpr(e, (x) => (x.kind === 'subquery' ? { ...x, query: sub(x.query) } : undefined)));
   if (q.from) {
     const inTable = (t: TableExpr): TableExpr => (t.kind === 'subqueryTable' ? { ...t, query: sub(t.query) } : t);
@@ -147,7 +160,7 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf, ext
   let columns = q.columns;
   const wanted = needsExpansion(q) || resolvesJoin(q);
   const aliased = wanted ? planAliases(q) : q;
-  const found = wanted ? sourcesOf(aliased, topo, columnsOf, external) : undefined;
+  const found = wanted ? sourcesOf(aliased, topo, columnsOf, external, ctes) : undefined;
   if (found) q = aliased;
   if (needsExpansion(q)) {
     if (!found) return q;
@@ -184,6 +197,25 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf, ext
 
 type Source = JoinSource;
 
+/** The WITH names in scope (`name AS (SELECT ...)`), each its statement: a `FROM name` reads its columns. */
+type Ctes = ReadonlyMap<string, SelectStatement>;
+
+/** The scope without one name: a WITH name's own SELECT does not read it as itself (a recursive one's first SELECT names its columns). */
+function outside(ctes: Ctes, name: string): Ctes {
+  const out = new Map(ctes);
+  out.delete(name);
+  return out;
+}
+
+/** The outer scope's WITH names with q's own over them. */
+function cteScope(q: SelectQuery, outer: Ctes): Ctes {
+  const own = (q.with ?? []).filter((w) => w.cte && w.expr.kind === 'subquery');
+  if (!own.length) return outer;
+  const out = new Map(outer);
+  for (const w of own) if (w.expr.kind === 'subquery') out.set(w.name, w.expr.query);
+  return out;
+}
+
 /** One column of an unqualified `*`: a USING join's merged key (spelled bare), or a table's column. */
 type StarColumn = { key: string } | { source: Source; name: string };
 const starName = (x: StarColumn) => ('key' in x ? x.key : x.name);
@@ -200,13 +232,13 @@ interface Sources {
  * Each table's columns in FROM order, or undefined when one is not known (the planner then refuses as before).
  * An unaliased subquery of a JOIN is read through the alias `planAliases` gave it, and named as ClickHouse names it.
  */
-function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns): Sources | undefined {
+function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns, ctes: Ctes): Sources | undefined {
   const joins = q.from?.joins ?? [];
   const tables: Source[] = [];
   for (const t of tablesOf(q)) {
     if (t.kind === 'subqueryTable') {
       // A subquery's columns are its output names (its own `*` read through to its tables).
-      const names = outputColumnsOf(t.query, topo, columnsOf, external);
+      const names = outputColumnsOf(t.query, topo, columnsOf, external, ctes);
       if (!names) return undefined;
       const columns = names.map((name) => ({ name }));
       if (t.alias === undefined) tables.push({ names: [], columns });
@@ -223,15 +255,19 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, externa
     }
     if (t.kind !== 'table') return undefined;
     const ext = t.external ? external.get(t.table) : undefined;
-    if (ext) {
-      tables.push({ qualifier: t.alias ?? t.table, names: [t.alias ?? t.table], columns: ext });
+    // A WITH name's columns are its SELECT list's output names.
+    const cte = !t.external && t.database === undefined ? ctes.get(t.table) : undefined;
+    const own = ext ?? (cte && outputColumnsOf(cte, topo, columnsOf, external, outside(ctes, t.table))?.map((name) => ({ name })));
+    if (own) {
+      tables.push({ qualifier: t.alias ?? t.table, names: [t.alias ?? t.table], columns: own });
       continue;
     }
+    if (cte) return undefined;
     const b = lookupTable(topo, refName(t));
     const columns = b && columnsOf(b.distributed);
     if (!b || !columns) return undefined;
-    const names = t.alias !== undefined ? [t.alias] : [t.table, `${t.database ?? 'default'}.${t.table}`];
-    tables.push({ qualifier: t.alias ?? t.table, names, columns });
+    if (t.alias !== undefined) tables.push({ qualifier: t.alias, names: [t.alias], columns, ...(t.alias !== t.table ? { table: t.table } : {}) });
+    else tables.push({ qualifier: t.table, names: [t.table, `${t.database ?? 'default'}.${t.table}`], columns });
   }
   if (!tables.length) return undefined;
   // Over a JOIN every column must be reachable by a qualifier.
@@ -277,14 +313,14 @@ function planAliases(q: SelectQuery): SelectQuery {
 }
 
 /** The output column names of a statement (its first SELECT's), `*` spelled out; undefined when a table's columns are not known. */
-function outputColumnsOf(s: SelectStatement, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns): string[] | undefined {
+function outputColumnsOf(s: SelectStatement, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns, ctes: Ctes): string[] | undefined {
   const q = s.kind === 'union' ? s.selects[0]! : s;
   if (!q.columns.some((c) => c.kind === 'asterisk')) return outputNames(q);
   // `SELECT * FROM numbers(3)`: a constant table function's columns, alias or not.
   const only = starOnly(q)?.from?.table;
   if (only?.kind === 'tableFunction') return constantColumns(only)?.map((c) => c.name);
   const aliased = planAliases(q);
-  const found = sourcesOf(aliased, topo, columnsOf, external);
+  const found = sourcesOf(aliased, topo, columnsOf, external, cteScope(q, ctes));
   if (!found) return undefined;
   const expanded = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, found, true, (q.from?.joins.length ?? 0) === 1) : [c]));
   return outputNames(resolveColumns({ ...aliased, columns: expanded }, found.tables));

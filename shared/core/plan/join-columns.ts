@@ -17,6 +17,8 @@ export interface JoinSource {
   qualifier?: string;
   /** Every name it may be called by (`b`, or `t` and `db.t`). */
   names: string[];
+  /** An aliased table's own name (`t` of `db.t AS b`): `t.c` and `db.t.c` still reach it, and ClickHouse names them `t.c`. */
+  table?: string;
   columns: readonly { name: string }[];
   /** An unaliased subquery: its qualifier is only the plan's (expand-columns.ts gives it one), and ClickHouse names its columns unqualified. */
   anonymous?: boolean;
@@ -57,8 +59,8 @@ export function joinNaming(q: SelectQuery, sources: readonly JoinSource[]): Join
  */
 export function resolveColumns(query: SelectQuery, sources: readonly JoinSource[] | undefined): SelectQuery {
   if (!query.from || query.from.arrayJoin) return query;
-  const q = byTableQualifier(query);
-  if (!sources) return nameQualified(oneSpelling(q));
+  if (!sources) return nameQualified(oneSpelling(byTableQualifier(query, false)));
+  const q = byTableQualifier(query, true);
   // A name an alias of this SELECT gives wins over a column of that name: such a column keeps its qualifier.
   const naming = joinNaming(q, sources);
   const { aliases, single } = naming;
@@ -76,18 +78,22 @@ export function resolveColumns(query: SelectQuery, sources: readonly JoinSource[
     }
     const [qual, c] = parts.length === 2 ? [parts[0]!, parts[1]!] : parts.length === 3 ? [`${parts[0]}.${parts[1]}`, parts[2]!] : [];
     // The plan's own alias of an unaliased subquery is its qualifier, though no name of the query.
-    const s = qual === undefined ? undefined : sources.find((x) => x.names.includes(qual) || (x.anonymous && x.qualifier === qual));
+    const s = qual === undefined ? undefined : sources.find((x) => x.names.includes(qual) || qual === x.table || (x.anonymous && x.qualifier === qual));
     return s && c !== undefined && holds(s, c) ? { s, c } : undefined;
   };
-  const spell = (x: ColumnRef, scope: ReadonlySet<string>): ColumnRef | undefined => {
-    if (x.parts.length === 1 && (aliases.has(x.parts[0]!) || scope.has(x.parts[0]!) || keys.has(x.parts[0]!))) return undefined;
-    const t = target(x.parts);
+  const spell = (written: ColumnRef, scope: ReadonlySet<string>): ColumnRef | undefined => {
+    if (written.parts.length === 1 && (aliases.has(written.parts[0]!) || scope.has(written.parts[0]!) || keys.has(written.parts[0]!))) return undefined;
+    const t = target(written.parts);
     if (!t) return undefined;
+    // An aliased table reached by its own name is read by its alias and named by the name written.
+    const byTable = written.parts.length === 2 && written.parts[0] === t.s.table;
+    const x: ColumnRef = byTable ? { ...written, parts: [t.s.qualifier!, t.c] } : written;
+    const shown = byTable ? t.s.table : t.s.qualifier;
     const named = namedQualified(naming, t.s, t.c);
     if (x.parts.length > 1 && keys.has(t.c)) {
       // A key `t.*` gave keeps the name it gave.
-      if (x.nameAs !== undefined) return undefined;
-      if (named || (kind === 'RIGHT' && t.s === sources[0])) return { ...x, nameAs: `${t.s.qualifier}.${t.c}` };
+      if (x.nameAs !== undefined) return byTable ? x : undefined;
+      if (named || (kind === 'RIGHT' && t.s === sources[0])) return { ...x, nameAs: `${shown}.${t.c}` };
       if (leftKeyed && t.s === sources[0])
         return { kind: 'column', parts: [t.c], ...(x.pos ? { pos: x.pos } : {}), ...(x.alias !== undefined ? { alias: x.alias } : {}) };
       return { ...x, nameAs: t.c };
@@ -99,7 +105,7 @@ export function resolveColumns(query: SelectQuery, sources: readonly JoinSource[
     const bare = reaches && !aliases.has(t.c);
     if (!bare && t.s.qualifier === undefined) return undefined;
     const out: ColumnRef = { kind: 'column', parts: bare ? [t.c] : [t.s.qualifier!, t.c] };
-    if (named) out.nameAs = `${t.s.qualifier}.${t.c}`;
+    if (named) out.nameAs = `${shown}.${t.c}`;
     else if (!bare) out.nameAs = t.c;
     if (x.pos) out.pos = x.pos;
     if (x.alias !== undefined) out.alias = x.alias;
@@ -121,19 +127,22 @@ export function resolveColumns(query: SelectQuery, sources: readonly JoinSource[
 
 /**
  * `db.t.c` spelled `t.c` (or by t's alias), in every clause, ON included: ClickHouse resolves both,
- * and the shards read another table, or a subquery, under the name or alias alone.
+ * and the shards read another table, or a subquery, under the name or alias alone. With the tables'
+ * columns known, a resolved clause keeps `t.c` for `spell` to read by the alias and name as written.
  */
-function byTableQualifier(q: SelectQuery): SelectQuery {
-  const byDbName = new Map<string, string>();
+function byTableQualifier(q: SelectQuery, spelled: boolean): SelectQuery {
+  const byDbName = new Map<string, { alias: string; table: string }>();
   for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [])
-    if (t.kind === 'table') byDbName.set(`${t.database ?? 'default'}.${t.table}`, t.alias ?? t.table);
-  const fn = (x: Expr): Expr | undefined => {
-    if (x.kind === 'subquery') return x;
-    if (x.kind !== 'column' || x.parts.length < 3) return undefined;
-    const qual = byDbName.get(`${x.parts[0]}.${x.parts[1]}`);
-    return qual === undefined ? undefined : { ...x, parts: [qual, ...x.parts.slice(2)] };
-  };
-  return mapClausesShared(q, (e) => rewriteExpr(e, fn));
+    if (t.kind === 'table') byDbName.set(`${t.database ?? 'default'}.${t.table}`, { alias: t.alias ?? t.table, table: t.table });
+  const fn =
+    (byTable: boolean) =>
+    (x: Expr): Expr | undefined => {
+      if (x.kind === 'subquery') return x;
+      if (x.kind !== 'column' || x.parts.length < 3) return undefined;
+      const t = byDbName.get(`${x.parts[0]}.${x.parts[1]}`);
+      return t === undefined ? undefined : { ...x, parts: [byTable ? t.table : t.alias, ...x.parts.slice(2)] };
+    };
+  return mapClausesShared(q, (e, clause) => rewriteExpr(e, fn(spelled && RESOLVED.has(clause))));
 }
 
 /** ClickHouse refuses one alias given to two different expressions (179); resolved, equal columns are spelled alike. */

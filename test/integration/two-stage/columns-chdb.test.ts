@@ -88,6 +88,9 @@ const QUERIES = [
   `SELECT * REPLACE (status AS value) REPLACE (7 AS status, 1 AS value) FROM ${D} WHERE sensor = 's-4' ORDER BY ts LIMIT 3`,
   `SELECT * EXCEPT (ts, sensor, site, metric) REPLACE (status + 1 AS value, value AS status) APPLY(sum) FROM ${D}`,
   `SELECT a.* REPLACE (arrayMap(value -> value + 1, [status]) AS value, 1 AS status) FROM ${D} AS a WHERE sensor = 's-4' ORDER BY ts LIMIT 3`,
+  // A WITH name's columns: its SELECT list's names, its own `*` read through to the table.
+  `WITH y AS (SELECT site, count() FROM ${D} GROUP BY site) SELECT * FROM y ORDER BY ALL`,
+  `WITH y AS (SELECT * FROM ${D} WHERE sensor = 's-2') SELECT * FROM y ORDER BY ALL LIMIT 3`,
 ];
 
 describe("the table's columns, spelled out as ClickHouse spells them", () => {

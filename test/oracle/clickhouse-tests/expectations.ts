@@ -40,14 +40,6 @@ export const EXPECTED: Record<string, Expected> = {
     why: "force_optimize_skip_unused_shards with the key compared to a column (key = value): ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
     clickhouse: true,
   },
-  '00857_global_joinsavel_table_alias#2': {
-    kind: 'differs',
-    why: 'the column name only: ch-scatter names ot_dist.name by the distributed table, as ClickHouse names it over that table; the single node names it by its local table (ot.name). The rows are equal',
-  },
-  '00857_global_joinsavel_table_alias#3': {
-    kind: 'differs',
-    why: "the column name only: the table has an alias (t2) and the column is qualified by the table's name (cht.ot_dist.name); ch-scatter names it by the alias (t2.name), ClickHouse by the table's name (the single node: ot.name, its local table). The rows are equal",
-  },
   '01756_optimize_skip_unused_shards_rewrite_in#6': {
     kind: 'refused',
     why: "force_optimize_skip_unused_shards = 2 with NOT IN on the sharding key: ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",

@@ -161,6 +161,39 @@ describe('spelled out', () => {
     expect(q.kind === 'select' && outputNames(q)).toEqual(['a.k', 'site', 'value', 'status', 'c.label', 'site', 'label']);
   });
 
+  // Checked on chdb: an aliased table's column written by the table's name is read by the alias and named as written.
+  it("an aliased table's column qualified by the table's name", () => {
+    const q = expandColumns(
+      parseSelect('SELECT db.other.label, other.k FROM db.dist AS a GLOBAL JOIN db.other AS b ON a.k = b.k'),
+      topo,
+      (t) => COLUMNS[t as keyof typeof COLUMNS],
+    );
+    expect(printSelect(q)).toBe('SELECT label, b.k FROM db.dist AS a GLOBAL INNER JOIN db.other AS b ON a.k = b.k');
+    expect(q.kind === 'select' && outputNames(q)).toEqual(['label', 'other.k']);
+  });
+
+  // Checked on chdb: a WITH name's columns are its SELECT list's names, so a.k is qualified where a CTE joined has a k.
+  it('names over JOINs of WITH names', () => {
+    const q = expandColumns(
+      parseSelect(
+        'WITH b AS (SELECT k FROM db.other), c AS (SELECT k FROM db.other) SELECT a.k, site, b.k, c.k FROM db.dist AS a LEFT JOIN b ON a.k = b.k LEFT JOIN c ON a.k = c.k',
+      ),
+      topo,
+      (t) => COLUMNS[t as keyof typeof COLUMNS],
+    );
+    expect(q.kind === 'select' && outputNames(q)).toEqual(['a.k', 'site', 'b.k', 'c.k']);
+  });
+
+  // Checked on chdb: `*` over a WITH name is its SELECT list, ORDER BY ALL with it; from a subquery, the outer query's WITH names are in scope.
+  it('* and ORDER BY ALL over a WITH name', () => {
+    const cte = 'WITH y AS (SELECT site, count() FROM db.dist GROUP BY site)';
+    const q = expandColumns(parseSelect(`${cte} SELECT * FROM y ORDER BY ALL`), topo, (t) => COLUMNS[t as keyof typeof COLUMNS]);
+    expect(printSelect(q)).toBe(`${cte} SELECT site, \`count()\` FROM y ORDER BY site, \`count()\``);
+    expect(q.kind === 'select' && outputNames(q)).toEqual(['site', 'count()']);
+    const inner = expandColumns(parseSelect(`${cte} SELECT * FROM (SELECT * FROM y ORDER BY ALL)`), topo, (t) => COLUMNS[t as keyof typeof COLUMNS]);
+    expect(printSelect(inner)).toBe(`${cte} SELECT * FROM (SELECT site, \`count()\` FROM y ORDER BY site, \`count()\`)`);
+  });
+
   // A JOIN's unaliased subquery keeps ClickHouse's 206 (the plan's alias is not the query's).
   it("an unaliased JOIN subquery's plan alias is marked as the plan's", () => {
     const q = expandColumns(
@@ -229,6 +262,13 @@ describe('ORDER BY ALL', () => {
   for (const [sql, want] of cases) it(sql, () => expect(expand(sql)).toBe(want));
   it('tablesNeedingColumns asks for the columns of a `*` it orders by', () => {
     expect(tablesNeedingColumns(parseSelect('SELECT * FROM db.dist ORDER BY ALL'), topo)).toEqual(['db.dist']);
+  });
+  it("tablesNeedingColumns reads a WITH name's `*` through to its tables, and only where its `*` feeds one", () => {
+    const sql = 'WITH y AS (SELECT * FROM db.dist), z AS (SELECT k FROM db.other) SELECT * FROM y JOIN z ON y.k = z.k ORDER BY ALL';
+    expect(tablesNeedingColumns(parseSelect(sql), topo)).toEqual(['db.dist']);
+    expect(
+      printSelect(expandColumns(parseSelect('WITH y AS (SELECT * FROM db.dist) SELECT *, 1 FROM y'), topo, (t) => COLUMNS[t as keyof typeof COLUMNS])),
+    ).toBe('WITH y AS (SELECT * FROM db.dist) SELECT k, site, value, status, 1 FROM y');
   });
   it("a SELECT column named `all` is ClickHouse's 183; with enable_order_by_all = 0, ALL is that column", () => {
     for (const sql of ['SELECT site AS all FROM db.dist ORDER BY ALL', 'SELECT k, `all` FROM db.dist ORDER BY ALL'])

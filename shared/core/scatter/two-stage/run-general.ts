@@ -198,8 +198,9 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
 
   const format = opts.format ?? JSON_FINAL_FORMAT;
   const settings: Record<string, SettingValue> = { ...forward, ...(opts.format ? (opts.formatSettings ?? {}) : JSON_FINAL_SETTINGS) };
-  // extremes: min and max over the whole answer, by the engine that renders it (never the shards).
-  if (asksExtremes(opts.settings)) settings.extremes = 1;
+  // extremes: min and max over the whole answer, by the engine that renders it (never the shards), read
+  // in one stream: 18.16 takes them from one stream of several (a stage table of several blocks).
+  if (asksExtremes(opts.settings)) Object.assign(settings, { extremes: 1, max_threads: 1 });
   const stageInput: Omit<StageOneInput, 'leaves' | 'keep'> = {
     topo,
     invoker: deps.invoker,
