@@ -30,7 +30,7 @@ import { passThroughSplitter } from '../plan-inputs.js';
 import type { SubqueryLedger } from '../global-subquery.js';
 import type { FinalStageStat, ShardsSummary, ShardStat, Stages, TableCoverage } from '../query-types.js';
 import { offsetMs, roundToTenth, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
-import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, type FinalJson } from './final-output.js';
+import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, withAnswerNames, type FinalJson } from './final-output.js';
 import { ExchangeLost, initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
 import { checkStageOne, summarizeStageOne } from './stage-one-verdict.js';
@@ -174,6 +174,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const { deadline } = opts;
   // The final stage's format and format settings go to an engine beside its text: none may name a file.
   checkEngineOptions({ format: opts.format, settings: opts.formatSettings, where: 'the final stage' });
+  if (plan.answerNames && opts.format) throw renamedColumnsInFormat(plan.answerNames);
   const limiter = opts.limiter ?? createLimiter(topo.query.maxConcurrency);
   const planOpts: PlanOptions = {};
   if (opts.settings) planOpts.settings = opts.settings;
@@ -390,13 +391,26 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     result.bytes = fin.bytes;
     return result;
   }
-  const json = parseFinalJson(fin.bytes);
+  const parsed = parseFinalJson(fin.bytes);
+  const json = plan.answerNames ? withAnswerNames(parsed, plan.answerNames) : parsed;
   result.meta = json.meta;
   result.data = json.data;
   result.rows = json.data.length;
   if (json.totals) result.totals = json.totals;
   if (json.extremes) result.extremes = json.extremes;
   return result;
+}
+
+/**
+ * The engine renders a format's bytes, names included, and its final stage names the later of two
+ * alike-named columns otherwise; nor do the bytes show whether their types agree, as ClickHouse requires.
+ */
+function renamedColumnsInFormat(names: string[]): ScatterError {
+  const name = names.find((n, i) => names.indexOf(n) < i)!;
+  return new ScatterError(
+    'UNSUPPORTED',
+    `two different columns both named ${name} are not supported in an output format on the general path (its final stage names each column by one alias); the JSON API answers them`,
+  );
 }
 
 /**
