@@ -31,6 +31,7 @@ import type { SubqueryLedger } from '../global-subquery.js';
 import type { FinalStageStat, ShardsSummary, ShardStat, Stages, TableCoverage } from '../query-types.js';
 import { offsetMs, roundToTenth, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, withAnswerNames, type FinalJson } from './final-output.js';
+import { jsonWithAnswerNames, notRenamed, RENAMED_FORMATS } from './renamed-format.js';
 import { ExchangeLost, initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
 import { checkStageOne, summarizeStageOne } from './stage-one-verdict.js';
@@ -174,7 +175,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const { deadline } = opts;
   // The final stage's format and format settings go to an engine beside its text: none may name a file.
   checkEngineOptions({ format: opts.format, settings: opts.formatSettings, where: 'the final stage' });
-  if (plan.answerNames && opts.format) throw renamedColumnsInFormat(plan.answerNames);
+  if (plan.answerNames && opts.format && !RENAMED_FORMATS.has(opts.format)) throw notRenamed(plan.answerNames);
   const limiter = opts.limiter ?? createLimiter(topo.query.maxConcurrency);
   const planOpts: PlanOptions = {};
   if (opts.settings) planOpts.settings = opts.settings;
@@ -388,7 +389,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const result: GeneralResult = { path: 'general', partial, missing, shards, statistics, ...(partial || known ? { coverage } : {}) };
   if (truncated.length > 0) result.truncated = [...truncated];
   if (opts.format) {
-    result.bytes = fin.bytes;
+    result.bytes = plan.answerNames ? jsonWithAnswerNames(fin.bytes, plan.answerNames) : fin.bytes;
     return result;
   }
   const parsed = parseFinalJson(fin.bytes);
@@ -399,18 +400,6 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   if (json.totals) result.totals = json.totals;
   if (json.extremes) result.extremes = json.extremes;
   return result;
-}
-
-/**
- * The engine renders a format's bytes, names included, and its final stage names the later of two
- * alike-named columns otherwise; nor do the bytes show whether their types agree, as ClickHouse requires.
- */
-function renamedColumnsInFormat(names: string[]): ScatterError {
-  const name = names.find((n, i) => names.indexOf(n) < i)!;
-  return new ScatterError(
-    'UNSUPPORTED',
-    `two different columns both named ${name} are not supported in an output format on the general path (its final stage names each column by one alias); the JSON API answers them`,
-  );
 }
 
 /**
