@@ -244,6 +244,20 @@ describe('names under table aliases, past two tables, over unaliased subqueries 
       expect(tsv.text).toMatch(/two different columns both named (status|sensor) are not supported in this output format/);
     });
 
+  // A nested Map's key that spells the stage alias sits deeper than a row's keys: the interface's JSON renames only the column.
+  it("the interface's JSON renames the column, not a Map key of the stage alias's spelling", async () => {
+    const from = `${D} GLOBAL JOIN (SELECT sensor, status FROM ${D} WHERE status = 500) USING sensor ORDER BY ts LIMIT 3 SETTINGS joined_subquery_requires_alias = 0`;
+    const probe = await reference(`SELECT 1 AS m, * FROM ${from}`);
+    const last = (probe as { meta: unknown[] }).meta.length - 1;
+    const sql = `SELECT map('_n${last}', 1) AS m, * FROM ${from}`;
+    const want = await reference(sql);
+    const got = await throughInterface(sql);
+    expect(got.status, got.text.slice(0, 400)).toBe(200);
+    expect(got.text).toContain(`"_n${last}": 1`);
+    const doc = JSON.parse(got.text);
+    expectSameAnswer({ meta: doc.meta, data: doc.data }, want as never, { name: `interface: ${sql}`, sql } as never);
+  });
+
   // Of one name but different types, ClickHouse refuses them (352): so does the general path.
   it("two columns of one name and different types are ClickHouse's 352", async () => {
     const sql = `SELECT * FROM ${D} GLOBAL JOIN (SELECT sensor, toString(status) AS status FROM ${D} LIMIT 10) USING sensor ORDER BY ts LIMIT 3 SETTINGS joined_subquery_requires_alias = 0`;

@@ -1,7 +1,7 @@
 // The ClickHouse interface's JSON bytes under the client's column names where the final stage named a
 // later column of a taken name by a stage alias. ClickHouse's JSON writes each name at a line's start
-// after tabs, and no value holds a raw newline, so a name found there is a name; any other layout
-// (output_format_json_pretty_print = 0, other formats) is refused rather than guessed at.
+// after tabs, and no value holds a raw newline, so a name found there at a row's depth is a name; where
+// the count of them is not one per row (a nested Map's key at that depth) the answer is refused, not guessed at.
 import { ScatterError } from '../../errors.js';
 import { withAnswerNames, type FinalJson } from './final-output.js';
 
@@ -25,12 +25,13 @@ export function jsonWithAnswerNames(bytes: Buffer, names: string[]): Buffer {
     // A stage alias is a plain identifier; the client's name is written as ClickHouse writes it only when plain.
     if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(name)) throw notRenamed(names);
     let n = 0;
-    text = text.replace(new RegExp(`(\\n\\t+)"${m.name}": `, 'g'), (_s, lead: string) => {
+    // A row's keys are indented three tabs (totals' two, extremes' three); a nested Map's keys deeper.
+    text = text.replace(new RegExp(`(\\n\\t\\t\\t?)"${m.name}": `, 'g'), (_s, lead: string) => {
       n++;
       return `${lead}"${name}": `;
     });
     let inMeta = 0;
-    text = text.replace(new RegExp(`(\\n\\t+)"name": "${m.name}"(,?\\n)`, 'g'), (_s, lead: string, tail: string) => {
+    text = text.replace(new RegExp(`(\\n\\t\\t\\t)"name": "${m.name}"(,?\\n)`, 'g'), (_s, lead: string, tail: string) => {
       inMeta++;
       return `${lead}"name": "${name}"${tail}`;
     });
