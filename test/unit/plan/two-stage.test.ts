@@ -207,6 +207,7 @@ describe('two different columns ClickHouse names alike', () => {
     const p = plan(`SELECT a.sensor, sensor, ts FROM ${FULL}`);
     expect(p.answerNames).toEqual(['sensor', 'sensor', 'ts']);
     expect(p.finalSql).toMatch(/^SELECT \S+ AS sensor, \S+ AS _n1, \S+ AS ts FROM _stage0/);
+    expect(p.notes).toContain('final stage: _n1 is answered as sensor, a second column of that name');
   });
   it('columns of one meaning need no stage alias', () => {
     expect(plan(`SELECT sensor, sensor FROM ${FULL}`).answerNames).toBeUndefined();
