@@ -200,3 +200,19 @@ describe('refusals name the construct and its position', () => {
     expect(refusal('SELECT 1').message).toMatch(/reads no distributed table/);
   });
 });
+
+describe('two different columns ClickHouse names alike', () => {
+  const FULL = 'analytics.events_dist AS a GLOBAL FULL JOIN analytics.events_dist AS b USING sensor';
+  it("the answer's SELECT: the later one gets a stage alias, the plan keeps the client's names", () => {
+    const p = plan(`SELECT a.sensor, sensor, ts FROM ${FULL}`);
+    expect(p.answerNames).toEqual(['sensor', 'sensor', 'ts']);
+    expect(p.finalSql).toMatch(/^SELECT \S+ AS sensor, \S+ AS _n1, \S+ AS ts FROM _stage0/);
+    expect(p.notes).toContain('final stage: _n1 is answered as sensor, a second column of that name');
+  });
+  it('columns of one meaning need no stage alias', () => {
+    expect(plan(`SELECT sensor, sensor FROM ${FULL}`).answerNames).toBeUndefined();
+  });
+  it('in a subquery they are refused, naming the column', () => {
+    expect(refusal(`SELECT count() FROM (SELECT a.sensor, sensor FROM ${FULL})`).message).toMatch(/two different columns both named sensor in a subquery/);
+  });
+});

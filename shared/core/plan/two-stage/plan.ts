@@ -42,6 +42,10 @@ interface Ctx {
   stage: StageNames;
   /** The recursive CTEs in scope: a SELECT that reads one runs in the final stage, which evaluates it. */
   recursive: ReadonlySet<string>;
+  /** The statement's own SELECT (not a subquery's): its columns are the answer's. */
+  top?: SelectQuery;
+  /** Set when the top SELECT's final stage names a column other than the client's name (see distinctNames). */
+  answerNames?: string[];
 }
 
 const unsupported = (what: string, node?: { pos?: Pos }) => errorAt('UNSUPPORTED', `${what} is not supported`, node);
@@ -63,13 +67,15 @@ export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoSta
   refuseTableFunctions(top);
   // The outer clause was taken off above (it applies to the whole query): any left is a subquery's.
   refuseNestedSettings(top);
-  const final = planStatement(inlineCtes(top), ctx);
+  const inlined = inlineCtes(top);
+  if (inlined.kind === 'select') ctx.top = inlined;
+  const final = planStatement(inlined, ctx);
   // A subquery that reads no distributed table stays in the final stage as written: it may read only what the stage may.
   checkReach(final, opts.external?.size ? { ...FINAL_STAGE_REACH, external: opts.external } : FINAL_STAGE_REACH);
   if (ctx.leaves.length === 0) throw errorAt('UNSUPPORTED', 'a query that reads no distributed table; name one of the configured tables', stmt);
   const finalSql = printSelect(final);
   ctx.notes.push(`final stage: one ClickHouse engine runs ${finalSql.length > 300 ? finalSql.slice(0, 297) + '...' : finalSql}`);
-  return { leaves: ctx.leaves, finalSql, notes: ctx.notes };
+  return { leaves: ctx.leaves, finalSql, notes: ctx.notes, ...(ctx.answerNames ? { answerNames: ctx.answerNames } : {}) };
 }
 
 /** A table function anywhere (FROM, JOIN, a subquery at any depth) other than a constant one reads something other than the configured tables. */
@@ -205,23 +211,28 @@ function tableAsSet(name: Expr & { kind: 'column' }): SelectQuery {
 /**
  * Two different columns ClickHouse names alike (an unaliased JOIN subquery's `status` beside another table's,
  * `a.k` beside a LEFT or FULL USING join's merged `k`): the final stage names its columns by alias, and one
- * alias cannot name two expressions (ClickHouse's 179 there), so the general path refuses them.
+ * alias cannot name two expressions (ClickHouse's 179 there). In the answer's own SELECT the later one gets a
+ * stage name and the runtime gives the answer the client's names back; in a subquery it is refused.
  */
-function refuseOneNameTwice(q: SelectQuery, names: string[]): void {
+function distinctNames(q: SelectQuery, names: string[], ctx: Ctx, top: boolean): string[] {
+  const out = [...names];
   names.forEach((name, i) => {
     const j = names.indexOf(name);
     const [a, b] = [q.columns[j], q.columns[i]];
-    if (j < i && a && b && !equalExpr(stripAliases(a), stripAliases(b)))
-      throw unsupported(`two different columns both named ${name} (the general path's final stage names each column by one alias)`, b);
+    if (j >= i || !a || !b || equalExpr(stripAliases(a), stripAliases(b))) return;
+    if (!top) throw unsupported(`two different columns both named ${name} in a subquery (the general path's final stage names each column by one alias)`, b);
+    out[i] = ctx.stage.renamed(i);
+    ctx.notes.push(`final stage: ${out[i]} is answered as ${name}, a second column of that name`);
   });
+  if (out.some((n, i) => n !== names[i])) ctx.answerNames = names;
+  return out;
 }
 
 function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound: BoundTable, ctx: Ctx): SelectQuery {
-  const names = outputNames(q);
   const d = splitName(bound.distributed);
   const main: MainOf = { bound, naming: { database: d.database, table: d.table, ...(t.alias ? { alias: t.alias } : {}) } };
   const expanded = expandAliases(q);
-  refuseOneNameTwice(expanded, names);
+  const names = distinctNames(expanded, outputNames(q), ctx, q === ctx.top);
   const leafName = `_stage${ctx.leaves.length}`;
   // Reserve the leaf's slot now: subqueries planned below may add leaves of their own.
   const slot = ctx.leaves.push({ name: leafName, query: expanded }) - 1;

@@ -50,6 +50,11 @@ export interface TwoStagePlan {
    * output column names are the names ClickHouse gives the original query's columns.
    */
   finalSql: string;
+  /**
+   * The answer's column names where the final stage's differ: two different columns ClickHouse names
+   * alike, which the final stage names by distinct aliases (one alias cannot name two expressions).
+   */
+  answerNames?: string[];
   /** For /explain: one line per decision (which aggregates travel as states, what runs where, local IN). */
   notes: string[];
 }

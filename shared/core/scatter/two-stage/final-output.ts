@@ -118,3 +118,34 @@ function objectEnd(text: string, start: number): number | undefined {
   }
   return undefined;
 }
+
+/**
+ * The answer under the client's column names where the final stage gave a later column of a taken name
+ * its own alias. A row keeps one key per name, holding the last column's value, as JSON.parse reads
+ * ClickHouse's JSON of such an answer. ClickHouse refuses two columns of one name whose types differ (352).
+ */
+export function withAnswerNames(json: FinalJson, names: string[]): FinalJson {
+  const meta = json.meta.map((m, i) => ({ ...m, name: names[i] ?? m.name }));
+  for (const m of meta) {
+    const first = meta.find((o) => o.name === m.name)!;
+    if (first.type !== m.type)
+      throw new ScatterError(
+        'QUERY_ERROR',
+        `Block structure mismatch (columns with identical name must have identical structure): ${m.name} ${first.type} and ${m.name} ${m.type}`,
+        {
+          details: { clickhouse: { code: 352, name: 'AMBIGUOUS_COLUMN_NAME' } },
+        },
+      );
+  }
+  const rename = (row: Record<string, unknown>): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    json.meta.forEach((m, i) => {
+      out[names[i] ?? m.name] = row[m.name];
+    });
+    return out;
+  };
+  const out: FinalJson = { ...json, meta, data: json.data.map(rename) };
+  if (json.totals) out.totals = rename(json.totals);
+  if (json.extremes) out.extremes = { min: rename(json.extremes.min), max: rename(json.extremes.max) };
+  return out;
+}

@@ -36,6 +36,12 @@ export function generalSubquery(
       const opts = options(self);
       const settings = opts.settings ?? {};
       const plan = planTwoStage(stmt, deps.topo, { ...twoStageOptionsOf(settings, deps.topo), ...(noMerge ? { groupByNoMerge: noMerge } : {}) });
+      // Its rows travel as one value per column name: two columns of one name would lose one.
+      if (plan.answerNames)
+        throw new ScatterError(
+          'UNSUPPORTED',
+          'a GLOBAL IN or JOIN subquery whose answer has two different columns of one name is not supported on the general path',
+        );
       const r = await runGeneralQuery(
         {
           topo: deps.topo,
