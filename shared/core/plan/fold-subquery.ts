@@ -120,6 +120,15 @@ function notFoldable(outer: SelectQuery, inner: SelectQuery): string | undefined
     [(inner.with ?? []).some((w) => w.cte), 'a WITH subquery'],
   ];
   for (const [hit, reason] of checks) if (hit) return reason;
+  // `min(*)` (as `x > ANY (subquery)` is rewritten) takes the subquery's columns: folded, it would take the table's.
+  for (const { expr } of exprsOfSelect(outer)) {
+    let starArg = false;
+    walkExpr(expr, (x) => {
+      if (x.kind === 'function' && x.args.some((a) => a.kind === 'asterisk')) starArg = true;
+      return !starArg;
+    });
+    if (starArg) return 'a * as an argument';
+  }
   const stars = inner.columns.filter((c) => c.kind === 'asterisk');
   if (stars.length && inner.columns.length > 1) return '* with other columns';
   // The outer `*` would then need the table's columns, which were spelled out (or not) before the fold.
