@@ -64,6 +64,9 @@ const ROW_SENSITIVE = new Set(
   ].map((n) => n.toLowerCase()),
 );
 
+/** Whether a function's value may differ between two evaluations over the same rows (ROW_SENSITIVE). */
+export const isRowSensitive = (name: string): boolean => ROW_SENSITIVE.has(name.toLowerCase());
+
 /** Every SELECT of the statement whose FROM is a foldable subquery, folded (innermost first). */
 export function foldSubqueries(stmt: SelectStatement, topo: Topology): Folded {
   const notes: string[] = [];
@@ -152,7 +155,7 @@ function notFoldable(outer: SelectQuery, inner: SelectQuery): string | undefined
       if (x.kind !== 'function') return reason === undefined;
       if (x.over) reason = 'a window function';
       else if (isAggregateCall(x)) reason = `the aggregate ${x.name}()`;
-      else if (ROW_SENSITIVE.has(x.name.toLowerCase())) reason = `${x.name}(), whose value depends on the rows around it`;
+      else if (isRowSensitive(x.name)) reason = `${x.name}(), whose value depends on the rows around it`;
       return reason === undefined;
     });
     if (reason) return reason;

@@ -278,6 +278,8 @@ export interface WithItem {
   expr: Expr;
   /** true for the CTE spelling `name AS (SELECT ...)`. */
   cte?: boolean;
+  /** `name AS MATERIALIZED (SELECT ...)`: ClickHouse evaluates it once, wherever it is read. */
+  materialized?: true;
 }
 
 export interface SelectQuery {

@@ -700,18 +700,20 @@ class Parser {
   private parseWithItem(): WithItem {
     // `name AS (SELECT ...)` is a CTE; anything else is `expr AS name`.
     const t = this.t;
-    if ((t.type === 'ident' || t.type === 'qident') && this.isKw('AS', this.peek()) && this.isOp('(', this.peek(2))) {
-      const after = this.peek(3);
+    const materialized = this.isKw('MATERIALIZED', this.peek(2)) && this.isOp('(', this.peek(3));
+    const open0 = materialized ? 3 : 2;
+    if ((t.type === 'ident' || t.type === 'qident') && this.isKw('AS', this.peek()) && this.isOp('(', this.peek(open0))) {
+      const after = this.peek(open0 + 1);
       if (this.isKw('SELECT', after) || this.isKw('WITH', after)) {
         const name = this.ident();
-        this.i++; // AS
+        this.i += materialized ? 2 : 1; // AS [MATERIALIZED]
         const open = this.t;
         this.i++; // (
         this.enter();
         const query = this.parseUnion();
         this.leave();
         this.expectOp(')');
-        return { name, expr: { kind: 'subquery', query, pos: this.pos(open) }, cte: true };
+        return { name, expr: { kind: 'subquery', query, pos: this.pos(open) }, cte: true, ...(materialized ? { materialized } : {}) };
       }
     }
     const expr = this.parseExpr();

@@ -363,7 +363,11 @@ function printQuery(q: SelectQuery): string {
     out +=
       (q.withRecursive ? 'WITH RECURSIVE ' : 'WITH ') +
       q.with
-        .map((w) => (w.cte && w.expr.kind === 'subquery' ? `${quoteIdent(w.name)} AS ${bare(w.expr)}` : `${operand(w.expr, 0)} AS ${quoteIdent(w.name)}`))
+        .map((w) =>
+          w.cte && w.expr.kind === 'subquery'
+            ? `${quoteIdent(w.name)} AS ${w.materialized ? 'MATERIALIZED ' : ''}${bare(w.expr)}`
+            : `${operand(w.expr, 0)} AS ${quoteIdent(w.name)}`,
+        )
         .join(', ') +
       ' ';
   }

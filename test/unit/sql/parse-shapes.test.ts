@@ -457,3 +457,15 @@ describe('x op ANY / SOME / ALL (subquery)', () => {
     expect(() => parseSelect('SELECT a LIKE ANY (SELECT 1)')).toThrow(/Syntax error/);
   });
 });
+
+describe('WITH name AS MATERIALIZED (subquery)', () => {
+  it('is a CTE marked materialized, printed back so; a WITH alias named materialized stays one', () => {
+    const s = parseSelect('WITH t AS MATERIALIZED (SELECT 1 AS n), u AS (SELECT 2) SELECT * FROM t') as SelectQuery;
+    expect(s.with?.map((w) => [w.name, w.cte, w.materialized])).toEqual([
+      ['t', true, true],
+      ['u', true, undefined],
+    ]);
+    expect(printSelect(s)).toBe('WITH t AS MATERIALIZED (SELECT 1 AS n), u AS (SELECT 2) SELECT * FROM t');
+    expect(printSelect(parseSelect('WITH 1 AS materialized SELECT materialized'))).toBe('WITH 1 AS materialized SELECT materialized');
+  });
+});

@@ -1,5 +1,6 @@
-// `x op ANY|SOME|ALL (subquery)` over the distributed table, compared with one chdb holding every row: the
-// parser rewrites them as ClickHouse's does, so the IN forms follow distributed_product_mode like any IN.
+// Spellings the planner writes as other forms, over the distributed table, compared with one chdb holding
+// every row: `x op ANY|SOME|ALL (subquery)` (rewritten as ClickHouse's parser does, so the IN forms follow
+// distributed_product_mode like any IN) and `WITH t AS MATERIALIZED (...)` (written where it is read).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
 import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
@@ -17,7 +18,7 @@ afterAll(async () => {
   await demo?.cluster.stop();
 });
 
-const deps = (): RunDeps => demoRunDeps(demo, 'q-quantified');
+const deps = (): RunDeps => demoRunDeps(demo, 'q-rewritten');
 
 async function expectAnswered(sql: string, settings?: Record<string, string>): Promise<void> {
   const r0 = await demo.cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
@@ -62,5 +63,20 @@ describe('x op ANY / SOME / ALL (subquery), as ClickHouse rewrites and answers i
     const r = await runQuery({ sql: `SELECT count() FROM ${D} WHERE value > ANY (SELECT 1, 2)` }, deps());
     expect(r.status).toBe(400);
     expect(JSON.stringify(r.body)).toMatch(/requires single argument/);
+  });
+});
+
+const MATERIALIZED_CTES = [
+  `WITH a AS MATERIALIZED (SELECT sensor, value FROM ${D} WHERE status = 500) SELECT count(), sum(value) FROM a`,
+  `WITH a AS MATERIALIZED (SELECT site, count() AS c FROM ${D} GROUP BY site) SELECT * FROM a ORDER BY site`,
+  `WITH a AS MATERIALIZED (SELECT sensor FROM ${D} WHERE status = 500), b AS (SELECT sensor FROM a WHERE sensor != 's-1') SELECT site, count() FROM ${D} WHERE sensor GLOBAL IN b GROUP BY site ORDER BY site`,
+];
+
+describe('WITH name AS MATERIALIZED (subquery): written where it is read, as a plain CTE is', () => {
+  for (const sql of MATERIALIZED_CTES) it(sql, () => expectAnswered(sql));
+  it('refused when a function of it would give other rows at each reading', async () => {
+    const r = await runQuery({ sql: `WITH a AS MATERIALIZED (SELECT sensor, rand() AS r FROM ${D}) SELECT count() FROM a AS x JOIN a AS y USING r` }, deps());
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ error: { code: 'UNSUPPORTED', message: /^rand\(\) in the MATERIALIZED CTE a/, position: { line: 1, column: 40 } } });
   });
 });
