@@ -987,10 +987,18 @@ class Parser {
         this.expectOp(')');
         te = { kind: 'tableFunction', name: first, args, pos: this.pos(t) };
       } else if (this.acceptOp('.')) {
-        te = { kind: 'table', database: first, table: this.ident('a table name after the database'), pos: this.pos(t) };
+        const p = this.t;
+        if (p.type === 'param' && p.extra === 'Identifier') this.i++;
+        te =
+          p.type === 'param' && p.extra === 'Identifier'
+            ? { kind: 'table', database: first, table: '', param: p.text, pos: this.pos(t) }
+            : { kind: 'table', database: first, table: this.ident('a table name after the database'), pos: this.pos(t) };
       } else {
         te = { kind: 'table', table: first, pos: this.pos(t) };
       }
+    } else if (t.type === 'param' && t.extra === 'Identifier') {
+      this.i++;
+      te = { kind: 'table', table: '', param: t.text, pos: this.pos(t) };
     } else {
       throw this.error('a table, table function or subquery');
     }

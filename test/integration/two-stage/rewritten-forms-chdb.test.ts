@@ -20,10 +20,10 @@ afterAll(async () => {
 
 const deps = (): RunDeps => demoRunDeps(demo, 'q-rewritten');
 
-async function expectAnswered(sql: string, settings?: Record<string, string>): Promise<void> {
-  const r0 = await demo.cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
+async function expectAnswered(sql: string, settings?: Record<string, string>, params?: { values: Record<string, string>; written: string }): Promise<void> {
+  const r0 = await demo.cluster.oracle!.queryRaw((params?.written ?? sql).replaceAll(D, DEMO_LOCAL), { format: 'JSON', settings: JSON_SETTINGS });
   const doc = JSON.parse(r0.bytes.toString('utf8'));
-  const r = await runQuery({ sql, ...(settings ? { settings } : {}) }, deps());
+  const r = await runQuery({ sql, ...(settings ? { settings } : {}), ...(params ? { params: params.values } : {}) }, deps());
   expect(r.status, `${sql}: ${JSON.stringify(r.body).slice(0, 400)}`).toBe(200);
   const b = r.body as Record<string, any>;
   expect(b.partial).toBe(false);
@@ -78,5 +78,23 @@ describe('WITH name AS MATERIALIZED (subquery): written where it is read, as a p
     const r = await runQuery({ sql: `WITH a AS MATERIALIZED (SELECT sensor, rand() AS r FROM ${D}) SELECT count() FROM a AS x JOIN a AS y USING r` }, deps());
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ error: { code: 'UNSUPPORTED', message: /^rand\(\) in the MATERIALIZED CTE a/, position: { line: 1, column: 40 } } });
+  });
+});
+
+describe('FROM {name:Identifier}: the table the request names, bound before planning', () => {
+  const [db, table] = D.split('.') as [string, string];
+  it('answers as the table written out, in FROM and in a GLOBAL IN subquery', () =>
+    expectAnswered(
+      `SELECT site, count() FROM ${db}.{t:Identifier} WHERE status = {s:UInt16} AND sensor GLOBAL IN (SELECT sensor FROM ${db}.{t:Identifier} WHERE value > 90) GROUP BY site ORDER BY site`,
+      undefined,
+      {
+        values: { t: table, s: '500' },
+        written: `SELECT site, count() FROM ${D} WHERE status = 500 AND sensor GLOBAL IN (SELECT sensor FROM ${D} WHERE value > 90) GROUP BY site ORDER BY site`,
+      },
+    ));
+  it('a value naming a table that is not configured is UNKNOWN_TABLE at the parameter', async () => {
+    const r = await runQuery({ sql: `SELECT count() FROM ${db}.{t:Identifier}`, params: { t: 'sensor_events' } }, deps());
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ error: { code: 'UNKNOWN_TABLE', position: { line: 1, column: 21 } } });
   });
 });
