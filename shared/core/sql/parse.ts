@@ -908,6 +908,10 @@ class Parser {
   private tryParseJoin(): JoinClause | undefined {
     const save = this.i;
     const start = this.t;
+    // Rows are pasted by position, and a distributed table's rows arrive in no defined order (ClickHouse's
+    // Distributed table pastes whatever order its initiator reads): no answer to compare.
+    if (this.isKw('PASTE') && this.isKw('JOIN', this.peek()))
+      throw this.unsupported("PASTE JOIN (it pairs rows by position, and a distributed table's rows have no defined order)", start);
     let global = false;
     let local = false;
     if (this.acceptKw('GLOBAL')) global = true;
