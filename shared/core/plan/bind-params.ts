@@ -10,12 +10,12 @@
 // literal there too, so column names agree), a bare literal for numbers, NULL for `\N` in a
 // Nullable, and `CAST(<literal>, 'Type')` for the rest (the engine reads the text as that type).
 // Integers wrap to their width as ClickHouse's reader wraps them (300 as UInt8 is 44).
-import type { Expr, SelectStatement } from '../sql/ast.js';
-import { mapStatement } from '../sql/visit.js';
+import type { Expr, SelectStatement, TableExpr, TableRef } from '../sql/ast.js';
+import { forEachStatement, mapStatement } from '../sql/visit.js';
 import { parseExpression } from '../sql/parse.js';
 import { printExpr } from '../sql/print.js';
 import { ScatterError } from '../errors.js';
-import { positionOf } from './position.js';
+import { errorAt, positionOf } from './position.js';
 
 export type ParamValue = string | number | boolean | null;
 
@@ -200,7 +200,30 @@ export function paramsUsed(stmt: SelectStatement): string[] {
     },
     { subqueries: true },
   );
+  forEachTableParam(stmt, (t) => seen.add(t.param!));
   return [...seen];
+}
+
+/** Each `FROM {name:Identifier}` of the statement, at any depth. */
+function forEachTableParam(stmt: SelectStatement, fn: (t: TableRef) => void): void {
+  forEachStatement(stmt, (s) => {
+    for (const q of s.kind === 'union' ? s.selects : [s])
+      for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'table' && t.param !== undefined) fn(t);
+  });
+}
+
+/**
+ * The table a `{name:Identifier}` names. ClickHouse reads the whole value as one name (`db.t` is the table
+ * `db.t` of the current database, never t of db), so a value with a dot names no configured table.
+ */
+function bindTable(t: TableRef, params: Readonly<Record<string, ParamValue>> | undefined): TableRef {
+  const name = t.param!;
+  const node: Expr = { kind: 'param', name, type: 'Identifier', ...(t.pos ? { pos: t.pos } : {}) };
+  if (!params || !Object.hasOwn(params, name)) throw paramError(456, 'UNKNOWN_QUERY_PARAMETER', `Substitution \`${name}\` is not set`, node);
+  const value = textOf(params[name]!) ?? '';
+  if (value === '' || value.includes('.')) throw errorAt('UNKNOWN_TABLE', `Unknown table expression identifier '${value}'`, node);
+  const { param: _, ...rest } = t;
+  return { ...rest, table: value };
 }
 
 /** `CAST(5, 'UInt8')` -> `5`: LIMIT, OFFSET and LIMIT BY take a plain integer (ClickHouse folds the constant too). */
@@ -241,6 +264,13 @@ export function bindParams(stmt: SelectStatement, params: Readonly<Record<string
     { subqueries: true },
   );
   plainLimits(bound);
+  forEachStatement(bound, (s) => {
+    for (const q of s.kind === 'union' ? s.selects : [s]) {
+      if (!q.from) continue;
+      const bind = (x: TableExpr): TableExpr => (x.kind === 'table' && x.param !== undefined ? bindTable(x, params) : x);
+      q.from = { ...q.from, table: bind(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: bind(j.table) })) };
+    }
+  });
   return bound;
 }
 

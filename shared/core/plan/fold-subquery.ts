@@ -13,7 +13,7 @@ import { expandAliases } from './two-stage/aliases.js';
 import { isAggregateCall } from './two-stage/aggregates.js';
 import { hasAggregate } from './two-stage/cut-common.js';
 import { lookupTable, refName } from './tables.js';
-import { ROW_SENSITIVE } from './row-sensitive.js';
+import { isRowSensitive } from './row-sensitive.js';
 
 export interface Folded {
   statement: SelectStatement;
@@ -77,6 +77,15 @@ function notFoldable(outer: SelectQuery, inner: SelectQuery): string | undefined
     [(inner.with ?? []).some((w) => w.cte), 'a WITH subquery'],
   ];
   for (const [hit, reason] of checks) if (hit) return reason;
+  // `min(*)` (as `x > ANY (subquery)` is rewritten) takes the subquery's columns: folded, it would take the table's.
+  for (const { expr } of exprsOfSelect(outer)) {
+    let starArg = false;
+    walkExpr(expr, (x) => {
+      if (x.kind === 'function' && x.args.some((a) => a.kind === 'asterisk')) starArg = true;
+      return !starArg;
+    });
+    if (starArg) return 'a * as an argument';
+  }
   const stars = inner.columns.filter((c) => c.kind === 'asterisk');
   if (stars.length && inner.columns.length > 1) return '* with other columns';
   // The outer `*` would then need the table's columns, which were spelled out (or not) before the fold.
@@ -100,7 +109,7 @@ function notFoldable(outer: SelectQuery, inner: SelectQuery): string | undefined
       if (x.kind !== 'function') return reason === undefined;
       if (x.over) reason = 'a window function';
       else if (isAggregateCall(x)) reason = `the aggregate ${x.name}()`;
-      else if (ROW_SENSITIVE.has(x.name.toLowerCase())) reason = `${x.name}(), whose value depends on the rows around it`;
+      else if (isRowSensitive(x.name)) reason = `${x.name}(), whose value depends on the rows around it`;
       return reason === undefined;
     });
     if (reason) return reason;

@@ -41,3 +41,6 @@ export const ROW_SENSITIVE: ReadonlySet<string> = new Set(
     'generateSerialID',
   ].map((n) => n.toLowerCase()),
 );
+
+/** Whether a function's value may differ between two evaluations over the same rows (ROW_SENSITIVE). */
+export const isRowSensitive = (name: string): boolean => ROW_SENSITIVE.has(name.toLowerCase());

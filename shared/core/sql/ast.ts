@@ -181,6 +181,8 @@ export interface TableRef {
   database?: string;
   table: string;
   alias?: string;
+  /** `FROM {name:Identifier}`: the table is the request's value of that parameter, bound before planning (`table` is empty until then). */
+  param?: string;
   /** A table the request carries with it (ClickHouse's external data), marked by plan/external-tables.ts; never set by the parser. */
   external?: true;
   final?: boolean;
@@ -278,6 +280,8 @@ export interface WithItem {
   expr: Expr;
   /** true for the CTE spelling `name AS (SELECT ...)`. */
   cte?: boolean;
+  /** `name AS MATERIALIZED (SELECT ...)`: ClickHouse evaluates it once, wherever it is read. */
+  materialized?: true;
 }
 
 export interface SelectQuery {

@@ -102,3 +102,25 @@ export function operatorAt(prec: number, spelling: string): Operator {
 export function spellingsAt(prec: number): Operator[] {
   return OPERATORS.filter((o) => o.prec === prec && o.arity !== 1).sort((a, b) => b.spelling.split(' ').length - a.spelling.split(' ').length);
 }
+
+/** What `x op ANY|ALL (subquery)` becomes: `operator` over the subquery, its rows folded into one value by `fold` first. */
+export interface QuantifiedForm {
+  /** The comparison's spelling; absent: the one written. */
+  operator?: 'IN' | 'NOT IN';
+  /** The aggregate of `(SELECT fold(*) FROM (subquery))`; absent: the subquery itself. */
+  fold?: 'min' | 'max' | 'singleValueOrNull';
+}
+
+/**
+ * ClickHouse's parser rewrites `x op ANY (subquery)` (SOME is ANY) and `x op ALL (subquery)` for the plain
+ * comparisons (ExpressionListParsers.cpp): `= ANY` is IN, `!= ALL` NOT IN, the others compare with the
+ * subquery's min, max or single value. Keyed by the comparison's function name.
+ */
+export const QUANTIFIED_COMPARISONS: ReadonlyMap<string, { ANY: QuantifiedForm; ALL: QuantifiedForm }> = new Map([
+  ['equals', { ANY: { operator: 'IN' }, ALL: { operator: 'IN', fold: 'singleValueOrNull' } }],
+  ['notEquals', { ANY: { operator: 'NOT IN', fold: 'singleValueOrNull' }, ALL: { operator: 'NOT IN' } }],
+  ['greater', { ANY: { fold: 'min' }, ALL: { fold: 'max' } }],
+  ['greaterOrEquals', { ANY: { fold: 'min' }, ALL: { fold: 'max' } }],
+  ['less', { ANY: { fold: 'max' }, ALL: { fold: 'min' } }],
+  ['lessOrEquals', { ANY: { fold: 'max' }, ALL: { fold: 'min' } }],
+]);

@@ -10,7 +10,7 @@
 
 import { ScatterError } from '../errors.js';
 import { cloneAst } from './ast.js';
-import { operatorAt, PREC, spellingsAt, type Operator } from './operators.js';
+import { operatorAt, PREC, QUANTIFIED_COMPARISONS, spellingsAt, type Operator } from './operators.js';
 import { backquote, quoteStringLiteral } from './quote.js';
 import type {
   ArrayJoinClause,
@@ -32,6 +32,7 @@ import type {
   SelectQuery,
   SelectStatement,
   SettingItem,
+  SubqueryExpr,
   TableExpr,
   SetOperator,
   UnionQuery,
@@ -284,6 +285,7 @@ const BETWEEN = operatorAt(PREC.between, 'BETWEEN');
 const NOT_BETWEEN = operatorAt(PREC.between, 'NOT BETWEEN');
 const [LESS, GREATER, AT_LEAST, AT_MOST] = ['<', '>', '>=', '<='].map((x) => operatorAt(PREC.compare, x)) as [Operator, Operator, Operator, Operator];
 const NEGATE = operatorAt(PREC.unary, '-');
+const [IN, NOT_IN] = ['IN', 'NOT IN'].map((x) => operatorAt(PREC.compare, x)) as [Operator, Operator];
 
 /** Parses exactly one SELECT statement (optionally with UNION, SETTINGS, FORMAT and one trailing ';'). */
 export function parseSelect(sql: string, opts: ParseOptions = {}): SelectStatement {
@@ -698,18 +700,20 @@ class Parser {
   private parseWithItem(): WithItem {
     // `name AS (SELECT ...)` is a CTE; anything else is `expr AS name`.
     const t = this.t;
-    if ((t.type === 'ident' || t.type === 'qident') && this.isKw('AS', this.peek()) && this.isOp('(', this.peek(2))) {
-      const after = this.peek(3);
+    const materialized = this.isKw('MATERIALIZED', this.peek(2)) && this.isOp('(', this.peek(3));
+    const open0 = materialized ? 3 : 2;
+    if ((t.type === 'ident' || t.type === 'qident') && this.isKw('AS', this.peek()) && this.isOp('(', this.peek(open0))) {
+      const after = this.peek(open0 + 1);
       if (this.isKw('SELECT', after) || this.isKw('WITH', after)) {
         const name = this.ident();
-        this.i++; // AS
+        this.i += materialized ? 2 : 1; // AS [MATERIALIZED]
         const open = this.t;
         this.i++; // (
         this.enter();
         const query = this.parseUnion();
         this.leave();
         this.expectOp(')');
-        return { name, expr: { kind: 'subquery', query, pos: this.pos(open) }, cte: true };
+        return { name, expr: { kind: 'subquery', query, pos: this.pos(open) }, cte: true, ...(materialized ? { materialized } : {}) };
       }
     }
     const expr = this.parseExpr();
@@ -904,6 +908,10 @@ class Parser {
   private tryParseJoin(): JoinClause | undefined {
     const save = this.i;
     const start = this.t;
+    // Rows are pasted by position, and a distributed table's rows arrive in no defined order (ClickHouse's
+    // Distributed table pastes whatever order its initiator reads): no answer to compare.
+    if (this.isKw('PASTE') && this.isKw('JOIN', this.peek()))
+      throw this.unsupported("PASTE JOIN (it pairs rows by position, and a distributed table's rows have no defined order)", start);
     let global = false;
     let local = false;
     if (this.acceptKw('GLOBAL')) global = true;
@@ -983,10 +991,18 @@ class Parser {
         this.expectOp(')');
         te = { kind: 'tableFunction', name: first, args, pos: this.pos(t) };
       } else if (this.acceptOp('.')) {
-        te = { kind: 'table', database: first, table: this.ident('a table name after the database'), pos: this.pos(t) };
+        const p = this.t;
+        if (p.type === 'param' && p.extra === 'Identifier') this.i++;
+        te =
+          p.type === 'param' && p.extra === 'Identifier'
+            ? { kind: 'table', database: first, table: '', param: p.text, pos: this.pos(t) }
+            : { kind: 'table', database: first, table: this.ident('a table name after the database'), pos: this.pos(t) };
       } else {
         te = { kind: 'table', table: first, pos: this.pos(t) };
       }
+    } else if (t.type === 'param' && t.extra === 'Identifier') {
+      this.i++;
+      te = { kind: 'table', table: '', param: t.text, pos: this.pos(t) };
     } else {
       throw this.error('a table, table function or subquery');
     }
@@ -1254,13 +1270,56 @@ class Parser {
       const op = this.operatorHere(COMPARE_LEVEL);
       if (op === undefined) return e;
       this.i += this.operatorWidth;
-      const right = op.spelling.endsWith('IN') ? this.parseInRight() : this.parseConcat();
       if (++chain > MAX_CHAIN_DEPTH) throw this.tooDeep(t);
+      const quantified = this.parseQuantified(op, e, t);
+      if (quantified) {
+        e = quantified;
+        continue;
+      }
+      const right = op.spelling.endsWith('IN') ? this.parseInRight() : this.parseConcat();
       // `a LIKE b ESCAPE c` is like(a, b, c), as ClickHouse builds it (and ILIKE, NOT LIKE, NOT ILIKE).
       if (op.spelling.endsWith('LIKE') && this.acceptKw('ESCAPE'))
         e = { kind: 'function', name: op.name, args: [e, right, this.parseConcat()], pos: this.pos(t) };
       else e = this.operatorCall(op, [e, right], t);
     }
+  }
+
+  /**
+   * `ANY|SOME|ALL (subquery)` after a plain comparison, rewritten as ClickHouse's parser does (operators.ts);
+   * undefined (nothing consumed) otherwise: `x = any(y)` is the aggregate.
+   */
+  private parseQuantified(op: Operator, left: Expr, t: Token): Expr | undefined {
+    const forms = QUANTIFIED_COMPARISONS.get(op.name);
+    const word = this.t.type === 'ident' ? this.t.upper : '';
+    if (!forms || !(word === 'ANY' || word === 'SOME' || word === 'ALL') || !this.isOp('(', this.peek())) return undefined;
+    let k = 1;
+    while (this.isOp('(', this.peek(k + 1))) k++;
+    if (!this.isKw('SELECT', this.peek(k + 1)) && !this.isKw('WITH', this.peek(k + 1))) return undefined;
+    const form = forms[word === 'ALL' ? 'ALL' : 'ANY'];
+    const start = this.i++;
+    const open = this.t;
+    const sub = this.parsePunctPrimary();
+    if (sub.kind !== 'subquery') {
+      this.i = start; // `ANY((SELECT 1) + 1)`: a call after all
+      return undefined;
+    }
+    const pos = this.pos(open);
+    const right: SubqueryExpr = form.fold
+      ? {
+          kind: 'subquery',
+          query: {
+            kind: 'select',
+            distinct: false,
+            columns: [{ kind: 'function', name: form.fold, args: [{ kind: 'asterisk', pos }], pos }],
+            from: { table: { kind: 'subqueryTable', query: sub.query, pos }, joins: [] },
+            withTotals: false,
+            pos,
+          },
+          pos,
+        }
+      : sub;
+    const compare = form.operator === 'IN' ? IN : form.operator === 'NOT IN' ? NOT_IN : op;
+    return this.operatorCall(compare, [left, right], t);
   }
 
   private tooDeep(t: Token): ScatterError {

@@ -301,7 +301,8 @@ export function printExprBare(e: Expr): string {
 
 function printTable(t: TableExpr): string {
   let out: string;
-  if (t.kind === 'table') out = (t.database !== undefined ? quoteIdent(t.database) + '.' : '') + quoteIdent(t.table);
+  if (t.kind === 'table' && t.param !== undefined) out = (t.database !== undefined ? quoteIdent(t.database) + '.' : '') + `{${t.param}:Identifier}`;
+  else if (t.kind === 'table') out = (t.database !== undefined ? quoteIdent(t.database) + '.' : '') + quoteIdent(t.table);
   else if (t.kind === 'subqueryTable') out = `(${printSelect(t.query)})`;
   else out = `${quoteFunctionName(t.name)}(${list(t.args)})`;
   if (t.alias !== undefined) out += ` AS ${quoteIdent(t.alias)}`;
@@ -363,7 +364,11 @@ function printQuery(q: SelectQuery): string {
     out +=
       (q.withRecursive ? 'WITH RECURSIVE ' : 'WITH ') +
       q.with
-        .map((w) => (w.cte && w.expr.kind === 'subquery' ? `${quoteIdent(w.name)} AS ${bare(w.expr)}` : `${operand(w.expr, 0)} AS ${quoteIdent(w.name)}`))
+        .map((w) =>
+          w.cte && w.expr.kind === 'subquery'
+            ? `${quoteIdent(w.name)} AS ${w.materialized ? 'MATERIALIZED ' : ''}${bare(w.expr)}`
+            : `${operand(w.expr, 0)} AS ${quoteIdent(w.name)}`,
+        )
         .join(', ') +
       ' ';
   }

@@ -48,6 +48,7 @@ describe('binding', () => {
     ['SELECT {x:UUID}', { x: 'zz' }, 376],
     ['SELECT {x:FixedString(2)}', { x: 'abc' }, 131],
     ['SELECT {x:Identifier}', { x: 't' }, 48],
+    ['SELECT 1 FROM {t:Identifier}', {}, 456],
   ] as const)('%s with %j is ClickHouse code %i', (sql, params, code) => {
     expect(codeOf(() => bound(sql, params))).toBe(code);
   });
@@ -119,5 +120,28 @@ describe('parameters as counts', () => {
     expect(bound('SELECT a FROM t LIMIT {n:UInt8} BY a', { n: 1 })).toBe('SELECT a FROM t LIMIT 1 BY a');
     const p = await plan('SELECT sensor FROM analytics.events_dist ORDER BY sensor LIMIT {n:UInt16}', { n: 3 });
     expect(p.shards.find((s) => !s.skipped)!.sql).toMatch(/LIMIT 3$/);
+  });
+});
+
+describe('FROM {name:Identifier}', () => {
+  it('is the table the value names, at any depth, bound before planning', () => {
+    expect(
+      bound('SELECT count() FROM analytics.{t:Identifier} AS e WHERE sensor IN (SELECT sensor FROM analytics.{t:Identifier} FINAL)', { t: 'events_dist' }),
+    ).toBe('SELECT count() FROM analytics.events_dist AS e WHERE sensor IN (SELECT sensor FROM analytics.events_dist FINAL)');
+    expect(bound('SELECT 1 FROM {t:Identifier} JOIN {u:Identifier} USING k', { t: 'nums_dist', u: 'signed_dist' })).toBe(
+      'SELECT 1 FROM nums_dist INNER JOIN signed_dist USING (k)',
+    );
+    expect(printSelect(parseSelect('SELECT 1 FROM {t:Identifier} AS x, db.{u:Identifier}'))).toBe('SELECT 1 FROM {t:Identifier} AS x, db.{u:Identifier}');
+  });
+  it('plans as the table written out, and still reads only configured tables', async () => {
+    const [viaParam, written] = await Promise.all([plan('SELECT count() FROM {t:Identifier}', { t: 'nums_dist' }), plan('SELECT count() FROM nums_dist')]);
+    expect(JSON.stringify(viaParam)).toBe(JSON.stringify(written));
+    // ClickHouse reads the value as one name: `analytics.events_dist` is no table of the current database.
+    for (const t of ['analytics.events_dist', '', 'x; DROP TABLE y'])
+      await expect(plan('SELECT count() FROM {t:Identifier}', { t })).rejects.toMatchObject({ code: 'UNKNOWN_TABLE', position: { line: 1, column: 21 } });
+    await expect(plan('SELECT count() FROM system.{t:Identifier}', { t: 'tables' })).rejects.toMatchObject({
+      code: 'UNKNOWN_TABLE',
+      position: { line: 1, column: 21 },
+    });
   });
 });

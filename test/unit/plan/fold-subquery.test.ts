@@ -73,6 +73,8 @@ describe('not folded', () => {
     ['SELECT *, x + 1 FROM (SELECT * FROM db.dist)', 'its * under an outer * beside other columns'],
     ['SELECT status FROM (SELECT site AS status, status AS site FROM db.dist)', 'an alias names a column'],
     ['SELECT a FROM (SELECT x AS a, y AS x FROM db.dist WHERE x > 1)', 'an alias names a column'],
+    // `y > ANY (SELECT x FROM db.dist)` reads min(*) of the subquery: of x alone, not of every column.
+    ['SELECT min(*) FROM (SELECT x FROM db.dist WHERE y = 1)', 'a * as an argument'],
   ];
   for (const [sql, reason] of cases) {
     it(`${sql}: ${reason}`, () => {

@@ -428,3 +428,44 @@ describe('a parenthesized set-operation chain', () => {
     expect(s.kind === 'union' && (s.selects[0] as SelectQuery).parenthesized).toBe(true);
   });
 });
+
+describe('x op ANY / SOME / ALL (subquery)', () => {
+  it("is rewritten as ClickHouse's parser rewrites it, in every case of keyword and comparison", () => {
+    for (const [sql, printed] of [
+      ['SELECT a = ANY (SELECT b FROM u)', 'SELECT a IN (SELECT b FROM u)'],
+      ['SELECT a == some (SELECT b FROM u)', 'SELECT a IN (SELECT b FROM u)'],
+      ['SELECT a = ALL (SELECT b FROM u)', 'SELECT a IN (SELECT singleValueOrNull(*) FROM (SELECT b FROM u))'],
+      ['SELECT a != ANY (SELECT b FROM u)', 'SELECT a NOT IN (SELECT singleValueOrNull(*) FROM (SELECT b FROM u))'],
+      ['SELECT a <> all (SELECT b FROM u)', 'SELECT a NOT IN (SELECT b FROM u)'],
+      ['SELECT a > ANY (SELECT b FROM u)', 'SELECT a > (SELECT min(*) FROM (SELECT b FROM u))'],
+      ['SELECT a >= ALL (SELECT b FROM u)', 'SELECT a >= (SELECT max(*) FROM (SELECT b FROM u))'],
+      ['SELECT a < SOME (SELECT b FROM u)', 'SELECT a < (SELECT max(*) FROM (SELECT b FROM u))'],
+      ['SELECT a <= ALL (WITH 1 AS c SELECT c)', 'SELECT a <= (SELECT min(*) FROM (WITH 1 AS c SELECT c))'],
+      ['SELECT a = ANY ((SELECT b FROM u))', 'SELECT a IN (SELECT b FROM u)'],
+      ['SELECT a > ANY (SELECT 1 UNION ALL SELECT 2)', 'SELECT a > (SELECT min(*) FROM (SELECT 1 UNION ALL SELECT 2))'],
+      // Not a subquery after it: the aggregate any() (or a call ClickHouse reports unknown).
+      ['SELECT a = any(b) FROM t', 'SELECT a = any(b) FROM t'],
+      ['SELECT a = ANY((SELECT 1) + 1)', 'SELECT a = ANY((SELECT 1) + 1)'],
+      ['SELECT a = ALL (1, 2)', 'SELECT a = `ALL`(1, 2)'],
+    ] as const) {
+      const stmt = parseSelect(sql);
+      expect(printSelect(stmt), sql).toBe(printed);
+      expect(printSelect(parseSelect(printSelect(stmt))), sql).toBe(printed);
+    }
+  });
+  it('is only read after the plain comparisons: LIKE ANY (SELECT ...) is a syntax error, as in ClickHouse', () => {
+    expect(() => parseSelect('SELECT a LIKE ANY (SELECT 1)')).toThrow(/Syntax error/);
+  });
+});
+
+describe('WITH name AS MATERIALIZED (subquery)', () => {
+  it('is a CTE marked materialized, printed back so; a WITH alias named materialized stays one', () => {
+    const s = parseSelect('WITH t AS MATERIALIZED (SELECT 1 AS n), u AS (SELECT 2) SELECT * FROM t') as SelectQuery;
+    expect(s.with?.map((w) => [w.name, w.cte, w.materialized])).toEqual([
+      ['t', true, true],
+      ['u', true, undefined],
+    ]);
+    expect(printSelect(s)).toBe('WITH t AS MATERIALIZED (SELECT 1 AS n), u AS (SELECT 2) SELECT * FROM t');
+    expect(printSelect(parseSelect('WITH 1 AS materialized SELECT materialized'))).toBe('WITH 1 AS materialized SELECT materialized');
+  });
+});

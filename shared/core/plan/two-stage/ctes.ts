@@ -6,7 +6,9 @@
 // `WITH RECURSIVE r AS (...) SELECT * FROM r`, so whatever engine reads it evaluates it.
 import type { Expr, Pos, SelectQuery, SelectStatement, TableExpr, WithItem } from '../../sql/ast.js';
 import { cloneAst } from '../../sql/ast.js';
-import { mapClausesShared, rewriteExpr } from '../../sql/visit.js';
+import { mapClausesShared, rewriteExpr, walkStatement } from '../../sql/visit.js';
+import { isRowSensitive } from '../row-sensitive.js';
+import { errorAt } from '../position.js';
 import { recursiveCtes } from '../recursive-ctes.js';
 
 type Ctes = ReadonlyMap<string, SelectStatement>;
@@ -31,6 +33,21 @@ function recursiveStatement(w: WithItem, body: SelectStatement, pos: Pos | undef
   };
 }
 
+/**
+ * A MATERIALIZED CTE is evaluated once; written where it is read it is evaluated at each reading, which
+ * gives the same rows unless a function of it can give others (rand(), rowNumberInBlock(), ...).
+ */
+function refuseReevaluated(body: SelectStatement, name: string): void {
+  walkStatement(
+    body,
+    (x) => {
+      if (x.kind === 'function' && isRowSensitive(x.name))
+        throw errorAt('UNSUPPORTED', `${x.name}() in the MATERIALIZED CTE ${name}: it would be evaluated at each reading, not once`, x);
+    },
+    { subqueries: true },
+  );
+}
+
 function inlineSelect(q: SelectQuery, outer: Ctes): SelectQuery {
   const ctes = new Map(outer);
   const recursive = new Set(recursiveCtes(q));
@@ -47,6 +64,7 @@ function inlineSelect(q: SelectQuery, outer: Ctes): SelectQuery {
       ctes.set(w.name, recursiveStatement(w, body, w.expr.pos));
       continue;
     }
+    if (w.materialized) refuseReevaluated(w.expr.query, w.name);
     // A CTE may use the ones defined before it.
     ctes.set(w.name, inlineCtes(w.expr.query, ctes));
   }
