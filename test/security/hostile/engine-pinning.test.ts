@@ -78,9 +78,12 @@ describe('file-reading settings cannot take effect on chdb', () => {
       () => ch.query('SELECT 1 AS x', { settings: { format_template_resultset: secret } }),
     ];
     for (const attempt of attempts) expect((await refusal(attempt())).chCode).toBe(SETTING_CONSTRAINT_VIOLATION);
-    // Text the lexer cannot read (a $$heredoc$$) could hide a SETTINGS clause: refused unread (62).
+    // A SETTINGS clause after a $$heredoc$$ holding a quote is read as ClickHouse reads it, and refused.
     const hidden = `SELECT $$'$$ AS h FROM (SELECT 1 SETTINGS format_template_row = '${secret}') -- '`;
-    expect((await refusal(ch.queryRaw(hidden, { format: 'Template' }))).chCode).toBe(62);
+    expect((await refusal(ch.queryRaw(hidden, { format: 'Template' }))).chCode).toBe(SETTING_CONSTRAINT_VIOLATION);
+    // Text the lexer cannot read (an unterminated heredoc) could hide a SETTINGS clause: refused unread (62).
+    const unread = `SELECT $$' AS h FROM (SELECT 1 SETTINGS format_template_row = '${secret}') -- '`;
+    expect((await refusal(ch.queryRaw(unread, { format: 'Template' }))).chCode).toBe(62);
     // A refused SET left nothing behind: Template still has no file to read.
     const e = await refusal(ch.queryRaw('SELECT s FROM ev', { format: 'Template' }));
     expect(e.chCode).not.toBe(SETTING_CONSTRAINT_VIOLATION);
