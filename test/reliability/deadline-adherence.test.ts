@@ -201,6 +201,11 @@ async function runOne(q: Q): Promise<Omit<Outcome, 'index' | 'startedAt'>> {
       if (JSON.stringify(b.data) !== JSON.stringify(expectedData(q, answered))) fail(`data differs from the rows of shards ${[...answered]}`);
     } else if (res.status === 504 && b.error?.code === 'INCOMPLETE_RESULT') {
       if (!q.requireComplete || missing.size === 0) fail('INCOMPLETE_RESULT without requireComplete or without a missing shard');
+    } else if (res.status === 504 && b.error?.code === 'TIMEOUT' && /after the query's deadline/.test(b.error.message ?? '')) {
+      // Every needed shard answered, but the coordinator finished past the deadline: under requireComplete that
+      // is the 504 a late answer gets (without it, a 200 marked partial).
+      if (!q.requireComplete) fail('a late answer refused without requireComplete');
+      if (missing.size > 0) fail('a late-answer TIMEOUT with a missing shard');
     } else if ((res.status === 504 && b.error?.code === 'TIMEOUT') || (res.status === 502 && b.error?.code === 'SHARD_ERROR')) {
       if (shards.succeeded !== 0 || missing.size !== needed.size) fail('all-failed error while some shard answered');
       if (b.error.code === 'TIMEOUT' && shards.missing.some((m) => m.reason !== 'timeout')) fail('TIMEOUT with a non-timeout reason');
