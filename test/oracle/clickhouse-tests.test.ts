@@ -9,23 +9,17 @@
 // reason that is not a wrong answer; a refusal must be listed with its reason; and a listed query
 // that now answers equal fails the test too, so the list stays true.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compareAnswers, renamed } from './compare.js';
 import { CHT_CORPUS } from './clickhouse-tests/corpus.js';
 import { EXPECTED } from './clickhouse-tests/expectations.js';
-import { type ChtStack, startChtStack } from './clickhouse-tests/stack.js';
+import { useChtStack } from './clickhouse-tests/stack.js';
 import { queryApiRunner, truncatedAnswer } from './harness.js';
 import { CHT_TABLES, toChtLocalNames } from './clickhouse-tests/tables.js';
 
 type Outcome = { id: string; kind: 'equal' | 'refused' | 'differs'; problem?: string };
 
-let o: ChtStack;
-beforeAll(async () => {
-  o = await startChtStack();
-}, 120_000);
-afterAll(async () => {
-  await o?.stop();
-});
+const o = useChtStack();
 
 const firstLine = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 300);
 

@@ -1,23 +1,12 @@
 // generateRandom() without a seed inside a distributed query: the coordinator draws one seed, every shard
 // draws the same rows from it, and the answer reports it. The local stack (four chdb shard processes)
 // against one chdb node holding every row, given the reported seed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compareAnswers } from './compare.js';
-import { type ChtStack, startChtStack } from './clickhouse-tests/stack.js';
+import { useChtStack } from './clickhouse-tests/stack.js';
 import { answerOf } from './harness.js';
 
-let o: ChtStack;
-beforeAll(async () => {
-  o = await startChtStack();
-}, 120_000);
-afterAll(async () => {
-  await o?.stop();
-});
-
-async function post(route: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${o.stack.url}${route}`, { method: 'POST', body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
+const o = useChtStack();
 
 /** The query with each reported seed written where it was drawn, in order. */
 function withSeeds(sql: string, seeds: string[]): string {
@@ -33,22 +22,22 @@ describe('generateRandom() without a seed', () => {
   ];
   for (const sql of cases)
     it(`every shard draws the rows of the reported seed: ${sql}`, async () => {
-      const got = await post('/query', { sql, requireComplete: true });
+      const got = await o.post('/query', { sql, requireComplete: true });
       expect(got.status, JSON.stringify(got.body).slice(0, 300)).toBe(200);
       const seeds: string[] = got.body.randomSeeds;
       expect(seeds).toHaveLength((sql.match(/generateRandom/g) ?? []).length);
       for (const s of seeds) expect(s).toMatch(/^\d+$/);
       expect(compareAnswers(answerOf(got.body), await o.reference(withSeeds(sql, seeds)), { ordered: /ORDER BY/.test(sql) })).toBeUndefined();
       // The reported seed repeats the answer through the stack too.
-      const again = await post('/query', { sql: withSeeds(sql, seeds) });
+      const again = await o.post('/query', { sql: withSeeds(sql, seeds) });
       expect(again.body.randomSeeds).toBeUndefined();
       expect(again.body.data).toEqual(got.body.data);
     });
   it('each request draws its own seed, and /explain says which', async () => {
     const sql = cases[0]!;
-    const [a, b] = await Promise.all([post('/query', { sql }), post('/query', { sql })]);
+    const [a, b] = await Promise.all([o.post('/query', { sql }), o.post('/query', { sql })]);
     expect(a.body.randomSeeds[0]).not.toBe(b.body.randomSeeds[0]);
-    const e = await post('/explain', { sql });
+    const e = await o.post('/explain', { sql });
     expect(e.status).toBe(200);
     expect(e.body.notes[0]).toMatch(/^generateRandom\(\) without a seed: every engine draws the rows of seed \d+$/);
   });

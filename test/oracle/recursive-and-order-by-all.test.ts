@@ -2,24 +2,13 @@
 // holding every row: the codes of what ClickHouse refuses, a fast-check property over recursive CTEs
 // that start from the shards' rows, /explain, and ClickHouse's HTTP interface.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compareAnswers } from './compare.js';
 import { CHT_CORPUS } from './clickhouse-tests/corpus.js';
-import { type ChtStack, startChtStack } from './clickhouse-tests/stack.js';
+import { useChtStack } from './clickhouse-tests/stack.js';
 import { queryApiRunner } from './harness.js';
 
-let o: ChtStack;
-beforeAll(async () => {
-  o = await startChtStack();
-}, 120_000);
-afterAll(async () => {
-  await o?.stop();
-});
-
-async function post(route: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${o.stack.url}${route}`, { method: 'POST', body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
+const o = useChtStack();
 
 const codeOf = (e: unknown) => Number(/Code: (\d+)/.exec(String(e))?.[1]);
 
@@ -35,7 +24,7 @@ describe("what ClickHouse refuses: ClickHouse's code, from the stack", () => {
         (e: unknown) => codeOf(e),
       );
       if (want === undefined) continue;
-      const got = await post('/query', { sql: c.sql });
+      const got = await o.post('/query', { sql: c.sql });
       expect(got.status, c.id).toBe(400);
       expect(got.body.clickhouse?.code, `${c.id}: ${JSON.stringify(got.body).slice(0, 300)}`).toBe(want);
       seen.push(want);
@@ -45,7 +34,7 @@ describe("what ClickHouse refuses: ClickHouse's code, from the stack", () => {
   it('a depth over the cap of 1000 is refused before any engine runs (452, as a profile constraint)', async () => {
     const sql =
       'WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM cht.numbers10_dist, r SETTINGS max_recursive_cte_evaluation_depth = 5000';
-    const got = await post('/query', { sql });
+    const got = await o.post('/query', { sql });
     expect(got.status).toBe(400);
     expect(got.body.clickhouse).toEqual({ code: 452, name: 'SETTING_CONSTRAINT_VIOLATION' });
     expect(got.body.error.position).toEqual({ line: 1, column: expect.any(Number) });
@@ -84,7 +73,7 @@ describe('recursive CTEs over the shards = one node', () => {
   });
   it('/explain says the final stage evaluates it', async () => {
     const sql = 'WITH RECURSIVE r AS (SELECT max(number) AS n FROM cht.numbers10_dist UNION ALL SELECT n - 1 FROM r WHERE n > 5) SELECT n FROM r';
-    const got = await post('/explain', { sql, settings: { ch_scatter_path: 'general' } });
+    const got = await o.post('/explain', { sql, settings: { ch_scatter_path: 'general' } });
     expect(got.status, JSON.stringify(got.body).slice(0, 300)).toBe(200);
     expect(JSON.stringify(got.body)).toContain('WITH RECURSIVE r: evaluated by the final stage');
   });

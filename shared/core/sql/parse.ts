@@ -773,13 +773,7 @@ class Parser {
     const start = this.i;
     const item: Omit<OrderItem, 'expr'> & { pos?: Pos } = { direction: 'ASC', pos: this.pos(this.t) };
     this.i++;
-    if (this.acceptKw('DESC') || this.acceptKw('DESCENDING')) item.direction = 'DESC';
-    else this.acceptKw('ASC') || this.acceptKw('ASCENDING');
-    if (this.acceptKw('NULLS')) {
-      if (this.acceptKw('FIRST')) item.nulls = 'FIRST';
-      else if (this.acceptKw('LAST')) item.nulls = 'LAST';
-      else throw this.error('FIRST or LAST');
-    }
+    this.orderModifiers(item);
     if (this.t.type === 'op' && this.t.text !== ')' && this.t.text !== ';') {
       this.i = start;
       return undefined;
@@ -788,18 +782,23 @@ class Parser {
     return item;
   }
 
+  /** `ASC | DESC` and `NULLS FIRST | LAST` after a sort key (or after ORDER BY ALL). */
+  private orderModifiers(item: Pick<OrderItem, 'direction' | 'nulls'>): void {
+    if (this.acceptKw('DESC') || this.acceptKw('DESCENDING')) item.direction = 'DESC';
+    else this.acceptKw('ASC') || this.acceptKw('ASCENDING');
+    if (this.acceptKw('NULLS')) {
+      if (this.acceptKw('FIRST')) item.nulls = 'FIRST';
+      else if (this.acceptKw('LAST')) item.nulls = 'LAST';
+      else throw this.error('FIRST or LAST');
+    }
+  }
+
   private parseOrderList(): OrderItem[] {
     const out: OrderItem[] = [];
     do {
       const expr = this.parseExprWithAlias();
       const item: OrderItem = { expr, direction: 'ASC' };
-      if (this.acceptKw('DESC') || this.acceptKw('DESCENDING')) item.direction = 'DESC';
-      else this.acceptKw('ASC') || this.acceptKw('ASCENDING');
-      if (this.acceptKw('NULLS')) {
-        if (this.acceptKw('FIRST')) item.nulls = 'FIRST';
-        else if (this.acceptKw('LAST')) item.nulls = 'LAST';
-        else throw this.error('FIRST or LAST');
-      }
+      this.orderModifiers(item);
       if (this.acceptKw('COLLATE')) {
         const t = this.t;
         if (t.type !== 'string') throw this.error('a collation string');

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../../local/stack.js';
 import { type JsonEngine, spawnJsonEngine } from '../../support/json-engine/json-engine.js';
 import type { Answer } from '../compare.js';
@@ -63,4 +64,38 @@ export async function startChtStack(): Promise<ChtStack> {
     await stop();
     throw e;
   }
+}
+
+/** A test file's stack: started before its tests and stopped after them; read it only inside a test. */
+export function useChtStack(): ChtStack & { post(route: string, body: unknown): Promise<{ status: number; body: any }> } {
+  let started: ChtStack | undefined;
+  beforeAll(async () => {
+    started = await startChtStack();
+  }, 120_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  const now = (): ChtStack => {
+    if (!started) throw new Error('the stack of the ClickHouse tests has not started');
+    return started;
+  };
+  return {
+    get stack() {
+      return now().stack;
+    },
+    get single() {
+      return now().single;
+    },
+    get reference() {
+      return now().reference;
+    },
+    get inserted() {
+      return now().inserted;
+    },
+    stop: () => now().stop(),
+    async post(route, body) {
+      const res = await fetch(`${now().stack.url}${route}`, { method: 'POST', body: JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    },
+  };
 }
