@@ -6,6 +6,7 @@
 // and wider, Decimals, nan/inf/-inf and -0; invalid UTF-8 as U+FFFD, as ClickHouse's JSON writes it.
 import { displayString, hasEscapedBytes, stringBytes } from '../surrogate-escape.js';
 import { BoundedCache } from '../bounded-cache.js';
+import { ScatterError } from '../errors.js';
 
 export type Value = null | bigint | number | string | boolean | Value[];
 
@@ -157,6 +158,10 @@ function fromJsonSlow(v: unknown, t: string): Value {
   const map = mapTypes(base);
   if (map && typeof v === 'object' && !Array.isArray(v)) return Object.entries(v as object).map(([k, x]) => [k, fromJson(x, map[1])]);
   if (Array.isArray(v)) return v.map((x) => fromJson(x, 'String'));
+  // An object of a type the merge has no value for (JSON, Dynamic, Variant of one): refused, never
+  // merged as the text "[object Object]".
+  if (typeof v === 'object')
+    throw new ScatterError('UNSUPPORTED', `a value of type ${t} cannot be merged by the fast path; the general path answers it (ch_scatter_path = 'general')`);
   return typeof v === 'string' ? v : typeof v === 'number' ? v : String(v);
 }
 
