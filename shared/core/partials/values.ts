@@ -161,7 +161,10 @@ function fromJsonSlow(v: unknown, t: string): Value {
   // An object of a type the merge has no value for (JSON, Dynamic, Variant of one): refused, never
   // merged as the text "[object Object]".
   if (typeof v === 'object')
-    throw new ScatterError('UNSUPPORTED', `a value of type ${t} cannot be merged by the fast path; the general path answers it (ch_scatter_path = 'general')`);
+    throw new ScatterError(
+      'UNSUPPORTED',
+      `a value of type ${t} cannot be merged by the fast path (its merge has no value for an object); ch_scatter_path = 'general' merges in an engine`,
+    );
   return typeof v === 'string' ? v : typeof v === 'number' ? v : String(v);
 }
 
