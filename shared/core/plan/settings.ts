@@ -107,6 +107,13 @@ export function groupByNoMergeOf(v: SettingValue | undefined, node?: Expr): Grou
  */
 export const KEEP_SETTING = 'ch_scatter_keep_initiator_rows';
 
+/** A SETTINGS clause's items as setting values (the last one of a name wins, as in ClickHouse). */
+export function clauseValues(items: readonly SettingItem[] | undefined): Record<string, SettingValue> {
+  const out: Record<string, SettingValue> = {};
+  for (const s of items ?? []) out[s.name] = settingValueOf(s.value, s.name);
+  return out;
+}
+
 /** A SETTINGS value expression as a setting value. */
 export function settingValueOf(e: Expr, name: string): SettingValue {
   // A map literal (additional_table_filters) as its text, the form the URL and the request's settings carry.

@@ -7,7 +7,7 @@ import type { SettingValue } from '../clickhouse/port.js';
 import { truncatingModes } from '../clickhouse/overflow-modes.js';
 import { forEachSettingsClause } from '../sql/visit.js';
 import { errorAt } from './position.js';
-import { settingValueOf } from './settings.js';
+import { clauseValues } from './settings.js';
 
 export function refuseTruncatingModes(stmt: SelectStatement, forward: Readonly<Record<string, SettingValue>>): void {
   const refuse = (settings: Readonly<Record<string, SettingValue>>, node?: { pos?: Pos }) => {
@@ -22,8 +22,6 @@ export function refuseTruncatingModes(stmt: SelectStatement, forward: Readonly<R
   refuse(forward);
   forEachSettingsClause(stmt, (items, nested) => {
     if (!nested) return;
-    const own: Record<string, SettingValue> = {};
-    for (const s of items) own[s.name] = settingValueOf(s.value, s.name);
-    refuse(own, items[0]?.value);
+    refuse(clauseValues(items), items[0]?.value);
   });
 }

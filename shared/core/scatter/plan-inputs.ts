@@ -5,7 +5,7 @@ import type { SettingValue } from '../clickhouse/port.js';
 import type { Topology } from '../config/schema.js';
 import type { Splitter } from '../plan/build.js';
 import { boolSetting } from '../clickhouse/setting-truth.js';
-import { groupByNoMergeOf, settingValueOf, type GroupByNoMerge } from '../plan/settings.js';
+import { clauseValues, groupByNoMergeOf, type GroupByNoMerge } from '../plan/settings.js';
 import type { QueryRequest } from '../protocol/api-request.js';
 import type { SelectStatement } from '../sql/ast.js';
 import type { TwoStageOptions } from '../plan/two-stage/types.js';
@@ -32,9 +32,7 @@ export function twoStageOptionsOf(settings: Record<string, SettingValue>, topo: 
 
 /** The SQL's SETTINGS clause as values (the last one wins, as in ClickHouse). */
 export function clauseSettings(stmt: SelectStatement): Record<string, SettingValue> {
-  const out: Record<string, SettingValue> = {};
-  for (const s of stmt.settings ?? []) out[s.name] = settingValueOf(s.value, s.name);
-  return out;
+  return clauseValues(stmt.settings);
 }
 
 /** The request's settings with the SQL's SETTINGS clause over them (the leaves carry no SETTINGS of their own). */

@@ -16,7 +16,7 @@ import { walkExpr, walkStatement } from '../../sql/visit.js';
 import { analyze, isInFamily } from '../analyze.js';
 import type { SettingValue } from '../../clickhouse/port.js';
 import { truncatingModes } from '../../clickhouse/overflow-modes.js';
-import { settingValueOf } from '../settings.js';
+import { clauseValues } from '../settings.js';
 
 /** Above this many groups (k, or candidates) TPUT stops paying: every group is moved instead. */
 export const MAX_TPUT_GROUPS = 10_000;
@@ -114,9 +114,7 @@ export function tputEligibility(
   if (q.qualify) return no('QUALIFY');
   if (q.limitBy) return no('LIMIT BY');
   // A shard that may silently stop grouping or reading would look complete with fewer groups than it holds.
-  const settings: Record<string, SettingValue> = { ...requestSettings };
-  for (const item of q.settings ?? []) settings[item.name] = settingValueOf(item.value, item.name);
-  const [cut] = truncatingModes(settings);
+  const [cut] = truncatingModes({ ...requestSettings, ...clauseValues(q.settings) });
   if (cut) return no(`${cut.setting} = '${cut.mode}' (a shard may answer with part of its groups)`);
   if (q.limit.withTies) return no('LIMIT ... WITH TIES');
   const from = q.from;
