@@ -46,6 +46,10 @@ export interface ColumnRef extends Base {
   parts: string[];
   /** The name ClickHouse gives the reference when it is not its spelling (a later JOIN table's `b.site`). */
   nameAs?: string;
+  /** A JSON column's sub-object `j.^a`: the index in `parts` of the part read after `^`. */
+  prefix?: number;
+  /** A JSON column's typed path `j.a.:Int64`: the type name read after `.:`. */
+  typed?: string;
 }
 
 /** `*`, `t.*`, `COLUMNS('re')`, `COLUMNS(a, b)`, `t.COLUMNS(...)`, each with its transformers. */

@@ -97,6 +97,8 @@ function matchOperator(src: string, i: number, c: number): string | undefined {
       return '%';
     case 63:
       return '?';
+    case 94:
+      return '^';
     case 59:
       return ';';
     case 45:

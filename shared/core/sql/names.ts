@@ -6,6 +6,7 @@
 // Verified against chdb (ClickHouse 26.7) in test/integration/sql/column-names.test.ts.
 
 import type { Expr, Literal, SelectQuery, TableExpr } from './ast.js';
+import { backquote } from './quote.js';
 import { equalExpr } from './visit.js';
 import { formatWindow } from './window.js';
 
@@ -68,8 +69,12 @@ export function formatForName(e: Expr, opts: NameOptions = {}): string {
   switch (e.kind) {
     case 'literal':
       return literalName(e);
-    case 'column':
-      return unqualified(e.parts, opts.qualifiers);
+    case 'column': {
+      // ClickHouse names a JSON sub-object `j.^\`a\`` and a typed path `j.a.:\`Int64\``.
+      const parts = e.prefix === undefined ? e.parts : e.parts.map((p, i) => (i === e.prefix ? `^${backquote(p)}` : p));
+      const name = unqualified(parts, opts.qualifiers);
+      return e.typed === undefined ? name : `${name}.:${backquote(e.typed)}`;
+    }
     case 'asterisk':
       return e.table ? `${e.table.join('.')}.*` : '*';
     case 'array': {

@@ -1754,8 +1754,18 @@ class Parser {
     const parts: string[] = [this.ident()];
     if (this.isOp('(') && t.type === 'ident') return this.parseCall(t);
     if (this.isOp('(') && t.type === 'qident') return this.parseCall(t);
+    let prefix: number | undefined;
     while (this.isOp('.')) {
       const n = this.peek();
+      const after = this.peek(2);
+      if ((this.isOp(':', n) || (this.isOp('^', n) && prefix === undefined)) && (after.type === 'ident' || after.type === 'qident')) {
+        // A JSON column's typed path `j.a.:Int64` (it ends the reference) or sub-object `j.^a`.
+        this.i += 3;
+        if (this.isOp(':', n)) return { kind: 'column', parts, typed: after.text, pos: this.pos(t) };
+        prefix = parts.length;
+        parts.push(after.text);
+        continue;
+      }
       if (n.type === 'ident' || n.type === 'qident') {
         this.i += 2;
         parts.push(n.text);
@@ -1770,7 +1780,7 @@ class Parser {
       }
     }
     if (parts.length > 1 && this.isOp('(')) throw this.unsupported(`Qualified function name ${clip(parts.join('.'))}`, t);
-    return { kind: 'column', parts, pos: this.pos(t) };
+    return prefix === undefined ? { kind: 'column', parts, pos: this.pos(t) } : { kind: 'column', parts, prefix, pos: this.pos(t) };
   }
 
   /**

@@ -135,8 +135,11 @@ function bare(e: Expr): string {
         default:
           return e.value;
       }
-    case 'column':
-      return e.parts.map(quoteIdent).join('.');
+    case 'column': {
+      // A JSON column's sub-object `j.^a` and typed path `j.a.:Int64`, as ClickHouse reads them.
+      const path = e.parts.map((p, i) => (i === e.prefix ? `^${quoteIdent(p)}` : quoteIdent(p))).join('.');
+      return e.typed === undefined ? path : `${path}.:${quoteIdent(e.typed)}`;
+    }
     case 'asterisk': {
       const table = e.table ? `${e.table.map(quoteIdent).join('.')}.` : '';
       let out =

@@ -469,3 +469,28 @@ describe('WITH name AS MATERIALIZED (subquery)', () => {
     expect(printSelect(parseSelect('WITH 1 AS materialized SELECT materialized'))).toBe('WITH 1 AS materialized SELECT materialized');
   });
 });
+
+describe("a JSON column's typed path and sub-object", () => {
+  it('reads j.a.:Int64 and j.^a, prints them back as ClickHouse reads them and names them as ClickHouse does', () => {
+    const sql = 'SELECT j.a.:Int64, j.^b, t.j.b.c.:String, j.^`x y`.c, `j`.`a`.:`Int64` FROM t';
+    const q = parseSelect(sql) as SelectQuery;
+    expect(q.columns.slice(0, 4)).toMatchObject([
+      { kind: 'column', parts: ['j', 'a'], typed: 'Int64' },
+      { kind: 'column', parts: ['j', 'b'], prefix: 1 },
+      { kind: 'column', parts: ['t', 'j', 'b', 'c'], typed: 'String' },
+      { kind: 'column', parts: ['j', 'x y', 'c'], prefix: 1 },
+    ]);
+    const printed = printSelect(q);
+    expect(printed).toBe('SELECT j.a.:Int64, j.^b, t.j.b.c.:String, j.^`x y`.c, j.a.:Int64 FROM t');
+    expect(equalStatement(parseSelect(printed), q)).toBe(true);
+    expect(printSelect(parseSelect('SELECT j. a. :Int64, j. ^b FROM t'))).toBe('SELECT j.a.:Int64, j.^b FROM t');
+    expect(q.columns.map((c) => formatForName(c))).toEqual(['j.a.:`Int64`', 'j.^`b`', 't.j.b.c.:`String`', 'j.^`x y`.c', 'j.a.:`Int64`']);
+  });
+  it('is a different reference from the plain path, and a lone ^ is still refused', () => {
+    const [typed, plain, prefix] = (parseSelect('SELECT j.a.:Int64, j.a, j.^a FROM t') as SelectQuery).columns;
+    expect(equalStatement(parseSelect('SELECT j.a.:Int64'), parseSelect('SELECT j.a'))).toBe(false);
+    expect([typed, plain, prefix].map((c) => formatForName(c!))).toEqual(['j.a.:`Int64`', 'j.a', 'j.^`a`']);
+    expect(() => parseSelect('SELECT a ^ b FROM t')).toThrow(/Syntax error/);
+    expect(() => parseSelect('SELECT j.^a.^b FROM t')).toThrow(/Syntax error/);
+  });
+});
