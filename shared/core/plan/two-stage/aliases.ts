@@ -2,7 +2,8 @@
 // ClickHouse resolves them (aliases are visible in every clause, and win over columns of the same
 // name): `WITH expr AS x` items, `expr AS x` anywhere in the query, and positional GROUP BY /
 // ORDER BY / LIMIT BY (`GROUP BY 1` is the first column, ClickHouse 26's default). The result has no
-// aliases left (except ARRAY JOIN's, which name new columns), so the stages can alias freely.
+// aliases left (except ARRAY JOIN's, which name new columns), so the stages can alias freely. Aliases
+// that lead round to themselves are read as readsColumn says.
 import type { Expr, SelectQuery } from '../../sql/ast.js';
 import { equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
@@ -26,23 +27,24 @@ export function expandAliases(q: SelectQuery): SelectQuery {
     });
   }
 
-  const expand = (e: Expr, scope: ReadonlySet<string>, expanding: ReadonlySet<string>): Expr =>
+  // How each alias being expanded was entered: by the node that defines it ('own': `x AS a` itself),
+  // or by a reference to it ('ref': the name `a` elsewhere), in order.
+  type Expanding = ReadonlyMap<string, 'own' | 'ref'>;
+  const expand = (e: Expr, scope: ReadonlySet<string>, expanding: Expanding): Expr =>
     mapExpr(e, (x) => {
-      // An aliased node is expanded under its own name: `sum(x) AS x` reads the column x inside, and
-      // in `site AS status, status AS site` the first is the column status, as ClickHouse resolves the cycle.
       if (x.alias !== undefined && defs.get(x.alias) === x && !expanding.has(x.alias))
-        return expand({ ...x, alias: undefined } as Expr, scope, new Set([...expanding, x.alias]));
+        return expand({ ...x, alias: undefined } as Expr, scope, new Map([...expanding, [x.alias, 'own']]));
       if (x.kind === 'column' && x.parts.length === 1) {
         const name = x.parts[0]!;
         const def = defs.get(name);
-        if (def && !scope.has(name) && !expanding.has(name)) return expand(def, scope, new Set([...expanding, name]));
-        return undefined;
+        if (!def || scope.has(name)) return undefined;
+        if (expanding.has(name)) return readsColumn(name, expanding, x);
+        return expand(def, scope, new Map([...expanding, [name, 'ref']]));
       }
       if (x.kind === 'lambda') return { ...x, params: [...x.params], body: expand(x.body, new Set([...scope, ...x.params]), expanding) };
       return undefined;
     });
-  const none = new Set<string>();
-  const out = mapSelectExprs(q, (e, clause) => (clause === 'arrayJoin' || clause === 'interpolate' ? e : stripAliases(expand(e, none, none))));
+  const out = mapSelectExprs(q, (e, clause) => (clause === 'arrayJoin' || clause === 'interpolate' ? e : stripAliases(expand(e, new Set(), new Map()))));
   const cte = (q.with ?? []).filter((w) => w.cte);
   if (cte.length) out.with = cte;
   else delete out.with;
@@ -59,6 +61,23 @@ export function expandAliases(q: SelectQuery): SelectQuery {
   if (out.orderBy) out.orderBy = out.orderBy.map((o) => ({ ...o, expr: positional(o.expr) }));
   if (out.limitBy) out.limitBy = { ...out.limitBy, by: out.limitBy.by.map(positional) };
   return out;
+}
+
+/**
+ * A name met again while its alias is being expanded reads the column of that name in two cases
+ * ClickHouse answers alike in every version: a definition that reads its own name (`sum(x) AS x`),
+ * and the swap of two items (`status AS site, site AS status`: each item is the column of its own
+ * name). Any other cycle is refused (174, as ClickHouse did before its analyzer): ClickHouse 26 reads
+ * a reference into a cycle by the order of the SELECT list, not by what the aliases say.
+ */
+function readsColumn(name: string, expanding: ReadonlyMap<string, 'own' | 'ref'>, at: Expr): undefined {
+  const entered = [...expanding];
+  const last = entered[entered.length - 1]![0];
+  const swap = entered.length === 2 && entered[0]![0] === name && entered[0]![1] === 'own' && entered[1]![1] === 'ref';
+  if (name === last || swap) return undefined;
+  throw errorAt('QUERY_ERROR', `Cyclic aliases: ${[...entered.map(([n]) => n), name].join(' -> ')}`, at, {
+    clickhouse: { code: 174, name: 'CYCLIC_ALIASES' },
+  });
 }
 
 /**
