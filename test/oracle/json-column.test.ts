@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareAnswers } from './compare.js';
 import { useChtStack } from './clickhouse-tests/stack.js';
-import { queryApiRunner } from './harness.js';
 
 const o = useChtStack();
 
