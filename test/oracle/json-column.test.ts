@@ -24,6 +24,18 @@ const SHAPES: Array<[string, Partial<Record<Path | 'ch', Fate>>]> = [
   ['SELECT dynamicType(j.a) AS t, count() AS c FROM cht.json_dist GROUP BY t ORDER BY t', ALL_EQUAL],
   ['SELECT max(j.a.:Int64) AS m, sum(j.b.c.:Int64) AS s, countIf(j.f.:Bool) AS f FROM cht.json_dist', ALL_EQUAL],
   ['SELECT id, JSONAllPathsWithTypes(j) AS p FROM cht.json_dist ORDER BY id', ALL_EQUAL],
+  ['SELECT id FROM cht.json_dist WHERE j.a.:String GLOBAL IN (SELECT j.a.:String FROM cht.json_dist WHERE id = 5) ORDER BY id', ALL_EQUAL],
+  ['SELECT id, dynamicType(j.a) AS t, row_number() OVER (ORDER BY id) AS r FROM cht.json_dist ORDER BY id', { auto: 'equal', general: 'equal', ch: 'equal' }],
+  // Aggregate states of a Dynamic or JSON value travel as the engine's bytes: exact on the general path.
+  // (The String "1" of id 5 keeps its type; the final stage reads the types off the merged states.)
+  [
+    'SELECT dynamicType(argMax(j.a, id = 5)) AS t, toString(argMax(j.a, id = 5)) AS v, arraySort(arrayMap(x -> dynamicType(x), groupArray(j.a))) AS ts FROM cht.json_dist',
+    { auto: 'equal', general: 'equal', ch: 'equal' },
+  ],
+  // The fast path has no value for a JSON object, found as the rows arrive: the automatic choice goes general.
+  ['SELECT argMax(j, id) AS a, argMin(j.^b, id) AS b FROM cht.json_dist', { auto: 'equal', fast: 'UNSUPPORTED', general: 'equal', ch: 'equal' }],
+  // Pruned to one shard, the query runs there in one request: nothing travels between stages.
+  ['SELECT id, j, j.a FROM cht.json_dist WHERE id = 5', { auto: 'equal', general: 'equal', ch: 'equal' }],
   // A JSON or Dynamic value itself: the fast path has no value for an object, and the general path's
   // stages would carry it without its type: both refuse. A Dynamic value the fast path passes on
   // unordered is the node's (the JSON API quotes 64-bit integers as the node does).
