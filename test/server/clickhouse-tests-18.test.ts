@@ -95,6 +95,8 @@ describe("ClickHouse's Distributed-table tests on 18.16 shards", () => {
     for (const url of urls) await chHttp(url, `CREATE DATABASE IF NOT EXISTS ${CHT_DATABASE}`);
     const onShards = new Map<string, number[]>();
     for (const t of CHT_TABLES) {
+      // Of a type 18.16 lacks: its queries fail on the single node, so they count as needing a newer ClickHouse.
+      if (t.newer) continue;
       const placement = await createPlacement(topo.shards, t.key);
       const routed = routeRows(t.rows, t.dist, topo, placement);
       onShards.set(

@@ -13,7 +13,7 @@
 import type { Expr, SelectStatement, TableExpr, TableRef } from '../sql/ast.js';
 import { forEachStatement, mapStatement } from '../sql/visit.js';
 import { parseExpression } from '../sql/parse.js';
-import { printExpr } from '../sql/print.js';
+import { printExpr, quoteIdent } from '../sql/print.js';
 import { ScatterError } from '../errors.js';
 import { errorAt, positionOf } from './position.js';
 
@@ -200,30 +200,52 @@ export function paramsUsed(stmt: SelectStatement): string[] {
     },
     { subqueries: true },
   );
-  forEachTableParam(stmt, (t) => seen.add(t.param!));
+  forEachTableParam(stmt, (t) => {
+    if (t.databaseParam !== undefined) seen.add(t.databaseParam);
+    if (t.param !== undefined) seen.add(t.param);
+  });
   return [...seen];
 }
 
-/** Each `FROM {name:Identifier}` of the statement, at any depth. */
+/** Each `FROM {name:Identifier}` (or `{db:Identifier}.t`) of the statement, at any depth. */
 function forEachTableParam(stmt: SelectStatement, fn: (t: TableRef) => void): void {
   forEachStatement(stmt, (s) => {
     for (const q of s.kind === 'union' ? s.selects : [s])
-      for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'table' && t.param !== undefined) fn(t);
+      for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [])
+        if (t.kind === 'table' && (t.param !== undefined || t.databaseParam !== undefined)) fn(t);
   });
 }
 
 /**
- * The table a `{name:Identifier}` names. ClickHouse reads the whole value as one name (`db.t` is the table
- * `db.t` of the current database, never t of db), so a value with a dot names no configured table.
+ * The table a `{name:Identifier}` names, and the database a `{db:Identifier}.` names: each value is ONE
+ * name, as ClickHouse reads it. A table value `db.t` is the table `db.t` of the current database, never
+ * t of db, so it names no configured table (60); a database value with a dot is no database (81); an
+ * empty value is 457, a missing one 456.
  */
 function bindTable(t: TableRef, params: Readonly<Record<string, ParamValue>> | undefined): TableRef {
-  const name = t.param!;
-  const node: Expr = { kind: 'param', name, type: 'Identifier', ...(t.pos ? { pos: t.pos } : {}) };
-  if (!params || !Object.hasOwn(params, name)) throw paramError(456, 'UNKNOWN_QUERY_PARAMETER', `Substitution \`${name}\` is not set`, node);
-  const value = textOf(params[name]!) ?? '';
-  if (value === '' || value.includes('.')) throw errorAt('UNKNOWN_TABLE', `Unknown table expression identifier '${value}'`, node);
-  const { param: _, ...rest } = t;
-  return { ...rest, table: value };
+  const node: Expr = { kind: 'param', name: t.databaseParam ?? t.param!, type: 'Identifier', ...(t.pos ? { pos: t.pos } : {}) };
+  const nameOf = (name: string): string => {
+    if (!params || !Object.hasOwn(params, name)) throw paramError(456, 'UNKNOWN_QUERY_PARAMETER', `Substitution \`${name}\` is not set`, node);
+    const value = textOf(params[name]!) ?? '';
+    if (value === '') throw paramError(457, 'BAD_QUERY_PARAMETER', `Empty Identifier part after parameter \`${name}\` substitution`, node);
+    return value;
+  };
+  const { kind, param, databaseParam, database, table, ...rest } = t;
+  let db = database;
+  if (databaseParam !== undefined) {
+    db = nameOf(databaseParam);
+    if (db.includes('.'))
+      throw new ScatterError('UNKNOWN_TABLE', `Database ${quoteIdent(db)} does not exist`, {
+        ...(positionOf(node) ? { position: positionOf(node)! } : {}),
+        details: { clickhouse: { code: 81, name: 'UNKNOWN_DATABASE' } },
+      });
+  }
+  let name = table;
+  if (param !== undefined) {
+    name = nameOf(param);
+    if (name.includes('.')) throw errorAt('UNKNOWN_TABLE', `Unknown table expression identifier '${db !== undefined ? `${db}.` : ''}${name}'`, node);
+  }
+  return { kind, ...(db !== undefined ? { database: db } : {}), table: name, ...rest };
 }
 
 /** `CAST(5, 'UInt8')` -> `5`: LIMIT, OFFSET and LIMIT BY take a plain integer (ClickHouse folds the constant too). */
@@ -267,7 +289,7 @@ export function bindParams(stmt: SelectStatement, params: Readonly<Record<string
   forEachStatement(bound, (s) => {
     for (const q of s.kind === 'union' ? s.selects : [s]) {
       if (!q.from) continue;
-      const bind = (x: TableExpr): TableExpr => (x.kind === 'table' && x.param !== undefined ? bindTable(x, params) : x);
+      const bind = (x: TableExpr): TableExpr => (x.kind === 'table' && (x.param !== undefined || x.databaseParam !== undefined) ? bindTable(x, params) : x);
       q.from = { ...q.from, table: bind(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: bind(j.table) })) };
     }
   });

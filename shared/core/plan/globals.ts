@@ -17,7 +17,7 @@ import type { SubqueryRunner } from './types.js';
 import { isGlobalInName, tablesRead } from './analyze.js';
 import { expressionNames } from './in-table.js';
 import { IN_OPERATOR_NAMES } from '../sql/in-operators.js';
-import { lookupTable, splitName } from './tables.js';
+import { lookupTable, refName, splitName } from './tables.js';
 import { mapClausesShared, rewriteExpr } from '../sql/visit.js';
 import type { PlannerSettings } from './settings.js';
 import { INVOKE_PAYLOAD_LIMIT_BYTES, MAX_SHIPPED_BYTES } from '../protocol/shard-wire.js';
@@ -293,7 +293,7 @@ export async function materializeGlobals(
             },
           );
       } else if (j.table.kind === 'table') {
-        const b = lookupTable(topo, j.table.database ? `${j.table.database}.${j.table.table}` : j.table.table);
+        const b = lookupTable(topo, refName(j.table));
         if (!b) return j; // analyze resolved every table; unreachable
         const d = splitName(b.distributed);
         stmt = selectAllFrom(d.database, d.table);

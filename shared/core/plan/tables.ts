@@ -4,6 +4,7 @@ import type { TableRef } from '../sql/ast.js';
 import type { TableConfig, Topology } from '../config/schema.js';
 import { qualifyTable } from '../config/load.js';
 import { errorAt } from './position.js';
+import { quoteIdent } from '../sql/print.js';
 
 export interface BoundTable {
   distributed: string; // db.table
@@ -26,8 +27,17 @@ export function lookupTable(topo: Topology, name: string): BoundTable | undefine
   return undefined;
 }
 
-export function refName(t: TableRef): string {
-  return t.database ? `${t.database}.${t.table}` : t.table;
+/**
+ * The name a table reference resolves by. A table name that holds a dot (`` `analytics.events_dist` ``,
+ * one backquoted name) is ONE name in the default database, as ClickHouse reads it, never db.table.
+ */
+export function tableName(database: string | undefined, table: string): string {
+  if (database) return `${database}.${table}`;
+  return table.includes('.') ? `default.${table}` : table;
+}
+
+export function refName(t: Pick<TableRef, 'database' | 'table'>): string {
+  return tableName(t.database, t.table);
 }
 
 /** Resolve a TableRef; UNKNOWN_TABLE (with a hint when it names a shard-local table) otherwise. */
@@ -44,5 +54,8 @@ export function resolveTable(topo: Topology, t: TableRef): BoundTable {
       t,
     );
   }
-  throw errorAt('UNKNOWN_TABLE', `unknown table ${q}; configured tables: ${known}`, t);
+  const shown = t.table.includes('.')
+    ? `${quoteIdent(t.database ?? 'default')}.${quoteIdent(t.table)} (a quoted name's dot is part of the name, as ClickHouse reads it)`
+    : q;
+  throw errorAt('UNKNOWN_TABLE', `unknown table ${shown}; configured tables: ${known}`, t);
 }

@@ -1,6 +1,6 @@
 // The fast path as a strategy of the session (query-session.ts): the planner's split, one gather
 // (or the tree of sub-coordinators above topo.query.treeFanoutAbove shards), the coordinator's merge,
-// judged by the one completeness verdict. A refusal while planning or finalizing goes to `fallBack`
+// judged by the one completeness verdict. A refusal while planning, merging or finalizing goes to `fallBack`
 // (the general path, when the session's path choice allows it).
 import type { PlanOptions, QueryPlan } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
@@ -60,7 +60,14 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
   const tree = run.tree && useTree(topo, plan.shards.filter((sh) => !sh.skipped).length);
   // A cursor page reads the replicas the earlier pages read (the plan has checked the cursor's signature).
   const pinned = s.request.cursor && !tree ? cursorReplicas(s.request.cursor, s.deps.cursorKey) : undefined;
-  const gathered = tree && run.tree ? await gatherTree({ ...s.fanout, plan, tree: run.tree }) : await gather({ ...s.fanout, plan, pinned });
+  const gathering = tree && run.tree ? gatherTree({ ...s.fanout, plan, tree: run.tree }) : gather({ ...s.fanout, plan, pinned });
+  const gathered = await gathering.catch((e: unknown) => {
+    // A refusal found only as the rows arrive (a value the merge has none for: a JSON column's objects).
+    const answered = fallBack(e);
+    if (answered) return { answered };
+    throw e;
+  });
+  if ('answered' in gathered) return gathered.answered;
   const missing = [...gathered.missing, ...sub.missing];
   const shards = summarizeShards(plan.shards.length, gathered.skipped.length, gathered.outcomes, missing);
   // The main query's own shards: a GLOBAL subquery's missing shards are another table's.

@@ -260,7 +260,7 @@ export interface PathStrategies<T> {
 
 /**
  * The path choice: the fast path answers what it covers; what it refuses as UNSUPPORTED, while
- * planning or while finalizing, the general path answers under the same deadline (when this
+ * planning, merging or finalizing, the general path answers under the same deadline (when this
  * deployment has it and ch_scatter_path leaves the choice); ch_scatter_path forces either.
  */
 export function onChosenPath<T>(s: QuerySession, stmt: SelectStatement | undefined, ways: PathStrategies<T>): Promise<T> {

@@ -187,6 +187,8 @@ export interface TableRef {
   alias?: string;
   /** `FROM {name:Identifier}`: the table is the request's value of that parameter, bound before planning (`table` is empty until then). */
   param?: string;
+  /** `FROM {db:Identifier}.t` / `{db:Identifier}.{t:Identifier}`: the database is that parameter's value, bound alike (`database` is unset until then). */
+  databaseParam?: string;
   /** A table the request carries with it (ClickHouse's external data), marked by plan/external-tables.ts; never set by the parser. */
   external?: true;
   final?: boolean;

@@ -1001,7 +1001,15 @@ class Parser {
       }
     } else if (t.type === 'param' && t.extra === 'Identifier') {
       this.i++;
-      te = { kind: 'table', table: '', param: t.text, pos: this.pos(t) };
+      if (this.acceptOp('.')) {
+        // `{db:Identifier}.t` and `{db:Identifier}.{t:Identifier}`: the database is a parameter too.
+        const p = this.t;
+        if (p.type === 'param' && p.extra === 'Identifier') this.i++;
+        te =
+          p.type === 'param' && p.extra === 'Identifier'
+            ? { kind: 'table', databaseParam: t.text, table: '', param: p.text, pos: this.pos(t) }
+            : { kind: 'table', databaseParam: t.text, table: this.ident('a table name after the database'), pos: this.pos(t) };
+      } else te = { kind: 'table', table: '', param: t.text, pos: this.pos(t) };
     } else {
       throw this.error('a table, table function or subquery');
     }

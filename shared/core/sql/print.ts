@@ -304,9 +304,10 @@ export function printExprBare(e: Expr): string {
 
 function printTable(t: TableExpr): string {
   let out: string;
-  if (t.kind === 'table' && t.param !== undefined) out = (t.database !== undefined ? quoteIdent(t.database) + '.' : '') + `{${t.param}:Identifier}`;
-  else if (t.kind === 'table') out = (t.database !== undefined ? quoteIdent(t.database) + '.' : '') + quoteIdent(t.table);
-  else if (t.kind === 'subqueryTable') out = `(${printSelect(t.query)})`;
+  if (t.kind === 'table') {
+    const db = t.databaseParam !== undefined ? `{${t.databaseParam}:Identifier}.` : t.database !== undefined ? quoteIdent(t.database) + '.' : '';
+    out = db + (t.param !== undefined ? `{${t.param}:Identifier}` : quoteIdent(t.table));
+  } else if (t.kind === 'subqueryTable') out = `(${printSelect(t.query)})`;
   else out = `${quoteFunctionName(t.name)}(${list(t.args)})`;
   if (t.alias !== undefined) out += ` AS ${quoteIdent(t.alias)}`;
   if (t.kind === 'table') {

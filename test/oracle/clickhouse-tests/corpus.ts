@@ -963,6 +963,9 @@ from(
   `SELECT * FROM cht.one1_dist WHERE dummy GLOBAL NOT IN (SELECT 0)`,
 );
 
+// t_json_dist (a JSON column `data`, its row read by two local shards) -> cht.json_dist (column j).
+from('01825_type_json_distributed.sql', `SELECT j, JSONAllPathsWithTypes(j) FROM cht.json_dist`, `SELECT j.k1, j.k2.k3, j.k2.k4 FROM cht.json_dist`);
+
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {
     const q = typeof e === 'string' ? { sql: e } : e;

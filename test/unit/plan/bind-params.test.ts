@@ -137,11 +137,64 @@ describe('FROM {name:Identifier}', () => {
     const [viaParam, written] = await Promise.all([plan('SELECT count() FROM {t:Identifier}', { t: 'nums_dist' }), plan('SELECT count() FROM nums_dist')]);
     expect(JSON.stringify(viaParam)).toBe(JSON.stringify(written));
     // ClickHouse reads the value as one name: `analytics.events_dist` is no table of the current database.
-    for (const t of ['analytics.events_dist', '', 'x; DROP TABLE y'])
+    for (const t of ['analytics.events_dist', 'x; DROP TABLE y'])
       await expect(plan('SELECT count() FROM {t:Identifier}', { t })).rejects.toMatchObject({ code: 'UNKNOWN_TABLE', position: { line: 1, column: 21 } });
+    // An empty value is ClickHouse's 457.
+    expect(codeOf(() => bound('SELECT count() FROM {t:Identifier}', { t: '' }))).toBe(457);
     await expect(plan('SELECT count() FROM system.{t:Identifier}', { t: 'tables' })).rejects.toMatchObject({
       code: 'UNKNOWN_TABLE',
       position: { line: 1, column: 21 },
     });
+  });
+});
+
+// ClickHouse 26 binds `{db:Identifier}.{t:Identifier}` and `{db:Identifier}.t` as it binds `db.{t:Identifier}`:
+// each value one name (checked on chdb with queryBind: the same rows, and these codes).
+describe('FROM {db:Identifier}.{t:Identifier}', () => {
+  it('is read, printed back and bound like the database and table written out, at any depth', () => {
+    const sql =
+      'SELECT count() FROM {d:Identifier}.{t:Identifier} AS e JOIN {d:Identifier}.nums_dist USING k WHERE k IN (SELECT k FROM {d:Identifier}.{t:Identifier})';
+    expect(printSelect(parseSelect(sql))).toBe(sql.replace('JOIN', 'INNER JOIN').replace('USING k', 'USING (k)'));
+    expect(bound(sql, { d: 'analytics', t: 'events_dist' })).toBe(
+      'SELECT count() FROM analytics.events_dist AS e INNER JOIN analytics.nums_dist USING (k) WHERE k IN (SELECT k FROM analytics.events_dist)',
+    );
+  });
+  it('plans as the table written out, and still reads only configured tables', async () => {
+    const [viaParams, written] = await Promise.all([
+      plan('SELECT count() FROM {d:Identifier}.{t:Identifier}', { d: 'analytics', t: 'events_dist' }),
+      plan('SELECT count() FROM analytics.events_dist'),
+    ]);
+    expect(JSON.stringify(viaParams)).toBe(JSON.stringify(written));
+    expect(JSON.stringify(await plan('SELECT count() FROM {d:Identifier}.events_dist', { d: 'analytics' }))).toBe(JSON.stringify(written));
+    await expect(plan('SELECT count() FROM {d:Identifier}.{t:Identifier}', { d: 'system', t: 'tables' })).rejects.toMatchObject({
+      code: 'UNKNOWN_TABLE',
+      position: { line: 1, column: 21 },
+    });
+  });
+  it.each([
+    [{ t: 'events_dist' }, 456],
+    [{ d: 'analytics' }, 456],
+    [{ d: '', t: 'events_dist' }, 457],
+    [{ d: 'analytics', t: '' }, 457],
+    [{ d: 'analytics.x', t: 'events_dist' }, 81],
+  ] as const)('%j is ClickHouse code %i, at the table', (params, code) => {
+    const sql = 'SELECT count() FROM {d:Identifier}.{t:Identifier}';
+    expect(codeOf(() => bound(sql, params))).toBe(code);
+    try {
+      bound(sql, params);
+    } catch (e) {
+      expect((e as ScatterError).position).toEqual({ line: 1, column: 21 });
+    }
+  });
+  it("a table value with a dot is one name: ClickHouse's 60, naming db.a.b", async () => {
+    const e = await plan('SELECT count() FROM {d:Identifier}.{t:Identifier}', { d: 'analytics', t: 'events_dist.x' }).then(
+      () => undefined as never,
+      (x: ScatterError) => x,
+    );
+    expect([e.code, e.message, e.position]).toEqual([
+      'UNKNOWN_TABLE',
+      "Unknown table expression identifier 'analytics.events_dist.x' (line 1, column 21)",
+      { line: 1, column: 21 },
+    ]);
   });
 });

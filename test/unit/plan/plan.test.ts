@@ -46,6 +46,15 @@ describe('refusals', () => {
     ['SELECT sensor FROM analytics.nope', 'UNKNOWN_TABLE', /analytics\.nope/],
     ['SELECT sensor FROM events_dist', 'UNKNOWN_TABLE', /default\.events_dist/],
     ['SELECT sensor FROM analytics.events', 'UNKNOWN_TABLE', /shard-local table behind analytics\.events_dist/],
+    // One backquoted name holding a dot is one table of the current database, as ClickHouse reads it (60), never db.table.
+    [
+      'SELECT sensor FROM `analytics.events_dist`',
+      'UNKNOWN_TABLE',
+      /unknown table default\.`analytics\.events_dist` \(a quoted name's dot is part of the name/,
+    ],
+    ['SELECT sensor FROM "analytics.events_dist" AS e', 'UNKNOWN_TABLE', /unknown table default\.`analytics\.events_dist`/],
+    ['SELECT sensor FROM analytics.events_dist WHERE sensor GLOBAL IN `analytics.events_dist`', 'UNKNOWN_TABLE', /`analytics\.events_dist`/],
+    ['SELECT sensor FROM analytics.events_dist AS e GLOBAL JOIN `analytics.users_dist` AS u USING user_id', 'UNKNOWN_TABLE', /`analytics\.users_dist`/],
     ['SELECT sensor, count() FROM analytics.events_dist GROUP BY sensor WITH ROLLUP', 'UNSUPPORTED', /ROLLUP/],
     ['SELECT sensor FROM analytics.events_dist ORDER BY sensor WITH FILL', 'UNSUPPORTED', /WITH FILL/],
     ['SELECT DISTINCT ON (sensor) sensor FROM analytics.events_dist', 'UNSUPPORTED', /DISTINCT ON/],
@@ -95,6 +104,12 @@ describe('refusals', () => {
     expect((await refusal('SELECT sensor\nFROM numbers(10)')).position).toEqual({ line: 2, column: 6 });
     expect((await refusal('SELECT sensor FROM analytics.events_dist\nWHERE sensor = 7')).position).toEqual({ line: 2, column: 16 });
     expect((await refusal('SELECT x FROM analytics.missing')).position).toEqual({ line: 1, column: 15 });
+    expect((await refusal('SELECT x FROM `analytics.events_dist`')).position).toEqual({ line: 1, column: 15 });
+  });
+
+  it('a database and a table each quoted are the configured table', async () => {
+    const written = await plan('SELECT sensor FROM analytics.events_dist');
+    expect((await plan('SELECT sensor FROM `analytics`.`events_dist`')).shards.map((x) => x.sql)).toEqual(written.shards.map((x) => x.sql));
   });
 
   it('forced skipping succeeds when the filter narrows', async () => {

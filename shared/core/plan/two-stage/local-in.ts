@@ -8,7 +8,7 @@
 import type { Expr, SelectStatement } from '../../sql/ast.js';
 import type { Topology } from '../../config/schema.js';
 import { walkStatement } from '../../sql/visit.js';
-import { lookupTable, type BoundTable } from '../tables.js';
+import { lookupTable, refName, tableName, type BoundTable } from '../tables.js';
 import { isColumnOfMain, type TableNaming } from '../key-ref.js';
 import { printExpr } from '../../sql/print.js';
 
@@ -24,14 +24,15 @@ export function localInReason(lhs: Expr, rhs: Expr, main: MainOf, topo: Topology
   let sub: SelectStatement | undefined;
   let inner: BoundTable | undefined;
   if (rhs.kind === 'subquery') sub = rhs.query;
-  else if (rhs.kind === 'column' && rhs.parts.length <= 2) inner = lookupTable(topo, rhs.parts.join('.'));
+  else if (rhs.kind === 'column' && rhs.parts.length <= 2)
+    inner = lookupTable(topo, tableName(rhs.parts.length === 2 ? rhs.parts[0] : undefined, rhs.parts[rhs.parts.length - 1]!));
   if (sub) {
     if (sub.kind !== 'select') return undefined;
     const q = sub;
     const t = q.from?.table;
     if (t?.kind !== 'table' || q.from!.joins.length || q.from!.arrayJoin) return undefined;
     if (q.limit || q.limitBy || q.withTotals || q.groupByModifier || q.window || q.qualify || q.columns.length !== 1) return undefined;
-    inner = lookupTable(topo, t.database ? `${t.database}.${t.table}` : t.table);
+    inner = lookupTable(topo, refName(t));
     if (!inner) return undefined;
     const dist = inner.distributed.split('.');
     const naming: TableNaming = { database: dist[0]!, table: dist.slice(1).join('.'), ...(t.alias ? { alias: t.alias } : {}) };

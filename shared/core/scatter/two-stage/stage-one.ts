@@ -17,7 +17,7 @@ import type { Limiter } from '../fanout.js';
 import { type GatherInput, shardCallFor, type MissingShard } from '../gather.js';
 import { openFanOut } from '../shard-fanout.js';
 import type { StageBudget } from './transfer-limits.js';
-import { describeColumns, sameColumns, splitTsvAnswer, type TsvAnswer } from './tsv.js';
+import { describeColumns, inexactInTsv, sameColumns, splitTsvAnswer, type TsvAnswer } from './tsv.js';
 import { rawBytes } from './wire.js';
 
 /** The format every stage-one answer is asked in: names, types, then rows, states as escaped bytes. */
@@ -197,6 +197,15 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
       throw new ScatterError('SHARD_ERROR', `shard ${outcome.shard}'s answer to ${leaf} is unreadable: ${(e as Error).message}`);
     }
     const ref = reference[li];
+    const inexact = leafFormat(input.leaves[li]!) === 'TabSeparated' ? inexactInTsv(answer.columns) : undefined;
+    if (inexact) {
+      // Refused, never answered with values whose type changed on the way to the final stage.
+      throw new ScatterError(
+        'UNSUPPORTED',
+        `a value of type ${inexact.type} cannot travel exactly from the shards to the general path's final stage ` +
+          `(TabSeparated writes it without its type); select a typed path (j.a.:Int64) or a CAST, or aggregate it on the shards`,
+      );
+    }
     if (!ref) reference[li] = answer.columns;
     else if (!sameColumns(ref, answer.columns)) {
       // Tables that differ between shards (a migration half done): ClickHouse's Distributed table fails too.

@@ -71,6 +71,35 @@ export function sameColumns(a: readonly ColumnMeta[], b: readonly ColumnMeta[]):
   return a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.type === b[i]!.type);
 }
 
+/**
+ * The first of these columns whose values TabSeparated cannot carry exactly, or undefined. A Dynamic
+ * or Variant value is written as its text without its type, and read back by inference (the String
+ * "1" returns as the Int64 1); so are a JSON column's paths (a Float64 1.0 returns as an Int64).
+ * An aggregate state holding such a type travels as the engine's bytes and is exact.
+ */
+export function inexactInTsv(cols: readonly ColumnMeta[]): ColumnMeta | undefined {
+  return cols.find((c) => /\b(JSON|Dynamic|Variant|Object)\b/.test(withoutStates(c.type)));
+}
+
+/** A type's text with every AggregateFunction(...) argument list cut out. */
+function withoutStates(type: string): string {
+  let out = '';
+  let i = 0;
+  for (let at = type.indexOf('AggregateFunction('); at >= 0; at = type.indexOf('AggregateFunction(', i)) {
+    const simple = type.slice(Math.max(0, at - 6), at) === 'Simple';
+    let depth = 0;
+    let end = at + 'AggregateFunction'.length;
+    for (; end < type.length; end++) {
+      if (type[end] === '(') depth++;
+      else if (type[end] === ')' && --depth === 0) break;
+    }
+    // A SimpleAggregateFunction's value is the plain value: its text is what travels.
+    out += simple ? type.slice(i, end + 1) : type.slice(i, at);
+    i = end + 1;
+  }
+  return out + type.slice(i);
+}
+
 export function describeColumns(cols: readonly ColumnMeta[]): string {
   return cols.map((c) => `${c.name} ${c.type}`).join(', ');
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countRows, rowBoundary, sameColumns, splitTsvAnswer, unescapeTsv } from '../../../../shared/core/scatter/two-stage/tsv.js';
+import { countRows, inexactInTsv, rowBoundary, sameColumns, splitTsvAnswer, unescapeTsv } from '../../../../shared/core/scatter/two-stage/tsv.js';
 
 describe('TabSeparatedWithNamesAndTypes answers', () => {
   it('splits header and body; types keep their commas and spaces; rows are counted by newline', () => {
@@ -58,5 +58,26 @@ describe('TabSeparatedWithNamesAndTypes answers', () => {
     expect(sameColumns(a, [...a])).toBe(true);
     expect(sameColumns(a, [a[0]!, { name: 'c', type: 'UInt32' }])).toBe(false);
     expect(sameColumns(a, [a[1]!, a[0]!])).toBe(false);
+  });
+});
+
+describe('inexactInTsv: the types TabSeparated writes without what they hold', () => {
+  const col = (type: string) => ({ name: 'c', type });
+  it.each([
+    ['JSON', true],
+    ['Dynamic', true],
+    ['Nullable(Variant(String, UInt64))', true],
+    ['Array(JSON(a UInt32))', true],
+    ["Object('json')", true],
+    ['SimpleAggregateFunction(any, Dynamic)', true],
+    ['Tuple(a Dynamic, b UInt8)', true],
+    ['AggregateFunction(any, Dynamic)', false],
+    ['Tuple(AggregateFunction(any, JSON), UInt8)', false],
+    ['AggregateFunction(groupArray, Variant(String, UInt8))', false],
+    ['String', false],
+    ['Map(String, Array(Nullable(Int64)))', false],
+    ['LowCardinality(String)', false],
+  ] as const)('%s: %s', (type, inexact) => {
+    expect(inexactInTsv([col('UInt8'), col(type)])?.type).toBe(inexact ? type : undefined);
   });
 });
