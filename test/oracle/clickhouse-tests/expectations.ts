@@ -45,4 +45,14 @@ export const EXPECTED: Record<string, Expected> = {
     why: "force_optimize_skip_unused_shards = 2 with NOT IN on the sharding key: ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
     clickhouse: true,
   },
+  '02933_paste_join#2': {
+    kind: 'refused',
+    why: "a PASTE JOIN whose right side reads the same distributed table without GLOBAL: ClickHouse's Distributed table refuses it too under distributed_product_mode = 'deny' (288); with GLOBAL its shards refuse the ALL PASTE JOIN they are sent (62)",
+    clickhouse: true,
+  },
+  '02933_paste_join#3': {
+    kind: 'refused',
+    why: "a PASTE JOIN with the same distributed table on the right without GLOBAL: ClickHouse's Distributed table refuses it too under distributed_product_mode = 'deny' (288); with GLOBAL its shards refuse the ALL PASTE JOIN they are sent (62)",
+    clickhouse: true,
+  },
 };
