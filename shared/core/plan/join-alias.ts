@@ -11,7 +11,8 @@ import { settingValueOf } from './settings.js';
 
 const SETTING = 'joined_subquery_requires_alias';
 
-function required(stmt: SelectStatement, request: Record<string, SettingValue> | undefined): boolean {
+/** joined_subquery_requires_alias as the statement and the request set it (its default is 1). */
+export function aliasRequired(stmt: SelectStatement, request: Record<string, SettingValue> | undefined): boolean {
   const clause = stmt.kind === 'union' ? (stmt.settings ?? stmt.selects[stmt.selects.length - 1]!.settings) : stmt.settings;
   const item = clause?.filter((s) => s.name === SETTING).pop();
   const v = item ? settingValueOf(item.value, SETTING) : request?.[SETTING];
@@ -49,5 +50,5 @@ function eachSelect(stmt: SelectStatement, fn: (q: SelectQuery) => void): void {
 
 /** Throws ClickHouse's 206 for the first JOIN table that needs an alias and has none. */
 export function refuseUnaliasedJoinTables(stmt: SelectStatement, request: Record<string, SettingValue> | undefined): void {
-  if (required(stmt, request)) eachSelect(stmt, check);
+  if (aliasRequired(stmt, request)) eachSelect(stmt, check);
 }

@@ -22,7 +22,7 @@ import type { GatherInput } from './gather.js';
 import { clearLedger, globalSubqueryRunner, pinLedger, type SubqueryLedger, type SubqueryPolicy } from './global-subquery.js';
 import { foldExists } from '../plan/exists-fold.js';
 import { refuseUnaliasedJoinTables } from '../plan/join-alias.js';
-import { refusePasteOverDistributed } from '../plan/paste-join.js';
+import { refuseAmbiguousPaste, refusePasteOverDistributed } from '../plan/paste-join.js';
 import { queryBudget, type QueryBudget } from './query-budget.js';
 import type { RunDeps } from './query-types.js';
 import { topCountPrepass, type Prepass } from './tput/prepass.js';
@@ -115,6 +115,7 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   if (settled) {
     refuseUnaliasedJoinTables(settled, request.settings);
     refusePasteOverDistributed(settled, deps.topo, request.productMode);
+    refuseAmbiguousPaste(settled, request.settings);
     numberSubqueries(settled);
     propagateWith(settled);
     // After the numbering: the subqueries the filters add are not the client's (ClickHouse numbers what was written).

@@ -53,10 +53,24 @@ const ON_THE_INITIATOR = [
   `SELECT count(), sum(value), max(sensor) FROM (SELECT sensor FROM ${D} ORDER BY ts) AS a PASTE JOIN (SELECT value FROM ${D} ORDER BY ts DESC) AS b`,
   `SELECT site, count() AS c, round(sum(v), 3) AS s FROM (SELECT site FROM ${D} ORDER BY ts) AS a GLOBAL PASTE JOIN (SELECT value AS v FROM ${D} ORDER BY ts DESC) AS b GROUP BY site ORDER BY site`,
   `SELECT * FROM (SELECT site, count() AS c FROM ${D} GROUP BY site ORDER BY site) AS a PASTE JOIN (SELECT number AS n FROM numbers(5)) AS b`,
+  // Unaliased sides, as ClickHouse allows them in a PASTE JOIN.
+  `SELECT * FROM (SELECT sensor FROM ${D} ORDER BY ts LIMIT 7) PASTE JOIN (SELECT value FROM ${D} ORDER BY ts DESC LIMIT 7)`,
 ];
 
 describe('a PASTE JOIN of subqueries is pasted on the initiator, as ClickHouse pastes it', () => {
   for (const sql of ON_THE_INITIATOR) it(sql, () => expectAnswered(sql));
+
+  it('two unaliased sides naming a column alike: 36, as one node refuses it', async () => {
+    const sql = `SELECT * FROM (SELECT sensor FROM ${D} ORDER BY ts LIMIT 3) PASTE JOIN (SELECT sensor FROM ${D} ORDER BY ts DESC LIMIT 3)`;
+    const one = await demo.cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'JSON' }).catch((e: unknown) => e);
+    expect(one).toMatchObject({ chCode: 36 });
+    const r = await runQuery({ sql }, deps());
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({
+      error: { code: 'QUERY_ERROR', message: /^Name of columns and aliases should be unique/, position: { line: 1, column: sql.indexOf('PASTE') + 1 } },
+      clickhouse: { code: 36, name: 'BAD_ARGUMENTS' },
+    });
+  });
 
   it('through the ClickHouse interface: the same rows, as the engine renders them', async () => {
     const sql = ON_THE_INITIATOR[0]!;
