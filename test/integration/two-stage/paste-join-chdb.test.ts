@@ -53,6 +53,9 @@ const ON_THE_INITIATOR = [
   `SELECT count(), sum(value), max(sensor) FROM (SELECT sensor FROM ${D} ORDER BY ts) AS a PASTE JOIN (SELECT value FROM ${D} ORDER BY ts DESC) AS b`,
   `SELECT site, count() AS c, round(sum(v), 3) AS s FROM (SELECT site FROM ${D} ORDER BY ts) AS a GLOBAL PASTE JOIN (SELECT value AS v FROM ${D} ORDER BY ts DESC) AS b GROUP BY site ORDER BY site`,
   `SELECT * FROM (SELECT site, count() AS c FROM ${D} GROUP BY site ORDER BY site) AS a PASTE JOIN (SELECT number AS n FROM numbers(5)) AS b`,
+  // In a GLOBAL IN's subquery and a scalar subquery: run once, pasted where the initiator pastes them.
+  `SELECT site, count() FROM ${D} WHERE (sensor, site) GLOBAL IN (SELECT s, t FROM (SELECT sensor AS s FROM ${D} ORDER BY ts LIMIT 40) AS a PASTE JOIN (SELECT site AS t FROM ${D} ORDER BY ts DESC LIMIT 40) AS b) GROUP BY site ORDER BY site`,
+  `SELECT count() FROM ${D} WHERE value > (SELECT max(v) FROM (SELECT sensor FROM ${D} ORDER BY ts LIMIT 100) AS a PASTE JOIN (SELECT value AS v FROM ${D} WHERE site = 'ams' ORDER BY ts LIMIT 10) AS b)`,
   // Unaliased sides, as ClickHouse allows them in a PASTE JOIN.
   `SELECT * FROM (SELECT sensor FROM ${D} ORDER BY ts LIMIT 7) PASTE JOIN (SELECT value FROM ${D} ORDER BY ts DESC LIMIT 7)`,
 ];
