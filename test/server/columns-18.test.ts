@@ -120,3 +120,18 @@ describe('WITH RECURSIVE on 18.16 shards', () => {
     expect((r.body as any).error.position).toEqual({ line: 1, column: 1 });
   });
 });
+
+// 18.16 has no PASTE JOIN either: one of subqueries is pasted by the final stage, whose 18.16 engine
+// refuses it as 18.16's own parser does (62), named at the user's PASTE JOIN.
+describe('PASTE JOIN on 18.16 shards', () => {
+  it("is 18.16's syntax error at the user's PASTE JOIN, without the final stage's SQL", async () => {
+    const sql = `SELECT * FROM (SELECT id FROM ${T} ORDER BY id LIMIT 3) AS a\n  PASTE JOIN (SELECT site FROM ${T} ORDER BY id LIMIT 3) AS b`;
+    await expect(chHttp(servers.current.urls[0]!, sql.replaceAll(T, 'default.ev'))).rejects.toThrow(/Code: 62/);
+    const r = await runQuery({ sql }, deps());
+    expect(r.status, JSON.stringify(r.body).slice(0, 400)).toBe(400);
+    expect((r.body as any).clickhouse?.code).toBe(62);
+    expect((r.body as any).error.message).toMatch(/^Syntax error: the engine that runs this query does not parse PASTE JOIN/);
+    expect((r.body as any).error.message).not.toMatch(/_stage|_c0/);
+    expect((r.body as any).error.position).toEqual({ line: 2, column: 3 });
+  });
+});

@@ -18,7 +18,7 @@ import type { TopCountMemory } from '../scatter/tput/memory.js';
 import type { StatisticsCache } from '../scatter/table-statistics.js';
 import type { ExchangeCleaner } from '../shard/exchange.js';
 import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../scatter/table-columns.js';
-import { recursiveSyntaxError } from '../scatter/query-errors.js';
+import { olderEngineSyntaxError } from '../scatter/query-errors.js';
 import { seedRandomTables } from '../plan/random-seeds.js';
 import { markExternal } from '../plan/external-tables.js';
 
@@ -91,7 +91,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       ...(external.length ? { external } : {}),
     }).catch((e: unknown) => {
       forgetOnUnknownColumn(e, expanded, deps.tableColumns);
-      throw recursiveSyntaxError(e, stmt);
+      throw olderEngineSyntaxError(e, stmt);
     });
     return {
       bytes: r.bytes ?? Buffer.alloc(0),

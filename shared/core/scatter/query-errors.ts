@@ -54,8 +54,8 @@ const UNKNOWN_NAME: readonly [RegExp, 'column' | 'function'][] = [
  */
 export function atUserPosition(e: unknown, stmt: SelectStatement | undefined): unknown {
   if (!(e instanceof ScatterError) || e.code !== 'QUERY_ERROR' || e.position || !stmt) return e;
-  const recursive = syntaxErrorAtRecursive(e, stmt);
-  if (recursive) return recursive;
+  const older = syntaxErrorAtNewer(e, stmt);
+  if (older) return older;
   for (const [re, kind] of UNKNOWN_NAME) {
     const name = re.exec(e.message)?.[1];
     if (name === undefined) continue;
@@ -84,32 +84,39 @@ export function atUserPosition(e: unknown, stmt: SelectStatement | undefined): u
 }
 
 /**
- * An engine's syntax error (62) on a statement with WITH RECURSIVE: the engine predates recursive CTEs
- * (18.16), as its own Distributed table would answer; named at the user's WITH, never quoting the rewrite.
+ * An engine's syntax error (62) on a statement with a construct older engines predate (WITH RECURSIVE,
+ * PASTE JOIN: 18.16 has neither), as its own Distributed table would answer; named at the user's
+ * construct, never quoting the rewrite.
  */
-export function recursiveSyntaxError(e: unknown, stmt: SelectStatement | undefined): unknown {
-  return (e instanceof ScatterError && stmt && syntaxErrorAtRecursive(e, stmt)) || e;
+export function olderEngineSyntaxError(e: unknown, stmt: SelectStatement | undefined): unknown {
+  return (e instanceof ScatterError && stmt && syntaxErrorAtNewer(e, stmt)) || e;
 }
 
-function syntaxErrorAtRecursive(e: ScatterError, stmt: SelectStatement): ScatterError | undefined {
+function syntaxErrorAtNewer(e: ScatterError, stmt: SelectStatement): ScatterError | undefined {
   if ((e.details?.clickhouse as { code?: number } | undefined)?.code !== 62) return undefined;
-  let at: ReturnType<typeof positionOf>;
+  let found: { what: string; at: NonNullable<ReturnType<typeof positionOf>> } | undefined;
+  const note = (what: string, node: Parameters<typeof positionOf>[0]): void => {
+    const at = positionOf(node);
+    if (!found && at) found = { what, at };
+  };
   const visit = (s: SelectStatement): void => {
     for (const q of s.kind === 'union' ? s.selects : [s]) {
-      if (!at && q.withRecursive) at = positionOf(q);
-      for (const w of q.with ?? []) if (!at && w.expr.kind === 'subquery') visit(w.expr.query);
-      for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (!at && t.kind === 'subqueryTable') visit(t.query);
+      if (q.withRecursive) note('WITH RECURSIVE', q);
+      for (const j of q.from?.joins ?? []) if (j.type === 'PASTE') note('PASTE JOIN', j);
+      for (const w of q.with ?? []) if (!found && w.expr.kind === 'subquery') visit(w.expr.query);
+      for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (!found && t.kind === 'subqueryTable') visit(t.query);
     }
     walkStatement(s, (x) => {
-      if (!at && x.kind === 'subquery') visit(x.query);
-      return at ? false : undefined;
+      if (!found && x.kind === 'subquery') visit(x.query);
+      return found ? false : undefined;
     });
   };
   visit(stmt);
-  if (!at) return undefined;
+  if (!found) return undefined;
+  const { what, at } = found;
   return new ScatterError(
     e.code,
-    `Syntax error: the engine that runs this query does not parse WITH RECURSIVE (ClickHouse error 62 SYNTAX_ERROR) (line ${at.line}, column ${at.column})`,
+    `Syntax error: the engine that runs this query does not parse ${what} (ClickHouse error 62 SYNTAX_ERROR) (line ${at.line}, column ${at.column})`,
     { position: at, status: e.status, ...(e.details ? { details: e.details } : {}) },
   );
 }

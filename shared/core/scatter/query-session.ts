@@ -22,6 +22,7 @@ import type { GatherInput } from './gather.js';
 import { clearLedger, globalSubqueryRunner, pinLedger, type SubqueryLedger, type SubqueryPolicy } from './global-subquery.js';
 import { foldExists } from '../plan/exists-fold.js';
 import { refuseUnaliasedJoinTables } from '../plan/join-alias.js';
+import { refuseAmbiguousPaste, refusePasteOverDistributed } from '../plan/paste-join.js';
 import { queryBudget, type QueryBudget } from './query-budget.js';
 import type { RunDeps } from './query-types.js';
 import { topCountPrepass, type Prepass } from './tput/prepass.js';
@@ -113,6 +114,8 @@ export function openQuerySession(deps: SessionDeps, written: SelectStatement | u
   let settled = written && settleSetOperators(settlePositions(distinctOnAsLimitBy(written), request.settings), request.settings);
   if (settled) {
     refuseUnaliasedJoinTables(settled, request.settings);
+    refusePasteOverDistributed(settled, deps.topo, request.productMode);
+    refuseAmbiguousPaste(settled, request.settings);
     numberSubqueries(settled);
     propagateWith(settled);
     // After the numbering: the subqueries the filters add are not the client's (ClickHouse numbers what was written).

@@ -222,7 +222,8 @@ export interface JoinClause {
   /** ClickHouse's strictness; undefined means the default (ALL). */
   strictness?: 'ANY' | 'ALL' | 'ASOF' | 'SEMI' | 'ANTI';
   /** LEFT/RIGHT/FULL may carry OUTER in the source; it is not kept (same meaning). */
-  type: 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS' | 'COMMA';
+  /** PASTE pairs the nth row of each side, as ClickHouse's PASTE JOIN; like CROSS it has no ON or USING. */
+  type: 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS' | 'PASTE' | 'COMMA';
   table: TableExpr;
   using?: Expr[];
   on?: Expr;

@@ -907,10 +907,6 @@ class Parser {
   private tryParseJoin(): JoinClause | undefined {
     const save = this.i;
     const start = this.t;
-    // Rows are pasted by position, and a distributed table's rows arrive in no defined order (ClickHouse's
-    // Distributed table pastes whatever order its initiator reads): no answer to compare.
-    if (this.isKw('PASTE') && this.isKw('JOIN', this.peek()))
-      throw this.unsupported("PASTE JOIN (it pairs rows by position, and a distributed table's rows have no defined order)", start);
     let global = false;
     let local = false;
     if (this.acceptKw('GLOBAL')) global = true;
@@ -928,14 +924,14 @@ class Parser {
       }
     };
     readStrictness();
-    for (const k of ['INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS'] as const) {
+    for (const k of ['INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS', 'PASTE'] as const) {
       if (this.isKw(k)) {
         type = k;
         this.i++;
         break;
       }
     }
-    if (type && type !== 'INNER' && type !== 'CROSS') this.acceptKw('OUTER');
+    if (type && type !== 'INNER' && type !== 'CROSS' && type !== 'PASTE') this.acceptKw('OUTER');
     if (!strictness) readStrictness(); // `LEFT ANY JOIN` is accepted too
     if (!this.isKw('JOIN')) {
       if (global || local || strictness || type) {
@@ -947,13 +943,20 @@ class Parser {
     }
     this.i++;
     if (local) throw this.unsupported('LOCAL JOIN', start);
+    // ClickHouse's parser refuses any strictness on PASTE JOIN with this text, SEMI and ASOF too.
+    if (type === 'PASTE' && strictness) {
+      throw new ScatterError('SYNTAX_ERROR', `You must not specify ANY or ALL for PASTE JOIN (line ${start.line}, column ${start.column})`, {
+        position: { line: start.line, column: start.column },
+      });
+    }
     // As ClickHouse's parser: SEMI and ANTI need LEFT or RIGHT.
     if ((strictness === 'SEMI' || strictness === 'ANTI') && type !== 'LEFT' && type !== 'RIGHT') {
       throw this.error(`LEFT or RIGHT with ${strictness} JOIN`, this.toks[this.i - 1]);
     }
     const j: JoinClause = { global, type: type ?? 'INNER', table: this.parseTableExpr(), pos: this.pos(start) };
     if (strictness) j.strictness = strictness;
-    if (type === 'CROSS') return j;
+    // A PASTE JOIN pairs rows by position: it takes no ON or USING.
+    if (type === 'CROSS' || type === 'PASTE') return j;
     if (this.acceptKw('USING')) {
       if (this.acceptOp('(')) {
         j.using = this.parseExprList(')');

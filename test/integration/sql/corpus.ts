@@ -145,6 +145,8 @@ export const ROUND_TRIP_CORPUS: string[] = [
   'SELECT x.a, y.number FROM db.t AS x CROSS JOIN numbers(2) AS y',
   'SELECT a, v FROM db.t AS x ASOF JOIN db.u AS y ON x.a = y.a AND x.b >= y.a',
   'SELECT x.a, w.v, z.v FROM db.t AS x JOIN db.u AS w ON x.a = w.a LEFT JOIN db.u AS z ON z.a = w.a',
+  'SELECT x.a, y.v FROM (SELECT a FROM db.t ORDER BY a) AS x PASTE JOIN (SELECT v FROM db.u ORDER BY a) AS y',
+  'SELECT x.a, n.number, w.v FROM (SELECT a FROM db.t) AS x GLOBAL PASTE JOIN numbers(3) AS n CROSS JOIN db.u AS w',
   // --- WHERE / PREWHERE / GROUP BY / HAVING / ORDER / LIMIT
   'SELECT a FROM db.t PREWHERE a > 1',
   'SELECT a FROM db.t PREWHERE a > 1 WHERE b < 10',

@@ -98,11 +98,3 @@ describe('FROM {name:Identifier}: the table the request names, bound before plan
     expect(r.body).toMatchObject({ error: { code: 'UNKNOWN_TABLE', position: { line: 1, column: 21 } } });
   });
 });
-
-describe('PASTE JOIN', () => {
-  it('is refused at the JOIN with its reason: it pairs rows by position, and the shards send theirs in no defined order', async () => {
-    const r = await runQuery({ sql: `SELECT * FROM (SELECT sensor FROM ${D} ORDER BY ts) AS a PASTE JOIN (SELECT value FROM ${D} ORDER BY ts) AS b` }, deps());
-    expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ error: { code: 'UNSUPPORTED', message: /^PASTE JOIN \(it pairs rows by position/, position: { line: 1, column: 82 } } });
-  });
-});

@@ -965,6 +965,18 @@ from(
 
 // t_json_dist (a JSON column `data`, its row read by two local shards) -> cht.json_dist (column j).
 from('01825_type_json_distributed.sql', `SELECT j, JSONAllPathsWithTypes(j) FROM cht.json_dist`, `SELECT j.k1, j.k2.k3, j.k2.k4 FROM cht.json_dist`);
+// 02933_paste_join: test1, test2 -> cht.paste1_dist, cht.paste2_dist; numbers(11) -> cht.n11_dist, numbers(10)
+// -> cht.numbers10_dist. A PASTE JOIN of subqueries pastes on the initiator the rows as they arrive from the
+// shards, so the queries whose pairs depend on that order are left out; toTypeName(a) is one value in every row.
+// A PASTE JOIN whose left table is the distributed table is sent to the shards, which refuse it (expectations.ts).
+// The test's SET enable_analyzer = 1 is the default here.
+from(
+  '02933_paste_join.sql',
+  `SELECT toTypeName(a) FROM (SELECT number as a FROM cht.n11_dist) t1 PASTE JOIN (select number as a from cht.numbers10_dist) t2 SETTINGS join_use_nulls = 1`,
+  `SELECT * FROM cht.paste1_dist PASTE JOIN (SELECT * FROM cht.paste2_dist)`,
+  'SELECT a `test2.a` FROM cht.paste1_dist PASTE JOIN cht.paste2_dist',
+  `SELECT * FROM cht.paste1_dist PASTE JOIN (SELECT number AS a FROM numbers(2) ORDER BY number DESC)`,
+);
 
 export const CHT_CORPUS: readonly ChtQuery[] = groups.flatMap(([source, entries]) =>
   entries.map((e, i) => {

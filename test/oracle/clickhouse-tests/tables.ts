@@ -433,6 +433,8 @@ export const CHT_TABLES: readonly ChtTable[] = [
   numberTable('cht.n5x2_dist', [...range(5), ...range(5)]),
   numberTable('cht.n6x2_dist', [...range(6), ...range(6)]),
   numberTable('cht.n10x2_dist', [...range(10), ...range(10)]),
+  // 02933_paste_join: numbers(11) read over the shards.
+  numberTable('cht.n11_dist', range(11)),
   // 01232_extremes: numbers(2) on one shard's database, numbers(3) on the other's.
   numberTable('cht.n2n3_dist', [...range(2), ...range(3)]),
   // 01456_ast_optimizations_over_distributed: numbers(1) read by two local shards.
@@ -645,6 +647,17 @@ export const CHT_TABLES: readonly ChtTable[] = [
       { a: 2, b: { c: 'two' } },
     ].map((j, id) => ({ id, j })),
   },
+  // 02933_paste_join: test1 and test2 (a Int32, MergeTree ORDER BY a), each numbers(2).
+  ...['cht.paste1_dist', 'cht.paste2_dist'].map(
+    (dist): ChtTable => ({
+      dist,
+      local: dist.replace(/_dist$/, ''),
+      key: { column: 'a', type: 'Int32', function: 'identity' },
+      columns: 'a Int32',
+      orderBy: 'a',
+      rows: range(2).map((a) => ({ a })),
+    }),
+  ),
 ];
 
 /** A table of one UInt64 column `number` holding these values, placed by the value. */

@@ -33,6 +33,13 @@ const SQL = [
   // At any depth: inside a FROM subquery, inside an IN subquery.
   'SELECT count() FROM (SELECT * FROM (SELECT 1 AS x) AS a JOIN (SELECT 1 AS x) USING x) AS s',
   'SELECT 1 WHERE 1 IN (SELECT x FROM (SELECT 1 AS x) AS a JOIN (SELECT 1 AS x) USING x)',
+  // A PASTE JOIN's sides are not checked; the joins around it are.
+  'SELECT * FROM (SELECT 1 AS x) PASTE JOIN (SELECT 2 AS y)',
+  'SELECT * FROM numbers(2) PASTE JOIN numbers(3)',
+  'SELECT * FROM (SELECT 1 AS x) PASTE JOIN (SELECT 2 AS y) CROSS JOIN (SELECT 3 AS z) AS c',
+  'SELECT * FROM (SELECT 1 AS x) PASTE JOIN (SELECT 2 AS y) CROSS JOIN (SELECT 3 AS z)',
+  'SELECT * FROM (SELECT 1 AS x) AS a CROSS JOIN (SELECT 2 AS y) PASTE JOIN (SELECT 3 AS z)',
+  'SELECT * FROM (SELECT 1 AS x) CROSS JOIN (SELECT 2 AS y) AS b PASTE JOIN (SELECT 3 AS z)',
   // No JOIN, no alias needed; ARRAY JOIN is no JOIN of tables.
   'SELECT * FROM (SELECT 1 AS x)',
   'SELECT * FROM (SELECT [1] AS x) ARRAY JOIN x',

@@ -254,7 +254,7 @@ const join: fc.Arbitrary<JoinClause> = fc
   .record({
     global: fc.boolean(),
     strictness: fc.option(fc.constantFrom('ANY', 'ALL', 'ASOF', 'SEMI', 'ANTI') as fc.Arbitrary<JoinClause['strictness']>, { nil: undefined }),
-    type: fc.constantFrom('INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS', 'COMMA') as fc.Arbitrary<JoinClause['type']>,
+    type: fc.constantFrom('INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS', 'PASTE', 'COMMA') as fc.Arbitrary<JoinClause['type']>,
     table: tableExpr,
     using: fc.array(column, { minLength: 1, maxLength: 2 }),
     on: smallExpr,
@@ -263,7 +263,7 @@ const join: fc.Arbitrary<JoinClause> = fc
   .map(({ global, strictness, type, table, using, on, useUsing }) => {
     if (type === 'COMMA') return { global: false, type, table };
     const j: JoinClause = { global, type, table };
-    if (type === 'CROSS') return j;
+    if (type === 'CROSS' || type === 'PASTE') return j;
     if (strictness && ((strictness !== 'SEMI' && strictness !== 'ANTI') || type === 'LEFT' || type === 'RIGHT')) j.strictness = strictness;
     if (useUsing) j.using = using;
     else j.on = on;

@@ -67,6 +67,14 @@ describe('combinations ClickHouse refuses while parsing are refused here too', (
     ['SELECT DISTINCT ON (a) a FROM t LIMIT 1 BY a', /no LIMIT BY with DISTINCT ON/],
     ['SELECT DISTINCT ON (a) a FROM t ORDER BY a LIMIT 1 WITH TIES', /no WITH TIES with DISTINCT ON/],
     ['SELECT quantile(0.5)() FROM t', /expected an expression, found '\)'/],
+    // PASTE JOIN takes no strictness, no OUTER, no ON or USING, and no other kind before it.
+    ['SELECT a FROM t ANY PASTE JOIN u', /^You must not specify ANY or ALL for PASTE JOIN \(line 1, column 17\)$/],
+    ['SELECT a FROM t GLOBAL SEMI PASTE JOIN u', /^You must not specify ANY or ALL for PASTE JOIN \(line 1, column 17\)$/],
+    ['SELECT a FROM t PASTE ALL JOIN u', /^You must not specify ANY or ALL for PASTE JOIN/],
+    ['SELECT a FROM t PASTE OUTER JOIN u', /expected JOIN, found 'OUTER'/],
+    ['SELECT a FROM t LEFT PASTE JOIN u', /expected JOIN, found 'PASTE'/],
+    ['SELECT a FROM t PASTE JOIN u ON a = b', /found 'ON'/],
+    ['SELECT a FROM t PASTE JOIN u USING a', /found 'USING'/],
   ];
   for (const [sql, msg] of cases) {
     it(sql, () => {

@@ -173,6 +173,18 @@ describe('statements', () => {
     expect(q.limit).toMatchObject({ limit: { value: '3' }, offset: { value: '4' } });
   });
 
+  it('PASTE JOIN: a kind of its own, with no ON or USING, GLOBAL kept, printed back as written', () => {
+    const sql = 'SELECT * FROM (SELECT 1 AS a) AS x PASTE JOIN (SELECT 2 AS b) AS y GLOBAL PASTE JOIN numbers(3) AS n CROSS JOIN z';
+    const q = parseSelect(sql) as SelectQuery;
+    expect(q.from?.joins.map((j) => [j.type, j.global])).toEqual([
+      ['PASTE', false],
+      ['PASTE', true],
+      ['CROSS', false],
+    ]);
+    expect(q.from?.joins.every((j) => j.on === undefined && j.using === undefined && j.strictness === undefined)).toBe(true);
+    expect(printSelect(q)).toBe(sql);
+  });
+
   it('UNION ALL with trailing settings', () => {
     const u = parseSelect('SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 SETTINGS a = 1 FORMAT TSV');
     expect(u).toMatchObject({ kind: 'union', ops: ['UNION ALL', 'UNION ALL'], settings: [{ name: 'a' }], format: 'TSV' });
