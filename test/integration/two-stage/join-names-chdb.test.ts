@@ -214,6 +214,29 @@ describe('names under table aliases, past two tables, over unaliased subqueries 
       expectSameAnswer(JSON.parse(got.text), want as never, { name: `interface: ${sql}`, sql } as never);
     });
 
+  // A JOIN of subqueries runs in the final stage: an unaliased one's column is named as ClickHouse names it (`sensor`,
+  // never by the alias the plan reads it through), beside the same name of the other side, aliased or not.
+  const L = `(SELECT sensor, status FROM ${D} WHERE status = 500 ORDER BY ts, sensor LIMIT 3)`;
+  const R = `(SELECT sensor, ts FROM ${D} WHERE status = 500 ORDER BY ts, sensor LIMIT 2)`;
+  const NO_ALIAS = 'SETTINGS joined_subquery_requires_alias = 0';
+  for (const sql of [
+    `SELECT * FROM ${L} GLOBAL CROSS JOIN ${R} ORDER BY ALL ${NO_ALIAS}`,
+    `SELECT * FROM ${L} AS a GLOBAL CROSS JOIN ${R} ORDER BY ALL ${NO_ALIAS}`,
+    `SELECT * FROM ${L} GLOBAL CROSS JOIN ${R} AS b ORDER BY ALL ${NO_ALIAS}`,
+    `SELECT sensor, status, ts FROM ${L} GLOBAL CROSS JOIN ${R} ORDER BY ALL ${NO_ALIAS}`,
+    `SELECT *, 1 FROM ${L} GLOBAL CROSS JOIN ${R} GLOBAL CROSS JOIN ${R} AS c ORDER BY ALL ${NO_ALIAS}`,
+    `SELECT * FROM ${L} AS a PASTE JOIN ${R}`,
+    `SELECT * FROM ${L} PASTE JOIN ${R} AS b`,
+  ])
+    it(sql, async () => {
+      await expectAsReference(sql, 'general');
+      const want = await reference(sql);
+      expect((want as { meta: { name: string }[] }).meta.some((m) => m.name.includes('_joined_subquery'))).toBe(false);
+      const got = await throughInterface(sql);
+      expect(got.status, got.text.slice(0, 400)).toBe(200);
+      expectSameAnswer(JSON.parse(got.text), want as never, { name: `interface: ${sql}`, sql } as never);
+    });
+
   // Two different columns ClickHouse names alike: both paths answer them with ClickHouse's names and types on the JSON
   // API and in the ClickHouse interface's JSON (a FULL JOIN's rows are per shard, as a Distributed table's are: only its
   // names and types are compared). Other formats' bytes the final stage's engine would name otherwise: refused, naming why.

@@ -8,7 +8,7 @@
 import type { Expr, Pos, SelectQuery, SelectStatement, SettingItem, TableExpr } from '../../sql/ast.js';
 import { outputNames } from '../../sql/names.js';
 import { printSelect } from '../../sql/print.js';
-import { equalExpr, mapClausesShared, rewriteExpr, walkStatement } from '../../sql/visit.js';
+import { equalExpr, mapClausesShared, rewriteExpr, walkExpr, walkStatement } from '../../sql/visit.js';
 import type { Topology } from '../../config/schema.js';
 import { errorAt } from '../position.js';
 import { lookupTable, refName, resolveTable, splitName, type BoundTable } from '../tables.js';
@@ -140,7 +140,7 @@ function planSelect(q: SelectQuery, outer: Ctx): SelectQuery {
   }
   if (t?.kind === 'tableFunction' && !isConstantTable(t)) throw unsupported(`table function ${t.name}()`, t);
   // Over a subquery, a constant table (computed where it runs) or no table: the inner statements are planned; this SELECT runs in the final stage.
-  const out = planFinalSubqueries(q, ctx);
+  const out = planFinalSubqueries(q === ctx.top ? planAliasNames(q, ctx) : q, ctx);
   if (out.from) {
     out.from = {
       ...out.from,
@@ -226,6 +226,29 @@ function distinctNames(q: SelectQuery, names: string[], ctx: Ctx, top: boolean):
   });
   if (out.some((n, i) => n !== names[i])) ctx.answerNames = names;
   return out;
+}
+
+/**
+ * A column read through the plan's alias of an unaliased JOIN subquery (expand-columns.ts), which the final stage's
+ * engine would name by it (`_joined_subquery_2.k` where ClickHouse says `k`): it gets a stage name, and the runtime
+ * gives the answer the client's names back, as for distinctNames.
+ */
+function planAliasNames(q: SelectQuery, ctx: Ctx): SelectQuery {
+  const tables = q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [];
+  const quals = new Set(tables.flatMap((t) => (t.kind === 'subqueryTable' && t.planAlias && t.alias !== undefined ? [t.alias] : [])));
+  const reads = (c: Expr) => {
+    let hit = false;
+    walkExpr(c, (x) => {
+      if (x.kind === 'column' && x.parts.length > 1 && quals.has(x.parts[0]!)) hit = true;
+      return x.kind !== 'subquery';
+    });
+    return hit;
+  };
+  if (!quals.size || !q.columns.some((c) => c.alias === undefined && reads(c))) return q;
+  const names = outputNames(q);
+  ctx.answerNames = names;
+  const columns = q.columns.map((c, i) => (c.alias === undefined && reads(c) ? { ...c, alias: ctx.stage.renamed(i) } : c));
+  return { ...q, columns };
 }
 
 function planDistributed(q: SelectQuery, t: TableExpr & { kind: 'table' }, bound: BoundTable, ctx: Ctx): SelectQuery {
