@@ -135,3 +135,24 @@ describe('PASTE JOIN on 18.16 shards', () => {
     expect((r.body as any).error.position).toEqual({ line: 2, column: 3 });
   });
 });
+
+// Any other construct 18.16's parser predates, on either path: its 62 and hint, never the text or offset of the SQL the
+// shards or the final stage ran; placed at the user's ILIKE, else at the statement.
+describe("18.16's syntax error on the rewrite", () => {
+  for (const [sql, paths, at] of [
+    [`SELECT id FROM ${T}\n  WHERE site ILIKE 'A%' ORDER BY id LIMIT 2`, ['fast', 'general'], { line: 2, column: 14 }],
+    [`SELECT id, count() OVER () AS n FROM ${T} ORDER BY id LIMIT 2`, ['general'], { line: 1, column: 1 }],
+    [`SELECT site, count() AS c FROM ${T} GROUP BY GROUPING SETS ((site), ()) ORDER BY site`, ['general'], { line: 1, column: 1 }],
+  ] as const)
+    for (const path of paths)
+      it(`${path}: ${sql}`, async () => {
+        await expect(chHttp(servers.current.urls[0]!, sql.replaceAll(T, 'default.ev'))).rejects.toThrow(/Code: 62/);
+        const r = await runQuery({ sql, settings: { ch_scatter_path: path } }, deps());
+        expect(r.status, JSON.stringify(r.body).slice(0, 400)).toBe(400);
+        const body = r.body as any;
+        expect(body.clickhouse?.code).toBe(62);
+        expect(body.error.message).toMatch(/Syntax error: failed .*\. Expected one of: /);
+        expect(JSON.stringify(body)).not.toMatch(/_stage|_c0|_k0|FORMAT (JSON|Tab)|failed at position|replica 0|default\.ev\b(?!_)/);
+        expect(body.error.position).toEqual(at);
+      });
+});

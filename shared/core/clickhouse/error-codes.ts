@@ -40,7 +40,35 @@ export function parseClickHouseCode(message: string): number | undefined {
  * and, in older releases, `while processing query: '<query>'`.
  */
 export function withoutQueryText(message: string): string {
-  return message.replace(/,?\s+[Ii]n scope [\s\S]*?(?=\. Maybe you meant|$)/, '').replace(/,?\s*while processing query: '(?:[^'\\]|\\.)*'/, '');
+  return withoutSyntaxQuote(
+    message.replace(/,?\s+[Ii]n scope [\s\S]*?(?=\. Maybe you meant|$)/, '').replace(/,?\s*while processing query: '(?:[^'\\]|\\.)*'/, ''),
+  );
+}
+
+// A syntax error (62) quotes the text from where it failed, after its offset in that text:
+// `failed at position 38 (ILIKE) (line 1, col 38): ILIKE 'A%' ...`, 18.16 without the token in parentheses.
+const SYNTAX_QUOTE = /failed at position \d+(?: \((?!line \d+, col \d+\))(.+?)\)(?= \(line |: ))?(?: \(line \d+, col \d+\))?: ([\s\S]*)$/;
+// What follows the quote: the parser's hint (the last, should the quote hold one's words), else chdb's code name.
+const SYNTAX_HINT = /\. (?:Expected |Unmatched parentheses)/g;
+const CODE_NAME = /\. \([A-Z_]+\)$/;
+
+/**
+ * A syntax error as `failed at <token>` and the parser's hint, without the offset and text it quotes (the rewrite's);
+ * the token only where it is a word (a keyword or a name of the query, never a stage name such as `_c0`).
+ */
+function withoutSyntaxQuote(message: string): string {
+  const m = SYNTAX_QUOTE.exec(message);
+  if (!m) return message;
+  const token = m[1] ?? /^\s*([A-Za-z]\w*)/.exec(m[2]!)?.[1];
+  const hints = [...m[2]!.matchAll(SYNTAX_HINT)];
+  const hint = hints.length ? m[2]!.slice(hints[hints.length - 1]!.index) : (CODE_NAME.exec(m[2]!)?.[0] ?? '');
+  const at =
+    token === 'end of query'
+      ? 'failed at the end of the query'
+      : token !== undefined && /^[A-Za-z]\w*$/.test(token)
+        ? `failed at ${token}`
+        : 'failed in the query as rewritten for the engine';
+  return message.slice(0, m.index) + at + hint;
 }
 
 export interface ClickHouseErrorCode {

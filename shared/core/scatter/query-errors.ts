@@ -86,7 +86,7 @@ export function atUserPosition(e: unknown, stmt: SelectStatement | undefined): u
 /**
  * An engine's syntax error (62) on a statement with a construct older engines predate (WITH RECURSIVE,
  * PASTE JOIN: 18.16 has neither), as its own Distributed table would answer; named at the user's
- * construct, never quoting the rewrite.
+ * construct, never quoting the rewrite. Any other 62 (ILIKE, OVER, ... on 18.16) is placed by atFailedToken.
  */
 export function olderEngineSyntaxError(e: unknown, stmt: SelectStatement | undefined): unknown {
   return (e instanceof ScatterError && stmt && syntaxErrorAtNewer(e, stmt)) || e;
@@ -112,11 +112,36 @@ function syntaxErrorAtNewer(e: ScatterError, stmt: SelectStatement): ScatterErro
     });
   };
   visit(stmt);
-  if (!found) return undefined;
+  if (!found) return atFailedToken(e, stmt);
   const { what, at } = found;
   return new ScatterError(
     e.code,
     `Syntax error: the engine that runs this query does not parse ${what} (ClickHouse error 62 SYNTAX_ERROR) (line ${at.line}, column ${at.column})`,
     { position: at, status: e.status, ...(e.details ? { details: e.details } : {}) },
   );
+}
+
+/**
+ * Another engine syntax error, whose offset was the rewrite's (withoutQueryText kept only the word it failed at):
+ * placed at the user's call of that name (`ILIKE` is the function ilike), else at the statement.
+ */
+function atFailedToken(e: ScatterError, stmt: SelectStatement): ScatterError {
+  const word = /failed at ([A-Za-z]\w*)/.exec(e.message)?.[1]?.toLowerCase();
+  let call: ReturnType<typeof positionOf>;
+  if (word !== undefined)
+    walkStatement(
+      stmt,
+      (x) => {
+        if (!call && x.kind === 'function' && x.name.toLowerCase() === word) call = positionOf(x);
+        return call ? false : undefined;
+      },
+      { subqueries: true },
+    );
+  const at = call ?? positionOf(stmt);
+  if (!at) return e;
+  return new ScatterError(e.code, `${e.message} (line ${at.line}, column ${at.column})`, {
+    position: at,
+    status: e.status,
+    ...(e.details ? { details: e.details } : {}),
+  });
 }

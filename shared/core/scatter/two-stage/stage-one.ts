@@ -16,6 +16,7 @@ import type { ShardOutcome } from '../call-shard.js';
 import type { Limiter } from '../fanout.js';
 import { type GatherInput, shardCallFor, type MissingShard } from '../gather.js';
 import { openFanOut } from '../shard-fanout.js';
+import { clientShardMessage } from '../query-errors.js';
 import type { StageBudget } from './transfer-limits.js';
 import { describeColumns, inexactInTsv, sameColumns, splitTsvAnswer, type TsvAnswer } from './tsv.js';
 import { rawBytes } from './wire.js';
@@ -266,7 +267,8 @@ function missingOfLeaves(outcomes: readonly LeafOutcome[], nameLeaf: boolean): M
   const seen = new Map<number, MissingShard>();
   for (const { leaf, outcome: o } of outcomes) {
     if (o.status === 'ok' || seen.has(o.shard)) continue;
-    const message = o.message ?? o.status;
+    // As the fast path's missing shards (missingOf): without the replica and the rewritten SQL the engine quotes.
+    const message = o.message ? clientShardMessage(o.message) : o.status;
     seen.set(o.shard, { shard: o.shard, reason: o.status, message: nameLeaf ? `${leaf}: ${message}` : message });
   }
   return [...seen.values()].sort((a, b) => a.shard - b.shard);
