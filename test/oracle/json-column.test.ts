@@ -43,9 +43,11 @@ const SHAPES: Array<[string, Partial<Record<Path | 'ch', Fate>>]> = [
   ['SELECT * FROM cht.json_dist ORDER BY id', { ...NOT_CARRIED, fast: 'UNSUPPORTED' }],
   ['SELECT j.^b AS b FROM cht.json_dist ORDER BY id', { ...NOT_CARRIED, fast: 'UNSUPPORTED' }],
   ['SELECT j, count() AS c FROM cht.json_dist GROUP BY j ORDER BY j', { ...NOT_CARRIED, fast: 'UNSUPPORTED' }],
-  // The fast path's shards break ORDER BY ties with a tie-breaker over the selected j.a, and ClickHouse refuses a
-  // Dynamic sort key (44): the automatic choice answers with that error, not the node's rows.
-  ['SELECT id, j.a FROM cht.json_dist ORDER BY id', { ...NOT_CARRIED, auto: 'QUERY_ERROR 44', fast: 'QUERY_ERROR 44' }],
+  // The fast path's shards break ORDER BY ties with the selected columns but a JSON path (a Dynamic sort key is
+  // ClickHouse's 44): answered as the node answers; ordered by the path itself, ClickHouse's 44 as on the node.
+  ['SELECT id, j.a FROM cht.json_dist ORDER BY id', { ...NOT_CARRIED, auto: 'equal', fast: 'equal' }],
+  ['SELECT t.id, t.j.a, j.b.c, j.a.:Int64 AS x FROM cht.json_dist AS t ORDER BY id DESC LIMIT 4', { ...NOT_CARRIED, auto: 'equal', fast: 'equal' }],
+  ['SELECT id, j.a FROM cht.json_dist ORDER BY j.a', { auto: 'QUERY_ERROR 44', fast: 'QUERY_ERROR 44' }],
   ['SELECT j.k2.k4 FROM cht.json_dist WHERE id < 2', { auto: 'equal', fast: 'equal', general: 'UNSUPPORTED', ch: 'UNSUPPORTED' }],
   // ClickHouse refuses a Dynamic GROUP BY key itself (44); so does every path.
   ['SELECT j.a, count() FROM cht.json_dist GROUP BY j.a', { auto: 'QUERY_ERROR 44', fast: 'QUERY_ERROR 44', general: 'QUERY_ERROR 44', ch: 'QUERY_ERROR 44' }],

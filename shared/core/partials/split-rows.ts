@@ -8,7 +8,7 @@
 import type { Expr, SelectQuery, OrderItem } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
 import { canon, col, fn, int } from './ast-build.js';
-import { formatForName } from '../sql/names.js';
+import { formatForName, qualifiersOf } from '../sql/names.js';
 import { walkExpr } from '../sql/visit.js';
 import type { Normalized } from './analyze.js';
 import { unsupportedAt } from './analyze.js';
@@ -27,15 +27,22 @@ function withoutLastConjunct(where: Expr | undefined): Expr | undefined {
   return rest.length === 1 ? rest[0] : { ...where, args: rest };
 }
 
+/** `j.a` (`t.j.a`): a subcolumn, a JSON path's Dynamic unless typed (`j.a.:Int64`); a table's qualifier is no subcolumn. */
+function untypedSubcolumn(e: Expr, qualifiers: ReadonlySet<string>): boolean {
+  if (e.kind !== 'column' || e.typed !== undefined) return false;
+  const p = e.parts;
+  const own = qualifiers.has(`${p[0]}.${p[1]}`) ? p.slice(2) : qualifiers.has(p[0]!) ? p.slice(1) : p;
+  return own.length > 1;
+}
+
 export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): SplitQuery {
   const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
   // Tie-breaker expressions: configured unique key columns, else the selected columns.
   // A constant column breaks no tie, and a bare integer in ORDER BY would be read as a position.
-  const tieExprs: Expr[] = ctx.tieBreaker?.length
-    ? ctx.tieBreaker.map((c) => col(c))
-    : n.hasAsterisk
-      ? []
-      : n.columns.map((c) => c.expr).filter((e) => e.kind !== 'literal');
+  const selected = n.columns.map((c) => c.expr).filter((e) => e.kind !== 'literal');
+  // A subcolumn may be of a type ClickHouse refuses as a sort key (44: a JSON path's Dynamic): left out, one node answers it.
+  const sortable = selected.filter((e) => !untypedSubcolumn(e, qualifiersOf(q)));
+  const tieExprs: Expr[] = ctx.tieBreaker?.length ? ctx.tieBreaker.map((c) => col(c)) : n.hasAsterisk ? [] : sortable;
   // Sort keys, tie-breakers and LIMIT BY keys travel once per distinct expression: one already
   // selected is read from its SELECT column (by position: the shard names it), one repeated among
   // them is sent once under its first hidden name. `SELECT ts ... ORDER BY ts` no longer ships ts
@@ -61,7 +68,8 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   const tieCols = tieExprs.map((e, i) => place(e, `__t${i}`));
   const byCols = (n.limitBy?.by ?? []).map((e, i) => place(e, `__b${i}`));
   const ordered = n.orderBy.length > 0;
-  const pageable = ordered && n.limit !== undefined && !n.limitBy && tieExprs.length > 0;
+  // A cursor needs the tie-breaker to tell every two rows apart: not with a selected column left out of it.
+  const pageable = ordered && n.limit !== undefined && !n.limitBy && tieExprs.length > 0 && (!!ctx.tieBreaker?.length || sortable.length === selected.length);
   // The next page asks for the query as written: query-then-fetch's bound (its WHERE's last conjunct) is no part of its shape.
   const shape = queryShapeHash(canon({ ...q, limit: undefined, where: ctx.queryThenFetchBound ? withoutLastConjunct(q.where) : q.where } as unknown as Expr));
 

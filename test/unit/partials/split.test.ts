@@ -98,6 +98,10 @@ describe('row queries', () => {
     );
     expect(m.finalize()).toEqual({ meta: [{ name: 'uid', type: 'UInt32' }], data: [{ uid: 1 }, { uid: 5 }, { uid: 2 }, { uid: 6 }] });
   });
+  test('a subcolumn that may be Dynamic (a JSON path) is no tie-breaker, and the query pages no cursor', () => {
+    expect(shardSql('SELECT id, j.a, t.j.b, j.c.:Int64 AS c, t.v FROM db.t AS t ORDER BY id LIMIT 3')).toMatch(/ORDER BY id, id, j\.c\.:Int64, t\.v LIMIT 3$/);
+    expect(shardSql('SELECT id, t.v FROM db.t AS t ORDER BY id LIMIT 3')).toMatch(/ORDER BY id, id, t\.v LIMIT 4$/);
+  });
   test('a configured unique key is the tie-breaker', () => {
     expect(shardSql('SELECT v FROM t ORDER BY v LIMIT 3', { tieBreaker: ['id'] })).toMatch(/ORDER BY v, id LIMIT 4$/);
   });
