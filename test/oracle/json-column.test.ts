@@ -49,6 +49,8 @@ const SHAPES: Array<[string, Partial<Record<Path | 'ch', Fate>>]> = [
   ['SELECT t.id, t.j.a, j.b.c, j.a.:Int64 AS x FROM cht.json_dist AS t ORDER BY id DESC LIMIT 4', { ...NOT_CARRIED, auto: 'equal', fast: 'equal' }],
   ['SELECT id, j.a FROM cht.json_dist ORDER BY j.a', { auto: 'QUERY_ERROR 44', fast: 'QUERY_ERROR 44' }],
   ['SELECT j.k2.k4 FROM cht.json_dist WHERE id < 2', { auto: 'equal', fast: 'equal', general: 'UNSUPPORTED', ch: 'UNSUPPORTED' }],
+  // toJSONString runs on the shards: with the client's output_format_json_quote_64bit_integers there (the interface's URL).
+  ['SELECT id, toJSONString(j) AS s FROM cht.json_dist ORDER BY id', { ch: 'equal' }],
   // ClickHouse refuses a Dynamic GROUP BY key itself (44); so does every path.
   ['SELECT j.a, count() FROM cht.json_dist GROUP BY j.a', { auto: 'QUERY_ERROR 44', fast: 'QUERY_ERROR 44', general: 'QUERY_ERROR 44', ch: 'QUERY_ERROR 44' }],
 ];
@@ -88,4 +90,24 @@ describe('a JSON column through the stack, as one node answers it', () => {
         expect(where === 'ch' ? await viaInterface(sql) : await viaApi(sql, where as Path)).toBe(fate);
       });
   }
+});
+
+describe("the client's JSON format settings where a function computes with them", () => {
+  it('toJSONString on the shards quotes 64-bit integers as the URL asks, and not when it does not', async () => {
+    const sql = 'SELECT id, toJSONString(j) AS s FROM cht.json_dist WHERE id < 2 ORDER BY id';
+    for (const [quote, k1] of [
+      ['1', '"k1":"2"'],
+      ['0', '"k1":2'],
+    ] as const) {
+      const res = await fetch(`${o.stack.url}/?output_format_json_quote_64bit_integers=${quote}&default_format=JSONEachRow`, { method: 'POST', body: sql });
+      const text = await res.text();
+      expect(res.status, text).toBe(200);
+      const rows = text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { s: string });
+      expect(rows.length).toBe(2);
+      for (const r of rows) expect(r.s).toContain(k1);
+    }
+  });
 });

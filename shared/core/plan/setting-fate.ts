@@ -77,6 +77,12 @@ export const RESULT_SETTINGS: ReadonlySet<string> = new Set(['limit', 'offset', 
 export const isFormatSetting = (n: string): boolean =>
   (n.startsWith('output_format_') || n.startsWith('format_') || n.startsWith('input_format_') || n === 'date_time_output_format') && !PROTECTION.has(n);
 
+/**
+ * Format settings a function reads where it runs, beside the format rendering the answer (toJSONString, formatRow of
+ * a JSON format): the JSON family's, which the stage tables' TabSeparated and RowBinary never read.
+ */
+export const isComputedFormatSetting = (n: string): boolean => n.startsWith('output_format_json_') && isFormatSetting(n);
+
 /** Lift a protection ch-scatter's runtime holds for every query. */
 const PROTECTION = new Set([
   'allow_ddl',

@@ -15,6 +15,7 @@ import { ScatterError } from '../../errors.js';
 import { planQueryWith } from '../../plan/build.js';
 import { tokenize } from '../../sql/lexer.js';
 import { asksExtremes } from '../../plan/settings.js';
+import { isComputedFormatSetting } from '../../plan/setting-fate.js';
 import { truncatingModes, truncationNote } from '../../clickhouse/overflow-modes.js';
 import type { StageLeaf, TwoStagePlan } from '../../plan/two-stage/types.js';
 import type { PlanOptions, QueryPlan, SubqueryRunner } from '../../plan/types.js';
@@ -155,6 +156,13 @@ export async function planLeaves(plan: TwoStagePlan, topo: Topology, opts: PlanO
   );
 }
 
+/** The client's format settings a function computed by a leaf reads (toJSONString on the shards), sent with the leaf's query. */
+function withComputedFormatSettings(leaves: PlannedLeaf[], formatSettings: Record<string, SettingValue> | undefined): PlannedLeaf[] {
+  const computed = Object.entries(formatSettings ?? {}).filter(([name]) => isComputedFormatSetting(name));
+  if (!computed.length) return leaves;
+  return leaves.map((l) => ({ ...l, plan: { ...l.plan, settings: { ...l.plan.settings, ...Object.fromEntries(computed) } } }));
+}
+
 /**
  * A leaf the planner marked 'local' (a local IN: both sides sharded alike) reads each shard's own
  * tables whatever the request's distributed_product_mode says; the others take the request's mode.
@@ -184,7 +192,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   if (opts.runSubquery) planOpts.runSubquery = opts.runSubquery;
   if (opts.statistics) planOpts.statistics = opts.statistics;
   if (opts.external?.length) planOpts.external = opts.external;
-  const leaves = await planLeaves(plan, topo, planOpts);
+  const leaves = withComputedFormatSettings(await planLeaves(plan, topo, planOpts), opts.formatSettings);
   // The final stage gets the external data its own text names (HAVING k IN ids), as the leaves ship it: after the transfer limits.
   const clientNames = new Set((opts.external ?? []).map((t) => t.name));
   const finalNames = clientNames.size ? new Set(tokenize(plan.finalSql).map((t) => t.text)) : clientNames;
