@@ -101,6 +101,7 @@ describe('row queries', () => {
   test('a subcolumn that may be Dynamic (a JSON path) is no tie-breaker, and the query pages no cursor', () => {
     expect(shardSql('SELECT id, j.a, t.j.b, j.c.:Int64 AS c, t.v FROM db.t AS t ORDER BY id LIMIT 3')).toMatch(/ORDER BY id, id, j\.c\.:Int64, t\.v LIMIT 3$/);
     expect(shardSql('SELECT id, t.v FROM db.t AS t ORDER BY id LIMIT 3')).toMatch(/ORDER BY id, id, t\.v LIMIT 4$/);
+    expect(shardSql('SELECT id, db.t.v FROM db.t AS b ORDER BY id LIMIT 3')).toMatch(/ORDER BY id, id, db\.t\.v LIMIT 4$/);
   });
   test('a configured unique key is the tie-breaker', () => {
     expect(shardSql('SELECT v FROM t ORDER BY v LIMIT 3', { tieBreaker: ['id'] })).toMatch(/ORDER BY v, id LIMIT 4$/);
