@@ -194,6 +194,8 @@ describe('names under table aliases, past two tables, over unaliased subqueries 
     `SELECT *, 1 FROM ${ON3} ORDER BY a.ts LIMIT 3`,
     `SELECT *, 1 FROM ${SUBS} ORDER BY a.ts LIMIT 3`,
     `SELECT a.*, c.* FROM ${SUBS} ORDER BY a.ts LIMIT 3`,
+    // An unaliased subquery's sensor and ts beside the distributed table's: named sensor and ts, as ClickHouse names them.
+    `SELECT * FROM ${D} GLOBAL CROSS JOIN (SELECT sensor, ts FROM ${D} WHERE status = 500 ORDER BY ts, sensor LIMIT 2) ORDER BY ALL LIMIT 3 SETTINGS joined_subquery_requires_alias = 0`,
   ])
     it(sql, () => expectEverywhere(sql));
 
