@@ -55,6 +55,9 @@ describe('aliases inlined as ClickHouse reads them', () => {
     `SELECT status AS site, site AS c, toTypeName(c), c FROM ${T}`,
     `SELECT toString(site) AS site FROM ${T} WHERE site != ''`,
     `SELECT status AS site FROM ${T} WHERE site = 5`,
+    // GROUP BY ALL is spelled as the items' names: a key naming an item is that item.
+    `SELECT status AS site, site AS status, count() AS n FROM ${T} GROUP BY site, status ORDER BY min(c)`,
+    `SELECT status AS site, site AS status, count() AS n FROM ${T} GROUP BY status, site ORDER BY min(c)`,
   ])
     it(sql, () => expect(expectAsWritten(sql)).toBe('same'));
 
@@ -67,6 +70,7 @@ describe('aliases inlined as ClickHouse reads them', () => {
     `SELECT status AS site, site AS status, site AS s2 FROM ${T}`,
     `SELECT status AS site, site AS status FROM ${T} ORDER BY site DESC`,
     `SELECT c AS status, site AS c, status AS site FROM ${T}`,
+    `SELECT status AS site, site AS status, count() AS n FROM ${T} GROUP BY site, status ORDER BY site`,
   ])
     it(`${sql}: 174`, () => {
       expect(inlined(sql)).toBe('cyclic');

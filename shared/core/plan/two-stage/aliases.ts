@@ -44,7 +44,16 @@ export function expandAliases(q: SelectQuery): SelectQuery {
       if (x.kind === 'lambda') return { ...x, params: [...x.params], body: expand(x.body, new Set([...scope, ...x.params]), expanding) };
       return undefined;
     });
-  const out = mapSelectExprs(q, (e, clause) => (clause === 'arrayJoin' || clause === 'interpolate' ? e : stripAliases(expand(e, new Set(), new Map()))));
+  // A GROUP BY key that names an item is that item (GROUP BY ALL is spelled so): read as the item
+  // reads itself. Of a swap, any reading groups by the same columns, so this answers what ClickHouse does.
+  const items = new Set(q.columns);
+  const groupKey = (e: Expr): Expr => {
+    const def = e.kind === 'column' && e.parts.length === 1 && !e.alias ? defs.get(e.parts[0]!) : undefined;
+    return def && items.has(def) ? def : e;
+  };
+  const out = mapSelectExprs(q, (e, clause) =>
+    clause === 'arrayJoin' || clause === 'interpolate' ? e : stripAliases(expand(clause === 'groupBy' ? groupKey(e) : e, new Set(), new Map())),
+  );
   const cte = (q.with ?? []).filter((w) => w.cte);
   if (cte.length) out.with = cte;
   else delete out.with;
