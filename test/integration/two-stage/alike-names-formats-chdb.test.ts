@@ -75,7 +75,7 @@ const REFUSED = new Set([
   'SQLInsert',
   'Vertical',
   'XML',
-  ...['', 'Compact', 'Space'].flatMap((k) => ['', 'NoEscapes'].flatMap((e) => ['', 'MonoBlock'].map((m) => `Pretty${k}${e}${m}`))),
+  ...['', 'NoEscapes'].flatMap((e) => ['', 'MonoBlock'].map((m) => `PrettySpace${e}${m}`)),
 ]);
 
 const SENSORS = `('s-0', 's-97', 's-1', 's-2')`;
@@ -100,7 +100,9 @@ describe('two columns of one name in every output format of the ClickHouse inter
         if (isFileFormat(format)) continue;
         const want = await reference(sql, format);
         const got = await throughInterface(sql, format);
-        if (REFUSED.has(format)) {
+        // A few rows of many columns: Pretty falls back to Vertical's layout, whose names are refused (a value may hold a line break).
+        const vertical = format.startsWith('Pretty') && want.bytes.toString('utf8').startsWith('Row 1:');
+        if (REFUSED.has(format) || vertical) {
           const refusal = new RegExp(`two different columns both named \\w+ are not supported in output format ${format}`);
           if (got.status !== 501 || !refusal.test(got.text)) wrong.push(`${format}: not refused: ${got.status} ${got.text.slice(0, 200)}`);
         } else if (want.status !== 200) {
@@ -117,5 +119,6 @@ describe('two columns of one name in every output format of the ClickHouse inter
       // The formats that carry names are among those compared, not only the nameless ones.
       for (const f of ['TSVWithNames', 'CSVWithNamesAndTypes', 'JSONEachRow', 'JSONCompact', 'RowBinaryWithNamesAndTypes', 'Native', 'Markdown', 'TSKV'])
         expect(checked).toContain(f);
+      if (!sql.startsWith('SELECT *')) expect(checked).toContain('PrettyCompact');
     }, 300_000);
 });

@@ -239,9 +239,9 @@ describe('names under table aliases, past two tables, over unaliased subqueries 
       expect(got.text.split(`"name": "${name}"`).length, got.text.slice(0, 600)).toBe(3);
       if (sql.includes('FULL')) expect(doc.meta).toEqual((want as { meta: unknown }).meta);
       else expectSameAnswer({ meta: doc.meta, data: doc.data }, want as never, { name: `interface: ${sql}`, sql } as never);
-      const pretty = await throughInterface(`${sql} FORMAT PrettyCompact`);
-      expect(pretty.status, pretty.text.slice(0, 400)).toBe(501);
-      expect(pretty.text).toMatch(/two different columns both named (status|sensor) are not supported in output format PrettyCompact/);
+      const space = await throughInterface(`${sql} FORMAT PrettySpace`);
+      expect(space.status, space.text.slice(0, 400)).toBe(501);
+      expect(space.text).toMatch(/two different columns both named (status|sensor) are not supported in output format PrettySpace/);
     });
 
   // A nested Map's key that spells the stage alias sits deeper than a row's keys: the interface's JSON renames only the column.

@@ -11,6 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Session } from 'chdb';
 import { renamesFormat, withAnswerNamesIn } from '../../../shared/core/clickhouse-http/renamed-format.js';
 import { backquote, quoteStringLiteral } from '../../../shared/core/sql/quote.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { stageNamesFor } from '../../../shared/core/plan/two-stage/stage-names.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'renamed-format-'));
 const session = new Session(dir);
@@ -60,6 +62,8 @@ const SETTINGS = fc.constantFrom<Record<string, string>>(
   { output_format_tsv_crlf_end_of_line: '1' },
   { output_format_csv_crlf_end_of_line: '1' },
   { output_format_json_quote_64bit_integers: '0', output_format_json_named_tuples_as_objects: '0' },
+  { output_format_pretty_color: '1', output_format_pretty_row_numbers: '0' },
+  { output_format_pretty_grid_charset: 'ASCII' },
 );
 
 interface Case {
@@ -75,7 +79,8 @@ const caseArb = fc
   .record({
     left: fc.uniqueArray(column, { minLength: 1, maxLength: 3, selector: (c) => c.name }),
     extra: fc.uniqueArray(column, { maxLength: 2, selector: (c) => c.name }),
-    rows: fc.integer({ min: 0, max: 4 }),
+    // Past 50 rows Pretty writes the names in a footer too.
+    rows: fc.oneof(fc.integer({ min: 0, max: 4 }), fc.constant(55)),
     settings: SETTINGS,
   })
   .map(({ left, extra, rows, settings }): Case => {
@@ -87,16 +92,17 @@ const caseArb = fc
 const side = (cols: Case['left'], offset: number, rows: number) =>
   `(SELECT number AS _r, ${cols.map((c, i) => `${TYPES[c.type]!(offset + i + 1)} AS ${backquote(c.name)}`).join(', ')} FROM numbers(${rows}))`;
 
-/** ClickHouse's answer with the alike names (the JOIN), and the stage's (one SELECT, later ones aliased `_n<i>`), with the answer's names. */
+/** ClickHouse's answer with the alike names (the JOIN), and the stage's (one SELECT, later ones aliased as the planner aliases them), with the answer's names. */
 function queriesOf(c: Case): { alike: string; staged: string; names: string[] } {
   const alike = `SELECT * FROM ${side(c.left, 0, c.rows)} AS x JOIN ${side(c.right, 10, c.rows)} USING _r ORDER BY _r SETTINGS joined_subquery_requires_alias = 0`;
+  const stage = stageNamesFor(parseSelect(alike));
   const names = ['_r', ...c.left.map((l) => l.name), ...c.right.map((r) => r.name)];
   const items = [
     '_r',
     ...c.left.map((l, i) => `${TYPES[l.type]!(i + 1)} AS ${backquote(l.name)}`),
     ...c.right.map((r, i) => {
       const at = 1 + c.left.length + i;
-      return `${TYPES[r.type]!(10 + i + 1)} AS ${names.indexOf(r.name) < at ? `_alias${at}` : backquote(r.name)}`;
+      return `${TYPES[r.type]!(10 + i + 1)} AS ${names.indexOf(r.name) < at ? stage.renamed(at, r.name) : backquote(r.name)}`;
     }),
   ];
   return { alike, staged: `SELECT ${items.join(', ')} FROM (SELECT number, number AS _r FROM numbers(${c.rows})) ORDER BY _r`, names };
@@ -108,7 +114,7 @@ describe("the answer's names in each output format's bytes", () => {
       fc.asyncProperty(caseArb, async (c) => {
         const { alike, staged, names } = queriesOf(c);
         for (const format of FORMATS) {
-          const settings = { ...c.settings, output_format_write_statistics: '0' };
+          const settings: Record<string, string> = { ...c.settings, output_format_write_statistics: '0' };
           const want = await bytesOf(alike.replace(/ SETTINGS (.*)$/, ''), format, { ...settings, joined_subquery_requires_alias: '0' });
           if (want instanceof Error) continue; // refused by ClickHouse in this format for this shape (Npy's one column...)
           const got = await bytesOf(staged, format, settings);
@@ -118,7 +124,23 @@ describe("the answer's names in each output format's bytes", () => {
             expect(() => withAnswerNamesIn(got, format, names, settings)).toThrow(/writes names raw/);
             continue;
           }
-          expect(withoutProgress(withAnswerNamesIn(got, format, names, settings)), `${format}: ${alike}`).toBe(withoutProgress(want));
+          // Pretty lays a name out by its width, which is its length only for printable ASCII.
+          if (/^Pretty(Compact)?(NoEscapes)?(MonoBlock)?$/.test(format) && names.some((n) => !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(n))) {
+            expect(() => withAnswerNamesIn(got, format, names, settings)).toThrow(/Pretty lays a name out/);
+            continue;
+          }
+          let renamed: Buffer;
+          try {
+            renamed = withAnswerNamesIn(got, format, names, settings);
+          } catch (e) {
+            // Refused, never renamed by guess, only where Pretty's header is not one it finds exactly: a few rows of many columns
+            // (Pretty falls back to Vertical's layout, where a value may hold a line break) or the ASCII grid (its header looks like its rows).
+            const pretty = format.startsWith('Pretty') && (want.toString('utf8').startsWith('Row 1:') || settings.output_format_pretty_grid_charset);
+            if (!pretty) throw e;
+            expect(String(e)).toMatch(/two different columns/);
+            continue;
+          }
+          expect(withoutProgress(renamed), `${format}: ${alike}`).toBe(withoutProgress(want));
         }
       }),
       { numRuns: 25 },
@@ -149,6 +171,7 @@ describe("the answer's names in each output format's bytes", () => {
     expect(() => withAnswerNamesIn(staged.subarray(0, 3), 'TSVWithNames', ['k', 'k'])).toThrow(/two different columns both named k/);
     const native = (await bytesOf('SELECT 1 AS k, 2 AS _n1', 'Native', {})) as Buffer;
     expect(() => withAnswerNamesIn(native.subarray(0, native.length - 1), 'Native', ['k', 'k'])).toThrow(/two different columns both named k/);
-    expect(() => withAnswerNamesIn(staged, 'PrettyCompact', ['k', 'k'])).toThrow(/not supported in output format PrettyCompact/);
+    expect(() => withAnswerNamesIn(staged, 'PrettySpace', ['k', 'k'])).toThrow(/not supported in output format PrettySpace/);
+    expect(() => withAnswerNamesIn(staged, 'PrettyCompact', ['k', 'k'])).toThrow(/two different columns both named k/);
   });
 });
