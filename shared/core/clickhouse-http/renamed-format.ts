@@ -9,6 +9,7 @@ import { JSON_RENAMERS } from './renamed-json.js';
 import { TEXT_RENAMERS } from './renamed-text.js';
 import { BINARY_RENAMERS } from './renamed-binary.js';
 import { PRETTY_RENAMERS } from './renamed-pretty.js';
+import { XML_RENAMERS } from './renamed-xml.js';
 import { notRenamed, type Renamer } from './renaming.js';
 
 /** Formats whose bytes name no column: the final stage's bytes are ClickHouse's as they are. */
@@ -36,7 +37,9 @@ const NAMELESS = new Set(
 );
 
 const RENAMERS: ReadonlyMap<string, Renamer> = new Map(
-  Object.entries({ ...JSON_RENAMERS, ...TEXT_RENAMERS, ...BINARY_RENAMERS, ...PRETTY_RENAMERS }).map(([f, r]) => [f.toLowerCase(), r] as const),
+  Object.entries({ ...JSON_RENAMERS, ...TEXT_RENAMERS, ...BINARY_RENAMERS, ...PRETTY_RENAMERS, ...XML_RENAMERS }).map(
+    ([f, r]) => [f.toLowerCase(), r] as const,
+  ),
 );
 
 /** Whether an answer in `format` can carry two columns of one name exactly (format names compared as ClickHouse compares them). */

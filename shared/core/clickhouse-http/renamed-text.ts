@@ -127,6 +127,44 @@ const tskv: Renamer = (bytes, names) => {
   return r;
 };
 
+/**
+ * SQLInsert: `INSERT INTO table (`a`, `b`) VALUES ...;` a statement per batch, each starting a line (a value's
+ * line break is escaped); names between backquotes. Unquoted names (a setting) could hold the list's commas and
+ * are refused; without the column list nothing is named.
+ */
+const sqlInsert: Renamer = (bytes, names, settings) => {
+  const r: Renaming = { replace: [] };
+  const truth = (v: unknown) => v === undefined || !/^(0|false)$/i.test(String(v));
+  if (!truth(settings.output_format_sql_insert_include_column_names)) return r;
+  // ClickHouse writes a name between backquotes as it is (a backquote in it unescaped): one with a backquote is ambiguous.
+  if (!truth(settings.output_format_sql_insert_quote_names) || names.some((n) => n.includes('`')))
+    throw notRenamed(names, undefined, 'its names are written unquoted or unescaped');
+  for (let at = 0; at < bytes.length; ) {
+    const { next } = line(bytes, at, names);
+    // No rows: the statement's end alone.
+    if (next - at === 2 && bytes[at] === 0x3b) {
+      at = next;
+      continue;
+    }
+    if (bytes.toString('latin1', at, at + 12) !== 'INSERT INTO ') throw notRenamed(names);
+    let i = bytes.indexOf(' (`', at);
+    if (i < 0 || i >= next) throw notRenamed(names);
+    const slots: Span[] = [];
+    for (i += 2; ; ) {
+      const start = i;
+      i = bytes.indexOf(0x60, i + 1);
+      if (i < 0 || i >= next) throw notRenamed(names);
+      slots.push({ start, end: ++i });
+      if (bytes.toString('latin1', i, i + 3) === ', `') i += 2;
+      else if (bytes.toString('latin1', i, i + 9) === ') VALUES ') break;
+      else throw notRenamed(names);
+    }
+    copyAlike(bytes, slots, names, r.replace);
+    at = next;
+  }
+  return r;
+};
+
 export const TEXT_RENAMERS: Record<string, Renamer> = {
   TabSeparatedWithNames: tabSeparated(false),
   TSVWithNames: tabSeparated(false),
@@ -147,4 +185,5 @@ export const TEXT_RENAMERS: Record<string, Renamer> = {
   Markdown: markdown,
   MD: markdown,
   TSKV: tskv,
+  SQLInsert: sqlInsert,
 };
