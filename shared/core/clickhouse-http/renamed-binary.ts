@@ -59,8 +59,61 @@ const native: Renamer = (bytes, names) =>
     return r;
   });
 
+/** BSON's value sizes after the element's name, by type (strings, documents and binaries say theirs). */
+const BSON_FIXED: ReadonlyMap<number, number> = new Map([
+  [0x01, 8],
+  [0x07, 12],
+  [0x08, 1],
+  [0x09, 8],
+  [0x0a, 0],
+  [0x10, 4],
+  [0x11, 8],
+  [0x12, 8],
+  [0x13, 16],
+  [0xff, 0],
+  [0x7f, 0],
+]);
+
+/** BSONEachRow: a document per row, each column an element named by a NUL-ended name; a renamed row's length is written again. */
+const bsonEachRow: Renamer = (bytes, names) =>
+  guarded(names, () => {
+    const r: Renaming = { replace: [] };
+    for (let at = 0; at < bytes.length; ) {
+      const length = bytes.readInt32LE(at);
+      const end = at + length;
+      if (length < 5 || end > bytes.length || bytes[end - 1] !== 0) throw notRenamed(names);
+      const spans: Span[] = [];
+      for (let i = at + 4; i < end - 1; ) {
+        const type = bytes[i++]!;
+        const nul = bytes.indexOf(0, i);
+        if (nul < 0 || nul >= end) throw notRenamed(names);
+        spans.push({ start: i, end: nul });
+        i = nul + 1;
+        const fixed = BSON_FIXED.get(type);
+        if (fixed !== undefined) i += fixed;
+        else if (type === 0x02) i += 4 + bytes.readInt32LE(i);
+        else if (type === 0x03 || type === 0x04) i += bytes.readInt32LE(i);
+        else if (type === 0x05) i += 5 + bytes.readInt32LE(i);
+        else throw notRenamed(names);
+        if (i > end - 1) throw notRenamed(names);
+      }
+      const row: Renaming['replace'] = [];
+      copyAlike(bytes, spans, names, row);
+      const grown = row.reduce((n, x) => n + x.bytes.length - (x.at.end - x.at.start), 0);
+      if (grown !== 0) {
+        const len = Buffer.alloc(4);
+        len.writeInt32LE(length + grown);
+        row.push({ at: { start: at, end: at + 4 }, bytes: len });
+      }
+      r.replace.push(...row);
+      at = end;
+    }
+    return r;
+  });
+
 export const BINARY_RENAMERS: Record<string, Renamer> = {
   RowBinaryWithNames: rowBinary(false),
   RowBinaryWithNamesAndTypes: rowBinary(true),
   Native: native,
+  BSONEachRow: bsonEachRow,
 };

@@ -66,7 +66,6 @@ const withoutProgress = (b: Buffer) =>
 const REFUSED = new Set([
   'Arrow',
   'ArrowStream',
-  'BSONEachRow',
   'MySQLWire',
   'ODBCDriver2',
   'ORC',

@@ -136,6 +136,9 @@ describe("the answer's names in each output format's bytes", () => {
             expect(() => withAnswerNamesIn(got, format, names, settings)).toThrow(/unquoted or unescaped/);
             continue;
           }
+          // chdb's BSONEachRow writes a later row's nested document (an Array, a Map) with a wrong length where two columns of one name
+          // come from a JOIN (the same rows from one SELECT get the right one): its bytes are not a reference there.
+          if (format === 'BSONEachRow' && [...c.left, ...c.right].some((x) => /^(Array|Map)/.test(x.type)) && c.rows > 1) continue;
           let renamed: Buffer;
           try {
             renamed = withAnswerNamesIn(got, format, names, settings);
