@@ -111,9 +111,39 @@ const bsonEachRow: Renamer = (bytes, names) =>
     return r;
   });
 
+/**
+ * ODBCDriver2: a count of header rows (names, types), each a field count and Int32-length-prefixed fields led by
+ * its label ("name", "type"), then the values.
+ */
+const odbcDriver2: Renamer = (bytes, names) =>
+  guarded(names, () => {
+    const field = (at: number): Span => {
+      const n = bytes.readInt32LE(at);
+      if (n < 0 || at + 4 + n > bytes.length) throw notRenamed(names);
+      return { start: at, end: at + 4 + n };
+    };
+    const r: Renaming = { replace: [] };
+    const rows = bytes.readInt32LE(0);
+    let at = 4;
+    for (let row = 0; row < rows; row++) {
+      const count = bytes.readInt32LE(at);
+      at += 4;
+      const fields: Span[] = [];
+      for (let i = 0; i < count; i++) {
+        fields.push(field(at));
+        at = fields[i]!.end;
+      }
+      const label = fields[0] && bytes.toString('latin1', fields[0].start + 4, fields[0].end);
+      if (label === 'name') copyAlike(bytes, fields.slice(1), names, r.replace);
+      else if (label === 'type') r.types = fields.slice(1).map((f) => bytes.toString('utf8', f.start + 4, f.end));
+    }
+    return r;
+  });
+
 export const BINARY_RENAMERS: Record<string, Renamer> = {
   RowBinaryWithNames: rowBinary(false),
   RowBinaryWithNamesAndTypes: rowBinary(true),
   Native: native,
   BSONEachRow: bsonEachRow,
+  ODBCDriver2: odbcDriver2,
 };

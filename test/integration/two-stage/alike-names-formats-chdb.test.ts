@@ -67,7 +67,6 @@ const REFUSED = new Set([
   'Arrow',
   'ArrowStream',
   'MySQLWire',
-  'ODBCDriver2',
   'ORC',
   'Parquet',
   'PostgreSQLWire',

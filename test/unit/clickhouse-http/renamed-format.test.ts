@@ -170,6 +170,7 @@ describe("the answer's names in each output format's bytes", () => {
       'RowBinaryWithNamesAndTypes',
       'Native',
       'XML',
+      'ODBCDriver2',
     ]) {
       const got = (await bytesOf(staged, format, {})) as Buffer;
       expect(() => withAnswerNamesIn(got, format, ['_r', 's', 's']), format).toThrow(/identical structure/);
