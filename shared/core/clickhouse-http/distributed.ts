@@ -21,6 +21,8 @@ import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../s
 import { olderEngineSyntaxError } from '../scatter/query-errors.js';
 import { seedRandomTables } from '../plan/random-seeds.js';
 import { markExternal } from '../plan/external-tables.js';
+import { renamesFormat, withAnswerNamesIn } from './renamed-format.js';
+import { notRenamed } from './renaming.js';
 
 export interface GeneralSelectDeps {
   topo: Topology;
@@ -80,6 +82,9 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     const s = await withExistsFolded(opened);
     const pre = await prepassOf(s);
     const plan = deps.planTwoStage(pre?.statement ?? s.statement!, topo, { ...twoStageOptionsOf(settings, topo), external: names });
+    // Two different columns of one name: refused before any shard runs where the format's bytes cannot take the names back.
+    const answerNames = plan.answerNames;
+    if (answerNames && !renamesFormat(req.format)) throw notRenamed(answerNames, req.format);
     // A shard's unknown column for a statement spelled from cached columns: the next query reads them again.
     const r = await runGeneralInSession(s, plan, {
       format: req.format,
@@ -94,7 +99,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       throw olderEngineSyntaxError(e, stmt);
     });
     return {
-      bytes: r.bytes ?? Buffer.alloc(0),
+      bytes: answerNames && r.bytes ? withAnswerNamesIn(r.bytes, req.format, answerNames, req.formatSettings) : (r.bytes ?? Buffer.alloc(0)),
       rowsRead: r.statistics.rowsRead + (pre?.rowsRead ?? 0),
       bytesRead: r.statistics.bytesRead + (pre?.bytesRead ?? 0),
       missing: r.missing.map((m) => ({ shard: m.shard, reason: m.reason, ...(m.message ? { message: m.message } : {}) })),

@@ -314,7 +314,7 @@ export async function materializeGlobals(
         return;
       }
       // A scalar's value is read back by no one but the engines, so it may travel as their bytes.
-      const res = await runSubquery(boundedForTransfer(stmt, settings.maxRowsToTransfer), { bytes: scalars.has(name) });
+      const res = await runSubquery(boundedForTransfer(stmt, settings.maxRowsToTransfer), { bytes: scalars.has(name), positional: byPosition.has(name) });
       const table = res.tsv
         ? tsvTable(name, res.meta, res.tsv.body)
         : byPosition.has(name)

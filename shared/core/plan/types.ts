@@ -48,9 +48,10 @@ export interface QueryPlan {
 /**
  * Runs a GLOBAL IN / GLOBAL JOIN right-hand side or a scalar subquery once on the coordinator (may
  * itself scatter). With `bytes` the runner may answer the engine's own rows instead (`tsv`), where an
- * engine rendered them: exact for every type, aggregate states included.
+ * engine rendered them: exact for every type, aggregate states included. `positional`: the answer is read by
+ * position (an IN set, a scalar), so its columns' names need not be ClickHouse's.
  */
-export type SubqueryRunner = (query: SelectStatement, want?: { bytes?: boolean }) => Promise<SubqueryAnswer>;
+export type SubqueryRunner = (query: SelectStatement, want?: { bytes?: boolean; positional?: boolean }) => Promise<SubqueryAnswer>;
 
 export interface SubqueryAnswer {
   meta: ColumnMeta[];

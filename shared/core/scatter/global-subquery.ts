@@ -35,7 +35,7 @@ export type GeneralSubquery = (
   stmt: SelectStatement,
   self: SubqueryRunner,
   refusal: unknown,
-  want?: { bytes?: boolean },
+  want?: Parameters<SubqueryRunner>[1],
 ) => Promise<SubqueryAnswer & { missing: MissingShard[] }> | undefined;
 
 export function globalSubqueryRunner(
@@ -76,6 +76,15 @@ export function globalSubqueryRunner(
     keepMissing(g.missing);
     // Exact strings: the rows go back to the engines, which must read the bytes the values hold.
     const fin = g.merger.finalize({ exactStrings: true });
+    // Two columns of one name keep one value per row here; read by position, the set needs both: the general path's final stage names them apart.
+    if (want?.positional && new Set(fin.meta.map((m) => m.name)).size < fin.meta.length) {
+      const alike = new ScatterError('UNSUPPORTED', 'two different columns of one name in a GLOBAL subquery read by position');
+      const other = general?.(stmt, run, alike, want);
+      if (!other) throw alike;
+      const { missing, ...answer } = await other;
+      keepMissing(missing);
+      return answer;
+    }
     // A subquery cut by 'break' ships an incomplete set: the main answer is partial too.
     for (const t of fin.truncated ?? []) ledger.truncated.push(`GLOBAL subquery: ${t}`);
     return { meta: fin.meta, rows: fin.data };

@@ -221,7 +221,7 @@ function distinctNames(q: SelectQuery, names: string[], ctx: Ctx, top: boolean):
     const [a, b] = [q.columns[j], q.columns[i]];
     if (j >= i || !a || !b || equalExpr(stripAliases(a), stripAliases(b))) return;
     if (!top) throw unsupported(`two different columns both named ${name} in a subquery (the general path's final stage names each column by one alias)`, b);
-    out[i] = ctx.stage.renamed(i);
+    out[i] = ctx.stage.renamed(i, name);
     ctx.notes.push(`final stage: ${out[i]} is answered as ${name}, a second column of that name`);
   });
   if (out.some((n, i) => n !== names[i])) ctx.answerNames = names;

@@ -11,8 +11,12 @@ export interface StageNames {
   key(i: number): string;
   state(i: number): string;
   value(i: number): string;
-  /** The final stage's name for answer column i where the client's name is taken by an earlier one. */
-  renamed(i: number): string;
+  /**
+   * The final stage's name for answer column i where the client's name `like` is taken by an earlier one: as
+   * wide as `like` when that is printable ASCII, so a format that pads each column to its name's width
+   * (Pretty, Vertical) lays the answer out as it would under the client's name, which then only replaces it.
+   */
+  renamed(i: number, like: string): string;
   /** A key or state column of the final stage's input. */
   isKeyOrState(name: string): boolean;
 }
@@ -23,11 +27,34 @@ export function stageNamesFor(stmt: SelectStatement): StageNames {
   let p = '_';
   const taken = (prefix: string) => [...idents].some((n) => n.startsWith(prefix) && /^[kacn]\d+$/.test(n.slice(prefix.length)));
   while (taken(p)) p += '_';
+  const given = new Set<string>();
   return {
     key: (i) => `${p}k${i}`,
     state: (i) => `${p}a${i}`,
     value: (i) => `${p}c${i}`,
-    renamed: (i) => `${p}n${i}`,
+    renamed: (i, like) => {
+      const name = sameWidth(`${p}n${i}`, like, (n) => idents.has(n) || given.has(n));
+      given.add(name);
+      return name;
+    },
     isKeyOrState: (n) => n.startsWith(p) && /^[ka]\d+$/.test(n.slice(p.length)),
   };
+}
+
+const FIRST = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_';
+const NEXT = FIRST + '0123456789';
+
+/** `base`, or where `like` is printable ASCII an identifier of its length that `taken` refuses not (base padded, or the first of that length); else base. */
+function sameWidth(base: string, like: string, taken: (n: string) => boolean): string {
+  if (!/^[\x20-\x7e]+$/.test(like) || like.length === base.length) return base;
+  if (like.length > base.length) {
+    for (const fill of `_0123456789${FIRST}`) {
+      const padded = base + fill.repeat(like.length - base.length);
+      if (!taken(padded)) return padded;
+    }
+    return base;
+  }
+  // Shorter than the stage names: the first free identifier of that length (a letter; `_` and a character repeated, never a keyword).
+  const candidates = like.length === 1 ? [...FIRST.slice(0, -1)] : [...NEXT].map((b) => `_${b.repeat(like.length - 1)}`);
+  return candidates.find((n) => !taken(n)) ?? base;
 }

@@ -125,18 +125,11 @@ function objectEnd(text: string, start: number): number | undefined {
  * ClickHouse's JSON of such an answer. ClickHouse refuses two columns of one name whose types differ (352).
  */
 export function withAnswerNames(json: FinalJson, names: string[]): FinalJson {
+  refuseAlikeTypes(
+    json.meta.map((m, i) => names[i] ?? m.name),
+    json.meta.map((m) => m.type),
+  );
   const meta = json.meta.map((m, i) => ({ ...m, name: names[i] ?? m.name }));
-  for (const m of meta) {
-    const first = meta.find((o) => o.name === m.name)!;
-    if (first.type !== m.type)
-      throw new ScatterError(
-        'QUERY_ERROR',
-        `Block structure mismatch (columns with identical name must have identical structure): ${m.name} ${first.type} and ${m.name} ${m.type}`,
-        {
-          details: { clickhouse: { code: 352, name: 'AMBIGUOUS_COLUMN_NAME' } },
-        },
-      );
-  }
   const rename = (row: Record<string, unknown>): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     json.meta.forEach((m, i) => {
@@ -148,4 +141,19 @@ export function withAnswerNames(json: FinalJson, names: string[]): FinalJson {
   if (json.totals) out.totals = rename(json.totals);
   if (json.extremes) out.extremes = { min: rename(json.extremes.min), max: rename(json.extremes.max) };
   return out;
+}
+
+/** ClickHouse refuses two columns of one name whose types differ (352), in every format. */
+export function refuseAlikeTypes(names: string[], types: string[]): void {
+  names.forEach((name, i) => {
+    const first = types[names.indexOf(name)]!;
+    if (first !== types[i])
+      throw new ScatterError(
+        'QUERY_ERROR',
+        `Block structure mismatch (columns with identical name must have identical structure): ${name} ${first} and ${name} ${types[i]}`,
+        {
+          details: { clickhouse: { code: 352, name: 'AMBIGUOUS_COLUMN_NAME' } },
+        },
+      );
+  });
 }

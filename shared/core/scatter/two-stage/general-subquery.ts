@@ -16,6 +16,7 @@ import { twoStageOptionsOf } from '../plan-inputs.js';
 import { fastPathRefused } from './path.js';
 import { runGeneralQuery } from './run-general.js';
 import { splitTsvAnswer } from './tsv.js';
+import { refuseAlikeTypes } from './final-output.js';
 
 /** The format a scalar's value is asked in: its header names the types the shards read it back as. */
 const BYTES_FORMAT = 'TabSeparatedWithNamesAndTypes';
@@ -35,13 +36,12 @@ export function generalSubquery(
     return (async () => {
       const opts = options(self);
       const settings = opts.settings ?? {};
-      const plan = planTwoStage(stmt, deps.topo, { ...twoStageOptionsOf(settings, deps.topo), ...(noMerge ? { groupByNoMerge: noMerge } : {}) });
-      // Its rows travel as one value per column name: two columns of one name would lose one.
-      if (plan.answerNames)
-        throw new ScatterError(
-          'UNSUPPORTED',
-          'a GLOBAL IN or JOIN subquery whose answer has two different columns of one name is not supported on the general path',
-        );
+      const planned = planTwoStage(stmt, deps.topo, { ...twoStageOptionsOf(settings, deps.topo), ...(noMerge ? { groupByNoMerge: noMerge } : {}) });
+      // A JOIN reads its right side's columns by name: two different columns of one name would lose one. An IN set
+      // and a scalar are read by position, so the final stage's own names serve.
+      const { answerNames, ...plan } = planned;
+      if (answerNames && !want?.positional)
+        throw new ScatterError('UNSUPPORTED', 'a GLOBAL JOIN subquery whose answer has two different columns of one name is not supported on the general path');
       const r = await runGeneralQuery(
         {
           topo: deps.topo,
@@ -67,9 +67,19 @@ export function generalSubquery(
       );
       if (want?.bytes) {
         const tsv = splitTsvAnswer(r.bytes!);
+        if (answerNames)
+          refuseAlikeTypes(
+            answerNames,
+            tsv.columns.map((c) => c.type),
+          );
         return { meta: tsv.columns, rows: [], tsv: { body: tsv.body, rows: tsv.rows }, missing: r.missing };
       }
       const meta = r.meta!;
+      if (answerNames)
+        refuseAlikeTypes(
+          answerNames,
+          meta.map((c) => c.type),
+        );
       const state = meta.find((m) => m.type.includes('AggregateFunction('));
       if (state || JSON.stringify(r.data).includes('\uFFFD'))
         throw new ScatterError(

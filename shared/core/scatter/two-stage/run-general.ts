@@ -32,7 +32,6 @@ import type { SubqueryLedger } from '../global-subquery.js';
 import type { FinalStageStat, ShardsSummary, ShardStat, Stages, TableCoverage } from '../query-types.js';
 import { offsetMs, roundToTenth, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, withAnswerNames, type FinalJson } from './final-output.js';
-import { jsonWithAnswerNames, notRenamed, RENAMED_FORMATS } from './renamed-format.js';
 import { ExchangeLost, initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
 import { checkStageOne, summarizeStageOne } from './stage-one-verdict.js';
@@ -183,7 +182,6 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const { deadline } = opts;
   // The final stage's format and format settings go to an engine beside its text: none may name a file.
   checkEngineOptions({ format: opts.format, settings: opts.formatSettings, where: 'the final stage' });
-  if (plan.answerNames && opts.format && !RENAMED_FORMATS.has(opts.format)) throw notRenamed(plan.answerNames);
   const limiter = opts.limiter ?? createLimiter(topo.query.maxConcurrency);
   const planOpts: PlanOptions = {};
   if (opts.settings) planOpts.settings = opts.settings;
@@ -398,7 +396,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const result: GeneralResult = { path: 'general', partial, missing, shards, statistics, ...(partial || known ? { coverage } : {}) };
   if (truncated.length > 0) result.truncated = [...truncated];
   if (opts.format) {
-    result.bytes = plan.answerNames ? jsonWithAnswerNames(fin.bytes, plan.answerNames) : fin.bytes;
+    // The engine's bytes, under the plan's stage aliases: the ClickHouse interface gives the answer's names back (renamed-format.ts).
+    result.bytes = fin.bytes;
     return result;
   }
   const parsed = parseFinalJson(fin.bytes);
