@@ -247,7 +247,7 @@ function planAliasNames(q: SelectQuery, ctx: Ctx): SelectQuery {
   if (!quals.size || !q.columns.some((c) => c.alias === undefined && reads(c))) return q;
   const names = outputNames(q);
   ctx.answerNames = names;
-  const columns = q.columns.map((c, i) => (c.alias === undefined && reads(c) ? { ...c, alias: ctx.stage.renamed(i) } : c));
+  const columns = q.columns.map((c, i) => (c.alias === undefined && reads(c) ? { ...c, alias: ctx.stage.renamed(i, names[i]!) } : c));
   return { ...q, columns };
 }
 
