@@ -230,8 +230,8 @@ function distinctNames(q: SelectQuery, names: string[], ctx: Ctx, top: boolean):
 
 /**
  * A column read through the plan's alias of an unaliased JOIN subquery (expand-columns.ts), which the final stage's
- * engine would name by it (`_joined_subquery_2.k` where ClickHouse says `k`): it gets a stage name, and the runtime
- * gives the answer the client's names back, as for distinctNames.
+ * engine would name by it (`_joined_subquery_2.k` where ClickHouse says `k`): it is aliased by ClickHouse's name, or
+ * where an earlier column has that name by a stage name the runtime gives the client's name back, as for distinctNames.
  */
 function planAliasNames(q: SelectQuery, ctx: Ctx): SelectQuery {
   const tables = q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [];
@@ -246,8 +246,13 @@ function planAliasNames(q: SelectQuery, ctx: Ctx): SelectQuery {
   };
   if (!quals.size || !q.columns.some((c) => c.alias === undefined && reads(c))) return q;
   const names = outputNames(q);
-  ctx.answerNames = names;
-  const columns = q.columns.map((c, i) => (c.alias === undefined && reads(c) ? { ...c, alias: ctx.stage.renamed(i, names[i]!) } : c));
+  // The first column of a name takes that name as its alias; a later one of the same name a stage name
+  // (the ClickHouse interface copies the earlier one's name over it, as for distinctNames).
+  const columns = q.columns.map((c, i) => {
+    if (c.alias !== undefined || !reads(c)) return c;
+    return { ...c, alias: names.indexOf(names[i]!) === i ? names[i]! : ctx.stage.renamed(i, names[i]!) };
+  });
+  if (columns.some((c, i) => c.alias !== undefined && c.alias !== names[i])) ctx.answerNames = names;
   return { ...q, columns };
 }
 
