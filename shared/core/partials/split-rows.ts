@@ -35,6 +35,27 @@ function untypedSubcolumn(e: Expr, qualifiers: ReadonlySet<string>): boolean {
   return own.length > 1;
 }
 
+/**
+ * The SELECT list travels as written, its aliases with it, beside clauses whose aliases are already
+ * substituted: where an alias names a column that such a clause reads (`concat(sensor, 'x') AS sensor
+ * ... WHERE sensor = 's-1x'`, substituted to `concat(sensor, 'x') = ...`), the shard would read that
+ * column as the alias again. Refused here, so the general path (which names its columns apart) answers.
+ */
+function refuseRereadAlias(n: Normalized, hidden: readonly Expr[]): void {
+  const aliases = new Set(
+    n.columns.filter((c) => c.name !== undefined && !(c.expr.kind === 'column' && c.expr.parts[c.expr.parts.length - 1] === c.name)).map((c) => c.name!),
+  );
+  if (!aliases.size) return;
+  const sent = [n.where, n.prewhere, n.having, ...n.orderBy.map((o) => o.expr), ...(n.limitBy?.by ?? []), ...hidden];
+  for (const e of sent)
+    if (e)
+      walkExpr(e, (x) => {
+        if (x.kind === 'column' && x.parts.length === 1 && aliases.has(x.parts[0]!))
+          throw unsupportedAt(`the alias ${x.parts[0]} names a column the query reads beside it (the shards would read the alias)`, x.pos);
+        return x.kind !== 'subquery' && x.kind !== 'lambda';
+      });
+}
+
 export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): SplitQuery {
   const specs: SortSpec[] = n.orderBy.map((o) => ({ direction: o.direction, nulls: o.nulls }));
   // Tie-breaker expressions: configured unique key columns, else the selected columns.
@@ -71,6 +92,7 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   const sortCols = n.orderBy.map((o, i) => place(o.expr, `__o${i}`));
   const tieCols = tieExprs.map((e, i) => place(e, `__t${i}`));
   const byCols = (n.limitBy?.by ?? []).map((e, i) => place(e, `__b${i}`));
+  refuseRereadAlias(n, hiddenExprs);
   const ordered = n.orderBy.length > 0;
   // A cursor needs the tie-breaker to tell every two rows apart: not with a selected column left out of it.
   const pageable = ordered && n.limit !== undefined && !n.limitBy && tieExprs.length > 0 && (!!ctx.tieBreaker?.length || sortable.length === selected.length);
