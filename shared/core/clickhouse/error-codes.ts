@@ -49,7 +49,7 @@ export function withoutQueryText(message: string): string {
 // `failed at position 38 (ILIKE) (line 1, col 38): ILIKE 'A%' ...`, 18.16 without the token in parentheses.
 const SYNTAX_QUOTE = /failed at position \d+(?: \((?!line \d+, col \d+\))(.+?)\)(?= \(line |: ))?(?: \(line \d+, col \d+\))?: ([\s\S]*)$/;
 // What follows the quote: the parser's hint (the last, should the quote hold one's words), else chdb's code name.
-const SYNTAX_HINT = /\. (?:Expected |Unmatched parentheses)/g;
+const SYNTAX_HINT = /\. (?:Expected |Unmatched parentheses|Max query size exceeded)/g;
 const CODE_NAME = /\. \([A-Z_]+\)$/;
 
 /**
@@ -61,7 +61,9 @@ function withoutSyntaxQuote(message: string): string {
   if (!m) return message;
   const token = m[1] ?? /^\s*([A-Za-z]\w*)/.exec(m[2]!)?.[1];
   const hints = [...m[2]!.matchAll(SYNTAX_HINT)];
-  const hint = hints.length ? m[2]!.slice(hints[hints.length - 1]!.index) : (CODE_NAME.exec(m[2]!)?.[0] ?? '');
+  const last = hints.length ? m[2]!.slice(hints[hints.length - 1]!.index) : (CODE_NAME.exec(m[2]!)?.[0] ?? '');
+  // The size limit's hint quotes the text once more after a colon: only its words are kept.
+  const hint = last.startsWith('. Max query size exceeded') ? last.replace(/^(\. Max query size exceeded)[\s\S]*$/, '$1') : last;
   const at =
     token === 'end of query'
       ? 'failed at the end of the query'
