@@ -45,10 +45,6 @@ export const EXPECTED: Record<string, Expected> = {
     why: "force_optimize_skip_unused_shards = 2 with NOT IN on the sharding key: ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
     clickhouse: true,
   },
-  '01825_type_json_distributed#1': {
-    kind: 'refused',
-    why: "a JSON column's value itself: the fast path has no value for an object, and the general path's stages carry rows as TabSeparated, which writes a JSON path's value without its type (a Float64 1.0 would return as an Int64), so both refuse it (UNSUPPORTED); a typed path (j.k1.:Int64) or a value computed on the shards is answered",
-  },
   '02933_paste_join#2': {
     kind: 'refused',
     why: "a PASTE JOIN whose right side reads the same distributed table without GLOBAL: ClickHouse's Distributed table refuses it too under distributed_product_mode = 'deny' (288); with GLOBAL its shards refuse the ALL PASTE JOIN they are sent (62)",

@@ -8,6 +8,7 @@
 //      interface) or, parsed, the JSON API's meta/data/totals.
 // Missing shards keep the fast path's semantics: partial with the missing shards listed, or
 // INCOMPLETE_RESULT (504) when completeness is required.
+import { InexactStage, carryAsStates, finalizeCarried, type Carried } from './state-carrier.js';
 import { checkEngineOptions } from '../../plan/file-access.js';
 import type { ColumnMeta, ExternalTable, SettingValue } from '../../clickhouse/port.js';
 import type { Topology } from '../../config/schema.js';
@@ -199,7 +200,9 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const forward = leaves[0]!.plan.settings;
   const { maxRows, maxBytes } = transferSettings(leaves[0]!.plan, topo, opts.settings);
   const limits = transferLimits(maxRows, maxBytes, Buffer.byteLength(plan.finalSql), undefined, topo.query.maxFinalStageBytes);
-  const budget = new StageBudget(limits);
+  // The final SQL, reading a leaf's JSON, Dynamic or Variant columns as states where stage one asked for them so.
+  let finalSql = plan.finalSql;
+  const carried: Carried = new Map();
   const asked = Math.max(...leaves.map((l) => l.plan.shards.filter((s) => !s.skipped).length));
   const exchangeInlineBytes = topo.query.exchangeInlineBytes ?? defaultInlineBytes(asked * leaves.length, limits);
   const stageOneAt = deadline.at - finalStageReserveMs(deadline.budgetMs);
@@ -218,7 +221,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     hedge: opts.hedge,
     state: deps.hedgeState,
     limiter,
-    budget,
+    budget: new StageBudget(limits),
     exchangeInlineBytes,
     ...(deps.exchange ? { exchange: deps.exchange } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
@@ -268,6 +271,25 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
       releaseExchanged(deps.exchange, deps.queryId, exchangedBy(one.outcomes));
     }
   };
+  /** Two stages; a leaf whose answer has values TabSeparated cannot carry exactly is asked again for them as states. */
+  const twoStagesCarrying = async (): Promise<Stages> => {
+    for (;;) {
+      try {
+        return await twoStages();
+      } catch (e) {
+        if (!(e instanceof InexactStage)) throw e;
+        const li = leaves.findIndex((l) => l.name === e.leaf);
+        if (li < 0 || carried.has(e.leaf)) throw inexactRefusal(e);
+        const names = e.columns.map((c) => c.name);
+        const wrapped = new Set(e.inexact);
+        carried.set(e.leaf, { names, wrapped });
+        leaves[li] = carryAsStates(leaves[li]!, names, wrapped);
+        finalSql = finalizeCarried(plan.finalSql, carried);
+        // The first answers' rows are no input of the final stage: the limits count the second.
+        stageInput.budget = new StageBudget(limits);
+      }
+    }
+  };
   /**
    * The final stage; when its function cannot read a shard's answer from the exchange (the object
    * is gone, cut, or the store is down), that shard is missing and the final stage runs again
@@ -293,7 +315,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
         ...(l.kept ? { kept: true } : {}),
         ...(l.objects.length > 0 ? { objects: l.objects } : {}),
       })),
-      sql: plan.finalSql,
+      sql: finalSql,
       format,
       settings,
       ...(finalExternal.length ? { external: finalExternal } : {}),
@@ -314,7 +336,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     const answered = one.outcomes.filter((o) => o.outcome.status === 'ok').map((o) => o.outcome.shard);
     const fin = keptFin ?? (await runFinalStage(finalInput(one.leaves, initiatorOrder(deps.queryId, answered))));
     if (lostKept) fin.attempts.unshift(lostKept);
-    const requestBytes = one.leaves.reduce((n, l) => n + base64Length(l.body.length), 0) + Buffer.byteLength(plan.finalSql);
+    const requestBytes = one.leaves.reduce((n, l) => n + base64Length(l.body.length), 0) + Buffer.byteLength(finalSql);
     const exchangedBytes = one.leaves.reduce((n, l) => n + l.objects.reduce((m, o) => m + o.bytes, 0), 0);
     return { one, fin, finalStart, requestBytes, exchangedBytes, ...(kept && !lostKept ? { kept: { shard: kept.shard, rows: kept.rows } } : {}) };
   };
@@ -345,7 +367,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
         ...(opts.signal ? { signal: opts.signal } : {}),
         ...(deps.onShard ? { onShard: deps.onShard } : {}),
       })
-    : await twoStages();
+    : await twoStagesCarrying();
   const outcomes = one.outcomes.map((o) => o.outcome);
   const shards = summarizeStageOne(topo.shards.length, one, sub);
   const finalEnd = now();
@@ -358,8 +380,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     endMs: offsetMs(finalEnd, t0),
     elapsedMs: roundToTenth(last.elapsedMs),
     failedOver: fin.attempts.slice(0, -1).map((a) => ({ shard: a.shard, status: a.status, ...(a.message ? { message: a.message } : {}) })),
-    inputRows: budget.rows,
-    inputBytes: budget.bytes,
+    inputRows: stageInput.budget.rows,
+    inputBytes: stageInput.budget.bytes,
     requestBytes,
     ...(exchangedBytes ? { exchangedBytes } : {}),
     ...(kept ? { kept } : {}),
@@ -408,6 +430,15 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   if (json.totals) result.totals = json.totals;
   if (json.extremes) result.extremes = json.extremes;
   return result;
+}
+
+/** A leaf still inexact once asked for states (a type the wrapping misses): refused, never answered with changed types. */
+function inexactRefusal(e: InexactStage): ScatterError {
+  return new ScatterError(
+    'UNSUPPORTED',
+    `a value of type ${e.inexact.join(', ')} cannot travel exactly from the shards to the general path's final stage ` +
+      `(TabSeparated writes it without its type); select a typed path (j.a.:Int64) or a CAST, or aggregate it on the shards`,
+  );
 }
 
 /**

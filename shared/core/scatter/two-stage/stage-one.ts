@@ -6,6 +6,7 @@
 // other shards and its size against the transfer limits; at the end each leaf's bodies are
 // concatenated in SHARD order (never arrival order), so the final stage sees the same input
 // however the shards raced.
+import { InexactStage } from './state-carrier.js';
 import { releaseExchanged, releaseKept } from '../shard-cancel.js';
 import type { ColumnMeta, StageFormat } from '../../clickhouse/port.js';
 import type { ShardRequest } from '../../protocol/shard-wire.js';
@@ -200,11 +201,11 @@ export async function runStageOne(input: StageOneInput): Promise<StageOneResult>
     const ref = reference[li];
     const inexact = leafFormat(input.leaves[li]!) === 'TabSeparated' ? inexactInTsv(answer.columns) : undefined;
     if (inexact) {
-      // Refused, never answered with values whose type changed on the way to the final stage.
-      throw new ScatterError(
-        'UNSUPPORTED',
-        `a value of type ${inexact.type} cannot travel exactly from the shards to the general path's final stage ` +
-          `(TabSeparated writes it without its type); select a typed path (j.a.:Int64) or a CAST, or aggregate it on the shards`,
+      // Never answered with values whose type changed on the way: the runner asks again for states (state-carrier.ts).
+      throw new InexactStage(
+        leaf,
+        answer.columns,
+        answer.columns.filter((c) => inexactInTsv([c])).map((c) => c.name),
       );
     }
     if (!ref) reference[li] = answer.columns;
