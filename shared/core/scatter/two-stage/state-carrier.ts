@@ -9,7 +9,7 @@ import type { SelectQuery, SelectStatement, TableExpr } from '../../sql/ast.js';
 import { parseSelect } from '../../sql/parse.js';
 import { printSelect, quoteIdent } from '../../sql/print.js';
 import { forEachStatement } from '../../sql/visit.js';
-import type { PlannedLeaf } from './stage-one.js';
+import type { QueryPlan } from '../../plan/types.js';
 
 /** A shard answered a leaf with columns TabSeparated cannot carry exactly (`columns`: the whole header). */
 export class InexactStage extends Error {
@@ -30,7 +30,7 @@ const wrapList = (names: readonly string[], wrapped: ReadonlySet<string>, fn: st
   names.map((n) => (wrapped.has(n) ? `${fn}(${quoteIdent(n)}) AS ${quoteIdent(n)}` : quoteIdent(n))).join(', ');
 
 /** The leaf with every shard's SQL answering the wrapped columns as states (the rest as they are). */
-export function carryAsStates(leaf: PlannedLeaf, names: readonly string[], wrapped: ReadonlySet<string>): PlannedLeaf {
+export function carryAsStates<L extends { plan: QueryPlan }>(leaf: L, names: readonly string[], wrapped: ReadonlySet<string>): L {
   const list = names.map((n) => (wrapped.has(n) ? `initializeAggregation('anyState', ${quoteIdent(n)}) AS ${quoteIdent(n)}` : quoteIdent(n))).join(', ');
   return {
     ...leaf,
