@@ -20,8 +20,12 @@ export interface DemoChdb {
   fns: ReturnType<typeof createShardHandler>[];
 }
 
-/** `replicasPerShard: 2` names the shard's engine twice: failover is about the functions, not the data. */
-export async function startDemoChdb(o: { rows: number; replicasPerShard?: 1 | 2 }): Promise<DemoChdb> {
+/**
+ * `replicasPerShard: 2` names the shard's engine twice: failover is about the functions, not the data.
+ * `oracleUnderDistName`: the oracle also holds the rows under the distributed table's name, as ClickHouse
+ * names a column by its table (`dist.status`) where a test compares names.
+ */
+export async function startDemoChdb(o: { rows: number; replicasPerShard?: 1 | 2; oracleUnderDistName?: boolean }): Promise<DemoChdb> {
   const cluster = await startEmbeddedCluster({ shards: 3, withOracle: true });
   const replica = (i: number) => ({ embedded: path.join(cluster.dir, `shard-${i}`) });
   const topo = parseTopology({
@@ -33,6 +37,10 @@ export async function startDemoChdb(o: { rows: number; replicasPerShard?: 1 | 2 
   for (const ddl of DEMO_DDL) await cluster.execAll(ddl);
   await Promise.all(cluster.shards.map((s, i) => s.exec(demoInsertFor(topo, i, o.rows))));
   await cluster.oracle!.exec(`INSERT INTO ${DEMO_LOCAL} ${demoSelect(o.rows)}`);
+  if (o.oracleUnderDistName) {
+    await cluster.oracle!.exec(`CREATE TABLE ${DEMO_TABLE} AS ${DEMO_LOCAL}`);
+    await cluster.oracle!.exec(`INSERT INTO ${DEMO_TABLE} SELECT * FROM ${DEMO_LOCAL}`);
+  }
   const fns = [0, 1, 2].map((shard) => createShardHandler({ shard, getAccess: async () => cluster.shards[shard]! }));
   return { cluster, topo, fns };
 }

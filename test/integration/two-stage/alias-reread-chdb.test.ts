@@ -4,7 +4,7 @@
 // empty answer, complete). It refuses them; the automatic choice answers on the general path. Three
 // chdb shards against one chdb engine holding every row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
+import { DEMO_TABLE } from '../../../local/demo.js';
 import { runQuery } from '../../../shared/core/scatter/run-query.js';
 import { createTableColumns } from '../../../shared/core/scatter/table-columns.js';
 import { demoRunDeps, startDemoChdb, type DemoChdb } from '../../support/demo-chdb.js';
@@ -15,9 +15,7 @@ const D = DEMO_TABLE;
 let demo: DemoChdb;
 
 beforeAll(async () => {
-  demo = await startDemoChdb({ rows: 3000 });
-  await demo.cluster.oracle!.exec(`CREATE TABLE ${D} AS ${DEMO_LOCAL}`);
-  await demo.cluster.oracle!.exec(`INSERT INTO ${D} SELECT * FROM ${DEMO_LOCAL}`);
+  demo = await startDemoChdb({ rows: 3000, oracleUnderDistName: true });
 }, 120_000);
 afterAll(async () => {
   await demo?.cluster.stop();

@@ -4,7 +4,7 @@
 // as one chdb engine holding every row writes them; the formats whose names are not given back are
 // refused before any shard runs, naming the format.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
+import { DEMO_TABLE } from '../../../local/demo.js';
 import { demoRunDeps, startDemoChdb, type DemoChdb } from '../../support/demo-chdb.js';
 import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
 import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
@@ -17,10 +17,7 @@ let demo: DemoChdb;
 let formats: string[];
 
 beforeAll(async () => {
-  demo = await startDemoChdb({ rows: 3000 });
-  // The oracle's copy under the distributed table's name: ClickHouse names a column by its table's name.
-  await demo.cluster.oracle!.exec(`CREATE TABLE ${D} AS ${DEMO_LOCAL}`);
-  await demo.cluster.oracle!.exec(`INSERT INTO ${D} SELECT * FROM ${DEMO_LOCAL}`);
+  demo = await startDemoChdb({ rows: 3000, oracleUnderDistName: true });
   const r = await demo.cluster.oracle!.queryRaw('SELECT name FROM system.formats WHERE is_output ORDER BY name', { format: 'TabSeparated' });
   formats = r.bytes.toString('utf8').trim().split('\n');
 }, 120_000);

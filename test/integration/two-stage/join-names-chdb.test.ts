@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runQuery } from '../../../shared/core/scatter/run-query.js';
 import { createTableColumns } from '../../../shared/core/scatter/table-columns.js';
-import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
+import { DEMO_TABLE } from '../../../local/demo.js';
 import { demoRunDeps, startDemoChdb, type DemoChdb } from '../../support/demo-chdb.js';
 import { JSON_SETTINGS, expectSameAnswer } from './cases.js';
 import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
@@ -17,10 +17,7 @@ const D = DEMO_TABLE;
 let demo: DemoChdb;
 
 beforeAll(async () => {
-  demo = await startDemoChdb({ rows: 3000 });
-  // The oracle's copy under the distributed table's name: ClickHouse names a column by its table's name (`dist.status`).
-  await demo.cluster.oracle!.exec(`CREATE TABLE ${D} AS ${DEMO_LOCAL}`);
-  await demo.cluster.oracle!.exec(`INSERT INTO ${D} SELECT * FROM ${DEMO_LOCAL}`);
+  demo = await startDemoChdb({ rows: 3000, oracleUnderDistName: true });
 }, 120_000);
 afterAll(async () => {
   await demo?.cluster.stop();

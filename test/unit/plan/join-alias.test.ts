@@ -1,25 +1,11 @@
 // A JOIN with an unaliased subquery or table function is ClickHouse's 206 unless
 // joined_subquery_requires_alias = 0: the check refuses exactly what chdb (in this process) refuses so.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { Session } from 'chdb';
+import { describe, expect, it } from 'vitest';
+import { useChdbCode } from '../../support/chdb-code.js';
 import { refuseUnaliasedJoinTables } from '../../../shared/core/plan/join-alias.js';
 import { parseSelect } from '../../../shared/core/sql/index.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'join-alias-'));
-const session = new Session(dir);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function engineCode(sql: string): Promise<number | undefined> {
-  try {
-    await session.queryAsync(sql, { format: 'Null' });
-    return undefined;
-  } catch (e) {
-    return Number(/Code: (\d+)/.exec(String(e))?.[1]);
-  }
-}
+const engineCode = useChdbCode('join-alias');
 
 const SQL = [
   'SELECT * FROM (SELECT 1 AS x) JOIN (SELECT 1 AS x) AS b USING x',

@@ -1,25 +1,11 @@
 // Two unaliased subqueries of a PASTE JOIN that name a column alike are ClickHouse's 36 under
 // joined_subquery_requires_alias = 1: the check refuses exactly what chdb (in this process) refuses so.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { Session } from 'chdb';
+import { describe, expect, it } from 'vitest';
+import { useChdbCode } from '../../support/chdb-code.js';
 import { refuseAmbiguousPaste } from '../../../shared/core/plan/paste-join.js';
 import { parseSelect } from '../../../shared/core/sql/index.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'paste-join-'));
-const session = new Session(dir);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function engineCode(sql: string): Promise<number | undefined> {
-  try {
-    await session.queryAsync(sql, { format: 'Null' });
-    return undefined;
-  } catch (e) {
-    return Number(/Code: (\d+)/.exec(String(e))?.[1]);
-  }
-}
+const engineCode = useChdbCode('paste-join');
 
 const X = '(SELECT number AS x FROM numbers(2))';
 const SQL = [
