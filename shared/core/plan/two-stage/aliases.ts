@@ -27,9 +27,6 @@ export function expandAliases(q: SelectQuery): SelectQuery {
     });
   }
 
-  // How each alias being expanded was entered: by the node that defines it ('own': `x AS a` itself),
-  // or by a reference to it ('ref': the name `a` elsewhere), in order.
-  type Expanding = ReadonlyMap<string, 'own' | 'ref'>;
   const expand = (e: Expr, scope: ReadonlySet<string>, expanding: Expanding): Expr =>
     mapExpr(e, (x) => {
       if (x.alias !== undefined && defs.get(x.alias) === x && !expanding.has(x.alias))
@@ -73,13 +70,19 @@ export function expandAliases(q: SelectQuery): SelectQuery {
 }
 
 /**
+ * How each alias being expanded was entered: by the node that defines it ('own': `x AS a` itself),
+ * or by a reference to it ('ref': the name `a` elsewhere), in order.
+ */
+type Expanding = ReadonlyMap<string, 'own' | 'ref'>;
+
+/**
  * A name met again while its alias is being expanded reads the column of that name in two cases
  * ClickHouse answers alike in every version: a definition that reads its own name (`sum(x) AS x`),
  * and the swap of two items (`status AS site, site AS status`: each item is the column of its own
  * name). Any other cycle is refused (174, as ClickHouse did before its analyzer): ClickHouse 26 reads
  * a reference into a cycle by the order of the SELECT list, not by what the aliases say.
  */
-function readsColumn(name: string, expanding: ReadonlyMap<string, 'own' | 'ref'>, at: Expr): undefined {
+function readsColumn(name: string, expanding: Expanding, at: Expr): undefined {
   const entered = [...expanding];
   const last = entered[entered.length - 1]![0];
   const swap = entered.length === 2 && entered[0]![0] === name && entered[0]![1] === 'own' && entered[1]![1] === 'ref';

@@ -26,12 +26,13 @@ export class InexactStage extends Error {
 /** What each leaf carries as states: its column names in order and which of them are wrapped. */
 export type Carried = Map<string, { names: readonly string[]; wrapped: ReadonlySet<string> }>;
 
-const wrapList = (names: readonly string[], wrapped: ReadonlySet<string>, fn: string): string =>
-  names.map((n) => (wrapped.has(n) ? `${fn}(${quoteIdent(n)}) AS ${quoteIdent(n)}` : quoteIdent(n))).join(', ');
+/** The SELECT list of `names`, each wrapped one as `wrap(itself) AS itself`. */
+const wrapList = (names: readonly string[], wrapped: ReadonlySet<string>, wrap: (ident: string) => string): string =>
+  names.map((n) => (wrapped.has(n) ? `${wrap(quoteIdent(n))} AS ${quoteIdent(n)}` : quoteIdent(n))).join(', ');
 
 /** The leaf with every shard's SQL answering the wrapped columns as states (the rest as they are). */
 export function carryAsStates<L extends { plan: QueryPlan }>(leaf: L, names: readonly string[], wrapped: ReadonlySet<string>): L {
-  const list = names.map((n) => (wrapped.has(n) ? `initializeAggregation('anyState', ${quoteIdent(n)}) AS ${quoteIdent(n)}` : quoteIdent(n))).join(', ');
+  const list = wrapList(names, wrapped, (c) => `initializeAggregation('anyState', ${c})`);
   return {
     ...leaf,
     plan: {
@@ -49,7 +50,7 @@ export function finalizeCarried(finalSql: string, carried: Carried): string {
     if (t.kind !== 'table' || t.database !== undefined) return t;
     const c = carried.get(t.table);
     if (!c) return t;
-    const inner = parseSelect(`SELECT ${wrapList(c.names, c.wrapped, 'finalizeAggregation')} FROM ${quoteIdent(t.table)}`) as SelectQuery;
+    const inner = parseSelect(`SELECT ${wrapList(c.names, c.wrapped, (x) => `finalizeAggregation(${x})`)} FROM ${quoteIdent(t.table)}`) as SelectQuery;
     return { kind: 'subqueryTable', query: inner, alias: t.alias ?? t.table };
   };
   // Every SELECT first, then the swap: the subqueries it makes read the same table name.
