@@ -6,7 +6,7 @@
 // shipped table, like ClickHouse's SizeLimits on each materialized subquery. A client's external
 // data (PlanOptions.external) travels the same way, under its own name.
 import { createHash } from 'node:crypto';
-import type { Expr, FunctionCall, SelectQuery, SelectStatement, TableRef } from '../sql/ast.js';
+import type { Expr, FunctionCall, SelectQuery, SelectStatement, TableExpr, TableRef } from '../sql/ast.js';
 import { printSelect } from '../sql/print.js';
 import { formatForName } from '../sql/names.js';
 import type { ColumnMeta, ExternalTable } from '../clickhouse/port.js';
@@ -21,6 +21,7 @@ import { lookupTable, refName, splitName } from './tables.js';
 import { mapClausesShared, rewriteExpr } from '../sql/visit.js';
 import type { PlannerSettings } from './settings.js';
 import { INVOKE_PAYLOAD_LIMIT_BYTES, MAX_SHIPPED_BYTES } from '../protocol/shard-wire.js';
+import { readBackQuery, type ReadBackColumn } from './read-back.js';
 
 export interface Materialized {
   table: ExternalTable;
@@ -28,6 +29,8 @@ export interface Materialized {
   materialized: boolean;
   /** The statement that produced it (as sent to the runner). */
   source: SelectStatement;
+  /** How the shards read its columns back (values that travel as states, two columns of one name), where they must. */
+  readBack?: ReadBackColumn[];
 }
 
 export interface GlobalsResult {
@@ -204,9 +207,15 @@ function positionalColumns(name: string, meta: ColumnMeta[], rows: Record<string
   };
 }
 
-/** A scalar's rows as the engine wrote them (TabSeparated), its columns by position as a set's. */
-function tsvTable(name: string, meta: ColumnMeta[], body: Buffer): ExternalTable {
-  return { name, columns: meta.map((c, i) => ({ ...c, name: `c${i + 1}` })), rows: [], data: { format: 'TabSeparated', base64: body.toString('base64') } };
+/** Rows as the engine wrote them (TabSeparated), the columns of a set or a scalar by position as a set's, a JOIN's by name. */
+function tsvTable(name: string, meta: ColumnMeta[], body: Buffer, positional: boolean): ExternalTable {
+  const columns = positional ? meta.map((c, i) => ({ ...c, name: `c${i + 1}` })) : meta;
+  return { name, columns, rows: [], data: { format: 'TabSeparated', base64: body.toString('base64') } };
+}
+
+/** The read-back of a table shipped by position: each column by its position's name. */
+function positionalReadBack(meta: ColumnMeta[], readBack: ReadBackColumn[]): ReadBackColumn[] {
+  return readBack.map((c, i) => ({ ...c, from: `c${meta.findIndex((m) => m.name === c.from) + 1}`, name: `c${i + 1}` }));
 }
 
 /** joined_subquery_requires_alias, ClickHouse's default 1 unless the query sets it off. */
@@ -234,6 +243,8 @@ export async function materializeGlobals(
     return name;
   };
   const defined = expressionNames(q);
+  // Where each shipped table is read, for the tables whose columns the shards must read back (read-back.ts).
+  const reads: Array<{ name: string; read: (q: SelectQuery) => void }> = [];
 
   const rewritten = mapClausesShared(q, (e) =>
     rewriteExpr(e, function rewrite(x): Expr | undefined {
@@ -248,7 +259,9 @@ export async function materializeGlobals(
         // subquery, so the value keeps its exact type. Two rows are enough: a second one is ClickHouse's
         // own error (more than one row in a scalar subquery), raised by the shard as it would be.
         const name = nameFor(boundedForTransfer(x.query, 1), 'scalar');
-        return { ...x, query: selectAllFrom('', name) };
+        const query = selectAllFrom('', name);
+        reads.push({ name, read: (r) => (query.from!.table = { kind: 'subqueryTable', query: r }) });
+        return { ...x, query };
       }
       if (x.kind !== 'function' || !isGlobalInName(x.name) || x.args.length !== 2) return undefined;
       const rhs = x.args[1]!;
@@ -271,6 +284,11 @@ export async function materializeGlobals(
         args: [lhs, { kind: 'column', parts: [nameFor(stmt, 'set')], ...(rhs.pos ? { pos: rhs.pos } : {}) }],
       };
       if (x.operator) out.operator = x.name === 'globalIn' ? 'IN' : 'NOT IN';
+      const set = out.args[1]!;
+      reads.push({
+        name: (set as { parts: string[] }).parts[0]!,
+        read: (r) => (out.args[1] = { kind: 'subquery', query: r, ...(set.pos ? { pos: set.pos } : {}) }),
+      });
       return out;
     }),
   );
@@ -300,7 +318,12 @@ export async function materializeGlobals(
         alias = j.table.alias ?? j.table.table; // keep `dist2.col` references valid
       } else return j;
       const ref: TableRef = { kind: 'table', table: nameFor(stmt, 'join'), ...(alias ? { alias } : {}), ...(j.table.pos ? { pos: j.table.pos } : {}) };
-      return { ...j, global: false, table: ref };
+      const out = { ...j, global: false, table: ref as TableExpr };
+      reads.push({
+        name: ref.table,
+        read: (r) => (out.table = { kind: 'subqueryTable', query: r, ...(alias ? { alias } : {}), ...(ref.pos ? { pos: ref.pos } : {}) }),
+      });
+      return out;
     });
   }
 
@@ -315,14 +338,20 @@ export async function materializeGlobals(
       }
       // A scalar's value is read back by no one but the engines, so it may travel as their bytes.
       const res = await runSubquery(boundedForTransfer(stmt, settings.maxRowsToTransfer), { bytes: scalars.has(name), positional: byPosition.has(name) });
+      const positional = byPosition.has(name);
       const table = res.tsv
-        ? tsvTable(name, res.meta, res.tsv.body)
-        : byPosition.has(name)
+        ? tsvTable(name, res.meta, res.tsv.body, positional)
+        : positional
           ? positionalColumns(name, res.meta, res.rows)
           : { name, columns: res.meta, rows: res.rows };
-      external.set(name, { table, materialized: true, source: stmt });
+      const readBack = res.readBack && (positional ? positionalReadBack(res.meta, res.readBack) : res.readBack);
+      external.set(name, { table, materialized: true, source: stmt, ...(readBack ? { readBack } : {}) });
     }),
   );
+  for (const { name, read } of reads) {
+    const readBack = external.get(name)?.readBack;
+    if (readBack) read(readBackQuery(name, readBack));
+  }
   // Limits in a stable order (the map's insertion order above depends on completion order).
   for (const name of wanted.keys()) {
     const m = external.get(name)!;

@@ -80,7 +80,8 @@ export function setItems(rhs: Expr): Expr[] | undefined {
 
 /** Where each row of a shipped table lives, when its first column is the key's type; else undefined. */
 export function externalOwners(m: Materialized, ctx: Pick<KeyContext, 'type' | 'placement'>): Int32Array | undefined {
-  if (!m.materialized || m.table.columns.length === 0) return undefined;
+  // Rows that travel as the engine's bytes are never read here: such a set narrows no shard.
+  if (!m.materialized || m.table.columns.length === 0 || m.table.data) return undefined;
   const col = m.table.columns[0]!.name;
   const owners = new Int32Array(m.table.rows.length);
   for (let i = 0; i < m.table.rows.length; i++) {

@@ -4,6 +4,7 @@ import type { SelectStatement, SelectQuery } from '../sql/ast.js';
 import type { ColumnMeta, ExternalTable, SettingValue } from '../clickhouse/port.js';
 import type { Merger } from '../partials/types.js';
 import type { StatisticsSource, TableStatistics } from './statistics.js';
+import type { ReadBackColumn } from './read-back.js';
 
 export interface ShardPlan {
   shard: number; // 0-based
@@ -59,6 +60,8 @@ export interface SubqueryAnswer {
   rows: Record<string, unknown>[];
   /** The rows as the engine wrote them in TabSeparated (each ending in a newline), and how many. */
   tsv?: { body: Buffer; rows: number };
+  /** How the shards read `tsv` back, one entry per column of `meta` (states turned back into values, two columns of one name). */
+  readBack?: ReadBackColumn[];
 }
 
 export interface PlanOptions {

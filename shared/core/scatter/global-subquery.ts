@@ -10,6 +10,8 @@ import type { ShardOutcome } from './call-shard.js';
 import { gather, type GatherInput, type MissingShard } from './gather.js';
 import { tooLargeError } from './too-large.js';
 import { isQueryFailure, queryFailureError } from './query-errors.js';
+import { fastPathRefused } from './two-stage/path.js';
+import { inexactInTsv } from './two-stage/tsv.js';
 
 /** What a request's GLOBAL subqueries left for its answer: their outcomes, missing shards and cuts. */
 export interface SubqueryLedger {
@@ -55,18 +57,29 @@ export function globalSubqueryRunner(
     }
     for (const m of missing) ledger.missing.push({ ...m, subquery: true, message: `GLOBAL subquery: ${m.message}` });
   };
+  /** The subquery on the general path, where the fast path refused it; the refusal where nothing else answers. */
+  const generally = async (stmt: SelectStatement, refusal: unknown, want: Parameters<SubqueryRunner>[1]) => {
+    const other = general?.(stmt, run, refusal, want);
+    if (!other) throw refusal;
+    const { missing, ...answer } = await other;
+    keepMissing(missing);
+    return answer;
+  };
   const run: SubqueryRunner = async (stmt, want) => {
     let plan: QueryPlan;
     try {
       plan = await planSubquery(stmt, run);
     } catch (e) {
-      const other = general?.(stmt, run, e, want);
-      if (!other) throw e;
-      const { missing, ...answer } = await other;
-      keepMissing(missing);
-      return answer;
+      return generally(stmt, e, want);
     }
-    const g = await gather({ ...base, plan });
+    // A value the merge has no value for (a JSON object) is refused as the rows arrive: the general path answers it.
+    let g: Awaited<ReturnType<typeof gather>>;
+    try {
+      g = await gather({ ...base, plan });
+    } catch (e) {
+      if (!fastPathRefused(e)) throw e;
+      return generally(stmt, e, want);
+    }
     ledger.outcomes.push(...g.outcomes);
     const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
     if (big) throw big;
@@ -75,16 +88,19 @@ export function globalSubqueryRunner(
     if (bad) throw queryFailureError(bad, {});
     keepMissing(g.missing);
     // Exact strings: the rows go back to the engines, which must read the bytes the values hold.
-    const fin = g.merger.finalize({ exactStrings: true });
-    // Two columns of one name keep one value per row here; read by position, the set needs both: the general path's final stage names them apart.
-    if (want?.positional && new Set(fin.meta.map((m) => m.name)).size < fin.meta.length) {
-      const alike = new ScatterError('UNSUPPORTED', 'two different columns of one name in a GLOBAL subquery read by position');
-      const other = general?.(stmt, run, alike, want);
-      if (!other) throw alike;
-      const { missing, ...answer } = await other;
-      keepMissing(missing);
-      return answer;
+    let fin: ReturnType<typeof g.merger.finalize>;
+    try {
+      fin = g.merger.finalize({ exactStrings: true });
+    } catch (e) {
+      if (!fastPathRefused(e)) throw e;
+      return generally(stmt, e, want);
     }
+    // Two columns of one name keep one value per row here; read by position, the set needs both: the general path's final stage names them apart.
+    if (want?.positional && new Set(fin.meta.map((m) => m.name)).size < fin.meta.length)
+      return generally(stmt, new ScatterError('UNSUPPORTED', 'two different columns of one name in a GLOBAL subquery read by position'), want);
+    // A JSON, Dynamic or Variant value as JSON text loses its type (the shards would read the String "1" as the Int64 1): the general path ships it as a state.
+    const inexact = inexactInTsv(fin.meta);
+    if (inexact) return generally(stmt, new ScatterError('UNSUPPORTED', `a GLOBAL subquery's ${inexact.type} values cannot travel exactly as rows`), want);
     // A subquery cut by 'break' ships an incomplete set: the main answer is partial too.
     for (const t of fin.truncated ?? []) ledger.truncated.push(`GLOBAL subquery: ${t}`);
     return { meta: fin.meta, rows: fin.data };

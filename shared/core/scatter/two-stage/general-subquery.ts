@@ -1,12 +1,10 @@
 // A GLOBAL IN / JOIN right side or a scalar subquery that the fast path refuses (an aggregate it
-// cannot merge, a window function, ...; any, under distributed_group_by_no_merge, which it cuts unmerged
-// as the main query), run once on the general path instead: the same two-stage
+// cannot merge, a window function, a value it has no value for, ...; any, under distributed_group_by_no_merge,
+// which it cuts unmerged as the main query), run once on the general path instead: the same two-stage
 // planner and runtime as a main query, under the request's one deadline, in-flight cap and hedge policy.
-// Asked for bytes (a scalar's value), the final stage answers TabSeparatedWithNamesAndTypes, which
-// carries every type and aggregate state exactly to the shards. A set's or a JOIN's rows reach them as
-// JSON, so a value JSON cannot carry exactly there (an aggregate state's bytes, bytes that are not
-// UTF-8) is refused rather than shipped altered.
-import { ScatterError } from '../../errors.js';
+// A set's or a JOIN's rows reach the shards as JSON where JSON carries them exactly; otherwise (a scalar's
+// value, aggregate states, bytes that are not UTF-8, JSON, Dynamic or Variant values, a JOIN's two columns of
+// one name) the final stage answers TabSeparatedWithNamesAndTypes, whose bytes the shards read back as they were.
 import type { PlanOptions } from '../../plan/types.js';
 import type { GroupByNoMerge } from '../../plan/settings.js';
 import type { QueryBudget } from '../query-budget.js';
@@ -15,8 +13,11 @@ import type { RunDeps } from '../query-types.js';
 import { twoStageOptionsOf } from '../plan-inputs.js';
 import { fastPathRefused } from './path.js';
 import { runGeneralQuery } from './run-general.js';
-import { splitTsvAnswer } from './tsv.js';
+import { inexactInTsv, splitTsvAnswer } from './tsv.js';
 import { refuseAlikeTypes } from './final-output.js';
+import { answerAsStates } from './state-carrier.js';
+import type { ColumnMeta } from '../../clickhouse/port.js';
+import type { ReadBackColumn } from '../../plan/read-back.js';
 
 /** The format a scalar's value is asked in: its header names the types the shards read it back as. */
 const BYTES_FORMAT = 'TabSeparatedWithNamesAndTypes';
@@ -37,58 +38,78 @@ export function generalSubquery(
       const opts = options(self);
       const settings = opts.settings ?? {};
       const planned = planTwoStage(stmt, deps.topo, { ...twoStageOptionsOf(settings, deps.topo), ...(noMerge ? { groupByNoMerge: noMerge } : {}) });
-      // A JOIN reads its right side's columns by name: two different columns of one name would lose one. An IN set
-      // and a scalar are read by position, so the final stage's own names serve.
+      // The final stage names two different columns of one name apart: an IN set and a scalar are read by position,
+      // so its names serve; a JOIN reads its right side by name, so the shards read them back under the one name.
       const { answerNames, ...plan } = planned;
-      if (answerNames && !want?.positional)
-        throw new ScatterError('UNSUPPORTED', 'a GLOBAL JOIN subquery whose answer has two different columns of one name is not supported on the general path');
-      const r = await runGeneralQuery(
-        {
-          topo: deps.topo,
-          invoker: deps.invoker,
-          hedgeState: deps.hedgeState,
-          queryId: deps.queryId,
-          ...(deps.now ? { now: deps.now } : {}),
-          ...(deps.onShard ? { onShard: deps.onShard } : {}),
-        },
-        plan,
-        {
-          deadline: budget.deadline,
-          startedAt,
-          hedge: budget.hedge,
-          limiter: budget.limiter,
-          settings,
-          ...(want?.bytes ? { format: BYTES_FORMAT } : {}),
-          requireComplete: false,
-          runSubquery: self,
-          ...(opts.distributedProductMode ? { distributedProductMode: opts.distributedProductMode } : {}),
-          ...(opts.statistics ? { statistics: opts.statistics } : {}),
-        },
-      );
-      if (want?.bytes) {
+      const run = (finalSql: string, bytes: boolean) =>
+        runGeneralQuery(
+          {
+            topo: deps.topo,
+            invoker: deps.invoker,
+            hedgeState: deps.hedgeState,
+            queryId: deps.queryId,
+            ...(deps.now ? { now: deps.now } : {}),
+            ...(deps.onShard ? { onShard: deps.onShard } : {}),
+          },
+          { ...plan, finalSql },
+          {
+            deadline: budget.deadline,
+            startedAt,
+            hedge: budget.hedge,
+            limiter: budget.limiter,
+            settings,
+            ...(bytes ? { format: BYTES_FORMAT } : {}),
+            requireComplete: false,
+            runSubquery: self,
+            ...(opts.distributedProductMode ? { distributedProductMode: opts.distributedProductMode } : {}),
+            ...(opts.statistics ? { statistics: opts.statistics } : {}),
+          },
+        );
+      const alikeByName = answerNames !== undefined && !want?.positional;
+      let wrapped = new Set<string>();
+      let names: string[] = [];
+      if (!want?.bytes && !alikeByName) {
+        const r = await run(plan.finalSql, false);
+        const meta = r.meta!;
+        if (answerNames)
+          refuseAlikeTypes(
+            answerNames,
+            meta.map((c) => c.type),
+          );
+        // Rows as JSON carry every other value exactly to the shards.
+        if (!meta.some((m) => m.type.includes('AggregateFunction(') || inexactInTsv([m])) && !JSON.stringify(r.data).includes('\uFFFD'))
+          return { meta, rows: r.data!, missing: r.missing };
+        names = meta.map((m) => m.name);
+        wrapped = new Set(meta.filter((m) => inexactInTsv([m])).map((m) => m.name));
+      }
+      // The engine's TabSeparated bytes: exact for every type, aggregate states and bytes that are not UTF-8 included,
+      // but a JSON, Dynamic or Variant value, which travels as a state of itself (its type shows in the answer's header).
+      for (;;) {
+        const r = await run(wrapped.size ? answerAsStates(plan.finalSql, names, wrapped) : plan.finalSql, true);
         const tsv = splitTsvAnswer(r.bytes!);
+        const inexact = tsv.columns.filter((c) => inexactInTsv([c]));
+        if (inexact.length && !wrapped.size) {
+          names = tsv.columns.map((c) => c.name);
+          wrapped = new Set(inexact.map((c) => c.name));
+          continue;
+        }
         if (answerNames)
           refuseAlikeTypes(
             answerNames,
             tsv.columns.map((c) => c.type),
           );
-        return { meta: tsv.columns, rows: [], tsv: { body: tsv.body, rows: tsv.rows }, missing: r.missing };
+        const readBack = wrapped.size || alikeByName ? readBackOf(tsv.columns, alikeByName ? answerNames : undefined, wrapped) : undefined;
+        return { meta: tsv.columns, rows: [], tsv: { body: tsv.body, rows: tsv.rows }, ...(readBack ? { readBack } : {}), missing: r.missing };
       }
-      const meta = r.meta!;
-      if (answerNames)
-        refuseAlikeTypes(
-          answerNames,
-          meta.map((c) => c.type),
-        );
-      const state = meta.find((m) => m.type.includes('AggregateFunction('));
-      if (state || JSON.stringify(r.data).includes('\uFFFD'))
-        throw new ScatterError(
-          'UNSUPPORTED',
-          `a GLOBAL IN or JOIN subquery over a distributed table that runs once before the shards answers ${state ? `an aggregate state (${state.type})` : 'bytes that are not UTF-8'}, ` +
-            'which cannot travel to the shards exactly as a set yet; the fast path refused it: ' +
-            (refusal as ScatterError).message,
-        );
-      return { meta, rows: r.data!, missing: r.missing };
     })();
   };
+}
+
+/** Each column read back: from its state where it travels as one, and under the answer's name where two share it (the first one's values, as ClickHouse reads them). */
+function readBackOf(columns: readonly ColumnMeta[], answerNames: readonly string[] | undefined, wrapped: ReadonlySet<string>): ReadBackColumn[] {
+  return columns.map((c, i) => {
+    const name = answerNames?.[i] ?? c.name;
+    const from = answerNames ? columns[answerNames.indexOf(name)]!.name : c.name;
+    return { from, name, ...(wrapped.has(from) ? { state: true } : {}) };
+  });
 }

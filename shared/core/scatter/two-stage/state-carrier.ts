@@ -10,6 +10,7 @@ import { parseSelect } from '../../sql/parse.js';
 import { printSelect, quoteIdent } from '../../sql/print.js';
 import { forEachStatement } from '../../sql/visit.js';
 import type { QueryPlan } from '../../plan/types.js';
+import { asState, readBackQuery, statesOf } from '../../plan/read-back.js';
 
 /** A shard answered a leaf with columns TabSeparated cannot carry exactly (`columns`: the whole header). */
 export class InexactStage extends Error {
@@ -26,18 +27,19 @@ export class InexactStage extends Error {
 /** What each leaf carries as states: its column names in order and which of them are wrapped. */
 export type Carried = Map<string, { names: readonly string[]; wrapped: ReadonlySet<string> }>;
 
-/** The SELECT list of `names`, each wrapped one as `wrap(itself) AS itself`. */
-const wrapList = (names: readonly string[], wrapped: ReadonlySet<string>, wrap: (ident: string) => string): string =>
-  names.map((n) => (wrapped.has(n) ? `${wrap(quoteIdent(n))} AS ${quoteIdent(n)}` : quoteIdent(n))).join(', ');
+/** `sql` answering the wrapped columns of `names` as states (the rest as they are). */
+export function answerAsStates(sql: string, names: readonly string[], wrapped: ReadonlySet<string>): string {
+  const list = names.map((n) => (wrapped.has(n) ? `${asState(quoteIdent(n))} AS ${quoteIdent(n)}` : quoteIdent(n))).join(', ');
+  return `SELECT ${list} FROM (${sql})`;
+}
 
 /** The leaf with every shard's SQL answering the wrapped columns as states (the rest as they are). */
 export function carryAsStates<L extends { plan: QueryPlan }>(leaf: L, names: readonly string[], wrapped: ReadonlySet<string>): L {
-  const list = wrapList(names, wrapped, (c) => `initializeAggregation('anyState', ${c})`);
   return {
     ...leaf,
     plan: {
       ...leaf.plan,
-      shards: leaf.plan.shards.map((s) => (s.sql === undefined ? s : { ...s, sql: `SELECT ${list} FROM (${s.sql})` })),
+      shards: leaf.plan.shards.map((s) => (s.sql === undefined ? s : { ...s, sql: answerAsStates(s.sql, names, wrapped) })),
     },
   };
 }
@@ -50,8 +52,7 @@ export function finalizeCarried(finalSql: string, carried: Carried): string {
     if (t.kind !== 'table' || t.database !== undefined) return t;
     const c = carried.get(t.table);
     if (!c) return t;
-    const inner = parseSelect(`SELECT ${wrapList(c.names, c.wrapped, (x) => `finalizeAggregation(${x})`)} FROM ${quoteIdent(t.table)}`) as SelectQuery;
-    return { kind: 'subqueryTable', query: inner, alias: t.alias ?? t.table };
+    return { kind: 'subqueryTable', query: readBackQuery(t.table, statesOf(c.names, c.wrapped)), alias: t.alias ?? t.table };
   };
   // Every SELECT first, then the swap: the subqueries it makes read the same table name.
   const selects: SelectQuery[] = [];
