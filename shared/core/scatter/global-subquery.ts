@@ -95,9 +95,10 @@ export function globalSubqueryRunner(
       if (!fastPathRefused(e)) throw e;
       return generally(stmt, e, want);
     }
-    // Two columns of one name keep one value per row here; read by position, the set needs both: the general path's final stage names them apart.
-    if (want?.positional && new Set(fin.meta.map((m) => m.name)).size < fin.meta.length)
-      return generally(stmt, new ScatterError('UNSUPPORTED', 'two different columns of one name in a GLOBAL subquery read by position'), want);
+    // Two columns of one name keep one value per row here, and no shipped table holds both: the general path's final
+    // stage names them apart (a set reads them by position, a JOIN the first one's values under the one name).
+    if (new Set(fin.meta.map((m) => m.name)).size < fin.meta.length)
+      return generally(stmt, new ScatterError('UNSUPPORTED', 'two different columns of one name in a GLOBAL subquery'), want);
     // A JSON, Dynamic or Variant value as JSON text loses its type (the shards would read the String "1" as the Int64 1): the general path ships it as a state.
     const inexact = inexactInTsv(fin.meta);
     if (inexact) return generally(stmt, new ScatterError('UNSUPPORTED', `a GLOBAL subquery's ${inexact.type} values cannot travel exactly as rows`), want);

@@ -10,6 +10,7 @@ import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handl
 import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
 import { createTableColumns } from '../../../shared/core/scatter/table-columns.js';
 import { isFileFormat } from '../../../shared/core/clickhouse/file-names.js';
+import { runQuery } from '../../../shared/core/scatter/run-query.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const D = DEMO_TABLE;
@@ -143,10 +144,34 @@ describe("a GLOBAL subquery's answer with two different columns of one name", ()
       if (sql.includes('status + 1)) GLOBAL IN')) expect(got.text).toMatch(/\n4\n$/);
     }
   }, 60_000);
-  // ClickHouse answers it with the first column's values under both names (r.sensor twice); here it is refused, never answered otherwise.
-  it('as a JOIN: refused', async () => {
-    const sql = `SELECT * FROM ${D} AS l GLOBAL JOIN (${ALIKE}) AS r ON l.sensor = r.sensor ORDER BY l.ts`;
-    expect((await reference(sql, 'TSVWithNames')).status).toBe(200);
-    expect((await throughInterface(sql, 'TSVWithNames')).status).toBeGreaterThanOrEqual(400);
-  });
+  // A JOIN reads its right side by name: ClickHouse reads the first column's values under both names (r.status twice,
+  // the left table's), so the shards read the shipped table back so (the second column travels under its stage name).
+  const TWO_STATUSES = `SELECT * FROM ${D} GLOBAL JOIN (SELECT sensor, ts, toUInt16(status + 1) AS status FROM ${D} WHERE sensor IN ${SENSORS}) USING (sensor, ts)`;
+  const JOINS = [
+    `SELECT * FROM ${D} AS l GLOBAL JOIN (${ALIKE}) AS r ON l.sensor = r.sensor ORDER BY l.ts, l.sensor LIMIT 20`,
+    `SELECT l.sensor, l.ts, r.* FROM ${D} AS l GLOBAL JOIN (${TWO_STATUSES}) AS r ON l.sensor = r.sensor AND l.ts = r.ts ORDER BY l.ts, l.sensor LIMIT 20 SETTINGS joined_subquery_requires_alias = 0`,
+    `SELECT r.status, count() AS c FROM ${D} AS l GLOBAL JOIN (${TWO_STATUSES}) AS r ON l.sensor = r.sensor AND l.ts = r.ts GROUP BY r.status ORDER BY r.status SETTINGS joined_subquery_requires_alias = 0`,
+  ];
+  for (const sql of JOINS)
+    it(`as a JOIN, through the interface: ${sql}`, async () => {
+      const want = await reference(sql, 'TSVWithNamesAndTypes');
+      expect(want.status, want.text).toBe(200);
+      const got = await throughInterface(sql, 'TSVWithNamesAndTypes');
+      expect(got.text).toBe(want.bytes.toString('utf8'));
+      // The right side's second status is the left's plus one: read back, r.status holds the left's (200 and 500).
+      if (sql.includes('GROUP BY r.status')) expect(got.text).toMatch(/^r\.status\tc\nUInt16\tUInt64\n200\t\d+\n500\t\d+\n$/);
+    }, 60_000);
+  for (const path of ['general', 'auto'] as const)
+    it(`as a JOIN, through POST /query (${path})`, async () => {
+      for (const sql of JOINS) {
+        const want = await demo.cluster.oracle!.queryRaw(sql, { format: 'JSON', settings: { output_format_json_quote_64bit_integers: 1 } });
+        const doc = JSON.parse(want.bytes.toString('utf8')) as { meta: unknown; data: unknown };
+        const r = await runQuery({ sql, settings: { ch_scatter_path: path } }, demoRunDeps(demo, 'q-alike-join', { tableColumns: columns }));
+        const body = r.body as { meta: unknown; data: unknown; partial: boolean };
+        expect(r.status, `${sql}: ${JSON.stringify(body).slice(0, 300)}`).toBe(200);
+        expect(body.partial).toBe(false);
+        expect(body.meta).toEqual(doc.meta);
+        expect(body.data).toEqual(doc.data);
+      }
+    }, 60_000);
 });
