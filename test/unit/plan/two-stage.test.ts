@@ -52,6 +52,12 @@ describe('aggregates travel as states', () => {
     );
     expect(p.finalSql).toMatch(/^SELECT finalizeAggregation\(uniqExactMergeState\(_a0\)\) AS .*, sumOrNullIfMerge\(_a1\) AS /);
   });
+  it('a call that merges states merges them on the shards into a state and in the final stage with itself', () => {
+    // (Planned only: the columns stand for states, as a GLOBAL JOIN's right side holds them.)
+    const p = plan('SELECT uniqMerge(sensor), quantileExactMerge(0.5)(value) FROM analytics.events_dist');
+    expect(printSelect(p.leaves[0]!.query)).toBe('SELECT uniqMergeState(sensor) AS _a0, quantileExactMergeState(0.5)(value) AS _a1 FROM analytics.events_dist');
+    expect(p.finalSql).toMatch(/^SELECT uniqMerge\(_a0\) AS .*, quantileExactMerge\(0\.5\)\(_a1\) AS /);
+  });
   it('aliases and positions resolve as ClickHouse resolves them', () => {
     const p = plan('WITH toDate(ts) AS d SELECT d AS day, count() AS c FROM analytics.events_dist GROUP BY 1 ORDER BY c, day');
     expect(printSelect(p.leaves[0]!.query)).toBe('SELECT toDate(ts) AS _k0, count() AS _a0 FROM analytics.events_dist GROUP BY _k0');

@@ -27,6 +27,9 @@ export function stateBase(f: FunctionCall): string {
  * `fState` / `fMerge`, except
  * - a call that already asks for the state (`uniqExactState(x)`): the shards compute that state and
  *   the final stage merges into a state again, `uniqExactMergeState` (ClickHouse refuses `StateState`);
+ * - a call that merges states (`uniqMerge(s)`, over a GLOBAL JOIN's states): the shards merge theirs into
+ *   one state each, `uniqMergeState`, of the type they read, and the final stage merges those with the
+ *   call itself (ClickHouse refuses `MergeMerge`, 184);
  * - `fIfOrNull` / `fIfOrDefault`: travel as `fOrNullIf` / `fOrDefaultIf`, the same function (NULL or the
  *   default when no row passes the condition), because ClickHouse's `-IfOrNull` state loses the
  *   "nothing added" mark across -State/-Merge (sumIfOrNullMerge of an empty state is 0, not NULL;
@@ -36,6 +39,7 @@ export function stageNames(base: string): { state: string; merge: string } {
   if (base.endsWith('State') && aggregateName(base.slice(0, -5)) !== undefined) {
     return { state: base, merge: `${base.slice(0, -5)}MergeState` };
   }
+  if (base.endsWith('Merge') && aggregateName(base.slice(0, -5)) !== undefined) return { state: `${base}State`, merge: base };
   const name = base.replace(/If(OrNull|OrDefault)$/, '$1If');
   return { state: `${name}State`, merge: `${name}Merge` };
 }

@@ -1,0 +1,75 @@
+// A GLOBAL JOIN or IN subquery that answers aggregate states (uniqState, sumState, ... grouped), which the
+// general path answers: its rows ship to the shards as the engine's TabSeparated bytes, states included, and
+// the shards merge them above the JOIN. On three chdb shards, through POST /query and the ClickHouse interface,
+// compared with one chdb engine holding every row: the same names, types and rows.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_TABLE } from '../../../local/demo.js';
+import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
+import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
+import { runQuery } from '../../../shared/core/scatter/run-query.js';
+import { createTableColumns } from '../../../shared/core/scatter/table-columns.js';
+import { demoRunDeps, startDemoChdb, type DemoChdb } from '../../support/demo-chdb.js';
+import { JSON_SETTINGS, expectSameAnswer } from './cases.js';
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+const D = DEMO_TABLE;
+let demo: DemoChdb;
+
+beforeAll(async () => {
+  demo = await startDemoChdb({ rows: 3000, oracleUnderDistName: true });
+}, 120_000);
+afterAll(async () => {
+  await demo?.cluster.stop();
+});
+
+const columns = createTableColumns();
+const STATES = `(SELECT sensor, uniqState(status) AS u, sumState(toUInt64(status)) AS s, quantileExactState(0.5)(value) AS q FROM ${D} GROUP BY sensor) AS r`;
+
+const QUERIES = [
+  `SELECT l.site, uniqMerge(r.u) AS u, sumMerge(r.s) AS s, quantileExactMerge(0.5)(r.q) AS q FROM ${D} AS l GLOBAL JOIN ${STATES} USING sensor GROUP BY l.site ORDER BY l.site`,
+  `SELECT DISTINCT sensor, finalizeAggregation(r.u) AS u, finalizeAggregation(r.s) AS s FROM ${D} AS l GLOBAL JOIN ${STATES} USING sensor ORDER BY sensor LIMIT 10`,
+  // Merged above the JOIN of a subquery whose states were merged on the general path first.
+  `SELECT uniqMerge(r.u) AS u, count() AS c FROM ${D} AS l GLOBAL LEFT JOIN (SELECT site, uniqState(sensor) AS u FROM ${D} WHERE status = 500 GROUP BY site) AS r USING site`,
+  // A set beside a JOIN of states: the states' subquery decides which sensors count.
+  `SELECT count() AS c FROM ${D} WHERE sensor GLOBAL IN (SELECT sensor FROM (SELECT sensor, sumState(toUInt64(status)) AS s FROM ${D} GROUP BY sensor) WHERE finalizeAggregation(s) > 10000)`,
+];
+
+async function reference(sql: string): Promise<{ meta: unknown; data: Record<string, unknown>[] }> {
+  const r = await demo.cluster.oracle!.queryRaw(sql, { format: 'JSON', settings: JSON_SETTINGS });
+  const doc = JSON.parse(r.bytes.toString('utf8'));
+  return { meta: doc.meta, data: doc.data };
+}
+
+describe('a GLOBAL subquery of aggregate states, merged on the shards above it', () => {
+  for (const sql of QUERIES) {
+    for (const path of ['general', 'auto'] as const)
+      it(`${path}: ${sql}`, async () => {
+        const r = await runQuery({ sql, settings: { ch_scatter_path: path } }, demoRunDeps(demo, 'q-global-states', { tableColumns: columns }));
+        const body = r.body as Record<string, any>;
+        expect(r.status, JSON.stringify(body).slice(0, 400)).toBe(200);
+        expect(body.partial).toBe(false);
+        expectSameAnswer(body, await reference(sql), { name: `${path}: ${sql}`, sql } as never);
+      });
+    it(`interface: ${sql}`, async () => {
+      const raw = (q: string, o: { format: string; settings?: Record<string, unknown> }) =>
+        demo.cluster.shards[0]!.queryRaw(q, { format: o.format, settings: { readonly: 2, ...(o.settings as object) } as never });
+      const deps = demoRunDeps(demo, 'q-global-states-ch', { tableColumns: columns });
+      const res = await handleClickHouseHttp(
+        { method: 'POST', path: '/', query: new URLSearchParams({ default_format: 'TSVWithNamesAndTypes' }), headers: {}, body: Buffer.from(sql) },
+        { topo: demo.topo, raw, select: generalSelect({ ...deps, planTwoStage: deps.planTwoStage! }) },
+      );
+      const want = await demo.cluster.oracle!.queryRaw(sql, { format: 'TSVWithNamesAndTypes' });
+      expect(res.status, res.body.toString('utf8').slice(0, 300)).toBe(200);
+      expect(res.body.toString('utf8')).toBe(want.bytes.toString('utf8'));
+    });
+  }
+  it('the states travel as bytes: the shards are sent a TabSeparated table typed AggregateFunction', async () => {
+    const deps = demoRunDeps(demo, 'q-global-states-sent', { tableColumns: columns });
+    const r = await runQuery({ sql: QUERIES[0]!, settings: { ch_scatter_path: 'general' } }, deps);
+    expect(r.status).toBe(200);
+    const shipped = deps.sent.flatMap((p) =>
+      'external' in p ? ((p as { external?: { columns: { type: string }[]; data?: { format: string } }[] }).external ?? []) : [],
+    );
+    expect(shipped.some((t) => t.data?.format === 'TabSeparated' && t.columns.some((c) => c.type.startsWith('AggregateFunction(uniq')))).toBe(true);
+  });
+});
