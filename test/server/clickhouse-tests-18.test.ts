@@ -202,6 +202,21 @@ describe("ClickHouse's Distributed-table tests on 18.16 shards", () => {
       const want = await single(overRemote(q));
       expect(compareAnswers(await scatter(q), want, { ordered: false }), q).toBeUndefined();
     }
+    // A GLOBAL JOIN of aggregate states, merged above it, against 18.16's own answer over remote(): the states ship
+    // as the engine's TabSeparated bytes. 18.16 reads a shipped table's types split at commas and spaces, so a state
+    // type spelled with a comma (AggregateFunction(uniq, Int32)) is its error 36 there, never another answer.
+    const states = `(SELECT key, countState() AS c FROM cht.key3_dist GROUP BY key) AS r`;
+    for (const sql of [
+      `SELECT l.key, countMerge(r.c) AS c FROM cht.key3_dist AS l GLOBAL ALL INNER JOIN ${states} USING key GROUP BY l.key`,
+      `SELECT countMerge(r.c) AS c, count() AS n FROM cht.key3_dist AS l GLOBAL ALL LEFT JOIN ${states} USING key`,
+    ]) {
+      const want = await single(overRemote(sql));
+      expect(compareAnswers(await scatter(sql), want, { ordered: false }), sql).toBeUndefined();
+    }
+    const uniqStates = `SELECT l.key, uniqMerge(r.u) AS u FROM cht.key3_dist AS l GLOBAL ALL INNER JOIN (SELECT key, uniqState(id) AS u FROM cht.key3_dist GROUP BY key) AS r USING key GROUP BY l.key`;
+    expect((await single(overRemote(uniqStates))).rows.length).toBe(3);
+    await expect(scatter(uniqStates)).rejects.toThrow(/Odd number of attributes in section structure/);
+
     // A shard that does not answer is missing, never hidden: the other shards' unmerged rows, labelled partial.
     const down: ShardInvoker = {
       invoke: async (shard, payload) => {
