@@ -1,6 +1,6 @@
-// A GLOBAL JOIN or IN subquery that answers aggregate states (uniqState, sumState, ... grouped), which the
-// general path answers: its rows ship to the shards as the engine's TabSeparated bytes, states included, and
-// the shards merge them above the JOIN. On three chdb shards, through POST /query and the ClickHouse interface,
+// A GLOBAL JOIN or IN subquery that answers aggregate states (uniqState, sumState, ... grouped) or bytes that are
+// not UTF-8, which the general path answers: its rows ship to the shards as the engine's TabSeparated bytes, states
+// included, and the shards merge them above the JOIN. On three chdb shards, through POST /query and the ClickHouse interface,
 // compared with one chdb engine holding every row: the same names, types and rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TABLE } from '../../../local/demo.js';
@@ -30,6 +30,8 @@ const QUERIES = [
   `SELECT DISTINCT sensor, finalizeAggregation(r.u) AS u, finalizeAggregation(r.s) AS s FROM ${D} AS l GLOBAL JOIN ${STATES} USING sensor ORDER BY sensor LIMIT 10`,
   // Merged above the JOIN of a subquery whose states were merged on the general path first.
   `SELECT uniqMerge(r.u) AS u, count() AS c FROM ${D} AS l GLOBAL LEFT JOIN (SELECT site, uniqState(sensor) AS u FROM ${D} WHERE status = 500 GROUP BY site) AS r USING site`,
+  // Bytes that are not UTF-8 from the general path (a subquery in FROM is the general path's) travel as the engine's bytes too.
+  `SELECT count() AS c FROM ${D} WHERE (concat(sensor, unhex('ff')), sensor) GLOBAL IN (SELECT concat(sensor, unhex('ff')), sensor FROM (SELECT sensor, uniqExactState(ts) AS u FROM ${D} WHERE status = 500 GROUP BY sensor))`,
   // A set beside a JOIN of states: the states' subquery decides which sensors count.
   `SELECT count() AS c FROM ${D} WHERE sensor GLOBAL IN (SELECT sensor FROM (SELECT sensor, sumState(toUInt64(status)) AS s FROM ${D} GROUP BY sensor) WHERE finalizeAggregation(s) > 10000)`,
 ];
