@@ -135,6 +135,42 @@ describe('GLOBAL IN / GLOBAL JOIN', () => {
     expect(p.shards.every((s) => s.external.includes(name))).toBe(true);
   });
 
+  it('a shipped table whose columns travel otherwise is read back by the shards: states as values, two columns of one name as the first', async () => {
+    const tsv = { body: Buffer.from('x\n'), rows: 1 };
+    const runner: SubqueryRunner = async (stmt) => {
+      const join = printSelect(stmt).includes('status');
+      return join
+        ? {
+            meta: [
+              { name: 'user_id', type: 'UInt64' },
+              { name: 'status', type: 'AggregateFunction(any, Dynamic)' },
+              { name: '_n2___', type: 'AggregateFunction(any, Dynamic)' },
+            ],
+            rows: [],
+            tsv,
+            readBack: [
+              { from: 'user_id', name: 'user_id' },
+              { from: 'status', name: 'status', state: true },
+              { from: 'status', name: 'status', state: true },
+            ],
+          }
+        : { meta: [{ name: 'v', type: 'AggregateFunction(any, Variant(String, UInt32))' }], rows: [], tsv, readBack: [{ from: 'v', name: 'v', state: true }] };
+    };
+    const p = await plan(
+      'SELECT sensor FROM analytics.events_dist AS e GLOBAL JOIN (SELECT user_id, status, status FROM analytics.users_dist) AS u USING (user_id) ' +
+        'WHERE value GLOBAL IN (SELECT v FROM analytics.users_dist)',
+      { runSubquery: runner },
+    );
+    const [set, join] = [p.external.find((t) => t.columns[0]!.name === 'c1')!, p.external.find((t) => t.columns[0]!.name === 'user_id')!];
+    expect(set.data?.format).toBe('TabSeparated');
+    expect(join.columns.map((c) => c.name)).toEqual(['user_id', 'status', '_n2___']);
+    const sql = p.shards[0]!.sql!;
+    expect(sql).toContain(
+      `JOIN (SELECT user_id, finalizeAggregation(status) AS status, finalizeAggregation(status) AS status FROM ${join.name}) AS u USING (user_id)`,
+    );
+    expect(sql).toContain(`value IN (SELECT finalizeAggregation(c1) AS c1 FROM ${set.name})`);
+  });
+
   it('a GLOBAL IN right side runs as SELECT DISTINCT (a set); GLOBAL JOIN and LIMITed subqueries run as written, bounded by maxRowsToTransfer + 1', async () => {
     const seen: string[] = [];
     const runner: SubqueryRunner = async (stmt) => {
