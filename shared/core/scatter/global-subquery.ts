@@ -4,6 +4,7 @@
 // partial set where the request accepts a partial answer (POST /query: the main answer is then
 // partial too), and INCOMPLETE_RESULT where it never does (/explain, the ClickHouse interface).
 import { ScatterError } from '../errors.js';
+import type { ColumnMeta } from '../clickhouse/port.js';
 import type { QueryPlan, SubqueryAnswer, SubqueryRunner } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
 import type { ShardOutcome } from './call-shard.js';
@@ -12,6 +13,18 @@ import { tooLargeError } from './too-large.js';
 import { isQueryFailure, queryFailureError } from './query-errors.js';
 import { fastPathRefused } from './two-stage/path.js';
 import { inexactInTsv } from './two-stage/tsv.js';
+
+/** The fast path's answer (`names`, in order) holds values JSON rows carry without their types (`inexact`): the general path ships them as states. */
+export class InexactRows extends ScatterError {
+  readonly names: readonly string[];
+  readonly inexact: readonly string[];
+  constructor(meta: readonly ColumnMeta[]) {
+    const inexact = meta.filter((m) => inexactInTsv([m]));
+    super('UNSUPPORTED', `a GLOBAL subquery's ${inexact.map((c) => `${c.name} (${c.type})`).join(', ')} cannot travel exactly as rows`);
+    this.names = meta.map((m) => m.name);
+    this.inexact = inexact.map((m) => m.name);
+  }
+}
 
 /** What a request's GLOBAL subqueries left for its answer: their outcomes, missing shards and cuts. */
 export interface SubqueryLedger {
@@ -100,8 +113,7 @@ export function globalSubqueryRunner(
     if (new Set(fin.meta.map((m) => m.name)).size < fin.meta.length)
       return generally(stmt, new ScatterError('UNSUPPORTED', 'two different columns of one name in a GLOBAL subquery'), want);
     // A JSON, Dynamic or Variant value as JSON text loses its type (the shards would read the String "1" as the Int64 1): the general path ships it as a state.
-    const inexact = inexactInTsv(fin.meta);
-    if (inexact) return generally(stmt, new ScatterError('UNSUPPORTED', `a GLOBAL subquery's ${inexact.type} values cannot travel exactly as rows`), want);
+    if (inexactInTsv(fin.meta)) return generally(stmt, new InexactRows(fin.meta), want);
     // A subquery cut by 'break' ships an incomplete set: the main answer is partial too.
     for (const t of fin.truncated ?? []) ledger.truncated.push(`GLOBAL subquery: ${t}`);
     return { meta: fin.meta, rows: fin.data };

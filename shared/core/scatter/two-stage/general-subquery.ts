@@ -8,7 +8,7 @@
 import type { PlanOptions } from '../../plan/types.js';
 import type { GroupByNoMerge } from '../../plan/settings.js';
 import type { QueryBudget } from '../query-budget.js';
-import type { GeneralSubquery } from '../global-subquery.js';
+import { InexactRows, type GeneralSubquery } from '../global-subquery.js';
 import type { RunDeps } from '../query-types.js';
 import { twoStageOptionsOf } from '../plan-inputs.js';
 import { fastPathRefused } from './path.js';
@@ -68,7 +68,13 @@ export function generalSubquery(
       const alikeByName = answerNames !== undefined && !want?.positional;
       let wrapped = new Set<string>();
       let names: string[] = [];
-      if (!want?.bytes && !alikeByName) {
+      // The fast path's answer named the columns that travel as states: the final stage names them alike (no two share
+      // a name), so they are wrapped at once, one run instead of two.
+      if (refusal instanceof InexactRows && !answerNames) {
+        names = [...refusal.names];
+        wrapped = new Set(refusal.inexact);
+      }
+      if (!want?.bytes && !alikeByName && !wrapped.size) {
         const r = await run(plan.finalSql, false);
         const meta = r.meta!;
         if (answerNames)
