@@ -105,7 +105,7 @@ export async function planQueryWith(
   const usable = !analysis.keyShadowed && !outerRight;
   // Constant operands on the key folded by one engine first, as ClickHouse's analyzer folds them.
   if (usable && (settings.skipUnusedShards || settings.rewriteIn)) {
-    const constants = await foldKeyConstants(keyCtx, globals.query, { run: opts.runSubquery, topo, settings: settings.forward });
+    const constants = await foldKeyConstants(keyCtx, globals.query, { run: opts.runSubquery, settings: settings.forward });
     if (constants) keyCtx.constants = constants;
   }
   const skip = usable && settings.skipUnusedShards ? analyzeSkipping(keyCtx, [globals.query.prewhere, globals.query.where]) : { mask: null, atoms: [] };

@@ -6,14 +6,12 @@
 // goes to every shard. An operand the engine refuses fails the query with ClickHouse's error, at it.
 import type { Expr, SelectQuery, SettingItem } from '../sql/ast.js';
 import type { ColumnMeta, SettingValue } from '../clickhouse/port.js';
-import type { Topology } from '../config/schema.js';
 import { isScatterError, ScatterError } from '../errors.js';
 import { mapClausesShared, walkExpr, type Clause } from '../sql/visit.js';
 import { constantText, isFoldableOperand } from './constant-operand.js';
 import { isKeyRef, setItems, type KeyContext } from './key-context.js';
 import { keyLiteral, UNEVALUATED } from './key-literal.js';
 import { positionOf } from './position.js';
-import { checkReach, shardReach } from './reach-check.js';
 import type { SubqueryRunner } from './types.js';
 
 const FILTER_CLAUSES: ReadonlySet<Clause> = new Set(['where', 'prewhere', 'joinOn']);
@@ -98,17 +96,13 @@ function at(e: unknown, node: Expr): unknown {
 export async function foldKeyConstants(
   ctx: KeyContext,
   q: SelectQuery,
-  opts: { run: SubqueryRunner | undefined; topo: Topology; settings: Record<string, SettingValue> },
+  opts: { run: SubqueryRunner | undefined; settings: Record<string, SettingValue> },
 ): Promise<Map<string, Expr> | undefined> {
   if (!opts.run) return undefined;
   const operands = foldableOperands(ctx, q);
   if (operands.size === 0) return undefined;
   const nodes = [...operands.values()];
-  const run = async (some: readonly Expr[]) => {
-    const select = constantSelect(some, opts.settings);
-    checkReach(select, shardReach(opts.topo));
-    return opts.run!(select);
-  };
+  const run = (some: readonly Expr[]) => opts.run!(constantSelect(some, opts.settings));
   let answer: Awaited<ReturnType<SubqueryRunner>>;
   try {
     answer = await run(nodes);

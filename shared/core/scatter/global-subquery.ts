@@ -4,7 +4,7 @@
 // partial set where the request accepts a partial answer (POST /query: the main answer is then
 // partial too), and INCOMPLETE_RESULT where it never does (/explain, the ClickHouse interface).
 // A statement that reads no configured table (the planner's constant SELECT: the sharding key's
-// constant operands) runs once on one shard's engine (one-engine.ts).
+// constant operands) runs on one shard's engine (one-engine.ts).
 import { ScatterError } from '../errors.js';
 import type { QueryPlan, SubqueryAnswer, SubqueryRunner } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
@@ -13,10 +13,7 @@ import { gather, type GatherInput, type MissingShard } from './gather.js';
 import { tooLargeError } from './too-large.js';
 import { isQueryFailure, queryFailureError } from './query-errors.js';
 import { tablesRead } from '../plan/analyze.js';
-import { printSelect } from '../sql/print.js';
-import { ClickHouseError, type SettingValue } from '../clickhouse/port.js';
-import { settingValueOf } from '../plan/settings.js';
-import { oneEngine, type OneEngine } from './one-engine.js';
+import { constantRunner } from './one-engine.js';
 
 /** What a request's GLOBAL subqueries left for its answer: their outcomes, missing shards and cuts. */
 export interface SubqueryLedger {
@@ -62,37 +59,9 @@ export function globalSubqueryRunner(
     }
     for (const m of missing) ledger.missing.push({ ...m, subquery: true, message: `GLOBAL subquery: ${m.message}` });
   };
-  let engine: OneEngine | undefined;
-  // Once per text and request: the fast path, the general path's leaves and TPUT's round plan the same operands.
-  const constants = new Map<string, Promise<SubqueryAnswer>>();
-  const onOneEngine = (stmt: SelectStatement): Promise<SubqueryAnswer> => {
-    // A SETTINGS clause travels as the request's settings (an 18.16 engine has no such clause).
-    const { settings: clause, ...bare } = stmt;
-    const sql = printSelect(bare as SelectStatement);
-    const settings = Object.fromEntries((clause ?? []).map((s) => [s.name, settingValueOf(s.value, s.name)]));
-    const key = `${sql}\n${JSON.stringify(settings)}`;
-    let answer = constants.get(key);
-    if (!answer) {
-      answer = constantAnswer(sql, settings, constants.size);
-      constants.set(key, answer);
-    }
-    return answer;
-  };
-  const constantAnswer = async (sql: string, settings: Record<string, SettingValue>, n: number): Promise<SubqueryAnswer> => {
-    engine ??= oneEngine(base.topo, base.invoker);
-    try {
-      const r = await engine.query(sql, { deadline: base.deadlineAt, queryId: `${base.queryId}-c${n}`, settings });
-      return { meta: r.meta, rows: r.rows };
-    } catch (e) {
-      if (!(e instanceof ClickHouseError)) throw e;
-      const message = e.message.replace(/^replica \d+: /, '');
-      if (isQueryFailure({ status: 'error', ...(e.chCode !== undefined ? { chCode: e.chCode } : {}), message }))
-        throw queryFailureError({ shard: 0, chCode: e.chCode!, message }, {});
-      throw new ScatterError(e.kind === 'timeout' ? 'TIMEOUT' : 'SHARD_ERROR', `a constant SELECT could not be run on any shard's engine: ${message}`);
-    }
-  };
+  const constant = constantRunner(base);
   const run: SubqueryRunner = async (stmt, want) => {
-    if (tablesRead(stmt, base.topo).length === 0) return onOneEngine(stmt);
+    if (tablesRead(stmt, base.topo).length === 0) return constant(stmt);
     let plan: QueryPlan;
     try {
       plan = await planSubquery(stmt, run);
