@@ -116,7 +116,7 @@ export async function planQueryWith(
         ? `an alias named ${analysis.keyColumn} hides the sharding key`
         : outerRight
           ? 'a RIGHT or FULL JOIN yields rows with a default key on every shard'
-          : `WHERE/PREWHERE has no condition on the sharding key ${analysis.keyColumn} that narrows the shards (key = literal, key IN (literals), and AND/OR of them)`;
+          : `WHERE/PREWHERE has no condition on the sharding key ${analysis.keyColumn} that narrows the shards (key = a constant of its type, key IN (constants), and AND/OR of them)`;
     throw new ScatterError('UNABLE_TO_SKIP_SHARDS', `cannot skip unused shards: ${why} (force_optimize_skip_unused_shards)`);
   }
   let mask = skip.mask;

@@ -88,9 +88,8 @@ describe("the key's constant operands folded on clickhouse-server 18.16", () => 
   ])('%s asks the shards %s asks', async (constants, literals) => {
     const table = constants.startsWith('k') ? 'nums_dist' : 'analytics.events_dist';
     folded.length = 0;
-    const force = { force_optimize_skip_unused_shards: 1 };
-    const plan = await planQueryWith(`SELECT * FROM ${table} WHERE ${constants}`, topo, { runSubquery: runner, settings: force }, passThroughSplit);
-    const literal = await planQueryWith(`SELECT * FROM ${table} WHERE ${literals}`, topo, { settings: force }, passThroughSplit);
+    const plan = await planQueryWith(`SELECT * FROM ${table} WHERE ${constants}`, topo, { runSubquery: runner }, passThroughSplit);
+    const literal = await planQueryWith(`SELECT * FROM ${table} WHERE ${literals}`, topo, {}, passThroughSplit);
     expect(folded).toHaveLength(1);
     expect(skippedOf(plan)).toBe(skippedOf(literal));
     const rows = (p: QueryPlan) => runAll(p).then((r) => r.rows.map((x) => JSON.stringify(x)).sort());

@@ -147,7 +147,11 @@ export const CORPUS: CorpusEntry[] = [
     note: 'an empty set: one shard answers',
     rejectedBy18: /Expected non-empty parenthesized list/,
   },
-  { sql: 'SELECT count() AS c FROM nums_dist WHERE k = 256 OR k IN (-1)', note: 'no value can exist: one shard answers (count 0 keeps its row)' },
+  { sql: 'SELECT count() AS c FROM nums_dist WHERE k IN (256) OR k IN (-1)', note: 'no value can exist: one shard answers (count 0 keeps its row)' },
+  {
+    sql: 'SELECT count() AS c FROM nums_dist WHERE k = 256',
+    note: 'compared with =, a value no UInt8 holds is no condition (ClickHouse converts it exactly): every shard',
+  },
   {
     sql: "SELECT sensor, value, cond FROM analytics.events_dist WHERE (sensor IN ('s-4', 's-5', 's-6') AS cond) AND value >= 0",
     compare: true,
