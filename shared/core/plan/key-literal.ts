@@ -1,8 +1,8 @@
 // Turning an IN-list / `=` operand into a sharding-key value, the way ClickHouse's
 // OptimizeShardingKeyRewriteInVisitor does it: convert the literal to the key's declared type
-// first, then place it. Three outcomes besides a value:
+// first, then place it. Outcomes besides a value:
 //  - NOWHERE: the literal converts but no row can hold it (256 for a UInt8 key, 1.5 for an
-//    integer key). ClickHouse drops such set elements; it lives on no shard.
+//    integer key). ClickHouse drops such set elements; against `=` it is no condition (skip-shards.ts).
 //  - UNKNOWN: not a constant (NULL, a column, a subquery): no narrowing.
 //  - UNEVALUATED: a constant call ClickHouse's analyzer folds (`key = toInt32(xxHash32(0))`, an IN
 //    element `1 + 1`): its value is one engine's to give (key-constants.ts, read in key-context.ts).
