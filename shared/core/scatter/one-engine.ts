@@ -7,7 +7,8 @@ import type { Topology } from '../config/schema.js';
 import { ScatterError } from '../errors.js';
 import { checkReach, shardReach } from '../plan/reach-check.js';
 import { settingValueOf } from '../plan/settings.js';
-import type { SubqueryAnswer } from '../plan/types.js';
+import type { SubqueryAnswer, SubqueryRunner } from '../plan/types.js';
+import { tablesRead } from '../plan/analyze.js';
 import type { SelectStatement } from '../sql/ast.js';
 import { printSelect } from '../sql/print.js';
 import type { GatherInput } from './gather.js';
@@ -72,4 +73,16 @@ export function constantRunner(base: Pick<GatherInput, 'topo' | 'invoker' | 'dea
     }
   };
   return onOneEngine;
+}
+
+/**
+ * The runner of a plan that runs no subquery (the streaming doors stream statements without any):
+ * the key's constant operands on one engine, anything else refused.
+ */
+export function constantsOnlyRunner(base: Parameters<typeof constantRunner>[0]): SubqueryRunner {
+  const constant = constantRunner(base);
+  return (stmt) => {
+    if (tablesRead(stmt, base.topo).length > 0) return Promise.reject(new ScatterError('INTERNAL', 'a subquery over a table where none was expected'));
+    return constant(stmt);
+  };
 }
