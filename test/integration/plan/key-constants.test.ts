@@ -144,6 +144,25 @@ describe("the key's constant operands, folded on one engine", () => {
     expect(asked).toEqual([]);
   });
 
+  it.each([
+    // Read back as literals: numbers (Decimal's whole value), Bool, Nullable of them, String and FixedString.
+    ['k = toDecimal32(3, 2)', 'k = 3'],
+    ['k = toNullable(toUInt8(9))', 'k = 9'],
+    ['k = toBool(1)', 'k = 1'],
+    ['k = toString(200)', 'k = 200'],
+    ["sensor = toFixedString('s-3', 3)", "sensor = 's-3'"],
+    ["sensor = toNullable(concat('s-', '5'))", "sensor = 's-5'"],
+    // A Date converted to the key's type is a number; a Date itself is read as no literal here: every shard.
+    ["k = toUInt8(toDate('1970-01-04'))", 'k = 3'],
+    ["k = toDate('1970-01-04')", 'k = v'],
+    // NULL: no condition.
+    ['k = CAST(NULL AS Nullable(UInt8))', 'k = NULL'],
+  ])('%s asks the shards %s asks', async (constants, literals) => {
+    const table = constants.startsWith('k') ? 'nums_dist' : 'analytics.events_dist';
+    const plan = (where: string) => planQueryWith(`SELECT * FROM ${table} WHERE ${where}`, topo, { runSubquery: runner() }, passThroughSplit);
+    expect(skippedOf(await plan(constants))).toBe(skippedOf(await plan(literals)));
+  });
+
   it('without a runner (a plan that runs nothing) a constant is not folded: `=` keeps every shard, an IN set narrows nothing', async () => {
     const force = { force_optimize_skip_unused_shards: 1 };
     expect(skippedOf(await planQueryWith('SELECT k FROM nums_dist WHERE k = toUInt8(3)', topo, { settings: force }, passThroughSplit))).toBe('1111');
