@@ -4,8 +4,7 @@
 // API server) decode it back to the exact bytes.
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Topology } from '../../shared/core/config/schema.js';
-import { ClickHouseError } from '../../shared/core/clickhouse/port.js';
-import { createShardReadAccess } from '../../shared/core/scatter/shard-read-access.js';
+import { oneEngine } from '../../shared/core/scatter/one-engine.js';
 import type { ShardInvoker } from '../../shared/core/scatter/invoker.js';
 import type { StatisticsCache } from '../../shared/core/scatter/table-statistics.js';
 import { handleClickHouseHttp, type ChHttpDeps, type HttpOutput } from '../../shared/core/clickhouse-http/handle.js';
@@ -20,31 +19,17 @@ import { shardTableSizes } from '../../shared/core/clickhouse-http/table-sizes.j
 // split it and what it shares into chunks of their own (cdk/bundling.ts).
 import { ChHttpError } from '../../shared/core/clickhouse-http/exception.js';
 
-/**
- * One shard's engine for catalog answers: shard 0's replicas first, then the next shard's when none
- * of them could be reached (any shard's engine gives the same catalog answer). Only 'connection'
- * moves on: a query that ran into the deadline or whose server died on it runs nowhere else.
- */
+/** One shard's engine for catalog answers (shared/core/scatter/one-engine.ts: any shard's engine answers alike). */
 export function catalogEngine(topo: Topology, invoker: ShardInvoker): RawQuery {
-  const shards = topo.shards.map((s, i) => createShardReadAccess({ invoker, shard: i, replicas: s.replicas.map((_, j) => j) }));
-  return async (sql, opts) => {
-    let last: unknown;
-    for (const a of shards) {
-      try {
-        return await a.queryRaw(sql, {
-          format: opts.format,
-          ...(opts.settings ? { settings: opts.settings } : {}),
-          ...(opts.queryId ? { queryId: opts.queryId } : {}),
-          ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
-          ...(opts.external ? { external: opts.external } : {}),
-        });
-      } catch (e) {
-        if (!(e instanceof ClickHouseError) || e.kind !== 'connection') throw e;
-        last = e;
-      }
-    }
-    throw last;
-  };
+  const engine = oneEngine(topo, invoker);
+  return (sql, opts) =>
+    engine.queryRaw(sql, {
+      format: opts.format,
+      ...(opts.settings ? { settings: opts.settings } : {}),
+      ...(opts.queryId ? { queryId: opts.queryId } : {}),
+      ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+      ...(opts.external ? { external: opts.external } : {}),
+    });
 }
 
 export interface ClickHouseRouteDeps {

@@ -142,6 +142,77 @@ describe('a table or result filter passes the reach check like the query', () =>
     });
 });
 
+// The sharding key's constant operands through the runtime: folded once on one shard's engine, so the
+// shards asked are those the same values written as literals ask, under force_optimize_skip_unused_shards
+// too; an operand the engine refuses is ClickHouse's error, at the operand.
+describe('constant operands on the sharding key through POST /query', () => {
+  type Body = {
+    data?: unknown[];
+    shards?: { skipped: number };
+    statistics?: { shards?: { shard: number }[] };
+    error?: { code: string; position?: unknown };
+    clickhouse?: { code: number };
+  };
+  const post = async (route: string, sql: string, settings: Record<string, unknown> = {}) => {
+    const res = await fetch(`${o.stack.url}${route}`, { method: 'POST', body: JSON.stringify({ sql, settings }) });
+    return { status: res.status, body: (await res.json()) as Body };
+  };
+  const SKIP = { optimize_skip_unused_shards: 1, force_optimize_skip_unused_shards: 1 };
+  it.each([
+    ['key = toInt32(xxHash32(0))', 'key = toInt32(xxHash32(0))'],
+    ['key = 1 + 2', 'key = 3'],
+    ["key = toInt32('4')", 'key = 4'],
+    ['toInt8(5) = key', '5 = key'],
+    ['key IN (1 + 1, toInt32(5))', 'key IN (2, 5)'],
+    ['key IN (toUInt8(1))', 'key IN (1)'],
+  ])('%s asks the shards %s asks, and answers as one node', async (constants, literals) => {
+    const sql = (where: string) => `SELECT key, value FROM cht.kvs_dist WHERE ${where} ORDER BY key`;
+    // The first pair's literal: the value one engine folds it to.
+    const literal = constants === literals ? `key = ${(await o.single.json('SELECT toInt32(xxHash32(0)) AS v')).data[0]!.v}` : literals;
+    const [got, want] = await Promise.all([post('/query', sql(constants), SKIP), post('/query', sql(literal), SKIP)]);
+    expect(got.status, JSON.stringify(got.body)).toBe(200);
+    expect(want.status).toBe(200);
+    expect(got.body.data).toEqual(want.body.data);
+    expect(got.body.data).toEqual((await o.single.json(toChtLocalNames(sql(constants)))).data);
+    expect(got.body.shards!.skipped).toBeGreaterThan(0);
+    expect(got.body.shards!.skipped).toBe(want.body.shards!.skipped);
+    const asked = (b: Body) => (b.statistics?.shards ?? []).map((s) => s.shard).sort();
+    expect(asked(got.body)).toEqual(asked(want.body));
+  });
+  it("the ClickHouse interface (the general path's leaves) skips the shards the literal skips, and says which", async () => {
+    const skipped = async (where: string) => {
+      const res = await fetch(`${o.stack.url}/?force_optimize_skip_unused_shards=1&default_format=JSONEachRow`, {
+        method: 'POST',
+        body: `SELECT key, value FROM cht.kvs_dist WHERE ${where} ORDER BY key`,
+      });
+      const body = await res.text();
+      expect(res.status, body).toBe(200);
+      const shards = JSON.parse(res.headers.get('x-ch-scatter-skipped-shards') ?? '[]') as { shard: number }[];
+      return { body, shards: shards.map((x) => x.shard) };
+    };
+    const folded = await skipped('key IN (1 + 1, toInt32(5))');
+    expect(folded.shards.length).toBeGreaterThan(0);
+    expect(folded).toEqual(await skipped('key IN (2, 5)'));
+  });
+  it("/explain names the constant in the skipped shards' reason", async () => {
+    const r = await post('/explain', 'SELECT key FROM cht.kvs_dist WHERE key = 1 + 2', SKIP);
+    const shards = (r.body as unknown as { shards: { skipped: boolean; reason?: string }[] }).shards;
+    expect(shards.filter((s) => s.skipped).map((s) => s.reason)).toEqual(Array(3).fill('no value of key = 1 + 2 lives on this shard'));
+  });
+  it("an operand the engine refuses is ClickHouse's error, at the operand; without skipping the shards refuse it alike", async () => {
+    const sql = "SELECT key FROM cht.kvs_dist WHERE key = toInt32('x1')";
+    const code = Number(/Code: (\d+)/.exec(String(await o.single.json(toChtLocalNames(sql)).catch((e: unknown) => e)))?.[1]);
+    expect(code).toBeGreaterThan(0);
+    const folded = await post('/query', sql, SKIP);
+    expect([folded.status, folded.body.error?.code, folded.body.clickhouse?.code]).toEqual([400, 'QUERY_ERROR', code]);
+    expect(folded.body.error?.position).toEqual({ line: 1, column: 42 });
+    // The engine's words, without the coordinator's own SELECT or a stack.
+    expect(JSON.stringify(folded.body)).not.toMatch(/_c0|\\n\s+at /);
+    const plain = await post('/query', sql, { optimize_skip_unused_shards: 0 });
+    expect([plain.status, plain.body.clickhouse?.code]).toEqual([400, code]);
+  });
+});
+
 describe('the corpus', () => {
   it('has unique ids, names a source test for each query, and lists only queries it holds', () => {
     expect(new Set(CHT_CORPUS.map((c) => c.id)).size).toBe(CHT_CORPUS.length);

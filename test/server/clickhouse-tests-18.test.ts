@@ -239,5 +239,28 @@ describe("ClickHouse's Distributed-table tests on 18.16 shards", () => {
       .join(',')}'`;
     const want = await single(q.replace('cht.key3_dist', `remote(${threeShards}, cht.key3)`));
     expect(compareAnswers({ meta: b.meta, rows: b.data }, want, { ordered: false })).toBeUndefined();
+
+    // The key's constant operands folded on an 18.16 shard's engine (through its shard function): the
+    // shards their literals ask, and the same rows, under force_optimize_skip_unused_shards.
+    const SKIP = { optimize_skip_unused_shards: 1, force_optimize_skip_unused_shards: 1 };
+    const asked = async (sql: string) => {
+      const r = await runQuery(
+        { sql, settings: SKIP, timeoutMs: 20_000 },
+        { topo, invoker, ...PLANNERS, hedgeState: createHedgeState(), queryId: `cht18-${n++}`, behindApiGateway: false },
+      );
+      const body = r.body as { data: unknown[]; shards: { skipped: number } };
+      expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+      return { data: body.data, skipped: body.shards.skipped };
+    };
+    for (const [constants, literals] of [
+      ['key = 1 + 2', 'key = 3'],
+      ["key = toInt32('4')", 'key = 4'],
+      ['key IN (1 + 1, toInt32(5), intDiv(10, 10))', 'key IN (2, 5, 1)'],
+    ]) {
+      const sql = (where: string) => `SELECT key, value FROM cht.kvs_dist WHERE ${where} ORDER BY key`;
+      const got = await asked(sql(constants!));
+      expect(got.skipped, constants).toBeGreaterThan(0);
+      expect(got, constants).toEqual(await asked(sql(literals!)));
+    }
   }, 600_000);
 });

@@ -12,6 +12,7 @@ import type { Topology } from '../config/schema.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 import { ScatterError, toClientError } from '../errors.js';
 import { planQueryWith } from '../plan/build.js';
+import { constantsOnlyRunner } from '../scatter/one-engine.js';
 import type { QueryPlan } from '../plan/types.js';
 import { parseQueryRequest, type QueryRequest } from '../protocol/api-request.js';
 import { computeDeadline } from '../scatter/deadline.js';
@@ -54,7 +55,7 @@ export async function streamJsonQuery(r: JsonStreamRequest, deps: JsonStreamDeps
   let planned: { plan: QueryPlan; deadlineAt: number } | undefined;
   try {
     req = parseQueryRequest(r.body.toString('utf8'));
-    planned = await rowPlan(req, deps, r.arrivedAt);
+    planned = await rowPlan(req, deps, r.arrivedAt, r.queryId);
     if (!planned) {
       const res = await whole(req);
       return await writeJson(sink, res.status, res.body, headers);
@@ -127,7 +128,12 @@ export async function streamJsonQuery(r: JsonStreamRequest, deps: JsonStreamDeps
 }
 
 /** The plan of a request that streams, with its deadline; undefined: answered whole. */
-async function rowPlan(req: QueryRequest, deps: JsonStreamDeps, arrivedAt: number): Promise<{ plan: QueryPlan; deadlineAt: number } | undefined> {
+async function rowPlan(
+  req: QueryRequest,
+  deps: JsonStreamDeps,
+  arrivedAt: number,
+  queryId: string,
+): Promise<{ plan: QueryPlan; deadlineAt: number } | undefined> {
   if (req.cursor !== undefined || req.requireCoverage !== undefined) return undefined;
   const stmt = boundStatement(req.sql, req.params);
   if (!stmt || !readsRowsOnly(stmt)) return undefined;
@@ -135,8 +141,6 @@ async function rowPlan(req: QueryRequest, deps: JsonStreamDeps, arrivedAt: numbe
   const settings = { ...(req.settings ?? {}), ...clauseSettings(stmt) };
   // A truncating overflow mode applies where the shards' rows meet too, and the answer is labelled truncated: answered whole.
   if (truncatingModes(settings).length) return undefined;
-  const plan = await planQueryWith(stmt, deps.topo, { settings, distributedProductMode: productModeOf(settings, deps.topo) }, passThroughSplitter);
-  if (plan.shards.every((s) => s.skipped)) return undefined;
   const deadline = computeDeadline({
     now: arrivedAt,
     ...(req.timeoutMs !== undefined ? { requestTimeoutMs: req.timeoutMs } : {}),
@@ -144,6 +148,10 @@ async function rowPlan(req: QueryRequest, deps: JsonStreamDeps, arrivedAt: numbe
     ...(deps.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: deps.lambdaRemainingMs } : {}),
     behindApiGateway: false,
   });
+  // The key's constant operands are folded on one engine, as on the other doors.
+  const runSubquery = constantsOnlyRunner({ topo: deps.topo, invoker: deps.invoker, deadlineAt: deadline.at, queryId });
+  const plan = await planQueryWith(stmt, deps.topo, { settings, distributedProductMode: productModeOf(settings, deps.topo), runSubquery }, passThroughSplitter);
+  if (plan.shards.every((s) => s.skipped)) return undefined;
   return { plan, deadlineAt: deadline.at };
 }
 

@@ -9,6 +9,7 @@ import type { SelectStatement } from '../sql/ast.js';
 import { walkStatement } from '../sql/visit.js';
 import { hasWindow, isAggregating } from '../plan/two-stage/cut-common.js';
 import { planQueryWith } from '../plan/build.js';
+import { constantsOnlyRunner } from '../scatter/one-engine.js';
 import { computeDeadline } from '../scatter/deadline.js';
 import { boundStatement } from '../scatter/query-session.js';
 import { clauseSettings, passThroughSplitter, productModeOf } from '../scatter/plan-inputs.js';
@@ -71,8 +72,6 @@ export function streamSelect(deps: StreamSelectDeps): StreamSelect {
     const settings = { ...req.settings, ...clauseSettings(stmt) };
     // A truncating overflow mode applies where the shards' rows meet too: the general path's final stage.
     if (truncatingModes(settings).length) return undefined;
-    const plan = await planQueryWith(stmt, topo, { settings, distributedProductMode: productModeOf(settings, topo) }, passThroughSplitter);
-    if (plan.shards.every((s) => s.skipped)) return undefined; // no shard to write the header: the general path answers
     // Not behind API Gateway: the request's max_execution_time (else the configured budget), inside the function's time.
     const deadline = computeDeadline({
       now: req.arrivedAt ?? now(),
@@ -81,6 +80,10 @@ export function streamSelect(deps: StreamSelectDeps): StreamSelect {
       ...(deps.lambdaRemainingMs !== undefined ? { lambdaRemainingMs: deps.lambdaRemainingMs } : {}),
       behindApiGateway: false,
     });
+    // The key's constant operands are folded on one engine, as on the other doors.
+    const runSubquery = constantsOnlyRunner({ topo, invoker: deps.invoker, deadlineAt: deadline.at, queryId: req.queryId });
+    const plan = await planQueryWith(stmt, topo, { settings, distributedProductMode: productModeOf(settings, topo), runSubquery }, passThroughSplitter);
+    if (plan.shards.every((s) => s.skipped)) return undefined; // no shard to write the header: the general path answers
     return {
       run: (o) =>
         streamRows({

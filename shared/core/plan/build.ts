@@ -4,6 +4,7 @@
 //   parse (shared/core/sql) -> analyze.ts (tables, refusals, distributed_product_mode)
 //   -> settings.ts (merge, strip initiator-only, allowlist, planner knobs)
 //   -> globals.ts (GLOBAL IN/JOIN right sides run once, shipped as `_data_<hash>`)
+//   -> key-constants.ts (the key's constant operands folded on one engine)
 //   -> skip-shards.ts (which shards can hold matching rows)
 //   -> splitQuery (shared/core/partials: what each shard computes, how partials merge)
 //   -> rename.ts (distributed -> local names, once: it is the same on every shard)
@@ -28,6 +29,7 @@ import { refuseOtherFormats } from './format-check.js';
 import { materializeGlobals } from './globals.js';
 import { externalOwners, type KeyContext } from './key-context.js';
 import { analyzeSkipping } from './skip-shards.js';
+import { foldKeyConstants } from './key-constants.js';
 import { statisticsApply, statisticsSkipping } from './statistics.js';
 import { localNaming, renameMain } from './rename.js';
 import { buildShardRewriter } from './prune-per-shard.js';
@@ -101,6 +103,11 @@ export async function planQueryWith(
   // neither skipping nor pruning on the key is safe there.
   const outerRight = (globals.query.from?.joins ?? []).some((j) => j.type === 'RIGHT' || j.type === 'FULL');
   const usable = !analysis.keyShadowed && !outerRight;
+  // Constant operands on the key folded by one engine first, as ClickHouse's analyzer folds them.
+  if (usable && (settings.skipUnusedShards || settings.rewriteIn)) {
+    const constants = await foldKeyConstants(keyCtx, globals.query, { run: opts.runSubquery, settings: settings.forward });
+    if (constants) keyCtx.constants = constants;
+  }
   const skip = usable && settings.skipUnusedShards ? analyzeSkipping(keyCtx, [globals.query.prewhere, globals.query.where]) : { mask: null, atoms: [] };
   if (settings.forceSkip && !skip.mask) {
     const why = !settings.skipUnusedShards
@@ -109,7 +116,7 @@ export async function planQueryWith(
         ? `an alias named ${analysis.keyColumn} hides the sharding key`
         : outerRight
           ? 'a RIGHT or FULL JOIN yields rows with a default key on every shard'
-          : `WHERE/PREWHERE has no condition on the sharding key ${analysis.keyColumn} that narrows the shards (key = literal, key IN (literals), and AND/OR of them)`;
+          : `WHERE/PREWHERE has no condition on the sharding key ${analysis.keyColumn} that narrows the shards (key = a constant of its type, key IN (constants), and AND/OR of them)`;
     throw new ScatterError('UNABLE_TO_SKIP_SHARDS', `cannot skip unused shards: ${why} (force_optimize_skip_unused_shards)`);
   }
   let mask = skip.mask;

@@ -7,11 +7,13 @@ import type { TableNaming } from './key-ref.js';
 import { isColumnOfMain } from './key-ref.js';
 import { keyLiteral, NOWHERE, UNEVALUATED, UNKNOWN } from './key-literal.js';
 import type { Materialized } from './globals.js';
+import { constantText, isConstantOperand } from './constant-operand.js';
+import { CONSTANT_TABLE_FUNCTIONS } from './constant-tables.js';
 
 /** Owner codes: a 0-based shard index, or one of these. */
 export const OWNER_UNKNOWN = -1; // cannot be placed: kept everywhere, never narrows
 export const OWNER_NOWHERE = -2; // placed on no shard: matches no row
-export const OWNER_ANY = -3; // a constant not evaluated here: kept everywhere, yet a condition on the key
+export const OWNER_ANY = -3; // `key = <constant not folded>`: kept everywhere, yet a condition on the key
 
 export interface KeyContext {
   column: string;
@@ -28,6 +30,8 @@ export interface KeyContext {
    * an equal list in new nodes; comparing literal texts is far cheaper than hashing them again.
    */
   memoByLength?: Map<number, { items: readonly Expr[]; owners: Int32Array }[]>;
+  /** The key's constant operands folded by one engine (key-constants.ts), by their text: each value's literal. */
+  constants?: ReadonlyMap<string, Expr>;
 }
 
 export function isKeyRef(ctx: KeyContext, e: Expr): boolean {
@@ -35,8 +39,14 @@ export function isKeyRef(ctx: KeyContext, e: Expr): boolean {
 }
 
 export function ownerOf(ctx: KeyContext, item: Expr, inSet = false): number {
-  const v = keyLiteral(item, ctx.type, ctx.column, inSet);
-  return v === UNKNOWN ? OWNER_UNKNOWN : v === NOWHERE ? OWNER_NOWHERE : v === UNEVALUATED ? OWNER_ANY : ctx.placement.shardOf(v);
+  let v = keyLiteral(item, ctx.type, ctx.column, inSet);
+  if (v === UNEVALUATED) {
+    const folded = ctx.constants?.get(constantText(item));
+    // Not folded: `key = c` is still a condition on the key (every shard); a set element narrows nothing.
+    if (!folded) return inSet ? OWNER_UNKNOWN : OWNER_ANY;
+    v = keyLiteral(folded, ctx.type, ctx.column, inSet);
+  }
+  return v === UNKNOWN || v === UNEVALUATED ? OWNER_UNKNOWN : v === NOWHERE ? OWNER_NOWHERE : ctx.placement.shardOf(v);
 }
 
 /** Owners of every item of a literal set, computed once per list. */
@@ -69,12 +79,17 @@ function sameLiterals(a: readonly Expr[], b: readonly Expr[]): boolean {
   return true;
 }
 
-/** The items of an IN right side that is a literal set: `(1, 2)`, `tuple(1, 2)`, `(1)`, `1`; else undefined. */
+/**
+ * The items of an IN right side that is a set of constants: `(1, 2)`, `tuple(1, 2)`, `(1)`, `1`, and one
+ * constant call (`IN (toUInt8(0))`, a set of one for ClickHouse's analyzer; not a table function); else undefined.
+ */
 export function setItems(rhs: Expr): Expr[] | undefined {
   if (rhs.kind === 'tuple') return rhs.items;
   if (rhs.kind === 'function' && rhs.name === 'tuple' && !rhs.params) return rhs.args;
   if (rhs.kind === 'literal') return [rhs];
   if (rhs.kind === 'function' && rhs.name === 'negate' && rhs.args[0]?.kind === 'literal') return [rhs];
+  if ((rhs.kind === 'function' && !CONSTANT_TABLE_FUNCTIONS.has(rhs.name.toLowerCase())) || rhs.kind === 'cast')
+    return rhs.alias === undefined && isConstantOperand(rhs) ? [rhs] : undefined;
   return undefined;
 }
 

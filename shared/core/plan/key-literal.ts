@@ -1,11 +1,11 @@
 // Turning an IN-list / `=` operand into a sharding-key value, the way ClickHouse's
 // OptimizeShardingKeyRewriteInVisitor does it: convert the literal to the key's declared type
-// first, then place it. Three outcomes besides a value:
+// first, then place it. Outcomes besides a value:
 //  - NOWHERE: the literal converts but no row can hold it (256 for a UInt8 key, 1.5 for an
-//    integer key). ClickHouse drops such set elements; it lives on no shard.
+//    integer key). ClickHouse drops such set elements; against `=` it is no condition (skip-shards.ts).
 //  - UNKNOWN: not a constant (NULL, a column, a subquery): no narrowing.
-//  - UNEVALUATED: a constant call ClickHouse evaluates (`key = toInt32(xxHash32(0))`), the planner cannot:
-//    it may be on any shard, yet it is a condition on the key, as force_optimize_skip_unused_shards asks.
+//  - UNEVALUATED: a constant call ClickHouse's analyzer folds (`key = toInt32(xxHash32(0))`, an IN
+//    element `1 + 1`): its value is one engine's to give (key-constants.ts, read in key-context.ts).
 //  - TYPE_MISMATCH (thrown): the literal cannot be converted at all ('255foo' for an integer key),
 //    as ClickHouse's 01756 test expects (serverError 53).
 // An IN set on a String key holds each integer as its decimal text (`key IN (0, 2)` is '0', '2'),
@@ -79,8 +79,7 @@ function mismatchError(e: Expr, lit: { type: string; value: string }, keyType: s
 /** Convert one operand to the key type; `inSet`: an IN-list element. `keyName` is for messages. */
 export function keyLiteral(e: Expr, keyType: string, keyName: string, inSet = false): KeyLiteral {
   const lit = literalOf(e);
-  // Only `key = <constant>`: ClickHouse builds an IN set for pruning from literals alone (01756: `IN (toUInt8(0))` is 507).
-  if (!lit) return !inSet && e.kind !== 'literal' && isConstantOperand(e) ? UNEVALUATED : UNKNOWN;
+  if (!lit) return e.kind !== 'literal' && isConstantOperand(e) ? UNEVALUATED : UNKNOWN;
   if (lit.type === 'null') return UNKNOWN;
   const info = keyTypeInfo(keyType);
   // Hot path (once per IN-list value): no closures; String keys with string literals first.

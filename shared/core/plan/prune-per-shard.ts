@@ -3,7 +3,7 @@
 // structure-sharing copy (rewriteExpr in shared/core/sql/visit.ts) in which only the pruned IN nodes and `_shard_num`
 // references differ.
 //
-// Pruning (OptimizeShardingKeyRewriteInVisitor): only `key IN (literals)` in WHERE, PREWHERE and
+// Pruning (OptimizeShardingKeyRewriteInVisitor): only `key IN (constants)` in WHERE, PREWHERE and
 // JOIN ON; never in the SELECT list, ORDER BY, GROUP BY..., never through an aliased node (it is
 // shared with the clauses that use the alias, and a changed set changes the column name), never
 // inside a lambda (its parameters may shadow the key). Values that cannot be placed are kept on

@@ -1,8 +1,11 @@
 // Shard skipping (optimize_skip_unused_shards): from WHERE and PREWHERE, the set of shards that
-// can hold a matching row. `key = literal`, `key IN (literals)`, `key IN <shipped table>` and
+// can hold a matching row. `key = constant`, `key IN (constants)`, `key IN <shipped table>` and
 // AND/OR combinations narrow; NOT IN, ranges, non-literal operands and functions of the key do
-// not (they yield "all shards"). A constant call on the key's other side (constant-operand.ts) is a
-// condition that keeps every shard. A set containing NULL does not narrow (ClickHouse refuses it).
+// not (they yield "all shards"). A constant call on the key's other side is folded first
+// (key-constants.ts); one that is not (constant-operand.ts) is a condition that keeps every shard.
+// A set containing NULL does not narrow (ClickHouse refuses it). `key = v` with a value no row of the
+// key's type can hold (256 on a UInt8 key, 1.5 on an integer key) is no condition, as ClickHouse's exact
+// conversion of v finds none: force_optimize_skip_unused_shards refuses it; in a set such a value is dropped.
 import type { Expr } from '../sql/ast.js';
 import { printExpr } from '../sql/print.js';
 import type { KeyContext } from './key-context.js';
@@ -69,7 +72,9 @@ function evaluate(ctx: KeyContext, e: Expr, atoms: (() => string)[]): ShardMask 
       }
       const [l, r] = isKeyRef(ctx, a[0]!) ? [a[0]!, a[1]!] : isKeyRef(ctx, a[1]!) ? [a[1]!, a[0]!] : [undefined, undefined];
       if (!l || !r) return null;
-      const m = maskOf(ctx, [ownerOf(ctx, r)]);
+      const owner = ownerOf(ctx, r);
+      if (owner === OWNER_NOWHERE) return null;
+      const m = maskOf(ctx, [owner]);
       if (m) atoms.push(() => describe(e));
       return m;
     }

@@ -3,6 +3,8 @@
 // shard partial refuses the query (TOO_LARGE: the set cannot be built). Missing shards make a
 // partial set where the request accepts a partial answer (POST /query: the main answer is then
 // partial too), and INCOMPLETE_RESULT where it never does (/explain, the ClickHouse interface).
+// A statement that reads no configured table (the planner's constant SELECT: the sharding key's
+// constant operands) runs on one shard's engine (one-engine.ts).
 import { ScatterError } from '../errors.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 import type { QueryPlan, SubqueryAnswer, SubqueryRunner } from '../plan/types.js';
@@ -13,6 +15,8 @@ import { tooLargeError } from './too-large.js';
 import { isQueryFailure, queryFailureError } from './query-errors.js';
 import { fastPathRefused } from './two-stage/path.js';
 import { inexactInTsv } from './two-stage/tsv.js';
+import { tablesRead } from '../plan/analyze.js';
+import { constantRunner } from './one-engine.js';
 
 /** The fast path's answer (`names`, in order) holds values JSON rows carry without their types (`inexact`): the general path ships them as states. */
 export class InexactRows extends ScatterError {
@@ -78,7 +82,9 @@ export function globalSubqueryRunner(
     keepMissing(missing);
     return answer;
   };
+  const constant = constantRunner(base);
   const run: SubqueryRunner = async (stmt, want) => {
+    if (tablesRead(stmt, base.topo).length === 0) return constant(stmt);
     let plan: QueryPlan;
     try {
       plan = await planSubquery(stmt, run);

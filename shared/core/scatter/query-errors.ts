@@ -25,7 +25,7 @@ export function clientShardMessage(m: string): string {
 }
 
 /** 400 QUERY_ERROR or LIMIT_EXCEEDED naming ClickHouse's code and name, with the shards summary. */
-export function queryFailureError(bad: ShardOutcome, details: Record<string, unknown>): ScatterError {
+export function queryFailureError(bad: Pick<ShardOutcome, 'shard' | 'chCode' | 'message'>, details: Record<string, unknown>): ScatterError {
   const code = bad.chCode!;
   const name = clickHouseErrorName(code);
   const limit = classOf(code, bad.message) === 'limit';

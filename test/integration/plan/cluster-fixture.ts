@@ -7,6 +7,8 @@ import type { Topology } from '../../../shared/core/config/schema.js';
 import type { QueryPlan, SubqueryRunner } from '../../../shared/core/plan/types.js';
 import type { ExternalTable } from '../../../shared/core/clickhouse/port.js';
 import { planQueryWith } from '../../../shared/core/plan/build.js';
+import { tablesRead } from '../../../shared/core/plan/analyze.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
 import { LOCAL_DDL, passThroughSplit } from '../../unit/plan/fixtures.js';
 
 export type Row = Record<string, unknown>;
@@ -71,9 +73,16 @@ export async function runPlanRows(cluster: EmbeddedCluster, plan: QueryPlan): Pr
   return { rows: parts.flat(), meta };
 }
 
-/** A GLOBAL subquery runner over the cluster: plan (pass-through), run shards, concatenate, sort for determinism. */
+/**
+ * A GLOBAL subquery runner over the cluster: plan (pass-through), run shards, concatenate, sort for determinism.
+ * A statement that reads no distributed table (the planner's constant SELECT) runs on shard 0's engine, as the runtime runs it on one engine.
+ */
 export function clusterRunner(cluster: EmbeddedCluster, topo: Topology): SubqueryRunner {
   return async (stmt) => {
+    if (tablesRead(stmt, topo).length === 0) {
+      const r = await cluster.shards[0]!.query(printSelect(stmt));
+      return { meta: r.meta, rows: r.rows };
+    }
     const plan = await planQueryWith(stmt, topo, {}, passThroughSplit);
     const { rows, meta } = await runPlanRows(cluster, plan);
     rows.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));

@@ -950,6 +950,8 @@ from(
   ].map((sql) => `${sql} SETTINGS ${SKIP2}`),
   `SELECT * FROM ${ONE} WHERE dummy IN (0, 2) SETTINGS ${SKIP2}, optimize_skip_unused_shards_limit = 1`,
   `SELECT * FROM ${ONE} WHERE dummy IN (0, 2) SETTINGS optimize_skip_unused_shards = 1, optimize_skip_unused_shards_limit = 1, force_optimize_skip_unused_shards = 0`,
+  // The test's `IN (toUInt8(0)) settings enable_analyzer = 0` is 507; "a constant for analyzer", which is ClickHouse's default.
+  `SELECT * FROM ${ONE} WHERE dummy IN (toUInt8(0)) SETTINGS ${SKIP2}`,
 );
 
 // remote('localhost', system.one) -> cht.one1_dist (one row).

@@ -40,6 +40,11 @@ export const EXPECTED: Record<string, Expected> = {
     why: "force_optimize_skip_unused_shards with the key compared to a column (key = value): ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
     clickhouse: true,
   },
+  '01211_optimize_skip_unused_shards_type_mismatch#1': {
+    kind: 'refused',
+    why: "force_optimize_skip_unused_shards = 2 with the Int32 key compared to 0xdeadbeafdeadbeaf, which converts to no Int32: no condition on the key, and ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
+    clickhouse: true,
+  },
   '01756_optimize_skip_unused_shards_rewrite_in#6': {
     kind: 'refused',
     why: "force_optimize_skip_unused_shards = 2 with NOT IN on the sharding key: ClickHouse's Distributed table refuses it too (507 UNABLE_TO_SKIP_UNUSED_SHARDS, as the test expects)",
