@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { SelectQuery } from '../../../shared/core/sql/ast.js';
 import { parseSelect } from '../../../shared/core/sql/parse.js';
 import { printSelect } from '../../../shared/core/sql/print.js';
+import { spellOrderByAll } from '../../../shared/core/plan/order-by-all.js';
+import { settlePositions } from '../../../shared/core/plan/positional.js';
 import { expandAliases } from '../../../shared/core/plan/two-stage/aliases.js';
 
 const T = "values('status UInt16, site String, c UInt8', (5, 'abc', 7), (9, 'de', 1))";
@@ -20,10 +22,14 @@ function rows(sql: string): string {
   }
 }
 
-/** The inlined query, `error` when the plan refuses the query, `cyclic` when it refuses a cycle (174). */
+/**
+ * The inlined query, `error` when the plan refuses the query, `cyclic` when it refuses a cycle (174).
+ * Positions and ORDER BY ALL are settled first, as the session settles them before either path plans.
+ */
 function inlined(sql: string): string {
   try {
-    return printSelect(expandAliases(parseSelect(sql) as SelectQuery));
+    const settled = settlePositions(spellOrderByAll(parseSelect(sql) as SelectQuery, true), undefined) as SelectQuery;
+    return printSelect(expandAliases(settled));
   } catch (e) {
     return (e as { details?: { clickhouse?: { code?: number } } }).details?.clickhouse?.code === 174 ? 'cyclic' : 'error';
   }
@@ -58,6 +64,13 @@ describe('aliases inlined as ClickHouse reads them', () => {
     // GROUP BY ALL is spelled as the items' names: a key naming an item is that item.
     `SELECT status AS site, site AS status, count() AS n FROM ${T} GROUP BY site, status ORDER BY min(c)`,
     `SELECT status AS site, site AS status, count() AS n FROM ${T} GROUP BY status, site ORDER BY min(c)`,
+    // A position and ORDER BY ALL name the items themselves.
+    `SELECT status AS site, site AS status FROM ${T} ORDER BY ALL`,
+    `SELECT status AS site, site AS status FROM ${T} ORDER BY ALL DESC`,
+    `SELECT status AS site, site AS status FROM ${T} ORDER BY 2 DESC, 1`,
+    `SELECT toString(site) AS status, toString(status) AS site FROM ${T} ORDER BY ALL DESC`,
+    `SELECT status AS site, site AS status, count() AS n FROM ${T} GROUP BY ALL ORDER BY ALL`,
+    `SELECT status AS site, site AS status FROM ${T} ORDER BY c LIMIT 1 BY 1`,
   ])
     it(sql, () => expect(expectAsWritten(sql)).toBe('same'));
 

@@ -1,8 +1,11 @@
 // Two items that swap names (`status AS site, site AS status`: each item is the column of its own name),
 // asked through POST /query and the ClickHouse interface on three chdb shards, against one chdb engine
-// holding every row. The fast path, whose alias substitution reads such a cycle otherwise, leaves every
-// cycle to the general path.
+// holding every row. A position or ORDER BY ALL names the items themselves, so they are answered as
+// ClickHouse answers them; the fast path, whose alias substitution reads such a cycle otherwise, leaves
+// every cycle to the general path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
+import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
 import { runQuery } from '../../../shared/core/scatter/run-query.js';
 import { createTableColumns } from '../../../shared/core/scatter/table-columns.js';
 import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
@@ -29,9 +32,45 @@ async function reference(sql: string): Promise<{ meta: unknown; data: Record<str
   return JSON.parse(r.bytes.toString('utf8'));
 }
 
-describe('an alias swap', () => {
+/** The ClickHouse interface's answer (the general path, rendered by the final stage's engine). */
+async function throughInterface(sql: string, format: string): Promise<{ status: number; text: string }> {
+  const raw = (q: string, o: { format: string; settings?: Record<string, unknown> }) =>
+    demo.cluster.shards[0]!.queryRaw(q, { format: o.format, settings: { readonly: 2, ...(o.settings as object) } as never });
+  const d = demoRunDeps(demo, 'q-alias-swap-iface', { tableColumns: createTableColumns() });
+  const r = await handleClickHouseHttp(
+    { method: 'POST', path: '/', query: new URLSearchParams({ default_format: format }), headers: {}, body: Buffer.from(sql) },
+    { topo: demo.topo, raw, select: generalSelect({ ...d, planTwoStage: d.planTwoStage! }) },
+  );
+  return { status: r.status, text: r.body.toString('utf8') };
+}
+
+// Rows that tie on every sort key are equal in every column here, so each answer is one answer.
+const ITEMS = [
+  `SELECT ${SWAP} FROM ${D} ORDER BY ALL LIMIT 7`,
+  `SELECT ${SWAP} FROM ${D} ORDER BY ALL DESC LIMIT 7`,
+  `SELECT ${SWAP} FROM ${D} ORDER BY ALL DESC NULLS FIRST LIMIT 7`,
+  `SELECT ${SWAP} FROM ${D} ORDER BY 2 DESC, 1 LIMIT 7`,
+  `SELECT ${SWAP} FROM ${D} ORDER BY 1 LIMIT 2 BY 1`,
+  `SELECT ${SWAP}, count() AS n FROM ${D} GROUP BY ALL ORDER BY ALL`,
+  `SELECT ${SWAP}, count() AS n FROM ${D} GROUP BY site, status ORDER BY ALL DESC`,
+  `SELECT ${SWAP}, count() AS n FROM ${D} GROUP BY 2, 1 ORDER BY 3 DESC, 1, 2`,
+  `SELECT ${SWAP}, ts FROM ${D} ORDER BY 3 DESC, 1 LIMIT 5`,
+];
+
+describe('an alias swap, its items named by position or ORDER BY ALL', () => {
+  for (const sql of ITEMS)
+    it(sql, async () => {
+      const want = await reference(sql);
+      for (const settings of [{}, { ch_scatter_path: 'general' }] as Record<string, string>[]) {
+        const r = await ask(sql, settings);
+        expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+        expect((r.body as { partial: boolean }).partial).toBe(false);
+        expectSameAnswer(r.body as never, want as never, { name: `${sql} ${JSON.stringify(settings)}`, sql } as never);
+      }
+    });
+
   it('the fast path refuses every cycle, which it would read otherwise than ClickHouse (the automatic choice answers on the general path)', async () => {
-    for (const sql of [`SELECT ${SWAP} FROM ${D} ORDER BY ts LIMIT 7`, `SELECT ${SWAP}, count() AS n FROM ${D} GROUP BY site, status`]) {
+    for (const sql of [ITEMS[0]!, `SELECT ${SWAP}, count() AS n FROM ${D} GROUP BY site, status`]) {
       const r = await ask(sql, { ch_scatter_path: 'fast' });
       expect(r.status, sql).toBe(400);
       expect((r.body as { error: { code: string; message: string } }).error).toMatchObject({
@@ -44,5 +83,20 @@ describe('an alias swap', () => {
     const r = await ask(grouped);
     expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
     expectSameAnswer(r.body as never, (await reference(grouped)) as never, { name: grouped, sql: grouped, unordered: true } as never);
+  });
+
+  it('a reference to an item of the swap in another clause stays refused (174)', async () => {
+    const r = await ask(`SELECT ${SWAP}, count() AS n FROM ${D} GROUP BY ALL HAVING site = 500`);
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ error: { code: 'QUERY_ERROR', message: /^Cyclic aliases/ }, clickhouse: { code: 174, name: 'CYCLIC_ALIASES' } });
+  });
+
+  it('through the ClickHouse interface: the same bytes as one node', async () => {
+    for (const sql of [ITEMS[1]!, ITEMS[5]!]) {
+      const want = await demo.cluster.oracle!.queryRaw(sql.replaceAll(D, DEMO_LOCAL), { format: 'TSVWithNames' });
+      const got = await throughInterface(sql, 'TSVWithNames');
+      expect(got.status, got.text.slice(0, 300)).toBe(200);
+      expect(got.text).toBe(want.bytes.toString('utf8'));
+    }
   });
 });

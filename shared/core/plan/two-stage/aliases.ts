@@ -5,7 +5,7 @@
 // aliases left (except ARRAY JOIN's, which name new columns), so the stages can alias freely. Aliases
 // that lead round to themselves are read as readsColumn says.
 import type { Expr, SelectQuery } from '../../sql/ast.js';
-import { equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr } from '../../sql/visit.js';
+import { type Clause, equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
 
 /** The query with aliases and WITH expressions inlined; CTE items (`name AS (SELECT ...)`) are kept. */
@@ -41,15 +41,17 @@ export function expandAliases(q: SelectQuery): SelectQuery {
       if (x.kind === 'lambda') return { ...x, params: [...x.params], body: expand(x.body, new Set([...scope, ...x.params]), expanding) };
       return undefined;
     });
-  // A GROUP BY key that names an item is that item (GROUP BY ALL is spelled so): read as the item
-  // reads itself. Of a swap, any reading groups by the same columns, so this answers what ClickHouse does.
+  // A key written for a position or ORDER BY ALL is the item itself; so is a GROUP BY key that names
+  // an item (GROUP BY ALL is spelled so): read as the item reads itself. Of a swap, any reading groups
+  // by the same columns, so this answers what ClickHouse does.
   const items = new Set(q.columns);
-  const groupKey = (e: Expr): Expr => {
-    const def = e.kind === 'column' && e.parts.length === 1 && !e.alias ? defs.get(e.parts[0]!) : undefined;
+  const itemKey = (e: Expr, clause: Clause): Expr => {
+    if (e.kind !== 'column' || e.parts.length !== 1 || e.alias || (clause !== 'groupBy' && !e.selectItem)) return e;
+    const def = defs.get(e.parts[0]!);
     return def && items.has(def) ? def : e;
   };
   const out = mapSelectExprs(q, (e, clause) =>
-    clause === 'arrayJoin' || clause === 'interpolate' ? e : stripAliases(expand(clause === 'groupBy' ? groupKey(e) : e, new Set(), new Map())),
+    clause === 'arrayJoin' || clause === 'interpolate' ? e : stripAliases(expand(itemKey(e, clause), new Set(), new Map())),
   );
   const cte = (q.with ?? []).filter((w) => w.cte);
   if (cte.length) out.with = cte;
