@@ -196,6 +196,11 @@ export interface TableRef {
   databaseParam?: string;
   /** A table the request carries with it (ClickHouse's external data), marked by plan/external-tables.ts; never set by the parser. */
   external?: true;
+  /**
+   * A distributed table's ordinary columns, where the plan read them to read an alias swap as ClickHouse
+   * does (plan/alias-swap.ts); never set by the parser.
+   */
+  columns?: string[];
   final?: boolean;
   sample?: { ratio: Expr; offset?: Expr };
   pos?: Pos;
