@@ -1,8 +1,8 @@
 // Two SELECT items that swap names (`status AS site, site AS status`) read each the column of its own
-// name; where one name is no column, ClickHouse reads the other's, and where both are, another clause
-// reads a name of the swap over the columns (two-stage/aliases.ts). So the plan needs the table's
-// columns for such a query: asked for it (tablesNeedingColumns), and kept on the table's node (its
-// `columns`) where FROM is one distributed table.
+// name; where one name is no column, ClickHouse reads the other's, and where both are, WHERE, HAVING,
+// ORDER BY and LIMIT BY read a name of the swap over the columns (two-stage/aliases.ts). So the plan
+// needs the table's columns for such a query: asked for it (tablesNeedingColumns), and kept on the
+// table's node (its `columns`) where FROM is one distributed table.
 import type { Topology } from '../config/schema.js';
 import type { Expr, SelectQuery } from '../sql/ast.js';
 import { walkExpr } from '../sql/visit.js';

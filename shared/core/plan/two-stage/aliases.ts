@@ -90,8 +90,8 @@ export function expandAliases(q: SelectQuery): SelectQuery {
 }
 
 const NONE: ReadonlySet<string> = new Set();
-/** The clauses where a swap's name was checked to read over the columns (against chdb, beside any other items). */
-const OVER_COLUMNS_IN: ReadonlySet<Clause> = new Set(['prewhere', 'where', 'having', 'orderBy', 'limitBy']);
+/** The clauses where a swap's name was checked to read over the columns (the property against chdb, beside any other items). */
+const OVER_COLUMNS_IN: ReadonlySet<Clause> = new Set(['where', 'having', 'orderBy', 'limitBy']);
 
 /**
  * How each alias being expanded was entered: by the node that defines it ('own': `x AS a` itself),
