@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
 import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
-import { runQuery } from '../../../shared/core/scatter/run-query.js';
+import { runExplain, runQuery } from '../../../shared/core/scatter/run-query.js';
 import { createTableColumns } from '../../../shared/core/scatter/table-columns.js';
 import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
 import { demoRunDeps, startDemoChdb, type DemoChdb } from '../../support/demo-chdb.js';
@@ -92,6 +92,12 @@ describe('an alias swap, its items named by position or ORDER BY ALL', () => {
     const r = await ask(grouped);
     expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
     expectSameAnswer(r.body as never, (await reference(grouped)) as never, { name: grouped, sql: grouped, unordered: true } as never);
+  });
+
+  it('/explain shows the general path reading the items as the columns of their names', async () => {
+    const r = await runExplain({ sql: ITEMS[0]! }, demoRunDeps(demo, 'q-alias-swap-explain', { tableColumns: createTableColumns() }));
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+    expect(JSON.stringify(r.body)).toContain('SELECT site AS _c0, status AS _c1 FROM analytics.sensor_events ORDER BY _c0, _c1 LIMIT 7');
   });
 
   it('a reference to a name of the swap in the SELECT list stays refused (174)', async () => {
