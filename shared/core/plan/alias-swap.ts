@@ -31,7 +31,7 @@ export const swapsAliases = (q: SelectQuery): boolean => swappedNames(q.columns)
 /** `q` with its one distributed table's columns on the table's node, where it swaps aliases and they are known. */
 export function withSwapColumns(q: SelectQuery, topo: Topology, columnsOf: (distributed: string) => readonly { name: string }[] | undefined): SelectQuery {
   const t = q.from?.table;
-  if (!t || t.kind !== 'table' || q.from!.joins.length || q.from!.arrayJoin || !swapsAliases(q)) return q;
+  if (t?.kind !== 'table' || q.from!.joins.length || q.from!.arrayJoin || !swapsAliases(q)) return q;
   const bound = lookupTable(topo, refName(t));
   const columns = bound && columnsOf(bound.distributed);
   if (!columns) return q;
