@@ -106,6 +106,30 @@ describe('spelled out for 18.16 shards = the Distributed table over the written-
     });
 });
 
+// An alias swap, read as ClickHouse 26 reads it (each item the column of its own name; x, no column, the column
+// status; a name of the swap in WHERE or ORDER BY its item's definition over the columns): the automatic choice
+// sends 18.16 shards plain columns, equal to the Distributed table over the written-out query.
+const SWAPS: [string, string][] = [
+  [
+    `SELECT status AS site, site AS status, count() AS c FROM ${T} GROUP BY ALL ORDER BY ALL`,
+    `SELECT site, status, count() AS c FROM ${T} GROUP BY site, status ORDER BY site, status, c`,
+  ],
+  [
+    `SELECT status AS site, site AS status FROM ${T} WHERE site = 500 ORDER BY 2, 1 LIMIT 5`,
+    `SELECT site, status FROM ${T} WHERE status = 500 ORDER BY status, site LIMIT 5`,
+  ],
+  [`SELECT status AS x, x AS status, id FROM ${T} WHERE id < 6 ORDER BY id`, `SELECT status AS x, status, id FROM ${T} WHERE id < 6 ORDER BY id`],
+];
+
+describe('an alias swap on 18.16 shards = the Distributed table over the written-out query', () => {
+  for (const [sql, written] of SWAPS)
+    it(sql, async () => {
+      const r = await runQuery({ sql }, deps());
+      expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+      expectSameAnswer(r.body as any, await distributed(written), { name: sql, sql } as never);
+    });
+});
+
 // 18.16 has no recursive CTEs: the final stage, on an 18.16 shard's engine, refuses WITH RECURSIVE as
 // 18.16's own parser does (62), as its Distributed table would.
 describe('WITH RECURSIVE on 18.16 shards', () => {

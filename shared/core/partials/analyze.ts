@@ -70,22 +70,29 @@ export function normalize(q: SelectQuery): Normalized {
     });
   for (const c of q.columns) collectAliases(c);
 
+  // `inside`: the aliases being substituted, in the order entered.
   const subst = (e: Expr, depth = 0, inside = new Set<string>()): Expr =>
     rewriteExpr(e, (x) => {
-      if (x.kind === 'column' && x.parts.length === 1 && aliases.has(x.parts[0]!) && !inside.has(x.parts[0]!)) {
-        if (depth > 32) throw unsupportedAt('alias cycle', x.pos);
-        const name = x.parts[0]!;
-        const target = aliases.get(name)!;
-        // `sum(x) AS x`: inside its own definition `x` is the table column.
-        const inner = new Set(inside);
-        inner.add(name);
-        const { alias: _a, ...rest } = target as Expr & { alias?: string };
-        return subst(rest as Expr, depth + 1, inner);
-      }
+      // A definition first: `status AS site` is the item site, not a reference to an alias status.
       if (x.alias && aliases.get(x.alias) === x && !inside.has(x.alias)) {
         const inner = new Set(inside);
         inner.add(x.alias);
         const { alias: _a, ...rest } = x as Expr & { alias?: string };
+        return subst(rest as Expr, depth + 1, inner);
+      }
+      if (x.kind === 'column' && x.parts.length === 1 && aliases.has(x.parts[0]!)) {
+        const name = x.parts[0]!;
+        // `sum(x) AS x`: inside its own definition `x` is the table column. A name met again through
+        // other aliases (`status AS site, site AS status`) is a cycle, which the general path reads.
+        if (inside.has(name)) {
+          if ([...inside].pop() === name) return undefined;
+          throw unsupportedAt(`a cycle of aliases (${[...inside, name].join(' -> ')})`, x.pos);
+        }
+        if (depth > 32) throw unsupportedAt('alias cycle', x.pos);
+        const target = aliases.get(name)!;
+        const inner = new Set(inside);
+        inner.add(name);
+        const { alias: _a, ...rest } = target as Expr & { alias?: string };
         return subst(rest as Expr, depth + 1, inner);
       }
       return undefined;

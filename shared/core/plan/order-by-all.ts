@@ -34,9 +34,9 @@ export function spellOrderByAll(q: SelectQuery, on: boolean): SelectQuery {
       orderByAll,
       { clickhouse: { code: 183, name: 'UNEXPECTED_EXPRESSION' } },
     );
-  // An aliased column by its alias (the same node wherever ClickHouse resolves it), another as a copy.
+  // An aliased column by its alias, as the item itself (the same node wherever ClickHouse resolves it), another as a copy.
   const keys = q.columns.map((c): Expr => {
-    if (c.alias !== undefined) return { kind: 'column', parts: [c.alias], ...(c.pos ? { pos: c.pos } : {}) };
+    if (c.alias !== undefined) return { kind: 'column', parts: [c.alias], selectItem: true, ...(c.pos ? { pos: c.pos } : {}) };
     return cloneAst(c);
   });
   return { ...rest, orderBy: keys.map(item) };

@@ -57,7 +57,7 @@ function settleSelect(q: SelectQuery, positional: boolean): SelectQuery {
       }
       // A constant column is a constant key; another, by its alias (alias expansion resolves it) or a copy.
       if (isUnsignedInt(col)) return constantKey(col);
-      if (col.alias !== undefined) return { kind: 'column', parts: [col.alias], ...(e.pos ? { pos: e.pos } : {}) };
+      if (col.alias !== undefined) return { kind: 'column', parts: [col.alias], selectItem: true, ...(e.pos ? { pos: e.pos } : {}) };
       return cloneAst(col);
     }
     if (e.kind === 'column' && e.parts.length === 1 && e.alias === undefined) {

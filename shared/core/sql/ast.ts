@@ -50,6 +50,11 @@ export interface ColumnRef extends Base {
   prefix?: number;
   /** A JSON column's typed path `j.a.:Int64`: the type name read after `.:`. */
   typed?: string;
+  /**
+   * A sort or LIMIT BY key written for a position or ORDER BY ALL: the SELECT item of this alias itself,
+   * as ClickHouse reads those, never a reference into the aliases (which a cycle of them reads otherwise).
+   */
+  selectItem?: true;
 }
 
 /** `*`, `t.*`, `COLUMNS('re')`, `COLUMNS(a, b)`, `t.COLUMNS(...)`, each with its transformers. */
@@ -191,6 +196,11 @@ export interface TableRef {
   databaseParam?: string;
   /** A table the request carries with it (ClickHouse's external data), marked by plan/external-tables.ts; never set by the parser. */
   external?: true;
+  /**
+   * A distributed table's ordinary columns, where the plan read them to read an alias swap as ClickHouse
+   * does (plan/alias-swap.ts); never set by the parser.
+   */
+  columns?: string[];
   final?: boolean;
   sample?: { ratio: Expr; offset?: Expr };
   pos?: Pos;
