@@ -144,6 +144,34 @@ describe('two columns of one name in every output format of the ClickHouse inter
     }, 300_000);
 });
 
+describe('a final stage not known to be ClickHouse 26', () => {
+  // An engine that does not run the wrap (18.16), or whose version is unknown: the renaming of the bytes, as before.
+  it('keeps the renaming: the formats whose names it gives back are ClickHouse bytes, the others refused before any shard runs', async () => {
+    const sql = QUERIES[0]!;
+    for (const engineVersion of ['18.16.1', undefined]) {
+      const deps = demoRunDeps(demo, 'q-alike-old', { tableColumns: columns });
+      const select = generalSelect({ ...deps, planTwoStage: deps.planTwoStage! });
+      const ask = (format: string) =>
+        select({
+          sql,
+          format,
+          formatSettings: SETTINGS,
+          settings: {},
+          params: {},
+          requireComplete: true,
+          queryId: 'q-alike-old',
+          ...(engineVersion ? { engineVersion } : {}),
+        });
+      const got = await ask('TSVWithNames');
+      expect(got.bytes.toString('utf8')).toBe((await reference(sql, 'TSVWithNames')).bytes.toString('utf8'));
+      expect(deps.sent.some((r) => r.sql.includes('MATERIALIZED'))).toBe(false);
+      const before = deps.sent.length;
+      await expect(ask('Vertical')).rejects.toThrow(/two different columns both named status are not supported in output format Vertical/);
+      expect(deps.sent.length).toBe(before);
+    }
+  }, 60_000);
+});
+
 describe('two columns of one name whose types differ', () => {
   // ClickHouse refuses them in every format (352), the types-less ones included; the final stage's engine says it here.
   const DIFFERENT = `SELECT * FROM ${D} GLOBAL JOIN (SELECT sensor, toString(status) AS status FROM ${D} WHERE sensor IN ${SENSORS}) USING sensor ORDER BY ts, sensor SETTINGS joined_subquery_requires_alias = 0`;
