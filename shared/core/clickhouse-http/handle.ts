@@ -320,7 +320,16 @@ async function runRead(
     if (!isCatalogSelect(select)) {
       // External data over distributed tables: parsed once, then shipped to the shards as a GLOBAL set is.
       const external = req.external.length ? await parseOnEngine(req.external, deps.raw, { queryId, deadline: deadline.at }) : [];
-      return runDistributed(withContextValues(select, { database, user, version }), format, req, database, deps, { queryId, arrivedAt, version }, signal, external);
+      return runDistributed(
+        withContextValues(select, { database, user, version }),
+        format,
+        req,
+        database,
+        deps,
+        { queryId, arrivedAt, version },
+        signal,
+        external,
+      );
     }
     select = bindParams(select, fromEscapedParams(select, req.params));
     checkCatalogSettings(select, deps.topo);

@@ -32,7 +32,7 @@ export function columnStructure(type: string, size = 0): string | undefined {
       return of(columnStructure(`Array(Tuple(${args.join(', ')}))`, size));
     case 'Tuple':
       // A named element is `name Type`.
-      return of(...args.map((a) => columnStructure(/^(\w+|`[^`]*`)\s+(\w.*)$/s.exec(a)?.[2] ?? a, size)));
+      return of(...args.map((a) => columnStructure(/^(\w+|`[^`]*`)\s+(\w.*)$/s.exec(a.trim())?.[2] ?? a, size)));
     case 'LowCardinality': {
       // The dictionary holds the default value, and NULL too when the type is Nullable.
       const inner = args[0]!.trim();
