@@ -67,6 +67,12 @@ describe('engineNamedSql on ClickHouse 26', () => {
     );
   });
 
+  it("runs under the JOIN settings a query may forward (join_default_strictness = '', join_use_nulls = 1)", async () => {
+    const f = 'SELECT number AS _n0, toString(number) AS _n1, toString(number + 1) AS _n2 FROM numbers(3) ORDER BY number DESC';
+    for (const extra of [", join_default_strictness = ''", ', join_use_nulls = 1', ", join_default_strictness = 'ANY'"])
+      expect(await run(engineNamedSql(f, ['k', 's', 's']) + SETTINGS + extra, 'TSV'), extra).toBe('2\t2\t3\n1\t1\t2\n0\t0\t1\n');
+  });
+
   it('is for ClickHouse 26 and later engines', () => {
     expect(namesAlikeOnEngine('26.7.2.1')).toBe(true);
     expect(namesAlikeOnEngine('18.16.1')).toBe(false);

@@ -37,7 +37,8 @@ export function engineNamedSql(finalSql: string, names: readonly string[]): stri
     sides[sides.length - 1]!.push(`${inner[i]} AS ${quoteIdent(name)}`);
   });
   const [first, ...rest] = sides.map((s) => `(SELECT ${row}, ${s.join(', ')} FROM ${cte})`);
-  const from = [first!, ...rest.map((side) => `JOIN ${side} USING ${row}`)].join(' ');
+  // Strictness written out: join_default_strictness = '' (a forwarded setting) refuses a JOIN without it.
+  const from = [first!, ...rest.map((side) => `ALL INNER JOIN ${side} USING ${row}`)].join(' ');
   return (
     `WITH ${cte} AS MATERIALIZED (SELECT rowNumberInAllBlocks() AS ${row}, * FROM (${finalSql}) AS ${quoteIdent(`${p}t`)}(${inner.join(', ')})) ` +
     `SELECT * EXCEPT (${row}) FROM ${from} ORDER BY ${row}`
