@@ -23,11 +23,12 @@ import { seedRandomTables } from '../plan/random-seeds.js';
 import { markExternal } from '../plan/external-tables.js';
 import { renamesFormat, withAnswerNamesIn } from './renamed-format.js';
 import { notRenamed } from './renaming.js';
-import { namesAlikeOnEngine } from '../plan/two-stage/engine-names.js';
+import { engineNamesKeep, namesAlikeOnEngine } from '../plan/two-stage/engine-names.js';
 import type { SelectStatement } from '../sql/ast.js';
 
-/** Why a ClickHouse 26 final stage does not name them itself: it reads the answer as a subquery, which drops the totals row. */
-const TOTALS_WHY = ' (a ClickHouse 26 engine writes them itself, but not WITH TOTALS: that reads the answer as a subquery, which loses its totals)';
+/** Why a ClickHouse 26 final stage does not name them itself: it reads the answer as a subquery, which drops the totals row this format writes. */
+const TOTALS_WHY =
+  ' (a ClickHouse 26 engine writes them itself, but not WITH TOTALS in a format that writes totals: that reads the answer as a subquery, which loses them)';
 const hasTotals = (s: SelectStatement) => s.kind === 'select' && s.withTotals;
 
 export interface GeneralSelectDeps {
@@ -91,9 +92,10 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     // Two different columns of one name: written by the final stage's engine where it can (every format is then its
     // own bytes), else given back in the bytes of the formats whose layout of names is known, and refused before any
     // shard runs in the others.
-    const byEngine = plan.answerNames && namesAlikeOnEngine(req.engineVersion) && !hasTotals(stmt) ? plan.answerNames : undefined;
+    const byEngine = plan.answerNames && namesAlikeOnEngine(req.engineVersion) && engineNamesKeep(req.format, hasTotals(stmt)) ? plan.answerNames : undefined;
     const answerNames = byEngine ? undefined : plan.answerNames;
-    if (answerNames && !renamesFormat(req.format)) throw notRenamed(answerNames, req.format, undefined, hasTotals(stmt) ? TOTALS_WHY : '');
+    if (answerNames && !renamesFormat(req.format))
+      throw notRenamed(answerNames, req.format, undefined, hasTotals(stmt) && namesAlikeOnEngine(req.engineVersion) ? TOTALS_WHY : '');
     // A shard's unknown column for a statement spelled from cached columns: the next query reads them again.
     const r = await runGeneralInSession(s, plan, {
       format: req.format,

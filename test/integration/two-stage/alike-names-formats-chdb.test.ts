@@ -10,6 +10,7 @@ import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handl
 import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
 import { createTableColumns } from '../../../shared/core/scatter/table-columns.js';
 import { isFileFormat } from '../../../shared/core/clickhouse/file-names.js';
+import { WRITES_NO_TOTALS } from '../../../shared/core/plan/two-stage/engine-names.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const D = DEMO_TABLE;
@@ -59,18 +60,9 @@ const withoutProgress = (b: Buffer) =>
     .filter((l) => !l.startsWith('{"progress":'))
     .join('\n');
 
-// The formats whose bytes name columns in a layout not given back: refused WITH TOTALS, which the engine's own naming
-// would lose (it reads the answer as a subquery), as the docs say.
-const REFUSED_WITH_TOTALS = new Set([
-  'Arrow',
-  'ArrowStream',
-  'MySQLWire',
-  'ORC',
-  'Parquet',
-  'PostgreSQLWire',
-  'Vertical',
-  ...['', 'NoEscapes'].flatMap((e) => ['', 'MonoBlock'].map((m) => `PrettySpace${e}${m}`)),
-]);
+// The formats whose bytes name columns in a layout not given back and that write a totals row: refused WITH TOTALS, which
+// the engine's own naming would lose (it reads the answer as a subquery), as the docs say.
+const REFUSED_WITH_TOTALS = new Set(['Vertical', ...['', 'NoEscapes'].flatMap((e) => ['', 'MonoBlock'].map((m) => `PrettySpace${e}${m}`))]);
 
 const SENSORS = `('s-0', 's-97', 's-1', 's-2')`;
 // One row per sensor on the right: the joined rows are ordered without ties.
@@ -108,7 +100,9 @@ describe('two columns of one name in every output format of the ClickHouse inter
         // A few rows of many columns: Pretty falls back to Vertical's layout, whose names are refused (a value may hold a line break).
         const vertical = format.startsWith('Pretty') && want.bytes.toString('utf8').startsWith('Row 1:');
         if (totals && (REFUSED_WITH_TOTALS.has(format) || vertical)) {
-          const refusal = new RegExp(`two different columns both named \\w+ are not supported in output format ${format} .*not WITH TOTALS`);
+          const refusal = new RegExp(
+            `two different columns both named \\w+ are not supported in output format ${format} .*not WITH TOTALS in a format that writes totals`,
+          );
           if (got.status !== 501 || !refusal.test(got.text)) wrong.push(`${format}: not refused: ${got.status} ${got.text.slice(0, 200)}`);
         } else if (want.status !== 200) {
           // What ClickHouse refuses in this format (Avro's duplicate field, Npy's one column...) is refused here too.
@@ -137,11 +131,27 @@ describe('two columns of one name in every output format of the ClickHouse inter
       ])
         expect(checked).toContain(f);
       if (!sql.startsWith('SELECT *')) expect(checked).toContain('PrettyCompact');
-      // Without totals the final stage's engine writes the names: the formats once refused are its bytes too.
-      if (!totals)
-        for (const f of ['Vertical', 'PrettySpace', 'Arrow', 'Parquet', 'ORC', 'MySQLWire', 'PostgreSQLWire'])
-          if (!refusedByClickHouse.includes(f)) expect(checked).toContain(f);
+      // The final stage's engine writes the names: the formats once refused are its bytes too (WITH TOTALS, those that write no totals).
+      for (const f of ['Arrow', 'Parquet', 'ORC', 'MySQLWire', 'PostgreSQLWire', ...(totals ? [] : ['Vertical', 'PrettySpace'])])
+        if (!refusedByClickHouse.includes(f)) expect(checked).toContain(f);
     }, 300_000);
+});
+
+describe('the formats that write no totals row', () => {
+  // The engine's naming reads the answer as a subquery, which drops its totals: it is used WITH TOTALS only for these.
+  it('write the same bytes with and without WITH TOTALS (and extremes)', async () => {
+    const q = (totals: string) => `SELECT site, count() AS c, toString(max(status)) AS s FROM ${D} GROUP BY site ${totals} ORDER BY site SETTINGS extremes = 1`;
+    const writes: string[] = [];
+    const none: string[] = [];
+    for (const format of formats) {
+      if (isFileFormat(format)) continue;
+      const [a, b] = await Promise.all([reference(q('WITH TOTALS'), format), reference(q(''), format)]);
+      if (a.status === 200 && b.status === 200) (withoutProgress(a.bytes) === withoutProgress(b.bytes) ? none : writes).push(format);
+    }
+    expect(writes.filter((f) => WRITES_NO_TOTALS.has(f.toLowerCase()))).toEqual([]);
+    // The list is the engine's whole set of such formats, not a few of them.
+    expect(none.filter((f) => !WRITES_NO_TOTALS.has(f.toLowerCase()))).toEqual([]);
+  }, 120_000);
 });
 
 describe('a final stage not known to be ClickHouse 26', () => {
@@ -216,6 +226,19 @@ describe('two columns of one name whose types differ', () => {
     expect(wrong).toEqual([]);
     expect(compared).toBeGreaterThan(50);
   }, 300_000);
+
+  it('WITH TOTALS too, in the formats that write no totals (those without types among them)', async () => {
+    const sql = `SELECT *, count() AS n FROM ${D} GLOBAL JOIN (SELECT sensor, toString(status) AS status FROM ${D} WHERE sensor IN ${SENSORS}) USING sensor GROUP BY ALL WITH TOTALS ORDER BY ALL SETTINGS joined_subquery_requires_alias = 0`;
+    const wrong: string[] = [];
+    for (const format of ['JSONCompactEachRow', 'RowBinary', 'CustomSeparated', 'Values', 'MsgPack', 'Parquet', 'JSONEachRow']) {
+      const want = await reference(sql, format);
+      const got = await throughInterface(sql, format);
+      const text = /Code: 352\. DB::Exception: .*?\(AMBIGUOUS_COLUMN_NAME\)/s.exec(want.text)?.[0];
+      if (!text) wrong.push(`${format}: ClickHouse answered ${want.status} ${want.text.slice(0, 100)}`);
+      else if (got.status !== 500 || !got.text.startsWith(text)) wrong.push(`${format}: ${got.status} ${got.text.slice(0, 300)}`);
+    }
+    expect(wrong).toEqual([]);
+  }, 120_000);
 });
 
 describe("a GLOBAL subquery's answer with two different columns of one name", () => {
