@@ -43,6 +43,17 @@ describe('engineNamedSql on ClickHouse 26', () => {
     );
   }, 120_000);
 
+  it("keeps F's order over many blocks read by many threads (ORDER BY with ties broken, LIMIT with an offset)", async () => {
+    const blocks = ' SETTINGS max_threads = 4, max_block_size = 1000';
+    for (const f of [
+      'SELECT number % 1000 AS _n0, toString(number) AS _n1, toString(number % 13) AS _n2 FROM numbers_mt(50000) ORDER BY _n0, _n1 DESC',
+      'SELECT number % 1000 AS _n0, toString(number) AS _n1, toString(number % 13) AS _n2 FROM numbers_mt(50000) ORDER BY _n0 DESC, _n1 LIMIT 20000, 5000',
+    ]) {
+      const want = await run(f + blocks, 'TSV');
+      expect(await run(engineNamedSql(f, ['k', 's', 's']) + SETTINGS + blocks.replace(' SETTINGS', ','), 'TSV')).toBe(want);
+    }
+  });
+
   it('evaluates F once: a random value read by two sides is the same value', async () => {
     const f = 'SELECT number AS _n0, rand64() AS _n1, _n1 AS _n2 FROM numbers(50)';
     const lines = (await run(engineNamedSql(f, ['k', 'r', 'r']) + SETTINGS, 'TSV')).trim().split('\n');
