@@ -148,7 +148,10 @@ export function withAnswerNames(json: FinalJson, names: string[]): FinalJson {
 export function refuseAlikeTypes(names: string[], types: string[]): void {
   names.forEach((name, i) => {
     const first = types[names.indexOf(name)]!;
-    const column = (type: string) => `${name} ${type}${((s) => (s ? ` ${s}` : ''))(columnStructure(type))}`;
+    const column = (type: string) => {
+      const structure = columnStructure(type);
+      return structure ? `${name} ${type} ${structure}` : `${name} ${type}`;
+    };
     if (first !== types[i])
       throw new ScatterError(
         'QUERY_ERROR',

@@ -425,7 +425,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const result: GeneralResult = { path: 'general', partial, missing, shards, statistics, ...(partial || known ? { coverage } : {}) };
   if (truncated.length > 0) result.truncated = [...truncated];
   if (opts.format) {
-    // The engine's bytes, under the plan's stage aliases: the ClickHouse interface gives the answer's names back (renamed-format.ts).
+    // The engine's bytes, under its own naming of alike columns (engine-names.ts) or the plan's stage aliases, whose names the ClickHouse interface gives back (renamed-format.ts).
     result.bytes = fin.bytes;
     return result;
   }
