@@ -21,7 +21,7 @@ import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../s
 import { olderEngineSyntaxError } from '../scatter/query-errors.js';
 import { seedRandomTables } from '../plan/random-seeds.js';
 import { markExternal } from '../plan/external-tables.js';
-import { renamesFormat, withAnswerNamesIn } from './renamed-format.js';
+import { renamesFormat, typedSibling, withAnswerNamesIn, withoutTypedHeader } from './renamed-format.js';
 import { notRenamed } from './renaming.js';
 import { engineNamesKeep, namesAlikeOnEngine } from '../plan/two-stage/engine-names.js';
 import type { SelectStatement } from '../sql/ast.js';
@@ -96,9 +96,11 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     const answerNames = byEngine ? undefined : plan.answerNames;
     if (answerNames && !renamesFormat(req.format))
       throw notRenamed(answerNames, req.format, undefined, hasTotals(stmt) && namesAlikeOnEngine(req.engineVersion) ? TOTALS_WHY : '');
+    // A format without types is asked with a header of names and types, cut off once they pass ClickHouse's check.
+    const sibling = answerNames ? typedSibling(req.format, answerNames) : undefined;
     // A shard's unknown column for a statement spelled from cached columns: the next query reads them again.
     const r = await runGeneralInSession(s, plan, {
-      format: req.format,
+      format: sibling ?? req.format,
       formatSettings: req.formatSettings,
       settings,
       requireComplete: req.requireComplete,
@@ -111,7 +113,12 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
       throw olderEngineSyntaxError(e, stmt);
     });
     return {
-      bytes: answerNames && r.bytes ? withAnswerNamesIn(r.bytes, req.format, answerNames, req.formatSettings) : (r.bytes ?? Buffer.alloc(0)),
+      bytes:
+        answerNames && r.bytes
+          ? sibling
+            ? withoutTypedHeader(r.bytes, sibling, answerNames, req.formatSettings)
+            : withAnswerNamesIn(r.bytes, req.format, answerNames, req.formatSettings)
+          : (r.bytes ?? Buffer.alloc(0)),
       rowsRead: r.statistics.rowsRead + (pre?.rowsRead ?? 0),
       bytesRead: r.statistics.bytesRead + (pre?.bytesRead ?? 0),
       missing: r.missing.map((m) => ({ shard: m.shard, reason: m.reason, ...(m.message ? { message: m.message } : {}) })),

@@ -8,6 +8,8 @@ import type { Span } from './json-spans.js';
 export interface Renaming {
   replace: { at: Span; bytes: Buffer }[];
   types?: string[];
+  /** Where the rows start, after a header of names and types. */
+  rowsAt?: number;
 }
 
 /** One format's renamer: each slot is where the answer spells one set of column names (a header, a row's keys). */
