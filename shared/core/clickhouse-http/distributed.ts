@@ -21,8 +21,15 @@ import { forgetOnUnknownColumn, withTableColumns, type TableColumns } from '../s
 import { olderEngineSyntaxError } from '../scatter/query-errors.js';
 import { seedRandomTables } from '../plan/random-seeds.js';
 import { markExternal } from '../plan/external-tables.js';
-import { renamesFormat, withAnswerNamesIn } from './renamed-format.js';
+import { renamesFormat, typedSibling, withAnswerNamesIn, withoutTypedHeader } from './renamed-format.js';
 import { notRenamed } from './renaming.js';
+import { engineNamesKeep, namesAlikeOnEngine } from '../plan/two-stage/engine-names.js';
+import type { SelectStatement } from '../sql/ast.js';
+
+/** Why a ClickHouse 26 final stage does not name them itself: it reads the answer as a subquery, which drops the totals row this format writes. */
+const TOTALS_WHY =
+  ' (a ClickHouse 26 engine writes them itself, but not WITH TOTALS in a format that writes totals: that reads the answer as a subquery, which loses them)';
+const hasTotals = (s: SelectStatement) => s.kind === 'select' && s.withTotals;
 
 export interface GeneralSelectDeps {
   topo: Topology;
@@ -82,24 +89,36 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     const s = await withExistsFolded(opened);
     const pre = await prepassOf(s);
     const plan = deps.planTwoStage(pre?.statement ?? s.statement!, topo, { ...twoStageOptionsOf(settings, topo), external: names });
-    // Two different columns of one name: refused before any shard runs where the format's bytes cannot take the names back.
-    const answerNames = plan.answerNames;
-    if (answerNames && !renamesFormat(req.format)) throw notRenamed(answerNames, req.format);
+    // Two different columns of one name: written by the final stage's engine where it can (every format is then its
+    // own bytes), else given back in the bytes of the formats whose layout of names is known, and refused before any
+    // shard runs in the others.
+    const byEngine = plan.answerNames && namesAlikeOnEngine(req.engineVersion) && engineNamesKeep(req.format, hasTotals(stmt)) ? plan.answerNames : undefined;
+    const answerNames = byEngine ? undefined : plan.answerNames;
+    if (answerNames && !renamesFormat(req.format))
+      throw notRenamed(answerNames, req.format, undefined, hasTotals(stmt) && namesAlikeOnEngine(req.engineVersion) ? TOTALS_WHY : '');
+    // A format without types is asked with a header of names and types, cut off once they pass ClickHouse's check.
+    const sibling = answerNames ? typedSibling(req.format, answerNames) : undefined;
     // A shard's unknown column for a statement spelled from cached columns: the next query reads them again.
     const r = await runGeneralInSession(s, plan, {
-      format: req.format,
+      format: sibling ?? req.format,
       formatSettings: req.formatSettings,
       settings,
       requireComplete: req.requireComplete,
       distributedProductMode: productMode,
       ...(req.signal ? { signal: req.signal } : {}),
       ...(external.length ? { external } : {}),
+      ...(byEngine ? { engineNames: byEngine } : {}),
     }).catch((e: unknown) => {
       forgetOnUnknownColumn(e, expanded, deps.tableColumns);
       throw olderEngineSyntaxError(e, stmt);
     });
     return {
-      bytes: answerNames && r.bytes ? withAnswerNamesIn(r.bytes, req.format, answerNames, req.formatSettings) : (r.bytes ?? Buffer.alloc(0)),
+      bytes:
+        answerNames && r.bytes
+          ? sibling
+            ? withoutTypedHeader(r.bytes, sibling, answerNames, req.formatSettings)
+            : withAnswerNamesIn(r.bytes, req.format, answerNames, req.formatSettings)
+          : (r.bytes ?? Buffer.alloc(0)),
       rowsRead: r.statistics.rowsRead + (pre?.rowsRead ?? 0),
       bytesRead: r.statistics.bytesRead + (pre?.bytesRead ?? 0),
       missing: r.missing.map((m) => ({ shard: m.shard, reason: m.reason, ...(m.message ? { message: m.message } : {}) })),

@@ -320,7 +320,16 @@ async function runRead(
     if (!isCatalogSelect(select)) {
       // External data over distributed tables: parsed once, then shipped to the shards as a GLOBAL set is.
       const external = req.external.length ? await parseOnEngine(req.external, deps.raw, { queryId, deadline: deadline.at }) : [];
-      return runDistributed(withContextValues(select, { database, user, version }), format, req, database, deps, queryId, arrivedAt, signal, external);
+      return runDistributed(
+        withContextValues(select, { database, user, version }),
+        format,
+        req,
+        database,
+        deps,
+        { queryId, arrivedAt, version },
+        signal,
+        external,
+      );
     }
     select = bindParams(select, fromEscapedParams(select, req.params));
     checkCatalogSettings(select, deps.topo);
@@ -359,8 +368,7 @@ async function runDistributed(
   req: ChRequest,
   database: string,
   deps: ChHttpDeps,
-  queryId: string,
-  arrivedAt: number,
+  { queryId, arrivedAt, version }: { queryId: string; arrivedAt: number; version: string | undefined },
   signal: AbortSignal | undefined,
   external: ExternalTable[],
 ) {
@@ -379,6 +387,7 @@ async function runDistributed(
     arrivedAt,
     ...(signal ? { signal } : {}),
     ...(external.length ? { external } : {}),
+    ...(version !== undefined ? { engineVersion: version } : {}),
   });
   return {
     bytes: a.bytes,

@@ -48,6 +48,31 @@ export function renamesFormat(format: string): boolean {
   return NAMELESS.has(f) || RENAMERS.has(f);
 }
 
+/**
+ * The format whose answer is `format`'s bytes after a header of names and types (TabSeparated's, whose names are
+ * escaped, and the Raw kin's where no name holds a tab or line break): asked of the engine instead, so the types
+ * of a format that carries none are known (ClickHouse's 352), the header then cut off (withoutTypedHeader).
+ */
+export function typedSibling(format: string, names: readonly string[]): string | undefined {
+  const f = format.trim().toLowerCase();
+  if (f === 'tabseparated' || f === 'tsv') return 'TabSeparatedWithNamesAndTypes';
+  const raw = names.some((n) => /[\t\n\r]/.test(n));
+  if (!raw && (f === 'tabseparatedraw' || f === 'tsvraw' || f === 'raw')) return 'TabSeparatedRawWithNamesAndTypes';
+  return undefined;
+}
+
+/** The engine's bytes in `sibling` (typedSibling) without their header, once its types pass ClickHouse's check of alike names. */
+export function withoutTypedHeader(bytes: Buffer, sibling: string, names: string[], settings: Readonly<Record<string, SettingValue>> = {}): Buffer {
+  // chdb writes a WITH TOTALS answer without rows out of order: the totals (an empty line, then their row) before the
+  // header. No line of names is empty, so an empty first line is that shape.
+  const empty = bytes[0] === 0x0a ? 1 : bytes[0] === 0x0d && bytes[1] === 0x0a ? 2 : 0;
+  const at = empty ? bytes.indexOf(0x0a, empty) + 1 : 0;
+  if (empty && at === 0) throw notRenamed(names);
+  const { types, rowsAt } = RENAMERS.get(sibling.toLowerCase())!(bytes.subarray(at), names, settings);
+  refuseAlikeTypes(names, types!);
+  return Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + rowsAt!)]);
+}
+
 /** The engine's bytes in `format`, each column named `names[i]`. */
 export function withAnswerNamesIn(bytes: Buffer, format: string, names: string[], settings: Readonly<Record<string, SettingValue>> = {}): Buffer {
   const f = format.trim().toLowerCase();

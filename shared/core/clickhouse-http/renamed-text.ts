@@ -36,7 +36,11 @@ const tabSeparated =
     const head = line(bytes, 0, names);
     const r: Renaming = { replace: [] };
     copyAlike(bytes, fields(bytes, head.at, '\t'), names, r.replace);
-    if (typed) r.types = fields(bytes, line(bytes, head.next, names).at, '\t').map((f) => unescapeTsv(bytes.toString('utf8', f.start, f.end)));
+    if (typed) {
+      const types = line(bytes, head.next, names);
+      r.types = fields(bytes, types.at, '\t').map((f) => unescapeTsv(bytes.toString('utf8', f.start, f.end)));
+      r.rowsAt = types.next;
+    }
     return r;
   };
 

@@ -8,6 +8,8 @@ import type { Span } from './json-spans.js';
 export interface Renaming {
   replace: { at: Span; bytes: Buffer }[];
   types?: string[];
+  /** Where the rows start, after a header of names and types. */
+  rowsAt?: number;
 }
 
 /** One format's renamer: each slot is where the answer spells one set of column names (a header, a row's keys). */
@@ -25,12 +27,15 @@ export function copyAlike(bytes: Buffer, slots: Span[], names: string[], into: R
   });
 }
 
-/** The refusal: `format` when the format names no column the way it can be given back, `why` when these bytes or names cannot be. */
-export function notRenamed(names: string[], format?: string, why = 'its bytes are not laid out as the format writes them'): ScatterError {
+/**
+ * The refusal: `format` when the format names no column the way it can be given back, `why` when these bytes or
+ * names cannot be; `engine` says why the final stage's engine did not write the names itself.
+ */
+export function notRenamed(names: string[], format?: string, why = 'its bytes are not laid out as the format writes them', engine = ''): ScatterError {
   const name = names.find((n, i) => names.indexOf(n) < i)!;
   const what = format ? `output format ${format}` : `this answer (${why})`;
   return new ScatterError(
     'UNSUPPORTED',
-    `two different columns both named ${name} are not supported in ${what} on the general path: its final stage names each column by one alias, and the name is given back only in the bytes of formats whose layout of names is known; ask for another format (JSON, TabSeparatedWithNames, JSONEachRow, RowBinaryWithNamesAndTypes, Native...) or use the JSON API`,
+    `two different columns both named ${name} are not supported in ${what} on the general path: its final stage names each column by one alias${engine}, and the name is given back only in the bytes of formats whose layout of names is known; ask for another format (JSON, TabSeparatedWithNames, JSONEachRow, RowBinaryWithNamesAndTypes, Native...) or use the JSON API`,
   );
 }

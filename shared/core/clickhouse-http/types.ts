@@ -51,6 +51,8 @@ export interface DistributedSelectRequest {
   signal?: AbortSignal;
   /** The request's external data, parsed (external-data.ts): shipped to every shard that reads it, and to the final stage. */
   external?: ExternalTable[];
+  /** The shards' version(), when known: a ClickHouse 26 final stage writes two different columns of one name itself. */
+  engineVersion?: string;
 }
 
 /** A SELECT over distributed tables, rendered in `format` by a ClickHouse engine (the general path). */

@@ -12,6 +12,7 @@ import { coordinatorSpans, offsetMs, roundToTenth, shardStatOf, skippedStats } f
 import { gatherTree, useTree } from './tree.js';
 import { cursorReplicas, pinCursor } from '../partials/cursor.js';
 import { replicaChanges, replicasRead } from './pinned-paging.js';
+import { refuseAlikeTypes } from './two-stage/final-output.js';
 
 type FallBack<T> = (e: unknown) => Promise<T> | undefined;
 
@@ -100,6 +101,11 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
     if (answered) return answered;
     throw e;
   }
+  // Two columns of one name (a JOIN subquery's beside the table's) of different types: ClickHouse's 352, as on the general path.
+  refuseAlikeTypes(
+    fin.meta.map((m) => m.name),
+    fin.meta.map((m) => m.type),
+  );
   const finalized = now();
   gathered.budget?.recordFinalize(finalized - finalizeAt); // the next query's estimate (merge-budget.ts)
   // transferOverflowMode 'break' cut something: shipped GLOBAL data (the plan) or groups/rows the

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Session } from 'chdb';
-import { renamesFormat, withAnswerNamesIn } from '../../../shared/core/clickhouse-http/renamed-format.js';
+import { renamesFormat, typedSibling, withAnswerNamesIn, withoutTypedHeader } from '../../../shared/core/clickhouse-http/renamed-format.js';
 import { backquote, quoteStringLiteral } from '../../../shared/core/sql/quote.js';
 import { parseSelect } from '../../../shared/core/sql/parse.js';
 import { stageNamesFor } from '../../../shared/core/plan/two-stage/stage-names.js';
@@ -175,6 +175,25 @@ describe("the answer's names in each output format's bytes", () => {
       const got = (await bytesOf(staged, format, {})) as Buffer;
       expect(() => withAnswerNamesIn(got, format, ['_r', 's', 's']), format).toThrow(/identical structure/);
     }
+  });
+
+  it('a format without types, asked with a header of names and types: its bytes once the header is cut, or 352', async () => {
+    const staged = (t: string, rows: number) =>
+      `SELECT number AS _r, toString(number) AS s, ${t} AS _n2 FROM numbers(${rows}) GROUP BY _r, s WITH TOTALS ORDER BY _r`;
+    for (const format of ['TabSeparated', 'TSV', 'TSVRaw', 'Raw'])
+      for (const settings of [{}, { output_format_tsv_crlf_end_of_line: '1' }, { format_tsv_null_representation: 'nil' }] as Record<string, string>[])
+        for (const rows of [0, 3]) {
+          const sibling = typedSibling(format, ['_r', 's', 's'])!;
+          const want = (await bytesOf(staged('toString(max(number) + 1)', rows), format, settings)) as Buffer;
+          const got = (await bytesOf(staged('toString(max(number) + 1)', rows), sibling, settings)) as Buffer;
+          expect(withoutTypedHeader(got, sibling, ['_r', 's', 's'], settings).equals(want), `${format} ${JSON.stringify(settings)} ${rows}`).toBe(true);
+          const typed = (await bytesOf(staged('max(number) + 1', rows), sibling, settings)) as Buffer;
+          expect(() => withoutTypedHeader(typed, sibling, ['_r', 's', 's'], settings)).toThrow(/identical structure/);
+        }
+    // A raw name with a tab or line break would make the header ambiguous: no sibling, the format's own bytes.
+    expect(typedSibling('TSVRaw', ['a\tb', 'a\tb'])).toBeUndefined();
+    expect(typedSibling('TabSeparated', ['a\tb', 'a\tb'])).toBe('TabSeparatedWithNamesAndTypes');
+    expect(typedSibling('CSV', ['s', 's'])).toBeUndefined();
   });
 
   it('bytes not laid out as the format writes them are refused, never renamed by guess', async () => {

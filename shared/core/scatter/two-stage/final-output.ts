@@ -6,6 +6,7 @@ import type { ColumnMeta, SettingValue } from '../../clickhouse/port.js';
 import { ScatterError } from '../../errors.js';
 import { hasNegativeZero, needsExactNumbers, quoteInexactNumbers } from '../../protocol/exact-json.js';
 import { answerRowText } from '../../protocol/answer-json.js';
+import { columnStructure } from '../../clickhouse/column-structure.js';
 
 /** The format and settings of a final stage whose answer becomes the API's JSON. */
 export const JSON_FINAL_FORMAT = 'JSON';
@@ -143,14 +144,18 @@ export function withAnswerNames(json: FinalJson, names: string[]): FinalJson {
   return out;
 }
 
-/** ClickHouse refuses two columns of one name whose types differ (352), in every format. */
+/** ClickHouse refuses two columns of one name whose types differ (352), in every format, naming each with its column's structure. */
 export function refuseAlikeTypes(names: string[], types: string[]): void {
   names.forEach((name, i) => {
     const first = types[names.indexOf(name)]!;
+    const column = (type: string) => {
+      const structure = columnStructure(type);
+      return structure ? `${name} ${type} ${structure}` : `${name} ${type}`;
+    };
     if (first !== types[i])
       throw new ScatterError(
         'QUERY_ERROR',
-        `Block structure mismatch (columns with identical name must have identical structure): ${name} ${first} and ${name} ${types[i]}`,
+        `Block structure mismatch in (columns with identical name must have identical structure) stream: different types:\n${column(first)}\n${column(types[i]!)}`,
         {
           details: { clickhouse: { code: 352, name: 'AMBIGUOUS_COLUMN_NAME' } },
         },

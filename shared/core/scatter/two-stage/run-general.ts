@@ -53,6 +53,7 @@ import { missingOf } from '../gather.js';
 import { coverageOfPlans, judgeLateness, lateBy } from '../completeness.js';
 import { defaultInlineBytes, StageBudget, transferLimits } from './transfer-limits.js';
 import { base64Length, wireRows } from './wire.js';
+import { ENGINE_NAMES_SETTINGS, engineNamedSql } from '../../plan/two-stage/engine-names.js';
 
 /**
  * Of the query's budget, what stage one leaves to the final stage: 10 % of the budget, at least
@@ -105,6 +106,8 @@ export interface GeneralOptions {
   requireCoverage?: number | undefined;
   /** The request's external data (parsed): shipped with every leaf that reads it and to the final stage. */
   external?: readonly ExternalTable[];
+  /** The answer's column names, alike ones among them, for the final stage's engine to write itself (engine-names.ts). */
+  engineNames?: readonly string[];
 }
 
 export interface GeneralStatistics {
@@ -200,8 +203,10 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const forward = leaves[0]!.plan.settings;
   const { maxRows, maxBytes } = transferSettings(leaves[0]!.plan, topo, opts.settings);
   const limits = transferLimits(maxRows, maxBytes, Buffer.byteLength(plan.finalSql), undefined, topo.query.maxFinalStageBytes);
-  // The final SQL, reading a leaf's JSON, Dynamic or Variant columns as states where stage one asked for them so.
-  let finalSql = plan.finalSql;
+  // The final SQL, reading a leaf's JSON, Dynamic or Variant columns as states where stage one asked for them so,
+  // and answering alike names as the engine's own where asked.
+  const named = (sql: string) => (opts.engineNames ? engineNamedSql(sql, opts.engineNames) : sql);
+  let finalSql = named(plan.finalSql);
   const carried: Carried = new Map();
   const asked = Math.max(...leaves.map((l) => l.plan.shards.filter((s) => !s.skipped).length));
   const exchangeInlineBytes = topo.query.exchangeInlineBytes ?? defaultInlineBytes(asked * leaves.length, limits);
@@ -212,6 +217,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   // extremes: min and max over the whole answer, by the engine that renders it (never the shards), read
   // in one stream: 18.16 takes them from one stream of several (a stage table of several blocks).
   if (asksExtremes(opts.settings)) Object.assign(settings, { extremes: 1, max_threads: 1 });
+  if (opts.engineNames) Object.assign(settings, ENGINE_NAMES_SETTINGS);
   const stageInput: Omit<StageOneInput, 'leaves' | 'keep'> = {
     topo,
     invoker: deps.invoker,
@@ -284,7 +290,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
         const wrapped = new Set(e.inexact);
         carried.set(e.leaf, { names, wrapped });
         leaves[li] = carryAsStates(leaves[li]!, names, wrapped);
-        finalSql = finalizeCarried(plan.finalSql, carried);
+        finalSql = named(finalizeCarried(plan.finalSql, carried));
         // The first answers' rows are no input of the final stage: the limits count the second.
         stageInput.budget = new StageBudget(limits);
       }
@@ -341,7 +347,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     return { one, fin, finalStart, requestBytes, exchangedBytes, ...(kept && !lostKept ? { kept: { shard: kept.shard, rows: kept.rows } } : {}) };
   };
 
-  const fused = oneShardSql(leaves, plan.finalSql);
+  const oneShard = oneShardSql(leaves, plan.finalSql);
+  const fused = oneShard && { ...oneShard, sql: named(oneShard.sql) };
   const {
     one,
     fin,
@@ -418,7 +425,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const result: GeneralResult = { path: 'general', partial, missing, shards, statistics, ...(partial || known ? { coverage } : {}) };
   if (truncated.length > 0) result.truncated = [...truncated];
   if (opts.format) {
-    // The engine's bytes, under the plan's stage aliases: the ClickHouse interface gives the answer's names back (renamed-format.ts).
+    // The engine's bytes, under its own naming of alike columns (engine-names.ts) or the plan's stage aliases, whose names the ClickHouse interface gives back (renamed-format.ts).
     result.bytes = fin.bytes;
     return result;
   }
