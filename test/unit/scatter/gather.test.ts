@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
 import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
 import { InvokeError } from '../../../shared/core/scatter/invoker.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
 import { fakeInvoker, sumPlan, topo, type Behaviour } from './fakes.js';
 
 function deps(replicas: number[], behaviour: (s: number, r: number, n: number) => Behaviour, o: { skipped?: number[]; query?: Record<string, unknown> } = {}) {
@@ -157,7 +158,7 @@ describe('runQuery gather', () => {
       queryId: 'q',
       planQuery: async (input, _t, opts) => {
         if (typeof input !== 'string') return sub;
-        subRows = await opts.runSubquery!({} as any);
+        subRows = await opts.runSubquery!(parseSelect('SELECT count() AS c FROM db.t_dist'));
         return plan;
       },
     };
