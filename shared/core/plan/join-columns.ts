@@ -82,7 +82,10 @@ export function resolveColumns(query: SelectQuery, sources: readonly JoinSource[
     return s && c !== undefined && holds(s, c) ? { s, c } : undefined;
   };
   const spell = (written: ColumnRef, scope: ReadonlySet<string>): ColumnRef | undefined => {
-    if (written.parts.length === 1 && (aliases.has(written.parts[0]!) || scope.has(written.parts[0]!) || keys.has(written.parts[0]!))) return undefined;
+    // A bare name defining its own alias (`site AS site`) reads the column, as any self-named definition does.
+    const selfNamed = written.parts.length === 1 && written.alias === written.parts[0];
+    if (written.parts.length === 1 && ((aliases.has(written.parts[0]!) && !selfNamed) || scope.has(written.parts[0]!) || keys.has(written.parts[0]!)))
+      return undefined;
     const t = target(written.parts);
     if (!t) return undefined;
     // An aliased table reached by its own name is read by its alias and named by the name written.

