@@ -98,11 +98,14 @@ describe('a GLOBAL subquery the fast path refuses for its shape, run on the gene
     for (const path of ['fast', 'general', 'auto'] as const) it(`${path}: ${sql}`, () => expectApiAnswer(sql, path));
     it(`interface: ${sql}`, () => expectInterfaceAnswer(sql));
   }
-  it('a window function in the main query itself is still the fast path\'s refusal', async () => {
+  it("a window function in the main query itself is still the fast path's refusal", async () => {
     const sql = `SELECT sensor, row_number() OVER (ORDER BY sensor) AS r FROM ${D} WHERE sensor GLOBAL IN (SELECT sensor FROM ${D} WHERE status = 500) ORDER BY sensor LIMIT 3`;
     const r = await runQuery({ sql, settings: { ch_scatter_path: 'fast' } }, demoRunDeps(demo, 'q-global-windowed', { tableColumns: columns }));
     expect(r.status).toBe(400);
-    expect((r.body as { error: { code: string; message: string } }).error).toMatchObject({ code: 'UNSUPPORTED', message: expect.stringMatching(/^Window functions/) });
+    expect((r.body as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'UNSUPPORTED',
+      message: expect.stringMatching(/^Window functions/),
+    });
     await expectApiAnswer(sql, 'auto');
   });
 });
