@@ -167,8 +167,9 @@ export type ProductMode = 'deny' | 'local' | 'global';
 
 /**
  * The subqueries the coordinator runs apart, once, before the shards (globals.ts): a GLOBAL IN set and a GLOBAL
- * JOIN's right side over a distributed table (a plain one too under 'global'). Each is planned by itself, on the
- * path that answers it (a window function or ROLLUP there goes general): no refusal of this statement's path.
+ * JOIN's right side over a distributed table (a plain one too under 'global'), and a scalar over one (whatever the
+ * mode, as ClickHouse's initiator computes it first). Each is planned by itself, on the path that answers it (a
+ * window function or ROLLUP there goes general): no refusal of this statement's path.
  */
 function runApart(stmt: SelectStatement, topo: Topology, mode: ProductMode): Set<SelectStatement> {
   const out = new Set<SelectStatement>();
@@ -177,9 +178,10 @@ function runApart(stmt: SelectStatement, topo: Topology, mode: ProductMode): Set
     if ((global || mode === 'global') && distributedTables(sub, topo).length) out.add(sub);
   };
   for (const { expr } of exprsOfSelect(stmt))
-    walkExpr(expr, (e) => {
-      if (e.kind === 'function' && isInFamily(e.name) && e.args[1]?.kind === 'subquery') shipped(e.args[1].query, isGlobalInName(e.name));
-      return undefined;
+    walkExpr(expr, (e, parent) => {
+      if (e.kind !== 'subquery') return;
+      const set = parent?.kind === 'function' && isInFamily(parent.name) && parent.args[1] === e;
+      shipped(e.query, set ? isGlobalInName(parent.name) : true);
     });
   for (const j of stmt.from?.joins ?? []) if (j.table.kind === 'subqueryTable') shipped(j.table.query, !!j.global);
   return out;
@@ -220,8 +222,8 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
     if (e.kind === 'param') throw unsupported(`query parameter {${e.name}:${e.type}}`, e);
     if (e.kind === 'subquery') {
       // Validates its shape; one over a distributed table runs once on the coordinator, as ClickHouse's
-      // initiator runs scalar subqueries, and its value ships to every shard (globals.ts).
-      tablesRead(e.query, topo, defined);
+      // initiator runs scalar subqueries, and its value ships to every shard (globals.ts), its shape its own.
+      if (!apart.has(e.query)) tablesRead(e.query, topo, defined);
       return SKIP;
     }
     if (e.kind !== 'function' || !isInFamily(e.name) || e.args.length !== 2) return undefined;

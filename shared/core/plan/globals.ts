@@ -22,6 +22,7 @@ import { mapClausesShared, rewriteExpr } from '../sql/visit.js';
 import type { PlannerSettings } from './settings.js';
 import { INVOKE_PAYLOAD_LIMIT_BYTES, MAX_SHIPPED_BYTES } from '../protocol/shard-wire.js';
 import { readBackQuery, type ReadBackColumn } from './read-back.js';
+import { distributedTables } from './two-stage/reads.js';
 
 export interface Materialized {
   table: ExternalTable;
@@ -267,7 +268,8 @@ export async function materializeGlobals(
         return { ...x, args: [rewriteExpr(x.args[0]!, rewrite), x.args[1]] };
       }
       if (x.kind === 'subquery') {
-        if (tablesRead(x.query, topo, defined).length === 0) return undefined;
+        // (Its shape is its own planning's to judge: one over a distributed table is not checked here.)
+        if (distributedTables(x.query, topo).length === 0 && tablesRead(x.query, topo, defined).length === 0) return undefined;
         // A scalar subquery over a distributed table: ClickHouse's initiator computes it once and sends
         // the value with the query. Here its rows ship as a table the shard reads back in place of the
         // subquery, so the value keeps its exact type. Two rows are enough: a second one is ClickHouse's

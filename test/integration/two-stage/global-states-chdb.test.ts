@@ -90,6 +90,9 @@ const WINDOWED = [
   `SELECT count() AS c FROM ${D} WHERE sensor GLOBAL IN (SELECT sensor FROM (SELECT sensor, rank() OVER (ORDER BY sensor) AS rk FROM ${D} WHERE status = 500) WHERE rk <= 50)`,
   `SELECT count() AS c FROM ${D} WHERE sensor GLOBAL NOT IN (SELECT sensor FROM ${D} WHERE status = 500 GROUP BY sensor WITH ROLLUP)`,
   `SELECT site, count() AS c FROM ${D} WHERE (site, status) GLOBAL IN (SELECT site, status FROM ${D} WHERE value > 90 GROUP BY site, status WITH ROLLUP) GROUP BY site ORDER BY site`,
+  // A scalar over the distributed table is run apart the same way (its value ships to every shard).
+  `SELECT count() AS c FROM ${D} WHERE status = (SELECT max(status) FROM (SELECT status, dense_rank() OVER (ORDER BY status) AS rk FROM ${D}) WHERE rk <= 2)`,
+  `SELECT count() AS c FROM ${D} WHERE status < (SELECT count() FROM ${D} WHERE status = 500 GROUP BY status WITH ROLLUP ORDER BY count() LIMIT 1)`,
   `SELECT l.site, max(r.rk) AS m, count() AS c FROM ${D} AS l GLOBAL JOIN (SELECT sensor, dense_rank() OVER (ORDER BY sensor) AS rk FROM (SELECT DISTINCT sensor FROM ${D})) AS r USING sensor GROUP BY l.site ORDER BY l.site`,
 ];
 
