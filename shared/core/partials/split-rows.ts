@@ -61,12 +61,13 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   // Tie-breaker expressions: configured unique key columns, else the selected columns.
   // A constant column breaks no tie, and a bare integer in ORDER BY would be read as a position.
   const selected = n.columns.map((c) => c.expr).filter((e) => e.kind !== 'literal');
-  // A subcolumn may be of a type ClickHouse refuses as a sort key (44: a JSON path's Dynamic): left out, one node answers it.
+  // A subcolumn, or a shipped JOIN table's column (ctx.unsortable), may be of a type ClickHouse refuses as a sort key
+  // (44: a JSON path's Dynamic): left out, one node answers it.
   const quals = qualifiersOf(q);
   // An aliased table is still reached by its own name (`db.t.c` beside `AS b`).
   for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [])
     if (t.kind === 'table') for (const name of [t.table, `${t.database ?? 'default'}.${t.table}`]) quals.add(name);
-  const sortable = selected.filter((e) => !untypedSubcolumn(e, quals));
+  const sortable = selected.filter((e) => !untypedSubcolumn(e, quals) && !(e.kind === 'column' && !e.typed && ctx.unsortable?.has(e.parts.join('.'))));
   const tieExprs: Expr[] = ctx.tieBreaker?.length ? ctx.tieBreaker.map((c) => col(c)) : n.hasAsterisk ? [] : sortable;
   // Sort keys, tie-breakers and LIMIT BY keys travel once per distinct expression: one already
   // selected is read from its SELECT column (by position: the shard names it), one repeated among

@@ -49,6 +49,11 @@ export interface SplitContext {
    */
   tieBreaker?: string[];
   /**
+   * Columns the query reads from a shipped JOIN table (`r.a`, or unqualified `a`) whose values ClickHouse refuses as
+   * a sort key (a Dynamic value: 44): the shards' tie-breaker leaves them out, as it leaves out an untyped JSON path.
+   */
+  unsortable?: ReadonlySet<string>;
+  /**
    * HyperLogLog partial encoding: 'uniqArray' (default: groupUniqArray of register*64+rho, works on
    * every server including 18.16; up to ~4096 * 12 values per group at millions of distinct values)
    * or 'maxMap' (ClickHouse >= 20 only: at most 4096 registers per group). Same estimate either way.

@@ -28,6 +28,7 @@ import { isColumnOfMain } from './key-ref.js';
 import { lookupTable } from './tables.js';
 import { expressionNames, inTableRef, resolveInTable } from './in-table.js';
 import { isConstantTable } from './constant-tables.js';
+import { distributedTables } from './two-stage/reads.js';
 
 export interface MainTable extends BoundTable {
   naming: TableNaming; // how the query names it (for qualified column references)
@@ -164,6 +165,31 @@ function localizeInTable(f: FunctionCall, topo: Topology): void {
 
 export type ProductMode = 'deny' | 'local' | 'global';
 
+/**
+ * The subqueries the coordinator runs apart, once, before the shards (globals.ts): a GLOBAL IN set and a GLOBAL
+ * JOIN's right side over a distributed table (a plain one too under 'global'), and a scalar over one (whatever the
+ * mode, as ClickHouse's initiator computes it first). Each is planned by itself, on the path that answers it (a
+ * window function or ROLLUP there goes general): no refusal of this statement's path.
+ */
+function runApart(stmt: SelectStatement, topo: Topology, mode: ProductMode): Set<SelectStatement> {
+  const out = new Set<SelectStatement>();
+  if (stmt.kind !== 'select') return out;
+  const shipped = (sub: SelectStatement, global: boolean) => {
+    if ((global || mode === 'global') && distributedTables(sub, topo).length) out.add(sub);
+  };
+  for (const { expr } of exprsOfSelect(stmt))
+    walkExpr(expr, (e, parent) => {
+      if (e.kind !== 'subquery') return;
+      const set = parent?.kind === 'function' && isInFamily(parent.name) && parent.args[1] === e;
+      shipped(e.query, set ? isGlobalInName(parent.name) : true);
+    });
+  for (const j of stmt.from?.joins ?? []) if (j.table.kind === 'subqueryTable') shipped(j.table.query, !!j.global);
+  return out;
+}
+
+/** The configured tables a subquery run apart reads: its shape is for its own planning to judge. */
+const readApart = (sub: SelectStatement, topo: Topology): BoundTable[] => distributedTables(sub, topo).map((d) => lookupTable(topo, d)!);
+
 function denyMessage(what: string, table: string): string {
   return (
     `${what} reads the distributed table ${table}: each shard would see only its own part of it, so the answer ` +
@@ -175,7 +201,8 @@ function denyMessage(what: string, table: string): string {
 export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode): Analysis {
   if (stmt.kind === 'union') throw unsupported(stmt.ops[0]!, stmt.selects[1] ?? stmt);
   refuseDangerousFunctions(stmt);
-  refuseWindowFunctions(stmt);
+  const apart = runApart(stmt, topo, mode);
+  refuseWindowFunctions(stmt, apart);
   checkSelectShape(stmt, true);
   if (!stmt.from) throw errorAt('UNSUPPORTED', 'a query without FROM reads no distributed table; name one of the configured tables', stmt);
   const from = stmt.from.table;
@@ -195,14 +222,14 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
     if (e.kind === 'param') throw unsupported(`query parameter {${e.name}:${e.type}}`, e);
     if (e.kind === 'subquery') {
       // Validates its shape; one over a distributed table runs once on the coordinator, as ClickHouse's
-      // initiator runs scalar subqueries, and its value ships to every shard (globals.ts).
-      tablesRead(e.query, topo, defined);
+      // initiator runs scalar subqueries, and its value ships to every shard (globals.ts), its shape its own.
+      if (!apart.has(e.query)) tablesRead(e.query, topo, defined);
       return SKIP;
     }
     if (e.kind !== 'function' || !isInFamily(e.name) || e.args.length !== 2) return undefined;
     const rhs = e.args[1]!;
     let reads: BoundTable[] = [];
-    if (rhs.kind === 'subquery') reads = tablesRead(rhs.query, topo, defined).map((r) => r.bound);
+    if (rhs.kind === 'subquery') reads = apart.has(rhs.query) ? readApart(rhs.query, topo) : tablesRead(rhs.query, topo, defined).map((r) => r.bound);
     else {
       const ref = inTableRef(rhs, defined);
       if (ref) reads = [resolveInTable(topo, ref)];
@@ -231,7 +258,7 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
   const q = mapClausesShared(stmt, (root) => rewriteExpr(root, fn));
 
   // JOINs: the right side is either table-less (run on the shard), shipped (GLOBAL), or localized.
-  if (q.from) q.from.joins = q.from.joins.map((j) => analyzeJoin(j, topo, mode, note, defined));
+  if (q.from) q.from.joins = q.from.joins.map((j) => analyzeJoin(j, topo, mode, note, defined, apart));
 
   const key = bound.config.shardingKey;
   return {
@@ -244,7 +271,14 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
   };
 }
 
-function analyzeJoin(j: JoinClause, topo: Topology, mode: ProductMode, note: (b: BoundTable) => void, defined: ReadonlySet<string>): JoinClause {
+function analyzeJoin(
+  j: JoinClause,
+  topo: Topology,
+  mode: ProductMode,
+  note: (b: BoundTable) => void,
+  defined: ReadonlySet<string>,
+  apart: ReadonlySet<SelectStatement>,
+): JoinClause {
   const t = j.table;
   if (t.kind === 'tableFunction' && !isConstantTable(t)) throw unsupported(`table function ${t.name}()`, t);
   const reads =
@@ -252,7 +286,9 @@ function analyzeJoin(j: JoinClause, topo: Topology, mode: ProductMode, note: (b:
       ? []
       : t.kind === 'table'
         ? [resolveTable(topo, t)]
-        : tablesRead(t.query, topo, defined).map((r) => r.bound);
+        : apart.has(t.query)
+          ? readApart(t.query, topo)
+          : tablesRead(t.query, topo, defined).map((r) => r.bound);
   reads.forEach(note);
   // Nothing to ship: every shard computes the same table-less right side.
   if (reads.length === 0) return { ...j, global: false };

@@ -159,6 +159,7 @@ export async function planQueryWith(
     sketches: settings.approximate === 'sketches' || opts.exactTopCount !== 'general' ? 'use' : 'refuse',
     ...(settings.groupByNoMerge ? { unmerged: settings.groupByNoMerge } : {}),
     ...(settings.extremes ? { extremes: true } : {}),
+    ...(globals.unsortable.size ? { unsortable: globals.unsortable } : {}),
   });
 
   // Rename once (the local name is the same on every shard), then strip what must not travel.

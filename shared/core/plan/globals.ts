@@ -22,6 +22,7 @@ import { mapClausesShared, rewriteExpr } from '../sql/visit.js';
 import type { PlannerSettings } from './settings.js';
 import { INVOKE_PAYLOAD_LIMIT_BYTES, MAX_SHIPPED_BYTES } from '../protocol/shard-wire.js';
 import { readBackQuery, type ReadBackColumn } from './read-back.js';
+import { distributedTables } from './two-stage/reads.js';
 
 export interface Materialized {
   table: ExternalTable;
@@ -37,6 +38,18 @@ export interface GlobalsResult {
   query: SelectQuery;
   external: Map<string, Materialized>;
   truncated: string[];
+  /** The names the query may read a shipped JOIN's columns by (`r.a`, `a`) whose type ClickHouse refuses as a sort key. */
+  unsortable: Set<string>;
+}
+
+/** JSON, Dynamic and Variant values (ClickHouse's 44 as sort keys) and aggregate states: no ORDER BY tie-breaker of the shards' may name them. */
+const UNSORTABLE_TYPE = /\b(JSON|Dynamic|Variant|Object)\b|AggregateFunction\(/;
+
+/** The columns of a shipped JOIN table, as the query reads them, whose values no shard can sort by. */
+function unsortableColumns(m: Materialized): string[] {
+  const typeOf = new Map(m.table.columns.map((c) => [c.name, c.type]));
+  const read = m.readBack ? m.readBack.map((c) => ({ name: c.name, type: typeOf.get(c.from) ?? '' })) : m.table.columns;
+  return read.filter((c) => UNSORTABLE_TYPE.test(c.type)).map((c) => c.name);
 }
 
 /** `_data_<decimal 64-bit hash>` of the printed subquery: equal text, equal name, one run. */
@@ -245,6 +258,8 @@ export async function materializeGlobals(
   const defined = expressionNames(q);
   // Where each shipped table is read, for the tables whose columns the shards must read back (read-back.ts).
   const reads: Array<{ name: string; read: (q: SelectQuery) => void }> = [];
+  // Each shipped JOIN table and the alias the query reads its columns by.
+  const joined: Array<{ name: string; alias: string | undefined }> = [];
 
   const rewritten = mapClausesShared(q, (e) =>
     rewriteExpr(e, function rewrite(x): Expr | undefined {
@@ -253,7 +268,8 @@ export async function materializeGlobals(
         return { ...x, args: [rewriteExpr(x.args[0]!, rewrite), x.args[1]] };
       }
       if (x.kind === 'subquery') {
-        if (tablesRead(x.query, topo, defined).length === 0) return undefined;
+        // (Its shape is its own planning's to judge: one over a distributed table is not checked here.)
+        if (distributedTables(x.query, topo).length === 0 && tablesRead(x.query, topo, defined).length === 0) return undefined;
         // A scalar subquery over a distributed table: ClickHouse's initiator computes it once and sends
         // the value with the query. Here its rows ship as a table the shard reads back in place of the
         // subquery, so the value keeps its exact type. Two rows are enough: a second one is ClickHouse's
@@ -319,6 +335,7 @@ export async function materializeGlobals(
       } else return j;
       const ref: TableRef = { kind: 'table', table: nameFor(stmt, 'join'), ...(alias ? { alias } : {}), ...(j.table.pos ? { pos: j.table.pos } : {}) };
       const out = { ...j, global: false, table: ref as TableExpr };
+      joined.push({ name: ref.table, alias });
       reads.push({
         name: ref.table,
         read: (r) => (out.table = { kind: 'subqueryTable', query: r, ...(alias ? { alias } : {}), ...(ref.pos ? { pos: ref.pos } : {}) }),
@@ -365,5 +382,10 @@ export async function materializeGlobals(
   );
   for (const n of wanted.keys()) ordered.set(n, external.get(n)!);
   assertShippable(ordered);
-  return { query: rewritten, external: ordered, truncated };
+  const unsortable = new Set<string>();
+  for (const { name, alias } of joined) {
+    const m = external.get(name);
+    if (m?.materialized) for (const c of unsortableColumns(m)) for (const n of alias ? [c, `${alias}.${c}`] : [c]) unsortable.add(n);
+  }
+  return { query: rewritten, external: ordered, truncated, unsortable };
 }

@@ -1,7 +1,8 @@
 // A GLOBAL JOIN or IN subquery that answers aggregate states (uniqState, sumState, ... grouped) or bytes that are
 // not UTF-8, which the general path answers: its rows ship to the shards as the engine's TabSeparated bytes, states
-// included, and the shards merge them above the JOIN. On three chdb shards, through POST /query and the ClickHouse interface,
-// compared with one chdb engine holding every row: the same names, types and rows.
+// included, and the shards merge them above the JOIN. And one the general path runs because the fast path refuses its
+// shape (a window function, ROLLUP), whichever path the main query takes. On three chdb shards, through POST /query and
+// the ClickHouse interface, compared with one chdb engine holding every row: the same names, types and rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TABLE } from '../../../local/demo.js';
 import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
@@ -42,28 +43,33 @@ async function reference(sql: string): Promise<{ meta: unknown; data: Record<str
   return { meta: doc.meta, data: doc.data };
 }
 
+/** The answer of POST /query on `path`, complete and equal to the engine's holding every row. */
+async function expectApiAnswer(sql: string, path: 'auto' | 'fast' | 'general'): Promise<void> {
+  const r = await runQuery({ sql, settings: { ch_scatter_path: path } }, demoRunDeps(demo, 'q-global-states', { tableColumns: columns }));
+  const body = r.body as Record<string, any>;
+  expect(r.status, JSON.stringify(body).slice(0, 400)).toBe(200);
+  expect(body.partial).toBe(false);
+  expectSameAnswer(body, await reference(sql), { name: `${path}: ${sql}`, sql } as never);
+}
+
+/** The ClickHouse interface's bytes, equal to the engine's holding every row. */
+async function expectInterfaceAnswer(sql: string): Promise<void> {
+  const raw = (q: string, o: { format: string; settings?: Record<string, unknown> }) =>
+    demo.cluster.shards[0]!.queryRaw(q, { format: o.format, settings: { readonly: 2, ...(o.settings as object) } as never });
+  const deps = demoRunDeps(demo, 'q-global-states-ch', { tableColumns: columns });
+  const res = await handleClickHouseHttp(
+    { method: 'POST', path: '/', query: new URLSearchParams({ default_format: 'TSVWithNamesAndTypes' }), headers: {}, body: Buffer.from(sql) },
+    { topo: demo.topo, raw, select: generalSelect({ ...deps, planTwoStage: deps.planTwoStage! }) },
+  );
+  const want = await demo.cluster.oracle!.queryRaw(sql, { format: 'TSVWithNamesAndTypes' });
+  expect(res.status, res.body.toString('utf8').slice(0, 300)).toBe(200);
+  expect(res.body.toString('utf8')).toBe(want.bytes.toString('utf8'));
+}
+
 describe('a GLOBAL subquery of aggregate states, merged on the shards above it', () => {
   for (const sql of QUERIES) {
-    for (const path of ['general', 'auto'] as const)
-      it(`${path}: ${sql}`, async () => {
-        const r = await runQuery({ sql, settings: { ch_scatter_path: path } }, demoRunDeps(demo, 'q-global-states', { tableColumns: columns }));
-        const body = r.body as Record<string, any>;
-        expect(r.status, JSON.stringify(body).slice(0, 400)).toBe(200);
-        expect(body.partial).toBe(false);
-        expectSameAnswer(body, await reference(sql), { name: `${path}: ${sql}`, sql } as never);
-      });
-    it(`interface: ${sql}`, async () => {
-      const raw = (q: string, o: { format: string; settings?: Record<string, unknown> }) =>
-        demo.cluster.shards[0]!.queryRaw(q, { format: o.format, settings: { readonly: 2, ...(o.settings as object) } as never });
-      const deps = demoRunDeps(demo, 'q-global-states-ch', { tableColumns: columns });
-      const res = await handleClickHouseHttp(
-        { method: 'POST', path: '/', query: new URLSearchParams({ default_format: 'TSVWithNamesAndTypes' }), headers: {}, body: Buffer.from(sql) },
-        { topo: demo.topo, raw, select: generalSelect({ ...deps, planTwoStage: deps.planTwoStage! }) },
-      );
-      const want = await demo.cluster.oracle!.queryRaw(sql, { format: 'TSVWithNamesAndTypes' });
-      expect(res.status, res.body.toString('utf8').slice(0, 300)).toBe(200);
-      expect(res.body.toString('utf8')).toBe(want.bytes.toString('utf8'));
-    });
+    for (const path of ['general', 'auto'] as const) it(`${path}: ${sql}`, () => expectApiAnswer(sql, path));
+    it(`interface: ${sql}`, () => expectInterfaceAnswer(sql));
   }
   it('the states travel as bytes: the shards are sent a TabSeparated table typed AggregateFunction', async () => {
     const deps = demoRunDeps(demo, 'q-global-states-sent', { tableColumns: columns });
@@ -73,5 +79,36 @@ describe('a GLOBAL subquery of aggregate states, merged on the shards above it',
       'external' in p ? ((p as { external?: { columns: { type: string }[]; data?: { format: string } }[] }).external ?? []) : [],
     );
     expect(shipped.some((t) => t.data?.format === 'TabSeparated' && t.columns.some((c) => c.type.startsWith('AggregateFunction(uniq')))).toBe(true);
+  });
+});
+
+// A window function or ROLLUP inside a GLOBAL subquery is the subquery's own: it runs once on the general path, and the
+// main query keeps its path (the fast path too). The sharding key first in the set (sensor) is shipped as any set is,
+// as a Distributed table's initiator runs a GLOBAL IN over the whole table whatever its first column.
+const WINDOWED = [
+  `SELECT site, count() AS c FROM ${D} WHERE site GLOBAL IN (SELECT site FROM (SELECT site, dense_rank() OVER (ORDER BY site) AS rk FROM ${D}) WHERE rk <= 2) GROUP BY site ORDER BY site`,
+  `SELECT count() AS c FROM ${D} WHERE sensor GLOBAL IN (SELECT sensor FROM (SELECT sensor, rank() OVER (ORDER BY sensor) AS rk FROM ${D} WHERE status = 500) WHERE rk <= 50)`,
+  `SELECT count() AS c FROM ${D} WHERE sensor GLOBAL NOT IN (SELECT sensor FROM ${D} WHERE status = 500 GROUP BY sensor WITH ROLLUP)`,
+  `SELECT site, count() AS c FROM ${D} WHERE (site, status) GLOBAL IN (SELECT site, status FROM ${D} WHERE value > 90 GROUP BY site, status WITH ROLLUP) GROUP BY site ORDER BY site`,
+  // A scalar over the distributed table is run apart the same way (its value ships to every shard).
+  `SELECT count() AS c FROM ${D} WHERE status = (SELECT max(status) FROM (SELECT status, dense_rank() OVER (ORDER BY status) AS rk FROM ${D}) WHERE rk <= 2)`,
+  `SELECT count() AS c FROM ${D} WHERE status < (SELECT count() FROM ${D} WHERE status = 500 GROUP BY status WITH ROLLUP ORDER BY count() LIMIT 1)`,
+  `SELECT l.site, max(r.rk) AS m, count() AS c FROM ${D} AS l GLOBAL JOIN (SELECT sensor, dense_rank() OVER (ORDER BY sensor) AS rk FROM (SELECT DISTINCT sensor FROM ${D})) AS r USING sensor GROUP BY l.site ORDER BY l.site`,
+];
+
+describe('a GLOBAL subquery the fast path refuses for its shape, run on the general path on either path of the main query', () => {
+  for (const sql of WINDOWED) {
+    for (const path of ['fast', 'general', 'auto'] as const) it(`${path}: ${sql}`, () => expectApiAnswer(sql, path));
+    it(`interface: ${sql}`, () => expectInterfaceAnswer(sql));
+  }
+  it("a window function in the main query itself is still the fast path's refusal", async () => {
+    const sql = `SELECT sensor, row_number() OVER (ORDER BY sensor) AS r FROM ${D} WHERE sensor GLOBAL IN (SELECT sensor FROM ${D} WHERE status = 500) ORDER BY sensor LIMIT 3`;
+    const r = await runQuery({ sql, settings: { ch_scatter_path: 'fast' } }, demoRunDeps(demo, 'q-global-windowed', { tableColumns: columns }));
+    expect(r.status).toBe(400);
+    expect((r.body as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'UNSUPPORTED',
+      message: expect.stringMatching(/^Window functions/),
+    });
+    await expectApiAnswer(sql, 'auto');
   });
 });

@@ -103,6 +103,15 @@ describe('row queries', () => {
     expect(shardSql('SELECT id, t.v FROM db.t AS t ORDER BY id LIMIT 3')).toMatch(/ORDER BY id, id, t\.v LIMIT 4$/);
     expect(shardSql('SELECT id, db.t.v FROM db.t AS b ORDER BY id LIMIT 3')).toMatch(/ORDER BY id, id, db\.t\.v LIMIT 4$/);
   });
+  test("a shipped JOIN table's column the shards cannot sort by (a Dynamic value) is no tie-breaker, qualified or not", () => {
+    const unsortable = new Set(['a', 'r.a']);
+    const sql = 'SELECT id, r.a, a, r.b FROM t GLOBAL JOIN _data_1 AS r USING id ORDER BY id LIMIT 3';
+    expect(shardSql(sql, { unsortable })).toMatch(/ORDER BY id, id, r\.b LIMIT 3$/);
+    expect(shardSql(sql)).toMatch(/ORDER BY id, id, r\.a, a, r\.b LIMIT 4$/);
+    expect(shardSql('SELECT id, r.a.:Int64 AS x FROM t JOIN _data_1 AS r USING id ORDER BY id LIMIT 3', { unsortable })).toMatch(
+      /ORDER BY id, id, r\.a\.:Int64 LIMIT 4$/,
+    );
+  });
   test('a configured unique key is the tie-breaker', () => {
     expect(shardSql('SELECT v FROM t ORDER BY v LIMIT 3', { tieBreaker: ['id'] })).toMatch(/ORDER BY v, id LIMIT 4$/);
   });

@@ -42,3 +42,22 @@ describe('fast path: window functions stay refused', () => {
     expect(e.position).toEqual({ line: 1, column: 76 });
   });
 });
+
+describe("a GLOBAL subquery's window function or ROLLUP is its own: planned apart, it refuses nothing of the main query's plan", () => {
+  const planned = [
+    'SELECT count() FROM analytics.events_dist WHERE sensor GLOBAL IN (SELECT sensor FROM (SELECT sensor, rank() OVER (ORDER BY ts) AS r FROM analytics.events_dist) WHERE r < 3)',
+    'SELECT count() FROM analytics.events_dist WHERE sensor GLOBAL NOT IN (SELECT sensor FROM analytics.events_dist GROUP BY sensor WITH ROLLUP)',
+    'SELECT e.sensor, r.n FROM analytics.events_dist AS e GLOBAL JOIN (SELECT sensor, row_number() OVER () AS n FROM analytics.events_dist) AS r USING sensor',
+    "SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM analytics.events_dist GROUP BY sensor WITH CUBE) SETTINGS distributed_product_mode = 'global'",
+    'SELECT count() FROM analytics.events_dist WHERE value > (SELECT max(v) FROM (SELECT value AS v, rank() OVER (ORDER BY ts) AS r FROM analytics.events_dist) WHERE r < 3)',
+  ];
+  for (const sql of planned) it(sql, async () => expect((await planQuery(sql, testTopology())).shards.length).toBeGreaterThan(0));
+  it('a window function in a subquery each shard runs itself stays refused (a table-less IN set, a local IN)', async () => {
+    for (const sql of [
+      'SELECT count() FROM analytics.events_dist WHERE value GLOBAL IN (SELECT max(number) OVER () FROM numbers(3))',
+      'SELECT count() FROM analytics.events_dist WHERE value > (SELECT max(number) OVER () FROM numbers(3))',
+      "SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM (SELECT sensor, rank() OVER () AS r FROM analytics.events_dist)) SETTINGS distributed_product_mode = 'local'",
+    ])
+      expect((await refusal(sql)).message).toMatch(/Window functions \(OVER\)/);
+  });
+});
