@@ -73,6 +73,15 @@ const SHAPES: Array<[string, Partial<Record<Path | 'ch', Fate>>]> = [
   ['SELECT id, r.a, dynamicType(r.a) AS t FROM cht.json_dist AS l GLOBAL JOIN (SELECT id, j.a AS a FROM cht.json_dist) AS r USING id ORDER BY id', ALL_EQUAL],
   ['SELECT id, r.a FROM cht.json_dist GLOBAL JOIN (SELECT id, j.a AS a FROM cht.json_dist) AS r USING id ORDER BY id', ALL_EQUAL],
   ['SELECT id, a FROM cht.json_dist GLOBAL JOIN (SELECT id, j.a AS a FROM cht.json_dist) AS r USING id ORDER BY id DESC LIMIT 4', ALL_EQUAL],
+  // An item whose value keeps the Dynamic or Variant type (a call over such a column, a CAST to such a type) is no
+  // tie-breaker of the fast path's shards either.
+  ['SELECT id, ifNull(r.a, r.a) AS b FROM cht.json_dist GLOBAL JOIN (SELECT id, j.a AS a FROM cht.json_dist) AS r USING id ORDER BY id', ALL_EQUAL],
+  [
+    'SELECT l.id, materialize(r.a) AS b, r.a FROM cht.json_dist AS l GLOBAL JOIN (SELECT id, j.a AS a FROM cht.json_dist) AS r USING id ORDER BY l.id DESC LIMIT 4',
+    ALL_EQUAL,
+  ],
+  ['SELECT id, ifNull(j.a, j.a) AS b, [j.b.c] AS c FROM cht.json_dist ORDER BY id', ALL_EQUAL],
+  [`SELECT id, ${VARIANT} AS v, j.a::Dynamic AS d FROM cht.json_dist ORDER BY id`, ALL_EQUAL],
   [
     'SELECT id, r.a FROM cht.json_dist GLOBAL JOIN (SELECT id, j.a AS a FROM cht.json_dist) AS r USING id ORDER BY r.a',
     { auto: 'QUERY_ERROR 44', fast: 'QUERY_ERROR 44', general: 'QUERY_ERROR 44', ch: 'QUERY_ERROR 44' },

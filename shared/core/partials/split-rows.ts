@@ -20,19 +20,12 @@ import { fromJson, toJson } from './values.js';
 import { orderKey } from './order-key.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 import { TransferBudget } from './transfer-budget.js';
+import { provedSortable } from './sort-key-types.js';
 
 function withoutLastConjunct(where: Expr | undefined): Expr | undefined {
   if (where?.kind !== 'function' || where.name !== 'and' || where.args.length < 2) return undefined;
   const rest = where.args.slice(0, -1);
   return rest.length === 1 ? rest[0] : { ...where, args: rest };
-}
-
-/** `j.a` (`t.j.a`): a subcolumn, a JSON path's Dynamic unless typed (`j.a.:Int64`); a table's qualifier is no subcolumn. */
-function untypedSubcolumn(e: Expr, qualifiers: ReadonlySet<string>): boolean {
-  if (e.kind !== 'column' || e.typed !== undefined) return false;
-  const p = e.parts;
-  const own = qualifiers.has(`${p[0]}.${p[1]}`) ? p.slice(2) : qualifiers.has(p[0]!) ? p.slice(1) : p;
-  return own.length > 1;
 }
 
 /**
@@ -61,13 +54,13 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   // Tie-breaker expressions: configured unique key columns, else the selected columns.
   // A constant column breaks no tie, and a bare integer in ORDER BY would be read as a position.
   const selected = n.columns.map((c) => c.expr).filter((e) => e.kind !== 'literal');
-  // A subcolumn, or a shipped JOIN table's column (ctx.unsortable), may be of a type ClickHouse refuses as a sort key
-  // (44: a JSON path's Dynamic): left out, one node answers it.
+  // An item the plan cannot prove sortable (a JSON path's Dynamic, a shipped JOIN's Dynamic column, a call keeping
+  // either's type) may be a sort key ClickHouse refuses (44): left out, one node answers it.
   const quals = qualifiersOf(q);
   // An aliased table is still reached by its own name (`db.t.c` beside `AS b`).
   for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [])
     if (t.kind === 'table') for (const name of [t.table, `${t.database ?? 'default'}.${t.table}`]) quals.add(name);
-  const sortable = selected.filter((e) => !untypedSubcolumn(e, quals) && !(e.kind === 'column' && !e.typed && ctx.unsortable?.has(e.parts.join('.'))));
+  const sortable = selected.filter((e) => provedSortable(e, quals, ctx.unsortable));
   const tieExprs: Expr[] = ctx.tieBreaker?.length ? ctx.tieBreaker.map((c) => col(c)) : n.hasAsterisk ? [] : sortable;
   // Sort keys, tie-breakers and LIMIT BY keys travel once per distinct expression: one already
   // selected is read from its SELECT column (by position: the shard names it), one repeated among

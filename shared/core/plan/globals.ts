@@ -23,6 +23,7 @@ import type { PlannerSettings } from './settings.js';
 import { INVOKE_PAYLOAD_LIMIT_BYTES, MAX_SHIPPED_BYTES } from '../protocol/shard-wire.js';
 import { readBackQuery, type ReadBackColumn } from './read-back.js';
 import { distributedTables } from './two-stage/reads.js';
+import { UNSORTABLE_TYPE } from '../partials/sort-key-types.js';
 
 export interface Materialized {
   table: ExternalTable;
@@ -41,9 +42,6 @@ export interface GlobalsResult {
   /** The names the query may read a shipped JOIN's columns by (`r.a`, `a`) whose type ClickHouse refuses as a sort key. */
   unsortable: Set<string>;
 }
-
-/** JSON, Dynamic and Variant values (ClickHouse's 44 as sort keys) and aggregate states: no ORDER BY tie-breaker of the shards' may name them. */
-const UNSORTABLE_TYPE = /\b(JSON|Dynamic|Variant|Object)\b|AggregateFunction\(/;
 
 /** The columns of a shipped JOIN table, as the query reads them, whose values no shard can sort by. */
 function unsortableColumns(m: Materialized): string[] {

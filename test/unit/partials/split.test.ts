@@ -112,6 +112,19 @@ describe('row queries', () => {
       /ORDER BY id, id, r\.a\.:Int64 LIMIT 4$/,
     );
   });
+  test('an item whose type the plan cannot prove sortable (a call or cast keeping a Dynamic or Variant type) is no tie-breaker', () => {
+    const unsortable = new Set(['a', 'r.a']);
+    const join = 'FROM t GLOBAL JOIN _data_1 AS r USING id ORDER BY id LIMIT 3';
+    expect(shardSql(`SELECT id, ifNull(r.a, r.a) AS b, [a] AS c, tuple(r.a) AS d, r.b ${join}`, { unsortable })).toMatch(/ORDER BY id, id, r\.b LIMIT 3$/);
+    expect(shardSql(`SELECT id, materialize(j.a) AS b, j.a::Dynamic AS d, CAST(v, 'Variant(String, UInt32)') AS w, v ${join}`)).toMatch(
+      /ORDER BY id, id, v LIMIT 3$/,
+    );
+    expect(shardSql(`SELECT id, JSONExtract(s, 'Dynamic') AS e, j.a.:Dynamic AS p ${join}`)).toMatch(/ORDER BY id, id LIMIT 3$/);
+    // A call or cast of one sortable type proves it: such items still break ties, and the query pages.
+    expect(shardSql(`SELECT id, dynamicType(r.a) AS t, toString(j.a) AS s, j.a::String AS c, j.a.:Int64 + 1 AS n ${join}`, { unsortable })).toMatch(
+      /ORDER BY id, id, dynamicType\(r\.a\), toString\(j\.a\), j\.a::String, j\.a\.:Int64 \+ 1 LIMIT 4$/,
+    );
+  });
   test('a configured unique key is the tie-breaker', () => {
     expect(shardSql('SELECT v FROM t ORDER BY v LIMIT 3', { tieBreaker: ['id'] })).toMatch(/ORDER BY v, id LIMIT 4$/);
   });
