@@ -16,6 +16,7 @@ import { isQueryFailure, queryFailureError } from './query-errors.js';
 import { fastPathRefused } from './two-stage/path.js';
 import { inexactInTsv } from './two-stage/tsv.js';
 import { tablesRead } from '../plan/analyze.js';
+import { distributedTables } from '../plan/two-stage/reads.js';
 import { constantRunner } from './one-engine.js';
 
 /** The fast path's answer (`names`, in order) holds values JSON rows carry without their types (`inexact`): the general path ships them as states. */
@@ -84,7 +85,8 @@ export function globalSubqueryRunner(
   };
   const constant = constantRunner(base);
   const run: SubqueryRunner = async (stmt, want) => {
-    if (tablesRead(stmt, base.topo).length === 0) return constant(stmt);
+    // (One over a distributed table is not judged here: its shape is for its planning, which goes general on refusal.)
+    if (distributedTables(stmt, base.topo).length === 0 && tablesRead(stmt, base.topo).length === 0) return constant(stmt);
     let plan: QueryPlan;
     try {
       plan = await planSubquery(stmt, run);

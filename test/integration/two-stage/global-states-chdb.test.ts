@@ -96,6 +96,24 @@ const WINDOWED = [
   `SELECT l.site, max(r.rk) AS m, count() AS c FROM ${D} AS l GLOBAL JOIN (SELECT sensor, dense_rank() OVER (ORDER BY sensor) AS rk FROM (SELECT DISTINCT sensor FROM ${D})) AS r USING sensor GROUP BY l.site ORDER BY l.site`,
 ];
 
+// An EXISTS over the distributed table is run once over the whole table and folded into its constant: a subquery of a
+// shape only the general path answers (ROLLUP, a window function) runs there, whichever path the main query takes.
+const EXISTS_APART = [
+  `SELECT count() AS c FROM ${D} WHERE EXISTS (SELECT site, count() FROM ${D} WHERE status = 500 GROUP BY site WITH ROLLUP)`,
+  `SELECT site, count() AS c FROM ${D} WHERE NOT EXISTS (SELECT sensor FROM ${D} WHERE value > 1000 GROUP BY sensor WITH CUBE) GROUP BY site ORDER BY site`,
+  // s-7's rows live on one shard: only the whole table's ROLLUP says whether its group exists.
+  `SELECT count() AS c FROM ${D} WHERE EXISTS (SELECT sensor FROM ${D} WHERE sensor = 's-7' GROUP BY sensor WITH ROLLUP HAVING count() > 0)`,
+  `SELECT count() AS c FROM ${D} WHERE EXISTS (SELECT sensor FROM (SELECT sensor, row_number() OVER (ORDER BY value DESC, ts, sensor) AS rn FROM ${D}) WHERE rn = 1 AND sensor = 's-7')`,
+  `SELECT EXISTS (SELECT status FROM ${D} WHERE value > 1000 GROUP BY status WITH ROLLUP) AS e, count() AS c FROM ${D}`,
+];
+
+describe('an EXISTS the fast path refuses for its shape, run once on the general path and folded', () => {
+  for (const sql of EXISTS_APART) {
+    for (const path of ['fast', 'general', 'auto'] as const) it(`${path}: ${sql}`, () => expectApiAnswer(sql, path));
+    it(`interface: ${sql}`, () => expectInterfaceAnswer(sql));
+  }
+});
+
 describe('a GLOBAL subquery the fast path refuses for its shape, run on the general path on either path of the main query', () => {
   for (const sql of WINDOWED) {
     for (const path of ['fast', 'general', 'auto'] as const) it(`${path}: ${sql}`, () => expectApiAnswer(sql, path));
