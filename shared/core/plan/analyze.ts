@@ -187,6 +187,25 @@ function runApart(stmt: SelectStatement, topo: Topology, mode: ProductMode): Set
   return out;
 }
 
+/**
+ * The subqueries each shard runs itself over its own rows (distributed_product_mode = 'local': a plain IN set or
+ * JOIN's right side over a distributed table, localized): its engine evaluates a window function there, as a
+ * Distributed table's shards do.
+ */
+function runOnEachShard(stmt: SelectStatement, topo: Topology, mode: ProductMode): Set<SelectStatement> {
+  const out = new Set<SelectStatement>();
+  if (stmt.kind !== 'select' || mode !== 'local') return out;
+  const local = (sub: SelectStatement) => {
+    if (distributedTables(sub, topo).length) out.add(sub);
+  };
+  for (const { expr } of exprsOfSelect(stmt))
+    walkExpr(expr, (e) => {
+      if (e.kind === 'function' && isInFamily(e.name) && !isGlobalInName(e.name) && e.args[1]?.kind === 'subquery') local(e.args[1].query);
+    });
+  for (const j of stmt.from?.joins ?? []) if (j.table.kind === 'subqueryTable' && !j.global) local(j.table.query);
+  return out;
+}
+
 /** The configured tables a subquery run apart reads: its shape is for its own planning to judge. */
 const readApart = (sub: SelectStatement, topo: Topology): BoundTable[] => distributedTables(sub, topo).map((d) => lookupTable(topo, d)!);
 
@@ -202,7 +221,7 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
   if (stmt.kind === 'union') throw unsupported(stmt.ops[0]!, stmt.selects[1] ?? stmt);
   refuseDangerousFunctions(stmt);
   const apart = runApart(stmt, topo, mode);
-  refuseWindowFunctions(stmt, apart);
+  refuseWindowFunctions(stmt, new Set([...apart, ...runOnEachShard(stmt, topo, mode)]));
   checkSelectShape(stmt, true);
   if (!stmt.from) throw errorAt('UNSUPPORTED', 'a query without FROM reads no distributed table; name one of the configured tables', stmt);
   const from = stmt.from.table;

@@ -4,7 +4,7 @@
 // shape (a window function, ROLLUP), whichever path the main query takes. On three chdb shards, through POST /query and
 // the ClickHouse interface, compared with one chdb engine holding every row: the same names, types and rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_TABLE } from '../../../local/demo.js';
+import { DEMO_LOCAL, DEMO_TABLE } from '../../../local/demo.js';
 import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
 import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
 import { runQuery } from '../../../shared/core/scatter/run-query.js';
@@ -95,6 +95,66 @@ const WINDOWED = [
   `SELECT count() AS c FROM ${D} WHERE status < (SELECT count() FROM ${D} WHERE status = 500 GROUP BY status WITH ROLLUP ORDER BY count() LIMIT 1)`,
   `SELECT l.site, max(r.rk) AS m, count() AS c FROM ${D} AS l GLOBAL JOIN (SELECT sensor, dense_rank() OVER (ORDER BY sensor) AS rk FROM (SELECT DISTINCT sensor FROM ${D})) AS r USING sensor GROUP BY l.site ORDER BY l.site`,
 ];
+
+// A local IN (distributed_product_mode = 'local') is each shard's own: it runs the set over its own rows, a window
+// function in it included, as a Distributed table's shards do. The reference: each shard's answer over its local table.
+const LOCAL_MODE = " SETTINGS distributed_product_mode = 'local'";
+const LOCAL_WINDOWED = [
+  // Each shard's three sensors of highest value: nine sensors over three shards where one node would keep three.
+  `SELECT sensor, count() AS c FROM ${D} WHERE sensor IN (SELECT sensor FROM (SELECT sensor, row_number() OVER (ORDER BY value DESC, ts, sensor) AS rn FROM ${D}) WHERE rn <= 3) GROUP BY sensor ORDER BY sensor${LOCAL_MODE}`,
+  `SELECT sensor, ts, value FROM ${D} WHERE value IN (SELECT max(value) OVER () FROM ${D}) ORDER BY sensor, ts${LOCAL_MODE}`,
+  `SELECT sensor, ts FROM ${D} WHERE (sensor, ts) NOT IN (SELECT sensor, ts FROM (SELECT sensor, ts, rank() OVER (PARTITION BY site ORDER BY ts) AS r FROM ${D}) WHERE r > 1) ORDER BY sensor, ts${LOCAL_MODE}`,
+  // A JOIN's right side each shard runs itself: its own three rows of highest value.
+  `SELECT l.sensor, l.ts, r.rn FROM ${D} AS l JOIN (SELECT sensor, ts, row_number() OVER (ORDER BY value DESC, ts, sensor) AS rn FROM ${D}) AS r ON l.sensor = r.sensor AND l.ts = r.ts WHERE r.rn <= 3 ORDER BY l.sensor, l.ts${LOCAL_MODE}`,
+];
+
+/** Each shard's own answer over its local table, its rows together, and the TSVWithNamesAndTypes bytes with their data lines sorted. */
+async function localReference(sql: string): Promise<{ meta: unknown; data: Record<string, unknown>[]; tsv: string }> {
+  const local = sql.replaceAll(D, DEMO_LOCAL);
+  const answers = await Promise.all(demo.cluster.shards.map((s) => s.queryRaw(local, { format: 'JSON', settings: JSON_SETTINGS })));
+  const docs = answers.map((r) => JSON.parse(r.bytes.toString('utf8')) as { meta: unknown; data: Record<string, unknown>[] });
+  const tsvs = await Promise.all(demo.cluster.shards.map((s) => s.queryRaw(local, { format: 'TSVWithNamesAndTypes' })));
+  const lines = tsvs.map((r) =>
+    r.bytes
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l !== ''),
+  );
+  const tsv = [...lines[0]!.slice(0, 2), ...lines.flatMap((l) => l.slice(2)).sort()].join('\n');
+  return { meta: docs[0]!.meta, data: docs.flatMap((d) => d.data), tsv };
+}
+
+describe('a window function in a local IN set, run by each shard over its own rows', () => {
+  for (const sql of LOCAL_WINDOWED) {
+    for (const path of ['fast', 'general', 'auto'] as const)
+      it(`${path}: ${sql}`, async () => {
+        const r = await runQuery({ sql, settings: { ch_scatter_path: path } }, demoRunDeps(demo, 'q-local-windowed', { tableColumns: columns }));
+        const body = r.body as Record<string, any>;
+        expect(r.status, JSON.stringify(body).slice(0, 400)).toBe(200);
+        expect(body.partial).toBe(false);
+        expectSameAnswer(body, await localReference(sql), { name: `${path}: ${sql}`, sql, unordered: true } as never);
+      });
+    it(`interface: ${sql}`, async () => {
+      const raw = (q: string, o: { format: string; settings?: Record<string, unknown> }) =>
+        demo.cluster.shards[0]!.queryRaw(q, { format: o.format, settings: { readonly: 2, ...(o.settings as object) } as never });
+      const deps = demoRunDeps(demo, 'q-local-windowed-ch', { tableColumns: columns });
+      const res = await handleClickHouseHttp(
+        { method: 'POST', path: '/', query: new URLSearchParams({ default_format: 'TSVWithNamesAndTypes' }), headers: {}, body: Buffer.from(sql) },
+        { topo: demo.topo, raw, select: generalSelect({ ...deps, planTwoStage: deps.planTwoStage! }) },
+      );
+      expect(res.status, res.body.toString('utf8').slice(0, 300)).toBe(200);
+      const lines = res.body
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== '');
+      expect([...lines.slice(0, 2), ...lines.slice(2).sort()].join('\n')).toBe((await localReference(sql)).tsv);
+    });
+  }
+  it("one node's answer differs: the sets are the shards' own", async () => {
+    const one = await reference(LOCAL_WINDOWED[0]!);
+    expect((await localReference(LOCAL_WINDOWED[0]!)).data.length).toBeGreaterThan(one.data.length);
+  });
+});
 
 // An EXISTS over the distributed table is run once over the whole table and folded into its constant: a subquery of a
 // shape only the general path answers (ROLLUP, a window function) runs there, whichever path the main query takes.

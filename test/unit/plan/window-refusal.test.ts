@@ -52,12 +52,33 @@ describe("a GLOBAL subquery's window function or ROLLUP is its own: planned apar
     'SELECT count() FROM analytics.events_dist WHERE value > (SELECT max(v) FROM (SELECT value AS v, rank() OVER (ORDER BY ts) AS r FROM analytics.events_dist) WHERE r < 3)',
   ];
   for (const sql of planned) it(sql, async () => expect((await planQuery(sql, testTopology())).shards.length).toBeGreaterThan(0));
-  it('a window function in a subquery each shard runs itself stays refused (a table-less IN set, a local IN)', async () => {
+  it('a window function in a table-less subquery stays refused; in a local IN set or JOIN each shard runs it over its own rows', async () => {
     for (const sql of [
       'SELECT count() FROM analytics.events_dist WHERE value GLOBAL IN (SELECT max(number) OVER () FROM numbers(3))',
       'SELECT count() FROM analytics.events_dist WHERE value > (SELECT max(number) OVER () FROM numbers(3))',
-      "SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM (SELECT sensor, rank() OVER () AS r FROM analytics.events_dist)) SETTINGS distributed_product_mode = 'local'",
+      // Not local: the set is shipped from the coordinator, or deny refuses it.
+      'SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM (SELECT sensor, rank() OVER () AS r FROM analytics.events_dist))',
     ])
-      expect((await refusal(sql)).message).toMatch(/Window functions \(OVER\)/);
+      expect((await refusal(sql)).message).toMatch(/Window functions \(OVER\)|distributed_product_mode = 'deny'/);
+    const local = " SETTINGS distributed_product_mode = 'local'";
+    for (const sql of [
+      `SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM (SELECT sensor, rank() OVER () AS r FROM analytics.events_dist))${local}`,
+      `SELECT e.sensor, r.n FROM analytics.events_dist AS e JOIN (SELECT sensor, row_number() OVER () AS n FROM analytics.events_dist) AS r USING sensor${local}`,
+    ]) {
+      const plan = await planQuery(sql, testTopology());
+      expect(plan.shards.length).toBeGreaterThan(0);
+      for (const s of plan.shards) expect(s.sql).toMatch(/OVER \(\) AS [rn] FROM analytics\.events\b/);
+    }
+    // ROLLUP in a local set stays refused, and a window function in the main query itself under 'local' too.
+    expect(
+      (
+        await refusal(
+          `SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM analytics.events_dist GROUP BY sensor WITH ROLLUP)${local}`,
+        )
+      ).message,
+    ).toMatch(/WITH ROLLUP is not supported/);
+    expect(
+      (await refusal(`SELECT sensor, rank() OVER () FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM analytics.events_dist)${local}`)).message,
+    ).toMatch(/Window functions \(OVER\)/);
   });
 });
