@@ -82,7 +82,7 @@ export function globalSubqueryRunner(
     keepMissing(missing);
     return answer;
   };
-  const constant = constantRunner(base);
+  const constant = constantRunner(base, ledger.outcomes);
   const run: SubqueryRunner = async (stmt, want) => {
     if (tablesRead(stmt, base.topo).length === 0) return constant(stmt);
     let plan: QueryPlan;
