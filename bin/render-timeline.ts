@@ -7,7 +7,7 @@ import type { QueryResponse } from '../shared/core/scatter/run-query.js';
 type Stats = QueryResponse['statistics'];
 
 /** What each attempt status is drawn with. */
-export const STATUS_CHAR: Record<string, string> = { ok: '█', timeout: '▒', error: '×', unavailable: '×', throttled: '×', aborted: '─' };
+export const STATUS_CHAR: Record<string, string> = { ok: '█', timeout: '▒', error: '×', unavailable: '×', throttled: '×', cancelled: '─', aborted: '─' };
 const COORD_CHAR: Record<string, string> = { plan: 'p', merge: 'm', finalize: 'f' };
 const LABEL = 10;
 const TAIL_MIN = 24;

@@ -97,7 +97,7 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     if (answerNames && !renamesFormat(req.format))
       throw notRenamed(answerNames, req.format, undefined, hasTotals(stmt) && namesAlikeOnEngine(req.engineVersion) ? TOTALS_WHY : '');
     // A format without types is asked with a header of names and types, cut off once they pass ClickHouse's check.
-    const sibling = answerNames ? typedSibling(req.format, answerNames) : undefined;
+    const sibling = answerNames ? typedSibling(req.format, answerNames, namesAlikeOnEngine(req.engineVersion)) : undefined;
     // A shard's unknown column for a statement spelled from cached columns: the next query reads them again.
     const r = await runGeneralInSession(s, plan, {
       format: sibling ?? req.format,

@@ -108,11 +108,10 @@ export function toChException(e: unknown): ChException {
   return { code, name: clickHouseErrorName(code), message, status: statusOf(code) };
 }
 
-/** The body ClickHouse writes for an exception (one line; the message keeps its own text). */
+/** The body ClickHouse writes for an exception: the message unchanged, a full stop added where it has none. */
 export function exceptionBody(x: ChException, version?: string): string {
-  // Clients take the first `(UPPER_CASE)` after "Exception:" as the error's name: one inside the
-  // message (quoted SQL, a ClickHouse message) would be read instead of the real one, so it gets a space.
-  const plain = x.message.replace(/\(([A-Z0-9_]*[A-Z]{3}[A-Z0-9_]*)\)/g, '($1 )');
-  const text = plain.endsWith('.') ? plain : `${plain}.`;
+  // ClickHouse writes a message's own `(UPPER_CASE)` as it is (a client matching the first one reads it as the
+  // name, against ClickHouse too); the code and the X-ClickHouse-Exception-Code header are what tell the error.
+  const text = x.message.endsWith('.') ? x.message : `${x.message}.`;
   return `Code: ${x.code}. DB::Exception: ${text} (${x.name})${version ? ` (version ${version})` : ''}\n`;
 }

@@ -51,15 +51,22 @@ export function renamesFormat(format: string): boolean {
 /**
  * The format whose answer is `format`'s bytes after a header of names and types (TabSeparated's, whose names are
  * escaped, and the Raw kin's where no name holds a tab or line break): asked of the engine instead, so the types
- * of a format that carries none are known (ClickHouse's 352), the header then cut off (withoutTypedHeader).
+ * of a format that carries none are known (ClickHouse's 352), the header then cut off (withoutTypedHeader); CSV's and
+ * LineAsString's only on an engine that has them (`newerEngine`).
  */
-export function typedSibling(format: string, names: readonly string[]): string | undefined {
+export function typedSibling(format: string, names: readonly string[], newerEngine = true): string | undefined {
   const f = format.trim().toLowerCase();
   if (f === 'tabseparated' || f === 'tsv') return 'TabSeparatedWithNamesAndTypes';
   const raw = names.some((n) => /[\t\n\r]/.test(n));
   if (!raw && (f === 'tabseparatedraw' || f === 'tsvraw' || f === 'raw')) return 'TabSeparatedRawWithNamesAndTypes';
+  // CSV's and LineAsString's typed siblings are newer than 18.16, which has neither.
+  if (newerEngine && f === 'csv') return 'CSVWithNamesAndTypes';
+  if (newerEngine && !raw && f === 'lineasstring') return 'LineAsStringWithNamesAndTypes';
   return undefined;
 }
+
+/** A sibling whose header is another format's: LineAsString's names and types are lines of raw tab-separated fields. */
+const HEADER_LIKE: Readonly<Record<string, string>> = { lineasstringwithnamesandtypes: 'tabseparatedrawwithnamesandtypes' };
 
 /** The engine's bytes in `sibling` (typedSibling) without their header, once its types pass ClickHouse's check of alike names. */
 export function withoutTypedHeader(bytes: Buffer, sibling: string, names: string[], settings: Readonly<Record<string, SettingValue>> = {}): Buffer {
@@ -68,7 +75,8 @@ export function withoutTypedHeader(bytes: Buffer, sibling: string, names: string
   const empty = bytes[0] === 0x0a ? 1 : bytes[0] === 0x0d && bytes[1] === 0x0a ? 2 : 0;
   const at = empty ? bytes.indexOf(0x0a, empty) + 1 : 0;
   if (empty && at === 0) throw notRenamed(names);
-  const { types, rowsAt } = RENAMERS.get(sibling.toLowerCase())!(bytes.subarray(at), names, settings);
+  const f = sibling.toLowerCase();
+  const { types, rowsAt } = RENAMERS.get(HEADER_LIKE[f] ?? f)!(bytes.subarray(at), names, settings);
   refuseAlikeTypes(names, types!);
   return Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + rowsAt!)]);
 }

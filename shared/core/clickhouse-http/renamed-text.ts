@@ -90,7 +90,11 @@ const csv =
     const head = csvFields(bytes, 0, delimiter, names);
     const r: Renaming = { replace: [] };
     copyAlike(bytes, head.fields, names, r.replace);
-    if (typed) r.types = csvFields(bytes, head.next, delimiter, names).texts;
+    if (typed) {
+      const types = csvFields(bytes, head.next, delimiter, names);
+      r.types = types.texts;
+      r.rowsAt = types.next;
+    }
     return r;
   };
 

@@ -78,7 +78,7 @@ export const treeResponseSchema = z.object({
   outcomes: z.array(
     z.object({
       shard: z.number().int().nonnegative(),
-      status: z.enum(['ok', 'timeout', 'error', 'unavailable', 'throttled']),
+      status: z.enum(['ok', 'timeout', 'error', 'unavailable', 'throttled', 'cancelled']),
       replica: z.number().int(),
       elapsedMs: z.number(),
       hedged: z.boolean(),

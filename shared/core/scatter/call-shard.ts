@@ -11,6 +11,7 @@ import type { HedgeState, TokenBucket } from './hedge.js';
 import type { Limiter, LimiterTask } from './fanout.js';
 import { isQueryFault } from '../clickhouse/error-codes.js';
 import { cancelLoser, nextAttemptId } from './shard-cancel.js';
+import { DeadlineExceeded } from './deadline.js';
 
 export type { HedgeSettings, MissingReason };
 
@@ -263,15 +264,28 @@ class ShardCall {
     return undefined;
   }
 
+  /** The query's signal fired before its deadline for a reason of its own (a stop), not the deadline or a merge cutoff. */
+  stoppedEarly(): boolean {
+    const { signal, now, deadlineAt } = this.input;
+    const reason: unknown = signal.reason;
+    return signal.aborted && reason instanceof Error && !(reason instanceof DeadlineExceeded) && reason.name !== 'TimeoutError' && now() < deadlineAt;
+  }
+
+  /** The query's signal fired: the deadline fell (timeout), or the query stopped before it (cancelled: another shard's error, the client gone). */
   onDeadline(): void {
-    const { now, shard } = this.input;
+    const { now, shard, signal } = this.input;
     const lastFailure = this.lastFailure;
+    const earlier = lastFailure ? `; earlier failure: ${lastFailure.message}` : '';
+    const replica = this.inflight[0]?.replica ?? lastFailure?.replica ?? this.primary;
+    if (this.stoppedEarly()) {
+      const why = (signal.reason as Error).message;
+      this.finish({ status: 'cancelled', replica, message: `shard ${shard} cancelled after ${Math.round(now() - this.started)} ms: ${why}${earlier}` });
+      return;
+    }
     this.finish({
       status: 'timeout',
-      replica: this.inflight[0]?.replica ?? lastFailure?.replica ?? this.primary,
-      message:
-        `no answer from shard ${shard} before the deadline (${Math.round(now() - this.started)} ms)` +
-        (lastFailure ? `; earlier failure: ${lastFailure.message}` : ''),
+      replica,
+      message: `no answer from shard ${shard} before the deadline (${Math.round(now() - this.started)} ms)${earlier}`,
     });
   }
 
@@ -321,7 +335,7 @@ class ShardCall {
       ? fromShardFailure(response)
       : classifyFailure(err);
     if (classified.status === 'aborted') {
-      this.record(attempt, signal.aborted ? 'timeout' : 'aborted', end, classified.message);
+      this.record(attempt, signal.aborted && !this.stoppedEarly() ? 'timeout' : 'aborted', end, classified.message);
       if (signal.aborted) this.onDeadline();
       return;
     }

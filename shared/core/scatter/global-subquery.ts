@@ -83,7 +83,7 @@ export function globalSubqueryRunner(
     keepMissing(missing);
     return answer;
   };
-  const constant = constantRunner(base);
+  const constant = constantRunner(base, ledger.outcomes);
   const run: SubqueryRunner = async (stmt, want) => {
     // (One over a distributed table is not judged here: its shape is for its planning, which goes general on refusal.)
     if (distributedTables(stmt, base.topo).length === 0 && tablesRead(stmt, base.topo).length === 0) return constant(stmt);

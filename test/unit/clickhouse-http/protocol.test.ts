@@ -152,7 +152,7 @@ describe('exceptions', () => {
   it('the body is what @clickhouse/client parses into a typed error', () => {
     for (const e of [
       new ChHttpError(62, 'Syntax error: failed at position 1'),
-      new ScatterError('UNSUPPORTED', 'WITH (ROLLUP) in a message (PARENS) is not supported'),
+      new ScatterError('UNSUPPORTED', 'WITH ROLLUP in a message (in parentheses) is not supported'),
       new ScatterError(
         'QUERY_ERROR',
         'ClickHouse rejected the query on shard 0 (ClickHouse error 47 UNKNOWN_IDENTIFIER): Code: 47. DB::Exception: Missing columns: x. (UNKNOWN_IDENTIFIER) (version 18.16.1)',
@@ -169,6 +169,30 @@ describe('exceptions', () => {
     expect(exceptionBody(toChException(new ChHttpError(164, 'Cannot execute query in readonly mode')))).toBe(
       'Code: 164. DB::Exception: Cannot execute query in readonly mode. (READONLY)\n',
     );
+  });
+
+  it("the body writes the message as it is, brackets, quotes and parentheses included, as ClickHouse's getExceptionMessage does", () => {
+    const messages = [
+      'Window functions (OVER) are not supported on the fast path: row_number(...) OVER',
+      'WITH (ROLLUP) in a message (PARENS) is not supported',
+      'Missing columns: \'nope\' (x) [1, 2] {a: b} `q(R)` "(ABC_1)"',
+      'Unknown function f (UNKNOWN_FUNCTION) inside ( spaced ) text.',
+      'Syntax error: failed at (  ) and )( and (OVER ) kept.',
+    ];
+    for (const message of messages) {
+      const x = toChException(new ScatterError('UNSUPPORTED', message));
+      expect(x.message).toBe(message);
+      const body = exceptionBody(x, '26.7.2.1');
+      const end = message.endsWith('.') ? '' : '.';
+      expect(body).toBe(`Code: 48. DB::Exception: ${message}${end} (NOT_IMPLEMENTED) (version 26.7.2.1)\n`);
+      // The code reads from the body whatever the message holds.
+      expect((parseError(body) as { code: string }).code).toBe('48');
+    }
+    // An engine's message reaches the body as the engine wrote it (its query quote aside).
+    const engine = toChException(
+      new ClickHouseError("Code: 43. DB::Exception: Illegal type String of argument of function plus (PLUS): 'a'. (ILLEGAL_TYPE_OF_ARGUMENT)", 'server', 43),
+    );
+    expect(exceptionBody(engine)).toBe("Code: 43. DB::Exception: Illegal type String of argument of function plus (PLUS): 'a'. (ILLEGAL_TYPE_OF_ARGUMENT)\n");
   });
 
   it('ch-scatter errors get ClickHouse codes and statuses', () => {

@@ -180,8 +180,22 @@ describe("the answer's names in each output format's bytes", () => {
   it('a format without types, asked with a header of names and types: its bytes once the header is cut, or 352', async () => {
     const staged = (t: string, rows: number) =>
       `SELECT number AS _r, toString(number) AS s, ${t} AS _n2 FROM numbers(${rows}) GROUP BY _r, s WITH TOTALS ORDER BY _r`;
-    for (const format of ['TabSeparated', 'TSV', 'TSVRaw', 'Raw'])
-      for (const settings of [{}, { output_format_tsv_crlf_end_of_line: '1' }, { format_tsv_null_representation: 'nil' }] as Record<string, string>[])
+    const TSV_SETTINGS: Record<string, string>[] = [{}, { output_format_tsv_crlf_end_of_line: '1' }, { format_tsv_null_representation: 'nil' }];
+    const CSV_SETTINGS: Record<string, string>[] = [
+      {},
+      { output_format_csv_crlf_end_of_line: '1' },
+      { format_csv_delimiter: ';' },
+      { format_csv_null_representation: 'nil' },
+    ];
+    for (const [format, all] of [
+      ['TabSeparated', TSV_SETTINGS],
+      ['TSV', TSV_SETTINGS],
+      ['TSVRaw', TSV_SETTINGS],
+      ['Raw', TSV_SETTINGS],
+      ['CSV', CSV_SETTINGS],
+      ['LineAsString', [{}]],
+    ] as const)
+      for (const settings of all)
         for (const rows of [0, 3]) {
           const sibling = typedSibling(format, ['_r', 's', 's'])!;
           const want = (await bytesOf(staged('toString(max(number) + 1)', rows), format, settings)) as Buffer;
@@ -193,7 +207,12 @@ describe("the answer's names in each output format's bytes", () => {
     // A raw name with a tab or line break would make the header ambiguous: no sibling, the format's own bytes.
     expect(typedSibling('TSVRaw', ['a\tb', 'a\tb'])).toBeUndefined();
     expect(typedSibling('TabSeparated', ['a\tb', 'a\tb'])).toBe('TabSeparatedWithNamesAndTypes');
-    expect(typedSibling('CSV', ['s', 's'])).toBeUndefined();
+    expect(typedSibling('CSV', ['a\tb', 'a\tb'])).toBe('CSVWithNamesAndTypes');
+    expect(typedSibling('LineAsString', ['a\tb', 'a\tb'])).toBeUndefined();
+    expect(typedSibling('CSVWithNames', ['s', 's'])).toBeUndefined();
+    // An engine without CSV's and LineAsString's typed siblings (18.16) is asked the format itself.
+    expect([typedSibling('CSV', ['s', 's'], false), typedSibling('LineAsString', ['s', 's'], false)]).toEqual([undefined, undefined]);
+    expect(typedSibling('TSV', ['s', 's'], false)).toBe('TabSeparatedWithNamesAndTypes');
   });
 
   it('bytes not laid out as the format writes them are refused, never renamed by guess', async () => {

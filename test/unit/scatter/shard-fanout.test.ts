@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ShardOutcome } from '../../../shared/core/scatter/call-shard.js';
+import { DeadlineExceeded } from '../../../shared/core/scatter/deadline.js';
 import { createLimiter } from '../../../shared/core/scatter/fanout.js';
 import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
 import { openFanOut, type FanOutInput, type ShardAsk } from '../../../shared/core/scatter/shard-fanout.js';
@@ -55,16 +56,30 @@ describe('openFanOut', () => {
     expect(seen).toEqual([]);
   });
 
-  it('stop() ends the calls still running as at the deadline, and says it was a stop', async () => {
-    const { fan, invoker } = input(() => ({ kind: 'hang' }));
+  it('stop() ends the calls still running, cancelled (not timed out) with the reason, and says it was a stop', async () => {
+    const { fan, invoker, seen } = input(() => ({ kind: 'hang' }));
     const f = openFanOut(fan);
     const pending = f.ask(0, ask);
-    f.stop(new Error('merge failed'));
+    f.stop(new Error('shard 1: Code: 44. DB::Exception: Illegal column'));
+    const o = await pending;
+    f.close();
+    expect(o.status).toBe('cancelled');
+    expect(o.message).toMatch(/^shard 0 cancelled after \d+ ms: shard 1: Code: 44\./);
+    expect(o.attempts.map((a) => a.status)).toEqual(['aborted']);
+    expect(seen.map((x) => x.status)).toEqual(['cancelled']);
+    expect(invoker.calls[0]!.aborted).toBe(true);
+    expect(f.stopped.aborted).toBe(true);
+  });
+
+  it('a merge cutoff (a stop with the deadline as its reason) still times the calls out', async () => {
+    const { fan } = input(() => ({ kind: 'hang' }));
+    const f = openFanOut(fan);
+    const pending = f.ask(0, ask);
+    f.stop(new DeadlineExceeded(Date.now()));
     const o = await pending;
     f.close();
     expect(o.status).toBe('timeout');
-    expect(invoker.calls[0]!.aborted).toBe(true);
-    expect(f.stopped.aborted).toBe(true);
+    expect(o.attempts.map((a) => a.status)).toEqual(['timeout']);
   });
 
   it('the parent signal stops it; the deadline alone fires the signal but not the stop', async () => {
@@ -73,7 +88,7 @@ describe('openFanOut', () => {
     const f = openFanOut(a.fan);
     const pending = f.ask(0, ask);
     parent.abort(new Error('client went away'));
-    expect((await pending).status).toBe('timeout');
+    expect((await pending).status).toBe('cancelled');
     expect(f.stopped.aborted).toBe(true);
     f.close();
 
