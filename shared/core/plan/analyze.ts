@@ -66,10 +66,11 @@ function makeGlobal(f: FunctionCall): void {
 
 const unsupported = (what: string, node?: { pos?: import('../sql/ast.js').Pos }) => errorAt('UNSUPPORTED', `${what} is not supported`, node);
 
-function checkSelectShape(q: SelectQuery, top: boolean): void {
+function checkSelectShape(q: SelectQuery, top: boolean, onShard = false): void {
   refuseUnexpanded(q);
   if (q.distinctOn) throw unsupported('SELECT DISTINCT ON', q.distinctOn[0] ?? q);
-  if (q.groupByModifier) throw unsupported(`GROUP BY ... WITH ${q.groupByModifier}`, q.groupBy?.[0] ?? q);
+  // A set each shard's engine runs itself rolls up its own rows there, as a Distributed table's shards do.
+  if (q.groupByModifier && !onShard) throw unsupported(`GROUP BY ... WITH ${q.groupByModifier}`, q.groupBy?.[0] ?? q);
   if (q.groupingSets) throw unsupported('GROUP BY GROUPING SETS', q.groupingSets.flat()[0] ?? q);
   for (const o of q.orderBy ?? []) if (o.withFill) throw unsupported('ORDER BY ... WITH FILL', o.expr);
   // A subquery's recursive CTE travels with it (the two-stage plan writes one so), and its engine evaluates it.
@@ -84,20 +85,21 @@ export function tablesRead(
   topo: Topology,
   defined: ReadonlySet<string> = expressionNames(stmt),
   ctes: ReadonlySet<string> = new Set(),
+  onShard = false,
 ): { ref: TableRef; bound: BoundTable }[] {
   const out: { ref: TableRef; bound: BoundTable }[] = [];
   const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
   for (const q of selects) {
-    checkSelectShape(q, false);
+    checkSelectShape(q, false, onShard);
     const own = recursiveCtes(q);
     const scope = own.length ? new Set([...ctes, ...own.map((w) => w.name)]) : ctes;
     if (q.from) {
-      for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) collectTable(t, topo, out, defined, scope);
+      for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) collectTable(t, topo, out, defined, scope, onShard);
     }
     for (const { expr } of exprsOfSelect(q)) {
       walkExpr(expr, (e) => {
         if (e.kind === 'param') throw unsupported(`query parameter {${e.name}:${e.type}}`, e);
-        if (e.kind === 'subquery') out.push(...tablesRead(e.query, topo, defined, scope));
+        if (e.kind === 'subquery') out.push(...tablesRead(e.query, topo, defined, scope, onShard));
         if (e.kind === 'function' && isInFamily(e.name) && e.args.length === 2) {
           const ref = inTableRef(e.args[1]!, defined);
           if (ref) out.push({ ref, bound: resolveInTable(topo, ref) });
@@ -115,12 +117,13 @@ function collectTable(
   out: { ref: TableRef; bound: BoundTable }[],
   defined: ReadonlySet<string>,
   ctes: ReadonlySet<string>,
+  onShard = false,
 ): void {
   // A constant table reads no configured table: the shards compute it from the SQL (its size: the reach check).
   if (isConstantTable(t)) return;
   if (t.kind === 'table' && t.database === undefined && ctes.has(t.table)) return; // a recursive CTE in scope
   if (t.kind === 'tableFunction') throw unsupported(`table function ${t.name}()`, t);
-  if (t.kind === 'subqueryTable') out.push(...tablesRead(t.query, topo, defined, ctes));
+  if (t.kind === 'subqueryTable') out.push(...tablesRead(t.query, topo, defined, ctes, onShard));
   else out.push({ ref: t, bound: resolveTable(topo, t) });
 }
 
@@ -188,21 +191,22 @@ function runApart(stmt: SelectStatement, topo: Topology, mode: ProductMode): Set
 }
 
 /**
- * The subqueries each shard runs itself over its own rows (distributed_product_mode = 'local': a plain IN set or
- * JOIN's right side over a distributed table, localized): its engine evaluates a window function there, as a
- * Distributed table's shards do.
+ * The subqueries each shard runs itself: an IN set or JOIN's right side that reads no distributed table, and under
+ * distributed_product_mode = 'local' a plain one over a distributed table, localized to its own rows. Its engine
+ * evaluates a window function or ROLLUP there, as a Distributed table's shards do.
  */
 function runOnEachShard(stmt: SelectStatement, topo: Topology, mode: ProductMode): Set<SelectStatement> {
   const out = new Set<SelectStatement>();
-  if (stmt.kind !== 'select' || mode !== 'local') return out;
-  const local = (sub: SelectStatement) => {
-    if (distributedTables(sub, topo).length) out.add(sub);
+  if (stmt.kind !== 'select') return out;
+  const onShard = (sub: SelectStatement, global: boolean) => {
+    const reads = distributedTables(sub, topo).length > 0;
+    if (!reads || (mode === 'local' && !global)) out.add(sub);
   };
   for (const { expr } of exprsOfSelect(stmt))
     walkExpr(expr, (e) => {
-      if (e.kind === 'function' && isInFamily(e.name) && !isGlobalInName(e.name) && e.args[1]?.kind === 'subquery') local(e.args[1].query);
+      if (e.kind === 'function' && isInFamily(e.name) && e.args[1]?.kind === 'subquery') onShard(e.args[1].query, isGlobalInName(e.name));
     });
-  for (const j of stmt.from?.joins ?? []) if (j.table.kind === 'subqueryTable' && !j.global) local(j.table.query);
+  for (const j of stmt.from?.joins ?? []) if (j.table.kind === 'subqueryTable') onShard(j.table.query, !!j.global);
   return out;
 }
 
@@ -221,7 +225,8 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
   if (stmt.kind === 'union') throw unsupported(stmt.ops[0]!, stmt.selects[1] ?? stmt);
   refuseDangerousFunctions(stmt);
   const apart = runApart(stmt, topo, mode);
-  refuseWindowFunctions(stmt, new Set([...apart, ...runOnEachShard(stmt, topo, mode)]));
+  const onShard = runOnEachShard(stmt, topo, mode);
+  refuseWindowFunctions(stmt, new Set([...apart, ...onShard]));
   checkSelectShape(stmt, true);
   if (!stmt.from) throw errorAt('UNSUPPORTED', 'a query without FROM reads no distributed table; name one of the configured tables', stmt);
   const from = stmt.from.table;
@@ -248,7 +253,8 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
     if (e.kind !== 'function' || !isInFamily(e.name) || e.args.length !== 2) return undefined;
     const rhs = e.args[1]!;
     let reads: BoundTable[] = [];
-    if (rhs.kind === 'subquery') reads = apart.has(rhs.query) ? readApart(rhs.query, topo) : tablesRead(rhs.query, topo, defined).map((r) => r.bound);
+    if (rhs.kind === 'subquery')
+      reads = apart.has(rhs.query) ? readApart(rhs.query, topo) : tablesRead(rhs.query, topo, defined, undefined, onShard.has(rhs.query)).map((r) => r.bound);
     else {
       const ref = inTableRef(rhs, defined);
       if (ref) reads = [resolveInTable(topo, ref)];
@@ -277,7 +283,7 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
   const q = mapClausesShared(stmt, (root) => rewriteExpr(root, fn));
 
   // JOINs: the right side is either table-less (run on the shard), shipped (GLOBAL), or localized.
-  if (q.from) q.from.joins = q.from.joins.map((j) => analyzeJoin(j, topo, mode, note, defined, apart));
+  if (q.from) q.from.joins = q.from.joins.map((j) => analyzeJoin(j, topo, mode, note, defined, apart, onShard));
 
   const key = bound.config.shardingKey;
   return {
@@ -297,6 +303,7 @@ function analyzeJoin(
   note: (b: BoundTable) => void,
   defined: ReadonlySet<string>,
   apart: ReadonlySet<SelectStatement>,
+  onShard: ReadonlySet<SelectStatement>,
 ): JoinClause {
   const t = j.table;
   if (t.kind === 'tableFunction' && !isConstantTable(t)) throw unsupported(`table function ${t.name}()`, t);
@@ -307,7 +314,7 @@ function analyzeJoin(
         ? [resolveTable(topo, t)]
         : apart.has(t.query)
           ? readApart(t.query, topo)
-          : tablesRead(t.query, topo, defined).map((r) => r.bound);
+          : tablesRead(t.query, topo, defined, undefined, onShard.has(t.query)).map((r) => r.bound);
   reads.forEach(note);
   // Nothing to ship: every shard computes the same table-less right side.
   if (reads.length === 0) return { ...j, global: false };

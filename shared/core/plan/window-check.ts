@@ -2,8 +2,8 @@
 // window function (or a WINDOW or QUALIFY clause) anywhere in the statement is refused here, naming where,
 // so the caller can route the query to the two-stage path (docs/architecture.md#two-stage-execution).
 // A subquery the coordinator runs apart (`apart`: a GLOBAL IN set, a GLOBAL JOIN's right side) is planned
-// by itself, on whichever path answers it, and one each shard runs itself (a local IN set) by the shard's
-// engine, so a window function there refuses nothing here.
+// by itself, on whichever path answers it, and one each shard runs itself (a local or table-less IN set) by the
+// shard's engine, so a window function there refuses nothing here.
 import type { Expr, SelectStatement } from '../sql/ast.js';
 import { exprsOfSelect, walkExpr, walkStatement } from '../sql/visit.js';
 import { errorAt } from './position.js';

@@ -19,7 +19,6 @@ describe('fast path: window functions stay refused', () => {
   const cases: [string, { line: number; column: number }][] = [
     ['SELECT sum(value) OVER (PARTITION BY sensor) FROM analytics.events_dist', { line: 1, column: 8 }],
     ['SELECT sensor,\n  rank() OVER w FROM analytics.events_dist WINDOW w AS (ORDER BY ts)', { line: 2, column: 3 }],
-    ['SELECT count() FROM analytics.events_dist WHERE value IN (SELECT max(number) OVER () FROM numbers(3))', { line: 1, column: 66 }],
     ['SELECT sensor, sum(count()) OVER (ORDER BY sensor) FROM analytics.events_dist GROUP BY sensor', { line: 1, column: 16 }],
   ];
   for (const [sql, position] of cases) {
@@ -52,14 +51,21 @@ describe("a GLOBAL subquery's window function or ROLLUP is its own: planned apar
     'SELECT count() FROM analytics.events_dist WHERE value > (SELECT max(v) FROM (SELECT value AS v, rank() OVER (ORDER BY ts) AS r FROM analytics.events_dist) WHERE r < 3)',
   ];
   for (const sql of planned) it(sql, async () => expect((await planQuery(sql, testTopology())).shards.length).toBeGreaterThan(0));
-  it('a window function in a table-less subquery stays refused; in a local IN set or JOIN each shard runs it over its own rows', async () => {
+  it('a window function in a table-less scalar stays refused; in a table-less set, a local IN set or JOIN each shard runs it', async () => {
     for (const sql of [
-      'SELECT count() FROM analytics.events_dist WHERE value GLOBAL IN (SELECT max(number) OVER () FROM numbers(3))',
       'SELECT count() FROM analytics.events_dist WHERE value > (SELECT max(number) OVER () FROM numbers(3))',
       // Not local: the set is shipped from the coordinator, or deny refuses it.
       'SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM (SELECT sensor, rank() OVER () AS r FROM analytics.events_dist))',
     ])
       expect((await refusal(sql)).message).toMatch(/Window functions \(OVER\)|distributed_product_mode = 'deny'/);
+    for (const sql of [
+      'SELECT count() FROM analytics.events_dist WHERE value IN (SELECT max(number) OVER () FROM numbers(3))',
+      'SELECT count() FROM analytics.events_dist WHERE value GLOBAL IN (SELECT number FROM numbers(10) ORDER BY row_number() OVER () LIMIT 3)',
+      'SELECT count() FROM analytics.events_dist WHERE value IN (SELECT number FROM numbers(4) GROUP BY number WITH ROLLUP)',
+    ]) {
+      const plan = await planQuery(sql, testTopology());
+      for (const s of plan.shards) expect(s.sql).toMatch(/ OVER \(\)|WITH ROLLUP/);
+    }
     const local = " SETTINGS distributed_product_mode = 'local'";
     for (const sql of [
       `SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM (SELECT sensor, rank() OVER () AS r FROM analytics.events_dist))${local}`,
@@ -69,14 +75,14 @@ describe("a GLOBAL subquery's window function or ROLLUP is its own: planned apar
       expect(plan.shards.length).toBeGreaterThan(0);
       for (const s of plan.shards) expect(s.sql).toMatch(/OVER \(\) AS [rn] FROM analytics\.events\b/);
     }
-    // ROLLUP in a local set stays refused, and a window function in the main query itself under 'local' too.
-    expect(
-      (
-        await refusal(
-          `SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM analytics.events_dist GROUP BY sensor WITH ROLLUP)${local}`,
-        )
-      ).message,
-    ).toMatch(/WITH ROLLUP is not supported/);
+    // ROLLUP or CUBE in a local set is each shard's too; a window function in the main query itself under 'local' stays refused.
+    for (const m of ['ROLLUP', 'CUBE']) {
+      const plan = await planQuery(
+        `SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM analytics.events_dist GROUP BY sensor WITH ${m})${local}`,
+        testTopology(),
+      );
+      for (const s of plan.shards) expect(s.sql).toMatch(new RegExp(`FROM analytics\\.events\\b.*WITH ${m}`));
+    }
     expect(
       (await refusal(`SELECT sensor, rank() OVER () FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM analytics.events_dist)${local}`)).message,
     ).toMatch(/Window functions \(OVER\)/);
