@@ -222,6 +222,17 @@ describe("ClickHouse's Distributed-table tests on 18.16 shards", () => {
       const want = await single(overRemote(sql));
       expect(compareAnswers(await scatter(sql), want, { ordered: false }), sql).toBeUndefined();
     }
+    // ROLLUP or CUBE inside a plain IN set under distributed_product_mode = 'local': each shard rolls up its own rows, as
+    // 18.16's shards do when remote() sends them the set over their local table; one node's set is the whole table's.
+    for (const sql of [
+      'SELECT id, key FROM cht.key3_dist WHERE id IN (SELECT max(id) FROM cht.key3_dist GROUP BY key WITH ROLLUP)',
+      'SELECT count() AS c FROM cht.key3_dist WHERE id NOT IN (SELECT min(id) FROM cht.key3_dist GROUP BY key WITH CUBE)',
+    ]) {
+      const q = `${sql} SETTINGS distributed_product_mode = 'local'`;
+      const want = await single(q.replace('cht.key3_dist', `remote(${shardsOf}, cht.key3)`).replaceAll('cht.key3_dist', 'cht.key3'));
+      expect(compareAnswers(await scatter(q), want, { ordered: false }), q).toBeUndefined();
+      expect(compareAnswers(want, await single(q.replaceAll('cht.key3_dist', 'cht.key3')), { ordered: false }), q).toBeDefined();
+    }
     const uniqStates = `SELECT l.key, uniqMerge(r.u) AS u FROM cht.key3_dist AS l GLOBAL ALL INNER JOIN (SELECT key, uniqState(id) AS u FROM cht.key3_dist GROUP BY key) AS r USING key GROUP BY l.key`;
     expect((await single(overRemote(uniqStates))).rows.length).toBe(3);
     await expect(scatter(uniqStates)).rejects.toThrow(/Odd number of attributes in section structure/);
