@@ -15,7 +15,7 @@ import type { ShardOutcome } from './call-shard.js';
 import type { GatherInput } from './gather.js';
 import type { ShardInvoker } from './invoker.js';
 import { isQueryFailure, queryFailureError } from './query-errors.js';
-import { createShardReadAccess } from './shard-read-access.js';
+import { createShardReadAccess, splitReplica } from './shard-read-access.js';
 
 export type OneEngine = Pick<ClickHouseAccess, 'query' | 'queryRaw'>;
 
@@ -91,8 +91,7 @@ export function constantRunner(
     const r = await onFirstShard(engines, (a) => a.query(sql, { deadline: base.deadlineAt, queryId: `${base.queryId}-c${n}`, settings }));
     const endedAt = now();
     const e = 'error' in r ? r.error : undefined;
-    const replica = e instanceof Error ? Number(/^replica (\d+): /.exec(e.message)?.[1] ?? 0) : 0;
-    const message = e instanceof Error ? e.message.replace(/^replica \d+: /, '') : undefined;
+    const { replica, message } = e instanceof Error ? splitReplica(e.message) : { replica: 0, message: undefined };
     const chCode = e instanceof ClickHouseError ? e.chCode : undefined;
     const status: ShardOutcome['status'] = !e
       ? 'ok'

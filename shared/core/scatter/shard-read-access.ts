@@ -17,6 +17,12 @@ export interface ShardReadAccessOptions {
   timeoutMs?: number;
 }
 
+/** A message this access wrote (`replica N: ...`), split back into the replica and the engine's own text. */
+export function splitReplica(message: string): { replica: number; message: string } {
+  const m = /^replica (\d+): /.exec(message);
+  return m ? { replica: Number(m[1]), message: message.slice(m[0].length) } : { replica: 0, message };
+}
+
 export function createShardReadAccess(options: ShardReadAccessOptions): ClickHouseAccess {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const describe = `shard ${options.shard} (via its shard function)`;
