@@ -17,7 +17,7 @@ export interface ShardReadAccessOptions {
   timeoutMs?: number;
 }
 
-/** A message this access wrote (`replica N: ...`), split back into the replica and the engine's own text. */
+/** A message written `replica N: ...` (by this access, or by callShard for an outcome), split back into the replica and the engine's own text. */
 export function splitReplica(message: string): { replica: number; message: string } {
   const m = /^replica (\d+): /.exec(message);
   return m ? { replica: Number(m[1]), message: message.slice(m[0].length) } : { replica: 0, message };

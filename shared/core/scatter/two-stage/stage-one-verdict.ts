@@ -9,6 +9,7 @@ import type { Deadline } from '../deadline.js';
 import type { ShardsSummary, TableCoverage } from '../query-types.js';
 import type { StageOneResult } from './stage-one.js';
 import { limitError } from './transfer-limits.js';
+import { splitReplica } from '../shard-read-access.js';
 
 /** The shards' summary over every leaf: a shard is ok when it answered every leaf it was asked. */
 export function summarizeStageOne(total: number, one: StageOneResult, sub: SubqueryLedger | undefined): ShardsSummary {
@@ -32,7 +33,7 @@ export function checkStageOne(
 ): void {
   // A shard's answer over a bound of its function (the exchange's memory limit): the query's, on any replica.
   const bound = outcomes.find((o) => o.code === 'TRANSFER_LIMIT');
-  if (bound) throw limitError(`shard ${bound.shard}: ${(bound.message ?? '').replace(/^replica \d+: /, '')}`);
+  if (bound) throw limitError(`shard ${bound.shard}: ${splitReplica(bound.message ?? '').message}`);
   const empty = one.leaves.find((l) => !l.columns);
   const lost = empty ? one.outcomes.filter((o) => o.leaf === empty.name).map((o) => o.outcome) : [];
   const shards = summarizeStageOne(total, one, sub);
