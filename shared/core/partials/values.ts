@@ -7,14 +7,12 @@
 import { displayString, hasEscapedBytes, stringBytes } from '../surrogate-escape.js';
 import { BoundedCache } from '../bounded-cache.js';
 import { ScatterError } from '../errors.js';
+import { INTEGER_TYPE, unwrapType } from '../clickhouse/type-wrappers.js';
 
 export type Value = null | bigint | number | string | boolean | Value[];
 
 export function stripNullable(t: string): string {
-  const m = /^Nullable\((.*)\)$/.exec(t);
-  const inner = m ? m[1]! : t;
-  const lc = /^LowCardinality\((.*)\)$/.exec(inner);
-  return lc ? stripNullable(lc[1]!) : inner;
+  return unwrapType(t).inner;
 }
 export function isNullable(t: string): boolean {
   return /^Nullable\(/.test(t) || /^LowCardinality\(Nullable\(/.test(t);
@@ -26,12 +24,11 @@ export function nullable(t: string): string {
 /** Per-type caches: a query spells what types it likes (Decimal(38, s), Enum, DateTime('tz')), so each is bounded. */
 export const TYPE_CACHE_SIZE = 1000;
 
-const INT_RE = /^(U?)Int(8|16|32|64|128|256)$/;
 const intInfoCache = new BoundedCache<string, { signed: boolean; bits: number } | null>(TYPE_CACHE_SIZE);
 export function intInfo(t: string): { signed: boolean; bits: number } | undefined {
   let r = intInfoCache.get(t);
   if (r === undefined) {
-    const m = INT_RE.exec(stripNullable(t));
+    const m = INTEGER_TYPE.exec(stripNullable(t));
     r = m ? { signed: m[1] !== 'U', bits: Number(m[2]) } : null;
     intInfoCache.set(t, r);
   }

@@ -15,6 +15,7 @@ import { forEachStatement, mapStatement } from '../sql/visit.js';
 import { parseExpression } from '../sql/parse.js';
 import { printExpr, quoteIdent } from '../sql/print.js';
 import { ScatterError } from '../errors.js';
+import { INTEGER_TYPE, unwrapType } from '../clickhouse/type-wrappers.js';
 import { errorAt, positionOf } from './position.js';
 
 export type ParamValue = string | number | boolean | null;
@@ -31,19 +32,6 @@ function textOf(v: ParamValue): string | null {
   return typeof v === 'string' ? v : String(v);
 }
 
-/** `Nullable(T)` / `LowCardinality(T)` -> T, with whether NULL is allowed. */
-function unwrap(type: string): { inner: string; nullable: boolean } {
-  let t = type.trim();
-  let nullable = false;
-  for (;;) {
-    const m = /^(Nullable|LowCardinality)\s*\((.*)\)$/s.exec(t);
-    if (!m) return { inner: t, nullable };
-    if (m[1] === 'Nullable') nullable = true;
-    t = m[2]!.trim();
-  }
-}
-
-const INT = /^(U?)Int(8|16|32|64|128|256)$/;
 /** The value inside a CAST (the alias, if any, goes on the outermost node). */
 const lit = (type: 'integer' | 'float' | 'string' | 'null' | 'bool', value: string, node: Expr): Expr => ({
   kind: 'literal',
@@ -70,14 +58,14 @@ const FLOAT = /^[+-]?((\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|inf|infinity|nan)$/i;
 /** One parameter's replacement node, or a thrown 457-family error. */
 function bindOne(node: Expr & { kind: 'param' }, raw: string | null): Expr {
   const { name, type } = node;
-  const { inner, nullable } = unwrap(type);
+  const { inner, nullable } = unwrapType(type);
   const bad = (code = 457, codeName = 'BAD_QUERY_PARAMETER', why = '') =>
     paramError(code, codeName, `Value ${raw} cannot be parsed as ${type} for query parameter '${name}'${why}`, node);
   if (raw === null || (raw === '\\N' && nullable)) {
     if (!nullable) throw bad();
     return cast(lit('null', '', node), type, node);
   }
-  const int = INT.exec(inner);
+  const int = INTEGER_TYPE.exec(inner);
   if (int) {
     const m = /^([+-]?)(\d+)$/.exec(raw);
     if (!m) throw bad();
@@ -148,8 +136,8 @@ function arrayReadFailure(raw: string, inner: string, node: Expr & { kind: 'para
     return 130;
   }
   if (e.kind !== 'array' || e.alias !== undefined) return 130;
-  const elem = unwrap(elemType).inner;
-  const int = INT.exec(elem);
+  const elem = unwrapType(elemType).inner;
+  const int = INTEGER_TYPE.exec(elem);
   const numeric = int !== null || /^(Float32|Float64|BFloat16|Bool)$/.test(elem) || /^Decimal/.test(elem);
   let code: 0 | 26 | 130 = 0;
   const ok = e.items.every((item) => {
@@ -250,7 +238,13 @@ function bindTable(t: TableRef, params: Readonly<Record<string, ParamValue>> | u
 
 /** `CAST(5, 'UInt8')` -> `5`: LIMIT, OFFSET and LIMIT BY take a plain integer (ClickHouse folds the constant too). */
 function plainCount(e: Expr | undefined): Expr | undefined {
-  if (e?.kind === 'cast' && e.expr.kind === 'literal' && e.expr.type === 'integer' && !e.expr.value.startsWith('-') && INT.test(unwrap(e.type).inner))
+  if (
+    e?.kind === 'cast' &&
+    e.expr.kind === 'literal' &&
+    e.expr.type === 'integer' &&
+    !e.expr.value.startsWith('-') &&
+    INTEGER_TYPE.test(unwrapType(e.type).inner)
+  )
     return { ...e.expr, ...(e.alias ? { alias: e.alias } : {}) };
   return e;
 }
@@ -322,7 +316,7 @@ export function fromEscapedParams(stmt: SelectStatement, params: Readonly<Record
   for (const [name, v] of Object.entries(params)) {
     const type = types.get(name);
     if (type === undefined) continue;
-    const { inner, nullable } = unwrap(type);
+    const { inner, nullable } = unwrapType(type);
     if (nullable && v === '\\N') out[name] = null;
     else if (/^(String|FixedString\(|Enum(8|16)?\()/.test(inner)) out[name] = unescapeTsv(v);
   }

@@ -6,6 +6,7 @@
 // goes to every shard. An operand the engine refuses fails the query with ClickHouse's error, at it.
 import type { Expr, SelectQuery, SettingItem } from '../sql/ast.js';
 import type { ColumnMeta, SettingValue } from '../clickhouse/port.js';
+import { INTEGER_TYPE, unwrapType } from '../clickhouse/type-wrappers.js';
 import { isScatterError, ScatterError } from '../errors.js';
 import { mapClausesShared, walkExpr, type Clause } from '../sql/visit.js';
 import { constantText, isFoldableOperand } from './constant-operand.js';
@@ -67,11 +68,10 @@ function constantSelect(operands: readonly Expr[], settings: Record<string, Sett
 
 /** The engine's value of one column as the literal it equals, or undefined when no literal spells it exactly. */
 export function valueLiteral(value: unknown, meta: ColumnMeta): Expr | undefined {
-  let t = meta.type.trim();
-  for (let m = /^(?:Nullable|LowCardinality)\((.*)\)$/s.exec(t); m; m = /^(?:Nullable|LowCardinality)\((.*)\)$/s.exec(t)) t = m[1]!.trim();
+  const t = unwrapType(meta.type).inner;
   if (value === null || value === undefined) return { kind: 'literal', type: 'null', value: 'NULL' };
   const text = String(value);
-  if (/^U?Int(8|16|32|64|128|256)$/.test(t)) return /^-?\d+$/.test(text) ? { kind: 'literal', type: 'integer', value: text } : undefined;
+  if (INTEGER_TYPE.test(t)) return /^-?\d+$/.test(text) ? { kind: 'literal', type: 'integer', value: text } : undefined;
   if (/^(?:Float(32|64)|BFloat16)$/.test(t)) return { kind: 'literal', type: 'float', value: text };
   if (/^Decimal/.test(t)) {
     const whole = /^(-?\d+)(?:\.0*)?$/.exec(text);

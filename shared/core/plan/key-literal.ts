@@ -13,6 +13,7 @@
 import type { Expr } from '../sql/ast.js';
 import { coerceKeyValue, intRange, keyTypeInfo, type KeyValue } from '../sharding/index.js';
 import { isScatterError } from '../errors.js';
+import { INTEGER_TYPE, unwrapType } from '../clickhouse/type-wrappers.js';
 import { errorAt } from './position.js';
 import { isConstantOperand } from './constant-operand.js';
 
@@ -27,9 +28,8 @@ function literalOf(e: Expr): { type: 'integer' | 'float' | 'string' | 'null' | '
   // CAST(5, 'UInt64') or CAST('s-1', 'String'): a constant whose value is the literal's own (a bound
   // query parameter has this shape). ClickHouse folds such constants before it prunes shards too.
   if (e.kind === 'cast' && e.expr.kind === 'literal' && !e.expr.alias) {
-    const t = e.type.replace(/^(?:Nullable|LowCardinality)\((.*)\)$/, '$1').trim();
-    if ((e.expr.type === 'integer' && /^U?Int(8|16|32|64|128|256)$/.test(t)) || (e.expr.type === 'string' && t === 'String'))
-      return { type: e.expr.type, value: e.expr.value };
+    const t = unwrapType(e.type).inner;
+    if ((e.expr.type === 'integer' && INTEGER_TYPE.test(t)) || (e.expr.type === 'string' && t === 'String')) return { type: e.expr.type, value: e.expr.value };
   }
   // `-5` may arrive as negate(5) when the parser does not fold it.
   if (e.kind === 'function' && e.name === 'negate' && e.args.length === 1 && !e.alias) {
