@@ -166,6 +166,17 @@ describe('HTTP access (clickhouse-server 18.16)', () => {
     );
   });
 
+  it('answers on fresh sockets after the process was busy past the server keep-alive timeout', async () => {
+    // Six idle pooled sockets, then the event loop blocked past 18.16's keep_alive_timeout (3 s):
+    // the server closed them all unseen, and every one of them fails on reuse.
+    const pooled = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => ch.query(`SELECT ${i} AS x`)));
+    expect(pooled.map((r) => r.rows[0]!.x)).toEqual([1, 2, 3, 4, 5, 6]);
+    const until = Date.now() + 3_600;
+    while (Date.now() < until) {} // busy on purpose: no timer or socket event runs meanwhile
+    const after = await Promise.all([7, 8].map((i) => ch.query(`SELECT ${i} AS x`)));
+    expect(after.map((r) => r.rows[0]!.x)).toEqual([7, 8]);
+  });
+
   it('reports connection refused as kind connection', async () => {
     const dead = createHttpAccess({ url: 'http://127.0.0.1:19299' });
     const e = await errorOf(dead.query('SELECT 1'));

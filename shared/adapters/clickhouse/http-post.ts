@@ -1,6 +1,6 @@
 // One statement POSTed to ClickHouse over node:http: the URL (query id, database, settings, external
 // tables' structure), the body (the SQL, data after a statement in the URL, or multipart/form-data
-// with external tables) and the request, with its one retry on a socket the server closed.
+// with external tables) and the request, sent again on a fresh socket where a kept-alive one was closed by the server.
 // Reads do not go through @clickhouse/client: its request path (1.23, socket_pool.js) awaits
 // `sleep(0)` - a setTimeout, so at least 1 ms - before every request (clickhouse-js#294, to let idle
 // socket timers run), which is a large share of a small shard query
@@ -40,6 +40,9 @@ export interface PostAnswer {
   /** X-ClickHouse-Summary, when the server sends it. */
   summary?: string;
 }
+
+/** Bounds the re-sends on reused sockets: more than a pool holds idle, so a fresh socket is reached. */
+const STALE_SOCKET_RETRIES = 64;
 
 const ALWAYS: Record<string, SettingValue> = { output_format_json_quote_64bit_integers: 1 };
 
@@ -133,8 +136,10 @@ function post<T>(target: HttpTarget, req: PostRequest, onResponse: OnResponse<T>
       r.on('timeout', () => r.destroy(new ClickHouseError('ClickHouse request timed out', 'timeout')));
       r.on('error', (e: NodeJS.ErrnoException) => {
         // A kept-alive socket the server closed (18.16: keep_alive_timeout 3 s) fails on reuse
-        // before anything was sent: retry once on a fresh socket (Node's documented pattern).
-        if (r.reusedSocket && e.code === 'ECONNRESET' && retriesLeft > 0 && !signal?.aborted) {
+        // before the server read anything: send again (Node's documented pattern). After the
+        // event loop was busy past that timeout every idle socket of the pool is such a one, and
+        // each failure drops its socket: the retries go on while the socket was a reused one.
+        if (r.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE') && retriesLeft > 0 && !signal?.aborted) {
           attempt(retriesLeft - 1, true).then(resolve, reject);
           return;
         }
@@ -142,7 +147,7 @@ function post<T>(target: HttpTarget, req: PostRequest, onResponse: OnResponse<T>
       });
       r.end(body);
     });
-  return attempt(1, false);
+  return attempt(STALE_SOCKET_RETRIES, false);
 }
 
 function requestUrl(target: HttpTarget, req: PostRequest): URL {
