@@ -11,6 +11,7 @@ import type { ExchangeCleaner, ExchangeStore } from '../../core/shard/exchange.j
 import { credentialsFromEnv } from './env-resolution.js';
 import { EMPTY_PAYLOAD_SHA256, signS3, uriEncode, type SigV4Credentials } from './sigv4.js';
 import type { Codec } from './zstd-codec.js';
+import { STALE_SOCKET_RETRIES, failedOnStaleSocket } from '../http/stale-socket.js';
 
 export interface S3ExchangeConfig {
   bucket: string;
@@ -83,19 +84,22 @@ function s3Requests(config: S3ExchangeConfig, now: () => number): S3Send {
   };
 
   /**
-   * One request, sent again once when a kept-alive socket turns out closed by the server before it
-   * read the request (ECONNRESET on reuse), or when the server answers 500 or 503, which S3 asks
-   * clients to retry (s3rver answers 500 to deletes racing in one prefix): each request is idempotent.
+   * One request, sent again while it fails on a kept-alive socket the server had closed before it read
+   * the request (stale-socket.ts), and once when the server answers 500 or 503, which S3 asks clients
+   * to retry (s3rver answers 500 to deletes racing in one prefix): each request is idempotent.
    */
   async function send(method: S3Method, key: string, body?: { data: Buffer; encoding: string }, signal?: AbortSignal): Promise<S3Answer> {
-    let r: S3Answer;
-    try {
-      r = await sendOnce(method, key, body, signal);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ECONNRESET' || signal?.aborted) throw e;
-      return sendOnce(method, key, body, signal);
-    }
-    return r.status === 500 || r.status === 503 ? sendOnce(method, key, body, signal) : r;
+    const once = async () => {
+      for (let retries = STALE_SOCKET_RETRIES; ; retries--) {
+        try {
+          return await sendOnce(method, key, body, signal);
+        } catch (e) {
+          if (!(e instanceof StaleSocket) || retries === 0 || signal?.aborted) throw e instanceof StaleSocket ? e.cause : e;
+        }
+      }
+    };
+    const r = await once();
+    return r.status === 500 || r.status === 503 ? once() : r;
   }
 
   function sendOnce(method: S3Method, key: string, body: { data: Buffer; encoding: string } | undefined, signal?: AbortSignal): Promise<S3Answer> {
@@ -133,9 +137,16 @@ function s3Requests(config: S3ExchangeConfig, now: () => number): S3Send {
           res.on('aborted', () => reject(new Error(`the ${method} of ${key} was cut mid-way`)));
         },
       );
-      req.on('error', reject);
+      req.on('error', (e: NodeJS.ErrnoException) => reject(failedOnStaleSocket(req, e) ? new StaleSocket(e) : e));
       req.end(body?.data);
     });
   }
   return send;
+}
+
+/** A request's failure on a kept-alive socket the server had closed: `cause` is the socket's error. */
+class StaleSocket extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
+  }
 }

@@ -12,6 +12,7 @@ import { ClickHouseError, type ExternalTable, type SettingValue } from '../../co
 import { externalIsEmpty, externalJsonEachRow, structureOf } from '../../core/clickhouse/sql-text.js';
 import { stringBytes } from '../../core/surrogate-escape.js';
 import { abortedError, serverDiedError, serverError, toClickHouseError } from './errors.js';
+import { STALE_SOCKET_RETRIES, failedOnStaleSocket } from '../http/stale-socket.js';
 
 /** The server one access talks to, and how. */
 export interface HttpTarget {
@@ -40,9 +41,6 @@ export interface PostAnswer {
   /** X-ClickHouse-Summary, when the server sends it. */
   summary?: string;
 }
-
-/** Bounds the re-sends on reused sockets: more than a pool holds idle, so a fresh socket is reached. */
-const STALE_SOCKET_RETRIES = 64;
 
 const ALWAYS: Record<string, SettingValue> = { output_format_json_quote_64bit_integers: 1 };
 
@@ -135,11 +133,8 @@ function post<T>(target: HttpTarget, req: PostRequest, onResponse: OnResponse<T>
       });
       r.on('timeout', () => r.destroy(new ClickHouseError('ClickHouse request timed out', 'timeout')));
       r.on('error', (e: NodeJS.ErrnoException) => {
-        // A kept-alive socket the server closed (18.16: keep_alive_timeout 3 s) fails on reuse
-        // before the server read anything: send again (Node's documented pattern). After the
-        // event loop was busy past that timeout every idle socket of the pool is such a one, and
-        // each failure drops its socket: the retries go on while the socket was a reused one.
-        if (r.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE') && retriesLeft > 0 && !signal?.aborted) {
+        // A kept-alive socket the server closed (18.16: keep_alive_timeout 3 s): sent again.
+        if (failedOnStaleSocket(r, e) && retriesLeft > 0 && !signal?.aborted) {
           attempt(retriesLeft - 1, true).then(resolve, reject);
           return;
         }

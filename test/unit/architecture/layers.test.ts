@@ -20,8 +20,16 @@ interface Layer {
 const CORE_PACKAGES = ['zod', 'xxhash-wasm'];
 const LAYERS: Record<string, Layer> = {
   'shared/core': { folders: ['shared/core'], packages: CORE_PACKAGES },
-  'shared/adapters/aws': { folders: ['shared/core', 'shared/adapters/aws'], packages: [...CORE_PACKAGES, '@aws-sdk/', '@smithy/', '@bokuweb/zstd-wasm'] },
-  'shared/adapters/clickhouse': { folders: ['shared/core', 'shared/adapters/clickhouse'], packages: [...CORE_PACKAGES, '@clickhouse/client', 'chdb'] },
+  // What the adapters share about node:http (a kept-alive socket the server closed).
+  'shared/adapters/http': { folders: ['shared/core', 'shared/adapters/http'], packages: CORE_PACKAGES },
+  'shared/adapters/aws': {
+    folders: ['shared/core', 'shared/adapters/http', 'shared/adapters/aws'],
+    packages: [...CORE_PACKAGES, '@aws-sdk/', '@smithy/', '@bokuweb/zstd-wasm'],
+  },
+  'shared/adapters/clickhouse': {
+    folders: ['shared/core', 'shared/adapters/http', 'shared/adapters/clickhouse'],
+    packages: [...CORE_PACKAGES, '@clickhouse/client', 'chdb'],
+  },
   functions: { folders: ['shared/core', 'shared/adapters', 'functions'], packages: ['*'] },
   local: { folders: ['shared/core', 'shared/adapters', 'functions', 'local'], packages: ['*'] },
   bin: { folders: ['shared/core', 'shared/adapters', 'local', 'bin'], packages: ['*'] },
