@@ -3,7 +3,7 @@
 // `COLUMNS('regexp')`, `COLUMNS(a, b)`, `EXCEPT` / `REPLACE` (STRICT or not) and `APPLY` chains, `GROUP BY ALL` and `ORDER BY ALL`. The
 // columns are a distributed table's ordinary ones, in its DDL's order (what `SELECT *` returns:
 // no MATERIALIZED, ALIAS or EPHEMERAL column), read from a shard (shared/core/scatter/table-columns.ts);
-// a subquery's or a WITH name's are its SELECT list's output names. An alias swap needs them too (alias-swap.ts).
+// a subquery's or a WITH name's are its SELECT list's output names. Aliases that lead round need them too (alias-cycles.ts).
 import type { Asterisk, ColumnRef, ColumnTransformer, Expr, FunctionCall, LambdaExpr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
 import { cloneAst } from '../sql/ast.js';
 import { outputNames, qualifiersOf } from '../sql/names.js';
@@ -20,7 +20,7 @@ import { hasAggregate } from './two-stage/cut-common.js';
 import { lookupTable, refName } from './tables.js';
 import { type JoinSource, namedQualified, resolveColumns } from './join-columns.js';
 import { spellOrderByAll } from './order-by-all.js';
-import { swapsAliases, withSwapColumns } from './alias-swap.js';
+import { hasAliasCycle, withCycleColumns } from './alias-cycles.js';
 
 /** The ordinary columns of a distributed table (`db.table`), or undefined when they are not known. */
 export type ColumnsOf = (distributed: string) => readonly TableColumn[] | undefined;
@@ -54,7 +54,7 @@ export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): str
     }
   };
   forEachSelect(stmt, (q) => {
-    if (needsExpansion(q) || resolvesJoin(q) || swapsAliases(q)) add(q);
+    if (needsExpansion(q) || resolvesJoin(q) || hasAliasCycle(q)) add(q);
   });
   return [...out];
 }
@@ -110,7 +110,7 @@ export function expandColumns(
   ctes: Ctes = new Map(),
 ): SelectStatement {
   const one = (q: SelectQuery) =>
-    withSwapColumns(spellOrderByAllOnce(expandSelect(q, topo, columnsOf, external, orderByAll, ctes), orderByAll), topo, columnsOf);
+    withCycleColumns(spellOrderByAllOnce(expandSelect(q, topo, columnsOf, external, orderByAll, ctes), orderByAll), topo, columnsOf);
   if (stmt.kind === 'union') return { ...stmt, selects: stmt.selects.map(one) };
   return one(stmt);
 }
@@ -191,7 +191,7 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf, ext
     };
     const keys = columns
       .filter((c) => !hasAggregate(c))
-      .map((c): Expr => (c.alias !== undefined && captured(c) ? { kind: 'column', parts: [c.alias] } : ({ ...c, alias: undefined } as Expr)));
+      .map((c): Expr => (c.alias !== undefined && captured(c) ? { kind: 'column', parts: [c.alias], selectItem: true } : ({ ...c, alias: undefined } as Expr)));
     if (keys.length) out.groupBy = keys;
   }
   return out;

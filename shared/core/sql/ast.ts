@@ -51,7 +51,7 @@ export interface ColumnRef extends Base {
   /** A JSON column's typed path `j.a.:Int64`: the type name read after `.:`. */
   typed?: string;
   /**
-   * A sort or LIMIT BY key written for a position or ORDER BY ALL: the SELECT item of this alias itself,
+   * A key written for a position, ORDER BY ALL or GROUP BY ALL: the SELECT item of this alias itself,
    * as ClickHouse reads those, never a reference into the aliases (which a cycle of them reads otherwise).
    */
   selectItem?: true;
@@ -197,8 +197,8 @@ export interface TableRef {
   /** A table the request carries with it (ClickHouse's external data), marked by plan/external-tables.ts; never set by the parser. */
   external?: true;
   /**
-   * A distributed table's ordinary columns, where the plan read them to read an alias swap as ClickHouse
-   * does (plan/alias-swap.ts); never set by the parser.
+   * A distributed table's ordinary columns, where the plan read them to read aliases that lead round as ClickHouse
+   * does (plan/alias-cycles.ts); never set by the parser.
    */
   columns?: string[];
   final?: boolean;

@@ -1,12 +1,11 @@
 // Before a SELECT is split between the stages, every alias is replaced by what it names, as
-// ClickHouse resolves them (aliases are visible in every clause, and win over columns of the same
-// name): `WITH expr AS x` items, `expr AS x` anywhere in the query, and positional GROUP BY /
+// ClickHouse 26's analyzer resolves them (aliases are visible in every clause, and win over columns of
+// the same name): `WITH expr AS x` items, `expr AS x` anywhere in the query, and positional GROUP BY /
 // ORDER BY / LIMIT BY (`GROUP BY 1` is the first column, ClickHouse 26's default). The result has no
 // aliases left (except ARRAY JOIN's, which name new columns), so the stages can alias freely. Aliases
-// that lead round to themselves are read as readsColumn says.
-import type { Expr, SelectQuery } from '../../sql/ast.js';
-import { type Clause, equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr } from '../../sql/visit.js';
-import { swappedNames } from '../alias-swap.js';
+// that lead round to themselves are read in the analyzer's order (aliasResolver).
+import { cloneAst, type ColumnRef, type Expr, type SelectQuery } from '../../sql/ast.js';
+import { equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
 
 /** The query with aliases and WITH expressions inlined; CTE items (`name AS (SELECT ...)`) are kept. */
@@ -15,19 +14,6 @@ export function expandAliases(q: SelectQuery): SelectQuery {
   const arrayJoinNames = new Set((q.from?.arrayJoin?.exprs ?? []).map((e) => e.alias).filter((a): a is string => a !== undefined));
   for (const w of q.with ?? []) if (!w.cte && !defs.has(w.name)) defs.set(w.name, w.expr);
   const withNames = new Set(defs.keys());
-  // Of a swap whose name is no column of the table (`status AS x, x AS status`), the other name's column.
-  const table = q.from?.table;
-  const columns = table?.kind === 'table' && table.columns ? new Set(table.columns) : undefined;
-  const swapFallback = (name: string, other: string): string | undefined => {
-    const def = defs.get(other);
-    const bare = def?.kind === 'column' && def.parts.length === 1 && def.parts[0] === name;
-    return columns && bare && !columns.has(name) && columns.has(other) ? other : undefined;
-  };
-  // Outside the SELECT list, a name of a swap whose names are all columns reads its item's definition
-  // over the columns (`WHERE site` after `status AS site, site AS status` is the column status): so
-  // ClickHouse 26 reads it, whatever else the list holds (in the list, such a name stays a cycle).
-  const swapped = [...swappedNames(q.columns)];
-  const overColumns = new Set(columns && swapped.every((n) => columns.has(n)) ? swapped : []);
   for (const { clause, expr } of exprsOfSelect(q)) {
     // INTERPOLATE names output columns and is read over the rows before, as written (the final stage keeps it).
     if (clause === 'with' || clause === 'arrayJoin' || clause === 'interpolate') continue;
@@ -40,37 +26,21 @@ export function expandAliases(q: SelectQuery): SelectQuery {
       return e.kind !== 'lambda';
     });
   }
+  const table = q.from?.table;
+  const columns = table?.kind === 'table' && table.columns ? new Set(table.columns) : undefined;
+  const resolve = aliasResolver(defs, arrayJoinNames, columns);
 
-  // `swaps`: the swap names read over the columns where met as a clause's own reference (overColumns, or none).
-  const expand = (e: Expr, scope: ReadonlySet<string>, expanding: Expanding, swaps: ReadonlySet<string> = NONE): Expr =>
-    mapExpr(e, (x) => {
-      if (x.alias !== undefined && defs.get(x.alias) === x && !expanding.has(x.alias))
-        return expand({ ...x, alias: undefined } as Expr, scope, new Map([...expanding, [x.alias, 'own']]));
-      if (x.kind === 'column' && x.parts.length === 1) {
-        const name = x.parts[0]!;
-        const def = defs.get(name);
-        if (!def || scope.has(name)) return undefined;
-        if (expanding.has(name)) return readsColumn(name, expanding, x, swapFallback);
-        if (expanding.size === 0 && swaps.has(name)) return expand(def, new Set([...scope, ...swaps]), new Map([[name, 'ref']]));
-        return expand(def, scope, new Map([...expanding, [name, 'ref']]));
-      }
-      if (x.kind === 'lambda') return { ...x, params: [...x.params], body: expand(x.body, new Set([...scope, ...x.params]), expanding, swaps) };
-      return undefined;
-    });
-  // A key written for a position or ORDER BY ALL is the item itself; so is a GROUP BY key that names
-  // an item (GROUP BY ALL is spelled so): read as the item reads itself. Of a swap, any reading groups
-  // by the same columns, so this answers what ClickHouse does.
-  const items = new Set(q.columns);
-  const itemKey = (e: Expr, clause: Clause): Expr => {
-    if (e.kind !== 'column' || e.parts.length !== 1 || e.alias || (clause !== 'groupBy' && !e.selectItem)) return e;
-    const def = defs.get(e.parts[0]!);
-    return def && items.has(def) ? def : e;
-  };
-  const out = mapSelectExprs(q, (e, clause) =>
-    clause === 'arrayJoin' || clause === 'interpolate'
-      ? e
-      : stripAliases(expand(itemKey(e, clause), new Set(), new Map(), OVER_COLUMNS_IN.has(clause) ? overColumns : NONE)),
-  );
+  // mapSelectExprs maps the SELECT list first, as the analyzer resolves it first. A position or ORDER
+  // BY ALL names the item itself, as the item read (`items`), whatever its alias now reads.
+  const items = new Map<string, Expr>();
+  const out = mapSelectExprs(q, (e, clause) => {
+    if (clause === 'arrayJoin' || clause === 'interpolate') return e;
+    const item = e.kind === 'column' && e.selectItem && e.parts.length === 1 ? items.get(e.parts[0]!) : undefined;
+    if (item) return cloneAst(item);
+    const r = stripAliases(resolve(e));
+    if (clause === 'columns' && e.alias !== undefined && !items.has(e.alias)) items.set(e.alias, r);
+    return r;
+  });
   const cte = (q.with ?? []).filter((w) => w.cte);
   if (cte.length) out.with = cte;
   else delete out.with;
@@ -90,37 +60,69 @@ export function expandAliases(q: SelectQuery): SelectQuery {
 }
 
 const NONE: ReadonlySet<string> = new Set();
-/** The clauses where a swap's name was checked to read over the columns (the property against chdb, beside any other items). */
-const OVER_COLUMNS_IN: ReadonlySet<Clause> = new Set(['where', 'having', 'orderBy', 'limitBy']);
 
 /**
- * How each alias being expanded was entered: by the node that defines it ('own': `x AS a` itself),
- * or by a reference to it ('ref': the name `a` elsewhere), in order.
+ * Reads each expression of the query as ClickHouse 26's analyzer does, in the order it is given them:
+ * - an expression with an alias is read as written, its alias "being resolved" meanwhile;
+ * - a name met while its own alias is being resolved is the table's column of that name;
+ * - any other alias is read once, where a reference first meets it, and every later reference reads
+ *   that same reading (so `status + 0 AS f, status AS site, site AS status` is 5, 5, 5: `f` read
+ *   both aliases over the column `status` first);
+ * - an alias that is another name alone (`x AS y`) and cannot be read that way (the name is being
+ *   resolved and is no column) is left unread, and the reference reads its own name's column; from
+ *   then on that name is the column wherever it is read (the analyzer keeps what a lookup found in the
+ *   table), unless the same expression met it being resolved before.
+ * `columns` are the table's, where the plan knows them (one distributed table in FROM): without them,
+ * every name is taken for a column, so a cycle through a name that is none is the engine's 47 where
+ * ClickHouse reads the alias's own name instead.
  */
-type Expanding = ReadonlyMap<string, 'own' | 'ref'>;
+function aliasResolver(defs: ReadonlyMap<string, Expr>, arrayJoinNames: ReadonlySet<string>, columns: ReadonlySet<string> | undefined) {
+  const read = new Map<string, Expr>();
+  const pinned = new Set<string>();
+  let skipped = new Set<string>();
+  const column = (name: string, at: Expr): ColumnRef => ({ kind: 'column', parts: [name], ...(at.pos ? { pos: at.pos } : {}) });
 
-/**
- * A name met again while its alias is being expanded reads the column of that name in two cases
- * ClickHouse answers alike in every version: a definition that reads its own name (`sum(x) AS x`),
- * and the swap of two items (`status AS site, site AS status`: each item is the column of its own
- * name). Where the swap's name is no column and the other item is that name alone (`status AS x,
- * x AS status`), ClickHouse 26 reads the other name's column (`fallback`; with `toString(x) AS status`
- * it answers 47, as the inlined query does). Any other cycle is refused (174, as ClickHouse did before
- * its analyzer): ClickHouse 26 reads a reference into a cycle by the order of the SELECT list, not by
- * what the aliases say.
- */
-function readsColumn(name: string, expanding: Expanding, at: Expr, fallback: (name: string, other: string) => string | undefined): Expr | undefined {
-  const entered = [...expanding];
-  const last = entered[entered.length - 1]![0];
-  const swap = entered.length === 2 && entered[0]![0] === name && entered[0]![1] === 'own' && entered[1]![1] === 'ref';
-  if (name === last) return undefined;
-  if (swap) {
-    const other = fallback(name, entered[1]![0]);
-    return other === undefined ? undefined : { kind: 'column', parts: [other], ...(at.pos ? { pos: at.pos } : {}) };
-  }
-  throw errorAt('QUERY_ERROR', `Cyclic aliases: ${[...entered.map(([n]) => n), name].join(' -> ')}`, at, {
-    clickhouse: { code: 174, name: 'CYCLIC_ALIASES' },
-  });
+  /** What `name` reads: a lambda's parameter, an alias, the table's column; undefined where none. */
+  const byName = (name: string, at: Expr, resolving: readonly string[], params: ReadonlySet<string>): Expr | undefined => {
+    if (params.has(name) || pinned.has(name)) return column(name, at);
+    const aliased = defs.has(name) ? byAlias(name, resolving) : undefined;
+    if (aliased) return aliased;
+    if (defs.has(name) && !resolving.includes(name) && !skipped.has(name) && (!columns || columns.has(name))) pinned.add(name);
+    // Columns unknown, the name is taken for one: where it is none, the engine refuses it (47), never another answer.
+    return !columns || columns.has(name) ? column(name, at) : undefined;
+  };
+
+  const byAlias = (name: string, resolving: readonly string[]): Expr | undefined => {
+    if (resolving.includes(name)) {
+      skipped.add(name);
+      return undefined;
+    }
+    const done = read.get(name);
+    if (done) return cloneAst(done);
+    const def = defs.get(name)!;
+    const inner = [...resolving, name];
+    let r: Expr | undefined;
+    if (def.kind === 'column' && def.parts.length === 1) {
+      r = byName(def.parts[0]!, def, inner, NONE);
+      if (!r) return undefined; // left unread: a later reference tries again
+    } else r = expr({ ...def, alias: undefined } as Expr, inner, NONE);
+    read.set(name, r);
+    return cloneAst(r);
+  };
+
+  const expr = (e: Expr, resolving: readonly string[], params: ReadonlySet<string>): Expr =>
+    mapExpr(e, (x) => {
+      if (x.alias !== undefined && !arrayJoinNames.has(x.alias)) return expr({ ...x, alias: undefined } as Expr, [...resolving, x.alias], params);
+      // A name nothing reads is the engine's to refuse (47): written as the column it names.
+      if (x.kind === 'column' && x.parts.length === 1) return byName(x.parts[0]!, x, resolving, params) ?? column(x.parts[0]!, x);
+      if (x.kind === 'lambda') return { ...x, params: [...x.params], body: expr(x.body, resolving, new Set([...params, ...x.params])) };
+      return undefined;
+    });
+
+  return (e: Expr): Expr => {
+    skipped = new Set();
+    return expr(e, [], NONE);
+  };
 }
 
 /**

@@ -1,0 +1,54 @@
+// Aliases that lead round to themselves (`status AS site, site AS status`; `c AS status, site AS c,
+// status AS site`): ClickHouse 26 reads a name met again while its own expression is being resolved
+// as the table's column, and where no column has that name the alias that led there reads its own
+// name's column instead (two-stage/aliases.ts). So the plan needs the table's columns for such a
+// query: asked for it (tablesNeedingColumns), and kept on the table's node (its `columns`) where FROM
+// is one distributed table.
+import type { Topology } from '../config/schema.js';
+import type { Expr, SelectQuery } from '../sql/ast.js';
+import { walkExpr } from '../sql/visit.js';
+import { lookupTable, refName } from './tables.js';
+
+/** The bare names an expression reads (not inside a subquery, which is a scope of its own). */
+function namesRead(e: Expr): Set<string> {
+  const out = new Set<string>();
+  walkExpr(e, (x) => {
+    if (x.kind === 'column' && x.parts.length === 1) out.add(x.parts[0]!);
+    return x.kind !== 'subquery';
+  });
+  return out;
+}
+
+/** The aliases of the SELECT list and WITH items that reach themselves through the names their expressions read. */
+export function cyclicAliases(q: SelectQuery): Set<string> {
+  const reads = new Map<string, Set<string>>();
+  const add = (alias: string, e: Expr) => reads.has(alias) || reads.set(alias, namesRead(e));
+  for (const w of q.with ?? []) if (!w.cte) add(w.name, w.expr);
+  for (const c of q.columns) if (c.alias !== undefined) add(c.alias, c);
+  const out = new Set<string>();
+  for (const start of reads.keys()) {
+    // A walk over the aliases `start` reads, transitively; reaching `start` again is a cycle (itself alone is not).
+    const seen = new Set<string>();
+    const next = [...reads.get(start)!].filter((n) => n !== start);
+    while (next.length) {
+      const n = next.pop()!;
+      if (n === start) out.add(start);
+      if (seen.has(n) || !reads.has(n)) continue;
+      seen.add(n);
+      next.push(...reads.get(n)!);
+    }
+  }
+  return out;
+}
+
+export const hasAliasCycle = (q: SelectQuery): boolean => cyclicAliases(q).size > 0;
+
+/** `q` with its one distributed table's columns on the table's node, where its aliases lead round and the columns are known. */
+export function withCycleColumns(q: SelectQuery, topo: Topology, columnsOf: (distributed: string) => readonly { name: string }[] | undefined): SelectQuery {
+  const t = q.from?.table;
+  if (t?.kind !== 'table' || q.from!.joins.length || q.from!.arrayJoin || !hasAliasCycle(q)) return q;
+  const bound = lookupTable(topo, refName(t));
+  const columns = bound && columnsOf(bound.distributed);
+  if (!columns) return q;
+  return { ...q, from: { ...q.from!, table: { ...t, columns: columns.map((c) => c.name) } } };
+}
