@@ -9,6 +9,8 @@ import { JSON_RENAMERS } from './renamed-json.js';
 import { TEXT_RENAMERS } from './renamed-text.js';
 import { BINARY_RENAMERS } from './renamed-binary.js';
 import { PRETTY_RENAMERS } from './renamed-pretty.js';
+import { PRETTY_SPACE_RENAMERS } from './renamed-pretty-space.js';
+import { VERTICAL_RENAMERS } from './renamed-vertical.js';
 import { XML_RENAMERS } from './renamed-xml.js';
 import { notRenamed, type Renamer } from './renaming.js';
 
@@ -37,9 +39,15 @@ const NAMELESS = new Set(
 );
 
 const RENAMERS: ReadonlyMap<string, Renamer> = new Map(
-  Object.entries({ ...JSON_RENAMERS, ...TEXT_RENAMERS, ...BINARY_RENAMERS, ...PRETTY_RENAMERS, ...XML_RENAMERS }).map(
-    ([f, r]) => [f.toLowerCase(), r] as const,
-  ),
+  Object.entries({
+    ...JSON_RENAMERS,
+    ...TEXT_RENAMERS,
+    ...BINARY_RENAMERS,
+    ...PRETTY_RENAMERS,
+    ...PRETTY_SPACE_RENAMERS,
+    ...VERTICAL_RENAMERS,
+    ...XML_RENAMERS,
+  }).map(([f, r]) => [f.toLowerCase(), r] as const),
 );
 
 /** Whether an answer in `format` can carry two columns of one name exactly (format names compared as ClickHouse compares them). */

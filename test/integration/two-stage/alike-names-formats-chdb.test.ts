@@ -33,21 +33,21 @@ const SETTINGS = { output_format_write_statistics: '0' };
 
 type Answer = { status: number; bytes: Buffer; text: string };
 
-async function reference(sql: string, format: string): Promise<Answer> {
+async function reference(sql: string, format: string, settings: Record<string, string> = {}): Promise<Answer> {
   try {
-    const r = await demo.cluster.oracle!.queryRaw(sql, { format, settings: SETTINGS });
+    const r = await demo.cluster.oracle!.queryRaw(sql, { format, settings: { ...SETTINGS, ...settings } });
     return { status: 200, bytes: r.bytes, text: '' };
   } catch (e) {
     return { status: 500, bytes: Buffer.alloc(0), text: String(e) };
   }
 }
 
-async function throughInterface(sql: string, format: string): Promise<Answer> {
+async function throughInterface(sql: string, format: string, settings: Record<string, string> = {}): Promise<Answer> {
   const raw = (q: string, o: { format: string; settings?: Record<string, unknown> }) =>
     demo.cluster.shards[0]!.queryRaw(q, { format: o.format, settings: { readonly: 2, ...(o.settings as object) } as never });
   const deps = demoRunDeps(demo, 'q-alike-names', { tableColumns: columns });
   const r = await handleClickHouseHttp(
-    { method: 'POST', path: '/', query: new URLSearchParams({ default_format: format, ...SETTINGS }), headers: {}, body: Buffer.from(sql) },
+    { method: 'POST', path: '/', query: new URLSearchParams({ default_format: format, ...SETTINGS, ...settings }), headers: {}, body: Buffer.from(sql) },
     { topo: demo.topo, raw, select: generalSelect({ ...deps, planTwoStage: deps.planTwoStage! }) },
   );
   return { status: r.status, bytes: r.body, text: r.body.toString('utf8') };
@@ -61,13 +61,10 @@ const withoutProgress = (b: Buffer) =>
     .filter((l) => !l.startsWith('{"progress":'))
     .join('\n');
 
-// The formats whose bytes name columns in a layout not given back and that write a totals row: refused WITH TOTALS, which
-// the engine's own naming would lose (it reads the answer as a subquery), as the docs say.
-const REFUSED_WITH_TOTALS = new Set(['Vertical', ...['', 'NoEscapes'].flatMap((e) => ['', 'MonoBlock'].map((m) => `PrettySpace${e}${m}`))]);
-
 const SENSORS = `('s-0', 's-97', 's-1', 's-2')`;
 // One row per sensor on the right: the joined rows are ordered without ties.
 const PER_SENSOR = `FROM ${D} WHERE sensor IN ${SENSORS} GROUP BY sensor`;
+const GROUPED = `SELECT a.sensor, sensor, count() AS c FROM ${D} AS a GLOBAL FULL JOIN (SELECT sensor FROM ${D} WHERE sensor IN ('s-1', 's-97')) AS b USING sensor WHERE a.sensor IN ${SENSORS} GROUP BY a.sensor, sensor WITH TOTALS ORDER BY a.sensor SETTINGS extremes = 1`;
 const QUERIES = [
   // An unaliased JOIN subquery's status beside the table's: different values, one name; LIMIT with an offset.
   `SELECT * FROM ${D} GLOBAL JOIN (SELECT sensor, toUInt16(status + 1) AS status FROM ${D} WHERE sensor IN ${SENSORS}) USING sensor ORDER BY ts, sensor LIMIT 40, 25 SETTINGS joined_subquery_requires_alias = 0`,
@@ -75,7 +72,7 @@ const QUERIES = [
   // answers the right-hand rows no left row met once per shard).
   `SELECT a.sensor, sensor, a.ts, b.site FROM ${D} AS a GLOBAL FULL JOIN (SELECT sensor, site FROM ${D} WHERE sensor = 's-2') AS b USING sensor WHERE a.sensor IN ${SENSORS} ORDER BY a.ts, a.sensor`,
   // Grouped, with totals and extremes: the names of every part of the answer.
-  `SELECT a.sensor, sensor, count() AS c FROM ${D} AS a GLOBAL FULL JOIN (SELECT sensor FROM ${D} WHERE sensor IN ('s-1', 's-97')) AS b USING sensor WHERE a.sensor IN ${SENSORS} GROUP BY a.sensor, sensor WITH TOTALS ORDER BY a.sensor SETTINGS extremes = 1`,
+  GROUPED,
   // No rows: the headers alone.
   `SELECT * FROM ${D} GLOBAL JOIN (SELECT sensor, status FROM ${D} WHERE sensor = 'none') USING sensor ORDER BY ts SETTINGS joined_subquery_requires_alias = 0`,
   // Three pairs of one name, of types that keep their kind (LowCardinality, Array, Nullable with NULLs), descending order, extremes.
@@ -85,27 +82,28 @@ const QUERIES = [
   // JSON on both sides (the stages carry it as states).
   `SELECT * FROM (SELECT sensor, ts, CAST(concat('{"a":', toString(status), '}') AS JSON) AS j FROM ${D} WHERE sensor IN ${SENSORS}) AS a ` +
     `JOIN (SELECT sensor, CAST(concat('{"b":"', min(site), '"}') AS JSON) AS j ${PER_SENSOR}) USING sensor ORDER BY ts, sensor SETTINGS joined_subquery_requires_alias = 0`,
+  // Five columns, values with a line break: Pretty falls back to Vertical's layout, its totals and extremes rows under a label.
+  GROUPED.replace('count() AS c', `concat(a.sensor, '\\n') AS x, 'a\\nb' AS y, count() AS c`),
+];
+
+// Each query in every format, and the grouped one in Pretty's ASCII grid too (its header drawn like its rows).
+const CASES: { sql: string; settings: Record<string, string> }[] = [
+  ...QUERIES.map((sql) => ({ sql, settings: {} })),
+  { sql: GROUPED, settings: { output_format_pretty_grid_charset: 'ASCII' } },
 ];
 
 describe('two columns of one name in every output format of the ClickHouse interface', () => {
-  for (const [qi, sql] of QUERIES.entries())
+  for (const [qi, { sql, settings }] of CASES.entries())
     it(`query ${qi}: each format's bytes are ClickHouse's, or refused naming the format`, async () => {
       const checked: string[] = [];
       const wrong: string[] = [];
       const refusedByClickHouse: string[] = [];
-      const totals = sql.includes('WITH TOTALS');
+      const vertical: string[] = [];
       for (const format of formats) {
         if (isFileFormat(format)) continue;
-        const want = await reference(sql, format);
-        const got = await throughInterface(sql, format);
-        // A few rows of many columns: Pretty falls back to Vertical's layout, whose names are refused (a value may hold a line break).
-        const vertical = format.startsWith('Pretty') && want.bytes.toString('utf8').startsWith('Row 1:');
-        if (totals && (REFUSED_WITH_TOTALS.has(format) || vertical)) {
-          const refusal = new RegExp(
-            `two different columns both named \\w+ are not supported in output format ${format} .*not WITH TOTALS in a format that writes totals`,
-          );
-          if (got.status !== 501 || !refusal.test(got.text)) wrong.push(`${format}: not refused: ${got.status} ${got.text.slice(0, 200)}`);
-        } else if (want.status !== 200) {
+        const want = await reference(sql, format, settings);
+        const got = await throughInterface(sql, format, settings);
+        if (want.status !== 200) {
           // What ClickHouse refuses in this format (Avro's duplicate field, Npy's one column...) is refused here too.
           if (got.status < 400) wrong.push(`${format}: ClickHouse refuses (${want.text.slice(0, 200)}) but the interface answered`);
           refusedByClickHouse.push(format);
@@ -114,7 +112,10 @@ describe('two columns of one name in every output format of the ClickHouse inter
           wrong.push(
             `${format}: bytes differ:\n${JSON.stringify(withoutProgress(got.bytes).slice(0, 300))}\n${JSON.stringify(withoutProgress(want.bytes).slice(0, 300))}`,
           );
-        else checked.push(format);
+        else {
+          checked.push(format);
+          if (want.bytes.toString('utf8').startsWith('Row 1:')) vertical.push(format);
+        }
       }
       expect(wrong).toEqual([]);
       // The formats that carry names are among those compared, not only the nameless ones.
@@ -132,9 +133,12 @@ describe('two columns of one name in every output format of the ClickHouse inter
       ])
         expect(checked).toContain(f);
       if (!sql.startsWith('SELECT *')) expect(checked).toContain('PrettyCompact');
+      // Every layout of names given back is compared, WITH TOTALS too (Pretty's fallback to Vertical in the last query).
+      for (const f of ['Pretty', 'PrettySpace', 'PrettySpaceNoEscapes', 'PrettySpaceMonoBlock', 'PrettySpaceNoEscapesMonoBlock', 'Vertical'])
+        expect(checked).toContain(f);
+      if (sql.includes('AS y')) expect(vertical).toContain('Pretty');
       // The final stage's engine writes the names: the formats once refused are its bytes too (WITH TOTALS, those that write no totals).
-      for (const f of ['Arrow', 'Parquet', 'ORC', 'MySQLWire', 'PostgreSQLWire', ...(totals ? [] : ['Vertical', 'PrettySpace'])])
-        if (!refusedByClickHouse.includes(f)) expect(checked).toContain(f);
+      for (const f of ['Arrow', 'Parquet', 'ORC', 'MySQLWire', 'PostgreSQLWire']) if (!refusedByClickHouse.includes(f)) expect(checked).toContain(f);
     }, 300_000);
 });
 
@@ -177,8 +181,10 @@ describe('a final stage not known to be ClickHouse 26', () => {
       const got = await ask('TSVWithNames');
       expect(got.bytes.toString('utf8')).toBe((await reference(sql, 'TSVWithNames')).bytes.toString('utf8'));
       expect(deps.sent.some((r) => r.sql.includes('MATERIALIZED'))).toBe(false);
+      // Vertical's names are given back in its bytes.
+      expect((await ask('Vertical')).bytes.toString('utf8')).toBe((await reference(sql, 'Vertical')).bytes.toString('utf8'));
       const before = deps.sent.length;
-      await expect(ask('Vertical')).rejects.toThrow(/two different columns both named status are not supported in output format Vertical/);
+      await expect(ask('Arrow')).rejects.toThrow(/two different columns both named status are not supported in output format Arrow/);
       expect(deps.sent.length).toBe(before);
       // TabSeparated, which carries no types, is asked with a header of names and types: so two types are ClickHouse's 352.
       expect((await ask('TabSeparated')).bytes.toString('utf8')).toBe((await reference(sql, 'TabSeparated')).bytes.toString('utf8'));

@@ -1,0 +1,139 @@
+// Vertical, and the Pretty formats' fallback to it (a few rows of many columns): each row is a section
+// titled `Row N:` over a line of `─`, then one `name: value` line a column, the name padded to the widest
+// one; Vertical's totals and extremes are sections titled `Totals:`, `Min:`, `Max:`, the fallback's are
+// rows under a `Totals:` / `Extremes:` line. The final stage's alias is as wide as the name, so only the
+// names' bytes change. A value may hold line breaks: a line inside one that looks like a title or a name
+// is refused, never read as the layout.
+import type { Span } from './json-spans.js';
+import { copyAlike, notRenamed, type Renamer, type Renaming } from './renaming.js';
+
+/** The bytes as latin1 text: one character a byte, so an index is a byte offset. */
+const DASH = Buffer.from('─').toString('latin1');
+const BOLD = '\x1b[1m';
+const RESET = '\x1b[0m';
+
+/** Only names whose width is their length, written as they are, are padded alike. */
+export function refuseUnlikeWidths(names: string[], layout: string): void {
+  if (names.some((n) => !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(n)))
+    throw notRenamed(names, undefined, `${layout} lays a name out by its width, known here only for printable ASCII names`);
+}
+
+/** Where each of `lines` (the latin1 text split at line breaks) starts, in bytes. */
+export function lineStarts(lines: string[]): number[] {
+  const starts: number[] = [];
+  let offset = 0;
+  for (const l of lines) {
+    starts.push(offset);
+    offset += l.length + 1;
+  }
+  return starts;
+}
+
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Each column's `name: ` and padding as a pattern: the name itself where it is the first of its name, else an alias as wide. */
+function fieldPatterns(names: string[], color: boolean): RegExp[] {
+  const width = Math.max(...names.map((n) => n.length));
+  return names.map((name, i) => {
+    const own = names.indexOf(name) === i ? literal(name) : `[A-Za-z0-9_]{${name.length}}`;
+    const pad = ' '.repeat(width - name.length);
+    return color ? new RegExp(`${literal(BOLD)}(${own}):${literal(RESET)} ${pad}`, 'y') : new RegExp(`(${own}): ${pad}`, 'y');
+  });
+}
+
+const TITLE = /(Row (\d+)|Totals|Min|Max):\n/y;
+/** Between sections: blank lines, and in the fallback a `Totals:` / `Extremes:` line before a row. */
+const GAP = /\n*(?:(?:Totals|Extremes):\n(?=Row \d+:\n))?/y;
+const SHOWED = /\n*Showed (?:first \d+|\d+ out of \d+ rows)\.\n$/y;
+const LOOKALIKE_TITLE = /^(?:(?:Row \d+|Totals|Min|Max|Extremes):|Showed )/;
+
+const at = (re: RegExp, text: string, pos: number) => {
+  re.lastIndex = pos;
+  return re.exec(text);
+};
+
+/** Where the next section starts after a field line ending at `nl`, or the answer ends; undefined where it does not there. */
+function boundary(text: string, nl: number, lastRow: number): { next?: number } | undefined {
+  if (nl + 1 === text.length || at(SHOWED, text, nl + 1)) return {};
+  const gap = at(GAP, text, nl + 1)!;
+  const title = at(TITLE, text, nl + 1 + gap[0].length);
+  if (!title || (title[2] !== undefined && Number(title[2]) !== lastRow + 1)) return undefined;
+  return { next: nl + 1 + gap[0].length };
+}
+
+/** The name spans of each section of a Vertical layout, or a refusal. */
+export function verticalSections(bytes: Buffer, names: string[]): Span[][] {
+  refuseUnlikeWidths(names, 'Vertical');
+  const text = bytes.toString('latin1');
+  if (text.length === 0) return [];
+  const color = text.includes(`\n${BOLD}`);
+  const fields = fieldPatterns(names, color);
+  const sections: Span[][] = [];
+  const values: Span[] = [];
+  let lastRow = 0;
+  for (let pos: number | undefined = 0; pos !== undefined; ) {
+    const title = at(TITLE, text, pos);
+    if (!title) throw notRenamed(names);
+    const label = title[1]!;
+    if (title[2] !== undefined) {
+      // Rows are numbered from 1 on, the fallback's totals and extremes rows counting on.
+      if (Number(title[2]) !== lastRow + 1) throw notRenamed(names);
+      lastRow++;
+    }
+    // The line under the title: as many `─` as the engine draws (a row's count is one past its number's digits, as it writes it).
+    const dashes = title[2] !== undefined ? String(lastRow + 1).length + 5 : label.length + 1;
+    const rule = `${DASH.repeat(dashes)}\n`;
+    let p = pos + title[0].length;
+    if (!text.startsWith(rule, p)) throw notRenamed(names);
+    p += rule.length;
+    const slots: Span[] = [];
+    pos = undefined;
+    for (let i = 0; i < names.length; i++) {
+      const m = at(fields[i]!, text, p);
+      if (!m) throw notRenamed(names);
+      const start = p + m[0].indexOf(m[1]!);
+      slots.push({ start, end: start + m[1]!.length });
+      const valueAt = p + m[0].length;
+      // A value runs to the next column's line, the last one to the next section or the answer's end.
+      let nl = text.indexOf('\n', valueAt);
+      for (; nl >= 0; nl = text.indexOf('\n', nl + 1)) {
+        if (i + 1 < names.length ? at(fields[i + 1]!, text, nl + 1) : boundary(text, nl, lastRow)) break;
+      }
+      if (nl < 0) throw notRenamed(names);
+      values.push({ start: valueAt, end: nl });
+      p = nl + 1;
+      if (i + 1 === names.length) pos = boundary(text, nl, lastRow)!.next;
+    }
+    sections.push(slots);
+  }
+  refuseLookalikes(text, values, fields, names);
+  // The engine writes one alias a column: a slot that differs is not its name.
+  for (const s of sections)
+    s.forEach((slot, i) => {
+      const first = sections[0]![i]!;
+      if (text.slice(slot.start, slot.end) !== text.slice(first.start, first.end)) throw notRenamed(names);
+    });
+  return sections;
+}
+
+/** A value's line that could be read as a title or a column's name leaves the layout ambiguous: refused. */
+function refuseLookalikes(text: string, values: Span[], fields: RegExp[], names: string[]): void {
+  for (const v of values)
+    for (let nl = text.indexOf('\n', v.start); nl >= 0 && nl < v.end; nl = text.indexOf('\n', nl + 1)) {
+      const end = text.indexOf('\n', nl + 1);
+      const line = text.slice(nl + 1, end < 0 ? undefined : end);
+      if (LOOKALIKE_TITLE.test(line) || fields.some((f) => at(f, text, nl + 1))) throw notRenamed(names);
+    }
+}
+
+/** The renaming of a Vertical layout: in each section, each later column of a taken name gets the earlier one's bytes. */
+export function verticalRenaming(bytes: Buffer, names: string[]): Renaming {
+  const r: Renaming = { replace: [] };
+  for (const slots of verticalSections(bytes, names)) copyAlike(bytes, slots, names, r.replace);
+  return r;
+}
+
+/** Whether the Pretty formats' bytes are their fallback to Vertical: it starts with the first row's title. */
+export const isVerticalFallback = (bytes: Buffer): boolean => bytes.subarray(0, 7).toString('latin1') === 'Row 1:\n';
+
+export const VERTICAL_RENAMERS: Record<string, Renamer> = { Vertical: (bytes, names) => verticalRenaming(bytes, names) };
