@@ -69,10 +69,13 @@ const unsupported = (what: string, node?: { pos?: import('../sql/ast.js').Pos })
 function checkSelectShape(q: SelectQuery, top: boolean, onShard = false): void {
   refuseUnexpanded(q);
   if (q.distinctOn) throw unsupported('SELECT DISTINCT ON', q.distinctOn[0] ?? q);
-  // A set each shard's engine runs itself rolls up its own rows there, as a Distributed table's shards do.
-  if (q.groupByModifier && !onShard) throw unsupported(`GROUP BY ... WITH ${q.groupByModifier}`, q.groupBy?.[0] ?? q);
-  if (q.groupingSets) throw unsupported('GROUP BY GROUPING SETS', q.groupingSets.flat()[0] ?? q);
-  for (const o of q.orderBy ?? []) if (o.withFill) throw unsupported('ORDER BY ... WITH FILL', o.expr);
+  // A set each shard's engine runs itself rolls up, groups by sets and fills its own rows there, as a
+  // Distributed table's shards do.
+  if (!onShard) {
+    if (q.groupByModifier) throw unsupported(`GROUP BY ... WITH ${q.groupByModifier}`, q.groupBy?.[0] ?? q);
+    if (q.groupingSets) throw unsupported('GROUP BY GROUPING SETS', q.groupingSets.flat()[0] ?? q);
+    for (const o of q.orderBy ?? []) if (o.withFill) throw unsupported('ORDER BY ... WITH FILL', o.expr);
+  }
   // A subquery's recursive CTE travels with it (the two-stage plan writes one so), and its engine evaluates it.
   const own = top ? [] : recursiveCtes(q);
   for (const w of q.with ?? []) if (w.cte && !own.includes(w)) throw unsupported(`WITH ${w.name} AS (subquery) (a common table expression)`, w.expr);

@@ -110,6 +110,12 @@ const LOCAL_WINDOWED = [
   `SELECT sensor, ts, value FROM ${D} WHERE value IN (SELECT max(value) FROM ${D} GROUP BY site WITH ROLLUP) ORDER BY sensor, ts${LOCAL_MODE}`,
   `SELECT site, sensor, ts FROM ${D} WHERE (site, value) IN (SELECT site, max(value) FROM ${D} GROUP BY site WITH CUBE) ORDER BY site, sensor, ts${LOCAL_MODE}`,
   `SELECT sensor, ts, value FROM ${D} WHERE value IN (SELECT min(value) FROM ${D} GROUP BY site WITH TOTALS) ORDER BY sensor, ts${LOCAL_MODE}`,
+  // GROUPING SETS, DISTINCT ON, QUALIFY and WITH FILL in a set each shard runs over its own rows.
+  `SELECT sensor, ts, value FROM ${D} WHERE value IN (SELECT max(value) FROM ${D} GROUP BY GROUPING SETS ((site), (status), ())) ORDER BY sensor, ts${LOCAL_MODE}`,
+  `SELECT sensor, count() AS c FROM ${D} WHERE (site, ts) IN (SELECT DISTINCT ON (site) site, ts FROM ${D} ORDER BY site, ts DESC) GROUP BY sensor ORDER BY sensor${LOCAL_MODE}`,
+  `SELECT sensor, ts FROM ${D} WHERE (sensor, ts) IN (SELECT sensor, ts FROM ${D} QUALIFY row_number() OVER (PARTITION BY site ORDER BY value DESC, ts, sensor) = 1) ORDER BY sensor, ts${LOCAL_MODE}`,
+  // The fill adds 500 to each shard's set of 200: every row counts.
+  `SELECT sensor, count() AS c FROM ${D} WHERE status IN (SELECT toUInt16(s) FROM (SELECT status AS s FROM ${D} WHERE status = 200 GROUP BY s ORDER BY s WITH FILL FROM 200 TO 600 STEP 300)) GROUP BY sensor ORDER BY sensor${LOCAL_MODE}`,
 ];
 
 /** Each shard's own answer over its local table, its rows together, and the TSVWithNamesAndTypes bytes with their data lines sorted. */
@@ -167,6 +173,11 @@ const TABLE_LESS = [
   `SELECT site, count() AS c FROM ${D} WHERE (status, 1) GLOBAL IN (SELECT number * 100, count() OVER () - 9 FROM numbers(10)) GROUP BY site ORDER BY site`,
   `SELECT count() AS c FROM ${D} WHERE status % 7 NOT IN (SELECT number FROM numbers(4) GROUP BY number WITH ROLLUP)`,
   `SELECT r.rn, count() AS c FROM ${D} AS l JOIN (SELECT number * 300 + 200 AS status, row_number() OVER () AS rn FROM numbers(2)) AS r ON l.status = r.status GROUP BY r.rn ORDER BY r.rn`,
+  // GROUPING SETS, DISTINCT ON, QUALIFY and WITH FILL in a set that reads no table.
+  `SELECT count() AS c FROM ${D} WHERE status IN (SELECT sum(number) * 100 FROM numbers(6) GROUP BY GROUPING SETS ((number % 2), (number % 3), ()))`,
+  `SELECT site, count() AS c FROM ${D} WHERE status IN (SELECT DISTINCT ON (number % 3) number * 100 FROM numbers(6) ORDER BY number % 3, number DESC) GROUP BY site ORDER BY site`,
+  `SELECT count() AS c FROM ${D} WHERE status IN (SELECT number * 100 FROM numbers(10) QUALIFY row_number() OVER (ORDER BY number DESC) <= 4)`,
+  `SELECT status, count() AS c FROM ${D} WHERE status GLOBAL IN (SELECT n FROM (SELECT toUInt16(number * 200) AS n FROM numbers(4) ORDER BY n WITH FILL STEP 100)) GROUP BY status ORDER BY status`,
 ];
 
 describe('a window function or ROLLUP in a table-less set or JOIN, run by each shard', () => {
