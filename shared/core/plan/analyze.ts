@@ -194,7 +194,7 @@ function runApart(stmt: SelectStatement, topo: Topology, mode: ProductMode): Set
 }
 
 /**
- * The subqueries each shard runs itself: an IN set or JOIN's right side that reads no distributed table, and under
+ * The subqueries each shard runs itself: an IN set, a JOIN's right side or a scalar subquery that reads no distributed table, and under
  * distributed_product_mode = 'local' a plain one over a distributed table, localized to its own rows. Its engine
  * evaluates a window function or ROLLUP there, as a Distributed table's shards do.
  */
@@ -208,6 +208,8 @@ function runOnEachShard(stmt: SelectStatement, topo: Topology, mode: ProductMode
   for (const { expr } of exprsOfSelect(stmt))
     walkExpr(expr, (e) => {
       if (e.kind === 'function' && isInFamily(e.name) && e.args[1]?.kind === 'subquery') onShard(e.args[1].query, isGlobalInName(e.name));
+      // A scalar subquery that reads no table is the same on every shard: each evaluates it (over a table, it runs apart).
+      else if (e.kind === 'subquery' && distributedTables(e.query, topo).length === 0) out.add(e.query);
     });
   for (const j of stmt.from?.joins ?? []) if (j.table.kind === 'subqueryTable') onShard(j.table.query, !!j.global);
   return out;
@@ -250,7 +252,7 @@ export function analyze(stmt: SelectStatement, topo: Topology, mode: ProductMode
     if (e.kind === 'subquery') {
       // Validates its shape; one over a distributed table runs once on the coordinator, as ClickHouse's
       // initiator runs scalar subqueries, and its value ships to every shard (globals.ts), its shape its own.
-      if (!apart.has(e.query)) tablesRead(e.query, topo, defined);
+      if (!apart.has(e.query)) tablesRead(e.query, topo, defined, undefined, onShard.has(e.query));
       return SKIP;
     }
     if (e.kind !== 'function' || !isInFamily(e.name) || e.args.length !== 2) return undefined;

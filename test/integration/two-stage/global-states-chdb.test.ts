@@ -173,6 +173,9 @@ const TABLE_LESS = [
   `SELECT site, count() AS c FROM ${D} WHERE (status, 1) GLOBAL IN (SELECT number * 100, count() OVER () - 9 FROM numbers(10)) GROUP BY site ORDER BY site`,
   `SELECT count() AS c FROM ${D} WHERE status % 7 NOT IN (SELECT number FROM numbers(4) GROUP BY number WITH ROLLUP)`,
   `SELECT r.rn, count() AS c FROM ${D} AS l JOIN (SELECT number * 300 + 200 AS status, row_number() OVER () AS rn FROM numbers(2)) AS r ON l.status = r.status GROUP BY r.rn ORDER BY r.rn`,
+  // A window function in a scalar subquery that reads no table, in WHERE and in the SELECT list.
+  `SELECT count() AS c FROM ${D} WHERE status = (SELECT max(number) OVER () * 100 + 200 FROM numbers(4) LIMIT 1)`,
+  `SELECT site, count() AS c FROM ${D} WHERE has((SELECT groupArray(toUInt16(x * 300 - 100)) FROM (SELECT row_number() OVER () AS x FROM numbers(2))), status) GROUP BY site ORDER BY site`,
   // GROUPING SETS, DISTINCT ON, QUALIFY and WITH FILL in a set that reads no table.
   `SELECT count() AS c FROM ${D} WHERE status IN (SELECT sum(number) * 100 FROM numbers(6) GROUP BY GROUPING SETS ((number % 2), (number % 3), ()))`,
   `SELECT site, count() AS c FROM ${D} WHERE status IN (SELECT DISTINCT ON (number % 3) number * 100 FROM numbers(6) ORDER BY number % 3, number DESC) GROUP BY site ORDER BY site`,

@@ -51,14 +51,18 @@ describe("a GLOBAL subquery's window function or ROLLUP is its own: planned apar
     'SELECT count() FROM analytics.events_dist WHERE value > (SELECT max(v) FROM (SELECT value AS v, rank() OVER (ORDER BY ts) AS r FROM analytics.events_dist) WHERE r < 3)',
   ];
   for (const sql of planned) it(sql, async () => expect((await planQuery(sql, testTopology())).shards.length).toBeGreaterThan(0));
-  it('a window function in a table-less scalar stays refused; in a table-less set, a local IN set or JOIN each shard runs it', async () => {
+  it('a window function in a table-less scalar, set, local IN set or JOIN: each shard runs it', async () => {
+    // Not local: the set is shipped from the coordinator, or deny refuses it.
+    expect(
+      (
+        await refusal(
+          'SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM (SELECT sensor, rank() OVER () AS r FROM analytics.events_dist))',
+        )
+      ).message,
+    ).toMatch(/Window functions \(OVER\)|distributed_product_mode = 'deny'/);
     for (const sql of [
       'SELECT count() FROM analytics.events_dist WHERE value > (SELECT max(number) OVER () FROM numbers(3))',
-      // Not local: the set is shipped from the coordinator, or deny refuses it.
-      'SELECT count() FROM analytics.events_dist WHERE sensor IN (SELECT sensor FROM (SELECT sensor, rank() OVER () AS r FROM analytics.events_dist))',
-    ])
-      expect((await refusal(sql)).message).toMatch(/Window functions \(OVER\)|distributed_product_mode = 'deny'/);
-    for (const sql of [
+      'SELECT count() FROM analytics.events_dist WHERE has((SELECT groupArray(x) FROM (SELECT row_number() OVER () AS x FROM numbers(3))), toUInt64(value))',
       'SELECT count() FROM analytics.events_dist WHERE value IN (SELECT max(number) OVER () FROM numbers(3))',
       'SELECT count() FROM analytics.events_dist WHERE value GLOBAL IN (SELECT number FROM numbers(10) ORDER BY row_number() OVER () LIMIT 3)',
       'SELECT count() FROM analytics.events_dist WHERE value IN (SELECT number FROM numbers(4) GROUP BY number WITH ROLLUP)',
