@@ -1,7 +1,7 @@
 // (Used by the CLI.) `ch-scatter query --timeline`: the /play page's shard timeline as text bars,
 // drawn from the same `statistics` fields and scaled to the terminal's width. One lane per shard
-// (a second row when a hedge was sent), skipped shards with their reason, the coordinator's lane
-// (plan, each merge, finalize) and the deadline as a vertical rule.
+// (a second row when a hedge was sent), skipped shards with their reason, one lane per request of the
+// query's subqueries, the coordinator's lane (plan, each merge, finalize) and the deadline as a vertical rule.
 import type { QueryResponse } from '../shared/core/scatter/run-query.js';
 
 type Stats = QueryResponse['statistics'];
@@ -18,6 +18,7 @@ function lanesEnd(st: Stats): number {
     st.elapsedMs,
     ...st.shards.flatMap((s) => [s.endMs ?? 0, ...(s.attempts ?? []).map((a) => a.endMs)]),
     ...(st.coordinator ?? []).map((c) => c.endMs),
+    ...(st.subqueries ?? []).map((s) => s.endMs ?? 0),
   ];
   return Math.max(1, ...ends);
 }
@@ -70,6 +71,13 @@ export function renderTimeline(st: Stats, columns = 80): string {
   for (const k of st.skipped ?? []) lanes.push({ shard: k.shard, line: () => [row(`shard ${k.shard}`, [], `skipped: ${k.reason}`)] });
   lanes.sort((a, b) => a.shard - b.shard);
   for (const l of lanes) out.push(...l.line());
+  // The subqueries' requests (GLOBAL sets, scalars, folded key constants), in the order they started: planning's part.
+  for (const s of [...(st.subqueries ?? [])].sort((a, b) => (a.startMs ?? 0) - (b.startMs ?? 0))) {
+    const cells = blank();
+    const attempts = s.attempts.length ? s.attempts : [{ status: s.status, startMs: s.startMs ?? 0, endMs: s.endMs ?? s.elapsedMs }];
+    for (const a of attempts) paint(cells, a.startMs, a.endMs, STATUS_CHAR[a.status] ?? '×');
+    out.push(row(`sub s${s.shard}`, cells, `${s.status} r${s.replica} ${s.elapsedMs} ms`));
+  }
 
   if (st.coordinator?.length) {
     const cells = blank();

@@ -8,7 +8,7 @@ import { coverageOfPlans, judgeCoverage, judgeLateness, judgeShards, judgeTrunca
 import { gather } from './gather.js';
 import type { QueryResponse, RunDeps, ShardStat } from './query-types.js';
 import type { QuerySession } from './query-session.js';
-import { coordinatorSpans, offsetMs, roundToTenth, shardStatOf, skippedStats } from './timeline-stats.js';
+import { coordinatorSpans, offsetMs, roundToTenth, shardStatOf, skippedStats, subqueryStats } from './timeline-stats.js';
 import { gatherTree, useTree } from './tree.js';
 import { cursorReplicas, pinCursor } from '../partials/cursor.js';
 import { replicaChanges, replicasRead } from './pinned-paging.js';
@@ -118,6 +118,7 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
   judgeCoverage(coverage, run.requireCoverage, partial, shards);
   const all = [...gathered.outcomes, ...sub.outcomes];
   const stats: ShardStat[] = gathered.outcomes.map((o) => shardStatOf(o, t0));
+  const subStats = subqueryStats(sub.outcomes, t0);
   const body: QueryResponse = {
     meta: fin.meta,
     data: fin.data,
@@ -137,6 +138,7 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
       ...(late > 0 ? { lateMs: late } : {}),
       skipped: skippedStats(gathered.skipped),
       coordinator: coordinatorSpans(t0, { startedAt: t0, endedAt: planned }, gathered.merges, { startedAt: finalizeAt, endedAt: finalized }),
+      ...subStats,
     },
   };
   if (fin.approximate && Object.keys(fin.approximate).length > 0) body.approximate = fin.approximate;

@@ -56,7 +56,7 @@ export type GeneralSubquery = (
   self: SubqueryRunner,
   refusal: unknown,
   want?: Parameters<SubqueryRunner>[1],
-) => Promise<SubqueryAnswer & { missing: MissingShard[] }> | undefined;
+) => Promise<SubqueryAnswer & { missing: MissingShard[]; outcomes: ShardOutcome[] }> | undefined;
 
 export function globalSubqueryRunner(
   base: Omit<GatherInput, 'plan'>,
@@ -79,7 +79,8 @@ export function globalSubqueryRunner(
   const generally = async (stmt: SelectStatement, refusal: unknown, want: Parameters<SubqueryRunner>[1]) => {
     const other = general?.(stmt, run, refusal, want);
     if (!other) throw refusal;
-    const { missing, ...answer } = await other;
+    const { missing, outcomes, ...answer } = await other;
+    ledger.outcomes.push(...outcomes);
     keepMissing(missing);
     return answer;
   };

@@ -150,6 +150,11 @@ export interface QueryResponse {
     skipped: SkippedShardStat[];
     /** The coordinator's own work: planning, each merge of a partial, the finalize. */
     coordinator: CoordinatorSpan[];
+    /**
+     * The shard requests the query's subqueries made while it was planned (a GLOBAL IN or JOIN's rows, a scalar
+     * subquery run once, the sharding key's constant operands folded), each with its attempts: absent when none.
+     */
+    subqueries?: ShardStat[];
     /** General path: when stage one stopped waiting, and where and how the final stage ran. */
     stageOneDeadlineAtMs?: number;
     finalStage?: FinalStageStat;

@@ -76,6 +76,11 @@ export function skippedStats(skipped: readonly ShardPlan[]): SkippedShardStat[] 
   return skipped.map((s) => ({ shard: s.shard, reason: s.reason ?? 'skipped' }));
 }
 
+/** The subqueries' shard requests, as `statistics.subqueries` holds them: the field is absent where there were none. */
+export function subqueryStats(outcomes: readonly ShardOutcome[], t0: number): { subqueries?: ReturnType<typeof shardStatOf>[] } {
+  return outcomes.length ? { subqueries: outcomes.map((o) => shardStatOf(o, t0)) } : {};
+}
+
 /** A queried shard's line in `statistics.shards` (both paths write the same one). */
 export function shardStatOf(o: ShardOutcome, t0: number) {
   return {

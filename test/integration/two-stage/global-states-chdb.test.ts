@@ -233,3 +233,37 @@ describe('a GLOBAL subquery the fast path refuses for its shape, run on the gene
     await expectApiAnswer(sql, 'auto');
   });
 });
+
+// The requests a query's subqueries make are on its timeline (statistics.subqueries), and in what it read.
+describe("a GLOBAL subquery's shard requests on the query's timeline", () => {
+  const SET = `SELECT count() AS c FROM ${D} WHERE sensor GLOBAL IN (SELECT sensor FROM ${D} WHERE status = 500)`;
+  // The fast path refuses ROLLUP: this set runs on the general path, its stage one on every shard.
+  const ROLLED = `SELECT count() AS c FROM ${D} WHERE sensor GLOBAL IN (SELECT sensor FROM ${D} WHERE status = 500 GROUP BY sensor WITH ROLLUP)`;
+  type Stat = { shard: number; status: string; rowsRead: number; startMs?: number; endMs?: number; attempts: { status: string }[] };
+  type Stats = { rowsRead: number; shards: Stat[]; subqueries?: Stat[]; coordinator: { name: string; endMs: number }[] };
+  for (const [name, sql] of [
+    ['a set on the fast path', SET],
+    ['a set the general path answers', ROLLED],
+  ] as const)
+    for (const path of ['fast', 'general'] as const)
+      it(`${path}: ${name}`, async () => {
+        const r = await runQuery({ sql, settings: { ch_scatter_path: path } }, demoRunDeps(demo, 'q-sub-timeline', { tableColumns: columns }));
+        expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+        const st = (r.body as { statistics: Stats }).statistics;
+        const subs = st.subqueries ?? [];
+        expect(new Set(subs.map((s) => s.shard))).toEqual(new Set([0, 1, 2]));
+        for (const s of subs) {
+          expect(s.status).toBe('ok');
+          expect(s.attempts.map((a) => a.status)).toContain('ok');
+          expect(s.rowsRead).toBeGreaterThan(0);
+          // Planning's part: every request ended before the plan did.
+          expect(s.endMs!).toBeLessThanOrEqual(st.coordinator.find((c) => c.name === 'plan')!.endMs + 0.1);
+        }
+        const sum = (xs: Stat[]) => xs.reduce((a, s) => a + s.rowsRead, 0);
+        expect(st.rowsRead).toBe(sum(st.shards) + sum(subs));
+      });
+  it('a query without subqueries has none', async () => {
+    const r = await runQuery({ sql: `SELECT count() AS c FROM ${D}` }, demoRunDeps(demo, 'q-sub-timeline-none', { tableColumns: columns }));
+    expect((r.body as { statistics: Stats }).statistics.subqueries).toBeUndefined();
+  });
+});

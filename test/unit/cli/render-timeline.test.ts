@@ -99,6 +99,37 @@ describe('renderTimeline', () => {
     expect(bars(lines[4]!).lastIndexOf('▒')).toBeLessThanOrEqual(c);
   });
 
+  it("the subqueries' requests get a lane each, in the order they started, before the coordinator's", () => {
+    const subqueries = [
+      shard({ shard: 2, elapsedMs: 4, startMs: 3, endMs: 7, attempts: [{ replica: 0, kind: 'primary', status: 'ok', startMs: 3, endMs: 7 }] }),
+      shard({
+        shard: 0,
+        status: 'error',
+        elapsedMs: 5,
+        startMs: 1,
+        endMs: 6,
+        attempts: [{ replica: 0, kind: 'primary', status: 'error', startMs: 1, endMs: 6 }],
+      }),
+    ];
+    const lines = renderTimeline({ ...STATS, subqueries } as Stats, 100).split('\n');
+    expect(lines.map((l) => l.slice(0, 10).trim())).toEqual([
+      'timeline:',
+      'shard 0',
+      'hedge',
+      'shard 1',
+      'shard 2',
+      'shard 3',
+      'sub s0',
+      'sub s2',
+      'coord',
+      'legend:',
+    ]);
+    expect(lines[6]).toMatch(/×.* error r0 5 ms$/);
+    expect(lines[7]).toMatch(/█.* ok r0 4 ms$/);
+    // Drawn on the query's scale: early, within the plan's first columns.
+    expect(bars(lines[7]!).indexOf('█')).toBeLessThan(bars(lines[3]!).indexOf('█') + 1);
+  });
+
   it('a deadline far beyond the work is named, not drawn; a shard without attempts is drawn from its own span', () => {
     const st = { ...STATS, deadlineAtMs: 30_000, shards: [shard({ shard: 0, startMs: 0, endMs: 500, elapsedMs: 500 })], skipped: [] } as Stats;
     const out = renderTimeline(st, 80);

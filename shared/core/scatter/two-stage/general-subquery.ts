@@ -10,6 +10,7 @@ import type { GroupByNoMerge } from '../../plan/settings.js';
 import type { QueryBudget } from '../query-budget.js';
 import { InexactRows, type GeneralSubquery } from '../global-subquery.js';
 import type { RunDeps } from '../query-types.js';
+import type { ShardOutcome } from '../call-shard.js';
 import { twoStageOptionsOf } from '../plan-inputs.js';
 import { fastPathRefused } from './path.js';
 import { runGeneralQuery } from './run-general.js';
@@ -41,6 +42,8 @@ export function generalSubquery(
       // The final stage names two different columns of one name apart: an IN set and a scalar are read by position,
       // so its names serve; a JOIN reads its right side by name, so the shards read them back under the one name.
       const { answerNames, ...plan } = planned;
+      // Each run's shard requests, for the request's accounting and timeline.
+      const outcomes: ShardOutcome[] = [];
       const run = (finalSql: string, bytes: boolean) =>
         runGeneralQuery(
           {
@@ -64,7 +67,10 @@ export function generalSubquery(
             ...(opts.distributedProductMode ? { distributedProductMode: opts.distributedProductMode } : {}),
             ...(opts.statistics ? { statistics: opts.statistics } : {}),
           },
-        );
+        ).then((r) => {
+          outcomes.push(...r.outcomes);
+          return r;
+        });
       const alikeByName = answerNames !== undefined && !want?.positional;
       let wrapped = new Set<string>();
       let names: string[] = [];
@@ -84,7 +90,7 @@ export function generalSubquery(
           );
         // Rows as JSON carry every other value exactly to the shards.
         if (!meta.some((m) => m.type.includes('AggregateFunction(') || inexactInTsv([m])) && !JSON.stringify(r.data).includes('\uFFFD'))
-          return { meta, rows: r.data!, missing: r.missing };
+          return { meta, rows: r.data!, missing: r.missing, outcomes };
         names = meta.map((m) => m.name);
         wrapped = new Set(meta.filter((m) => inexactInTsv([m])).map((m) => m.name));
       }
@@ -105,7 +111,7 @@ export function generalSubquery(
             tsv.columns.map((c) => c.type),
           );
         const readBack = wrapped.size || alikeByName ? readBackOf(tsv.columns, alikeByName ? answerNames : undefined, wrapped) : undefined;
-        return { meta: tsv.columns, rows: [], tsv: { body: tsv.body, rows: tsv.rows }, ...(readBack ? { readBack } : {}), missing: r.missing };
+        return { meta: tsv.columns, rows: [], tsv: { body: tsv.body, rows: tsv.rows }, ...(readBack ? { readBack } : {}), missing: r.missing, outcomes };
       }
     })();
   };

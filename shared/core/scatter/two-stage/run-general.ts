@@ -31,7 +31,7 @@ import type { ExchangeCleaner } from '../../shard/exchange.js';
 import { passThroughSplitter } from '../plan-inputs.js';
 import type { SubqueryLedger } from '../global-subquery.js';
 import type { FinalStageStat, ShardsSummary, ShardStat, Stages, TableCoverage } from '../query-types.js';
-import { offsetMs, roundToTenth, shardStatOf, skippedStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
+import { offsetMs, roundToTenth, shardStatOf, skippedStats, subqueryStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, withAnswerNames, type FinalJson } from './final-output.js';
 import { ExchangeLost, initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
@@ -124,6 +124,8 @@ export interface GeneralStatistics {
   stageOneDeadlineAtMs: number;
   skipped: SkippedShardStat[];
   coordinator: CoordinatorSpan[];
+  /** The shard requests of the query's subqueries (query-types.ts). */
+  subqueries?: ShardStat[];
   finalStage: FinalStageStat;
 }
 
@@ -145,6 +147,8 @@ export interface GeneralResult {
   statistics: GeneralStatistics;
   /** The share of each table's rows the answering shards hold: on every partial answer, and wherever statistics are known. */
   coverage?: TableCoverage[];
+  /** Every shard request stage one made (for a caller's accounting, as a GLOBAL subquery's): not part of an answer. */
+  outcomes: ShardOutcome[];
 }
 
 /** Plan every leaf per shard (the ordinary pipeline, pass-through split). */
@@ -405,8 +409,9 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const partial = missing.length > 0 || truncated.length > 0;
   const statistics: GeneralStatistics = {
     elapsedMs: roundToTenth(now() - t0),
-    rowsRead: outcomes.reduce((a, o) => a + (o.response?.statistics.rowsRead ?? 0), 0),
-    bytesRead: outcomes.reduce((a, o) => a + (o.response?.statistics.bytesRead ?? 0), 0),
+    // What the subqueries read counts too, as on the fast path: the query's price.
+    rowsRead: [...outcomes, ...(sub?.outcomes ?? [])].reduce((a, o) => a + (o.response?.statistics.rowsRead ?? 0), 0),
+    bytesRead: [...outcomes, ...(sub?.outcomes ?? [])].reduce((a, o) => a + (o.response?.statistics.bytesRead ?? 0), 0),
     deadlineMs: deadline.budgetMs,
     deadlineLimitedBy: deadline.limitedBy,
     shards: one.outcomes.map((lo) => shardStat(lo, t0)),
@@ -418,11 +423,12 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
       { name: 'plan', startMs: offsetMs(planStart, t0), endMs: offsetMs(planned, t0) },
       { name: 'finalize', startMs: offsetMs(finalStart, t0), endMs: offsetMs(finalEnd, t0) },
     ],
+    ...subqueryStats(sub?.outcomes ?? [], t0),
     finalStage,
   };
   const coverage = coverageOf(one);
   const known = leaves.some((l) => l.plan.statistics);
-  const result: GeneralResult = { path: 'general', partial, missing, shards, statistics, ...(partial || known ? { coverage } : {}) };
+  const result: GeneralResult = { path: 'general', partial, missing, shards, statistics, outcomes, ...(partial || known ? { coverage } : {}) };
   if (truncated.length > 0) result.truncated = [...truncated];
   if (opts.format) {
     // The engine's bytes, under its own naming of alike columns (engine-names.ts) or the plan's stage aliases, whose names the ClickHouse interface gives back (renamed-format.ts).
