@@ -55,7 +55,7 @@ const EXPECTED_18: Record<string, string> = {
   '01244_optimize_distributed_group_by_sharding_key#8': '18.16 names count(DISTINCT x) uniqExact(x); ClickHouse 26 and ch-scatter name it countDistinct(x)',
   '01244_optimize_distributed_group_by_sharding_key#9': '18.16 names count(DISTINCT x) uniqExact(x); ClickHouse 26 and ch-scatter name it countDistinct(x)',
   '01519_topK_distributed_parametrized#1':
-    "on 18.16 shards, topK(30) merged from the shards' states returns 10 values, not 30; not explained yet (the chdb run is equal)",
+    "18.16's own merge of topK(30) states keeps 10 values (its Distributed table answers 10 too: remote() over two shards of numbers(1000), where one shard answers 30), and ch-scatter's final stage merges the shards' states on 18.16; the chdb run is equal",
   '01813_distributed_scalar_subqueries_alias#1':
     '18.16 numbers subqueries per server and session (_subquery26); ch-scatter names them as ClickHouse 26 does (_subquery_1)',
   '01813_distributed_scalar_subqueries_alias#2':
