@@ -107,6 +107,10 @@ describe('aliases inlined as ClickHouse reads them', () => {
     `WITH status AS site SELECT site AS status, status FROM ${T}`,
     `WITH site AS status SELECT status AS site FROM ${T}`,
     `SELECT status AS site, site AS status FROM ${T} WHERE (site AS q) = 5`,
+    // Over a subquery in FROM, its output names are the columns.
+    `SELECT status AS x, x AS status FROM (SELECT status, site, c FROM ${T})`,
+    `SELECT status + 0 AS f, status AS site, site AS status FROM (SELECT status, site FROM ${T}) WHERE site = 5`,
+    `SELECT toString(c) AS x, x AS y, y AS c FROM (SELECT c, status FROM ${T})`,
     // ClickHouse refuses these too (215: site is not grouped, the key site reading the column status; 47: b is no column).
     `SELECT status AS site, site AS status FROM ${T} GROUP BY site`,
     `SELECT concat(toString(status), b) AS status, status AS b FROM ${T}`,

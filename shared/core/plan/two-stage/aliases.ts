@@ -7,6 +7,7 @@
 import { cloneAst, type ColumnRef, type Expr, type SelectQuery } from '../../sql/ast.js';
 import { equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
+import { outputNames } from '../../sql/names.js';
 
 /** The query with aliases and WITH expressions inlined; CTE items (`name AS (SELECT ...)`) are kept. */
 export function expandAliases(q: SelectQuery): SelectQuery {
@@ -26,8 +27,7 @@ export function expandAliases(q: SelectQuery): SelectQuery {
       return e.kind !== 'lambda';
     });
   }
-  const table = q.from?.table;
-  const columns = table?.kind === 'table' && table.columns ? new Set(table.columns) : undefined;
+  const columns = fromColumns(q);
   const resolve = aliasResolver(defs, arrayJoinNames, columns);
 
   // mapSelectExprs maps the SELECT list first, as the analyzer resolves it first. A position or ORDER
@@ -60,6 +60,21 @@ export function expandAliases(q: SelectQuery): SelectQuery {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * The names FROM gives, where the plan knows them all: one distributed table's columns (alias-cycles.ts
+ * puts them on its node), or a subquery's output names; undefined over a JOIN or ARRAY JOIN.
+ */
+function fromColumns(q: SelectQuery): ReadonlySet<string> | undefined {
+  const from = q.from;
+  if (!from || from.joins.length || from.arrayJoin) return undefined;
+  const t = from.table;
+  if (t.kind === 'table') return t.columns ? new Set(t.columns) : undefined;
+  if (t.kind !== 'subqueryTable') return undefined;
+  const selects = t.query.kind === 'union' ? t.query.selects : [t.query];
+  const names = outputNames(selects[0]!);
+  return names.includes('*') ? undefined : new Set(names);
+}
 
 /**
  * Reads each expression of the query as ClickHouse 26's analyzer does, in the order it is given them:
