@@ -66,7 +66,7 @@ type Body = {
   data: unknown[];
   partial: boolean;
   shards: { missing: { shard: number; reason: string; message: string }[] };
-  statistics: { deadlineAtMs: number };
+  statistics: { deadlineAtMs: number; lateMs?: number };
 };
 
 /**
@@ -105,7 +105,9 @@ describe('heavy merges under small timeouts', () => {
         // No shard in time is a 504 TIMEOUT: allowed, if on time.
         expect(r.status, JSON.stringify(r.b)).toBe(504);
       } else if (!r.b.partial) expect(r.b.data).toEqual(complete);
-      else expect(r.b.shards.missing.length).toBeGreaterThan(0);
+      // A partial answer says why: a shard missing, or the answer ready after the deadline by the wall clock
+      // (on a loaded machine, while this test's clock leaves out the time it waited for a CPU).
+      else expect(r.b.shards.missing.length > 0 || (r.b.statistics.lateMs ?? 0) > 0, JSON.stringify(r.b.statistics)).toBe(true);
       if (r.ms > timeoutMs + 150) late.push(`timeout ${timeoutMs} ms answered after ${Math.round(r.ms)} ms`);
     }
     expect(late).toEqual([]);
