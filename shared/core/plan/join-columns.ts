@@ -81,9 +81,10 @@ export function resolveColumns(query: SelectQuery, sources: readonly JoinSource[
     const s = qual === undefined ? undefined : sources.find((x) => x.names.includes(qual) || qual === x.table || (x.anonymous && x.qualifier === qual));
     return s && c !== undefined && holds(s, c) ? { s, c } : undefined;
   };
-  const spell = (written: ColumnRef, scope: ReadonlySet<string>): ColumnRef | undefined => {
-    // A bare name defining its own alias (`site AS site`) reads the column, as any self-named definition does.
-    const selfNamed = written.parts.length === 1 && written.alias === written.parts[0];
+  const spell = (written: ColumnRef, scope: ReadonlySet<string>, own: ReadonlySet<string>): ColumnRef | undefined => {
+    // A bare name defining its own alias (`site AS site`), or inside the expression that does (`toString(site) AS
+    // site`), reads the column: that alias is being resolved there, as ClickHouse's analyzer reads it.
+    const selfNamed = written.parts.length === 1 && (written.alias === written.parts[0] || own.has(written.parts[0]!));
     if (written.parts.length === 1 && ((aliases.has(written.parts[0]!) && !selfNamed) || scope.has(written.parts[0]!) || keys.has(written.parts[0]!)))
       return undefined;
     const t = target(written.parts);
@@ -114,16 +115,18 @@ export function resolveColumns(query: SelectQuery, sources: readonly JoinSource[
     if (x.alias !== undefined) out.alias = x.alias;
     return out;
   };
-  const resolve = (e: Expr, scope: ReadonlySet<string>): Expr =>
+  // `own`: the aliases of the expressions around, being resolved while their insides are read.
+  const resolve = (e: Expr, scope: ReadonlySet<string>, own: ReadonlySet<string>): Expr =>
     rewriteExpr(e, (x) => {
       if (x.kind === 'subquery') return x;
-      if (x.kind === 'column') return spell(x, scope) ?? x;
-      if (x.kind === 'lambda') return { ...x, body: resolve(x.body, new Set([...scope, ...x.params])) };
+      if (x.kind === 'column') return spell(x, scope, own) ?? x;
+      if (x.kind === 'lambda') return { ...x, body: resolve(x.body, new Set([...scope, ...x.params]), own) };
+      if (x.alias !== undefined && !own.has(x.alias)) return resolve(x, scope, new Set([...own, x.alias]));
       return undefined;
     });
   const none = new Set<string>();
   // ON and USING keep their spelling: there a bare name of both tables is ambiguous.
-  const out = mapClausesShared(q, (e, clause) => (RESOLVED.has(clause) ? resolve(e, none) : e));
+  const out = mapClausesShared(q, (e, clause) => (RESOLVED.has(clause) ? resolve(e, none, none) : e));
   refuseTwoMeanings(out);
   return out;
 }

@@ -76,6 +76,8 @@ describe('a JOIN of a distributed table: names as ClickHouse names them', () => 
   const fixed: [keyof typeof RIGHT, string[]][] = [
     ['subquery', ['b.*', 'value']],
     ['subquery', ['b.label', 'label']],
+    // One alias twice, the second reading the name inside its own definition: the column, so one expression (no 179).
+    ['subquery', ['toString(b.label) AS label', 'toString(label) AS label', 'b.sensor']],
     ['distributed', ['b.site', 'site']],
     ['distributed', ['b.*', 'value', 'upper(b.site)', 'upper(site)']],
     ['constant', ['b.label', 'label', 'b.*', 'a.status']],
