@@ -40,6 +40,14 @@ describe('npm run bench -- <section> --quick --json', () => {
     }
   });
 
+  test("engine-names: both wraps answer the final query's rows, timed against it", { timeout: 240_000 }, async () => {
+    const j = await bench('engine-names');
+    for (const n of ['1000', '100000']) {
+      for (const k of ['alone', 'once', 'perSide']) expect(positive(j[n]![k]), `${n}.${k}`).toBe(true);
+      expect(j[n]!.same_answer).toBe(true);
+    }
+  });
+
   test('tree: flat and tree finalize to the same answer', { timeout: 240_000 }, async () => {
     const j = await bench('tree');
     const sizes = Object.keys(j).filter((k) => /^\d+$/.test(k));

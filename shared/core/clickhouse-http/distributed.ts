@@ -23,12 +23,12 @@ import { seedRandomTables } from '../plan/random-seeds.js';
 import { markExternal } from '../plan/external-tables.js';
 import { renamesFormat, typedSibling, withAnswerNamesIn, withoutTypedHeader } from './renamed-format.js';
 import { notRenamed } from './renaming.js';
-import { engineNamesKeep, namesAlikeOnEngine } from '../plan/two-stage/engine-names.js';
+import { engineEvaluation, namesAlikeOnEngine } from '../plan/two-stage/engine-names.js';
 import type { SelectStatement } from '../sql/ast.js';
 
-/** Why a ClickHouse 26 final stage does not name them itself: it reads the answer as a subquery, which drops the totals row this format writes. */
+/** Why a ClickHouse 26 final stage does not name them itself WITH TOTALS: it evaluates the answer once per side there, and these differ. */
 const TOTALS_WHY =
-  ' (a ClickHouse 26 engine writes them itself, but not WITH TOTALS in a format that writes totals: that reads the answer as a subquery, which loses them)';
+  ' (a ClickHouse 26 engine writes them itself, but not WITH TOTALS in a format that writes totals where the final query calls a function whose value differs between evaluations, such as rand(): it evaluates the answer once for each group of distinct names there)';
 const hasTotals = (s: SelectStatement) => s.kind === 'select' && s.withTotals;
 
 export interface GeneralSelectDeps {
@@ -92,7 +92,9 @@ export function generalSelect(deps: GeneralSelectDeps): DistributedSelect {
     // Two different columns of one name: written by the final stage's engine where it can (every format is then its
     // own bytes), else given back in the bytes of the formats whose layout of names is known, and refused before any
     // shard runs in the others.
-    const byEngine = plan.answerNames && namesAlikeOnEngine(req.engineVersion) && engineNamesKeep(req.format, hasTotals(stmt)) ? plan.answerNames : undefined;
+    const evaluation =
+      plan.answerNames && namesAlikeOnEngine(req.engineVersion) ? engineEvaluation(req.format, hasTotals(stmt), plan.finalSql, settings) : undefined;
+    const byEngine = plan.answerNames && evaluation ? { names: plan.answerNames, evaluation } : undefined;
     const answerNames = byEngine ? undefined : plan.answerNames;
     if (answerNames && !renamesFormat(req.format))
       throw notRenamed(answerNames, req.format, undefined, hasTotals(stmt) && namesAlikeOnEngine(req.engineVersion) ? TOTALS_WHY : '');

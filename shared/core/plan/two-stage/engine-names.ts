@@ -1,17 +1,46 @@
 // The final stage's SQL rewritten so that the engine itself names two different columns alike, as
 // ClickHouse's JOIN of unaliased subqueries does (one alias cannot name two expressions: 179). The
-// final query F, its columns renamed positionally, is evaluated once into a materialized CTE with each
-// row's number; the answer is a JOIN on that number of sides that each take columns of distinct names,
-// ordered by it, so every format's bytes are the engine's own under the client's names, in F's order.
+// final query F, its columns renamed positionally, is evaluated into a CTE with each row's number; the
+// answer is a JOIN on that number of sides that each take columns of distinct names, ordered by it, so
+// every format's bytes are the engine's own under the client's names, in F's order.
 import { tokenize } from '../../sql/lexer.js';
 import { quoteIdent } from '../../sql/print.js';
 import type { SettingValue } from '../../clickhouse/port.js';
+import { isRowSensitive } from '../row-sensitive.js';
+
+/**
+ * How the wrap evaluates F: `once`, into a materialized CTE, which drops F's totals row (the engine stores it as a
+ * table); or `perSide`, a plain CTE each side evaluates again in one thread, so each evaluation is the same rows in
+ * the same order and a JOIN's totals row is its sides' totals rows joined: F's totals under the client's names.
+ */
+export type EngineEvaluation = 'once' | 'perSide';
+
+/** The names the final stage's engine writes, and how it evaluates F for them. */
+export interface EngineNaming {
+  names: readonly string[];
+  evaluation: EngineEvaluation;
+}
 
 /** What the wrapped SQL needs: the sides without aliases, and the CTE evaluated once (a plain CTE runs per reference). */
 export const ENGINE_NAMES_SETTINGS: Readonly<Record<string, SettingValue>> = {
   joined_subquery_requires_alias: 0,
   enable_materialized_cte: 1,
 };
+
+/**
+ * What the per-side wrap needs: the sides without aliases; one thread, so every evaluation of F orders its rows
+ * alike; and its LEFT JOIN's columns as they are, by an algorithm that joins totals (ClickHouse's defaults for a JOIN
+ * of F's own: engineEvaluation leaves the query's own settings of them to the renaming).
+ */
+export const PER_SIDE_SETTINGS: Readonly<Record<string, SettingValue>> = {
+  joined_subquery_requires_alias: 0,
+  max_threads: 1,
+  join_use_nulls: 0,
+  join_algorithm: 'hash',
+};
+
+/** The settings the wrap of `evaluation` runs under. */
+export const engineNamingSettings = (evaluation: EngineEvaluation) => (evaluation === 'once' ? ENGINE_NAMES_SETTINGS : PER_SIDE_SETTINGS);
 
 /** Whether an engine of this version() runs the wrapped SQL (checked on ClickHouse 26.7, chdb). */
 export function namesAlikeOnEngine(version: string | undefined): boolean {
@@ -70,13 +99,51 @@ export const WRITES_NO_TOTALS: ReadonlySet<string> = new Set(
   ].map((f) => f.toLowerCase()),
 );
 
-/** Whether the wrap keeps an answer in `format` exact: always, but WITH TOTALS only where the format writes no totals. */
-export function engineNamesKeep(format: string, withTotals: boolean): boolean {
-  return !withTotals || WRITES_NO_TOTALS.has(format.trim().toLowerCase());
+/**
+ * Output formats that write `rows_before_limit_at_least` (measured on chdb 26.7 with a LIMIT): F evaluated per side
+ * counts every evaluation's rows there, so WITH TOTALS these keep the renaming of their bytes (their names are JSON's
+ * or XML's, given back whatever they hold).
+ */
+export const WRITES_ROWS_BEFORE_LIMIT: ReadonlySet<string> = new Set(
+  [
+    'JSON',
+    'JSONColumnsWithMetadata',
+    'JSONCompact',
+    'JSONCompactEachRowWithProgress',
+    'JSONCompactStrings',
+    'JSONCompactStringsEachRowWithProgress',
+    'JSONEachRowWithProgress',
+    'JSONStrings',
+    'JSONStringsEachRowWithProgress',
+    'XML',
+  ].map((f) => f.toLowerCase()),
+);
+
+/**
+ * How the wrap answers F in `format` exactly, or undefined where it cannot: without totals, or in a format that
+ * writes none, F once; WITH TOTALS, F per side, unless the format counts the rows before LIMIT, F calls a function
+ * whose value differs between evaluations (a random draw, the block's row number...), or F joins under the
+ * query's own join_use_nulls or join_algorithm (the wrap's JOIN settings would be its too).
+ */
+export function engineEvaluation(
+  format: string,
+  withTotals: boolean,
+  finalSql: string,
+  settings: Readonly<Record<string, SettingValue>> = {},
+): EngineEvaluation | undefined {
+  const f = format.trim().toLowerCase();
+  if (!withTotals || WRITES_NO_TOTALS.has(f)) return 'once';
+  if (WRITES_ROWS_BEFORE_LIMIT.has(f)) return undefined;
+  const tokens = tokenize(finalSql);
+  const name = (i: number) => tokens[i]!.type === 'ident' || tokens[i]!.type === 'qident';
+  if (tokens.some((t, i) => name(i) && tokens[i + 1]?.text === '(' && isRowSensitive(t.text))) return undefined;
+  const joins = tokens.some((t) => t.type === 'ident' && t.upper === 'JOIN');
+  const own = Object.keys(settings).some((k) => k === 'join_use_nulls' || k === 'join_algorithm');
+  return joins && own ? undefined : 'perSide';
 }
 
 /** `finalSql`, whose columns are answered under `names` (alike names allowed), as the engine's own columns. */
-export function engineNamedSql(finalSql: string, names: readonly string[]): string {
+export function engineNamedSql(finalSql: string, names: readonly string[], evaluation: EngineEvaluation = 'once'): string {
   const p = freePrefix(finalSql, names);
   const row = quoteIdent(`${p}r`);
   const cte = quoteIdent(`${p}f`);
@@ -93,12 +160,13 @@ export function engineNamedSql(finalSql: string, names: readonly string[]): stri
     sides[sides.length - 1]!.push(`${inner[i]} AS ${quoteIdent(name)}`);
   });
   const [first, ...rest] = sides.map((s) => `(SELECT ${row}, ${s.join(', ')} FROM ${cte})`);
-  // Strictness written out: join_default_strictness = '' (a forwarded setting) refuses a JOIN without it.
-  const from = [first!, ...rest.map((side) => `ALL INNER JOIN ${side} USING ${row}`)].join(' ');
-  return (
-    `WITH ${cte} AS MATERIALIZED (SELECT rowNumberInAllBlocks() AS ${row}, * FROM (${finalSql}) AS ${quoteIdent(`${p}t`)}(${inner.join(', ')})) ` +
-    `SELECT * EXCEPT (${row}) FROM ${from} ORDER BY ${row}`
-  );
+  // Strictness written out: join_default_strictness = '' (a forwarded setting) refuses a JOIN without it. Per side,
+  // a LEFT JOIN (every side has the same numbers, so it is the INNER one): an INNER JOIN whose right side has no rows
+  // skips its left side, totals row and all (measured on chdb 26.7).
+  const kind = evaluation === 'once' ? 'ALL INNER JOIN' : 'ALL LEFT JOIN';
+  const from = [first!, ...rest.map((side) => `${kind} ${side} USING ${row}`)].join(' ');
+  const numbered = `SELECT rowNumberInAllBlocks() AS ${row}, * FROM (${finalSql}) AS ${quoteIdent(`${p}t`)}(${inner.join(', ')})`;
+  return `WITH ${cte} AS ${evaluation === 'once' ? 'MATERIALIZED ' : ''}(${numbered}) SELECT * EXCEPT (${row}) FROM ${from} ORDER BY ${row}`;
 }
 
 /** A prefix that neither F's identifiers nor the answer's names start, so the wrap's names capture none of them. */

@@ -53,7 +53,7 @@ import { missingOf } from '../gather.js';
 import { coverageOfPlans, judgeLateness, lateBy } from '../completeness.js';
 import { defaultInlineBytes, StageBudget, transferLimits } from './transfer-limits.js';
 import { base64Length, wireRows } from './wire.js';
-import { ENGINE_NAMES_SETTINGS, engineNamedSql } from '../../plan/two-stage/engine-names.js';
+import { type EngineNaming, engineNamedSql, engineNamingSettings } from '../../plan/two-stage/engine-names.js';
 
 /**
  * Of the query's budget, what stage one leaves to the final stage: 10 % of the budget, at least
@@ -107,7 +107,7 @@ export interface GeneralOptions {
   /** The request's external data (parsed): shipped with every leaf that reads it and to the final stage. */
   external?: readonly ExternalTable[];
   /** The answer's column names, alike ones among them, for the final stage's engine to write itself (engine-names.ts). */
-  engineNames?: readonly string[];
+  engineNames?: EngineNaming;
 }
 
 export interface GeneralStatistics {
@@ -209,7 +209,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const limits = transferLimits(maxRows, maxBytes, Buffer.byteLength(plan.finalSql), undefined, topo.query.maxFinalStageBytes);
   // The final SQL, reading a leaf's JSON, Dynamic or Variant columns as states where stage one asked for them so,
   // and answering alike names as the engine's own where asked.
-  const named = (sql: string) => (opts.engineNames ? engineNamedSql(sql, opts.engineNames) : sql);
+  const naming = opts.engineNames;
+  const named = (sql: string) => (naming ? engineNamedSql(sql, naming.names, naming.evaluation) : sql);
   let finalSql = named(plan.finalSql);
   const carried: Carried = new Map();
   const asked = Math.max(...leaves.map((l) => l.plan.shards.filter((s) => !s.skipped).length));
@@ -221,7 +222,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   // extremes: min and max over the whole answer, by the engine that renders it (never the shards), read
   // in one stream: 18.16 takes them from one stream of several (a stage table of several blocks).
   if (asksExtremes(opts.settings)) Object.assign(settings, { extremes: 1, max_threads: 1 });
-  if (opts.engineNames) Object.assign(settings, ENGINE_NAMES_SETTINGS);
+  if (naming) Object.assign(settings, engineNamingSettings(naming.evaluation));
   const stageInput: Omit<StageOneInput, 'leaves' | 'keep'> = {
     topo,
     invoker: deps.invoker,
@@ -351,7 +352,8 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
     return { one, fin, finalStart, requestBytes, exchangedBytes, ...(kept && !lostKept ? { kept: { shard: kept.shard, rows: kept.rows } } : {}) };
   };
 
-  const oneShard = oneShardSql(leaves, plan.finalSql);
+  // F evaluated per side would read the shard's table once per side, which may change between the reads.
+  const oneShard = naming?.evaluation === 'perSide' ? undefined : oneShardSql(leaves, plan.finalSql);
   const fused = oneShard && { ...oneShard, sql: named(oneShard.sql) };
   const {
     one,
