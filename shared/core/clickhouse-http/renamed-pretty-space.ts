@@ -4,8 +4,8 @@
 // a `Totals:` / `Extremes:` line. The final stage's alias is as wide as the name, so only a header's names
 // change; a name holds spaces, so a header is read name by name, where the rows' layout says one is.
 import type { Span } from './json-spans.js';
-import { copyAlike, notRenamed, type Renamer, type Renaming } from './renaming.js';
-import { isVerticalFallback, lineStarts, refuseUnlikeWidths, verticalRenaming } from './renamed-vertical.js';
+import { copyAlike, lineStarts, notRenamed, refuseUnlikeWidths, type Renamer, type Renaming } from './renaming.js';
+import { isVerticalFallback, verticalRenaming } from './renamed-vertical.js';
 
 const BOLD = '\x1b[1m';
 const RESET = '\x1b[0m';

@@ -5,8 +5,8 @@
 // A header line starts with its border after the row numbers' indent, where no value can start a line;
 // in the ASCII grid Pretty's header is drawn like a row, so it is found by the table's order of lines.
 import type { Span } from './json-spans.js';
-import { copyAlike, notRenamed, type Renamer, type Renaming } from './renaming.js';
-import { isVerticalFallback, lineStarts, refuseUnlikeWidths, verticalRenaming } from './renamed-vertical.js';
+import { copyAlike, lineStarts, notRenamed, refuseUnlikeWidths, type Renamer, type Renaming } from './renaming.js';
+import { isVerticalFallback, verticalRenaming } from './renamed-vertical.js';
 
 /** The header lines of a layout: where they start, the character between cells, and the fill around a name. */
 interface Layout {

@@ -5,29 +5,12 @@
 // names' bytes change. A value may hold line breaks: a line inside one that looks like a title or a name
 // is refused, never read as the layout.
 import type { Span } from './json-spans.js';
-import { copyAlike, notRenamed, type Renamer, type Renaming } from './renaming.js';
+import { copyAlike, notRenamed, refuseUnlikeWidths, type Renamer, type Renaming } from './renaming.js';
 
 /** The bytes as latin1 text: one character a byte, so an index is a byte offset. */
 const DASH = Buffer.from('─').toString('latin1');
 const BOLD = '\x1b[1m';
 const RESET = '\x1b[0m';
-
-/** Only names whose width is their length, written as they are, are padded alike. */
-export function refuseUnlikeWidths(names: string[], layout: string): void {
-  if (names.some((n) => !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(n)))
-    throw notRenamed(names, undefined, `${layout} lays a name out by its width, known here only for printable ASCII names`);
-}
-
-/** Where each of `lines` (the latin1 text split at line breaks) starts, in bytes. */
-export function lineStarts(lines: string[]): number[] {
-  const starts: number[] = [];
-  let offset = 0;
-  for (const l of lines) {
-    starts.push(offset);
-    offset += l.length + 1;
-  }
-  return starts;
-}
 
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

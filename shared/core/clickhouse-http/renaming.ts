@@ -39,3 +39,20 @@ export function notRenamed(names: string[], format?: string, why = 'its bytes ar
     `two different columns both named ${name} are not supported in ${what} on the general path: its final stage names each column by one alias${engine}, and the name is given back only in the bytes of formats whose layout of names is known; ask for another format (JSON, TabSeparatedWithNames, JSONEachRow, RowBinaryWithNamesAndTypes, Native...) or use the JSON API`,
   );
 }
+
+/** Only names whose width is their length, written as they are, are padded alike. */
+export function refuseUnlikeWidths(names: string[], layout: string): void {
+  if (names.some((n) => !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(n)))
+    throw notRenamed(names, undefined, `${layout} lays a name out by its width, known here only for printable ASCII names`);
+}
+
+/** Where each of `lines` (the latin1 text split at line breaks) starts, in bytes. */
+export function lineStarts(lines: string[]): number[] {
+  const starts: number[] = [];
+  let offset = 0;
+  for (const l of lines) {
+    starts.push(offset);
+    offset += l.length + 1;
+  }
+  return starts;
+}

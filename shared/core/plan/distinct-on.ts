@@ -2,20 +2,17 @@
 // after ORDER BY), and is rewritten so before either path plans, in every SELECT of the statement
 // (a set or subquery a shard's engine runs included, as ClickHouse's parser rewrites it at any depth);
 // the parser already refuses it together with LIMIT BY or WITH TIES, as ClickHouse does.
-import type { SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
-import { mapClausesShared, rewriteExpr } from '../sql/visit.js';
+import type { SelectQuery, SelectStatement } from '../sql/ast.js';
+import { mapEverySelect } from '../sql/visit.js';
 
 const one = { kind: 'literal', type: 'integer', value: '1' } as const;
 
-function rewrite(q0: SelectQuery): SelectQuery {
-  const inTable = (t: TableExpr): TableExpr => (t.kind === 'subqueryTable' ? { ...t, query: distinctOnAsLimitBy(t.query) } : t);
-  let q = mapClausesShared(q0, (e) => rewriteExpr(e, (x) => (x.kind === 'subquery' ? { ...x, query: distinctOnAsLimitBy(x.query) } : undefined)));
-  if (q.from) q = { ...q, from: { ...q.from, table: inTable(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: inTable(j.table) })) } };
+function rewrite(q: SelectQuery): SelectQuery {
   if (!q.distinctOn) return q;
   const { distinctOn, ...rest } = q;
   return { ...rest, distinct: false, limitBy: { limit: { ...one, ...(distinctOn[0]?.pos ? { pos: distinctOn[0].pos } : {}) }, by: distinctOn } };
 }
 
 export function distinctOnAsLimitBy(stmt: SelectStatement): SelectStatement {
-  return stmt.kind === 'select' ? rewrite(stmt) : { ...stmt, selects: stmt.selects.map(rewrite) };
+  return mapEverySelect(stmt, rewrite);
 }

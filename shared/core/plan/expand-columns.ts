@@ -8,7 +8,7 @@ import type { Asterisk, ColumnRef, ColumnTransformer, Expr, FunctionCall, Lambda
 import { cloneAst } from '../sql/ast.js';
 import { outputNames, qualifiersOf } from '../sql/names.js';
 import { printExpr, quoteIdent } from '../sql/print.js';
-import { exprsOfSelect, mapClausesShared, mapExpr, rewriteExpr, walkExpr } from '../sql/visit.js';
+import { exprsOfSelect, forEachSelect, mapExpr, mapNestedStatements, walkExpr } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
 import type { TableColumn } from '../clickhouse/describe-columns.js';
 import { errorAt } from './position.js';
@@ -119,22 +119,6 @@ export function expandColumns(
 const spellOrderByAllOnce = (q: SelectQuery, on: boolean): SelectQuery =>
   q.orderByAll && (!on || !q.columns.some((c) => c.kind === 'asterisk')) ? spellOrderByAll(q, on) : q;
 
-function forEachSelect(s: SelectStatement, fn: (q: SelectQuery) => void): void {
-  for (const q of s.kind === 'union' ? s.selects : [s]) {
-    fn(q);
-    for (const t of tablesOf(q)) if (t.kind === 'subqueryTable') forEachSelect(t.query, fn);
-    for (const w of q.with ?? []) if (w.expr.kind === 'subquery') forEachSelect(w.expr.query, fn);
-    walkExprs(q, (e) => {
-      if (e.kind === 'subquery') forEachSelect(e.query, fn);
-    });
-  }
-}
-
-function walkExprs(q: SelectQuery, fn: (e: Expr) => void): void {
-  const all = [...q.columns, ...(q.where ? [q.where] : []), ...(q.prewhere ? [q.prewhere] : []), ...(q.having ? [q.having] : [])];
-  for (const e of all) walkExpr(e, (x) => void fn(x));
-}
-
 const tablesOf = (q: SelectQuery): TableExpr[] => (q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []);
 const isModified = (c: Expr) => c.kind === 'asterisk' && (c.regexp !== undefined || c.list !== undefined || c.transformers !== undefined);
 
@@ -154,11 +138,7 @@ function expandSelect(q0: SelectQuery, topo: Topology, columnsOf: ColumnsOf, ext
   const ctes = cteScope(q0, outer);
   // Subqueries first: each is a scope of its own.
   const sub = (s: SelectStatement) => expandColumns(s, topo, columnsOf, external, orderByAll, ctes);
-  let q = mapClausesShared(q0, (e) => rewriteExpr(e, (x) => (x.kind === 'subquery' ? { ...x, query: sub(x.query) } : undefined)));
-  if (q.from) {
-    const inTable = (t: TableExpr): TableExpr => (t.kind === 'subqueryTable' ? { ...t, query: sub(t.query) } : t);
-    q = { ...q, from: { ...q.from, table: inTable(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: inTable(j.table) })) } };
-  }
+  let q = mapNestedStatements(q0, sub);
   let columns = q.columns;
   const wanted = needsExpansion(q) || resolvesJoin(q);
   const aliased = wanted ? planAliases(q) : q;

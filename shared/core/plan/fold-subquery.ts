@@ -7,7 +7,7 @@
 // own predicate push-down joins them), and each output column keeps the name it had.
 import type { ColumnRef, Expr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
 import { columnName, outputNames, qualifiersOf } from '../sql/names.js';
-import { exprsOfSelect, mapClausesShared, mapExpr, mapSelectExprs, rewriteExpr, walkExpr } from '../sql/visit.js';
+import { exprsOfSelect, mapEverySelect, mapExpr, mapSelectExprs, walkExpr } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
 import { expandAliases } from './two-stage/aliases.js';
 import { isAggregateCall } from './two-stage/aggregates.js';
@@ -27,16 +27,10 @@ export function foldSubqueries(stmt: SelectStatement, topo: Topology): Folded {
   return { statement: foldStatement(stmt, topo, notes), notes };
 }
 
-function foldStatement(s: SelectStatement, topo: Topology, notes: string[]): SelectStatement {
-  if (s.kind === 'union') return { ...s, selects: s.selects.map((q) => foldSelect(q, topo, notes)) };
-  return foldSelect(s, topo, notes);
-}
+// Subqueries first, at any depth: an inner virtual dataset folds before its outer one.
+const foldStatement = (s: SelectStatement, topo: Topology, notes: string[]): SelectStatement => mapEverySelect(s, (q) => foldSelect(q, topo, notes));
 
-function foldSelect(q0: SelectQuery, topo: Topology, notes: string[]): SelectQuery {
-  // Subqueries first, at any depth: an inner virtual dataset folds before its outer one.
-  const inTable = (t: TableExpr): TableExpr => (t.kind === 'subqueryTable' ? { ...t, query: foldStatement(t.query, topo, notes) } : t);
-  let q = mapClausesShared(q0, (e) => rewriteExpr(e, (x) => (x.kind === 'subquery' ? { ...x, query: foldStatement(x.query, topo, notes) } : undefined)));
-  if (q.from) q = { ...q, from: { ...q.from, table: inTable(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: inTable(j.table) })) } };
+function foldSelect(q: SelectQuery, topo: Topology, notes: string[]): SelectQuery {
   const t = q.from?.table;
   if (t?.kind !== 'subqueryTable') return q;
   const inner = t.query;

@@ -8,7 +8,7 @@ import { coverageOfPlans, judgeCoverage, judgeLateness, judgeShards, judgeTrunca
 import { gather } from './gather.js';
 import type { QueryResponse, RunDeps, ShardStat } from './query-types.js';
 import type { QuerySession } from './query-session.js';
-import { coordinatorSpans, offsetMs, roundToTenth, shardStatOf, skippedStats, subqueryStats } from './timeline-stats.js';
+import { coordinatorSpans, offsetMs, readTotals, roundToTenth, shardStatOf, skippedStats, subqueryStats } from './timeline-stats.js';
 import { gatherTree, useTree } from './tree.js';
 import { cursorReplicas, pinCursor } from '../partials/cursor.js';
 import { replicaChanges, replicasRead } from './pinned-paging.js';
@@ -129,8 +129,7 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
     path: 'fast',
     statistics: {
       elapsedMs: roundToTenth(now() - t0),
-      rowsRead: all.reduce((a, o) => a + (o.response?.statistics.rowsRead ?? 0), 0),
-      bytesRead: all.reduce((a, o) => a + (o.response?.statistics.bytesRead ?? 0), 0),
+      ...readTotals(all),
       deadlineMs: deadline.budgetMs,
       deadlineLimitedBy: deadline.limitedBy,
       shards: stats,

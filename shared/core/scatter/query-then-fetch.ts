@@ -28,7 +28,7 @@ import { gather } from './gather.js';
 import type { QueryResponse, ShardStat } from './query-types.js';
 import type { QuerySession } from './query-session.js';
 import { tableWidths } from './table-columns.js';
-import { roundToTenth, shardStatOf } from './timeline-stats.js';
+import { readTotals, roundToTenth, shardStatOf } from './timeline-stats.js';
 
 /**
  * How long a query waits for its table's widths being read (never past its deadline): it runs in one
@@ -111,11 +111,12 @@ export async function queryThenFetchRound(s: QuerySession, stmt: SelectStatement
   let bytes = 0;
   for (const o of gathered.outcomes) {
     out.stats.push({ ...shardStatOf(o, s.startedAt), leaf: 'query-then-fetch round 1' });
-    out.rowsRead += o.response?.statistics.rowsRead ?? 0;
-    out.bytesRead += o.response?.statistics.bytesRead ?? 0;
     rows += o.response?.rows.length ?? 0;
     bytes += o.response ? Buffer.byteLength(JSON.stringify(o.response.rows)) : 0;
   }
+  const read = readTotals(gathered.outcomes);
+  out.rowsRead += read.rowsRead;
+  out.bytesRead += read.bytesRead;
   out.info.round1 = { shards: gathered.outcomes.length, rows, bytes, elapsedMs: roundToTenth(s.now() - startedAt) };
   if (gathered.missing.length > 0) return oneRound('a shard did not answer round one');
   const fin = gathered.merger.finalize();

@@ -81,6 +81,17 @@ export function subqueryStats(outcomes: readonly ShardOutcome[], t0: number): { 
   return outcomes.length ? { subqueries: outcomes.map((o) => shardStatOf(o, t0)) } : {};
 }
 
+/** What the shards of `outcomes` read, summed: the query's `rowsRead` and `bytesRead` (its price). */
+export function readTotals(outcomes: readonly ShardOutcome[]): { rowsRead: number; bytesRead: number } {
+  let rowsRead = 0;
+  let bytesRead = 0;
+  for (const o of outcomes) {
+    rowsRead += o.response?.statistics.rowsRead ?? 0;
+    bytesRead += o.response?.statistics.bytesRead ?? 0;
+  }
+  return { rowsRead, bytesRead };
+}
+
 /** A queried shard's line in `statistics.shards` (both paths write the same one). */
 export function shardStatOf(o: ShardOutcome, t0: number) {
   return {

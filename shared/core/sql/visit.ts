@@ -542,6 +542,30 @@ export function forEachStatement(stmt: SelectStatement, fn: (s: SelectStatement,
   ofStatement(stmt, false);
 }
 
+/** Every SELECT of the statement at any depth (each of a UNION's, each subquery's), outer ones first. */
+export function forEachSelect(stmt: SelectStatement, fn: (q: SelectQuery) => void): void {
+  forEachStatement(stmt, (s) => {
+    for (const q of s.kind === 'union' ? s.selects : [s]) fn(q);
+  });
+}
+
+/**
+ * `q` with each statement nested directly in it (a subquery in any clause, a FROM / JOIN subquery)
+ * replaced by `fn` of it, sharing what `fn` leaves alone: the step of a rewrite that reaches every SELECT.
+ */
+export function mapNestedStatements(q: SelectQuery, fn: (s: SelectStatement) => SelectStatement): SelectQuery {
+  const inTable = (t: TableExpr): TableExpr => (t.kind === 'subqueryTable' ? { ...t, query: fn(t.query) } : t);
+  const out = mapClausesShared(q, (e) => rewriteExpr(e, (x) => (x.kind === 'subquery' ? { ...x, query: fn(x.query) } : undefined)));
+  if (!out.from) return out;
+  return { ...out, from: { ...out.from, table: inTable(out.from.table), joins: out.from.joins.map((j) => ({ ...j, table: inTable(j.table) })) } };
+}
+
+/** Every SELECT of the statement at any depth replaced by `fn` of it, innermost first: `fn` sees its subqueries mapped already. */
+export function mapEverySelect(stmt: SelectStatement, fn: (q: SelectQuery) => SelectQuery): SelectStatement {
+  const one = (q: SelectQuery): SelectQuery => fn(mapNestedStatements(q, (s) => mapEverySelect(s, fn)));
+  return stmt.kind === 'select' ? one(stmt) : { ...stmt, selects: stmt.selects.map(one) };
+}
+
 /**
  * Every SETTINGS clause of a statement, at any depth: its own (`nested` false; for a UNION, its
  * clause and its branches'), then those of FROM / JOIN subqueries and of subqueries in any clause.

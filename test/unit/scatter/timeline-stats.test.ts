@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { runQuery, type RunDeps } from '../../../shared/core/scatter/run-query.js';
 import { createHedgeState } from '../../../shared/core/scatter/hedge.js';
 import { InvokeError } from '../../../shared/core/scatter/invoker.js';
-import { coordinatorSpans, offsetMs, shardTimes } from '../../../shared/core/scatter/timeline-stats.js';
+import type { ShardOutcome } from '../../../shared/core/scatter/call-shard.js';
+import { coordinatorSpans, offsetMs, readTotals, shardTimes } from '../../../shared/core/scatter/timeline-stats.js';
 import { fakeInvoker, sumPlan, topo, type Behaviour } from './fakes.js';
 
 function deps(replicas: number[], behaviour: (s: number, r: number, n: number) => Behaviour, o: { skipped?: number[]; query?: Record<string, unknown> } = {}) {
@@ -152,5 +153,19 @@ describe('offset helpers', () => {
       { name: 'merge', startMs: 5, endMs: 6, group: 1 },
       { name: 'finalize', startMs: 7, endMs: 8 },
     ]);
+  });
+  it('what the shards read is summed over the outcomes, a failed one counting nothing', () => {
+    const outcome = (shard: number, read?: [number, number]): ShardOutcome => ({
+      shard,
+      status: read ? 'ok' : 'error',
+      replica: 0,
+      elapsedMs: 1,
+      hedged: false,
+      retried: false,
+      attempts: [],
+      ...(read ? { response: { ok: true, shard, replica: 0, meta: [], rows: [], statistics: { elapsedMs: 1, rowsRead: read[0], bytesRead: read[1] } } } : {}),
+    });
+    expect(readTotals([outcome(0, [10, 800]), outcome(1), outcome(2, [5, 40])])).toEqual({ rowsRead: 15, bytesRead: 840 });
+    expect(readTotals([])).toEqual({ rowsRead: 0, bytesRead: 0 });
   });
 });

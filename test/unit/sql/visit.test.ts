@@ -2,12 +2,16 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { exprArb, selectArb } from './ast-arbitrary.js';
 import type { Expr, SelectQuery } from '../../../shared/core/sql/ast.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
 import {
   childrenOf,
   equalExpr,
   equalStatement,
   exprsOfSelect,
+  forEachSelect,
   mapClausesShared,
+  mapEverySelect,
   mapExpr,
   mapSelectExprs,
   rewriteExpr,
@@ -256,5 +260,33 @@ describe('copies are cheap enough for per-shard rewrites', () => {
     // The bound is several times the cost on an idle machine (structuredClone alone would exceed it).
     expect(best(() => cloneAst(q))).toBeLessThan(1);
     expect(best(() => mapExpr(q.where!, () => undefined))).toBeLessThan(1);
+  });
+});
+
+describe('forEachSelect / mapEverySelect', () => {
+  // Each SELECT reads one table named after it, so the order of the visits reads off the names.
+  const SQL =
+    'WITH (SELECT max(x) FROM w) AS m SELECT a FROM (SELECT a FROM f UNION ALL SELECT a FROM u) AS s JOIN (SELECT a FROM j) AS r USING a ' +
+    'WHERE a IN (SELECT a FROM i WHERE a > (SELECT 1 FROM d)) ORDER BY (SELECT 1 FROM o)';
+  const tableOf = (q: SelectQuery) => (q.from?.table.kind === 'table' ? q.from.table.table : '·');
+  it('visits every SELECT at any depth, outer ones first', () => {
+    const seen: string[] = [];
+    forEachSelect(parseSelect(SQL), (q) => seen.push(tableOf(q)));
+    expect([...seen].sort()).toEqual(['·', 'd', 'f', 'i', 'j', 'o', 'u', 'w'].sort());
+    expect(seen[0]).toBe('·');
+    expect(seen.indexOf('i')).toBeLessThan(seen.indexOf('d'));
+  });
+  it('maps every SELECT innermost first, each seeing its subqueries mapped, and shares a statement it leaves alone', () => {
+    const stmt = parseSelect(SQL);
+    const order: string[] = [];
+    const out = mapEverySelect(stmt, (q) => {
+      order.push(tableOf(q));
+      return { ...q, limit: { limit: int('7') } };
+    });
+    expect(order.indexOf('d')).toBeLessThan(order.indexOf('i'));
+    expect(order.at(-1)).toBe('·');
+    expect(printSelect(out).match(/LIMIT 7/g)?.length).toBe(8);
+    expect(printSelect(stmt)).not.toMatch(/LIMIT/);
+    expect(mapEverySelect(stmt, (q) => q).kind).toBe('select');
   });
 });

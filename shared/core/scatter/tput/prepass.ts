@@ -16,7 +16,7 @@ import type { SelectQuery, SelectStatement } from '../../sql/ast.js';
 import { printExpr, printSelect } from '../../sql/print.js';
 import type { ShardOutcome } from '../call-shard.js';
 import type { ShardStat } from '../query-types.js';
-import { shardStatOf } from '../timeline-stats.js';
+import { readTotals, shardStatOf } from '../timeline-stats.js';
 import { createTopCountMemory, type TopCountMemory } from './memory.js';
 import { planRound, runRound, type RoundContext, type RoundResult, type ShardRows } from './run-round.js';
 import { describeTopCount, type TopCountInfo, type TopCountRound } from '../../plan/tput/describe.js';
@@ -73,11 +73,10 @@ export async function topCountPrepass(input: PrepassInput): Promise<Prepass | un
       bytes += a.bytes;
     }
     rounds.push({ round: n, sql: r.sql, shards: r.outcomes.length, rows, bytes, elapsedMs: Math.round((r.endedAt - r.startedAt) * 10) / 10 });
-    for (const o of r.outcomes) {
-      out.stats.push({ ...shardStatOf(o, input.startedAt), leaf: `tput round ${n}` });
-      out.rowsRead += o.response?.statistics.rowsRead ?? 0;
-      out.bytesRead += o.response?.statistics.bytesRead ?? 0;
-    }
+    for (const o of r.outcomes) out.stats.push({ ...shardStatOf(o, input.startedAt), leaf: `tput round ${n}` });
+    const read = readTotals(r.outcomes);
+    out.rowsRead += read.rowsRead;
+    out.bytesRead += read.bytesRead;
     out.info = { ...out.info, rounds };
   };
   // The pre-pass waits at most half of the time left, so the query over the candidates keeps the other half.

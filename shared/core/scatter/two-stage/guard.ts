@@ -6,7 +6,7 @@
 // as well (tables, table functions, settings); this covers the rest of the statement, subqueries
 // in FROM included.
 import type { Expr, SelectQuery, SelectStatement } from '../../sql/ast.js';
-import { walkStatement } from '../../sql/visit.js';
+import { forEachSelect, walkStatement } from '../../sql/visit.js';
 import type { Topology } from '../../config/schema.js';
 import { errorAt } from '../../plan/position.js';
 import { refuseDangerousFunctions } from '../../plan/refused-functions.js';
@@ -27,20 +27,6 @@ export function refuseForAnyPath(stmt: SelectStatement, topo: Topology): void {
     { subqueries: true },
   );
   forEachSelect(stmt, checkLimits);
-}
-
-function forEachSelect(stmt: SelectStatement, fn: (q: SelectQuery) => void): void {
-  for (const q of stmt.kind === 'union' ? stmt.selects : [stmt]) {
-    fn(q);
-    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') forEachSelect(t.query, fn);
-  }
-  walkStatement(
-    stmt,
-    (e) => {
-      if (e.kind === 'subquery') forEachSelect(e.query, fn);
-    },
-    {},
-  );
 }
 
 /** LIMIT, OFFSET and LIMIT BY: non-negative integer literals (what every engine here takes). */

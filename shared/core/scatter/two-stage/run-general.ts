@@ -31,7 +31,16 @@ import type { ExchangeCleaner } from '../../shard/exchange.js';
 import { passThroughSplitter } from '../plan-inputs.js';
 import type { SubqueryLedger } from '../global-subquery.js';
 import type { FinalStageStat, ShardsSummary, ShardStat, Stages, TableCoverage } from '../query-types.js';
-import { offsetMs, roundToTenth, shardStatOf, skippedStats, subqueryStats, type CoordinatorSpan, type SkippedShardStat } from '../timeline-stats.js';
+import {
+  offsetMs,
+  readTotals,
+  roundToTenth,
+  shardStatOf,
+  skippedStats,
+  subqueryStats,
+  type CoordinatorSpan,
+  type SkippedShardStat,
+} from '../timeline-stats.js';
 import { JSON_FINAL_FORMAT, JSON_FINAL_SETTINGS, parseFinalJson, withAnswerNames, type FinalJson } from './final-output.js';
 import { ExchangeLost, initiatorOrder, runFinalStage, type FinalStageInput } from './final-stage.js';
 import { bothStagesOnOneShard, oneShardSql } from './one-shard.js';
@@ -412,8 +421,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const statistics: GeneralStatistics = {
     elapsedMs: roundToTenth(now() - t0),
     // What the subqueries read counts too, as on the fast path: the query's price.
-    rowsRead: [...outcomes, ...(sub?.outcomes ?? [])].reduce((a, o) => a + (o.response?.statistics.rowsRead ?? 0), 0),
-    bytesRead: [...outcomes, ...(sub?.outcomes ?? [])].reduce((a, o) => a + (o.response?.statistics.bytesRead ?? 0), 0),
+    ...readTotals([...outcomes, ...(sub?.outcomes ?? [])]),
     deadlineMs: deadline.budgetMs,
     deadlineLimitedBy: deadline.limitedBy,
     shards: one.outcomes.map((lo) => shardStat(lo, t0)),
