@@ -2,10 +2,9 @@
 // status AS site`): ClickHouse 26 reads a name met again while its own expression is being resolved
 // as the table's column, and where no column has that name the alias that led there reads its own
 // name's column instead (two-stage/aliases.ts). So the plan needs the table's columns for such a
-// query: asked for it (tablesNeedingColumns), and kept on the table's node (its `columns`) where FROM
-// is one distributed table.
+// query: asked for it (tablesNeedingColumns), and kept on each distributed table's node (its `columns`).
 import type { Topology } from '../config/schema.js';
-import type { Expr, SelectQuery } from '../sql/ast.js';
+import type { Expr, SelectQuery, TableExpr } from '../sql/ast.js';
 import { walkExpr } from '../sql/visit.js';
 import { lookupTable, refName } from './tables.js';
 
@@ -43,12 +42,18 @@ export function cyclicAliases(q: SelectQuery): Set<string> {
 
 export const hasAliasCycle = (q: SelectQuery): boolean => cyclicAliases(q).size > 0;
 
-/** `q` with its one distributed table's columns on the table's node, where its aliases lead round and the columns are known. */
+/**
+ * `q` with each distributed table's columns on its node (FROM's and each JOIN's), where its aliases lead round and the
+ * columns are known: over a JOIN a name is a column where any of the tables has it.
+ */
 export function withCycleColumns(q: SelectQuery, topo: Topology, columnsOf: (distributed: string) => readonly { name: string }[] | undefined): SelectQuery {
-  const t = q.from?.table;
-  if (t?.kind !== 'table' || q.from!.joins.length || q.from!.arrayJoin || !hasAliasCycle(q)) return q;
-  const bound = lookupTable(topo, refName(t));
-  const columns = bound && columnsOf(bound.distributed);
-  if (!columns) return q;
-  return { ...q, from: { ...q.from!, table: { ...t, columns: columns.map((c) => c.name) } } };
+  const from = q.from;
+  if (!from || from.arrayJoin || !hasAliasCycle(q)) return q;
+  const known = (t: TableExpr): TableExpr => {
+    if (t.kind !== 'table') return t;
+    const bound = lookupTable(topo, refName(t));
+    const columns = bound && columnsOf(bound.distributed);
+    return columns ? { ...t, columns: columns.map((c) => c.name) } : t;
+  };
+  return { ...q, from: { ...from, table: known(from.table), joins: from.joins.map((j) => ({ ...j, table: known(j.table) })) } };
 }

@@ -4,7 +4,7 @@
 // ORDER BY / LIMIT BY (`GROUP BY 1` is the first column, ClickHouse 26's default). The result has no
 // aliases left (except ARRAY JOIN's, which name new columns), so the stages can alias freely. Aliases
 // that lead round to themselves are read in the analyzer's order (aliasResolver).
-import { cloneAst, type ColumnRef, type Expr, type SelectQuery } from '../../sql/ast.js';
+import { cloneAst, type ColumnRef, type Expr, type SelectQuery, type TableExpr } from '../../sql/ast.js';
 import { equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
 import { outputNames } from '../../sql/names.js';
@@ -62,18 +62,27 @@ export function expandAliases(q: SelectQuery): SelectQuery {
 const NONE: ReadonlySet<string> = new Set();
 
 /**
- * The names FROM gives, where the plan knows them all: one distributed table's columns (alias-cycles.ts
- * puts them on its node), or a subquery's output names; undefined over a JOIN or ARRAY JOIN.
+ * The names FROM gives, where the plan knows them all: a distributed table's columns (alias-cycles.ts puts them
+ * on its node), a subquery's output names; over a JOIN, those of every table; undefined over an ARRAY JOIN.
  */
 function fromColumns(q: SelectQuery): ReadonlySet<string> | undefined {
   const from = q.from;
-  if (!from || from.joins.length || from.arrayJoin) return undefined;
-  const t = from.table;
-  if (t.kind === 'table') return t.columns ? new Set(t.columns) : undefined;
+  if (!from || from.arrayJoin) return undefined;
+  const out = new Set<string>();
+  for (const t of [from.table, ...from.joins.map((j) => j.table)]) {
+    const names = tableNames(t);
+    if (!names) return undefined;
+    for (const n of names) out.add(n);
+  }
+  return out;
+}
+
+function tableNames(t: TableExpr): readonly string[] | undefined {
+  if (t.kind === 'table') return t.columns;
   if (t.kind !== 'subqueryTable') return undefined;
   const selects = t.query.kind === 'union' ? t.query.selects : [t.query];
   const names = outputNames(selects[0]!);
-  return names.includes('*') ? undefined : new Set(names);
+  return names.includes('*') ? undefined : names;
 }
 
 /**
@@ -87,7 +96,7 @@ function fromColumns(q: SelectQuery): ReadonlySet<string> | undefined {
  *   resolved and is no column) is left unread, and the reference reads its own name's column; from
  *   then on that name is the column wherever it is read (the analyzer keeps what a lookup found in the
  *   table), unless the same expression met it being resolved before.
- * `columns` are the table's, where the plan knows them (one distributed table in FROM): without them,
+ * `columns` are the table's, where the plan knows them (every table in FROM, a JOIN's included): without them,
  * every name is taken for a column, so a cycle through a name that is none is the engine's 47 where
  * ClickHouse reads the alias's own name instead.
  */

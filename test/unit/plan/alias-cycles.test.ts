@@ -1,0 +1,51 @@
+// Aliases that lead round: which are cyclic, and the columns the plan puts on each distributed table's
+// node so the cycle reads as ClickHouse reads it (the answers themselves: the chdb tests of the cycles).
+import { describe, expect, it } from 'vitest';
+import { cyclicAliases, withCycleColumns } from '../../../shared/core/plan/alias-cycles.js';
+import { expandAliases } from '../../../shared/core/plan/two-stage/aliases.js';
+import type { SelectQuery, TableExpr } from '../../../shared/core/sql/ast.js';
+import { parseSelect } from '../../../shared/core/sql/parse.js';
+import { printSelect } from '../../../shared/core/sql/print.js';
+import { testTopology } from './fixtures.js';
+
+const topo = testTopology();
+const COLUMNS: Record<string, string[]> = {
+  'analytics.events_dist': ['sensor', 'ts', 'value', 'user_id'],
+  'analytics.users_dist': ['user_id', 'name', 'country'],
+};
+const columnsOf = (d: string) => COLUMNS[d]?.map((name) => ({ name }));
+const q = (sql: string) => parseSelect(sql) as SelectQuery;
+const nodeColumns = (t: TableExpr) => (t.kind === 'table' ? t.columns : undefined);
+const inlined = (sql: string) => printSelect(expandAliases(withCycleColumns(q(sql), topo, columnsOf)));
+
+describe('alias cycles', () => {
+  it('finds the aliases that reach themselves, never one that reads only itself', () => {
+    expect([...cyclicAliases(q('SELECT value AS x, x AS value, toString(ts) AS ts FROM t'))].sort()).toEqual(['value', 'x']);
+    expect(cyclicAliases(q('SELECT value + 1 AS value FROM t')).size).toBe(0);
+  });
+  it("puts every distributed table's columns on its node, a JOIN's included, only where a cycle needs them", () => {
+    const joined = withCycleColumns(
+      q('SELECT name AS x, x AS name FROM analytics.events_dist AS a JOIN analytics.users_dist AS b USING user_id'),
+      topo,
+      columnsOf,
+    );
+    expect(nodeColumns(joined.from!.table)).toEqual(COLUMNS['analytics.events_dist']);
+    expect(nodeColumns(joined.from!.joins[0]!.table)).toEqual(COLUMNS['analytics.users_dist']);
+    const plain = withCycleColumns(q('SELECT name FROM analytics.events_dist AS a JOIN analytics.users_dist AS b USING user_id'), topo, columnsOf);
+    expect(nodeColumns(plain.from!.table)).toBeUndefined();
+  });
+  it('over a JOIN a name is a column where any table has it; one that is none reads the alias’s own name', () => {
+    // name is b's column: both items read it.
+    expect(inlined('SELECT name AS x, x AS name FROM analytics.events_dist AS a JOIN analytics.users_dist AS b USING user_id')).toBe(
+      'SELECT name, name FROM analytics.events_dist AS a INNER JOIN analytics.users_dist AS b USING (user_id)',
+    );
+    // A subquery's output names count as its columns.
+    expect(
+      inlined(
+        'SELECT label AS x, x AS label FROM analytics.events_dist AS a JOIN (SELECT user_id, name AS label FROM analytics.users_dist) AS b USING user_id',
+      ),
+    ).toMatch(/^SELECT label, label FROM/);
+    // A table function's columns are not known: the name is taken for a column (the engine's 47 where it is none).
+    expect(inlined('SELECT name AS x, x AS name FROM analytics.events_dist AS a JOIN numbers(3) AS b ON a.user_id = b.number')).toMatch(/^SELECT x, name FROM/);
+  });
+});
