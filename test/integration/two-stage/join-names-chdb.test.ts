@@ -11,8 +11,6 @@ import { demoRunDeps, startDemoChdb, type DemoChdb } from '../../support/demo-ch
 import { JSON_SETTINGS, expectSameAnswer } from './cases.js';
 import { handleClickHouseHttp } from '../../../shared/core/clickhouse-http/handle.js';
 import { generalSelect } from '../../../shared/core/clickhouse-http/distributed.js';
-import { parseSelect } from '../../../shared/core/sql/parse.js';
-import type { SelectQuery } from '../../../shared/core/sql/ast.js';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const D = DEMO_TABLE;
