@@ -19,6 +19,7 @@ import { seedRandomTables } from '../plan/random-seeds.js';
 import { settleSetOperators } from '../plan/set-op-modes.js';
 import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral } from '../sql/quote.js';
+import { mapFromTables } from '../sql/visit.js';
 import { bindParams, fromEscapedParams } from '../plan/bind-params.js';
 import { checkEngineOptions } from '../plan/file-access.js';
 import { applyResultLimit } from '../plan/result-limit.js';
@@ -139,7 +140,7 @@ export function qualify(stmt: SelectStatement, database: string): SelectStatemen
         : t;
   const one = (q: SelectStatement & { kind: 'select' }) => {
     for (const w of q.with ?? []) withNames.add(w.name);
-    return q.from ? { ...q, from: { ...q.from, table: fix(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: fix(j.table) })) } } : q;
+    return mapFromTables(q, fix);
   };
   return stmt.kind === 'union' ? { ...stmt, selects: stmt.selects.map(one) } : one(stmt);
 }

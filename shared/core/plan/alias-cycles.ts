@@ -4,8 +4,8 @@
 // name's column instead (two-stage/aliases.ts). So the plan needs the table's columns for such a
 // query: asked for it (tablesNeedingColumns), and kept on each distributed table's node (its `columns`).
 import type { Topology } from '../config/schema.js';
-import type { Expr, SelectQuery, TableExpr } from '../sql/ast.js';
-import { walkExpr } from '../sql/visit.js';
+import type { Expr, SelectQuery } from '../sql/ast.js';
+import { mapFromTables, walkExpr } from '../sql/visit.js';
 import { lookupTable, refName } from './tables.js';
 
 /** The bare names an expression reads (not inside a subquery, which is a scope of its own). */
@@ -47,13 +47,11 @@ export const hasAliasCycle = (q: SelectQuery): boolean => cyclicAliases(q).size 
  * columns are known: over a JOIN a name is a column where any of the tables has it.
  */
 export function withCycleColumns(q: SelectQuery, topo: Topology, columnsOf: (distributed: string) => readonly { name: string }[] | undefined): SelectQuery {
-  const from = q.from;
-  if (!from || from.arrayJoin || !hasAliasCycle(q)) return q;
-  const known = (t: TableExpr): TableExpr => {
+  if (!q.from || q.from.arrayJoin || !hasAliasCycle(q)) return q;
+  return mapFromTables(q, (t) => {
     if (t.kind !== 'table') return t;
     const bound = lookupTable(topo, refName(t));
     const columns = bound && columnsOf(bound.distributed);
     return columns ? { ...t, columns: columns.map((c) => c.name) } : t;
-  };
-  return { ...q, from: { ...from, table: known(from.table), joins: from.joins.map((j) => ({ ...j, table: known(j.table) })) } };
+  });
 }

@@ -6,7 +6,7 @@
 import type { Expr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
 import { IN_OPERATOR_NAMES } from '../sql/in-operators.js';
 import { formatForName } from '../sql/names.js';
-import { mapClausesShared, rewriteExpr } from '../sql/visit.js';
+import { mapClausesShared, mapFromTables, rewriteExpr } from '../sql/visit.js';
 
 export function markExternal(stmt: SelectStatement, names: ReadonlySet<string>): SelectStatement {
   if (names.size === 0) return stmt;
@@ -44,6 +44,5 @@ function markSelect(q: SelectQuery, outer: ReadonlySet<string>): SelectQuery {
     // The engine names a column from its text: a SELECT item with a rewritten IN keeps the name ClickHouse gives it as written.
     return inRewritten && clause === 'columns' && root.alias === undefined ? { ...marked, alias: formatForName(root) } : marked;
   });
-  if (!out.from) return out;
-  return { ...out, from: { ...out.from, table: table(out.from.table), joins: out.from.joins.map((j) => ({ ...j, table: table(j.table) })) } };
+  return mapFromTables(out, table);
 }

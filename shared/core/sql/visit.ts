@@ -554,10 +554,14 @@ export function forEachSelect(stmt: SelectStatement, fn: (q: SelectQuery) => voi
  * replaced by `fn` of it, sharing what `fn` leaves alone: the step of a rewrite that reaches every SELECT.
  */
 export function mapNestedStatements(q: SelectQuery, fn: (s: SelectStatement) => SelectStatement): SelectQuery {
-  const inTable = (t: TableExpr): TableExpr => (t.kind === 'subqueryTable' ? { ...t, query: fn(t.query) } : t);
   const out = mapClausesShared(q, (e) => rewriteExpr(e, (x) => (x.kind === 'subquery' ? { ...x, query: fn(x.query) } : undefined)));
-  if (!out.from) return out;
-  return { ...out, from: { ...out.from, table: inTable(out.from.table), joins: out.from.joins.map((j) => ({ ...j, table: inTable(j.table) })) } };
+  return mapFromTables(out, (t) => (t.kind === 'subqueryTable' ? { ...t, query: fn(t.query) } : t));
+}
+
+/** `q` with FROM's table and each JOIN's replaced by `fn` of it (`q` itself without a FROM). */
+export function mapFromTables(q: SelectQuery, fn: (t: TableExpr) => TableExpr): SelectQuery {
+  if (!q.from) return q;
+  return { ...q, from: { ...q.from, table: fn(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: fn(j.table) })) } };
 }
 
 /** Every SELECT of the statement at any depth replaced by `fn` of it, innermost first: `fn` sees its subqueries mapped already. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { exprArb, selectArb } from './ast-arbitrary.js';
-import type { Expr, SelectQuery } from '../../../shared/core/sql/ast.js';
+import type { Expr, SelectQuery, TableExpr } from '../../../shared/core/sql/ast.js';
 import { parseSelect } from '../../../shared/core/sql/parse.js';
 import { printSelect } from '../../../shared/core/sql/print.js';
 import {
@@ -12,6 +12,7 @@ import {
   forEachSelect,
   mapClausesShared,
   mapEverySelect,
+  mapFromTables,
   mapExpr,
   mapSelectExprs,
   rewriteExpr,
@@ -288,5 +289,12 @@ describe('forEachSelect / mapEverySelect', () => {
     expect(printSelect(out).match(/LIMIT 7/g)?.length).toBe(8);
     expect(printSelect(stmt)).not.toMatch(/LIMIT/);
     expect(mapEverySelect(stmt, (q) => q).kind).toBe('select');
+  });
+  it("maps FROM's table and each JOIN's, and leaves a SELECT without FROM as it is", () => {
+    const q = parseSelect('SELECT 1 FROM a JOIN b USING k JOIN (SELECT k FROM c) AS s USING k') as SelectQuery;
+    const upper = (t: TableExpr) => (t.kind === 'table' ? { ...t, table: t.table.toUpperCase() } : t);
+    expect(printSelect(mapFromTables(q, upper))).toMatch(/FROM A .*JOIN B .*JOIN \(SELECT k FROM c\) AS s/);
+    const bare = parseSelect('SELECT 1') as SelectQuery;
+    expect(mapFromTables(bare, upper)).toBe(bare);
   });
 });
