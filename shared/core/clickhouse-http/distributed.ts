@@ -26,9 +26,9 @@ import { notRenamed } from './renaming.js';
 import { engineEvaluation, namesAlikeOnEngine } from '../plan/two-stage/engine-names.js';
 import type { SelectStatement } from '../sql/ast.js';
 
-/** Why a ClickHouse 26 final stage does not name them itself WITH TOTALS: it evaluates the answer once per side there, and these differ. */
+/** Why a ClickHouse 26 final stage does not name them itself WITH TOTALS: it evaluates the answer once per side there, which these would change. */
 const TOTALS_WHY =
-  ' (a ClickHouse 26 engine writes them itself, but not WITH TOTALS in a format that writes totals where the final query calls a function whose value differs between evaluations, such as rand(): it evaluates the answer once for each group of distinct names there)';
+  ' (a ClickHouse 26 engine writes them itself, but not WITH TOTALS in a format that writes totals where the final query calls a function whose value differs between evaluations, such as rand(), or joins under a join_use_nulls or join_algorithm the query sets: it evaluates the answer once for each group of distinct names there, under join settings of its own)';
 const hasTotals = (s: SelectStatement) => s.kind === 'select' && s.withTotals;
 
 export interface GeneralSelectDeps {
