@@ -2,9 +2,10 @@
 // status AS site`): ClickHouse 26 reads a name met again while its own expression is being resolved
 // as the table's column, and where no column has that name the alias that led there reads its own
 // name's column instead (two-stage/aliases.ts). So the plan needs the table's columns for such a
-// query: asked for it (tablesNeedingColumns), and kept on each distributed table's node (its `columns`).
+// query: asked for it (tablesNeedingColumns), and kept on each table's node (its `columns`).
 import type { Topology } from '../config/schema.js';
-import type { Expr, SelectQuery } from '../sql/ast.js';
+import type { Expr, SelectQuery, TableRef } from '../sql/ast.js';
+import { isSystemOne } from './constant-tables.js';
 import { mapFromTables, walkExpr } from '../sql/visit.js';
 import { lookupTable, refName } from './tables.js';
 
@@ -43,15 +44,27 @@ export function cyclicAliases(q: SelectQuery): Set<string> {
 export const hasAliasCycle = (q: SelectQuery): boolean => cyclicAliases(q).size > 0;
 
 /**
- * `q` with each distributed table's columns on its node (FROM's and each JOIN's), where its aliases lead round and the
- * columns are known: over a JOIN a name is a column where any of the tables has it.
+ * `q` with the columns of each table in FROM and its JOINs that has them on its node (a distributed table's, the
+ * request's external data's, system.one's), where its aliases lead round: over a JOIN a name is a column where any of
+ * the tables has it (a constant table function's and a subquery's are read off the node itself: two-stage/aliases.ts).
  */
-export function withCycleColumns(q: SelectQuery, topo: Topology, columnsOf: (distributed: string) => readonly { name: string }[] | undefined): SelectQuery {
-  if (!q.from || q.from.arrayJoin || !hasAliasCycle(q)) return q;
+export function withCycleColumns(
+  q: SelectQuery,
+  topo: Topology,
+  columnsOf: (distributed: string) => readonly { name: string }[] | undefined,
+  external: ReadonlyMap<string, readonly { name: string }[]> = new Map(),
+): SelectQuery {
+  if (!q.from || !hasAliasCycle(q)) return q;
   return mapFromTables(q, (t) => {
     if (t.kind !== 'table') return t;
-    const bound = lookupTable(topo, refName(t));
-    const columns = bound && columnsOf(bound.distributed);
+    const columns = t.external ? external.get(t.table) : isSystemOne(t) ? SYSTEM_ONE : distributedColumns(t, topo, columnsOf);
     return columns ? { ...t, columns: columns.map((c) => c.name) } : t;
   });
+}
+
+const SYSTEM_ONE = [{ name: 'dummy' }];
+
+function distributedColumns(t: TableRef, topo: Topology, columnsOf: (distributed: string) => readonly { name: string }[] | undefined) {
+  const bound = lookupTable(topo, refName(t));
+  return bound && columnsOf(bound.distributed);
 }

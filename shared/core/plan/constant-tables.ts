@@ -7,6 +7,7 @@
 import type { Expr, SelectQuery, TableExpr, TableFunction } from '../sql/ast.js';
 import { aggregateName } from '../sql/aggregate-names.js';
 import { tokenize } from '../sql/lexer.js';
+import { splitTopLevel } from '../clickhouse/split-list.js';
 import { exprsOfSelect, walkExpr } from '../sql/visit.js';
 import { errorAt } from './position.js';
 
@@ -23,13 +24,35 @@ export function isConstantTableFunction(t: TableFunction): boolean {
   return CONSTANT_TABLE_FUNCTIONS.has(t.name.toLowerCase());
 }
 
+export const isSystemOne = (t: { database?: string; table: string }): boolean => t.database?.toLowerCase() === 'system' && t.table === 'one';
+
+/** The one column of numbers() and zeros(), by function. */
+const ONE_COLUMN: Record<string, string> = { numbers: 'number', numbers_mt: 'number', zeros: 'zero', zeros_mt: 'zero' };
+
+/**
+ * A constant table function's columns: the one of numbers() and zeros(), or those the structure of
+ * values('name Type, ...', ...) or generateRandom('name Type, ...', ...) declares; undefined where not spelled so.
+ */
+export function constantTableColumns(t: TableFunction): { name: string }[] | undefined {
+  const name = t.name.toLowerCase();
+  const one = ONE_COLUMN[name];
+  if (one) return [{ name: one }];
+  const structure = (name === 'values' && t.args.length > 1) || name === 'generaterandom' ? t.args[0] : undefined;
+  if (structure?.kind !== 'literal' || structure.type !== 'string') return undefined;
+  // Each top-level part is `name Type` (`Decimal(10, 2)` keeps its comma).
+  const parts = splitTopLevel(structure.value);
+  if (!parts) return undefined;
+  const names = parts.map((p) => /^\s*([A-Za-z_][A-Za-z0-9_]*)\s+\S/.exec(p)?.[1]);
+  return names.every((n): n is string => n !== undefined) ? names.map((n) => ({ name: n })) : undefined;
+}
+
 /**
  * A constant table function, `system.one`, or the request's external data (shipped to every engine
  * that runs the query): a FROM/JOIN table every shard holds alike.
  */
 export function isConstantTable(t: TableExpr): boolean {
   if (t.kind === 'tableFunction') return isConstantTableFunction(t);
-  return t.kind === 'table' && (t.external === true || (t.database?.toLowerCase() === 'system' && t.table === 'one'));
+  return t.kind === 'table' && (t.external === true || isSystemOne(t));
 }
 
 /** Throws unless `t` is a constant table function with literal counts within the cap; `reader` is the SELECT whose FROM or JOIN holds it. */

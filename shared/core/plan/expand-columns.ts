@@ -13,8 +13,7 @@ import type { Topology } from '../config/schema.js';
 import type { TableColumn } from '../clickhouse/describe-columns.js';
 import { errorAt } from './position.js';
 import { refusalOf } from './refused-functions.js';
-import { splitTopLevel } from '../clickhouse/split-list.js';
-import { CONSTANT_TABLE_FUNCTIONS, checkConstantTable } from './constant-tables.js';
+import { CONSTANT_TABLE_FUNCTIONS, checkConstantTable, constantTableColumns, isSystemOne } from './constant-tables.js';
 import { isFileFormat, isFileSetting } from '../clickhouse/file-names.js';
 import { hasAggregate } from './two-stage/cut-common.js';
 import { lookupTable, refName } from './tables.js';
@@ -98,8 +97,6 @@ function plannable(stmt: SelectStatement, topo: Topology): boolean {
   return known;
 }
 
-const isSystemOne = (t: { database?: string; table: string }) => t.database?.toLowerCase() === 'system' && t.table.toLowerCase() === 'one';
-
 /** The statement with every expansion spelled out where the columns are known; the rest is left as written. */
 export function expandColumns(
   stmt: SelectStatement,
@@ -110,7 +107,7 @@ export function expandColumns(
   ctes: Ctes = new Map(),
 ): SelectStatement {
   const one = (q: SelectQuery) =>
-    withCycleColumns(spellOrderByAllOnce(expandSelect(q, topo, columnsOf, external, orderByAll, ctes), orderByAll), topo, columnsOf);
+    withCycleColumns(spellOrderByAllOnce(expandSelect(q, topo, columnsOf, external, orderByAll, ctes), orderByAll), topo, columnsOf, external);
   if (stmt.kind === 'union') return { ...stmt, selects: stmt.selects.map(one) };
   return one(stmt);
 }
@@ -230,7 +227,7 @@ function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, externa
     }
     if (t.kind === 'tableFunction') {
       // Qualified only by an alias here: ClickHouse's name for an unaliased one is not spelled out.
-      const columns = constantColumns(t);
+      const columns = constantTableColumns(t);
       if (!columns || t.alias === undefined) return undefined;
       tables.push({ qualifier: t.alias, names: [t.alias], columns });
       continue;
@@ -300,28 +297,12 @@ function outputColumnsOf(s: SelectStatement, topo: Topology, columnsOf: ColumnsO
   if (!q.columns.some((c) => c.kind === 'asterisk')) return outputNames(q);
   // `SELECT * FROM numbers(3)`: a constant table function's columns, alias or not.
   const only = starOnly(q)?.from?.table;
-  if (only?.kind === 'tableFunction') return constantColumns(only)?.map((c) => c.name);
+  if (only?.kind === 'tableFunction') return constantTableColumns(only)?.map((c) => c.name);
   const aliased = planAliases(q);
   const found = sourcesOf(aliased, topo, columnsOf, external, cteScope(q, ctes));
   if (!found) return undefined;
   const expanded = q.columns.flatMap((c) => (c.kind === 'asterisk' ? expandAsterisk(c, found, true, (q.from?.joins.length ?? 0) === 1) : [c]));
   return outputNames(resolveColumns({ ...aliased, columns: expanded }, found.tables));
-}
-
-/** The one column of a constant table function (constant-tables.ts), by function. */
-const CONSTANT_COLUMNS: Record<string, string> = { numbers: 'number', numbers_mt: 'number', zeros: 'zero', zeros_mt: 'zero' };
-
-/** A constant table function's columns: the one of numbers() and zeros(), or those values('name Type, ...', ...) declares. */
-function constantColumns(t: TableExpr & { kind: 'tableFunction' }): { name: string }[] | undefined {
-  const one = CONSTANT_COLUMNS[t.name.toLowerCase()];
-  if (one) return [{ name: one }];
-  const structure = t.name.toLowerCase() === 'values' && t.args.length > 1 ? t.args[0] : undefined;
-  if (structure?.kind !== 'literal' || structure.type !== 'string') return undefined;
-  // Each top-level part is `name Type` (`Decimal(10, 2)` keeps its comma).
-  const parts = splitTopLevel(structure.value);
-  if (!parts) return undefined;
-  const names = parts.map((p) => /^\s*([A-Za-z_][A-Za-z0-9_]*)\s+\S/.exec(p)?.[1]);
-  return names.every((n): n is string => n !== undefined) ? names.map((name) => ({ name })) : undefined;
 }
 
 /** `SELECT * FROM <one table>`: the subquery whose columns are its table's. */

@@ -100,6 +100,18 @@ describe('a JOIN of a distributed table: names as ClickHouse names them', () => 
     ['distributed', ['c AS status', 'site AS c', 'status AS site']],
   ];
   for (const [right, items] of cycles) it(`general: ${sqlOf(right, items)}`, () => expectAsReference(sqlOf(right, items), 'general'));
+  // The same over a constant table's own columns (numbers(), values(), system.one) and over an ARRAY JOIN's aliases.
+  for (const sql of [
+    `SELECT site AS y, y AS site FROM ${D} AS a JOIN numbers(600) AS b ON a.status = b.number ORDER BY ts, sensor LIMIT 4`,
+    `SELECT number AS x, x AS number FROM ${D} AS a JOIN numbers(600) AS b ON a.status = b.number ORDER BY ts, sensor LIMIT 4`,
+    `SELECT c AS status, site AS c, status AS site FROM ${D} AS a JOIN values('c UInt8', 7) AS b ON 1 ORDER BY ts, sensor LIMIT 4`,
+    `SELECT site AS y, y AS site FROM ${D} AS a JOIN system.one AS b ON 1 ORDER BY ts, sensor LIMIT 4`,
+    `SELECT status AS y, y AS status, e FROM ${D} ARRAY JOIN [1, 2] AS e ORDER BY ts, sensor, e LIMIT 4`,
+    `SELECT e AS y, y AS e FROM ${D} ARRAY JOIN [1, 2] AS e ORDER BY ts, sensor, e LIMIT 4`,
+    `SELECT c AS status, site AS c, status AS site FROM ${D} ARRAY JOIN [1, 2] AS e ORDER BY ts, sensor LIMIT 4`,
+    `SELECT tag AS x, x AS tag FROM ${D} ARRAY JOIN [1, 2] AS e ORDER BY ts LIMIT 4`,
+  ])
+    it(`general: ${sql}`, () => expectAsReference(sql, 'general'));
 
   // An alias of the list that is a column's name: the column, from `*` or qualified, is named by its table.
   for (const sql of [

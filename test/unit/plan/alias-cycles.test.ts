@@ -1,4 +1,4 @@
-// Aliases that lead round: which are cyclic, and the columns the plan puts on each distributed table's
+// Aliases that lead round: which are cyclic, and the columns the plan puts on each table's
 // node so the cycle reads as ClickHouse reads it (the answers themselves: the chdb tests of the cycles).
 import { describe, expect, it } from 'vitest';
 import { cyclicAliases, withCycleColumns } from '../../../shared/core/plan/alias-cycles.js';
@@ -45,7 +45,30 @@ describe('alias cycles', () => {
         'SELECT label AS x, x AS label FROM analytics.events_dist AS a JOIN (SELECT user_id, name AS label FROM analytics.users_dist) AS b USING user_id',
       ),
     ).toMatch(/^SELECT label, label FROM/);
-    // A table function's columns are not known: the name is taken for a column (the engine's 47 where it is none).
-    expect(inlined('SELECT name AS x, x AS name FROM analytics.events_dist AS a JOIN numbers(3) AS b ON a.user_id = b.number')).toMatch(/^SELECT x, name FROM/);
+    // A constant table's columns are its own: numbers()'s `number`, values()'s declared ones, system.one's `dummy`.
+    expect(inlined('SELECT value AS x, x AS value FROM analytics.events_dist AS a JOIN numbers(3) AS b ON a.user_id = b.number')).toMatch(
+      /^SELECT value, value FROM/,
+    );
+    expect(inlined('SELECT number AS x, x AS number FROM analytics.events_dist AS a JOIN numbers(3) AS b ON a.user_id = b.number')).toMatch(
+      /^SELECT number, number FROM/,
+    );
+    expect(inlined("SELECT v AS x, x AS v FROM analytics.events_dist AS a JOIN values('v UInt8', 1) AS b ON a.user_id = b.v")).toMatch(/^SELECT v, v FROM/);
+    expect(inlined('SELECT dummy AS x, x AS dummy FROM analytics.events_dist AS a JOIN system.one AS b ON 1')).toMatch(/^SELECT dummy, dummy FROM/);
+    // values() without a structure names its columns c1, c2...: not read here, so the name is taken for a column (47).
+    expect(inlined('SELECT name AS x, x AS name FROM analytics.events_dist AS a JOIN values(1, 2) AS b ON 1')).toMatch(/^SELECT x, name FROM/);
+  });
+  it("reads the request's external data by its declared columns", () => {
+    const joined = q('SELECT v AS x, x AS v FROM analytics.events_dist AS a JOIN ext AS b ON 1');
+    const ext = joined.from!.joins[0]!.table;
+    if (ext.kind === 'table') ext.external = true; // as plan/external-tables.ts marks it
+    const out = withCycleColumns(joined, topo, columnsOf, new Map([['ext', [{ name: 'v' }]]]));
+    expect(nodeColumns(out.from!.joins[0]!.table)).toEqual(['v']);
+    expect(printSelect(expandAliases(out))).toMatch(/^SELECT v, v FROM/);
+  });
+  it("over an ARRAY JOIN the names are the table's and the ARRAY JOIN's aliases", () => {
+    expect(inlined('SELECT name AS x, x AS name, e FROM analytics.users_dist ARRAY JOIN [1, 2] AS e')).toMatch(/^SELECT name, name, e FROM/);
+    expect(inlined('SELECT e AS x, x AS e FROM analytics.users_dist ARRAY JOIN [1, 2] AS e')).toMatch(/^SELECT e, e FROM/);
+    // A name that is no column there: read as ClickHouse reads it, which then refuses `tag` (47), as the engine does here.
+    expect(inlined('SELECT tag AS x, x AS tag FROM analytics.users_dist ARRAY JOIN [1, 2] AS e')).toMatch(/^SELECT tag, x FROM/);
   });
 });

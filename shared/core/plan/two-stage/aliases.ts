@@ -8,6 +8,7 @@ import { cloneAst, type ColumnRef, type Expr, type SelectQuery, type TableExpr }
 import { equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
 import { outputNames } from '../../sql/names.js';
+import { constantTableColumns } from '../constant-tables.js';
 
 /** The query with aliases and WITH expressions inlined; CTE items (`name AS (SELECT ...)`) are kept. */
 export function expandAliases(q: SelectQuery): SelectQuery {
@@ -62,24 +63,29 @@ export function expandAliases(q: SelectQuery): SelectQuery {
 const NONE: ReadonlySet<string> = new Set();
 
 /**
- * The names FROM gives, where the plan knows them all: a distributed table's columns (alias-cycles.ts puts them
- * on its node), a subquery's output names; over a JOIN, those of every table; undefined over an ARRAY JOIN.
+ * The names FROM gives, where the plan knows them all: a table's columns where alias-cycles.ts put them on its node, a
+ * constant table function's, a subquery's output names; over a JOIN, those of every table; ARRAY JOIN's aliases.
  */
 function fromColumns(q: SelectQuery): ReadonlySet<string> | undefined {
   const from = q.from;
-  if (!from || from.arrayJoin) return undefined;
+  if (!from) return undefined;
   const out = new Set<string>();
   for (const t of [from.table, ...from.joins.map((j) => j.table)]) {
     const names = tableNames(t);
     if (!names) return undefined;
     for (const n of names) out.add(n);
   }
+  // An array joined under its own name is a column already; one of another expression is named by its alias.
+  for (const e of from.arrayJoin?.exprs ?? []) {
+    if (e.alias !== undefined) out.add(e.alias);
+    else if (e.kind !== 'column' || e.parts.length !== 1) return undefined;
+  }
   return out;
 }
 
 function tableNames(t: TableExpr): readonly string[] | undefined {
   if (t.kind === 'table') return t.columns;
-  if (t.kind !== 'subqueryTable') return undefined;
+  if (t.kind === 'tableFunction') return constantTableColumns(t)?.map((c) => c.name);
   const selects = t.query.kind === 'union' ? t.query.selects : [t.query];
   const names = outputNames(selects[0]!);
   return names.includes('*') ? undefined : names;
