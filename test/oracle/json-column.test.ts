@@ -167,3 +167,22 @@ describe("the client's JSON format settings where a function computes with them"
     }
   });
 });
+
+describe('a GLOBAL subquery of JSON objects', () => {
+  // The fast path meets the objects as the rows arrive and names the answer's columns then: the general path carries
+  // them as states from its first run (one general run on the timeline per shard), never a JSON run first to learn
+  // the types and a second to carry them.
+  it('runs once on the general path after the fast path refuses it', async () => {
+    const sql = 'SELECT l.id, r.j FROM cht.json_dist AS l GLOBAL JOIN (SELECT id, j FROM cht.json_dist WHERE id > 2) AS r USING id ORDER BY id';
+    const res = await fetch(`${o.stack.url}/query`, {
+      method: 'POST',
+      body: JSON.stringify({ sql, settings: { ch_scatter_path: 'general' }, requireComplete: true }),
+    });
+    const body = (await res.json()) as { meta: never; data: never; statistics: { subqueries?: { shard: number }[] } };
+    expect(res.status).toBe(200);
+    expect(compareAnswers({ meta: body.meta, rows: body.data }, await o.reference(sql), { ordered: true })).toBeUndefined();
+    const asked = new Map<number, number>();
+    for (const s of body.statistics.subqueries ?? []) asked.set(s.shard, (asked.get(s.shard) ?? 0) + 1);
+    expect([...asked].sort((a, b) => a[0] - b[0])).toEqual([0, 1, 2, 3].map((shard) => [shard, 1]));
+  });
+});

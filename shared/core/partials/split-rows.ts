@@ -16,7 +16,7 @@ import { afterPredicate, decodeCursor, encodeCursor, queryShapeHash, type Cursor
 import type { SortSpec } from './evaluator.js';
 import { applyPostClauses, merge2, rowComparator, type WorkRow } from './post-process.js';
 import type { FinalizeOptions, FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
-import { fromJson, toJson } from './values.js';
+import { fromJson, toJson, UnmergeableValue } from './values.js';
 import { orderKey } from './order-key.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 import { TransferBudget } from './transfer-budget.js';
@@ -226,7 +226,7 @@ class RowMerger implements Merger {
     const rows = fit === sent.length ? sent : sent.slice(0, fit);
     const types = new Map(meta.map((m) => [m.name, m.type]));
     const outCols = meta.filter((m) => !this.hidden.has(m.name));
-    const list: Row[] = rows.map((r, pos) => ({
+    const list: Row[] = this.parsed(rows, outCols, (r, pos) => ({
       raw: r,
       shard,
       pos,
@@ -243,6 +243,16 @@ class RowMerger implements Merger {
       this.acc = merge2(this.acc, list, this.cmp, this.keep);
     } else {
       this.byShard.set(shard, list);
+    }
+  }
+
+  /** Each row parsed; a value the merge has no value for is refused naming the answer's columns, as ClickHouse names them. */
+  private parsed(rows: Record<string, unknown>[], outCols: ColumnMeta[], row: (r: Record<string, unknown>, pos: number) => Row): Row[] {
+    try {
+      return rows.map(row);
+    } catch (e) {
+      if (e instanceof UnmergeableValue && !e.answer) throw new UnmergeableValue(e.type, namedAsWritten(outCols, this.n));
+      throw e;
     }
   }
 

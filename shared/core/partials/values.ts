@@ -7,6 +7,7 @@
 import { displayString, hasEscapedBytes, stringBytes } from '../surrogate-escape.js';
 import { BoundedCache } from '../bounded-cache.js';
 import { ScatterError } from '../errors.js';
+import type { ColumnMeta } from '../clickhouse/port.js';
 import { INTEGER_TYPE, unwrapType } from '../clickhouse/type-wrappers.js';
 
 export type Value = null | bigint | number | string | boolean | Value[];
@@ -89,6 +90,22 @@ export function formatDecimal(v: bigint, scale: number): string {
 const parsers = new BoundedCache<string, (v: unknown) => Value>(TYPE_CACHE_SIZE);
 const printers = new BoundedCache<string, (v: Value) => unknown>(TYPE_CACHE_SIZE);
 
+/**
+ * A shard's value of a type the fast path has no value for (a JSON object). `answer`: the answer's columns, where the
+ * merger that met it knows them (a row query's), so the general path knows which to carry as states without asking.
+ */
+export class UnmergeableValue extends ScatterError {
+  constructor(
+    readonly type: string,
+    readonly answer?: readonly ColumnMeta[],
+  ) {
+    super(
+      'UNSUPPORTED',
+      `a value of type ${type} cannot be merged by the fast path (its merge has no value for an object); ch_scatter_path = 'general' merges in an engine`,
+    );
+  }
+}
+
 /** Parse one JSON value of ClickHouse type `t` into the coordinator representation. */
 export function fromJson(v: unknown, t: string): Value {
   return parserFor(t)(v);
@@ -157,11 +174,7 @@ function fromJsonSlow(v: unknown, t: string): Value {
   if (Array.isArray(v)) return v.map((x) => fromJson(x, 'String'));
   // An object of a type the merge has no value for (JSON, Dynamic, Variant of one): refused, never
   // merged as the text "[object Object]".
-  if (typeof v === 'object')
-    throw new ScatterError(
-      'UNSUPPORTED',
-      `a value of type ${t} cannot be merged by the fast path (its merge has no value for an object); ch_scatter_path = 'general' merges in an engine`,
-    );
+  if (typeof v === 'object') throw new UnmergeableValue(t);
   return typeof v === 'string' ? v : typeof v === 'number' ? v : String(v);
 }
 

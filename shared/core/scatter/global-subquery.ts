@@ -18,6 +18,7 @@ import { inexactInTsv } from './two-stage/tsv.js';
 import { tablesRead } from '../plan/analyze.js';
 import { distributedTables } from '../plan/two-stage/reads.js';
 import { constantRunner } from './one-engine.js';
+import { UnmergeableValue } from '../partials/values.js';
 
 /** The fast path's answer (`names`, in order) holds values JSON rows carry without their types (`inexact`): the general path ships them as states. */
 export class InexactRows extends ScatterError {
@@ -100,7 +101,8 @@ export function globalSubqueryRunner(
       g = await gather({ ...base, plan });
     } catch (e) {
       if (!fastPathRefused(e)) throw e;
-      return generally(stmt, e, want);
+      // Where the merger named the answer's columns, the general path carries the objects as states at once.
+      return generally(stmt, e instanceof UnmergeableValue && e.answer ? new InexactRows(e.answer) : e, want);
     }
     ledger.outcomes.push(...g.outcomes);
     const big = tooLargeError(g.outcomes, 'GLOBAL subquery');
