@@ -17,7 +17,7 @@ import type { Expr, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.j
 import { parseSelect } from '../sql/parse.js';
 import { printSelect } from '../sql/print.js';
 import { quoteStringLiteral, backquote } from '../sql/quote.js';
-import { forEachSettingsClause, mapClausesShared, mapStatement, rewriteExpr, walkStatement } from '../sql/visit.js';
+import { forEachSettingsClause, mapClausesShared, mapStatement, rewriteExpr, walkStatement, fromTables } from '../sql/visit.js';
 import { checkReach } from '../plan/reach-check.js';
 import { CONSTANT_TABLE_FUNCTIONS } from '../plan/constant-tables.js';
 import { recursiveCtes } from '../plan/recursive-ctes.js';
@@ -256,7 +256,7 @@ export function isCatalogSelect(stmt: SelectStatement): boolean {
     for (const sel of q.kind === 'union' ? q.selects : [q]) {
       const bound = new Set([...ctes, ...(sel.with ?? []).filter((w) => w.cte).map((w) => w.name)]);
       if (!sel.from) continue;
-      for (const t of [sel.from.table, ...sel.from.joins.map((j) => j.table)]) {
+      for (const t of fromTables(sel)) {
         if (t.kind === 'table') {
           if (t.database === undefined && bound.has(t.table)) continue;
           // The request's external data (marked) is read where the statement runs: one engine, as a catalog read.

@@ -9,7 +9,7 @@ import type { Expr, SelectQuery, OrderItem } from '../sql/ast.js';
 import { ScatterError } from '../errors.js';
 import { canon, col, fn, int } from './ast-build.js';
 import { formatForName, qualifiersOf } from '../sql/names.js';
-import { walkExpr } from '../sql/visit.js';
+import { walkExpr, fromTables } from '../sql/visit.js';
 import type { Normalized } from './analyze.js';
 import { unsupportedAt } from './analyze.js';
 import { afterPredicate, decodeCursor, encodeCursor, queryShapeHash, type CursorKey } from './cursor.js';
@@ -58,8 +58,7 @@ export function splitRows(q: SelectQuery, n: Normalized, ctx: SplitContext): Spl
   // either's type) may be a sort key ClickHouse refuses (44): left out, one node answers it.
   const quals = qualifiersOf(q);
   // An aliased table is still reached by its own name (`db.t.c` beside `AS b`).
-  for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [])
-    if (t.kind === 'table') for (const name of [t.table, `${t.database ?? 'default'}.${t.table}`]) quals.add(name);
+  for (const t of fromTables(q)) if (t.kind === 'table') for (const name of [t.table, `${t.database ?? 'default'}.${t.table}`]) quals.add(name);
   const sortable = selected.filter((e) => provedSortable(e, quals, ctx.unsortable));
   const tieExprs: Expr[] = ctx.tieBreaker?.length ? ctx.tieBreaker.map((c) => col(c)) : n.hasAsterisk ? [] : sortable;
   // Sort keys, tie-breakers and LIMIT BY keys travel once per distinct expression: one already

@@ -16,7 +16,7 @@ import {
   type TableExpr,
   type TableRef,
 } from '../sql/ast.js';
-import { exprsOfSelect, mapClausesShared, rewriteExpr, SKIP, walkExpr } from '../sql/visit.js';
+import { exprsOfSelect, mapClausesShared, rewriteExpr, SKIP, walkExpr, fromTables } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
 import type { ResolvedTable } from './types.js';
 import { errorAt } from './position.js';
@@ -97,7 +97,7 @@ export function tablesRead(
     const own = recursiveCtes(q);
     const scope = own.length ? new Set([...ctes, ...own.map((w) => w.name)]) : ctes;
     if (q.from) {
-      for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) collectTable(t, topo, out, defined, scope, onShard);
+      for (const t of fromTables(q)) collectTable(t, topo, out, defined, scope, onShard);
     }
     for (const { expr } of exprsOfSelect(q)) {
       walkExpr(expr, (e) => {
@@ -134,7 +134,7 @@ function collectTable(
 function localizeStatement(stmt: SelectStatement, topo: Topology): void {
   const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
   for (const q of selects) {
-    if (q.from) for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) localizeTable(t, topo);
+    if (q.from) for (const t of fromTables(q)) localizeTable(t, topo);
     for (const { expr } of exprsOfSelect(q)) {
       walkExpr(expr, (e) => {
         if (e.kind === 'subquery') localizeStatement(e.query, topo);

@@ -11,7 +11,7 @@
 // Nullable, and `CAST(<literal>, 'Type')` for the rest (the engine reads the text as that type).
 // Integers wrap to their width as ClickHouse's reader wraps them (300 as UInt8 is 44).
 import type { Expr, SelectStatement, TableExpr, TableRef } from '../sql/ast.js';
-import { forEachStatement, mapStatement } from '../sql/visit.js';
+import { forEachStatement, mapStatement, fromTables } from '../sql/visit.js';
 import { parseExpression } from '../sql/parse.js';
 import { printExpr, quoteIdent } from '../sql/print.js';
 import { ScatterError } from '../errors.js';
@@ -199,8 +199,7 @@ export function paramsUsed(stmt: SelectStatement): string[] {
 function forEachTableParam(stmt: SelectStatement, fn: (t: TableRef) => void): void {
   forEachStatement(stmt, (s) => {
     for (const q of s.kind === 'union' ? s.selects : [s])
-      for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [])
-        if (t.kind === 'table' && (t.param !== undefined || t.databaseParam !== undefined)) fn(t);
+      for (const t of fromTables(q)) if (t.kind === 'table' && (t.param !== undefined || t.databaseParam !== undefined)) fn(t);
   });
 }
 
@@ -260,7 +259,7 @@ function plainLimits(stmt: SelectStatement): void {
       q.limitBy.limit = plainCount(q.limitBy.limit)!;
       if (q.limitBy.offset) q.limitBy.offset = plainCount(q.limitBy.offset);
     }
-    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') plainLimits(t.query);
+    for (const t of fromTables(q)) if (t.kind === 'subqueryTable') plainLimits(t.query);
   }
 }
 

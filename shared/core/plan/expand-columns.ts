@@ -8,7 +8,7 @@ import type { Asterisk, ColumnRef, ColumnTransformer, Expr, FunctionCall, Lambda
 import { cloneAst } from '../sql/ast.js';
 import { outputNames, qualifiersOf } from '../sql/names.js';
 import { printExpr, quoteIdent } from '../sql/print.js';
-import { exprsOfSelect, forEachSelect, mapExpr, mapNestedStatements, walkExpr } from '../sql/visit.js';
+import { exprsOfSelect, forEachSelect, mapExpr, mapNestedStatements, walkExpr, fromTables } from '../sql/visit.js';
 import type { Topology } from '../config/schema.js';
 import type { TableColumn } from '../clickhouse/describe-columns.js';
 import { errorAt } from './position.js';
@@ -45,7 +45,7 @@ export function tablesNeedingColumns(stmt: SelectStatement, topo: Topology): str
   };
   const add = (q: SelectQuery) => {
     seen.add(q);
-    for (const t of tablesOf(q)) {
+    for (const t of fromTables(q)) {
       const b = t.kind === 'table' ? lookupTable(topo, refName(t)) : undefined;
       if (b) out.add(b.distributed);
       if (t.kind === 'subqueryTable') through(t.query);
@@ -70,7 +70,7 @@ function plannable(stmt: SelectStatement, topo: Topology): boolean {
       const bound = new Set([...outer, ...(q.with ?? []).filter((w) => w.cte).map((w) => w.name)]);
       if (q.format !== undefined && isFileFormat(q.format)) known = false;
       if ((q.settings ?? []).some((x) => isFileSetting(x.name))) known = false;
-      for (const t of tablesOf(q)) {
+      for (const t of fromTables(q)) {
         if (t.kind === 'subqueryTable') visit(t.query, bound);
         else if (t.kind === 'tableFunction') {
           if (!CONSTANT_TABLE_FUNCTIONS.has(t.name.toLowerCase())) known = false;
@@ -90,7 +90,7 @@ function plannable(stmt: SelectStatement, topo: Topology): boolean {
         });
       for (const { expr } of exprsOfSelect(q)) check(expr);
       // A constant table function's arguments are SQL too (exprsOfSelect leaves them out).
-      for (const t of tablesOf(q)) if (t.kind === 'tableFunction') for (const a of t.args) check(a);
+      for (const t of fromTables(q)) if (t.kind === 'tableFunction') for (const a of t.args) check(a);
     }
   };
   visit(stmt, new Set());
@@ -116,7 +116,6 @@ export function expandColumns(
 const spellOrderByAllOnce = (q: SelectQuery, on: boolean): SelectQuery =>
   q.orderByAll && (!on || !q.columns.some((c) => c.kind === 'asterisk')) ? spellOrderByAll(q, on) : q;
 
-const tablesOf = (q: SelectQuery): TableExpr[] => (q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []);
 const isModified = (c: Expr) => c.kind === 'asterisk' && (c.regexp !== undefined || c.list !== undefined || c.transformers !== undefined);
 
 /** A JOIN whose column references are spelled one way once its tables' columns are known (join-columns.ts). */
@@ -214,7 +213,7 @@ interface Sources {
 function sourcesOf(q: SelectQuery, topo: Topology, columnsOf: ColumnsOf, external: ExternalColumns, ctes: Ctes): Sources | undefined {
   const joins = q.from?.joins ?? [];
   const tables: Source[] = [];
-  for (const t of tablesOf(q)) {
+  for (const t of fromTables(q)) {
     if (t.kind === 'subqueryTable') {
       // A subquery's columns are its output names (its own `*` read through to its tables).
       const names = outputColumnsOf(t.query, topo, columnsOf, external, ctes);

@@ -5,7 +5,7 @@
 import type { SettingValue } from '../clickhouse/port.js';
 import { boolSetting } from '../clickhouse/setting-truth.js';
 import type { SelectQuery, SelectStatement } from '../sql/ast.js';
-import { exprsOfSelect, walkExpr } from '../sql/visit.js';
+import { exprsOfSelect, walkExpr, fromTables } from '../sql/visit.js';
 import { errorAt } from './position.js';
 import { settingValueOf } from './settings.js';
 
@@ -38,7 +38,7 @@ function check(q: SelectQuery): void {
 function eachSelect(stmt: SelectStatement, fn: (q: SelectQuery) => void): void {
   for (const q of stmt.kind === 'union' ? stmt.selects : [stmt]) {
     fn(q);
-    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') eachSelect(t.query, fn);
+    for (const t of fromTables(q)) if (t.kind === 'subqueryTable') eachSelect(t.query, fn);
     for (const { expr } of exprsOfSelect(q))
       walkExpr(expr, (x) => {
         if (x.kind !== 'subquery') return;

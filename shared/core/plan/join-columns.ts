@@ -8,7 +8,7 @@ import type { ColumnRef, Expr, SelectQuery } from '../sql/ast.js';
 import { qualifiersOf } from '../sql/names.js';
 import { errorAt } from './position.js';
 import { stripAliases } from './two-stage/aliases.js';
-import { type Clause, equalExpr, exprsOfSelect, mapClausesShared, rewriteExpr, walkExpr } from '../sql/visit.js';
+import { type Clause, equalExpr, exprsOfSelect, mapClausesShared, rewriteExpr, walkExpr, fromTables } from '../sql/visit.js';
 
 const RESOLVED = new Set<Clause>(['distinctOn', 'columns', 'prewhere', 'where', 'groupBy', 'having', 'window', 'qualify', 'orderBy', 'limitBy']);
 
@@ -138,8 +138,7 @@ export function resolveColumns(query: SelectQuery, sources: readonly JoinSource[
  */
 function byTableQualifier(q: SelectQuery, spelled: boolean): SelectQuery {
   const byDbName = new Map<string, { alias: string; table: string }>();
-  for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [])
-    if (t.kind === 'table') byDbName.set(`${t.database ?? 'default'}.${t.table}`, { alias: t.alias ?? t.table, table: t.table });
+  for (const t of fromTables(q)) if (t.kind === 'table') byDbName.set(`${t.database ?? 'default'}.${t.table}`, { alias: t.alias ?? t.table, table: t.table });
   const fn =
     (byTable: boolean) =>
     (x: Expr): Expr | undefined => {

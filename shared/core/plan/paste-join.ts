@@ -8,7 +8,7 @@ import type { SettingValue } from '../clickhouse/port.js';
 import type { Topology } from '../config/schema.js';
 import type { SelectStatement, TableExpr } from '../sql/ast.js';
 import { outputNames } from '../sql/names.js';
-import { forEachStatement } from '../sql/visit.js';
+import { forEachStatement, fromTables } from '../sql/visit.js';
 import { aliasRequired } from './join-alias.js';
 import { errorAt } from './position.js';
 import { lookupTable, refName } from './tables.js';
@@ -30,7 +30,7 @@ export function refusePasteOverDistributed(stmt: SelectStatement, topo: Topology
     if (t.kind !== 'subqueryTable') return distributed(t);
     let found = false;
     forEachStatement(t.query, (s) => {
-      for (const q of s.kind === 'union' ? s.selects : [s]) if (q.from && [q.from.table, ...q.from.joins.map((j) => j.table)].some(distributed)) found = true;
+      for (const q of s.kind === 'union' ? s.selects : [s]) if (q.from && fromTables(q).some(distributed)) found = true;
     });
     return found;
   };

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SelectStatement, TableExpr, TableFunction } from '../sql/ast.js';
 import { cloneAst } from '../sql/ast.js';
-import { walkStatement } from '../sql/visit.js';
+import { walkStatement, fromTables } from '../sql/visit.js';
 
 /** A seed as generateRandom() takes it: a UInt64. */
 export const drawSeed = (): string => randomBytes(8).readBigUInt64BE().toString();
@@ -18,7 +18,7 @@ const unseeded = (t: TableExpr): t is TableFunction =>
 function forEachTable(s: SelectStatement, fn: (t: TableExpr) => void): void {
   const visit = (st: SelectStatement) => {
     for (const q of st.kind === 'union' ? st.selects : [st]) {
-      for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) {
+      for (const t of fromTables(q)) {
         fn(t);
         if (t.kind === 'subqueryTable') visit(t.query);
       }

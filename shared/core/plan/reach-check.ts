@@ -12,7 +12,7 @@
 // check did not see must not reach an engine; shared/core/shard/execute.ts repeats the file rules itself.
 import type { Expr, Pos, SelectQuery, SelectStatement, TableExpr } from '../sql/ast.js';
 import { inTableOperand } from '../sql/in-operators.js';
-import { exprsOfSelect, walkExpr } from '../sql/visit.js';
+import { exprsOfSelect, walkExpr, fromTables } from '../sql/visit.js';
 import { deniedAt, errorAt } from './position.js';
 import { refusalOf } from './refused-functions.js';
 import { FORWARDED_SETTINGS } from './settings.js';
@@ -92,7 +92,7 @@ function visitSelect(q: SelectQuery, reach: Reach, outer: ReadonlySet<string>, d
   const ctes = new Set(outer);
   for (const w of q.with ?? []) if (w.cte) ctes.add(w.name);
   checkClause(q.format, q.settings, reach, q);
-  if (q.from) for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) visitTable(t, reach, ctes, defined, q);
+  if (q.from) for (const t of fromTables(q)) visitTable(t, reach, ctes, defined, q);
   for (const { expr } of exprsOfSelect(q)) checkExpr(expr, reach, ctes, defined);
 }
 

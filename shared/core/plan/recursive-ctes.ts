@@ -3,7 +3,7 @@
 // ClickHouse's max_recursive_cte_evaluation_depth (1000 steps unless a query lowers it).
 import type { SelectQuery, SelectStatement, TableExpr, WithItem } from '../sql/ast.js';
 import { inTableOperand } from '../sql/in-operators.js';
-import { walkStatement } from '../sql/visit.js';
+import { walkStatement, fromTables } from '../sql/visit.js';
 
 /** The recursive CTEs of `q`: those of a WITH RECURSIVE that read themselves. */
 export function recursiveCtes(q: SelectQuery): WithItem[] {
@@ -15,7 +15,7 @@ export function recursiveCtes(q: SelectQuery): WithItem[] {
 export function readsTable(s: SelectStatement, names: ReadonlySet<string>): boolean {
   const named = (t: TableExpr): boolean =>
     t.kind === 'table' ? t.database === undefined && names.has(t.table) : t.kind === 'subqueryTable' && readsTable(t.query, names);
-  for (const q of s.kind === 'union' ? s.selects : [s]) if (q.from && [q.from.table, ...q.from.joins.map((j) => j.table)].some(named)) return true;
+  for (const q of s.kind === 'union' ? s.selects : [s]) if (q.from && fromTables(q).some(named)) return true;
   let hit = false;
   walkStatement(s, (e) => {
     if (hit) return false;

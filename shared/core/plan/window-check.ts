@@ -5,7 +5,7 @@
 // by itself, on whichever path answers it, and one each shard runs itself (a local or table-less IN set) by the
 // shard's engine, so a window function there refuses nothing here.
 import type { Expr, SelectStatement } from '../sql/ast.js';
-import { exprsOfSelect, walkExpr, walkStatement } from '../sql/visit.js';
+import { exprsOfSelect, walkExpr, walkStatement, fromTables } from '../sql/visit.js';
 import { errorAt } from './position.js';
 
 export function refuseWindowFunctions(stmt: SelectStatement, apart: ReadonlySet<SelectStatement> = new Set()): void {
@@ -16,8 +16,7 @@ export function refuseWindowFunctions(stmt: SelectStatement, apart: ReadonlySet<
   const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
   for (const q of selects) {
     for (const { expr } of exprsOfSelect(q)) walkExpr(expr, visit, { subqueries: true });
-    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [])
-      if (t.kind === 'subqueryTable' && !apart.has(t.query)) walkStatement(t.query, visit, { subqueries: true });
+    for (const t of fromTables(q)) if (t.kind === 'subqueryTable' && !apart.has(t.query)) walkStatement(t.query, visit, { subqueries: true });
   }
   if (stmt.kind === 'union') for (const s of stmt.settings ?? []) walkExpr(s.value, visit, { subqueries: true });
   for (const q of selects) {

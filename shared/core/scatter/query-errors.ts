@@ -3,7 +3,7 @@ import { ScatterError } from '../errors.js';
 import { classOf, clickHouseErrorName, isQueryFault, withoutQueryText } from '../clickhouse/error-codes.js';
 import type { ShardOutcome } from './call-shard.js';
 import type { SelectStatement } from '../sql/ast.js';
-import { walkStatement } from '../sql/visit.js';
+import { walkStatement, fromTables } from '../sql/visit.js';
 import { positionOf } from '../plan/position.js';
 
 /**
@@ -104,7 +104,7 @@ function syntaxErrorAtNewer(e: ScatterError, stmt: SelectStatement): ScatterErro
       if (q.withRecursive) note('WITH RECURSIVE', q);
       for (const j of q.from?.joins ?? []) if (j.type === 'PASTE') note('PASTE JOIN', j);
       for (const w of q.with ?? []) if (!found && w.expr.kind === 'subquery') visit(w.expr.query);
-      for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (!found && t.kind === 'subqueryTable') visit(t.query);
+      for (const t of fromTables(q)) if (!found && t.kind === 'subqueryTable') visit(t.query);
     }
     walkStatement(s, (x) => {
       if (!found && x.kind === 'subquery') visit(x.query);

@@ -89,7 +89,7 @@ export function walkStatement(stmt: SelectStatement, fn: (e: Expr, parent: Expr 
   for (const q of selects) {
     for (const { expr } of exprsOfSelect(q)) walkExpr(expr, fn, opts);
     if (opts.subqueries && q.from) {
-      for (const t of [q.from.table, ...q.from.joins.map((j) => j.table)]) {
+      for (const t of fromTables(q)) {
         if (t.kind === 'subqueryTable') walkStatement(t.query, fn, opts);
       }
     }
@@ -531,7 +531,7 @@ export function forEachStatement(stmt: SelectStatement, fn: (s: SelectStatement,
     for (const q of s.kind === 'union' ? s.selects : [s]) ofSelect(q);
   };
   const ofSelect = (q: SelectQuery): void => {
-    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') ofStatement(t.query, true);
+    for (const t of fromTables(q)) if (t.kind === 'subqueryTable') ofStatement(t.query, true);
     for (const { expr } of exprsOfSelect(q)) {
       walkExpr(expr, (e) => {
         if (e.kind === 'subquery') ofStatement(e.query, true);
@@ -556,6 +556,11 @@ export function forEachSelect(stmt: SelectStatement, fn: (q: SelectQuery) => voi
 export function mapNestedStatements(q: SelectQuery, fn: (s: SelectStatement) => SelectStatement): SelectQuery {
   const out = mapClausesShared(q, (e) => rewriteExpr(e, (x) => (x.kind === 'subquery' ? { ...x, query: fn(x.query) } : undefined)));
   return mapFromTables(out, (t) => (t.kind === 'subqueryTable' ? { ...t, query: fn(t.query) } : t));
+}
+
+/** FROM's table and each JOIN's, in order (none without a FROM). */
+export function fromTables(q: SelectQuery): TableExpr[] {
+  return q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [];
 }
 
 /** `q` with FROM's table and each JOIN's replaced by `fn` of it (`q` itself without a FROM). */

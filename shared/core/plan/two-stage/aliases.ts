@@ -5,7 +5,7 @@
 // aliases left (except ARRAY JOIN's, which name new columns), so the stages can alias freely. Aliases
 // that lead round to themselves are read in the analyzer's order (aliasResolver).
 import { cloneAst, type ColumnRef, type Expr, type SelectQuery, type TableExpr } from '../../sql/ast.js';
-import { equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr } from '../../sql/visit.js';
+import { equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr, fromTables } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
 import { outputNames } from '../../sql/names.js';
 import { constantTableColumns } from '../constant-tables.js';
@@ -70,7 +70,7 @@ function fromColumns(q: SelectQuery): ReadonlySet<string> | undefined {
   const from = q.from;
   if (!from) return undefined;
   const out = new Set<string>();
-  for (const t of [from.table, ...from.joins.map((j) => j.table)]) {
+  for (const t of fromTables(q)) {
     const names = tableNames(t);
     if (!names) return undefined;
     for (const n of names) out.add(n);

@@ -8,7 +8,7 @@
 import type { Expr, Pos, SelectQuery, SelectStatement, SettingItem, TableExpr } from '../../sql/ast.js';
 import { outputNames } from '../../sql/names.js';
 import { printSelect } from '../../sql/print.js';
-import { equalExpr, mapClausesShared, rewriteExpr, walkExpr, walkStatement } from '../../sql/visit.js';
+import { equalExpr, mapClausesShared, rewriteExpr, walkExpr, walkStatement, fromTables } from '../../sql/visit.js';
 import type { Topology } from '../../config/schema.js';
 import { errorAt } from '../position.js';
 import { lookupTable, refName, resolveTable, splitName, type BoundTable } from '../tables.js';
@@ -82,7 +82,7 @@ export function planTwoStage(stmt: SelectStatement, topo: Topology, opts: TwoSta
 function refuseTableFunctions(s: SelectStatement): void {
   for (const q of s.kind === 'union' ? s.selects : [s]) {
     for (const w of q.with ?? []) if (w.expr.kind === 'subquery') refuseTableFunctions(w.expr.query);
-    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) {
+    for (const t of fromTables(q)) {
       if (t.kind === 'tableFunction' && !isConstantTable(t)) throw unsupported(`table function ${t.name}()`, t);
       if (t.kind === 'subqueryTable') refuseTableFunctions(t.query);
     }
@@ -110,7 +110,7 @@ function refuseNestedSettings(s: SelectStatement): void {
   for (const q of s.kind === 'union' ? s.selects : [s]) {
     refuse(q.settings);
     for (const w of q.with ?? []) if (w.expr.kind === 'subquery') refuseNestedSettings(w.expr.query);
-    for (const t of q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : []) if (t.kind === 'subqueryTable') refuseNestedSettings(t.query);
+    for (const t of fromTables(q)) if (t.kind === 'subqueryTable') refuseNestedSettings(t.query);
   }
   walkStatement(s, (e) => {
     if (e.kind === 'subquery') refuseNestedSettings(e.query);
@@ -234,7 +234,7 @@ function distinctNames(q: SelectQuery, names: string[], ctx: Ctx, top: boolean):
  * where an earlier column has that name by a stage name the runtime gives the client's name back, as for distinctNames.
  */
 function planAliasNames(q: SelectQuery, ctx: Ctx): SelectQuery {
-  const tables = q.from ? [q.from.table, ...q.from.joins.map((j) => j.table)] : [];
+  const tables = fromTables(q);
   const quals = new Set(tables.flatMap((t) => (t.kind === 'subqueryTable' && t.planAlias && t.alias !== undefined ? [t.alias] : [])));
   const reads = (c: Expr) => {
     let hit = false;

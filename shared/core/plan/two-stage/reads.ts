@@ -2,7 +2,7 @@
 // `x IN db.table`): what decides whether a subquery needs leaves of its own.
 import type { SelectStatement, TableExpr } from '../../sql/ast.js';
 import { inTableOperand } from '../../sql/in-operators.js';
-import { walkStatement } from '../../sql/visit.js';
+import { walkStatement, fromTables } from '../../sql/visit.js';
 import type { Topology } from '../../config/schema.js';
 import { lookupTable, refName } from '../tables.js';
 
@@ -16,7 +16,7 @@ export function distributedTables(s: SelectStatement, topo: Topology): string[] 
     }
     if (t.kind === 'subqueryTable') out.push(...distributedTables(t.query, topo));
   };
-  for (const q of s.kind === 'union' ? s.selects : [s]) if (q.from) [q.from.table, ...q.from.joins.map((j) => j.table)].forEach(visitTable);
+  for (const q of s.kind === 'union' ? s.selects : [s]) if (q.from) fromTables(q).forEach(visitTable);
   walkStatement(s, (e) => {
     if (e.kind === 'subquery') out.push(...distributedTables(e.query, topo));
     const set = inTableOperand(e);
