@@ -134,8 +134,9 @@ describe("the answer's names in each output format's bytes", () => {
             expect(() => withAnswerNamesIn(got, format, names, settings)).toThrow(/lays a name out/);
             continue;
           }
-          // The ASCII grid draws its cells with characters a name may hold: such a name is refused.
-          const ascii = settings.output_format_pretty_grid_charset === 'ASCII' && !want.toString('utf8').startsWith('Row 1:');
+          // The ASCII grid draws its cells with characters a name may hold: such a name is refused where a grid is drawn
+          // (no rows: ClickHouse writes nothing, and so does the renaming).
+          const ascii = settings.output_format_pretty_grid_charset === 'ASCII' && want.length > 0 && !want.toString('utf8').startsWith('Row 1:');
           if (ascii && /^Pretty(Compact)?(NoEscapes)?(MonoBlock)?$/.test(format) && names.some((n) => /[|+]|^-|-$/.test(n))) {
             expect(() => withAnswerNamesIn(got, format, names, settings)).toThrow(/a character of the grid/);
             continue;
