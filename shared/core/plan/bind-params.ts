@@ -11,7 +11,7 @@
 // Nullable, and `CAST(<literal>, 'Type')` for the rest (the engine reads the text as that type).
 // Integers wrap to their width as ClickHouse's reader wraps them (300 as UInt8 is 44).
 import type { Expr, SelectStatement, TableExpr, TableRef } from '../sql/ast.js';
-import { forEachStatement, mapStatement, fromTables } from '../sql/visit.js';
+import { forEachStatement, mapStatement, fromTables, mapFromTables } from '../sql/visit.js';
 import { parseExpression } from '../sql/parse.js';
 import { printExpr, quoteIdent } from '../sql/print.js';
 import { ScatterError } from '../errors.js';
@@ -283,7 +283,7 @@ export function bindParams(stmt: SelectStatement, params: Readonly<Record<string
     for (const q of s.kind === 'union' ? s.selects : [s]) {
       if (!q.from) continue;
       const bind = (x: TableExpr): TableExpr => (x.kind === 'table' && (x.param !== undefined || x.databaseParam !== undefined) ? bindTable(x, params) : x);
-      q.from = { ...q.from, table: bind(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: bind(j.table) })) };
+      q.from = mapFromTables(q, bind).from;
     }
   });
   return bound;

@@ -10,7 +10,7 @@ import type { Topology } from '../config/schema.js';
 import type { Expr, SelectQuery, SelectStatement, SettingItem, TableExpr, TableRef } from '../sql/ast.js';
 import { cloneAst } from '../sql/ast.js';
 import { parseExpression, parseSelect } from '../sql/parse.js';
-import { forEachStatement, walkExpr } from '../sql/visit.js';
+import { forEachStatement, walkExpr, mapFromTables } from '../sql/visit.js';
 import { errorAt } from './position.js';
 import { lookupTable, refName } from './tables.js';
 
@@ -86,7 +86,7 @@ export function withTableFilters(stmt: SelectStatement, request: Record<string, 
       // would capture a column the filter reads; else the table is read through the filter.
       const own = q.from.table.kind === 'table' && q.from.joins.length === 0 && !q.from.arrayJoin ? filterOf(q.from.table) : undefined;
       if (own && !captures(q, own)) q.where = q.where ? { kind: 'function', name: 'and', args: [cloneAst(own), q.where], operator: 'AND' } : cloneAst(own);
-      else q.from = { ...q.from, table: filtered(q.from.table), joins: q.from.joins.map((j) => ({ ...j, table: filtered(j.table) })) };
+      else q.from = mapFromTables(q, filtered).from;
     }
   });
   return stmt;
