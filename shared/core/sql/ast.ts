@@ -197,8 +197,8 @@ export interface TableRef {
   /** A table the request carries with it (ClickHouse's external data), marked by plan/external-tables.ts; never set by the parser. */
   external?: true;
   /**
-   * A distributed table's ordinary columns, where the plan read them to read aliases that lead round as ClickHouse
-   * does (plan/alias-cycles.ts); never set by the parser.
+   * The table's columns (a distributed table's ordinary ones, the request's external data's, system.one's), where the
+   * plan read them to read aliases that lead round as ClickHouse does (plan/alias-cycles.ts); never set by the parser.
    */
   columns?: string[];
   final?: boolean;
