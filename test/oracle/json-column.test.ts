@@ -172,8 +172,13 @@ describe('a GLOBAL subquery of JSON objects', () => {
   // The fast path meets the objects as the rows arrive and names the answer's columns then: the general path carries
   // them as states from its first run (one general run on the timeline per shard), never a JSON run first to learn
   // the types and a second to carry them.
-  it('runs once on the general path after the fast path refuses it', async () => {
-    const sql = 'SELECT l.id, r.j FROM cht.json_dist AS l GLOBAL JOIN (SELECT id, j FROM cht.json_dist WHERE id > 2) AS r USING id ORDER BY id';
+  it.each([
+    ['rows', 'SELECT l.id, r.j FROM cht.json_dist AS l GLOBAL JOIN (SELECT id, j FROM cht.json_dist WHERE id > 2) AS r USING id ORDER BY id'],
+    [
+      'an aggregate',
+      'SELECT l.id, r.m FROM cht.json_dist AS l GLOBAL JOIN (SELECT id % 3 AS g, argMax(j, id) AS m FROM cht.json_dist GROUP BY g) AS r ON l.id = r.g ORDER BY l.id',
+    ],
+  ])('of %s runs once on the general path after the fast path refuses it', async (_what, sql) => {
     const res = await fetch(`${o.stack.url}/query`, {
       method: 'POST',
       body: JSON.stringify({ sql, settings: { ch_scatter_path: 'general' }, requireComplete: true }),

@@ -26,7 +26,7 @@ import { resolveAggregate } from './families/index.js';
 import { shardSize } from './families/topk.js';
 import { applyPostClauses, rowComparator, type WorkRow } from './post-process.js';
 import type { ApproximateInfo, FinalizeOptions, FinalResult, Merger, SplitContext, SplitQuery } from './types.js';
-import { fromJson, parserFor, toJson, totalCompare, valueKey, type Value } from './values.js';
+import { fromJson, parserFor, toJson, totalCompare, UnmergeableValue, valueKey, type Value } from './values.js';
 import type { ColumnMeta } from '../clickhouse/port.js';
 import { TransferBudget } from './transfer-budget.js';
 
@@ -320,25 +320,32 @@ class GroupMerger implements Merger {
     const aggTypes = aggs.map((a) => a.cols.map(typeOf));
     const aggParse = aggTypes.map((ts) => ts.map(parserFor));
     const single = keyCols.length === 1;
-    for (const r of rows) {
-      const keys = keyCols.map((c, i) => keyParse[i]!(r[c]));
-      const gk = single ? valueKey(keys[0]!) : keys.map(valueKey).join('\u0000');
-      let g = this.groups.get(gk);
-      if (!g) {
-        g = this.newGroup(keys);
-        this.groups.set(gk, g);
+    try {
+      for (const r of rows) {
+        const keys = keyCols.map((c, i) => keyParse[i]!(r[c]));
+        const gk = single ? valueKey(keys[0]!) : keys.map(valueKey).join('\u0000');
+        let g = this.groups.get(gk);
+        if (!g) {
+          g = this.newGroup(keys);
+          this.groups.set(gk, g);
+        }
+        if (this.s.mode === 'topk') g.shards.add(shard); // only top-k error bounds need it
+        for (let i = 0; i < this.s.pushed.length; i++) {
+          if (g.pushed[i] === undefined) g.pushed[i] = pushParse[i]!(r[this.s.pushed[i]!.col]);
+        }
+        for (let i = 0; i < aggs.length; i++) {
+          const cols = aggs[i]!.cols;
+          const parse = aggParse[i]!;
+          const vals = new Array<Value>(cols.length);
+          for (let j = 0; j < cols.length; j++) vals[j] = parse[j]!(r[cols[j]!]);
+          g.states[i]!.add(vals, aggTypes[i]!, shard);
+        }
       }
-      if (this.s.mode === 'topk') g.shards.add(shard); // only top-k error bounds need it
-      for (let i = 0; i < this.s.pushed.length; i++) {
-        if (g.pushed[i] === undefined) g.pushed[i] = pushParse[i]!(r[this.s.pushed[i]!.col]);
-      }
-      for (let i = 0; i < aggs.length; i++) {
-        const cols = aggs[i]!.cols;
-        const parse = aggParse[i]!;
-        const vals = new Array<Value>(cols.length);
-        for (let j = 0; j < cols.length; j++) vals[j] = parse[j]!(r[cols[j]!]);
-        g.states[i]!.add(vals, aggTypes[i]!, shard);
-      }
+    } catch (e) {
+      // A value the merge has no value for: refused naming the answer's columns as they would be typed, so the general
+      // path can carry the objects as states at once (it checks its own answer's types and asks again where they differ).
+      if (e instanceof UnmergeableValue && !e.answer) throw new UnmergeableValue(e.type, this.emptyAnswerMeta());
+      throw e;
     }
     if (this.s.mode === 'topk' && this.s.shardLimit !== undefined && sent.length >= this.s.shardLimit && sent.length > 0) {
       const c = this.s.topkAgg!.cols[0]!;
@@ -347,10 +354,9 @@ class GroupMerger implements Merger {
     }
   }
 
-  finalize(opts: FinalizeOptions = {}): FinalResult {
-    const { n, aggs, pushed, keyCanon, specs } = this.s;
-    if (keyCanon.length === 0 && this.groups.size === 0) this.groups.set('[]', this.newGroup([]));
-    const work: (WorkRow & { types: string[]; group: Group })[] = [];
+  /** Each group's expressions evaluated over its keys and states, typed by the shards' answers so far. */
+  private evaluator() {
+    const { aggs, pushed, keyCanon } = this.s;
     const typeOf = (c: string) => this.types.get(c);
     // Where each bound expression's value lives (resolved once, not per group).
     const slot = new Map<string, { kind: 'key' | 'pushed' | 'agg'; i: number }>();
@@ -379,6 +385,27 @@ class GroupMerger implements Merger {
       };
       return (e: Expr) => evaluate(e, lookup);
     };
+    return { evalGroup, keyTypes };
+  }
+
+  /** The answer's columns as an empty group types them (the types of the shards' answers so far; String where none). */
+  private emptyAnswerMeta(): ColumnMeta[] {
+    const { n, keyCanon } = this.s;
+    let types: string[];
+    try {
+      const ev = this.evaluator().evalGroup(this.newGroup(keyCanon.map(() => null)));
+      types = n.columns.map((c) => ev(c.expr).t);
+    } catch {
+      types = n.columns.map(() => 'String');
+    }
+    return this.s.outNames.map((name, i) => ({ name, type: types[i]! }));
+  }
+
+  finalize(opts: FinalizeOptions = {}): FinalResult {
+    const { n, keyCanon, specs } = this.s;
+    if (keyCanon.length === 0 && this.groups.size === 0) this.groups.set('[]', this.newGroup([]));
+    const work: (WorkRow & { types: string[]; group: Group })[] = [];
+    const { evalGroup, keyTypes } = this.evaluator();
     for (const g of this.groups.values()) {
       const ev = evalGroup(g);
       if (n.having) {
@@ -414,17 +441,7 @@ class GroupMerger implements Merger {
     }).rows as typeof work;
 
     // Column types: from the first row, else from evaluating an empty group.
-    let types: string[];
-    if (page.length) types = page[0]!.types;
-    else {
-      try {
-        const ev = evalGroup(this.newGroup(keyCanon.map(() => null)));
-        types = n.columns.map((c) => ev(c.expr).t);
-      } catch {
-        types = n.columns.map(() => 'String');
-      }
-    }
-    const meta = this.s.outNames.map((name, i) => ({ name, type: types[i]! }));
+    const meta = page.length ? this.s.outNames.map((name, i) => ({ name, type: page[0]!.types[i]! })) : this.emptyAnswerMeta();
     const data = page.map((r) => {
       const o: Record<string, unknown> = {};
       meta.forEach((m, i) => {

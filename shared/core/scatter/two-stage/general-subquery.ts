@@ -99,10 +99,12 @@ export function generalSubquery(
       for (;;) {
         const r = await run(wrapped.size ? answerAsStates(plan.finalSql, names, wrapped) : plan.finalSql, true);
         const tsv = splitTsvAnswer(r.bytes!);
-        const inexact = tsv.columns.filter((c) => inexactInTsv([c]));
-        if (inexact.length && !wrapped.size) {
-          names = tsv.columns.map((c) => c.name);
-          wrapped = new Set(inexact.map((c) => c.name));
+        // A wrapped column's header is its state's type: what still shows a JSON, Dynamic or Variant type went unwrapped
+        // (a guess from the fast path's answer that missed it), and is asked again wrapped, never shipped as text.
+        const inexact = tsv.columns.filter((c) => inexactInTsv([c]) && !wrapped.has(c.name));
+        if (inexact.length) {
+          if (!wrapped.size) names = tsv.columns.map((c) => c.name);
+          wrapped = new Set([...wrapped, ...inexact.map((c) => c.name)]);
           continue;
         }
         if (answerNames)
