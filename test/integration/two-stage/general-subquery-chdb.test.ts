@@ -20,6 +20,12 @@ afterAll(async () => {
 });
 
 const SQL = `SELECT sensor, ts, '{"a":1}'::JSON AS j, toString(status)::Dynamic AS d FROM ${DEMO_TABLE} ORDER BY sensor, ts LIMIT 3`;
+/** The fast path's answer's first columns, as it would name and type them. */
+const NAMED = [
+  { name: 'sensor', type: 'String' },
+  { name: 'ts', type: 'DateTime' },
+  { name: 'j', type: 'JSON' },
+];
 const noSubqueries: SubqueryRunner = () => Promise.reject(new Error('no subquery here'));
 
 async function run(named: { name: string; type: string }[]) {
@@ -32,22 +38,12 @@ async function run(named: { name: string; type: string }[]) {
 
 describe("a refused GLOBAL subquery's values that TabSeparated cannot carry", () => {
   it('travel as states where the fast path named them', async () => {
-    const { answer } = await run([
-      { name: 'sensor', type: 'String' },
-      { name: 'ts', type: 'DateTime' },
-      { name: 'j', type: 'JSON' },
-      { name: 'd', type: 'Dynamic' },
-    ]);
+    const { answer } = await run([...NAMED, { name: 'd', type: 'Dynamic' }]);
     expect(answer.readBack?.filter((c) => c.state).map((c) => c.name)).toEqual(['j', 'd']);
     expect(answer.tsv?.rows).toBe(3);
   });
   it('and where it missed one, the general path finds it in its own answer and wraps it too', async () => {
-    const { answer } = await run([
-      { name: 'sensor', type: 'String' },
-      { name: 'ts', type: 'DateTime' },
-      { name: 'j', type: 'JSON' },
-      { name: 'd', type: 'String' },
-    ]);
+    const { answer } = await run([...NAMED, { name: 'd', type: 'String' }]);
     expect(answer.readBack?.filter((c) => c.state).map((c) => c.name)).toEqual(['j', 'd']);
     for (const c of answer.meta) if (c.name === 'j' || c.name === 'd') expect(c.type).toMatch(/^AggregateFunction\(any, /);
   });
