@@ -191,3 +191,30 @@ describe('a GLOBAL subquery of JSON objects', () => {
     expect([...asked].sort((a, b) => a[0] - b[0])).toEqual([0, 1, 2, 3].map((shard) => [shard, 1]));
   });
 });
+
+describe('the price of a fast run the general path took over', () => {
+  type Stat = { shard: number; rowsRead: number };
+  type Stats = { rowsRead: number; shards: Stat[]; subqueries?: Stat[]; abandoned?: Stat[] };
+  const ask = async (sql: string) => {
+    const res = await fetch(`${o.stack.url}/query`, { method: 'POST', body: JSON.stringify({ sql, requireComplete: true }) });
+    const body = (await res.json()) as { path: string; statistics: Stats };
+    expect(res.status).toBe(200);
+    return body;
+  };
+  const sum = (xs: Stat[] | undefined) => (xs ?? []).reduce((a, s) => a + s.rowsRead, 0);
+  it("counts the rows the refused fast run read, each shard's request on the timeline as abandoned", async () => {
+    // The fast path refuses a JSON column's objects as they arrive, after every shard has read its rows.
+    const body = await ask('SELECT id, j FROM cht.json_dist ORDER BY id');
+    expect(body.path).toBe('general');
+    const st = body.statistics;
+    // Every shard was asked; those still reading when the merge refused were cancelled, and report what they read, if anything.
+    expect(st.abandoned?.map((s) => s.shard).sort()).toEqual([0, 1, 2, 3]);
+    expect(sum(st.abandoned)).toBeGreaterThan(0);
+    expect(st.rowsRead).toBe(sum(st.shards) + sum(st.subqueries) + sum(st.abandoned));
+  });
+  it('has none where the fast path refused the query before asking a shard', async () => {
+    const body = await ask('SELECT id, row_number() OVER (ORDER BY id) AS n FROM cht.json_dist ORDER BY id');
+    expect(body.path).toBe('general');
+    expect(body.statistics.abandoned).toBeUndefined();
+  });
+});

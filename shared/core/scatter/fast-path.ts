@@ -6,6 +6,7 @@ import type { PlanOptions, QueryPlan } from '../plan/types.js';
 import type { SelectStatement } from '../sql/ast.js';
 import { coverageOfPlans, judgeCoverage, judgeLateness, judgeShards, judgeTruncation, lateBy, summarizeShards } from './completeness.js';
 import { gather } from './gather.js';
+import type { ShardOutcome } from './call-shard.js';
 import type { QueryResponse, RunDeps, ShardStat } from './query-types.js';
 import type { QuerySession } from './query-session.js';
 import { coordinatorSpans, offsetMs, readTotals, roundToTenth, shardStatOf, skippedStats, subqueryStats } from './timeline-stats.js';
@@ -61,9 +62,12 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
   const tree = run.tree && useTree(topo, plan.shards.filter((sh) => !sh.skipped).length);
   // A cursor page reads the replicas the earlier pages read (the plan has checked the cursor's signature).
   const pinned = s.request.cursor && !tree ? cursorReplicas(s.request.cursor, s.deps.cursorKey) : undefined;
-  const gathering = tree && run.tree ? gatherTree({ ...s.fanout, plan, tree: run.tree }) : gather({ ...s.fanout, plan, pinned });
+  const spent: ShardOutcome[] = [];
+  const gathering =
+    tree && run.tree ? gatherTree({ ...s.fanout, plan, tree: run.tree, spentOnRefusal: spent }) : gather({ ...s.fanout, plan, pinned, spentOnRefusal: spent });
   const gathered = await gathering.catch((e: unknown) => {
     // A refusal found only as the rows arrive (a value the merge has none for: a JSON column's objects).
+    sub.abandoned.push(...spent);
     const answered = fallBack(e);
     if (answered) return { answered };
     throw e;
@@ -97,6 +101,7 @@ export async function runFastPath(s: QuerySession, stmt: SelectStatement | undef
     fin = gathered.merger.finalize();
   } catch (e) {
     // A refusal found only when finalizing (an expression the coordinator cannot evaluate over these values).
+    sub.abandoned.push(...gathered.outcomes);
     const answered = fallBack(e);
     if (answered) return answered;
     throw e;

@@ -42,6 +42,8 @@ export interface GatherInput {
   onShard?(o: ShardOutcome): void;
   /** Per shard, the replica a cursor's earlier pages read (pinned paging; undefined: any). */
   pinned?: readonly (number | null)[] | undefined;
+  /** Receives the shards' outcomes when the merge refuses what they answered: the rows they read, which a caller answering another way still paid for. */
+  spentOnRefusal?: ShardOutcome[];
 }
 
 /** One fold of partials into the merger (the caller's now()): a shard's, or a sub-coordinator group's. */
@@ -187,7 +189,10 @@ export async function gather(input: GatherInput): Promise<GatherResult> {
         ),
       ),
     );
-    if (mergeError !== undefined) throw mergeError;
+    if (mergeError !== undefined) {
+      input.spentOnRefusal?.push(...outcomes);
+      throw mergeError;
+    }
     // Shards cut at the merge cutoff, before the deadline itself: say why they were not awaited.
     const cut = fan.stopped.reason instanceof DeadlineExceeded ? fan.stopped.reason.at : undefined;
     if (cut !== undefined && cut < input.deadlineAt) {

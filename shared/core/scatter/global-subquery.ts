@@ -39,6 +39,11 @@ export interface SubqueryLedger {
   truncated: string[];
   /** What runs before either path plans left (EXISTS folded into constants): kept when a path plans anew. */
   pinned?: { outcomes: number; missing: number; truncated: number };
+  /**
+   * Shard requests of runs the answer does not use (the fast path's, and its subqueries', where it refused the query after
+   * they answered and the general path answered instead): no part of the answer, but they read rows, so of its price.
+   */
+  abandoned: ShardOutcome[];
 }
 
 export interface SubqueryPolicy {
@@ -65,7 +70,7 @@ export function globalSubqueryRunner(
   policy: SubqueryPolicy,
   general?: GeneralSubquery,
 ): { run: SubqueryRunner; ledger: SubqueryLedger } {
-  const ledger: SubqueryLedger = { outcomes: [], missing: [], truncated: [] };
+  const ledger: SubqueryLedger = { outcomes: [], missing: [], truncated: [], abandoned: [] };
   const keepMissing = (missing: MissingShard[]) => {
     if (missing.length > 0 && !policy.partial) {
       throw new ScatterError(
@@ -97,10 +102,13 @@ export function globalSubqueryRunner(
     }
     // A value the merge has no value for (a JSON object) is refused as the rows arrive: the general path answers it.
     let g: Awaited<ReturnType<typeof gather>>;
+    const spent: ShardOutcome[] = [];
     try {
-      g = await gather({ ...base, plan });
+      g = await gather({ ...base, plan, spentOnRefusal: spent });
     } catch (e) {
       if (!fastPathRefused(e)) throw e;
+      // What the refused run read is the subquery's too, as a finalize refusal's requests are.
+      ledger.outcomes.push(...spent);
       // Where the merger named the answer's columns, the general path carries the objects as states at once.
       return generally(stmt, e instanceof UnmergeableValue && e.answer ? new InexactRows(e.answer) : e, want);
     }
@@ -132,8 +140,9 @@ export function globalSubqueryRunner(
   return { run, ledger };
 }
 
-/** Forget what earlier runs left: a path that plans the query again runs its GLOBAL subqueries again. */
+/** Forget what earlier runs left: a path that plans the query again runs its GLOBAL subqueries again (what they read stays in the price). */
 export function clearLedger(ledger: SubqueryLedger): void {
+  ledger.abandoned.push(...ledger.outcomes.slice(ledger.pinned?.outcomes ?? 0));
   ledger.outcomes.length = ledger.pinned?.outcomes ?? 0;
   ledger.missing.length = ledger.pinned?.missing ?? 0;
   ledger.truncated.length = ledger.pinned?.truncated ?? 0;

@@ -155,6 +155,12 @@ export interface QueryResponse {
      * subquery run once, the sharding key's constant operands folded), each with its attempts: absent when none.
      */
     subqueries?: ShardStat[];
+    /**
+     * The shard requests of a run the answer does not use: the fast path's (and its subqueries') where it refused the
+     * query after its shards answered (a value its merge has none for) and the general path answered it. They read rows,
+     * so `rowsRead` and `bytesRead` count them; absent when none.
+     */
+    abandoned?: ShardStat[];
     /** General path: when stage one stopped waiting, and where and how the final stage ran. */
     stageOneDeadlineAtMs?: number;
     finalStage?: FinalStageStat;

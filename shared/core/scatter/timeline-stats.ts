@@ -81,6 +81,11 @@ export function subqueryStats(outcomes: readonly ShardOutcome[], t0: number): { 
   return outcomes.length ? { subqueries: outcomes.map((o) => shardStatOf(o, t0)) } : {};
 }
 
+/** The shard requests of runs the answer does not use, where there are any (a run the general path took over from). */
+export function abandonedStats(outcomes: readonly ShardOutcome[], t0: number): { abandoned?: ReturnType<typeof shardStatOf>[] } {
+  return outcomes.length ? { abandoned: outcomes.map((o) => shardStatOf(o, t0)) } : {};
+}
+
 /** What the shards of `outcomes` read, summed: the query's `rowsRead` and `bytesRead` (its price). */
 export function readTotals(outcomes: readonly ShardOutcome[]): { rowsRead: number; bytesRead: number } {
   let rowsRead = 0;

@@ -243,8 +243,11 @@ export async function gatherTree(input: TreeGatherInput): Promise<GatherResult> 
         }
       }),
     );
-    if (mergeError !== undefined) throw mergeError;
     outcomes.sort((a, b) => a.shard - b.shard);
+    if (mergeError !== undefined) {
+      input.spentOnRefusal?.push(...outcomes);
+      throw mergeError;
+    }
     for (const o of outcomes) input.onShard?.(o);
     return { merger, outcomes, missing: missingOf(outcomes), skipped, merges };
   } finally {

@@ -38,6 +38,7 @@ import {
   shardStatOf,
   skippedStats,
   subqueryStats,
+  abandonedStats,
   type CoordinatorSpan,
   type SkippedShardStat,
 } from '../timeline-stats.js';
@@ -135,6 +136,8 @@ export interface GeneralStatistics {
   coordinator: CoordinatorSpan[];
   /** The shard requests of the query's subqueries (query-types.ts). */
   subqueries?: ShardStat[];
+  /** The shard requests of runs the answer does not use (query-types.ts). */
+  abandoned?: ShardStat[];
   finalStage: FinalStageStat;
 }
 
@@ -421,7 +424,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
   const statistics: GeneralStatistics = {
     elapsedMs: roundToTenth(now() - t0),
     // What the subqueries read counts too, as on the fast path: the query's price.
-    ...readTotals([...outcomes, ...(sub?.outcomes ?? [])]),
+    ...readTotals([...outcomes, ...(sub?.outcomes ?? []), ...(sub?.abandoned ?? [])]),
     deadlineMs: deadline.budgetMs,
     deadlineLimitedBy: deadline.limitedBy,
     shards: one.outcomes.map((lo) => shardStat(lo, t0)),
@@ -434,6 +437,7 @@ export async function runGeneralQuery(deps: GeneralDeps, plan: TwoStagePlan, opt
       { name: 'finalize', startMs: offsetMs(finalStart, t0), endMs: offsetMs(finalEnd, t0) },
     ],
     ...subqueryStats(sub?.outcomes ?? [], t0),
+    ...abandonedStats(sub?.abandoned ?? [], t0),
     finalStage,
   };
   const coverage = coverageOf(one);
