@@ -30,13 +30,21 @@ export const isSystemOne = (t: { database?: string; table: string }): boolean =>
 const ONE_COLUMN: Record<string, string> = { numbers: 'number', numbers_mt: 'number', zeros: 'zero', zeros_mt: 'zero' };
 
 /**
- * A constant table function's columns: the one of numbers() and zeros(), or those the structure of
- * values('name Type, ...', ...) or generateRandom('name Type, ...', ...) declares; undefined where not spelled so.
+ * A constant table function's columns: the one of numbers() and zeros(), those the structure of
+ * values('name Type, ...', ...) or generateRandom('name Type, ...', ...) declares, or c1, c2, ... of values() without
+ * one (one per element of its first row where that is a tuple, else one); undefined where not spelled so.
  */
 export function constantTableColumns(t: TableFunction): { name: string }[] | undefined {
   const name = t.name.toLowerCase();
   const one = ONE_COLUMN[name];
   if (one) return [{ name: one }];
+  const first = t.args[0];
+  if (name === 'values' && first && !(first.kind === 'literal' && first.type === 'string')) {
+    // `tuple(1)` is one column of a tuple type, which ClickHouse then reads otherwise: left unknown.
+    if (first.kind === 'tuple' && first.explicit) return undefined;
+    const width = first.kind === 'tuple' ? first.items.length : 1;
+    return Array.from({ length: width }, (_, i) => ({ name: `c${i + 1}` }));
+  }
   const structure = (name === 'values' && t.args.length > 1) || name === 'generaterandom' ? t.args[0] : undefined;
   if (structure?.kind !== 'literal' || structure.type !== 'string') return undefined;
   // Each top-level part is `name Type` (`Decimal(10, 2)` keeps its comma).

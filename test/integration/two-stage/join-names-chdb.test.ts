@@ -75,6 +75,11 @@ describe('a JOIN of a distributed table: names as ClickHouse names them', () => 
     ['distributed', ['b.*', 'value', 'upper(b.site)', 'upper(site)']],
     ['constant', ['b.label', 'label', 'b.*', 'a.status']],
   ];
+  // A `SELECT *` subquery on the right: its table's columns, those values() declares, or its c1, c2... without a structure.
+  for (const path of ['general', 'fast'] as const) {
+    const sql = `SELECT b.*, value FROM ${D} AS a GLOBAL JOIN (SELECT * FROM values((500, 'x'), (200, 'y'))) AS b ON a.status = b.c1 ORDER BY a.ts, a.sensor LIMIT 4`;
+    it(`${path}: ${sql}`, () => expectAsReference(sql, path));
+  }
   // A `SELECT *` subquery on the right: its table's columns, or those values() declares.
   for (const path of ['general', 'fast'] as const)
     for (const right of [
@@ -106,6 +111,7 @@ describe('a JOIN of a distributed table: names as ClickHouse names them', () => 
     `SELECT number AS x, x AS number FROM ${D} AS a JOIN numbers(600) AS b ON a.status = b.number ORDER BY ts, sensor LIMIT 4`,
     `SELECT c AS status, site AS c, status AS site FROM ${D} AS a JOIN values('c UInt8', 7) AS b ON 1 ORDER BY ts, sensor LIMIT 4`,
     `SELECT site AS y, y AS site FROM ${D} AS a JOIN system.one AS b ON 1 ORDER BY ts, sensor LIMIT 4`,
+    `SELECT c2 AS y, y AS c2, site AS c1 FROM ${D} AS a JOIN values((500, 'x'), (200, 'y')) AS b ON a.status = b.c1 ORDER BY ts, sensor LIMIT 4`,
     `SELECT status AS y, y AS status, e FROM ${D} ARRAY JOIN [1, 2] AS e ORDER BY ts, sensor, e LIMIT 4`,
     `SELECT e AS y, y AS e FROM ${D} ARRAY JOIN [1, 2] AS e ORDER BY ts, sensor, e LIMIT 4`,
     `SELECT c AS status, site AS c, status AS site FROM ${D} ARRAY JOIN [1, 2] AS e ORDER BY ts, sensor LIMIT 4`,
