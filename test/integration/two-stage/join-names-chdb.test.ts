@@ -114,6 +114,7 @@ describe('a JOIN of a distributed table: names as ClickHouse names them', () => 
     `SELECT c2 AS y, y AS c2, site AS c1 FROM ${D} AS a JOIN values((500, 'x'), (200, 'y')) AS b ON a.status = b.c1 ORDER BY ts, sensor LIMIT 4`,
     `SELECT status AS y, y AS status, e FROM ${D} ARRAY JOIN [1, 2] AS e ORDER BY ts, sensor, e LIMIT 4`,
     `SELECT e AS y, y AS e FROM ${D} ARRAY JOIN [1, 2] AS e ORDER BY ts, sensor, e LIMIT 4`,
+    `SELECT site AS y, y AS site FROM ${D} ARRAY JOIN [1, 2] ORDER BY ts, sensor LIMIT 4`,
     `SELECT c AS status, site AS c, status AS site FROM ${D} ARRAY JOIN [1, 2] AS e ORDER BY ts, sensor LIMIT 4`,
     `SELECT tag AS x, x AS tag FROM ${D} ARRAY JOIN [1, 2] AS e ORDER BY ts LIMIT 4`,
   ])

@@ -7,7 +7,7 @@
 import { cloneAst, type ColumnRef, type Expr, type SelectQuery, type TableExpr } from '../../sql/ast.js';
 import { equalExpr, exprsOfSelect, mapExpr, mapSelectExprs, walkExpr, fromTables } from '../../sql/visit.js';
 import { errorAt } from '../position.js';
-import { outputNames } from '../../sql/names.js';
+import { columnName, outputNames } from '../../sql/names.js';
 import { constantTableColumns } from '../constant-tables.js';
 
 /** The query with aliases and WITH expressions inlined; CTE items (`name AS (SELECT ...)`) are kept. */
@@ -64,7 +64,7 @@ const NONE: ReadonlySet<string> = new Set();
 
 /**
  * The names FROM gives, where the plan knows them all: a table's columns where alias-cycles.ts put them on its node, a
- * constant table function's, a subquery's output names; over a JOIN, those of every table; ARRAY JOIN's aliases.
+ * constant table function's, a subquery's output names; over a JOIN, those of every table; ARRAY JOIN's names.
  */
 function fromColumns(q: SelectQuery): ReadonlySet<string> | undefined {
   const from = q.from;
@@ -75,11 +75,8 @@ function fromColumns(q: SelectQuery): ReadonlySet<string> | undefined {
     if (!names) return undefined;
     for (const n of names) out.add(n);
   }
-  // An array joined under its own name is a column already; one of another expression is named by its alias.
-  for (const e of from.arrayJoin?.exprs ?? []) {
-    if (e.alias !== undefined) out.add(e.alias);
-    else if (e.kind !== 'column' || e.parts.length !== 1) return undefined;
-  }
+  // An array joined under its own name is a column already; another expression is named by its alias, or by its text.
+  for (const e of from.arrayJoin?.exprs ?? []) out.add(columnName(e));
   return out;
 }
 
