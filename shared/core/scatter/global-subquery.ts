@@ -107,8 +107,8 @@ export function globalSubqueryRunner(
       g = await gather({ ...base, plan, spentOnRefusal: spent });
     } catch (e) {
       if (!fastPathRefused(e)) throw e;
-      // What the refused run read is the subquery's too, as a finalize refusal's requests are.
-      ledger.outcomes.push(...spent);
+      // The refused run's requests read rows: the price counts them, the answer does not (a failure among them is the fast SQL's).
+      ledger.abandoned.push(...spent);
       // Where the merger named the answer's columns, the general path carries the objects as states at once.
       return generally(stmt, e instanceof UnmergeableValue && e.answer ? new InexactRows(e.answer) : e, want);
     }

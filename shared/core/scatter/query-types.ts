@@ -158,7 +158,7 @@ export interface QueryResponse {
     /**
      * The shard requests of a run the answer does not use: the fast path's (and its subqueries') where it refused the
      * query after its shards answered (a value its merge has none for) and the general path answered it. They read rows,
-     * so `rowsRead` and `bytesRead` count them; absent when none.
+     * so `rowsRead` and `bytesRead` count them; a GLOBAL subquery's fast run refused so too. Absent when none.
      */
     abandoned?: ShardStat[];
     /** General path: when stage one stopped waiting, and where and how the final stage ran. */
