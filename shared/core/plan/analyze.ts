@@ -96,9 +96,7 @@ export function tablesRead(
     checkSelectShape(q, false, onShard);
     const own = recursiveCtes(q);
     const scope = own.length ? new Set([...ctes, ...own.map((w) => w.name)]) : ctes;
-    if (q.from) {
-      for (const t of fromTables(q)) collectTable(t, topo, out, defined, scope, onShard);
-    }
+    for (const t of fromTables(q)) collectTable(t, topo, out, defined, scope, onShard);
     for (const { expr } of exprsOfSelect(q)) {
       walkExpr(expr, (e) => {
         if (e.kind === 'param') throw unsupported(`query parameter {${e.name}:${e.type}}`, e);
@@ -134,7 +132,7 @@ function collectTable(
 function localizeStatement(stmt: SelectStatement, topo: Topology): void {
   const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
   for (const q of selects) {
-    if (q.from) for (const t of fromTables(q)) localizeTable(t, topo);
+    for (const t of fromTables(q)) localizeTable(t, topo);
     for (const { expr } of exprsOfSelect(q)) {
       walkExpr(expr, (e) => {
         if (e.kind === 'subquery') localizeStatement(e.query, topo);

@@ -30,7 +30,7 @@ export function refusePasteOverDistributed(stmt: SelectStatement, topo: Topology
     if (t.kind !== 'subqueryTable') return distributed(t);
     let found = false;
     forEachStatement(t.query, (s) => {
-      for (const q of s.kind === 'union' ? s.selects : [s]) if (q.from && fromTables(q).some(distributed)) found = true;
+      for (const q of s.kind === 'union' ? s.selects : [s]) if (fromTables(q).some(distributed)) found = true;
     });
     return found;
   };

@@ -92,7 +92,7 @@ function visitSelect(q: SelectQuery, reach: Reach, outer: ReadonlySet<string>, d
   const ctes = new Set(outer);
   for (const w of q.with ?? []) if (w.cte) ctes.add(w.name);
   checkClause(q.format, q.settings, reach, q);
-  if (q.from) for (const t of fromTables(q)) visitTable(t, reach, ctes, defined, q);
+  for (const t of fromTables(q)) visitTable(t, reach, ctes, defined, q);
   for (const { expr } of exprsOfSelect(q)) checkExpr(expr, reach, ctes, defined);
 }
 

@@ -15,7 +15,7 @@ export function recursiveCtes(q: SelectQuery): WithItem[] {
 export function readsTable(s: SelectStatement, names: ReadonlySet<string>): boolean {
   const named = (t: TableExpr): boolean =>
     t.kind === 'table' ? t.database === undefined && names.has(t.table) : t.kind === 'subqueryTable' && readsTable(t.query, names);
-  for (const q of s.kind === 'union' ? s.selects : [s]) if (q.from && fromTables(q).some(named)) return true;
+  for (const q of s.kind === 'union' ? s.selects : [s]) if (fromTables(q).some(named)) return true;
   let hit = false;
   walkStatement(s, (e) => {
     if (hit) return false;

@@ -88,7 +88,7 @@ export function walkStatement(stmt: SelectStatement, fn: (e: Expr, parent: Expr 
   const selects = stmt.kind === 'union' ? stmt.selects : [stmt];
   for (const q of selects) {
     for (const { expr } of exprsOfSelect(q)) walkExpr(expr, fn, opts);
-    if (opts.subqueries && q.from) {
+    if (opts.subqueries) {
       for (const t of fromTables(q)) {
         if (t.kind === 'subqueryTable') walkStatement(t.query, fn, opts);
       }

@@ -16,7 +16,7 @@ export function distributedTables(s: SelectStatement, topo: Topology): string[] 
     }
     if (t.kind === 'subqueryTable') out.push(...distributedTables(t.query, topo));
   };
-  for (const q of s.kind === 'union' ? s.selects : [s]) if (q.from) fromTables(q).forEach(visitTable);
+  for (const q of s.kind === 'union' ? s.selects : [s]) fromTables(q).forEach(visitTable);
   walkStatement(s, (e) => {
     if (e.kind === 'subquery') out.push(...distributedTables(e.query, topo));
     const set = inTableOperand(e);
