@@ -1,40 +1,70 @@
 // PrettySpace: a header line of names padded with spaces to their columns' widths, an empty line, then
 // the rows; a block of 50 rows or more ends with the header again (after and before an empty line), each
 // further block the engine writes unsquashed starts with its own, and totals and extremes are blocks under
-// a `Totals:` / `Extremes:` line. The final stage's alias is as wide as the name, so only a header's names
-// change; a name holds spaces, so a header is read name by name, where the rows' layout says one is.
+// a `Totals:` / `Extremes:` line. The final stage's alias is as wide as the name and cut alike, so only a
+// header's names change; a name holds spaces, so a header is read name by name, where the rows' layout says one is.
 import type { Span } from './json-spans.js';
-import { copyAlike, lineStarts, notRenamed, refuseUnlikeWidths, type Renamer, type Renaming } from './renaming.js';
+import { cutName, displayWidth, isCuttableName } from '../clickhouse/display-width.js';
+import type { SettingValue } from '../clickhouse/port.js';
+import { lineStarts, nameForAlias, notRenamed, refuseUnlikeWidths, renameAliasCells, type Renamer, type Renaming } from './renaming.js';
 import { isVerticalFallback, verticalRenaming } from './renamed-vertical.js';
 
 const BOLD = '\x1b[1m';
 const RESET = '\x1b[0m';
 const SHOWED = /^Showed \d+ out of \d+ rows\.$/;
 
+const ALIAS = /[A-Za-z0-9_.]+/y;
+
+/**
+ * What a header may write for a column, longest first: the name, or where it is the first of its name also its cuts (by
+ * the widths of its values the engine cuts it at any width); an alias, or its cut, read as far as it goes.
+ */
+function shapesAt(line: string, p: number, names: string[], i: number, filler: string): string[] {
+  const name = names[i]!;
+  if (names.indexOf(name) === i) {
+    const width = displayWidth(name)!;
+    const cuts = isCuttableName(name) ? Array.from({ length: width - 1 }, (_, k) => cutName(name, width - 1 - k, filler)) : [];
+    return [name, ...cuts].map(latin1);
+  }
+  const f = latin1(filler);
+  ALIAS.lastIndex = p;
+  const head = ALIAS.exec(line)?.[0];
+  if (!head) return [];
+  if (!line.startsWith(f, p + head.length)) return [head];
+  ALIAS.lastIndex = p + head.length + f.length;
+  const tail = ALIAS.exec(line)?.[0];
+  // Only an alias as wide as the name, or cut as the engine cuts it, is read as one.
+  return [tail ? head + f + tail : head].filter((a) => nameForAlias(Buffer.from(a, 'latin1').toString('utf8'), name, filler) !== undefined);
+}
+
+const latin1 = (s: string) => Buffer.from(s).toString('latin1');
+
 /** The names' spans in one line (latin1, from `at`) read as a header of `names`, or undefined where it is not one. */
-function headerCells(line: string, at: number, names: string[]): Span[] | undefined {
+function headerCells(line: string, at: number, names: string[], filler: string): Span[] | undefined {
   const cells: Span[] = [];
   let p = 0;
-  for (const [i, name] of names.entries()) {
+  for (const i of names.keys()) {
     const gap = /^ */.exec(line.slice(p))![0].length;
-    // One space before the first name (after the row numbers' indent), three between names, then each one's padding.
-    if (gap < (i === 0 ? 1 : 3)) return undefined;
+    // Three spaces between names, then each one's padding; before the first, one (after the row numbers' indent), or
+    // none on an engine older than the row numbers (18.16).
+    if (i > 0 && gap < 3) return undefined;
     p += gap;
     const color = line.startsWith(BOLD, p);
-    const j = names.indexOf(name);
-    const shape = j === i ? name : line.substr(p + (color ? BOLD.length : 0), name.length);
-    if ((j < i && !/^[A-Za-z0-9_]+$/.test(shape)) || shape.length !== name.length) return undefined;
-    const cell = color ? `${BOLD}${shape}${RESET}` : shape;
-    if (!line.startsWith(cell, p) || (p + cell.length < line.length && line[p + cell.length] !== ' ')) return undefined;
+    const ends = (cell: string) => line.startsWith(cell, p) && (p + cell.length === line.length || line[p + cell.length] === ' ');
+    const cell = shapesAt(line, p + (color ? BOLD.length : 0), names, i, filler)
+      .map((shape) => (color ? `${BOLD}${shape}${RESET}` : shape))
+      .find(ends);
+    if (cell === undefined) return undefined;
     cells.push({ start: at + p, end: at + p + cell.length });
     p += cell.length;
   }
   return /^ *$/.test(line.slice(p)) ? cells : undefined;
 }
 
-export function prettySpaceRenaming(bytes: Buffer, names: string[]): Renaming {
+export function prettySpaceRenaming(bytes: Buffer, names: string[], settings: Readonly<Record<string, SettingValue>>): Renaming {
   refuseUnlikeWidths(names, 'PrettySpace');
-  if (isVerticalFallback(bytes)) return verticalRenaming(bytes, names);
+  if (isVerticalFallback(bytes)) return verticalRenaming(bytes, names, settings);
+  const filler = String(settings.output_format_pretty_grid_charset ?? 'UTF-8').toUpperCase() === 'ASCII' ? '~' : '⋯';
   const r: Renaming = { replace: [] };
   const text = bytes.toString('latin1');
   if (text.length === 0) return r;
@@ -42,8 +72,8 @@ export function prettySpaceRenaming(bytes: Buffer, names: string[]): Renaming {
   if (lines.pop() !== '') throw notRenamed(names);
   const starts = lineStarts(lines);
   // A header is always followed by an empty line.
-  const header = (k: number) => (k < lines.length && lines[k + 1] === '' ? headerCells(lines[k]!, starts[k]!, names) : undefined);
-  const take = (cells: Span[]) => copyAlike(bytes, cells, names, r.replace);
+  const header = (k: number) => (k < lines.length && lines[k + 1] === '' ? headerCells(lines[k]!, starts[k]!, names, filler) : undefined);
+  const take = (cells: Span[]) => renameAliasCells(bytes, cells, names, r, filler);
   // A WITH TOTALS answer without rows starts with the totals' empty line.
   let state: 'header' | 'rows' | 'gap' = lines[0] === '' ? 'gap' : 'header';
   for (let k = 0; k < lines.length; ) {

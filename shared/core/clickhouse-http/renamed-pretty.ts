@@ -1,11 +1,11 @@
 // Pretty and PrettyCompact: each column is as wide as its widest value or its name, and the final stage's
 // alias for a later column of a taken name is as wide as that name (stage-names.ts), so the engine's
 // layout is the client's already; only the header cells (and the footer's, past 50 rows) hold the alias,
-// and each gets the bytes the engine wrote for the earlier column of that name (a long name cut alike).
+// and each gets the client's name as the engine writes it (a long name cut where the alias is cut).
 // A header line starts with its border after the row numbers' indent, where no value can start a line;
 // in the ASCII grid Pretty's header is drawn like a row, so it is found by the table's order of lines.
 import type { Span } from './json-spans.js';
-import { copyAlike, lineStarts, notRenamed, refuseUnlikeWidths, type Renamer, type Renaming } from './renaming.js';
+import { lineStarts, notRenamed, renameAliasCells, refuseUnlikeWidths, type Renamer, type Renaming } from './renaming.js';
 import { isVerticalFallback, verticalRenaming } from './renamed-vertical.js';
 
 /** The header lines of a layout: where they start, the character between cells, and the fill around a name. */
@@ -38,7 +38,7 @@ function cellNames(line: string, at: number, l: Layout): Span[] | undefined {
 }
 
 /** The line of each table's names in `bytes`, by the layouts' header lines (the UTF-8 grid, PrettyCompact's ASCII one). */
-function headerLines(bytes: Buffer, names: string[], layouts: Layout[], r: Renaming): number {
+function headerLines(bytes: Buffer, names: string[], layouts: Layout[], r: Renaming, filler: string): number {
   let headers = 0;
   for (let at = 0; at < bytes.length; ) {
     const nl = bytes.indexOf(0x0a, at);
@@ -49,12 +49,7 @@ function headerLines(bytes: Buffer, names: string[], layouts: Layout[], r: Renam
     const cells = l && cellNames(line, at, l);
     if (cells) {
       headers++;
-      names.forEach((name, i) => {
-        const j = names.indexOf(name);
-        // The alias is as wide as the name: a cell of another width is not the layout expected.
-        if (j < i && cells[i] && cells[j] && cells[i]!.end - cells[i]!.start !== cells[j]!.end - cells[j]!.start) throw notRenamed(names);
-      });
-      copyAlike(bytes, cells, names, r.replace);
+      renameAliasCells(bytes, cells, names, r, filler);
     }
     at = end + 1;
   }
@@ -80,9 +75,10 @@ function asciiFullHeaders(bytes: Buffer, names: string[], r: Renaming): number {
     return l === undefined ? 'end' : BORDER.test(l) ? 'border' : ROW.test(l) || FILLER.test(l) ? 'row' : 'other';
   };
   const take = (k: number) => {
-    const cells = cellNames(lines[k]!, starts[k]!, ASCII_FULL);
+    // A header line holds only borders and names: read as UTF-8, its cells' offsets are bytes.
+    const cells = cellNames(Buffer.from(lines[k]!, 'latin1').toString('utf8'), starts[k]!, ASCII_FULL);
     if (!cells) throw notRenamed(names);
-    copyAlike(bytes, cells, names, r.replace);
+    renameAliasCells(bytes, cells, names, r, '~');
   };
   let headers = 0;
   let table: string | undefined;
@@ -116,9 +112,9 @@ function asciiFullHeaders(bytes: Buffer, names: string[], r: Renaming): number {
 
 const pretty =
   (utf8: Layout[], ascii: Layout | 'full', forbidden: RegExp): Renamer =>
-  (bytes, names) => {
+  (bytes, names, settings) => {
     refuseUnlikeWidths(names, 'Pretty');
-    if (isVerticalFallback(bytes)) return verticalRenaming(bytes, names);
+    if (isVerticalFallback(bytes)) return verticalRenaming(bytes, names, settings);
     const r: Renaming = { replace: [] };
     // The grid's charset, by the first table's top border (ASCII's `+`).
     const top =
@@ -133,8 +129,8 @@ const pretty =
     const headers = isAscii
       ? ascii === 'full'
         ? asciiFullHeaders(bytes, names, r)
-        : headerLines(bytes, names, [ascii], r)
-      : headerLines(bytes, names, utf8, r);
+        : headerLines(bytes, names, [ascii], r, '~')
+      : headerLines(bytes, names, utf8, r, '⋯');
     if (headers === 0 && bytes.length > 0) throw notRenamed(names);
     return r;
   };

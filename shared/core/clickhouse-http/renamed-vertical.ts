@@ -1,10 +1,12 @@
 // Vertical, and the Pretty formats' fallback to it (a few rows of many columns): each row is a section
 // titled `Row N:` over a line of `─`, then one `name: value` line a column, the name padded to the widest
 // one; Vertical's totals and extremes are sections titled `Totals:`, `Min:`, `Max:`, the fallback's are
-// rows under a `Totals:` / `Extremes:` line. The final stage's alias is as wide as the name, so only the
-// names' bytes change. A value may hold line breaks: a line inside one that looks like a title or a name
+// rows under a `Totals:` / `Extremes:` line. The final stage's alias is as wide as the name and cut alike
+// (past 24 columns by default), so only the names' bytes change. A value may hold line breaks: a line inside one that looks like a title or a name
 // is refused, never read as the layout.
 import type { Span } from './json-spans.js';
+import { cutName, displayWidth, isCuttableName } from '../clickhouse/display-width.js';
+import type { SettingValue } from '../clickhouse/port.js';
 import { copyAlike, notRenamed, refuseUnlikeWidths, type Renamer, type Renaming } from './renaming.js';
 
 /** The bytes as latin1 text: one character a byte, so an index is a byte offset. */
@@ -14,13 +16,45 @@ const RESET = '\x1b[0m';
 
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Each column's `name: ` and padding as a pattern: the name itself where it is the first of its name, else an alias as wide. */
-function fieldPatterns(names: string[], color: boolean): RegExp[] {
-  const width = Math.max(...names.map((n) => n.length));
-  return names.map((name, i) => {
-    const own = names.indexOf(name) === i ? literal(name) : `[A-Za-z0-9_]{${name.length}}`;
-    const pad = ' '.repeat(width - name.length);
-    return color ? new RegExp(`${literal(BOLD)}(${own}):${literal(RESET)} ${pad}`, 'y') : new RegExp(`(${own}): ${pad}`, 'y');
+/** How the engine cuts long names: to `to` columns (0: never) past `slack` more, around `filler`. */
+interface Cut {
+  to: number;
+  slack: number;
+  filler: string;
+}
+
+/** The cut the settings ask for (ClickHouse's defaults: 24 columns, 4 more), and none, as an engine older than the cut writes. */
+function cutsOf(settings: Readonly<Record<string, SettingValue>>): Cut[] {
+  const n = (k: string, d: number) => (settings[k] === undefined ? d : Number(settings[k]));
+  const filler = String(settings.output_format_pretty_grid_charset ?? 'UTF-8').toUpperCase() === 'ASCII' ? '~' : '⋯';
+  const to = n('output_format_pretty_max_column_name_width_cut_to', 24);
+  const asked = { to, slack: n('output_format_pretty_max_column_name_width_min_chars_to_cut', 4), filler };
+  return to ? [asked, { to: 0, slack: 0, filler }] : [asked];
+}
+
+const latin1 = (s: string) => Buffer.from(s).toString('latin1');
+const ALIAS = '[A-Za-z0-9_.]';
+
+/**
+ * Each column's `name: ` and padding as a pattern: the name itself (or its cut) where it is the first of its name, else
+ * an alias as wide (or its cut).
+ */
+function fieldPatterns(names: string[], color: boolean, cut: Cut): RegExp[] {
+  const shown = names.map((name, i) => {
+    // refuseUnlikeWidths let through only names of a known width.
+    const width = displayWidth(name)!;
+    const cuts = cut.to > 0 && isCuttableName(name) && width > cut.to + cut.slack;
+    const first = names.indexOf(name) === i;
+    if (!cuts) return { width, pattern: first ? literal(latin1(name)) : `${ALIAS}{${width}}` };
+    const pattern = first
+      ? literal(latin1(cutName(name, cut.to, cut.filler)))
+      : `${ALIAS}{${Math.floor(cut.to / 2)}}${literal(latin1(cut.filler))}${ALIAS}{${Math.floor((cut.to - 1) / 2)}}`;
+    return { width: cut.to, pattern };
+  });
+  const widest = Math.max(...shown.map((s) => s.width));
+  return shown.map(({ width, pattern }) => {
+    const pad = ' '.repeat(widest - width);
+    return color ? new RegExp(`${literal(BOLD)}(${pattern}):${literal(RESET)} ${pad}`, 'y') : new RegExp(`(${pattern}): ${pad}`, 'y');
   });
 }
 
@@ -44,13 +78,23 @@ function boundary(text: string, nl: number, lastRow: number): { next?: number } 
   return { next: nl + 1 + gap[0].length };
 }
 
-/** The name spans of each section of a Vertical layout, or a refusal. */
-export function verticalSections(bytes: Buffer, names: string[]): Span[][] {
+/** The name spans of each section of a Vertical layout, its long names cut as the settings ask or not cut, or a refusal. */
+export function verticalSections(bytes: Buffer, names: string[], settings: Readonly<Record<string, SettingValue>> = {}): Span[][] {
   refuseUnlikeWidths(names, 'Vertical');
+  const [asked, none] = cutsOf(settings);
+  try {
+    return sectionsUnder(bytes, names, asked!);
+  } catch (e) {
+    if (!none) throw e;
+    return sectionsUnder(bytes, names, none);
+  }
+}
+
+function sectionsUnder(bytes: Buffer, names: string[], cut: Cut): Span[][] {
   const text = bytes.toString('latin1');
   if (text.length === 0) return [];
   const color = text.includes(`\n${BOLD}`);
-  const fields = fieldPatterns(names, color);
+  const fields = fieldPatterns(names, color, cut);
   const sections: Span[][] = [];
   const values: Span[] = [];
   let lastRow = 0;
@@ -110,13 +154,13 @@ function refuseLookalikes(text: string, values: Span[], fields: RegExp[], names:
 }
 
 /** The renaming of a Vertical layout: in each section, each later column of a taken name gets the earlier one's bytes. */
-export function verticalRenaming(bytes: Buffer, names: string[]): Renaming {
+export function verticalRenaming(bytes: Buffer, names: string[], settings: Readonly<Record<string, SettingValue>>): Renaming {
   const r: Renaming = { replace: [] };
-  for (const slots of verticalSections(bytes, names)) copyAlike(bytes, slots, names, r.replace);
+  for (const slots of verticalSections(bytes, names, settings)) copyAlike(bytes, slots, names, r.replace);
   return r;
 }
 
 /** Whether the Pretty formats' bytes are their fallback to Vertical: it starts with the first row's title. */
 export const isVerticalFallback = (bytes: Buffer): boolean => bytes.subarray(0, 7).toString('latin1') === 'Row 1:\n';
 
-export const VERTICAL_RENAMERS: Record<string, Renamer> = { Vertical: (bytes, names) => verticalRenaming(bytes, names) };
+export const VERTICAL_RENAMERS: Record<string, Renamer> = { Vertical: verticalRenaming };

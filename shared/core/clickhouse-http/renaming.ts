@@ -3,6 +3,7 @@
 import { ScatterError } from '../errors.js';
 import type { SettingValue } from '../clickhouse/port.js';
 import type { Span } from './json-spans.js';
+import { cutName, displayWidth, isCuttableName } from '../clickhouse/display-width.js';
 
 /** The column names (and types, where the bytes carry them) found in an answer, and the bytes to put in their place. */
 export interface Renaming {
@@ -40,10 +41,13 @@ export function notRenamed(names: string[], format?: string, why = 'its bytes ar
   );
 }
 
-/** Only names whose width is their length, written as they are, are padded alike. */
+/**
+ * Only names whose width is known (no tab or control character), written as they are (no edge space, which reads as
+ * the padding, zero-width code points after it or not), are padded alike: the final stage's alias is as wide (stage-names.ts).
+ */
 export function refuseUnlikeWidths(names: string[], layout: string): void {
-  if (names.some((n) => !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(n)))
-    throw notRenamed(names, undefined, `${layout} lays a name out by its width, known here only for printable ASCII names`);
+  if (names.some((n) => !displayWidth(n) || n.startsWith(' ') || [...n].reverse().find((c) => displayWidth(c)) === ' '))
+    throw notRenamed(names, undefined, `${layout} lays a name out by its width, known here only for names without a tab, a control character or an edge space`);
 }
 
 /** Where each of `lines` (the latin1 text split at line breaks) starts, in bytes. */
@@ -55,4 +59,42 @@ export function lineStarts(lines: string[]): number[] {
     offset += l.length + 1;
   }
   return starts;
+}
+
+/** A stage alias as the engine writes it (stage-names.ts: letters, digits, `_`, and `.` padding a name it may cut). */
+const ALIAS = /^[A-Za-z0-9_.]+$/;
+
+/**
+ * The client's name as the Pretty and Vertical formats write it where they wrote a later column's stage alias, which is
+ * as wide and cut alike: whole, or cut at the alias's cut width (its columns' values widen the cut); undefined where
+ * `text` is neither the alias nor its cut.
+ */
+export function nameForAlias(text: string, name: string, filler: string): string | undefined {
+  const width = displayWidth(name);
+  if (ALIAS.test(text)) return text.length === width ? name : undefined;
+  const at = text.indexOf(filler);
+  if (at < 0 || !isCuttableName(name)) return undefined;
+  const head = text.slice(0, at);
+  const tail = text.slice(at + filler.length);
+  const cutTo = head.length + 1 + tail.length;
+  const cut = head.length === Math.floor(cutTo / 2) && tail.length === Math.floor((cutTo - 1) / 2);
+  return ALIAS.test(head) && ALIAS.test(tail) && cut && width !== undefined && cutTo < width ? cutName(name, cutTo, filler) : undefined;
+}
+
+/**
+ * Each later cell of a taken name, which holds the stage alias (or its cut), gets the client's name as the engine
+ * writes it there (or its cut alike), inside the cell's colour; any other text is not the layout expected.
+ */
+export function renameAliasCells(bytes: Buffer, cells: Span[], names: string[], r: Renaming, filler: string): void {
+  if (cells.length !== names.length) throw notRenamed(names);
+  names.forEach((name, i) => {
+    if (names.indexOf(name) === i) return;
+    const cell = bytes.toString('utf8', cells[i]!.start, cells[i]!.end);
+    // 18.16 pads a name inside its colour; a name never ends in a space (refuseUnlikeWidths).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the colour's escape sequences are the point
+    const [, open = '', text = '', pad = '', close = ''] = /^((?:\x1b\[[0-9;]*m)*)(.*?)( *)((?:\x1b\[[0-9;]*m)*)$/s.exec(cell) ?? [];
+    const written = nameForAlias(text, name, filler);
+    if (written === undefined) throw notRenamed(names);
+    r.replace.push({ at: cells[i]!, bytes: Buffer.from(open + written + pad + close) });
+  });
 }

@@ -205,6 +205,35 @@ describe('a final stage not known to be ClickHouse 26', () => {
   }, 60_000);
 });
 
+describe('names of other widths than lengths, on a final stage not known to be ClickHouse 26', () => {
+  // Wide and accented names, and one long enough for the Pretty formats to cut: the renaming of the padded formats'
+  // bytes gives them back, totals and extremes included.
+  it("the Pretty kin and Vertical are ClickHouse's bytes", async () => {
+    const sql = `SELECT * FROM (SELECT sensor, toUInt16(status) AS \`статус\`, site AS \`Ωμέγα-долгое-имя-столбца-длиннее\` FROM ${D} WHERE sensor IN ${SENSORS}) GLOBAL JOIN (SELECT sensor, toUInt16(max(status) + 1) AS \`статус\`, min(site) AS \`Ωμέγα-долгое-имя-столбца-длиннее\`, 1 AS \`中文\` ${PER_SENSOR}) USING sensor ORDER BY ALL SETTINGS joined_subquery_requires_alias = 0, extremes = 1`;
+    const deps = demoRunDeps(demo, 'q-alike-wide', { tableColumns: columns });
+    const select = generalSelect({ ...deps, planTwoStage: deps.planTwoStage! });
+    const padded = formats.filter((f) => /^(Pretty(Compact|Space)?(NoEscapes)?(MonoBlock)?|Vertical)$/.test(f));
+    expect(padded.length).toBeGreaterThan(10);
+    for (const settings of [{}, { output_format_pretty_grid_charset: 'ASCII' }, { output_format_pretty_color: '1' }] as Record<string, string>[])
+      for (const format of padded) {
+        const got = await select({
+          sql,
+          format,
+          formatSettings: { ...SETTINGS, ...settings },
+          settings: {},
+          params: {},
+          requireComplete: true,
+          queryId: 'q-alike-wide',
+          engineVersion: '18.16.1',
+        });
+        const want = await reference(sql, format, settings);
+        expect(want.status, format).toBe(200);
+        expect(got.bytes.toString('utf8'), `${format} ${JSON.stringify(settings)}`).toBe(want.bytes.toString('utf8'));
+      }
+    expect(deps.sent.some((r) => r.sql.includes('MATERIALIZED'))).toBe(false);
+  }, 120_000);
+});
+
 describe('both stages on the one shard that holds the rows', () => {
   it("wraps the fused query too: ClickHouse's bytes from that shard's one request", async () => {
     const sql = `SELECT * FROM ${D} GLOBAL JOIN (SELECT sensor, toUInt16(status + 1) AS status FROM ${D} WHERE sensor = 's-1') USING sensor WHERE sensor = 's-1' ORDER BY ts SETTINGS joined_subquery_requires_alias = 0`;

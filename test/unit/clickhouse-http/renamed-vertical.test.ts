@@ -32,6 +32,6 @@ describe('Vertical renamer', () => {
       'Row 1:\n──────\nsensor: a\n_n1___: a\nc:      1\nRow 2:\n', // a title inside the last value
     ])
       expect(() => withAnswerNamesIn(Buffer.from(bad), 'Vertical', NAMES), bad).toThrow(/two different columns both named sensor/);
-    expect(() => withAnswerNamesIn(Buffer.from(STAGED), 'Vertical', ['é', 'é', 'c'])).toThrow(/lays a name out by its width/);
+    expect(() => withAnswerNamesIn(Buffer.from(STAGED), 'Vertical', ['a\tb', 'a\tb', 'c'])).toThrow(/lays a name out by its width/);
   });
 });

@@ -6,6 +6,7 @@
 import { tokenize } from '../../sql/lexer.js';
 import { printSelect } from '../../sql/print.js';
 import type { SelectStatement } from '../../sql/ast.js';
+import { displayWidth, isCuttableName } from '../../clickhouse/display-width.js';
 
 export interface StageNames {
   key(i: number): string;
@@ -13,7 +14,7 @@ export interface StageNames {
   value(i: number): string;
   /**
    * The final stage's name for answer column i where the client's name `like` is taken by an earlier one: as
-   * wide as `like` when that is printable ASCII, so a format that pads each column to its name's width
+   * wide as `like` where its width is known (display-width.ts), so a format that pads each column to its name's width
    * (Pretty, Vertical) lays the answer out as it would under the client's name, which then only replaces it.
    */
   renamed(i: number, like: string): string;
@@ -44,17 +45,19 @@ export function stageNamesFor(stmt: SelectStatement): StageNames {
 const FIRST = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_';
 const NEXT = FIRST + '0123456789';
 
-/** `base`, or where `like` is printable ASCII an identifier of its length that `taken` refuses not (base padded, or the first of that length); else base. */
+/** `base`, or where `like`'s width is known an identifier of that length that `taken` refuses not (base padded, or the first of that length); else base. */
 function sameWidth(base: string, like: string, taken: (n: string) => boolean): string {
-  if (!/^[\x20-\x7e]+$/.test(like) || like.length === base.length) return base;
-  if (like.length > base.length) {
-    for (const fill of `_0123456789${FIRST}`) {
-      const padded = base + fill.repeat(like.length - base.length);
+  const width = displayWidth(like);
+  if (!width || width === base.length) return base;
+  if (width > base.length) {
+    // A name the Pretty formats may cut (not an identifier) gets an alias they cut alike: padded with `.`, which no grid draws.
+    for (const fill of isCuttableName(like) ? '.' : `_0123456789${FIRST}`) {
+      const padded = base + fill.repeat(width - base.length);
       if (!taken(padded)) return padded;
     }
     return base;
   }
-  // Shorter than the stage names: the first free identifier of that length (a letter; `_` and a character repeated, never a keyword).
-  const candidates = like.length === 1 ? [...FIRST.slice(0, -1)] : [...NEXT].map((b) => `_${b.repeat(like.length - 1)}`);
+  // Narrower than the stage names: the first free identifier of that length (a letter; `_` and a character repeated, never a keyword).
+  const candidates = width === 1 ? [...FIRST.slice(0, -1)] : [...NEXT].map((b) => `_${b.repeat(width - 1)}`);
   return candidates.find((n) => !taken(n)) ?? base;
 }
