@@ -4,6 +4,7 @@
 // Pretty and Vertical bytes, gives 18.16's own bytes of the two columns under one name.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { nameOf } from '../support/code-points.js';
 import { displayWidth } from '../../shared/core/clickhouse/display-width.js';
 import { withAnswerNamesIn } from '../../shared/core/clickhouse-http/renamed-format.js';
 import { stageNamesFor } from '../../shared/core/plan/two-stage/stage-names.js';
@@ -13,14 +14,7 @@ import { chHttp, useChServers } from '../support/ch-servers.js';
 
 const servers = useChServers({ n: 1, portBase: 21800 });
 
-const CODE_POINT = fc.oneof(
-  fc.integer({ min: 0x20, max: 0x7e }),
-  fc.integer({ min: 0xa0, max: 0x2fff }),
-  fc.integer({ min: 0x3000, max: 0xd7ff }),
-  fc.integer({ min: 0xe000, max: 0xffff }),
-  fc.integer({ min: 0x10000, max: 0x10ffff }),
-);
-const NAME = fc.array(CODE_POINT, { minLength: 1, maxLength: 40 }).map((cps) => `a${String.fromCodePoint(...cps)}`);
+const NAME = nameOf(40);
 
 describe('display widths on 18.16', () => {
   it("property: a name's cell in a Pretty header is the name, as wide as displayWidth says", async () => {

@@ -3,20 +3,13 @@
 // in a Pretty header take the columns displayWidth() says.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { nameOf } from '../../support/code-points.js';
 import { query } from 'chdb';
 import { codePointWidth, cutName, displayWidth } from '../../../shared/core/clickhouse/display-width.js';
 import { WIDTHS_SQL } from '../../../scripts/gen-display-widths.mjs';
 import { backquote } from '../../../shared/core/sql/quote.js';
 
-/** Code points of every width, from the scripts the engine's table knows. */
-const CODE_POINT = fc.oneof(
-  fc.integer({ min: 0x20, max: 0x7e }),
-  fc.integer({ min: 0xa0, max: 0x2fff }),
-  fc.integer({ min: 0x3000, max: 0xd7ff }),
-  fc.integer({ min: 0xe000, max: 0xffff }),
-  fc.integer({ min: 0x10000, max: 0x10ffff }),
-);
-const NAME = fc.array(CODE_POINT, { minLength: 1, maxLength: 12 }).map((cps) => `a${String.fromCodePoint(...cps)}`);
+const NAME = nameOf(12);
 
 describe('display widths', () => {
   it("every code point's width is chdb's visibleWidth of it (scripts/gen-display-widths.mjs writes the runs)", () => {
