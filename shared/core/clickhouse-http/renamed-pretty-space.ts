@@ -6,14 +6,14 @@
 import type { Span } from './json-spans.js';
 import { cutName, displayWidth, isCuttableName } from '../clickhouse/display-width.js';
 import type { SettingValue } from '../clickhouse/port.js';
-import { lineStarts, nameForAlias, notRenamed, refuseUnlikeWidths, renameAliasCells, type Renamer, type Renaming } from './renaming.js';
+import { ALIAS_CHAR, cutFiller, lineStarts, nameForAlias, notRenamed, refuseUnlikeWidths, renameAliasCells, type Renamer, type Renaming } from './renaming.js';
 import { isVerticalFallback, verticalRenaming } from './renamed-vertical.js';
 
 const BOLD = '\x1b[1m';
 const RESET = '\x1b[0m';
 const SHOWED = /^Showed \d+ out of \d+ rows\.$/;
 
-const ALIAS = /[A-Za-z0-9_.]+/y;
+const ALIAS = new RegExp(`${ALIAS_CHAR}+`, 'y');
 
 /**
  * What a header may write for a column, longest first: the name, or where it is the first of its name also its cuts (by
@@ -64,7 +64,7 @@ function headerCells(line: string, at: number, names: string[], filler: string):
 export function prettySpaceRenaming(bytes: Buffer, names: string[], settings: Readonly<Record<string, SettingValue>>): Renaming {
   refuseUnlikeWidths(names, 'PrettySpace');
   if (isVerticalFallback(bytes)) return verticalRenaming(bytes, names, settings);
-  const filler = String(settings.output_format_pretty_grid_charset ?? 'UTF-8').toUpperCase() === 'ASCII' ? '~' : '⋯';
+  const filler = cutFiller(settings);
   const r: Renaming = { replace: [] };
   const text = bytes.toString('latin1');
   if (text.length === 0) return r;

@@ -5,9 +5,9 @@
 // (past 24 columns by default), so only the names' bytes change. A value may hold line breaks: a line inside one that looks like a title or a name
 // is refused, never read as the layout.
 import type { Span } from './json-spans.js';
-import { cutName, displayWidth, isCuttableName } from '../clickhouse/display-width.js';
+import { cutHalves, cutName, displayWidth, isCuttableName } from '../clickhouse/display-width.js';
 import type { SettingValue } from '../clickhouse/port.js';
-import { copyAlike, notRenamed, refuseUnlikeWidths, type Renamer, type Renaming } from './renaming.js';
+import { ALIAS_CHAR, copyAlike, cutFiller, notRenamed, refuseUnlikeWidths, type Renamer, type Renaming } from './renaming.js';
 
 /** The bytes as latin1 text: one character a byte, so an index is a byte offset. */
 const DASH = Buffer.from('─').toString('latin1');
@@ -26,14 +26,13 @@ interface Cut {
 /** The cut the settings ask for (ClickHouse's defaults: 24 columns, 4 more), and none, as an engine older than the cut writes. */
 function cutsOf(settings: Readonly<Record<string, SettingValue>>): Cut[] {
   const n = (k: string, d: number) => (settings[k] === undefined ? d : Number(settings[k]));
-  const filler = String(settings.output_format_pretty_grid_charset ?? 'UTF-8').toUpperCase() === 'ASCII' ? '~' : '⋯';
+  const filler = cutFiller(settings);
   const to = n('output_format_pretty_max_column_name_width_cut_to', 24);
   const asked = { to, slack: n('output_format_pretty_max_column_name_width_min_chars_to_cut', 4), filler };
   return to ? [asked, { to: 0, slack: 0, filler }] : [asked];
 }
 
 const latin1 = (s: string) => Buffer.from(s).toString('latin1');
-const ALIAS = '[A-Za-z0-9_.]';
 
 /**
  * Each column's `name: ` and padding as a pattern: the name itself (or its cut) where it is the first of its name, else
@@ -45,10 +44,11 @@ function fieldPatterns(names: string[], color: boolean, cut: Cut): RegExp[] {
     const width = displayWidth(name)!;
     const cuts = cut.to > 0 && isCuttableName(name) && width > cut.to + cut.slack;
     const first = names.indexOf(name) === i;
-    if (!cuts) return { width, pattern: first ? literal(latin1(name)) : `${ALIAS}{${width}}` };
+    if (!cuts) return { width, pattern: first ? literal(latin1(name)) : `${ALIAS_CHAR}{${width}}` };
+    const halves = cutHalves(cut.to);
     const pattern = first
       ? literal(latin1(cutName(name, cut.to, cut.filler)))
-      : `${ALIAS}{${Math.floor(cut.to / 2)}}${literal(latin1(cut.filler))}${ALIAS}{${Math.floor((cut.to - 1) / 2)}}`;
+      : `${ALIAS_CHAR}{${halves.head}}${literal(latin1(cut.filler))}${ALIAS_CHAR}{${halves.tail}}`;
     return { width: cut.to, pattern };
   });
   const widest = Math.max(...shown.map((s) => s.width));

@@ -3,7 +3,7 @@
 import { ScatterError } from '../errors.js';
 import type { SettingValue } from '../clickhouse/port.js';
 import type { Span } from './json-spans.js';
-import { cutName, displayWidth, isCuttableName } from '../clickhouse/display-width.js';
+import { cutHalves, cutName, displayWidth, isCuttableName } from '../clickhouse/display-width.js';
 
 /** The column names (and types, where the bytes carry them) found in an answer, and the bytes to put in their place. */
 export interface Renaming {
@@ -61,8 +61,13 @@ export function lineStarts(lines: string[]): number[] {
   return starts;
 }
 
-/** A stage alias as the engine writes it (stage-names.ts: letters, digits, `_`, and `.` padding a name it may cut). */
-const ALIAS = /^[A-Za-z0-9_.]+$/;
+/** A character of a stage alias as the engine writes it (stage-names.ts: letters, digits, `_`, and `.` padding a name it may cut). */
+export const ALIAS_CHAR = '[A-Za-z0-9_.]';
+const ALIAS = new RegExp(`^${ALIAS_CHAR}+$`);
+
+/** What the Pretty and Vertical formats put in the middle of a long name they cut: `~` in the ASCII charset, else `⋯`. */
+export const cutFiller = (settings: Readonly<Record<string, SettingValue>>): string =>
+  String(settings.output_format_pretty_grid_charset ?? 'UTF-8').toUpperCase() === 'ASCII' ? '~' : '⋯';
 
 /**
  * The client's name as the Pretty and Vertical formats write it where they wrote a later column's stage alias, which is
@@ -77,7 +82,8 @@ export function nameForAlias(text: string, name: string, filler: string): string
   const head = text.slice(0, at);
   const tail = text.slice(at + filler.length);
   const cutTo = head.length + 1 + tail.length;
-  const cut = head.length === Math.floor(cutTo / 2) && tail.length === Math.floor((cutTo - 1) / 2);
+  const halves = cutHalves(cutTo);
+  const cut = head.length === halves.head && tail.length === halves.tail;
   return ALIAS.test(head) && ALIAS.test(tail) && cut && width !== undefined && cutTo < width ? cutName(name, cutTo, filler) : undefined;
 }
 

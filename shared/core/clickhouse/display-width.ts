@@ -63,13 +63,17 @@ function startWithin(text: string, limit: number): string {
   return text.slice(0, end);
 }
 
+/** The columns a cut to `cutTo` keeps before its filler and after it. */
+export const cutHalves = (cutTo: number): { head: number; tail: number } => ({ head: Math.floor(cutTo / 2), tail: Math.floor((cutTo - 1) / 2) });
+
 /**
  * A long name as the Pretty and Vertical formats cut it to `cutTo` columns (their
  * output_format_pretty_max_column_name_width_cut_to): its start and end around `filler` (`⋯`, `~` in the ASCII charset).
  */
 export function cutName(name: string, cutTo: number, filler: string): string {
   const width = displayWidth(name) ?? 0;
-  const head = startWithin(name, Math.floor(cutTo / 2));
-  const tailAt = startWithin(name, width - Math.floor((cutTo - 1) / 2)).length;
+  const halves = cutHalves(cutTo);
+  const head = startWithin(name, halves.head);
+  const tailAt = startWithin(name, width - halves.tail).length;
   return head + filler + name.slice(tailAt);
 }
